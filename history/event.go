@@ -1,0 +1,134 @@
+// Package history is the chatseq history format, version 1 (see FORMAT.md):
+// the events a run records, and the reader and recorder for them.
+package history
+
+// Format and Version are the header's "format" and "version" values.
+const (
+	Format  = "chatseq-history"
+	Version = 1
+)
+
+// Kind is an event's "type".
+type Kind uint8
+
+const (
+	KindInvoke Kind = iota + 1
+	KindOK
+	KindFail
+	KindInfo
+	KindTrace
+	KindFinal
+)
+
+var kindNames = [...]string{"", "invoke", "ok", "fail", "info", "trace", "final"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// IsCompletion reports whether k ends an operation.
+func (k Kind) IsCompletion() bool { return k == KindOK || k == KindFail || k == KindInfo }
+
+// Function names ("f").
+const (
+	FPersist  = "persist"
+	FSync     = "sync"
+	FAllocate = "allocate" // trace only
+)
+
+// Final-state tables.
+const (
+	TableCounters    = "counters"
+	TableMessages    = "messages"
+	TableIdempotency = "idempotency"
+	TableEvents      = "events"
+)
+
+// Event is one operation or trace line. Fields that a kind does not carry are
+// zero. Sync results live behind a pointer to keep the common event small.
+type Event struct {
+	Line        int // 1-based line in the file it was read from; 0 if recorded
+	Kind        Kind
+	Process     int
+	F           string
+	Time        int64
+	Start       int64 // trace allocate: when the call was issued; 0 if absent
+	HasStart    bool
+	Chat        string
+	Key         string
+	Sender      string
+	PayloadHash string
+	Seq         uint64 // persist ok; trace allocate
+	MessageID   string
+	Dedup       bool
+	Error       string
+	After       uint64 // sync invoke
+	Limit       int    // sync invoke
+	Sync        *SyncResult
+}
+
+// SyncResult is what a sync returned, in the order returned.
+type SyncResult struct {
+	Seqs       []uint64
+	MessageIDs []string
+}
+
+// Final is one "final" line: state read after the run.
+type Final struct {
+	Line      int
+	Table     string
+	Chat      string
+	Value     uint64 // counters
+	Missing   bool   // counters: the item is gone
+	Seq       uint64 // messages, idempotency, events
+	MessageID string
+	Key       string // messages, idempotency
+	Partition int32  // events
+	Offset    int64  // events
+}
+
+// Contract is what the sequencer under test promises.
+type Contract struct {
+	Gaps     string `json:"gaps,omitempty"`      // GapsAllowed | GapsForbidden
+	KeyReuse string `json:"key_reuse,omitempty"` // KeyReuseReturnOriginal | KeyReuseReject
+	Events   string `json:"events,omitempty"`    // EventsNone | EventsAtLeastOnce
+}
+
+// Contract values.
+const (
+	GapsAllowed            = "allowed"
+	GapsForbidden          = "forbidden"
+	KeyReuseReturnOriginal = "return-original"
+	KeyReuseReject         = "reject"
+	EventsNone             = "none"
+	EventsAtLeastOnce      = "at-least-once"
+)
+
+// Header is line 1. Extra keeps unknown fields verbatim (raw JSON values).
+type Header struct {
+	Version  int
+	Contract Contract
+	Target   string
+	Scenario string
+	Seed     int64
+	HasSeed  bool
+	Extra    map[string]string
+}
+
+// Warning is a problem the reader tolerated, such as a cut-off last line.
+type Warning struct {
+	Line    int
+	Message string
+}
+
+// History is a whole file, read.
+type History struct {
+	File     string
+	Header   Header
+	Events   []Event // operations and traces, in file order
+	Finals   []Final
+	Warnings []Warning
+}
