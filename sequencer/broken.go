@@ -1,0 +1,42 @@
+package sequencer
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/chatseq/chatseq/store"
+)
+
+// ackThenPersist is the AckBeforePersist variant: the client is answered
+// before the transaction commits, and a crash during the commit loses an
+// acknowledged message.
+func (p *persistCall) ackThenPersist(msg store.Message, items []store.TxItem) error {
+	p.out.Result = Result{Seq: msg.Seq, MessageID: msg.MessageID}
+	lost := p.req.Faults.CrashInPersist && !p.req.Faults.CrashInPersistCommitted
+	ctx := context.WithoutCancel(p.ctx)
+	p.core.background.Add(1)
+	go func() {
+		defer p.core.background.Done()
+		runtime.Gosched()
+		if !lost {
+			_ = p.core.cfg.Store.TransactWrite(ctx, items)
+		}
+	}()
+	return nil
+}
+
+// reallocateOnRetry is the RetryReallocates variant: a retry gets a fresh
+// sequence and overwrites the idempotency record.
+func (p *persistCall) reallocateOnRetry() error {
+	seq, err := p.allocate()
+	if err != nil {
+		return err
+	}
+	p.now = p.core.cfg.Now()
+	msg, items := p.persistItems(seq)
+	if err := p.st().TransactWrite(p.ctx, items); err != nil {
+		return classifyStoreError(err)
+	}
+	p.out.Result = Result{Seq: seq, MessageID: msg.MessageID}
+	return p.publish(msg)
+}

@@ -1,0 +1,253 @@
+package sequencer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/chatseq/chatseq/store"
+)
+
+// Request is one PersistMessage call.
+type Request struct {
+	Chat        string
+	Key         string // client_message_id
+	Sender      string
+	Content     string
+	ContentType string
+	PayloadHash string
+	Faults      FaultPlan
+}
+
+// Result is the ACK.
+type Result struct {
+	Seq       uint64
+	MessageID string
+	Dedup     bool
+}
+
+// Timings are the durations of the steps that ran, in nanoseconds on the
+// tracer's clock; a step that did not run is 0.
+type Timings struct {
+	Idempotency, Membership, Allocate, Persist, Publish int64
+}
+
+// Outcome is what one Persist did, returned with or without an error.
+type Outcome struct {
+	Result
+	Timings   Timings
+	Allocated uint64 // the sequence step 3 handed out, 0 if none
+}
+
+// systemClock times steps when the caller passes no tracer.
+type systemClock struct{ base time.Time }
+
+func (c systemClock) Now() int64                     { return int64(time.Since(c.base)) }
+func (systemClock) Allocated(string, uint64, int64) {}
+
+var defaultTracer Tracer = systemClock{base: time.Now()}
+
+// Persist runs ADR-004's persist path. On error the returned error is an
+// *Error telling whether the operation definitely failed or its outcome is
+// unknown; the Outcome still carries timings and any allocated sequence.
+func (c *Core) Persist(ctx context.Context, req Request, tr Tracer) (Outcome, error) {
+	if tr == nil {
+		tr = defaultTracer
+	}
+	p := persistCall{core: c, ctx: ctx, req: req, tr: tr}
+	err := p.run()
+	return p.out, err
+}
+
+// persistCall is one Persist in progress.
+type persistCall struct {
+	core *Core
+	ctx  context.Context
+	req  Request
+	tr   Tracer
+	out  Outcome
+	now  time.Time
+}
+
+func (p *persistCall) st() store.Store { return p.core.cfg.Store }
+
+func (p *persistCall) run() error {
+	// Step 1: idempotency look-up; a stale read is allowed because step 4's
+	// condition catches what it misses.
+	start := p.tr.Now()
+	rec, hit, err := p.st().GetIdempotency(p.ctx, p.req.Chat, p.req.Key, false)
+	p.out.Timings.Idempotency = p.tr.Now() - start
+	if err != nil {
+		return classifyStoreError(err)
+	}
+	if hit {
+		if p.core.cfg.Variant == RetryReallocates {
+			return p.reallocateOnRetry()
+		}
+		return p.replay(rec)
+	}
+
+	// Step 2: membership, strongly consistent; not a member is definite.
+	start = p.tr.Now()
+	member, err := p.st().IsMember(p.ctx, p.req.Chat, p.req.Sender)
+	p.out.Timings.Membership = p.tr.Now() - start
+	if err != nil {
+		return classifyStoreError(err)
+	}
+	if !member {
+		return definite(CodeNotAMember, fmt.Errorf("%s is not a member of %s", p.req.Sender, p.req.Chat))
+	}
+
+	// Step 3: allocate.
+	seq, err := p.allocate()
+	if err != nil {
+		return err
+	}
+	if p.req.Faults.CrashAfterAllocate {
+		return unknown(CodeCrashAfterAllocate, nil)
+	}
+
+	// Step 4: persist the idempotency record and the message atomically.
+	p.now = p.core.cfg.Now()
+	msg, items := p.persistItems(seq)
+	if p.core.cfg.Variant == AckBeforePersist {
+		return p.ackThenPersist(msg, items)
+	}
+	if p.req.Faults.CrashInPersist {
+		if p.req.Faults.CrashInPersistCommitted {
+			_ = p.st().TransactWrite(p.ctx, items)
+		}
+		return unknown(CodeCrashInPersist, nil)
+	}
+	start = p.tr.Now()
+	err = p.st().TransactWrite(p.ctx, items)
+	p.out.Timings.Persist = p.tr.Now() - start
+	if err != nil {
+		return p.persistFailed(err)
+	}
+	p.out.Result = Result{Seq: seq, MessageID: msg.MessageID}
+	if p.req.Faults.CrashAfterPersist {
+		return unknown(CodeCrashAfterPersist, nil)
+	}
+
+	// Step 5: publish, and only then ACK.
+	return p.publish(msg)
+}
+
+// allocate is step 3: ADD sequence_counter 1 with attribute_exists.
+func (p *persistCall) allocate() (uint64, error) {
+	start := p.tr.Now()
+	var seq uint64
+	var err error
+	if p.core.cfg.Variant == RacyCounter {
+		seq, err = p.racyAllocate()
+	} else {
+		seq, err = p.st().IncrementCounter(p.ctx, p.req.Chat)
+	}
+	p.out.Timings.Allocate += p.tr.Now() - start
+	if err != nil {
+		return 0, classifyStoreError(err)
+	}
+	p.out.Allocated = seq
+	p.tr.Allocated(p.req.Chat, seq, start)
+	return seq, nil
+}
+
+// racyAllocate is the broken read-then-write counter.
+func (p *persistCall) racyAllocate() (uint64, error) {
+	c, err := p.st().GetCounter(p.ctx, p.req.Chat, true)
+	if err != nil {
+		return 0, err
+	}
+	if c.Missing {
+		return 0, store.ErrCounterMissing
+	}
+	runtime.Gosched() // widen the window another writer can interleave in
+	c.Value++
+	return c.Value, p.st().PutCounter(p.ctx, c, store.Unconditional)
+}
+
+func (p *persistCall) persistItems(seq uint64) (store.Message, []store.TxItem) {
+	contentType := p.req.ContentType
+	if contentType == "" {
+		contentType = "text/plain"
+	}
+	msg := store.Message{
+		Chat: p.req.Chat, Seq: seq, MessageID: p.core.ids.next("msg_", p.now),
+		Sender: p.req.Sender, Key: p.req.Key, Content: p.req.Content,
+		ContentType: contentType, CreatedAt: p.now,
+	}
+	rec := store.IdempotencyRecord{
+		Chat: p.req.Chat, Key: p.req.Key, Seq: seq, MessageID: msg.MessageID,
+		Sender: p.req.Sender, PayloadHash: p.req.PayloadHash,
+		CreatedAt: p.now, ExpiresAt: p.now.Add(p.core.cfg.IdempotencyTTL),
+	}
+	idemCond := store.IfAbsent
+	if p.core.cfg.Variant == UnconditionalIdempotency || p.core.cfg.Variant == RetryReallocates {
+		idemCond = store.Unconditional
+	}
+	return msg, []store.TxItem{
+		{PutIdempotency: &rec, Condition: idemCond},
+		{PutMessage: &msg}, // ADR-004 puts the message unconditionally
+	}
+}
+
+// persistFailed handles a failed step 4. If the idempotency condition
+// failed, a concurrent request with the same key won: answer its result and
+// leave our sequence as a gap.
+func (p *persistCall) persistFailed(err error) error {
+	var canceled *store.TransactionCanceledError
+	if errors.As(err, &canceled) && canceled.ConditionFailedAt(0) {
+		rec, hit, rerr := p.st().GetIdempotency(p.ctx, p.req.Chat, p.req.Key, false)
+		if rerr != nil {
+			return classifyStoreError(rerr)
+		}
+		if hit {
+			p.out.Result = Result{Seq: rec.Seq, MessageID: rec.MessageID, Dedup: true}
+			return nil
+		}
+	}
+	return classifyStoreError(err)
+}
+
+// replay answers a retry from the idempotency record.
+func (p *persistCall) replay(rec store.IdempotencyRecord) error {
+	p.out.Result = Result{Seq: rec.Seq, MessageID: rec.MessageID, Dedup: true}
+	if !p.core.cfg.RepublishOnReplay {
+		return nil
+	}
+	return p.publish(store.Message{
+		Chat: rec.Chat, Seq: rec.Seq, MessageID: rec.MessageID, Sender: rec.Sender,
+		Key: rec.Key, Content: p.req.Content, ContentType: p.req.ContentType, CreatedAt: rec.CreatedAt,
+	})
+}
+
+// publish is step 5. A failure leaves the message persisted, so the client's
+// outcome is unknown rather than failed.
+func (p *persistCall) publish(msg store.Message) error {
+	pub := p.core.cfg.Publisher
+	if pub == nil {
+		return nil
+	}
+	if p.req.Faults.PublishFails {
+		return unknown(CodePublishFailed, nil)
+	}
+	start := p.tr.Now()
+	now := p.core.cfg.Now()
+	contentType := msg.ContentType
+	if contentType == "" {
+		contentType = "text/plain"
+	}
+	err := pub.Publish(p.ctx, MessagePersisted{
+		EventID: p.core.ids.next("evt_", now), EventTime: now, Chat: msg.Chat,
+		Seq: msg.Seq, MessageID: msg.MessageID, Sender: msg.Sender,
+		Content: msg.Content, ContentType: contentType, CreatedAt: msg.CreatedAt,
+	})
+	p.out.Timings.Publish = p.tr.Now() - start
+	if err != nil {
+		return unknown(CodePublishFailed, err)
+	}
+	return nil
+}
