@@ -1,0 +1,107 @@
+package sequencer
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestNotAMemberIsDefinite(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.chatAt(0)
+	_, err := f.core.Persist(f.ctx, Request{Chat: "A", Key: "k", Sender: "mallory"}, nil)
+	var serr *Error
+	if !errors.As(err, &serr) || serr.Code != CodeNotAMember || !serr.Definite {
+		t.Fatalf("got %v, want a definite not_a_member", err)
+	}
+	if f.counter() != 0 {
+		t.Fatalf("a rejected sender allocated a sequence")
+	}
+}
+
+func TestPublishFailureLeavesMessagePersistedAndRetryRepublishes(t *testing.T) {
+	f := newFixture(t, Config{RepublishOnReplay: true})
+	f.chatAt(0)
+	_, err := f.persist("k", FaultPlan{PublishFails: true})
+	var serr *Error
+	if !errors.As(err, &serr) || serr.Code != CodePublishFailed || serr.Definite {
+		t.Fatalf("got %v, want unknown-outcome publish_failed (the message is persisted)", err)
+	}
+	if got := f.messageSeqs(); !equalSeqs(got, []uint64{1}) {
+		t.Fatalf("messages %v, want [1]", got)
+	}
+	out, err := f.persist("k", FaultPlan{})
+	if err != nil || out.Seq != 1 || !out.Dedup {
+		t.Fatalf("retry got %+v, %v; want cached 1", out.Result, err)
+	}
+	if len(f.pub.events) != 1 || f.pub.events[0].Seq != 1 || f.pub.events[0].MessageID != out.MessageID {
+		t.Fatalf("events %+v: the retry should have published the persisted message", f.pub.events)
+	}
+}
+
+// ADR-004 §7's pseudocode answers a retry from step 1 without publishing:
+// after a failed publish the event never reaches Kafka.
+func TestPseudocodeReplayNeverPublishes(t *testing.T) {
+	f := newFixture(t, Config{RepublishOnReplay: false})
+	f.chatAt(0)
+	_, _ = f.persist("k", FaultPlan{PublishFails: true})
+	if _, err := f.persist("k", FaultPlan{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.pub.events) != 0 {
+		t.Fatalf("events %+v, want none: the pseudocode does not republish", f.pub.events)
+	}
+}
+
+func TestCrashInPersistCommitsOrNot(t *testing.T) {
+	for _, committed := range []bool{false, true} {
+		f := newFixture(t, Config{})
+		f.chatAt(0)
+		_, err := f.persist("k", FaultPlan{CrashInPersist: true, CrashInPersistCommitted: committed})
+		var serr *Error
+		if !errors.As(err, &serr) || serr.Code != CodeCrashInPersist || serr.Definite {
+			t.Fatalf("got %v, want unknown-outcome crash_in_persist", err)
+		}
+		out, err := f.persist("k", FaultPlan{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if committed && (out.Seq != 1 || !out.Dedup) {
+			t.Fatalf("commit landed: retry got %+v, want cached 1", out.Result)
+		}
+		if !committed && (out.Seq != 2 || out.Dedup) {
+			t.Fatalf("commit lost: retry got %+v, want new sequence 2", out.Result)
+		}
+	}
+}
+
+func TestCrashAfterPersistRetryReturnsCached(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.chatAt(0)
+	if _, err := f.persist("k", FaultPlan{CrashAfterPersist: true}); err == nil {
+		t.Fatal("a crash after persist answered ok")
+	}
+	out, err := f.persist("k", FaultPlan{})
+	if err != nil || out.Seq != 1 || !out.Dedup {
+		t.Fatalf("retry got %+v, %v; want cached 1", out.Result, err)
+	}
+}
+
+func TestUnknownVariantRejected(t *testing.T) {
+	if _, err := New(Config{Store: nil}); err == nil {
+		t.Fatal("a core without a store was accepted")
+	}
+	f := newFixture(t, Config{})
+	if _, err := New(Config{Store: f.store, Variant: "no-such"}); err == nil {
+		t.Fatal("an unknown variant was accepted")
+	}
+}
+
+func TestRetryReallocatesAnswersANewSequence(t *testing.T) {
+	f := newFixture(t, Config{Variant: RetryReallocates})
+	f.chatAt(0)
+	first, _ := f.persist("k", FaultPlan{})
+	again, err := f.persist("k", FaultPlan{})
+	if err != nil || again.Seq == first.Seq {
+		t.Fatalf("the broken retry path answered %+v, %v; it should allocate anew", again.Result, err)
+	}
+}
