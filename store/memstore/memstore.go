@@ -7,6 +7,7 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"hash/maphash"
 	"sort"
 	"sync"
@@ -33,8 +34,7 @@ type chat struct {
 	counter       uint64
 	counterExists bool
 	members       map[string]struct{}
-	messages      map[uint64]store.Message
-	orderedSeqs   []uint64 // ascending sequence numbers present in messages
+	messages      messageTable
 	idempotency   map[string]store.IdempotencyRecord
 }
 
@@ -66,22 +66,11 @@ func (sh *shard) chatLocked(chatID string) *chat {
 	if c == nil {
 		c = &chat{
 			members:     make(map[string]struct{}),
-			messages:    make(map[uint64]store.Message),
 			idempotency: make(map[string]store.IdempotencyRecord),
 		}
 		sh.chats[chatID] = c
 	}
 	return c
-}
-
-func (c *chat) putMessage(m store.Message) {
-	if _, exists := c.messages[m.Seq]; !exists {
-		i := sort.Search(len(c.orderedSeqs), func(i int) bool { return c.orderedSeqs[i] >= m.Seq })
-		c.orderedSeqs = append(c.orderedSeqs, 0)
-		copy(c.orderedSeqs[i+1:], c.orderedSeqs[i:])
-		c.orderedSeqs[i] = m.Seq
-	}
-	c.messages[m.Seq] = m
 }
 
 // CreateChat puts the counter at 0 and the memberships atomically.
@@ -134,6 +123,9 @@ func (s *Store) GetCounter(ctx context.Context, chatID string, consistent bool) 
 
 // PutCounter writes the counter item, optionally only if absent.
 func (s *Store) PutCounter(ctx context.Context, counter store.Counter, cond store.Condition) error {
+	if cond == store.IfCounterEquals {
+		return fmt.Errorf("memstore: PutCounter cannot take IfCounterEquals (no expected value): %w", errValidation)
+	}
 	sh, c := s.lockChat(counter.Chat)
 	defer sh.mu.Unlock()
 	if !counterConditionHolds(c, cond, 0) {
@@ -155,19 +147,15 @@ func (s *Store) DeleteCounter(ctx context.Context, chatID string) error {
 func (s *Store) QueryMessages(ctx context.Context, q store.Query) ([]store.Message, error) {
 	sh, c := s.lockChat(q.Chat)
 	defer sh.mu.Unlock()
-	first := sort.Search(len(c.orderedSeqs), func(i int) bool { return c.orderedSeqs[i] > q.After })
-	seqs := c.orderedSeqs[first:]
-	n := len(seqs)
-	if q.Limit > 0 && q.Limit < n {
-		n = q.Limit
+	var out []store.Message
+	collect := func(m store.Message) bool {
+		out = append(out, m)
+		return q.Limit <= 0 || len(out) < q.Limit
 	}
-	out := make([]store.Message, n)
-	for i := 0; i < n; i++ {
-		idx := i
-		if q.Descending {
-			idx = len(seqs) - 1 - i
-		}
-		out[i] = c.messages[seqs[idx]]
+	if q.Descending {
+		c.messages.descending(q.After, collect)
+	} else {
+		c.messages.ascending(q.After, collect)
 	}
 	return out, nil
 }
@@ -178,9 +166,10 @@ func (s *Store) Dump(ctx context.Context, chats []string) (store.State, error) {
 	for _, id := range chats {
 		sh, c := s.lockChat(id)
 		st.Counters = append(st.Counters, store.Counter{Chat: id, Value: c.counter, Missing: !c.counterExists})
-		for _, seq := range c.orderedSeqs {
-			st.Messages = append(st.Messages, c.messages[seq])
-		}
+		c.messages.ascending(0, func(m store.Message) bool {
+			st.Messages = append(st.Messages, m)
+			return true
+		})
 		keys := make([]string, 0, len(c.idempotency))
 		for k := range c.idempotency {
 			keys = append(keys, k)

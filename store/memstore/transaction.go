@@ -2,11 +2,13 @@ package memstore
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sort"
 
 	"github.com/chatseq/chatseq/store"
 )
+
+var errValidation = errors.New("validation error")
 
 // TransactWrite checks every item's condition under the locks of all chats
 // involved, then applies all items or none, like TransactWriteItems.
@@ -19,28 +21,31 @@ func (s *Store) TransactWrite(ctx context.Context, items []store.TxItem) error {
 		}
 		chatIDs[i] = id
 	}
-	unlock := s.lockShards(chatIDs)
+	targets, unlock := s.lockChats(chatIDs)
 	defer unlock()
 
-	reasons := make([]string, len(items))
-	failed := false
+	var reasons []string
 	for i, it := range items {
-		reasons[i] = store.ReasonNone
-		if !s.txConditionHolds(chatIDs[i], it) {
+		if !txConditionHolds(targets[i], it) {
+			if reasons == nil {
+				reasons = make([]string, len(items))
+				for j := range reasons {
+					reasons[j] = store.ReasonNone
+				}
+			}
 			reasons[i] = store.ReasonConditionalCheckFailed
-			failed = true
 		}
 	}
-	if failed {
+	if reasons != nil {
 		return &store.TransactionCanceledError{Reasons: reasons}
 	}
 	for i, it := range items {
-		c := s.shards[s.shardIndex(chatIDs[i])].chatLocked(chatIDs[i])
+		c := targets[i]
 		switch {
 		case it.PutIdempotency != nil:
 			c.idempotency[it.PutIdempotency.Key] = *it.PutIdempotency
 		case it.PutMessage != nil:
-			c.putMessage(*it.PutMessage)
+			c.messages.put(*it.PutMessage)
 		case it.PutCounter != nil:
 			c.counter, c.counterExists = it.PutCounter.Value, true
 		}
@@ -57,13 +62,10 @@ func txItemChat(it store.TxItem) (string, error) {
 	case it.PutCounter != nil:
 		return it.PutCounter.Chat, nil
 	}
-	return "", fmt.Errorf("transaction item names no item: %w", errValidation)
+	return "", errors.Join(errValidation, errors.New("transaction item names no item"))
 }
 
-var errValidation = fmt.Errorf("validation error")
-
-func (s *Store) txConditionHolds(chatID string, it store.TxItem) bool {
-	c := s.shards[s.shardIndex(chatID)].chatLocked(chatID)
+func txConditionHolds(c *chat, it store.TxItem) bool {
 	switch {
 	case it.PutIdempotency != nil:
 		if it.Condition == store.IfAbsent {
@@ -72,8 +74,7 @@ func (s *Store) txConditionHolds(chatID string, it store.TxItem) bool {
 		}
 	case it.PutMessage != nil:
 		if it.Condition == store.IfAbsent {
-			_, exists := c.messages[it.PutMessage.Seq]
-			return !exists
+			return !c.messages.has(it.PutMessage.Seq)
 		}
 	case it.PutCounter != nil:
 		return counterConditionHolds(c, it.Condition, it.Expected)
@@ -91,21 +92,35 @@ func counterConditionHolds(c *chat, cond store.Condition, expected uint64) bool 
 	return true
 }
 
-// lockShards locks each distinct shard once, in index order so concurrent
-// transactions cannot deadlock.
-func (s *Store) lockShards(chatIDs []string) (unlock func()) {
+// lockChats locks the shards of the given chats, each once and in index
+// order so concurrent transactions cannot deadlock, and returns each item's
+// chat, hashing each distinct chat id once.
+func (s *Store) lockChats(chatIDs []string) ([]*chat, func()) {
+	shardOf := make([]int, len(chatIDs))
 	var distinct []int
-	for _, id := range chatIDs {
-		i := s.shardIndex(id)
-		if !containsInt(distinct, i) {
-			distinct = append(distinct, i)
+	for i, id := range chatIDs {
+		if i > 0 && id == chatIDs[i-1] {
+			shardOf[i] = shardOf[i-1]
+			continue
+		}
+		shardOf[i] = s.shardIndex(id)
+		if !containsInt(distinct, shardOf[i]) {
+			distinct = append(distinct, shardOf[i])
 		}
 	}
 	sort.Ints(distinct)
 	for _, i := range distinct {
 		s.shards[i].mu.Lock()
 	}
-	return func() {
+	targets := make([]*chat, len(chatIDs))
+	for i, id := range chatIDs {
+		if i > 0 && id == chatIDs[i-1] {
+			targets[i] = targets[i-1]
+			continue
+		}
+		targets[i] = s.shards[shardOf[i]].chatLocked(id)
+	}
+	return targets, func() {
 		for _, i := range distinct {
 			s.shards[i].mu.Unlock()
 		}

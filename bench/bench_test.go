@@ -1,0 +1,106 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// smallRun is a short, fault-heavy run that exercises every path quickly.
+func smallRun(t *testing.T, seed int64, variant sequencer.Variant, kafkaOff bool) (*bench.Result, checker.Report) {
+	t.Helper()
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 6, 3, 1500, 0
+	cfg.Seed, cfg.Variant, cfg.KafkaOff = seed, variant, kafkaOff
+	cfg.Faults = bench.FaultRates{CrashAfterAllocate: 0.05, CrashInPersist: 0.05, CrashAfterPersist: 0.05, PublishFail: 0.05}
+	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.SyncRatio = 0.1, 0.1, 0.15
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	res, err := bench.Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		t.Fatalf("the recorded history does not parse: %v", err)
+	}
+	return res, checker.Check(h, checker.Options{})
+}
+
+func failing(rep checker.Report) []string {
+	var names []string
+	for _, inv := range rep.Invariants {
+		if inv.Status != checker.Pass {
+			names = append(names, fmt.Sprintf("%s=%s (%s)", inv.Name, inv.Status, inv.Detail))
+		}
+	}
+	return names
+}
+
+func TestCorrectCorePassesAcrossSeeds(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 3
+	}
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		res, rep := smallRun(t, seed, sequencer.Correct, seed%3 == 0)
+		if rep.Valid == nil || !*rep.Valid {
+			t.Fatalf("seed %d: the correct core was judged %v: %v", seed, rep.Valid, failing(rep))
+		}
+		if res.Counts.FaultsInjected == 0 || res.Counts.Info == 0 || res.Counts.Dedup == 0 {
+			t.Fatalf("seed %d: the run exercised too little: %+v", seed, res.Counts)
+		}
+	}
+}
+
+func TestBrokenVariantsAreCaught(t *testing.T) {
+	for _, b := range sequencer.BrokenVariants {
+		t.Run(string(b.Variant), func(t *testing.T) {
+			caught := false
+			for seed := int64(1); seed <= 5 && !caught; seed++ {
+				_, rep := smallRun(t, seed, b.Variant, true)
+				for _, inv := range rep.Invariants {
+					if inv.Name == b.CaughtBy && inv.Status == checker.Fail {
+						caught = true
+					}
+				}
+				if rep.Valid != nil && *rep.Valid {
+					t.Errorf("seed %d: %s judged valid", seed, b.Variant)
+				}
+			}
+			if !caught {
+				t.Fatalf("%s was never reported as a %s failure", b.Variant, b.CaughtBy)
+			}
+		})
+	}
+}
+
+func TestPseudocodeReplayLosesEvents(t *testing.T) {
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 2, 600, 0
+	cfg.Faults = bench.FaultRates{PublishFail: 0.2}
+	cfg.RepublishOnReplay = false
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	if _, err := bench.Run(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := checker.Check(h, checker.Options{})
+	for _, inv := range rep.Invariants {
+		if inv.Name == "event_completeness" {
+			if inv.Status != checker.Fail {
+				t.Fatalf("event_completeness %s: ADR-004 §7's replay path should lose events after a failed publish", inv.Status)
+			}
+			return
+		}
+	}
+	t.Fatal("event_completeness was not reported")
+}

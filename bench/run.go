@@ -1,0 +1,235 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chatseq/chatseq/fixtures/kfakecluster"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/kafka"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/store"
+	"github.com/chatseq/chatseq/store/memstore"
+)
+
+// Result is what a run measured. The verdicts come from checking the
+// history file afterwards.
+type Result struct {
+	Config      Config
+	Started     time.Time
+	Elapsed     time.Duration // writers' time, excluding setup and read-back
+	Counts      Counts
+	Latency     map[Step]*hdrhistogram.Histogram
+	Allocations int64 // sequences handed out by step 3 (the counters' sum)
+	Persisted   int64 // messages in the store afterwards
+	Events      int   // records read back from Kafka
+	Kafka       string
+}
+
+// Throughput is operations per second of writer time.
+func (r *Result) Throughput() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Counts.Operations) / r.Elapsed.Seconds()
+}
+
+// Run executes cfg against st (nil: a fresh embedded store) and streams the
+// history to cfg.HistoryPath.
+func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if st == nil {
+		st = memstore.New()
+	}
+	res := &Result{Config: cfg, Kafka: "off"}
+
+	pub, brokers, stopKafka, err := startKafka(ctx, &cfg, res)
+	if err != nil {
+		return nil, err
+	}
+	defer stopKafka()
+
+	core, err := sequencer.New(sequencer.Config{
+		Store: st, Variant: cfg.Variant, RepublishOnReplay: cfg.RepublishOnReplay,
+		Publisher: publisherOrNil(pub),
+	})
+	if err != nil {
+		return nil, err
+	}
+	chats, err := createChats(ctx, core, cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	f, err := os.Create(cfg.HistoryPath)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer f.Close()
+	buf := bufio.NewWriterSize(f, 1<<20)
+	rec, err := history.NewRecorder(buf, header(cfg), 200*time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+
+	lat := newLatencies()
+	res.Started = time.Now()
+	runWriters(ctx, cfg, core, rec, lat, res)
+	core.Wait()
+	res.Elapsed = time.Since(res.Started)
+	res.Latency = lat.merged()
+
+	if err := recordFinalState(ctx, st, chats, rec, res); err != nil {
+		return nil, err
+	}
+	if pub != nil {
+		if err := recordEvents(ctx, brokers, cfg.Topic, rec, res); err != nil {
+			return nil, err
+		}
+	}
+	if err := rec.Close(); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	if err := buf.Flush(); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	return res, f.Close()
+}
+
+func publisherOrNil(p *kafka.Publisher) sequencer.Publisher {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+func startKafka(ctx context.Context, cfg *Config, res *Result) (*kafka.Publisher, []string, func(), error) {
+	if cfg.KafkaOff {
+		return nil, nil, func() {}, nil
+	}
+	brokers := cfg.Brokers
+	stop := func() {}
+	res.Kafka = "brokers " + fmt.Sprint(brokers)
+	if len(brokers) == 0 {
+		cluster, err := kfakecluster.Start(cfg.Topic, cfg.Partitions)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		brokers, stop, res.Kafka = cluster.Brokers(), cluster.Close, "in-process kfake"
+	}
+	pub, err := kafka.NewPublisher(ctx, brokers, cfg.Topic, cfg.Partitions)
+	if err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	return pub, brokers, func() { pub.Close(); stop() }, nil
+}
+
+func header(cfg Config) history.Header {
+	events := history.EventsAtLeastOnce
+	if cfg.KafkaOff {
+		events = history.EventsNone
+	}
+	h := history.Header{
+		Version: history.Version, Target: cfg.Target, Seed: cfg.Seed, HasSeed: true,
+		Contract: history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal, Events: events},
+		Extra:    map[string]string{},
+	}
+	if cfg.Variant != sequencer.Correct {
+		h.Extra["variant"] = fmt.Sprintf("%q", string(cfg.Variant))
+	}
+	return h
+}
+
+func createChats(ctx context.Context, core *sequencer.Core, cfg Config) ([]string, error) {
+	members := make([]string, cfg.Writers)
+	for w := range members {
+		members[w] = SenderID(w)
+	}
+	chats := make([]string, cfg.Chats)
+	for i := range chats {
+		chats[i] = ChatID(i)
+		if err := core.CreateChat(ctx, chats[i], members); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", chats[i], err)
+		}
+	}
+	return chats, nil
+}
+
+func runWriters(ctx context.Context, cfg Config, core *sequencer.Core, rec *history.Recorder, lat *latencies, res *Result) {
+	if cfg.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Duration)
+		defer cancel()
+	}
+	var interval time.Duration
+	if cfg.Rate > 0 {
+		interval = time.Duration(float64(cfg.Writers) / cfg.Rate * float64(time.Second))
+	}
+	writers := make([]*writer, cfg.Writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		writers[i] = newWriter(i, &cfg, core, rec, lat)
+		ops := 0
+		if cfg.Ops > 0 {
+			ops = cfg.Ops / cfg.Writers
+			if i < cfg.Ops%cfg.Writers {
+				ops++
+			}
+			if ops == 0 {
+				continue
+			}
+		}
+		wg.Add(1)
+		go func(w *writer, ops int) {
+			defer wg.Done()
+			w.run(ctx, ops, res.Started, interval)
+		}(writers[i], ops)
+	}
+	wg.Wait()
+	res.Counts.ErrorCodes = map[string]int64{}
+	for _, w := range writers {
+		res.Counts.add(w.counts)
+	}
+}
+
+func recordFinalState(ctx context.Context, st store.Store, chats []string, rec *history.Recorder, res *Result) error {
+	state, err := st.Dump(ctx, chats)
+	if err != nil {
+		return fmt.Errorf("reading final state: %w", err)
+	}
+	for _, c := range state.Counters {
+		rec.RecordFinal(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
+		res.Allocations += int64(c.Value)
+	}
+	for _, m := range state.Messages {
+		rec.RecordFinal(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
+	}
+	res.Persisted = int64(len(state.Messages))
+	for _, r := range state.Idempotency {
+		rec.RecordFinal(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
+	}
+	return nil
+}
+
+func recordEvents(ctx context.Context, brokers []string, topic string, rec *history.Recorder, res *Result) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	events, err := kafka.ReadAll(ctx, brokers, topic)
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		rec.RecordFinal(history.Final{Table: history.TableEvents, Chat: e.Chat, Seq: e.Seq, MessageID: e.MessageID, Partition: e.Partition, Offset: e.Offset})
+	}
+	res.Events = len(events)
+	return nil
+}

@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// opRand is the random source of one operation, derived from the run seed,
+// the writer and the operation's index alone: the same seed gives the same
+// chats, keys, retries and faults in the same per-writer order, however the
+// operations before it turned out.
+func opRand(seed int64, writer, op int) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed)^(uint64(writer)<<40|0x9e3779b97f4a7c15), uint64(op)))
+}
+
+// chatPicker chooses a chat index for an operation.
+type chatPicker struct {
+	chats int
+	zipfS float64
+}
+
+func (p chatPicker) pick(r *rand.Rand) int {
+	if p.zipfS > 1 {
+		return int(rand.NewZipf(r, p.zipfS, 1, uint64(p.chats-1)).Uint64())
+	}
+	return r.IntN(p.chats)
+}
+
+func drawFaults(r *rand.Rand, f FaultRates) sequencer.FaultPlan {
+	p := sequencer.FaultPlan{
+		CrashAfterAllocate: r.Float64() < f.CrashAfterAllocate,
+		CrashInPersist:     r.Float64() < f.CrashInPersist,
+		CrashAfterPersist:  r.Float64() < f.CrashAfterPersist,
+		PublishFails:       r.Float64() < f.PublishFail,
+	}
+	p.CrashInPersistCommitted = r.IntN(2) == 0
+	return p
+}
+
+// ChatID names chat i.
+func ChatID(i int) string { return fmt.Sprintf("chat-%04d", i) }
+
+// SenderID names writer w's user; every writer is a member of every chat.
+func SenderID(w int) string { return "user-" + strconv.Itoa(w) }
+
+func messageKey(writer, op int) string {
+	return "w" + strconv.Itoa(writer) + "-m" + strconv.Itoa(op)
+}
+
+func payloadHash(content string) string {
+	h := fnv.New64a()
+	h.Write([]byte(content))
+	return strconv.FormatUint(h.Sum64(), 16)
+}

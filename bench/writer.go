@@ -1,0 +1,280 @@
+package bench
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// Counts are what the clients saw.
+type Counts struct {
+	Operations, Persists, Syncs int64
+	OK, Dedup, Fail, Info       int64
+	PersistOK, SyncOK           int64
+	Retries, DuplicatesSent     int64
+	ConcurrentDuplicates        int64
+	FaultsInjected              int64
+	ErrorCodes                  map[string]int64
+}
+
+func (c *Counts) add(o Counts) {
+	c.Operations += o.Operations
+	c.Persists += o.Persists
+	c.Syncs += o.Syncs
+	c.OK += o.OK
+	c.PersistOK += o.PersistOK
+	c.SyncOK += o.SyncOK
+	c.Dedup += o.Dedup
+	c.Fail += o.Fail
+	c.Info += o.Info
+	c.Retries += o.Retries
+	c.DuplicatesSent += o.DuplicatesSent
+	c.ConcurrentDuplicates += o.ConcurrentDuplicates
+	c.FaultsInjected += o.FaultsInjected
+	for k, v := range o.ErrorCodes {
+		if c.ErrorCodes == nil {
+			c.ErrorCodes = map[string]int64{}
+		}
+		c.ErrorCodes[k] += v
+	}
+}
+
+// writer is one simulated client. Its process id changes after an
+// operation with an unknown outcome, as in Jepsen: that operation may still
+// take effect, so the process that issued it never issues another.
+type writer struct {
+	id       int
+	cfg      *Config
+	core     *sequencer.Core
+	rec      *history.Recorder
+	picker   chatPicker
+	lat      *latencyShard
+	nextPID  int
+	pid      int
+	cursor   map[int]uint64 // chat index -> last sequence this client saw
+	lastChat int
+	counts   Counts
+	mu       sync.Mutex // guards counts while a twin runs
+}
+
+func newWriter(id int, cfg *Config, core *sequencer.Core, rec *history.Recorder, lat *latencies) *writer {
+	w := &writer{
+		id: id, cfg: cfg, core: core, rec: rec, lat: lat.shard(id),
+		cursor: map[int]uint64{}, lastChat: -1,
+		counts: Counts{ErrorCodes: map[string]int64{}},
+	}
+	if cfg.Distribution == Zipf {
+		w.picker = chatPicker{chats: cfg.Chats, zipfS: cfg.ZipfS}
+	} else {
+		w.picker = chatPicker{chats: cfg.Chats}
+	}
+	w.pid = w.newPID()
+	return w
+}
+
+// newPID hands out process ids writer, writer+W, writer+2W…, so ids are
+// deterministic per writer and never shared between writers.
+func (w *writer) newPID() int {
+	pid := w.id + w.nextPID*w.cfg.Writers
+	w.nextPID++
+	return pid
+}
+
+// run issues operations until ops are done or ctx ends. intervalNs > 0 is
+// the open-loop spacing between this writer's intended starts.
+func (w *writer) run(ctx context.Context, ops int, start time.Time, interval time.Duration) {
+	for op := 0; ops == 0 || op < ops; op++ {
+		if ctx.Err() != nil {
+			return
+		}
+		intended := time.Now()
+		if interval > 0 {
+			intended = start.Add(time.Duration(op) * interval)
+			if d := time.Until(intended); d > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+			}
+		}
+		r := opRand(w.cfg.Seed, w.id, op)
+		if r.Float64() < w.cfg.SyncRatio {
+			w.sync(ctx, r, intended)
+		} else {
+			w.send(ctx, r, op, intended)
+		}
+	}
+}
+
+// send delivers one logical message: first attempt, retries with the same
+// key while the outcome is unknown, and the configured duplicates.
+func (w *writer) send(ctx context.Context, r *rand.Rand, op int, intended time.Time) {
+	chatIdx := w.picker.pick(r)
+	w.lastChat = chatIdx
+	content := "message " + messageKey(w.id, op)
+	req := sequencer.Request{
+		Chat: ChatID(chatIdx), Key: messageKey(w.id, op), Sender: SenderID(w.id),
+		Content: content, PayloadHash: payloadHash(content),
+	}
+	raced := r.Float64() < w.cfg.ConcurrentDuplicate
+	duplicateAfterOK := r.Float64() < w.cfg.DuplicateAfterOK
+
+	for attempt := 0; attempt < w.cfg.MaxAttempts; attempt++ {
+		if ctx.Err() != nil {
+			return
+		}
+		req.Faults = drawFaults(r, w.cfg.Faults)
+		if attempt > 0 {
+			w.count(func(c *Counts) { c.Retries++ })
+			intended = time.Now()
+		}
+		var twin sync.WaitGroup
+		if raced && attempt == 0 {
+			twinReq := req
+			twinReq.Faults = drawFaults(r, w.cfg.Faults)
+			twinPID := w.newPID()
+			w.count(func(c *Counts) { c.ConcurrentDuplicates++ })
+			twin.Add(1)
+			go func() {
+				defer twin.Done()
+				w.persistOnce(ctx, twinPID, twinReq, time.Now(), chatIdx)
+			}()
+		}
+		res := w.persistOnce(ctx, w.pid, req, intended, chatIdx)
+		twin.Wait()
+		if res == history.KindInfo {
+			w.pid = w.newPID()
+			continue
+		}
+		if res == history.KindOK && duplicateAfterOK {
+			req.Faults = sequencer.FaultPlan{}
+			w.count(func(c *Counts) { c.DuplicatesSent++ })
+			if w.persistOnce(ctx, w.pid, req, time.Now(), chatIdx) == history.KindInfo {
+				w.pid = w.newPID()
+			}
+		}
+		return
+	}
+}
+
+// persistOnce is one attempt by one process, recorded as invoke then
+// ok/fail/info, returning the completion kind.
+func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request, intended time.Time, chatIdx int) history.Kind {
+	w.rec.Record(&history.Event{
+		Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat,
+		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
+	})
+	tr := processTracer{rec: w.rec, process: pid}
+	out, err := w.core.Persist(ctx, req, &tr)
+	done := time.Now()
+
+	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
+	kind := history.KindOK
+	if err != nil {
+		serr := sequencer.AsError(err)
+		kind = history.KindInfo
+		if serr.Definite {
+			kind = history.KindFail
+		}
+		ev.Error = serr.Code
+	} else {
+		ev.Seq, ev.MessageID, ev.Dedup = out.Seq, out.MessageID, out.Dedup
+	}
+	ev.Kind = kind
+	w.rec.Record(&ev)
+
+	w.lat.record([stepCount]int64{
+		StepAllocate: out.Timings.Allocate, StepPersist: out.Timings.Persist,
+		StepPublish: out.Timings.Publish, StepEndToEnd: int64(done.Sub(intended)),
+	})
+	w.count(func(c *Counts) {
+		c.Operations++
+		c.Persists++
+		if req.Faults.Any() {
+			c.FaultsInjected++
+		}
+		switch kind {
+		case history.KindOK:
+			c.OK++
+			c.PersistOK++
+			if out.Dedup {
+				c.Dedup++
+			}
+			if out.Seq > w.cursor[chatIdx] {
+				w.cursor[chatIdx] = out.Seq
+			}
+		case history.KindFail:
+			c.Fail++
+			c.ErrorCodes[ev.Error]++
+		case history.KindInfo:
+			c.Info++
+			c.ErrorCodes[ev.Error]++
+		}
+	})
+	return kind
+}
+
+// sync reads the writer's last chat after the last sequence it saw, then
+// advances its cursor as a real client would.
+func (w *writer) sync(ctx context.Context, r *rand.Rand, intended time.Time) {
+	chatIdx := w.lastChat
+	if chatIdx < 0 {
+		chatIdx = w.picker.pick(r)
+	}
+	chat := ChatID(chatIdx)
+	after := w.cursor[chatIdx]
+	w.rec.Record(&history.Event{
+		Kind: history.KindInvoke, Process: w.pid, F: history.FSync, Chat: chat,
+		After: after, Limit: w.cfg.SyncLimit,
+	})
+	msgs, err := w.core.Sync(ctx, chat, after, w.cfg.SyncLimit)
+	done := time.Now()
+	ev := history.Event{Process: w.pid, F: history.FSync, Chat: chat}
+	if err != nil {
+		serr := sequencer.AsError(err)
+		ev.Kind, ev.Error = history.KindInfo, serr.Code
+		if serr.Definite {
+			ev.Kind = history.KindFail
+		}
+	} else {
+		ev.Kind = history.KindOK
+		ev.Sync = &history.SyncResult{Seqs: make([]uint64, len(msgs)), MessageIDs: make([]string, len(msgs))}
+		for i, m := range msgs {
+			ev.Sync.Seqs[i], ev.Sync.MessageIDs[i] = m.Seq, m.MessageID
+		}
+	}
+	w.rec.Record(&ev)
+	if ev.Kind == history.KindInfo {
+		w.pid = w.newPID()
+	}
+	w.lat.record([stepCount]int64{StepSync: int64(done.Sub(intended))})
+	w.count(func(c *Counts) {
+		c.Operations++
+		c.Syncs++
+		switch ev.Kind {
+		case history.KindOK:
+			c.OK++
+			c.SyncOK++
+			if n := len(msgs); n > 0 && msgs[n-1].Seq > w.cursor[chatIdx] {
+				w.cursor[chatIdx] = msgs[n-1].Seq
+			}
+		case history.KindFail:
+			c.Fail++
+			c.ErrorCodes[ev.Error]++
+		default:
+			c.Info++
+			c.ErrorCodes[ev.Error]++
+		}
+	})
+}
+
+func (w *writer) count(f func(*Counts)) {
+	w.mu.Lock()
+	f(&w.counts)
+	w.mu.Unlock()
+}

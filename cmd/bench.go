@@ -1,0 +1,150 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/report"
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+type benchFlags struct {
+	cfg        bench.Config
+	broken     string
+	kafkaMode  string
+	brokers    string
+	format     string
+	storeName  string
+	linTimeout time.Duration
+}
+
+func newBenchCommand() *cobra.Command {
+	f := benchFlags{cfg: bench.DefaultConfig()}
+	c := &cobra.Command{
+		Use:   "bench",
+		Short: "Drive the sequencing core with concurrent writers and faults, then check the run",
+		Long: `bench runs writers against the sequencing core (the embedded store and an
+in-process Kafka by default), streams the history to --history while it runs,
+checks every invariant, and reports throughput and per-step latency.
+
+Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
+3 some invariant could not be decided, 5 the run could not be carried out.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runBench(c, &f) },
+	}
+	fl := c.Flags()
+	cfg := &f.cfg
+	fl.IntVar(&cfg.Writers, "writers", cfg.Writers, "concurrent writers (simulated clients)")
+	fl.IntVar(&cfg.Chats, "chats", cfg.Chats, "number of chats")
+	fl.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "how writes spread over chats: uniform or zipf")
+	fl.Float64Var(&cfg.ZipfS, "zipf-s", cfg.ZipfS, "zipf exponent (> 1); larger is hotter")
+	fl.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long writers run (0 with --ops: until the ops are done)")
+	fl.IntVar(&cfg.Ops, "ops", cfg.Ops, "total operations across writers (0: run for --duration)")
+	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open loop at this many operations/s in total, latency measured from intended start (0: closed loop)")
+	fl.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of every random choice")
+	fl.Float64Var(&cfg.Faults.CrashAfterAllocate, "crash-after-allocate", cfg.Faults.CrashAfterAllocate, "probability the server crashes between allocate and persist")
+	fl.Float64Var(&cfg.Faults.CrashInPersist, "crash-in-persist", cfg.Faults.CrashInPersist, "probability the server crashes inside the persist transaction (the commit lands or not, 50/50)")
+	fl.Float64Var(&cfg.Faults.CrashAfterPersist, "crash-after-persist", cfg.Faults.CrashAfterPersist, "probability the server crashes after persist, before publish")
+	fl.Float64Var(&cfg.Faults.PublishFail, "publish-fail", cfg.Faults.PublishFail, "probability the Kafka publish fails")
+	fl.Float64Var(&cfg.DuplicateAfterOK, "duplicate-after-ok", cfg.DuplicateAfterOK, "probability a client resends a key after its ACK")
+	fl.Float64Var(&cfg.ConcurrentDuplicate, "concurrent-duplicate", cfg.ConcurrentDuplicate, "probability a send is raced by a second client with the same key (ADR-004 scenario 4)")
+	fl.Float64Var(&cfg.SyncRatio, "sync-ratio", cfg.SyncRatio, "share of operations that are syncs")
+	fl.IntVar(&cfg.SyncLimit, "sync-limit", cfg.SyncLimit, "page size of a sync")
+	fl.IntVar(&cfg.MaxAttempts, "max-attempts", cfg.MaxAttempts, "sends of one key before a client gives up")
+	fl.StringVar(&f.broken, "broken", "", "run a deliberately broken core: "+sequencer.VariantNames())
+	fl.BoolVar(&cfg.RepublishOnReplay, "republish-on-replay", cfg.RepublishOnReplay, "publish again when a retry is answered from the idempotency record (ADR-004 §10); false is §7's pseudocode")
+	fl.StringVar(&f.kafkaMode, "kafka", "embedded", "step 5's Kafka: embedded (in-process kfake) or off")
+	fl.StringVar(&f.brokers, "brokers", "", "comma-separated brokers of a real Kafka cluster (overrides --kafka)")
+	fl.StringVar(&cfg.Topic, "topic", cfg.Topic, "Kafka topic")
+	fl.Int32Var(&cfg.Partitions, "partitions", cfg.Partitions, "partitions when chatseq creates the topic")
+	fl.StringVar(&cfg.HistoryPath, "history", cfg.HistoryPath, "file the history streams to")
+	fl.StringVar(&f.format, "format", "text", "report format: text or json")
+	fl.StringVar(&f.storeName, "store", "memory", "store: memory (embedded)")
+	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
+	return c
+}
+
+func (f *benchFlags) resolve() error {
+	v, ok := sequencer.ParseVariant(f.broken)
+	if !ok {
+		return badInput("--broken: unknown behaviour %q (known: %s)", f.broken, sequencer.VariantNames())
+	}
+	f.cfg.Variant = v
+	switch f.kafkaMode {
+	case "embedded":
+	case "off":
+		f.cfg.KafkaOff = true
+	default:
+		return badInput("--kafka must be embedded or off, got %q", f.kafkaMode)
+	}
+	if f.brokers != "" {
+		f.cfg.KafkaOff = false
+		for _, b := range strings.Split(f.brokers, ",") {
+			if b = strings.TrimSpace(b); b != "" {
+				f.cfg.Brokers = append(f.cfg.Brokers, b)
+			}
+		}
+	}
+	if f.format != "text" && f.format != "json" {
+		return badInput("--format must be text or json, got %q", f.format)
+	}
+	if f.storeName != "memory" {
+		return badInput("--store must be memory, got %q", f.storeName)
+	}
+	if f.linTimeout <= 0 {
+		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
+	}
+	if err := f.cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+func runBench(c *cobra.Command, f *benchFlags) error {
+	if err := f.resolve(); err != nil {
+		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// The store keeps every message in memory; the default GOGC
+		// would spend a third of the run rescanning it.
+		debug.SetGCPercent(400)
+	}
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	defer stop()
+	res, err := bench.Run(ctx, f.cfg, nil)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	h, err := history.ReadFile(f.cfg.HistoryPath)
+	if err != nil {
+		return fmt.Errorf("bench: reading back the history: %w", err)
+	}
+	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout})
+	b := report.FromBench(res, f.storeName, rep)
+	out := c.OutOrStdout()
+	if f.format == "json" {
+		err = report.WriteJSON(out, b)
+	} else {
+		err = report.WriteText(out, b)
+	}
+	if err != nil {
+		return err
+	}
+	return verdictExit(rep)
+}
+
+func verdictExit(rep checker.Report) error {
+	if code := rep.ExitCode(); code != ExitOK {
+		return exitError{code}
+	}
+	return nil
+}

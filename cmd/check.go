@@ -1,0 +1,112 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/report"
+)
+
+type checkFlags struct {
+	format     string
+	gaps       string
+	keyReuse   string
+	events     string
+	linTimeout time.Duration
+	visualize  string
+}
+
+func newCheckCommand() *cobra.Command {
+	var f checkFlags
+	c := &cobra.Command{
+		Use:   "check FILE",
+		Short: "Check a history file's invariants",
+		Long: `check reads a history in the chatseq history format (history/FORMAT.md) and
+judges every invariant. Contract flags override the header's "contract".
+
+Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runCheck(c, &f, args[0]) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.format, "format", "text", "output: text or json")
+	fl.StringVar(&f.gaps, "gaps", "", "override contract: allowed or forbidden")
+	fl.StringVar(&f.keyReuse, "key-reuse", "", "override contract: return-original or reject")
+	fl.StringVar(&f.events, "events", "", "override contract: none or at-least-once")
+	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
+	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine visualizations of chats that fail linearizability")
+	return c
+}
+
+func runCheck(c *cobra.Command, f *checkFlags, path string) error {
+	if f.format != "text" && f.format != "json" {
+		return badInput("--format must be text or json, got %q", f.format)
+	}
+	if f.linTimeout <= 0 {
+		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
+	}
+	h, err := history.ReadFile(path)
+	if err != nil {
+		var perr *history.ParseError
+		if errors.As(err, &perr) {
+			return usageError{err}
+		}
+		return badInput("%v", err)
+	}
+	contract, err := f.contract(h.Header.Contract)
+	if err != nil {
+		return err
+	}
+	rep := checker.Check(h, checker.Options{Contract: contract, LinearizabilityTimeout: f.linTimeout, VisualizeDir: f.visualize})
+	out := c.OutOrStdout()
+	if f.format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		for _, w := range h.Warnings {
+			c.PrintErrf("warning: %s:%d: %s\n", path, w.Line, w.Message)
+		}
+		err = report.WriteInvariants(out, rep)
+		if err == nil {
+			_, err = out.Write([]byte("\nverdict: " + report.Verdict(rep) + "\n"))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return verdictExit(rep)
+}
+
+// contract applies the override flags to the header's contract, or returns
+// nil when no flag was given.
+func (f *checkFlags) contract(base history.Contract) (*history.Contract, error) {
+	if f.gaps == "" && f.keyReuse == "" && f.events == "" {
+		return nil, nil
+	}
+	c := base
+	if f.gaps != "" {
+		if f.gaps != history.GapsAllowed && f.gaps != history.GapsForbidden {
+			return nil, badInput("--gaps must be allowed or forbidden, got %q", f.gaps)
+		}
+		c.Gaps = f.gaps
+	}
+	if f.keyReuse != "" {
+		if f.keyReuse != history.KeyReuseReturnOriginal && f.keyReuse != history.KeyReuseReject {
+			return nil, badInput("--key-reuse must be return-original or reject, got %q", f.keyReuse)
+		}
+		c.KeyReuse = f.keyReuse
+	}
+	if f.events != "" {
+		if f.events != history.EventsNone && f.events != history.EventsAtLeastOnce {
+			return nil, badInput("--events must be none or at-least-once, got %q", f.events)
+		}
+		c.Events = f.events
+	}
+	return &c, nil
+}

@@ -1,0 +1,111 @@
+// Package report turns a bench run and its check into what people and
+// machines read: a text summary or a stable JSON document.
+package report
+
+import (
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+)
+
+// Percentiles of one step, in milliseconds.
+type Percentiles struct {
+	Step  string  `json:"step"`
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p99_9_ms"`
+	Max   float64 `json:"max_ms"`
+}
+
+// Run describes what was driven.
+type Run struct {
+	Target       string  `json:"target"`
+	Store        string  `json:"store"`
+	Kafka        string  `json:"kafka"`
+	Variant      string  `json:"variant"`
+	Writers      int     `json:"writers"`
+	Chats        int     `json:"chats"`
+	Distribution string  `json:"distribution"`
+	Loop         string  `json:"loop"` // "closed" or "open at N ops/s"
+	Seed         int64   `json:"seed"`
+	Elapsed      float64 `json:"elapsed_s"`
+	History      string  `json:"history"`
+}
+
+// Bench is the whole report of `chatseq bench`.
+type Bench struct {
+	Run            Run              `json:"run"`
+	Operations     int64            `json:"operations"`
+	Throughput     float64          `json:"throughput_ops_s"`
+	Persists       int64            `json:"persists"`
+	Syncs          int64            `json:"syncs"`
+	OK             int64            `json:"ok"`
+	PersistOK      int64            `json:"persist_ok"`
+	SyncOK         int64            `json:"sync_ok"`
+	Dedup          int64            `json:"dedup"`
+	Fail           int64            `json:"fail"`
+	Info           int64            `json:"info"`
+	Retries        int64            `json:"retries"`
+	FaultsInjected int64            `json:"faults_injected"`
+	DuplicatesSent int64            `json:"duplicates_sent"`
+	ConcurrentDups int64            `json:"concurrent_duplicates"`
+	ErrorCodes     map[string]int64 `json:"error_codes"`
+	Allocated      int64            `json:"allocated_sequences"`
+	Persisted      int64            `json:"persisted_messages"`
+	GapRate        float64          `json:"gap_rate"`
+	IdempotencyHit float64          `json:"idempotency_hit_rate"`
+	EventsRead     int              `json:"events_read"`
+	Latency        []Percentiles    `json:"latency"`
+	Check          checker.Report   `json:"check"`
+}
+
+// FromBench assembles the report of a run and its check.
+func FromBench(res *bench.Result, storeName string, check checker.Report) Bench {
+	c := res.Counts
+	loop := "closed"
+	if res.Config.Rate > 0 {
+		loop = "open at " + formatRate(res.Config.Rate) + " ops/s"
+	}
+	variant := string(res.Config.Variant)
+	if variant == "" {
+		variant = "correct"
+	}
+	b := Bench{
+		Run: Run{
+			Target: res.Config.Target, Store: storeName, Kafka: res.Kafka, Variant: variant,
+			Writers: res.Config.Writers, Chats: res.Config.Chats, Distribution: res.Config.Distribution,
+			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
+		},
+		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
+		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,
+		FaultsInjected: c.FaultsInjected, DuplicatesSent: c.DuplicatesSent, ConcurrentDups: c.ConcurrentDuplicates,
+		ErrorCodes: c.ErrorCodes, Allocated: res.Allocations, Persisted: res.Persisted,
+		EventsRead: res.Events, Check: check,
+	}
+	if b.ErrorCodes == nil {
+		b.ErrorCodes = map[string]int64{}
+	}
+	if res.Allocations > 0 {
+		b.GapRate = float64(res.Allocations-res.Persisted) / float64(res.Allocations)
+	}
+	if c.PersistOK > 0 {
+		b.IdempotencyHit = float64(c.Dedup) / float64(c.PersistOK)
+	}
+	for _, step := range bench.Steps() {
+		h := res.Latency[step]
+		if h == nil {
+			continue
+		}
+		b.Latency = append(b.Latency, Percentiles{
+			Step: step.String(), Count: h.TotalCount(),
+			P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
+			P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()),
+		})
+	}
+	return b
+}
+
+func ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
