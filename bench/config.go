@@ -44,7 +44,11 @@ type Config struct {
 	MaxAttempts         int     // sends per key before a writer gives up
 
 	Variant           sequencer.Variant
+	Strategy          sequencer.Strategy
 	RepublishOnReplay bool
+	// ChatPrefix starts every chat id; a run on shared tables uses a
+	// prefix of its own so its chats are new.
+	ChatPrefix string
 
 	// Kafka: Brokers set means a real cluster; otherwise KafkaOff or the
 	// in-process kfake cluster.
@@ -68,8 +72,8 @@ func DefaultConfig() Config {
 		},
 		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20,
-		RepublishOnReplay: true,
-		Topic:             sequencer.Topic, Partitions: 8,
+		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
+		Topic: sequencer.Topic, Partitions: 8,
 		HistoryPath: "chatseq-history.jsonl",
 		Target:      "memory",
 	}
@@ -96,6 +100,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--sync-limit must be at least 1, got %d", c.SyncLimit)
 	case c.MaxAttempts < 1:
 		return fmt.Errorf("--max-attempts must be at least 1, got %d", c.MaxAttempts)
+	case c.ChatPrefix == "":
+		return fmt.Errorf("the chat id prefix must not be empty")
 	case c.HistoryPath == "":
 		return fmt.Errorf("--history must name a file")
 	case c.Partitions < 1:

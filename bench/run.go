@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sync"
@@ -58,7 +59,7 @@ func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
 	defer stopKafka()
 
 	core, err := sequencer.New(sequencer.Config{
-		Store: st, Variant: cfg.Variant, RepublishOnReplay: cfg.RepublishOnReplay,
+		Store: st, Variant: cfg.Variant, Strategy: cfg.Strategy, RepublishOnReplay: cfg.RepublishOnReplay,
 		Publisher: publisherOrNil(pub),
 	})
 	if err != nil {
@@ -143,8 +144,9 @@ func header(cfg Config) history.Header {
 		Contract: history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal, Events: events},
 		Extra:    map[string]string{},
 	}
+	h.Extra["strategy"] = jsonString(string(cfg.Strategy))
 	if cfg.Variant != sequencer.Correct {
-		h.Extra["variant"] = fmt.Sprintf("%q", string(cfg.Variant))
+		h.Extra["variant"] = jsonString(string(cfg.Variant))
 	}
 	return h
 }
@@ -156,7 +158,7 @@ func createChats(ctx context.Context, core *sequencer.Core, cfg Config) ([]strin
 	}
 	chats := make([]string, cfg.Chats)
 	for i := range chats {
-		chats[i] = ChatID(i)
+		chats[i] = chatID(cfg.ChatPrefix, i)
 		if err := core.CreateChat(ctx, chats[i], members); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", chats[i], err)
 		}
@@ -165,10 +167,10 @@ func createChats(ctx context.Context, core *sequencer.Core, cfg Config) ([]strin
 }
 
 func runWriters(ctx context.Context, cfg Config, core *sequencer.Core, rec *history.Recorder, lat *latencies, res *Result) {
+	stop := make(chan struct{})
 	if cfg.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Duration)
-		defer cancel()
+		timer := time.AfterFunc(cfg.Duration, func() { close(stop) })
+		defer timer.Stop()
 	}
 	var interval time.Duration
 	if cfg.Rate > 0 {
@@ -191,7 +193,7 @@ func runWriters(ctx context.Context, cfg Config, core *sequencer.Core, rec *hist
 		wg.Add(1)
 		go func(w *writer, ops int) {
 			defer wg.Done()
-			w.run(ctx, ops, res.Started, interval)
+			w.run(ctx, stop, ops, res.Started, interval)
 		}(writers[i], ops)
 	}
 	wg.Wait()
@@ -232,4 +234,10 @@ func recordEvents(ctx context.Context, brokers []string, topic string, rec *hist
 	}
 	res.Events = len(events)
 	return nil
+}
+
+// jsonString encodes s as a JSON string, for the header's extra fields.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -41,8 +41,13 @@ func drawFaults(r *rand.Rand, f FaultRates) sequencer.FaultPlan {
 	return p
 }
 
-// ChatID names chat i.
-func ChatID(i int) string { return fmt.Sprintf("chat-%04d", i) }
+// ChatID names chat i with the default prefix.
+func ChatID(i int) string { return chatID(DefaultChatPrefix, i) }
+
+// DefaultChatPrefix starts every chat id of a run on a fresh store.
+const DefaultChatPrefix = "chat-"
+
+func chatID(prefix string, i int) string { return fmt.Sprintf("%s%04d", prefix, i) }
 
 // SenderID names writer w's user; every writer is a member of every chat.
 func SenderID(w int) string { return "user-" + strconv.Itoa(w) }

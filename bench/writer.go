@@ -15,6 +15,7 @@ type Counts struct {
 	Operations, Persists, Syncs int64
 	OK, Dedup, Fail, Info       int64
 	PersistOK, SyncOK           int64
+	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
 	ConcurrentDuplicates        int64
 	FaultsInjected              int64
@@ -35,6 +36,8 @@ func (c *Counts) add(o Counts) {
 	c.DuplicatesSent += o.DuplicatesSent
 	c.ConcurrentDuplicates += o.ConcurrentDuplicates
 	c.FaultsInjected += o.FaultsInjected
+	c.Attempts += o.Attempts
+	c.MaxTxAttempts = max(c.MaxTxAttempts, o.MaxTxAttempts)
 	for k, v := range o.ErrorCodes {
 		if c.ErrorCodes == nil {
 			c.ErrorCodes = map[string]int64{}
@@ -58,6 +61,7 @@ type writer struct {
 	cursor   map[int]uint64 // chat index -> last sequence this client saw
 	lastChat int
 	counts   Counts
+	stop     <-chan struct{}
 	mu       sync.Mutex // guards counts while a twin runs
 }
 
@@ -84,11 +88,14 @@ func (w *writer) newPID() int {
 	return pid
 }
 
-// run issues operations until ops are done or ctx ends. intervalNs > 0 is
-// the open-loop spacing between this writer's intended starts.
-func (w *writer) run(ctx context.Context, ops int, start time.Time, interval time.Duration) {
+// run issues operations until ops are done, stop closes (the run's
+// duration is over: operations in flight still complete) or ctx ends (an
+// interrupt: operations in flight end with unknown outcomes). interval > 0
+// is the open-loop spacing between this writer's intended starts.
+func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start time.Time, interval time.Duration) {
+	w.stop = stop
 	for op := 0; ops == 0 || op < ops; op++ {
-		if ctx.Err() != nil {
+		if w.stopped(ctx) {
 			return
 		}
 		intended := time.Now()
@@ -97,6 +104,8 @@ func (w *writer) run(ctx context.Context, ops int, start time.Time, interval tim
 			if d := time.Until(intended); d > 0 {
 				select {
 				case <-ctx.Done():
+					return
+				case <-stop:
 					return
 				case <-time.After(d):
 				}
@@ -118,14 +127,14 @@ func (w *writer) send(ctx context.Context, r *rand.Rand, op int, intended time.T
 	w.lastChat = chatIdx
 	content := "message " + messageKey(w.id, op)
 	req := sequencer.Request{
-		Chat: ChatID(chatIdx), Key: messageKey(w.id, op), Sender: SenderID(w.id),
+		Chat: chatID(w.cfg.ChatPrefix, chatIdx), Key: messageKey(w.id, op), Sender: SenderID(w.id),
 		Content: content, PayloadHash: payloadHash(content),
 	}
 	raced := r.Float64() < w.cfg.ConcurrentDuplicate
 	duplicateAfterOK := r.Float64() < w.cfg.DuplicateAfterOK
 
 	for attempt := 0; attempt < w.cfg.MaxAttempts; attempt++ {
-		if ctx.Err() != nil {
+		if attempt > 0 && w.stopped(ctx) {
 			return
 		}
 		req.Faults = drawFaults(r, w.cfg.Faults)
@@ -195,6 +204,8 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 	w.count(func(c *Counts) {
 		c.Operations++
 		c.Persists++
+		c.Attempts += int64(out.Attempts)
+		c.MaxTxAttempts = max(c.MaxTxAttempts, int64(out.Attempts))
 		if req.Faults.Any() {
 			c.FaultsInjected++
 		}
@@ -226,7 +237,7 @@ func (w *writer) sync(ctx context.Context, r *rand.Rand, intended time.Time) {
 	if chatIdx < 0 {
 		chatIdx = w.picker.pick(r)
 	}
-	chat := ChatID(chatIdx)
+	chat := chatID(w.cfg.ChatPrefix, chatIdx)
 	after := w.cursor[chatIdx]
 	w.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: w.pid, F: history.FSync, Chat: chat,
@@ -271,6 +282,18 @@ func (w *writer) sync(ctx context.Context, r *rand.Rand, intended time.Time) {
 			c.ErrorCodes[ev.Error]++
 		}
 	})
+}
+
+func (w *writer) stopped(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	select {
+	case <-w.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *writer) count(f func(*Counts)) {

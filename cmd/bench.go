@@ -15,6 +15,7 @@ import (
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/storeopen"
 )
 
 type benchFlags struct {
@@ -23,7 +24,8 @@ type benchFlags struct {
 	kafkaMode  string
 	brokers    string
 	format     string
-	storeName  string
+	store      storeopen.Options
+	strategy   string
 	linTimeout time.Duration
 }
 
@@ -68,7 +70,8 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.Int32Var(&cfg.Partitions, "partitions", cfg.Partitions, "partitions when chatseq creates the topic")
 	fl.StringVar(&cfg.HistoryPath, "history", cfg.HistoryPath, "file the history streams to")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
-	fl.StringVar(&f.storeName, "store", "memory", "store: memory (embedded)")
+	fl.StringVar(&f.strategy, "strategy", "two-phase", "allocation: two-phase (ADR-004: atomic ADD, then persist) or occ (option B: read, conditional write, retry)")
+	addStoreFlags(fl, &f.store)
 	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
 	return c
 }
@@ -97,8 +100,13 @@ func (f *benchFlags) resolve() error {
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format must be text or json, got %q", f.format)
 	}
-	if f.storeName != "memory" {
-		return badInput("--store must be memory, got %q", f.storeName)
+	strategy, ok := sequencer.ParseStrategy(f.strategy)
+	if !ok {
+		return badInput("--strategy must be two-phase or occ, got %q", f.strategy)
+	}
+	f.cfg.Strategy = strategy
+	if err := f.store.Validate(); err != nil {
+		return usageError{err}
 	}
 	if f.linTimeout <= 0 {
 		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
@@ -120,7 +128,16 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
-	res, err := bench.Run(ctx, f.cfg, nil)
+	opened, err := storeopen.Open(ctx, f.store)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer opened.Close()
+	if !opened.Fresh {
+		f.cfg.ChatPrefix = runChatPrefix()
+	}
+	f.cfg.Target = f.store.Kind
+	res, err := bench.Run(ctx, f.cfg, opened.Store)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
@@ -129,7 +146,7 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 		return fmt.Errorf("bench: reading back the history: %w", err)
 	}
 	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout})
-	b := report.FromBench(res, f.storeName, rep)
+	b := report.FromBench(res, opened.Describe, rep)
 	out := c.OutOrStdout()
 	if f.format == "json" {
 		err = report.WriteJSON(out, b)

@@ -32,6 +32,7 @@ type Config struct {
 	Store     store.Store
 	Publisher Publisher // nil: step 5 is skipped (Kafka off)
 	Variant   Variant
+	Strategy  Strategy // TwoPhase when empty
 	// RepublishOnReplay publishes the cached message again when a retry is
 	// answered from the idempotency record. ADR-004 §10 promises that a
 	// retry after a failed publish makes the event reach Kafka; its §7
@@ -59,6 +60,11 @@ func New(cfg Config) (*Core, error) {
 	if !cfg.Variant.valid() {
 		return nil, fmt.Errorf("sequencer: unknown variant %q (known: %s)", cfg.Variant, VariantNames())
 	}
+	strategy, ok := ParseStrategy(string(cfg.Strategy))
+	if !ok {
+		return nil, fmt.Errorf("sequencer: unknown strategy %q (known: two-phase, occ)", cfg.Strategy)
+	}
+	cfg.Strategy = strategy
 	if cfg.IdempotencyTTL == 0 {
 		cfg.IdempotencyTTL = 7 * 24 * time.Hour
 	}

@@ -39,12 +39,13 @@ type Outcome struct {
 	Result
 	Timings   Timings
 	Allocated uint64 // the sequence step 3 handed out, 0 if none
+	Attempts  int    // optimistic transactions tried (1 under two-phase)
 }
 
 // systemClock times steps when the caller passes no tracer.
 type systemClock struct{ base time.Time }
 
-func (c systemClock) Now() int64                     { return int64(time.Since(c.base)) }
+func (c systemClock) Now() int64                    { return int64(time.Since(c.base)) }
 func (systemClock) Allocated(string, uint64, int64) {}
 
 var defaultTracer Tracer = systemClock{base: time.Now()}
@@ -100,7 +101,12 @@ func (p *persistCall) run() error {
 		return definite(CodeNotAMember, fmt.Errorf("%s is not a member of %s", p.req.Sender, p.req.Chat))
 	}
 
+	if p.core.cfg.Strategy == Optimistic {
+		return p.persistOptimistic()
+	}
+
 	// Step 3: allocate.
+	p.out.Attempts = 1
 	seq, err := p.allocate()
 	if err != nil {
 		return err
