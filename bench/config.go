@@ -37,11 +37,13 @@ type Config struct {
 	Seed         int64
 
 	Faults              FaultRates
-	DuplicateAfterOK    float64 // probability a writer resends an acknowledged key
-	ConcurrentDuplicate float64 // probability a send is raced by a twin with the same key
-	SyncRatio           float64 // share of operations that are syncs
-	SyncLimit           int     // page size of a sync
-	MaxAttempts         int     // sends per key before a writer gives up
+	Timed               []TimedFault // faults on the run's clock
+	InitialCounter      uint64       // every chat's counter after creation
+	DuplicateAfterOK    float64      // probability a writer resends an acknowledged key
+	ConcurrentDuplicate float64      // probability a send is raced by a twin with the same key
+	SyncRatio           float64      // share of operations that are syncs
+	SyncLimit           int          // page size of a sync
+	MaxAttempts         int          // sends per key before a writer gives up
 
 	Variant           sequencer.Variant
 	Strategy          sequencer.Strategy
@@ -106,6 +108,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--history must name a file")
 	case c.Partitions < 1:
 		return fmt.Errorf("--partitions must be at least 1, got %d", c.Partitions)
+	}
+	for _, f := range c.Timed {
+		if err := f.validate(c.Chats); err != nil {
+			return err
+		}
+		if f.Kind == KafkaOutage && c.KafkaOff {
+			return fmt.Errorf("a %s is scheduled but Kafka is off", KafkaOutage)
+		}
 	}
 	probs := []struct {
 		name string

@@ -14,16 +14,19 @@ const (
 	StepPersist              // step 4
 	StepPublish              // step 5
 	StepEndToEnd             // a whole persist attempt, from its intended start
+	StepService              // the same attempt from when it was actually sent: what a closed-loop tool reports
 	StepSync
 	stepCount
 )
 
-var stepNames = [...]string{"allocate", "persist", "publish", "end_to_end", "sync"}
+var stepNames = [...]string{"allocate", "persist", "publish", "end_to_end", "service", "sync"}
 
 func (s Step) String() string { return stepNames[s] }
 
 // Steps lists every step in report order.
-func Steps() []Step { return []Step{StepAllocate, StepPersist, StepPublish, StepEndToEnd, StepSync} }
+func Steps() []Step {
+	return []Step{StepAllocate, StepPersist, StepPublish, StepEndToEnd, StepService, StepSync}
+}
 
 const (
 	histLowest  = 1          // 1 ns

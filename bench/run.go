@@ -58,14 +58,16 @@ func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
 	}
 	defer stopKafka()
 
+	clock := &runClock{}
+	coreStore := withStoreWindows(st, clock, cfg.Timed)
 	core, err := sequencer.New(sequencer.Config{
-		Store: st, Variant: cfg.Variant, Strategy: cfg.Strategy, RepublishOnReplay: cfg.RepublishOnReplay,
-		Publisher: publisherOrNil(pub),
+		Store: coreStore, Variant: cfg.Variant, Strategy: cfg.Strategy, RepublishOnReplay: cfg.RepublishOnReplay,
+		Publisher: withOutages(publisherOrNil(pub), clock, cfg.Timed),
 	})
 	if err != nil {
 		return nil, err
 	}
-	chats, err := createChats(ctx, core, cfg)
+	chats, err := createChats(ctx, st, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +85,11 @@ func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
 
 	lat := newLatencies()
 	res.Started = time.Now()
+	clock.begin()
+	faultCtx, stopFaults := context.WithCancel(ctx)
+	scheduleCounterDeletions(faultCtx, st, cfg.Timed, cfg.ChatPrefix)
 	runWriters(ctx, cfg, core, rec, lat, res)
+	stopFaults()
 	core.Wait()
 	res.Elapsed = time.Since(res.Started)
 	res.Latency = lat.merged()
@@ -103,6 +109,34 @@ func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	return res, f.Close()
+}
+
+// withStoreWindows slows the store inside latency and stall windows.
+func withStoreWindows(st store.Store, clock *runClock, timed []TimedFault) store.Store {
+	var windows []TimedFault
+	for _, f := range timed {
+		if f.Kind == StoreLatency || f.Kind == StoreStall {
+			windows = append(windows, f)
+		}
+	}
+	if len(windows) == 0 {
+		return st
+	}
+	return &slowStore{Store: st, clock: clock, windows: windows}
+}
+
+// withOutages fails publishes inside Kafka outage windows.
+func withOutages(pub sequencer.Publisher, clock *runClock, timed []TimedFault) sequencer.Publisher {
+	var outages []TimedFault
+	for _, f := range timed {
+		if f.Kind == KafkaOutage {
+			outages = append(outages, f)
+		}
+	}
+	if pub == nil || len(outages) == 0 {
+		return pub
+	}
+	return &outagePublisher{inner: pub, clock: clock, outages: outages}
 }
 
 func publisherOrNil(p *kafka.Publisher) sequencer.Publisher {
@@ -151,7 +185,7 @@ func header(cfg Config) history.Header {
 	return h
 }
 
-func createChats(ctx context.Context, core *sequencer.Core, cfg Config) ([]string, error) {
+func createChats(ctx context.Context, st store.Store, cfg Config) ([]string, error) {
 	members := make([]string, cfg.Writers)
 	for w := range members {
 		members[w] = SenderID(w)
@@ -159,8 +193,14 @@ func createChats(ctx context.Context, core *sequencer.Core, cfg Config) ([]strin
 	chats := make([]string, cfg.Chats)
 	for i := range chats {
 		chats[i] = chatID(cfg.ChatPrefix, i)
-		if err := core.CreateChat(ctx, chats[i], members); err != nil {
+		if err := st.CreateChat(ctx, chats[i], members); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", chats[i], err)
+		}
+		if cfg.InitialCounter > 0 {
+			c := store.Counter{Chat: chats[i], Value: cfg.InitialCounter}
+			if err := st.PutCounter(ctx, c, store.Unconditional); err != nil {
+				return nil, fmt.Errorf("setting the counter of %s: %w", chats[i], err)
+			}
 		}
 	}
 	return chats, nil

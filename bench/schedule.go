@@ -17,6 +17,41 @@ func opRand(seed int64, writer, op int) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed)^(uint64(writer)<<40|0x9e3779b97f4a7c15), uint64(op)))
 }
 
+// OpPlan is what a writer decided for one operation before sending it.
+// Every decision comes from the seed alone; only what the store answers
+// (and so how many retries an unknown outcome costs) can differ between runs.
+type OpPlan struct {
+	Sync             bool
+	Chat             int // the chat to write; a sync reads the writer's last chat, or this one
+	Key              string
+	Raced            bool // a twin client sends the same key concurrently
+	DuplicateAfterOK bool // the key is sent again after its ACK
+	TwinFaults       sequencer.FaultPlan
+	attempts         *rand.Rand
+	rates            FaultRates
+}
+
+// PlanOp returns writer's plan for its op-th operation.
+func PlanOp(cfg *Config, writer, op int) OpPlan {
+	r := opRand(cfg.Seed, writer, op)
+	p := OpPlan{Sync: r.Float64() < cfg.SyncRatio, Key: messageKey(writer, op), rates: cfg.Faults}
+	picker := chatPicker{chats: cfg.Chats}
+	if cfg.Distribution == Zipf {
+		picker.zipfS = cfg.ZipfS
+	}
+	p.Chat = picker.pick(r)
+	p.Raced = r.Float64() < cfg.ConcurrentDuplicate
+	p.DuplicateAfterOK = r.Float64() < cfg.DuplicateAfterOK
+	if p.Raced {
+		p.TwinFaults = drawFaults(r, cfg.Faults)
+	}
+	p.attempts = r
+	return p
+}
+
+// AttemptFaults draws the faults of the next attempt, in attempt order.
+func (p *OpPlan) AttemptFaults() sequencer.FaultPlan { return drawFaults(p.attempts, p.rates) }
+
 // chatPicker chooses a chat index for an operation.
 type chatPicker struct {
 	chats int

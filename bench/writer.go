@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -54,7 +53,6 @@ type writer struct {
 	cfg      *Config
 	core     *sequencer.Core
 	rec      *history.Recorder
-	picker   chatPicker
 	lat      *latencyShard
 	nextPID  int
 	pid      int
@@ -70,11 +68,6 @@ func newWriter(id int, cfg *Config, core *sequencer.Core, rec *history.Recorder,
 		id: id, cfg: cfg, core: core, rec: rec, lat: lat.shard(id),
 		cursor: map[int]uint64{}, lastChat: -1,
 		counts: Counts{ErrorCodes: map[string]int64{}},
-	}
-	if cfg.Distribution == Zipf {
-		w.picker = chatPicker{chats: cfg.Chats, zipfS: cfg.ZipfS}
-	} else {
-		w.picker = chatPicker{chats: cfg.Chats}
 	}
 	w.pid = w.newPID()
 	return w
@@ -111,41 +104,39 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start t
 				}
 			}
 		}
-		r := opRand(w.cfg.Seed, w.id, op)
-		if r.Float64() < w.cfg.SyncRatio {
-			w.sync(ctx, r, intended)
+		plan := PlanOp(w.cfg, w.id, op)
+		if plan.Sync {
+			w.sync(ctx, plan.Chat, intended)
 		} else {
-			w.send(ctx, r, op, intended)
+			w.send(ctx, &plan, intended)
 		}
 	}
 }
 
 // send delivers one logical message: first attempt, retries with the same
 // key while the outcome is unknown, and the configured duplicates.
-func (w *writer) send(ctx context.Context, r *rand.Rand, op int, intended time.Time) {
-	chatIdx := w.picker.pick(r)
+func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
+	chatIdx := plan.Chat
 	w.lastChat = chatIdx
-	content := "message " + messageKey(w.id, op)
+	content := "message " + plan.Key
 	req := sequencer.Request{
-		Chat: chatID(w.cfg.ChatPrefix, chatIdx), Key: messageKey(w.id, op), Sender: SenderID(w.id),
+		Chat: chatID(w.cfg.ChatPrefix, chatIdx), Key: plan.Key, Sender: SenderID(w.id),
 		Content: content, PayloadHash: payloadHash(content),
 	}
-	raced := r.Float64() < w.cfg.ConcurrentDuplicate
-	duplicateAfterOK := r.Float64() < w.cfg.DuplicateAfterOK
 
 	for attempt := 0; attempt < w.cfg.MaxAttempts; attempt++ {
 		if attempt > 0 && w.stopped(ctx) {
 			return
 		}
-		req.Faults = drawFaults(r, w.cfg.Faults)
+		req.Faults = plan.AttemptFaults()
 		if attempt > 0 {
 			w.count(func(c *Counts) { c.Retries++ })
 			intended = time.Now()
 		}
 		var twin sync.WaitGroup
-		if raced && attempt == 0 {
+		if plan.Raced && attempt == 0 {
 			twinReq := req
-			twinReq.Faults = drawFaults(r, w.cfg.Faults)
+			twinReq.Faults = plan.TwinFaults
 			twinPID := w.newPID()
 			w.count(func(c *Counts) { c.ConcurrentDuplicates++ })
 			twin.Add(1)
@@ -160,7 +151,7 @@ func (w *writer) send(ctx context.Context, r *rand.Rand, op int, intended time.T
 			w.pid = w.newPID()
 			continue
 		}
-		if res == history.KindOK && duplicateAfterOK {
+		if res == history.KindOK && plan.DuplicateAfterOK {
 			req.Faults = sequencer.FaultPlan{}
 			w.count(func(c *Counts) { c.DuplicatesSent++ })
 			if w.persistOnce(ctx, w.pid, req, time.Now(), chatIdx) == history.KindInfo {
@@ -179,6 +170,7 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
 	})
 	tr := processTracer{rec: w.rec, process: pid}
+	sent := time.Now()
 	out, err := w.core.Persist(ctx, req, &tr)
 	done := time.Now()
 
@@ -200,6 +192,7 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 	w.lat.record([stepCount]int64{
 		StepAllocate: out.Timings.Allocate, StepPersist: out.Timings.Persist,
 		StepPublish: out.Timings.Publish, StepEndToEnd: int64(done.Sub(intended)),
+		StepService: int64(done.Sub(sent)),
 	})
 	w.count(func(c *Counts) {
 		c.Operations++
@@ -232,10 +225,10 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 
 // sync reads the writer's last chat after the last sequence it saw, then
 // advances its cursor as a real client would.
-func (w *writer) sync(ctx context.Context, r *rand.Rand, intended time.Time) {
+func (w *writer) sync(ctx context.Context, plannedChat int, intended time.Time) {
 	chatIdx := w.lastChat
 	if chatIdx < 0 {
-		chatIdx = w.picker.pick(r)
+		chatIdx = plannedChat
 	}
 	chat := chatID(w.cfg.ChatPrefix, chatIdx)
 	after := w.cursor[chatIdx]

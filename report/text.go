@@ -42,7 +42,7 @@ func WriteText(w io.Writer, b Bench) error {
 
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "latency (ms)\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
+	fmt.Fprintf(tw, "latency\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
 	for _, p := range b.Latency {
 		if p.Count == 0 {
 			continue
@@ -126,12 +126,17 @@ func formatRate(r float64) string {
 	return strconv.FormatFloat(r, 'f', 0, 64)
 }
 
+// fms prints a latency given in milliseconds with a unit that keeps three
+// significant digits, so nanosecond steps do not all print as 0.000.
 func fms(v float64) string {
+	ns := v * 1e6
 	switch {
-	case v >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case v >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
+	case ns < 1e3:
+		return strconv.FormatFloat(ns, 'f', 0, 64) + "ns"
+	case ns < 1e6:
+		return strconv.FormatFloat(ns/1e3, 'g', 3, 64) + "µs"
+	case ns < 1e9:
+		return strconv.FormatFloat(ns/1e6, 'g', 3, 64) + "ms"
 	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
+	return strconv.FormatFloat(ns/1e9, 'g', 3, 64) + "s"
 }

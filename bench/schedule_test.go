@@ -1,0 +1,92 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/history"
+)
+
+func scheduleConfig(t *testing.T, seed int64, concurrentDuplicate float64) bench.Config {
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration, cfg.Seed = 4, 5, 800, 0, seed
+	cfg.Faults = bench.FaultRates{CrashAfterAllocate: 0.05, CrashInPersist: 0.05, CrashAfterPersist: 0.05, PublishFail: 0.05}
+	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.SyncRatio = 0.1, concurrentDuplicate, 0.1
+	cfg.KafkaOff = true
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "h.jsonl")
+	return cfg
+}
+
+// runSchedule runs cfg and returns, per process in order, what it sent:
+// operations, chats, keys and the crashes it met — not what was answered.
+func runSchedule(t *testing.T, cfg bench.Config) (map[int][]string, *history.History) {
+	t.Helper()
+	if _, err := bench.Run(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int][]string{}
+	for _, e := range h.Events {
+		switch e.Kind {
+		case history.KindInvoke:
+			out[e.Process] = append(out[e.Process], fmt.Sprintf("%s %s %s", e.F, e.Chat, e.Key))
+		case history.KindInfo:
+			out[e.Process] = append(out[e.Process], "crash "+e.Error)
+		}
+	}
+	return out, h
+}
+
+// Without racing twins, nothing but the seed decides what any process
+// sends: two runs are identical process by process.
+func TestSameSeedSameSchedule(t *testing.T) {
+	a, _ := runSchedule(t, scheduleConfig(t, 7, 0))
+	b, _ := runSchedule(t, scheduleConfig(t, 7, 0))
+	for pid := range a {
+		if !reflect.DeepEqual(a[pid], b[pid]) {
+			t.Fatalf("process %d differs between two runs of seed 7:\n%v\n%v", pid, a[pid], b[pid])
+		}
+	}
+	if len(a) != len(b) {
+		t.Fatalf("the runs have different processes: %d vs %d", len(a), len(b))
+	}
+	if c, _ := runSchedule(t, scheduleConfig(t, 8, 0)); reflect.DeepEqual(a, c) {
+		t.Fatal("seeds 7 and 8 gave the same schedule")
+	}
+}
+
+// With racing twins, which of two concurrent sends wins is the store's
+// choice, so retries may differ; every send still follows the seed's plan.
+func TestRacedRunsFollowTheirPlan(t *testing.T) {
+	cfg := scheduleConfig(t, 11, 0.2)
+	_, h := runSchedule(t, cfg)
+	persists := 0
+	for _, e := range h.Events {
+		if e.Kind != history.KindInvoke || e.F != history.FPersist {
+			continue
+		}
+		persists++
+		var writer, op int
+		if _, err := fmt.Sscanf(strings.Replace(e.Key, "-m", " ", 1), "w%d %d", &writer, &op); err != nil {
+			t.Fatalf("line %d: key %q: %v", e.Line, e.Key, err)
+		}
+		plan := bench.PlanOp(&cfg, writer, op)
+		if plan.Sync || bench.ChatID(plan.Chat) != e.Chat || e.Sender != bench.SenderID(writer) {
+			t.Fatalf("line %d: sent %s to %s, but writer %d's plan for op %d is %+v", e.Line, e.Key, e.Chat, writer, op, plan)
+		}
+	}
+	if persists < 500 {
+		t.Fatalf("only %d persists: the run exercised too little", persists)
+	}
+	if a, b := bench.PlanOp(&cfg, 2, 40), bench.PlanOp(&cfg, 2, 40); a.Chat != b.Chat || a.Key != b.Key || a.Raced != b.Raced || a.AttemptFaults() != b.AttemptFaults() {
+		t.Fatal("PlanOp is not a function of the seed")
+	}
+}
