@@ -18,7 +18,7 @@ func smallRun(t *testing.T, seed int64, variant sequencer.Variant, kafkaOff bool
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 6, 3, 1500, 0
 	cfg.Seed, cfg.Variant, cfg.KafkaOff = seed, variant, kafkaOff
-	cfg.Faults = bench.FaultRates{CrashAfterAllocate: 0.05, CrashInPersist: 0.05, CrashAfterPersist: 0.05, PublishFail: 0.05}
+	cfg.Faults = bench.FaultRates{StaleRead: 0.1, CrashAfterAllocate: 0.05, CrashInPersist: 0.05, CrashAfterPersist: 0.05, PublishFail: 0.05}
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.SyncRatio = 0.1, 0.1, 0.15
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
 	res, err := bench.Run(context.Background(), cfg, nil)

@@ -19,6 +19,7 @@ const (
 
 // FaultRates are per-attempt probabilities in [0,1].
 type FaultRates struct {
+	StaleRead          float64
 	CrashAfterAllocate float64
 	CrashInPersist     float64
 	CrashAfterPersist  float64
@@ -59,6 +60,11 @@ type Config struct {
 	Topic      string
 	Partitions int32
 
+	// ShardIndex of ShardCount: this process drives only the chats whose
+	// index modulo ShardCount is ShardIndex, so shards run on several
+	// machines never share a chat and their histories check as one run.
+	ShardIndex, ShardCount int
+
 	HistoryPath string // where the history streams; required
 	Target      string // recorded in the header
 }
@@ -69,7 +75,7 @@ func DefaultConfig() Config {
 		Writers: 8, Chats: 64, Distribution: Uniform, ZipfS: 1.1,
 		Duration: 3 * time.Second, Seed: 1,
 		Faults: FaultRates{
-			CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
+			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
 		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02,
@@ -102,6 +108,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--sync-limit must be at least 1, got %d", c.SyncLimit)
 	case c.MaxAttempts < 1:
 		return fmt.Errorf("--max-attempts must be at least 1, got %d", c.MaxAttempts)
+	case c.ShardCount < 0 || c.ShardIndex < 0 || (c.ShardCount > 0 && c.ShardIndex >= c.ShardCount):
+		return fmt.Errorf("--shard must be i/N with 0 ≤ i < N, got %d/%d", c.ShardIndex, c.ShardCount)
+	case c.ShardCount > c.Chats:
+		return fmt.Errorf("--shard %d/%d: more shards than the %d chats", c.ShardIndex, c.ShardCount, c.Chats)
 	case c.ChatPrefix == "":
 		return fmt.Errorf("the chat id prefix must not be empty")
 	case c.HistoryPath == "":
@@ -113,6 +123,9 @@ func (c Config) Validate() error {
 		if err := f.validate(c.Chats); err != nil {
 			return err
 		}
+		if f.Kind == DeleteCounter && f.Chat%c.shards() != c.ShardIndex {
+			return fmt.Errorf("%s names chat %d, which shard %d/%d does not drive", f.Kind, f.Chat, c.ShardIndex, c.shards())
+		}
 		if f.Kind == KafkaOutage && c.KafkaOff {
 			return fmt.Errorf("a %s is scheduled but Kafka is off", KafkaOutage)
 		}
@@ -121,6 +134,7 @@ func (c Config) Validate() error {
 		name string
 		v    float64
 	}{
+		{"--stale-read", c.Faults.StaleRead},
 		{"--crash-after-allocate", c.Faults.CrashAfterAllocate},
 		{"--crash-in-persist", c.Faults.CrashInPersist},
 		{"--crash-after-persist", c.Faults.CrashAfterPersist},
@@ -136,3 +150,16 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+func (c *Config) shards() int { return max(c.ShardCount, 1) }
+
+// LocalChats is how many chats this shard drives.
+func (c *Config) LocalChats() int {
+	return (c.Chats - c.ShardIndex + c.shards() - 1) / c.shards()
+}
+
+// globalChat maps this shard's k-th chat to its index in the whole run.
+func (c *Config) globalChat(local int) int { return local*c.shards() + c.ShardIndex }
+
+// ChatName is the id of this shard's k-th chat.
+func (c *Config) ChatName(local int) string { return chatID(c.ChatPrefix, c.globalChat(local)) }

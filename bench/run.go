@@ -179,6 +179,9 @@ func header(cfg Config) history.Header {
 		Extra:    map[string]string{},
 	}
 	h.Extra["strategy"] = jsonString(string(cfg.Strategy))
+	if cfg.ShardCount > 1 {
+		h.Extra["shard"] = jsonString(fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount))
+	}
 	if cfg.Variant != sequencer.Correct {
 		h.Extra["variant"] = jsonString(string(cfg.Variant))
 	}
@@ -190,9 +193,9 @@ func createChats(ctx context.Context, st store.Store, cfg Config) ([]string, err
 	for w := range members {
 		members[w] = SenderID(w)
 	}
-	chats := make([]string, cfg.Chats)
+	chats := make([]string, cfg.LocalChats())
 	for i := range chats {
-		chats[i] = chatID(cfg.ChatPrefix, i)
+		chats[i] = cfg.ChatName(i)
 		if err := st.CreateChat(ctx, chats[i], members); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", chats[i], err)
 		}

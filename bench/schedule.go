@@ -35,7 +35,7 @@ type OpPlan struct {
 func PlanOp(cfg *Config, writer, op int) OpPlan {
 	r := opRand(cfg.Seed, writer, op)
 	p := OpPlan{Sync: r.Float64() < cfg.SyncRatio, Key: messageKey(writer, op), rates: cfg.Faults}
-	picker := chatPicker{chats: cfg.Chats}
+	picker := chatPicker{chats: cfg.LocalChats()}
 	if cfg.Distribution == Zipf {
 		picker.zipfS = cfg.ZipfS
 	}
@@ -67,10 +67,11 @@ func (p chatPicker) pick(r *rand.Rand) int {
 
 func drawFaults(r *rand.Rand, f FaultRates) sequencer.FaultPlan {
 	p := sequencer.FaultPlan{
-		CrashAfterAllocate: r.Float64() < f.CrashAfterAllocate,
-		CrashInPersist:     r.Float64() < f.CrashInPersist,
-		CrashAfterPersist:  r.Float64() < f.CrashAfterPersist,
-		PublishFails:       r.Float64() < f.PublishFail,
+		StaleIdempotencyRead: r.Float64() < f.StaleRead,
+		CrashAfterAllocate:   r.Float64() < f.CrashAfterAllocate,
+		CrashInPersist:       r.Float64() < f.CrashInPersist,
+		CrashAfterPersist:    r.Float64() < f.CrashAfterPersist,
+		PublishFails:         r.Float64() < f.PublishFail,
 	}
 	p.CrashInPersistCommitted = r.IntN(2) == 0
 	return p

@@ -120,7 +120,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 	w.lastChat = chatIdx
 	content := "message " + plan.Key
 	req := sequencer.Request{
-		Chat: chatID(w.cfg.ChatPrefix, chatIdx), Key: plan.Key, Sender: SenderID(w.id),
+		Chat: w.cfg.ChatName(chatIdx), Key: plan.Key, Sender: SenderID(w.id),
 		Content: content, PayloadHash: payloadHash(content),
 	}
 
@@ -230,7 +230,7 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended time.Time) 
 	if chatIdx < 0 {
 		chatIdx = plannedChat
 	}
-	chat := chatID(w.cfg.ChatPrefix, chatIdx)
+	chat := w.cfg.ChatName(chatIdx)
 	after := w.cursor[chatIdx]
 	w.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: w.pid, F: history.FSync, Chat: chat,

@@ -53,6 +53,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.IntVar(&cfg.Ops, "ops", cfg.Ops, "total operations across writers (0: run for --duration)")
 	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open loop at this many operations/s in total, latency measured from intended start (0: closed loop)")
 	fl.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of every random choice")
+	fl.Float64Var(&cfg.Faults.StaleRead, "stale-read", cfg.Faults.StaleRead, "probability step 1's eventually consistent idempotency read misses an existing record")
 	fl.Float64Var(&cfg.Faults.CrashAfterAllocate, "crash-after-allocate", cfg.Faults.CrashAfterAllocate, "probability the server crashes between allocate and persist")
 	fl.Float64Var(&cfg.Faults.CrashInPersist, "crash-in-persist", cfg.Faults.CrashInPersist, "probability the server crashes inside the persist transaction (the commit lands or not, 50/50)")
 	fl.Float64Var(&cfg.Faults.CrashAfterPersist, "crash-after-persist", cfg.Faults.CrashAfterPersist, "probability the server crashes after persist, before publish")

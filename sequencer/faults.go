@@ -3,6 +3,10 @@ package sequencer
 // FaultPlan is what goes wrong during one persist, decided by the caller in
 // advance (from its seed) so a run's faults are reproducible.
 type FaultPlan struct {
+	// StaleIdempotencyRead: step 1's eventually consistent read misses a
+	// record that exists, as DynamoDB allows; step 4's condition must
+	// catch what it missed.
+	StaleIdempotencyRead bool
 	// CrashAfterAllocate: the server dies between steps 3 and 4.
 	CrashAfterAllocate bool
 	// CrashInPersist: the server dies during step 4's transaction; whether
@@ -18,5 +22,5 @@ type FaultPlan struct {
 
 // Any reports whether the plan injects anything.
 func (p FaultPlan) Any() bool {
-	return p.CrashAfterAllocate || p.CrashInPersist || p.CrashAfterPersist || p.PublishFails
+	return p.StaleIdempotencyRead || p.CrashAfterAllocate || p.CrashInPersist || p.CrashAfterPersist || p.PublishFails
 }

@@ -105,3 +105,23 @@ func TestRetryReallocatesAnswersANewSequence(t *testing.T) {
 		t.Fatalf("the broken retry path answered %+v, %v; it should allocate anew", again.Result, err)
 	}
 }
+
+// A stale step-1 read sends a retry to step 4, whose condition must answer
+// the original; the broken unconditional put persists the message twice.
+func TestStaleIdempotencyReadIsCaughtByTheCondition(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.chatAt(0)
+	first, _ := f.persist("k", FaultPlan{})
+	again, err := f.persist("k", FaultPlan{StaleIdempotencyRead: true})
+	if err != nil || again.Seq != first.Seq || !again.Dedup || again.Allocated != 2 {
+		t.Fatalf("stale retry got %+v (allocated %d), %v; want the cached %d with 2 a gap", again.Result, again.Allocated, err, first.Seq)
+	}
+
+	broken := newFixture(t, Config{Variant: UnconditionalIdempotency})
+	broken.chatAt(0)
+	first, _ = broken.persist("k", FaultPlan{})
+	again, _ = broken.persist("k", FaultPlan{StaleIdempotencyRead: true})
+	if again.Seq == first.Seq || len(broken.messageSeqs()) != 2 {
+		t.Fatalf("unconditional put answered %d then %d with messages %v: expected a duplicate persist", first.Seq, again.Seq, broken.messageSeqs())
+	}
+}

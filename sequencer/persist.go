@@ -83,6 +83,9 @@ func (p *persistCall) run() error {
 	if err != nil {
 		return classifyStoreError(err)
 	}
+	if p.req.Faults.StaleIdempotencyRead {
+		hit = false
+	}
 	if hit {
 		if p.core.cfg.Variant == RetryReallocates {
 			return p.reallocateOnRetry()
@@ -211,8 +214,9 @@ func (p *persistCall) persistFailed(err error) error {
 			return classifyStoreError(rerr)
 		}
 		if hit {
-			p.out.Result = Result{Seq: rec.Seq, MessageID: rec.MessageID, Dedup: true}
-			return nil
+			// The winner may have crashed before publishing: the same
+			// replay rule as step 1 applies.
+			return p.replay(rec)
 		}
 	}
 	return classifyStoreError(err)
