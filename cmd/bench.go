@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,7 @@ type benchFlags struct {
 	format     string
 	store      storeopen.Options
 	strategy   string
+	shard      string
 	linTimeout time.Duration
 }
 
@@ -72,6 +74,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.StringVar(&cfg.HistoryPath, "history", cfg.HistoryPath, "file the history streams to")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.StringVar(&f.strategy, "strategy", "two-phase", "allocation: two-phase (ADR-004: atomic ADD, then persist) or occ (option B: read, conditional write, retry)")
+	fl.StringVar(&f.shard, "shard", "", "i/N: drive only chats whose index mod N is i, so N processes share the load and 'chatseq check' judges their histories as one run")
 	addStoreFlags(fl, &f.store)
 	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
 	return c
@@ -106,6 +109,13 @@ func (f *benchFlags) resolve() error {
 		return badInput("--strategy must be two-phase or occ, got %q", f.strategy)
 	}
 	f.cfg.Strategy = strategy
+	if f.shard != "" {
+		i, n, err := parseShard(f.shard)
+		if err != nil {
+			return err
+		}
+		f.cfg.ShardIndex, f.cfg.ShardCount = i, n
+	}
 	if err := f.store.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -165,4 +175,15 @@ func verdictExit(rep checker.Report) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// parseShard reads "i/N".
+func parseShard(s string) (int, int, error) {
+	idx, count, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(idx)
+	n, err2 := strconv.Atoi(count)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, badInput("--shard must be i/N with 0 ≤ i < N, got %q", s)
+	}
+	return i, n, nil
 }

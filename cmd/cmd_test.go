@@ -1,0 +1,80 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Execute(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--writers", "0"}, "--writers must be at least 1"},
+		{[]string{"bench", "--distribution", "pareto"}, "--distribution"},
+		{[]string{"bench", "--crash-after-allocate", "1.5"}, "--crash-after-allocate is a probability"},
+		{[]string{"bench", "--broken", "nope"}, "--broken: unknown behaviour"},
+		{[]string{"bench", "--kafka", "maybe"}, "--kafka must be"},
+		{[]string{"bench", "--store", "sqlite"}, "--store must be"},
+		{[]string{"bench", "--strategy", "lock"}, "--strategy must be"},
+		{[]string{"bench", "--shard", "3/2"}, "--shard must be"},
+		{[]string{"bench", "--format", "xml"}, "--format must be"},
+		{[]string{"bench", "--writers", "many"}, "invalid argument"},
+		{[]string{"bench", "--no-such-flag"}, "unknown flag"},
+		{[]string{"check"}, "accepts 1 arg"},
+		{[]string{"check", "/no/such/file.jsonl"}, "no such file"},
+		{[]string{"check", "x", "--gaps", "sometimes"}, ""},
+		{[]string{"frobnicate"}, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, errOut := run(t, c.args...)
+		if code != ExitBadInput {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, errOut)
+		}
+		if !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: stderr %q does not name %q", c.args, errOut, c.want)
+		}
+	}
+}
+
+func TestCheckMalformedHistoryNamesTheLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	content := `{"format":"chatseq-history","version":1}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":2,"chat":"c","key":"k","seq":"eleven","message_id":"m"}
+`
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "check", path)
+	if code != ExitBadInput || !strings.Contains(errOut, path+":3:") {
+		t.Fatalf("exit %d, stderr %q: want exit 2 naming %s:3", code, errOut, path)
+	}
+}
+
+func TestBenchThenCheckAgree(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "h.jsonl")
+	code, out, errOut := run(t, "bench", "--ops", "400", "--duration", "0", "--writers", "3", "--chats", "2", "--history", hist, "--kafka", "off")
+	if code != ExitOK || !strings.Contains(out, "verdict: PASS") || !strings.Contains(out, "allocate") {
+		t.Fatalf("bench exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = run(t, "check", hist, "--format", "json")
+	if code != ExitOK || !strings.Contains(out, `"valid": true`) {
+		t.Fatalf("check exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "bench", "--ops", "600", "--duration", "0", "--broken", "retry-reallocates", "--duplicate-after-ok", "0.3", "--history", hist, "--kafka", "off", "--format", "json")
+	if code != ExitViolation || !strings.Contains(out, `"idempotency_guarantee"`) {
+		t.Fatalf("broken bench exit %d, want 1\n%s", code, out)
+	}
+}
