@@ -1,0 +1,219 @@
+package checker
+
+import (
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// Check judges h against every invariant HISTORY.md names. Invariants the
+// contract does not require are listed as not applicable with a reason;
+// none is silently skipped.
+func Check(h *history.History, opt Options) Report {
+	began := time.Now()
+	x := buildIndex(h)
+	built := len(x.warnings) // later warnings come from concurrent checkers
+	con, stated := resolveContract(h.Header.Contract, opt.Contract, x.hasEvents)
+	r := Report{Contract: con, Invariants: []Result{}, NotApplicable: []NotApplicable{}}
+
+	results := map[string]Result{}
+	var mu sync.Mutex
+	put := func(res Result) {
+		mu.Lock()
+		results[res.Name] = res
+		mu.Unlock()
+	}
+	notApplicable := func(name, reason string) {
+		r.NotApplicable = append(r.NotApplicable, NotApplicable{Name: name, Reason: reason})
+	}
+	var gs gapStats
+	late, dups := 0, 0
+
+	// The exact checkers only read the index, so they run side by side.
+	tasks := []func(){
+		func() { put(checkSequenceUniqueness(x)) },
+		func() { put(checkNoZeroSequence(x)) },
+		func() { put(checkAllocationMonotonicity(x)) },
+		func() { put(checkSequenceMonotonic(x)) },
+		func() { put(checkCounterIsLastAllocated(x)) },
+		func() { put(checkSequenceMonotonicity(x)) },
+		func() { put(checkCounterLowerBound(x)) },
+		func() { put(checkIdempotencyGuarantee(x)) },
+		func() { put(checkIdempotencySequenceConsistency(x)) },
+		func() { put(checkAckImpliesPersistence(x)) },
+		func() { var res Result; res, gs = checkGaps(x); put(res) },
+		func() { var res Result; res, late = checkSyncCompleteness(x); put(res) },
+	}
+	switch con.Gaps {
+	case history.GapsForbidden:
+		tasks = append(tasks, func() { put(checkGapless(x)) })
+	case history.GapsAllowed:
+		notApplicable(NameGapless, "contract gaps: allowed (ADR-004's two-phase allocation leaves gaps by design)")
+	default:
+		put(badContract(NameGapless, "gaps", con.Gaps))
+	}
+	switch con.KeyReuse {
+	case history.KeyReuseReject:
+		tasks = append(tasks, func() { put(checkKeyReuse(x)) })
+	case history.KeyReuseReturnOriginal:
+		notApplicable(NameKeyReuse, "contract key_reuse: return-original (a reused key must get the original sequence: idempotency_guarantee judges that)")
+	default:
+		put(badContract(NameKeyReuse, "key_reuse", con.KeyReuse))
+	}
+	switch con.Events {
+	case history.EventsAtLeastOnce:
+		tasks = append(tasks, func() { var res Result; res, dups = checkEventCompleteness(x); put(res) })
+	case history.EventsNone:
+		if stated {
+			notApplicable(NameEventCompleteness, "contract events: none")
+		} else {
+			notApplicable(NameEventCompleteness, "no final events lines and the contract does not state events")
+		}
+	default:
+		put(badContract(NameEventCompleteness, "events", con.Events))
+	}
+	runAll(tasks)
+
+	decided, undecided := 0, 0
+	if res := contractProblem(con); res != "" {
+		put(Result{Name: NameLinearizability, Status: Unknown, Detail: "the model needs a valid contract: " + res, Lines: []int{}})
+	} else {
+		var res Result
+		res, decided, undecided = checkLinearizability(x, con, opt)
+		put(res)
+	}
+
+	for _, name := range InvariantNames {
+		if res, ok := results[name]; ok {
+			r.Invariants = append(r.Invariants, res)
+		}
+	}
+	r.Warnings = make([]string, 0, len(h.Warnings)+len(x.warnings))
+	for _, w := range h.Warnings {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("line %d: %s", w.Line, w.Message))
+	}
+	slices.Sort(x.warnings[built:])
+	r.Warnings = append(r.Warnings, x.warnings...)
+	r.Stats = x.stats(gs, late, dups)
+	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = decided, undecided
+	r.Stats.CheckMillis = time.Since(began).Milliseconds()
+	r.setValid()
+	return r
+}
+
+// runAll runs tasks on GOMAXPROCS goroutines.
+func runAll(tasks []func()) {
+	work := make(chan func())
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(tasks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range work {
+				t()
+			}
+		}()
+	}
+	for _, t := range tasks {
+		work <- t
+	}
+	close(work)
+	wg.Wait()
+}
+
+// resolveContract fills in HISTORY.md's defaults; opt overrides the header
+// field by field. stated reports whether the events contract was given.
+func resolveContract(header history.Contract, opt *history.Contract, hasEvents bool) (c history.Contract, stated bool) {
+	c = header
+	if opt != nil {
+		if opt.Gaps != "" {
+			c.Gaps = opt.Gaps
+		}
+		if opt.KeyReuse != "" {
+			c.KeyReuse = opt.KeyReuse
+		}
+		if opt.Events != "" {
+			c.Events = opt.Events
+		}
+	}
+	if c.Gaps == "" {
+		c.Gaps = history.GapsAllowed
+	}
+	if c.KeyReuse == "" {
+		c.KeyReuse = history.KeyReuseReturnOriginal
+	}
+	stated = c.Events != ""
+	if !stated {
+		c.Events = history.EventsNone
+		if hasEvents {
+			c.Events = history.EventsAtLeastOnce
+		}
+	}
+	return c, stated
+}
+
+// contractProblem describes invalid contract values the model depends on.
+func contractProblem(c history.Contract) string {
+	switch {
+	case c.Gaps != history.GapsAllowed && c.Gaps != history.GapsForbidden:
+		return fmt.Sprintf("gaps %q is neither %q nor %q", c.Gaps, history.GapsAllowed, history.GapsForbidden)
+	case c.KeyReuse != history.KeyReuseReturnOriginal && c.KeyReuse != history.KeyReuseReject:
+		return fmt.Sprintf("key_reuse %q is neither %q nor %q", c.KeyReuse, history.KeyReuseReturnOriginal, history.KeyReuseReject)
+	}
+	return ""
+}
+
+func badContract(name, field, value string) Result {
+	return Result{Name: name, Status: Unknown, Lines: []int{},
+		Detail: fmt.Sprintf("contract %s %q is not a value HISTORY.md defines: cannot tell whether this invariant applies", field, value)}
+}
+
+func (x *index) stats(gs gapStats, late, dups int) Stats {
+	s := Stats{
+		Chats:           len(x.chatNames),
+		Operations:      len(x.ops),
+		Allocations:     len(x.allocs),
+		Messages:        len(x.msgs),
+		Gaps:            int(min(gs.gaps, 1<<62)),
+		GapCauses:       maps.Clone(gs.causes),
+		ErrorCodes:      map[string]int{},
+		LateCommits:     late,
+		DuplicateEvents: dups,
+	}
+	if s.GapCauses == nil {
+		s.GapCauses = map[string]int{}
+	}
+	if gs.allocated > 0 {
+		s.GapRate = float64(gs.gaps) / float64(gs.allocated)
+	}
+	for i := range x.ops {
+		o := int32(i)
+		if x.ops[i].fn == fnPersist {
+			s.Persists++
+		} else {
+			s.Syncs++
+		}
+		switch x.ops[i].status {
+		case stOK:
+			s.OK++
+			if x.isDedup(o) {
+				s.Dedup++
+			}
+		case stFail:
+			s.Fail++
+			s.ErrorCodes[x.errCode(o)]++
+		case stInfo:
+			s.Info++
+			s.ErrorCodes[x.errCode(o)]++
+		case stOpen:
+			s.Info++
+			s.Unfinished++
+		}
+	}
+	return s
+}

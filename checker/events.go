@@ -1,0 +1,121 @@
+package checker
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// eventAt reports whether chat c's final events hold (seq, id).
+func (x *index) eventAt(c int32, seq uint64, id string) bool {
+	lo, hi := span(x.eventSpan, c)
+	es := x.events[lo:hi]
+	i, _ := slices.BinarySearchFunc(es, seq, func(e int32, s uint64) int { return cmp.Compare(x.fin[e].Seq, s) })
+	for ; i < len(es) && x.fin[es[i]].Seq == seq; i++ {
+		if x.fin[es[i]].MessageID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// acked reports whether chat c has an ack of (seq, id).
+func (x *index) acked(c int32, seq uint64, id string) bool {
+	lo, hi := span(x.ackSpan, c)
+	as := x.acks[lo:hi]
+	i, _ := slices.BinarySearchFunc(as, seq, func(o int32, s uint64) int { return cmp.Compare(x.ackSeq(o), s) })
+	for ; i < len(as) && x.ackSeq(as[i]) == seq; i++ {
+		if x.ackID(as[i]) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// checkEventCompleteness (events contract at-least-once): every
+// acknowledged (chat, seq, message_id) was published at least once, and
+// every event names a message of the final table (no phantom events).
+// Duplicates, per-partition order and unacknowledged messages without an
+// event are reported, not failed. It returns the duplicate count.
+func checkEventCompleteness(x *index) (Result, int) {
+	v := newVerdict(NameEventCompleteness)
+	if !x.hasEvents {
+		v.unknown("the contract says events are at-least-once but the history has no final events lines")
+		return v.result(), 0
+	}
+	for _, o := range x.acks {
+		c := x.ops[o].chat
+		if !x.eventAt(c, x.ackSeq(o), x.ackID(o)) {
+			v.fail([]int{x.doneLine(o)}, "chat %q seq %d %q was acknowledged (line %d) but never published", x.chatNames[c], x.ackSeq(o), x.ackID(o), x.doneLine(o))
+		}
+	}
+	dups := 0
+	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		lo, hi := span(x.eventSpan, c)
+		for i := lo; i < hi; i++ {
+			e := &x.fin[x.events[i]]
+			if i > lo {
+				if p := &x.fin[x.events[i-1]]; p.Seq == e.Seq && p.MessageID == e.MessageID {
+					dups++
+					continue
+				}
+			}
+			if x.hasMessages {
+				if found, _ := x.hasMsg(c, e.Seq, e.MessageID); !found {
+					v.fail([]int{e.Line}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, e.Chat, e.Seq, e.MessageID)
+				}
+			}
+		}
+	}
+	if !x.hasMessages {
+		v.unknown("no final messages lines: phantom events not checked")
+	} else {
+		silent := 0
+		for _, m := range x.msgs {
+			f := &x.fin[m]
+			c := x.finChat[m]
+			if !x.acked(c, f.Seq, f.MessageID) && !x.eventAt(c, f.Seq, f.MessageID) {
+				silent++
+			}
+		}
+		if silent > 0 {
+			v.note("%s persisted but never acknowledged and without an event (allowed: no persist of it succeeded)", plural(silent, "message"))
+		}
+	}
+	if dups > 0 {
+		v.note("%s (at-least-once allows them)", plural(dups, "duplicate event"))
+	}
+	if inv, split := x.eventOrder(); inv > 0 || split > 0 {
+		v.note("out of sequence order: %d events come after a higher sequence of their chat in their partition, %d chats span several partitions", inv, split)
+		x.warn("events out of sequence order: %d events come after a higher sequence of their chat in their partition and %d chats span several partitions, so consumers see them out of order (ADR-004 publishes after persisting: concurrent persists publish in commit order, not sequence order)", inv, split)
+	}
+	v.pass("%s published, %s each name a persisted message", plural(len(x.acks), "ack"), plural(len(x.events), "event"))
+	return v.result(), dups
+}
+
+// eventOrder counts, per chat and partition in offset order, events whose
+// sequence is below the one before, and chats spread over partitions.
+func (x *index) eventOrder() (inversions, split int) {
+	order := slices.Clone(x.events)
+	sortByKey(order, func(i int32) sortKey {
+		f := &x.fin[i]
+		return sortKey{chat: x.finChat[i], a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
+	})
+	for i := 0; i < len(order); {
+		parts, j := 1, i+1
+		for ; j < len(order) && x.finChat[order[j]] == x.finChat[order[i]]; j++ {
+			p, e := &x.fin[order[j-1]], &x.fin[order[j]]
+			switch {
+			case p.Partition != e.Partition:
+				parts++
+			case e.Seq < p.Seq:
+				inversions++
+			}
+		}
+		if parts > 1 {
+			split++
+		}
+		i = j
+	}
+	return inversions, split
+}

@@ -1,0 +1,439 @@
+package checker
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Invariants over the final state (counters and messages tables), read
+// after the run. The history format has no initial state, so every chat is
+// taken to start with its counter at 0 and no messages (ADR-004 §9).
+
+// counterOf returns chat c's final counter line, or why there is none to
+// judge by (missing counters are counter_is_last_allocated's failure).
+func (x *index) counterOf(c int32) (fi int32, why string) {
+	fi = x.counter[c]
+	switch {
+	case fi < 0:
+		return -1, "no final counters line"
+	case x.fin[fi].Missing:
+		return -1, "counter missing"
+	}
+	return fi, ""
+}
+
+// active reports whether chat c saw any operation, allocation or message.
+func (x *index) active(c int32) bool {
+	return x.opChatSpan[c+1] > x.opChatSpan[c] || x.allocSpan[c+1] > x.allocSpan[c] || x.msgSpan[c+1] > x.msgSpan[c]
+}
+
+// unjudged lists active chats that lack a usable counter, by reason.
+type unjudged map[string][]int32
+
+func (u unjudged) add(why string, c int32) { u[why] = append(u[why], c) }
+
+func (u unjudged) report(x *index, v *verdict) {
+	for _, why := range slices.Sorted(maps.Keys(u)) {
+		v.unknown("%s: %s", why, x.chatList(u[why]))
+	}
+}
+
+// checkCounterIsLastAllocated: the final counter equals the last traced
+// allocation (ADR-004 counter_is_last_allocated); a missing counter is
+// ADR-004's counter_must_exist incident.
+func checkCounterIsLastAllocated(x *index) Result {
+	v := newVerdict(NameCounterIsLastAllocated)
+	if !x.hasCounters {
+		v.unknown("no final counters lines")
+		return v.result()
+	}
+	u := unjudged{}
+	judged := 0
+	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		fi := x.counter[c]
+		if fi < 0 {
+			if x.active(c) {
+				u.add("no final counters line", c)
+			}
+			continue
+		}
+		f := &x.fin[fi]
+		if f.Missing {
+			v.fail([]int{f.Line}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", f.Chat, f.Line)
+			continue
+		}
+		if len(x.allocs) == 0 {
+			continue
+		}
+		judged++
+		lo, hi := span(x.allocSpan, c)
+		var last uint64
+		lines := []int{f.Line}
+		if hi > lo {
+			a := x.allocBySeq[hi-1]
+			last = x.allocSeq(a)
+			lines = append(lines, x.ev[x.allocs[a].ev].Line)
+		}
+		if f.Value != last {
+			what := "no allocation was traced"
+			if hi > lo {
+				what = fmt.Sprintf("the last traced allocation is %d (line %d)", last, lines[1])
+			}
+			v.fail(lines, "chat %q: final counter is %d (line %d) but %s", f.Chat, f.Value, f.Line, what)
+		}
+	}
+	if len(x.allocs) == 0 {
+		v.unknown("no allocate traces: the last allocated sequence is not known")
+	}
+	u.report(x, v)
+	v.pass("%s: counter equals the last traced allocation", plural(judged, "chat"))
+	return v.result()
+}
+
+// checkSequenceMonotonicity: the final counter is at least every persisted
+// (final messages) and every acknowledged sequence of its chat.
+func checkSequenceMonotonicity(x *index) Result {
+	v := newVerdict(NameSequenceMonotonicity)
+	if !x.hasCounters {
+		v.unknown("no final counters lines")
+		return v.result()
+	}
+	if len(x.msgs) == 0 && len(x.acks) == 0 {
+		v.unknown("no final messages and no acks to compare counters with")
+		return v.result()
+	}
+	u := unjudged{}
+	judged := 0
+	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		mlo, mhi := span(x.msgSpan, c)
+		alo, ahi := span(x.ackSpan, c)
+		if mhi == mlo && ahi == alo {
+			continue
+		}
+		fi, why := x.counterOf(c)
+		if fi < 0 {
+			u.add(why, c)
+			continue
+		}
+		judged++
+		f := &x.fin[fi]
+		if mhi > mlo {
+			if m := &x.fin[x.msgs[mhi-1]]; m.Seq > f.Value {
+				v.fail([]int{f.Line, m.Line}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", f.Chat, f.Value, f.Line, m.Seq, m.Line)
+			}
+		}
+		if ahi > alo {
+			if o := x.acks[ahi-1]; x.ackSeq(o) > f.Value {
+				v.fail([]int{f.Line, x.doneLine(o)}, "chat %q: final counter %d (line %d) is below the acknowledged seq %d (line %d)", f.Chat, f.Value, f.Line, x.ackSeq(o), x.doneLine(o))
+			}
+		}
+	}
+	if !x.hasMessages {
+		v.note("no final messages lines: counters compared with acks only")
+	}
+	u.report(x, v)
+	v.pass("%s: counter ≥ every persisted and acknowledged sequence", plural(judged, "chat"))
+	return v.result()
+}
+
+// checkCounterLowerBound: a chat holds no more final messages than its
+// counter (ADR-004 counter_lower_bound).
+func checkCounterLowerBound(x *index) Result {
+	v := newVerdict(NameCounterLowerBound)
+	if !x.hasCounters || !x.hasMessages {
+		v.unknown("needs final counters and messages lines (have counters: %v, messages: %v)", x.hasCounters, x.hasMessages)
+		return v.result()
+	}
+	u := unjudged{}
+	judged := 0
+	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		lo, hi := span(x.msgSpan, c)
+		if hi == lo {
+			continue
+		}
+		fi, why := x.counterOf(c)
+		if fi < 0 {
+			u.add(why, c)
+			continue
+		}
+		judged++
+		f := &x.fin[fi]
+		ms := x.msgs[lo:hi]
+		count := 0 // distinct (seq, message_id): a repeated line is one message
+		for i := range ms {
+			if i == 0 || x.fin[ms[i]].Seq != x.fin[ms[i-1]].Seq || x.fin[ms[i]].MessageID != x.fin[ms[i-1]].MessageID {
+				count++
+			}
+		}
+		if uint64(count) > f.Value {
+			// The full counterexample is the counter and counter+1
+			// messages; beyond 48 lines show the counter and the highest.
+			lines := []int{f.Line}
+			if f.Value+1 <= 48 {
+				for _, m := range ms[:f.Value+1] {
+					lines = append(lines, x.fin[m].Line)
+				}
+			} else {
+				lines = append(lines, x.fin[ms[len(ms)-1]].Line)
+			}
+			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", f.Chat, count, f.Value, f.Line)
+		}
+	}
+	u.report(x, v)
+	v.pass("%s: message count ≤ counter", plural(judged, "chat"))
+	return v.result()
+}
+
+// checkAckImpliesPersistence: every acknowledged (chat, seq, message_id) is
+// in the final messages table — the same message, not merely some message
+// at that sequence as ADR-004's text has it, which an overwrite would pass.
+func checkAckImpliesPersistence(x *index) Result {
+	v := newVerdict(NameAckImpliesPersistence)
+	if !x.hasMessages {
+		if len(x.acks) > 0 {
+			v.unknown("%s but no final messages lines (the table was not dumped, or is empty, which would violate this invariant)", plural(len(x.acks), "ack"))
+		} else {
+			v.unknown("no acks and no final messages lines")
+		}
+		return v.result()
+	}
+	if len(x.acks) == 0 {
+		v.unknown("no acknowledged persists")
+		return v.result()
+	}
+	for _, o := range x.acks {
+		c, seq, id := x.ops[o].chat, x.ackSeq(o), x.ackID(o)
+		found, at := x.hasMsg(c, seq, id)
+		if found {
+			continue
+		}
+		if at >= 0 {
+			v.fail([]int{x.doneLine(o), x.fin[at].Line}, "chat %q seq %d was acknowledged as %q (line %d) but the final table holds %q there (line %d)",
+				x.chatNames[c], seq, id, x.doneLine(o), x.fin[at].MessageID, x.fin[at].Line)
+		} else {
+			v.fail([]int{x.doneLine(o)}, "chat %q seq %d was acknowledged as %q (line %d) but no final message has that sequence",
+				x.chatNames[c], seq, id, x.doneLine(o))
+		}
+	}
+	v.pass("%s found in the final messages table with the acknowledged message_id", plural(len(x.acks), "ack"))
+	return v.result()
+}
+
+// gapStats is what the gap walk learns, for Stats.
+type gapStats struct {
+	gaps      uint64
+	allocated uint64
+	causes    map[string]int
+}
+
+// checkGaps: every sequence 1..counter without a final message was handed
+// out by a traced allocation whose persist did not complete (ADR-004
+// gap_is_allocation_without_persistence); gaps are classified by how the
+// allocating operation ended.
+func checkGaps(x *index) (Result, gapStats) {
+	v := newVerdict(NameGapIsAllocation)
+	gs := gapStats{causes: map[string]int{}}
+	if !x.hasCounters || !x.hasMessages {
+		v.unknown("needs final counters and messages lines (have counters: %v, messages: %v)", x.hasCounters, x.hasMessages)
+		return v.result(), gs
+	}
+	u := unjudged{}
+	traced := len(x.allocs) > 0
+	untracedChats := 0
+	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		fi, why := x.counterOf(c)
+		if fi < 0 {
+			if x.active(c) {
+				u.add(why, c)
+			}
+			continue
+		}
+		f := &x.fin[fi]
+		gs.allocated += f.Value
+		chatGaps, untraced, firstUntraced := x.walkGaps(c, f.Value, gs.causes)
+		gs.gaps += chatGaps
+		switch {
+		case chatGaps == 0:
+		case !traced:
+			untracedChats++
+		case untraced > 0:
+			gs.causes["untraced"] += int(min(untraced, 1<<62))
+			v.fail([]int{f.Line}, "chat %q: %d sequences ≤ counter %d (line %d) have neither a message nor a traced allocation, the first is %d",
+				f.Chat, untraced, f.Value, f.Line, firstUntraced)
+		}
+	}
+	if untracedChats > 0 {
+		v.unknown("%d gaps in %s but no allocate traces to explain them", gs.gaps, plural(untracedChats, "chat"))
+	}
+	u.report(x, v)
+	v.pass("%s", gapSummary(gs))
+	if v.fails > 0 {
+		v.note("%s", gapSummary(gs))
+	}
+	return v.result(), gs
+}
+
+// walkGaps merges chat c's message and allocation sequences over 1..counter.
+// Sequences are visited in runs, not one by one, so a corrupt counter of
+// 10^18 costs no more than a sane one.
+func (x *index) walkGaps(c int32, counter uint64, causes map[string]int) (gaps, untraced, firstUntraced uint64) {
+	mlo, mhi := span(x.msgSpan, c)
+	alo, ahi := span(x.allocSpan, c)
+	ms, as := x.msgs[mlo:mhi], x.allocBySeq[alo:ahi]
+	i, j := 0, 0
+	prev := uint64(0)
+	// run counts prev+1..last, sequences neither persisted nor allocated.
+	run := func(last uint64) {
+		if last > prev {
+			gaps += last - prev
+			untraced += last - prev
+			if firstUntraced == 0 {
+				firstUntraced = prev + 1
+			}
+		}
+	}
+	for {
+		for i < len(ms) && x.fin[ms[i]].Seq == 0 {
+			i++
+		}
+		for j < len(as) && x.allocSeq(as[j]) == 0 {
+			j++
+		}
+		next := uint64(0)
+		if i < len(ms) {
+			next = x.fin[ms[i]].Seq
+		}
+		if j < len(as) && (next == 0 || x.allocSeq(as[j]) < next) {
+			next = x.allocSeq(as[j])
+		}
+		if next == 0 || next > counter {
+			break
+		}
+		run(next - 1)
+		hasMsg := false
+		for i < len(ms) && x.fin[ms[i]].Seq == next {
+			hasMsg = true
+			i++
+		}
+		firstAlloc := int32(-1)
+		for j < len(as) && x.allocSeq(as[j]) == next {
+			if firstAlloc < 0 {
+				firstAlloc = as[j]
+			}
+			j++
+		}
+		if !hasMsg {
+			gaps++
+			causes[x.gapCause(firstAlloc)]++
+		}
+		prev = next
+	}
+	run(counter)
+	return gaps, untraced, firstUntraced
+}
+
+// gapCause names how the operation that allocated a gap ended.
+func (x *index) gapCause(a int32) string {
+	o := x.allocs[a].op
+	if o < 0 {
+		return "unowned_allocation"
+	}
+	switch x.ops[o].status {
+	case stOK:
+		if x.isDedup(o) {
+			return "raced" // answered with another attempt's sequence
+		}
+		if x.ackSeq(o) == x.allocSeq(a) {
+			return "acked_but_missing"
+		}
+		return "acked_other_seq"
+	case stOpen:
+		return "unfinished"
+	}
+	return x.errCode(o)
+}
+
+func gapSummary(gs gapStats) string {
+	if gs.gaps == 0 {
+		return fmt.Sprintf("no gaps in %d allocated sequences", gs.allocated)
+	}
+	s := fmt.Sprintf("%d gaps in %d allocated sequences (%.3g%%)", gs.gaps, gs.allocated, 100*float64(gs.gaps)/float64(gs.allocated))
+	if len(gs.causes) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(gs.causes)) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, gs.causes[k]))
+		}
+		s += ", by cause: " + strings.Join(parts, ", ")
+	}
+	return s
+}
+
+// checkGapless (contract gaps: forbidden): each chat's final messages are
+// exactly 1..max, and acked sequences leave no hole that the operations of
+// unknown outcome could not fill.
+func checkGapless(x *index) Result {
+	v := newVerdict(NameGapless)
+	if !x.hasMessages && len(x.acks) == 0 {
+		v.unknown("no final messages lines and no acks")
+		return v.result()
+	}
+	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		if x.hasMessages {
+			lo, hi := span(x.msgSpan, c)
+			want := uint64(1)
+			for k := lo; k < hi; k++ {
+				m := &x.fin[x.msgs[k]]
+				if m.Seq < want { // repeated sequence: uniqueness's concern
+					continue
+				}
+				if m.Seq > want {
+					lines := []int{m.Line}
+					if k > lo {
+						lines = append(lines, x.fin[x.msgs[k-1]].Line)
+					}
+					v.fail(lines, "chat %q: no message at seq %d, below the message at seq %d (line %d)", x.chatNames[c], want, m.Seq, m.Line)
+					break
+				}
+				want++
+			}
+			continue
+		}
+		// Without the final table: every hole below the highest ack must
+		// be filled by a persist of unknown outcome on this chat.
+		lo, hi := span(x.ackSpan, c)
+		if hi == lo {
+			continue
+		}
+		holes, want := uint64(0), uint64(1)
+		firstHole := uint64(0)
+		for _, o := range x.acks[lo:hi] {
+			if s := x.ackSeq(o); s >= want {
+				if s > want && firstHole == 0 {
+					firstHole = want
+				}
+				holes += s - want
+				want = s + 1
+			}
+		}
+		unknownOutcome := uint64(0)
+		olo, ohi := span(x.opChatSpan, c)
+		for _, o := range x.opsByChat[olo:ohi] {
+			if st := x.ops[o].status; x.ops[o].fn == fnPersist && (st == stInfo || st == stOpen) {
+				unknownOutcome++
+			}
+		}
+		if holes > unknownOutcome {
+			top := x.acks[hi-1]
+			v.fail([]int{x.doneLine(top)}, "chat %q: %d sequences below the acked %d (line %d) were never acked, the first is %d, and only %d persists of unknown outcome could fill them",
+				x.chatNames[c], holes, x.ackSeq(top), x.doneLine(top), firstHole, unknownOutcome)
+		}
+	}
+	if x.hasMessages {
+		v.pass("every chat's final messages are exactly 1..max")
+	} else {
+		v.pass("acked sequences leave no hole that unknown-outcome persists cannot fill (no final messages lines)")
+	}
+	return v.result()
+}

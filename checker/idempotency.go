@@ -1,0 +1,220 @@
+package checker
+
+import "strconv"
+
+// keyOps returns key k's persist operations in invoke order.
+func (x *index) keyOps(k int32) []int32 {
+	lo, hi := span(x.opKeySpan, k)
+	return x.opsByKey[lo:hi]
+}
+
+// checkIdempotencyGuarantee: every ok response for one (chat, key), replay
+// or not, carries the same sequence and message_id, and at most one final
+// message carries the key (ADR-001 Appendix C; keys scoped per chat as
+// ADR-004's table is, see scopeOf).
+func checkIdempotencyGuarantee(x *index) Result {
+	v := newVerdict(NameIdempotencyGuarantee)
+	if len(x.acks) == 0 && !x.hasMessages {
+		v.unknown("no acknowledged persists and no final messages lines")
+		return v.result()
+	}
+	multiSender := 0
+	for k := int32(0); k < int32(len(x.keyNames)); k++ {
+		first := int32(-1)
+		ops := x.keyOps(k)
+		for _, o := range ops {
+			if x.invEv(o).Sender != x.invEv(ops[0]).Sender {
+				multiSender++
+				break
+			}
+		}
+		for _, o := range ops {
+			if x.ops[o].status != stOK {
+				continue
+			}
+			if first < 0 {
+				first = o
+				continue
+			}
+			if x.ackSeq(o) != x.ackSeq(first) || x.ackID(o) != x.ackID(first) {
+				v.fail([]int{x.doneLine(first), x.doneLine(o)}, "chat %q key %q answered seq %d %q (line %d) and seq %d %q (line %d)",
+					x.chatNames[x.keyChat[k]], x.keyNames[k], x.ackSeq(first), x.ackID(first), x.doneLine(first), x.ackSeq(o), x.ackID(o), x.doneLine(o))
+			}
+		}
+		if m2 := x.keyMsg2[k]; m2 >= 0 {
+			a, b := &x.fin[x.keyMsg[k]], &x.fin[m2]
+			if a.Seq != b.Seq || a.MessageID != b.MessageID {
+				v.fail([]int{a.Line, b.Line}, "chat %q key %q is carried by two final messages: seq %d (line %d) and seq %d (line %d)",
+					a.Chat, a.Key, a.Seq, a.Line, b.Seq, b.Line)
+			}
+		}
+	}
+	if multiSender > 0 {
+		x.warn("%d idempotency keys were sent by more than one sender in one chat: keys are scoped per chat (ADR-004), so those senders share one message", multiSender)
+	}
+	if !x.hasMessages {
+		v.unknown("no final messages lines: 'at most one message per key' not checked")
+	}
+	v.pass("%s: every ok response agrees, at most one message each", plural(len(x.keyNames), "key"))
+	return v.result()
+}
+
+// checkIdempotencySequenceConsistency: the final idempotency record of a key
+// and the final message carrying it agree on seq and message_id; one
+// without the other is a failure, since ADR-004 writes both in one
+// transaction.
+func checkIdempotencySequenceConsistency(x *index) Result {
+	v := newVerdict(NameIdempotencySeqConsist)
+	if !x.hasIdem || !x.hasMessages {
+		v.unknown("needs final idempotency and messages lines (have idempotency: %v, messages: %v)", x.hasIdem, x.hasMessages)
+		return v.result()
+	}
+	pairs := 0
+	for k := int32(0); k < int32(len(x.keyNames)); k++ {
+		rec, msg := x.keyIdem[k], x.keyMsg[k]
+		if r2 := x.keyIdem2[k]; r2 >= 0 {
+			a, b := &x.fin[rec], &x.fin[r2]
+			v.fail([]int{a.Line, b.Line}, "chat %q key %q has two idempotency records (lines %d and %d)", a.Chat, a.Key, a.Line, b.Line)
+		}
+		switch {
+		case rec >= 0 && msg >= 0:
+			pairs++
+			r, m := &x.fin[rec], &x.fin[msg]
+			if r.Seq != m.Seq || r.MessageID != m.MessageID {
+				v.fail([]int{r.Line, m.Line}, "chat %q key %q: idempotency record says seq %d %q (line %d), the message says seq %d %q (line %d)",
+					r.Chat, r.Key, r.Seq, r.MessageID, r.Line, m.Seq, m.MessageID, m.Line)
+			}
+		case rec >= 0:
+			r := &x.fin[rec]
+			v.fail([]int{r.Line}, "chat %q key %q: idempotency record (line %d) but no message carries the key", r.Chat, r.Key, r.Line)
+		case msg >= 0:
+			m := &x.fin[msg]
+			v.fail([]int{m.Line}, "chat %q key %q: message at seq %d (line %d) has no idempotency record", m.Chat, m.Key, m.Seq, m.Line)
+		}
+	}
+	if x.nKeylessMsg > 0 {
+		v.unknown("%s carry no key", plural(x.nKeylessMsg, "final message"))
+	}
+	v.pass("%s: record and message agree", plural(pairs, "key"))
+	return v.result()
+}
+
+// checkKeyReuse (contract key_reuse: reject): a key reused with other
+// content is rejected with idempotency_key_reused, and only then. For a
+// persist B that ended ok:
+//   - if another persist A committed the key (ok, dedup=false) with another
+//     payload_hash and was acked before B was invoked, B should have been
+//     rejected;
+//   - if B is a replay (dedup=true), the key was committed by another
+//     persist that could precede it; when every such candidate carries
+//     another payload_hash, B should have been rejected.
+//
+// A rejection R is false when the key never held other content by then:
+// its committer has R's payload_hash or was invoked after R completed, or,
+// with no known committer, no persist of other content that could have
+// committed it was invoked before R completed.
+func checkKeyReuse(x *index) Result {
+	v := newVerdict(NameKeyReuse)
+	if len(x.ops) == 0 {
+		v.unknown("no operations")
+		return v.result()
+	}
+	noHash, rejections, reuses := 0, 0, 0
+	for k := int32(0); k < int32(len(x.keyNames)); k++ {
+		ops := x.keyOps(k)
+		if len(ops) < 2 {
+			if len(ops) == 1 && x.isRejection(ops[0]) {
+				rejections++
+				o := ops[0]
+				v.fail(x.opLines(o), "chat %q key %q was rejected as reused (line %d) but no other persist used the key",
+					x.chatNames[x.keyChat[k]], x.keyNames[k], x.doneLine(o))
+			}
+			continue
+		}
+		hash := func(o int32) string { return x.invEv(o).PayloadHash }
+		var committers []int32
+		for _, o := range ops {
+			if hash(o) == "" {
+				noHash++
+			}
+			if x.ops[o].status == stOK && !x.isDedup(o) {
+				committers = append(committers, o)
+			}
+		}
+		for _, b := range ops {
+			if hash(b) == "" {
+				continue
+			}
+			switch {
+			case x.ops[b].status == stOK && !x.isDedup(b):
+				for _, a := range committers {
+					if a != b && hash(a) != "" && hash(a) != hash(b) && x.ret(a) < x.call(b) {
+						reuses++
+						v.fail(append(x.opLines(a), x.opLines(b)...), "chat %q key %q held other content since line %d, yet the persist at line %d was acked as new at line %d instead of rejected",
+							x.chatNames[x.keyChat[k]], x.keyNames[k], x.doneLine(a), x.invLine(b), x.doneLine(b))
+						break
+					}
+				}
+			case x.isDedup(b):
+				cands, other := 0, int32(-1)
+				for _, a := range ops {
+					if a == b || x.call(a) >= x.ret(b) {
+						continue
+					}
+					if st := x.ops[a].status; st == stOK && x.isDedup(a) || st == stFail {
+						continue
+					}
+					cands++
+					if hash(a) == "" || hash(a) == hash(b) {
+						other = -2 // some candidate had the same content
+						break
+					}
+					if other == -1 {
+						other = a
+					}
+				}
+				if cands > 0 && other >= 0 {
+					reuses++
+					v.fail(append(x.opLines(other), x.opLines(b)...), "chat %q key %q could only have been committed with other content (e.g. line %d), yet the persist at line %d was answered as a replay at line %d instead of rejected",
+						x.chatNames[x.keyChat[k]], x.keyNames[k], x.invLine(other), x.invLine(b), x.doneLine(b))
+				}
+			case x.isRejection(b):
+				rejections++
+				if why, lines := x.falseRejection(b, ops, committers); why != "" {
+					v.fail(lines, "chat %q key %q was rejected as reused at line %d but %s", x.chatNames[x.keyChat[k]], x.keyNames[k], x.doneLine(b), why)
+				}
+			}
+		}
+	}
+	if noHash > 0 {
+		v.unknown("%s without payload_hash", plural(noHash, "persist"))
+	}
+	v.pass("%s and %s of reused keys judged", plural(rejections, "rejection"), plural(reuses, "acceptance"))
+	return v.result()
+}
+
+func (x *index) isRejection(o int32) bool {
+	return x.ops[o].status == stFail && x.doneEv(o).Error == "idempotency_key_reused"
+}
+
+// falseRejection explains why rejection r of a key was wrong, or returns "".
+func (x *index) falseRejection(r int32, ops, committers []int32) (string, []int) {
+	hash := func(o int32) string { return x.invEv(o).PayloadHash }
+	if len(committers) > 0 {
+		a := committers[0] // a second committer is idempotency_guarantee's failure
+		switch {
+		case hash(a) == hash(r):
+			return "the key holds the same content (committed by line " + strconv.Itoa(x.invLine(a)) + ")", append(x.opLines(a), x.opLines(r)...)
+		case x.call(a) > x.ret(r):
+			return "the key was first committed by a persist invoked later (line " + strconv.Itoa(x.invLine(a)) + ")", append(x.opLines(a), x.opLines(r)...)
+		}
+		return "", nil
+	}
+	for _, a := range ops {
+		st := x.ops[a].status
+		if a != r && (st == stInfo || st == stOpen) && x.call(a) < x.ret(r) && hash(a) != hash(r) {
+			return "", nil // a may have committed other content first
+		}
+	}
+	return "no persist with other content could have committed the key by then", x.opLines(r)
+}

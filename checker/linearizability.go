@@ -1,0 +1,480 @@
+package checker
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/chatseq/chatseq/history"
+)
+
+// Limits that keep porcupine bounded. Its cache holds a bitset of n/8 bytes
+// per entry, so memory grows as n² on a linear history and faster when it
+// backtracks; a million-operation chat cannot be checked this way (192k
+// operations took 23s, 1.9M gave up at 13.5GB). The exact order checkers
+// cover such chats.
+const (
+	porcupineMaxOps      = 30_000
+	visualizeMaxOps      = 20_000
+	visualizeMaxBytes    = 64 << 20
+	porcupineMemoryTotal = 768 << 20 // bytes of porcupine cache, over all workers
+	hintMaxLines         = 50
+)
+
+// chatOutcome is porcupine's verdict on one chat.
+type chatOutcome struct {
+	chat   int32
+	ops    int
+	status Status
+	why    string // unknown: "timeout", "memory", "size", "budget"
+	detail string
+	lines  []int
+	viz    string // visualization file written, or why not
+}
+
+func checkLinearizability(x *index, con history.Contract, opt Options) (Result, int, int) {
+	v := newVerdict(NameLinearizability)
+	reject := con.KeyReuse == history.KeyReuseReject
+	type job struct{ chat, n int32 }
+	var jobs []job
+	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		n := 0
+		lo, hi := span(x.opChatSpan, c)
+		for _, o := range x.opsByChat[lo:hi] {
+			if x.linKindOf(o, reject) != 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			jobs = append(jobs, job{c, int32(n)})
+		}
+	}
+	if len(jobs) == 0 {
+		v.unknown("no persist or sync operations to linearize")
+		return v.result(), 0, 0
+	}
+	// Small chats first: what they leave of the budget goes to larger ones.
+	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(a.n, b.n) })
+
+	budget := opt.LinearizabilityTimeout
+	if budget <= 0 {
+		budget = defaultLinearizabilityLimit
+	}
+	deadline := time.Now().Add(budget)
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	memPerWorker := int64(porcupineMemoryTotal / workers)
+
+	outcomes := make([]chatOutcome, len(jobs))
+	run := func(queue []int) {
+		var mu sync.Mutex
+		next := 0
+		var wg sync.WaitGroup
+		for range min(workers, len(queue)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					mu.Lock()
+					q := next
+					next++
+					mu.Unlock()
+					if q >= len(queue) {
+						return
+					}
+					i := queue[q]
+					j := jobs[i]
+					if j.n > porcupineMaxOps {
+						outcomes[i] = chatOutcome{chat: j.chat, ops: int(j.n), status: Unknown, why: "size"}
+						continue
+					}
+					// A fair share of what is left: the time remaining over
+					// the chats not yet started, times the workers.
+					left := time.Until(deadline)
+					share := min(left, left*time.Duration(workers)/time.Duration(len(queue)-q))
+					m, ops := x.linearizabilityHistory(j.chat, con)
+					outcomes[i] = x.runPorcupine(j.chat, m, ops, share, memPerWorker, opt.VisualizeDir)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	queue := make([]int, len(jobs))
+	for i := range queue {
+		queue[i] = i
+	}
+	// Chats that ran out of their share get what the others left over;
+	// a round that decides none of them ends the retries.
+	for len(queue) > 0 && time.Until(deadline) > time.Millisecond {
+		run(queue)
+		var again []int
+		for _, i := range queue {
+			if outcomes[i].status == Unknown && outcomes[i].why == "timeout" {
+				again = append(again, i)
+			}
+		}
+		if len(again) == len(queue) {
+			break
+		}
+		queue = again
+	}
+	for i := range outcomes {
+		if outcomes[i].status == "" { // never started
+			outcomes[i] = chatOutcome{chat: jobs[i].chat, ops: int(jobs[i].n), status: Unknown, why: "budget"}
+		}
+	}
+
+	undecided := map[string][]chatOutcome{}
+	decided, passed, passedOps := 0, 0, 0
+	for _, o := range outcomes {
+		switch o.status {
+		case Fail:
+			decided++
+			v.fail(o.lines, "chat %q is not linearizable: %s%s", x.chatNames[o.chat], o.detail, o.viz)
+		case Unknown:
+			undecided[o.why] = append(undecided[o.why], o)
+		default:
+			decided++
+			passed++
+			passedOps += o.ops
+		}
+	}
+	for _, why := range []string{"size", "budget", "timeout", "memory"} {
+		group := undecided[why]
+		if len(group) == 0 {
+			continue
+		}
+		cs := make([]int32, len(group))
+		biggest := group[0]
+		for i, o := range group {
+			cs[i] = o.chat
+			if o.ops > biggest.ops {
+				biggest = o
+			}
+		}
+		switch why {
+		case "size":
+			v.unknown("%s too large for porcupine (over %d operations; largest %q with %d): order invariants were checked exactly instead",
+				plural(len(group), "chat"), porcupineMaxOps, x.chatNames[biggest.chat], biggest.ops)
+		case "budget":
+			v.unknown("time budget %s spent before %s could start: %s", budget, plural(len(group), "chat"), x.chatList(cs))
+		case "timeout":
+			v.unknown("porcupine undecided within its share of the %s budget on %s: %s", budget, plural(len(group), "chat"), x.chatList(cs))
+		case "memory":
+			v.unknown("porcupine stopped at its memory bound on %s: %s", plural(len(group), "chat"), x.chatList(cs))
+		}
+	}
+	undecidedN := len(jobs) - decided
+	if passed > 0 {
+		v.pass("%s with %d operations linearizable", plural(passed, "chat"), passedOps)
+	}
+	return v.result(), decided, undecidedN
+}
+
+// linKindOf classifies operation o for the model, 0 if it is left out.
+// Failed operations other than a rejection are left out: they had no
+// effect and are legal anywhere. Syncs that did not complete ok tell
+// nothing. An operation of unknown outcome is left out when it cannot have
+// taken effect: another persist of its key was acked as the key's new
+// message (in the model two commits of one key are never legal, so this
+// loses nothing), or the final table, which lists keys, has no message
+// with its key. Left in, each would let porcupine try it at every point of
+// the history.
+func (x *index) linKindOf(o int32, reject bool) linKind {
+	st := x.ops[o].status
+	switch {
+	case x.ops[o].fn == fnSync:
+		if st == stOK {
+			return lSync
+		}
+	case x.ops[o].key < 0:
+		// keyless persist: cannot be modelled (warned when indexed)
+	case st == stOK:
+		if x.isDedup(o) {
+			return lDedup
+		}
+		return lNew
+	case st == stFail:
+		if reject && x.isRejection(o) {
+			return lRejected
+		}
+	case x.keyCreated[x.ops[o].key]:
+	case x.keyMsg[x.ops[o].key] >= 0 || !x.hasMessages || x.nKeylessMsg > 0:
+		return lInfo
+	}
+	return 0
+}
+
+// linearizabilityHistory builds chat c's model and porcupine operations.
+func (x *index) linearizabilityHistory(c int32, con history.Contract) (*model, []porcupine.Operation) {
+	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1}
+	lo, hi := span(x.opChatSpan, c)
+	ids := map[string]int32{}
+	intern := func(s string) int32 {
+		if s == "" {
+			return 0
+		}
+		if id, ok := ids[s]; ok {
+			return id
+		}
+		id := int32(len(ids) + 1)
+		ids[s] = id
+		return id
+	}
+	clients := map[int]int{}
+	var ops []porcupine.Operation
+	for _, o := range x.opsByChat[lo:hi] {
+		kind := x.linKindOf(o, m.reject)
+		if kind == 0 {
+			continue
+		}
+		inv := x.invEv(o)
+		lop := linOp{kind: kind, op: o, key: x.ops[o].key}
+		switch kind {
+		case lSync:
+			lop.after, lop.limit = inv.After, inv.Limit
+			if r := x.doneEv(o).Sync; r != nil {
+				lop.seqs = r.Seqs
+				lop.ids = make([]int32, len(r.Seqs)) // left 0 if malformed: sync_completeness fails it
+				if len(r.MessageIDs) == len(r.Seqs) {
+					for i, id := range r.MessageIDs {
+						lop.ids[i] = intern(id)
+					}
+				}
+			}
+		case lNew, lDedup:
+			d := x.doneEv(o)
+			lop.seq, lop.id = d.Seq, intern(d.MessageID)
+		case lInfo:
+			if fm := x.keyMsg[lop.key]; fm >= 0 {
+				lop.seq, lop.id = x.fin[fm].Seq, intern(x.fin[fm].MessageID)
+			}
+		}
+		if kind != lSync && inv.PayloadHash != "" {
+			lop.hash = intern("payload:" + inv.PayloadHash)
+		}
+		cl, ok := clients[inv.Process]
+		if !ok {
+			cl = len(clients)
+			clients[inv.Process] = cl
+		}
+		lop.self = int32(len(m.ops))
+		m.ops = append(m.ops, lop)
+		ops = append(ops, porcupine.Operation{ClientId: cl, Input: lop.self, Call: x.call(o), Return: x.ret(o)})
+	}
+	linkWaits(m, ops)
+	return m, ops
+}
+
+// linkWaits fills each new persist's wait list (see model): the syncs
+// concurrent with it whose answer covers its sequence yet leaves it out.
+// One sweep in call order meets every overlapping pair once, so the cost
+// is the number of overlapping pairs, about n times the concurrency.
+func linkWaits(m *model, ops []porcupine.Operation) {
+	order := make([]int32, len(ops))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ops[a].Call, ops[b].Call) })
+	var persists, syncs []int32 // started, maybe still running
+	prune := func(active []int32, now int64) []int32 {
+		kept := active[:0]
+		for _, i := range active {
+			if ops[i].Return >= now {
+				kept = append(kept, i)
+			}
+		}
+		return kept
+	}
+	for _, i := range order {
+		now := ops[i].Call
+		switch m.ops[i].kind {
+		case lNew:
+			syncs = prune(syncs, now)
+			for _, s := range syncs {
+				m.pairWait(i, s)
+			}
+			persists = append(persists, i)
+		case lSync:
+			persists = prune(persists, now)
+			for _, p := range persists {
+				m.pairWait(p, i)
+			}
+			syncs = append(syncs, i)
+		}
+	}
+}
+
+// pairWait makes persist p wait for sync s if s's answer covers p's
+// sequence without it.
+func (m *model) pairWait(p, s int32) {
+	po, so := &m.ops[p], &m.ops[s]
+	if po.seq <= so.after {
+		return
+	}
+	if full := so.limit > 0 && len(so.seqs) == so.limit; full && po.seq > so.seqs[len(so.seqs)-1] {
+		return
+	}
+	if _, in := slices.BinarySearch(so.seqs, po.seq); in || !slices.IsSorted(so.seqs) {
+		return
+	}
+	po.wait = append(po.wait, s)
+}
+
+func (x *index) porcupineModel(m *model) porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return &lstate{} },
+		Step: func(s, in, _ any) (bool, any) {
+			ok, n := m.step(s.(*lstate), &m.ops[in.(int32)])
+			return ok, n
+		},
+		Equal:             func(a, b any) bool { return equalStates(a.(*lstate), b.(*lstate)) },
+		Hash:              func(s any) uint64 { return s.(*lstate).h },
+		DescribeOperation: func(in, _ any) string { return m.describe(x, int(in.(int32))) },
+		DescribeState:     func(s any) string { return m.describeState(s.(*lstate)) },
+	}
+}
+
+func (x *index) runPorcupine(c int32, m *model, ops []porcupine.Operation, timeout time.Duration, mem int64, vizDir string) chatOutcome {
+	out := chatOutcome{chat: c, ops: len(ops)}
+	switch {
+	case len(ops) > porcupineMaxOps:
+		out.status, out.why = Unknown, "size"
+		return out
+	case timeout < time.Millisecond:
+		out.status, out.why = Unknown, "budget"
+		return out
+	}
+	// Each successful step may become a cache entry: a bitset of n/8
+	// bytes, a state, and two treap paths of ~1.5·log2(n) 64-byte nodes.
+	perEntry := int64(len(ops)/8 + 2*64*int(1.5*math.Log2(float64(len(ops)+2))) + 256)
+	m.maxSteps = int(mem / perEntry)
+	model := x.porcupineModel(m)
+	res, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+	switch {
+	case m.aborted:
+		out.status, out.why = Unknown, "memory"
+	case res == porcupine.Unknown:
+		out.status, out.why = Unknown, "timeout"
+	case res == porcupine.Ok:
+		out.status = Pass
+	default:
+		out.status = Fail
+		out.detail, out.lines = x.linearizabilityHint(m, ops, info)
+		m.maxSteps = -1 // replaying for the visualization must not hit the bound
+		if vizDir != "" {
+			out.viz = x.visualize(c, model, info, len(ops), vizDir)
+		}
+	}
+	return out
+}
+
+// linearizabilityHint names the longest linearizable prefix porcupine found
+// and the operations none of which could extend it.
+func (x *index) linearizabilityHint(m *model, ops []porcupine.Operation, info porcupine.LinearizationInfo) (string, []int) {
+	var longest []int
+	if parts := info.PartialLinearizations(); len(parts) > 0 {
+		for _, p := range parts[0] {
+			if len(p) > len(longest) {
+				longest = p
+			}
+		}
+	}
+	in := make([]bool, len(ops))
+	for _, id := range longest {
+		in[id] = true
+	}
+	// The frontier: operations left out that could have come next, i.e.
+	// invoked before every other left-out operation returned.
+	minRet := int64(timeMax)
+	for id, op := range ops {
+		if !in[id] {
+			minRet = min(minRet, op.Return)
+		}
+	}
+	var frontier []int
+	for id, op := range ops {
+		if !in[id] && op.Call <= minRet {
+			frontier = append(frontier, id)
+		}
+	}
+	var lines []int
+	add := func(id int) {
+		if len(lines)+2 <= hintMaxLines {
+			lines = append(lines, x.opLines(m.ops[id].op)...)
+		}
+	}
+	var descs []string
+	for i, id := range frontier {
+		add(id)
+		d := fmt.Sprintf("line %d %s", x.invLine(m.ops[id].op), m.describe(x, id))
+		// A persist held back by a sync that did not show it: that sync
+		// is part of the evidence.
+		for _, w := range m.ops[id].wait {
+			if !in[w] {
+				add(int(w))
+				d += fmt.Sprintf(" (which the sync at line %d did not show)", x.doneLine(m.ops[w].op))
+			}
+		}
+		if i < 3 {
+			descs = append(descs, d)
+		}
+	}
+	for k := max(0, len(longest)-5); k < len(longest); k++ {
+		add(longest[k])
+	}
+	more := ""
+	if len(frontier) > 3 {
+		more = fmt.Sprintf(" and %d more", len(frontier)-3)
+	}
+	d := fmt.Sprintf("the longest linearizable prefix has %d of %d operations; none of the operations that could come next fits: %s%s",
+		len(longest), len(ops), strings.Join(descs, "; "), more)
+	return d, lines
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// visualize writes porcupine's HTML for chat c, within visualizeMaxBytes.
+func (x *index) visualize(c int32, model porcupine.Model, info porcupine.LinearizationInfo, n int, dir string) string {
+	if n > visualizeMaxOps {
+		return fmt.Sprintf(" (no visualization: %d operations, over %d)", n, visualizeMaxOps)
+	}
+	var buf bytes.Buffer
+	w := &cappedWriter{w: &buf, left: visualizeMaxBytes}
+	if err := porcupine.Visualize(model, info, w); err != nil {
+		return fmt.Sprintf(" (no visualization: %v)", err)
+	}
+	name := filepath.Join(dir, fmt.Sprintf("linearizability-%s.html", unsafeName.ReplaceAllString(x.chatNames[c], "_")))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Sprintf(" (no visualization: %v)", err)
+	}
+	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+		return fmt.Sprintf(" (no visualization: %v)", err)
+	}
+	return " (visualization: " + name + ")"
+}
+
+var errTooLarge = errors.New("visualization over the size cap")
+
+type cappedWriter struct {
+	w    *bytes.Buffer
+	left int
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if len(p) > c.left {
+		return 0, errTooLarge
+	}
+	c.left -= len(p)
+	return c.w.Write(p)
+}

@@ -1,0 +1,205 @@
+package checker
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+func TestLinearizabilityReadFromTheFuture(t *testing.T) {
+	// The sync returned message 1 before its persist was even invoked. Every
+	// other invariant is satisfied: only the model sees the real-time order.
+	b := newHB()
+	si := b.syncInvoke(2, "A", 0, 10)
+	so := b.syncOKIDs(2, "A", []uint64{1}, []string{"m-k1"})
+	b.send(1, "A", "k1", 1)
+	b.dump(false)
+	r := b.check(t)
+	res := mustFail(t, r, NameLinearizability, si, so)
+	mustContain(t, res.Detail, `chat "A" is not linearizable`)
+	mustContain(t, res.Detail, "sync after 0 limit 10 → [1]")
+	for _, other := range r.Invariants {
+		if other.Name != NameLinearizability && other.Status != Pass {
+			t.Fatalf("%s = %s: %s", other.Name, other.Status, other.Detail)
+		}
+	}
+}
+
+func TestLinearizabilityReplayOfNothing(t *testing.T) {
+	// Lines: the operation that cannot extend the longest linearizable
+	// prefix, and that prefix's last operations as context.
+	b := newHB()
+	l := b.send(1, "A", "k1", 1)
+	i := b.invoke(2, "A", "k2")
+	o := b.dedup(2, "A", "k2", 1, "m-k1") // k2 was never committed
+	res := mustFail(t, b.check(t), NameLinearizability, l.invoke, l.ok, i, o)
+	mustContain(t, res.Detail, "persist k2 → dedup 1 m-k1")
+}
+
+func TestLinearizabilityUnknownOutcomes(t *testing.T) {
+	t.Run("bound by the final table", func(t *testing.T) {
+		b := newHB()
+		b.invoke(1, "A", "k1")
+		b.alloc(1, "A", 1)
+		b.commit("A", "k1", 1, "m-k1")
+		b.info(1, "A", "k1", "timeout")
+		b.syncInvoke(3, "A", 0, 10)
+		b.syncOK(3, "A", 1)
+		b.invoke(2, "A", "k1")
+		b.dedup(2, "A", "k1", 1, "m-k1")
+		b.dump(false)
+		must(t, b.check(t), NameLinearizability, Pass)
+	})
+	t.Run("wildcard bound by a sync then a replay", func(t *testing.T) {
+		b := newHB()
+		b.invoke(1, "A", "k1")
+		b.info(1, "A", "k1", "timeout")
+		b.syncInvoke(3, "A", 0, 10)
+		b.syncOKIDs(3, "A", []uint64{4}, []string{"m-k1"})
+		b.invoke(2, "A", "k1")
+		b.dedup(2, "A", "k1", 4, "m-k1")
+		b.send(2, "A", "k2", 5)
+		must(t, b.check(t), NameLinearizability, Pass)
+	})
+	t.Run("one unknown outcome cannot explain two messages", func(t *testing.T) {
+		b := newHB()
+		i := b.invoke(1, "A", "k1")
+		o := b.info(1, "A", "k1", "timeout")
+		s1 := b.syncInvoke(3, "A", 0, 10)
+		o1 := b.syncOKIDs(3, "A", []uint64{4}, []string{"m-x"})
+		si := b.syncInvoke(3, "A", 4, 10)
+		so := b.syncOKIDs(3, "A", []uint64{7}, []string{"m-y"})
+		mustFail(t, b.check(t), NameLinearizability, i, o, s1, o1, si, so)
+	})
+	t.Run("unfinished operation took effect", func(t *testing.T) {
+		b := newHB()
+		b.invoke(1, "A", "k1") // never completes: the recorder was killed
+		b.invoke(2, "A", "k1")
+		b.dedup(2, "A", "k1", 1, "m-k1")
+		r := b.check(t)
+		must(t, r, NameLinearizability, Pass)
+		if r.Stats.Unfinished != 1 || r.Stats.Info != 1 {
+			t.Fatalf("stats = %+v", r.Stats)
+		}
+	})
+	t.Run("the final table says it had no effect", func(t *testing.T) {
+		b := newHB()
+		b.invoke(1, "A", "k1")
+		b.info(1, "A", "k1", "timeout")
+		i := b.invoke(2, "A", "k1")
+		o := b.dedup(2, "A", "k1", 1, "m-k1")
+		b.counter("A", 1)
+		b.msg("A", 1, "m-other", "k9")
+		mustFail(t, b.check(t), NameLinearizability, i, o)
+	})
+}
+
+func TestLinearizabilityContracts(t *testing.T) {
+	t.Run("gaps forbidden", func(t *testing.T) {
+		b := newHBContract(history.Contract{Gaps: history.GapsForbidden})
+		l1 := b.send(1, "A", "k1", 1)
+		l := b.send(1, "A", "k3", 3)
+		mustFail(t, b.check(t), NameLinearizability, l1.invoke, l1.ok, l.invoke, l.ok)
+
+		b = newHBContract(history.Contract{Gaps: history.GapsForbidden})
+		b.send(1, "A", "k1", 1)
+		b.invoke(2, "A", "k2")
+		b.info(2, "A", "k2", "timeout") // took seq 2
+		b.send(1, "A", "k3", 3)
+		must(t, b.check(t), NameLinearizability, Pass)
+	})
+	t.Run("reject", func(t *testing.T) {
+		b := newHBContract(history.Contract{KeyReuse: history.KeyReuseReject})
+		b.invokeHash(1, "A", "k", "h1")
+		b.ok(1, "A", "k", 1, "m-k")
+		b.invokeHash(2, "A", "k", "h2")
+		b.fail(2, "A", "k", "idempotency_key_reused")
+		must(t, b.check(t), NameLinearizability, Pass)
+
+		b = newHBContract(history.Contract{KeyReuse: history.KeyReuseReject})
+		i1 := b.invokeHash(1, "A", "k", "h1")
+		o1 := b.ok(1, "A", "k", 1, "m-k")
+		i := b.invokeHash(2, "A", "k", "h2")
+		o := b.dedup(2, "A", "k", 1, "m-k")
+		mustFail(t, b.check(t), NameLinearizability, i1, o1, i, o)
+	})
+	t.Run("invalid contract", func(t *testing.T) {
+		b := newHBContract(history.Contract{Gaps: "sometimes"})
+		b.send(1, "A", "k1", 1)
+		r := b.check(t)
+		res := must(t, r, NameLinearizability, Unknown)
+		mustContain(t, res.Detail, `gaps "sometimes"`)
+		must(t, r, NameGapless, Unknown)
+	})
+}
+
+func TestLinearizabilityLimits(t *testing.T) {
+	t.Run("budget", func(t *testing.T) {
+		r := Check(&validHistory().h, Options{LinearizabilityTimeout: time.Nanosecond})
+		res := must(t, r, NameLinearizability, Unknown)
+		mustContain(t, res.Detail, "time budget 1ns spent before 2 chats could start")
+		if r.Stats.LinearizabilityUndecided != 2 {
+			t.Fatalf("stats = %+v", r.Stats)
+		}
+	})
+	t.Run("size", func(t *testing.T) {
+		b := newHB()
+		for i := range porcupineMaxOps + 1 {
+			b.send(i%8, "hot", fmt.Sprint("k", i), uint64(i+1))
+		}
+		b.send(1, "quiet", "q", 1)
+		r := b.check(t)
+		res := must(t, r, NameLinearizability, Unknown)
+		mustContain(t, res.Detail, `too large for porcupine`)
+		mustContain(t, res.Detail, `"hot" with 30001`)
+		mustContain(t, res.Detail, "1 chat with 1 operations linearizable")
+	})
+	t.Run("memory", func(t *testing.T) {
+		x := buildIndex(&validHistory().h)
+		m, ops := x.linearizabilityHistory(0, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal})
+		out := x.runPorcupine(0, m, ops, time.Second, 1, "")
+		if out.status != Unknown || out.why != "memory" {
+			t.Fatalf("outcome = %+v", out)
+		}
+	})
+}
+
+func TestLinearizabilityVisualization(t *testing.T) {
+	b := newHB()
+	b.syncInvoke(2, "A/1", 0, 10)
+	b.syncOKIDs(2, "A/1", []uint64{1}, []string{"m-k1"})
+	b.send(1, "A/1", "k1", 1)
+	dir := t.TempDir()
+	r := Check(&b.h, Options{VisualizeDir: dir})
+	res := must(t, r, NameLinearizability, Fail)
+	path := filepath.Join(dir, "linearizability-A_1.html")
+	mustContain(t, res.Detail, path)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "<html") || !strings.Contains(string(raw), "persist k1") {
+		t.Fatalf("visualization lacks the history (%d bytes)", len(raw))
+	}
+}
+
+func TestLinearizabilityFailThatTookEffect(t *testing.T) {
+	// A persist recorded as fail although it was stored (ADR-004's Kafka
+	// error after a durable write): its retry's replay has no committer.
+	b := newHB()
+	b.invoke(1, "A", "k1")
+	b.alloc(1, "A", 1)
+	b.commit("A", "k1", 1, "m-k1")
+	b.fail(1, "A", "k1", "kafka_unavailable")
+	i2 := b.invoke(1, "A", "k1")
+	o2 := b.dedup(1, "A", "k1", 1, "m-k1")
+	b.dump(false)
+	r := b.check(t)
+	res := mustFail(t, r, NameLinearizability, i2, o2)
+	mustContain(t, res.Detail, "persist k1 → dedup 1 m-k1")
+}

@@ -1,0 +1,78 @@
+package checker
+
+import "fmt"
+
+// checkAllocationMonotonicity: allocations on one chat never return the same
+// value, and one that completed before another began returned the smaller
+// value (ADR-004 Appendix C, with HISTORY.md's intervals for "time").
+func checkAllocationMonotonicity(x *index) Result {
+	v := newVerdict(NameAllocationMonotonicity)
+	if len(x.allocs) == 0 {
+		v.unknown("no allocate traces in the history")
+		return v.result()
+	}
+	buf := make([]interval, 0, maxSpan(x.allocSpan))
+	for c := range x.chatNames {
+		lo, hi := span(x.allocSpan, int32(c))
+		buf = buf[:0]
+		for _, a := range x.allocBySeq[lo:hi] {
+			buf = append(buf, interval{start: x.allocs[a].start, end: x.allocEnd(a), value: x.allocSeq(a), ref: a})
+		}
+		n, first := findOrderViolations(buf, equalAlwaysViolates)
+		if n == 0 {
+			continue
+		}
+		h, l := first.hi, first.lo
+		// The earlier allocation's end and the later one's start are the
+		// evidence; for a repeated value, the two trace lines alone.
+		hl, ll := x.ev[x.allocs[h.ref].ev].Line, x.ev[x.allocs[l.ref].ev].Line
+		if h.value == l.value {
+			v.fail([]int{hl, ll}, "chat %q: %d allocations returned one value more than once, e.g. %d at lines %d and %d",
+				x.chatNames[c], n, h.value, x.ev[x.allocs[h.ref].ev].Line, x.ev[x.allocs[l.ref].ev].Line)
+		} else {
+			v.fail(append([]int{hl}, x.allocStartLines(l.ref)...), "chat %q: %d allocations returned a value below one already returned, e.g. %d (line %d) returned at time %d, before the allocation of %d (line %d) began at %s",
+				x.chatNames[c], n, h.value, x.ev[x.allocs[h.ref].ev].Line, h.end, l.value, x.ev[x.allocs[l.ref].ev].Line, startText(l.start))
+		}
+	}
+	v.pass("%s on %s strictly increase in real time", plural(len(x.allocs), "allocation"), plural(len(x.chatNames), "chat"))
+	return v.result()
+}
+
+// checkSequenceMonotonic: of two persists that each created their message
+// (ok, dedup=false), the one acknowledged before the other was invoked has
+// the smaller sequence (ADR-001 Appendix C in HISTORY.md's real-time form).
+func checkSequenceMonotonic(x *index) Result {
+	v := newVerdict(NameSequenceMonotonic)
+	buf := make([]interval, 0, maxSpan(x.ackSpan))
+	total := 0
+	for c := range x.chatNames {
+		lo, hi := span(x.ackSpan, int32(c))
+		buf = buf[:0]
+		for _, o := range x.acks[lo:hi] {
+			if !x.isDedup(o) {
+				buf = append(buf, interval{start: x.call(o), end: x.ret(o), value: x.ackSeq(o), ref: o})
+			}
+		}
+		total += len(buf)
+		n, first := findOrderViolations(buf, equalViolatesIfOrdered)
+		if n == 0 {
+			continue
+		}
+		h, l := first.hi, first.lo
+		v.fail([]int{x.doneLine(h.ref), x.invLine(l.ref), x.doneLine(l.ref)},
+			"chat %q: %d new messages were acked a sequence not above one acked before they were invoked, e.g. seq %d acked at line %d before the persist at line %d was invoked, which got seq %d",
+			x.chatNames[c], n, h.value, x.doneLine(h.ref), x.invLine(l.ref), l.value)
+	}
+	if total == 0 {
+		v.unknown("no persist was acknowledged as a new message (ok with dedup=false)")
+	}
+	v.pass("%s acked as new messages increase in real time", plural(total, "persist"))
+	return v.result()
+}
+
+func startText(t int64) string {
+	if t == timeMin {
+		return "an unknown time"
+	}
+	return fmt.Sprintf("time %d", t)
+}

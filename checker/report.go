@@ -1,0 +1,174 @@
+// Package checker judges a recorded chatseq history (HISTORY.md, version 1)
+// against the invariants of ADR-001 and ADR-004, under the names HISTORY.md
+// fixes. Order properties are decided by exact near-linear sweeps; the whole
+// per-chat history is also checked against a sequential model with
+// porcupine, within a time and memory budget. INVARIANTS.md states each
+// invariant's exact meaning and where it departs from the design documents.
+package checker
+
+import (
+	"time"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// Status is one invariant's verdict.
+type Status string
+
+const (
+	Pass    Status = "pass"
+	Fail    Status = "fail"
+	Unknown Status = "unknown" // not enough information, or a limit was hit
+)
+
+// Invariant names, exactly as HISTORY.md spells them.
+const (
+	NameSequenceUniqueness      = "sequence_uniqueness"
+	NameNoZeroSequence          = "no_zero_sequence"
+	NameAllocationMonotonicity  = "allocation_monotonicity"
+	NameSequenceMonotonic       = "sequence_monotonic"
+	NameCounterIsLastAllocated  = "counter_is_last_allocated"
+	NameSequenceMonotonicity    = "sequence_monotonicity"
+	NameCounterLowerBound       = "counter_lower_bound"
+	NameIdempotencyGuarantee    = "idempotency_guarantee"
+	NameIdempotencySeqConsist   = "idempotency_sequence_consistency"
+	NameAckImpliesPersistence   = "ack_implies_persistence"
+	NameGapIsAllocation         = "gap_is_allocation_without_persistence"
+	NameGapless                 = "gapless"
+	NameKeyReuse                = "key_reuse"
+	NameSyncCompleteness        = "sync_completeness"
+	NameEventCompleteness       = "event_completeness"
+	NameLinearizability         = "linearizability"
+	defaultLinearizabilityLimit = 10 * time.Second
+)
+
+// InvariantNames lists every invariant in report order.
+var InvariantNames = []string{
+	NameSequenceUniqueness, NameNoZeroSequence, NameAllocationMonotonicity,
+	NameSequenceMonotonic, NameCounterIsLastAllocated, NameSequenceMonotonicity,
+	NameCounterLowerBound, NameIdempotencyGuarantee, NameIdempotencySeqConsist,
+	NameAckImpliesPersistence, NameGapIsAllocation, NameGapless, NameKeyReuse,
+	NameSyncCompleteness, NameEventCompleteness, NameLinearizability,
+}
+
+// Result is one judged invariant.
+type Result struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	Detail string `json:"detail"`
+	// Lines is the smallest counterexample found, as file line numbers
+	// (ascending). Empty unless Status is fail.
+	Lines []int `json:"lines"`
+}
+
+// NotApplicable is an invariant the contract does not require.
+type NotApplicable struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// Options tune a check.
+type Options struct {
+	// Contract, when non-nil, overrides the header's contract field by field
+	// (empty fields keep the header's value), as chatseq check flags do.
+	Contract *history.Contract
+	// LinearizabilityTimeout is the total porcupine budget over all chats;
+	// 0 means 10s.
+	LinearizabilityTimeout time.Duration
+	// VisualizeDir, if set, receives a porcupine visualization (HTML) for
+	// each chat that is not linearizable, size-capped.
+	VisualizeDir string
+}
+
+// Report is the outcome of Check.
+type Report struct {
+	// Valid is false if any invariant failed, null if none failed but some
+	// are unknown, true otherwise.
+	Valid         *bool           `json:"valid"`
+	Invariants    []Result        `json:"invariants"`
+	NotApplicable []NotApplicable `json:"not_applicable"`
+	Warnings      []string        `json:"warnings"`
+	Stats         Stats           `json:"stats"`
+	// Contract is the contract the history was judged against, defaults
+	// filled in.
+	Contract history.Contract `json:"contract"`
+}
+
+// Stats summarise the history. Operation counts cover persists and syncs.
+type Stats struct {
+	Chats       int `json:"chats"`
+	Operations  int `json:"operations"`
+	Persists    int `json:"persists"`
+	Syncs       int `json:"syncs"`
+	OK          int `json:"ok"`
+	Dedup       int `json:"dedup"` // persist ok answered as a replay
+	Fail        int `json:"fail"`
+	Info        int `json:"info"`       // includes Unfinished
+	Unfinished  int `json:"unfinished"` // invoked, never completed
+	Allocations int `json:"allocations"`
+	Messages    int `json:"messages"` // final messages lines
+	// Gaps counts sequences 1..counter with no final message, over chats
+	// with a final counter; GapRate is Gaps over the sum of those counters
+	// (ADR-004's calculate_gap_rate).
+	Gaps    int     `json:"gaps"`
+	GapRate float64 `json:"gap_rate"`
+	// GapCauses classifies traced gaps by how the allocating operation
+	// ended: its error code, "raced" (answered as a replay), "unfinished",
+	// "untraced" (no allocation explains it) and so on.
+	GapCauses map[string]int `json:"gap_causes"`
+	// ErrorCodes counts fail and info completions by error code.
+	ErrorCodes map[string]int `json:"error_codes"`
+	// LateCommits counts messages below a sequence some sync had already
+	// returned without them (see sync_completeness).
+	LateCommits     int `json:"late_commits"`
+	DuplicateEvents int `json:"duplicate_events"`
+	// LinearizabilityChats counts chats porcupine decided; ...Undecided
+	// those it did not (time, memory or size limit).
+	LinearizabilityChats     int `json:"linearizability_chats"`
+	LinearizabilityUndecided int `json:"linearizability_undecided"`
+	// CheckMillis is how long Check took.
+	CheckMillis int64 `json:"check_ms"`
+}
+
+// ExitCode is chatseq check's exit status for r: 0 valid, 1 any invariant
+// failed, 3 some unknown and none failed.
+func (r Report) ExitCode() int {
+	switch {
+	case r.Valid == nil:
+		return 3
+	case *r.Valid:
+		return 0
+	default:
+		return 1
+	}
+}
+
+// Result returns the named invariant's result and whether it was judged.
+func (r Report) Result(name string) (Result, bool) {
+	for _, res := range r.Invariants {
+		if res.Name == name {
+			return res, true
+		}
+	}
+	return Result{}, false
+}
+
+func (r *Report) setValid() {
+	anyUnknown := false
+	for _, res := range r.Invariants {
+		switch res.Status {
+		case Fail:
+			v := false
+			r.Valid = &v
+			return
+		case Unknown:
+			anyUnknown = true
+		}
+	}
+	if anyUnknown {
+		r.Valid = nil
+		return
+	}
+	v := true
+	r.Valid = &v
+}

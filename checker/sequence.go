@@ -1,0 +1,103 @@
+package checker
+
+import (
+	"slices"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// checkSequenceUniqueness: no two distinct messages share (chat, seq),
+// judged over the final messages lines (a user-written file may repeat a
+// primary key) and over acknowledged persists. DynamoDB's (chat_id,
+// sequence) primary key makes the table side structurally true for an
+// unconditional Put — a second message at a sequence overwrites the first
+// — so the acks are where a collision is actually visible; an ack whose
+// message was overwritten is ack_implies_persistence's failure.
+func checkSequenceUniqueness(x *index) Result {
+	v := newVerdict(NameSequenceUniqueness)
+	if len(x.msgs) == 0 && len(x.acks) == 0 {
+		v.unknown("no acknowledged persists and no final messages lines")
+		return v.result()
+	}
+	dupLines := 0
+	for c := range x.chatNames {
+		lo, hi := span(x.msgSpan, int32(c))
+		ms := x.msgs[lo:hi]
+		for i := 0; i < len(ms); {
+			j := i + 1
+			for j < len(ms) && x.fin[ms[j]].Seq == x.fin[ms[i]].Seq {
+				a, b := &x.fin[ms[i]], &x.fin[ms[j]]
+				if a.MessageID != b.MessageID {
+					v.fail([]int{a.Line, b.Line}, "chat %q seq %d holds two messages in the final table: %q (line %d) and %q (line %d)",
+						x.chatNames[c], a.Seq, a.MessageID, a.Line, b.MessageID, b.Line)
+				} else {
+					dupLines++
+				}
+				j++
+			}
+			i = j
+		}
+		lo, hi = span(x.ackSpan, int32(c))
+		as := x.acks[lo:hi]
+		for i := 0; i < len(as); {
+			j := i + 1
+			for j < len(as) && x.ackSeq(as[j]) == x.ackSeq(as[i]) {
+				if x.ackID(as[j]) != x.ackID(as[i]) {
+					v.fail([]int{x.doneLine(as[i]), x.doneLine(as[j])}, "chat %q seq %d was acknowledged for two messages: %q (line %d) and %q (line %d)",
+						x.chatNames[c], x.ackSeq(as[i]), x.ackID(as[i]), x.doneLine(as[i]), x.ackID(as[j]), x.doneLine(as[j]))
+				}
+				j++
+			}
+			i = j
+		}
+	}
+	if dupLines > 0 {
+		v.note("%d final messages lines repeat an earlier line", dupLines)
+	}
+	v.pass("%s and %s: no sequence holds two message ids", plural(len(x.msgs), "final message"), plural(len(x.acks), "ack"))
+	return v.result()
+}
+
+// checkNoZeroSequence: sequences start at 1 — in acks, allocations, sync
+// results and every final table that carries one.
+func checkNoZeroSequence(x *index) Result {
+	v := newVerdict(NameNoZeroSequence)
+	checked := 0
+	for _, o := range x.acks {
+		checked++
+		if x.ackSeq(o) == 0 {
+			v.fail([]int{x.doneLine(o)}, "line %d acknowledges sequence 0 on chat %q", x.doneLine(o), x.chatNames[x.ops[o].chat])
+		}
+	}
+	for a := range x.allocs {
+		checked++
+		if e := &x.ev[x.allocs[a].ev]; e.Seq == 0 {
+			v.fail([]int{e.Line}, "line %d allocates sequence 0 on chat %q", e.Line, e.Chat)
+		}
+	}
+	for i := range x.ops {
+		d := x.doneEv(int32(i))
+		if x.ops[i].fn != fnSync || x.ops[i].status != stOK || d.Sync == nil {
+			continue
+		}
+		checked++
+		if slices.Contains(d.Sync.Seqs, 0) {
+			v.fail([]int{d.Line}, "line %d: a sync on chat %q returned sequence 0", d.Line, d.Chat)
+		}
+	}
+	for i := range x.fin {
+		f := &x.fin[i]
+		switch f.Table {
+		case history.TableMessages, history.TableIdempotency, history.TableEvents:
+			checked++
+			if f.Seq == 0 {
+				v.fail([]int{f.Line}, "line %d: final %s line on chat %q has sequence 0", f.Line, f.Table, f.Chat)
+			}
+		}
+	}
+	if checked == 0 {
+		v.unknown("no sequences in the history (no acks, allocations, sync results or final lines)")
+	}
+	v.pass("%s checked, all ≥ 1", plural(checked, "sequence-bearing line"))
+	return v.result()
+}

@@ -1,0 +1,78 @@
+package checker
+
+import "testing"
+
+func TestSequenceUniquenessFinalTable(t *testing.T) {
+	b := newHB()
+	b.send(1, "A", "k1", 1)
+	m1 := b.msg("A", 1, "m-k1", "k1")
+	m2 := b.msg("A", 1, "m-other", "k9") // a user-written file repeating a primary key
+	r := b.check(t)
+	res := mustFail(t, r, NameSequenceUniqueness, m1, m2)
+	mustContain(t, res.Detail, "holds two messages")
+}
+
+func TestSequenceUniquenessAcks(t *testing.T) {
+	b := newHB()
+	b.invoke(1, "A", "k1")
+	b.invoke(2, "A", "k2")
+	ok1 := b.ok(1, "A", "k1", 7, "m-k1")
+	ok2 := b.ok(2, "A", "k2", 7, "m-k2")
+	r := b.check(t)
+	res := mustFail(t, r, NameSequenceUniqueness, ok1, ok2)
+	mustContain(t, res.Detail, "acknowledged for two messages")
+}
+
+func TestSequenceUniquenessPasses(t *testing.T) {
+	b := newHB()
+	b.send(1, "A", "k1", 1)
+	b.invoke(2, "A", "k1")
+	b.dedup(2, "A", "k1", 1, "m-k1") // the same message acked twice
+	b.send(1, "B", "k2", 1)          // the same sequence in another chat
+	b.dump(false)
+	b.msg("A", 1, "m-k1", "k1") // a repeated line is one message
+	res := must(t, b.check(t), NameSequenceUniqueness, Pass)
+	mustContain(t, res.Detail, "repeat an earlier line")
+
+	b = newHB()
+	b.invoke(1, "A", "k1")
+	b.info(1, "A", "k1", "timeout")
+	must(t, b.check(t), NameSequenceUniqueness, Unknown)
+}
+
+func TestNoZeroSequence(t *testing.T) {
+	cases := map[string]func(b *hb) int{
+		"ack": func(b *hb) int {
+			b.invoke(1, "A", "k1")
+			return b.ok(1, "A", "k1", 0, "m")
+		},
+		"allocation": func(b *hb) int {
+			b.invoke(1, "A", "k1")
+			return b.alloc(1, "A", 0)
+		},
+		"sync": func(b *hb) int {
+			b.syncInvoke(1, "A", 0, 5)
+			return b.syncOKIDs(1, "A", []uint64{0}, []string{"m"})
+		},
+		"final idempotency": func(b *hb) int {
+			b.send(1, "A", "k1", 1)
+			return b.idem("A", "k1", 0, "m-k1")
+		},
+		"final event": func(b *hb) int {
+			b.send(1, "A", "k1", 1)
+			return b.event("A", 0, "m-k1", 0, 0)
+		},
+	}
+	for name, build := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := newHB()
+			line := build(b)
+			mustFail(t, b.check(t), NameNoZeroSequence, line)
+		})
+	}
+	must(t, validHistory().check(t), NameNoZeroSequence, Pass)
+	b := newHB()
+	b.invoke(1, "A", "k1")
+	b.fail(1, "A", "k1", "not_a_member")
+	must(t, b.check(t), NameNoZeroSequence, Unknown)
+}

@@ -1,0 +1,300 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// known is one sequence of a chat that some message is known to hold: it
+// was acknowledged, or it is in the final messages table.
+type known struct {
+	seq uint64
+	ack int64 // earliest ack time; timeMax if never acknowledged
+	op  int32 // the earliest ack's operation, -1
+	msg int32 // a final messages line at seq, -1
+}
+
+// knownSeqs merges chat c's acks and final messages by sequence.
+func (x *index) knownSeqs(c int32, buf []known) []known {
+	buf = buf[:0]
+	alo, ahi := span(x.ackSpan, c)
+	for _, o := range x.acks[alo:ahi] {
+		s, t := x.ackSeq(o), x.ret(o)
+		if n := len(buf); n > 0 && buf[n-1].seq == s {
+			if t < buf[n-1].ack {
+				buf[n-1].ack, buf[n-1].op = t, o
+			}
+			continue
+		}
+		buf = append(buf, known{seq: s, ack: t, op: o, msg: -1})
+	}
+	mlo, mhi := span(x.msgSpan, c)
+	nAcked := len(buf)
+	i := 0
+	for _, m := range x.msgs[mlo:mhi] {
+		s := x.fin[m].Seq
+		for i < nAcked && buf[i].seq < s {
+			i++
+		}
+		if i < nAcked && buf[i].seq == s {
+			if buf[i].msg < 0 {
+				buf[i].msg = m
+			}
+			continue
+		}
+		if n := len(buf); n > nAcked && buf[n-1].seq == s {
+			continue
+		}
+		buf = append(buf, known{seq: s, ack: timeMax, op: -1, msg: m})
+	}
+	if len(buf) > nAcked {
+		slices.SortFunc(buf, func(a, b known) int { return cmp.Compare(a.seq, b.seq) })
+	}
+	return buf
+}
+
+func (k known) line(x *index) int {
+	if k.op >= 0 {
+		return x.doneLine(k.op)
+	}
+	return x.fin[k.msg].Line
+}
+
+// fenwick counts marked positions in prefix ranges.
+type fenwick []int32
+
+func (f fenwick) add(i int) {
+	for i++; i < len(f); i += i & -i {
+		f[i]++
+	}
+}
+
+// sum counts marked positions in [0, i).
+func (f fenwick) sum(i int) int {
+	n := 0
+	for ; i > 0; i -= i & -i {
+		n += int(f[i])
+	}
+	return n
+}
+
+// syncScan carries the per-check state of the late-commit scan.
+type syncScan struct {
+	late, lateAfterReturn int
+	example               string
+	work, budget          int
+}
+
+// checkSyncCompleteness judges every sync that completed ok: its result is
+// strictly ascending, above `after`, at most `limit` long, names messages
+// that exist with their message_id, and includes every message of the chat
+// acknowledged before the sync was invoked with a sequence above `after`
+// (up to the last returned sequence when the page is full). It also counts
+// late commits below a cursor, reported as a warning.
+func checkSyncCompleteness(x *index) (Result, int) {
+	v := newVerdict(NameSyncCompleteness)
+	scan := &syncScan{budget: 50_000_000}
+	ks := make([]known, 0, maxSpan(x.ackSpan)+maxSpan(x.msgSpan))
+	byAck := make([]int32, 0, cap(ks))
+	var syncs []int32
+	total, unverified := 0, 0
+	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		syncs = syncs[:0]
+		lo, hi := span(x.opChatSpan, c)
+		for _, o := range x.opsByChat[lo:hi] {
+			if x.ops[o].fn == fnSync && x.ops[o].status == stOK {
+				syncs = append(syncs, o)
+			}
+		}
+		if len(syncs) == 0 {
+			continue
+		}
+		total += len(syncs)
+		slices.SortStableFunc(syncs, func(a, b int32) int { return cmp.Compare(x.call(a), x.call(b)) })
+		ks = x.knownSeqs(c, ks)
+		byAck = byAck[:0]
+		for i := range ks {
+			if ks[i].ack != timeMax {
+				byAck = append(byAck, int32(i))
+			}
+		}
+		slices.SortFunc(byAck, func(a, b int32) int { return cmp.Compare(ks[a].ack, ks[b].ack) })
+		fw := make(fenwick, len(ks)+1)
+		seen := make([]bool, len(ks))
+		p := 0
+		for _, y := range syncs {
+			for p < len(byAck) && ks[byAck[p]].ack < x.call(y) {
+				fw.add(int(byAck[p]))
+				p++
+			}
+			if !x.syncWellFormed(v, c, y) {
+				continue
+			}
+			unverified += x.syncExists(v, c, y, ks)
+			x.syncCovers(v, c, y, ks, fw)
+			scan.lateCommits(x, c, y, ks, seen)
+		}
+	}
+	if total == 0 {
+		v.unknown("no sync completed ok")
+		return v.result(), 0
+	}
+	if unverified > 0 {
+		v.note("%s returned by syncs could not be verified to exist (no final messages lines, never acknowledged)", plural(unverified, "sequence"))
+	}
+	if scan.late > 0 {
+		x.warn("late commits below a cursor: %d messages got a sequence below one a sync had already returned without them (%d of them acknowledged only after that sync returned, or never), e.g. %s; a client whose cursor passed them never sees them. ADR-004's two-phase allocation allows this and ADR-001's sync_completeness as written does not cover it",
+			scan.late, scan.lateAfterReturn, scan.example)
+	}
+	if scan.work > scan.budget {
+		x.warn("late-commit scan stopped after %d steps: the count is a lower bound", scan.budget)
+	}
+	v.pass("%s judged", plural(total, "sync"))
+	return v.result(), scan.late
+}
+
+// syncWellFormed checks the shape of y's result.
+func (x *index) syncWellFormed(v *verdict, c int32, y int32) bool {
+	inv, d := x.invEv(y), x.doneEv(y)
+	lines := []int{inv.Line, d.Line}
+	if d.Sync == nil {
+		return true // returned nothing
+	}
+	seqs := d.Sync.Seqs
+	switch {
+	case len(d.Sync.MessageIDs) != len(seqs):
+		v.fail(lines, "sync at line %d on chat %q returned %d seqs but %d message_ids", d.Line, x.chatNames[c], len(seqs), len(d.Sync.MessageIDs))
+		return false
+	case inv.Limit > 0 && len(seqs) > inv.Limit:
+		v.fail(lines, "sync at line %d on chat %q returned %d messages, above its limit %d", d.Line, x.chatNames[c], len(seqs), inv.Limit)
+		return false
+	}
+	for i, s := range seqs {
+		if s <= inv.After {
+			v.fail(lines, "sync at line %d on chat %q returned seq %d, not above after=%d", d.Line, x.chatNames[c], s, inv.After)
+			return false
+		}
+		if i > 0 && s <= seqs[i-1] {
+			v.fail(lines, "sync at line %d on chat %q returned seq %d after %d: not strictly ascending", d.Line, x.chatNames[c], s, seqs[i-1])
+			return false
+		}
+	}
+	return true
+}
+
+// syncExists checks every returned (seq, message_id) against the final
+// messages table, or without it against the acks; it returns how many it
+// could verify neither way.
+func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified int) {
+	d := x.doneEv(y)
+	if d.Sync == nil {
+		return 0
+	}
+	for i, s := range d.Sync.Seqs {
+		id := d.Sync.MessageIDs[i]
+		if x.hasMessages {
+			if found, at := x.hasMsg(c, s, id); !found {
+				lines := []int{d.Line}
+				what := "no final message has that sequence"
+				if at >= 0 {
+					lines = append(lines, x.fin[at].Line)
+					what = fmt.Sprintf("the final table holds %q there (line %d)", x.fin[at].MessageID, x.fin[at].Line)
+				}
+				v.fail(lines, "sync at line %d on chat %q returned seq %d as %q but %s", d.Line, x.chatNames[c], s, id, what)
+			}
+			continue
+		}
+		k, ok := slices.BinarySearchFunc(ks, s, func(k known, s uint64) int { return cmp.Compare(k.seq, s) })
+		switch {
+		case !ok || ks[k].op < 0:
+			unverified++
+		case x.ackID(ks[k].op) != id:
+			v.fail([]int{x.doneLine(ks[k].op), d.Line}, "sync at line %d on chat %q returned seq %d as %q but it was acknowledged as %q (line %d)",
+				d.Line, x.chatNames[c], s, id, x.ackID(ks[k].op), x.doneLine(ks[k].op))
+		}
+	}
+	return unverified
+}
+
+// syncCovers checks that y returned every message acknowledged before it
+// was invoked within its range; fw marks exactly those acknowledged
+// messages.
+func (x *index) syncCovers(v *verdict, c int32, y int32, ks []known, fw fenwick) {
+	inv, d := x.invEv(y), x.doneEv(y)
+	var seqs []uint64
+	if d.Sync != nil {
+		seqs = d.Sync.Seqs
+	}
+	lo := sort1(ks, inv.After+1)
+	hi := len(ks)
+	if inv.Limit > 0 && len(seqs) == inv.Limit {
+		hi = sort1(ks, seqs[len(seqs)-1]+1) // a full page answers up to its last sequence
+	}
+	if lo >= hi {
+		return
+	}
+	need := fw.sum(hi) - fw.sum(lo)
+	call := x.call(y)
+	present := 0
+	for _, s := range seqs {
+		if k, ok := slices.BinarySearchFunc(ks, s, func(k known, s uint64) int { return cmp.Compare(k.seq, s) }); ok && ks[k].ack < call {
+			present++
+		}
+	}
+	if need <= present {
+		return
+	}
+	if v.fails >= 100 { // enough examples: do not pay a scan per broken sync
+		v.fail([]int{inv.Line, d.Line}, "sync at line %d on chat %q missed %d messages acknowledged before it was invoked", d.Line, x.chatNames[c], need-present)
+		return
+	}
+	for k := lo; k < hi; k++ {
+		if ks[k].ack < call {
+			if _, in := slices.BinarySearch(seqs, ks[k].seq); !in {
+				v.fail([]int{inv.Line, d.Line, x.doneLine(ks[k].op)}, "sync at line %d on chat %q (after=%d, limit=%d) missed seq %d, acknowledged at line %d before the sync was invoked (%d such messages missed)",
+					d.Line, x.chatNames[c], inv.After, inv.Limit, ks[k].seq, x.doneLine(ks[k].op), need-present)
+				return
+			}
+		}
+	}
+}
+
+// sort1 is the first index of ks with seq >= s.
+func sort1(ks []known, s uint64) int {
+	i, _ := slices.BinarySearchFunc(ks, s, func(k known, s uint64) int { return cmp.Compare(k.seq, s) })
+	return i
+}
+
+// lateCommits counts messages with a sequence between y's after and the
+// highest sequence y returned, that y did not return and that were not
+// acknowledged before y was invoked (those are sync_completeness failures):
+// they became visible below a cursor that had already passed them. seen
+// keeps a message skipped by several syncs from counting twice.
+func (s *syncScan) lateCommits(x *index, c int32, y int32, ks []known, seen []bool) {
+	inv, d := x.invEv(y), x.doneEv(y)
+	if d.Sync == nil || len(d.Sync.Seqs) == 0 || s.work > s.budget {
+		return
+	}
+	seqs := d.Sync.Seqs
+	top := seqs[len(seqs)-1]
+	call, ret := x.call(y), x.ret(y)
+	j := 0
+	for k := sort1(ks, inv.After+1); k < len(ks) && ks[k].seq < top; k++ {
+		s.work++
+		for j < len(seqs) && seqs[j] < ks[k].seq {
+			j++
+		}
+		if (j < len(seqs) && seqs[j] == ks[k].seq) || ks[k].ack < call || seen[k] {
+			continue
+		}
+		seen[k] = true
+		s.late++
+		if ks[k].ack > ret {
+			s.lateAfterReturn++
+		}
+		if s.example == "" {
+			s.example = fmt.Sprintf("chat %q seq %d (line %d) below the seq %d returned by the sync at line %d", x.chatNames[c], ks[k].seq, ks[k].line(x), top, d.Line)
+		}
+	}
+}
