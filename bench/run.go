@@ -16,7 +16,6 @@ import (
 	"github.com/chatseq/chatseq/kafka"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
-	"github.com/chatseq/chatseq/store/memstore"
 )
 
 // Result is what a run measured. The verdicts come from checking the
@@ -41,14 +40,16 @@ func (r *Result) Throughput() float64 {
 	return float64(r.Counts.Operations) / r.Elapsed.Seconds()
 }
 
-// Run executes cfg against st (nil: a fresh embedded store) and streams the
-// history to cfg.HistoryPath.
+// Run executes cfg against the ADR-004 core over st (nil: a fresh embedded
+// store) and streams the history to cfg.HistoryPath.
 func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
+	return RunTarget(ctx, cfg, CoreTarget(st))
+}
+
+// RunTarget executes cfg against the target newTarget builds.
+func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if st == nil {
-		st = memstore.New()
 	}
 	res := &Result{Config: cfg, Kafka: "off"}
 
@@ -59,15 +60,14 @@ func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
 	defer stopKafka()
 
 	clock := &runClock{}
-	coreStore := withStoreWindows(st, clock, cfg.Timed)
-	core, err := sequencer.New(sequencer.Config{
-		Store: coreStore, Variant: cfg.Variant, Strategy: cfg.Strategy, RepublishOnReplay: cfg.RepublishOnReplay,
-		Publisher: withOutages(publisherOrNil(pub), clock, cfg.Timed),
+	target, err := newTarget(ctx, TargetEnv{
+		Config: cfg, Publisher: withOutages(publisherOrNil(pub), clock, cfg.Timed), Elapsed: clock.elapsed,
 	})
 	if err != nil {
 		return nil, err
 	}
-	chats, err := createChats(ctx, st, cfg)
+	defer target.Close()
+	chats, err := createChats(ctx, target, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -87,14 +87,16 @@ func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
 	res.Started = time.Now()
 	clock.begin()
 	faultCtx, stopFaults := context.WithCancel(ctx)
-	scheduleCounterDeletions(faultCtx, st, cfg.Timed, cfg.ChatPrefix)
-	runWriters(ctx, cfg, core, rec, lat, res)
+	scheduleCounterDeletions(faultCtx, target, cfg)
+	runWriters(ctx, cfg, target, rec, lat, res)
 	stopFaults()
-	core.Wait()
+	if err := target.Settle(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the target to settle: %w", err)
+	}
 	res.Elapsed = time.Since(res.Started)
 	res.Latency = lat.merged()
 
-	if err := recordFinalState(ctx, st, chats, rec, res); err != nil {
+	if err := recordFinalState(ctx, target, chats, rec, res); err != nil {
 		return nil, err
 	}
 	if pub != nil {
@@ -111,20 +113,6 @@ func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
 	return res, f.Close()
 }
 
-// withStoreWindows slows the store inside latency and stall windows.
-func withStoreWindows(st store.Store, clock *runClock, timed []TimedFault) store.Store {
-	var windows []TimedFault
-	for _, f := range timed {
-		if f.Kind == StoreLatency || f.Kind == StoreStall {
-			windows = append(windows, f)
-		}
-	}
-	if len(windows) == 0 {
-		return st
-	}
-	return &slowStore{Store: st, clock: clock, windows: windows}
-}
-
 // withOutages fails publishes inside Kafka outage windows.
 func withOutages(pub sequencer.Publisher, clock *runClock, timed []TimedFault) sequencer.Publisher {
 	var outages []TimedFault
@@ -136,7 +124,7 @@ func withOutages(pub sequencer.Publisher, clock *runClock, timed []TimedFault) s
 	if pub == nil || len(outages) == 0 {
 		return pub
 	}
-	return &outagePublisher{inner: pub, clock: clock, outages: outages}
+	return &outagePublisher{inner: pub, elapsed: clock.elapsed, outages: outages}
 }
 
 func publisherOrNil(p *kafka.Publisher) sequencer.Publisher {
@@ -188,7 +176,7 @@ func header(cfg Config) history.Header {
 	return h
 }
 
-func createChats(ctx context.Context, st store.Store, cfg Config) ([]string, error) {
+func createChats(ctx context.Context, t Target, cfg Config) ([]string, error) {
 	members := make([]string, cfg.Writers)
 	for w := range members {
 		members[w] = SenderID(w)
@@ -196,12 +184,11 @@ func createChats(ctx context.Context, st store.Store, cfg Config) ([]string, err
 	chats := make([]string, cfg.LocalChats())
 	for i := range chats {
 		chats[i] = cfg.ChatName(i)
-		if err := st.CreateChat(ctx, chats[i], members); err != nil {
+		if err := t.CreateChat(ctx, chats[i], members); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", chats[i], err)
 		}
 		if cfg.InitialCounter > 0 {
-			c := store.Counter{Chat: chats[i], Value: cfg.InitialCounter}
-			if err := st.PutCounter(ctx, c, store.Unconditional); err != nil {
+			if err := t.SetCounter(ctx, chats[i], cfg.InitialCounter); err != nil {
 				return nil, fmt.Errorf("setting the counter of %s: %w", chats[i], err)
 			}
 		}
@@ -209,7 +196,7 @@ func createChats(ctx context.Context, st store.Store, cfg Config) ([]string, err
 	return chats, nil
 }
 
-func runWriters(ctx context.Context, cfg Config, core *sequencer.Core, rec *history.Recorder, lat *latencies, res *Result) {
+func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Recorder, lat *latencies, res *Result) {
 	stop := make(chan struct{})
 	if cfg.Duration > 0 {
 		timer := time.AfterFunc(cfg.Duration, func() { close(stop) })
@@ -222,7 +209,7 @@ func runWriters(ctx context.Context, cfg Config, core *sequencer.Core, rec *hist
 	writers := make([]*writer, cfg.Writers)
 	var wg sync.WaitGroup
 	for i := range writers {
-		writers[i] = newWriter(i, &cfg, core, rec, lat)
+		writers[i] = newWriter(i, &cfg, target, rec, lat)
 		ops := 0
 		if cfg.Ops > 0 {
 			ops = cfg.Ops / cfg.Writers
@@ -246,8 +233,8 @@ func runWriters(ctx context.Context, cfg Config, core *sequencer.Core, rec *hist
 	}
 }
 
-func recordFinalState(ctx context.Context, st store.Store, chats []string, rec *history.Recorder, res *Result) error {
-	state, err := st.Dump(ctx, chats)
+func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {
+	state, err := t.Dump(ctx, chats)
 	if err != nil {
 		return fmt.Errorf("reading final state: %w", err)
 	}

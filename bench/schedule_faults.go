@@ -66,24 +66,21 @@ func (c *runClock) begin() { c.start.Store(time.Now().UnixNano()) }
 func (c *runClock) elapsed() time.Duration {
 	return time.Duration(time.Now().UnixNano() - c.start.Load())
 }
-func (c *runClock) started() bool { return c.start.Load() != 0 }
 
 // outagePublisher fails publishes inside Kafka outage windows.
 type outagePublisher struct {
 	inner   sequencer.Publisher
-	clock   *runClock
+	elapsed func() time.Duration
 	outages []TimedFault
 }
 
 var errKafkaOutage = fmt.Errorf("kafka outage (scheduled fault)")
 
 func (p *outagePublisher) Publish(ctx context.Context, ev sequencer.MessagePersisted) error {
-	if p.clock.started() {
-		el := p.clock.elapsed()
-		for _, o := range p.outages {
-			if o.active(el) {
-				return errKafkaOutage
-			}
+	el := p.elapsed()
+	for _, o := range p.outages {
+		if o.active(el) {
+			return errKafkaOutage
 		}
 	}
 	return p.inner.Publish(ctx, ev)
@@ -92,15 +89,12 @@ func (p *outagePublisher) Publish(ctx context.Context, ev sequencer.MessagePersi
 // slowStore delays store calls inside latency and stall windows.
 type slowStore struct {
 	store.Store
-	clock   *runClock
+	elapsed func() time.Duration
 	windows []TimedFault
 }
 
 func (s *slowStore) delay(ctx context.Context) {
-	if !s.clock.started() {
-		return
-	}
-	el := s.clock.elapsed()
+	el := s.elapsed()
 	for _, w := range s.windows {
 		if !w.active(el) {
 			continue
@@ -150,18 +144,18 @@ func (s *slowStore) QueryMessages(ctx context.Context, q store.Query) ([]store.M
 }
 
 // scheduleCounterDeletions deletes counters at their times until ctx ends.
-func scheduleCounterDeletions(ctx context.Context, st store.Store, faults []TimedFault, prefix string) {
-	for _, f := range faults {
+func scheduleCounterDeletions(ctx context.Context, t Target, cfg Config) {
+	for _, f := range cfg.Timed {
 		if f.Kind != DeleteCounter {
 			continue
 		}
 		go func(f TimedFault) {
-			t := time.NewTimer(f.At)
-			defer t.Stop()
+			timer := time.NewTimer(f.At)
+			defer timer.Stop()
 			select {
 			case <-ctx.Done():
-			case <-t.C:
-				_ = st.DeleteCounter(context.WithoutCancel(ctx), chatID(prefix, f.Chat))
+			case <-timer.C:
+				_ = t.DeleteCounter(context.WithoutCancel(ctx), chatID(cfg.ChatPrefix, f.Chat))
 			}
 		}(f)
 	}

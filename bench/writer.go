@@ -51,7 +51,7 @@ func (c *Counts) add(o Counts) {
 type writer struct {
 	id       int
 	cfg      *Config
-	core     *sequencer.Core
+	target   Target
 	rec      *history.Recorder
 	lat      *latencyShard
 	nextPID  int
@@ -63,9 +63,9 @@ type writer struct {
 	mu       sync.Mutex // guards counts while a twin runs
 }
 
-func newWriter(id int, cfg *Config, core *sequencer.Core, rec *history.Recorder, lat *latencies) *writer {
+func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies) *writer {
 	w := &writer{
-		id: id, cfg: cfg, core: core, rec: rec, lat: lat.shard(id),
+		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
 		cursor: map[int]uint64{}, lastChat: -1,
 		counts: Counts{ErrorCodes: map[string]int64{}},
 	}
@@ -171,7 +171,7 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 	})
 	tr := processTracer{rec: w.rec, process: pid}
 	sent := time.Now()
-	out, err := w.core.Persist(ctx, req, &tr)
+	out, err := w.target.Persist(ctx, req, &tr)
 	done := time.Now()
 
 	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
@@ -236,7 +236,7 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended time.Time) 
 		Kind: history.KindInvoke, Process: w.pid, F: history.FSync, Chat: chat,
 		After: after, Limit: w.cfg.SyncLimit,
 	})
-	msgs, err := w.core.Sync(ctx, chat, after, w.cfg.SyncLimit)
+	msgs, err := w.target.Sync(ctx, chat, after, w.cfg.SyncLimit)
 	done := time.Now()
 	ev := history.Event{Process: w.pid, F: history.FSync, Chat: chat}
 	if err != nil {
