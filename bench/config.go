@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -42,6 +43,7 @@ type Config struct {
 	InitialCounter      uint64       // every chat's counter after creation
 	DuplicateAfterOK    float64      // probability a writer resends an acknowledged key
 	ConcurrentDuplicate float64      // probability a send is raced by a twin with the same key
+	ReuseKey            float64      // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
 	SyncRatio           float64      // share of operations that are syncs
 	SyncLimit           int          // page size of a sync
 	MaxAttempts         int          // sends per key before a writer gives up
@@ -65,6 +67,10 @@ type Config struct {
 	// machines never share a chat and their histories check as one run.
 	ShardIndex, ShardCount int
 
+	// Contract is what the target promises, written to the history header;
+	// an empty Events is filled from whether Kafka is on.
+	Contract history.Contract
+
 	HistoryPath string // where the history streams; required
 	Target      string // recorded in the header
 }
@@ -84,6 +90,7 @@ func DefaultConfig() Config {
 		Topic: sequencer.Topic, Partitions: 8,
 		HistoryPath: "chatseq-history.jsonl",
 		Target:      "memory",
+		Contract:    history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal},
 	}
 }
 
@@ -142,6 +149,7 @@ func (c Config) Validate() error {
 		{"--duplicate-after-ok", c.DuplicateAfterOK},
 		{"--concurrent-duplicate", c.ConcurrentDuplicate},
 		{"--sync-ratio", c.SyncRatio},
+		{"--reuse-key", c.ReuseKey},
 	}
 	for _, p := range probs {
 		if !(p.v >= 0 && p.v <= 1) {

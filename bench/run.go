@@ -157,14 +157,16 @@ func startKafka(ctx context.Context, cfg *Config, res *Result) (*kafka.Publisher
 }
 
 func header(cfg Config) history.Header {
-	events := history.EventsAtLeastOnce
-	if cfg.KafkaOff {
-		events = history.EventsNone
+	contract := cfg.Contract
+	if contract.Events == "" {
+		contract.Events = history.EventsAtLeastOnce
+		if cfg.KafkaOff {
+			contract.Events = history.EventsNone
+		}
 	}
 	h := history.Header{
 		Version: history.Version, Target: cfg.Target, Seed: cfg.Seed, HasSeed: true,
-		Contract: history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal, Events: events},
-		Extra:    map[string]string{},
+		Contract: contract, Extra: map[string]string{},
 	}
 	h.Extra["strategy"] = jsonString(string(cfg.Strategy))
 	if cfg.ShardCount > 1 {

@@ -26,6 +26,7 @@ type OpPlan struct {
 	Key              string
 	Raced            bool // a twin client sends the same key concurrently
 	DuplicateAfterOK bool // the key is sent again after its ACK
+	ReuseKey         bool // send with this client's previous key but other content
 	TwinFaults       sequencer.FaultPlan
 	attempts         *rand.Rand
 	rates            FaultRates
@@ -42,6 +43,7 @@ func PlanOp(cfg *Config, writer, op int) OpPlan {
 	p.Chat = picker.pick(r)
 	p.Raced = r.Float64() < cfg.ConcurrentDuplicate
 	p.DuplicateAfterOK = r.Float64() < cfg.DuplicateAfterOK
+	p.ReuseKey = r.Float64() < cfg.ReuseKey
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)
 	}

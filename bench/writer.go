@@ -14,6 +14,7 @@ type Counts struct {
 	Operations, Persists, Syncs int64
 	OK, Dedup, Fail, Info       int64
 	PersistOK, SyncOK           int64
+	KeysReused                  int64
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
 	ConcurrentDuplicates        int64
@@ -36,6 +37,7 @@ func (c *Counts) add(o Counts) {
 	c.ConcurrentDuplicates += o.ConcurrentDuplicates
 	c.FaultsInjected += o.FaultsInjected
 	c.Attempts += o.Attempts
+	c.KeysReused += o.KeysReused
 	c.MaxTxAttempts = max(c.MaxTxAttempts, o.MaxTxAttempts)
 	for k, v := range o.ErrorCodes {
 		if c.ErrorCodes == nil {
@@ -49,18 +51,20 @@ func (c *Counts) add(o Counts) {
 // operation with an unknown outcome, as in Jepsen: that operation may still
 // take effect, so the process that issued it never issues another.
 type writer struct {
-	id       int
-	cfg      *Config
-	target   Target
-	rec      *history.Recorder
-	lat      *latencyShard
-	nextPID  int
-	pid      int
-	cursor   map[int]uint64 // chat index -> last sequence this client saw
-	lastChat int
-	counts   Counts
-	stop     <-chan struct{}
-	mu       sync.Mutex // guards counts while a twin runs
+	id          int
+	cfg         *Config
+	target      Target
+	rec         *history.Recorder
+	lat         *latencyShard
+	nextPID     int
+	pid         int
+	cursor      map[int]uint64 // chat index -> last sequence this client saw
+	lastChat    int
+	lastKey     string // key of this client's previous send, and its chat
+	lastKeyChat int
+	counts      Counts
+	stop        <-chan struct{}
+	mu          sync.Mutex // guards counts while a twin runs
 }
 
 func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies) *writer {
@@ -116,11 +120,15 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start t
 // send delivers one logical message: first attempt, retries with the same
 // key while the outcome is unknown, and the configured duplicates.
 func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
-	chatIdx := plan.Chat
-	w.lastChat = chatIdx
-	content := "message " + plan.Key
+	chatIdx, key, content := plan.Chat, plan.Key, "message "+plan.Key
+	if plan.ReuseKey && w.lastKey != "" {
+		// A client bug: an old key with new content.
+		chatIdx, key, content = w.lastKeyChat, w.lastKey, "other content under "+w.lastKey
+		w.count(func(c *Counts) { c.KeysReused++ })
+	}
+	w.lastChat, w.lastKey, w.lastKeyChat = chatIdx, key, chatIdx
 	req := sequencer.Request{
-		Chat: w.cfg.ChatName(chatIdx), Key: plan.Key, Sender: SenderID(w.id),
+		Chat: w.cfg.ChatName(chatIdx), Key: key, Sender: SenderID(w.id),
 		Content: content, PayloadHash: payloadHash(content),
 	}
 

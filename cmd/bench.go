@@ -62,6 +62,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.Float64Var(&cfg.Faults.PublishFail, "publish-fail", cfg.Faults.PublishFail, "probability the Kafka publish fails")
 	fl.Float64Var(&cfg.DuplicateAfterOK, "duplicate-after-ok", cfg.DuplicateAfterOK, "probability a client resends a key after its ACK")
 	fl.Float64Var(&cfg.ConcurrentDuplicate, "concurrent-duplicate", cfg.ConcurrentDuplicate, "probability a send is raced by a second client with the same key (ADR-004 scenario 4)")
+	fl.Float64Var(&cfg.ReuseKey, "reuse-key", cfg.ReuseKey, "probability a client reuses its previous key with other content (a client bug; the contract says what must happen)")
 	fl.Float64Var(&cfg.SyncRatio, "sync-ratio", cfg.SyncRatio, "share of operations that are syncs")
 	fl.IntVar(&cfg.SyncLimit, "sync-limit", cfg.SyncLimit, "page size of a sync")
 	fl.IntVar(&cfg.MaxAttempts, "max-attempts", cfg.MaxAttempts, "sends of one key before a client gives up")
