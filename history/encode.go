@@ -1,0 +1,269 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The encoders append one line, newline included, to b. They write fields in
+// a fixed order and only the fields the line's kind carries, so that reading
+// the line back gives the same Event. They are reflection-free because the
+// recorder calls them on the load generator's hot path.
+
+func appendEvent(b []byte, e *Event) []byte {
+	b = append(b, `{"type":"`...)
+	b = append(b, e.Kind.String()...)
+	b = append(b, `","process":`...)
+	b = strconv.AppendInt(b, int64(e.Process), 10)
+	b = append(b, `,"f":`...)
+	b = appendString(b, e.F)
+	b = append(b, `,"time":`...)
+	b = strconv.AppendInt(b, e.Time, 10)
+	switch e.Kind {
+	case KindInvoke:
+		b = appendStringField(b, `,"chat":`, e.Chat)
+		if e.F == FSync {
+			b = appendUintField(b, `,"after":`, e.After)
+			b = append(b, `,"limit":`...)
+			b = strconv.AppendInt(b, int64(e.Limit), 10)
+			break
+		}
+		b = appendStringField(b, `,"key":`, e.Key)
+		if e.Sender != "" {
+			b = appendStringField(b, `,"sender":`, e.Sender)
+		}
+		if e.PayloadHash != "" {
+			b = appendStringField(b, `,"payload_hash":`, e.PayloadHash)
+		}
+	case KindTrace:
+		b = appendStringField(b, `,"chat":`, e.Chat)
+		b = appendUintField(b, `,"seq":`, e.Seq)
+		if e.HasStart {
+			b = append(b, `,"start":`...)
+			b = strconv.AppendInt(b, e.Start, 10)
+		}
+	default: // completions; chat and key may be left to the invoke
+		if e.Chat != "" {
+			b = appendStringField(b, `,"chat":`, e.Chat)
+		}
+		if e.F != FSync && e.Key != "" {
+			b = appendStringField(b, `,"key":`, e.Key)
+		}
+		switch {
+		case e.Kind != KindOK:
+			if e.Error != "" {
+				b = appendStringField(b, `,"error":`, e.Error)
+			}
+		case e.F == FSync:
+			b = appendSyncResult(b, e.Sync)
+		default:
+			b = appendUintField(b, `,"seq":`, e.Seq)
+			b = appendStringField(b, `,"message_id":`, e.MessageID)
+			b = append(b, `,"dedup":`...)
+			b = strconv.AppendBool(b, e.Dedup)
+		}
+	}
+	return append(b, "}\n"...)
+}
+
+func appendSyncResult(b []byte, r *SyncResult) []byte {
+	var seqs []uint64
+	var ids []string
+	if r != nil {
+		seqs, ids = r.Seqs, r.MessageIDs
+	}
+	b = append(b, `,"seqs":[`...)
+	for i, s := range seqs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, s, 10)
+	}
+	b = append(b, `],"message_ids":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, id)
+	}
+	return append(b, ']')
+}
+
+func appendFinal(b []byte, f *Final) []byte {
+	b = append(b, `{"type":"final","table":`...)
+	b = appendString(b, f.Table)
+	b = appendStringField(b, `,"chat":`, f.Chat)
+	switch f.Table {
+	case TableCounters:
+		if f.Missing {
+			b = append(b, `,"missing":true`...)
+		} else {
+			b = appendUintField(b, `,"value":`, f.Value)
+		}
+	case TableEvents:
+		b = appendUintField(b, `,"seq":`, f.Seq)
+		b = appendStringField(b, `,"message_id":`, f.MessageID)
+		b = append(b, `,"partition":`...)
+		b = strconv.AppendInt(b, int64(f.Partition), 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, f.Offset, 10)
+	default: // messages, idempotency
+		b = appendUintField(b, `,"seq":`, f.Seq)
+		b = appendStringField(b, `,"message_id":`, f.MessageID)
+		b = appendStringField(b, `,"key":`, f.Key)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendHeader encodes the header line. Unlike events, a header comes from
+// configuration, so it is checked: a bad one would make the whole file
+// unreadable.
+func appendHeader(b []byte, h *Header) ([]byte, error) {
+	if h.Version != 0 && h.Version != Version {
+		return b, fmt.Errorf("history header: version %d; this recorder writes version %d", h.Version, Version)
+	}
+	if err := checkContract(h.Contract); err != nil {
+		return b, err
+	}
+	b = append(b, `{"format":"`+Format+`","version":`...)
+	b = strconv.AppendInt(b, Version, 10)
+	if c := h.Contract; c != (Contract{}) {
+		b = append(b, `,"contract":{`...)
+		sep := ""
+		for _, f := range [...]struct{ name, value string }{{"gaps", c.Gaps}, {"key_reuse", c.KeyReuse}, {"events", c.Events}} {
+			if f.value != "" {
+				b = append(b, sep...)
+				b = appendStringField(b, `"`+f.name+`":`, f.value)
+				sep = ","
+			}
+		}
+		b = append(b, '}')
+	}
+	if h.Target != "" {
+		b = appendStringField(b, `,"target":`, h.Target)
+	}
+	if h.Scenario != "" {
+		b = appendStringField(b, `,"scenario":`, h.Scenario)
+	}
+	if h.HasSeed {
+		b = append(b, `,"seed":`...)
+		b = strconv.AppendInt(b, h.Seed, 10)
+	}
+	names := make([]string, 0, len(h.Extra))
+	for name := range h.Extra {
+		names = append(names, name)
+	}
+	slices.Sort(names) // a stable order makes files comparable
+	for _, name := range names {
+		value := h.Extra[name]
+		if isHeaderField(name) {
+			return b, fmt.Errorf("history header: extra field %q would shadow the header's own field", name)
+		}
+		if !isExtraValue(value) {
+			return b, fmt.Errorf("history header: extra field %q is not one JSON value on one line: %q", name, value)
+		}
+		b = append(b, ',')
+		b = appendString(b, name)
+		b = append(b, ':')
+		b = append(b, value...)
+	}
+	return append(b, "}\n"...), nil
+}
+
+// isExtraValue reports whether v can be written verbatim as a header field's
+// value and read back unchanged: one JSON value, no surrounding space, no
+// line break.
+func isExtraValue(v string) bool {
+	return v != "" && strings.TrimSpace(v) == v && !strings.ContainsRune(v, '\n') && checkSyntax([]byte(v)) == nil
+}
+
+func checkContract(c Contract) error {
+	var errs []error
+	check := func(name, value, a, b string) {
+		if value != "" && value != a && value != b {
+			errs = append(errs, fmt.Errorf("history header: contract %s must be %q or %q, got %q", name, a, b, value))
+		}
+	}
+	check("gaps", c.Gaps, GapsAllowed, GapsForbidden)
+	check("key_reuse", c.KeyReuse, KeyReuseReturnOriginal, KeyReuseReject)
+	check("events", c.Events, EventsNone, EventsAtLeastOnce)
+	return errors.Join(errs...)
+}
+
+func appendStringField(b []byte, prefix, s string) []byte {
+	return appendString(append(b, prefix...), s)
+}
+
+func appendUintField(b []byte, prefix string, v uint64) []byte {
+	return strconv.AppendUint(append(b, prefix...), v, 10)
+}
+
+// plainASCII marks the bytes a JSON string may hold unescaped: printable ASCII
+// other than '"' and '\\'. It has 256 entries so any byte can index it.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Beyond what JSON requires, it
+// escapes U+0085, U+2028 and U+2029, which some line-oriented tools treat as
+// line breaks, and writes invalid UTF-8 as U+FFFD so the output is always
+// valid UTF-8.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	run := 0 // start of the bytes not yet copied
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plainASCII[c] {
+				i++
+				continue
+			}
+			b = append(b, s[run:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			run = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[run:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u0085' || r == '\u2028' || r == '\u2029':
+			b = append(b, s[run:i]...)
+			b = append(b, '\\', 'u')
+			b = append(b, hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		run = i
+	}
+	b = append(b, s[run:]...)
+	return append(b, '"')
+}

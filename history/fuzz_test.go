@@ -1,0 +1,83 @@
+package history
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzRead checks that Read never panics, that its errors name a real line,
+// and that whatever it accepts survives a rewrite by the recorder's encoders:
+// read, encode, read again gives the same history, and encoding that gives
+// the same bytes.
+func FuzzRead(f *testing.F) {
+	seeds, err := filepath.Glob("testdata/*.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, path := range seeds {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, tt := range malformed {
+		f.Add([]byte(tt.input))
+	}
+	var recorded bytes.Buffer
+	if err := generateHistory(&recorded, 40, 4); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(recorded.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := Read(bytes.NewReader(data), "fuzz.jsonl")
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			if pe.Line < 1 || pe.Line > bytes.Count(data, []byte{'\n'})+1 {
+				t.Fatalf("error names line %d of a %d-line input: %v", pe.Line, bytes.Count(data, []byte{'\n'})+1, err)
+			}
+			return
+		}
+		encoded := encodeHistory(t, h)
+		again, err := Read(bytes.NewReader(encoded), "again.jsonl")
+		if err != nil {
+			t.Fatalf("the re-encoded history does not read: %v\n%s", err, encoded)
+		}
+		if len(again.Warnings) != 0 {
+			t.Fatalf("the re-encoded history has warnings: %+v", again.Warnings)
+		}
+		sameContent(t, h, again)
+		if twice := encodeHistory(t, again); !bytes.Equal(twice, encoded) {
+			t.Fatalf("encoding is not stable:\n%s\n%s", encoded, twice)
+		}
+	})
+}
+
+// FuzzStringRoundTrip checks the string encoder against the scanner: any Go
+// string reads back as itself, with each invalid UTF-8 byte as U+FFFD.
+func FuzzStringRoundTrip(f *testing.F) {
+	for _, s := range oddStrings {
+		f.Add(s)
+	}
+	f.Add("\xff\xfe\xed\xa0\x80")
+	f.Fuzz(func(t *testing.T, s string) {
+		encoded := appendString(nil, s)
+		if err := checkSyntax(encoded); err != nil {
+			t.Fatalf("%q encodes as invalid JSON %s: %v", s, encoded, err)
+		}
+		sc := scanner{b: encoded}
+		decoded, err := sc.readString()
+		if err != nil || sc.i != len(encoded) {
+			t.Fatalf("%q: reading %s back: %v (stopped at %d)", s, encoded, err, sc.i)
+		}
+		if want := string([]rune(s)); string(decoded) != want {
+			t.Fatalf("%q encodes as %s, which reads back as %q", s, encoded, decoded)
+		}
+	})
+}

@@ -1,0 +1,298 @@
+package history
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// readBufferSize is the reader's buffer; longer lines are still read whole.
+const readBufferSize = 256 << 10
+
+// batchSize is how many lines the parser hands to the builder at a time:
+// enough to make the hand-off cost nothing per line.
+const batchSize = 512
+
+// parsedLine is one event or final line, decoded and checked on its own, with
+// its strings made. Fields the line's kind does not carry are left empty.
+type parsedLine struct {
+	lineNo      int
+	shape       *shape
+	present     fieldSet
+	unknown     []string // names of unknown fields
+	kind        Kind
+	f           string
+	table       string
+	process     int
+	time, start int64
+	chat, key   string
+	sender      string
+	payloadHash string
+	messageID   string
+	errorCode   string
+	seq, after  uint64
+	limit       int
+	dedup       bool
+	value       uint64
+	missing     bool
+	partition   int32
+	offset      int64
+	seqs        []uint64
+	messageIDs  []string
+}
+
+// batch carries parsed lines from the parser to the builder. The last batch
+// may end the input early with an error, or with a warning about a cut-short
+// last line.
+type batch struct {
+	lines   []parsedLine
+	err     error
+	warning *Warning
+}
+
+// lineParser is Read's first stage: it splits the input into lines and
+// decodes each on its own.
+type lineParser struct {
+	file   string
+	in     *bufio.Reader
+	lineNo int
+	spill  []byte // a line longer than the buffer
+	sc     scanner
+	raw    rawLine
+	arena  stringArena
+	shared interner
+	// lastKey holds each process's last persist key, so that a completion
+	// repeating it shares the invoke's string.
+	lastKey []string
+}
+
+func newLineParser(in io.Reader, name string, bufferSize int) *lineParser {
+	p := &lineParser{file: name, in: bufio.NewReaderSize(in, bufferSize)}
+	p.shared = interner{arena: &p.arena, shared: map[string]string{}}
+	return p
+}
+
+// header reads the first non-blank line as the header.
+func (p *lineParser) header() (Header, error) {
+	for {
+		line, err := p.nextLine()
+		if err == io.EOF {
+			return Header{}, &ParseError{File: p.file, Line: max(p.lineNo, 1), Msg: "empty history: the first line must be the header " + headerExample}
+		}
+		if err != nil {
+			return Header{}, p.readError(err)
+		}
+		if isBlank(line) {
+			continue
+		}
+		h, err := decodeHeader(&p.sc, line)
+		if err != nil {
+			return Header{}, p.errorAt(line, err)
+		}
+		return h, nil
+	}
+}
+
+// run parses the remaining lines into batches sent on full, reusing batches
+// from free, until the input ends or quit is closed. It closes full.
+func (p *lineParser) run(full chan<- *batch, free <-chan *batch, quit <-chan struct{}) {
+	defer close(full)
+	bt := newBatch(free)
+	for {
+		line, err := p.nextLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			bt.err = p.readError(err)
+			break
+		}
+		if isBlank(line) {
+			continue
+		}
+		// parse overwrites the whole slot, so a reused one needs no zeroing.
+		bt.lines = bt.lines[:len(bt.lines)+1]
+		if err := p.parse(line, &bt.lines[len(bt.lines)-1]); err != nil {
+			bt.lines = bt.lines[:len(bt.lines)-1]
+			p.fail(line, err, bt)
+			break
+		}
+		if len(bt.lines) == batchSize {
+			select {
+			case full <- bt:
+			case <-quit:
+				return
+			}
+			bt = newBatch(free)
+		}
+	}
+	select {
+	case full <- bt:
+	case <-quit:
+	}
+}
+
+func newBatch(free <-chan *batch) *batch {
+	select {
+	case bt := <-free:
+		bt.lines = bt.lines[:0]
+		return bt
+	default:
+		return &batch{lines: make([]parsedLine, 0, batchSize)}
+	}
+}
+
+// parse decodes line into pl, checks that it is a known kind of line with
+// the fields that kind requires, and makes the strings it carries.
+func (p *lineParser) parse(line []byte, pl *parsedLine) error {
+	l := &p.raw
+	if err := decodeLine(&p.sc, line, l, p.arena.string); err != nil {
+		return err
+	}
+	sh, err := lineShape(l)
+	if err != nil {
+		return err
+	}
+	*pl = parsedLine{
+		lineNo:     p.lineNo,
+		shape:      sh,
+		present:    l.present,
+		kind:       l.kind,
+		f:          l.f,
+		table:      l.table,
+		process:    l.process,
+		time:       l.time,
+		start:      l.start,
+		seq:        l.seq,
+		after:      l.after,
+		limit:      l.limit,
+		dedup:      l.dedup,
+		value:      l.value,
+		missing:    l.missing,
+		partition:  l.partition,
+		offset:     l.offset,
+		seqs:       l.seqs,
+		messageIDs: l.messageIDs,
+	}
+	for _, name := range l.unknown {
+		pl.unknown = append(pl.unknown, string(name))
+	}
+	// Only fields the kind carries become strings; the builder ignores the
+	// others.
+	carried := l.present & sh.allowed
+	pl.chat = p.shared.string(l.chat)
+	if carried.has(fieldSender) {
+		pl.sender = p.shared.string(l.sender)
+	}
+	if carried.has(fieldError) {
+		pl.errorCode = p.shared.string(l.errorCode)
+	}
+	if carried.has(fieldPayloadHash) {
+		pl.payloadHash = p.arena.string(l.payloadHash)
+	}
+	if carried.has(fieldMessageID) {
+		pl.messageID = p.arena.string(l.messageID)
+	}
+	if carried.has(fieldKey) {
+		pl.key = p.key(l)
+	}
+	return nil
+}
+
+// key makes a persist line's key string, sharing it between an invoke and
+// the completion that repeats it.
+func (p *lineParser) key(l *rawLine) string {
+	if l.kind == KindFinal || l.process >= denseLimit {
+		return p.arena.string(l.key)
+	}
+	if l.process < len(p.lastKey) && p.lastKey[l.process] == string(l.key) {
+		return p.lastKey[l.process]
+	}
+	k := p.arena.string(l.key)
+	if l.kind == KindInvoke {
+		if l.process >= len(p.lastKey) {
+			p.lastKey = append(p.lastKey, make([]string, l.process+1-len(p.lastKey))...)
+		}
+		p.lastKey[l.process] = k
+	}
+	return k
+}
+
+// nextLine returns the next line without its newline, valid until the next
+// call, or io.EOF.
+func (p *lineParser) nextLine() ([]byte, error) {
+	line, err := p.in.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		p.spill = append(p.spill[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = p.in.ReadSlice('\n')
+			p.spill = append(p.spill, line...)
+		}
+		line = p.spill
+	}
+	if err != nil && (err != io.EOF || len(line) == 0) {
+		return nil, err
+	}
+	p.lineNo++
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	return line, nil
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *lineParser) readError(err error) error {
+	return fmt.Errorf("reading %s after line %d: %w", p.file, p.lineNo, err)
+}
+
+// errorAt turns a problem with the current line into a *ParseError. A JSON
+// syntax error is reported in preference to a content error found earlier in
+// the same line, since it is the more basic fault.
+func (p *lineParser) errorAt(line []byte, err error) error {
+	if syntax := checkSyntax(line); syntax != nil {
+		err = syntax
+	}
+	return &ParseError{File: p.file, Line: p.lineNo, Msg: err.Error()}
+}
+
+// fail ends bt after a line that could not be parsed. If the line is not
+// valid JSON and is the last non-blank line, it is what a recorder killed
+// mid-write leaves: skipped with a warning. Anything else is an error.
+func (p *lineParser) fail(line []byte, err error, bt *batch) {
+	syntax := checkSyntax(line)
+	if syntax == nil {
+		bt.err = &ParseError{File: p.file, Line: p.lineNo, Msg: err.Error()}
+		return
+	}
+	lineNo := p.lineNo
+	last := p.restIsBlank()
+	p.lineNo = lineNo
+	if !last {
+		bt.err = &ParseError{File: p.file, Line: lineNo, Msg: syntax.Error()}
+		return
+	}
+	bt.warning = &Warning{Line: lineNo, Message: fmt.Sprintf("last line skipped as cut short: %v", syntax)}
+}
+
+// restIsBlank reads the rest of the input and reports whether it has only
+// blank lines.
+func (p *lineParser) restIsBlank() bool {
+	for {
+		line, err := p.nextLine()
+		if errors.Is(err, io.EOF) {
+			return true
+		}
+		if err != nil || !isBlank(line) {
+			return false
+		}
+	}
+}

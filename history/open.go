@@ -1,0 +1,44 @@
+package history
+
+// openOps maps a process to its outstanding invoke. Process ids are usually
+// small and dense (one per worker), so they index a slice; others fall back
+// to a map. This is a hot path: every operation line looks its process up.
+type openOps struct {
+	dense  []*Event
+	sparse map[int]*Event
+}
+
+// denseLimit bounds the slice, so that one huge process id cannot make it
+// allocate much.
+const denseLimit = 1 << 16
+
+func (o *openOps) get(process int) *Event {
+	if process < denseLimit {
+		if process < len(o.dense) {
+			return o.dense[process]
+		}
+		return nil
+	}
+	return o.sparse[process]
+}
+
+func (o *openOps) set(process int, invoke *Event) {
+	if process < denseLimit {
+		if process >= len(o.dense) {
+			o.dense = append(o.dense, make([]*Event, process+1-len(o.dense))...)
+		}
+		o.dense[process] = invoke
+		return
+	}
+	if o.sparse == nil {
+		o.sparse = map[int]*Event{}
+	}
+	o.sparse[process] = invoke
+}
+
+func (o *openOps) remove(process int) {
+	if process < len(o.dense) {
+		o.dense[process] = nil
+	}
+	delete(o.sparse, process)
+}

@@ -1,0 +1,162 @@
+package history
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ReadFile reads the history at path.
+func ReadFile(path string) (*History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads a history from r; name is the file name that errors and
+// History.File carry. Errors about the content are *ParseError; an error from
+// r itself is returned wrapped.
+//
+// If r is a regular file, Read first counts its lines (and then seeks back),
+// so that the event table is allocated once at its final size: for millions
+// of events that keeps peak memory near what the History itself needs.
+func Read(r io.Reader, name string) (*History, error) {
+	hint := sizeHint{bytes: -1}
+	switch in := r.(type) {
+	case *os.File:
+		var err error
+		if hint, err = fileSize(in); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+		hint.bytes = int64(in.Len())
+	}
+	return read(r, name, hint)
+}
+
+// sizeHint is how many events and final lines to make room for, and how many
+// bytes the input has (-1: unknown).
+type sizeHint struct {
+	events, finals int
+	bytes          int64
+}
+
+// fileSize counts the lines of f from its current offset, then seeks back.
+// It gives no hint for what cannot seek (pipes, terminals).
+func fileSize(f *os.File) (sizeHint, error) {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return sizeHint{bytes: -1}, nil
+	}
+	offset, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return sizeHint{bytes: -1}, nil
+	}
+	hint, err := countLines(f)
+	if err != nil {
+		return hint, err
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return hint, err
+	}
+	hint.bytes = st.Size() - offset
+	return hint, nil
+}
+
+// countLines estimates a sizeHint from a quick pass over the raw bytes: every
+// line is an event except the header and lines that start like a recorded
+// final line. A wrong guess costs only memory, not correctness.
+func countLines(r io.Reader) (sizeHint, error) {
+	finalPrefix := []byte(`{"type":"final"`)
+	buf := make([]byte, 1<<20)
+	var lines, finals int
+	carry := 0 // bytes of a partial line kept at the front of buf
+	for {
+		n, err := r.Read(buf[carry:])
+		chunk := buf[:carry+n]
+		start := 0
+		for {
+			nl := bytes.IndexByte(chunk[start:], '\n')
+			if nl < 0 {
+				break
+			}
+			if bytes.HasPrefix(chunk[start:], finalPrefix) {
+				finals++
+			}
+			lines++
+			start += nl + 1
+		}
+		// Keep the start of a partial line if it could still be a final's
+		// prefix; drop a long one.
+		carry = copy(buf, chunk[start:min(len(chunk), start+len(finalPrefix))])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sizeHint{}, err
+		}
+	}
+	// lines-finals also covers the header and an unterminated last line.
+	return sizeHint{events: max(lines-finals, 0), finals: finals}, nil
+}
+
+func read(in io.Reader, name string, hint sizeHint) (*History, error) {
+	bufferSize := readBufferSize
+	if hint.bytes >= 0 && hint.bytes < readBufferSize {
+		bufferSize = int(hint.bytes) + 1 // small inputs need no large buffer
+	}
+	p := newLineParser(in, name, bufferSize)
+	header, err := p.header()
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(&History{File: name, Header: header}, hint)
+	if err := pipeline(p, b); err != nil {
+		return nil, err
+	}
+	b.finish()
+	return b.h, nil
+}
+
+// pipeline reads the lines after the header in two goroutines, one per core
+// of a small machine: the parser decodes lines while the builder checks and
+// stores the ones before them. The builder sees lines in file order, so the
+// first error in the file is the one reported.
+func pipeline(p *lineParser, b *builder) error {
+	full := make(chan *batch, 4)
+	free := make(chan *batch, 4)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.run(full, free, quit)
+	}()
+	// Stop and wait for the parser on every return, so that nothing reads
+	// the input after Read returns.
+	defer func() {
+		close(quit)
+		<-done
+	}()
+	for bt := range full {
+		for i := range bt.lines {
+			if err := b.add(&bt.lines[i]); err != nil {
+				return err
+			}
+		}
+		if bt.err != nil {
+			return bt.err
+		}
+		if bt.warning != nil {
+			b.h.Warnings = append(b.h.Warnings, *bt.warning)
+		}
+		select {
+		case free <- bt:
+		default:
+		}
+	}
+	return nil
+}

@@ -1,0 +1,575 @@
+package history
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth bounds the nesting of values the reader skips (unknown fields,
+// header extras), so that a hostile line cannot exhaust the stack.
+const maxDepth = 1000
+
+// scanner reads JSON values from one line. It is hand-written rather than
+// encoding/json because reflection costs several times more per line and the
+// checker reads millions of lines. Strings come back as views into the line,
+// or into scratch when they had escapes; views are valid until reset.
+type scanner struct {
+	b       []byte
+	i       int
+	scratch []byte
+}
+
+func (s *scanner) reset(line []byte) {
+	s.b, s.i = line, 0
+	s.scratch = s.scratch[:0]
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// plainPrefix is how many leading bytes of b can be taken as they are in a
+// string: printable ASCII other than '"' and '\\'. It tests eight bytes at a
+// time, since keys and ids are mostly such runs.
+func plainPrefix(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		control := (x - 0x20*ones) &^ x // high bit set where a byte < 0x20 (or >= 0x80)
+		q := x ^ '"'*ones
+		bs := x ^ '\\'*ones
+		quote := (q - ones) &^ q       // high bit set where a byte is '"'
+		backslash := (bs - ones) &^ bs // ... or '\\'
+		if (control|quote|backslash|x)&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) && plainASCII[b[i]] {
+		i++
+	}
+	return i
+}
+
+// skipWS moves past whitespace. The check up front keeps the common case
+// (no whitespace, as the recorder writes) inlined.
+func (s *scanner) skipWS() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return
+	}
+	s.skipWSLoop()
+}
+
+func (s *scanner) skipWSLoop() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\r', '\n':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the byte at the cursor, or 0 at the end of the line (0 cannot
+// start any JSON token, so callers need no separate end check).
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) syntaxErr(msg string) error { return &lineError{col: s.i + 1, msg: msg} }
+
+// unexpected reports what was found at the cursor where want was needed.
+func (s *scanner) unexpected(want string) error {
+	if s.i >= len(s.b) {
+		return s.syntaxErr("unexpected end of line, expected " + want)
+	}
+	c := s.b[s.i]
+	if c < utf8.RuneSelf && c >= 0x20 {
+		return s.syntaxErr("unexpected '" + string(rune(c)) + "', expected " + want)
+	}
+	return s.syntaxErr(fmt.Sprintf("unexpected byte 0x%02x, expected %s", c, want))
+}
+
+func (s *scanner) expect(c byte, want string) error {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return nil
+	}
+	return s.unexpected(want)
+}
+
+// token is the JSON text of the value starting at start, for messages.
+func (s *scanner) token(start int) string {
+	t := scanner{b: s.b, i: start}
+	end := len(s.b)
+	if t.skipValue(0) == nil {
+		end = t.i
+	}
+	return printable(s.b[start:end])
+}
+
+// readString reads the string at the cursor, which must be '"'. The common
+// case (plain ASCII, no escapes) is a single pass returning a view.
+func (s *scanner) readString() ([]byte, error) {
+	b := s.b
+	start := s.i + 1
+	i := start + plainPrefix(b[start:])
+	if i < len(b) && b[i] == '"' {
+		s.i = i + 1
+		return b[start:i], nil
+	}
+	s.i = i
+	return s.readStringSlow(start)
+}
+
+// readStringSlow continues readString at s.i for strings with escapes,
+// control bytes or non-ASCII text. It copies into scratch only once an escape
+// forces it to.
+func (s *scanner) readStringSlow(start int) ([]byte, error) {
+	b := s.b
+	escaped := false
+	out := len(s.scratch) // where this string begins in scratch
+	run := start          // start of the literal run not yet copied
+	i := s.i
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			s.i = i + 1
+			if !escaped {
+				return b[start:i], nil
+			}
+			s.scratch = append(s.scratch, b[run:i]...)
+			return s.scratch[out:], nil
+		case c == '\\':
+			if !escaped {
+				escaped = true
+			}
+			s.scratch = append(s.scratch, b[run:i]...)
+			s.i = i
+			n, err := s.unescape()
+			if err != nil {
+				return nil, err
+			}
+			i += n
+			run = i
+		case c < 0x20:
+			s.i = i
+			return nil, s.syntaxErr(fmt.Sprintf("control character 0x%02x in string must be escaped", c))
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size <= 1 {
+				s.i = i
+				return nil, s.syntaxErr("invalid UTF-8 in string")
+			}
+			i += size
+		}
+	}
+	s.i = len(b)
+	return nil, s.syntaxErr("unterminated string")
+}
+
+// unescape decodes the escape at s.i (a backslash) onto scratch and returns
+// how many input bytes it used.
+func (s *scanner) unescape() (int, error) {
+	b := s.b[s.i:]
+	if len(b) < 2 {
+		return 0, s.syntaxErr("unterminated string")
+	}
+	var c byte
+	switch b[1] {
+	case '"', '\\', '/':
+		c = b[1]
+	case 'b':
+		c = '\b'
+	case 'f':
+		c = '\f'
+	case 'n':
+		c = '\n'
+	case 'r':
+		c = '\r'
+	case 't':
+		c = '\t'
+	case 'u':
+		r, ok := hex4(b[2:])
+		if !ok {
+			return 0, s.syntaxErr(`\u must be followed by 4 hex digits`)
+		}
+		if !utf16.IsSurrogate(r) {
+			s.scratch = utf8.AppendRune(s.scratch, r)
+			return 6, nil
+		}
+		// A high surrogate must be followed by an escaped low one; lone
+		// surrogates are not Unicode text and would not survive a rewrite.
+		if r < 0xDC00 && len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+			if lo, ok := hex4(b[8:]); ok {
+				if pair := utf16.DecodeRune(r, lo); pair != utf8.RuneError {
+					s.scratch = utf8.AppendRune(s.scratch, pair)
+					return 12, nil
+				}
+			}
+		}
+		return 0, s.syntaxErr(`\u escape is an unpaired UTF-16 surrogate`)
+	default:
+		return 0, s.syntaxErr(`invalid escape "\` + printable(b[1:2]) + `"`)
+	}
+	s.scratch = append(s.scratch, c)
+	return 2, nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// scanNumber moves past the JSON number at the cursor and reports whether it
+// is written as an integer (no fraction, no exponent).
+func (s *scanner) scanNumber() (isInt bool, err error) {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		s.i = i
+		return false, s.unexpected("a digit")
+	}
+	isInt = true
+	if i < len(b) && b[i] == '.' {
+		isInt = false
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			s.i = i
+			return false, s.unexpected("a digit after '.'")
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			s.i = i
+			return false, s.unexpected("a digit in the exponent")
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	s.i = i
+	return isInt, nil
+}
+
+// plainUint is the fast path for numbers: it reads up to 18 digits with no
+// sign, fraction or exponent (which cannot overflow), and leaves anything
+// else to the careful path.
+func (s *scanner) plainUint() (uint64, bool) {
+	b, i := s.b, s.i
+	end := min(len(b), i+18)
+	var v uint64
+	j := i
+	for ; j < end; j++ {
+		d := b[j] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + uint64(d)
+	}
+	switch {
+	case j == i, b[i] == '0' && j > i+1:
+		return 0, false
+	case j < len(b) && (isDigit(b[j]) || b[j] == '.' || b[j] == 'e' || b[j] == 'E'):
+		return 0, false
+	}
+	s.i = j
+	return v, true
+}
+
+// integer reads an integer at the cursor as a sign and magnitude. name and
+// index label the field in messages; want describes the accepted values.
+func (s *scanner) integer(name string, index int, want string) (neg bool, mag uint64, err error) {
+	start := s.i
+	c := s.peek()
+	if c != '-' && !isDigit(c) {
+		if c == 0 {
+			return false, 0, s.unexpected("a value")
+		}
+		return false, 0, contentErr("%s must be %s, got %s", fieldLabel(name, index), want, s.token(start))
+	}
+	isInt, err := s.scanNumber()
+	if err != nil {
+		return false, 0, err
+	}
+	tok := s.b[start:s.i]
+	if !isInt {
+		return false, 0, contentErr("%s must be %s, got %s", fieldLabel(name, index), want, printable(tok))
+	}
+	digits := tok
+	if digits[0] == '-' {
+		neg = true
+		digits = digits[1:]
+	}
+	for _, d := range digits {
+		if mag > (math.MaxUint64-uint64(d-'0'))/10 { // mag*10+d would overflow
+			return false, 0, contentErr("%s is out of range: %s", fieldLabel(name, index), printable(tok))
+		}
+		mag = mag*10 + uint64(d-'0')
+	}
+	return neg && mag != 0, mag, nil
+}
+
+// readUint reads a non-negative integer no greater than max.
+func (s *scanner) readUint(name string, index int, max uint64) (uint64, error) {
+	start := s.i
+	if v, ok := s.plainUint(); ok && v <= max {
+		return v, nil
+	}
+	s.i = start
+	const want = "a non-negative integer"
+	neg, v, err := s.integer(name, index, want)
+	if err != nil {
+		return 0, err
+	}
+	if neg {
+		return 0, contentErr("%s must be %s, got %s", fieldLabel(name, index), want, printable(s.b[start:s.i]))
+	}
+	if v > max {
+		return 0, contentErr("%s is out of range: %s (at most %d)", fieldLabel(name, index), printable(s.b[start:s.i]), max)
+	}
+	return v, nil
+}
+
+// readInt reads a signed 64-bit integer.
+func (s *scanner) readInt(name string) (int64, error) {
+	if v, ok := s.plainUint(); ok {
+		return int64(v), nil // fewer than 19 digits always fit
+	}
+	start := s.i
+	neg, mag, err := s.integer(name, -1, "an integer")
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case neg && mag <= 1<<63:
+		return int64(-mag), nil
+	case !neg && mag <= math.MaxInt64:
+		return int64(mag), nil
+	}
+	return 0, contentErr("%s is out of range: %s", fieldLabel(name, -1), printable(s.b[start:s.i]))
+}
+
+// readStr reads a string value, or explains what the field holds instead.
+func (s *scanner) readStr(name string, index int) ([]byte, error) {
+	if c := s.peek(); c != '"' {
+		if c == 0 {
+			return nil, s.unexpected("a value")
+		}
+		return nil, contentErr("%s must be a string, got %s", fieldLabel(name, index), s.token(s.i))
+	}
+	return s.readString()
+}
+
+func (s *scanner) readBool(name string) (bool, error) {
+	switch s.peek() {
+	case 't':
+		return true, s.literal("true")
+	case 'f':
+		return false, s.literal("false")
+	case 0:
+		return false, s.unexpected("a value")
+	}
+	return false, contentErr("%s must be true or false, got %s", fieldLabel(name, -1), s.token(s.i))
+}
+
+func (s *scanner) literal(word string) error {
+	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+		s.i += len(word)
+		return nil
+	}
+	return s.unexpected("a value")
+}
+
+// openArray consumes '[' and reports whether the array is empty (then it has
+// consumed ']' too).
+func (s *scanner) openArray(name, want string) (empty bool, err error) {
+	if c := s.peek(); c != '[' {
+		if c == 0 {
+			return false, s.unexpected("a value")
+		}
+		return false, contentErr("%s must be %s, got %s", fieldLabel(name, -1), want, s.token(s.i))
+	}
+	s.i++
+	s.skipWS()
+	if s.peek() == ']' {
+		s.i++
+		return true, nil
+	}
+	return false, nil
+}
+
+// nextElement moves past the ',' between elements, or the closing ']'.
+func (s *scanner) nextElement() (done bool, err error) {
+	s.skipWS()
+	switch s.peek() {
+	case ',':
+		s.i++
+		s.skipWS()
+		return false, nil
+	case ']':
+		s.i++
+		return true, nil
+	}
+	return false, s.unexpected("',' or ']'")
+}
+
+func (s *scanner) readUintArray(name string) ([]uint64, error) {
+	empty, err := s.openArray(name, "an array of non-negative integers")
+	if err != nil || empty {
+		return nil, err
+	}
+	var out []uint64
+	for {
+		v, err := s.readUint(name, len(out), math.MaxUint64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+		if done, err := s.nextElement(); done || err != nil {
+			return out, err
+		}
+	}
+}
+
+// readStringArray reads an array of strings; newString copies each element
+// out of the line, which it outlives.
+func (s *scanner) readStringArray(name string, newString func([]byte) string) ([]string, error) {
+	empty, err := s.openArray(name, "an array of strings")
+	if err != nil || empty {
+		return nil, err
+	}
+	var out []string
+	for {
+		v, err := s.readStr(name, len(out))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, newString(v))
+		if done, err := s.nextElement(); done || err != nil {
+			return out, err
+		}
+	}
+}
+
+// skipValue moves past any JSON value, checking its syntax.
+func (s *scanner) skipValue(depth int) error {
+	switch c := s.peek(); {
+	case c == '"':
+		_, err := s.readString()
+		return err
+	case c == '{' || c == '[':
+		if depth >= maxDepth {
+			return s.syntaxErr("values nested too deeply")
+		}
+		return s.skipContainer(depth + 1)
+	case c == '-' || isDigit(c):
+		_, err := s.scanNumber()
+		return err
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	}
+	return s.unexpected("a value")
+}
+
+func (s *scanner) skipContainer(depth int) error {
+	closing, isObject := byte(']'), s.b[s.i] == '{'
+	if isObject {
+		closing = '}'
+	}
+	s.i++
+	s.skipWS()
+	if s.peek() == closing {
+		s.i++
+		return nil
+	}
+	for {
+		s.skipWS()
+		if isObject {
+			if s.peek() != '"' {
+				return s.unexpected("a field name")
+			}
+			if _, err := s.readString(); err != nil {
+				return err
+			}
+			s.skipWS()
+			if err := s.expect(':', "':' after a field name"); err != nil {
+				return err
+			}
+			s.skipWS()
+		}
+		if err := s.skipValue(depth); err != nil {
+			return err
+		}
+		s.skipWS()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case closing:
+			s.i++
+			return nil
+		default:
+			return s.unexpected("',' or '" + string(closing) + "'")
+		}
+	}
+}
+
+// checkSyntax reports the first JSON syntax error in line, or nil if the line
+// is one valid JSON value.
+func checkSyntax(line []byte) error {
+	s := scanner{b: line}
+	s.skipWS()
+	if err := s.skipValue(0); err != nil {
+		return err
+	}
+	s.skipWS()
+	if s.i < len(s.b) {
+		return s.unexpected("end of line after the JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,219 @@
+package history
+
+import "fmt"
+
+// builder is Read's second stage: it applies the format's rules about how
+// lines relate (operations pair up per process, time never goes back, traces
+// belong to an outstanding persist, finals come last) and stores the lines.
+type builder struct {
+	h      *History
+	events *eventStore
+	open   openOps
+	// lastTime is the latest time seen, from line lastTimeLine (0: none yet).
+	lastTime     int64
+	lastTimeLine int
+	// finalsFrom is the line of the first final line (0: none yet).
+	finalsFrom int
+	// Warnings about a field are given once, at its first line.
+	warnedUnknown   map[string]bool
+	warnedMisplaced map[misplaced]bool
+}
+
+// misplaced is a known field on a kind of line that does not carry it.
+type misplaced struct {
+	field fieldID
+	shape *shape
+}
+
+func newBuilder(h *History, hint sizeHint) *builder {
+	if hint.finals > 0 {
+		h.Finals = make([]Final, 0, hint.finals)
+	}
+	return &builder{
+		h:               h,
+		events:          newEventStore(hint.events),
+		warnedUnknown:   map[string]bool{},
+		warnedMisplaced: map[misplaced]bool{},
+	}
+}
+
+// finish stores the events in the History.
+func (b *builder) finish() { b.h.Events = b.events.events() }
+
+func (b *builder) add(l *parsedLine) error {
+	var err error
+	if l.kind == KindFinal {
+		err = b.addFinal(l)
+	} else {
+		err = b.addEvent(l)
+	}
+	if err != nil {
+		return &ParseError{File: b.h.File, Line: l.lineNo, Msg: err.Error()}
+	}
+	// Warn only once the line is accepted, so a warning never names a line
+	// that was rejected.
+	for _, name := range l.unknown {
+		if !b.warnedUnknown[name] {
+			b.warnedUnknown[name] = true
+			b.warn(l, fmt.Sprintf("unknown field %q ignored", name))
+		}
+	}
+	for extra := l.present &^ l.shape.allowed; extra != 0; extra &= extra - 1 {
+		m := misplaced{extra.first(), l.shape}
+		if !b.warnedMisplaced[m] {
+			b.warnedMisplaced[m] = true
+			b.warn(l, fmt.Sprintf("field %q is not part of a %s line; ignored", fieldNames[m.field], l.shape.name))
+		}
+	}
+	return nil
+}
+
+func (b *builder) warn(l *parsedLine, message string) {
+	b.h.Warnings = append(b.h.Warnings, Warning{Line: l.lineNo, Message: message})
+}
+
+func (b *builder) addEvent(l *parsedLine) error {
+	if b.finalsFrom > 0 {
+		return contentErr("%s line after the final lines (which began on line %d); final lines must come last", l.kind, b.finalsFrom)
+	}
+	if b.lastTimeLine > 0 && l.time < b.lastTime {
+		return contentErr(`"time" %d is earlier than %d on line %d; lines must be in time order`, l.time, b.lastTime, b.lastTimeLine)
+	}
+	var err error
+	switch l.kind {
+	case KindInvoke:
+		err = b.addInvoke(l)
+	case KindTrace:
+		err = b.addTrace(l)
+	default:
+		err = b.addCompletion(l)
+	}
+	if err != nil {
+		return err
+	}
+	b.lastTime, b.lastTimeLine = l.time, l.lineNo
+	return nil
+}
+
+func (b *builder) addInvoke(l *parsedLine) error {
+	if prev := b.open.get(l.process); prev != nil {
+		return contentErr("invoke for process %d while its %s invoke on line %d is still outstanding; a process has at most one operation at a time",
+			l.process, prev.F, prev.Line)
+	}
+	e := Event{
+		Line:    l.lineNo,
+		Kind:    KindInvoke,
+		Process: l.process,
+		F:       l.f,
+		Time:    l.time,
+		Chat:    l.chat,
+	}
+	if l.f == FPersist {
+		e.Key = l.key
+		e.Sender = l.sender
+		e.PayloadHash = l.payloadHash
+	} else {
+		e.After, e.Limit = l.after, l.limit
+	}
+	b.open.set(l.process, b.events.add(&e))
+	return nil
+}
+
+func (b *builder) addCompletion(l *parsedLine) error {
+	inv := b.open.get(l.process)
+	if inv == nil {
+		return contentErr("%s for process %d, which has no outstanding invoke", l.kind, l.process)
+	}
+	if inv.F != l.f {
+		return contentErr("%s for process %d is %q, but its outstanding invoke on line %d is %q", l.kind, l.process, l.f, inv.Line, inv.F)
+	}
+	if l.present.has(fieldChat) && l.chat != inv.Chat {
+		return contentErr(`"chat" %s does not match %q of the invoke on line %d`, quote(l.chat), inv.Chat, inv.Line)
+	}
+	e := Event{
+		Line:    l.lineNo,
+		Kind:    l.kind,
+		Process: l.process,
+		F:       inv.F,
+		Time:    l.time,
+		Chat:    inv.Chat,
+	}
+	if inv.F == FPersist {
+		if l.present.has(fieldKey) && l.key != inv.Key {
+			return contentErr(`"key" %s does not match %q of the invoke on line %d`, quote(l.key), inv.Key, inv.Line)
+		}
+		e.Key = inv.Key
+	}
+	switch {
+	case l.kind != KindOK:
+		e.Error = l.errorCode
+	case inv.F == FPersist:
+		e.Seq, e.MessageID, e.Dedup = l.seq, l.messageID, l.dedup
+	default:
+		if len(l.seqs) != len(l.messageIDs) {
+			return contentErr(`"seqs" has %d items but "message_ids" has %d; they must pair up`, len(l.seqs), len(l.messageIDs))
+		}
+		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs}
+	}
+	b.open.remove(l.process)
+	b.events.add(&e)
+	return nil
+}
+
+func (b *builder) addTrace(l *parsedLine) error {
+	inv := b.open.get(l.process)
+	if inv == nil {
+		return contentErr("trace allocate for process %d, which has no outstanding persist", l.process)
+	}
+	if inv.F != FPersist {
+		return contentErr("trace allocate for process %d, whose outstanding operation (line %d) is a %s, not a persist", l.process, inv.Line, inv.F)
+	}
+	if l.chat != inv.Chat {
+		return contentErr("trace allocate on chat %s for process %d, whose outstanding persist (line %d) is on chat %q", quote(l.chat), l.process, inv.Line, inv.Chat)
+	}
+	if l.present.has(fieldStart) && l.start > l.time {
+		return contentErr(`"start" %d is after "time" %d; an allocation cannot return before it was issued`, l.start, l.time)
+	}
+	b.events.add(&Event{
+		Line:     l.lineNo,
+		Kind:     KindTrace,
+		Process:  l.process,
+		F:        FAllocate,
+		Time:     l.time,
+		Start:    l.start,
+		HasStart: l.present.has(fieldStart),
+		Chat:     inv.Chat,
+		Seq:      l.seq,
+	})
+	return nil
+}
+
+func (b *builder) addFinal(l *parsedLine) error {
+	if l.table == TableCounters {
+		switch {
+		case l.missing && l.present.has(fieldValue):
+			return contentErr(`a counters line has "value" or "missing":true, not both`)
+		case !l.missing && !l.present.has(fieldValue):
+			return contentErr(`missing "value" (or "missing":true), which a final counters line requires`)
+		}
+	}
+	if b.finalsFrom == 0 {
+		b.finalsFrom = l.lineNo
+	}
+	f := Final{
+		Line:  l.lineNo,
+		Table: l.table,
+		Chat:  l.chat,
+	}
+	switch l.table {
+	case TableCounters:
+		f.Value, f.Missing = l.value, l.missing
+	case TableEvents:
+		f.Seq, f.MessageID = l.seq, l.messageID
+		f.Partition, f.Offset = l.partition, l.offset
+	default: // messages, idempotency
+		f.Seq, f.MessageID, f.Key = l.seq, l.messageID, l.key
+	}
+	b.h.Finals = append(b.h.Finals, f)
+	return nil
+}
