@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/targets"
 )
 
 type benchFlags struct {
@@ -26,6 +29,8 @@ type benchFlags struct {
 	brokers    string
 	format     string
 	store      storeopen.Options
+	targets    string
+	dsn        string
 	strategy   string
 	shard      string
 	linTimeout time.Duration
@@ -76,6 +81,8 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.StringVar(&f.strategy, "strategy", "two-phase", "allocation: two-phase (ADR-004: atomic ADD, then persist) or occ (option B: read, conditional write, retry)")
 	fl.StringVar(&f.shard, "shard", "", "i/N: drive only chats whose index mod N is i, so N processes share the load and 'chatseq check' judges their histories as one run")
+	fl.StringVar(&f.targets, "target", "", "design(s) to drive, comma-separated for a side-by-side table: "+strings.Join(targets.Names(), ", ")+" (default: the --store)")
+	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for --target postgres (default: a throwaway local cluster)")
 	addStoreFlags(fl, &f.store)
 	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
 	return c
@@ -133,6 +140,10 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err := f.resolve(); err != nil {
 		return err
 	}
+	names, err := f.targetNames(c)
+	if err != nil {
+		return err
+	}
 	if os.Getenv("GOGC") == "" {
 		// The store keeps every message in memory; the default GOGC
 		// would spend a third of the run rescanning it.
@@ -140,35 +151,118 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
-	opened, err := storeopen.Open(ctx, f.store)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+	var runs []report.Bench
+	worst := ExitOK
+	for _, name := range names {
+		cfg := f.cfg
+		cfg.Target = name
+		if len(names) > 1 {
+			cfg.HistoryPath = historyPathFor(f.cfg.HistoryPath, name)
+		}
+		b, err := f.runTarget(ctx, c, name, cfg)
+		if err != nil {
+			return fmt.Errorf("bench --target %s: %w", name, err)
+		}
+		runs = append(runs, b)
+		worst = worseExit(worst, b.Check.ExitCode())
 	}
-	defer opened.Close()
-	if !opened.Fresh {
-		f.cfg.ChatPrefix = runChatPrefix()
-	}
-	f.cfg.Target = f.store.Kind
-	res, err := bench.Run(ctx, f.cfg, opened.Store)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	h, err := history.ReadFile(f.cfg.HistoryPath)
-	if err != nil {
-		return fmt.Errorf("bench: reading back the history: %w", err)
-	}
-	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout})
-	b := report.FromBench(res, opened.Describe, rep)
 	out := c.OutOrStdout()
-	if f.format == "json" {
-		err = report.WriteJSON(out, b)
-	} else {
-		err = report.WriteText(out, b)
+	switch {
+	case f.format == "json" && len(runs) == 1:
+		err = report.WriteJSON(out, runs[0])
+	case f.format == "json":
+		err = report.WriteJSONRuns(out, runs)
+	default:
+		for i, b := range runs {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			if err = report.WriteText(out, b); err != nil {
+				return err
+			}
+		}
+		if len(runs) > 1 {
+			fmt.Fprintln(out)
+			err = report.WriteComparison(out, runs)
+		}
 	}
 	if err != nil {
 		return err
 	}
-	return verdictExit(rep)
+	if worst != ExitOK {
+		return exitError{worst}
+	}
+	return nil
+}
+
+// runTarget opens one target, drives it, checks the history and returns
+// the report.
+func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config) (report.Bench, error) {
+	opened, err := targets.Open(ctx, name, targets.Options{Store: f.store, DSN: f.dsn})
+	if err != nil {
+		return report.Bench{}, err
+	}
+	defer opened.Close()
+	if !opened.Fresh {
+		cfg.ChatPrefix = runChatPrefix()
+	}
+	cfg.Contract = opened.Contract
+	if !c.Flags().Changed("topic") && opened.Topic != "" {
+		cfg.Topic = opened.Topic
+	}
+	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	if err != nil {
+		return report.Bench{}, err
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		return report.Bench{}, fmt.Errorf("reading back the history: %w", err)
+	}
+	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout})
+	return report.FromBench(res, opened.Describe, rep), nil
+}
+
+// targetNames resolves --target and --store: --store X alone means
+// ADR-004's core on store X.
+func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
+	if f.targets == "" {
+		return []string{f.store.Kind}, nil
+	}
+	if c.Flags().Changed("store") {
+		return nil, badInput("give --target or --store, not both (--target %s names the store)", f.targets)
+	}
+	var names []string
+	for _, n := range strings.Split(f.targets, ",") {
+		n = strings.TrimSpace(n)
+		if !targets.Known(n) {
+			return nil, badInput("--target: unknown target %q (known: %s)", n, strings.Join(targets.Names(), ", "))
+		}
+		names = append(names, n)
+	}
+	return names, nil
+}
+
+// historyPathFor puts the target's name before the extension.
+func historyPathFor(path, target string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + target + ext
+}
+
+// worseExit orders exit codes by severity: a violation beats unknown.
+func worseExit(a, b int) int {
+	rank := func(code int) int {
+		switch code {
+		case ExitOK:
+			return 0
+		case ExitUnknown:
+			return 1
+		}
+		return 2
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
 }
 
 func verdictExit(rep checker.Report) error {

@@ -1,0 +1,108 @@
+// Package targets names the sequencing designs chatseq drives and opens
+// them: ADR-004's core over each store, and the other designs, which
+// register themselves here.
+package targets
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/storeopen"
+)
+
+// Options reach every target's servers.
+type Options struct {
+	Store storeopen.Options // ADR-004 targets: Kind is set from the target name
+	DSN   string            // PostgreSQL targets; empty: a throwaway local cluster
+}
+
+// Opened is a target ready for bench.RunTarget.
+type Opened struct {
+	Factory  bench.TargetFactory
+	Describe string           // for reports, never with credentials
+	Fresh    bool             // started empty, so chat ids need no run prefix
+	Contract history.Contract // what the design promises
+	Topic    string           // the Kafka topic it publishes to
+	closers  []func() error
+}
+
+// OnClose adds cleanup to run when the target is closed, last first.
+func (o *Opened) OnClose(f func() error) { o.closers = append(o.closers, f) }
+
+// Close releases what opening the target started.
+func (o *Opened) Close() error {
+	var first error
+	for i := len(o.closers) - 1; i >= 0; i-- {
+		if err := o.closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Opener opens one kind of target.
+type Opener func(ctx context.Context, opts Options) (*Opened, error)
+
+var registry = map[string]Opener{}
+
+// Register adds a target; a duplicate name is a programming error.
+func Register(name string, open Opener) {
+	if _, dup := registry[name]; dup {
+		panic("targets: " + name + " registered twice")
+	}
+	registry[name] = open
+}
+
+// Names lists the registered targets.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Open opens the named target.
+func Open(ctx context.Context, name string, opts Options) (*Opened, error) {
+	open, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown target %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return open(ctx, opts)
+}
+
+// Known reports whether name is a registered target.
+func Known(name string) bool { _, ok := registry[name]; return ok }
+
+// adr004Contract is what ADR-004 promises.
+var adr004Contract = history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
+
+func init() {
+	for _, kind := range []string{storeopen.Memory, storeopen.DynamoDB, storeopen.DynamoDBLocal} {
+		Register(kind, adr004(kind))
+	}
+}
+
+// adr004 opens ADR-004's core over the store kind.
+func adr004(kind string) Opener {
+	return func(ctx context.Context, opts Options) (*Opened, error) {
+		so := opts.Store
+		so.Kind = kind
+		st, err := storeopen.Open(ctx, so)
+		if err != nil {
+			return nil, err
+		}
+		o := &Opened{
+			Factory: bench.CoreTarget(st.Store), Describe: "ADR-004 core, " + st.Describe,
+			Fresh: st.Fresh, Contract: adr004Contract, Topic: sequencer.Topic,
+		}
+		o.OnClose(st.Close)
+		return o, nil
+	}
+}
