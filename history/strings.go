@@ -41,16 +41,21 @@ func (a *stringArena) string(b []byte) string {
 type interner struct {
 	arena  *stringArena
 	shared map[string]string
+	last   string // the last value returned: most lines repeat it
 }
 
 func (in *interner) string(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if s, ok := in.shared[string(b)]; ok {
-		return s
+	if string(b) == in.last {
+		return in.last
 	}
-	s := in.arena.string(b)
-	in.shared[s] = s
+	s, ok := in.shared[string(b)]
+	if !ok {
+		s = in.arena.string(b)
+		in.shared[s] = s
+	}
+	in.last = s
 	return s
 }
