@@ -23,7 +23,7 @@ func WriteJSON(w io.Writer, b Bench) error {
 func WriteText(w io.Writer, b Bench) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	r := b.Run
-	fmt.Fprintf(tw, "chatseq bench: target %s, store %s, kafka %s, core %s\n", r.Target, r.Store, r.Kafka, r.Variant)
+	fmt.Fprintf(tw, "chatseq bench: target %s (%s), kafka %s, behaviour %s\n", r.Target, r.Store, r.Kafka, r.Variant)
 	fmt.Fprintf(tw, "  %d writers over %d chats (%s), %s loop, seed %d, %.2fs\n\n", r.Writers, r.Chats, r.Distribution, r.Loop, r.Seed, r.Elapsed)
 
 	fmt.Fprintf(tw, "operations\t%d\t%s ops/s\n", b.Operations, formatRate(b.Throughput))
