@@ -14,6 +14,7 @@ type genConfig struct {
 	chats, writers, readers int
 	ops                     int     // operations to invoke
 	crash                   float64 // a persist crashes after allocating (info), then is retried
+	crashCommitted          float64 // a persist crashes after committing (info); its retry is a replay
 	replay                  float64 // a writer re-sends its last acked key (a dedup answer)
 	limit                   int     // sync page size
 	events                  bool    // dump an events table
@@ -35,6 +36,8 @@ type genProc struct {
 	seq      uint64
 	retry    string   // key to resend after a crash
 	retryIn  *genChat // and its chat
+	retrySeq uint64   // and, if it had committed, its message
+	retryID  string
 	cursor   map[*genChat]uint64
 	lastKey  string // the last acked persist, to replay
 	lastChat *genChat
@@ -94,6 +97,9 @@ func generate(cfg genConfig) *history.History {
 		case g.phase == 0:
 			g.phase = 1
 			switch {
+			case g.retry != "" && g.retrySeq != 0: // answered as a replay
+				g.key, g.chat, g.retry, g.phase = g.retry, g.retryIn, "", 3
+				g.lastKey, g.lastChat, g.lastSeq, g.lastID, g.retrySeq = g.key, g.chat, g.retrySeq, g.retryID, 0
 			case g.retry != "":
 				g.key, g.chat, g.retry = g.retry, g.retryIn, ""
 			case g.lastKey != "" && rng.Float64() < cfg.replay:
@@ -123,8 +129,13 @@ func generate(cfg genConfig) *history.History {
 			}
 			c.ids[g.seq-1] = id
 			c.order = append(c.order, g.seq)
-			emit(history.Event{Kind: history.KindOK, Process: p, F: history.FPersist, Chat: c.name, Key: g.key, Seq: g.seq, MessageID: id})
-			g.lastKey, g.lastChat, g.lastSeq, g.lastID = g.key, c, g.seq, id
+			if rng.Float64() < cfg.crashCommitted {
+				emit(history.Event{Kind: history.KindInfo, Process: p, F: history.FPersist, Chat: c.name, Key: g.key, Error: "crash_after_persist"})
+				g.retry, g.retryIn, g.retrySeq, g.retryID = g.key, c, g.seq, id
+			} else {
+				emit(history.Event{Kind: history.KindOK, Process: p, F: history.FPersist, Chat: c.name, Key: g.key, Seq: g.seq, MessageID: id})
+				g.lastKey, g.lastChat, g.lastSeq, g.lastID = g.key, c, g.seq, id
+			}
 			busy, g.phase = busy-1, 0
 		case g.phase == 3:
 			emit(history.Event{Kind: history.KindOK, Process: p, F: history.FPersist, Chat: g.chat.name, Key: g.key, Seq: g.lastSeq, MessageID: g.lastID, Dedup: true})

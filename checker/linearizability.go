@@ -276,59 +276,64 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract) (*model, [
 	return m, ops
 }
 
-// linkWaits fills each new persist's wait list (see model): the syncs
-// concurrent with it whose answer covers its sequence yet leaves it out.
-// One sweep in call order meets every overlapping pair once, so the cost
-// is the number of overlapping pairs, about n times the concurrency.
+// linkWaits fills the wait list of each persist that commits a known
+// sequence (see model): the syncs concurrent with it whose answer covers
+// that sequence yet leaves it out. One sweep in call order meets every
+// overlapping pair once. An operation of unknown outcome never ends, so it
+// stops pairing once a sync has shown its sequence and returned: a later
+// sync that leaves it out fails whatever the order, and waits only ever
+// prune the search, so omitting one never changes a verdict.
 func linkWaits(m *model, ops []porcupine.Operation) {
 	order := make([]int32, len(ops))
+	until := make([]int64, len(ops)) // when an operation stops pairing
+	sorted := make([]bool, len(ops)) // a sync's answer is ascending
 	for i := range order {
 		order[i] = int32(i)
+		until[i] = ops[i].Return
+		sorted[i] = slices.IsSorted(m.ops[i].seqs)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ops[a].Call, ops[b].Call) })
-	var persists, syncs []int32 // started, maybe still running
+	var persists, syncs []int32 // started, still pairing
 	prune := func(active []int32, now int64) []int32 {
 		kept := active[:0]
 		for _, i := range active {
-			if ops[i].Return >= now {
+			if until[i] >= now {
 				kept = append(kept, i)
 			}
 		}
 		return kept
 	}
+	pair := func(p, s int32) {
+		po, so := &m.ops[p], &m.ops[s]
+		if po.seq <= so.after || !sorted[s] {
+			return
+		}
+		if full := so.limit > 0 && len(so.seqs) == so.limit; full && po.seq > so.seqs[len(so.seqs)-1] {
+			return
+		}
+		if _, shown := slices.BinarySearch(so.seqs, po.seq); shown {
+			until[p] = min(until[p], ops[s].Return)
+			return
+		}
+		po.wait = append(po.wait, s)
+	}
 	for _, i := range order {
 		now := ops[i].Call
-		switch m.ops[i].kind {
-		case lNew:
+		switch k := m.ops[i].kind; {
+		case k == lNew || k == lInfo && m.ops[i].seq != 0:
 			syncs = prune(syncs, now)
 			for _, s := range syncs {
-				m.pairWait(i, s)
+				pair(i, s)
 			}
 			persists = append(persists, i)
-		case lSync:
+		case k == lSync:
 			persists = prune(persists, now)
 			for _, p := range persists {
-				m.pairWait(p, i)
+				pair(p, i)
 			}
 			syncs = append(syncs, i)
 		}
 	}
-}
-
-// pairWait makes persist p wait for sync s if s's answer covers p's
-// sequence without it.
-func (m *model) pairWait(p, s int32) {
-	po, so := &m.ops[p], &m.ops[s]
-	if po.seq <= so.after {
-		return
-	}
-	if full := so.limit > 0 && len(so.seqs) == so.limit; full && po.seq > so.seqs[len(so.seqs)-1] {
-		return
-	}
-	if _, in := slices.BinarySearch(so.seqs, po.seq); in || !slices.IsSorted(so.seqs) {
-		return
-	}
-	po.wait = append(po.wait, s)
 }
 
 func (x *index) porcupineModel(m *model) porcupine.Model {
@@ -355,6 +360,15 @@ func (x *index) runPorcupine(c int32, m *model, ops []porcupine.Operation, timeo
 		out.status, out.why = Unknown, "budget"
 		return out
 	}
+	if a, b, why, found := m.contradiction(); found {
+		// No order can satisfy both: porcupine would have to exhaust every
+		// interleaving to say so.
+		out.status = Fail
+		out.detail = fmt.Sprintf("no order satisfies both line %d %s and line %d %s: %s",
+			x.invLine(m.ops[a].op), m.describe(x, a), x.invLine(m.ops[b].op), m.describe(x, b), why)
+		out.lines = append(x.opLines(m.ops[a].op), x.opLines(m.ops[b].op)...)
+		return out
+	}
 	// Each successful step may become a cache entry: a bitset of n/8
 	// bytes, a state, and two treap paths of ~1.5·log2(n) 64-byte nodes.
 	perEntry := int64(len(ops)/8 + 2*64*int(1.5*math.Log2(float64(len(ops)+2))) + 256)
@@ -377,6 +391,45 @@ func (x *index) runPorcupine(c int32, m *model, ops []porcupine.Operation, timeo
 		}
 	}
 	return out
+}
+
+// contradiction finds two operations that are illegal together in every
+// order: two persists acked as new for one key or at one sequence, or a
+// replay that disagrees with the persist that created its key (only that
+// persist can have committed the key; operations of unknown outcome on it
+// are left out).
+func (m *model) contradiction() (a, b int, why string, found bool) {
+	byKey := map[int32]int{}
+	bySeq := map[uint64]int{}
+	for i, o := range m.ops {
+		if o.kind != lNew {
+			continue
+		}
+		if j, dup := byKey[o.key]; dup {
+			return j, i, "a key is created once", true
+		}
+		if j, dup := bySeq[o.seq]; dup {
+			return j, i, "a sequence holds one message", true
+		}
+		byKey[o.key], bySeq[o.seq] = i, i
+	}
+	for i, o := range m.ops {
+		if o.kind != lDedup {
+			continue
+		}
+		j, ok := byKey[o.key]
+		if !ok {
+			continue
+		}
+		c := m.ops[j]
+		if c.seq != o.seq || c.id != o.id {
+			return j, i, "a replay answers the message that created the key", true
+		}
+		if m.reject && c.hash != 0 && o.hash != 0 && c.hash != o.hash {
+			return j, i, "under key_reuse reject, other content is rejected, not replayed", true
+		}
+	}
+	return 0, 0, "", false
 }
 
 // linearizabilityHint names the longest linearizable prefix porcupine found

@@ -203,3 +203,14 @@ func TestLinearizabilityFailThatTookEffect(t *testing.T) {
 	res := mustFail(t, r, NameLinearizability, i2, o2)
 	mustContain(t, res.Detail, "persist k1 → dedup 1 m-k1")
 }
+
+func TestLinearizabilityStaticContradiction(t *testing.T) {
+	// Two persists acked as new for one key: illegal in every order, so the
+	// verdict does not wait for porcupine to exhaust the interleavings.
+	b := newHB()
+	l1 := b.send(1, "A", "k1", 1)
+	b.send(3, "A", "k2", 2)
+	l2 := b.send(2, "A", "k1", 3)
+	res := mustFail(t, b.check(t), NameLinearizability, l1.invoke, l1.ok, l2.invoke, l2.ok)
+	mustContain(t, res.Detail, "a key is created once")
+}

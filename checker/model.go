@@ -23,11 +23,14 @@ import (
 //
 // Porcupine linearizes eagerly: with many writers in flight around a read
 // it would try every subset of them before the read, 2^writers states. So
-// a persist acked as new waits for the concurrent syncs that did not show
-// its sequence although it lies in the range they answer: committing before
-// one of them would make that sync's step fail anyway, so refusing the
-// commit until those syncs are linearized accepts exactly the same
-// linearizations while porcupine no longer enumerates subsets. The state
+// a persist that commits a known sequence (acked as new, or of unknown
+// outcome with its message in the final table) waits for the concurrent
+// syncs that did not show that sequence although it lies in the range they
+// answer: committing before one of them would make that sync's step fail
+// anyway, so refusing the commit until those syncs are linearized accepts
+// exactly the same linearizations while porcupine no longer enumerates
+// subsets. (An operation of unknown outcome refused here can still take
+// effect later, or not at all.) The state
 // therefore records which syncs are linearized — a function of porcupine's
 // own linearized set, so it adds no states to its cache.
 
@@ -52,7 +55,7 @@ type linOp struct {
 	limit int
 	seqs  []uint64
 	ids   []int32
-	wait  []int32 // lNew: syncs (indexes in model.ops) to linearize first
+	wait  []int32 // lNew, lInfo: syncs (indexes in model.ops) to linearize first
 	self  int32   // this operation's index in model.ops
 	op    int32   // index in index.ops
 }
@@ -110,6 +113,16 @@ func equalStates(a, b *lstate) bool {
 		tequal(a.seqs, b.seqs) && tequal(a.keys, b.keys) && tequal(a.synced, b.synced)
 }
 
+// waited reports whether every sync o waits for is linearized.
+func (s *lstate) waited(o *linOp) bool {
+	for _, w := range o.wait {
+		if _, done := tget(s.synced, uint64(w)); !done {
+			return false
+		}
+	}
+	return true
+}
+
 // model is one chat's specification and operations.
 type model struct {
 	ops       []linOp
@@ -149,10 +162,8 @@ func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
 		if m.forbidden && o.seq != uint64(s.nseq)+1 {
 			return false, nil
 		}
-		for _, w := range o.wait {
-			if _, done := tget(s.synced, uint64(w)); !done {
-				return false, nil
-			}
+		if !s.waited(o) {
+			return false, nil
 		}
 		return true, s.commit(entry{seq: o.seq, key: o.key, id: o.id, hash: o.hash})
 	case lDedup:
@@ -177,6 +188,9 @@ func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
 		}
 		if _, used := tget(s.seqs, seq); used {
 			return true, s // that sequence is taken: here it had no effect
+		}
+		if !s.waited(o) {
+			return false, nil // taking effect here fails a later sync; later it may
 		}
 		return true, s.commit(entry{seq: seq, key: o.key, id: o.id, hash: o.hash})
 	case lRejected:

@@ -56,7 +56,7 @@ func TestModelOptimisationsKeepVerdicts(t *testing.T) {
 	con := history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
 	for run := range 3000 {
 		h := generate(genConfig{chats: 1, writers: 2 + rng.IntN(3), readers: 1 + rng.IntN(2), ops: 6 + rng.IntN(10),
-			crash: 0.2, replay: 0.2, limit: 1 + rng.IntN(4), seed: uint64(run)})
+			crash: 0.15, crashCommitted: 0.15, replay: 0.2, limit: 1 + rng.IntN(4), seed: uint64(run)})
 		if run%3 != 0 {
 			h = mutate(rng, h)
 		}
