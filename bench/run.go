@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,8 +76,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	rec, err := history.NewRecorder(buf, header(cfg), 200*time.Millisecond)
+	// The recorder buffers and flushes on its own: no other buffer between
+	// it and the file, so a killed run loses at most its last 200 ms.
+	rec, err := history.NewRecorder(f, header(cfg), 200*time.Millisecond)
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +105,6 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		}
 	}
 	if err := rec.Close(); err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	if err := buf.Flush(); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	return res, f.Close()
