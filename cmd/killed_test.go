@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+)
+
+// TestMain lets a test run the command line in a child process, which a
+// test can then kill.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("CHATSEQ_TEST_MAIN_ARGS"); args != "" {
+		os.Exit(Execute(strings.Fields(args), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// A run killed mid-way still leaves a history that parses and checks.
+func TestKilledRunLeavesACheckableHistory(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "CHATSEQ_TEST_MAIN_ARGS=bench --duration 60s --kafka off --writers 4 --chats 4 --history "+hist)
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if fi, err := os.Stat(hist); err == nil && fi.Size() > 1<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatal("the history never grew past 1 MiB")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+
+	h, err := history.ReadFile(hist)
+	if err != nil {
+		t.Fatalf("the killed run's history does not parse: %v", err)
+	}
+	if len(h.Events) < 1000 || len(h.Finals) != 0 {
+		t.Fatalf("read %d events and %d finals from a run killed mid-way", len(h.Events), len(h.Finals))
+	}
+	rep := checker.Check(h, checker.Options{})
+	if rep.Valid != nil && !*rep.Valid {
+		t.Fatalf("a correct run, killed, was judged invalid: %+v", rep.Invariants)
+	}
+	for _, inv := range rep.Invariants {
+		if inv.Name == "ack_implies_persistence" && inv.Status != checker.Unknown {
+			t.Fatalf("without final state ack_implies_persistence must be unknown, got %s", inv.Status)
+		}
+	}
+}
