@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -166,6 +167,11 @@ func header(cfg Config) history.Header {
 		Contract: contract, Extra: map[string]string{},
 	}
 	h.Extra["strategy"] = jsonString(string(cfg.Strategy))
+	if cfg.InitialCounter > 0 {
+		// A chatseq extension the checker reads: sequences up to it
+		// predate the run and are not its gaps.
+		h.Extra["initial_counter"] = strconv.FormatUint(cfg.InitialCounter, 10)
+	}
 	if cfg.ShardCount > 1 {
 		h.Extra["shard"] = jsonString(fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount))
 	}

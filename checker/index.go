@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/chatseq/chatseq/history"
@@ -106,6 +107,14 @@ type index struct {
 	nKeylessMsg int     // final messages without a key
 
 	hasCounters, hasMessages, hasIdem, hasEvents bool
+
+	// initialCounter is every chat's counter before the run (the header's
+	// "initial_counter", a chatseq extension; 0 without it).
+	initialCounter uint64
+	// unknownUntraced[c] counts chat c's persists whose outcome is unknown
+	// and that traced no allocation: each may have allocated a sequence
+	// whose answer never came back (a timeout on step 3).
+	unknownUntraced []uint64
 
 	warnMu   sync.Mutex // invariants run concurrently and may warn
 	warnings []string
@@ -276,10 +285,41 @@ func buildIndex(h *history.History) *index {
 	x.keyIDs = make(map[scopedKey]int32, persists)
 	x.keyNames = make([]string, 0, persists)
 	x.keyChat = make([]int32, 0, persists)
+	x.initialCounter = initialCounterOf(h.Header)
 	x.pairOperations()
 	x.indexFinals()
 	x.buildViews()
+	x.countUnknownUntraced()
 	return x
+}
+
+// initialCounterOf reads the header's "initial_counter" extension.
+func initialCounterOf(h history.Header) uint64 {
+	raw, ok := h.Extra["initial_counter"]
+	if !ok {
+		return 0
+	}
+	v, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// countUnknownUntraced fills unknownUntraced.
+func (x *index) countUnknownUntraced() {
+	traced := make([]bool, len(x.ops))
+	for _, a := range x.allocs {
+		if a.op >= 0 {
+			traced[a.op] = true
+		}
+	}
+	x.unknownUntraced = make([]uint64, len(x.chatNames))
+	for i, o := range x.ops {
+		if o.fn == fnPersist && (o.status == stInfo || o.status == stOpen) && !traced[i] {
+			x.unknownUntraced[o.chat]++
+		}
+	}
 }
 
 // pairOperations pairs each invoke with the next completion of the same
