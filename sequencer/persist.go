@@ -57,7 +57,7 @@ func (c *Core) Persist(ctx context.Context, req Request, tr Tracer) (Outcome, er
 	if tr == nil {
 		tr = defaultTracer
 	}
-	p := persistCall{core: c, ctx: ctx, req: req, tr: tr}
+	p := &persistCall{core: c, ctx: ctx, req: req, tr: tr}
 	err := p.run()
 	return p.out, err
 }
@@ -70,6 +70,11 @@ type persistCall struct {
 	tr   Tracer
 	out  Outcome
 	now  time.Time
+
+	// Step 4's items live here so one allocation holds the whole call.
+	msg   store.Message
+	rec   store.IdempotencyRecord
+	items [3]store.TxItem
 }
 
 func (p *persistCall) st() store.Store { return p.core.cfg.Store }
@@ -178,18 +183,21 @@ func (p *persistCall) racyAllocate() (uint64, error) {
 	return c.Value, p.st().PutCounter(p.ctx, c, store.Unconditional)
 }
 
+// persistItems builds step 4's transaction in the call's own storage (one
+// allocation per persist instead of four); an optimistic attempt appends
+// its counter item to the returned slice.
 func (p *persistCall) persistItems(seq uint64) (store.Message, []store.TxItem) {
 	contentType := p.req.ContentType
 	if contentType == "" {
 		contentType = "text/plain"
 	}
-	msg := store.Message{
+	p.msg = store.Message{
 		Chat: p.req.Chat, Seq: seq, MessageID: p.core.ids.next("msg_", p.now),
 		Sender: p.req.Sender, Key: p.req.Key, Content: p.req.Content,
 		ContentType: contentType, CreatedAt: p.now,
 	}
-	rec := store.IdempotencyRecord{
-		Chat: p.req.Chat, Key: p.req.Key, Seq: seq, MessageID: msg.MessageID,
+	p.rec = store.IdempotencyRecord{
+		Chat: p.req.Chat, Key: p.req.Key, Seq: seq, MessageID: p.msg.MessageID,
 		Sender: p.req.Sender, PayloadHash: p.req.PayloadHash,
 		CreatedAt: p.now, ExpiresAt: p.now.Add(p.core.cfg.IdempotencyTTL),
 	}
@@ -197,10 +205,9 @@ func (p *persistCall) persistItems(seq uint64) (store.Message, []store.TxItem) {
 	if p.core.cfg.Variant == UnconditionalIdempotency || p.core.cfg.Variant == RetryReallocates {
 		idemCond = store.Unconditional
 	}
-	return msg, []store.TxItem{
-		{PutIdempotency: &rec, Condition: idemCond},
-		{PutMessage: &msg}, // ADR-004 puts the message unconditionally
-	}
+	p.items[0] = store.TxItem{PutIdempotency: &p.rec, Condition: idemCond}
+	p.items[1] = store.TxItem{PutMessage: &p.msg} // ADR-004 puts the message unconditionally
+	return p.msg, p.items[:2]
 }
 
 // persistFailed handles a failed step 4. If the idempotency condition
