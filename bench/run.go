@@ -84,6 +84,13 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		return nil, err
 	}
 
+	var startOffsets map[int32]int64
+	if pub != nil {
+		if startOffsets, err = kafka.EndOffsets(ctx, brokers, cfg.Topic); err != nil {
+			return nil, err
+		}
+	}
+
 	lat := newLatencies()
 	res.Started = time.Now()
 	clock.begin()
@@ -101,7 +108,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		return nil, err
 	}
 	if pub != nil {
-		if err := recordEvents(ctx, brokers, cfg.Topic, rec, res); err != nil {
+		if err := recordEvents(ctx, brokers, cfg.Topic, startOffsets, rec, res); err != nil {
 			return nil, err
 		}
 	}
@@ -257,10 +264,10 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 	return nil
 }
 
-func recordEvents(ctx context.Context, brokers []string, topic string, rec *history.Recorder, res *Result) error {
+func recordEvents(ctx context.Context, brokers []string, topic string, from map[int32]int64, rec *history.Recorder, res *Result) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	events, err := kafka.ReadAll(ctx, brokers, topic)
+	events, err := kafka.ReadFrom(ctx, brokers, topic, from)
 	if err != nil {
 		return err
 	}

@@ -29,31 +29,61 @@ type eventPayload struct {
 	} `json:"payload"`
 }
 
-// ReadAll consumes topic from the start up to the end offsets it has when
-// called, in partition and offset order.
-func ReadAll(ctx context.Context, brokers []string, topic string) ([]Event, error) {
-	admClient, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+// EndOffsets returns the next offset of each partition of topic: taken
+// before a run, it marks where that run's events begin on a topic earlier
+// runs have written to.
+func EndOffsets(ctx context.Context, brokers []string, topic string) (map[int32]int64, error) {
+	client, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	ends, err := kadm.NewClient(admClient).ListEndOffsets(ctx, topic)
-	admClient.Close()
+	defer client.Close()
+	ends, err := kadm.NewClient(client).ListEndOffsets(ctx, topic)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: end offsets of %s: %w", topic, err)
 	}
-	remaining := map[int32]int64{}
+	out := map[int32]int64{}
+	var perPartition error
 	ends.Each(func(o kadm.ListedOffset) {
-		if o.Err == nil && o.Offset > 0 {
-			remaining[o.Partition] = o.Offset
+		if o.Err != nil {
+			perPartition = errors.Join(perPartition, o.Err)
+			return
 		}
+		out[o.Partition] = o.Offset
 	})
+	if perPartition != nil {
+		return nil, fmt.Errorf("kafka: end offsets of %s: %w", topic, perPartition)
+	}
+	return out, nil
+}
+
+// ReadAll consumes topic from the start up to its end offsets at the call.
+func ReadAll(ctx context.Context, brokers []string, topic string) ([]Event, error) {
+	return ReadFrom(ctx, brokers, topic, nil)
+}
+
+// ReadFrom consumes topic from the offsets in from (a partition not named
+// starts at 0) up to its end offsets at the call, in partition and offset
+// order.
+func ReadFrom(ctx context.Context, brokers []string, topic string, from map[int32]int64) ([]Event, error) {
+	ends, err := EndOffsets(ctx, brokers, topic)
+	if err != nil {
+		return nil, err
+	}
+	remaining := map[int32]int64{}
+	starts := map[int32]kgo.Offset{}
+	for p, end := range ends {
+		if end > from[p] {
+			remaining[p] = end
+			starts[p] = kgo.NewOffset().At(from[p])
+		}
+	}
 	if len(remaining) == 0 {
 		return nil, nil
 	}
 	client, err := kgo.NewClient(
 		kgo.SeedBrokers(brokers...),
-		kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
