@@ -57,7 +57,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "how writes spread over chats: uniform or zipf")
 	fl.Float64Var(&cfg.ZipfS, "zipf-s", cfg.ZipfS, "zipf exponent (> 1); larger is hotter")
 	fl.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long writers run (0 with --ops: until the ops are done)")
-	fl.IntVar(&cfg.Ops, "ops", cfg.Ops, "total operations across writers (0: run for --duration)")
+	fl.IntVar(&cfg.Ops, "ops", cfg.Ops, "operations planned across writers; retries and duplicates add attempts (0: run for --duration)")
 	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open loop at this many operations/s in total, latency measured from intended start (0: closed loop)")
 	fl.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of every random choice")
 	fl.Float64Var(&cfg.Faults.StaleRead, "stale-read", cfg.Faults.StaleRead, "probability step 1's eventually consistent idempotency read misses an existing record")
