@@ -56,6 +56,7 @@ duplicate retries, records a history, and checks its invariants.`,
 		return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())}
 	})
 	root.AddCommand(newBenchCommand(), newCheckCommand())
+	root.AddCommand(newSetupCommand(), newTeardownCommand(), newRecoverCommand(), newDrillCommand())
 	return root
 }
 

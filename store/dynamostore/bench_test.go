@@ -2,7 +2,11 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,6 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
 )
 
 // BenchmarkBareSDKPersist is the baseline for chatseq's core: ADR-004's
@@ -176,4 +184,237 @@ func barePersist(ctx context.Context, chat, sender, key, content string) error {
 		return fmt.Errorf("step 4: %w", err)
 	}
 	return nil
+}
+
+// BenchmarkCoreVsBareSDKPersist runs chatseq's core (sequencer.Core over
+// this store, Kafka off, every operation and allocation recorded in a
+// history file, as `chatseq bench --store dynamodb-local --kafka off`
+// does) side by side with barePersist, same DynamoDB Local, same workers
+// and chats, b.N persists each. The two alternate in rounds so neither
+// gets all of the JVM's warm-up. It reports persists/s and p99 allocation
+// latency of each, and the ratio core/bare (the goal is ≥ 0.9).
+// Allocation latency is UpdateItem as its caller sees it: for the bare
+// loop an SDK middleware times the call, for the core the step-3 timing
+// the core itself reports.
+//
+//	go test ./store/dynamostore -run '^$' -bench CoreVsBareSDKPersist -benchtime 1000x
+func BenchmarkCoreVsBareSDKPersist(b *testing.B) {
+	for _, shape := range []struct{ workers, chats int }{{1, 1}, {8, 1}, {8, 8}} {
+		b.Run(fmt.Sprintf("workers=%d/chats=%d", shape.workers, shape.chats), func(b *testing.B) {
+			benchCoreVsBare(b, shape.workers, shape.chats)
+		})
+	}
+}
+
+// compareRounds is how many times the bare loop and the core take turns.
+const compareRounds = 4
+
+// sideResult accumulates one side's persists, time and allocation latencies.
+type sideResult struct {
+	persists int
+	elapsed  time.Duration
+	allocs   []time.Duration
+}
+
+func (s *sideResult) rate() float64 { return float64(s.persists) / s.elapsed.Seconds() }
+
+func (s *sideResult) p99() time.Duration {
+	if len(s.allocs) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(s.allocs)
+	slices.Sort(sorted)
+	return sorted[(len(sorted)*99+99)/100-1]
+}
+
+func benchCoreVsBare(b *testing.B, workers, chats int) {
+	ctx := context.Background()
+	run := randomPrefix()
+	bareChats, coreChats := make([]string, chats), make([]string, chats)
+	core, rec, closeHistory := newRecordedCore(b)
+	for i := range chats {
+		bareChats[i] = fmt.Sprintf("bare-%s-%d", run, i)
+		bareCreateChat(b, ctx, bareChats[i], "alice")
+		coreChats[i] = fmt.Sprintf("core-%s-%d", run, i)
+		if err := core.CreateChat(ctx, coreChats[i], []string{"alice"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var bare, chatseq sideResult
+	timed, allocTimes := timedClient()
+	b.ResetTimer()
+	for round := range compareRounds {
+		n := b.N/compareRounds + btoi(round < b.N%compareRounds)
+		sides := []func(){
+			func() {
+				bare.persists += n
+				bare.elapsed += withClient(timed, func() { runBare(b, workers, bareChats, n, round) })
+			},
+			func() {
+				chatseq.persists += n
+				chatseq.elapsed += runCore(b, core, rec, workers, coreChats, n, round, &chatseq)
+			},
+		}
+		if round%2 == 1 {
+			sides[0], sides[1] = sides[1], sides[0]
+		}
+		for _, side := range sides {
+			side()
+		}
+	}
+	b.StopTimer()
+	bare.allocs = allocTimes()
+	closeHistory()
+
+	b.ReportMetric(bare.rate(), "bare_persists/s")
+	b.ReportMetric(chatseq.rate(), "core_persists/s")
+	b.ReportMetric(chatseq.rate()/bare.rate(), "core/bare")
+	b.ReportMetric(float64(bare.p99())/float64(time.Millisecond), "bare_p99_alloc_ms")
+	b.ReportMetric(float64(chatseq.p99())/float64(time.Millisecond), "core_p99_alloc_ms")
+	if len(bare.allocs) != b.N || len(chatseq.allocs) != b.N {
+		b.Fatalf("timed %d bare and %d core allocations, want %d each", len(bare.allocs), len(chatseq.allocs), b.N)
+	}
+}
+
+func btoi(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// runBare is n bare persists over workers, keys unique to the round.
+func runBare(b *testing.B, workers int, chats []string, n, round int) {
+	ctx := context.Background()
+	err := parallel(workers, n, func(i int) error {
+		return barePersist(ctx, chats[i%len(chats)], "alice", fmt.Sprintf("key-%d-%d", round, i), "hello")
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// runCore is n persists through the core, each recorded as the bench
+// records it: invoke, allocate trace, ok.
+func runCore(b *testing.B, core *sequencer.Core, rec *history.Recorder, workers int, chats []string, n, round int, res *sideResult) time.Duration {
+	ctx := context.Background()
+	var mu sync.Mutex
+	start := time.Now()
+	err := parallel(workers, n, func(i int) error {
+		pid := round*n + i
+		req := sequencer.Request{Chat: chats[i%len(chats)], Key: fmt.Sprintf("key-%d-%d", round, i), Sender: "alice", Content: "hello"}
+		rec.Record(&history.Event{Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key, Sender: req.Sender})
+		out, err := core.Persist(ctx, req, benchTracer{rec: rec, process: pid})
+		if err != nil {
+			return err
+		}
+		rec.Record(&history.Event{Kind: history.KindOK, Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key, Seq: out.Seq, MessageID: out.MessageID})
+		mu.Lock()
+		res.allocs = append(res.allocs, time.Duration(out.Timings.Allocate))
+		mu.Unlock()
+		return nil
+	})
+	elapsed := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return elapsed
+}
+
+// parallel runs f(0..n-1) on workers goroutines and returns the first error.
+func parallel(workers, n int, f func(i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := f(i); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// newRecordedCore is the core over the test tables with a history recorder
+// streaming to a file, as chatseq bench sets it up with Kafka off.
+func newRecordedCore(b *testing.B) (*sequencer.Core, *history.Recorder, func()) {
+	core, err := sequencer.New(sequencer.Config{Store: New(testClient, testTables)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(b.TempDir(), "history.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec, err := history.NewRecorder(f, history.Header{Version: history.Version, Target: "dynamodb-local"}, 200*time.Millisecond)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return core, rec, func() {
+		if err := errors.Join(rec.Close(), f.Close()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type benchTracer struct {
+	rec     *history.Recorder
+	process int
+}
+
+func (t benchTracer) Now() int64 { return t.rec.Now() }
+
+func (t benchTracer) Allocated(chat string, seq uint64, start int64) {
+	t.rec.Record(&history.Event{Kind: history.KindTrace, F: history.FAllocate, Process: t.process, Chat: chat, Seq: seq, Start: start, HasStart: true})
+}
+
+// timedClient is testClient with a middleware timing every UpdateItem (the
+// bare loop's only one is step 3); samples returns what it measured.
+func timedClient() (*dynamodb.Client, func() []time.Duration) {
+	var mu sync.Mutex
+	var times []time.Duration
+	timer := func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("chatseqAllocTimer",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if _, ok := in.Parameters.(*dynamodb.UpdateItemInput); !ok {
+					return next.HandleInitialize(ctx, in)
+				}
+				start := time.Now()
+				out, md, err := next.HandleInitialize(ctx, in)
+				d := time.Since(start)
+				mu.Lock()
+				times = append(times, d)
+				mu.Unlock()
+				return out, md, err
+			}), middleware.Before)
+	}
+	client := dynamodb.New(testClient.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, timer) })
+	return client, func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(times)
+	}
+}
+
+// withClient points barePersist (which reads the package's testClient) at
+// client while f runs and returns f's duration. Benchmarks run one at a
+// time, after the tests, so nothing else reads testClient meanwhile.
+func withClient(client *dynamodb.Client, f func()) time.Duration {
+	saved := testClient
+	testClient = client
+	defer func() { testClient = saved }()
+	start := time.Now()
+	f()
+	return time.Since(start)
 }
