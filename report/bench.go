@@ -26,6 +26,7 @@ type Run struct {
 	Store        string  `json:"store"`
 	Kafka        string  `json:"kafka"`
 	Variant      string  `json:"variant"`
+	Strategy     string  `json:"strategy"`
 	Writers      int     `json:"writers"`
 	Chats        int     `json:"chats"`
 	Distribution string  `json:"distribution"`
@@ -58,8 +59,12 @@ type Bench struct {
 	GapRate        float64          `json:"gap_rate"`
 	IdempotencyHit float64          `json:"idempotency_hit_rate"`
 	EventsRead     int              `json:"events_read"`
-	Latency        []Percentiles    `json:"latency"`
-	Check          checker.Report   `json:"check"`
+	// Optimistic transactions per allocated sequence (1 under two-phase):
+	// ADR-004 option B's retry storm shows here.
+	AttemptsPerPersist float64        `json:"attempts_per_persist"`
+	MaxAttempts        int64          `json:"max_attempts"`
+	Latency            []Percentiles  `json:"latency"`
+	Check              checker.Report `json:"check"`
 }
 
 // FromBench assembles the report of a run and its check.
@@ -75,7 +80,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 	}
 	b := Bench{
 		Run: Run{
-			Target: res.Config.Target, Store: storeName, Kafka: res.Kafka, Variant: variant,
+			Target: res.Config.Target, Store: storeName, Kafka: res.Kafka, Variant: variant, Strategy: string(res.Config.Strategy),
 			Writers: res.Config.Writers, Chats: res.Config.Chats, Distribution: res.Config.Distribution,
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
 		},
@@ -90,6 +95,10 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 	}
 	if res.Allocations > 0 {
 		b.GapRate = float64(res.Allocations-res.Persisted) / float64(res.Allocations)
+	}
+	if attempted := res.Allocations; attempted > 0 && c.Attempts > 0 {
+		b.AttemptsPerPersist = float64(c.Attempts) / float64(attempted)
+		b.MaxAttempts = c.MaxTxAttempts
 	}
 	if c.PersistOK > 0 {
 		b.IdempotencyHit = float64(c.Dedup) / float64(c.PersistOK)

@@ -35,6 +35,9 @@ func WriteText(w io.Writer, b Bench) error {
 	}
 	fmt.Fprintf(tw, "  gap rate\t%.2f%%\t%d gaps in %d allocated sequences\n", 100*b.GapRate, b.Allocated-b.Persisted, b.Allocated)
 	fmt.Fprintf(tw, "  idempotency hit rate\t%.2f%%\t\n", 100*b.IdempotencyHit)
+	if b.Run.Strategy == "occ" {
+		fmt.Fprintf(tw, "  optimistic attempts\t%.2f\tper allocated sequence, at most %d for one persist\n", b.AttemptsPerPersist, b.MaxAttempts)
+	}
 	if b.Run.Kafka != "off" {
 		fmt.Fprintf(tw, "  events read back\t%d\t\n", b.EventsRead)
 	}
