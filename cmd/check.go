@@ -24,14 +24,23 @@ type checkFlags struct {
 func newCheckCommand() *cobra.Command {
 	var f checkFlags
 	c := &cobra.Command{
-		Use:   "check FILE",
+		Use:   "check FILE...",
 		Short: "Check a history file's invariants",
 		Long: `check reads a history in the chatseq history format (history/FORMAT.md) and
 judges every invariant. Contract flags override the header's "contract".
 
+Several files are checked as one run: the histories of shards (chatseq bench
+--shard i/N on several machines), which must not share a chat. Line numbers
+in the verdicts then run on from one file to the next, in argument order.
+
 Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runCheck(c, &f, args[0]) },
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return badInput("check accepts 1 arg or more: the history files of one run")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error { return runCheck(c, &f, args) },
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
@@ -43,20 +52,26 @@ Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 	return c
 }
 
-func runCheck(c *cobra.Command, f *checkFlags, path string) error {
+func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format must be text or json, got %q", f.format)
 	}
 	if f.linTimeout <= 0 {
 		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
 	}
-	h, err := history.ReadFile(path)
+	merged, err := history.ReadFiles(paths)
 	if err != nil {
 		var perr *history.ParseError
 		if errors.As(err, &perr) {
 			return usageError{err}
 		}
 		return badInput("%v", err)
+	}
+	h := merged.History
+	if len(merged.Sources) > 1 {
+		for _, s := range merged.Sources {
+			c.PrintErrf("lines %d-%d: %s\n", s.First, s.First+s.Lines-1, s.File)
+		}
 	}
 	contract, err := f.contract(h.Header.Contract)
 	if err != nil {
@@ -70,7 +85,8 @@ func runCheck(c *cobra.Command, f *checkFlags, path string) error {
 		err = enc.Encode(rep)
 	} else {
 		for _, w := range h.Warnings {
-			c.PrintErrf("warning: %s:%d: %s\n", path, w.Line, w.Message)
+			file, line := merged.Locate(w.Line)
+			c.PrintErrf("warning: %s:%d: %s\n", file, line, w.Message)
 		}
 		err = report.WriteInvariants(out, rep)
 		if err == nil {

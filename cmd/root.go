@@ -55,7 +55,7 @@ duplicate retries, records a history, and checks its invariants.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())}
 	})
-	root.AddCommand(newBenchCommand(), newCheckCommand())
+	root.AddCommand(newBenchCommand(), newCheckCommand(), newRunCommand())
 	root.AddCommand(newSetupCommand(), newTeardownCommand(), newRecoverCommand(), newDrillCommand())
 	return root
 }

@@ -1,0 +1,236 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chatseq/chatseq/scenarios"
+	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/targets"
+)
+
+type runFlags struct {
+	junit       string
+	format      string
+	out         string
+	seed        int64
+	writers     int
+	ops         int
+	chats       int
+	target      string
+	store       storeopen.Options
+	dsn         string
+	shrink      bool
+	shrinkRuns  int
+	shrinkTime  time.Duration
+	linTimeout  time.Duration
+	overrides   scenarios.Overrides
+	keepHistory bool // --out given: never delete it
+}
+
+func newRunCommand() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [FILE|DIR]...",
+		Short: "Run scenario files and judge each against its expectation and thresholds",
+		Long: `run reads scenario files (strict YAML, docs/scenarios.md), runs each one,
+checks its history and judges it: the invariants must come out as the
+scenario expects (all pass, or the listed ones fail) and every threshold must
+hold. Directories are searched recursively for *.yaml and *.yml (skipping
+testdata and names starting with "." or "_"); the default is ./scenarios.
+
+Every failure prints the command that reproduces it. --seed, --writers, --ops
+and --chats override every scenario, to replay a failure or a shrunk run.
+
+Exit status: 0 every scenario passed, 1 an invariant expectation failed,
+2 bad input (with file:line), 3 a needed invariant was undecided, 4 only
+thresholds failed, 5 a scenario could not be run.`,
+		RunE: func(c *cobra.Command, args []string) error { return runScenarios(c, &f, args) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file")
+	fl.StringVar(&f.format, "format", "text", "output: text or json")
+	fl.StringVar(&f.out, "out", "", "directory for histories (default: a temporary directory, kept only if something failed)")
+	fl.Int64Var(&f.seed, "seed", 0, "override every scenario's seed")
+	fl.IntVar(&f.writers, "writers", 0, "override every scenario's writers")
+	fl.IntVar(&f.ops, "ops", 0, "override every scenario's operation count (with a duration, whichever ends first)")
+	fl.IntVar(&f.chats, "chats", 0, "override every scenario's chats")
+	fl.StringVar(&f.target, "target", "", "run every scenario against this target instead: "+strings.Join(targets.Names(), ", "))
+	addStoreFlags(fl, &f.store)
+	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for PostgreSQL targets")
+	fl.BoolVar(&f.shrink, "shrink", false, "on an invariant failure, search for a smaller failing run (fewer operations, writers, chats) and keep its history")
+	fl.IntVar(&f.shrinkRuns, "shrink-runs", 60, "most runs one shrink may make")
+	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "most time one shrink may take")
+	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of each linearizability check")
+	return c
+}
+
+func (f *runFlags) resolve(c *cobra.Command) error {
+	if f.format != "text" && f.format != "json" {
+		return badInput("--format must be text or json, got %q", f.format)
+	}
+	if f.linTimeout <= 0 {
+		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
+	}
+	if f.shrinkRuns < 1 || f.shrinkTime <= 0 {
+		return badInput("--shrink-runs and --shrink-time must be positive")
+	}
+	for _, n := range []struct {
+		flag string
+		v    int
+	}{{"--writers", f.writers}, {"--ops", f.ops}, {"--chats", f.chats}} {
+		if c.Flags().Changed(strings.TrimPrefix(n.flag, "--")) && n.v < 1 {
+			return badInput("%s must be at least 1, got %d", n.flag, n.v)
+		}
+	}
+	fl := c.Flags()
+	if fl.Changed("seed") {
+		f.overrides.Seed = &f.seed
+	}
+	f.overrides.Writers, f.overrides.Ops, f.overrides.Chats = f.writers, f.ops, f.chats
+	switch {
+	case fl.Changed("target") && fl.Changed("store"):
+		return badInput("give --target or --store, not both (--store X is --target X)")
+	case fl.Changed("target"):
+		if !targets.Known(f.target) {
+			return badInput("--target: unknown target %q (known: %s)", f.target, strings.Join(targets.Names(), ", "))
+		}
+		f.overrides.Target = f.target
+	case fl.Changed("store"):
+		f.overrides.Target = f.store.Kind
+	}
+	if err := f.store.Validate(); err != nil {
+		return usageError{err}
+	}
+	// Flags a repro command must repeat to run against the same thing.
+	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "lin-timeout"} {
+		if flag := fl.Lookup(name); flag != nil && flag.Changed {
+			f.overrides.Flags = append(f.overrides.Flags, "--"+name, flag.Value.String())
+		}
+	}
+	return nil
+}
+
+func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
+	if err := f.resolve(c); err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		args = []string{scenarios.DefaultDir}
+	}
+	files, err := scenarios.Collect(args)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	scs, err := scenarios.Load(files)
+	if err != nil {
+		return usageError{err}
+	}
+	outDir, temporary, err := f.outDir()
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+	defer stop()
+	cache := scenarios.NewTargetCache()
+	defer cache.Close()
+	opts := scenarios.Options{
+		OutDir: outDir, Store: f.store, DSN: f.dsn,
+		LinearizabilityTimeout: f.linTimeout, Overrides: f.overrides, Targets: cache,
+	}
+	started := time.Now()
+	sum := &scenarios.Summary{OutDir: outDir}
+	progress := c.ErrOrStderr()
+	for _, sc := range scs {
+		if ctx.Err() != nil {
+			break
+		}
+		o := scenarios.Run(ctx, sc, opts)
+		if f.shrink && o.Verdict == scenarios.Fail && len(o.Failing) > 0 {
+			fmt.Fprintf(progress, "%-40s shrinking…\n", sc.Name)
+			o.Shrunk = scenarios.Shrink(ctx, o, opts, scenarios.ShrinkOptions{MaxRuns: f.shrinkRuns, Budget: f.shrinkTime})
+		}
+		fmt.Fprintf(progress, "%-40s %-9s %5.1fs\n", sc.Name, strings.ToUpper(string(o.Verdict)), o.Elapsed.Seconds())
+		sum.Outcomes = append(sum.Outcomes, o)
+	}
+	sum.Elapsed = time.Since(started)
+	if ctx.Err() != nil {
+		return fmt.Errorf("run: interrupted after %d of %d scenarios; histories in %s", len(sum.Outcomes), len(scs), outDir)
+	}
+
+	worst := sum.Worst()
+	if temporary && worst == scenarios.Pass {
+		// Nothing to look at: do not leave histories behind.
+		os.RemoveAll(outDir)
+		sum.OutDir = ""
+	}
+	if f.junit != "" {
+		if err := writeJUnitFile(f.junit, sum, started); err != nil {
+			return err
+		}
+	}
+	out := c.OutOrStdout()
+	if f.format == "json" {
+		err = scenarios.WriteJSON(out, sum)
+	} else {
+		err = scenarios.WriteText(out, sum)
+	}
+	if err != nil {
+		return err
+	}
+	if code := runExitCode(worst); code != ExitOK {
+		return exitError{code}
+	}
+	return nil
+}
+
+// outDir makes the history directory: --out, or a temporary one.
+func (f *runFlags) outDir() (dir string, temporary bool, err error) {
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return "", false, badInput("--out: %v", err)
+		}
+		return f.out, false, nil
+	}
+	dir, err = os.MkdirTemp("", "chatseq-run-")
+	if err != nil {
+		return "", false, fmt.Errorf("run: %w", err)
+	}
+	return dir, true, nil
+}
+
+func writeJUnitFile(path string, sum *scenarios.Summary, started time.Time) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return badInput("--junit: %v", err)
+	}
+	werr := scenarios.WriteJUnit(file, sum, started)
+	if cerr := file.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("--junit: %w", werr)
+	}
+	return nil
+}
+
+// runExitCode maps the run's worst verdict to the exit status.
+func runExitCode(v scenarios.Verdict) int {
+	switch v {
+	case scenarios.Fail:
+		return ExitViolation
+	case scenarios.RunError:
+		return ExitRunError
+	case scenarios.Undecided:
+		return ExitUnknown
+	case scenarios.ThresholdFail:
+		return ExitThresholds
+	}
+	return ExitOK
+}

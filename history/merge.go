@@ -1,0 +1,264 @@
+package history
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Source is one file of a merged history: its merged line numbers are
+// First .. First+Lines-1 (its own line n is merged line First+n-1).
+type Source struct {
+	File  string
+	First int
+	Lines int
+	// ProcessOffset was added to every process id of the file.
+	ProcessOffset int
+}
+
+// Merged is the histories of several processes of one run (shards, each
+// driving its own chats) read as one history.
+type Merged struct {
+	*History
+	Sources []Source
+}
+
+// Locate maps a merged line number back to its file and line there.
+func (m *Merged) Locate(line int) (file string, fileLine int) {
+	i := sort.Search(len(m.Sources), func(i int) bool { return m.Sources[i].First+m.Sources[i].Lines > line })
+	if i == len(m.Sources) || line < 1 {
+		return "", line
+	}
+	return m.Sources[i].File, line - m.Sources[i].First + 1
+}
+
+// ReadFiles reads the histories at paths and merges them into one run.
+//
+// That is sound because every invariant is judged per chat, and shards
+// never share a chat — so two files that do are rejected. Events from
+// different machines are not interleaved by time (their clocks are
+// unrelated): each file's events keep their order and follow the previous
+// file's, and each file's times are shifted by one constant so the merged
+// history stays in time order. Process ids are offset per file so they
+// never collide, and line numbers run on across files (Locate maps them
+// back). The files must agree on the contract and on initial_counter;
+// other header fields are kept where they agree.
+func ReadFiles(paths []string) (*Merged, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no history files given")
+	}
+	parts := make([]*History, len(paths))
+	for i, p := range paths {
+		h, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = h
+	}
+	if err := disjointChats(parts); err != nil {
+		return nil, err
+	}
+	header, err := mergeHeaders(parts)
+	if err != nil {
+		return nil, err
+	}
+	return mergeBodies(parts, header), nil
+}
+
+// disjointChats rejects two files that write or hold the same chat.
+func disjointChats(parts []*History) error {
+	owner := map[string]int{} // chat -> index of the first file naming it
+	where := map[string]int{} // chat -> a line naming it there
+	for i, h := range parts {
+		claim := func(chat string, line int) error {
+			if chat == "" {
+				return nil
+			}
+			j, seen := owner[chat]
+			if !seen {
+				owner[chat], where[chat] = i, line
+				return nil
+			}
+			if j != i {
+				return fmt.Errorf("chat %q is in both %s (line %d) and %s (line %d): histories checked as one run must drive disjoint chats (chatseq bench --shard i/N)",
+					chat, parts[j].File, where[chat], h.File, line)
+			}
+			return nil
+		}
+		for k := range h.Events {
+			if err := claim(h.Events[k].Chat, h.Events[k].Line); err != nil {
+				return err
+			}
+		}
+		for k := range h.Finals {
+			if err := claim(h.Finals[k].Chat, h.Finals[k].Line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mergeHeaders combines the files' headers, refusing what would make
+// them different runs.
+func mergeHeaders(parts []*History) (Header, error) {
+	out := parts[0].Header
+	out.Extra = map[string]string{}
+	for i, h := range parts[1:] {
+		a, b := parts[0], parts[i+1]
+		c, err := mergeContract(out.Contract, h.Header.Contract)
+		if err != nil {
+			return Header{}, fmt.Errorf("%s and %s state different contracts (%v): they are not one run", a.File, b.File, err)
+		}
+		out.Contract = c
+		if out.Seed != h.Header.Seed || out.HasSeed != h.Header.HasSeed {
+			out.Seed, out.HasSeed = 0, false
+		}
+		out.Target = joinDistinct(out.Target, h.Header.Target)
+		out.Scenario = joinDistinct(out.Scenario, h.Header.Scenario)
+	}
+	// initial_counter decides which sequences were allocated before the
+	// run, so the checker needs one value for all files.
+	const initial = "initial_counter"
+	first, firstHas := parts[0].Header.Extra[initial]
+	for _, h := range parts[1:] {
+		if v, has := h.Header.Extra[initial]; has != firstHas || v != first {
+			return Header{}, fmt.Errorf("%s and %s have different initial_counter (%q, %q): they are not one run", parts[0].File, h.File, first, v)
+		}
+	}
+	for k, v := range parts[0].Header.Extra {
+		agree := true
+		for _, h := range parts[1:] {
+			if w, ok := h.Header.Extra[k]; !ok || w != v {
+				agree = false
+			}
+		}
+		if agree {
+			out.Extra[k] = v
+		}
+	}
+	return out, nil
+}
+
+func mergeContract(a, b Contract) (Contract, error) {
+	var diffs []string
+	pick := func(name string, x, y string) string {
+		switch {
+		case x == "":
+			return y
+		case y != "" && x != y:
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", name, x, y))
+		}
+		return x
+	}
+	out := Contract{
+		Gaps:     pick("gaps", a.Gaps, b.Gaps),
+		KeyReuse: pick("key_reuse", a.KeyReuse, b.KeyReuse),
+		Events:   pick("events", a.Events, b.Events),
+	}
+	if len(diffs) > 0 {
+		return out, fmt.Errorf("%s", strings.Join(diffs, ", "))
+	}
+	return out, nil
+}
+
+func joinDistinct(a, b string) string {
+	if a == b || b == "" {
+		return a
+	}
+	if a == "" {
+		return b
+	}
+	for _, part := range strings.Split(a, ",") {
+		if part == b {
+			return a
+		}
+	}
+	return a + "," + b
+}
+
+// mergeBodies concatenates the files' events and finals, renumbering
+// lines, offsetting process ids and shifting times.
+func mergeBodies(parts []*History, header Header) *Merged {
+	nEvents, nFinals := 0, 0
+	files := make([]string, len(parts))
+	for i, h := range parts {
+		nEvents += len(h.Events)
+		nFinals += len(h.Finals)
+		files[i] = h.File
+	}
+	m := &Merged{History: &History{
+		File: strings.Join(files, ","), Header: header,
+		Events: make([]Event, 0, nEvents), Finals: make([]Final, 0, nFinals),
+	}}
+	lineOffset, nextProc := 0, 0
+	var lastTime int64
+	for i, h := range parts {
+		span := extent(h)
+		minProc, maxProc, minTime := processRange(h)
+		// Process ids of this file start after every id so far; the first
+		// file keeps its own.
+		procOffset, shift := 0, int64(0)
+		if i > 0 {
+			procOffset = nextProc - minProc
+			if len(h.Events) > 0 {
+				// This file starts one nanosecond after the previous ended.
+				shift = lastTime + 1 - minTime
+			}
+		}
+		for _, e := range h.Events {
+			e.Line += lineOffset
+			e.Process += procOffset
+			e.Time += shift
+			if e.HasStart {
+				e.Start += shift
+			}
+			lastTime = max(lastTime, e.Time)
+			m.Events = append(m.Events, e)
+		}
+		for _, f := range h.Finals {
+			f.Line += lineOffset
+			m.Finals = append(m.Finals, f)
+		}
+		for _, w := range h.Warnings {
+			w.Line += lineOffset
+			m.Warnings = append(m.Warnings, w)
+		}
+		m.Sources = append(m.Sources, Source{File: h.File, First: lineOffset + 1, Lines: span, ProcessOffset: procOffset})
+		lineOffset += span
+		if len(h.Events) > 0 {
+			nextProc = max(nextProc, maxProc+procOffset+1)
+		}
+	}
+	return m
+}
+
+// processRange is the smallest and largest process id and the earliest
+// time among h's events.
+func processRange(h *History) (minProc, maxProc int, minTime int64) {
+	for i := range h.Events {
+		e := &h.Events[i]
+		if i == 0 {
+			minProc, maxProc, minTime = e.Process, e.Process, e.Time
+			continue
+		}
+		minProc, maxProc, minTime = min(minProc, e.Process), max(maxProc, e.Process), min(minTime, e.Time)
+	}
+	return minProc, maxProc, minTime
+}
+
+// extent is the highest line number a file's history mentions (at least
+// the header's).
+func extent(h *History) int {
+	n := 1
+	for i := range h.Events {
+		n = max(n, h.Events[i].Line)
+	}
+	for i := range h.Finals {
+		n = max(n, h.Finals[i].Line)
+	}
+	for i := range h.Warnings {
+		n = max(n, h.Warnings[i].Line)
+	}
+	return n
+}

@@ -1,0 +1,120 @@
+package history
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func writeHistory(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// shard is a small complete history of one chat, written by process 0
+// and 1 on its own clock.
+func shard(chat, header string) string {
+	return header + "\n" +
+		`{"type":"invoke","process":0,"f":"persist","time":100,"chat":"` + chat + `","key":"k1"}` + "\n" +
+		`{"type":"trace","process":0,"f":"allocate","time":150,"chat":"` + chat + `","seq":1,"start":120}` + "\n" +
+		`{"type":"ok","process":0,"f":"persist","time":200,"chat":"` + chat + `","key":"k1","seq":1,"message_id":"m1-` + chat + `"}` + "\n" +
+		`{"type":"invoke","process":1,"f":"sync","time":300,"chat":"` + chat + `","after":0,"limit":10}` + "\n" +
+		`{"type":"ok","process":1,"f":"sync","time":400,"chat":"` + chat + `","seqs":[1],"message_ids":["m1-` + chat + `"]}` + "\n" +
+		`{"type":"final","table":"counters","chat":"` + chat + `","value":1}` + "\n" +
+		`{"type":"final","table":"messages","chat":"` + chat + `","seq":1,"message_id":"m1-` + chat + `","key":"k1"}` + "\n"
+}
+
+const shardHeader = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"seed":7,"initial_counter":0,"strategy":"two-phase"}`
+
+func TestReadFilesMergesShards(t *testing.T) {
+	dir := t.TempDir()
+	a := writeHistory(t, dir, "a.jsonl", shard("chat-0000", strings.Replace(shardHeader, `"seed":7`, `"seed":7,"shard":"0/2"`, 1)))
+	b := writeHistory(t, dir, "b.jsonl", shard("chat-0001", strings.Replace(shardHeader, `"seed":7`, `"seed":7,"shard":"1/2"`, 1)))
+	m, err := ReadFiles([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Events) != 10 || len(m.Finals) != 4 {
+		t.Fatalf("%d events, %d finals", len(m.Events), len(m.Finals))
+	}
+	// Per-file order kept, file b after file a, times increasing.
+	for i := 1; i < len(m.Events); i++ {
+		if m.Events[i].Time <= m.Events[i-1].Time {
+			t.Fatalf("event %d at %d is not after %d", i, m.Events[i].Time, m.Events[i-1].Time)
+		}
+	}
+	if m.Events[4].Chat != "chat-0000" || m.Events[5].Chat != "chat-0001" {
+		t.Fatal("files are not concatenated in order")
+	}
+	// Time differences within a file are kept, starts included.
+	if m.Events[7].Time-m.Events[5].Time != 100 || m.Events[6].Start-m.Events[5].Time != 20 || !m.Events[6].HasStart {
+		t.Fatalf("shifted times lost their spacing: %+v", m.Events[5:8])
+	}
+	// Processes never collide: file b's 0 and 1 become 2 and 3.
+	if m.Events[5].Process != 2 || m.Events[8].Process != 3 || m.Sources[1].ProcessOffset != 2 {
+		t.Fatalf("processes %d, %d, offset %d", m.Events[5].Process, m.Events[8].Process, m.Sources[1].ProcessOffset)
+	}
+	// Lines run on and map back.
+	if m.Events[5].Line != 10 || m.Finals[2].Line != 15 {
+		t.Fatalf("lines %d, %d", m.Events[5].Line, m.Finals[2].Line)
+	}
+	for line, want := range map[int]string{2: a + ":2", 8: a + ":8", 10: b + ":2", 15: b + ":7"} {
+		if f, l := m.Locate(line); f+":"+strconv.Itoa(l) != want {
+			t.Errorf("Locate(%d) = %s:%d, want %s", line, f, l, want)
+		}
+	}
+	// The header keeps what the files agree on.
+	if m.Header.Seed != 7 || !m.Header.HasSeed || m.Header.Contract.Gaps != GapsAllowed ||
+		m.Header.Extra["strategy"] != `"two-phase"` || m.Header.Extra["initial_counter"] != "0" {
+		t.Fatalf("header %+v", m.Header)
+	}
+	if _, kept := m.Header.Extra["shard"]; kept {
+		t.Fatal("the shard field differs between files and should be dropped")
+	}
+}
+
+func TestReadFilesOfOneFileIsReadFile(t *testing.T) {
+	dir := t.TempDir()
+	a := writeHistory(t, dir, "a.jsonl", shard("chat-0000", shardHeader))
+	m, err := ReadFiles([]string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.Events, h.Events) || !reflect.DeepEqual(m.Finals, h.Finals) || !reflect.DeepEqual(m.Header, h.Header) {
+		t.Fatal("one file read through ReadFiles differs from ReadFile")
+	}
+}
+
+func TestReadFilesRejectsWhatIsNotOneRun(t *testing.T) {
+	dir := t.TempDir()
+	a := writeHistory(t, dir, "a.jsonl", shard("chat-0000", shardHeader))
+	cases := []struct {
+		name, content, want string
+	}{
+		{"same-chat.jsonl", shard("chat-0000", shardHeader), `chat "chat-0000" is in both ` + a + " (line 2) and"},
+		{"forbidden.jsonl", shard("chat-0001", strings.Replace(shardHeader, `"allowed"`, `"forbidden"`, 1)), "different contracts (gaps allowed vs forbidden)"},
+		{"initial.jsonl", shard("chat-0001", strings.Replace(shardHeader, `"initial_counter":0`, `"initial_counter":10`, 1)), "different initial_counter"},
+		{"broken.jsonl", shardHeader + "\n{\"type\":\"invoke\",\"process\":\"x\"}\n{}\n", "broken.jsonl:2"},
+	}
+	for _, c := range cases {
+		b := writeHistory(t, dir, c.name, c.content)
+		_, err := ReadFiles([]string{a, b})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := ReadFiles(nil); err == nil {
+		t.Error("no files is not an error")
+	}
+}

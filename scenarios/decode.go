@@ -1,0 +1,184 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/storeopen"
+)
+
+// maxFileSize bounds what is read as a scenario: they are a page long.
+const maxFileSize = 1 << 20
+
+// Bounds that keep a typo (writers: 1000000) from taking a machine down.
+const (
+	maxWriters = 10_000
+	maxChats   = 1_000_000
+	maxOps     = 1 << 40
+)
+
+// DecodeFile reads and decodes the scenario at path.
+func DecodeFile(path string) (*Scenario, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: err.Error()}}
+	}
+	if info.Size() > maxFileSize {
+		return nil, Errors{{File: path, Msg: fmt.Sprintf("%d bytes is too large for a scenario file (at most %d)", info.Size(), maxFileSize)}}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: err.Error()}}
+	}
+	return Decode(data, path)
+}
+
+// Decode decodes one scenario file's content; file names it in errors
+// and gives the default name. Any problem is returned as Errors, each
+// with its line. Decode never panics: whatever the input, the answer is a
+// scenario or errors.
+func Decode(data []byte, file string) (sc *Scenario, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sc, err = nil, Errors{{File: file, Msg: fmt.Sprintf("cannot decode: %v", r)}}
+		}
+	}()
+	if len(data) > maxFileSize {
+		return nil, Errors{{File: file, Msg: fmt.Sprintf("%d bytes is too large for a scenario file", len(data))}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, Errors{{File: file, Line: 1, Msg: "empty scenario file"}}
+		}
+		return nil, Errors{yamlError(file, err)}
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, Errors{{File: file, Line: next.Line, Msg: "a second YAML document: a scenario file holds one scenario"}}
+	case !errors.Is(err, io.EOF):
+		return nil, Errors{yamlError(file, err)}
+	}
+
+	d := &decoder{file: file, sc: newScenario(file), lines: map[string]int{}}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		d.errorf(root, "a scenario is a mapping of keys (name:, writers:, expect:, …), not a %s", kindName(root))
+		return nil, d.errs
+	}
+	d.mapping(root, "", d.topFields())
+	d.finish(root)
+	if len(d.errs) > 0 {
+		slices.SortStableFunc(d.errs, func(a, b *Error) int { return a.Line - b.Line })
+		return nil, d.errs
+	}
+	return d.sc, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+// yamlError turns a yaml.v3 syntax error into an Error with its line.
+func yamlError(file string, err error) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		line, _ = strconv.Atoi(msg[m[2]:m[3]])
+		msg = msg[:m[0]] + msg[m[1]:]
+	}
+	return &Error{File: file, Line: line, Msg: "not valid YAML: " + msg}
+}
+
+// finish applies defaults that depend on other keys and checks what
+// involves several keys, each error at the line of the key that has to
+// change.
+func (d *decoder) finish(root *yaml.Node) {
+	sc := d.sc
+	if _, ok := d.lines["name"]; !ok {
+		base := filepath.Base(d.file)
+		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))
+		if !validName.MatchString(sc.Name) {
+			d.errAt(root.Line, "give the scenario a name: (the file name %q is not usable as one)", base)
+		}
+	}
+	if _, ok := d.lines["expect"]; !ok {
+		d.errAt(root.Line, "expect: missing: write expect: pass, or expect: {violates: [invariant, ...]}")
+	}
+	_, hasOps := d.lines["ops"]
+	_, hasDuration := d.lines["duration"]
+	if !hasOps && !hasDuration {
+		d.errAt(root.Line, "give ops: (operations in total) or duration: (how long writers run), or both")
+	}
+	if _, both := d.lines["store"]; both {
+		if l, ok := d.lines["target"]; ok {
+			d.errAt(l, "target: give store or target, not both (a store names ADR-004's core on that store)")
+		}
+	}
+	if l, ok := d.lines["zipf_s"]; ok && sc.Distribution != bench.Zipf {
+		d.errAt(l, "zipf_s applies only with distribution: zipf")
+	}
+	d.checkKafka()
+	d.checkExpect()
+	for i, f := range sc.Schedule {
+		if f.Kind == bench.DeleteCounter && f.Chat >= sc.Chats {
+			d.errAt(d.scheduleLines[i], "schedule: delete_counter names chat %d, but the scenario has chats 0..%d", f.Chat, sc.Chats-1)
+		}
+	}
+}
+
+// checkKafka rejects what cannot happen with Kafka off.
+func (d *decoder) checkKafka() {
+	sc := d.sc
+	if !sc.KafkaOff {
+		return
+	}
+	if sc.Contract.Events == history.EventsAtLeastOnce {
+		d.errAt(d.lines["contract.events"], "contract.events: at-least-once needs Kafka, but kafka: off")
+	}
+	for i, f := range sc.Schedule {
+		if f.Kind == bench.KafkaOutage {
+			d.errAt(d.scheduleLines[i], "schedule: a kafka_outage with kafka: off")
+		}
+	}
+	for _, t := range sc.Thresholds {
+		if strings.HasPrefix(t.Metric, "publish.") {
+			d.errAt(t.Line, "threshold %q: with kafka: off nothing is published", t.Expr)
+		}
+	}
+}
+
+// checkExpect rejects expectations the contract cannot produce: an
+// invariant the checker will call not applicable never fails.
+func (d *decoder) checkExpect() {
+	sc := d.sc
+	adr004 := sc.Target == storeopen.Memory || sc.Target == storeopen.DynamoDB || sc.Target == storeopen.DynamoDBLocal
+	for _, name := range sc.Expect.Violates {
+		switch {
+		case name == checker.NameGapless && adr004 && sc.Contract.Gaps != history.GapsForbidden:
+			d.errAt(sc.Expect.Line, "expect.violates: gapless is judged only under contract: {gaps: forbidden}")
+		case name == checker.NameKeyReuse && adr004 && sc.Contract.KeyReuse != history.KeyReuseReject:
+			d.errAt(sc.Expect.Line, "expect.violates: key_reuse is judged only under contract: {key_reuse: reject}")
+		case name == checker.NameEventCompleteness && (sc.KafkaOff || sc.Contract.Events == history.EventsNone):
+			d.errAt(sc.Expect.Line, "expect.violates: event_completeness is judged only with Kafka on and contract events at-least-once")
+		case slices.Contains(sc.AllowUnknown, name):
+			d.errAt(d.lines["allow_unknown"], "allow_unknown: %s is also expected to fail", name)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package scenarios
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// JUnit report types, in the common schema CI servers read (Jenkins,
+// GitLab, GitHub Actions reporters): one testsuite per scenario directory,
+// one testcase per scenario.
+type JUnitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []JUnitSuite `xml:"testsuite"`
+}
+
+type JUnitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Errors    int         `xml:"errors,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Time      string      `xml:"time,attr"`
+	Timestamp string      `xml:"timestamp,attr"`
+	Cases     []JUnitCase `xml:"testcase"`
+}
+
+type JUnitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Time      string        `xml:"time,attr"`
+	Failure   *JUnitProblem `xml:"failure,omitempty"`
+	Error     *JUnitProblem `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// JUnitProblem is a <failure> or <error>: a one-line message, a type, and
+// the full text with the repro command.
+type JUnitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit builds the report of a run. started stamps the suites.
+func JUnit(s *Summary, started time.Time) JUnitSuites {
+	root := JUnitSuites{Name: "chatseq run", Time: seconds(s.Elapsed)}
+	index := map[string]int{}
+	for _, o := range s.Outcomes {
+		dir := filepath.ToSlash(filepath.Dir(o.Scenario.File))
+		i, ok := index[dir]
+		if !ok {
+			i = len(root.Suites)
+			index[dir] = i
+			root.Suites = append(root.Suites, JUnitSuite{Name: dir, Timestamp: started.UTC().Format("2006-01-02T15:04:05")})
+		}
+		suite := &root.Suites[i]
+		c := junitCase(o, dir)
+		suite.Cases = append(suite.Cases, c)
+		suite.Tests++
+		root.Tests++
+		switch {
+		case c.Error != nil:
+			suite.Errors++
+			root.Errors++
+		case c.Failure != nil:
+			suite.Failures++
+			root.Failures++
+		}
+	}
+	for i := range root.Suites {
+		var total time.Duration
+		for _, o := range s.Outcomes {
+			if filepath.ToSlash(filepath.Dir(o.Scenario.File)) == root.Suites[i].Name {
+				total += o.Elapsed
+			}
+		}
+		root.Suites[i].Time = seconds(total)
+	}
+	return root
+}
+
+func junitCase(o *Outcome, dir string) JUnitCase {
+	c := JUnitCase{
+		Name: o.Scenario.Name, Classname: strings.ReplaceAll(dir, "/", "."),
+		File: filepath.ToSlash(o.Scenario.File), Time: seconds(o.Elapsed),
+	}
+	f := o.Figures
+	out := fmt.Sprintf("expect: %s\nverdict: %s\nseed: %d\noperations: %d, persisted: %d, gap rate: %s, allocate p99: %s, end-to-end p99: %s\n",
+		o.Scenario.Expect, o.Verdict, o.Config.Seed, f.Operations, f.Persisted, f.GapRateText(), orDash(f.AllocateP99), orDash(f.EndToEndP99))
+	for _, t := range o.Thresholds {
+		mark := "ok"
+		if !t.OK {
+			mark = "FAILED"
+		}
+		out += fmt.Sprintf("threshold %s: %s (%s)\n", t.Expr, t.Actual, mark)
+	}
+	if o.Verdict != RunError {
+		out += fmt.Sprintf("history: %s (%d lines)\n", o.History, o.Lines)
+	}
+	c.SystemOut = out
+	if o.Verdict == Pass {
+		return c
+	}
+	text := strings.Join(o.Problems, "\n") + "\n\nreproduce: " + o.Repro() + "\n"
+	if o.Verdict != RunError {
+		text += "history: " + o.History + "\n"
+	}
+	if sh := o.Shrunk; sh != nil && sh.History != "" {
+		text += fmt.Sprintf("shrunk to %s, %s, %s: %s (%d lines)\nreproduce the shrunk run: %s\n",
+			plural(sh.Writers, "writer"), plural(sh.Ops, "operation"), plural(sh.Chats, "chat"), sh.History, sh.Lines, Command(o.Scenario.File, sh.Overrides))
+	}
+	msg := ""
+	if len(o.Problems) > 0 {
+		msg = o.Problems[0]
+	}
+	const maxMessage = 400
+	if r := []rune(msg); len(r) > maxMessage {
+		msg = string(r[:maxMessage]) + "…"
+	}
+	p := &JUnitProblem{Message: msg, Type: string(o.Verdict), Text: text}
+	if o.Verdict == RunError {
+		c.Error = p
+	} else {
+		c.Failure = p
+	}
+	return c
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// WriteJUnit writes the report as an XML document.
+func WriteJUnit(w io.Writer, s *Summary, started time.Time) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(JUnit(s, started)); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

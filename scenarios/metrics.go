@@ -1,0 +1,157 @@
+package scenarios
+
+import (
+	"strings"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+)
+
+// Metrics are the figures of one run that thresholds and the summary read.
+type Metrics struct {
+	res    *bench.Result
+	stats  checker.Stats
+	counts map[string]float64
+}
+
+// NewMetrics gathers the figures of a run, its history and its check.
+// initialCounter is the value every chat's counter started at, so
+// sequences handed out before the run are not counted as this run's gaps.
+func NewMetrics(res *bench.Result, h *history.History, rep checker.Report, initialCounter uint64) *Metrics {
+	c := res.Counts
+	m := &Metrics{res: res, stats: rep.Stats}
+	allocated := int64(rep.Stats.Allocations) // traced: exactly this run's
+	if allocated == 0 {
+		// A target that does not trace allocations: the counters' sum
+		// less where they started.
+		start := int64(initialCounter) * int64(res.Config.LocalChats())
+		allocated = max(res.Allocations-start, 0)
+	}
+	var errs int64
+	for _, n := range c.ErrorCodes {
+		errs += n
+	}
+	m.counts = map[string]float64{
+		"operations": float64(c.Operations), "persists": float64(c.Persists), "syncs": float64(c.Syncs),
+		"ok": float64(c.OK), "persist_ok": float64(c.PersistOK), "sync_ok": float64(c.SyncOK),
+		"dedup": float64(c.Dedup), "fail": float64(c.Fail), "info": float64(c.Info),
+		"unfinished": float64(rep.Stats.Unfinished), "retries": float64(c.Retries),
+		"faults_injected": float64(c.FaultsInjected), "duplicates_sent": float64(c.DuplicatesSent),
+		"concurrent_duplicates": float64(c.ConcurrentDuplicates), "keys_reused": float64(c.KeysReused),
+		"tx_attempts": float64(c.Attempts), "max_tx_attempts": float64(c.MaxTxAttempts),
+		"allocated": float64(allocated), "persisted": float64(res.Persisted),
+		"gaps":   float64(max(allocated-res.Persisted, 0)),
+		"events": float64(res.Events), "duplicate_events": float64(rep.Stats.DuplicateEvents),
+		"late_commits": float64(rep.Stats.LateCommits), "errors": float64(errs),
+		"max_seq": float64(maxAckedSeq(h)),
+	}
+	return m
+}
+
+// maxAckedSeq is the highest sequence a persist was acknowledged with.
+func maxAckedSeq(h *history.History) uint64 {
+	var top uint64
+	for i := range h.Events {
+		if e := &h.Events[i]; e.Kind == history.KindOK && e.F == history.FPersist {
+			top = max(top, e.Seq)
+		}
+	}
+	return top
+}
+
+// Value returns a metric by its threshold name, and false when the run
+// has no data for it (a latency step that never ran, a rate over nothing).
+func (m *Metrics) Value(name string) (float64, bool) {
+	if v, ok := m.counts[name]; ok {
+		return v, true
+	}
+	if code, ok := strings.CutPrefix(name, "errors."); ok {
+		return float64(m.res.Counts.ErrorCodes[code]), true
+	}
+	switch name {
+	case "gap_rate":
+		if a := m.counts["allocated"]; a > 0 {
+			return m.counts["gaps"] / a, true
+		}
+		return 0, false
+	case "idempotency_hit_rate":
+		if ok := m.counts["persist_ok"]; ok > 0 {
+			return m.counts["dedup"] / ok, true
+		}
+		return 0, false
+	case "throughput":
+		return m.res.Throughput(), m.res.Elapsed > 0
+	}
+	return m.latency(name)
+}
+
+// latency reads "<step>.<stat>" from the step's histogram.
+func (m *Metrics) latency(name string) (float64, bool) {
+	stepName, stat, _ := strings.Cut(name, ".")
+	step, ok := stepByName(stepName)
+	if !ok {
+		return 0, false
+	}
+	h := m.res.Latency[step]
+	if h == nil || h.TotalCount() == 0 {
+		if stat == "count" {
+			return 0, true
+		}
+		return 0, false
+	}
+	switch stat {
+	case "count":
+		return float64(h.TotalCount()), true
+	case "min":
+		return float64(h.Min()), true
+	case "max":
+		return float64(h.Max()), true
+	case "mean":
+		return h.Mean(), true
+	}
+	q, err := parsePercentile(strings.TrimPrefix(stat, "p"))
+	if err != nil {
+		return 0, false
+	}
+	return float64(h.ValueAtQuantile(q)), true
+}
+
+// Figures are the key numbers the summary table and JSON show.
+type Figures struct {
+	Operations  int64    `json:"operations"`
+	Throughput  float64  `json:"throughput_ops_s"`
+	Persisted   int64    `json:"persisted"`
+	Allocated   int64    `json:"allocated"`
+	GapRate     *float64 `json:"gap_rate"` // nil: nothing was allocated
+	Errors      int64    `json:"errors"`
+	AllocateP99 string   `json:"allocate_p99,omitempty"` // empty: the step never ran
+	EndToEndP99 string   `json:"end_to_end_p99,omitempty"`
+}
+
+// GapRateText is the gap rate as a percentage, or "-" without one.
+func (f Figures) GapRateText() string {
+	if f.GapRate == nil {
+		return "-"
+	}
+	return formatValue(kindRatio, *f.GapRate)
+}
+
+// Figures returns the key numbers.
+func (m *Metrics) Figures() Figures {
+	f := Figures{
+		Operations: int64(m.counts["operations"]), Throughput: m.res.Throughput(),
+		Persisted: int64(m.counts["persisted"]), Allocated: int64(m.counts["allocated"]),
+		Errors: int64(m.counts["errors"]),
+	}
+	if v, ok := m.Value("gap_rate"); ok {
+		f.GapRate = &v
+	}
+	if v, ok := m.Value("allocate.p99"); ok {
+		f.AllocateP99 = formatLatency(v)
+	}
+	if v, ok := m.Value("end_to_end.p99"); ok {
+		f.EndToEndP99 = formatLatency(v)
+	}
+	return f
+}

@@ -1,0 +1,59 @@
+package scenarios
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/chatseq/chatseq/storeopen"
+)
+
+// Options say how scenarios run.
+type Options struct {
+	// OutDir receives each scenario's history as <name>.jsonl; required.
+	OutDir string
+	// Store reaches DynamoDB for scenarios whose target needs it; its
+	// Kind is ignored (the scenario or Overrides.Target names the store).
+	Store storeopen.Options
+	DSN   string // for PostgreSQL targets
+	// LinearizabilityTimeout is the porcupine budget per check; 0: 10s.
+	LinearizabilityTimeout time.Duration
+	Overrides              Overrides
+	// Targets, if set, keeps targets open from one scenario to the next;
+	// nil opens a target per run.
+	Targets *TargetCache
+}
+
+// Overrides replace what every scenario says, from the command line: a
+// seed to reproduce a failure, another store to run the suite against, or
+// the size a shrink found.
+type Overrides struct {
+	Seed    *int64
+	Target  string // "" keeps the scenario's
+	Writers int    // 0 keeps the scenario's
+	Ops     int
+	Chats   int
+	// Flags are other command-line flags that shaped the run (how the
+	// store was reached, the check's time budget), repeated verbatim in
+	// repro commands.
+	Flags []string
+}
+
+// Args renders the overrides as command-line flags, for repro commands.
+func (o Overrides) Args() []string {
+	var args []string
+	if o.Target != "" {
+		args = append(args, "--target", o.Target)
+	}
+	if o.Seed != nil {
+		args = append(args, "--seed", strconv.FormatInt(*o.Seed, 10))
+	}
+	for _, f := range []struct {
+		flag string
+		v    int
+	}{{"--writers", o.Writers}, {"--ops", o.Ops}, {"--chats", o.Chats}} {
+		if f.v > 0 {
+			args = append(args, f.flag, strconv.Itoa(f.v))
+		}
+	}
+	return append(args, o.Flags...)
+}

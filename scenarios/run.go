@@ -1,0 +1,151 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/targets"
+)
+
+// Outcome is one scenario run and judged.
+type Outcome struct {
+	Scenario *Scenario
+	// Config is what actually ran, overrides applied.
+	Config     bench.Config
+	Overrides  Overrides
+	Verdict    Verdict
+	Problems   []string // why the verdict is not pass, one line each
+	Thresholds []ThresholdResult
+	Check      checker.Report
+	Figures    Figures
+	History    string // the history file
+	Lines      int    // its line count
+	Elapsed    time.Duration
+	Err        error // set when Verdict is RunError
+	// Failing lists the invariants that failed against the expectation:
+	// what a shrink keeps failing.
+	Failing []string
+	Shrunk  *ShrinkResult
+	// logicalOps is how many operations the writers began (retries and
+	// duplicates of one message count once): where a shrink of a timed
+	// scenario starts.
+	logicalOps int
+}
+
+// Run runs one scenario and judges it.
+func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
+	began := time.Now()
+	o := &Outcome{Scenario: sc, Overrides: opts.Overrides, Config: configFor(sc, opts.Overrides)}
+	o.History = filepath.Join(opts.OutDir, sc.Name+".jsonl")
+	res, h, rep, err := execute(ctx, sc, o.Config, o.History, opts)
+	o.Elapsed = time.Since(began)
+	if err != nil {
+		o.Verdict, o.Err = RunError, err
+		o.Problems = []string{"the run could not be carried out: " + err.Error()}
+		return o
+	}
+	o.Check = rep
+	o.Lines, _ = countLines(o.History)
+	c := res.Counts
+	o.logicalOps = int(c.Persists - c.Retries - c.DuplicatesSent - c.ConcurrentDuplicates + c.Syncs)
+	m := NewMetrics(res, h, rep, sc.InitialCounter)
+	o.Figures = m.Figures()
+	judge(o, m)
+	return o
+}
+
+// configFor is the scenario's bench configuration with overrides applied.
+func configFor(sc *Scenario, ov Overrides) bench.Config {
+	cfg := sc.Config()
+	if ov.Seed != nil {
+		cfg.Seed = *ov.Seed
+	}
+	if ov.Target != "" {
+		cfg.Target = ov.Target
+	}
+	if ov.Writers > 0 {
+		cfg.Writers = ov.Writers
+	}
+	if ov.Ops > 0 {
+		cfg.Ops = ov.Ops
+	}
+	if ov.Chats > 0 {
+		cfg.Chats = ov.Chats
+	}
+	return cfg
+}
+
+// execute opens the target, drives it, and checks the history it wrote.
+func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath string, opts Options) (*bench.Result, *history.History, checker.Report, error) {
+	cfg.HistoryPath = historyPath
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, checker.Report{}, err
+	}
+	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN})
+	if err != nil {
+		return nil, nil, checker.Report{}, err
+	}
+	defer release()
+	if shared {
+		// Tables other runs use: chats of this run's own, so it starts
+		// empty.
+		cfg.ChatPrefix = "scn" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-chat-"
+	}
+	cfg.Contract = mergeContract(opened.Contract, sc.Contract)
+	if opened.Topic != "" {
+		cfg.Topic = opened.Topic
+	}
+	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	if err != nil {
+		return nil, nil, checker.Report{}, err
+	}
+	h, err := history.ReadFile(historyPath)
+	if err != nil {
+		return nil, nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
+	}
+	return res, h, checker.Check(h, checker.Options{LinearizabilityTimeout: opts.LinearizabilityTimeout}), nil
+}
+
+// mergeContract is the target's promise with the scenario's fields over it.
+func mergeContract(base, over history.Contract) history.Contract {
+	if over.Gaps != "" {
+		base.Gaps = over.Gaps
+	}
+	if over.KeyReuse != "" {
+		base.KeyReuse = over.KeyReuse
+	}
+	if over.Events != "" {
+		base.Events = over.Events
+	}
+	return base
+}
+
+// countLines counts a file's lines.
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}

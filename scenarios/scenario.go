@@ -1,0 +1,125 @@
+// Package scenarios reads scenario files (strict YAML, see
+// docs/scenarios.md), runs each one through the bench runner, checks its
+// history and judges the result against the scenario's expectation and
+// thresholds. It also writes JUnit reports and shrinks failing runs.
+package scenarios
+
+import (
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// Scenario is one decoded scenario file. Every field has been validated;
+// zero values mean "not given" only where noted.
+type Scenario struct {
+	File        string // the path it was read from, as given
+	Name        string // unique within a run; names the history file
+	Description string
+
+	// Target names what is driven: a store kind (memory, dynamodb,
+	// dynamodb-local: ADR-004's core over that store) or another
+	// registered design.
+	Target   string
+	Strategy sequencer.Strategy
+	// Contract overrides the target's promise field by field; empty
+	// fields keep the target's.
+	Contract history.Contract
+	KafkaOff bool
+
+	Writers      int
+	Chats        int
+	Distribution string
+	ZipfS        float64
+	Rate         float64 // ops/s in total; 0 = closed loop
+	Duration     time.Duration
+	Ops          int
+	Seed         int64
+
+	DuplicateAfterOK    float64
+	ConcurrentDuplicate float64
+	ReuseKey            float64
+	MaxAttempts         int
+	RepublishOnReplay   bool
+	SyncRatio           float64
+	SyncLimit           int
+
+	Faults         bench.FaultRates
+	Schedule       []bench.TimedFault
+	InitialCounter uint64
+	Broken         sequencer.Variant
+
+	Thresholds []Threshold
+	Expect     Expectation
+	// AllowUnknown lists invariants this scenario cannot decide (a sync
+	// check in a run without syncs): they may be unknown without making
+	// a pass scenario undecided. They must still not fail.
+	AllowUnknown []string
+}
+
+// Expectation is what the check must conclude.
+type Expectation struct {
+	// Violates lists invariants that must each be reported failing; empty
+	// means every invariant must pass.
+	Violates []string
+	Line     int // where expect is written, for messages
+}
+
+// Negative reports whether the scenario expects violations.
+func (e Expectation) Negative() bool { return len(e.Violates) > 0 }
+
+// String is the expectation as the summary table shows it.
+func (e Expectation) String() string {
+	if !e.Negative() {
+		return "pass"
+	}
+	s := "violates "
+	for i, v := range e.Violates {
+		if i > 0 {
+			s += ","
+		}
+		s += v
+	}
+	return s
+}
+
+// Defaults of keys a scenario leaves out. Probabilities default to zero: a
+// scenario names every fault it wants, so a reader sees the whole run.
+const (
+	defaultTarget      = "memory"
+	defaultWriters     = 1
+	defaultChats       = 1
+	defaultZipfS       = 1.1
+	defaultSeed        = 1
+	defaultMaxAttempts = 20
+	defaultSyncLimit   = 100
+)
+
+func newScenario(file string) *Scenario {
+	return &Scenario{
+		File: file, Target: defaultTarget, Strategy: sequencer.TwoPhase,
+		Writers: defaultWriters, Chats: defaultChats, Distribution: bench.Uniform, ZipfS: defaultZipfS,
+		Seed: defaultSeed, MaxAttempts: defaultMaxAttempts, SyncLimit: defaultSyncLimit,
+		RepublishOnReplay: true,
+	}
+}
+
+// Config is the bench configuration the scenario runs with, before the
+// runner sets the history path, chat prefix and the target's contract.
+func (s *Scenario) Config() bench.Config {
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats = s.Writers, s.Chats
+	cfg.Distribution, cfg.ZipfS = s.Distribution, s.ZipfS
+	cfg.Rate, cfg.Duration, cfg.Ops, cfg.Seed = s.Rate, s.Duration, s.Ops, s.Seed
+	cfg.Faults = s.Faults
+	cfg.Timed = append([]bench.TimedFault(nil), s.Schedule...)
+	cfg.InitialCounter = s.InitialCounter
+	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
+	cfg.SyncRatio, cfg.SyncLimit, cfg.MaxAttempts = s.SyncRatio, s.SyncLimit, s.MaxAttempts
+	cfg.Variant, cfg.Strategy, cfg.RepublishOnReplay = s.Broken, s.Strategy, s.RepublishOnReplay
+	cfg.KafkaOff = s.KafkaOff
+	cfg.Target = s.Target
+	return cfg
+}

@@ -1,0 +1,320 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+// Threshold is one k6-style condition on a run's figures, such as
+// "allocate.p99 < 50ms" or "errors.counter_missing >= 1".
+type Threshold struct {
+	Expr   string // as written
+	Line   int    // in the scenario file
+	Metric string // as written, trimmed
+	Op     string
+	Value  float64 // in the metric's unit: ns, a ratio, ops/s or a count
+	kind   metricKind
+}
+
+type metricKind int
+
+const (
+	kindCount   metricKind = iota // a non-negative integer
+	kindLatency                   // nanoseconds, written as a duration
+	kindRatio                     // 0..1, written as 5% or 0.05
+	kindRate                      // operations per second
+)
+
+// Comparison operators, longest first so "<=" is not read as "<".
+var operators = []string{"<=", ">=", "==", "!=", "<", ">"}
+
+// countMetrics are the counts a threshold may name, besides errors.<code>
+// and <step>.count.
+var countMetrics = map[string]string{
+	"operations":            "attempts sent, retries and duplicates included",
+	"persists":              "persist attempts",
+	"syncs":                 "sync operations",
+	"ok":                    "operations answered ok",
+	"persist_ok":            "persists answered ok",
+	"sync_ok":               "syncs answered ok",
+	"dedup":                 "persists answered from the idempotency record",
+	"fail":                  "operations that definitely failed",
+	"info":                  "operations with an unknown outcome",
+	"unfinished":            "operations never completed",
+	"retries":               "resends after an unknown outcome",
+	"faults_injected":       "attempts with an injected fault",
+	"duplicates_sent":       "keys resent after their ACK",
+	"concurrent_duplicates": "sends raced by a twin with the same key",
+	"keys_reused":           "sends that reused a key with other content",
+	"tx_attempts":           "persist transactions tried (optimistic retries included)",
+	"max_tx_attempts":       "most transactions one persist needed",
+	"allocated":             "sequences allocated during the run",
+	"persisted":             "messages in the store afterwards",
+	"gaps":                  "allocated sequences holding no message",
+	"events":                "records read back from Kafka",
+	"duplicate_events":      "events published more than once",
+	"late_commits":          "messages committed below a sequence a sync had passed",
+	"errors":                "failed and unknown outcomes, all codes",
+	"max_seq":               "highest sequence acknowledged to a client",
+}
+
+var otherMetrics = map[string]metricKind{
+	"gap_rate":             kindRatio,
+	"idempotency_hit_rate": kindRatio,
+	"throughput":           kindRate,
+}
+
+// stepByName maps a latency step's name to the bench step.
+func stepByName(name string) (bench.Step, bool) {
+	for _, s := range bench.Steps() {
+		if s.String() == name {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// metricNames lists names for suggestions: every plain metric and each
+// step with its common statistics.
+func metricNames() []string {
+	var names []string
+	for n := range countMetrics {
+		names = append(names, n)
+	}
+	for n := range otherMetrics {
+		names = append(names, n)
+	}
+	for _, s := range bench.Steps() {
+		for _, stat := range []string{"p50", "p90", "p99", "p99.9", "max", "mean", "min", "count"} {
+			names = append(names, s.String()+"."+stat)
+		}
+	}
+	return names
+}
+
+// ParseThreshold reads "metric op value".
+func ParseThreshold(expr string) (Threshold, error) {
+	t := Threshold{Expr: expr}
+	at, op := -1, ""
+	for i := 0; i < len(expr) && at < 0; i++ {
+		for _, o := range operators {
+			if strings.HasPrefix(expr[i:], o) {
+				at, op = i, o
+				break
+			}
+		}
+	}
+	if at < 0 {
+		if i := strings.IndexAny(expr, "=!"); i >= 0 {
+			return t, fmt.Errorf("threshold %q: %q is not a comparison: use one of < <= > >= == !=", expr, strings.TrimSpace(expr[i:min(i+2, len(expr))]))
+		}
+		return t, fmt.Errorf("threshold %q has no comparison: write metric, operator (< <= > >= == !=) and value, e.g. \"allocate.p99 < 50ms\"", expr)
+	}
+	if i := strings.IndexAny(expr[:at], "=!"); i >= 0 {
+		return t, fmt.Errorf("threshold %q: %q is not a comparison: use one of < <= > >= == !=", expr, strings.TrimSpace(expr[i:at+len(op)]))
+	}
+	t.Metric = strings.TrimSpace(expr[:at])
+	t.Op = op
+	value := strings.TrimSpace(expr[at+len(op):])
+	if t.Metric == "" {
+		return t, fmt.Errorf("threshold %q names no metric before %s", expr, op)
+	}
+	if value == "" {
+		return t, fmt.Errorf("threshold %q has no value after %s", expr, op)
+	}
+	if strings.ContainsAny(value, "<>=!") {
+		return t, fmt.Errorf("threshold %q has more than one comparison; write one condition per line", expr)
+	}
+	kind, err := metricKindOf(t.Metric)
+	if err != nil {
+		return t, fmt.Errorf("threshold %q: %w", expr, err)
+	}
+	t.kind = kind
+	if t.Value, err = parseValue(kind, value); err != nil {
+		return t, fmt.Errorf("threshold %q: %w", expr, err)
+	}
+	return t, nil
+}
+
+func metricKindOf(m string) (metricKind, error) {
+	if _, ok := countMetrics[m]; ok {
+		return kindCount, nil
+	}
+	if k, ok := otherMetrics[m]; ok {
+		return k, nil
+	}
+	if code, ok := strings.CutPrefix(m, "errors."); ok {
+		if code == "" {
+			return 0, fmt.Errorf("errors. needs an error code, e.g. errors.counter_missing")
+		}
+		return kindCount, nil
+	}
+	stepName, stat, ok := strings.Cut(m, ".")
+	if ok {
+		if _, isStep := stepByName(stepName); isStep {
+			return statKind(stat)
+		}
+	}
+	if hint := didYouMean(m, metricNames()); hint != "" {
+		return 0, fmt.Errorf("unknown metric %q%s", m, hint)
+	}
+	return 0, fmt.Errorf("unknown metric %q; metrics are %s", m, metricSummary())
+}
+
+// metricSummary describes every metric in one line.
+func metricSummary() string {
+	steps := make([]string, 0, len(bench.Steps()))
+	for _, s := range bench.Steps() {
+		steps = append(steps, s.String())
+	}
+	counts := make([]string, 0, len(countMetrics))
+	for n := range countMetrics {
+		counts = append(counts, n)
+	}
+	sort.Strings(counts)
+	return "STEP.pN, STEP.min, STEP.max, STEP.mean, STEP.count (STEP: " + strings.Join(steps, ", ") +
+		"), gap_rate, idempotency_hit_rate, throughput, errors.CODE, and the counts " + strings.Join(counts, ", ")
+}
+
+// statKind checks a latency statistic: pN (0 < N ≤ 100), min, max, mean or
+// count.
+func statKind(stat string) (metricKind, error) {
+	switch stat {
+	case "min", "max", "mean":
+		return kindLatency, nil
+	case "count":
+		return kindCount, nil
+	}
+	if q, ok := strings.CutPrefix(stat, "p"); ok {
+		if _, err := parsePercentile(q); err != nil {
+			return 0, err
+		}
+		return kindLatency, nil
+	}
+	return 0, fmt.Errorf("unknown latency statistic %q: use pN (p50, p99, p99.9), min, max, mean or count", stat)
+}
+
+func parsePercentile(q string) (float64, error) {
+	v, err := strconv.ParseFloat(q, 64)
+	if err != nil || strings.ContainsAny(q, "eE+-") || !(v > 0 && v <= 100) {
+		return 0, fmt.Errorf("percentile p%s must be pN with 0 < N ≤ 100, e.g. p99 or p99.9", q)
+	}
+	return v, nil
+}
+
+func parseValue(kind metricKind, s string) (float64, error) {
+	switch kind {
+	case kindLatency:
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			return 0, fmt.Errorf("latency %q needs a unit, e.g. %sms", s, s)
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return 0, fmt.Errorf("%q is not a duration (e.g. 800µs, 50ms, 1.5s)", s)
+		}
+		return float64(d), nil
+	case kindRatio:
+		if p, ok := strings.CutSuffix(s, "%"); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || !(v >= 0 && v <= 100) {
+				return 0, fmt.Errorf("%q is not a percentage between 0%% and 100%%", s)
+			}
+			return v / 100, nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0 && v <= 1) {
+			return 0, fmt.Errorf("%q is not a rate: write a percentage (5%%) or a fraction between 0 and 1 (0.05)", s)
+		}
+		return v, nil
+	case kindRate:
+		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "/s")), 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%q is not a throughput in operations per second, e.g. 1000", s)
+		}
+		return v, nil
+	}
+	v, err := strconv.ParseUint(s, 10, 63)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a count (a whole number ≥ 0)", s)
+	}
+	return float64(v), nil
+}
+
+// ThresholdResult is one threshold judged against a run.
+type ThresholdResult struct {
+	Expr   string  `json:"threshold"`
+	Line   int     `json:"line"`
+	Actual string  `json:"actual"` // formatted in the metric's unit; "no data" if none
+	Value  float64 `json:"value"`  // the raw measured value
+	OK     bool    `json:"ok"`
+}
+
+// Evaluate judges t against m. A metric with no samples (a latency step
+// that never ran) fails: a threshold that cannot be measured guards
+// nothing.
+func (t Threshold) Evaluate(m *Metrics) ThresholdResult {
+	r := ThresholdResult{Expr: t.Expr, Line: t.Line}
+	v, ok := m.Value(t.Metric)
+	if !ok {
+		r.Actual = "no data"
+		return r
+	}
+	r.Value = v
+	r.Actual = formatValue(t.kind, v)
+	r.OK = compare(v, t.Op, t.Value)
+	return r
+}
+
+func compare(a float64, op string, b float64) bool {
+	switch op {
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case ">":
+		return a > b
+	case ">=":
+		return a >= b
+	case "==":
+		return a == b
+	case "!=":
+		return a != b
+	}
+	return false
+}
+
+func formatValue(kind metricKind, v float64) string {
+	switch kind {
+	case kindLatency:
+		return formatLatency(v)
+	case kindRatio:
+		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
+	case kindRate:
+		return strconv.FormatFloat(v, 'f', 0, 64) + " ops/s"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// formatLatency prints nanoseconds with three significant digits.
+func formatLatency(ns float64) string {
+	if ns >= 1000 {
+		// Round first, so 999.7µs prints as 1ms, not 1e+03µs.
+		exp := math.Pow(10, math.Floor(math.Log10(ns))-2)
+		ns = math.Round(ns/exp) * exp
+	}
+	switch {
+	case ns < 1e3:
+		return strconv.FormatFloat(ns, 'f', 0, 64) + "ns"
+	case ns < 1e6:
+		return strconv.FormatFloat(ns/1e3, 'g', 3, 64) + "µs"
+	case ns < 1e9:
+		return strconv.FormatFloat(ns/1e6, 'g', 3, 64) + "ms"
+	}
+	return strconv.FormatFloat(ns/1e9, 'g', 3, 64) + "s"
+}

@@ -1,0 +1,174 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+)
+
+func TestParseThreshold(t *testing.T) {
+	cases := []struct {
+		expr, metric, op string
+		value            float64
+	}{
+		{"allocate.p99 < 50ms", "allocate.p99", "<", float64(50 * time.Millisecond)},
+		{"persist.p99<100ms", "persist.p99", "<", float64(100 * time.Millisecond)},
+		{"end_to_end.p99.9 < 1s", "end_to_end.p99.9", "<", float64(time.Second)},
+		{"sync.max <= 1.5s", "sync.max", "<=", float64(1500 * time.Millisecond)},
+		{"service.mean < 800µs", "service.mean", "<", float64(800 * time.Microsecond)},
+		{"gap_rate < 5%", "gap_rate", "<", 0.05},
+		{"gap_rate >= 0.035", "gap_rate", ">=", 0.035},
+		{"throughput > 1000", "throughput", ">", 1000},
+		{"throughput > 1000/s", "throughput", ">", 1000},
+		{"errors.counter_missing >= 1", "errors.counter_missing", ">=", 1},
+		{"persisted == 0", "persisted", "==", 0},
+		{"dedup > 0", "dedup", ">", 0},
+		{"allocate.count != 3", "allocate.count", "!=", 3},
+		{"  max_seq   ==   11  ", "max_seq", "==", 11},
+	}
+	for _, c := range cases {
+		th, err := ParseThreshold(c.expr)
+		if err != nil {
+			t.Errorf("%q: %v", c.expr, err)
+			continue
+		}
+		if th.Metric != c.metric || th.Op != c.op || th.Value != c.value {
+			t.Errorf("%q parsed as %q %q %v, want %q %q %v", c.expr, th.Metric, th.Op, th.Value, c.metric, c.op, c.value)
+		}
+	}
+}
+
+func TestParseThresholdErrors(t *testing.T) {
+	cases := map[string]string{
+		"allocate.p99":             "no comparison",
+		"< 5ms":                    "names no metric",
+		"allocate.p99 <":           "no value",
+		"allocate.p99 < 5":         `latency "5" needs a unit`,
+		"allocate.p99 < fast":      "not a duration",
+		"allocate.p99 < -5ms":      "not a duration",
+		"allocate.p0 < 5ms":        "0 < N ≤ 100",
+		"allocate.p101 < 5ms":      "0 < N ≤ 100",
+		"allocate.median < 5ms":    "unknown latency statistic",
+		"alocate.p99 < 5ms":        "did you mean allocate.p99?",
+		"frobs > 3":                "metrics are STEP.pN",
+		"gap_rate < 5":             "not a rate",
+		"gap_rate < 120%":          "not a percentage",
+		"throughput > lots":        "not a throughput",
+		"persisted == 1.5":         "not a count",
+		"persisted == -1":          "not a count",
+		"errors. > 1":              "needs an error code",
+		"0 < persisted < 5":        "more than one comparison",
+		"persisted > 1 < 5":        "more than one comparison",
+		"allocate.p99 =< 5ms":      `"=<" is not a comparison`,
+		"gap_rate =! 5%":           `"=!" is not a comparison`,
+		"persisted = 1":            `"=" is not a comparison`,
+		"allocate.p99 < 5ms; wait": "not a duration",
+	}
+	for expr, want := range cases {
+		_, err := ParseThreshold(expr)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one containing %q", expr, err, want)
+		}
+	}
+}
+
+// fakeMetrics are the figures of a run that never ran.
+var fakeMetrics = newFakeMetrics()
+
+func newFakeMetrics() *Metrics {
+	lat := map[bench.Step]*hdrhistogram.Histogram{}
+	for _, s := range bench.Steps() {
+		lat[s] = hdrhistogram.New(1, int64(time.Hour), 3)
+	}
+	for i := 1; i <= 100; i++ { // allocate: 1ms .. 100ms
+		_ = lat[bench.StepAllocate].RecordValue(int64(i) * int64(time.Millisecond)) // in range
+	}
+	res := &bench.Result{
+		Config:  bench.Config{Chats: 2},
+		Elapsed: 2 * time.Second,
+		Counts: bench.Counts{
+			Operations: 1000, Persists: 900, Syncs: 100, OK: 950, PersistOK: 850, SyncOK: 100, Dedup: 85,
+			Fail: 10, Info: 40, Retries: 40, ErrorCodes: map[string]int64{"counter_missing": 10, "crash_after_allocate": 40},
+		},
+		Latency: lat, Allocations: 100 + 2*10, Persisted: 95,
+	}
+	rep := checker.Report{Stats: checker.Stats{Allocations: 100}}
+	h := &history.History{Events: []history.Event{
+		{Kind: history.KindOK, F: history.FPersist, Seq: 7},
+		{Kind: history.KindOK, F: history.FPersist, Seq: 42},
+		{Kind: history.KindOK, F: history.FSync, Seq: 99},
+	}}
+	return NewMetrics(res, h, rep, 10)
+}
+
+func TestFormatLatency(t *testing.T) {
+	for ns, want := range map[float64]string{
+		0: "0ns", 999: "999ns", 999.7e3: "1ms", 1234: "1.23µs", 50.03e6: "50ms", 2.5e9: "2.5s", 999.9e6: "1s",
+	} {
+		if got := formatLatency(ns); got != want {
+			t.Errorf("formatLatency(%g) = %q, want %q", ns, got, want)
+		}
+	}
+}
+
+func TestEvaluateThresholds(t *testing.T) {
+	m := fakeMetrics
+	cases := []struct {
+		expr   string
+		ok     bool
+		actual string
+	}{
+		{"allocate.p99 < 150ms", true, "99ms"},
+		{"allocate.p99 < 50ms", false, "99ms"},
+		// Latencies are HdrHistogram's, to three significant digits: the
+		// same figures chatseq bench reports.
+		{"allocate.p50 < 50.1ms", true, "50ms"},
+		{"allocate.max < 100.1ms", true, "100ms"},
+		{"allocate.min > 990us", true, "1ms"},
+		{"allocate.count == 100", true, "100"},
+		{"persist.p99 < 1s", false, "no data"}, // never ran: cannot be vouched for
+		{"persist.count == 0", true, "0"},
+		{"gap_rate == 5%", true, "5.00%"}, // 100 traced allocations, 95 messages
+		{"gap_rate > 6%", false, "5.00%"},
+		{"gaps == 5", true, "5"},
+		{"throughput == 500", true, "500 ops/s"},
+		{"errors.counter_missing >= 1", true, "10"},
+		{"errors.not_a_member == 0", true, "0"},
+		{"errors == 50", true, "50"},
+		{"persisted == 95", true, "95"},
+		{"dedup > 0", true, "85"},
+		{"idempotency_hit_rate == 10%", true, "10.00%"},
+		{"max_seq == 42", true, "42"},
+		{"fail != 10", false, "10"},
+	}
+	for _, c := range cases {
+		th, err := ParseThreshold(c.expr)
+		if err != nil {
+			t.Fatalf("%q: %v", c.expr, err)
+		}
+		r := th.Evaluate(m)
+		if r.OK != c.ok || r.Actual != c.actual {
+			t.Errorf("%q: ok %v, actual %q; want %v, %q", c.expr, r.OK, r.Actual, c.ok, c.actual)
+		}
+	}
+}
+
+// Without traces, this run's allocations are the counters less where they
+// started, so an initial_counter is not counted as gaps.
+func TestGapRateWithoutTraces(t *testing.T) {
+	res := &bench.Result{Config: bench.Config{Chats: 2}, Allocations: 2*10 + 50, Persisted: 45, Counts: bench.Counts{ErrorCodes: map[string]int64{}}}
+	m := NewMetrics(res, &history.History{}, checker.Report{}, 10)
+	if v, ok := m.Value("gap_rate"); !ok || v != 0.1 {
+		t.Fatalf("gap_rate %v %v, want 0.1", v, ok)
+	}
+	empty := NewMetrics(&bench.Result{Counts: bench.Counts{ErrorCodes: map[string]int64{}}}, &history.History{}, checker.Report{}, 0)
+	if _, ok := empty.Value("gap_rate"); ok {
+		t.Fatal("a run without allocations has a gap rate")
+	}
+}
