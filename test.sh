@@ -7,6 +7,11 @@ cd "$(dirname "$0")"
 
 echo "== installing test servers"
 bash .ci/install-dynamodb-local
+# The report's browser test opens report.html in headless Chromium (Debian's
+# package); it fails, not skips, without one.
+if ! command -v chromium >/dev/null 2>&1; then
+  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+fi
 
 echo "== gofmt, go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -21,5 +26,10 @@ go test -count=1 ./...
 echo "== go test -race (concurrent packages)"
 go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./drill/... ./recovery/... ./kafka/...
 
-echo "== fuzz the history parser"
+echo "== scenarios (a negative scenario that stops failing fails this)"
+go run ./cmd/chatseq run scenarios --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"
+
+echo "== fuzz the parsers"
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 20s ./history/
+# -fuzzminimizetime keeps the fuzzer fuzzing rather than minimising.
+go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 20s -fuzzminimizetime 100x ./scenarios/
