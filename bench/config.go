@@ -73,6 +73,10 @@ type Config struct {
 
 	HistoryPath string // where the history streams; required
 	Target      string // recorded in the header
+
+	// Progress, if set, is called every ProgressEvery while the writers
+	// run and once with Done set after they stop (timeseries.go).
+	Progress func(Progress) `json:"-"`
 }
 
 // DefaultConfig is what `chatseq bench` runs with no flags.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"sync"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -42,17 +43,20 @@ func newHistogram() *hdrhistogram.Histogram {
 // latencyShard is a set of histograms shared by a few writers: one per
 // writer would cost memory linear in writers, one for all would contend.
 type latencyShard struct {
-	mu    sync.Mutex
-	hists [stepCount]*hdrhistogram.Histogram
+	mu       sync.Mutex
+	hists    [stepCount]*hdrhistogram.Histogram
+	interval intervalShard // the same values, per second (timeseries.go)
 }
 
 type latencies struct {
 	shards [histShards]latencyShard
+	series *series
 }
 
 func newLatencies() *latencies {
-	l := &latencies{}
+	l := &latencies{series: &series{}}
 	for i := range l.shards {
+		l.shards[i].interval = newIntervalShard(l.series)
 		for s := range l.shards[i].hists {
 			l.shards[i].hists[s] = newHistogram()
 		}
@@ -64,12 +68,14 @@ func (l *latencies) shard(writer int) *latencyShard { return &l.shards[writer%hi
 
 // record adds values, skipping steps that did not run (0).
 func (s *latencyShard) record(values [stepCount]int64) {
+	now := time.Now()
 	s.mu.Lock()
 	for step, v := range values {
 		if v > 0 {
 			_ = s.hists[step].RecordValue(min(v, histHighest))
 		}
 	}
+	s.interval.record(now, values)
 	s.mu.Unlock()
 }
 

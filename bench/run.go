@@ -30,6 +30,7 @@ type Result struct {
 	Persisted   int64 // messages in the store afterwards
 	Events      int   // records read back from Kafka
 	Kafka       string
+	Intervals   []Interval // per-second counts and latency (timeseries.go)
 }
 
 // Throughput is operations per second of writer time.
@@ -94,15 +95,20 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	lat := newLatencies()
 	res.Started = time.Now()
 	clock.begin()
+	lat.begin(res.Started)
+	stopProgress := lat.reportProgress(&cfg, clock)
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	scheduleCounterDeletions(faultCtx, target, cfg)
 	runWriters(ctx, cfg, target, rec, lat, res)
 	stopFaults()
 	if err := target.Settle(ctx); err != nil {
+		stopProgress()
 		return nil, fmt.Errorf("waiting for the target to settle: %w", err)
 	}
 	res.Elapsed = time.Since(res.Started)
+	stopProgress()
 	res.Latency = lat.merged()
+	res.Intervals = lat.intervals(res.Elapsed)
 
 	if err := recordFinalState(ctx, target, chats, rec, res); err != nil {
 		return nil, err

@@ -300,5 +300,9 @@ func (w *writer) stopped(ctx context.Context) bool {
 func (w *writer) count(f func(*Counts)) {
 	w.mu.Lock()
 	f(&w.counts)
+	// The same update into this second's counts (timeseries.go). Applying f
+	// twice is safe: besides counts it only raises w.cursor to a maximum,
+	// and it stays under w.mu, which guards the cursor.
+	w.lat.count(f)
 	w.mu.Unlock()
 }

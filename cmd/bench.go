@@ -34,6 +34,7 @@ type benchFlags struct {
 	strategy   string
 	shard      string
 	linTimeout time.Duration
+	output     outputFlags // --out, --quiet (report.go)
 }
 
 func newBenchCommand() *cobra.Command {
@@ -85,6 +86,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for --target postgres (default: a throwaway local cluster)")
 	addStoreFlags(fl, &f.store)
 	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
+	addOutputFlags(fl, &f.output)
 	return c
 }
 
@@ -144,6 +146,9 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.output.prepare(c, names); err != nil {
+		return err
+	}
 	if os.Getenv("GOGC") == "" {
 		// The store keeps every message in memory; the default GOGC
 		// would spend a third of the run rescanning it.
@@ -159,6 +164,7 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 		if len(names) > 1 {
 			cfg.HistoryPath = historyPathFor(f.cfg.HistoryPath, name)
 		}
+		f.output.configure(&cfg, c.ErrOrStderr())
 		b, err := f.runTarget(ctx, c, name, cfg)
 		if err != nil {
 			return fmt.Errorf("bench --target %s: %w", name, err)
@@ -218,8 +224,9 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	if err != nil {
 		return report.Bench{}, fmt.Errorf("reading back the history: %w", err)
 	}
-	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout})
-	return report.FromBench(res, opened.Describe, rep), nil
+	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout, VisualizeDir: f.output.visualizeDir(name)})
+	b := report.FromBench(res, opened.Describe, rep)
+	return b, f.output.save(c.ErrOrStderr(), name, res, b, h)
 }
 
 // targetNames resolves --target and --store: --store X alone means

@@ -1,0 +1,327 @@
+package bench
+
+import (
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// IntervalLength is the resolution of a run's time series: one interval per
+// second, the convention of HdrHistogram interval logs.
+const IntervalLength = time.Second
+
+// Interval is what completed during one IntervalLength of the writers' time.
+// Values land in the interval in which they were recorded, i.e. when the
+// operation completed, as HdrHistogram's interval recorder does.
+type Interval struct {
+	Start  time.Duration // since the writers started
+	Length time.Duration // IntervalLength; the last one may be shorter
+	Counts Counts
+	// Latency has one histogram per step, sparse: a long run keeps
+	// thousands of intervals, and a dense histogram of the run's range is
+	// 270 KB.
+	Latency map[Step]*hdrhistogram.PackedHistogram
+}
+
+// Progress is what the runner reports about every ProgressEvery while the
+// writers run, and once more with Done set when they have stopped.
+type Progress struct {
+	Target   string
+	Elapsed  time.Duration
+	Duration time.Duration // the configured --duration; 0 if the run is bounded by Ops alone
+	// Operations completed so far, and the configured total (0: none).
+	Operations, TargetOps int64
+	// Rate and P99 (end to end) cover the last complete interval: a recent
+	// view, not the run's average.
+	Rate float64
+	P99  time.Duration
+	// FaultsInjected counts attempts that carried an injected fault so far;
+	// ActiveFaults names the timed faults whose window is open now.
+	FaultsInjected int64
+	ActiveFaults   []string
+	Done           bool
+}
+
+// ProgressEvery is how often Config.Progress is called.
+const ProgressEvery = 250 * time.Millisecond
+
+// series is the run's intervals. Shards record into dense histograms of the
+// current interval and move them here when it ends, so the hot path never
+// touches the sparse ones (inserting into those costs more).
+type series struct {
+	mu        sync.Mutex
+	start     time.Time // set before any writer starts, then only read
+	intervals []*intervalData
+	ops       int64 // Operations over every interval moved here
+	faults    int64
+}
+
+type intervalData struct {
+	counts Counts
+	hists  [stepCount]*hdrhistogram.PackedHistogram
+}
+
+// intervalShard is one latency shard's part of the current interval.
+type intervalShard struct {
+	series *series
+	index  int // interval the fields below belong to
+	hists  [stepCount]*hdrhistogram.Histogram
+	counts Counts
+	dirty  bool
+}
+
+func newIntervalShard(s *series) intervalShard {
+	sh := intervalShard{series: s, counts: Counts{ErrorCodes: map[string]int64{}}}
+	for i := range sh.hists {
+		sh.hists[i] = newHistogram()
+	}
+	return sh
+}
+
+// NewIntervalHistogram is an empty interval histogram with the range and
+// precision of the run's.
+func NewIntervalHistogram() *hdrhistogram.PackedHistogram {
+	return hdrhistogram.NewPacked(histLowest, histHighest, histSigFigs)
+}
+
+// indexAt is the interval t falls in, -1 before the run started.
+func (s *series) indexAt(t time.Time) int {
+	if s.start.IsZero() || t.Before(s.start) {
+		return -1
+	}
+	return int(t.Sub(s.start) / IntervalLength)
+}
+
+// at returns interval i, creating it and any before it; s.mu is held.
+func (s *series) at(i int) *intervalData {
+	for len(s.intervals) <= i {
+		d := &intervalData{counts: Counts{ErrorCodes: map[string]int64{}}}
+		for step := range d.hists {
+			d.hists[step] = NewIntervalHistogram()
+		}
+		s.intervals = append(s.intervals, d)
+	}
+	return s.intervals[i]
+}
+
+// record adds one operation's step values at time now; the shard's lock is
+// held. A value from an interval the shard already left (a writer that read
+// the clock just before another crossed the boundary) goes straight to the
+// series.
+func (sh *intervalShard) record(now time.Time, values [stepCount]int64) {
+	i := sh.series.indexAt(now)
+	if i < 0 {
+		return
+	}
+	if sh.dirty && i < sh.index {
+		sh.series.mu.Lock()
+		d := sh.series.at(i)
+		for step, v := range values {
+			if v > 0 {
+				_ = d.hists[step].RecordValue(min(v, histHighest))
+			}
+		}
+		sh.series.mu.Unlock()
+		return
+	}
+	sh.roll(i)
+	for step, v := range values {
+		if v > 0 {
+			_ = sh.hists[step].RecordValue(min(v, histHighest))
+		}
+	}
+	sh.dirty = true
+}
+
+// count applies a writer's count update at time now; the shard's lock is
+// held.
+func (sh *intervalShard) count(now time.Time, f func(*Counts)) {
+	i := sh.series.indexAt(now)
+	if i < 0 {
+		return
+	}
+	if sh.dirty && i < sh.index {
+		sh.series.mu.Lock()
+		d := sh.series.at(i)
+		before := d.counts
+		f(&d.counts)
+		sh.series.ops += d.counts.Operations - before.Operations
+		sh.series.faults += d.counts.FaultsInjected - before.FaultsInjected
+		sh.series.mu.Unlock()
+		return
+	}
+	sh.roll(i)
+	f(&sh.counts)
+	sh.dirty = true
+}
+
+// roll moves the shard's data to the series when interval i is a later one.
+func (sh *intervalShard) roll(i int) {
+	if sh.dirty && i > sh.index {
+		sh.flush()
+	}
+	if !sh.dirty {
+		sh.index = i
+	}
+}
+
+// flush moves the shard's current interval into the series.
+func (sh *intervalShard) flush() {
+	if !sh.dirty {
+		return
+	}
+	s := sh.series
+	s.mu.Lock()
+	d := s.at(sh.index)
+	for step, h := range sh.hists {
+		if h.TotalCount() > 0 {
+			d.hists[step].MergeFrom(h)
+			h.Reset()
+		}
+	}
+	d.counts.add(sh.counts)
+	s.ops += sh.counts.Operations
+	s.faults += sh.counts.FaultsInjected
+	s.mu.Unlock()
+	sh.counts = Counts{ErrorCodes: map[string]int64{}}
+	sh.dirty = false
+}
+
+// begin starts the series' clock; call it before any writer starts.
+func (l *latencies) begin(start time.Time) { l.series.start = start }
+
+// count applies a writer's count update to the current interval.
+func (s *latencyShard) count(f func(*Counts)) {
+	now := time.Now()
+	s.mu.Lock()
+	s.interval.count(now, f)
+	s.mu.Unlock()
+}
+
+// rotate moves every shard's data of intervals before the one now is in to
+// the series, so a reader sees complete intervals even while writers that
+// were idle since have not recorded again.
+func (l *latencies) rotate(now time.Time) {
+	i := l.series.indexAt(now)
+	for k := range l.shards {
+		sh := &l.shards[k]
+		sh.mu.Lock()
+		if sh.interval.dirty && sh.interval.index < i {
+			sh.interval.flush()
+		}
+		sh.mu.Unlock()
+	}
+}
+
+// tailFold is the shortest last interval kept on its own. The writers stop
+// at the configured duration and the run ends when operations in flight
+// have finished: a few milliseconds whose handful of completions would
+// plot as a collapse of throughput, so they join the second before.
+const tailFold = IntervalLength / 4
+
+// intervals flushes every shard and returns the run's intervals, the last
+// one ending at elapsed.
+func (l *latencies) intervals(elapsed time.Duration) []Interval {
+	for k := range l.shards {
+		sh := &l.shards[k]
+		sh.mu.Lock()
+		sh.interval.flush()
+		sh.mu.Unlock()
+	}
+	s := l.series
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := int((elapsed + IntervalLength - 1) / IntervalLength)
+	if n > 0 {
+		s.at(n - 1) // trailing seconds with nothing completed are still intervals
+	}
+	out := make([]Interval, len(s.intervals))
+	for i, d := range s.intervals {
+		start := time.Duration(i) * IntervalLength
+		length := IntervalLength
+		if end := start + IntervalLength; end > elapsed && elapsed > start {
+			length = elapsed - start
+		}
+		iv := Interval{Start: start, Length: length, Counts: d.counts, Latency: make(map[Step]*hdrhistogram.PackedHistogram, stepCount)}
+		for _, step := range Steps() {
+			iv.Latency[step] = d.hists[step]
+		}
+		out[i] = iv
+	}
+	if n := len(out); n >= 2 && out[n-1].Length < tailFold {
+		prev, last := &out[n-2], out[n-1]
+		prev.Length += last.Length
+		prev.Counts.add(last.Counts)
+		for step, h := range last.Latency {
+			prev.Latency[step].Merge(h)
+		}
+		out = out[:n-1]
+	}
+	return out
+}
+
+// progress summarises the run so far at now.
+func (l *latencies) progress(now time.Time) Progress {
+	l.rotate(now)
+	var p Progress
+	s := l.series
+	s.mu.Lock()
+	p.Operations, p.FaultsInjected = s.ops, s.faults
+	if last := s.indexAt(now) - 1; last >= 0 && last < len(s.intervals) {
+		d := s.intervals[last]
+		p.Rate = float64(d.counts.Operations) / IntervalLength.Seconds()
+		p.P99 = time.Duration(d.hists[StepEndToEnd].ValueAtPercentile(99))
+	}
+	s.mu.Unlock()
+	for k := range l.shards {
+		sh := &l.shards[k]
+		sh.mu.Lock()
+		p.Operations += sh.interval.counts.Operations
+		p.FaultsInjected += sh.interval.counts.FaultsInjected
+		sh.mu.Unlock()
+	}
+	return p
+}
+
+// reportProgress calls cfg.Progress every ProgressEvery until the returned
+// stop is called, which reports once more with Done set.
+func (l *latencies) reportProgress(cfg *Config, clock *runClock) (stop func()) {
+	if cfg.Progress == nil {
+		return func() {}
+	}
+	report := func(done bool) {
+		now := time.Now()
+		p := l.progress(now)
+		p.Target, p.Done = cfg.Target, done
+		p.Elapsed = now.Sub(l.series.start)
+		p.Duration, p.TargetOps = cfg.Duration, int64(cfg.Ops)
+		el := clock.elapsed()
+		for _, f := range cfg.Timed {
+			if f.active(el) {
+				p.ActiveFaults = append(p.ActiveFaults, f.Kind)
+			}
+		}
+		cfg.Progress(p)
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(ProgressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				report(false)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		report(true)
+	}
+}

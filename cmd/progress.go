@@ -1,0 +1,181 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+// plainEvery is how often progress prints a line when stderr is not a
+// terminal (a CI log, a file): often enough to show a long run is alive,
+// rarely enough to keep the log readable.
+const plainEvery = 5 * time.Second
+
+// progressPrinter shows a run's progress on stderr: a bar redrawn in place
+// on a terminal, plain lines otherwise. It never writes to stdout, so
+// --format json output stays clean.
+type progressPrinter struct {
+	mu        sync.Mutex
+	w         io.Writer
+	tty       bool
+	width     int
+	nextPlain time.Duration
+}
+
+func newProgressPrinter(w io.Writer) *progressPrinter {
+	p := &progressPrinter{w: w, nextPlain: plainEvery}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty, p.width = true, 80
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
+			p.width = width
+		}
+	}
+	return p
+}
+
+// update is bench.Config.Progress.
+func (p *progressPrinter) update(pr bench.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty {
+		// \r returns to the line's start, \x1b[K clears what the last,
+		// longer line left.
+		fmt.Fprintf(p.w, "\r%s\x1b[K", p.bar(pr))
+		if pr.Done {
+			fmt.Fprintln(p.w)
+		}
+		return
+	}
+	if !pr.Done && pr.Elapsed < p.nextPlain {
+		return
+	}
+	for p.nextPlain <= pr.Elapsed {
+		p.nextPlain += plainEvery
+	}
+	fmt.Fprintln(p.w, "progress: "+strings.Join(p.fields(pr), "  "))
+}
+
+// fields are the facts both forms show.
+func (p *progressPrinter) fields(pr bench.Progress) []string {
+	out := []string{pr.Target, elapsedOf(pr), fmt.Sprintf("%d ops", pr.Operations)}
+	if pr.Done {
+		return append(out, "writers done; checking the history")
+	}
+	out = append(out, formatOpsRate(pr.Rate)+" ops/s", "p99 "+formatDuration(pr.P99), fmt.Sprintf("faults %d", pr.FaultsInjected))
+	if len(pr.ActiveFaults) > 0 {
+		out = append(out, "now: "+strings.Join(pr.ActiveFaults, ","))
+	}
+	if left, ok := timeLeft(pr); ok {
+		out = append(out, formatDuration(left.Round(time.Second))+" left")
+	}
+	return out
+}
+
+// bar is the terminal line: the facts, then a bar filling what is left of
+// the terminal's width.
+func (p *progressPrinter) bar(pr bench.Progress) string {
+	text := strings.Join(p.fields(pr), "  ")
+	frac, known := fraction(pr)
+	if pr.Done {
+		frac, known = 1, true
+	}
+	if !known {
+		return text
+	}
+	room := p.width - len([]rune(text)) - 9 // "[" "] " " 100% " and a spare column
+	if room < 10 {
+		return text
+	}
+	n := min(room, 40)
+	full := int(frac * float64(n))
+	bar := strings.Repeat("=", full)
+	if full < n {
+		bar += ">" + strings.Repeat(" ", n-full-1)
+	}
+	return fmt.Sprintf("[%s] %3d%%  %s", bar, int(100*frac), text)
+}
+
+// fraction is how far the run is: by time, by operations, or by whichever
+// ends it first when both bound it.
+func fraction(pr bench.Progress) (float64, bool) {
+	var f float64
+	known := false
+	if pr.Duration > 0 {
+		f, known = float64(pr.Elapsed)/float64(pr.Duration), true
+	}
+	if pr.TargetOps > 0 {
+		f, known = max(f, float64(pr.Operations)/float64(pr.TargetOps)), true
+	}
+	return min(f, 1), known
+}
+
+// timeLeft estimates the rest of the run: the duration's remainder, or the
+// remaining operations at the average rate so far.
+func timeLeft(pr bench.Progress) (time.Duration, bool) {
+	left, known := time.Duration(0), false
+	if pr.Duration > 0 {
+		left, known = max(pr.Duration-pr.Elapsed, 0), true
+	}
+	if pr.TargetOps > 0 && pr.Operations > 0 && pr.Elapsed > 0 {
+		perOp := float64(pr.Elapsed) / float64(pr.Operations)
+		byOps := time.Duration(perOp * float64(max(pr.TargetOps-pr.Operations, 0)))
+		if !known || byOps < left {
+			left = byOps
+		}
+		known = true
+	}
+	return left, known
+}
+
+func elapsedOf(pr bench.Progress) string {
+	s := formatDuration(pr.Elapsed.Round(100 * time.Millisecond))
+	if pr.Duration > 0 {
+		s += "/" + formatDuration(pr.Duration)
+	}
+	return s
+}
+
+func formatOpsRate(r float64) string {
+	if r >= 1000 {
+		return strconv.FormatFloat(r/1000, 'f', 1, 64) + "k"
+	}
+	return strconv.FormatFloat(r, 'f', 0, 64)
+}
+
+// formatDuration keeps about three significant digits: 3.21ms, 12.4s.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Microsecond:
+		return strconv.FormatInt(int64(d), 10) + "ns"
+	case d < time.Millisecond:
+		return sig3(float64(d)/1e3) + "µs"
+	case d < time.Second:
+		return sig3(float64(d)/1e6) + "ms"
+	case d < time.Minute:
+		return sig3(d.Seconds()) + "s"
+	}
+	return d.Round(time.Second).String()
+}
+
+// sig3 prints v (at least 1) with three significant digits, never in
+// exponent form.
+func sig3(v float64) string {
+	decimals := 0
+	switch {
+	case v < 10:
+		decimals = 2
+	case v < 100:
+		decimals = 1
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}

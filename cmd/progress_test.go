@@ -1,0 +1,100 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+// feed sends a 12 s run's reports every 250 ms, then the final one.
+func feed(p *progressPrinter) {
+	for el := time.Duration(0); el <= 12*time.Second; el += bench.ProgressEvery {
+		p.update(bench.Progress{
+			Target: "memory", Elapsed: el, Duration: 12 * time.Second, Operations: int64(el / time.Millisecond),
+			Rate: 1000, P99: 3210 * time.Microsecond, FaultsInjected: 7, ActiveFaults: activeAt(el),
+		})
+	}
+	p.update(bench.Progress{Target: "memory", Elapsed: 12 * time.Second, Duration: 12 * time.Second, Operations: 12000, Done: true})
+}
+
+func activeAt(el time.Duration) []string {
+	if el >= 4*time.Second && el < 6*time.Second {
+		return []string{bench.KafkaOutage}
+	}
+	return nil
+}
+
+// Off a terminal, progress is a plain line every 5 s and one at the end.
+func TestProgressPrintsPlainLinesOffATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	feed(newProgressPrinter(&buf))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want one at 5s, one at 10s and a final one:\n%s", len(lines), buf.String())
+	}
+	want := [][]string{
+		{"progress: memory", "5.00s/12.0s", "5000 ops", "1.0k ops/s", "p99 3.21ms", "faults 7", "now: kafka-outage", "7.00s left"},
+		{"10.0s/12.0s", "10000 ops", "2.00s left"},
+		{"12.0s/12.0s", "12000 ops", "writers done"},
+	}
+	for i, parts := range want {
+		for _, p := range parts {
+			if !strings.Contains(lines[i], p) {
+				t.Errorf("line %d %q lacks %q", i+1, lines[i], p)
+			}
+		}
+	}
+	if strings.ContainsAny(buf.String(), "\r\x1b") {
+		t.Errorf("plain progress has terminal control characters: %q", buf.String())
+	}
+}
+
+// On a terminal, progress is one bar redrawn in place, within the
+// terminal's width, ended by a newline.
+func TestProgressRedrawsABarOnATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progressPrinter{w: &buf, tty: true, width: 120}
+	feed(p)
+	out := buf.String()
+	frames := strings.Split(strings.TrimSuffix(out, "\n"), "\r")[1:]
+	if len(frames) != 50 {
+		t.Fatalf("%d frames, want one per report (50)", len(frames))
+	}
+	mid := strings.TrimSuffix(frames[24], "\x1b[K")
+	for _, want := range []string{"[====", "50%", "6000 ops", "p99 3.21ms", "faults 7", "6.00s left"} {
+		if !strings.Contains(mid, want) {
+			t.Errorf("frame at 6s %q lacks %q", mid, want)
+		}
+	}
+	for _, f := range frames {
+		if n := len([]rune(strings.TrimSuffix(f, "\x1b[K"))); n > 120 {
+			t.Errorf("frame of %d columns on a 120-column terminal: %q", n, f)
+		}
+	}
+	if last := frames[len(frames)-1]; !strings.Contains(last, "100%") || !strings.HasSuffix(out, "\n") {
+		t.Errorf("final frame %q, want 100%% and a newline after it", last)
+	}
+}
+
+func TestTimeLeftUsesWhicheverBoundEndsFirst(t *testing.T) {
+	cases := []struct {
+		p    bench.Progress
+		left time.Duration
+		ok   bool
+	}{
+		{bench.Progress{Elapsed: 2 * time.Second, Duration: 10 * time.Second}, 8 * time.Second, true},
+		{bench.Progress{Elapsed: 2 * time.Second, Operations: 100, TargetOps: 400}, 6 * time.Second, true},
+		{bench.Progress{Elapsed: 2 * time.Second, Duration: 10 * time.Second, Operations: 100, TargetOps: 200}, 2 * time.Second, true},
+		{bench.Progress{Elapsed: 12 * time.Second, Duration: 10 * time.Second}, 0, true},
+		{bench.Progress{Elapsed: 2 * time.Second}, 0, false},
+	}
+	for _, c := range cases {
+		left, ok := timeLeft(c.p)
+		if left != c.left || ok != c.ok {
+			t.Errorf("%+v: left %s %v, want %s %v", c.p, left, ok, c.left, c.ok)
+		}
+	}
+}

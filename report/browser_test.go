@@ -1,0 +1,169 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chromiumFlags run a headless browser that reaches nothing outside the
+// machine and keeps no state between runs (each gets a fresh profile).
+var chromiumFlags = []string{
+	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync",
+	"--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+	// Lets the page's timers and animation frames run before the DOM is
+	// dumped or the screenshot taken.
+	"--virtual-time-budget=10000",
+}
+
+// chromium finds the browser. Without one the test fails rather than
+// skips: test.sh installs Debian's chromium.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("CHATSEQ_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no Chromium found (install Debian's chromium, as test.sh does, or set CHATSEQ_CHROMIUM): the report's browser test cannot run")
+	return ""
+}
+
+// openInChromium loads url with extra flags and returns what the browser
+// printed on stdout and stderr.
+func openInChromium(t *testing.T, bin, url string, extra ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args := append(append(append([]string{}, chromiumFlags...), "--user-data-dir="+t.TempDir()), extra...)
+	cmd := exec.CommandContext(ctx, bin, append(args, url)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v\n%s", url, err, tail(stderr.String(), 2000))
+	}
+	return stdout.String(), stderr.String()
+}
+
+// consoleLine is how Chromium logs a page's console output and uncaught
+// errors to stderr (every level as INFO:CONSOLE).
+var consoleLine = regexp.MustCompile(`(?m)^.*:CONSOLE[:(].*$`)
+
+var renderStatus = regexp.MustCompile(`<div id="render-status" data-state="([a-z]+)"(?: data-charts="(\d+)")?>([^<]*)`)
+
+// The report opens in a real browser, every chart draws without a console
+// message or script error, and a screenshot shows it; the porcupine
+// drawings it links open too.
+func TestReportRendersInChromium(t *testing.T) {
+	bin := chromium(t)
+	for name, f := range map[string]*fixtureRun{"healthy": healthyRun(t), "faulty": faultyRun(t)} {
+		url := "file://" + filepath.Join(f.dir, ReportFile)
+		dom, logs := openInChromium(t, bin, url, "--dump-dom")
+		if msgs := consoleLine.FindAllString(logs, -1); len(msgs) > 0 {
+			t.Errorf("%s: the page wrote to the console:\n%s", name, strings.Join(msgs, "\n"))
+		}
+		m := renderStatus.FindStringSubmatch(dom)
+		if m == nil {
+			t.Fatalf("%s: no #render-status in the rendered page:\n%s", name, tail(dom, 1500))
+		}
+		if m[1] != "ok" {
+			t.Fatalf("%s: charts did not all render: state %q: %s", name, m[1], m[3])
+		}
+		want := 4 + len(newChartData(f.saved.Results, f.saved.latency).Latency)
+		if got, _ := strconv.Atoi(m[2]); got != want {
+			t.Errorf("%s: %d charts drawn, want %d", name, got, want)
+		}
+		if n := strings.Count(dom, `class="uplot`); n != want {
+			t.Errorf("%s: %d uPlot charts in the DOM, want %d", name, n, want)
+		}
+
+		shot := filepath.Join(t.ArtifactDir(), name+"-report.png")
+		const width, height = 1300, 5200
+		openInChromium(t, bin, url, "--screenshot="+shot, "--window-size="+strconv.Itoa(width)+","+strconv.Itoa(height))
+		checkScreenshot(t, shot, width, height)
+		t.Logf("%s: screenshot %s", name, shot)
+
+		for _, v := range f.saved.Results.Files.Visualizations {
+			_, logs := openInChromium(t, bin, "file://"+filepath.Join(f.dir, v.File), "--dump-dom")
+			if msgs := consoleLine.FindAllString(logs, -1); len(msgs) > 0 {
+				t.Errorf("%s: porcupine visualization %s wrote to the console:\n%s", name, v.File, strings.Join(msgs, "\n"))
+			}
+		}
+	}
+}
+
+// The report loads nothing from the network: every script and style is
+// inline, and links point at files beside it.
+func TestReportIsSelfContained(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(faultyRun(t).dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	external := regexp.MustCompile(`(?i)(?:src|href)\s*=\s*["']?(?:https?:)?//|@import|url\(\s*["']?(?:https?:)?//`)
+	if loc := external.FindIndex(page); loc != nil {
+		t.Fatalf("report.html loads from the network: %q", page[max(0, loc[0]-80):min(len(page), loc[1]+80)])
+	}
+	if !bytes.Contains(page, []byte("Permission is hereby granted")) {
+		t.Error("report.html does not carry uPlot's licence")
+	}
+}
+
+// checkScreenshot decodes the PNG and checks it shows a page with charts:
+// the window's size, and many colours (anti-aliased chart lines), not a
+// blank or an error page.
+func checkScreenshot(t *testing.T, path string, width, height int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() != width || b.Dy() != height {
+		t.Fatalf("screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), width, height)
+	}
+	colors, inked := countColors(img)
+	if colors < 200 || inked < 0.05 {
+		t.Fatalf("screenshot %s looks empty: %d colours, %.1f%% of pixels not background", path, colors, 100*inked)
+	}
+}
+
+func countColors(img image.Image) (int, float64) {
+	seen := map[uint32]bool{}
+	b := img.Bounds()
+	inked, total := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[(r>>8)<<16|(g>>8)<<8|bl>>8] = true
+			if r>>8 < 240 || g>>8 < 240 || bl>>8 < 240 {
+				inked++
+			}
+			total++
+		}
+	}
+	return len(seen), float64(inked) / float64(total)
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

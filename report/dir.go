@@ -1,0 +1,166 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/history"
+)
+
+// A results directory holds one run: the history it streamed
+// (history.jsonl), results.json, the HdrHistogram log (latency.hlog),
+// report.html and, for chats that are not linearizable, porcupine's
+// visualizations under linearizability/. docs/results.md describes it.
+
+// Saved is a run as its results directory holds it, ready to draw.
+type Saved struct {
+	Dir     string
+	Results Results
+	latency *latencySeries
+	lines   map[int]string
+}
+
+// ErrBadDir marks a results directory that cannot be read: missing files,
+// another schema version, a log that does not match results.json.
+var ErrBadDir = errors.New("unusable results directory")
+
+// SaveRun writes a finished run's files into dir, where the run already
+// streamed its history (dir/history.jsonl) and the checker its
+// visualizations, and returns the run ready to draw. h is the history read
+// back for the check.
+func SaveRun(dir string, res *bench.Result, b Bench, h *history.History) (*Saved, error) {
+	if _, err := os.Stat(filepath.Join(dir, HistoryFile)); err != nil {
+		return nil, fmt.Errorf("results directory %s has no %s: %w", dir, HistoryFile, err)
+	}
+	r := NewResults(res, b, h)
+	vizs, err := listVisualizations(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.Files.Visualizations = vizs
+	err = writeFileAtomic(filepath.Join(dir, HlogFile), func(w io.Writer) error {
+		return WriteHlog(w, r.Started, res.Intervals)
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = writeFileAtomic(filepath.Join(dir, ResultsFile), func(w io.Writer) error { return WriteResults(w, r) })
+	if err != nil {
+		return nil, err
+	}
+	lat, err := seriesFromIntervals(res.Intervals)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := readLines(filepath.Join(dir, HistoryFile), counterexampleLines(r.Check))
+	if err != nil {
+		return nil, fmt.Errorf("reading the counterexamples' history lines: %w", err)
+	}
+	return &Saved{Dir: dir, Results: r, latency: lat, lines: lines}, nil
+}
+
+// LoadDir reads a results directory written by SaveRun. Its errors wrap
+// ErrBadDir.
+func LoadDir(dir string) (*Saved, error) {
+	r, err := ReadResults(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
+	}
+	for _, name := range []string{r.Files.History, r.Files.Hlog} {
+		if !filepath.IsLocal(name) {
+			return nil, fmt.Errorf("%w: %s names %q, which is not a file inside the directory", ErrBadDir, ResultsFile, name)
+		}
+		// The report links both, even when no counterexample line is read.
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, r.Files.Hlog))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
+	}
+	defer f.Close()
+	lat := newLatencySeries(len(r.Intervals))
+	err = readHlog(bufio.NewReader(f), r.Started, func(i int, tag string, h *hdrhistogram.Histogram) error {
+		return lat.add(i, tag, h)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadDir, f.Name(), err)
+	}
+	lines, err := readLines(filepath.Join(dir, r.Files.History), counterexampleLines(r.Check))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
+	}
+	return &Saved{Dir: dir, Results: r, latency: lat, lines: lines}, nil
+}
+
+// WriteHTML renders the report of s; generated is printed as the time the
+// report was made.
+func (s *Saved) WriteHTML(w io.Writer, generated time.Time) error {
+	return renderHTML(w, s.Results, s.latency, s.lines, generated)
+}
+
+// WriteReport writes s's report.html into its directory.
+func (s *Saved) WriteReport(generated time.Time) error {
+	return writeFileAtomic(filepath.Join(s.Dir, ReportFile), func(w io.Writer) error {
+		return s.WriteHTML(w, generated)
+	})
+}
+
+// listVisualizations finds porcupine's drawings the checker left in
+// dir/linearizability (checker.Options.VisualizeDir).
+func listVisualizations(dir string) ([]Visualization, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, VisualizeDir, visualizeGlob))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	out := []Visualization{}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		base := filepath.Base(p)
+		chat := strings.TrimSuffix(strings.TrimPrefix(base, "linearizability-"), ".html")
+		out = append(out, Visualization{Chat: chat, File: VisualizeDir + "/" + base, Bytes: st.Size()})
+	}
+	return out, nil
+}
+
+// writeFileAtomic writes path through a temporary file, so a failed write
+// leaves the previous version in place.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<16)
+	if err := write(w); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var generatedAt = regexp.MustCompile(`<time id="generated-at">[^<]*</time>`)
+
+// Redrawing report.html from the saved files (results.json, the history,
+// latency.hlog) gives the page the run drew from memory, but for the time
+// it was generated.
+func TestReportRedrawEqualsTheOriginal(t *testing.T) {
+	for name, f := range map[string]*fixtureRun{"healthy": healthyRun(t), "faulty": faultyRun(t)} {
+		original, err := os.ReadFile(filepath.Join(f.dir, ReportFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := LoadDir(f.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var redrawn bytes.Buffer
+		if err := loaded.WriteHTML(&redrawn, fixtureGenerated.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(original, redrawn.Bytes()) {
+			t.Fatalf("%s: the redrawn page has the original's generation time", name)
+		}
+		a := generatedAt.ReplaceAllString(string(original), "")
+		b := generatedAt.ReplaceAllString(redrawn.String(), "")
+		if a != b {
+			i := 0
+			for i < len(a) && i < len(b) && a[i] == b[i] {
+				i++
+			}
+			t.Fatalf("%s: redrawn report differs at byte %d:\noriginal: %.300s\nredrawn:  %.300s", name, i, a[max(0, i-100):], b[max(0, i-100):])
+		}
+	}
+	// The faulty run's page shows its counterexamples' history lines and
+	// links porcupine's drawings.
+	page, err := os.ReadFile(filepath.Join(faultyRun(t).dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := html.UnescapeString(string(page))
+	for _, want := range []string{"sync_completeness", `class="badge badge-fail"`, `href="linearizability/linearizability-chat-`, `{"type":"ok","process":`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("faulty report lacks %q", want)
+		}
+	}
+}
+
+// A directory missing its log or results, or whose log does not match
+// results.json, is refused with ErrBadDir.
+func TestLoadDirRefusesIncompleteDirectories(t *testing.T) {
+	f := healthyRun(t)
+	copyDir := func(skip string) string {
+		dir := t.TempDir()
+		for _, name := range []string{ResultsFile, HistoryFile, HlogFile} {
+			if name == skip {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(f.dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	for _, missing := range []string{ResultsFile, HistoryFile, HlogFile} {
+		if _, err := LoadDir(copyDir(missing)); !errors.Is(err, ErrBadDir) || !strings.Contains(err.Error(), missing) {
+			t.Errorf("without %s: %v, want ErrBadDir naming it", missing, err)
+		}
+	}
+	dir := copyDir("")
+	hlog := filepath.Join(dir, HlogFile)
+	data, _ := os.ReadFile(hlog)
+	bad := strings.Replace(string(data), "Tag=persist,", "Tag=commit,", 1)
+	if err := os.WriteFile(hlog, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDir(dir); !errors.Is(err, ErrBadDir) || !strings.Contains(err.Error(), `"commit"`) {
+		t.Errorf("with an unknown tag: %v, want ErrBadDir naming it", err)
+	}
+}

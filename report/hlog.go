@@ -1,0 +1,97 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+// The HdrHistogram log (.hlog) holds each interval's latency histogram per
+// step, tagged with the step's name, in nanoseconds: the layout the
+// standard tools read (HistogramLogProcessor -tag persist, hdr-plot,
+// hdrhistogram-go's HistogramLogReader). Timestamps are relative to a
+// BaseTime, the run's start rounded down to a whole second, because the log
+// format's BaseTime and StartTime lines carry whole seconds only.
+
+// WriteHlog writes the run's intervals as an HdrHistogram interval log: one
+// line per step per interval, empty intervals included, so every tag has
+// one interval per second.
+func WriteHlog(w io.Writer, started time.Time, ivs []bench.Interval) error {
+	lw := hdrhistogram.NewHistogramLogWriter(w)
+	startMs := started.UnixMilli()
+	baseMs := startMs - startMs%1000
+	lw.SetBaseTime(baseMs)
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return err
+	}
+	if err := lw.OutputComment("[chatseq bench latency per step, values in nanoseconds; tags: " + stepTags() + "]"); err != nil {
+		return err
+	}
+	if err := lw.OutputStartTime(startMs); err != nil {
+		return err
+	}
+	if err := lw.OutputBaseTime(baseMs); err != nil {
+		return err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return err
+	}
+	for _, iv := range ivs {
+		for _, step := range bench.Steps() {
+			h := bench.NewIntervalHistogram()
+			if src := iv.Latency[step]; src != nil {
+				h = src.Clone() // the log needs its own tag and times
+			}
+			h.SetTag(step.String())
+			h.SetStartTimeMs(startMs + iv.Start.Milliseconds())
+			h.SetEndTimeMs(startMs + (iv.Start + iv.Length).Milliseconds())
+			if err := lw.OutputIntervalPackedHistogram(h); err != nil {
+				return fmt.Errorf("hlog: %s at %s: %w", step, iv.Start, err)
+			}
+		}
+	}
+	return nil
+}
+
+func stepTags() string {
+	s := ""
+	for i, step := range bench.Steps() {
+		if i > 0 {
+			s += " "
+		}
+		s += step.String()
+	}
+	return s
+}
+
+// readHlog reads an interval log written by WriteHlog and hands each
+// histogram to visit with its step tag and interval index (its start,
+// counted in seconds from started).
+func readHlog(r io.Reader, started time.Time, visit func(interval int, tag string, h *hdrhistogram.Histogram) error) error {
+	lr := hdrhistogram.NewHistogramLogReader(r)
+	startMs := started.UnixMilli()
+	for n := 1; ; n++ {
+		h, err := lr.NextIntervalHistogram()
+		if err != nil {
+			return fmt.Errorf("interval histogram %d: %w", n, err)
+		}
+		if h == nil {
+			return nil
+		}
+		// The reader turns timestamps into milliseconds through a float,
+		// which may land a millisecond short: round to the interval.
+		offset := float64(h.StartTimeMs()-startMs) / float64(bench.IntervalLength.Milliseconds())
+		i := int(math.Round(offset))
+		if i < 0 || math.Abs(offset-float64(i)) > 0.01 {
+			return fmt.Errorf("interval histogram %d (tag %q) starts %.3fs after the run's start, not on a whole second", n, h.Tag(), offset)
+		}
+		if err := visit(i, h.Tag(), h); err != nil {
+			return err
+		}
+	}
+}

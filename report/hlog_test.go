@@ -1,0 +1,73 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+// latency.hlog is read back by hdrhistogram-go's standard log reader: one
+// histogram per step tag per second, one second apart, which together hold
+// exactly the run's latency values.
+func TestHlogReadsBackWithTheStandardReader(t *testing.T) {
+	f := healthyRun(t)
+	file, err := os.Open(filepath.Join(f.dir, HlogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	r := hdrhistogram.NewHistogramLogReader(file)
+	perTag := map[string][]*hdrhistogram.Histogram{}
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			break
+		}
+		perTag[h.Tag()] = append(perTag[h.Tag()], h)
+	}
+	intervals := len(f.res.Intervals)
+	startMs := f.saved.Results.Started.UnixMilli()
+	for _, step := range bench.Steps() {
+		hs := perTag[step.String()]
+		if len(hs) != intervals {
+			t.Fatalf("tag %s: %d interval histograms, want %d (one per second)", step, len(hs), intervals)
+		}
+		total := hdrhistogram.New(1, 3600e9, 3)
+		for i, h := range hs {
+			// The reader's float arithmetic may put a start a millisecond
+			// early.
+			if d := h.StartTimeMs() - (startMs + int64(i)*1000); d < -1 || d > 1 {
+				t.Errorf("tag %s interval %d starts %d ms off its second", step, i, d)
+			}
+			total.Merge(h)
+		}
+		want := f.res.Latency[step]
+		if total.TotalCount() != want.TotalCount() {
+			t.Errorf("tag %s: %d values in the log, %d in the run", step, total.TotalCount(), want.TotalCount())
+		}
+		if total.ValueAtQuantile(99) != want.ValueAtQuantile(99) || total.Max() != want.Max() {
+			t.Errorf("tag %s: log p99 %d max %d, run p99 %d max %d", step, total.ValueAtQuantile(99), total.Max(), want.ValueAtQuantile(99), want.Max())
+		}
+	}
+	if len(perTag) != len(bench.Steps()) {
+		t.Errorf("tags %v, want one per step", keys(perTag))
+	}
+	if perTag["publish"][0].TotalCount() == 0 {
+		t.Error("the first second has no publish latency: is Kafka on in the fixture?")
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,268 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+)
+
+// maxShownLines caps the counterexample lines the report prints per
+// invariant; the checker's counterexamples are smaller than this.
+const maxShownLines = 80
+
+// faultColors colour each timed fault kind, in the legend and the shading.
+var faultColors = map[string]string{
+	bench.KafkaOutage:   "#d62728",
+	bench.StoreLatency:  "#ff7f0e",
+	bench.StoreStall:    "#9467bd",
+	bench.DeleteCounter: "#8c564b",
+}
+
+// page is what report.html's template reads.
+type page struct {
+	R             Results
+	Verdict       string
+	Latency       []Percentiles
+	Invariants    []invariantRow
+	NotApplicable []checker.NotApplicable
+	FaultKinds    []faultKind
+	GapCauses     []countRow
+	ErrorCodes    []countRow
+	Settings      []countRow
+	Generated     string
+	Data          chartData
+}
+
+type invariantRow struct {
+	checker.Result
+	Shown  []numberedLine
+	Hidden int // counterexample lines not shown
+	Vizs   []Visualization
+}
+
+type numberedLine struct {
+	N    int
+	Text string
+}
+
+type faultKind struct{ Kind, Color string }
+
+type countRow struct {
+	Name  string
+	Value string
+}
+
+// chartData is the JSON the page's script draws from; docs/results.md
+// describes where each series comes from.
+type chartData struct {
+	T            []float64             `json:"t"` // middle of each interval, seconds
+	Duration     float64               `json:"duration"`
+	Faults       []FaultWindow         `json:"faults"`
+	FaultColors  map[string]string     `json:"fault_colors"`
+	Throughput   map[string][]*float64 `json:"throughput"`
+	Latency      []stepSeriesData      `json:"latency"`
+	Distribution distributionData      `json:"distribution"`
+	Attempts     map[string][]*float64 `json:"attempts"`
+	Gaps         map[string][]*float64 `json:"gaps"`
+}
+
+type stepSeriesData struct {
+	Step string     `json:"step"`
+	P50  []*float64 `json:"p50"`
+	P99  []*float64 `json:"p99"`
+	Max  []*float64 `json:"max"`
+}
+
+type distributionData struct {
+	X     []float64             `json:"x"`
+	Steps []stepDistributionRow `json:"steps"`
+}
+
+type stepDistributionRow struct {
+	Step string    `json:"step"`
+	Ms   []float64 `json:"ms"`
+}
+
+// newPage assembles the page from the saved results, the latency series
+// and the counterexample lines read from the history.
+func newPage(r Results, lat *latencySeries, lines map[int]string, generated time.Time) page {
+	p := page{
+		R: r, Verdict: Verdict(r.Check), NotApplicable: r.Check.NotApplicable,
+		Generated: generated.UTC().Format(time.RFC3339),
+		Data:      newChartData(r, lat),
+	}
+	for _, l := range r.Latency {
+		if l.Count > 0 {
+			p.Latency = append(p.Latency, l)
+		}
+	}
+	for _, inv := range r.Check.Invariants {
+		row := invariantRow{Result: inv}
+		for i, n := range inv.Lines {
+			if i == maxShownLines {
+				row.Hidden = len(inv.Lines) - maxShownLines
+				break
+			}
+			row.Shown = append(row.Shown, numberedLine{N: n, Text: lines[n]})
+		}
+		if inv.Name == checker.NameLinearizability {
+			row.Vizs = r.Files.Visualizations
+		}
+		p.Invariants = append(p.Invariants, row)
+	}
+	seen := map[string]bool{}
+	for _, f := range r.Faults {
+		if !seen[f.Kind] {
+			seen[f.Kind] = true
+			p.FaultKinds = append(p.FaultKinds, faultKind{Kind: f.Kind, Color: faultColor(f.Kind)})
+		}
+	}
+	p.GapCauses = sortedCounts(r.Check.Stats.GapCauses)
+	codes := map[string]int{}
+	for k, v := range r.ErrorCodes {
+		codes[k] = int(v)
+	}
+	p.ErrorCodes = sortedCounts(codes)
+	p.Settings = settings(r)
+	return p
+}
+
+// counterexampleLines lists every line number the report will print.
+func counterexampleLines(rep checker.Report) []int {
+	var out []int
+	for _, inv := range rep.Invariants {
+		out = append(out, inv.Lines[:min(len(inv.Lines), maxShownLines)]...)
+	}
+	return out
+}
+
+func faultColor(kind string) string {
+	if c, ok := faultColors[kind]; ok {
+		return c
+	}
+	return "#7f7f7f"
+}
+
+func sortedCounts(m map[string]int) []countRow {
+	type kv struct {
+		k string
+		v int
+	}
+	var kvs []kv
+	for k, v := range m {
+		kvs = append(kvs, kv{k, v})
+	}
+	slices.SortFunc(kvs, func(a, b kv) int {
+		if c := cmp.Compare(b.v, a.v); c != 0 {
+			return c
+		}
+		return strings.Compare(a.k, b.k)
+	})
+	out := make([]countRow, len(kvs))
+	for i, e := range kvs {
+		out[i] = countRow{Name: e.k, Value: fmt.Sprint(e.v)}
+	}
+	return out
+}
+
+func newChartData(r Results, lat *latencySeries) chartData {
+	n := len(r.Intervals)
+	d := chartData{
+		T: make([]float64, n), Duration: r.Run.Elapsed, Faults: r.Faults, FaultColors: map[string]string{},
+		Throughput: map[string][]*float64{}, Attempts: map[string][]*float64{}, Gaps: map[string][]*float64{},
+	}
+	if d.Faults == nil {
+		d.Faults = []FaultWindow{}
+	}
+	for _, f := range r.Faults {
+		d.FaultColors[f.Kind] = faultColor(f.Kind)
+	}
+	perSecond := func(get func(IntervalCounts) int64) []*float64 {
+		out := make([]*float64, n)
+		for i, iv := range r.Intervals {
+			if iv.Length > 0 {
+				v := float64(get(iv)) / iv.Length
+				out[i] = &v
+			}
+		}
+		return out
+	}
+	for i, iv := range r.Intervals {
+		d.T[i] = iv.Start + iv.Length/2
+	}
+	d.Throughput["ops"] = perSecond(func(c IntervalCounts) int64 { return c.Operations })
+	d.Throughput["ok"] = perSecond(func(c IntervalCounts) int64 { return c.OK })
+	d.Throughput["fail"] = perSecond(func(c IntervalCounts) int64 { return c.Fail })
+	d.Throughput["info"] = perSecond(func(c IntervalCounts) int64 { return c.Info })
+	d.Attempts["retries"] = perSecond(func(c IntervalCounts) int64 { return c.Retries })
+	d.Attempts["faults"] = perSecond(func(c IntervalCounts) int64 { return c.FaultsInjected })
+	d.Attempts["duplicates"] = perSecond(func(c IntervalCounts) int64 { return c.DuplicatesSent + c.ConcurrentDuplicates })
+	perPersist := make([]*float64, n)
+	for i, iv := range r.Intervals {
+		if iv.Persists > 0 {
+			v := float64(iv.Attempts) / float64(iv.Persists)
+			perPersist[i] = &v
+		}
+	}
+	d.Attempts["tx_per_persist"] = perPersist
+	rate := make([]*float64, n)
+	for i, iv := range r.Intervals {
+		if iv.Allocations > 0 {
+			v := 100 * float64(iv.Gaps) / float64(iv.Allocations)
+			rate[i] = &v
+		}
+	}
+	d.Gaps["rate"] = rate
+	d.Gaps["gaps"] = perSecond(func(c IntervalCounts) int64 { return c.Gaps })
+
+	x, qs := distributionPoints()
+	d.Distribution.X = x
+	d.Latency = []stepSeriesData{}
+	d.Distribution.Steps = []stepDistributionRow{}
+	for _, step := range bench.Steps() {
+		sl := lat.steps[step.String()]
+		if sl == nil || sl.total == nil {
+			continue // the step never ran (Kafka off: no publish)
+		}
+		d.Latency = append(d.Latency, stepSeriesData{Step: step.String(), P50: sl.p50, P99: sl.p99, Max: sl.max})
+		row := stepDistributionRow{Step: step.String(), Ms: make([]float64, len(qs))}
+		for i, q := range qs {
+			row.Ms[i] = ms(sl.total.ValueAtQuantile(q))
+		}
+		d.Distribution.Steps = append(d.Distribution.Steps, row)
+	}
+	return d
+}
+
+// settings lists the run's configuration for the page's settings table.
+func settings(r Results) []countRow {
+	c := r.Config
+	rows := []countRow{
+		{"writers", fmt.Sprint(c.Writers)},
+		{"chats", fmt.Sprintf("%d (%s)", c.Chats, c.Distribution)},
+		{"duration", fmt.Sprintf("%gs", c.Duration)},
+		{"ops", fmt.Sprint(c.Ops)},
+		{"loop", r.Run.Loop},
+		{"seed", fmt.Sprint(c.Seed)},
+		{"strategy", c.Strategy},
+		{"fault rates", fmt.Sprintf("stale read %g, crash after allocate %g, crash in persist %g, crash after persist %g, publish fail %g",
+			c.FaultRates.StaleRead, c.FaultRates.CrashAfterAllocate, c.FaultRates.CrashInPersist, c.FaultRates.CrashAfterPersist, c.FaultRates.PublishFail)},
+		{"duplicates", fmt.Sprintf("after ok %g, concurrent %g, key reuse %g", c.DuplicateAfterOK, c.ConcurrentDuplicate, c.ReuseKey)},
+		{"syncs", fmt.Sprintf("ratio %g, page %d", c.SyncRatio, c.SyncLimit)},
+		{"max attempts", fmt.Sprint(c.MaxAttempts)},
+		{"republish on replay", fmt.Sprint(c.RepublishOnReplay)},
+		{"contract", fmt.Sprintf("gaps %s, key reuse %s, events %s", c.Contract.Gaps, c.Contract.KeyReuse, c.Contract.Events)},
+	}
+	if c.InitialCounter > 0 {
+		rows = append(rows, countRow{"initial counter", fmt.Sprint(c.InitialCounter)})
+	}
+	if c.Shard != "" {
+		rows = append(rows, countRow{"shard", c.Shard})
+	}
+	return rows
+}

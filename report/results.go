@@ -1,0 +1,273 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/history"
+)
+
+// results.json identifies itself by ResultsSchema and ResultsVersion. The
+// version is raised on any change that a reader of the previous version
+// would misread (a field renamed, removed or given another meaning); new
+// fields alone do not raise it. docs/results.md documents every field.
+const (
+	ResultsSchema  = "chatseq-results"
+	ResultsVersion = 1
+)
+
+// File names inside a results directory.
+const (
+	ResultsFile   = "results.json"
+	HistoryFile   = "history.jsonl"
+	HlogFile      = "latency.hlog"
+	ReportFile    = "report.html"
+	VisualizeDir  = "linearizability"
+	visualizeGlob = "linearizability-*.html"
+)
+
+// Results is results.json: the summary `chatseq bench --format json` prints
+// (Bench, inlined), plus what a report or a comparison needs to be redrawn
+// later: the run's settings, its timed faults and its per-second counts.
+// Latency per second is in the HdrHistogram log named by Files.Hlog.
+type Results struct {
+	Schema  string `json:"schema"`
+	Version int    `json:"schema_version"`
+	// Started is the wall-clock time the writers started; interval and
+	// fault times count from it.
+	Started time.Time `json:"started"`
+	Bench
+	Config    RunConfig        `json:"config"`
+	Faults    []FaultWindow    `json:"timed_faults"`
+	Intervals []IntervalCounts `json:"intervals"`
+	Files     Files            `json:"files"`
+}
+
+// RunConfig is what the run was asked to do.
+type RunConfig struct {
+	Writers             int              `json:"writers"`
+	Chats               int              `json:"chats"`
+	Distribution        string           `json:"distribution"`
+	ZipfS               float64          `json:"zipf_s"`
+	Duration            float64          `json:"duration_s"`
+	Ops                 int              `json:"ops"`
+	Rate                float64          `json:"rate_ops_s"`
+	Seed                int64            `json:"seed"`
+	FaultRates          FaultRates       `json:"fault_rates"`
+	DuplicateAfterOK    float64          `json:"duplicate_after_ok"`
+	ConcurrentDuplicate float64          `json:"concurrent_duplicate"`
+	ReuseKey            float64          `json:"reuse_key"`
+	SyncRatio           float64          `json:"sync_ratio"`
+	SyncLimit           int              `json:"sync_limit"`
+	MaxAttempts         int              `json:"max_attempts"`
+	InitialCounter      uint64           `json:"initial_counter"`
+	Strategy            string           `json:"strategy"`
+	RepublishOnReplay   bool             `json:"republish_on_replay"`
+	Partitions          int32            `json:"partitions"`
+	Shard               string           `json:"shard"`
+	Contract            history.Contract `json:"contract"`
+}
+
+// FaultRates are the per-attempt fault probabilities.
+type FaultRates struct {
+	StaleRead          float64 `json:"stale_read"`
+	CrashAfterAllocate float64 `json:"crash_after_allocate"`
+	CrashInPersist     float64 `json:"crash_in_persist"`
+	CrashAfterPersist  float64 `json:"crash_after_persist"`
+	PublishFail        float64 `json:"publish_fail"`
+}
+
+// FaultWindow is a timed fault on the run's clock. An instant fault
+// (delete-counter) has End equal to Start.
+type FaultWindow struct {
+	Kind      string  `json:"kind"`
+	Start     float64 `json:"start_s"`
+	End       float64 `json:"end_s"`
+	LatencyMs float64 `json:"latency_ms,omitempty"` // store-latency
+	ChatIndex *int    `json:"chat_index,omitempty"` // delete-counter
+}
+
+// IntervalCounts is one second of the run: what completed in it, and the
+// allocations traced in it with how many of those became gaps.
+type IntervalCounts struct {
+	Start                float64          `json:"start_s"`
+	Length               float64          `json:"length_s"`
+	Operations           int64            `json:"operations"`
+	Persists             int64            `json:"persists"`
+	Syncs                int64            `json:"syncs"`
+	OK                   int64            `json:"ok"`
+	PersistOK            int64            `json:"persist_ok"`
+	Dedup                int64            `json:"dedup"`
+	Fail                 int64            `json:"fail"`
+	Info                 int64            `json:"info"`
+	Retries              int64            `json:"retries"`
+	Attempts             int64            `json:"attempts"`
+	FaultsInjected       int64            `json:"faults_injected"`
+	DuplicatesSent       int64            `json:"duplicates_sent"`
+	ConcurrentDuplicates int64            `json:"concurrent_duplicates"`
+	ErrorCodes           map[string]int64 `json:"error_codes"`
+	Allocations          int64            `json:"allocations"`
+	Gaps                 int64            `json:"gaps"`
+}
+
+// Files names the directory's other files, relative to it.
+type Files struct {
+	History        string          `json:"history"`
+	Hlog           string          `json:"hlog"`
+	Report         string          `json:"report"`
+	Visualizations []Visualization `json:"visualizations"`
+}
+
+// Visualization is porcupine's drawing of one chat that is not
+// linearizable.
+type Visualization struct {
+	Chat  string `json:"chat"` // as the file name spells it
+	File  string `json:"file"`
+	Bytes int64  `json:"bytes"`
+}
+
+// NewResults assembles results.json for a run. h is the run's history,
+// read back; it dates each traced allocation to tell gaps per second.
+func NewResults(res *bench.Result, b Bench, h *history.History) Results {
+	cfg := res.Config
+	r := Results{
+		Schema: ResultsSchema, Version: ResultsVersion,
+		Started: res.Started.Round(0).UTC(),
+		Bench:   b,
+		Config: RunConfig{
+			Writers: cfg.Writers, Chats: cfg.Chats, Distribution: cfg.Distribution, ZipfS: cfg.ZipfS,
+			Duration: cfg.Duration.Seconds(), Ops: cfg.Ops, Rate: cfg.Rate, Seed: cfg.Seed,
+			FaultRates: FaultRates{
+				StaleRead: cfg.Faults.StaleRead, CrashAfterAllocate: cfg.Faults.CrashAfterAllocate,
+				CrashInPersist: cfg.Faults.CrashInPersist, CrashAfterPersist: cfg.Faults.CrashAfterPersist,
+				PublishFail: cfg.Faults.PublishFail,
+			},
+			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
+			ReuseKey: cfg.ReuseKey, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit,
+			MaxAttempts: cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),
+			RepublishOnReplay: cfg.RepublishOnReplay, Partitions: cfg.Partitions, Contract: b.Check.Contract,
+		},
+		Faults:    faultWindows(cfg.Timed),
+		Intervals: intervalCounts(res.Intervals),
+		Files:     Files{History: HistoryFile, Hlog: HlogFile, Report: ReportFile, Visualizations: []Visualization{}},
+	}
+	if cfg.ShardCount > 1 {
+		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount)
+	}
+	if h != nil {
+		addGaps(r.Intervals, h)
+	}
+	return r
+}
+
+func faultWindows(timed []bench.TimedFault) []FaultWindow {
+	out := make([]FaultWindow, 0, len(timed))
+	for _, f := range timed {
+		w := FaultWindow{Kind: f.Kind, Start: f.At.Seconds(), End: (f.At + f.For).Seconds()}
+		switch f.Kind {
+		case bench.StoreLatency:
+			w.LatencyMs = ms(int64(f.Latency))
+		case bench.DeleteCounter:
+			chat := f.Chat
+			w.End, w.ChatIndex = w.Start, &chat
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func intervalCounts(ivs []bench.Interval) []IntervalCounts {
+	out := make([]IntervalCounts, len(ivs))
+	for i, iv := range ivs {
+		c := iv.Counts
+		codes := map[string]int64{}
+		for k, v := range c.ErrorCodes {
+			codes[k] = v
+		}
+		out[i] = IntervalCounts{
+			Start: iv.Start.Seconds(), Length: iv.Length.Seconds(),
+			Operations: c.Operations, Persists: c.Persists, Syncs: c.Syncs, OK: c.OK, PersistOK: c.PersistOK,
+			Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries, Attempts: c.Attempts,
+			FaultsInjected: c.FaultsInjected, DuplicatesSent: c.DuplicatesSent,
+			ConcurrentDuplicates: c.ConcurrentDuplicates, ErrorCodes: codes,
+		}
+	}
+	return out
+}
+
+// addGaps counts, per second, the traced allocations and those whose
+// sequence no final message holds, on chats whose counter survived (the
+// checker's definition of a gap). The history's clock starts just before
+// the writers do, so its seconds are the intervals' to within the time it
+// takes to write the header.
+func addGaps(ivs []IntervalCounts, h *history.History) {
+	if len(ivs) == 0 {
+		return
+	}
+	type chatSeq struct {
+		chat string
+		seq  uint64
+	}
+	persisted := map[chatSeq]bool{}
+	counted := map[string]bool{}
+	for _, f := range h.Finals {
+		switch f.Table {
+		case history.TableMessages:
+			persisted[chatSeq{f.Chat, f.Seq}] = true
+		case history.TableCounters:
+			counted[f.Chat] = !f.Missing
+		}
+	}
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Kind != history.KindTrace || e.F != history.FAllocate {
+			continue
+		}
+		k := min(max(int(e.Time/int64(bench.IntervalLength)), 0), len(ivs)-1)
+		ivs[k].Allocations++
+		if counted[e.Chat] && !persisted[chatSeq{e.Chat, e.Seq}] {
+			ivs[k].Gaps++
+		}
+	}
+}
+
+// WriteResults writes r as indented JSON.
+func WriteResults(w io.Writer, r Results) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ErrNotResults marks a file that is not a results.json this version reads.
+var ErrNotResults = errors.New("not a chatseq results file")
+
+// ReadResults reads a results.json, refusing other schemas and versions.
+func ReadResults(path string) (Results, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Results{}, err
+	}
+	var head struct {
+		Schema  string `json:"schema"`
+		Version int    `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return Results{}, fmt.Errorf("%s: %w: %v", path, ErrNotResults, err)
+	}
+	if head.Schema != ResultsSchema {
+		return Results{}, fmt.Errorf("%s: %w: schema is %q, want %q", path, ErrNotResults, head.Schema, ResultsSchema)
+	}
+	if head.Version != ResultsVersion {
+		return Results{}, fmt.Errorf("%s: %w: schema_version %d, this chatseq reads version %d", path, ErrNotResults, head.Version, ResultsVersion)
+	}
+	var r Results
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Results{}, fmt.Errorf("%s: %w: %v", path, ErrNotResults, err)
+	}
+	return r, nil
+}
