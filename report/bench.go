@@ -56,6 +56,7 @@ type Bench struct {
 	ErrorCodes     map[string]int64 `json:"error_codes"`
 	Allocated      int64            `json:"allocated_sequences"`
 	Persisted      int64            `json:"persisted_messages"`
+	Gaps           int64            `json:"gaps"`
 	GapRate        float64          `json:"gap_rate"`
 	IdempotencyHit float64          `json:"idempotency_hit_rate"`
 	EventsRead     int              `json:"events_read"`
@@ -93,9 +94,9 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 	if b.ErrorCodes == nil {
 		b.ErrorCodes = map[string]int64{}
 	}
-	if res.Allocations > 0 {
-		b.GapRate = float64(res.Allocations-res.Persisted) / float64(res.Allocations)
-	}
+	// The checker's gap count walks each chat's sequences up to its final
+	// counter, so a deleted counter cannot make it negative.
+	b.Gaps, b.GapRate = int64(check.Stats.Gaps), check.Stats.GapRate
 	if attempted := res.Allocations; attempted > 0 && c.Attempts > 0 {
 		b.AttemptsPerPersist = float64(c.Attempts) / float64(attempted)
 		b.MaxAttempts = c.MaxTxAttempts

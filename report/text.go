@@ -33,7 +33,7 @@ func WriteText(w io.Writer, b Bench) error {
 	if len(b.ErrorCodes) > 0 {
 		fmt.Fprintf(tw, "  errors\t\t%s\n", formatCodes(b.ErrorCodes))
 	}
-	fmt.Fprintf(tw, "  gap rate\t%.2f%%\t%d gaps in %d allocated sequences\n", 100*b.GapRate, b.Allocated-b.Persisted, b.Allocated)
+	fmt.Fprintf(tw, "  gap rate\t%.2f%%\t%d gaps in %d allocated sequences\n", 100*b.GapRate, b.Gaps, b.Allocated)
 	fmt.Fprintf(tw, "  idempotency hit rate\t%.2f%%\t\n", 100*b.IdempotencyHit)
 	if b.Run.Strategy == "occ" {
 		fmt.Fprintf(tw, "  optimistic attempts\t%.2f\tper allocated sequence, at most %d for one persist\n", b.AttemptsPerPersist, b.MaxAttempts)
