@@ -39,14 +39,15 @@ type Config struct {
 	Seed         int64
 
 	Faults              FaultRates
-	Timed               []TimedFault // faults on the run's clock
-	InitialCounter      uint64       // every chat's counter after creation
-	DuplicateAfterOK    float64      // probability a writer resends an acknowledged key
-	ConcurrentDuplicate float64      // probability a send is raced by a twin with the same key
-	ReuseKey            float64      // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
-	SyncRatio           float64      // share of operations that are syncs
-	SyncLimit           int          // page size of a sync
-	MaxAttempts         int          // sends per key before a writer gives up
+	Timed               []TimedFault  // faults on the run's clock
+	InitialCounter      uint64        // every chat's counter after creation
+	DuplicateAfterOK    float64       // probability a writer resends an acknowledged key
+	ConcurrentDuplicate float64       // probability a send is raced by a twin with the same key
+	ReuseKey            float64       // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
+	SyncRatio           float64       // share of operations that are syncs
+	SyncLimit           int           // page size of a sync
+	MaxAttempts         int           // sends per key before a writer gives up
+	RetryBackoff        time.Duration // wait before the first retry, doubling up to maxRetryBackoff
 
 	Variant           sequencer.Variant
 	Strategy          sequencer.Strategy
@@ -73,6 +74,7 @@ type Config struct {
 
 	HistoryPath string // where the history streams; required
 	Target      string // recorded in the header
+	Scenario    string // recorded in the header
 
 	// Progress, if set, is called every ProgressEvery while the writers
 	// run and once with Done set after they stop (timeseries.go).
@@ -89,7 +91,7 @@ func DefaultConfig() Config {
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
 		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02,
-		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20,
+		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,
 		HistoryPath: "chatseq-history.jsonl",
@@ -117,6 +119,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--rate must not be negative, got %g", c.Rate)
 	case c.SyncLimit < 1:
 		return fmt.Errorf("--sync-limit must be at least 1, got %d", c.SyncLimit)
+	case c.RetryBackoff < 0:
+		return fmt.Errorf("--retry-backoff must not be negative, got %s", c.RetryBackoff)
 	case c.MaxAttempts < 1:
 		return fmt.Errorf("--max-attempts must be at least 1, got %d", c.MaxAttempts)
 	case c.ShardCount < 0 || c.ShardIndex < 0 || (c.ShardCount > 0 && c.ShardIndex >= c.ShardCount):

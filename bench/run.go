@@ -114,7 +114,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		return nil, err
 	}
 	if pub != nil {
-		if err := recordEvents(ctx, brokers, cfg.Topic, startOffsets, rec, res); err != nil {
+		if err := recordEvents(ctx, brokers, cfg.Topic, startOffsets, chats, rec, res); err != nil {
 			return nil, err
 		}
 	}
@@ -176,7 +176,7 @@ func header(cfg Config) history.Header {
 		}
 	}
 	h := history.Header{
-		Version: history.Version, Target: cfg.Target, Seed: cfg.Seed, HasSeed: true,
+		Version: history.Version, Target: cfg.Target, Scenario: cfg.Scenario, Seed: cfg.Seed, HasSeed: true,
 		Contract: contract, Extra: map[string]string{},
 	}
 	h.Extra["strategy"] = jsonString(string(cfg.Strategy))
@@ -270,17 +270,26 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 	return nil
 }
 
-func recordEvents(ctx context.Context, brokers []string, topic string, from map[int32]int64, rec *history.Recorder, res *Result) error {
+// recordEvents writes what the topic holds for this run's chats: shards of
+// one run (or other runs) may share the topic, and their events are theirs.
+func recordEvents(ctx context.Context, brokers []string, topic string, from map[int32]int64, chats []string, rec *history.Recorder, res *Result) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	events, err := kafka.ReadFrom(ctx, brokers, topic, from)
 	if err != nil {
 		return err
 	}
+	mine := make(map[string]bool, len(chats))
+	for _, c := range chats {
+		mine[c] = true
+	}
 	for _, e := range events {
+		if !mine[e.Chat] {
+			continue
+		}
+		res.Events++
 		rec.RecordFinal(history.Final{Table: history.TableEvents, Chat: e.Chat, Seq: e.Seq, MessageID: e.MessageID, Partition: e.Partition, Offset: e.Offset})
 	}
-	res.Events = len(events)
 	return nil
 }
 

@@ -138,6 +138,9 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 		}
 		req.Faults = plan.AttemptFaults()
 		if attempt > 0 {
+			if !w.backOff(ctx, attempt) {
+				return
+			}
 			w.count(func(c *Counts) { c.Retries++ })
 			intended = time.Now()
 		}
@@ -283,6 +286,32 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended time.Time) 
 			c.ErrorCodes[ev.Error]++
 		}
 	})
+}
+
+// maxRetryBackoff caps a client's wait between retries.
+const maxRetryBackoff = 50 * time.Millisecond
+
+// backOff waits before retry number attempt (1, 2, …), doubling from
+// RetryBackoff as ADR clients do; false if the run ended meanwhile.
+func (w *writer) backOff(ctx context.Context, attempt int) bool {
+	d := w.cfg.RetryBackoff
+	for i := 1; i < attempt && d < maxRetryBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, maxRetryBackoff)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-w.stop:
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 func (w *writer) stopped(ctx context.Context) bool {

@@ -72,6 +72,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.Float64Var(&cfg.SyncRatio, "sync-ratio", cfg.SyncRatio, "share of operations that are syncs")
 	fl.IntVar(&cfg.SyncLimit, "sync-limit", cfg.SyncLimit, "page size of a sync")
 	fl.IntVar(&cfg.MaxAttempts, "max-attempts", cfg.MaxAttempts, "sends of one key before a client gives up")
+	fl.DurationVar(&cfg.RetryBackoff, "retry-backoff", cfg.RetryBackoff, "a client's wait before its first retry, doubling up to 50ms")
 	fl.StringVar(&f.broken, "broken", "", "run a deliberately broken core: "+sequencer.VariantNames())
 	fl.BoolVar(&cfg.RepublishOnReplay, "republish-on-replay", cfg.RepublishOnReplay, "publish again when a retry is answered from the idempotency record (ADR-004 §10); false is §7's pseudocode")
 	fl.StringVar(&f.kafkaMode, "kafka", "embedded", "step 5's Kafka: embedded (in-process kfake) or off")

@@ -120,6 +120,6 @@ func (s *Scenario) Config() bench.Config {
 	cfg.SyncRatio, cfg.SyncLimit, cfg.MaxAttempts = s.SyncRatio, s.SyncLimit, s.MaxAttempts
 	cfg.Variant, cfg.Strategy, cfg.RepublishOnReplay = s.Broken, s.Strategy, s.RepublishOnReplay
 	cfg.KafkaOff = s.KafkaOff
-	cfg.Target = s.Target
+	cfg.Target, cfg.Scenario = s.Target, s.Name
 	return cfg
 }
