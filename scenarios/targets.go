@@ -6,6 +6,8 @@ import (
 
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
+	// Registers target: postgres and target: ledger for scenario files.
+	_ "github.com/chatseq/chatseq/targets/all"
 )
 
 // TargetCache keeps targets open across the scenarios of one run.

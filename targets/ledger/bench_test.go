@@ -1,0 +1,53 @@
+package ledger
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+)
+
+// The ledger keeps its contract (gapless, key reuse rejected) through
+// leader crashes with writes in flight, leadership transfers mid-write, the
+// leader cut off for a window and a slow leader, with concurrent and late
+// duplicates, cold leader caches and clients reusing keys.
+func TestLedgerPassesItsContractUnderFaults(t *testing.T) {
+	cfg := benchConfig(t, 8, 16, 2500*time.Millisecond)
+	cfg.ReuseKey = 0.02
+	cfg.Timed = []bench.TimedFault{
+		{Kind: bench.StoreStall, At: 800 * time.Millisecond, For: 500 * time.Millisecond},
+		{Kind: bench.StoreLatency, At: 1600 * time.Millisecond, For: 200 * time.Millisecond, Latency: 2 * time.Millisecond},
+	}
+	res, rep, counts := runAndCheck(t, cfg, testConfig())
+	requireValid(t, rep)
+	for _, name := range []string{checker.NameGapless, checker.NameKeyReuse, checker.NameIdempotencyGuarantee} {
+		if r := verdictOf(t, rep, name); r.Status != checker.Pass {
+			t.Errorf("%s: %s %s", name, r.Status, r.Detail)
+		}
+	}
+	if counts.Crashes == 0 || counts.Transfers == 0 || counts.Cuts != 1 {
+		t.Errorf("faults did not all happen: %+v", counts)
+	}
+	if res.Counts.ErrorCodes[CodeKeyReused] == 0 {
+		t.Errorf("no reused key was rejected: %v", res.Counts.ErrorCodes)
+	}
+	t.Logf("%.0f ops/s, faults %+v, error codes %v", res.Throughput(), counts, res.Counts.ErrorCodes)
+}
+
+// Each broken variant is caught by the invariant it names.
+func TestBrokenVariantsAreCaught(t *testing.T) {
+	for _, v := range Variants {
+		t.Run(string(v.Variant), func(t *testing.T) {
+			cfg := benchConfig(t, 8, 8, 1500*time.Millisecond)
+			cfg.Variant = variantOf(v.Variant)
+			cfg.ReuseKey = 0.02
+			_, rep, counts := runAndCheck(t, cfg, testConfig())
+			r := verdictOf(t, rep, v.CaughtBy)
+			if r.Status != checker.Fail {
+				t.Fatalf("%s: %s is %s (%s), want fail; faults %+v", v.Variant, v.CaughtBy, r.Status, r.Detail, counts)
+			}
+			t.Logf("%s caught: %s", v.CaughtBy, r.Detail)
+		})
+	}
+}

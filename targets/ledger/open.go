@@ -1,0 +1,31 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/targets"
+)
+
+// Name is the target's name for --target.
+const Name = "ledger"
+
+// Contract is what the ADR promises: sequences assigned at apply time
+// leave no gaps ("no sequence reserved until commit succeeds"); a key
+// reused with another payload is rejected with IDEMPOTENCY_KEY_REUSED. The
+// ledger publishes no events.
+var Contract = history.Contract{Gaps: history.GapsForbidden, KeyReuse: history.KeyReuseReject, Events: history.EventsNone}
+
+func init() { targets.Register(Name, Open) }
+
+// Open prepares a three-node in-process cluster per run.
+func Open(context.Context, targets.Options) (*targets.Opened, error) {
+	cfg := DefaultConfig()
+	return &targets.Opened{
+		Factory:  Factory(cfg),
+		Describe: fmt.Sprintf("Raft ledger (hashicorp/raft, %d nodes in process), apply-time sequences", cfg.Nodes),
+		Fresh:    true,
+		Contract: Contract,
+	}, nil
+}

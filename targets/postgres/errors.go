@@ -1,0 +1,101 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// Error codes this target adds to the history's vocabulary.
+const (
+	// CodeDBUnavailable: the database refused or dropped the connection
+	// before the send could have taken effect.
+	CodeDBUnavailable = "db_unavailable"
+	// CodeCommitUnacknowledged: COMMIT was sent but its answer never came;
+	// the message may or may not be stored.
+	CodeCommitUnacknowledged = "commit_unacknowledged"
+	// CodeAllocateUnknown: the counter update was sent but its answer never
+	// came; a sequence may have been consumed.
+	CodeAllocateUnknown = "allocate_unknown"
+	// CodeSequenceCollision: UNIQUE(conversation_id, sequence) rejected the
+	// message on every retry of step 2.
+	CodeSequenceCollision = "sequence_collision"
+)
+
+// Constraint names PostgreSQL gives the schema's unique indexes.
+const (
+	constraintMessageSequence = "messages_conversation_id_sequence_key"
+	constraintIdempotencyKey  = "idempotency_keys_pkey"
+)
+
+// notSent reports whether err came before the statement reached the server,
+// so the statement had no effect: the scheduled refusal, a failure pgconn
+// knows happened before sending, or no connection at all.
+func notSent(err error) bool {
+	var connectErr *pgconn.ConnectError
+	return errors.Is(err, errDBDown) || pgconn.SafeToRetry(err) || errors.As(err, &connectErr)
+}
+
+// serverRejected reports whether the server answered with an error (the
+// statement ran and failed; its transaction will not commit).
+func serverRejected(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr)
+}
+
+// uniqueViolation returns the constraint a unique violation names, or "".
+func uniqueViolation(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return pgErr.ConstraintName
+	}
+	return ""
+}
+
+// failBeforeCommit classifies an error met before COMMIT was sent: the
+// transaction cannot have committed, so the send definitely had no effect.
+func failBeforeCommit(err error) error {
+	if notSent(err) {
+		return &sequencer.Error{Code: CodeDBUnavailable, Definite: true, Err: err}
+	}
+	return &sequencer.Error{Code: sequencer.CodeStoreError, Definite: true, Err: err}
+}
+
+// failAtCommit classifies an error of COMMIT itself: definite only when the
+// server answered with an error or the COMMIT never left; a lost answer
+// (a dropped connection, a timeout) leaves the outcome unknown.
+func failAtCommit(err error) error {
+	switch {
+	case serverRejected(err):
+		return &sequencer.Error{Code: sequencer.CodeStoreError, Definite: true, Err: err}
+	case notSent(err):
+		return &sequencer.Error{Code: CodeDBUnavailable, Definite: true, Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &sequencer.Error{Code: "timeout", Err: err}
+	}
+	return &sequencer.Error{Code: CodeCommitUnacknowledged, Err: err}
+}
+
+// failAllocate classifies an error of the autocommit counter update: the
+// send certainly stored no message, but if the update may have run, a
+// sequence may be gone untraced, which only an unknown outcome explains.
+func failAllocate(err error) error {
+	if notSent(err) {
+		return &sequencer.Error{Code: CodeDBUnavailable, Definite: true, Err: err}
+	}
+	if serverRejected(err) {
+		return &sequencer.Error{Code: sequencer.CodeStoreError, Definite: true, Err: err}
+	}
+	return &sequencer.Error{Code: CodeAllocateUnknown, Err: err}
+}
+
+// failRead classifies an error of a read: it changed nothing.
+func failRead(err error) error {
+	if notSent(err) {
+		return &sequencer.Error{Code: CodeDBUnavailable, Definite: true, Err: err}
+	}
+	return &sequencer.Error{Code: sequencer.CodeStoreError, Definite: true, Err: err}
+}

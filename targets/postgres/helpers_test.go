@@ -1,0 +1,137 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
+	"github.com/chatseq/chatseq/history"
+)
+
+// shared is the throwaway cluster the tests share; every run gets a schema
+// of its own, so they do not see each other.
+var shared *pgfixture.Cluster
+
+func TestMain(m *testing.M) {
+	c, err := pgfixture.Start(context.Background())
+	if err != nil {
+		// Missing binaries fail the package, never skip it.
+		fmt.Fprintf(os.Stderr, "FAIL: the postgres target's tests need a PostgreSQL server: %v\n", err)
+		os.Exit(1)
+	}
+	shared = c
+	code := m.Run()
+	if err := c.Stop(); err != nil && code == 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: stopping the cluster: %v\n", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// cluster returns the shared cluster.
+func cluster(t *testing.T) *pgfixture.Cluster {
+	t.Helper()
+	if shared == nil {
+		t.Fatal("TestMain did not start the shared cluster")
+	}
+	return shared
+}
+
+// benchConfig is a short run against the target's topic and contract.
+func benchConfig(t *testing.T, writers, chats int, d time.Duration) bench.Config {
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats, cfg.Duration = writers, chats, d
+	cfg.Topic, cfg.Contract, cfg.Target = Topic, Contract, Name
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	return cfg
+}
+
+// runAndCheck drives the target through the runner and checks the history.
+func runAndCheck(t *testing.T, cfg bench.Config, tc Config) (*bench.Result, checker.Report, *history.History) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if tc.DSN == "" {
+		tc.DSN = cluster(t).DSN()
+	}
+	res, err := bench.RunTarget(ctx, cfg, Factory(tc))
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		t.Fatalf("reading the history back: %v", err)
+	}
+	return res, checker.Check(h, checker.Options{}), h
+}
+
+// result returns the named invariant's verdict.
+func result(t *testing.T, rep checker.Report, name string) checker.Result {
+	t.Helper()
+	for _, r := range rep.Invariants {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no %s in the report", name)
+	return checker.Result{}
+}
+
+// requireValid fails with every invariant that did not pass.
+func requireValid(t *testing.T, rep checker.Report) {
+	t.Helper()
+	if rep.Valid != nil && *rep.Valid {
+		return
+	}
+	var bad []string
+	for _, r := range rep.Invariants {
+		if r.Status != checker.Pass {
+			bad = append(bad, fmt.Sprintf("%s %s: %s (lines %v)", r.Name, r.Status, r.Detail, r.Lines))
+		}
+	}
+	t.Fatalf("history not valid:\n%s\nwarnings: %v", strings.Join(bad, "\n"), rep.Warnings)
+}
+
+// topicOrder counts, per chat and partition in offset order, events with a
+// lower sequence than the event before them, and duplicate events.
+func topicOrder(h *history.History) (inversions, duplicates int) {
+	var evs []history.Final
+	for _, f := range h.Finals {
+		if f.Table == history.TableEvents {
+			evs = append(evs, f)
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		a, b := evs[i], evs[j]
+		if a.Chat != b.Chat {
+			return a.Chat < b.Chat
+		}
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		return a.Offset < b.Offset
+	})
+	seen := map[string]bool{}
+	for i, e := range evs {
+		id := e.Chat + "/" + e.MessageID
+		if seen[id] {
+			duplicates++
+		}
+		seen[id] = true
+		if i > 0 && evs[i-1].Chat == e.Chat && evs[i-1].Partition == e.Partition && e.Seq < evs[i-1].Seq {
+			inversions++
+		}
+	}
+	return inversions, duplicates
+}
+
+// noFaults turns off every per-operation fault.
+func noFaults() bench.FaultRates { return bench.FaultRates{} }

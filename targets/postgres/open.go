@@ -1,0 +1,49 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/targets"
+)
+
+// Name is the target's name for --target.
+const Name = "postgres"
+
+// Contract is what the design promises. Gaps: a sequence taken before
+// BEGIN stays consumed when the transaction rolls back. Key reuse: §3.1
+// returns the cached response whatever the new content. Events are left to
+// the runner: at-least-once (§5) whenever Kafka is on.
+var Contract = history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
+
+func init() { targets.Register(Name, Open) }
+
+// Open connects to opts.DSN, or starts a throwaway cluster when it is empty.
+func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
+	o := &targets.Opened{Fresh: true, Contract: Contract, Topic: Topic}
+	dsn := opts.DSN
+	if dsn == "" {
+		c, err := pgfixture.Start(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("no --dsn given and a throwaway cluster did not start: %w", err)
+		}
+		o.OnClose(c.Stop)
+		dsn = c.DSN()
+		o.Describe = fmt.Sprintf("Message Service (PostgreSQL outbox), throwaway cluster on 127.0.0.1:%d", c.Port())
+	} else {
+		pc, err := pgconn.ParseConfig(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("--dsn: %w", err)
+		}
+		// Never the password.
+		o.Describe = fmt.Sprintf("Message Service (PostgreSQL outbox), %s:%d/%s", pc.Host, pc.Port, pc.Database)
+	}
+	// Each run gets a schema of its own, so even a shared database starts
+	// empty (Fresh).
+	o.Factory = Factory(Config{DSN: dsn, RelayCrash: -1})
+	return o, nil
+}
