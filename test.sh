@@ -7,6 +7,8 @@ cd "$(dirname "$0")"
 
 echo "== installing test servers"
 bash .ci/install-dynamodb-local
+# PostgreSQL 15 server binaries for --target postgres (throwaway clusters).
+bash .ci/install-postgres
 # The report's browser test opens report.html in headless Chromium (Debian's
 # package); it fails, not skips, without one.
 if ! command -v chromium >/dev/null 2>&1; then
@@ -24,7 +26,7 @@ echo "== go test"
 go test -count=1 ./...
 
 echo "== go test -race (concurrent packages)"
-go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./drill/... ./recovery/... ./kafka/...
+go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./drill/... ./recovery/... ./kafka/... ./targets/... ./fixtures/postgres/...
 
 echo "== scenarios (a negative scenario that stops failing fails this)"
 go run ./cmd/chatseq run scenarios --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"

@@ -73,7 +73,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.IntVar(&cfg.SyncLimit, "sync-limit", cfg.SyncLimit, "page size of a sync")
 	fl.IntVar(&cfg.MaxAttempts, "max-attempts", cfg.MaxAttempts, "sends of one key before a client gives up")
 	fl.DurationVar(&cfg.RetryBackoff, "retry-backoff", cfg.RetryBackoff, "a client's wait before its first retry, doubling up to 50ms")
-	fl.StringVar(&f.broken, "broken", "", "run a deliberately broken core: "+sequencer.VariantNames())
+	fl.StringVar(&f.broken, "broken", "", "run a deliberately broken variant of the target: "+variantHelp())
 	fl.BoolVar(&cfg.RepublishOnReplay, "republish-on-replay", cfg.RepublishOnReplay, "publish again when a retry is answered from the idempotency record (ADR-004 §10); false is §7's pseudocode")
 	fl.StringVar(&f.kafkaMode, "kafka", "embedded", "step 5's Kafka: embedded (in-process kfake) or off")
 	fl.StringVar(&f.brokers, "brokers", "", "comma-separated brokers of a real Kafka cluster (overrides --kafka)")
@@ -92,11 +92,14 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 }
 
 func (f *benchFlags) resolve() error {
-	v, ok := sequencer.ParseVariant(f.broken)
-	if !ok {
-		return badInput("--broken: unknown behaviour %q (known: %s)", f.broken, sequencer.VariantNames())
+	// Each target has its own variants: targetNames checks the name
+	// against the targets chosen.
+	switch f.broken {
+	case "", "none", "correct":
+		f.cfg.Variant = sequencer.Correct
+	default:
+		f.cfg.Variant = sequencer.Variant(f.broken)
 	}
-	f.cfg.Variant = v
 	switch f.kafkaMode {
 	case "embedded":
 	case "off":
@@ -233,21 +236,39 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 // targetNames resolves --target and --store: --store X alone means
 // ADR-004's core on store X.
 func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
-	if f.targets == "" {
-		return []string{f.store.Kind}, nil
-	}
-	if c.Flags().Changed("store") {
-		return nil, badInput("give --target or --store, not both (--target %s names the store)", f.targets)
-	}
-	var names []string
-	for _, n := range strings.Split(f.targets, ",") {
-		n = strings.TrimSpace(n)
-		if !targets.Known(n) {
-			return nil, badInput("--target: unknown target %q (known: %s)", n, strings.Join(targets.Names(), ", "))
+	names := []string{f.store.Kind}
+	if f.targets != "" {
+		if c.Flags().Changed("store") {
+			return nil, badInput("give --target or --store, not both (--target %s names the store)", f.targets)
 		}
-		names = append(names, n)
+		names = nil
+		for _, n := range strings.Split(f.targets, ",") {
+			n = strings.TrimSpace(n)
+			if !targets.Known(n) {
+				return nil, badInput("--target: unknown target %q (known: %s)", n, strings.Join(targets.Names(), ", "))
+			}
+			names = append(names, n)
+		}
+	}
+	if v := string(f.cfg.Variant); v != "" {
+		for _, n := range names {
+			if !targets.VariantKnown(n, v) {
+				return nil, badInput("--broken: %q is not a variant of target %s (its variants: %s)", v, n, strings.Join(targets.VariantNames(n), ", "))
+			}
+		}
 	}
 	return names, nil
+}
+
+// variantHelp lists each target's variants for --broken's help.
+func variantHelp() string {
+	var parts []string
+	for _, n := range targets.Names() {
+		if vs := targets.VariantNames(n); len(vs) > 0 && (n == storeopen.Memory || !strings.HasPrefix(n, "dynamodb")) {
+			parts = append(parts, n+": "+strings.Join(vs, ", "))
+		}
+	}
+	return strings.Join(parts, "; ") + " (the dynamodb targets share memory's)"
 }
 
 // historyPathFor puts the target's name before the extension.

@@ -23,7 +23,7 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--writers", "0"}, "--writers must be at least 1"},
 		{[]string{"bench", "--distribution", "pareto"}, "--distribution"},
 		{[]string{"bench", "--crash-after-allocate", "1.5"}, "--crash-after-allocate is a probability"},
-		{[]string{"bench", "--broken", "nope"}, "--broken: unknown behaviour"},
+		{[]string{"bench", "--broken", "nope"}, "--broken: \"nope\" is not a variant of target memory"},
 		{[]string{"bench", "--kafka", "maybe"}, "--kafka must be"},
 		{[]string{"bench", "--store", "sqlite"}, "--store must be"},
 		{[]string{"bench", "--strategy", "lock"}, "--strategy must be"},

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	// Every design chatseq drives registers itself.
+	_ "github.com/chatseq/chatseq/targets/all"
 )
 
 // Exit codes shared by every command.

@@ -18,6 +18,7 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/targets"
 )
 
 // maxFileSize bounds what is read as a scenario: they are a page long.
@@ -135,6 +136,7 @@ func (d *decoder) finish(root *yaml.Node) {
 		d.errAt(l, "zipf_s applies only with distribution: zipf")
 	}
 	d.checkKafka()
+	d.checkBroken()
 	d.checkExpect()
 	for i, f := range sc.Schedule {
 		if f.Kind == bench.DeleteCounter && f.Chat >= sc.Chats {
@@ -162,6 +164,16 @@ func (d *decoder) checkKafka() {
 			d.errAt(t.Line, "threshold %q: with kafka: off nothing is published", t.Expr)
 		}
 	}
+}
+
+// checkBroken requires broken: to name a variant of the scenario's target.
+func (d *decoder) checkBroken() {
+	sc := d.sc
+	if sc.Broken == "" || targets.VariantKnown(sc.Target, string(sc.Broken)) {
+		return
+	}
+	d.errAt(d.lines["broken"], "broken: %q is not a variant of target %s (its variants: %s)",
+		sc.Broken, sc.Target, strings.Join(targets.VariantNames(sc.Target), ", "))
 }
 
 // checkExpect rejects expectations the contract cannot produce: an

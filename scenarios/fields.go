@@ -145,11 +145,9 @@ func (d *decoder) topFields() map[string]field {
 			}
 		},
 		"broken": func(p string, v *yaml.Node) {
-			names := make([]string, len(sequencer.BrokenVariants))
-			for i, b := range sequencer.BrokenVariants {
-				names[i] = string(b.Variant)
-			}
-			if s, ok := d.enum(v, p, names...); ok {
+			// Any target's variant here; checkBroken matches it to the
+			// scenario's target once every key is read.
+			if s, ok := d.enum(v, p, targets.AllVariantNames()...); ok {
 				sc.Broken = sequencer.Variant(s)
 			}
 		},

@@ -86,6 +86,7 @@ var adr004Contract = history.Contract{Gaps: history.GapsAllowed, KeyReuse: histo
 func init() {
 	for _, kind := range []string{storeopen.Memory, storeopen.DynamoDB, storeopen.DynamoDBLocal} {
 		Register(kind, adr004(kind))
+		RegisterVariants(kind, adr004Variants())
 	}
 }
 

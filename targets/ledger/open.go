@@ -17,7 +17,14 @@ const Name = "ledger"
 // ledger publishes no events.
 var Contract = history.Contract{Gaps: history.GapsForbidden, KeyReuse: history.KeyReuseReject, Events: history.EventsNone}
 
-func init() { targets.Register(Name, Open) }
+func init() {
+	targets.Register(Name, Open)
+	vs := make([]targets.Variant, len(Variants))
+	for i, v := range Variants {
+		vs[i] = targets.Variant{Name: string(v.Variant), Description: v.Description, CaughtBy: v.CaughtBy}
+	}
+	targets.RegisterVariants(Name, vs)
+}
 
 // Open prepares a three-node in-process cluster per run.
 func Open(context.Context, targets.Options) (*targets.Opened, error) {

@@ -20,7 +20,14 @@ const Name = "postgres"
 // the runner: at-least-once (§5) whenever Kafka is on.
 var Contract = history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
 
-func init() { targets.Register(Name, Open) }
+func init() {
+	targets.Register(Name, Open)
+	vs := make([]targets.Variant, len(Variants))
+	for i, v := range Variants {
+		vs[i] = targets.Variant{Name: string(v.Variant), Description: v.Description, CaughtBy: v.CaughtBy}
+	}
+	targets.RegisterVariants(Name, vs)
+}
 
 // Open connects to opts.DSN, or starts a throwaway cluster when it is empty.
 func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {

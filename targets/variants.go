@@ -1,0 +1,62 @@
+package targets
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// Variant is a deliberate departure from a target's design: broken ones
+// name the invariant that must catch them; a correct alternative names none.
+type Variant struct {
+	Name        string
+	Description string
+	CaughtBy    string
+}
+
+var variants = map[string][]Variant{}
+
+// RegisterVariants lists a target's variants (selected with --broken or a
+// scenario's broken:).
+func RegisterVariants(target string, vs []Variant) { variants[target] = vs }
+
+// Variants returns a target's variants.
+func Variants(target string) []Variant { return variants[target] }
+
+// VariantKnown reports whether name is one of target's variants.
+func VariantKnown(target, name string) bool {
+	return slices.ContainsFunc(variants[target], func(v Variant) bool { return v.Name == name })
+}
+
+// VariantNames lists a target's variant names.
+func VariantNames(target string) []string {
+	var names []string
+	for _, v := range variants[target] {
+		names = append(names, v.Name)
+	}
+	return names
+}
+
+// AllVariantNames lists every registered target's variant names, sorted.
+func AllVariantNames() []string {
+	var names []string
+	for _, vs := range variants {
+		for _, v := range vs {
+			if !slices.Contains(names, v.Name) {
+				names = append(names, v.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// adr004Variants are the core's broken behaviours.
+func adr004Variants() []Variant {
+	out := make([]Variant, len(sequencer.BrokenVariants))
+	for i, b := range sequencer.BrokenVariants {
+		out[i] = Variant{Name: string(b.Variant), Description: b.Description, CaughtBy: b.CaughtBy}
+	}
+	return out
+}
