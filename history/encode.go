@@ -3,10 +3,10 @@ package history
 import (
 	"errors"
 	"fmt"
+	"github.com/chatseq/chatseq/internal/jsonstr"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // The encoders append one line, newline included, to b. They write fields in
@@ -202,68 +202,9 @@ func appendUintField(b []byte, prefix string, v uint64) []byte {
 	return strconv.AppendUint(append(b, prefix...), v, 10)
 }
 
-// plainASCII marks the bytes a JSON string may hold unescaped: printable ASCII
-// other than '"' and '\\'. It has 256 entries so any byte can index it.
-var plainASCII = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
+// plainASCII marks the bytes a JSON string may hold unescaped (the
+// scanner uses it too).
+var plainASCII = jsonstr.PlainASCII
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Beyond what JSON requires, it
-// escapes U+0085, U+2028 and U+2029, which some line-oriented tools treat as
-// line breaks, and writes invalid UTF-8 as U+FFFD so the output is always
-// valid UTF-8.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	run := 0 // start of the bytes not yet copied
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if plainASCII[c] {
-				i++
-				continue
-			}
-			b = append(b, s[run:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			run = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[run:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u0085' || r == '\u2028' || r == '\u2029':
-			b = append(b, s[run:i]...)
-			b = append(b, '\\', 'u')
-			b = append(b, hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		run = i
-	}
-	b = append(b, s[run:]...)
-	return append(b, '"')
-}
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte { return jsonstr.Append(b, s) }
