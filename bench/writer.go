@@ -186,18 +186,11 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 	done := time.Now()
 
 	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
-	kind := history.KindOK
-	if err != nil {
-		serr := sequencer.AsError(err)
-		kind = history.KindInfo
-		if serr.Definite {
-			kind = history.KindFail
-		}
-		ev.Error = serr.Code
-	} else {
+	kind, code := Completion(err)
+	ev.Kind, ev.Error = kind, code
+	if kind == history.KindOK {
 		ev.Seq, ev.MessageID, ev.Dedup = out.Seq, out.MessageID, out.Dedup
 	}
-	ev.Kind = kind
 	w.rec.Record(&ev)
 
 	w.lat.record([stepCount]int64{
@@ -250,18 +243,9 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended time.Time) 
 	msgs, err := w.target.Sync(ctx, chat, after, w.cfg.SyncLimit)
 	done := time.Now()
 	ev := history.Event{Process: w.pid, F: history.FSync, Chat: chat}
-	if err != nil {
-		serr := sequencer.AsError(err)
-		ev.Kind, ev.Error = history.KindInfo, serr.Code
-		if serr.Definite {
-			ev.Kind = history.KindFail
-		}
-	} else {
-		ev.Kind = history.KindOK
-		ev.Sync = &history.SyncResult{Seqs: make([]uint64, len(msgs)), MessageIDs: make([]string, len(msgs))}
-		for i, m := range msgs {
-			ev.Sync.Seqs[i], ev.Sync.MessageIDs[i] = m.Seq, m.MessageID
-		}
+	ev.Kind, ev.Error = Completion(err)
+	if ev.Kind == history.KindOK {
+		ev.Sync = SyncResultOf(msgs)
 	}
 	w.rec.Record(&ev)
 	if ev.Kind == history.KindInfo {

@@ -2,6 +2,7 @@ package drill
 
 import (
 	"context"
+	"github.com/chatseq/chatseq/bench"
 	"strconv"
 	"sync"
 
@@ -55,14 +56,9 @@ func (r *recorder) persist(ctx context.Context, pid int, req sequencer.Request) 
 		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
 	})
 	out, err := r.core.Persist(ctx, req, tracer{rec: r.rec, process: pid})
-	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key, Kind: history.KindOK}
-	if err != nil {
-		serr := sequencer.AsError(err)
-		ev.Kind, ev.Error = history.KindInfo, serr.Code
-		if serr.Definite {
-			ev.Kind = history.KindFail
-		}
-	} else {
+	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
+	ev.Kind, ev.Error = bench.Completion(err)
+	if ev.Kind == history.KindOK {
 		ev.Seq, ev.MessageID, ev.Dedup = out.Seq, out.MessageID, out.Dedup
 	}
 	o := outcome{kind: ev.Kind, code: ev.Error, seq: ev.Seq, dedup: ev.Dedup}
@@ -77,18 +73,12 @@ func (r *recorder) sync(ctx context.Context, pid int, after uint64, limit int) (
 		Kind: history.KindInvoke, Process: pid, F: history.FSync, Chat: r.chat, After: after, Limit: limit,
 	})
 	msgs, err := r.core.Sync(ctx, r.chat, after, limit)
-	ev := history.Event{Process: pid, F: history.FSync, Chat: r.chat, Kind: history.KindOK}
+	ev := history.Event{Process: pid, F: history.FSync, Chat: r.chat}
 	last := after
-	if err != nil {
-		serr := sequencer.AsError(err)
-		ev.Kind, ev.Error = history.KindInfo, serr.Code
-		if serr.Definite {
-			ev.Kind = history.KindFail
-		}
-	} else {
-		ev.Sync = &history.SyncResult{Seqs: make([]uint64, len(msgs)), MessageIDs: make([]string, len(msgs))}
-		for i, m := range msgs {
-			ev.Sync.Seqs[i], ev.Sync.MessageIDs[i] = m.Seq, m.MessageID
+	ev.Kind, ev.Error = bench.Completion(err)
+	if ev.Kind == history.KindOK {
+		ev.Sync = bench.SyncResultOf(msgs)
+		for _, m := range msgs {
 			last = max(last, m.Seq)
 		}
 	}

@@ -98,4 +98,11 @@ func TestLatencyUnits(t *testing.T) {
 			t.Errorf("fms(%v) = %q, want %q", ms, got, want)
 		}
 	}
+	for ns, want := range map[float64]string{
+		0: "0ns", 999: "999ns", 999.7e3: "1ms", 1234: "1.23µs", 50.03e6: "50ms", 2.5e9: "2.5s", 999.9e6: "1s",
+	} {
+		if got := FormatLatency(ns); got != want {
+			t.Errorf("FormatLatency(%g) = %q, want %q", ns, got, want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,10 +130,17 @@ func formatRate(r float64) string {
 	return strconv.FormatFloat(r, 'f', 0, 64)
 }
 
-// fms prints a latency given in milliseconds with a unit that keeps three
-// significant digits, so nanosecond steps do not all print as 0.000.
-func fms(v float64) string {
-	ns := v * 1e6
+// fms prints a latency given in milliseconds.
+func fms(v float64) string { return FormatLatency(v * 1e6) }
+
+// FormatLatency prints nanoseconds with a unit that keeps three significant
+// digits, so nanosecond steps do not all print as 0.000.
+func FormatLatency(ns float64) string {
+	if ns >= 1000 {
+		// Round first, so 999.7µs prints as 1ms, not 1e+03µs.
+		exp := math.Pow(10, math.Floor(math.Log10(ns))-2)
+		ns = math.Round(ns/exp) * exp
+	}
 	switch {
 	case ns < 1e3:
 		return strconv.FormatFloat(ns, 'f', 0, 64) + "ns"

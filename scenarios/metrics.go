@@ -6,6 +6,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/report"
 )
 
 // Metrics are the figures of one run that thresholds and the summary read.
@@ -148,10 +149,10 @@ func (m *Metrics) Figures() Figures {
 		f.GapRate = &v
 	}
 	if v, ok := m.Value("allocate.p99"); ok {
-		f.AllocateP99 = formatLatency(v)
+		f.AllocateP99 = report.FormatLatency(v)
 	}
 	if v, ok := m.Value("end_to_end.p99"); ok {
-		f.EndToEndP99 = formatLatency(v)
+		f.EndToEndP99 = report.FormatLatency(v)
 	}
 	return f
 }

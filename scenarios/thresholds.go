@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/report"
 )
 
 // Threshold is one k6-style condition on a run's figures, such as
@@ -292,29 +293,11 @@ func compare(a float64, op string, b float64) bool {
 func formatValue(kind metricKind, v float64) string {
 	switch kind {
 	case kindLatency:
-		return formatLatency(v)
+		return report.FormatLatency(v)
 	case kindRatio:
 		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
 	case kindRate:
 		return strconv.FormatFloat(v, 'f', 0, 64) + " ops/s"
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
-// formatLatency prints nanoseconds with three significant digits.
-func formatLatency(ns float64) string {
-	if ns >= 1000 {
-		// Round first, so 999.7µs prints as 1ms, not 1e+03µs.
-		exp := math.Pow(10, math.Floor(math.Log10(ns))-2)
-		ns = math.Round(ns/exp) * exp
-	}
-	switch {
-	case ns < 1e3:
-		return strconv.FormatFloat(ns, 'f', 0, 64) + "ns"
-	case ns < 1e6:
-		return strconv.FormatFloat(ns/1e3, 'g', 3, 64) + "µs"
-	case ns < 1e9:
-		return strconv.FormatFloat(ns/1e6, 'g', 3, 64) + "ms"
-	}
-	return strconv.FormatFloat(ns/1e9, 'g', 3, 64) + "s"
 }

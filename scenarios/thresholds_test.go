@@ -107,16 +107,6 @@ func newFakeMetrics() *Metrics {
 	return NewMetrics(res, h, rep, 10)
 }
 
-func TestFormatLatency(t *testing.T) {
-	for ns, want := range map[float64]string{
-		0: "0ns", 999: "999ns", 999.7e3: "1ms", 1234: "1.23µs", 50.03e6: "50ms", 2.5e9: "2.5s", 999.9e6: "1s",
-	} {
-		if got := formatLatency(ns); got != want {
-			t.Errorf("formatLatency(%g) = %q, want %q", ns, got, want)
-		}
-	}
-}
-
 func TestEvaluateThresholds(t *testing.T) {
 	m := fakeMetrics
 	cases := []struct {
