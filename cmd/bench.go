@@ -176,6 +176,9 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 		runs = append(runs, b)
 		worst = worseExit(worst, b.Check.ExitCode())
 	}
+	if err := f.output.index(c.ErrOrStderr(), runs); err != nil {
+		return err
+	}
 	out := c.OutOrStdout()
 	switch {
 	case f.format == "json" && len(runs) == 1:

@@ -105,6 +105,38 @@ func (o *outputFlags) save(stderr io.Writer, target string, res *bench.Result, b
 	return nil
 }
 
+// index writes DIR/index.html linking each target's report when --out
+// holds several.
+func (o *outputFlags) index(stderr io.Writer, runs []report.Bench) error {
+	if len(o.dirs) < 2 {
+		return nil
+	}
+	entries := make([]report.IndexEntry, len(runs))
+	for i, b := range runs {
+		rel, err := filepath.Rel(o.dir, o.dirs[b.Run.Target])
+		if err != nil {
+			return err
+		}
+		entries[i] = report.IndexEntry{Bench: b, Dir: filepath.ToSlash(rel)}
+	}
+	path := filepath.Join(o.dir, report.IndexFile)
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := report.WriteIndex(f, entries); err != nil {
+		f.Close()
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "results: %s\n", path)
+	}
+	return nil
+}
+
 func newReportCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "report DIR",
