@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
 
@@ -94,8 +93,14 @@ func messageKey(writer, op int) string {
 	return "w" + strconv.Itoa(writer) + "-m" + strconv.Itoa(op)
 }
 
+// payloadHash is FNV-1a over content, computed in place (hash.Hash would
+// copy the string on every persist).
 func payloadHash(content string) string {
-	h := fnv.New64a()
-	h.Write([]byte(content))
-	return strconv.FormatUint(h.Sum64(), 16)
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
+	for i := 0; i < len(content); i++ {
+		h ^= uint64(content[i])
+		h *= prime64
+	}
+	return strconv.FormatUint(h, 16)
 }

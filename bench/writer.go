@@ -60,6 +60,7 @@ type writer struct {
 	pid         int
 	cursor      map[int]uint64 // chat index -> last sequence this client saw
 	lastChat    int
+	sender      string // this client's user id
 	lastKey     string // key of this client's previous send, and its chat
 	lastKeyChat int
 	counts      Counts
@@ -70,7 +71,7 @@ type writer struct {
 func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies) *writer {
 	w := &writer{
 		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
-		cursor: map[int]uint64{}, lastChat: -1,
+		cursor: map[int]uint64{}, lastChat: -1, sender: SenderID(id),
 		counts: Counts{ErrorCodes: map[string]int64{}},
 	}
 	w.pid = w.newPID()
@@ -128,7 +129,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 	}
 	w.lastChat, w.lastKey, w.lastKeyChat = chatIdx, key, chatIdx
 	req := sequencer.Request{
-		Chat: w.cfg.ChatName(chatIdx), Key: key, Sender: SenderID(w.id),
+		Chat: w.cfg.ChatName(chatIdx), Key: key, Sender: w.sender,
 		Content: content, PayloadHash: payloadHash(content),
 	}
 
