@@ -1,8 +1,10 @@
 package targets
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/chatseq/chatseq/sequencer"
 )
@@ -59,4 +61,16 @@ func adr004Variants() []Variant {
 		out[i] = Variant{Name: string(b.Variant), Description: b.Description, CaughtBy: b.CaughtBy}
 	}
 	return out
+}
+
+// ParseVariant checks a --broken name against target's registered
+// variants: "", "none" and "correct" mean the design as written ("").
+func ParseVariant(target, name string) (string, error) {
+	switch {
+	case name == "" || name == "none" || name == "correct":
+		return "", nil
+	case VariantKnown(target, name):
+		return name, nil
+	}
+	return "", fmt.Errorf("target %s has no variant %q (known: %s)", target, name, strings.Join(VariantNames(target), ", "))
 }

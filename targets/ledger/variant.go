@@ -1,8 +1,7 @@
 package ledger
 
 import (
-	"fmt"
-	"strings"
+	"github.com/chatseq/chatseq/targets"
 )
 
 // Variant selects the design as chatseq runs it or a deliberate departure.
@@ -42,24 +41,9 @@ var Variants = []VariantInfo{
 	{ProposeTimeSequence, "sequence assigned by the leader at propose time instead of by the state machine at apply time", "gapless"},
 }
 
-// ParseVariant accepts "", "none", "correct" or a name of Variants.
+// ParseVariant accepts "", "none", "correct" or a name of Variants (as
+// registered with the targets package).
 func ParseVariant(s string) (Variant, error) {
-	if s == "" || s == "none" || s == "correct" {
-		return AsDesigned, nil
-	}
-	for _, v := range Variants {
-		if string(v.Variant) == s {
-			return v.Variant, nil
-		}
-	}
-	return "", fmt.Errorf("target ledger has no variant %q (known: %s)", s, VariantNames())
-}
-
-// VariantNames lists the variants' names, comma separated.
-func VariantNames() string {
-	names := make([]string, len(Variants))
-	for i, v := range Variants {
-		names[i] = string(v.Variant)
-	}
-	return strings.Join(names, ", ")
+	v, err := targets.ParseVariant(Name, s)
+	return Variant(v), err
 }

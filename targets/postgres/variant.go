@@ -1,8 +1,7 @@
 package postgres
 
 import (
-	"fmt"
-	"strings"
+	"github.com/chatseq/chatseq/targets"
 )
 
 // Variant selects the design as written or a deliberate departure from it.
@@ -46,24 +45,9 @@ var Variants = []VariantInfo{
 	{SequenceInTx, "sequence taken inside the transaction and the relay polling by outbox id (alternative, not broken: no gaps, per-conversation events in sequence order)", ""},
 }
 
-// ParseVariant accepts "", "none", "correct" or a name of Variants.
+// ParseVariant accepts "", "none", "correct" or a name of Variants (as
+// registered with the targets package).
 func ParseVariant(s string) (Variant, error) {
-	if s == "" || s == "none" || s == "correct" {
-		return AsDesigned, nil
-	}
-	for _, v := range Variants {
-		if string(v.Variant) == s {
-			return v.Variant, nil
-		}
-	}
-	return "", fmt.Errorf("target postgres has no variant %q (known: %s)", s, VariantNames())
-}
-
-// VariantNames lists the variants' names, comma separated.
-func VariantNames() string {
-	names := make([]string, len(Variants))
-	for i, v := range Variants {
-		names[i] = string(v.Variant)
-	}
-	return strings.Join(names, ", ")
+	v, err := targets.ParseVariant(Name, s)
+	return Variant(v), err
 }
