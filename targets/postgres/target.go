@@ -49,8 +49,12 @@ type target struct {
 
 // Factory builds a target per run: a fresh schema, a pool, and the relay
 // when the run has Kafka.
-func Factory(cfg Config) bench.TargetFactory {
+func Factory(base Config) bench.TargetFactory {
 	return func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
+		// Each run fills in its own copy: a factory shared by several runs
+		// (chatseq run's target cache) must not keep one run's defaults,
+		// such as its relay crash rate, for the next.
+		cfg := base
 		variant, err := ParseVariant(string(env.Config.Variant))
 		if err != nil {
 			return nil, err
