@@ -51,23 +51,25 @@ const (
 // zero. Sync results live behind a pointer to keep the common event small.
 type Event struct {
 	Line        int // 1-based line in the file it was read from; 0 if recorded
-	Kind        Kind
 	Process     int
 	F           string
 	Time        int64
 	Start       int64 // trace allocate: when the call was issued; 0 if absent
-	HasStart    bool
 	Chat        string
 	Key         string
 	Sender      string
 	PayloadHash string
 	Seq         uint64 // persist ok; trace allocate
 	MessageID   string
-	Dedup       bool
 	Error       string
 	After       uint64 // sync invoke
 	Limit       int    // sync invoke
 	Sync        *SyncResult
+	// The one-byte fields last, together: a history holds millions of
+	// events, and padding after each would cost 16 bytes apiece.
+	Kind     Kind
+	HasStart bool
+	Dedup    bool
 }
 
 // SyncResult is what a sync returned, in the order returned.
@@ -82,12 +84,12 @@ type Final struct {
 	Table     string
 	Chat      string
 	Value     uint64 // counters
-	Missing   bool   // counters: the item is gone
 	Seq       uint64 // messages, idempotency, events
 	MessageID string
 	Key       string // messages, idempotency
-	Partition int32  // events
 	Offset    int64  // events
+	Partition int32  // events
+	Missing   bool   // counters: the item is gone
 }
 
 // Contract is what the sequencer under test promises.
