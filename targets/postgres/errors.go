@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -46,6 +47,19 @@ func serverRejected(err error) bool {
 	return errors.As(err, &pgErr)
 }
 
+// serverShuttingDown reports a server error that ends the session rather
+// than answering the statement: FATAL or PANIC severity, operator
+// intervention (class 57: admin shutdown, crash of another backend) or a
+// connection exception (class 08).
+func serverShuttingDown(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	return pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC" ||
+		strings.HasPrefix(pgErr.Code, "57") || strings.HasPrefix(pgErr.Code, "08")
+}
+
 // uniqueViolation returns the constraint a unique violation names, or "".
 func uniqueViolation(err error) string {
 	var pgErr *pgconn.PgError
@@ -69,6 +83,10 @@ func failBeforeCommit(err error) error {
 // (a dropped connection, a timeout) leaves the outcome unknown.
 func failAtCommit(err error) error {
 	switch {
+	case serverShuttingDown(err):
+		// The server is going down (a crash, an immediate shutdown): it
+		// may have made the commit durable before it stopped answering.
+		return &sequencer.Error{Code: CodeCommitUnacknowledged, Err: err}
 	case serverRejected(err):
 		return &sequencer.Error{Code: sequencer.CodeStoreError, Definite: true, Err: err}
 	case notSent(err):

@@ -66,6 +66,7 @@ func runAndCheck(t *testing.T, cfg bench.Config, tc Config) (*bench.Result, chec
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	keepHistoryOnFailure(t, cfg.HistoryPath)
 	h, err := history.ReadFile(cfg.HistoryPath)
 	if err != nil {
 		t.Fatalf("reading the history back: %v", err)
@@ -135,3 +136,21 @@ func topicOrder(h *history.History) (inversions, duplicates int) {
 
 // noFaults turns off every per-operation fault.
 func noFaults() bench.FaultRates { return bench.FaultRates{} }
+
+// keepHistoryOnFailure copies a failed test's history out of its temporary
+// directory (which the test removes) so the counterexample can be read.
+func keepHistoryOnFailure(t *testing.T, path string) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		kept := filepath.Join(os.TempDir(), "chatseq-failed-"+strings.ReplaceAll(t.Name(), "/", "_")+".jsonl")
+		if os.WriteFile(kept, data, 0o644) == nil {
+			t.Logf("history kept at %s", kept)
+		}
+	})
+}
