@@ -104,7 +104,7 @@ func failAllocate(err error) error {
 	if notSent(err) {
 		return &sequencer.Error{Code: CodeDBUnavailable, Definite: true, Err: err}
 	}
-	if serverRejected(err) {
+	if serverRejected(err) && !serverShuttingDown(err) {
 		return &sequencer.Error{Code: sequencer.CodeStoreError, Definite: true, Err: err}
 	}
 	return &sequencer.Error{Code: CodeAllocateUnknown, Err: err}

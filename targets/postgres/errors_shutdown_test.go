@@ -22,6 +22,11 @@ func TestCommitErrorsOfAServerGoingDown(t *testing.T) {
 			t.Fatalf("%s %s at COMMIT classified %+v, want an unknown outcome", pg.Severity, pg.Code, serr)
 		}
 	}
+	// The autocommit counter update likewise may have run.
+	var alloc *sequencer.Error
+	if !errors.As(failAllocate(&pgconn.PgError{Severity: "FATAL", Code: "57P01"}), &alloc) || alloc.Definite {
+		t.Fatalf("admin shutdown at the counter update classified %+v, want an unknown outcome", alloc)
+	}
 	var serr *sequencer.Error
 	if !errors.As(failAtCommit(&pgconn.PgError{Severity: "ERROR", Code: "40001"}), &serr) || !serr.Definite {
 		t.Fatalf("a serialization failure at COMMIT classified %+v, want a definite fail", serr)
