@@ -64,10 +64,8 @@ func TestBrokenVariantsAreCaught(t *testing.T) {
 			caught := false
 			for seed := int64(1); seed <= 5 && !caught; seed++ {
 				_, rep := smallRun(t, seed, b.Variant, true)
-				for _, inv := range rep.Invariants {
-					if inv.Name == b.CaughtBy && inv.Status == checker.Fail {
-						caught = true
-					}
+				if inv, ok := rep.Result(b.CaughtBy); ok && inv.Status == checker.Fail {
+					caught = true
 				}
 				if rep.Valid != nil && *rep.Valid {
 					t.Errorf("seed %d: %s judged valid", seed, b.Variant)
@@ -94,13 +92,11 @@ func TestPseudocodeReplayLosesEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := checker.Check(h, checker.Options{})
-	for _, inv := range rep.Invariants {
-		if inv.Name == "event_completeness" {
-			if inv.Status != checker.Fail {
-				t.Fatalf("event_completeness %s: ADR-004 §7's replay path should lose events after a failed publish", inv.Status)
-			}
-			return
-		}
+	inv, ok := rep.Result(checker.NameEventCompleteness)
+	if !ok {
+		t.Fatal("event_completeness was not reported")
 	}
-	t.Fatal("event_completeness was not reported")
+	if inv.Status != checker.Fail {
+		t.Fatalf("event_completeness %s: ADR-004 §7's replay path should lose events after a failed publish", inv.Status)
+	}
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/chatseq/chatseq/fixtures/kfakecluster"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/jsonstr"
 	"github.com/chatseq/chatseq/kafka"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
@@ -294,7 +294,4 @@ func recordEvents(ctx context.Context, brokers []string, topic string, from map[
 }
 
 // jsonString encodes s as a JSON string, for the header's extra fields.
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+func jsonString(s string) string { return string(jsonstr.Append(nil, s)) }

@@ -51,21 +51,20 @@ func (c *Counts) add(o Counts) {
 // operation with an unknown outcome, as in Jepsen: that operation may still
 // take effect, so the process that issued it never issues another.
 type writer struct {
-	id          int
-	cfg         *Config
-	target      Target
-	rec         *history.Recorder
-	lat         *latencyShard
-	nextPID     int
-	pid         int
-	cursor      map[int]uint64 // chat index -> last sequence this client saw
-	lastChat    int
-	sender      string // this client's user id
-	lastKey     string // key of this client's previous send, and its chat
-	lastKeyChat int
-	counts      Counts
-	stop        <-chan struct{}
-	mu          sync.Mutex // guards counts while a twin runs
+	id       int
+	cfg      *Config
+	target   Target
+	rec      *history.Recorder
+	lat      *latencyShard
+	nextPID  int
+	pid      int
+	cursor   map[int]uint64 // chat index -> last sequence this client saw
+	lastChat int
+	sender   string // this client's user id
+	lastKey  string // key of this client's previous send (to chat lastChat)
+	counts   Counts
+	stop     <-chan struct{}
+	mu       sync.Mutex // guards counts while a twin runs
 }
 
 func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies) *writer {
@@ -124,10 +123,10 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 	chatIdx, key, content := plan.Chat, plan.Key, "message "+plan.Key
 	if plan.ReuseKey && w.lastKey != "" {
 		// A client bug: an old key with new content.
-		chatIdx, key, content = w.lastKeyChat, w.lastKey, "other content under "+w.lastKey
+		chatIdx, key, content = w.lastChat, w.lastKey, "other content under "+w.lastKey
 		w.count(func(c *Counts) { c.KeysReused++ })
 	}
-	w.lastChat, w.lastKey, w.lastKeyChat = chatIdx, key, chatIdx
+	w.lastChat, w.lastKey = chatIdx, key
 	req := sequencer.Request{
 		Chat: w.cfg.ChatName(chatIdx), Key: key, Sender: w.sender,
 		Content: content, PayloadHash: payloadHash(content),

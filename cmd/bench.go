@@ -267,7 +267,7 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 func variantHelp() string {
 	var parts []string
 	for _, n := range targets.Names() {
-		if vs := targets.VariantNames(n); len(vs) > 0 && (n == storeopen.Memory || !strings.HasPrefix(n, "dynamodb")) {
+		if vs := targets.VariantNames(n); len(vs) > 0 && !strings.HasPrefix(n, "dynamodb") {
 			parts = append(parts, n+": "+strings.Join(vs, ", "))
 		}
 	}

@@ -68,13 +68,11 @@ func (c *countingTarget) Close() error {
 
 func verdictOf(t *testing.T, rep checker.Report, name string) checker.Result {
 	t.Helper()
-	for _, r := range rep.Invariants {
-		if r.Name == name {
-			return r
-		}
+	r, ok := rep.Result(name)
+	if !ok {
+		t.Fatalf("no %s in the report", name)
 	}
-	t.Fatalf("no %s in the report", name)
-	return checker.Result{}
+	return r
 }
 
 func requireValid(t *testing.T, rep checker.Report) {

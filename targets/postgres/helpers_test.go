@@ -77,13 +77,11 @@ func runAndCheck(t *testing.T, cfg bench.Config, tc Config) (*bench.Result, chec
 // result returns the named invariant's verdict.
 func result(t *testing.T, rep checker.Report, name string) checker.Result {
 	t.Helper()
-	for _, r := range rep.Invariants {
-		if r.Name == name {
-			return r
-		}
+	r, ok := rep.Result(name)
+	if !ok {
+		t.Fatalf("no %s in the report", name)
 	}
-	t.Fatalf("no %s in the report", name)
-	return checker.Result{}
+	return r
 }
 
 // requireValid fails with every invariant that did not pass.
