@@ -24,7 +24,9 @@ func TestDesignPassesItsContractUnderFaults(t *testing.T) {
 		{Kind: bench.StoreLatency, At: 1000 * time.Millisecond, For: 300 * time.Millisecond, Latency: 5 * time.Millisecond},
 		{Kind: bench.StoreStall, At: 1500 * time.Millisecond, For: 300 * time.Millisecond},
 	}
-	res, rep, h := runAndCheck(t, cfg, Config{RelayCrash: 0.05})
+	// A quarter of the relay passes crash: the seeded draws put a crash
+	// among the first few passes, however slow the run.
+	res, rep, h := runAndCheck(t, cfg, Config{RelayCrash: 0.25})
 	requireValid(t, rep)
 
 	if res.Counts.PersistOK == 0 || res.Persisted == 0 {
@@ -39,7 +41,7 @@ func TestDesignPassesItsContractUnderFaults(t *testing.T) {
 	}
 	_, dups := topicOrder(h)
 	if dups == 0 {
-		t.Errorf("relay crashes at 5%% per pass produced no duplicate event")
+		t.Errorf("relay crashes at 25%% per pass produced no duplicate event")
 	}
 	if res.Events < int(res.Counts.PersistOK-res.Counts.Dedup) {
 		t.Errorf("%d events for %d new acks", res.Events, res.Counts.PersistOK-res.Counts.Dedup)

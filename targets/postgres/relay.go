@@ -35,6 +35,10 @@ type relay struct {
 	pub   sequencer.Publisher
 	crash float64    // per pass: crash between publish and mark
 	rng   *rand.Rand // the relay goroutine's alone
+	// crashDue is a drawn crash that has not happened yet: the pass it
+	// was drawn for failed before reaching it (Kafka or the database
+	// down). It stays due, so the rate counts crashes, not draws.
+	crashDue bool
 
 	wake chan struct{}
 	quit chan struct{}
@@ -137,7 +141,10 @@ func (r *relay) pass(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	crashAfter := -1
-	if r.crash > 0 && r.rng.Float64() < r.crash {
+	if !r.crashDue && r.crash > 0 && r.rng.Float64() < r.crash {
+		r.crashDue = true
+	}
+	if r.crashDue {
 		crashAfter = r.rng.IntN(len(batch))
 	}
 	if r.t.variant == MarkBeforePublish {
@@ -152,10 +159,16 @@ func (r *relay) pass(ctx context.Context) (int, error) {
 		}
 		sent = append(sent, row.id)
 		if i == crashAfter {
-			return len(batch), errRelayCrashed
+			return len(batch), r.crashed()
 		}
 	}
 	return len(batch), r.mark(ctx, sent)
+}
+
+// crashed records that the due crash happened.
+func (r *relay) crashed() error {
+	r.crashDue = false
+	return errRelayCrashed
 }
 
 // markThenPublish is the broken order: a crash or failed publish after the
@@ -170,7 +183,7 @@ func (r *relay) markThenPublish(ctx context.Context, batch []outboxRow, crashAft
 	}
 	for i, row := range batch {
 		if i == crashAfter {
-			return errRelayCrashed
+			return r.crashed()
 		}
 		if err := r.publish(ctx, row); err != nil {
 			return err
