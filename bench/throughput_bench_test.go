@@ -23,8 +23,10 @@ func BenchmarkPersistBare(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for i := 0; i < benchChats; i++ {
-		if err := core.CreateChat(ctx, bench.ChatID(i), []string{bench.SenderID(0)}); err != nil {
+	chats, sender := make([]string, benchChats), bench.SenderID(0)
+	for i := range chats {
+		chats[i] = bench.ChatID(i)
+		if err := core.CreateChat(ctx, chats[i], []string{sender}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -35,8 +37,8 @@ func BenchmarkPersistBare(b *testing.B) {
 		for pb.Next() {
 			n := next.Add(1)
 			req := sequencer.Request{
-				Chat: bench.ChatID(int(n % benchChats)), Key: "k" + strconv.FormatInt(n, 10),
-				Sender: bench.SenderID(0), Content: "message",
+				Chat: chats[n%benchChats], Key: "k" + strconv.FormatInt(n, 10),
+				Sender: sender, Content: "message",
 			}
 			if _, err := core.Persist(ctx, req, nil); err != nil {
 				b.Fatal(err)

@@ -14,6 +14,7 @@ func (p *persistCall) ackThenPersist(msg store.Message, items []store.TxItem) er
 	p.out.Result = Result{Seq: msg.Seq, MessageID: msg.MessageID}
 	lost := p.req.Faults.CrashInPersist && !p.req.Faults.CrashInPersistCommitted
 	ctx := context.WithoutCancel(p.ctx)
+	items = ownItems(items) // the call's storage is reused once it returns
 	p.core.background.Add(1)
 	go func() {
 		defer p.core.background.Done()
@@ -23,6 +24,27 @@ func (p *persistCall) ackThenPersist(msg store.Message, items []store.TxItem) er
 		}
 	}()
 	return nil
+}
+
+// ownItems deep-copies transaction items for a write that outlives the call.
+func ownItems(items []store.TxItem) []store.TxItem {
+	owned := make([]store.TxItem, len(items))
+	for i, it := range items {
+		owned[i] = it
+		if it.PutIdempotency != nil {
+			rec := *it.PutIdempotency
+			owned[i].PutIdempotency = &rec
+		}
+		if it.PutMessage != nil {
+			msg := *it.PutMessage
+			owned[i].PutMessage = &msg
+		}
+		if it.PutCounter != nil {
+			c := *it.PutCounter
+			owned[i].PutCounter = &c
+		}
+	}
+	return owned
 }
 
 // reallocateOnRetry is the RetryReallocates variant: a retry gets a fresh

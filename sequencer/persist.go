@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/chatseq/chatseq/store"
@@ -57,10 +58,19 @@ func (c *Core) Persist(ctx context.Context, req Request, tr Tracer) (Outcome, er
 	if tr == nil {
 		tr = defaultTracer
 	}
-	p := &persistCall{core: c, ctx: ctx, req: req, tr: tr}
+	p := persistCalls.Get().(*persistCall)
+	*p = persistCall{core: c, ctx: ctx, req: req, tr: tr}
 	err := p.run()
-	return p.out, err
+	out := p.out
+	*p = persistCall{} // keep no request alive in the pool
+	persistCalls.Put(p)
+	return out, err
 }
+
+// persistCalls recycles the calls' storage: a call and its step-4 items
+// are most of a persist's allocation, and stores keep no item pointer
+// after TransactWrite returns.
+var persistCalls = sync.Pool{New: func() any { return new(persistCall) }}
 
 // persistCall is one Persist in progress.
 type persistCall struct {

@@ -146,7 +146,8 @@ type Store interface {
 	// DeleteCounter removes the counter item (drills only).
 	DeleteCounter(ctx context.Context, chat string) error
 	// TransactWrite applies all items or none; a failed condition gives
-	// *TransactionCanceledError.
+	// *TransactionCanceledError. It keeps no pointer from items after it
+	// returns (callers reuse their storage).
 	TransactWrite(ctx context.Context, items []TxItem) error
 	// QueryMessages returns messages of q.Chat with sequence > q.After.
 	QueryMessages(ctx context.Context, q Query) ([]Message, error)

@@ -11,72 +11,65 @@ import (
 	"hash/maphash"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chatseq/chatseq/store"
 )
 
-const shardCount = 64
-
-// Store keeps every chat in one of shardCount shards, so writers on different
-// chats rarely contend on a lock.
+// Store keeps every chat (one partition key across the four tables) behind
+// a lock of its own; the index of chats is read without locking, so calls
+// on different chats never contend.
 type Store struct {
-	seed   maphash.Seed
-	shards [shardCount]shard
-}
-
-type shard struct {
-	mu    sync.Mutex
-	chats map[string]*chat
+	chats   sync.Map // chat id -> *chat
+	created atomic.Uint64
+	seed    maphash.Seed // hashes idempotency keys
 }
 
 // chat is every item of one partition key across the four tables.
 type chat struct {
+	mu    sync.Mutex
+	order uint64 // creation order: transactions lock chats in this order
+	id    string
+
 	counter       uint64
 	counterExists bool
 	members       map[string]struct{}
 	messages      messageTable
-	idempotency   map[string]store.IdempotencyRecord
+	idempotency   idempotencyTable
 }
 
 // New returns an empty store.
-func New() *Store {
-	s := &Store{seed: maphash.MakeSeed()}
-	for i := range s.shards {
-		s.shards[i].chats = make(map[string]*chat)
-	}
-	return s
-}
+func New() *Store { return &Store{seed: maphash.MakeSeed()} }
 
 var _ store.Store = (*Store)(nil)
 
-func (s *Store) shardIndex(chatID string) int {
-	return int(maphash.String(s.seed, chatID) % shardCount)
-}
-
-// lockChat locks the chat's shard and returns the chat, creating its empty
-// partition on demand (absent items are still absent inside it).
-func (s *Store) lockChat(chatID string) (*shard, *chat) {
-	sh := &s.shards[s.shardIndex(chatID)]
-	sh.mu.Lock()
-	return sh, sh.chatLocked(chatID)
-}
-
-func (sh *shard) chatLocked(chatID string) *chat {
-	c := sh.chats[chatID]
-	if c == nil {
-		c = &chat{
-			members:     make(map[string]struct{}),
-			idempotency: make(map[string]store.IdempotencyRecord),
-		}
-		sh.chats[chatID] = c
+// partition returns the chat's partition, creating it empty on demand
+// (absent items are still absent inside it).
+func (s *Store) partition(chatID string) *chat {
+	if c, ok := s.chats.Load(chatID); ok {
+		return c.(*chat)
 	}
+	fresh := &chat{
+		id:          chatID,
+		members:     make(map[string]struct{}),
+		idempotency: newIdempotencyTable(s.seed),
+	}
+	fresh.order = s.created.Add(1)
+	c, _ := s.chats.LoadOrStore(chatID, fresh)
+	return c.(*chat)
+}
+
+// lockChat locks the chat's partition and returns it.
+func (s *Store) lockChat(chatID string) *chat {
+	c := s.partition(chatID)
+	c.mu.Lock()
 	return c
 }
 
 // CreateChat puts the counter at 0 and the memberships atomically.
 func (s *Store) CreateChat(ctx context.Context, chatID string, members []string) error {
-	sh, c := s.lockChat(chatID)
-	defer sh.mu.Unlock()
+	c := s.lockChat(chatID)
+	defer c.mu.Unlock()
 	if c.counterExists {
 		return store.ErrChatExists
 	}
@@ -89,24 +82,27 @@ func (s *Store) CreateChat(ctx context.Context, chatID string, members []string)
 
 // GetIdempotency reads a key; the embedded store is always consistent.
 func (s *Store) GetIdempotency(ctx context.Context, chatID, key string, consistent bool) (store.IdempotencyRecord, bool, error) {
-	sh, c := s.lockChat(chatID)
-	rec, ok := c.idempotency[key]
-	sh.mu.Unlock()
-	return rec, ok, nil
+	c := s.lockChat(chatID)
+	item, ok := c.idempotency.get(key)
+	c.mu.Unlock()
+	if !ok {
+		return store.IdempotencyRecord{}, false, nil
+	}
+	return item.record(chatID), true, nil
 }
 
 // IsMember reads a membership.
 func (s *Store) IsMember(ctx context.Context, chatID, user string) (bool, error) {
-	sh, c := s.lockChat(chatID)
+	c := s.lockChat(chatID)
 	_, ok := c.members[user]
-	sh.mu.Unlock()
+	c.mu.Unlock()
 	return ok, nil
 }
 
 // IncrementCounter is ADD sequence_counter 1 under attribute_exists.
 func (s *Store) IncrementCounter(ctx context.Context, chatID string) (uint64, error) {
-	sh, c := s.lockChat(chatID)
-	defer sh.mu.Unlock()
+	c := s.lockChat(chatID)
+	defer c.mu.Unlock()
 	if !c.counterExists {
 		return 0, store.ErrCounterMissing
 	}
@@ -116,8 +112,8 @@ func (s *Store) IncrementCounter(ctx context.Context, chatID string) (uint64, er
 
 // GetCounter reads the counter item.
 func (s *Store) GetCounter(ctx context.Context, chatID string, consistent bool) (store.Counter, error) {
-	sh, c := s.lockChat(chatID)
-	defer sh.mu.Unlock()
+	c := s.lockChat(chatID)
+	defer c.mu.Unlock()
 	return store.Counter{Chat: chatID, Value: c.counter, Missing: !c.counterExists}, nil
 }
 
@@ -126,8 +122,8 @@ func (s *Store) PutCounter(ctx context.Context, counter store.Counter, cond stor
 	if cond == store.IfCounterEquals {
 		return fmt.Errorf("memstore: PutCounter cannot take IfCounterEquals (no expected value): %w", errValidation)
 	}
-	sh, c := s.lockChat(counter.Chat)
-	defer sh.mu.Unlock()
+	c := s.lockChat(counter.Chat)
+	defer c.mu.Unlock()
 	if !counterConditionHolds(c, cond, 0) {
 		return store.ErrConditionFailed
 	}
@@ -137,25 +133,25 @@ func (s *Store) PutCounter(ctx context.Context, counter store.Counter, cond stor
 
 // DeleteCounter removes the counter item.
 func (s *Store) DeleteCounter(ctx context.Context, chatID string) error {
-	sh, c := s.lockChat(chatID)
+	c := s.lockChat(chatID)
 	c.counter, c.counterExists = 0, false
-	sh.mu.Unlock()
+	c.mu.Unlock()
 	return nil
 }
 
 // QueryMessages returns the chat's messages with sequence > q.After.
 func (s *Store) QueryMessages(ctx context.Context, q store.Query) ([]store.Message, error) {
-	sh, c := s.lockChat(q.Chat)
-	defer sh.mu.Unlock()
+	c := s.lockChat(q.Chat)
+	defer c.mu.Unlock()
 	var out []store.Message
 	collect := func(m store.Message) bool {
 		out = append(out, m)
 		return q.Limit <= 0 || len(out) < q.Limit
 	}
 	if q.Descending {
-		c.messages.descending(q.After, collect)
+		c.messages.descending(q.Chat, q.After, collect)
 	} else {
-		c.messages.ascending(q.After, collect)
+		c.messages.ascending(q.Chat, q.After, collect)
 	}
 	return out, nil
 }
@@ -164,21 +160,18 @@ func (s *Store) QueryMessages(ctx context.Context, q store.Query) ([]store.Messa
 func (s *Store) Dump(ctx context.Context, chats []string) (store.State, error) {
 	var st store.State
 	for _, id := range chats {
-		sh, c := s.lockChat(id)
+		c := s.lockChat(id)
 		st.Counters = append(st.Counters, store.Counter{Chat: id, Value: c.counter, Missing: !c.counterExists})
-		c.messages.ascending(0, func(m store.Message) bool {
+		c.messages.ascending(id, 0, func(m store.Message) bool {
 			st.Messages = append(st.Messages, m)
 			return true
 		})
-		keys := make([]string, 0, len(c.idempotency))
-		for k := range c.idempotency {
-			keys = append(keys, k)
+		items := c.idempotency.items()
+		sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
+		for _, item := range items {
+			st.Idempotency = append(st.Idempotency, item.record(id))
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			st.Idempotency = append(st.Idempotency, c.idempotency[k])
-		}
-		sh.mu.Unlock()
+		c.mu.Unlock()
 	}
 	return st, nil
 }

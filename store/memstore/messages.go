@@ -1,12 +1,17 @@
 package memstore
 
 import (
+	"math/bits"
 	"sort"
 
 	"github.com/chatseq/chatseq/store"
 )
 
-const pageBits = 9 // 512 messages a page
+const (
+	pageBits = 9 // 512 messages a page
+	pageSize = 1 << pageBits
+	slotMask = pageSize - 1
+)
 
 // messageTable holds one chat's messages by sequence in fixed-size pages:
 // sequences are dense (1..counter) so a page lookup is an index, not a hash,
@@ -14,31 +19,35 @@ const pageBits = 9 // 512 messages a page
 type messageTable struct {
 	pages    map[uint64]*messagePage
 	pageKeys []uint64 // ascending
-	count    int
+	last     *messagePage
+	lastKey  uint64
 }
 
 type messagePage struct {
-	present [1 << pageBits]bool
-	msgs    [1 << pageBits]store.Message
+	present [pageSize / 64]uint64 // a bit per slot
+	msgs    [pageSize]messageItem
 }
 
-func (t *messageTable) get(seq uint64) (store.Message, bool) {
-	p := t.pages[seq>>pageBits]
-	if p == nil || !p.present[seq&(1<<pageBits-1)] {
-		return store.Message{}, false
+func (p *messagePage) has(slot uint64) bool { return p.present[slot/64]&(1<<(slot%64)) != 0 }
+
+// page returns the page holding key, nil if there is none. The page most
+// recently written is looked at first: appends go to it.
+func (t *messageTable) page(key uint64) *messagePage {
+	if t.last != nil && t.lastKey == key {
+		return t.last
 	}
-	return p.msgs[seq&(1<<pageBits-1)], true
+	return t.pages[key]
 }
 
 func (t *messageTable) has(seq uint64) bool {
-	p := t.pages[seq>>pageBits]
-	return p != nil && p.present[seq&(1<<pageBits-1)]
+	p := t.page(seq >> pageBits)
+	return p != nil && p.has(seq&slotMask)
 }
 
 // put stores m, overwriting any message at its sequence (a plain Put).
 func (t *messageTable) put(m store.Message) {
 	key := m.Seq >> pageBits
-	p := t.pages[key]
+	p := t.page(key)
 	if p == nil {
 		if t.pages == nil {
 			t.pages = make(map[uint64]*messagePage)
@@ -50,41 +59,48 @@ func (t *messageTable) put(m store.Message) {
 		copy(t.pageKeys[i+1:], t.pageKeys[i:])
 		t.pageKeys[i] = key
 	}
-	slot := m.Seq & (1<<pageBits - 1)
-	if !p.present[slot] {
-		p.present[slot] = true
-		t.count++
-	}
-	p.msgs[slot] = m
+	t.last, t.lastKey = p, key
+	slot := m.Seq & slotMask
+	p.present[slot/64] |= 1 << (slot % 64)
+	p.msgs[slot] = messageItemOf(m)
 }
 
 // ascending calls visit for messages with sequence > after in ascending
 // order until visit returns false.
-func (t *messageTable) ascending(after uint64, visit func(store.Message) bool) {
+func (t *messageTable) ascending(chatID string, after uint64, visit func(store.Message) bool) {
 	first := sort.Search(len(t.pageKeys), func(i int) bool { return t.pageKeys[i] >= after>>pageBits })
 	for _, key := range t.pageKeys[first:] {
 		p := t.pages[key]
-		for slot := range p.msgs {
-			seq := key<<pageBits | uint64(slot)
-			if seq > after && p.present[slot] && !visit(p.msgs[slot]) {
-				return
+		for word, set := range p.present {
+			for set != 0 {
+				slot := uint64(word*64 + bits.TrailingZeros64(set))
+				set &= set - 1
+				seq := key<<pageBits | slot
+				if seq > after && !visit(p.msgs[slot].message(chatID, seq)) {
+					return
+				}
 			}
 		}
 	}
 }
 
 // descending calls visit for messages with sequence > after, highest first.
-func (t *messageTable) descending(after uint64, visit func(store.Message) bool) {
+func (t *messageTable) descending(chatID string, after uint64, visit func(store.Message) bool) {
 	for i := len(t.pageKeys) - 1; i >= 0; i-- {
 		key := t.pageKeys[i]
 		p := t.pages[key]
-		for slot := len(p.msgs) - 1; slot >= 0; slot-- {
-			seq := key<<pageBits | uint64(slot)
-			if seq <= after {
-				return
-			}
-			if p.present[slot] && !visit(p.msgs[slot]) {
-				return
+		for word := len(p.present) - 1; word >= 0; word-- {
+			for set := p.present[word]; set != 0; {
+				top := 63 - bits.LeadingZeros64(set)
+				set &^= 1 << top
+				slot := uint64(word*64 + top)
+				seq := key<<pageBits | slot
+				if seq <= after {
+					return
+				}
+				if !visit(p.msgs[slot].message(chatID, seq)) {
+					return
+				}
 			}
 		}
 	}

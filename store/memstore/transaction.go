@@ -1,28 +1,38 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"sort"
+	"slices"
 
 	"github.com/chatseq/chatseq/store"
 )
 
 var errValidation = errors.New("validation error")
 
+// maxInlineItems is how many items a transaction checks without allocating
+// (the persist path writes two or three).
+const maxInlineItems = 4
+
 // TransactWrite checks every item's condition under the locks of all chats
 // involved, then applies all items or none, like TransactWriteItems.
 func (s *Store) TransactWrite(ctx context.Context, items []store.TxItem) error {
-	chatIDs := make([]string, len(items))
-	for i, it := range items {
+	var inline [maxInlineItems]*chat
+	targets := inline[:0]
+	for _, it := range items {
 		id, err := txItemChat(it)
 		if err != nil {
 			return err
 		}
-		chatIDs[i] = id
+		if n := len(targets); n > 0 && targets[n-1].id == id {
+			targets = append(targets, targets[n-1])
+			continue
+		}
+		targets = append(targets, s.partition(id))
 	}
-	targets, unlock := s.lockChats(chatIDs)
-	defer unlock()
+	locked := lockInOrder(targets)
+	defer unlockAll(locked)
 
 	var reasons []string
 	for i, it := range items {
@@ -43,7 +53,7 @@ func (s *Store) TransactWrite(ctx context.Context, items []store.TxItem) error {
 		c := targets[i]
 		switch {
 		case it.PutIdempotency != nil:
-			c.idempotency[it.PutIdempotency.Key] = *it.PutIdempotency
+			c.idempotency.put(idempotencyItemOf(*it.PutIdempotency))
 		case it.PutMessage != nil:
 			c.messages.put(*it.PutMessage)
 		case it.PutCounter != nil:
@@ -51,6 +61,33 @@ func (s *Store) TransactWrite(ctx context.Context, items []store.TxItem) error {
 		}
 	}
 	return nil
+}
+
+// lockInOrder locks each distinct chat once, in creation order so
+// concurrent transactions cannot deadlock, and returns what it locked.
+func lockInOrder(targets []*chat) []*chat {
+	if len(targets) == 0 {
+		return nil
+	}
+	distinct := targets[:1:1]
+	for _, c := range targets[1:] {
+		if !slices.Contains(distinct, c) {
+			distinct = append(distinct, c)
+		}
+	}
+	if len(distinct) > 1 {
+		slices.SortFunc(distinct, func(a, b *chat) int { return cmp.Compare(a.order, b.order) })
+	}
+	for _, c := range distinct {
+		c.mu.Lock()
+	}
+	return distinct
+}
+
+func unlockAll(locked []*chat) {
+	for _, c := range locked {
+		c.mu.Unlock()
+	}
 }
 
 func txItemChat(it store.TxItem) (string, error) {
@@ -69,8 +106,7 @@ func txConditionHolds(c *chat, it store.TxItem) bool {
 	switch {
 	case it.PutIdempotency != nil:
 		if it.Condition == store.IfAbsent {
-			_, exists := c.idempotency[it.PutIdempotency.Key]
-			return !exists
+			return !c.idempotency.has(it.PutIdempotency.Key)
 		}
 	case it.PutMessage != nil:
 		if it.Condition == store.IfAbsent {
@@ -90,48 +126,4 @@ func counterConditionHolds(c *chat, cond store.Condition, expected uint64) bool 
 		return c.counterExists && c.counter == expected
 	}
 	return true
-}
-
-// lockChats locks the shards of the given chats, each once and in index
-// order so concurrent transactions cannot deadlock, and returns each item's
-// chat, hashing each distinct chat id once.
-func (s *Store) lockChats(chatIDs []string) ([]*chat, func()) {
-	shardOf := make([]int, len(chatIDs))
-	var distinct []int
-	for i, id := range chatIDs {
-		if i > 0 && id == chatIDs[i-1] {
-			shardOf[i] = shardOf[i-1]
-			continue
-		}
-		shardOf[i] = s.shardIndex(id)
-		if !containsInt(distinct, shardOf[i]) {
-			distinct = append(distinct, shardOf[i])
-		}
-	}
-	sort.Ints(distinct)
-	for _, i := range distinct {
-		s.shards[i].mu.Lock()
-	}
-	targets := make([]*chat, len(chatIDs))
-	for i, id := range chatIDs {
-		if i > 0 && id == chatIDs[i-1] {
-			targets[i] = targets[i-1]
-			continue
-		}
-		targets[i] = s.shards[shardOf[i]].chatLocked(id)
-	}
-	return targets, func() {
-		for _, i := range distinct {
-			s.shards[i].mu.Unlock()
-		}
-	}
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
