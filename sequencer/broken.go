@@ -14,13 +14,15 @@ func (p *persistCall) ackThenPersist(msg store.Message, items []store.TxItem) er
 	p.out.Result = Result{Seq: msg.Seq, MessageID: msg.MessageID}
 	lost := p.req.Faults.CrashInPersist && !p.req.Faults.CrashInPersistCommitted
 	ctx := context.WithoutCancel(p.ctx)
-	items = ownItems(items) // the call's storage is reused once it returns
-	p.core.background.Add(1)
+	// The call's storage is reused once it returns: the goroutine takes
+	// copies and nothing of p.
+	items, core := ownItems(items), p.core
+	core.background.Add(1)
 	go func() {
-		defer p.core.background.Done()
+		defer core.background.Done()
 		runtime.Gosched()
 		if !lost {
-			_ = p.core.cfg.Store.TransactWrite(ctx, items)
+			_ = core.cfg.Store.TransactWrite(ctx, items)
 		}
 	}()
 	return nil
