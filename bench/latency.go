@@ -2,9 +2,10 @@ package bench
 
 import (
 	"sync"
-	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chatseq/chatseq/history"
 )
 
 // Step names the latencies a run reports.
@@ -40,12 +41,13 @@ func newHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(histLowest, histHighest, histSigFigs)
 }
 
-// latencyShard is a set of histograms shared by a few writers: one per
-// writer would cost memory linear in writers, one for all would contend.
+// latencyShard is the current interval's histograms and counts shared by
+// a few writers: one per writer would cost memory linear in writers, one
+// for all would contend. Each value is recorded once, into its interval;
+// the run's totals are the intervals merged (timeseries.go).
 type latencyShard struct {
 	mu       sync.Mutex
-	hists    [stepCount]*hdrhistogram.Histogram
-	interval intervalShard // the same values, per second (timeseries.go)
+	interval intervalShard
 }
 
 type latencies struct {
@@ -57,37 +59,87 @@ func newLatencies() *latencies {
 	l := &latencies{series: &series{}}
 	for i := range l.shards {
 		l.shards[i].interval = newIntervalShard(l.series)
-		for s := range l.shards[i].hists {
-			l.shards[i].hists[s] = newHistogram()
-		}
 	}
 	return l
 }
 
 func (l *latencies) shard(writer int) *latencyShard { return &l.shards[writer%histShards] }
 
-// record adds values, skipping steps that did not run (0).
-func (s *latencyShard) record(values [stepCount]int64) {
-	now := time.Now()
+// record adds one operation at now (the run clock): its step values,
+// skipping steps that did not run (0), and its counts.
+func (s *latencyShard) record(now int64, values [stepCount]int64, op opCounts) {
 	s.mu.Lock()
-	for step, v := range values {
-		if v > 0 {
-			_ = s.hists[step].RecordValue(min(v, histHighest))
-		}
-	}
-	s.interval.record(now, values)
+	s.interval.record(now, values, op)
 	s.mu.Unlock()
 }
 
-// merged returns one histogram per step.
-func (l *latencies) merged() map[Step]*hdrhistogram.Histogram {
-	out := make(map[Step]*hdrhistogram.Histogram, stepCount)
+// count applies a writer's count update (a retry, a duplicate sent) at now.
+func (s *latencyShard) count(now int64, f func(*Counts)) {
+	s.mu.Lock()
+	s.interval.count(now, f)
+	s.mu.Unlock()
+}
+
+// totals flushes every shard and returns the run's histogram per step and
+// its counts, summed over the intervals.
+func (l *latencies) totals() (map[Step]*hdrhistogram.Histogram, Counts) {
+	l.flush()
+	s := l.series
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hists := make(map[Step]*hdrhistogram.Histogram, stepCount)
 	for _, step := range Steps() {
 		h := newHistogram()
-		for i := range l.shards {
-			h.Merge(l.shards[i].hists[step])
+		for _, d := range s.intervals {
+			d.hists[step].MergeInto(h)
 		}
-		out[step] = h
+		hists[step] = h
 	}
-	return out
+	counts := Counts{ErrorCodes: map[string]int64{}}
+	for _, d := range s.intervals {
+		counts.add(d.counts)
+	}
+	return hists, counts
+}
+
+// opCounts is what one operation adds to the counts.
+type opCounts struct {
+	sync     bool
+	kind     history.Kind
+	code     string // error code of a fail or info
+	dedup    bool
+	attempts int64 // optimistic transactions tried
+	faulted  bool  // the attempt carried an injected fault
+}
+
+func (c *Counts) addOp(o opCounts) {
+	c.Operations++
+	if o.sync {
+		c.Syncs++
+	} else {
+		c.Persists++
+		c.Attempts += o.attempts
+		c.MaxTxAttempts = max(c.MaxTxAttempts, o.attempts)
+		if o.faulted {
+			c.FaultsInjected++
+		}
+	}
+	switch o.kind {
+	case history.KindOK:
+		c.OK++
+		if o.sync {
+			c.SyncOK++
+		} else {
+			c.PersistOK++
+		}
+		if o.dedup {
+			c.Dedup++
+		}
+	case history.KindFail:
+		c.Fail++
+		c.ErrorCodes[o.code]++
+	default:
+		c.Info++
+		c.ErrorCodes[o.code]++
+	}
 }

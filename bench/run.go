@@ -95,11 +95,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	lat := newLatencies()
 	res.Started = time.Now()
 	clock.begin()
-	lat.begin(res.Started)
+	lat.begin(rec.Now)
 	stopProgress := lat.reportProgress(&cfg, clock)
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	scheduleCounterDeletions(faultCtx, target, cfg)
-	runWriters(ctx, cfg, target, rec, lat, res)
+	runWriters(ctx, cfg, target, rec, lat, chats, res)
 	stopFaults()
 	if err := target.Settle(ctx); err != nil {
 		stopProgress()
@@ -107,7 +107,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	}
 	res.Elapsed = time.Since(res.Started)
 	stopProgress()
-	res.Latency = lat.merged()
+	res.Latency, res.Counts = lat.totals()
 	res.Intervals = lat.intervals(res.Elapsed)
 
 	if err := recordFinalState(ctx, target, chats, rec, res); err != nil {
@@ -214,7 +214,7 @@ func createChats(ctx context.Context, t Target, cfg Config) ([]string, error) {
 	return chats, nil
 }
 
-func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Recorder, lat *latencies, res *Result) {
+func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Recorder, lat *latencies, chats []string, res *Result) {
 	stop := make(chan struct{})
 	if cfg.Duration > 0 {
 		timer := time.AfterFunc(cfg.Duration, func() { close(stop) })
@@ -224,10 +224,11 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 	if cfg.Rate > 0 {
 		interval = time.Duration(float64(cfg.Writers) / cfg.Rate * float64(time.Second))
 	}
+	start := rec.At(res.Started)
 	writers := make([]*writer, cfg.Writers)
 	var wg sync.WaitGroup
 	for i := range writers {
-		writers[i] = newWriter(i, &cfg, target, rec, lat)
+		writers[i] = newWriter(i, &cfg, target, rec, lat, chats)
 		ops := 0
 		if cfg.Ops > 0 {
 			ops = cfg.Ops / cfg.Writers
@@ -241,14 +242,10 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 		wg.Add(1)
 		go func(w *writer, ops int) {
 			defer wg.Done()
-			w.run(ctx, stop, ops, res.Started, interval)
+			w.run(ctx, stop, ops, start, interval)
 		}(writers[i], ops)
 	}
 	wg.Wait()
-	res.Counts.ErrorCodes = map[string]int64{}
-	for _, w := range writers {
-		res.Counts.add(w.counts)
-	}
 }
 
 func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {

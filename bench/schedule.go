@@ -8,12 +8,12 @@ import (
 	"github.com/chatseq/chatseq/sequencer"
 )
 
-// opRand is the random source of one operation, derived from the run seed,
+// opSeed is the random source of one operation, derived from the run seed,
 // the writer and the operation's index alone: the same seed gives the same
 // chats, keys, retries and faults in the same per-writer order, however the
 // operations before it turned out.
-func opRand(seed int64, writer, op int) *rand.Rand {
-	return rand.New(rand.NewPCG(uint64(seed)^(uint64(writer)<<40|0x9e3779b97f4a7c15), uint64(op)))
+func opSeed(seed int64, writer, op int) (uint64, uint64) {
+	return uint64(seed) ^ (uint64(writer)<<40 | 0x9e3779b97f4a7c15), uint64(op)
 }
 
 // OpPlan is what a writer decided for one operation before sending it.
@@ -33,13 +33,41 @@ type OpPlan struct {
 
 // PlanOp returns writer's plan for its op-th operation.
 func PlanOp(cfg *Config, writer, op int) OpPlan {
-	r := opRand(cfg.Seed, writer, op)
-	p := OpPlan{Sync: r.Float64() < cfg.SyncRatio, Key: messageKey(writer, op), rates: cfg.Faults}
-	picker := chatPicker{chats: cfg.LocalChats()}
-	if cfg.Distribution == Zipf {
-		picker.zipfS = cfg.ZipfS
+	pl := newPlanner(cfg, writer)
+	return pl.plan(op)
+}
+
+// planner plans one writer's operations on one random source, reseeded
+// per operation: the same plans as PlanOp without a generator per
+// operation. A plan's attempt faults draw from that source, so they must be
+// drawn before the next plan.
+type planner struct {
+	cfg    *Config
+	writer int
+	src    *rand.PCG
+	r      *rand.Rand
+	zipf   *rand.Zipf // nil: uniform
+	chats  int
+}
+
+func newPlanner(cfg *Config, writer int) planner {
+	src := rand.NewPCG(0, 0)
+	pl := planner{cfg: cfg, writer: writer, src: src, r: rand.New(src), chats: cfg.LocalChats()}
+	if cfg.Distribution == Zipf && cfg.ZipfS > 1 {
+		pl.zipf = rand.NewZipf(pl.r, cfg.ZipfS, 1, uint64(pl.chats-1))
 	}
-	p.Chat = picker.pick(r)
+	return pl
+}
+
+func (pl *planner) plan(op int) OpPlan {
+	cfg, r := pl.cfg, pl.r
+	pl.src.Seed(opSeed(cfg.Seed, pl.writer, op))
+	p := OpPlan{Sync: r.Float64() < cfg.SyncRatio, Key: messageKey(pl.writer, op), rates: cfg.Faults}
+	if pl.zipf != nil {
+		p.Chat = int(pl.zipf.Uint64())
+	} else {
+		p.Chat = r.IntN(pl.chats)
+	}
 	p.Raced = r.Float64() < cfg.ConcurrentDuplicate
 	p.DuplicateAfterOK = r.Float64() < cfg.DuplicateAfterOK
 	p.ReuseKey = r.Float64() < cfg.ReuseKey
@@ -52,19 +80,6 @@ func PlanOp(cfg *Config, writer, op int) OpPlan {
 
 // AttemptFaults draws the faults of the next attempt, in attempt order.
 func (p *OpPlan) AttemptFaults() sequencer.FaultPlan { return drawFaults(p.attempts, p.rates) }
-
-// chatPicker chooses a chat index for an operation.
-type chatPicker struct {
-	chats int
-	zipfS float64
-}
-
-func (p chatPicker) pick(r *rand.Rand) int {
-	if p.zipfS > 1 {
-		return int(rand.NewZipf(r, p.zipfS, 1, uint64(p.chats-1)).Uint64())
-	}
-	return r.IntN(p.chats)
-}
 
 func drawFaults(r *rand.Rand, f FaultRates) sequencer.FaultPlan {
 	p := sequencer.FaultPlan{

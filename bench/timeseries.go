@@ -50,8 +50,12 @@ const ProgressEvery = 250 * time.Millisecond
 // current interval and move them here when it ends, so the hot path never
 // touches the sparse ones (inserting into those costs more).
 type series struct {
-	mu        sync.Mutex
-	start     time.Time // set before any writer starts, then only read
+	mu sync.Mutex
+	// clock is the run clock (nanoseconds) and start its reading when the
+	// writers began; both are set before any writer starts, then only read.
+	clock     func() int64
+	start     int64
+	begun     bool
 	intervals []*intervalData
 	ops       int64 // Operations over every interval moved here
 	faults    int64
@@ -85,12 +89,12 @@ func NewIntervalHistogram() *hdrhistogram.PackedHistogram {
 	return hdrhistogram.NewPacked(histLowest, histHighest, histSigFigs)
 }
 
-// indexAt is the interval t falls in, -1 before the run started.
-func (s *series) indexAt(t time.Time) int {
-	if s.start.IsZero() || t.Before(s.start) {
+// indexAt is the interval t (run clock) falls in, -1 before the run started.
+func (s *series) indexAt(t int64) int {
+	if !s.begun || t < s.start {
 		return -1
 	}
-	return int(t.Sub(s.start) / IntervalLength)
+	return int((t - s.start) / int64(IntervalLength))
 }
 
 // at returns interval i, creating it and any before it; s.mu is held.
@@ -105,24 +109,30 @@ func (s *series) at(i int) *intervalData {
 	return s.intervals[i]
 }
 
-// record adds one operation's step values at time now; the shard's lock is
-// held. A value from an interval the shard already left (a writer that read
-// the clock just before another crossed the boundary) goes straight to the
-// series.
-func (sh *intervalShard) record(now time.Time, values [stepCount]int64) {
+// record adds one operation's step values and counts at time now; the
+// shard's lock is held. An operation from an interval the shard already
+// left (a writer that read the clock just before another crossed the
+// boundary) goes straight to the series.
+func (sh *intervalShard) record(now int64, values [stepCount]int64, op opCounts) {
 	i := sh.series.indexAt(now)
 	if i < 0 {
 		return
 	}
 	if sh.dirty && i < sh.index {
-		sh.series.mu.Lock()
-		d := sh.series.at(i)
+		s := sh.series
+		s.mu.Lock()
+		d := s.at(i)
 		for step, v := range values {
 			if v > 0 {
 				_ = d.hists[step].RecordValue(min(v, histHighest))
 			}
 		}
-		sh.series.mu.Unlock()
+		d.counts.addOp(op)
+		s.ops++
+		if op.faulted {
+			s.faults++
+		}
+		s.mu.Unlock()
 		return
 	}
 	sh.roll(i)
@@ -131,12 +141,13 @@ func (sh *intervalShard) record(now time.Time, values [stepCount]int64) {
 			_ = sh.hists[step].RecordValue(min(v, histHighest))
 		}
 	}
+	sh.counts.addOp(op)
 	sh.dirty = true
 }
 
 // count applies a writer's count update at time now; the shard's lock is
 // held.
-func (sh *intervalShard) count(now time.Time, f func(*Counts)) {
+func (sh *intervalShard) count(now int64, f func(*Counts)) {
 	i := sh.series.indexAt(now)
 	if i < 0 {
 		return
@@ -188,21 +199,16 @@ func (sh *intervalShard) flush() {
 	sh.dirty = false
 }
 
-// begin starts the series' clock; call it before any writer starts.
-func (l *latencies) begin(start time.Time) { l.series.start = start }
-
-// count applies a writer's count update to the current interval.
-func (s *latencyShard) count(f func(*Counts)) {
-	now := time.Now()
-	s.mu.Lock()
-	s.interval.count(now, f)
-	s.mu.Unlock()
+// begin starts the series on clock (nanoseconds, monotonic); call it
+// before any writer starts.
+func (l *latencies) begin(clock func() int64) {
+	l.series.clock, l.series.start, l.series.begun = clock, clock(), true
 }
 
 // rotate moves every shard's data of intervals before the one now is in to
 // the series, so a reader sees complete intervals even while writers that
 // were idle since have not recorded again.
-func (l *latencies) rotate(now time.Time) {
+func (l *latencies) rotate(now int64) {
 	i := l.series.indexAt(now)
 	for k := range l.shards {
 		sh := &l.shards[k]
@@ -220,15 +226,21 @@ func (l *latencies) rotate(now time.Time) {
 // plot as a collapse of throughput, so they join the second before.
 const tailFold = IntervalLength / 4
 
-// intervals flushes every shard and returns the run's intervals, the last
-// one ending at elapsed.
-func (l *latencies) intervals(elapsed time.Duration) []Interval {
+// flush moves every shard's data to the series.
+func (l *latencies) flush() {
 	for k := range l.shards {
 		sh := &l.shards[k]
 		sh.mu.Lock()
 		sh.interval.flush()
 		sh.mu.Unlock()
 	}
+}
+
+// intervals flushes every shard and returns the run's intervals, the last
+// one ending at elapsed. Call it after totals: it folds a short last
+// interval into the one before.
+func (l *latencies) intervals(elapsed time.Duration) []Interval {
+	l.flush()
 	s := l.series
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -262,7 +274,7 @@ func (l *latencies) intervals(elapsed time.Duration) []Interval {
 }
 
 // progress summarises the run so far at now.
-func (l *latencies) progress(now time.Time) Progress {
+func (l *latencies) progress(now int64) Progress {
 	l.rotate(now)
 	var p Progress
 	s := l.series
@@ -291,10 +303,10 @@ func (l *latencies) reportProgress(cfg *Config, clock *runClock) (stop func()) {
 		return func() {}
 	}
 	report := func(done bool) {
-		now := time.Now()
+		now := l.series.clock()
 		p := l.progress(now)
 		p.Target, p.Done = cfg.Target, done
-		p.Elapsed = now.Sub(l.series.start)
+		p.Elapsed = time.Duration(now - l.series.start)
 		p.Duration, p.TargetOps = cfg.Duration, int64(cfg.Ops)
 		el := clock.elapsed()
 		for _, f := range cfg.Timed {

@@ -50,28 +50,32 @@ func (c *Counts) add(o Counts) {
 // writer is one simulated client. Its process id changes after an
 // operation with an unknown outcome, as in Jepsen: that operation may still
 // take effect, so the process that issued it never issues another.
+//
+// Every time a writer reads is on the recorder's clock (monotonic
+// nanoseconds), so latencies, intervals and the history agree.
 type writer struct {
 	id       int
 	cfg      *Config
 	target   Target
 	rec      *history.Recorder
 	lat      *latencyShard
+	planner  planner
+	chats    []string // chat names by local index
 	nextPID  int
 	pid      int
 	cursor   map[int]uint64 // chat index -> last sequence this client saw
 	lastChat int
 	sender   string // this client's user id
 	lastKey  string // key of this client's previous send (to chat lastChat)
-	counts   Counts
 	stop     <-chan struct{}
-	mu       sync.Mutex // guards counts while a twin runs
+	mu       sync.Mutex // guards cursor while a twin runs
 }
 
-func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies) *writer {
+func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
 	w := &writer{
 		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
+		planner: newPlanner(cfg, id), chats: chats,
 		cursor: map[int]uint64{}, lastChat: -1, sender: SenderID(id),
-		counts: Counts{ErrorCodes: map[string]int64{}},
 	}
 	w.pid = w.newPID()
 	return w
@@ -88,17 +92,18 @@ func (w *writer) newPID() int {
 // run issues operations until ops are done, stop closes (the run's
 // duration is over: operations in flight still complete) or ctx ends (an
 // interrupt: operations in flight end with unknown outcomes). interval > 0
-// is the open-loop spacing between this writer's intended starts.
-func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start time.Time, interval time.Duration) {
+// is the open-loop spacing between this writer's intended starts, from
+// start on the recorder's clock.
+func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start int64, interval time.Duration) {
 	w.stop = stop
 	for op := 0; ops == 0 || op < ops; op++ {
 		if w.stopped(ctx) {
 			return
 		}
-		intended := time.Now()
+		intended := w.rec.Now()
 		if interval > 0 {
-			intended = start.Add(time.Duration(op) * interval)
-			if d := time.Until(intended); d > 0 {
+			intended = start + int64(op)*int64(interval)
+			if d := time.Duration(intended - w.rec.Now()); d > 0 {
 				select {
 				case <-ctx.Done():
 					return
@@ -108,7 +113,7 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start t
 				}
 			}
 		}
-		plan := PlanOp(w.cfg, w.id, op)
+		plan := w.planner.plan(op)
 		if plan.Sync {
 			w.sync(ctx, plan.Chat, intended)
 		} else {
@@ -119,7 +124,7 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start t
 
 // send delivers one logical message: first attempt, retries with the same
 // key while the outcome is unknown, and the configured duplicates.
-func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
+func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 	chatIdx, key, content := plan.Chat, plan.Key, "message "+plan.Key
 	if plan.ReuseKey && w.lastKey != "" {
 		// A client bug: an old key with new content.
@@ -128,7 +133,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 	}
 	w.lastChat, w.lastKey = chatIdx, key
 	req := sequencer.Request{
-		Chat: w.cfg.ChatName(chatIdx), Key: key, Sender: w.sender,
+		Chat: w.chats[chatIdx], Key: key, Sender: w.sender,
 		Content: content, PayloadHash: payloadHash(content),
 	}
 
@@ -142,7 +147,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 				return
 			}
 			w.count(func(c *Counts) { c.Retries++ })
-			intended = time.Now()
+			intended = w.rec.Now()
 		}
 		var twin sync.WaitGroup
 		if plan.Raced && attempt == 0 {
@@ -153,7 +158,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 			twin.Add(1)
 			go func() {
 				defer twin.Done()
-				w.persistOnce(ctx, twinPID, twinReq, time.Now(), chatIdx)
+				w.persistOnce(ctx, twinPID, twinReq, w.rec.Now(), chatIdx)
 			}()
 		}
 		res := w.persistOnce(ctx, w.pid, req, intended, chatIdx)
@@ -165,7 +170,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 		if res == history.KindOK && plan.DuplicateAfterOK {
 			req.Faults = sequencer.FaultPlan{}
 			w.count(func(c *Counts) { c.DuplicatesSent++ })
-			if w.persistOnce(ctx, w.pid, req, time.Now(), chatIdx) == history.KindInfo {
+			if w.persistOnce(ctx, w.pid, req, w.rec.Now(), chatIdx) == history.KindInfo {
 				w.pid = w.newPID()
 			}
 		}
@@ -174,16 +179,16 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended time.Time) {
 }
 
 // persistOnce is one attempt by one process, recorded as invoke then
-// ok/fail/info, returning the completion kind.
-func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request, intended time.Time, chatIdx int) history.Kind {
-	w.rec.Record(&history.Event{
+// ok/fail/info, returning the completion kind. The attempt counts as sent
+// when its invoke is stamped.
+func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request, intended int64, chatIdx int) history.Kind {
+	sent := w.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat,
 		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
 	})
 	tr := processTracer{rec: w.rec, process: pid}
-	sent := time.Now()
 	out, err := w.target.Persist(ctx, req, &tr)
-	done := time.Now()
+	done := w.rec.Now()
 
 	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
 	kind, code := Completion(err)
@@ -192,56 +197,44 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 		ev.Seq, ev.MessageID, ev.Dedup = out.Seq, out.MessageID, out.Dedup
 	}
 	w.rec.Record(&ev)
-
-	w.lat.record([stepCount]int64{
+	if kind == history.KindOK {
+		w.advanceCursor(chatIdx, out.Seq)
+	}
+	w.lat.record(done, [stepCount]int64{
 		StepAllocate: out.Timings.Allocate, StepPersist: out.Timings.Persist,
-		StepPublish: out.Timings.Publish, StepEndToEnd: int64(done.Sub(intended)),
-		StepService: int64(done.Sub(sent)),
-	})
-	w.count(func(c *Counts) {
-		c.Operations++
-		c.Persists++
-		c.Attempts += int64(out.Attempts)
-		c.MaxTxAttempts = max(c.MaxTxAttempts, int64(out.Attempts))
-		if req.Faults.Any() {
-			c.FaultsInjected++
-		}
-		switch kind {
-		case history.KindOK:
-			c.OK++
-			c.PersistOK++
-			if out.Dedup {
-				c.Dedup++
-			}
-			if out.Seq > w.cursor[chatIdx] {
-				w.cursor[chatIdx] = out.Seq
-			}
-		case history.KindFail:
-			c.Fail++
-			c.ErrorCodes[ev.Error]++
-		case history.KindInfo:
-			c.Info++
-			c.ErrorCodes[ev.Error]++
-		}
+		StepPublish: out.Timings.Publish, StepEndToEnd: done - intended,
+		StepService: done - sent,
+	}, opCounts{
+		kind: kind, code: code, dedup: out.Dedup,
+		attempts: int64(out.Attempts), faulted: req.Faults.Any(),
 	})
 	return kind
 }
 
+// advanceCursor raises the client's last seen sequence of a chat.
+func (w *writer) advanceCursor(chatIdx int, seq uint64) {
+	w.mu.Lock()
+	if seq > w.cursor[chatIdx] {
+		w.cursor[chatIdx] = seq
+	}
+	w.mu.Unlock()
+}
+
 // sync reads the writer's last chat after the last sequence it saw, then
 // advances its cursor as a real client would.
-func (w *writer) sync(ctx context.Context, plannedChat int, intended time.Time) {
+func (w *writer) sync(ctx context.Context, plannedChat int, intended int64) {
 	chatIdx := w.lastChat
 	if chatIdx < 0 {
 		chatIdx = plannedChat
 	}
-	chat := w.cfg.ChatName(chatIdx)
-	after := w.cursor[chatIdx]
+	chat := w.chats[chatIdx]
+	after := w.cursor[chatIdx] // no twin runs now
 	w.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: w.pid, F: history.FSync, Chat: chat,
 		After: after, Limit: w.cfg.SyncLimit,
 	})
 	msgs, err := w.target.Sync(ctx, chat, after, w.cfg.SyncLimit)
-	done := time.Now()
+	done := w.rec.Now()
 	ev := history.Event{Process: w.pid, F: history.FSync, Chat: chat}
 	ev.Kind, ev.Error = Completion(err)
 	if ev.Kind == history.KindOK {
@@ -251,25 +244,10 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended time.Time) 
 	if ev.Kind == history.KindInfo {
 		w.pid = w.newPID()
 	}
-	w.lat.record([stepCount]int64{StepSync: int64(done.Sub(intended))})
-	w.count(func(c *Counts) {
-		c.Operations++
-		c.Syncs++
-		switch ev.Kind {
-		case history.KindOK:
-			c.OK++
-			c.SyncOK++
-			if n := len(msgs); n > 0 && msgs[n-1].Seq > w.cursor[chatIdx] {
-				w.cursor[chatIdx] = msgs[n-1].Seq
-			}
-		case history.KindFail:
-			c.Fail++
-			c.ErrorCodes[ev.Error]++
-		default:
-			c.Info++
-			c.ErrorCodes[ev.Error]++
-		}
-	})
+	if n := len(msgs); ev.Kind == history.KindOK && n > 0 {
+		w.advanceCursor(chatIdx, msgs[n-1].Seq)
+	}
+	w.lat.record(done, [stepCount]int64{StepSync: done - intended}, opCounts{sync: true, kind: ev.Kind, code: ev.Error})
 }
 
 // maxRetryBackoff caps a client's wait between retries.
@@ -310,12 +288,6 @@ func (w *writer) stopped(ctx context.Context) bool {
 	}
 }
 
-func (w *writer) count(f func(*Counts)) {
-	w.mu.Lock()
-	f(&w.counts)
-	// The same update into this second's counts (timeseries.go). Applying f
-	// twice is safe: besides counts it only raises w.cursor to a maximum,
-	// and it stays under w.mu, which guards the cursor.
-	w.lat.count(f)
-	w.mu.Unlock()
-}
+// count applies a rare count update (a retry, a duplicate sent) to this
+// second's counts, which add up to the run's.
+func (w *writer) count(f func(*Counts)) { w.lat.count(w.rec.Now(), f) }

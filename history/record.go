@@ -63,6 +63,9 @@ func NewRecorder(w io.Writer, h Header, flushEvery time.Duration) (*Recorder, er
 // Now is the recorder's clock: monotonic nanoseconds since it started.
 func (r *Recorder) Now() int64 { return int64(time.Since(r.base)) }
 
+// At is t on the recorder's clock.
+func (r *Recorder) At(t time.Time) int64 { return int64(t.Sub(r.base)) }
+
 // Record stamps e.Time with Now, appends e's line and returns the time. e.Line
 // is ignored. Only the fields e's kind carries are written (see FORMAT.md);
 // on completions, an empty Chat or Key is left out and so read back as the
