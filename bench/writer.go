@@ -100,7 +100,7 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 		if w.stopped(ctx) {
 			return
 		}
-		intended := w.rec.Now()
+		intended := atSend
 		if interval > 0 {
 			intended = start + int64(op)*int64(interval)
 			if d := time.Duration(intended - w.rec.Now()); d > 0 {
@@ -147,7 +147,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 				return
 			}
 			w.count(func(c *Counts) { c.Retries++ })
-			intended = w.rec.Now()
+			intended = atSend
 		}
 		var twin sync.WaitGroup
 		if plan.Raced && attempt == 0 {
@@ -158,7 +158,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 			twin.Add(1)
 			go func() {
 				defer twin.Done()
-				w.persistOnce(ctx, twinPID, twinReq, w.rec.Now(), chatIdx)
+				w.persistOnce(ctx, twinPID, twinReq, atSend, chatIdx)
 			}()
 		}
 		res := w.persistOnce(ctx, w.pid, req, intended, chatIdx)
@@ -170,7 +170,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		if res == history.KindOK && plan.DuplicateAfterOK {
 			req.Faults = sequencer.FaultPlan{}
 			w.count(func(c *Counts) { c.DuplicatesSent++ })
-			if w.persistOnce(ctx, w.pid, req, w.rec.Now(), chatIdx) == history.KindInfo {
+			if w.persistOnce(ctx, w.pid, req, atSend, chatIdx) == history.KindInfo {
 				w.pid = w.newPID()
 			}
 		}
@@ -186,6 +186,9 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 		Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat,
 		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
 	})
+	if intended == atSend {
+		intended = sent
+	}
 	tr := processTracer{rec: w.rec, process: pid}
 	out, err := w.target.Persist(ctx, req, &tr)
 	done := w.rec.Now()
@@ -211,6 +214,10 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 	return kind
 }
 
+// atSend is the intended start of a closed-loop operation or a retry: the
+// moment it is sent (its invoke's time).
+const atSend int64 = -1
+
 // advanceCursor raises the client's last seen sequence of a chat.
 func (w *writer) advanceCursor(chatIdx int, seq uint64) {
 	w.mu.Lock()
@@ -229,10 +236,13 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended int64) {
 	}
 	chat := w.chats[chatIdx]
 	after := w.cursor[chatIdx] // no twin runs now
-	w.rec.Record(&history.Event{
+	sent := w.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: w.pid, F: history.FSync, Chat: chat,
 		After: after, Limit: w.cfg.SyncLimit,
 	})
+	if intended == atSend {
+		intended = sent
+	}
 	msgs, err := w.target.Sync(ctx, chat, after, w.cfg.SyncLimit)
 	done := w.rec.Now()
 	ev := history.Event{Process: w.pid, F: history.FSync, Chat: chat}

@@ -15,14 +15,25 @@ import (
 // recorder calls them on the load generator's hot path.
 
 func appendEvent(b []byte, e *Event) []byte {
+	b = appendEventHead(b, e)
+	b = strconv.AppendInt(b, e.Time, 10)
+	return appendEventTail(b, e)
+}
+
+// appendEventHead encodes the line up to its time; appendEventTail the
+// rest. The recorder encodes both before taking its lock, and stamps the
+// time between them under it.
+func appendEventHead(b []byte, e *Event) []byte {
 	b = append(b, `{"type":"`...)
 	b = append(b, e.Kind.String()...)
 	b = append(b, `","process":`...)
 	b = strconv.AppendInt(b, int64(e.Process), 10)
 	b = append(b, `,"f":`...)
 	b = appendString(b, e.F)
-	b = append(b, `,"time":`...)
-	b = strconv.AppendInt(b, e.Time, 10)
+	return append(b, `,"time":`...)
+}
+
+func appendEventTail(b []byte, e *Event) []byte {
 	switch e.Kind {
 	case KindInvoke:
 		b = appendStringField(b, `,"chat":`, e.Chat)

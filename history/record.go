@@ -2,6 +2,7 @@ package history
 
 import (
 	"io"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -71,13 +72,24 @@ func (r *Recorder) At(t time.Time) int64 { return int64(t.Sub(r.base)) }
 // on completions, an empty Chat or Key is left out and so read back as the
 // invoke's.
 func (r *Recorder) Record(e *Event) int64 {
+	// Encode before locking: only the time is written under the lock.
+	var scratch [recordScratch]byte
+	line := appendEventHead(scratch[:0], e)
+	head := len(line)
+	line = appendEventTail(line, e)
 	r.mu.Lock()
 	t := r.Now()
-	e.Time = t
-	r.buf = appendEvent(r.buf, e)
+	r.buf = append(r.buf, line[:head]...)
+	r.buf = strconv.AppendInt(r.buf, t, 10)
+	r.buf = append(r.buf, line[head:]...)
 	r.unlockAndMaybeWrite()
+	e.Time = t
 	return t
 }
+
+// recordScratch is the stack buffer a line is encoded in; longer lines (a
+// sync returning many messages) go to the heap.
+const recordScratch = 512
 
 // RecordFinal appends a final line. Finals must come after every operation
 // and trace.

@@ -169,10 +169,8 @@ func (w *write) run() error {
 		}
 		// Step 2: the leader's cache. A stale-read plan is a cache that
 		// missed: the node just became leader, or evicted the key.
-		start := w.tr.Now()
 		if !w.req.Faults.StaleIdempotencyRead {
 			e, hit := cache.get(sc, time.Now())
-			w.out.Timings.Idempotency += w.tr.Now() - start
 			if hit {
 				if !bytes.Equal(e.payloadHash, hash) {
 					return &sequencer.Error{Code: CodeKeyReused, Definite: true}
@@ -190,7 +188,7 @@ func (w *write) run() error {
 			PayloadHash: hash, MessageID: "msg_" + ulid.Make().String(),
 			Content: w.req.Content, ContentType: contentType, Time: time.Now().UnixNano(),
 		}
-		start = w.tr.Now()
+		start := w.tr.Now()
 		pending := &pendingAlloc{tr: w.tr, start: start}
 		if w.t.variant == ProposeTimeSequence {
 			cmd.Seq = nd.nextSeq(w.req.Chat)

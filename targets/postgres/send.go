@@ -59,8 +59,6 @@ func (s *send) run() error {
 // that does not see the record (a replica behind the primary); the
 // transaction's conflict on the key then has to catch the retry.
 func (s *send) lookup(missed bool) (bool, error) {
-	start := s.tr.Now()
-	defer func() { s.out.Timings.Idempotency += s.tr.Now() - start }()
 	if err := s.t.gate.enter(s.ctx); err != nil {
 		return false, failRead(err)
 	}
