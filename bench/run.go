@@ -248,21 +248,36 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 	wg.Wait()
 }
 
+// stateWalker is a target that streams its final state (store.Walker).
+type stateWalker interface {
+	Walk(ctx context.Context, chats []string, v store.StateVisitor) error
+}
+
 func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {
-	state, err := t.Dump(ctx, chats)
+	v := store.StateVisitor{
+		Counter: func(c store.Counter) {
+			rec.RecordFinal(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
+			res.Allocations += int64(c.Value)
+		},
+		Message: func(m store.Message) {
+			rec.RecordFinal(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
+			res.Persisted++
+		},
+		Idempotency: func(r store.IdempotencyRecord) {
+			rec.RecordFinal(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
+		},
+	}
+	var err error
+	if w, ok := t.(stateWalker); ok {
+		err = w.Walk(ctx, chats, v)
+	} else {
+		var state store.State
+		if state, err = t.Dump(ctx, chats); err == nil {
+			state.Visit(v)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("reading final state: %w", err)
-	}
-	for _, c := range state.Counters {
-		rec.RecordFinal(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
-		res.Allocations += int64(c.Value)
-	}
-	for _, m := range state.Messages {
-		rec.RecordFinal(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
-	}
-	res.Persisted = int64(len(state.Messages))
-	for _, r := range state.Idempotency {
-		rec.RecordFinal(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
 	}
 	return nil
 }

@@ -99,5 +99,10 @@ func (t *coreTarget) Dump(ctx context.Context, chats []string) (store.State, err
 	return t.st.Dump(ctx, chats)
 }
 
+// Walk streams the final state (see store.Walker).
+func (t *coreTarget) Walk(ctx context.Context, chats []string, v store.StateVisitor) error {
+	return store.Walk(ctx, t.st, chats, v)
+}
+
 // Close leaves the store to its owner.
 func (t *coreTarget) Close() error { return nil }

@@ -153,11 +153,6 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err := f.output.prepare(c, names); err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// The store keeps every message in memory; the default GOGC
-		// would spend a third of the run rescanning it.
-		debug.SetGCPercent(400)
-	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
 	var runs []report.Bench
@@ -208,12 +203,28 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	return nil
 }
 
-// runTarget opens one target, drives it, checks the history and returns
-// the report.
+// runTarget drives one target, checks the history and returns the report.
 func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config) (report.Bench, error) {
-	opened, err := targets.Open(ctx, name, targets.Options{Store: f.store, DSN: f.dsn})
+	res, describe, err := f.drive(ctx, c, name, cfg)
 	if err != nil {
 		return report.Bench{}, err
+	}
+	h, err := history.ReadFile(res.Config.HistoryPath)
+	if err != nil {
+		return report.Bench{}, fmt.Errorf("reading back the history: %w", err)
+	}
+	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout, VisualizeDir: f.output.visualizeDir(name)})
+	b := report.FromBench(res, describe, rep)
+	return b, f.output.save(c.ErrOrStderr(), name, res, b, h)
+}
+
+// drive opens the target, runs the writers and closes the target again
+// before the history is checked: an embedded store of a long run is as
+// large as the history the checker then reads.
+func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, cfg bench.Config) (*bench.Result, string, error) {
+	opened, err := targets.Open(ctx, name, targets.Options{Store: f.store, DSN: f.dsn})
+	if err != nil {
+		return nil, "", err
 	}
 	defer opened.Close()
 	if !opened.Fresh {
@@ -223,17 +234,14 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	if !c.Flags().Changed("topic") && opened.Topic != "" {
 		cfg.Topic = opened.Topic
 	}
+	if os.Getenv("GOGC") == "" {
+		// The store keeps every message in memory; the default GOGC
+		// would spend a third of the run rescanning it. The checker
+		// afterwards runs with the default.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
-	if err != nil {
-		return report.Bench{}, err
-	}
-	h, err := history.ReadFile(cfg.HistoryPath)
-	if err != nil {
-		return report.Bench{}, fmt.Errorf("reading back the history: %w", err)
-	}
-	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout, VisualizeDir: f.output.visualizeDir(name)})
-	b := report.FromBench(res, opened.Describe, rep)
-	return b, f.output.save(c.ErrOrStderr(), name, res, b, h)
+	return res, opened.Describe, err
 }
 
 // targetNames resolves --target and --store: --store X alone means

@@ -94,8 +94,10 @@ const recordScratch = 512
 // RecordFinal appends a final line. Finals must come after every operation
 // and trace.
 func (r *Recorder) RecordFinal(f Final) {
+	var scratch [recordScratch]byte
+	line := appendFinal(scratch[:0], &f)
 	r.mu.Lock()
-	r.buf = appendFinal(r.buf, &f)
+	r.buf = append(r.buf, line...)
 	r.unlockAndMaybeWrite()
 }
 

@@ -159,21 +159,41 @@ func (s *Store) QueryMessages(ctx context.Context, q store.Query) ([]store.Messa
 // Dump copies the state of the given chats.
 func (s *Store) Dump(ctx context.Context, chats []string) (store.State, error) {
 	var st store.State
+	err := s.Walk(ctx, chats, store.StateVisitor{
+		Counter:     func(c store.Counter) { st.Counters = append(st.Counters, c) },
+		Message:     func(m store.Message) { st.Messages = append(st.Messages, m) },
+		Idempotency: func(r store.IdempotencyRecord) { st.Idempotency = append(st.Idempotency, r) },
+	})
+	return st, err
+}
+
+// Walk hands the state of the given chats to v: counters, then messages
+// by chat and sequence, then idempotency records by chat and key. Each chat
+// is locked while it is read.
+func (s *Store) Walk(ctx context.Context, chats []string, v store.StateVisitor) error {
 	for _, id := range chats {
 		c := s.lockChat(id)
-		st.Counters = append(st.Counters, store.Counter{Chat: id, Value: c.counter, Missing: !c.counterExists})
+		v.Counter(store.Counter{Chat: id, Value: c.counter, Missing: !c.counterExists})
+		c.mu.Unlock()
+	}
+	for _, id := range chats {
+		c := s.lockChat(id)
 		c.messages.ascending(id, 0, func(m store.Message) bool {
-			st.Messages = append(st.Messages, m)
+			v.Message(m)
 			return true
 		})
+		c.mu.Unlock()
+	}
+	for _, id := range chats {
+		c := s.lockChat(id)
 		items := c.idempotency.items()
 		sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
 		for _, item := range items {
-			st.Idempotency = append(st.Idempotency, item.record(id))
+			v.Idempotency(item.record(id))
 		}
 		c.mu.Unlock()
 	}
-	return st, nil
+	return ctx.Err()
 }
 
 // Close does nothing: the store lives in memory.
