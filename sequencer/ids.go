@@ -1,39 +1,36 @@
 package sequencer
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 )
 
 // idSource makes ULID message ids ("msg_" prefix, as ADR-004). Entropy comes
-// from pooled non-cryptographic generators: ids must be unique, not secret,
-// and a global locked source would serialise every writer.
-type idSource struct {
-	pool sync.Pool
-}
+// from math/rand/v2's runtime source: ids must be unique, not secret, and
+// that source is per thread, so writers never wait on each other for it.
+type idSource struct{}
 
-type entropy struct{ r *rand.ChaCha8 }
+func newIDSource() *idSource { return &idSource{} }
 
-func (e *entropy) Read(p []byte) (int, error) { return e.r.Read(p) }
-
-func newIDSource() *idSource {
-	s := &idSource{}
-	s.pool.New = func() any {
-		var seed [32]byte
-		for i := range seed {
-			seed[i] = byte(rand.Uint32())
-		}
-		return &entropy{r: rand.NewChaCha8(seed)}
-	}
-	return s
-}
+// maxIDPrefix is the longest prefix next encodes without a second buffer.
+const maxIDPrefix = 8
 
 func (s *idSource) next(prefix string, now time.Time) string {
-	e := s.pool.Get().(*entropy)
-	id := ulid.MustNew(ulid.Timestamp(now), e)
-	s.pool.Put(e)
-	return prefix + id.String()
+	var id ulid.ULID
+	if err := id.SetTime(ulid.Timestamp(now)); err != nil {
+		panic(err) // only past the year 10889
+	}
+	var entropy [16]byte
+	binary.LittleEndian.PutUint64(entropy[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(entropy[8:], rand.Uint64())
+	_ = id.SetEntropy(entropy[:10]) // exactly ten bytes: never fails
+	var buf [maxIDPrefix + ulid.EncodedSize]byte
+	text := append(buf[:0], prefix...)
+	text = slices.Grow(text, ulid.EncodedSize)[:len(text)+ulid.EncodedSize]
+	_ = id.MarshalTextTo(text[len(prefix):]) // the buffer is the right size
+	return string(text)
 }

@@ -16,14 +16,45 @@ var PlainASCII = func() (t [256]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// SWAR constants: a byte of ones, and a byte of high bits, in every lane.
+const (
+	lanes = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainPrefix returns how many leading bytes of s need no escaping, looking
+// at eight bytes at a time (identifiers, keys and ids are all plain). It
+// may stop up to seven bytes short; Append checks the rest byte by byte.
+func plainPrefix(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A lane is special if below 0x20, '"', '\\' or not ASCII:
+		// (v - lanes) & ^v & highs is non-zero when some lane of v is
+		// zero (or, for below, under 0x20); the high bits catch non-ASCII.
+		below := (x - 0x20*lanes) & ^x
+		quote := x ^ ('"' * lanes)
+		slash := x ^ ('\\' * lanes)
+		special := below | (quote-lanes)&^quote | (slash-lanes)&^slash | x
+		if special&highs != 0 {
+			break
+		}
+	}
+	return i
+}
+
 // Append appends s as a JSON string. Beyond what JSON requires, it
 // escapes U+0085, U+2028 and U+2029, which some line-oriented tools treat as
 // line breaks, and writes invalid UTF-8 as U+FFFD so the output is always
 // valid UTF-8.
-func Append(b []byte, s string) []byte {
+func Append(b []byte, s string) []byte { return appendFrom(b, s, plainPrefix(s)) }
+
+// appendFrom is Append for an s whose first plain bytes need no look.
+func appendFrom(b []byte, s string, plain int) []byte {
 	b = append(b, '"')
 	run := 0 // start of the bytes not yet copied
-	for i := 0; i < len(s); {
+	for i := plain; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if PlainASCII[c] {

@@ -25,3 +25,46 @@ func TestAppendDecodesBackAndStaysValidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// The eight-bytes-at-a-time scan never passes a byte that needs escaping,
+// wherever it sits and whatever it is, so Append encodes exactly as the
+// byte-by-byte loop does.
+func TestPlainPrefixStopsBeforeEveryByteThatNeedsEscaping(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 20; pos++ {
+			buf := []byte("abcdefghijklmnopqrstu")
+			buf[pos] = byte(c)
+			s := string(buf)
+			n := plainPrefix(s)
+			for i := 0; i < n; i++ {
+				if !PlainASCII[s[i]] {
+					t.Fatalf("byte %#x at %d: plainPrefix %d passes it", c, pos, n)
+				}
+			}
+			if got, want := string(Append(nil, s)), string(appendFrom(nil, s, 0)); got != want {
+				t.Fatalf("byte %#x at %d: %s, the byte loop gives %s", c, pos, got, want)
+			}
+		}
+	}
+	if n := plainPrefix("msg_01M82KADEA4B873NQEB72YM5FV"); n != 24 {
+		t.Fatalf("a plain 30-byte id: prefix %d, want the 24 bytes of its whole words", n)
+	}
+}
+
+// FuzzAppend: any string encodes as the byte loop encodes it, to valid
+// UTF-8 JSON.
+func FuzzAppend(f *testing.F) {
+	for _, s := range []string{"", "plain-ascii-identifier", "tab\there", "\"quoted\"", "é\u2028\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Append(nil, s)
+		if want := appendFrom(nil, s, 0); string(got) != string(want) {
+			t.Fatalf("%q: %s, the byte loop gives %s", s, got, want)
+		}
+		var back string
+		if !utf8.Valid(got) || json.Unmarshal(got, &back) != nil {
+			t.Fatalf("%q encoded to %q: not valid JSON", s, got)
+		}
+	})
+}

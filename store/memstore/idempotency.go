@@ -86,11 +86,10 @@ func (t *idempotencyTable) put(item idempotencyItem) {
 	t.collided[item.key] = i
 }
 
-// items returns every record, in no particular order.
-func (t *idempotencyTable) items() []idempotencyItem {
-	out := make([]idempotencyItem, 0, t.count)
+// each calls visit with every record, in the order keys were first
+// written.
+func (t *idempotencyTable) each(visit func(idempotencyItem)) {
 	for i := uint32(0); i < t.count; i++ {
-		out = append(out, *t.slot(i))
+		visit(*t.slot(i))
 	}
-	return out
 }

@@ -39,8 +39,10 @@ func TestIdempotencyTableTellsCollidingKeysApart(t *testing.T) {
 			if tab.has("absent") {
 				t.Fatal("an absent key is found")
 			}
-			if got := len(tab.items()); got != n {
-				t.Fatalf("%d items, want %d", got, n)
+			var order []string
+			tab.each(func(item idempotencyItem) { order = append(order, item.key) })
+			if len(order) != n || order[0] != "k0" || order[n-1] != fmt.Sprintf("k%d", n-1) {
+				t.Fatalf("each visited %d records from %v, want %d in the order first written", len(order), order[:min(3, len(order))], n)
 			}
 		})
 	}

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -168,8 +167,8 @@ func (s *Store) Dump(ctx context.Context, chats []string) (store.State, error) {
 }
 
 // Walk hands the state of the given chats to v: counters, then messages
-// by chat and sequence, then idempotency records by chat and key. Each chat
-// is locked while it is read.
+// by chat and sequence, then idempotency records by chat in the order
+// their keys were first written. Each chat is locked while it is read.
 func (s *Store) Walk(ctx context.Context, chats []string, v store.StateVisitor) error {
 	for _, id := range chats {
 		c := s.lockChat(id)
@@ -186,11 +185,7 @@ func (s *Store) Walk(ctx context.Context, chats []string, v store.StateVisitor) 
 	}
 	for _, id := range chats {
 		c := s.lockChat(id)
-		items := c.idempotency.items()
-		sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
-		for _, item := range items {
-			v.Idempotency(item.record(id))
-		}
+		c.idempotency.each(func(item idempotencyItem) { v.Idempotency(item.record(id)) })
 		c.mu.Unlock()
 	}
 	return ctx.Err()
