@@ -28,6 +28,14 @@ func appendEventHead(b []byte, e *Event) []byte {
 	b = append(b, e.Kind.String()...)
 	b = append(b, `","process":`...)
 	b = strconv.AppendInt(b, int64(e.Process), 10)
+	switch e.F { // the known names need no escaping
+	case FPersist:
+		return append(b, `,"f":"persist","time":`...)
+	case FAllocate:
+		return append(b, `,"f":"allocate","time":`...)
+	case FSync:
+		return append(b, `,"f":"sync","time":`...)
+	}
 	b = append(b, `,"f":`...)
 	b = appendString(b, e.F)
 	return append(b, `,"time":`...)

@@ -7,52 +7,78 @@ import (
 	"time"
 )
 
-// recordBufferSize is how much the recorder buffers before writing. A killed
-// process loses at most this much, and leaves at most one partial line.
-const recordBufferSize = 256 << 10
-
 // Recorder appends events to a history as they happen. It is safe for
-// concurrent use: each line is stamped and encoded under one lock, so lines
-// appear in time order.
+// concurrent use, and the file's lines are in time order.
 //
-// Writes happen outside that lock: a full buffer is swapped for a spare and
-// written while other goroutines keep recording; writeMu keeps the writes in
-// order.
+// Lines go to one of recordShards buffers (by process), each stamped and
+// appended under that buffer's lock: writers on different shards never
+// contend, and each shard's lines are in time order. A flush takes every
+// shard's lines at once, holding all their locks while it swaps the
+// buffers, so every line it takes was stamped before every line it leaves
+// for the next flush; merging the shards by time then gives the file's
+// order. The merge and the write happen outside the shard locks.
 type Recorder struct {
 	w    io.Writer
 	base time.Time
 
-	mu  sync.Mutex
-	buf []byte
+	shards [recordShards]recordShard
 
-	writeMu sync.Mutex
-	spare   []byte // the buffer not being filled, when no write is in flight
-	err     error  // the first write error; later writes are skipped
+	writeMu sync.Mutex // one flush at a time; guards out and err
+	out     []byte     // the merged lines of a flush
+	err     error      // the first write error; later writes are skipped
 
 	stop      chan struct{} // closed by Close to end the flusher
 	flusherWG sync.WaitGroup
 	closeOnce sync.Once
 }
 
+const (
+	// recordShards buffers; a power of two, so a process picks one with a
+	// mask. Writers are numbered densely, so a few dozen rarely share one.
+	recordShards = 16
+	// recordShardSize is how much one shard buffers before a flush. A
+	// killed process loses at most recordShards times this, and leaves at
+	// most one partial line.
+	recordShardSize = 32 << 10
+	// recordScratch is the stack buffer a line is encoded in; longer lines
+	// (a sync returning many messages) go to the heap.
+	recordScratch = 512
+)
+
+// recordShard is one buffer of lines with the time and end of each.
+type recordShard struct {
+	mu    sync.Mutex
+	buf   []byte
+	lines []lineMark
+	// The buffers a flush hands back, swapped in at the next one.
+	spareBuf   []byte
+	spareLines []lineMark
+	_          [64]byte // keep neighbouring shards' locks off one cache line
+}
+
+// lineMark is where a line ends in its shard's buffer, and its time.
+type lineMark struct {
+	time int64
+	end  int
+}
+
 // NewRecorder writes h as the header line and returns a recorder that
 // appends to w. If flushEvery > 0, a background goroutine flushes that often,
 // so a long quiet run still reaches the file. The recorder never closes w.
 func NewRecorder(w io.Writer, h Header, flushEvery time.Duration) (*Recorder, error) {
-	buf, err := appendHeader(make([]byte, 0, recordBufferSize+recordBufferSize/4), &h)
+	header, err := appendHeader(nil, &h)
 	if err != nil {
 		return nil, err
 	}
 	// Write the header at once: a run killed early still leaves a file
 	// that identifies itself.
-	if _, err := w.Write(buf); err != nil {
+	if _, err := w.Write(header); err != nil {
 		return nil, err
 	}
-	r := &Recorder{
-		w:     w,
-		base:  time.Now(),
-		buf:   buf[:0],
-		spare: make([]byte, 0, cap(buf)),
-		stop:  make(chan struct{}),
+	r := &Recorder{w: w, base: time.Now(), stop: make(chan struct{})}
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.buf, sh.spareBuf = make([]byte, 0, recordShardSize+recordScratch), make([]byte, 0, recordShardSize+recordScratch)
 	}
 	if flushEvery > 0 {
 		r.flusherWG.Add(1)
@@ -77,64 +103,110 @@ func (r *Recorder) Record(e *Event) int64 {
 	line := appendEventHead(scratch[:0], e)
 	head := len(line)
 	line = appendEventTail(line, e)
-	r.mu.Lock()
+	sh := &r.shards[uint(e.Process)%recordShards]
+	sh.mu.Lock()
 	t := r.Now()
-	r.buf = append(r.buf, line[:head]...)
-	r.buf = strconv.AppendInt(r.buf, t, 10)
-	r.buf = append(r.buf, line[head:]...)
-	r.unlockAndMaybeWrite()
+	sh.buf = append(sh.buf, line[:head]...)
+	sh.buf = strconv.AppendInt(sh.buf, t, 10)
+	sh.buf = append(sh.buf, line[head:]...)
+	r.unlockAndMaybeFlush(sh, t)
 	e.Time = t
 	return t
 }
 
-// recordScratch is the stack buffer a line is encoded in; longer lines (a
-// sync returning many messages) go to the heap.
-const recordScratch = 512
-
 // RecordFinal appends a final line. Finals must come after every operation
-// and trace.
+// and trace; they carry no time, and are ordered by when they are recorded.
 func (r *Recorder) RecordFinal(f Final) {
 	var scratch [recordScratch]byte
 	line := appendFinal(scratch[:0], &f)
-	r.mu.Lock()
-	r.buf = append(r.buf, line...)
-	r.unlockAndMaybeWrite()
+	sh := &r.shards[0]
+	sh.mu.Lock()
+	t := r.Now()
+	sh.buf = append(sh.buf, line...)
+	r.unlockAndMaybeFlush(sh, t)
 }
 
-// unlockAndMaybeWrite releases mu, first handing the buffer to the writer if
-// it is full.
-func (r *Recorder) unlockAndMaybeWrite() {
-	if len(r.buf) < recordBufferSize {
-		r.mu.Unlock()
-		return
+// unlockAndMaybeFlush marks the line just appended, releases the shard and
+// flushes if the shard is full.
+func (r *Recorder) unlockAndMaybeFlush(sh *recordShard, t int64) {
+	sh.lines = append(sh.lines, lineMark{time: t, end: len(sh.buf)})
+	full := len(sh.buf) >= recordShardSize
+	sh.mu.Unlock()
+	if full {
+		r.flush()
 	}
-	r.writeLocked()
 }
 
-// writeLocked is called with mu held and releases it. It swaps in the spare
-// buffer and writes the full one. Taking writeMu before releasing mu keeps
-// writes in the order the lines were recorded.
-func (r *Recorder) writeLocked() {
-	if len(r.buf) == 0 {
-		r.mu.Unlock()
-		return
-	}
+// flush writes every line recorded so far, merged into time order.
+func (r *Recorder) flush() {
 	r.writeMu.Lock()
-	full := r.buf
-	r.buf = r.spare
-	r.mu.Unlock()
-	if r.err == nil {
-		_, r.err = r.w.Write(full)
+	defer r.writeMu.Unlock()
+	var taken [recordShards]struct {
+		buf   []byte
+		lines []lineMark
 	}
-	r.spare = full[:0]
-	r.writeMu.Unlock()
+	for i := range r.shards {
+		r.shards[i].mu.Lock()
+	}
+	for i := range r.shards {
+		sh := &r.shards[i]
+		taken[i].buf, taken[i].lines = sh.buf, sh.lines
+		sh.buf, sh.lines = sh.spareBuf, sh.spareLines
+		sh.spareBuf, sh.spareLines = nil, nil
+	}
+	for i := range r.shards {
+		r.shards[i].mu.Unlock()
+	}
+
+	// Merge: the shard whose next line is earliest goes next; the last
+	// shard with lines left goes whole.
+	out := r.out[:0]
+	var next, start [recordShards]int
+	active := make([]int, 0, recordShards)
+	for i := range taken {
+		if len(taken[i].lines) > 0 {
+			active = append(active, i)
+		}
+	}
+	for len(active) > 1 {
+		best := 0
+		for k := 1; k < len(active); k++ {
+			a, b := active[k], active[best]
+			if taken[a].lines[next[a]].time < taken[b].lines[next[b]].time {
+				best = k
+			}
+		}
+		i := active[best]
+		end := taken[i].lines[next[i]].end
+		out = append(out, taken[i].buf[start[i]:end]...)
+		start[i], next[i] = end, next[i]+1
+		if next[i] == len(taken[i].lines) {
+			active = append(active[:best], active[best+1:]...)
+		}
+	}
+	if len(active) == 1 {
+		i := active[0]
+		out = append(out, taken[i].buf[start[i]:]...)
+	}
+	if len(out) > 0 && r.err == nil {
+		_, r.err = r.w.Write(out)
+	}
+	r.out = out[:0]
+
+	// Hand the emptied buffers back as the next spares; writeMu keeps
+	// them ours until then.
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		sh.spareBuf, sh.spareLines = taken[i].buf[:0], taken[i].lines[:0]
+		sh.mu.Unlock()
+	}
 }
 
 // Flush writes everything recorded so far and returns the first write error.
 func (r *Recorder) Flush() error {
-	r.mu.Lock()
-	r.writeLocked()
-	r.writeMu.Lock() // waits for a write still in flight, and sees its error
+	r.flush()
+	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
 	return r.err
 }
@@ -157,7 +229,7 @@ func (r *Recorder) flushPeriodically(every time.Duration) {
 	for {
 		select {
 		case <-t.C:
-			r.Flush() // the error stays in r.err for Close to report
+			r.flush() // the error stays in r.err for Close to report
 		case <-r.stop:
 			return
 		}

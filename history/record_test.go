@@ -287,7 +287,7 @@ func TestRecorderWritesWhenBufferFills(t *testing.T) {
 	headerLen := out.Len()
 	key := strings.Repeat("k", 1000)
 	for recorded := 0; out.Len() == headerLen; recorded += 2 {
-		if recorded > 4*recordBufferSize/1000 {
+		if recorded > 4*recordShardSize/1000 {
 			t.Fatal("nothing written although the buffer overflowed")
 		}
 		rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: key})
@@ -295,7 +295,7 @@ func TestRecorderWritesWhenBufferFills(t *testing.T) {
 	}
 	// Without Flush, whole lines reached the writer, a buffer's worth.
 	written := out.String()
-	if !strings.HasSuffix(written, "\n") || len(written)-headerLen < recordBufferSize {
+	if !strings.HasSuffix(written, "\n") || len(written)-headerLen < recordShardSize {
 		t.Fatalf("wrote %d bytes, ending %q", len(written), written[max(0, len(written)-20):])
 	}
 	mustRead(t, written)
