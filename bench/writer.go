@@ -60,6 +60,7 @@ type writer struct {
 	rec      *history.Recorder
 	lat      *latencyShard
 	planner  planner
+	tracer   processTracer // for this client's own attempts (a twin has its own)
 	chats    []string // chat names by local index
 	nextPID  int
 	pid      int
@@ -74,7 +75,7 @@ type writer struct {
 func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
 	w := &writer{
 		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
-		planner: newPlanner(cfg, id), chats: chats,
+		planner: newPlanner(cfg, id), chats: chats, tracer: processTracer{rec: rec},
 		cursor: map[int]uint64{}, lastChat: -1, sender: SenderID(id),
 	}
 	w.pid = w.newPID()
@@ -149,20 +150,14 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 			w.count(func(c *Counts) { c.Retries++ })
 			intended = atSend
 		}
-		var twin sync.WaitGroup
+		var twin *sync.WaitGroup
 		if plan.Raced && attempt == 0 {
-			twinReq := req
-			twinReq.Faults = plan.TwinFaults
-			twinPID := w.newPID()
-			w.count(func(c *Counts) { c.ConcurrentDuplicates++ })
-			twin.Add(1)
-			go func() {
-				defer twin.Done()
-				w.persistOnce(ctx, twinPID, twinReq, atSend, chatIdx)
-			}()
+			twin = w.startTwin(ctx, req, plan.TwinFaults, chatIdx)
 		}
-		res := w.persistOnce(ctx, w.pid, req, intended, chatIdx)
-		twin.Wait()
+		res := w.persistOnce(ctx, &w.tracer, w.pid, req, intended, chatIdx)
+		if twin != nil {
+			twin.Wait()
+		}
 		if res == history.KindInfo {
 			w.pid = w.newPID()
 			continue
@@ -170,7 +165,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		if res == history.KindOK && plan.DuplicateAfterOK {
 			req.Faults = sequencer.FaultPlan{}
 			w.count(func(c *Counts) { c.DuplicatesSent++ })
-			if w.persistOnce(ctx, w.pid, req, atSend, chatIdx) == history.KindInfo {
+			if w.persistOnce(ctx, &w.tracer, w.pid, req, atSend, chatIdx) == history.KindInfo {
 				w.pid = w.newPID()
 			}
 		}
@@ -178,10 +173,26 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 	}
 }
 
-// persistOnce is one attempt by one process, recorded as invoke then
+// startTwin sends req with other faults from a second client (a new
+// process) at the same time, as ADR-004's race; wait on the result.
+func (w *writer) startTwin(ctx context.Context, req sequencer.Request, faults sequencer.FaultPlan, chatIdx int) *sync.WaitGroup {
+	req.Faults = faults
+	pid := w.newPID()
+	w.count(func(c *Counts) { c.ConcurrentDuplicates++ })
+	var twin sync.WaitGroup
+	twin.Add(1)
+	go func() {
+		defer twin.Done()
+		w.persistOnce(ctx, &processTracer{rec: w.rec}, pid, req, atSend, chatIdx)
+	}()
+	return &twin
+}
+
+// persistOnce is one attempt by process pid, recorded as invoke then
 // ok/fail/info, returning the completion kind. The attempt counts as sent
-// when its invoke is stamped.
-func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request, intended int64, chatIdx int) history.Kind {
+// when its invoke is stamped. tr is the process's tracer, not shared with
+// an attempt running at the same time.
+func (w *writer) persistOnce(ctx context.Context, tr *processTracer, pid int, req sequencer.Request, intended int64, chatIdx int) history.Kind {
 	sent := w.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat,
 		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
@@ -189,8 +200,8 @@ func (w *writer) persistOnce(ctx context.Context, pid int, req sequencer.Request
 	if intended == atSend {
 		intended = sent
 	}
-	tr := processTracer{rec: w.rec, process: pid}
-	out, err := w.target.Persist(ctx, req, &tr)
+	tr.process = pid
+	out, err := w.target.Persist(ctx, req, tr)
 	done := w.rec.Now()
 
 	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
