@@ -61,7 +61,7 @@ type writer struct {
 	lat      *latencyShard
 	planner  planner
 	tracer   processTracer // for this client's own attempts (a twin has its own)
-	chats    []string // chat names by local index
+	chats    []string      // chat names by local index
 	nextPID  int
 	pid      int
 	cursor   map[int]uint64 // chat index -> last sequence this client saw
