@@ -27,6 +27,7 @@ type OpPlan struct {
 	DuplicateAfterOK bool // the key is sent again after its ACK
 	ReuseKey         bool // send with this client's previous key but other content
 	TwinFaults       sequencer.FaultPlan
+	content          string // contentPrefix + Key
 	attempts         *rand.Rand
 	rates            FaultRates
 }
@@ -62,7 +63,9 @@ func newPlanner(cfg *Config, writer int) planner {
 func (pl *planner) plan(op int) OpPlan {
 	cfg, r := pl.cfg, pl.r
 	pl.src.Seed(opSeed(cfg.Seed, pl.writer, op))
-	p := OpPlan{Sync: r.Float64() < cfg.SyncRatio, Key: messageKey(pl.writer, op), rates: cfg.Faults}
+	p := OpPlan{Sync: r.Float64() < cfg.SyncRatio, rates: cfg.Faults}
+	p.content = messageContent(pl.writer, op)
+	p.Key = p.content[len(contentPrefix):]
 	if pl.zipf != nil {
 		p.Chat = int(pl.zipf.Uint64())
 	} else {
@@ -82,6 +85,11 @@ func (pl *planner) plan(op int) OpPlan {
 func (p *OpPlan) AttemptFaults() sequencer.FaultPlan { return drawFaults(p.attempts, p.rates) }
 
 func drawFaults(r *rand.Rand, f FaultRates) sequencer.FaultPlan {
+	if f == (FaultRates{}) {
+		// Nothing can fire; skipping the draws changes no decision, as
+		// every later draw of the operation skips too.
+		return sequencer.FaultPlan{}
+	}
 	p := sequencer.FaultPlan{
 		StaleIdempotencyRead: r.Float64() < f.StaleRead,
 		CrashAfterAllocate:   r.Float64() < f.CrashAfterAllocate,
@@ -104,8 +112,19 @@ func chatID(prefix string, i int) string { return fmt.Sprintf("%s%04d", prefix, 
 // SenderID names writer w's user; every writer is a member of every chat.
 func SenderID(w int) string { return "user-" + strconv.Itoa(w) }
 
-func messageKey(writer, op int) string {
-	return "w" + strconv.Itoa(writer) + "-m" + strconv.Itoa(op)
+// contentPrefix starts the content of every planned message; its key
+// follows, so one string holds both.
+const contentPrefix = "message "
+
+// messageContent is contentPrefix and the key of writer's op-th message,
+// "w<writer>-m<op>", in one allocation.
+func messageContent(writer, op int) string {
+	var buf [64]byte
+	b := append(buf[:0], contentPrefix+"w"...)
+	b = strconv.AppendInt(b, int64(writer), 10)
+	b = append(b, "-m"...)
+	b = strconv.AppendInt(b, int64(op), 10)
+	return string(b)
 }
 
 // payloadHash is FNV-1a over content, computed in place (hash.Hash would

@@ -126,7 +126,7 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 // send delivers one logical message: first attempt, retries with the same
 // key while the outcome is unknown, and the configured duplicates.
 func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
-	chatIdx, key, content := plan.Chat, plan.Key, "message "+plan.Key
+	chatIdx, key, content := plan.Chat, plan.Key, plan.content
 	if plan.ReuseKey && w.lastKey != "" {
 		// A client bug: an old key with new content.
 		chatIdx, key, content = w.lastChat, w.lastKey, "other content under "+w.lastKey
