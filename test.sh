@@ -35,3 +35,5 @@ echo "== fuzz the parsers"
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 20s ./history/
 # -fuzzminimizetime keeps the fuzzer fuzzing rather than minimising.
 go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 20s -fuzzminimizetime 100x ./scenarios/
+# The JSON string encoder's word-at-a-time scan against its byte loop.
+go test -run '^$' -fuzz '^FuzzAppend$' -fuzztime 10s ./internal/jsonstr/
