@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
+	"github.com/chatseq/chatseq/internal/closers"
 	"github.com/chatseq/chatseq/store"
 	"github.com/chatseq/chatseq/store/dynamostore"
 	"github.com/chatseq/chatseq/store/memstore"
@@ -38,19 +39,11 @@ type Opened struct {
 	Fresh bool
 	// Describe names the store for reports, never with credentials.
 	Describe string
-	close    []func() error
+	cleanups closers.Stack
 }
 
 // Close releases the store and anything started for it.
-func (o *Opened) Close() error {
-	var first error
-	for i := len(o.close) - 1; i >= 0; i-- {
-		if err := o.close[i](); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
+func (o *Opened) Close() error { return o.cleanups.Close() }
 
 // Validate names a bad option.
 func (o Options) Validate() error {
@@ -102,7 +95,8 @@ func openLocal(ctx context.Context, o Options) (*Opened, error) {
 	if err != nil {
 		return nil, err
 	}
-	opened := &Opened{Fresh: true, Describe: "DynamoDB Local at " + srv.Endpoint(), close: []func() error{srv.Stop}}
+	opened := &Opened{Fresh: true, Describe: "DynamoDB Local at " + srv.Endpoint()}
+	opened.cleanups.Push(srv.Stop)
 	client, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: srv.Endpoint(), MaxAttempts: o.MaxAttempts})
 	if err != nil {
 		opened.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/closers"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
 )
@@ -28,22 +29,14 @@ type Opened struct {
 	Fresh    bool             // started empty, so chat ids need no run prefix
 	Contract history.Contract // what the design promises
 	Topic    string           // the Kafka topic it publishes to
-	closers  []func() error
+	cleanups closers.Stack
 }
 
 // OnClose adds cleanup to run when the target is closed, last first.
-func (o *Opened) OnClose(f func() error) { o.closers = append(o.closers, f) }
+func (o *Opened) OnClose(f func() error) { o.cleanups.Push(f) }
 
 // Close releases what opening the target started.
-func (o *Opened) Close() error {
-	var first error
-	for i := len(o.closers) - 1; i >= 0; i-- {
-		if err := o.closers[i](); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
+func (o *Opened) Close() error { return o.cleanups.Close() }
 
 // Opener opens one kind of target.
 type Opener func(ctx context.Context, opts Options) (*Opened, error)
