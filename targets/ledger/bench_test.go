@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/checker/checkertest"
 )
 
 // The ledger keeps its contract (gapless, key reuse rejected) through
@@ -20,9 +21,9 @@ func TestLedgerPassesItsContractUnderFaults(t *testing.T) {
 		{Kind: bench.StoreLatency, At: 1600 * time.Millisecond, For: 200 * time.Millisecond, Latency: 2 * time.Millisecond},
 	}
 	res, rep, counts := runAndCheck(t, cfg, testConfig())
-	requireValid(t, rep)
+	checkertest.RequireValid(t, rep)
 	for _, name := range []string{checker.NameGapless, checker.NameKeyReuse, checker.NameIdempotencyGuarantee} {
-		if r := verdictOf(t, rep, name); r.Status != checker.Pass {
+		if r := checkertest.Verdict(t, rep, name); r.Status != checker.Pass {
 			t.Errorf("%s: %s %s", name, r.Status, r.Detail)
 		}
 	}
@@ -43,7 +44,7 @@ func TestBrokenVariantsAreCaught(t *testing.T) {
 			cfg.Variant = variantOf(v.Variant)
 			cfg.ReuseKey = 0.02
 			_, rep, counts := runAndCheck(t, cfg, testConfig())
-			r := verdictOf(t, rep, v.CaughtBy)
+			r := checkertest.Verdict(t, rep, v.CaughtBy)
 			if r.Status != checker.Fail {
 				t.Fatalf("%s: %s is %s (%s), want fail; faults %+v", v.Variant, v.CaughtBy, r.Status, r.Detail, counts)
 			}

@@ -2,9 +2,7 @@ package ledger
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -64,29 +62,6 @@ type countingTarget struct {
 func (c *countingTarget) Close() error {
 	*c.counts = c.target.Faults()
 	return c.target.Close()
-}
-
-func verdictOf(t *testing.T, rep checker.Report, name string) checker.Result {
-	t.Helper()
-	r, ok := rep.Result(name)
-	if !ok {
-		t.Fatalf("no %s in the report", name)
-	}
-	return r
-}
-
-func requireValid(t *testing.T, rep checker.Report) {
-	t.Helper()
-	if rep.Valid != nil && *rep.Valid {
-		return
-	}
-	var bad []string
-	for _, r := range rep.Invariants {
-		if r.Status != checker.Pass {
-			bad = append(bad, fmt.Sprintf("%s %s: %s (lines %v)", r.Name, r.Status, r.Detail, r.Lines))
-		}
-	}
-	t.Fatalf("history not valid:\n%s\nwarnings: %v", strings.Join(bad, "\n"), rep.Warnings)
 }
 
 // variantOf passes a target variant through the runner's Variant field.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/checker/checkertest"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -27,7 +28,7 @@ func TestDesignPassesItsContractUnderFaults(t *testing.T) {
 	// A quarter of the relay passes crash: the seeded draws put a crash
 	// among the first few passes, however slow the run.
 	res, rep, h := runAndCheck(t, cfg, Config{RelayCrash: 0.25})
-	requireValid(t, rep)
+	checkertest.RequireValid(t, rep)
 
 	if res.Counts.PersistOK == 0 || res.Persisted == 0 {
 		t.Fatalf("nothing persisted: %+v", res.Counts)
@@ -48,7 +49,7 @@ func TestDesignPassesItsContractUnderFaults(t *testing.T) {
 	}
 	// Sequences taken before BEGIN leave gaps when the transaction does
 	// not commit: the contract allows them, the gap check explains them.
-	if r := result(t, rep, checker.NameGapIsAllocation); r.Status != checker.Pass {
+	if r := checkertest.Verdict(t, rep, checker.NameGapIsAllocation); r.Status != checker.Pass {
 		t.Errorf("gaps unexplained: %s", r.Detail)
 	}
 	if rep.Stats.Gaps == 0 {
@@ -69,7 +70,7 @@ func TestBrokenVariantsAreCaught(t *testing.T) {
 			cfg.Timed = []bench.TimedFault{{Kind: bench.KafkaOutage, At: 300 * time.Millisecond, For: 300 * time.Millisecond}}
 			cfg.Faults.CrashAfterPersist = 0.05
 			_, rep, _ := runAndCheck(t, cfg, Config{RelayCrash: 0.1})
-			r := result(t, rep, v.CaughtBy)
+			r := checkertest.Verdict(t, rep, v.CaughtBy)
 			if r.Status != checker.Fail {
 				t.Fatalf("%s: %s is %s (%s), want fail", v.Variant, v.CaughtBy, r.Status, r.Detail)
 			}
@@ -85,8 +86,8 @@ func TestSequenceInTxIsGapless(t *testing.T) {
 	cfg.Variant = variantOf(SequenceInTx)
 	cfg.Contract.Gaps = "forbidden"
 	_, rep, _ := runAndCheck(t, cfg, Config{RelayCrash: 0.02})
-	requireValid(t, rep)
-	if r := result(t, rep, checker.NameGapless); r.Status != checker.Pass {
+	checkertest.RequireValid(t, rep)
+	if r := checkertest.Verdict(t, rep, checker.NameGapless); r.Status != checker.Pass {
 		t.Fatalf("gapless: %s %s", r.Status, r.Detail)
 	}
 }

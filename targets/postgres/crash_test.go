@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatseq/chatseq/checker/checkertest"
 	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
 	"github.com/chatseq/chatseq/history"
 )
@@ -31,7 +32,7 @@ func TestRealDatabaseCrashMidRun(t *testing.T) {
 	if err := <-crashed; err != nil {
 		t.Fatalf("crashing the database: %v", err)
 	}
-	requireValid(t, rep)
+	checkertest.RequireValid(t, rep)
 	failed := 0
 	for _, e := range h.Events {
 		if e.Kind == history.KindFail || e.Kind == history.KindInfo {

@@ -74,31 +74,6 @@ func runAndCheck(t *testing.T, cfg bench.Config, tc Config) (*bench.Result, chec
 	return res, checker.Check(h, checker.Options{}), h
 }
 
-// result returns the named invariant's verdict.
-func result(t *testing.T, rep checker.Report, name string) checker.Result {
-	t.Helper()
-	r, ok := rep.Result(name)
-	if !ok {
-		t.Fatalf("no %s in the report", name)
-	}
-	return r
-}
-
-// requireValid fails with every invariant that did not pass.
-func requireValid(t *testing.T, rep checker.Report) {
-	t.Helper()
-	if rep.Valid != nil && *rep.Valid {
-		return
-	}
-	var bad []string
-	for _, r := range rep.Invariants {
-		if r.Status != checker.Pass {
-			bad = append(bad, fmt.Sprintf("%s %s: %s (lines %v)", r.Name, r.Status, r.Detail, r.Lines))
-		}
-	}
-	t.Fatalf("history not valid:\n%s\nwarnings: %v", strings.Join(bad, "\n"), rep.Warnings)
-}
-
 // topicOrder counts, per chat and partition in offset order, events with a
 // lower sequence than the event before them, and duplicate events.
 func topicOrder(h *history.History) (inversions, duplicates int) {

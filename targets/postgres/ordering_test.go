@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/checker/checkertest"
 )
 
 // §5 claims strict per-conversation ordering for consumers "because
@@ -20,7 +21,7 @@ func TestOrderingClaimFailsUnderConcurrentSenders(t *testing.T) {
 	cfg.Faults = noFaults()
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = 0, 0
 	_, rep, h := runAndCheck(t, cfg, Config{RelayCrash: 0})
-	requireValid(t, rep)
+	checkertest.RequireValid(t, rep)
 	inversions, dups := topicOrder(h)
 	if dups != 0 {
 		t.Fatalf("%d duplicate events without relay crashes or Kafka failures", dups)
@@ -45,14 +46,14 @@ func TestSequenceInTxPublishesInOrder(t *testing.T) {
 	cfg.Variant = variantOf(SequenceInTx)
 	cfg.Contract.Gaps = "forbidden"
 	_, rep, h := runAndCheck(t, cfg, Config{RelayCrash: 0})
-	requireValid(t, rep)
+	checkertest.RequireValid(t, rep)
 	if inversions, dups := topicOrder(h); inversions != 0 || dups != 0 {
 		t.Fatalf("%d inversions and %d duplicates on the topic, want none", inversions, dups)
 	}
 	if rep.Stats.LateCommits != 0 {
 		t.Errorf("%d late commits below a sync cursor, want none", rep.Stats.LateCommits)
 	}
-	if r := result(t, rep, checker.NameEventCompleteness); r.Status != checker.Pass {
+	if r := checkertest.Verdict(t, rep, checker.NameEventCompleteness); r.Status != checker.Pass {
 		t.Fatalf("event_completeness %s: %s", r.Status, r.Detail)
 	}
 }
