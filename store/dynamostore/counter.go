@@ -19,12 +19,16 @@ const maxCreateChatMembers = 99
 // TransactWriteItems (ADR-004 §9), the counter put conditional on
 // attribute_not_exists(chat_id) so a second call changes nothing and returns
 // store.ErrChatExists.
+//
+// More members than fit beside the counter in one transaction (99) cannot
+// be written atomically; createLargeChat writes them first and the counter
+// last, so the chat exists only once every member is in.
 func (s *Store) CreateChat(ctx context.Context, chat string, members []string) error {
 	members = distinct(members) // DynamoDB rejects two operations on one item
-	if len(members) > maxCreateChatMembers {
-		return fmt.Errorf("dynamostore: CreateChat: %d members, at most %d fit in one transaction", len(members), maxCreateChatMembers)
-	}
 	now := stamp(s.now())
+	if len(members) > maxCreateChatMembers {
+		return s.createLargeChat(ctx, chat, members, now)
+	}
 	items := make([]types.TransactWriteItem, 0, 1+len(members))
 	items = append(items, types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(s.tables.Counters),

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/chatseq/chatseq/store"
 )
@@ -10,6 +11,7 @@ func chatTests() []conformanceTest {
 	return []conformanceTest{
 		{"CreateChat/CounterAtZeroAndMembers", testCreateChat},
 		{"CreateChat/SecondCallFailsAndChangesNothing", testCreateChatTwice},
+		{"CreateChat/MoreMembersThanOneTransactionHolds", testCreateLargeChat},
 		{"IsMember/PerChatAndUser", testIsMember},
 	}
 }
@@ -64,6 +66,39 @@ func testCreateChatTwice(c *checker) {
 	c.must(err, "IsMember")
 	if !ok {
 		c.failf("after a failed second CreateChat: alice is no longer a member")
+	}
+}
+
+// A chat of 150 members (more than DynamoDB's 100-item transaction holds)
+// is created whole, and a second call still changes nothing.
+func testCreateLargeChat(c *checker) {
+	chat := c.chat("large")
+	members, others := make([]string, 150), make([]string, 150)
+	for i := range members {
+		members[i], others[i] = fmt.Sprintf("member-%03d", i), fmt.Sprintf("other-%03d", i)
+	}
+	c.must(c.s.CreateChat(c.ctx, chat, members), "CreateChat with 150 members")
+	got, err := c.s.GetCounter(c.ctx, chat, true)
+	c.must(err, "GetCounter")
+	if got != (store.Counter{Chat: chat, Value: 0}) {
+		c.failf("after CreateChat(%q, 150 members): counter = %+v, want value 0, present", chat, got)
+	}
+	for _, user := range []string{members[0], members[98], members[99], members[149]} {
+		ok, err := c.s.IsMember(c.ctx, chat, user)
+		c.must(err, "IsMember")
+		if !ok {
+			c.failf("after CreateChat(%q, 150 members): IsMember(%q) = false, want true", chat, user)
+		}
+	}
+	if err := c.s.CreateChat(c.ctx, chat, others); !errors.Is(err, store.ErrChatExists) {
+		c.failf("second CreateChat(%q, 150 other members) error = %v, want ErrChatExists", chat, err)
+	}
+	for _, user := range []string{others[0], others[149]} {
+		ok, err := c.s.IsMember(c.ctx, chat, user)
+		c.must(err, "IsMember")
+		if ok {
+			c.failf("after a failed second CreateChat(%q): %s is a member; it must write nothing", chat, user)
+		}
 	}
 }
 
