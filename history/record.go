@@ -16,7 +16,10 @@ import (
 // shard's lines at once, holding all their locks while it swaps the
 // buffers, so every line it takes was stamped before every line it leaves
 // for the next flush; merging the shards by time then gives the file's
-// order. The merge and the write happen outside the shard locks.
+// order. The merge and the write happen outside the shard locks, in a
+// background goroutine: a writer whose line fills a shard only wakes it,
+// so no operation's measured latency carries a file write (unless the
+// flusher falls far behind; then the writer flushes itself).
 type Recorder struct {
 	w    io.Writer
 	base time.Time
@@ -27,6 +30,7 @@ type Recorder struct {
 	out     []byte     // the merged lines of a flush
 	err     error      // the first write error; later writes are skipped
 
+	kick      chan struct{} // wakes the flusher when a shard is full
 	stop      chan struct{} // closed by Close to end the flusher
 	flusherWG sync.WaitGroup
 	closeOnce sync.Once
@@ -36,10 +40,13 @@ const (
 	// recordShards buffers; a power of two, so a process picks one with a
 	// mask. Writers are numbered densely, so a few dozen rarely share one.
 	recordShards = 16
-	// recordShardSize is how much one shard buffers before a flush. A
-	// killed process loses at most recordShards times this, and leaves at
-	// most one partial line.
-	recordShardSize = 32 << 10
+	// recordShardSize is how much one shard buffers before it wakes the
+	// flusher; at recordShardLimit the writer flushes itself. A killed
+	// process loses what was not flushed (at most recordShards times the
+	// limit, normally a shard's size per shard) and leaves at most one
+	// partial line.
+	recordShardSize  = 32 << 10
+	recordShardLimit = 8 * recordShardSize
 	// recordScratch is the stack buffer a line is encoded in; longer lines
 	// (a sync returning many messages) go to the heap.
 	recordScratch = 512
@@ -63,8 +70,9 @@ type lineMark struct {
 }
 
 // NewRecorder writes h as the header line and returns a recorder that
-// appends to w. If flushEvery > 0, a background goroutine flushes that often,
-// so a long quiet run still reaches the file. The recorder never closes w.
+// appends to w. Its background flusher writes when buffers fill and, if
+// flushEvery > 0, that often, so a long quiet run still reaches the file.
+// Close ends it. The recorder never closes w.
 func NewRecorder(w io.Writer, h Header, flushEvery time.Duration) (*Recorder, error) {
 	header, err := appendHeader(nil, &h)
 	if err != nil {
@@ -75,15 +83,13 @@ func NewRecorder(w io.Writer, h Header, flushEvery time.Duration) (*Recorder, er
 	if _, err := w.Write(header); err != nil {
 		return nil, err
 	}
-	r := &Recorder{w: w, base: time.Now(), stop: make(chan struct{})}
+	r := &Recorder{w: w, base: time.Now(), kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.buf, sh.spareBuf = make([]byte, 0, recordShardSize+recordScratch), make([]byte, 0, recordShardSize+recordScratch)
 	}
-	if flushEvery > 0 {
-		r.flusherWG.Add(1)
-		go r.flushPeriodically(flushEvery)
-	}
+	r.flusherWG.Add(1)
+	go r.flushInBackground(flushEvery)
 	return r, nil
 }
 
@@ -126,14 +132,21 @@ func (r *Recorder) RecordFinal(f Final) {
 	r.unlockAndMaybeFlush(sh, t)
 }
 
-// unlockAndMaybeFlush marks the line just appended, releases the shard and
-// flushes if the shard is full.
+// unlockAndMaybeFlush marks the line just appended, releases the shard and,
+// if the shard is full, wakes the flusher, or flushes here if the flusher
+// is far behind.
 func (r *Recorder) unlockAndMaybeFlush(sh *recordShard, t int64) {
 	sh.lines = append(sh.lines, lineMark{time: t, end: len(sh.buf)})
-	full := len(sh.buf) >= recordShardSize
+	n := len(sh.buf)
 	sh.mu.Unlock()
-	if full {
+	switch {
+	case n >= recordShardLimit:
 		r.flush()
+	case n >= recordShardSize:
+		select {
+		case r.kick <- struct{}{}:
+		default: // already woken
+		}
 	}
 }
 
@@ -222,16 +235,21 @@ func (r *Recorder) Close() error {
 	return r.Flush()
 }
 
-func (r *Recorder) flushPeriodically(every time.Duration) {
+func (r *Recorder) flushInBackground(every time.Duration) {
 	defer r.flusherWG.Done()
-	t := time.NewTicker(every)
-	defer t.Stop()
+	var tick <-chan time.Time
+	if every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
-		case <-t.C:
-			r.flush() // the error stays in r.err for Close to report
+		case <-tick:
+		case <-r.kick:
 		case <-r.stop:
 			return
 		}
+		r.flush() // the error stays in r.err for Close to report
 	}
 }
