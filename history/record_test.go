@@ -280,20 +280,25 @@ func TestRecorderFlushesInTheBackground(t *testing.T) {
 
 func TestRecorderWritesWhenBufferFills(t *testing.T) {
 	var out lockedBuffer
-	rec, err := NewRecorder(&out, Header{}, 0)
+	rec, err := NewRecorder(&out, Header{}, 0) // no periodic flush
 	if err != nil {
 		t.Fatal(err)
 	}
 	headerLen := out.Len()
 	key := strings.Repeat("k", 1000)
-	for recorded := 0; out.Len() == headerLen; recorded += 2 {
-		if recorded > 4*recordShardSize/1000 {
-			t.Fatal("nothing written although the buffer overflowed")
-		}
+	for pairs := 0; pairs < recordShardSize/1000+2; pairs++ { // each pair is over 1000 bytes
 		rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: key})
 		rec.Record(&Event{Kind: KindFail, Process: 1, F: FPersist})
 	}
-	// Without Flush, whole lines reached the writer, a buffer's worth.
+	// Without Flush, the full shard wakes the flusher, which writes whole
+	// lines, at least a shard's worth.
+	deadline := time.Now().Add(5 * time.Second)
+	for out.Len() == headerLen {
+		if time.Now().After(deadline) {
+			t.Fatal("nothing written although a shard overflowed")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	written := out.String()
 	if !strings.HasSuffix(written, "\n") || len(written)-headerLen < recordShardSize {
 		t.Fatalf("wrote %d bytes, ending %q", len(written), written[max(0, len(written)-20):])
@@ -391,5 +396,72 @@ func TestRecordDoesNotAllocate(t *testing.T) {
 	rec.Record(&e) // warm up
 	if n := testing.AllocsPerRun(1000, func() { rec.Record(&e) }); n != 0 {
 		t.Errorf("Record allocates %.1f times per call", n)
+	}
+}
+
+// blockingWriter holds every write until released.
+type blockingWriter struct {
+	lockedBuffer
+	release chan struct{}
+	writing chan struct{} // a write has started
+}
+
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	select {
+	case w.writing <- struct{}{}:
+	default:
+	}
+	<-w.release
+	return w.lockedBuffer.Write(p)
+}
+
+// A line that fills a shard wakes the flusher and returns: recording goes
+// on while the file write is stuck, until the flusher is far behind, and
+// every line reaches the file in order once the write completes.
+func TestRecordDoesNotWaitForTheFile(t *testing.T) {
+	w := &blockingWriter{release: make(chan struct{}), writing: make(chan struct{}, 1)}
+	close(w.release) // the header goes through
+	rec, err := NewRecorder(w, Header{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.release = make(chan struct{})
+	key := strings.Repeat("k", 200)
+	lines := 0
+	record := func(n int) { // n pairs of about 240 bytes
+		for range n {
+			rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: key})
+			rec.Record(&Event{Kind: KindFail, Process: 1, F: FPersist})
+			lines += 2
+		}
+	}
+	// Past a shard's size the flusher wakes and gets stuck in Write;
+	// recording goes on up to the limit without waiting for it.
+	filled, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		record(recordShardSize/200 + 10)
+		close(filled)
+		<-w.writing
+		record(2 * recordShardSize / 200)
+		close(done)
+	}()
+	for _, step := range []struct {
+		ch   chan struct{}
+		what string
+	}{{filled, "filling a shard"}, {done, "recording while the write is stuck"}} {
+		select {
+		case <-step.ch:
+		case <-time.After(10 * time.Second):
+			close(w.release) // let the test end
+			t.Fatalf("%s waited for the file", step.what)
+		}
+	}
+	close(w.release)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h := mustRead(t, w.String())
+	if len(h.Events) != lines {
+		t.Fatalf("%d events in the file, %d recorded", len(h.Events), lines)
 	}
 }
