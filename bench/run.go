@@ -84,6 +84,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	if err != nil {
 		return nil, err
 	}
+	defer rec.Close() // on an error return: what was recorded reaches the file
 
 	var startOffsets map[int32]int64
 	if pub != nil {

@@ -87,10 +87,12 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 	}
 	defer f.Close()
 	buf := bufio.NewWriterSize(f, 1<<20)
+	defer buf.Flush() // after the recorder's deferred Close, before the file's
 	rec, err := history.NewRecorder(buf, header(cfg, proc), 200*time.Millisecond)
 	if err != nil {
 		return nil, fmt.Errorf("drill: history: %w", err)
 	}
+	defer rec.Close() // on an error return: what was recorded reaches the file
 
 	ru := &run{
 		cfg: cfg, proc: proc, st: st, hold: hold, gate: newGate(),
