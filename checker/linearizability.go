@@ -219,20 +219,24 @@ func (x *index) linKindOf(o int32, reject bool) linKind {
 func (x *index) linearizabilityHistory(c int32, con history.Contract) (*model, []porcupine.Operation) {
 	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1}
 	lo, hi := span(x.opChatSpan, c)
-	ids := map[string]int32{}
-	intern := func(s string) int32 {
+	// Message ids and payload hashes become small numbers, each kind its
+	// own (they are never compared with each other); 0 is "none".
+	ids, hashes := map[string]int32{}, map[string]int32{}
+	internIn := func(table map[string]int32, s string) int32 {
 		if s == "" {
 			return 0
 		}
-		if id, ok := ids[s]; ok {
+		if id, ok := table[s]; ok {
 			return id
 		}
-		id := int32(len(ids) + 1)
-		ids[s] = id
+		id := int32(len(table) + 1)
+		table[s] = id
 		return id
 	}
+	intern := func(s string) int32 { return internIn(ids, s) }
 	clients := map[int]int{}
-	var ops []porcupine.Operation
+	ops := make([]porcupine.Operation, 0, hi-lo)
+	m.ops = make([]linOp, 0, hi-lo)
 	for _, o := range x.opsByChat[lo:hi] {
 		kind := x.linKindOf(o, m.reject)
 		if kind == 0 {
@@ -261,7 +265,7 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract) (*model, [
 			}
 		}
 		if kind != lSync && inv.PayloadHash != "" {
-			lop.hash = intern("payload:" + inv.PayloadHash)
+			lop.hash = internIn(hashes, inv.PayloadHash)
 		}
 		cl, ok := clients[inv.Process]
 		if !ok {
