@@ -52,6 +52,20 @@ func stamp(t time.Time) types.AttributeValue { return str(t.UTC().Format(timeLay
 
 func counterKey(chat string) item { return item{attrChatID: str(chat)} }
 
+// counterItem is a whole counter item at value, created and updated now.
+func counterItem(chat string, value uint64, now types.AttributeValue) item {
+	return item{
+		attrChatID:          str(chat),
+		attrSequenceCounter: num(value),
+		attrCreatedAt:       now,
+		attrUpdatedAt:       now,
+	}
+}
+
+func membershipItem(chat, user string, now types.AttributeValue) item {
+	return item{attrChatID: str(chat), attrUserID: str(user), attrJoinedAt: now}
+}
+
 func messageItem(m store.Message) item {
 	return item{
 		attrChatID:          str(m.Chat),

@@ -31,23 +31,14 @@ func (s *Store) CreateChat(ctx context.Context, chat string, members []string) e
 	}
 	items := make([]types.TransactWriteItem, 0, 1+len(members))
 	items = append(items, types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.tables.Counters),
-		Item: item{
-			attrChatID:          str(chat),
-			attrSequenceCounter: num(0),
-			attrCreatedAt:       now,
-			attrUpdatedAt:       now,
-		},
+		TableName:           aws.String(s.tables.Counters),
+		Item:                counterItem(chat, 0, now),
 		ConditionExpression: aws.String("attribute_not_exists(chat_id)"),
 	}})
 	for _, user := range members {
 		items = append(items, types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(s.tables.Memberships),
-			Item: item{
-				attrChatID:   str(chat),
-				attrUserID:   str(user),
-				attrJoinedAt: now,
-			},
+			Item:      membershipItem(chat, user, now),
 		}})
 	}
 	_, err := s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -108,12 +99,7 @@ func (s *Store) PutCounter(ctx context.Context, c store.Counter, cond store.Cond
 	now := stamp(s.now())
 	in := &dynamodb.PutItemInput{
 		TableName: aws.String(s.tables.Counters),
-		Item: item{
-			attrChatID:          str(c.Chat),
-			attrSequenceCounter: num(c.Value),
-			attrCreatedAt:       now,
-			attrUpdatedAt:       now,
-		},
+		Item:      counterItem(c.Chat, c.Value, now),
 	}
 	switch cond {
 	case store.Unconditional:

@@ -2,7 +2,6 @@ package dynamostore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -41,18 +40,15 @@ func (s *Store) createLargeChat(ctx context.Context, chat string, members []stri
 			return err
 		}
 	}
+	// A conditional put: retried only when it certainly did not apply, or
+	// a retry could fail on its own first write and report the chat as
+	// someone else's.
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.tables.Counters),
-		Item: item{
-			attrChatID:          str(chat),
-			attrSequenceCounter: num(0),
-			attrCreatedAt:       now,
-			attrUpdatedAt:       now,
-		},
+		TableName:           aws.String(s.tables.Counters),
+		Item:                counterItem(chat, 0, now),
 		ConditionExpression: aws.String("attribute_not_exists(chat_id)"),
-	})
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
+	}, retryOnlyNotApplied)
+	if isConditionFailed(err) {
 		return store.ErrChatExists
 	}
 	return classify("CreateChat", err)
@@ -63,11 +59,7 @@ func (s *Store) createLargeChat(ctx context.Context, chat string, members []stri
 func (s *Store) putMemberships(ctx context.Context, chat string, users []string, now types.AttributeValue) error {
 	requests := make([]types.WriteRequest, len(users))
 	for i, user := range users {
-		requests[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item{
-			attrChatID:   str(chat),
-			attrUserID:   str(user),
-			attrJoinedAt: now,
-		}}}
+		requests[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: membershipItem(chat, user, now)}}
 	}
 	pending := map[string][]types.WriteRequest{s.tables.Memberships: requests}
 	wait := batchWriteBackoff
