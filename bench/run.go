@@ -249,11 +249,6 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 	wg.Wait()
 }
 
-// stateWalker is a target that streams its final state (store.Walker).
-type stateWalker interface {
-	Walk(ctx context.Context, chats []string, v store.StateVisitor) error
-}
-
 func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {
 	v := store.StateVisitor{
 		Counter: func(c store.Counter) {
@@ -268,16 +263,7 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 			rec.RecordFinal(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
 		},
 	}
-	var err error
-	if w, ok := t.(stateWalker); ok {
-		err = w.Walk(ctx, chats, v)
-	} else {
-		var state store.State
-		if state, err = t.Dump(ctx, chats); err == nil {
-			state.Visit(v)
-		}
-	}
-	if err != nil {
+	if err := store.Walk(ctx, t, chats, v); err != nil {
 		return fmt.Errorf("reading final state: %w", err)
 	}
 	return nil

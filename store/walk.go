@@ -17,13 +17,19 @@ type Walker interface {
 	Walk(ctx context.Context, chats []string, v StateVisitor) error
 }
 
-// Walk streams the state of chats from st, through Walk when st has it
+// Dumper reads the final state of some chats: a Store, or anything built
+// on one (a bench target).
+type Dumper interface {
+	Dump(ctx context.Context, chats []string) (State, error)
+}
+
+// Walk streams the state of chats from d, through Walk when d is a Walker
 // and from Dump otherwise.
-func Walk(ctx context.Context, st Store, chats []string, v StateVisitor) error {
-	if w, ok := st.(Walker); ok {
+func Walk(ctx context.Context, d Dumper, chats []string, v StateVisitor) error {
+	if w, ok := d.(Walker); ok {
 		return w.Walk(ctx, chats, v)
 	}
-	state, err := st.Dump(ctx, chats)
+	state, err := d.Dump(ctx, chats)
 	if err != nil {
 		return err
 	}
