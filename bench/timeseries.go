@@ -109,11 +109,21 @@ func (s *series) at(i int) *intervalData {
 	return s.intervals[i]
 }
 
-// record adds one operation's step values and counts at time now; the
-// shard's lock is held. An operation from an interval the shard already
-// left (a writer that read the clock just before another crossed the
-// boundary) goes straight to the series.
+// record adds one operation's step values (0: the step did not run) and
+// counts at time now; the shard's lock is held.
 func (sh *intervalShard) record(now int64, values [stepCount]int64, op opCounts) {
+	sh.apply(now, &values, func(c *Counts) { c.addOp(op) })
+}
+
+// count applies a writer's count update at time now; the shard's lock is
+// held.
+func (sh *intervalShard) count(now int64, f func(*Counts)) { sh.apply(now, nil, f) }
+
+// apply records values (if any) and applies f to the counts of the
+// interval now falls in. An update from an interval the shard already left
+// (a writer that read the clock just before another crossed the boundary)
+// goes straight to the series.
+func (sh *intervalShard) apply(now int64, values *[stepCount]int64, f func(*Counts)) {
 	i := sh.series.indexAt(now)
 	if i < 0 {
 		return
@@ -122,49 +132,30 @@ func (sh *intervalShard) record(now int64, values [stepCount]int64, op opCounts)
 		s := sh.series
 		s.mu.Lock()
 		d := s.at(i)
-		for step, v := range values {
-			if v > 0 {
-				_ = d.hists[step].RecordValue(min(v, histHighest))
-			}
-		}
-		d.counts.addOp(op)
-		s.ops++
-		if op.faulted {
-			s.faults++
-		}
+		recordValues(&d.hists, values)
+		before := d.counts
+		f(&d.counts)
+		s.ops += d.counts.Operations - before.Operations
+		s.faults += d.counts.FaultsInjected - before.FaultsInjected
 		s.mu.Unlock()
 		return
 	}
 	sh.roll(i)
-	for step, v := range values {
-		if v > 0 {
-			_ = sh.hists[step].RecordValue(min(v, histHighest))
-		}
-	}
-	sh.counts.addOp(op)
+	recordValues(&sh.hists, values)
+	f(&sh.counts)
 	sh.dirty = true
 }
 
-// count applies a writer's count update at time now; the shard's lock is
-// held.
-func (sh *intervalShard) count(now int64, f func(*Counts)) {
-	i := sh.series.indexAt(now)
-	if i < 0 {
+// recordValues adds each step's value that ran (> 0) to its histogram.
+func recordValues[H interface{ RecordValue(int64) error }](hists *[stepCount]H, values *[stepCount]int64) {
+	if values == nil {
 		return
 	}
-	if sh.dirty && i < sh.index {
-		sh.series.mu.Lock()
-		d := sh.series.at(i)
-		before := d.counts
-		f(&d.counts)
-		sh.series.ops += d.counts.Operations - before.Operations
-		sh.series.faults += d.counts.FaultsInjected - before.FaultsInjected
-		sh.series.mu.Unlock()
-		return
+	for step, v := range values {
+		if v > 0 {
+			_ = hists[step].RecordValue(min(v, histHighest))
+		}
 	}
-	sh.roll(i)
-	f(&sh.counts)
-	sh.dirty = true
 }
 
 // roll moves the shard's data to the series when interval i is a later one.
