@@ -154,26 +154,45 @@ func (r *Recorder) unlockAndMaybeFlush(sh *recordShard, t int64) {
 func (r *Recorder) flush() {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
-	var taken [recordShards]struct {
-		buf   []byte
-		lines []lineMark
-	}
+	var taken [recordShards]shardLines
 	for i := range r.shards {
 		r.shards[i].mu.Lock()
 	}
 	for i := range r.shards {
 		sh := &r.shards[i]
-		taken[i].buf, taken[i].lines = sh.buf, sh.lines
+		taken[i] = shardLines{sh.buf, sh.lines}
 		sh.buf, sh.lines = sh.spareBuf, sh.spareLines
 		sh.spareBuf, sh.spareLines = nil, nil
 	}
 	for i := range r.shards {
 		r.shards[i].mu.Unlock()
 	}
+	out := mergeByTime(r.out[:0], &taken)
+	if len(out) > 0 && r.err == nil {
+		_, r.err = r.w.Write(out)
+	}
+	r.out = out[:0]
 
-	// Merge: the shard whose next line is earliest goes next; the last
-	// shard with lines left goes whole.
-	out := r.out[:0]
+	// Hand the emptied buffers back as the next spares; writeMu keeps
+	// them ours until then.
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		sh.spareBuf, sh.spareLines = taken[i].buf[:0], taken[i].lines[:0]
+		sh.mu.Unlock()
+	}
+}
+
+// shardLines is what a flush took from one shard.
+type shardLines struct {
+	buf   []byte
+	lines []lineMark
+}
+
+// mergeByTime appends the lines of every shard to out, earliest first (each
+// shard's lines are already in time order); the last shard with lines left
+// goes whole.
+func mergeByTime(out []byte, taken *[recordShards]shardLines) []byte {
 	var next, start [recordShards]int
 	active := make([]int, 0, recordShards)
 	for i := range taken {
@@ -201,19 +220,7 @@ func (r *Recorder) flush() {
 		i := active[0]
 		out = append(out, taken[i].buf[start[i]:]...)
 	}
-	if len(out) > 0 && r.err == nil {
-		_, r.err = r.w.Write(out)
-	}
-	r.out = out[:0]
-
-	// Hand the emptied buffers back as the next spares; writeMu keeps
-	// them ours until then.
-	for i := range r.shards {
-		sh := &r.shards[i]
-		sh.mu.Lock()
-		sh.spareBuf, sh.spareLines = taken[i].buf[:0], taken[i].lines[:0]
-		sh.mu.Unlock()
-	}
+	return out
 }
 
 // Flush writes everything recorded so far and returns the first write error.
