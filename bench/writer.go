@@ -64,7 +64,7 @@ type writer struct {
 	chats    []string      // chat names by local index
 	nextPID  int
 	pid      int
-	cursor   map[int]uint64 // chat index -> last sequence this client saw
+	cursor   []uint64 // by chat index: the last sequence this client saw
 	lastChat int
 	sender   string // this client's user id
 	lastKey  string // key of this client's previous send (to chat lastChat)
@@ -76,7 +76,7 @@ func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *l
 	w := &writer{
 		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
 		planner: newPlanner(cfg, id), chats: chats, tracer: processTracer{rec: rec},
-		cursor: map[int]uint64{}, lastChat: -1, sender: SenderID(id),
+		cursor: make([]uint64, len(chats)), lastChat: -1, sender: SenderID(id),
 	}
 	w.pid = w.newPID()
 	return w
