@@ -53,13 +53,21 @@ func (systemClock) Allocated(string, uint64, int64) {}
 
 var defaultTracer Tracer = systemClock{base: time.Now()}
 
+// OrWallClock is tr, or when it is nil a tracer that times steps on the
+// system's monotonic clock and traces nothing: every design's Persist
+// accepts a nil tracer.
+func OrWallClock(tr Tracer) Tracer {
+	if tr == nil {
+		return defaultTracer
+	}
+	return tr
+}
+
 // Persist runs ADR-004's persist path. On error the returned error is an
 // *Error telling whether the operation definitely failed or its outcome is
 // unknown; the Outcome still carries timings and any allocated sequence.
 func (c *Core) Persist(ctx context.Context, req Request, tr Tracer) (Outcome, error) {
-	if tr == nil {
-		tr = defaultTracer
-	}
+	tr = OrWallClock(tr)
 	p := persistCalls.Get().(*persistCall)
 	*p = persistCall{core: c, ctx: ctx, req: req, tr: tr}
 	err := p.run()

@@ -132,10 +132,7 @@ func (t *target) assigned(messageID, chat string, seq uint64) {
 // Persist is the ADR's write path: leader cache, propose, apply-time
 // sequence, cache the result, answer.
 func (t *target) Persist(ctx context.Context, req sequencer.Request, tr sequencer.Tracer) (sequencer.Outcome, error) {
-	if tr == nil {
-		tr = wallClock{base: time.Now()}
-	}
-	w := &write{t: t, ctx: ctx, req: req, tr: tr}
+	w := &write{t: t, ctx: ctx, req: req, tr: sequencer.OrWallClock(tr)}
 	err := w.run()
 	return w.out, err
 }
@@ -408,9 +405,3 @@ func (t *target) Close() error {
 func (t *target) Faults() Counts { return t.nem.counts() }
 
 var _ bench.Target = (*target)(nil)
-
-// wallClock times steps when the caller passes no tracer.
-type wallClock struct{ base time.Time }
-
-func (c wallClock) Now() int64                    { return int64(time.Since(c.base)) }
-func (wallClock) Allocated(string, uint64, int64) {}

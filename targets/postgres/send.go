@@ -23,10 +23,7 @@ var errSequenceCollision = errors.New("sequence collision")
 // transaction (message, outbox event, idempotency record), commit, respond.
 // Publishing is the relay's job, after the response.
 func (t *target) Persist(ctx context.Context, req sequencer.Request, tr sequencer.Tracer) (sequencer.Outcome, error) {
-	if tr == nil {
-		tr = wallClock{base: time.Now()}
-	}
-	s := &send{t: t, ctx: ctx, req: req, tr: tr}
+	s := &send{t: t, ctx: ctx, req: req, tr: sequencer.OrWallClock(tr)}
 	err := s.run()
 	return s.out, err
 }
@@ -322,9 +319,3 @@ func coin(key string, seq uint64) bool {
 	h.Write([]byte(key))
 	return (h.Sum32()+uint32(seq))%2 == 0
 }
-
-// wallClock times steps when the caller passes no tracer.
-type wallClock struct{ base time.Time }
-
-func (c wallClock) Now() int64                    { return int64(time.Since(c.base)) }
-func (wallClock) Allocated(string, uint64, int64) {}
