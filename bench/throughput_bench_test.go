@@ -195,6 +195,6 @@ type loopTracer struct {
 
 func (t *loopTracer) Now() int64 { return t.rec.Now() }
 
-func (t *loopTracer) Allocated(chat string, seq uint64, start int64) {
-	t.rec.Record(&history.Event{Kind: history.KindTrace, F: history.FAllocate, Process: t.process, Chat: chat, Seq: seq, Start: start, HasStart: true})
+func (t *loopTracer) Allocated(chat string, seq uint64, start, end int64) {
+	t.rec.RecordAt(&history.Event{Kind: history.KindTrace, F: history.FAllocate, Process: t.process, Chat: chat, Seq: seq, Start: start, HasStart: true}, end)
 }

@@ -10,9 +10,11 @@ type processTracer struct {
 
 func (t *processTracer) Now() int64 { return t.rec.Now() }
 
-func (t *processTracer) Allocated(chat string, seq uint64, start int64) {
-	t.rec.Record(&history.Event{
+// Allocated writes the trace at the allocation's end, not at the moment
+// it is written down.
+func (t *processTracer) Allocated(chat string, seq uint64, start, end int64) {
+	t.rec.RecordAt(&history.Event{
 		Kind: history.KindTrace, F: history.FAllocate, Process: t.process,
 		Chat: chat, Seq: seq, Start: start, HasStart: true,
-	})
+	}, end)
 }

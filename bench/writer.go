@@ -210,7 +210,7 @@ func (w *writer) persistOnce(ctx context.Context, tr *processTracer, pid int, re
 	if kind == history.KindOK {
 		ev.Seq, ev.MessageID, ev.Dedup = out.Seq, out.MessageID, out.Dedup
 	}
-	w.rec.Record(&ev)
+	w.rec.RecordAt(&ev, done) // when the answer came, not when it was written down
 	if kind == history.KindOK {
 		w.advanceCursor(chatIdx, out.Seq)
 	}
@@ -261,7 +261,7 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended int64) {
 	if ev.Kind == history.KindOK {
 		ev.Sync = SyncResultOf(msgs)
 	}
-	w.rec.Record(&ev)
+	w.rec.RecordAt(&ev, done)
 	if ev.Kind == history.KindInfo {
 		w.pid = w.newPID()
 	}

@@ -27,11 +27,11 @@ type tracer struct {
 
 func (t tracer) Now() int64 { return t.rec.Now() }
 
-func (t tracer) Allocated(chat string, seq uint64, start int64) {
-	t.rec.Record(&history.Event{
+func (t tracer) Allocated(chat string, seq uint64, start, end int64) {
+	t.rec.RecordAt(&history.Event{
 		Kind: history.KindTrace, F: history.FAllocate, Process: t.process,
 		Chat: chat, Seq: seq, Start: start, HasStart: true,
-	})
+	}, end)
 }
 
 // outcome is one completed persist, as the client saw it.

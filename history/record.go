@@ -12,7 +12,8 @@ import (
 //
 // Lines go to one of recordShards buffers (by process), each stamped and
 // appended under that buffer's lock: writers on different shards never
-// contend, and each shard's lines are in time order. A flush takes every
+// contend, and each shard's lines are in time order (a line recorded at a
+// time read earlier, RecordAt, is moved up to the shard's last time). A flush takes every
 // shard's lines at once, holding all their locks while it swaps the
 // buffers, so every line it takes was stamped before every line it leaves
 // for the next flush; merging the shards by time then gives the file's
@@ -29,6 +30,11 @@ type Recorder struct {
 	writeMu sync.Mutex // one flush at a time; guards out and err
 	out     []byte     // the merged lines of a flush
 	err     error      // the first write error; later writes are skipped
+
+	// floor is the latest time of any line a flush has taken: a line
+	// recorded later must not be earlier. Written with every shard locked,
+	// so any one shard's lock guards a read.
+	floor int64
 
 	kick      chan struct{} // wakes the flusher when a shard is full
 	stop      chan struct{} // closed by Close to end the flusher
@@ -57,6 +63,7 @@ type recordShard struct {
 	mu    sync.Mutex
 	buf   []byte
 	lines []lineMark
+	last  int64 // the time of the shard's latest line, flushed or not
 	// The buffers a flush hands back, swapped in at the next one.
 	spareBuf   []byte
 	spareLines []lineMark
@@ -103,7 +110,22 @@ func (r *Recorder) At(t time.Time) int64 { return int64(t.Sub(r.base)) }
 // is ignored. Only the fields e's kind carries are written (see FORMAT.md);
 // on completions, an empty Chat or Key is left out and so read back as the
 // invoke's.
-func (r *Recorder) Record(e *Event) int64 {
+func (r *Recorder) Record(e *Event) int64 { return r.record(e, stampNow) }
+
+// RecordAt is Record for a line that marks an end (a completion, an
+// allocate trace) at end, a time the caller read from Now when the thing
+// ended: the clock is not read again, and the line's time is the end
+// itself rather than the moment it was written down. If a line that may
+// come before it in the file already has a later time, the line takes that
+// time instead, so the file stays in time order; an end only ever moves
+// later, between the true end and the call, so its operation's interval
+// only widens. Never use it for an invoke: a start must not move later.
+func (r *Recorder) RecordAt(e *Event, end int64) int64 { return r.record(e, max(end, 0)) }
+
+// stampNow asks record to stamp the line with Now under the shard's lock.
+const stampNow = -1
+
+func (r *Recorder) record(e *Event, at int64) int64 {
 	// Encode before locking: only the time is written under the lock.
 	var scratch [recordScratch]byte
 	line := appendEventHead(scratch[:0], e)
@@ -111,7 +133,15 @@ func (r *Recorder) Record(e *Event) int64 {
 	line = appendEventTail(line, e)
 	sh := &r.shards[uint(e.Process)%recordShards]
 	sh.mu.Lock()
-	t := r.Now()
+	var t int64
+	if at == stampNow {
+		t = r.Now() // later than every time given out so far
+	} else {
+		// The shard's last line precedes this one in the file, and so
+		// does every line an earlier flush wrote (floor).
+		t = max(at, sh.last, r.floor)
+	}
+	sh.last = t
 	sh.buf = append(sh.buf, line[:head]...)
 	sh.buf = strconv.AppendInt(sh.buf, t, 10)
 	sh.buf = append(sh.buf, line[head:]...)
@@ -128,6 +158,7 @@ func (r *Recorder) RecordFinal(f Final) {
 	sh := &r.shards[0]
 	sh.mu.Lock()
 	t := r.Now()
+	sh.last = t
 	sh.buf = append(sh.buf, line...)
 	r.unlockAndMaybeFlush(sh, t)
 }
@@ -163,6 +194,7 @@ func (r *Recorder) flush() {
 		taken[i] = shardLines{sh.buf, sh.lines}
 		sh.buf, sh.lines = sh.spareBuf, sh.spareLines
 		sh.spareBuf, sh.spareLines = nil, nil
+		r.floor = max(r.floor, sh.last)
 	}
 	for i := range r.shards {
 		r.shards[i].mu.Unlock()

@@ -21,10 +21,12 @@ type Publisher interface {
 }
 
 // Tracer observes allocations as they happen, on the recorder's clock, so
-// trace events land in the history in time order.
+// trace events land in the history in time order. Allocated is called once
+// the allocation is known to have happened, with when its call started and
+// when it returned (both read from Now).
 type Tracer interface {
 	Now() int64
-	Allocated(chat string, seq uint64, start int64)
+	Allocated(chat string, seq uint64, start, end int64)
 }
 
 // Config selects how the core behaves.

@@ -64,15 +64,16 @@ func (p *persistCall) persistOptimistic() error {
 		})
 		if p.req.Faults.CrashInPersist {
 			if p.req.Faults.CrashInPersistCommitted && p.st().TransactWrite(p.ctx, items) == nil {
-				p.tr.Allocated(p.req.Chat, seq, start)
+				p.tr.Allocated(p.req.Chat, seq, start, p.tr.Now())
 			}
 			return unknown(CodeCrashInPersist, nil)
 		}
 		err = p.st().TransactWrite(p.ctx, items)
-		p.out.Timings.Persist += p.tr.Now() - start
+		end := p.tr.Now()
+		p.out.Timings.Persist += end - start
 		if err == nil {
 			p.out.Allocated = seq
-			p.tr.Allocated(p.req.Chat, seq, start)
+			p.tr.Allocated(p.req.Chat, seq, start, end)
 			p.out.Result = Result{Seq: seq, MessageID: msg.MessageID}
 			if p.req.Faults.CrashAfterPersist {
 				return unknown(CodeCrashAfterPersist, nil)

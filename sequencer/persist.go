@@ -48,8 +48,8 @@ type Outcome struct {
 // systemClock times steps when the caller passes no tracer.
 type systemClock struct{ base time.Time }
 
-func (c systemClock) Now() int64                    { return int64(time.Since(c.base)) }
-func (systemClock) Allocated(string, uint64, int64) {}
+func (c systemClock) Now() int64                           { return int64(time.Since(c.base)) }
+func (systemClock) Allocated(string, uint64, int64, int64) {}
 
 var defaultTracer Tracer = systemClock{base: time.Now()}
 
@@ -178,12 +178,13 @@ func (p *persistCall) allocate() (uint64, error) {
 	} else {
 		seq, err = p.st().IncrementCounter(p.ctx, p.req.Chat)
 	}
-	p.out.Timings.Allocate += p.tr.Now() - start
+	end := p.tr.Now()
+	p.out.Timings.Allocate += end - start
 	if err != nil {
 		return 0, classifyStoreError(err)
 	}
 	p.out.Allocated = seq
-	p.tr.Allocated(p.req.Chat, seq, start)
+	p.tr.Allocated(p.req.Chat, seq, start, end)
 	return seq, nil
 }
 

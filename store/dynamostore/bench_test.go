@@ -375,8 +375,8 @@ type benchTracer struct {
 
 func (t benchTracer) Now() int64 { return t.rec.Now() }
 
-func (t benchTracer) Allocated(chat string, seq uint64, start int64) {
-	t.rec.Record(&history.Event{Kind: history.KindTrace, F: history.FAllocate, Process: t.process, Chat: chat, Seq: seq, Start: start, HasStart: true})
+func (t benchTracer) Allocated(chat string, seq uint64, start, end int64) {
+	t.rec.RecordAt(&history.Event{Kind: history.KindTrace, F: history.FAllocate, Process: t.process, Chat: chat, Seq: seq, Start: start, HasStart: true}, end)
 }
 
 // timedClient is testClient with a middleware timing every UpdateItem (the

@@ -88,8 +88,8 @@ func (p *pendingAlloc) trace(chat string, seq uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.closed {
-		p.tr.Allocated(chat, seq, p.start)
-		p.closed = true // one trace per entry, from the first node to apply it
+		p.tr.Allocated(chat, seq, p.start, p.tr.Now()) // applied: the sequence exists now
+		p.closed = true                                // one trace per entry, from the first node to apply it
 	}
 }
 
@@ -190,7 +190,7 @@ func (w *write) run() error {
 		if w.t.variant == ProposeTimeSequence {
 			cmd.Seq = nd.nextSeq(w.req.Chat)
 			w.out.Allocated = cmd.Seq
-			w.tr.Allocated(w.req.Chat, cmd.Seq, start)
+			w.tr.Allocated(w.req.Chat, cmd.Seq, start, w.tr.Now())
 		} else {
 			w.t.pending.Store(cmd.MessageID, pending)
 		}

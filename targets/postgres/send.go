@@ -86,7 +86,7 @@ func (s *send) persist() error {
 		if seq, allocStart, err = s.allocate(s.t.pool); err != nil {
 			return err
 		}
-		s.tr.Allocated(s.req.Chat, seq, allocStart)
+		s.tr.Allocated(s.req.Chat, seq, allocStart, s.tr.Now())
 		if s.req.Faults.CrashAfterAllocate {
 			return persistErr(sequencer.CodeCrashAfterAllocate, false, nil)
 		}
@@ -234,7 +234,7 @@ func inTx(err error) error {
 // rolled-back increment allocated nothing.
 func (s *send) traceInTx(seq uint64, start int64) {
 	if s.t.variant == SequenceInTx {
-		s.tr.Allocated(s.req.Chat, seq, start)
+		s.tr.Allocated(s.req.Chat, seq, start, s.tr.Now()) // the commit made it an allocation
 	}
 }
 
