@@ -13,14 +13,15 @@ import (
 // Lines go to one of recordShards buffers (by process), each stamped and
 // appended under that buffer's lock: writers on different shards never
 // contend, and each shard's lines are in time order (a line recorded at a
-// time read earlier, RecordAt, is moved up to the shard's last time). A flush takes every
-// shard's lines at once, holding all their locks while it swaps the
-// buffers, so every line it takes was stamped before every line it leaves
-// for the next flush; merging the shards by time then gives the file's
-// order. The merge and the write happen outside the shard locks, in a
-// background goroutine: a writer whose line fills a shard only wakes it,
-// so no operation's measured latency carries a file write (unless the
-// flusher falls far behind; then the writer flushes itself).
+// time read earlier, RecordAt, moves up to the shard's last time). A flush
+// takes every shard's lines at once, holding all their locks while it swaps
+// the buffers, so every line it takes precedes every line it leaves for the
+// next flush (RecordAt moves a line up to the last flush's latest time);
+// merging the shards by time then gives the file's order. The merge and
+// the write happen outside the shard locks, in a background goroutine: a
+// writer whose line fills a shard only wakes it, so no operation's
+// measured latency carries a file write (unless the flusher falls far
+// behind; then the writer flushes itself).
 type Recorder struct {
 	w    io.Writer
 	base time.Time
