@@ -55,6 +55,12 @@ func ReadFiles(paths []string) (*Merged, error) {
 		}
 		parts[i] = h
 	}
+	if len(parts) == 1 {
+		// Nothing to merge: copying the events would double the memory
+		// the largest histories need.
+		h := parts[0]
+		return &Merged{History: h, Sources: []Source{{File: h.File, First: 1, Lines: extent(h)}}}, nil
+	}
 	if err := disjointChats(parts); err != nil {
 		return nil, err
 	}
@@ -225,6 +231,7 @@ func mergeBodies(parts []*History, header Header) *Merged {
 			m.Warnings = append(m.Warnings, w)
 		}
 		m.Sources = append(m.Sources, Source{File: h.File, First: lineOffset + 1, Lines: span, ProcessOffset: procOffset})
+		parts[i] = nil // copied: the collector may take it while the next is
 		lineOffset += span
 		if len(h.Events) > 0 {
 			nextProc = max(nextProc, maxProc+procOffset+1)

@@ -1,9 +1,11 @@
 package history
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,6 +95,38 @@ func TestReadFilesOfOneFileIsReadFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(m.Events, h.Events) || !reflect.DeepEqual(m.Finals, h.Finals) || !reflect.DeepEqual(m.Header, h.Header) {
 		t.Fatal("one file read through ReadFiles differs from ReadFile")
+	}
+	if want := []Source{{File: a, First: 1, Lines: extent(h)}}; !reflect.DeepEqual(m.Sources, want) {
+		t.Fatalf("sources %+v, want %+v", m.Sources, want)
+	}
+}
+
+// `chatseq check FILE` reads through ReadFiles: for one file it must not
+// hold the history twice (a million-operation history is most of the
+// check's memory).
+func TestReadFilesOfOneFileAllocatesNoSecondCopy(t *testing.T) {
+	var body bytes.Buffer
+	if err := generateHistory(&body, 4000, 8); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, body.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	allocated := func(read func() error) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := read(); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	one := allocated(func() error { _, err := ReadFile(path); return err })
+	merged := allocated(func() error { _, err := ReadFiles([]string{path}); return err })
+	if merged > one+one/10 {
+		t.Fatalf("ReadFiles allocated %d bytes for one file, ReadFile %d: it copies the history", merged, one)
 	}
 }
 
