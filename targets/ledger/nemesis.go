@@ -52,14 +52,9 @@ func startNemesis(cl *cluster, cfg Config, env bench.TargetEnv) *nemesis {
 // schedules its restart, unless a crash happened recently; it reports
 // whether it crashed.
 func (n *nemesis) crashLeader(nd *node) bool {
-	n.mu.Lock()
-	if time.Since(n.lastCrash) < n.cfg.CrashEvery {
-		n.mu.Unlock()
+	if !n.due(&n.lastCrash, n.cfg.CrashEvery, &n.crashes) {
 		return false
 	}
-	n.lastCrash = time.Now()
-	n.crashes++
-	n.mu.Unlock()
 	_ = n.cl.crash(nd.index)
 	n.bg.Add(1)
 	go func() {
@@ -76,14 +71,9 @@ func (n *nemesis) crashLeader(nd *node) bool {
 // transferLeadership moves leadership away from nd, unless a transfer
 // happened recently.
 func (n *nemesis) transferLeadership(nd *node) bool {
-	n.mu.Lock()
-	if time.Since(n.lastTransfer) < n.cfg.TransferEvery {
-		n.mu.Unlock()
+	if !n.due(&n.lastTransfer, n.cfg.TransferEvery, &n.transfers) {
 		return false
 	}
-	n.lastTransfer = time.Now()
-	n.transfers++
-	n.mu.Unlock()
 	r, _, _, up := nd.live()
 	if !up {
 		return false
@@ -91,6 +81,19 @@ func (n *nemesis) transferLeadership(nd *node) bool {
 	// The transfer runs beside the write; its future is not awaited, the
 	// write's own future tells what happened to the write.
 	r.LeadershipTransfer()
+	return true
+}
+
+// due is the rate limit of crashes and transfers: if at least every has
+// passed since *last, it marks now, counts one and reports true.
+func (n *nemesis) due(last *time.Time, every time.Duration, count *int) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if time.Since(*last) < every {
+		return false
+	}
+	*last = time.Now()
+	*count++
 	return true
 }
 
