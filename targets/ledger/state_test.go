@@ -16,6 +16,11 @@ func TestRestartFromSnapshotConverges(t *testing.T) {
 	for i := range 20 {
 		writeOK(t, tgt, "c", "alice", "k"+string(rune('a'+i)), "m")
 	}
+	// A write returns once the leader applied it; a follower that has not
+	// applied anything yet has nothing to snapshot.
+	if _, err := tgt.cl.converge(context.Background(), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	follower := (tgt.cl.leader().index + 1) % len(tgt.cl.nodes)
 	r, _, _, _ := tgt.cl.nodes[follower].live()
 	if err := r.Snapshot().Error(); err != nil {
