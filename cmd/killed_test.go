@@ -16,7 +16,7 @@ import (
 // test can then kill.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("CHATSEQ_TEST_MAIN_ARGS"); args != "" {
-		os.Exit(Execute(strings.Fields(args), os.Stdout, os.Stderr))
+		os.Exit(runProcess(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

@@ -97,4 +97,14 @@ func isCobraUsage(err error) bool {
 }
 
 // Main is the binary's entry point.
-func Main() { os.Exit(Execute(os.Args[1:], os.Stdout, os.Stderr)) }
+func Main() { os.Exit(runProcess(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// runProcess is Execute with what only a whole process should do first:
+// setting the runtime's memory limit.
+func runProcess(args []string, out, errOut io.Writer) int {
+	if _, err := limitMemory(); err != nil {
+		fmt.Fprintln(errOut, "chatseq:", err)
+		return ExitBadInput
+	}
+	return Execute(args, out, errOut)
+}
