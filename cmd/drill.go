@@ -175,6 +175,21 @@ func runCounterRecoveryDrill(c *cobra.Command, f *drillFlags) error {
 	if err := f.resolve(); err != nil {
 		return err
 	}
+	return f.withDrillStore(c, func(ctx context.Context, st store.Store, describe string) error {
+		res, err := drill.CounterRecovery(ctx, st, f.cfg)
+		if err != nil {
+			return fmt.Errorf("drill: %w", err)
+		}
+		if err := writeDrill(c.OutOrStdout(), f.format, describe, res); err != nil {
+			return err
+		}
+		return drillExit(res.Passed)
+	})
+}
+
+// withDrillStore opens the drill's store under a context an interrupt
+// cancels, runs the drill on it and closes it.
+func (f *drillFlags) withDrillStore(c *cobra.Command, run func(ctx context.Context, st store.Store, describe string) error) error {
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
 	st, describe, closeStore, err := f.openDrillStore(ctx)
@@ -182,14 +197,7 @@ func runCounterRecoveryDrill(c *cobra.Command, f *drillFlags) error {
 		return fmt.Errorf("drill: %w", err)
 	}
 	defer closeStore()
-	res, err := drill.CounterRecovery(ctx, st, f.cfg)
-	if err != nil {
-		return fmt.Errorf("drill: %w", err)
-	}
-	if err := writeDrill(c.OutOrStdout(), f.format, describe, res); err != nil {
-		return err
-	}
-	return drillExit(res.Passed)
+	return run(ctx, st, describe)
 }
 
 func runUnsafeRecoveryDrill(c *cobra.Command, f *drillFlags) error {
@@ -207,30 +215,29 @@ func runUnsafeRecoveryDrill(c *cobra.Command, f *drillFlags) error {
 	if slices.Contains(cases, drill.CaseRacingWriter) && f.cfg.Strategy == sequencer.Optimistic {
 		return badInput("--case racing-writer needs --strategy two-phase: under occ an in-flight commit is conditional on the counter it read, so it cannot race a recovery into a duplicate (run --case below-max)")
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
-	defer stop()
-	st, describe, closeStore, err := f.openDrillStore(ctx)
-	if err != nil {
-		return fmt.Errorf("drill: %w", err)
-	}
-	defer closeStore()
+	return f.withDrillStore(c, func(ctx context.Context, st store.Store, describe string) error {
+		return runUnsafeCases(c.OutOrStdout(), f.format, describe, func(one drill.Case) (*drill.Result, error) {
+			cfg := f.cfg
+			cfg.Chat = f.cfg.Chat + "-" + string(one)
+			cfg.HistoryPath = withSuffix(f.cfg.HistoryPath, string(one))
+			return drill.UnsafeRecovery(ctx, st, cfg, one)
+		}, cases)
+	})
+}
 
-	base := f.cfg
+// runUnsafeCases runs each case and writes their results as one report.
+func runUnsafeCases(out io.Writer, format, describe string, runCase func(drill.Case) (*drill.Result, error), cases []drill.Case) error {
 	var results []*drill.Result
 	passed := true
 	for _, one := range cases {
-		cfg := base
-		cfg.Chat = base.Chat + "-" + string(one)
-		cfg.HistoryPath = withSuffix(base.HistoryPath, string(one))
-		res, err := drill.UnsafeRecovery(ctx, st, cfg, one)
+		res, err := runCase(one)
 		if err != nil {
 			return fmt.Errorf("drill: %w", err)
 		}
 		results = append(results, res)
 		passed = passed && res.Passed
 	}
-	out := c.OutOrStdout()
-	if f.format == "json" {
+	if format == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
