@@ -17,6 +17,7 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/report"
+	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
@@ -35,6 +36,9 @@ type benchFlags struct {
 	shard      string
 	linTimeout time.Duration
 	output     outputFlags // --out, --quiet (report.go)
+	// --threshold as given, and parsed by resolve.
+	thresholdExprs []string
+	thresholds     []scenarios.Threshold
 }
 
 func newBenchCommand() *cobra.Command {
@@ -47,7 +51,8 @@ in-process Kafka by default), streams the history to --history while it runs,
 checks every invariant, and reports throughput and per-step latency.
 
 Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
-3 some invariant could not be decided, 5 the run could not be carried out.`,
+3 some invariant could not be decided, 4 every invariant holds but a
+--threshold failed, 5 the run could not be carried out.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBench(c, &f) },
 	}
@@ -87,6 +92,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for --target postgres (default: a throwaway local cluster)")
 	addStoreFlags(fl, &f.store)
 	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
+	fl.StringArrayVar(&f.thresholdExprs, "threshold", nil, "a condition on the run's figures, as in scenario files: 'allocate.p99 < 1ms', 'throughput >= 100000', 'errors.counter_missing == 0'; repeat for several; exit 4 if one fails while every invariant holds")
 	addOutputFlags(fl, &f.output)
 	return c
 }
@@ -136,6 +142,14 @@ func (f *benchFlags) resolve() error {
 	if f.linTimeout <= 0 {
 		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
 	}
+	f.thresholds = f.thresholds[:0]
+	for _, expr := range f.thresholdExprs {
+		t, err := scenarios.ParseThreshold(expr)
+		if err != nil {
+			return badInput("--threshold: %v", err)
+		}
+		f.thresholds = append(f.thresholds, t)
+	}
 	if err := f.cfg.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -169,7 +183,7 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 			return fmt.Errorf("bench --target %s: %w", name, err)
 		}
 		runs = append(runs, b)
-		worst = worseExit(worst, b.Check.ExitCode())
+		worst = worseExit(worst, benchExit(b))
 	}
 	if err := f.output.index(c.ErrOrStderr(), runs); err != nil {
 		return err
@@ -215,7 +229,25 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	}
 	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout, VisualizeDir: f.output.visualizeDir(name)})
 	b := report.FromBench(res, describe, rep)
+	if len(f.thresholds) > 0 {
+		// A fresh or prefixed set of chats: every counter started at 0.
+		m := scenarios.NewMetrics(res, h, rep, 0)
+		for _, t := range f.thresholds {
+			b.Thresholds = append(b.Thresholds, t.Evaluate(m))
+		}
+	}
 	return b, f.output.save(c.ErrOrStderr(), name, res, b, h)
+}
+
+// benchExit is one target's exit status: the check's, or ExitThresholds
+// when every invariant held but a threshold did not (as scenarios rank
+// them, an undecided invariant outranks a threshold).
+func benchExit(b report.Bench) int {
+	code := b.Check.ExitCode()
+	if code == ExitOK && report.ThresholdsFailed(b.Thresholds) > 0 {
+		return ExitThresholds
+	}
+	return code
 }
 
 // drive opens the target, runs the writers and closes the target again
@@ -288,16 +320,19 @@ func historyPathFor(path, target string) string {
 	return strings.TrimSuffix(path, ext) + "-" + target + ext
 }
 
-// worseExit orders exit codes by severity: a violation beats unknown.
+// worseExit orders exit codes by severity: a violation beats unknown,
+// which beats a failed threshold.
 func worseExit(a, b int) int {
 	rank := func(code int) int {
 		switch code {
 		case ExitOK:
 			return 0
-		case ExitUnknown:
+		case ExitThresholds:
 			return 1
+		case ExitUnknown:
+			return 2
 		}
-		return 2
+		return 3
 	}
 	if rank(b) > rank(a) {
 		return b

@@ -29,6 +29,8 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--strategy", "lock"}, "--strategy must be"},
 		{[]string{"bench", "--shard", "3/2"}, "--shard must be"},
 		{[]string{"bench", "--format", "xml"}, "--format must be"},
+		{[]string{"bench", "--threshold", "allocate.p99 < fast"}, `--threshold: threshold "allocate.p99 < fast"`},
+		{[]string{"bench", "--threshold", "thruput > 1"}, `unknown metric "thruput"`},
 		{[]string{"bench", "--writers", "many"}, "invalid argument"},
 		{[]string{"bench", "--no-such-flag"}, "unknown flag"},
 		{[]string{"check"}, "accepts 1 arg"},

@@ -66,6 +66,9 @@ type Bench struct {
 	MaxAttempts        int64          `json:"max_attempts"`
 	Latency            []Percentiles  `json:"latency"`
 	Check              checker.Report `json:"check"`
+	// Thresholds are the run's --threshold conditions, judged; left out
+	// when it had none.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 }
 
 // FromBench assembles the report of a run and its check.

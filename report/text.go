@@ -59,7 +59,13 @@ func WriteText(w io.Writer, b Bench) error {
 	if err := WriteInvariants(w, b.Check); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nverdict: %s   history: %s\n", Verdict(b.Check), r.History)
+	if len(b.Thresholds) > 0 {
+		fmt.Fprintln(w)
+		if err := writeThresholds(w, b.Thresholds); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\nverdict: %s%s   history: %s\n", Verdict(b.Check), thresholdVerdict(b.Thresholds), r.History)
 	return nil
 }
 

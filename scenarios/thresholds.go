@@ -248,13 +248,7 @@ func parseValue(kind metricKind, s string) (float64, error) {
 }
 
 // ThresholdResult is one threshold judged against a run.
-type ThresholdResult struct {
-	Expr   string  `json:"threshold"`
-	Line   int     `json:"line"`
-	Actual string  `json:"actual"` // formatted in the metric's unit; "no data" if none
-	Value  float64 `json:"value"`  // the raw measured value
-	OK     bool    `json:"ok"`
-}
+type ThresholdResult = report.ThresholdResult
 
 // Evaluate judges t against m. A metric with no samples (a latency step
 // that never ran) fails: a threshold that cannot be measured guards
