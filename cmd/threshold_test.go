@@ -13,7 +13,9 @@ import (
 func TestBenchThresholdsDecideTheExitStatus(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "h.jsonl")
 	small := []string{"bench", "--quiet", "--kafka", "off", "--ops", "1500", "--duration", "0", "--writers", "3", "--chats", "3", "--history", hist}
-	bench := func(args ...string) (int, string, string) { return run(t, append(append([]string{}, small...), args...)...) }
+	bench := func(args ...string) (int, string, string) {
+		return run(t, append(append([]string{}, small...), args...)...)
+	}
 
 	code, out, errOut := bench("--threshold", "allocate.p99 < 1h", "--threshold", "persist_ok >= 1000")
 	if code != ExitOK || !strings.Contains(out, "thresholds: PASS (2)") {
