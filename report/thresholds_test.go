@@ -66,3 +66,32 @@ func TestThresholdsFailedCounts(t *testing.T) {
 		t.Fatalf("ThresholdsFailed(nil) = %d", n)
 	}
 }
+
+func TestThresholdsAppearOnTheHTMLPage(t *testing.T) {
+	saved := *healthyRun(t).saved
+	var plain bytes.Buffer
+	if err := saved.WriteHTML(&plain, fixtureGenerated); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "<th>threshold</th>") {
+		t.Fatal("a run without thresholds shows a thresholds table")
+	}
+	saved.Results.Thresholds = []ThresholdResult{
+		{Expr: "allocate.p99 < 50ms", Actual: "120ns", OK: true},
+		{Expr: "throughput > 1e9", Actual: "900 ops/s"},
+	}
+	var page bytes.Buffer
+	if err := saved.WriteHTML(&page, fixtureGenerated); err != nil {
+		t.Fatal(err)
+	}
+	html := page.String()
+	for _, want := range []string{
+		"<th>threshold</th>",
+		`<td>allocate.p99 &lt; 50ms</td><td><span class="badge badge-pass">PASS</span></td><td>120ns</td>`,
+		`<td>throughput &gt; 1e9</td><td><span class="badge badge-fail">FAIL</span></td><td>900 ops/s</td>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+}
