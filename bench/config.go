@@ -6,6 +6,7 @@ package bench
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chatseq/chatseq/history"
@@ -133,6 +134,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--history must name a file")
 	case c.Partitions < 1:
 		return fmt.Errorf("--partitions must be at least 1, got %d", c.Partitions)
+	case !c.KafkaOff && strings.TrimSpace(c.Topic) == "":
+		return fmt.Errorf("--topic must name a Kafka topic")
 	}
 	for _, f := range c.Timed {
 		if err := f.validate(c.Chats); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,6 +139,12 @@ func (f *benchFlags) resolve() error {
 	}
 	if err := f.store.Validate(); err != nil {
 		return usageError{err}
+	}
+	if f.output.dir == "" {
+		// Caught here rather than as a run error after the store started.
+		if dir := filepath.Dir(f.cfg.HistoryPath); !isDir(dir) {
+			return badInput("--history %s: directory %s does not exist", f.cfg.HistoryPath, dir)
+		}
 	}
 	if f.linTimeout <= 0 {
 		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
@@ -290,6 +297,10 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 			if !targets.Known(n) {
 				return nil, badInput("--target: unknown target %q (known: %s)", n, strings.Join(targets.Names(), ", "))
 			}
+			if slices.Contains(names, n) {
+				// Its second run would write over the first's history.
+				return nil, badInput("--target names %s twice", n)
+			}
 			names = append(names, n)
 		}
 	}
@@ -356,4 +367,10 @@ func parseShard(s string) (int, int, error) {
 		return 0, 0, badInput("--shard must be i/N with 0 ≤ i < N, got %q", s)
 	}
 	return i, n, nil
+}
+
+// isDir reports whether path is an existing directory.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }

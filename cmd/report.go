@@ -45,9 +45,6 @@ func (o *outputFlags) prepare(c *cobra.Command, targets []string) error {
 	}
 	o.dirs = map[string]string{}
 	for _, t := range targets {
-		if _, twice := o.dirs[t]; twice {
-			return badInput("--out keeps a directory per target, and --target names %s twice", t)
-		}
 		d := o.dir
 		if len(targets) > 1 {
 			d = filepath.Join(o.dir, t)
