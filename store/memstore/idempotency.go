@@ -5,85 +5,107 @@ import "hash/maphash"
 // idempotencyChunk is how many records one storage chunk holds.
 const idempotencyChunk = 1024
 
-// idempotencyTable is one chat's idempotency keys. The index maps a key's
-// 64-bit hash to a slot in chunked storage: an index without pointers is
-// cheap to grow and the garbage collector never scans it, and chunks never
-// move a written record. Keys whose hash another key already holds (about
-// never, but possible) go to collided.
+// idempotencyTable is one chat's idempotency keys: records in chunked
+// storage (chunks never move a written record), found through an
+// open-addressing index of 8-byte entries, each a key's 32-bit hash and its
+// slot. A look-up usually reads one cache line of the index where a Go map
+// reads two (its control word and the slot), and the look-up is most of
+// what a persist costs the embedded store. The index holds no pointers, so
+// the garbage collector never scans it. Keys that share a hash sit further
+// along the same probe run, told apart by comparing the keys themselves.
 type idempotencyTable struct {
-	hash     func(string) uint64
-	index    map[uint64]uint32
-	collided map[string]uint32
-	chunks   []*[idempotencyChunk]idempotencyItem
-	count    uint32
+	hash   func(string) uint64
+	index  []uint64 // 0: empty; else hash32<<32 | slot+1
+	chunks []*[idempotencyChunk]idempotencyItem
+	count  uint32
 }
 
+const (
+	// idempotencyIndexFirst is the index size of a new chat.
+	idempotencyIndexFirst = 64
+	// The index doubles before it is half full, so probe runs stay short.
+	idempotencyIndexMaxLoad = 2
+)
+
 func newIdempotencyTable(seed maphash.Seed) idempotencyTable {
-	return idempotencyTable{
-		hash:  func(key string) uint64 { return maphash.String(seed, key) },
-		index: make(map[uint64]uint32),
-	}
+	return idempotencyTable{hash: func(key string) uint64 { return maphash.String(seed, key) }}
 }
 
 func (t *idempotencyTable) slot(i uint32) *idempotencyItem {
 	return &t.chunks[i/idempotencyChunk][i%idempotencyChunk]
 }
 
-// find returns the key's slot.
-func (t *idempotencyTable) find(key string) (uint32, bool) {
-	i, ok := t.index[t.hash(key)]
-	if !ok {
-		return 0, false
+// find returns the key's slot, or where in the index the key would go;
+// and the key's hash as the index keeps it.
+func (t *idempotencyTable) find(key string) (slot uint32, at int, h uint32, found bool) {
+	h = uint32(t.hash(key))
+	if len(t.index) == 0 {
+		return 0, -1, h, false
 	}
-	if t.slot(i).key == key {
-		return i, true
+	mask := len(t.index) - 1
+	for at = int(h) & mask; ; at = (at + 1) & mask {
+		e := t.index[at]
+		if e == 0 {
+			return 0, at, h, false
+		}
+		if uint32(e>>32) == h {
+			if s := uint32(e) - 1; t.slot(s).key == key {
+				return s, at, h, true
+			}
+		}
 	}
-	i, ok = t.collided[key]
-	return i, ok
 }
 
 func (t *idempotencyTable) get(key string) (idempotencyItem, bool) {
-	i, ok := t.find(key)
+	s, _, _, ok := t.find(key)
 	if !ok {
 		return idempotencyItem{}, false
 	}
-	return *t.slot(i), true
+	return *t.slot(s), true
 }
 
 func (t *idempotencyTable) has(key string) bool {
-	_, ok := t.find(key)
+	_, _, _, ok := t.find(key)
 	return ok
 }
 
 // put writes the record (item.key set), overwriting the key's slot if it
 // has one.
 func (t *idempotencyTable) put(item idempotencyItem) {
-	h := t.hash(item.key)
-	first, taken := t.index[h]
-	switch {
-	case taken && t.slot(first).key == item.key:
-		*t.slot(first) = item
+	s, at, h, found := t.find(item.key)
+	if found {
+		*t.slot(s) = item
 		return
-	case taken:
-		if i, ok := t.collided[item.key]; ok {
-			*t.slot(i) = item
-			return
-		}
 	}
-	i := t.count
-	if i%idempotencyChunk == 0 {
+	if int(t.count+1)*idempotencyIndexMaxLoad > len(t.index) {
+		t.grow()
+		_, at, _, _ = t.find(item.key)
+	}
+	s = t.count
+	if s%idempotencyChunk == 0 {
 		t.chunks = append(t.chunks, new([idempotencyChunk]idempotencyItem))
 	}
-	*t.slot(i) = item
+	*t.slot(s) = item
 	t.count++
-	if !taken {
-		t.index[h] = i
-		return
+	t.index[at] = uint64(h)<<32 | uint64(s+1)
+}
+
+// grow doubles the index and places every entry again by its stored hash;
+// the records themselves are not read.
+func (t *idempotencyTable) grow() {
+	old := t.index
+	t.index = make([]uint64, max(2*len(old), idempotencyIndexFirst))
+	mask := len(t.index) - 1
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		at := int(uint32(e>>32)) & mask
+		for t.index[at] != 0 {
+			at = (at + 1) & mask
+		}
+		t.index[at] = e
 	}
-	if t.collided == nil {
-		t.collided = make(map[string]uint32)
-	}
-	t.collided[item.key] = i
 }
 
 // each calls visit with every record, in the order keys were first

@@ -7,8 +7,9 @@ import (
 )
 
 // Keys whose hashes collide are still told apart: with every key hashing
-// alike, each lands in the collision map and reads back as itself, and
-// overwrites replace only their own key.
+// alike, each lands further along one probe run (across the index's
+// growths) and reads back as itself, and overwrites replace only their own
+// key.
 func TestIdempotencyTableTellsCollidingKeysApart(t *testing.T) {
 	for _, name := range []string{"colliding", "hashed"} {
 		t.Run(name, func(t *testing.T) {
@@ -45,5 +46,28 @@ func TestIdempotencyTableTellsCollidingKeysApart(t *testing.T) {
 				t.Fatalf("each visited %d records from %v, want %d in the order first written", len(order), order[:min(3, len(order))], n)
 			}
 		})
+	}
+}
+
+// The index doubles before it is half full, and every key is still found
+// after each growth.
+func TestIdempotencyIndexGrowsAndKeepsEveryKey(t *testing.T) {
+	tab := newIdempotencyTable(maphash.MakeSeed())
+	sizes := map[int]bool{}
+	for i := range 20000 {
+		tab.put(idempotencyItem{key: fmt.Sprintf("w%d-m%d", i%7, i), seq: uint64(i + 1)})
+		if 2*int(tab.count) > len(tab.index) {
+			t.Fatalf("%d keys in an index of %d entries: more than half full", tab.count, len(tab.index))
+		}
+		sizes[len(tab.index)] = true
+	}
+	if len(sizes) < 8 {
+		t.Fatalf("the index took %d sizes for 20000 keys, want it to have doubled at least 7 times", len(sizes))
+	}
+	for i := range 20000 {
+		key := fmt.Sprintf("w%d-m%d", i%7, i)
+		if got, ok := tab.get(key); !ok || got.seq != uint64(i+1) {
+			t.Fatalf("%s after growth: %+v (found %v), want seq %d", key, got, ok, i+1)
+		}
 	}
 }
