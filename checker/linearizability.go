@@ -22,15 +22,50 @@ import (
 // Limits that keep porcupine bounded. Its cache holds a bitset of n/8 bytes
 // per entry, so memory grows as n² on a linear history and faster when it
 // backtracks; a million-operation chat cannot be checked this way (192k
-// operations took 23s, 1.9M gave up at 13.5GB). The exact order checkers
-// cover such chats.
+// operations took 23s, 1.9M gave up at 13.5GB). A chat that could not
+// finish even a linear pass within its worker's share of the memory budget
+// is not tried; a larger budget (Options.PorcupineMemory, --lin-memory)
+// decides larger chats. The exact order checkers cover the others.
 const (
-	porcupineMaxOps      = 30_000
-	visualizeMaxOps      = 20_000
-	visualizeMaxBytes    = 64 << 20
-	porcupineMemoryTotal = 768 << 20 // bytes of porcupine cache, over all workers
-	hintMaxLines         = 50
+	visualizeMaxOps   = 20_000
+	visualizeMaxBytes = 64 << 20
+	hintMaxLines      = 50
+	// DefaultPorcupineMemory is porcupine's cache budget over all its
+	// workers unless Options.PorcupineMemory says otherwise: with two
+	// workers, chats of up to 45k operations are tried.
+	DefaultPorcupineMemory = 768 << 20
 )
+
+// porcupineMemory is the bytes porcupine's caches may hold over all
+// workers.
+func porcupineMemory(opt Options) int64 {
+	if opt.PorcupineMemory > 0 {
+		return opt.PorcupineMemory
+	}
+	return DefaultPorcupineMemory
+}
+
+// porcupineEntryBytes is what one step that porcupine caches may hold on a
+// chat of n operations: a bitset of n/8 bytes, a state, and two treap
+// paths of ~1.5·log2(n) 64-byte nodes.
+func porcupineEntryBytes(n int) int64 {
+	return int64(n/8 + 2*64*int(1.5*math.Log2(float64(n+2))) + 256)
+}
+
+// porcupineMaxOps is the largest chat porcupine can take a linear pass
+// through (one cached step per operation) within mem bytes.
+func porcupineMaxOps(mem int64) int {
+	lo, hi := 0, 1<<30
+	for lo < hi {
+		n := lo + (hi-lo+1)/2
+		if int64(n)*porcupineEntryBytes(n) <= mem {
+			lo = n
+		} else {
+			hi = n - 1
+		}
+	}
+	return lo
+}
 
 // chatOutcome is porcupine's verdict on one chat.
 type chatOutcome struct {
@@ -73,7 +108,8 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	}
 	deadline := time.Now().Add(budget)
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	memPerWorker := int64(porcupineMemoryTotal / workers)
+	memPerWorker := porcupineMemory(opt) / int64(workers)
+	maxOps := porcupineMaxOps(memPerWorker)
 
 	outcomes := make([]chatOutcome, len(jobs))
 	run := func(queue []int) {
@@ -94,7 +130,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 					}
 					i := queue[q]
 					j := jobs[i]
-					if j.n > porcupineMaxOps {
+					if int(j.n) > maxOps {
 						outcomes[i] = chatOutcome{chat: j.chat, ops: int(j.n), status: Unknown, why: "size"}
 						continue
 					}
@@ -164,8 +200,8 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		}
 		switch why {
 		case "size":
-			v.unknown("%s too large for porcupine (over %d operations; largest %q with %d): order invariants were checked exactly instead",
-				plural(len(group), "chat"), porcupineMaxOps, x.chatNames[biggest.chat], biggest.ops)
+			v.unknown("%s too large for porcupine (over %d operations, the most a %d MB share allows; largest %q with %d): order invariants were checked exactly instead",
+				plural(len(group), "chat"), maxOps, memPerWorker>>20, x.chatNames[biggest.chat], biggest.ops)
 		case "budget":
 			v.unknown("time budget %s spent before %s could start: %s", budget, plural(len(group), "chat"), x.chatList(cs))
 		case "timeout":
@@ -354,13 +390,11 @@ func (x *index) porcupineModel(m *model) porcupine.Model {
 	}
 }
 
+// runPorcupine decides chat c within timeout and mem bytes of porcupine's
+// cache; the caller leaves out chats too large for mem.
 func (x *index) runPorcupine(c int32, m *model, ops []porcupine.Operation, timeout time.Duration, mem int64, vizDir string) chatOutcome {
 	out := chatOutcome{chat: c, ops: len(ops)}
-	switch {
-	case len(ops) > porcupineMaxOps:
-		out.status, out.why = Unknown, "size"
-		return out
-	case timeout < time.Millisecond:
+	if timeout < time.Millisecond {
 		out.status, out.why = Unknown, "budget"
 		return out
 	}
@@ -373,10 +407,8 @@ func (x *index) runPorcupine(c int32, m *model, ops []porcupine.Operation, timeo
 		out.lines = append(x.opLines(m.ops[a].op), x.opLines(m.ops[b].op)...)
 		return out
 	}
-	// Each successful step may become a cache entry: a bitset of n/8
-	// bytes, a state, and two treap paths of ~1.5·log2(n) 64-byte nodes.
-	perEntry := int64(len(ops)/8 + 2*64*int(1.5*math.Log2(float64(len(ops)+2))) + 256)
-	m.maxSteps = int(mem / perEntry)
+	// Each successful step may become a cache entry.
+	m.maxSteps = int(mem / porcupineEntryBytes(len(ops)))
 	model := x.porcupineModel(m)
 	res, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
 	switch {

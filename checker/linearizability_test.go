@@ -148,16 +148,40 @@ func TestLinearizabilityLimits(t *testing.T) {
 		}
 	})
 	t.Run("size", func(t *testing.T) {
+		// Two chats share 2 MB: a chat is tried if a linear pass through
+		// it fits in 1 MB.
+		const mem = 2 << 20
+		fits := porcupineMaxOps(mem / 2)
 		b := newHB()
-		for i := range porcupineMaxOps + 1 {
+		for i := range fits + 1 {
 			b.send(i%8, "hot", fmt.Sprint("k", i), uint64(i+1))
 		}
-		b.send(1, "quiet", "q", 1)
-		r := b.check(t)
+		for i := range fits {
+			b.send(i%8, "warm", fmt.Sprint("k", i), uint64(i+1))
+		}
+		r := Check(&b.h, Options{PorcupineMemory: mem})
 		res := must(t, r, NameLinearizability, Unknown)
-		mustContain(t, res.Detail, `too large for porcupine`)
-		mustContain(t, res.Detail, `"hot" with 30001`)
-		mustContain(t, res.Detail, "1 chat with 1 operations linearizable")
+		mustContain(t, res.Detail, fmt.Sprintf(`too large for porcupine (over %d operations, the most a 1 MB share allows; largest "hot" with %d)`, fits, fits+1))
+		mustContain(t, res.Detail, fmt.Sprintf("1 chat with %d operations linearizable", fits))
+	})
+	t.Run("size follows the memory budget", func(t *testing.T) {
+		if got := porcupineMemory(Options{}); got != DefaultPorcupineMemory {
+			t.Fatalf("by default porcupine gets %d bytes, want %d", got, DefaultPorcupineMemory)
+		}
+		if got := porcupineMemory(Options{PorcupineMemory: 5 << 20}); got != 5<<20 {
+			t.Fatalf("Options.PorcupineMemory 5 MB gave %d bytes", got)
+		}
+		// The largest chat tried grows with the memory: about sqrt(8·mem).
+		small, large := porcupineMaxOps(384<<20), porcupineMaxOps(1<<30)
+		if small < 40_000 || large < 75_000 || large <= small {
+			t.Fatalf("largest chat tried: %d operations in 384 MB, %d in 1 GB", small, large)
+		}
+		for _, n := range []int{small, large} {
+			mem := int64(n) * porcupineEntryBytes(n)
+			if porcupineMaxOps(mem) != n || porcupineMaxOps(mem-1) != n-1 {
+				t.Fatalf("porcupineMaxOps is not the largest n whose linear pass fits (n %d)", n)
+			}
+		}
 	})
 	t.Run("memory", func(t *testing.T) {
 		x := buildIndex(&validHistory().h)

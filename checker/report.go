@@ -78,6 +78,10 @@ type Options struct {
 	// VisualizeDir, if set, receives a porcupine visualization (HTML) for
 	// each chat that is not linearizable, size-capped.
 	VisualizeDir string
+	// PorcupineMemory bounds porcupine's caches over all its workers, in
+	// bytes; 0 means DefaultPorcupineMemory. It decides how large a chat
+	// porcupine tries: about sqrt(8·PorcupineMemory/workers) operations.
+	PorcupineMemory int64
 }
 
 // Report is the outcome of Check.

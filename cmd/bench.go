@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,18 +24,18 @@ import (
 )
 
 type benchFlags struct {
-	cfg        bench.Config
-	broken     string
-	kafkaMode  string
-	brokers    string
-	format     string
-	store      storeopen.Options
-	targets    string
-	dsn        string
-	strategy   string
-	shard      string
-	linTimeout time.Duration
-	output     outputFlags // --out, --quiet (report.go)
+	cfg       bench.Config
+	broken    string
+	kafkaMode string
+	brokers   string
+	format    string
+	store     storeopen.Options
+	targets   string
+	dsn       string
+	strategy  string
+	shard     string
+	lin       linFlags
+	output    outputFlags // --out, --quiet (report.go)
 	// --threshold as given, and parsed by resolve.
 	thresholdExprs []string
 	thresholds     []scenarios.Threshold
@@ -92,7 +91,7 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 	fl.StringVar(&f.targets, "target", "", "design(s) to drive, comma-separated for a side-by-side table: "+strings.Join(targets.Names(), ", ")+" (default: the --store)")
 	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for --target postgres (default: a throwaway local cluster)")
 	addStoreFlags(fl, &f.store)
-	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
+	f.lin.register(fl, "time budget of the linearizability check")
 	fl.StringArrayVar(&f.thresholdExprs, "threshold", nil, "a condition on the run's figures, as in scenario files: 'allocate.p99 < 1ms', 'throughput >= 100000', 'errors.counter_missing == 0'; repeat for several; exit 4 if one fails while every invariant holds")
 	addOutputFlags(fl, &f.output)
 	return c
@@ -146,8 +145,8 @@ func (f *benchFlags) resolve() error {
 			return badInput("--history %s: directory %s does not exist", f.cfg.HistoryPath, dir)
 		}
 	}
-	if f.linTimeout <= 0 {
-		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
+	if err := f.lin.resolve(); err != nil {
+		return err
 	}
 	f.thresholds = f.thresholds[:0]
 	for _, expr := range f.thresholdExprs {
@@ -234,7 +233,9 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	if err != nil {
 		return report.Bench{}, fmt.Errorf("reading back the history: %w", err)
 	}
-	rep := checker.Check(h, checker.Options{LinearizabilityTimeout: f.linTimeout, VisualizeDir: f.output.visualizeDir(name)})
+	opt := f.lin.options()
+	opt.VisualizeDir = f.output.visualizeDir(name)
+	rep := checker.Check(h, opt)
 	b := report.FromBench(res, describe, rep)
 	if len(f.thresholds) > 0 {
 		// A fresh or prefixed set of chats: every counter started at 0.

@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,12 +12,12 @@ import (
 )
 
 type checkFlags struct {
-	format     string
-	gaps       string
-	keyReuse   string
-	events     string
-	linTimeout time.Duration
-	visualize  string
+	format    string
+	gaps      string
+	keyReuse  string
+	events    string
+	lin       linFlags
+	visualize string
 }
 
 func newCheckCommand() *cobra.Command {
@@ -47,7 +46,7 @@ Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 	fl.StringVar(&f.gaps, "gaps", "", "override contract: allowed or forbidden")
 	fl.StringVar(&f.keyReuse, "key-reuse", "", "override contract: return-original or reject")
 	fl.StringVar(&f.events, "events", "", "override contract: none or at-least-once")
-	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
+	f.lin.register(fl, "time budget of the linearizability check")
 	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine visualizations of chats that fail linearizability")
 	return c
 }
@@ -56,8 +55,8 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format must be text or json, got %q", f.format)
 	}
-	if f.linTimeout <= 0 {
-		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
+	if err := f.lin.resolve(); err != nil {
+		return err
 	}
 	merged, err := history.ReadFiles(paths)
 	if err != nil {
@@ -77,7 +76,9 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	if err != nil {
 		return err
 	}
-	rep := checker.Check(h, checker.Options{Contract: contract, LinearizabilityTimeout: f.linTimeout, VisualizeDir: f.visualize})
+	opt := f.lin.options()
+	opt.Contract, opt.VisualizeDir = contract, f.visualize
+	rep := checker.Check(h, opt)
 	out := c.OutOrStdout()
 	if f.format == "json" {
 		enc := json.NewEncoder(out)

@@ -39,6 +39,8 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"check"}, "accepts 1 arg"},
 		{[]string{"check", "/no/such/file.jsonl"}, "no such file"},
 		{[]string{"check", "x", "--gaps", "sometimes"}, ""},
+		{[]string{"check", "x", "--lin-memory", "lots"}, `--lin-memory must be a size of at least 1MiB, such as 768MiB or 4GiB, got "lots"`},
+		{[]string{"bench", "--lin-memory", "100KiB"}, `--lin-memory must be a size of at least 1MiB`},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, c := range cases {

@@ -10,12 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/drill"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
@@ -28,7 +26,7 @@ type drillFlags struct {
 	strategy    string
 	format      string
 	allowRemote bool
-	linTimeout  time.Duration
+	lin         linFlags
 	unsafeCase  string // unsafe-recovery only
 }
 
@@ -125,7 +123,7 @@ func (f *drillFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.strategy, "strategy", "two-phase", "allocation: two-phase (ADR-004) or occ (option B)")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "with --store dynamodb: allow an endpoint other than localhost, 127.0.0.1 or [::1] (real AWS included); needs a non-empty --table-prefix")
-	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of the linearizability check")
+	f.lin.register(fl, "time budget of the linearizability check")
 	addStoreFlags(fl, &f.store)
 }
 
@@ -138,10 +136,10 @@ func (f *drillFlags) resolve() error {
 		return badInput("--strategy must be two-phase or occ, got %q", f.strategy)
 	}
 	f.cfg.Strategy = strategy
-	if f.linTimeout <= 0 {
-		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
+	if err := f.lin.resolve(); err != nil {
+		return err
 	}
-	f.cfg.CheckOptions = checker.Options{LinearizabilityTimeout: f.linTimeout}
+	f.cfg.CheckOptions = f.lin.options()
 	if err := f.store.Validate(); err != nil {
 		return usageError{err}
 	}

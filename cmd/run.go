@@ -28,7 +28,7 @@ type runFlags struct {
 	shrink      bool
 	shrinkRuns  int
 	shrinkTime  time.Duration
-	linTimeout  time.Duration
+	lin         linFlags
 	overrides   scenarios.Overrides
 	keepHistory bool // --out given: never delete it
 }
@@ -66,7 +66,7 @@ thresholds failed, 5 a scenario could not be run.`,
 	fl.BoolVar(&f.shrink, "shrink", false, "on an invariant failure, search for a smaller failing run (fewer operations, writers, chats) and keep its history")
 	fl.IntVar(&f.shrinkRuns, "shrink-runs", 60, "most runs one shrink may make")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "most time one shrink may take")
-	fl.DurationVar(&f.linTimeout, "lin-timeout", 10*time.Second, "time budget of each linearizability check")
+	f.lin.register(fl, "time budget of each linearizability check")
 	return c
 }
 
@@ -74,8 +74,8 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format must be text or json, got %q", f.format)
 	}
-	if f.linTimeout <= 0 {
-		return badInput("--lin-timeout must be positive, got %s", f.linTimeout)
+	if err := f.lin.resolve(); err != nil {
+		return err
 	}
 	if f.shrinkRuns < 1 || f.shrinkTime <= 0 {
 		return badInput("--shrink-runs and --shrink-time must be positive")
@@ -108,7 +108,7 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 		return usageError{err}
 	}
 	// Flags a repro command must repeat to run against the same thing.
-	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "lin-timeout"} {
+	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "lin-timeout", "lin-memory"} {
 		if flag := fl.Lookup(name); flag != nil && flag.Changed {
 			f.overrides.Flags = append(f.overrides.Flags, "--"+name, flag.Value.String())
 		}
@@ -142,7 +142,7 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	defer cache.Close()
 	opts := scenarios.Options{
 		OutDir: outDir, Store: f.store, DSN: f.dsn,
-		LinearizabilityTimeout: f.linTimeout, Overrides: f.overrides, Targets: cache,
+		LinearizabilityTimeout: f.lin.timeout, PorcupineMemory: f.lin.bytes, Overrides: f.overrides, Targets: cache,
 	}
 	started := time.Now()
 	sum := &scenarios.Summary{OutDir: outDir}

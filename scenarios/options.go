@@ -17,7 +17,10 @@ type Options struct {
 	DSN   string // for PostgreSQL targets
 	// LinearizabilityTimeout is the porcupine budget per check; 0: 10s.
 	LinearizabilityTimeout time.Duration
-	Overrides              Overrides
+	// PorcupineMemory is porcupine's cache budget per check, in bytes;
+	// 0: checker.DefaultPorcupineMemory.
+	PorcupineMemory int64
+	Overrides       Overrides
 	// Targets, if set, keeps targets open from one scenario to the next;
 	// nil opens a target per run.
 	Targets *TargetCache

@@ -1,0 +1,42 @@
+package cmd
+
+import (
+	"math"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/pflag"
+
+	"github.com/chatseq/chatseq/checker"
+)
+
+// linFlags are the linearizability check's budgets, --lin-timeout and
+// --lin-memory, shared by every command that checks a history.
+type linFlags struct {
+	timeout time.Duration
+	memory  string
+	bytes   int64 // memory, parsed by resolve
+}
+
+func (l *linFlags) register(fl *pflag.FlagSet, timeoutHelp string) {
+	fl.DurationVar(&l.timeout, "lin-timeout", 10*time.Second, timeoutHelp)
+	fl.StringVar(&l.memory, "lin-memory", humanize.IBytes(checker.DefaultPorcupineMemory),
+		"memory porcupine's caches may hold over its workers (e.g. 4GiB): a chat is tried if a linear pass through it fits its worker's share, about sqrt(8·share) operations")
+}
+
+func (l *linFlags) resolve() error {
+	if l.timeout <= 0 {
+		return badInput("--lin-timeout must be positive, got %s", l.timeout)
+	}
+	n, err := humanize.ParseBytes(l.memory)
+	if err != nil || n < 1<<20 {
+		return badInput("--lin-memory must be a size of at least 1MiB, such as 768MiB or 4GiB, got %q", l.memory)
+	}
+	l.bytes = int64(min(n, math.MaxInt64))
+	return nil
+}
+
+// options are the checker options the flags set.
+func (l *linFlags) options() checker.Options {
+	return checker.Options{LinearizabilityTimeout: l.timeout, PorcupineMemory: l.bytes}
+}
