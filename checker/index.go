@@ -45,6 +45,10 @@ type op struct {
 	key    int32 // scoped idempotency key of a persist; -1 for syncs
 	fn     fnKind
 	status opStatus
+	// dedup: an ok answered as a replay (its completion's dedup), kept
+	// here because the checkers ask for every operation and the event is
+	// a cache miss away.
+	dedup bool
 }
 
 // alloc is one traced counter allocation: it returned during [start, end].
@@ -79,9 +83,11 @@ type index struct {
 	ops    []op
 	allocs []alloc
 
-	keyIDs   map[scopedKey]int32
-	keyNames []string
-	keyChat  []int32
+	keyIDs []map[string]int32 // by chat: a key's id in its scope
+	// persistsIn counts each chat's persist invokes, to size its keyIDs.
+	persistsIn map[string]int
+	keyNames   []string
+	keyChat    []int32
 
 	// Sorted views; *Span[c]..*Span[c+1] is chat c's slice of each.
 	acks        []int32 // persist-ok ops by (chat, seq, call)
@@ -136,12 +142,23 @@ func (x *index) chat(name string) int32 {
 	return id
 }
 
+// keyID numbers scoped keys densely. A map per chat keyed by the string
+// alone takes the runtime's fast path for string keys: a map keyed by the
+// struct hashed both fields generically, a sixth of a many-chat check.
 func (x *index) keyID(k scopedKey) int32 {
-	if id, ok := x.keyIDs[k]; ok {
+	for int(k.chat) >= len(x.keyIDs) {
+		x.keyIDs = append(x.keyIDs, nil)
+	}
+	ids := x.keyIDs[k.chat]
+	if ids == nil {
+		ids = make(map[string]int32, x.persistsIn[x.chatNames[k.chat]])
+		x.keyIDs[k.chat] = ids
+	}
+	if id, ok := ids[k.key]; ok {
 		return id
 	}
 	id := int32(len(x.keyNames))
-	x.keyIDs[k] = id
+	ids[k.key] = id
 	x.keyNames = append(x.keyNames, k.key)
 	x.keyChat = append(x.keyChat, k.chat)
 	return id
@@ -224,7 +241,7 @@ func (x *index) errCode(o int32) string {
 }
 
 func (x *index) isDedup(o int32) bool {
-	return x.ops[o].status == stOK && x.ev[x.ops[o].done].Dedup
+	return x.ops[o].dedup
 }
 
 func span(sp []int32, c int32) (int, int) { return int(sp[c]), int(sp[c+1]) }
@@ -268,12 +285,14 @@ func buildIndex(h *history.History) *index {
 	// Sizing up front: appending a million elements one by one allocates
 	// about five times the final size in abandoned backing arrays.
 	invokes, persists, traces := 0, 0, 0
+	x.persistsIn = map[string]int{}
 	for i := range h.Events {
 		switch e := &h.Events[i]; e.Kind {
 		case history.KindInvoke:
 			invokes++
 			if e.F == history.FPersist {
 				persists++
+				x.persistsIn[e.Chat]++
 			}
 		case history.KindTrace:
 			traces++
@@ -282,7 +301,6 @@ func buildIndex(h *history.History) *index {
 	x.ops = make([]op, 0, invokes)
 	x.allocs = make([]alloc, 0, traces)
 	// Final lines usually name the keys persists already used.
-	x.keyIDs = make(map[scopedKey]int32, persists)
 	x.keyNames = make([]string, 0, persists)
 	x.keyChat = make([]int32, 0, persists)
 	x.initialCounter = initialCounterOf(h.Header)
@@ -381,7 +399,7 @@ func (x *index) pairOperations() {
 			o.done = int32(i)
 			switch e.Kind {
 			case history.KindOK:
-				o.status = stOK
+				o.status, o.dedup = stOK, e.Dedup
 			case history.KindFail:
 				o.status = stFail
 			default:
