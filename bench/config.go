@@ -80,6 +80,9 @@ type Config struct {
 	// Progress, if set, is called every ProgressEvery while the writers
 	// run and once with Done set after they stop (timeseries.go).
 	Progress func(Progress) `json:"-"`
+	// Phase, if set, is called as each step after the writers begins, with
+	// what it does (PhaseFinalState, PhaseEvents).
+	Phase func(string) `json:"-"`
 }
 
 // DefaultConfig is what `chatseq bench` runs with no flags.
@@ -182,3 +185,15 @@ func (c *Config) globalChat(local int) int { return local*c.shards() + c.ShardIn
 
 // ChatName is the id of this shard's k-th chat.
 func (c *Config) ChatName(local int) string { return chatID(c.ChatPrefix, c.globalChat(local)) }
+
+// The steps after the writers that Config.Phase announces.
+const (
+	PhaseFinalState = "recording the final state"
+	PhaseEvents     = "reading the topic back"
+)
+
+func (c *Config) phase(name string) {
+	if c.Phase != nil {
+		c.Phase(name)
+	}
+}

@@ -111,10 +111,12 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	res.Latency, res.Counts = lat.totals()
 	res.Intervals = lat.intervals(res.Elapsed)
 
+	cfg.phase(PhaseFinalState)
 	if err := recordFinalState(ctx, target, chats, rec, res); err != nil {
 		return nil, err
 	}
 	if pub != nil {
+		cfg.phase(PhaseEvents)
 		if err := recordEvents(ctx, brokers, cfg.Topic, startOffsets, chats, rec, res); err != nil {
 			return nil, err
 		}

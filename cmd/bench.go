@@ -183,8 +183,8 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 		if len(names) > 1 {
 			cfg.HistoryPath = historyPathFor(f.cfg.HistoryPath, name)
 		}
-		f.output.configure(&cfg, c.ErrOrStderr())
-		b, err := f.runTarget(ctx, c, name, cfg)
+		progress := f.output.configure(&cfg, c.ErrOrStderr())
+		b, err := f.runTarget(ctx, c, name, cfg, progress)
 		if err != nil {
 			return fmt.Errorf("bench --target %s: %w", name, err)
 		}
@@ -224,18 +224,21 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 }
 
 // runTarget drives one target, checks the history and returns the report.
-func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config) (report.Bench, error) {
+func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config, progress *progressPrinter) (report.Bench, error) {
 	res, describe, err := f.drive(ctx, c, name, cfg)
 	if err != nil {
 		return report.Bench{}, err
 	}
+	progress.phase(name, phaseReadBack)
 	h, err := history.ReadFile(res.Config.HistoryPath)
 	if err != nil {
 		return report.Bench{}, fmt.Errorf("reading back the history: %w", err)
 	}
+	progress.phase(name, phaseCheck)
 	opt := f.lin.options()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	rep := checker.Check(h, opt)
+	progress.phase(name, "")
 	b := report.FromBench(res, describe, rep)
 	if len(f.thresholds) > 0 {
 		// A fresh or prefixed set of chats: every counter started at 0.

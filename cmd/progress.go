@@ -28,10 +28,16 @@ type progressPrinter struct {
 	tty       bool
 	width     int
 	nextPlain time.Duration
+	// The step after the writers under way, since when, and the steps
+	// done with their times.
+	step      string
+	stepBegan time.Time
+	stepsDone []string
+	now       func() time.Time
 }
 
 func newProgressPrinter(w io.Writer) *progressPrinter {
-	p := &progressPrinter{w: w, nextPlain: plainEvery}
+	p := &progressPrinter{w: w, nextPlain: plainEvery, now: time.Now}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.tty, p.width = true, 80
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
@@ -67,7 +73,7 @@ func (p *progressPrinter) update(pr bench.Progress) {
 func (p *progressPrinter) fields(pr bench.Progress) []string {
 	out := []string{pr.Target, elapsedOf(pr), fmt.Sprintf("%d ops", pr.Operations)}
 	if pr.Done {
-		return append(out, "writers done; checking the history")
+		return append(out, "writers done")
 	}
 	out = append(out, formatOpsRate(pr.Rate)+" ops/s", "p99 "+formatDuration(pr.P99), fmt.Sprintf("faults %d", pr.FaultsInjected))
 	if len(pr.ActiveFaults) > 0 {
@@ -178,4 +184,40 @@ func sig3(v float64) string {
 		decimals = 1
 	}
 	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// The steps after the writers that bench itself takes (the bench package
+// announces its own).
+const (
+	phaseReadBack = "reading the history back"
+	phaseCheck    = "checking the history"
+)
+
+// phase marks the start of a step after the writers, name, and so the end
+// of the one before, which it times; "" ends the last and prints every
+// step's time on one line. A nil printer (--quiet) prints nothing.
+func (p *progressPrinter) phase(target, name string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if p.step != "" {
+		p.stepsDone = append(p.stepsDone, p.step+" "+formatDuration(now.Sub(p.stepBegan).Round(100*time.Millisecond)))
+	}
+	p.step, p.stepBegan = name, now
+	line := target + "  " + name + "…"
+	if name == "" {
+		line = target + "  after the writers: " + strings.Join(p.stepsDone, ", ")
+		p.stepsDone = nil
+	}
+	switch {
+	case p.tty && name == "":
+		fmt.Fprintf(p.w, "\r%s\x1b[K\n", line)
+	case p.tty:
+		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+	default:
+		fmt.Fprintln(p.w, "progress: "+line)
+	}
 }

@@ -98,3 +98,38 @@ func TestTimeLeftUsesWhicheverBoundEndsFirst(t *testing.T) {
 		}
 	}
 }
+
+// After the writers, each step is announced as it begins, and the last
+// line times every step.
+func TestProgressTimesTheStepsAfterTheWriters(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var buf bytes.Buffer
+		p := newProgressPrinter(&buf)
+		p.tty = tty
+		clock := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+		p.now = func() time.Time { return clock }
+		for _, step := range []struct {
+			name string
+			took time.Duration
+		}{{bench.PhaseFinalState, 1200 * time.Millisecond}, {phaseReadBack, 4 * time.Second}, {phaseCheck, 9500 * time.Millisecond}} {
+			p.phase("memory", step.name)
+			clock = clock.Add(step.took)
+		}
+		p.phase("memory", "")
+		out := buf.String()
+		summary := "memory  after the writers: recording the final state 1.20s, reading the history back 4.00s, checking the history 9.50s"
+		if !strings.Contains(out, summary) {
+			t.Fatalf("tty %v: no summary %q in:\n%q", tty, summary, out)
+		}
+		if tty {
+			// One line, redrawn in place, ended once.
+			if strings.Count(out, "\n") != 1 || strings.Count(out, "\r") != 4 || !strings.Contains(out, "\rmemory  checking the history…\x1b[K") {
+				t.Fatalf("terminal output %q", out)
+			}
+		} else if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 4 || lines[1] != "progress: memory  reading the history back…" {
+			t.Fatalf("plain output:\n%s", out)
+		}
+	}
+	var quiet *progressPrinter
+	quiet.phase("memory", phaseCheck) // --quiet: nothing, and no panic
+}

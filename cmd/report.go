@@ -65,13 +65,20 @@ func (o *outputFlags) prepare(c *cobra.Command, targets []string) error {
 
 // configure points one target's run at its results directory and, unless
 // --quiet, at a progress display on stderr.
-func (o *outputFlags) configure(cfg *bench.Config, stderr io.Writer) {
+// configure points the run at its results directory and, unless --quiet,
+// at a progress printer, which it returns (nil with --quiet).
+func (o *outputFlags) configure(cfg *bench.Config, stderr io.Writer) *progressPrinter {
 	if d, ok := o.dirs[cfg.Target]; ok {
 		cfg.HistoryPath = filepath.Join(d, report.HistoryFile)
 	}
-	if !o.quiet {
-		cfg.Progress = newProgressPrinter(stderr).update
+	if o.quiet {
+		return nil
 	}
+	p := newProgressPrinter(stderr)
+	target := cfg.Target
+	cfg.Progress = p.update
+	cfg.Phase = func(name string) { p.phase(target, name) }
+	return p
 }
 
 // visualizeDir is where the checker draws the target's non-linearizable
