@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -252,24 +253,52 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 }
 
 func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {
+	// The walk hands items over in batches to encoders on every core:
+	// after a long run each line's strings are cache misses, which one
+	// goroutine would take one at a time.
+	batches := make(chan []history.Final, runtime.GOMAXPROCS(0))
+	var encoders sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		encoders.Add(1)
+		go func() {
+			defer encoders.Done()
+			for b := range batches {
+				rec.RecordFinals(b)
+			}
+		}()
+	}
+	batch := make([]history.Final, 0, finalBatch)
+	add := func(f history.Final) {
+		if batch = append(batch, f); len(batch) == finalBatch {
+			batches <- batch
+			batch = make([]history.Final, 0, finalBatch)
+		}
+	}
 	v := store.StateVisitor{
 		Counter: func(c store.Counter) {
-			rec.RecordFinal(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
+			add(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
 			res.Allocations += int64(c.Value)
 		},
 		Message: func(m store.Message) {
-			rec.RecordFinal(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
+			add(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
 			res.Persisted++
 		},
 		Idempotency: func(r store.IdempotencyRecord) {
-			rec.RecordFinal(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
+			add(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
 		},
 	}
-	if err := store.Walk(ctx, t, chats, v); err != nil {
+	err := store.Walk(ctx, t, chats, v)
+	batches <- batch
+	close(batches)
+	encoders.Wait()
+	if err != nil {
 		return fmt.Errorf("reading final state: %w", err)
 	}
 	return nil
 }
+
+// finalBatch is how many final lines an encoder takes at a time.
+const finalBatch = 1024
 
 // recordEvents writes what the topic holds for this run's chats: shards of
 // one run (or other runs) may share the topic, and their events are theirs.

@@ -164,6 +164,27 @@ func (r *Recorder) RecordFinal(f Final) {
 	r.unlockAndMaybeFlush(sh, t)
 }
 
+// RecordFinals appends final lines, as RecordFinal does one by one, but
+// encodes them all before taking the lock once: several goroutines can
+// encode batches at the same time (each line reads its strings, which
+// after a long run are mostly cache misses) without queueing on the lock.
+// The batch is one unit for the flusher's merge: its lines share a time.
+func (r *Recorder) RecordFinals(fs []Final) {
+	if len(fs) == 0 {
+		return
+	}
+	var enc []byte
+	for i := range fs {
+		enc = appendFinal(enc, &fs[i])
+	}
+	sh := &r.shards[0]
+	sh.mu.Lock()
+	t := r.Now()
+	sh.last = t
+	sh.buf = append(sh.buf, enc...)
+	r.unlockAndMaybeFlush(sh, t)
+}
+
 // unlockAndMaybeFlush marks the line just appended, releases the shard and,
 // if the shard is full, wakes the flusher, or flushes here if the flusher
 // is far behind.
