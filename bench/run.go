@@ -32,6 +32,8 @@ type Result struct {
 	Events      int   // records read back from Kafka
 	Kafka       string
 	Intervals   []Interval // per-second counts and latency (timeseries.go)
+	// Interrupted: ctx ended while the writers ran, so they stopped early.
+	Interrupted bool
 }
 
 // Throughput is operations per second of writer time.
@@ -48,7 +50,10 @@ func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
 	return RunTarget(ctx, cfg, CoreTarget(st))
 }
 
-// RunTarget executes cfg against the target newTarget builds.
+// RunTarget executes cfg against the target newTarget builds. ctx ending
+// (an interrupt) stops the writers early, their operations in flight ending
+// with unknown outcomes; the run is still settled and its final state
+// recorded, so the history it leaves is complete.
 func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -103,6 +108,10 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	scheduleCounterDeletions(faultCtx, target, cfg)
 	runWriters(ctx, cfg, target, rec, lat, chats, res)
 	stopFaults()
+	// An interrupt stops the writers, not the history: what ran is still
+	// settled, read back and recorded, so the file is complete and checkable.
+	res.Interrupted = ctx.Err() != nil
+	ctx = context.WithoutCancel(ctx)
 	if err := target.Settle(ctx); err != nil {
 		stopProgress()
 		return nil, fmt.Errorf("waiting for the target to settle: %w", err)

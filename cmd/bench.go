@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -36,6 +35,7 @@ type benchFlags struct {
 	shard     string
 	lin       linFlags
 	output    outputFlags // --out, --quiet (report.go)
+	interrupts *interrupts // Ctrl-C, set by runBench
 	// --threshold as given, and parsed by resolve.
 	thresholdExprs []string
 	thresholds     []scenarios.Threshold
@@ -52,7 +52,12 @@ checks every invariant, and reports throughput and per-step latency.
 
 Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 3 some invariant could not be decided, 4 every invariant holds but a
---threshold failed, 5 the run could not be carried out.`,
+--threshold failed, 5 the run could not be carried out, 130 interrupted
+after the writers.
+
+Ctrl-C while the writers run stops them: what ran is still recorded whole,
+checked and reported. Ctrl-C after that (the check can take longer than
+the run) quits at once, naming the history for 'chatseq check'.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBench(c, &f) },
 	}
@@ -173,11 +178,15 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err := f.output.prepare(c, names); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
-	defer stop()
+	ctx, interrupts, release := catchInterrupts(c.Context(), c.ErrOrStderr())
+	defer release()
+	f.interrupts = interrupts
 	var runs []report.Bench
 	worst := ExitOK
 	for _, name := range names {
+		if ctx.Err() != nil {
+			break // interrupted: report the targets that ran
+		}
 		cfg := f.cfg
 		cfg.Target = name
 		if len(names) > 1 {
@@ -225,7 +234,9 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 
 // runTarget drives one target, checks the history and returns the report.
 func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config, progress *progressPrinter) (report.Bench, error) {
+	f.interrupts.writersStart(ctx, cfg.HistoryPath)
 	res, describe, err := f.drive(ctx, c, name, cfg)
+	f.interrupts.writersDone()
 	if err != nil {
 		return report.Bench{}, err
 	}
@@ -235,6 +246,7 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 		return report.Bench{}, fmt.Errorf("reading back the history: %w", err)
 	}
 	progress.phase(name, phaseCheck)
+	beforeCheck()
 	opt := f.lin.options()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	rep := checker.Check(h, opt)

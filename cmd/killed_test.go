@@ -16,6 +16,9 @@ import (
 // test can then kill.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("CHATSEQ_TEST_MAIN_ARGS"); args != "" {
+		if os.Getenv("CHATSEQ_TEST_SLOW_CHECK") != "" {
+			beforeCheck = func() { time.Sleep(time.Minute) }
+		}
 		os.Exit(runProcess(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

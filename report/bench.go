@@ -34,6 +34,9 @@ type Run struct {
 	Seed         int64   `json:"seed"`
 	Elapsed      float64 `json:"elapsed_s"`
 	History      string  `json:"history"`
+	// Interrupted: the writers were stopped early (Ctrl-C); what ran was
+	// still recorded whole and checked.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Bench is the whole report of `chatseq bench`.
@@ -87,6 +90,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Target: res.Config.Target, Store: storeName, Kafka: res.Kafka, Variant: variant, Strategy: string(res.Config.Strategy),
 			Writers: res.Config.Writers, Chats: res.Config.Chats, Distribution: res.Config.Distribution,
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
+			Interrupted: res.Interrupted,
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,

@@ -25,7 +25,11 @@ func WriteText(w io.Writer, b Bench) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	r := b.Run
 	fmt.Fprintf(tw, "chatseq bench: target %s (%s), kafka %s, behaviour %s\n", r.Target, r.Store, r.Kafka, r.Variant)
-	fmt.Fprintf(tw, "  %d writers over %d chats (%s), %s loop, seed %d, %.2fs\n\n", r.Writers, r.Chats, r.Distribution, r.Loop, r.Seed, r.Elapsed)
+	interrupted := ""
+	if r.Interrupted {
+		interrupted = ", interrupted"
+	}
+	fmt.Fprintf(tw, "  %d writers over %d chats (%s), %s loop, seed %d, %.2fs%s\n\n", r.Writers, r.Chats, r.Distribution, r.Loop, r.Seed, r.Elapsed, interrupted)
 
 	fmt.Fprintf(tw, "operations\t%d\t%s ops/s\n", b.Operations, formatRate(b.Throughput))
 	fmt.Fprintf(tw, "  persists\t%d\tok %d (dedup %d), fail %d, info %d\n", b.Persists, b.PersistOK, b.Dedup, b.Fail, b.Info)

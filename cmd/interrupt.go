@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+)
+
+// ExitInterrupted is the status of a bench ended by an interrupt after its
+// writers (128 + SIGINT, as a shell reports a process the signal killed).
+const ExitInterrupted = 130
+
+// interrupts is bench's Ctrl-C. The first one while writers run stops them:
+// what ran is still recorded whole, checked and reported. One after the
+// writers (while the history is read back and checked, which can take
+// longer than the run), or a second one, ends the process at once, naming
+// the history so far, which `chatseq check` can judge later.
+type interrupts struct {
+	stderr  io.Writer
+	cancel  context.CancelFunc
+	quit    func(code int) // os.Exit
+	mu      sync.Mutex
+	writing bool   // an interrupt now stops the writers
+	history string // the file being written or checked
+}
+
+// catchInterrupts returns the context the writers run under and the
+// handler; release stops catching.
+func catchInterrupts(parent context.Context, stderr io.Writer) (context.Context, *interrupts, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	in := &interrupts{stderr: stderr, cancel: cancel, quit: os.Exit}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-sig:
+				in.interrupted()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, in, func() {
+		signal.Stop(sig)
+		close(done)
+		cancel()
+	}
+}
+
+func (in *interrupts) interrupted() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.writing {
+		in.writing = false
+		in.cancel()
+		fmt.Fprintln(in.stderr, "chatseq: interrupted: stopping the writers; what ran is still recorded, checked and reported (interrupt again to quit at once)")
+		return
+	}
+	if in.history != "" {
+		fmt.Fprintf(in.stderr, "chatseq: interrupted; the history so far is %s ('chatseq check %s' judges it)\n", in.history, in.history)
+	} else {
+		fmt.Fprintln(in.stderr, "chatseq: interrupted")
+	}
+	in.quit(ExitInterrupted)
+}
+
+// writersStart says the writers of a run streaming to history are about to
+// start: an interrupt stops them, unless one already did.
+func (in *interrupts) writersStart(ctx context.Context, history string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.writing, in.history = ctx.Err() == nil, history
+}
+
+// writersDone says the writers stopped: an interrupt now quits.
+func (in *interrupts) writersDone() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.writing = false
+}
+
+// beforeCheck runs just before bench checks a history; a test makes it
+// slow, to interrupt the check.
+var beforeCheck = func() {}

@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchChild starts the command line in a child process, its stderr read
+// line by line into lines.
+func benchChild(t *testing.T, args string, env ...string) (*exec.Cmd, *bytes.Buffer, chan string) {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(append(os.Environ(), "CHATSEQ_TEST_MAIN_ARGS="+args), env...)
+	var stdout bytes.Buffer
+	child.Stdout = &stdout
+	stderr, err := child.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 1000)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return child, &stdout, lines
+}
+
+// waitFor reads lines until one contains want, and returns every line read.
+func waitFor(t *testing.T, lines chan string, want string) []string {
+	t.Helper()
+	var seen []string
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("stderr ended before %q:\n%s", want, strings.Join(seen, "\n"))
+			}
+			if seen = append(seen, l); strings.Contains(l, want) {
+				return seen
+			}
+		case <-timeout:
+			t.Fatalf("no %q on stderr in 30 s:\n%s", want, strings.Join(seen, "\n"))
+		}
+	}
+}
+
+func exitCode(t *testing.T, child *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- child.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(60 * time.Second):
+		child.Process.Kill()
+		t.Fatal("the child did not exit within 60 s of the interrupt")
+		return -1
+	}
+}
+
+// Ctrl-C while the writers run stops them; the run so far is still
+// recorded whole, checked and reported.
+func TestInterruptStopsTheWritersAndStillChecks(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	child, stdout, lines := benchChild(t, "bench --duration 60s --kafka off --writers 2 --chats 2 --history "+hist)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if fi, err := os.Stat(hist); err == nil && fi.Size() > 256<<10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatal("the history never grew past 256 KiB")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, lines, "stopping the writers")
+	waitFor(t, lines, "after the writers: recording the final state")
+	if code := exitCode(t, child); code != ExitOK {
+		t.Fatalf("exit %d, want 0: the interrupted run is correct\n%s", code, stdout.String())
+	}
+	out := stdout.String()
+	if !strings.Contains(out, ", interrupted\n") || !strings.Contains(out, "ack_implies_persistence                PASS") {
+		t.Fatalf("the report should say the run was interrupted and judge its final state:\n%s", out)
+	}
+}
+
+// Ctrl-C after the writers (here: while the history is checked) ends the
+// process at once, naming the history, which is complete.
+func TestInterruptAfterTheWritersQuitsNamingTheHistory(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	child, _, lines := benchChild(t, "bench --ops 2000 --duration 0 --kafka off --writers 2 --chats 2 --history "+hist, "CHATSEQ_TEST_SLOW_CHECK=1")
+	waitFor(t, lines, "checking the history")
+	sent := time.Now()
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFor(t, lines, "interrupted; the history so far is "+hist)
+	if code := exitCode(t, child); code != ExitInterrupted || time.Since(sent) > 10*time.Second {
+		t.Fatalf("exit %d after %s, want %d at once\n%s", code, time.Since(sent), ExitInterrupted, strings.Join(seen, "\n"))
+	}
+	if _, err := os.Stat(hist); err != nil {
+		t.Fatalf("the history named is not there: %v", err)
+	}
+}
