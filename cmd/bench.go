@@ -23,18 +23,18 @@ import (
 )
 
 type benchFlags struct {
-	cfg       bench.Config
-	broken    string
-	kafkaMode string
-	brokers   string
-	format    string
-	store     storeopen.Options
-	targets   string
-	dsn       string
-	strategy  string
-	shard     string
-	lin       linFlags
-	output    outputFlags // --out, --quiet (report.go)
+	cfg        bench.Config
+	broken     string
+	kafkaMode  string
+	brokers    string
+	format     string
+	store      storeopen.Options
+	targets    string
+	dsn        string
+	strategy   string
+	shard      string
+	lin        linFlags
+	output     outputFlags // --out, --quiet (report.go)
 	interrupts *interrupts // Ctrl-C, set by runBench
 	// --threshold as given, and parsed by resolve.
 	thresholdExprs []string
