@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,8 +59,16 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	if err := f.lin.resolve(); err != nil {
 		return err
 	}
+	// On a terminal, say what a long check is doing; never in a log.
+	var progress *progressPrinter
+	if p := newProgressPrinter(c.ErrOrStderr()); p.tty {
+		progress, p.stepsLabel = p, ""
+	}
+	name := strings.Join(paths, " ")
+	progress.phase(name, "reading the history")
 	merged, err := history.ReadFiles(paths)
 	if err != nil {
+		progress.clear()
 		var perr *history.ParseError
 		if errors.As(err, &perr) {
 			return usageError{err}
@@ -67,18 +76,21 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 		return badInput("%v", err)
 	}
 	h := merged.History
+	contract, err := f.contract(h.Header.Contract)
+	if err != nil {
+		progress.clear()
+		return err
+	}
+	progress.phase(name, "checking the history")
+	opt := f.lin.options()
+	opt.Contract, opt.VisualizeDir = contract, f.visualize
+	rep := checker.Check(h, opt)
+	progress.phase(name, "")
 	if len(merged.Sources) > 1 {
 		for _, s := range merged.Sources {
 			c.PrintErrf("lines %d-%d: %s\n", s.First, s.First+s.Lines-1, s.File)
 		}
 	}
-	contract, err := f.contract(h.Header.Contract)
-	if err != nil {
-		return err
-	}
-	opt := f.lin.options()
-	opt.Contract, opt.VisualizeDir = contract, f.visualize
-	rep := checker.Check(h, opt)
 	out := c.OutOrStdout()
 	if f.format == "json" {
 		enc := json.NewEncoder(out)

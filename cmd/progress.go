@@ -34,10 +34,12 @@ type progressPrinter struct {
 	stepBegan time.Time
 	stepsDone []string
 	now       func() time.Time
+	// stepsLabel starts the line that times the steps.
+	stepsLabel string
 }
 
 func newProgressPrinter(w io.Writer) *progressPrinter {
-	p := &progressPrinter{w: w, nextPlain: plainEvery, now: time.Now}
+	p := &progressPrinter{w: w, nextPlain: plainEvery, now: time.Now, stepsLabel: "after the writers: "}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.tty, p.width = true, 80
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
@@ -209,7 +211,7 @@ func (p *progressPrinter) phase(target, name string) {
 	p.step, p.stepBegan = name, now
 	line := target + "  " + name + "…"
 	if name == "" {
-		line = target + "  after the writers: " + strings.Join(p.stepsDone, ", ")
+		line = target + "  " + p.stepsLabel + strings.Join(p.stepsDone, ", ")
 		p.stepsDone = nil
 	}
 	switch {
@@ -219,5 +221,19 @@ func (p *progressPrinter) phase(target, name string) {
 		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
 	default:
 		fmt.Fprintln(p.w, "progress: "+line)
+	}
+}
+
+// clear drops the step under way without timing anything: on a terminal
+// it erases the line, so an error prints on a line of its own.
+func (p *progressPrinter) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.step, p.stepsDone = "", nil
+	if p.tty {
+		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +133,34 @@ func TestProgressTimesTheStepsAfterTheWriters(t *testing.T) {
 	}
 	var quiet *progressPrinter
 	quiet.phase("memory", phaseCheck) // --quiet: nothing, and no panic
+}
+
+// clear erases the step under way on a terminal, so that an error prints
+// on its own line, and forgets the steps' times.
+func TestProgressClearErasesTheLine(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progressPrinter{w: &buf, tty: true, width: 80, now: time.Now}
+	p.phase("h.jsonl", "reading the history")
+	p.clear()
+	if got := buf.String(); got != "\rh.jsonl  reading the history…\x1b[K\r\x1b[K" {
+		t.Fatalf("terminal output %q", got)
+	}
+	if p.step != "" || p.stepsDone != nil {
+		t.Fatalf("clear kept step %q and %v", p.step, p.stepsDone)
+	}
+	var quiet *progressPrinter
+	quiet.clear() // no printer: nothing, and no panic
+}
+
+// check says what it is doing only on a terminal: its stderr in a log or
+// a pipe stays free of progress.
+func TestCheckPrintsNoProgressOffATerminal(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	if code, _, errOut := run(t, "bench", "--quiet", "--kafka", "off", "--ops", "300", "--duration", "0", "--history", hist); code != ExitOK {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := run(t, "check", hist)
+	if code != ExitOK || errOut != "" || !strings.Contains(out, "verdict: PASS") {
+		t.Fatalf("check: exit %d, stderr %q (want none)\n%s", code, errOut, out)
+	}
 }
