@@ -72,6 +72,9 @@ func (in *interrupts) interrupted() {
 // writersStart says the writers of a run streaming to history are about to
 // start: an interrupt stops them, unless one already did.
 func (in *interrupts) writersStart(ctx context.Context, history string) {
+	if in == nil {
+		return
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.writing, in.history = ctx.Err() == nil, history
@@ -79,6 +82,9 @@ func (in *interrupts) writersStart(ctx context.Context, history string) {
 
 // writersDone says the writers stopped: an interrupt now quits.
 func (in *interrupts) writersDone() {
+	if in == nil {
+		return
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.writing = false
