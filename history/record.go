@@ -155,13 +155,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 // and trace; they carry no time, and are ordered by when they are recorded.
 func (r *Recorder) RecordFinal(f Final) {
 	var scratch [recordScratch]byte
-	line := appendFinal(scratch[:0], &f)
-	sh := &r.shards[0]
-	sh.mu.Lock()
-	t := r.Now()
-	sh.last = t
-	sh.buf = append(sh.buf, line...)
-	r.unlockAndMaybeFlush(sh, t)
+	r.appendFinals(appendFinal(scratch[:0], &f))
 }
 
 // RecordFinals appends final lines, as RecordFinal does one by one, but
@@ -177,11 +171,17 @@ func (r *Recorder) RecordFinals(fs []Final) {
 	for i := range fs {
 		enc = appendFinal(enc, &fs[i])
 	}
+	r.appendFinals(enc)
+}
+
+// appendFinals appends encoded final lines to the first shard, stamped
+// now: later than every operation's line.
+func (r *Recorder) appendFinals(lines []byte) {
 	sh := &r.shards[0]
 	sh.mu.Lock()
 	t := r.Now()
 	sh.last = t
-	sh.buf = append(sh.buf, enc...)
+	sh.buf = append(sh.buf, lines...)
 	r.unlockAndMaybeFlush(sh, t)
 }
 
