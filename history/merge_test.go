@@ -123,9 +123,19 @@ func TestReadFilesOfOneFileAllocatesNoSecondCopy(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		return after.TotalAlloc - before.TotalAlloc
 	}
-	one := allocated(func() error { _, err := ReadFile(path); return err })
-	merged := allocated(func() error { _, err := ReadFiles([]string{path}); return err })
-	if merged > one+one/10 {
+	// TotalAlloc counts the whole process (a flusher or test still running
+	// allocates too): the least of a few tries. Copying the events and finals
+	// would add half again.
+	least := func(read func() error) uint64 {
+		low := allocated(read)
+		for range 4 {
+			low = min(low, allocated(read))
+		}
+		return low
+	}
+	one := least(func() error { _, err := ReadFile(path); return err })
+	merged := least(func() error { _, err := ReadFiles([]string{path}); return err })
+	if merged > one+one*3/10 {
 		t.Fatalf("ReadFiles allocated %d bytes for one file, ReadFile %d: it copies the history", merged, one)
 	}
 }
