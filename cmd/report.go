@@ -63,8 +63,6 @@ func (o *outputFlags) prepare(c *cobra.Command, targets []string) error {
 	return nil
 }
 
-// configure points one target's run at its results directory and, unless
-// --quiet, at a progress display on stderr.
 // configure points the run at its results directory and, unless --quiet,
 // at a progress printer, which it returns (nil with --quiet).
 func (o *outputFlags) configure(cfg *bench.Config, stderr io.Writer) *progressPrinter {

@@ -142,7 +142,7 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	defer cache.Close()
 	opts := scenarios.Options{
 		OutDir: outDir, Store: f.store, DSN: f.dsn,
-		LinearizabilityTimeout: f.lin.timeout, PorcupineMemory: f.lin.bytes, Overrides: f.overrides, Targets: cache,
+		CheckOptions: f.lin.options(), Overrides: f.overrides, Targets: cache,
 	}
 	started := time.Now()
 	sum := &scenarios.Summary{OutDir: outDir}

@@ -2,8 +2,8 @@ package scenarios
 
 import (
 	"strconv"
-	"time"
 
+	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/storeopen"
 )
 
@@ -15,12 +15,10 @@ type Options struct {
 	// Kind is ignored (the scenario or Overrides.Target names the store).
 	Store storeopen.Options
 	DSN   string // for PostgreSQL targets
-	// LinearizabilityTimeout is the porcupine budget per check; 0: 10s.
-	LinearizabilityTimeout time.Duration
-	// PorcupineMemory is porcupine's cache budget per check, in bytes;
-	// 0: checker.DefaultPorcupineMemory.
-	PorcupineMemory int64
-	Overrides       Overrides
+	// CheckOptions are passed to every checker.Check (the linearizability
+	// budgets; the contract comes from each history's header).
+	CheckOptions checker.Options
+	Overrides    Overrides
 	// Targets, if set, keeps targets open from one scenario to the next;
 	// nil opens a target per run.
 	Targets *TargetCache

@@ -112,7 +112,7 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	if err != nil {
 		return nil, nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}
-	return res, h, checker.Check(h, checker.Options{LinearizabilityTimeout: opts.LinearizabilityTimeout, PorcupineMemory: opts.PorcupineMemory}), nil
+	return res, h, checker.Check(h, opts.CheckOptions), nil
 }
 
 // mergeContract is the target's promise with the scenario's fields over it.
