@@ -85,17 +85,7 @@ func exitCode(t *testing.T, child *exec.Cmd) int {
 func TestInterruptStopsTheWritersAndStillChecks(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "h.jsonl")
 	child, stdout, lines := benchChild(t, "bench --duration 60s --kafka off --writers 2 --chats 2 --history "+hist)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if fi, err := os.Stat(hist); err == nil && fi.Size() > 256<<10 {
-			break
-		}
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatal("the history never grew past 256 KiB")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForHistory(t, child, hist, 256<<10)
 	if err := child.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -32,17 +32,7 @@ func TestKilledRunLeavesACheckableHistory(t *testing.T) {
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if fi, err := os.Stat(hist); err == nil && fi.Size() > 1<<20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatal("the history never grew past 1 MiB")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitForHistory(t, child, hist, 1<<20)
 	if err := child.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -61,5 +51,22 @@ func TestKilledRunLeavesACheckableHistory(t *testing.T) {
 	}
 	if inv, ok := rep.Result(checker.NameAckImpliesPersistence); !ok || inv.Status != checker.Unknown {
 		t.Fatalf("without final state ack_implies_persistence must be unknown, got %+v (reported: %v)", inv, ok)
+	}
+}
+
+// waitForHistory waits until the child's history holds more than size
+// bytes, killing the child and failing t if it takes 20 s.
+func waitForHistory(t *testing.T, child *exec.Cmd, hist string, size int64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if fi, err := os.Stat(hist); err == nil && fi.Size() > size {
+			return
+		}
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatalf("the history never grew past %d bytes", size)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

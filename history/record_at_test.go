@@ -78,9 +78,7 @@ func TestRecordAtKeepsTheFileInTimeOrderUnderConcurrency(t *testing.T) {
 	seen := make([][]bounds, goroutines)
 	var wg sync.WaitGroup
 	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range opsEach {
 				key := "k" + strconv.Itoa(g) + "-" + strconv.Itoa(i)
 				start := rec.Record(&Event{Kind: KindInvoke, Process: g, F: FPersist, Chat: "c", Key: key})
@@ -95,7 +93,7 @@ func TestRecordAtKeepsTheFileInTimeOrderUnderConcurrency(t *testing.T) {
 				}
 				seen[g] = append(seen[g], bounds{given: end, next: rec.Now()})
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := rec.Close(); err != nil {

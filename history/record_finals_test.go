@@ -20,9 +20,7 @@ func TestRecordFinalsFromSeveralGoroutines(t *testing.T) {
 	const goroutines, batches, size = 3, 20, 500 // batches large enough to flush mid-way
 	var wg sync.WaitGroup
 	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for b := range batches {
 				fs := make([]Final, size)
 				for i := range fs {
@@ -30,7 +28,7 @@ func TestRecordFinalsFromSeveralGoroutines(t *testing.T) {
 				}
 				rec.RecordFinals(fs)
 			}
-		}()
+		})
 	}
 	rec.RecordFinals(nil) // nothing, and no empty line
 	wg.Wait()

@@ -191,9 +191,7 @@ func TestRecorderConcurrent(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range opsEach {
 				key := "k" + strconv.Itoa(g) + "-" + strconv.Itoa(i)
 				inv := Event{Kind: KindInvoke, Process: g, F: FPersist, Chat: "c", Key: key}
@@ -205,7 +203,7 @@ func TestRecorderConcurrent(t *testing.T) {
 					t.Errorf("time went back")
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := rec.Close(); err != nil {
