@@ -283,19 +283,15 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 			batch = make([]history.Final, 0, finalBatch)
 		}
 	}
-	v := store.StateVisitor{
-		Counter: func(c store.Counter) {
-			add(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
-			res.Allocations += int64(c.Value)
-		},
-		Message: func(m store.Message) {
-			add(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
+	v := FinalVisitor(func(f history.Final) {
+		switch f.Table {
+		case history.TableCounters:
+			res.Allocations += int64(f.Value)
+		case history.TableMessages:
 			res.Persisted++
-		},
-		Idempotency: func(r store.IdempotencyRecord) {
-			add(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
-		},
-	}
+		}
+		add(f)
+	})
 	err := store.Walk(ctx, t, chats, v)
 	batches <- batch
 	close(batches)
@@ -304,6 +300,22 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 		return fmt.Errorf("reading final state: %w", err)
 	}
 	return nil
+}
+
+// FinalVisitor hands each item of a store's state to add as the final line
+// that records it.
+func FinalVisitor(add func(history.Final)) store.StateVisitor {
+	return store.StateVisitor{
+		Counter: func(c store.Counter) {
+			add(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
+		},
+		Message: func(m store.Message) {
+			add(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
+		},
+		Idempotency: func(r store.IdempotencyRecord) {
+			add(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
+		},
+	}
 }
 
 // finalBatch is how many final lines an encoder takes at a time.

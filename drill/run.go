@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/recovery"
@@ -280,16 +281,7 @@ func (ru *run) finish(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("drill: reading the final state: %w", err)
 	}
-	rec := ru.r.rec
-	for _, c := range state.Counters {
-		rec.RecordFinal(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
-	}
-	for _, m := range state.Messages {
-		rec.RecordFinal(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
-	}
-	for _, i := range state.Idempotency {
-		rec.RecordFinal(history.Final{Table: history.TableIdempotency, Chat: i.Chat, Key: i.Key, Seq: i.Seq, MessageID: i.MessageID})
-	}
+	state.Visit(bench.FinalVisitor(ru.r.rec.RecordFinal))
 	return nil
 }
 
