@@ -16,3 +16,17 @@ func TestPayloadHashIsFNV1a(t *testing.T) {
 		}
 	}
 }
+
+// A planned message's hash is computed with its content, in one
+// allocation; it must be the content's payloadHash.
+func TestMessageContentCarriesItsPayloadHash(t *testing.T) {
+	for _, c := range []struct{ writer, op int }{{0, 0}, {7, 123456}, {63, 1 << 40}} {
+		content, hash := messageContent(c.writer, c.op)
+		if want := contentPrefix + "w" + strconv.Itoa(c.writer) + "-m" + strconv.Itoa(c.op); content != want {
+			t.Fatalf("content %q, want %q", content, want)
+		}
+		if want := payloadHash(content); hash != want {
+			t.Fatalf("%q: hash %s, want %s", content, hash, want)
+		}
+	}
+}

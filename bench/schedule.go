@@ -28,6 +28,7 @@ type OpPlan struct {
 	ReuseKey         bool // send with this client's previous key but other content
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
+	payloadHash      string // of content
 	attempts         *rand.Rand
 	rates            FaultRates
 }
@@ -64,7 +65,7 @@ func (pl *planner) plan(op int) OpPlan {
 	cfg, r := pl.cfg, pl.r
 	pl.src.Seed(opSeed(cfg.Seed, pl.writer, op))
 	p := OpPlan{Sync: r.Float64() < cfg.SyncRatio, rates: cfg.Faults}
-	p.content = messageContent(pl.writer, op)
+	p.content, p.payloadHash = messageContent(pl.writer, op)
 	p.Key = p.content[len(contentPrefix):]
 	if pl.zipf != nil {
 		p.Chat = int(pl.zipf.Uint64())
@@ -117,24 +118,30 @@ func SenderID(w int) string { return "user-" + strconv.Itoa(w) }
 const contentPrefix = "message "
 
 // messageContent is contentPrefix and the key of writer's op-th message,
-// "w<writer>-m<op>", in one allocation.
-func messageContent(writer, op int) string {
+// "w<writer>-m<op>", and the content's payload hash, all in one allocation.
+func messageContent(writer, op int) (content, hash string) {
 	var buf [64]byte
 	b := append(buf[:0], contentPrefix+"w"...)
 	b = strconv.AppendInt(b, int64(writer), 10)
 	b = append(b, "-m"...)
 	b = strconv.AppendInt(b, int64(op), 10)
-	return string(b)
+	n := len(b)
+	b = strconv.AppendUint(b, fnv1a(b), 16)
+	both := string(b)
+	return both[:n], both[n:]
 }
 
-// payloadHash is FNV-1a over content, computed in place (hash.Hash would
-// copy the string on every persist).
-func payloadHash(content string) string {
+// payloadHash is FNV-1a over content in hexadecimal.
+func payloadHash(content string) string { return strconv.FormatUint(fnv1a(content), 16) }
+
+// fnv1a is FNV-1a, computed in place (hash.Hash would copy the string on
+// every persist).
+func fnv1a[T string | []byte](content T) uint64 {
 	const offset64, prime64 = 14695981039346656037, 1099511628211
 	h := uint64(offset64)
 	for i := 0; i < len(content); i++ {
 		h ^= uint64(content[i])
 		h *= prime64
 	}
-	return strconv.FormatUint(h, 16)
+	return h
 }

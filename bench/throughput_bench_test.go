@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -37,8 +38,9 @@ func BenchmarkPersistLoopRecorded(b *testing.B) {
 // streamed to a file, latency histograms) with faults and syncs off, so
 // its persists/s divided by BenchmarkPersistBare's is chatseq's overhead.
 func BenchmarkPersistRecorded(b *testing.B) {
-	rate, _ := runRate(b, b.N)
+	rate, cpu := runRate(b, b.N)
 	b.ReportMetric(rate, "persists/s")
+	b.ReportMetric(cpu.total, "cpu-ns")
 }
 
 // BenchmarkPersistSideBySide runs the three above, b.N persists each, in
@@ -50,11 +52,11 @@ func BenchmarkPersistSideBySide(b *testing.B) {
 	var bare, recorded, run sideBySide
 	phases := []struct {
 		into *sideBySide
-		rate func() (float64, float64)
+		rate func() (float64, cpuUse)
 	}{
-		{&bare, func() (float64, float64) { return timedLoop(b, false) }},
-		{&recorded, func() (float64, float64) { return timedLoop(b, true) }},
-		{&run, func() (float64, float64) { return runRate(b, b.N) }},
+		{&bare, func() (float64, cpuUse) { return timedLoop(b, false) }},
+		{&recorded, func() (float64, cpuUse) { return timedLoop(b, true) }},
+		{&run, func() (float64, cpuUse) { return runRate(b, b.N) }},
 	}
 	for _, i := range []int{0, 1, 2, 2, 1, 0} {
 		startAfresh()
@@ -67,54 +69,70 @@ func BenchmarkPersistSideBySide(b *testing.B) {
 	b.ReportMetric(run.rate(), "run/s")
 	b.ReportMetric(recorded.rate()/bare.rate(), "loop-ratio")
 	b.ReportMetric(run.rate()/bare.rate(), "run-ratio")
-	b.ReportMetric(bare.cpuPerPersist(), "bare-cpu-ns")
-	b.ReportMetric(recorded.cpuPerPersist(), "loop-recorded-cpu-ns")
-	b.ReportMetric(run.cpuPerPersist(), "run-cpu-ns")
+	for _, k := range []struct {
+		name string
+		kind *sideBySide
+	}{{"bare", &bare}, {"loop-recorded", &recorded}, {"run", &run}} {
+		use := k.kind.cpuPerPersist()
+		b.ReportMetric(use.total, k.name+"-cpu-ns")
+		b.ReportMetric(use.gc, k.name+"-gc-ns")
+	}
 }
 
 // sideBySide sums the phases of one kind: persists, seconds and CPU.
 type sideBySide struct {
-	persists   int
-	seconds    float64
-	cpuPersist float64 // CPU ns per persist, summed over phases
-	phases     int
+	persists int
+	seconds  float64
+	cpu      cpuUse // per persist, summed over phases
+	phases   int
 }
 
-func (s *sideBySide) add(n int, rate, cpuPerPersist float64) {
+func (s *sideBySide) add(n int, rate float64, cpu cpuUse) {
 	s.persists += n
 	s.seconds += float64(n) / rate
-	s.cpuPersist += cpuPerPersist
+	s.cpu.total += cpu.total
+	s.cpu.gc += cpu.gc
 	s.phases++
 }
 
 // rate is persists per second over all the kind's phases.
 func (s *sideBySide) rate() float64 { return float64(s.persists) / s.seconds }
 
-func (s *sideBySide) cpuPerPersist() float64 { return s.cpuPersist / float64(s.phases) }
+func (s *sideBySide) cpuPerPersist() cpuUse {
+	return cpuUse{total: s.cpu.total / float64(s.phases), gc: s.cpu.gc / float64(s.phases)}
+}
 
 // timedLoop is loopRate with the CPU time per persist it took.
-func timedLoop(b *testing.B, record bool) (rate, cpuPerPersist float64) {
-	cpu := processCPU()
-	rate = loopRate(b, b.N, record)
-	return rate, perPersist(&cpu, b.N)
+func timedLoop(b *testing.B, record bool) (float64, cpuUse) {
+	since := cpuNow()
+	rate := loopRate(b, b.N, record)
+	return rate, since.perPersist(b.N)
 }
 
-// processCPU is the CPU time this process has used, user and system.
-func processCPU() time.Duration {
+// cpuUse is CPU time in nanoseconds: the process's (user and system), and
+// the part of it the runtime puts down to the garbage collector.
+type cpuUse struct{ total, gc float64 }
+
+// cpuNow is the CPU time this process has used so far.
+func cpuNow() cpuUse {
 	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		return 0
+	var total time.Duration
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err == nil {
+		total = time.Duration(u.Utime.Nano() + u.Stime.Nano())
 	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	var gc float64
+	if s[0].Value.Kind() == metrics.KindFloat64 {
+		gc = s[0].Value.Float64() * 1e9
+	}
+	return cpuUse{total: float64(total), gc: gc}
 }
 
-// perPersist is the CPU time per persist since *since (setup included),
-// and moves *since to now.
-func perPersist(since *time.Duration, n int) float64 {
-	now := processCPU()
-	d := now - *since
-	*since = now
-	return float64(d.Nanoseconds()) / float64(n)
+// perPersist is the CPU time per persist since c (setup included).
+func (c cpuUse) perPersist(n int) cpuUse {
+	now := cpuNow()
+	return cpuUse{total: (now.total - c.total) / float64(n), gc: (now.gc - c.gc) / float64(n)}
 }
 
 // startAfresh hands the previous phase's memory back to the system, so
@@ -203,7 +221,7 @@ func persistOne(ctx context.Context, core *sequencer.Core, rec *history.Recorder
 // runRate is a whole bench run of n persists, faults and syncs off, Kafka
 // off: its persists per second over the writers' time, and the process's
 // CPU time per persist until the writers stopped.
-func runRate(b *testing.B, n int) (rate, cpuPerPersist float64) {
+func runRate(b *testing.B, n int) (rate float64, cpu cpuUse) {
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = loopWorkers, benchChats, n, 0
 	cfg.Faults = bench.FaultRates{}
@@ -211,10 +229,10 @@ func runRate(b *testing.B, n int) (rate, cpuPerPersist float64) {
 	cfg.KafkaOff = true
 	cfg.HistoryPath = filepath.Join(b.TempDir(), "history.jsonl")
 	defer os.Remove(cfg.HistoryPath) // as in loopRate
-	cpu := processCPU()
+	since := cpuNow()
 	cfg.Progress = func(p bench.Progress) {
 		if p.Done {
-			cpuPerPersist = perPersist(&cpu, n)
+			cpu = since.perPersist(n)
 		}
 	}
 	b.ResetTimer()
@@ -222,7 +240,7 @@ func runRate(b *testing.B, n int) (rate, cpuPerPersist float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return float64(res.Counts.Persists) / res.Elapsed.Seconds(), cpuPerPersist
+	return float64(res.Counts.Persists) / res.Elapsed.Seconds(), cpu
 }
 
 // loopTracer records allocate traces on the recorder's clock.

@@ -126,16 +126,17 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 // send delivers one logical message: first attempt, retries with the same
 // key while the outcome is unknown, and the configured duplicates.
 func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
-	chatIdx, key, content := plan.Chat, plan.Key, plan.content
+	chatIdx, key, content, hash := plan.Chat, plan.Key, plan.content, plan.payloadHash
 	if plan.ReuseKey && w.lastKey != "" {
 		// A client bug: an old key with new content.
 		chatIdx, key, content = w.lastChat, w.lastKey, "other content under "+w.lastKey
+		hash = payloadHash(content)
 		w.count(func(c *Counts) { c.KeysReused++ })
 	}
 	w.lastChat, w.lastKey = chatIdx, key
 	req := sequencer.Request{
 		Chat: w.chats[chatIdx], Key: key, Sender: w.sender,
-		Content: content, PayloadHash: payloadHash(content),
+		Content: content, PayloadHash: hash,
 	}
 
 	for attempt := 0; attempt < w.cfg.MaxAttempts; attempt++ {
