@@ -1,6 +1,10 @@
 package memstore
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+
+	"github.com/chatseq/chatseq/store"
+)
 
 // idempotencyChunk is how many records one storage chunk holds.
 const idempotencyChunk = 1024
@@ -10,14 +14,16 @@ const idempotencyChunk = 1024
 // open-addressing index of 8-byte entries, each a key's 32-bit hash and its
 // slot. A look-up usually reads one cache line of the index where a Go map
 // reads two (its control word and the slot), and the look-up is most of
-// what a persist costs the embedded store. The index holds no pointers, so
-// the garbage collector never scans it. Keys that share a hash sit further
-// along the same probe run, told apart by comparing the keys themselves.
+// what a persist costs the embedded store. Neither the index nor the
+// records hold pointers (their strings are in strs), so the garbage
+// collector never scans them. Keys that share a hash sit further along the
+// same probe run, told apart by comparing the keys themselves.
 type idempotencyTable struct {
 	hash   func(string) uint64
 	index  []uint64 // 0: empty; else hash32<<32 | slot+1
 	chunks []*[idempotencyChunk]idempotencyItem
 	count  uint32
+	strs   arena
 }
 
 const (
@@ -49,19 +55,20 @@ func (t *idempotencyTable) find(key string) (slot uint32, at int, h uint32, foun
 			return 0, at, h, false
 		}
 		if uint32(e>>32) == h {
-			if s := uint32(e) - 1; t.slot(s).key == key {
+			if s := uint32(e) - 1; t.strs.first(t.slot(s).blob) == key {
 				return s, at, h, true
 			}
 		}
 	}
 }
 
-func (t *idempotencyTable) get(key string) (idempotencyItem, bool) {
+// get reads the key's record as the chat's.
+func (t *idempotencyTable) get(chatID, key string) (store.IdempotencyRecord, bool) {
 	s, _, _, ok := t.find(key)
 	if !ok {
-		return idempotencyItem{}, false
+		return store.IdempotencyRecord{}, false
 	}
-	return *t.slot(s), true
+	return t.slot(s).record(chatID, &t.strs), true
 }
 
 func (t *idempotencyTable) has(key string) bool {
@@ -69,23 +76,23 @@ func (t *idempotencyTable) has(key string) bool {
 	return ok
 }
 
-// put writes the record (item.key set), overwriting the key's slot if it
-// has one.
-func (t *idempotencyTable) put(item idempotencyItem) {
-	s, at, h, found := t.find(item.key)
+// put writes the record (its chat is the table's), overwriting the key's
+// slot if it has one.
+func (t *idempotencyTable) put(r store.IdempotencyRecord) {
+	s, at, h, found := t.find(r.Key)
 	if found {
-		*t.slot(s) = item
+		*t.slot(s) = idempotencyItemOf(r, &t.strs)
 		return
 	}
 	if int(t.count+1)*idempotencyIndexMaxLoad > len(t.index) {
 		t.grow()
-		_, at, _, _ = t.find(item.key)
+		_, at, _, _ = t.find(r.Key)
 	}
 	s = t.count
 	if s%idempotencyChunk == 0 {
 		t.chunks = append(t.chunks, new([idempotencyChunk]idempotencyItem))
 	}
-	*t.slot(s) = item
+	*t.slot(s) = idempotencyItemOf(r, &t.strs)
 	t.count++
 	t.index[at] = uint64(h)<<32 | uint64(s+1)
 }
@@ -108,10 +115,10 @@ func (t *idempotencyTable) grow() {
 	}
 }
 
-// each calls visit with every record, in the order keys were first
-// written.
-func (t *idempotencyTable) each(visit func(idempotencyItem)) {
+// each calls visit with every record as the chat's, in the order keys
+// were first written.
+func (t *idempotencyTable) each(chatID string, visit func(store.IdempotencyRecord)) {
 	for i := uint32(0); i < t.count; i++ {
-		visit(*t.slot(i))
+		visit(t.slot(i).record(chatID, &t.strs))
 	}
 }

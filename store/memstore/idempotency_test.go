@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"testing"
+
+	"github.com/chatseq/chatseq/store"
 )
 
 // Keys whose hashes collide are still told apart: with every key hashing
@@ -19,10 +21,10 @@ func TestIdempotencyTableTellsCollidingKeysApart(t *testing.T) {
 			}
 			const n = 3000 // spans chunks
 			for i := range n {
-				tab.put(idempotencyItem{key: fmt.Sprintf("k%d", i), seq: uint64(i)})
+				tab.put(store.IdempotencyRecord{Key: fmt.Sprintf("k%d", i), Seq: uint64(i)})
 			}
-			tab.put(idempotencyItem{key: "k5", seq: 99999}) // an overwrite
-			tab.put(idempotencyItem{key: "k0", seq: 88888}) // the first slot's key
+			tab.put(store.IdempotencyRecord{Key: "k5", Seq: 99999}) // an overwrite
+			tab.put(store.IdempotencyRecord{Key: "k0", Seq: 88888}) // the first slot's key
 			for i := range n {
 				key := fmt.Sprintf("k%d", i)
 				want := uint64(i)
@@ -32,8 +34,8 @@ func TestIdempotencyTableTellsCollidingKeysApart(t *testing.T) {
 				case "k0":
 					want = 88888
 				}
-				got, ok := tab.get(key)
-				if !ok || got.key != key || got.seq != want {
+				got, ok := tab.get("chat", key)
+				if !ok || got.Key != key || got.Seq != want {
 					t.Fatalf("%s: got %+v (found %v), want seq %d", key, got, ok, want)
 				}
 			}
@@ -41,7 +43,7 @@ func TestIdempotencyTableTellsCollidingKeysApart(t *testing.T) {
 				t.Fatal("an absent key is found")
 			}
 			var order []string
-			tab.each(func(item idempotencyItem) { order = append(order, item.key) })
+			tab.each("chat", func(r store.IdempotencyRecord) { order = append(order, r.Key) })
 			if len(order) != n || order[0] != "k0" || order[n-1] != fmt.Sprintf("k%d", n-1) {
 				t.Fatalf("each visited %d records from %v, want %d in the order first written", len(order), order[:min(3, len(order))], n)
 			}
@@ -55,7 +57,7 @@ func TestIdempotencyIndexGrowsAndKeepsEveryKey(t *testing.T) {
 	tab := newIdempotencyTable(maphash.MakeSeed())
 	sizes := map[int]bool{}
 	for i := range 20000 {
-		tab.put(idempotencyItem{key: fmt.Sprintf("w%d-m%d", i%7, i), seq: uint64(i + 1)})
+		tab.put(store.IdempotencyRecord{Key: fmt.Sprintf("w%d-m%d", i%7, i), Seq: uint64(i + 1)})
 		if 2*int(tab.count) > len(tab.index) {
 			t.Fatalf("%d keys in an index of %d entries: more than half full", tab.count, len(tab.index))
 		}
@@ -66,7 +68,7 @@ func TestIdempotencyIndexGrowsAndKeepsEveryKey(t *testing.T) {
 	}
 	for i := range 20000 {
 		key := fmt.Sprintf("w%d-m%d", i%7, i)
-		if got, ok := tab.get(key); !ok || got.seq != uint64(i+1) {
+		if got, ok := tab.get("chat", key); !ok || got.Seq != uint64(i+1) {
 			t.Fatalf("%s after growth: %+v (found %v), want seq %d", key, got, ok, i+1)
 		}
 	}

@@ -8,49 +8,56 @@ import (
 )
 
 // The stored forms leave out what the partition already says (chat id,
-// a message's sequence) and keep times as Unix nanoseconds: a run keeps every
-// message and key it wrote, and pointer-free fields make them cheaper to
-// hold and to garbage-collect. Times round-trip with Equal (not ==): the
-// monotonic reading and location are not kept, as DynamoDB keeps neither.
+// a message's sequence), keep their strings in the table's arena and times
+// as Unix nanoseconds: a run keeps every message and key it wrote, and
+// pointer-free items are cheaper to hold and to garbage-collect. Times
+// round-trip with Equal (not ==): the monotonic reading and location are
+// not kept, as DynamoDB keeps neither.
 
-// messageItem is a message without its chat and sequence.
+// messageItem is a message without its chat and sequence; its blob holds
+// message id, sender, key, content and content type.
 type messageItem struct {
-	messageID, sender, key, content, contentType string
-	createdAt                                    int64
+	blob      blobRef
+	createdAt int64
 }
 
-func messageItemOf(m store.Message) messageItem {
-	return messageItem{
-		messageID: m.MessageID, sender: m.Sender, key: m.Key, content: m.Content,
-		contentType: m.ContentType, createdAt: packTime(m.CreatedAt),
-	}
+func messageItemOf(m store.Message, a *arena) messageItem {
+	fields := [...]string{m.MessageID, m.Sender, m.Key, m.Content, m.ContentType}
+	return messageItem{blob: a.put(fields[:]), createdAt: packTime(m.CreatedAt)}
 }
 
-func (m messageItem) message(chatID string, seq uint64) store.Message {
+func (m messageItem) message(chatID string, seq uint64, a *arena) store.Message {
+	var f [5]string
+	a.fields(m.blob, f[:])
 	return store.Message{
-		Chat: chatID, Seq: seq, MessageID: m.messageID, Sender: m.sender, Key: m.key,
-		Content: m.content, ContentType: m.contentType, CreatedAt: unpackTime(m.createdAt),
+		Chat: chatID, Seq: seq, MessageID: f[0], Sender: f[1], Key: f[2],
+		Content: f[3], ContentType: f[4], CreatedAt: unpackTime(m.createdAt),
 	}
 }
 
-// idempotencyItem is an idempotency record without its chat.
+// idempotencyItem is an idempotency record without its chat; its blob
+// holds key (first: look-ups compare it), message id, sender and payload
+// hash.
 type idempotencyItem struct {
-	seq                                 uint64
-	key, messageID, sender, payloadHash string
-	createdAt, expiresAt                int64
+	seq                  uint64
+	blob                 blobRef
+	createdAt, expiresAt int64
 }
 
-func idempotencyItemOf(r store.IdempotencyRecord) idempotencyItem {
+func idempotencyItemOf(r store.IdempotencyRecord, a *arena) idempotencyItem {
+	fields := [...]string{r.Key, r.MessageID, r.Sender, r.PayloadHash}
 	return idempotencyItem{
-		seq: r.Seq, key: r.Key, messageID: r.MessageID, sender: r.Sender, payloadHash: r.PayloadHash,
+		seq: r.Seq, blob: a.put(fields[:]),
 		createdAt: packTime(r.CreatedAt), expiresAt: packTime(r.ExpiresAt),
 	}
 }
 
-func (r idempotencyItem) record(chatID string) store.IdempotencyRecord {
+func (r idempotencyItem) record(chatID string, a *arena) store.IdempotencyRecord {
+	var f [4]string
+	a.fields(r.blob, f[:])
 	return store.IdempotencyRecord{
-		Chat: chatID, Key: r.key, Seq: r.seq, MessageID: r.messageID, Sender: r.sender,
-		PayloadHash: r.payloadHash, CreatedAt: unpackTime(r.createdAt), ExpiresAt: unpackTime(r.expiresAt),
+		Chat: chatID, Key: f[0], Seq: r.seq, MessageID: f[1], Sender: f[2],
+		PayloadHash: f[3], CreatedAt: unpackTime(r.createdAt), ExpiresAt: unpackTime(r.expiresAt),
 	}
 }
 

@@ -82,12 +82,9 @@ func (s *Store) CreateChat(ctx context.Context, chatID string, members []string)
 // GetIdempotency reads a key; the embedded store is always consistent.
 func (s *Store) GetIdempotency(ctx context.Context, chatID, key string, consistent bool) (store.IdempotencyRecord, bool, error) {
 	c := s.lockChat(chatID)
-	item, ok := c.idempotency.get(key)
+	r, ok := c.idempotency.get(chatID, key)
 	c.mu.Unlock()
-	if !ok {
-		return store.IdempotencyRecord{}, false, nil
-	}
-	return item.record(chatID), true, nil
+	return r, ok, nil
 }
 
 // IsMember reads a membership.
@@ -185,7 +182,7 @@ func (s *Store) Walk(ctx context.Context, chats []string, v store.StateVisitor) 
 	}
 	for _, id := range chats {
 		c := s.lockChat(id)
-		c.idempotency.each(func(item idempotencyItem) { v.Idempotency(item.record(id)) })
+		c.idempotency.each(id, v.Idempotency)
 		c.mu.Unlock()
 	}
 	return ctx.Err()

@@ -21,6 +21,7 @@ type messageTable struct {
 	pageKeys []uint64 // ascending
 	last     *messagePage
 	lastKey  uint64
+	strs     arena
 }
 
 type messagePage struct {
@@ -62,7 +63,7 @@ func (t *messageTable) put(m store.Message) {
 	t.last, t.lastKey = p, key
 	slot := m.Seq & slotMask
 	p.present[slot/64] |= 1 << (slot % 64)
-	p.msgs[slot] = messageItemOf(m)
+	p.msgs[slot] = messageItemOf(m, &t.strs)
 }
 
 // ascending calls visit for messages with sequence > after in ascending
@@ -76,7 +77,7 @@ func (t *messageTable) ascending(chatID string, after uint64, visit func(store.M
 				slot := uint64(word*64 + bits.TrailingZeros64(set))
 				set &= set - 1
 				seq := key<<pageBits | slot
-				if seq > after && !visit(p.msgs[slot].message(chatID, seq)) {
+				if seq > after && !visit(p.msgs[slot].message(chatID, seq, &t.strs)) {
 					return
 				}
 			}
@@ -98,7 +99,7 @@ func (t *messageTable) descending(chatID string, after uint64, visit func(store.
 				if seq <= after {
 					return
 				}
-				if !visit(p.msgs[slot].message(chatID, seq)) {
+				if !visit(p.msgs[slot].message(chatID, seq, &t.strs)) {
 					return
 				}
 			}

@@ -53,7 +53,7 @@ func (s *Store) TransactWrite(ctx context.Context, items []store.TxItem) error {
 		c := targets[i]
 		switch {
 		case it.PutIdempotency != nil:
-			c.idempotency.put(idempotencyItemOf(*it.PutIdempotency))
+			c.idempotency.put(*it.PutIdempotency)
 		case it.PutMessage != nil:
 			c.messages.put(*it.PutMessage)
 		case it.PutCounter != nil:
