@@ -101,6 +101,7 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 		if w.stopped(ctx) {
 			return
 		}
+		w.rec.YieldToFlusher()
 		intended := atSend
 		if interval > 0 {
 			intended = start + int64(op)*int64(interval)

@@ -2,8 +2,10 @@ package history
 
 import (
 	"io"
+	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,10 +39,11 @@ type Recorder struct {
 	// so any one shard's lock guards a read.
 	floor int64
 
-	kick      chan struct{} // wakes the flusher when a shard is full
-	stop      chan struct{} // closed by Close to end the flusher
-	flusherWG sync.WaitGroup
-	closeOnce sync.Once
+	kick        chan struct{} // wakes the flusher when a shard is full
+	flushWanted atomic.Bool   // kicked, and the flusher has not started yet
+	stop        chan struct{} // closed by Close to end the flusher
+	flusherWG   sync.WaitGroup
+	closeOnce   sync.Once
 }
 
 const (
@@ -198,8 +201,21 @@ func (r *Recorder) unlockAndMaybeFlush(sh *recordShard, t int64) {
 	case n >= recordShardSize:
 		select {
 		case r.kick <- struct{}{}:
+			r.flushWanted.Store(true)
 		default: // already woken
 		}
+	}
+}
+
+// YieldToFlusher lets the background flusher run if a shard has filled
+// and it has not started yet. When every P is busy with writers that never
+// block, a woken flusher waits for a preemption (up to 10ms) while the
+// shards reach their limit and the writers flush themselves, a file write
+// inside some operation's latency. Call it between operations, where the
+// wait is no operation's.
+func (r *Recorder) YieldToFlusher() {
+	if r.flushWanted.Load() {
+		runtime.Gosched()
 	}
 }
 
@@ -308,6 +324,7 @@ func (r *Recorder) flushInBackground(every time.Duration) {
 		select {
 		case <-tick:
 		case <-r.kick:
+			r.flushWanted.Store(false)
 		case <-r.stop:
 			return
 		}
