@@ -30,3 +30,16 @@ func TestMessageContentCarriesItsPayloadHash(t *testing.T) {
 		}
 	}
 }
+
+// appendHex writes what strconv does, at every digit count.
+func TestAppendHexAgreesWithStrconv(t *testing.T) {
+	vs := []uint64{0, 1, 0xf, 0x10, 0xff, 0x100, 1<<63 - 1, 1 << 63, ^uint64(0)}
+	for shift := range 64 {
+		vs = append(vs, 1<<shift, 1<<shift-1, 0x9e3779b97f4a7c15>>shift)
+	}
+	for _, v := range vs {
+		if got, want := string(appendHex([]byte("x"), v)), "x"+strconv.FormatUint(v, 16); got != want {
+			t.Fatalf("%#x: %q, want %q", v, got, want)
+		}
+	}
+}

@@ -126,13 +126,28 @@ func messageContent(writer, op int) (content, hash string) {
 	b = append(b, "-m"...)
 	b = strconv.AppendInt(b, int64(op), 10)
 	n := len(b)
-	b = strconv.AppendUint(b, fnv1a(b), 16)
+	b = appendHex(b, fnv1a(b))
 	both := string(b)
 	return both[:n], both[n:]
 }
 
 // payloadHash is FNV-1a over content in hexadecimal.
-func payloadHash(content string) string { return strconv.FormatUint(fnv1a(content), 16) }
+func payloadHash(content string) string { return string(appendHex(nil, fnv1a(content))) }
+
+// appendHex appends v in lower-case hexadecimal without leading zeros, as
+// strconv.AppendUint(b, v, 16) does at a third of its cost (it divides).
+func appendHex(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	var hex [16]byte
+	i := len(hex)
+	for {
+		i--
+		hex[i] = digits[v&0xF]
+		if v >>= 4; v == 0 {
+			return append(b, hex[i:]...)
+		}
+	}
+}
 
 // fnv1a is FNV-1a, computed in place (hash.Hash would copy the string on
 // every persist).
