@@ -23,7 +23,9 @@ import (
 // the write happen outside the shard locks, in a background goroutine: a
 // writer whose line fills a shard only wakes it, so no operation's
 // measured latency carries a file write (unless the flusher falls far
-// behind; then the writer flushes itself).
+// behind; then the writer flushes itself). Writers that never block keep
+// every P busy: they call YieldToFlusher between operations so the woken
+// flusher runs at once.
 type Recorder struct {
 	w    io.Writer
 	base time.Time
