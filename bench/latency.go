@@ -45,10 +45,27 @@ func newHistogram() *hdrhistogram.Histogram {
 // a few writers: one per writer would cost memory linear in writers, one
 // for all would contend. Each value is recorded once, into its interval;
 // the run's totals are the intervals merged (timeseries.go).
+//
+// An operation's values wait in pending and are folded into the
+// histograms a batch at a time: recording straight away touched a dozen
+// cache lines per operation (a count per step, each histogram's totals),
+// which the store's working set had evicted since the writer's last
+// operation; a batch finds them warm after the first.
 type latencyShard struct {
 	mu       sync.Mutex
 	interval intervalShard
+	pending  []pendingOp
 }
+
+// pendingOp is one operation recorded but not yet folded.
+type pendingOp struct {
+	now    int64
+	values [stepCount]int64
+	op     opCounts
+}
+
+// latencyBatch is how many operations a shard holds before folding them.
+const latencyBatch = 128
 
 type latencies struct {
 	shards [histShards]latencyShard
@@ -69,13 +86,30 @@ func (l *latencies) shard(writer int) *latencyShard { return &l.shards[writer%hi
 // skipping steps that did not run (0), and its counts.
 func (s *latencyShard) record(now int64, values [stepCount]int64, op opCounts) {
 	s.mu.Lock()
-	s.interval.record(now, values, op)
+	if s.pending == nil {
+		s.pending = make([]pendingOp, 0, latencyBatch)
+	}
+	s.pending = append(s.pending, pendingOp{now: now, values: values, op: op})
+	if len(s.pending) == latencyBatch {
+		s.fold()
+	}
 	s.mu.Unlock()
+}
+
+// fold moves the pending operations into the interval, in the order they
+// were recorded; s.mu is held.
+func (s *latencyShard) fold() {
+	for i := range s.pending {
+		p := &s.pending[i]
+		s.interval.record(p.now, p.values, p.op)
+	}
+	s.pending = s.pending[:0]
 }
 
 // count applies a writer's count update (a retry, a duplicate sent) at now.
 func (s *latencyShard) count(now int64, f func(*Counts)) {
 	s.mu.Lock()
+	s.fold()
 	s.interval.count(now, f)
 	s.mu.Unlock()
 }

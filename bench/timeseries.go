@@ -204,6 +204,7 @@ func (l *latencies) rotate(now int64) {
 	for k := range l.shards {
 		sh := &l.shards[k]
 		sh.mu.Lock()
+		sh.fold()
 		if sh.interval.dirty && sh.interval.index < i {
 			sh.interval.flush()
 		}
@@ -222,6 +223,7 @@ func (l *latencies) flush() {
 	for k := range l.shards {
 		sh := &l.shards[k]
 		sh.mu.Lock()
+		sh.fold()
 		sh.interval.flush()
 		sh.mu.Unlock()
 	}

@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// Operations wait in a shard's batch before reaching the histograms; every
+// reader folds them first: the totals, a progress report, and the
+// intervals, each in the second its operation completed in.
+func TestLatencyBatchesReachEveryReader(t *testing.T) {
+	second := int64(IntervalLength)
+	newRun := func() *latencies {
+		l := newLatencies()
+		l.begin(func() int64 { return 0 })
+		return l
+	}
+	record := func(l *latencies, writer int, now int64) {
+		l.shard(writer).record(now, [stepCount]int64{StepPersist: 500, StepEndToEnd: 1500}, opCounts{kind: history.KindOK})
+	}
+
+	l := newRun()
+	for i := range 5 { // fewer than a batch, on two shards
+		record(l, i%2, int64(i))
+	}
+	hists, counts := l.totals()
+	if counts.Operations != 5 || counts.PersistOK != 5 || hists[StepPersist].TotalCount() != 5 || hists[StepEndToEnd].TotalCount() != 5 {
+		t.Fatalf("totals of 5 batched operations: %d operations, %d ok, %d persist and %d end-to-end values",
+			counts.Operations, counts.PersistOK, hists[StepPersist].TotalCount(), hists[StepEndToEnd].TotalCount())
+	}
+
+	l = newRun()
+	for i := range 3 {
+		record(l, 0, int64(i))
+	}
+	if p := l.progress(second + 1); p.Operations != 3 || p.Rate != 3 {
+		t.Fatalf("progress after 3 batched operations in the first second: %d operations at %.0f/s, want 3 at 3/s", p.Operations, p.Rate)
+	}
+
+	l = newRun()
+	for i := range latencyBatch + 10 { // a full batch folds on its own; the rest waits
+		record(l, 0, int64(i)*second/int64(latencyBatch)) // the last ten in the second second
+	}
+	ivs := l.intervals(2 * time.Second)
+	if len(ivs) != 2 || ivs[0].Counts.Operations != latencyBatch || ivs[1].Counts.Operations != 10 {
+		t.Fatalf("intervals %+v, want %d operations then 10", ivs, latencyBatch)
+	}
+	if n := ivs[1].Latency[StepPersist].TotalCount(); n != 10 {
+		t.Fatalf("the second second holds %d persist values, want 10", n)
+	}
+}
