@@ -265,7 +265,9 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 	// The walk hands items over in batches to encoders on every core:
 	// after a long run each line's strings are cache misses, which one
 	// goroutine would take one at a time.
+	// Encoded batches come back for the walk to fill again.
 	batches := make(chan []history.Final, runtime.GOMAXPROCS(0))
+	spare := make(chan []history.Final, 2*runtime.GOMAXPROCS(0)+1)
 	var encoders sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		encoders.Add(1)
@@ -273,6 +275,7 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 			defer encoders.Done()
 			for b := range batches {
 				rec.RecordFinals(b)
+				spare <- b[:0]
 			}
 		}()
 	}
@@ -280,7 +283,11 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 	add := func(f history.Final) {
 		if batch = append(batch, f); len(batch) == finalBatch {
 			batches <- batch
-			batch = make([]history.Final, 0, finalBatch)
+			select {
+			case batch = <-spare:
+			default:
+				batch = make([]history.Final, 0, finalBatch)
+			}
 		}
 	}
 	v := FinalVisitor(func(f history.Final) {

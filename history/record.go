@@ -163,21 +163,34 @@ func (r *Recorder) RecordFinal(f Final) {
 	r.appendFinals(appendFinal(scratch[:0], &f))
 }
 
-// RecordFinals appends final lines, as RecordFinal does one by one, but
-// encodes them all before taking the lock once: several goroutines can
-// encode batches at the same time (each line reads its strings, which
-// after a long run are mostly cache misses) without queueing on the lock.
-// The batch is one unit for the flusher's merge: its lines share a time.
+// RecordFinals writes final lines, as RecordFinal does one by one, but
+// encodes them all first and then writes them straight to the file, after
+// every line recorded before: several goroutines can encode batches at the
+// same time (each line reads its strings, which after a long run are
+// mostly cache misses) while one writes, and the lines are copied once
+// rather than into a shard, merged and copied again.
 func (r *Recorder) RecordFinals(fs []Final) {
 	if len(fs) == 0 {
 		return
 	}
-	var enc []byte
+	buf := finalBuffers.Get().(*[]byte)
+	enc := (*buf)[:0]
 	for i := range fs {
 		enc = appendFinal(enc, &fs[i])
 	}
-	r.appendFinals(enc)
+	r.writeMu.Lock()
+	r.flushLocked()
+	if r.err == nil {
+		_, r.err = r.w.Write(enc)
+	}
+	r.writeMu.Unlock()
+	*buf = enc
+	finalBuffers.Put(buf)
 }
+
+// finalBuffers recycles RecordFinals' encoding buffers: a batch of a
+// thousand lines is over 100 KB, grown by doubling when new.
+var finalBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendFinals appends encoded final lines to the first shard, stamped
 // now: later than every operation's line.
@@ -225,6 +238,11 @@ func (r *Recorder) YieldToFlusher() {
 func (r *Recorder) flush() {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
+	r.flushLocked()
+}
+
+// flushLocked is flush with writeMu held.
+func (r *Recorder) flushLocked() {
 	var taken [recordShards]shardLines
 	for i := range r.shards {
 		r.shards[i].mu.Lock()

@@ -53,3 +53,33 @@ func TestRecordFinalsFromSeveralGoroutines(t *testing.T) {
 		next[f.Chat] = f.Seq
 	}
 }
+
+// A batch is written straight to the file, yet after every line recorded
+// before it: operations, and a final recorded one at a time (which waits
+// in a buffer) all precede it.
+func TestRecordFinalsComeAfterEverythingBuffered(t *testing.T) {
+	var out bytes.Buffer
+	rec, err := NewRecorder(&out, Header{Target: "test"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Record(&Event{Kind: KindInvoke, Process: 3, F: FPersist, Chat: "c", Key: "k", Sender: "u"})
+	rec.Record(&Event{Kind: KindOK, Process: 3, F: FPersist, Chat: "c", Key: "k", Seq: 1, MessageID: "m"})
+	rec.RecordFinal(Final{Table: TableCounters, Chat: "c", Value: 1})
+	rec.RecordFinals([]Final{{Table: TableMessages, Chat: "c", Seq: 1, MessageID: "m", Key: "k"}})
+	rec.RecordFinal(Final{Table: TableIdempotency, Chat: "c", Seq: 1, MessageID: "m", Key: "k"})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(&out, "order.jsonl")
+	if err != nil {
+		t.Fatalf("the file does not read back: %v", err)
+	}
+	var tables []string
+	for _, f := range h.Finals {
+		tables = append(tables, f.Table)
+	}
+	if len(h.Events) != 2 || fmt.Sprint(tables) != fmt.Sprint([]string{TableCounters, TableMessages, TableIdempotency}) {
+		t.Fatalf("%d events, finals in the order %v: want 2, then counters, messages, idempotency", len(h.Events), tables)
+	}
+}
