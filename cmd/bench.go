@@ -240,17 +240,10 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	if err != nil {
 		return report.Bench{}, err
 	}
-	progress.phase(name, phaseReadBack)
-	h, err := history.ReadFile(res.Config.HistoryPath)
+	h, rep, err := f.check(name, res.Config.HistoryPath, progress)
 	if err != nil {
-		return report.Bench{}, fmt.Errorf("reading back the history: %w", err)
+		return report.Bench{}, err
 	}
-	progress.phase(name, phaseCheck)
-	beforeCheck()
-	opt := f.lin.options()
-	opt.VisualizeDir = f.output.visualizeDir(name)
-	rep := checker.Check(h, opt)
-	progress.phase(name, "")
 	b := report.FromBench(res, describe, rep)
 	if len(f.thresholds) > 0 {
 		// A fresh or prefixed set of chats: every counter started at 0.
@@ -260,6 +253,27 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 		}
 	}
 	return b, f.output.save(c.ErrOrStderr(), name, res, b, h)
+}
+
+// check reads the run's history back and checks it. A history too large
+// for this machine's memory is not read (nil history): the report says
+// why, every invariant undecided, and the run's own figures still stand.
+func (f *benchFlags) check(name, path string, progress *progressPrinter) (*history.History, checker.Report, error) {
+	opt := f.lin.options()
+	if err := checkFits([]string{path}, opt.PorcupineMemory); err != nil {
+		return nil, checker.Report{Warnings: []string{err.Error()}}, nil
+	}
+	progress.phase(name, phaseReadBack)
+	h, err := history.ReadFile(path)
+	if err != nil {
+		return nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
+	}
+	progress.phase(name, phaseCheck)
+	beforeCheck()
+	opt.VisualizeDir = f.output.visualizeDir(name)
+	rep := checker.Check(h, opt)
+	progress.phase(name, "")
+	return h, rep, nil
 }
 
 // benchExit is one target's exit status: the check's, or ExitThresholds

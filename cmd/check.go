@@ -65,6 +65,9 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 		progress, p.stepsLabel = p, ""
 	}
 	name := strings.Join(paths, " ")
+	if err := checkFits(paths, f.lin.options().PorcupineMemory); err != nil {
+		return err
+	}
 	progress.phase(name, "reading the history")
 	merged, err := history.ReadFiles(paths)
 	if err != nil {

@@ -20,7 +20,7 @@ const memoryShare = 0.8
 func limitMemory() (int64, error) {
 	limit, err := memlimit.Set(
 		memlimit.WithRatio(memoryShare),
-		memlimit.WithProvider(memlimit.ApplyFallback(memlimit.FromCgroup, memlimit.FromSystem)),
+		memlimit.WithProvider(machineMemory),
 	)
 	if err != nil {
 		return limit, fmt.Errorf("setting the memory limit: %w (AUTOMEMLIMIT takes a share in (0, 1] or \"off\")", err)

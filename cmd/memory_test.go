@@ -36,8 +36,8 @@ func withMemoryEnv(t *testing.T, gomemlimit, automemlimit string, f func()) {
 	f()
 }
 
-// machineMemory is MemTotal from /proc/meminfo, in bytes.
-func machineMemory(t *testing.T) int64 {
+// procMemTotal is MemTotal from /proc/meminfo, in bytes.
+func procMemTotal(t *testing.T) int64 {
 	raw, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestLimitMemorySetsTheRuntimesLimitToAShareOfTheMemory(t *testing.T) {
 			t.Fatalf("limitMemory returned %d but the runtime's limit is %d", got, now)
 		}
 		// The cgroup's limit, where there is one, can only be lower.
-		if most := int64(memoryShare*float64(machineMemory(t))) + 1<<20; got <= 0 || got > most {
+		if most := int64(memoryShare*float64(procMemTotal(t))) + 1<<20; got <= 0 || got > most {
 			t.Fatalf("limit %d bytes, want in (0, %d]: %.0f%% of this machine's memory", got, most, memoryShare*100)
 		}
 	})
@@ -86,7 +86,7 @@ func TestLimitMemoryLeavesTheUsersSettingsAlone(t *testing.T) {
 	}
 	withMemoryEnv(t, "", "0.5", func() {
 		got, err := limitMemory()
-		if most := int64(0.5*float64(machineMemory(t))) + 1<<20; err != nil || got <= 0 || got > most {
+		if most := int64(0.5*float64(procMemTotal(t))) + 1<<20; err != nil || got <= 0 || got > most {
 			t.Fatalf("AUTOMEMLIMIT=0.5: limit %d (%v), want in (0, %d]", got, err, most)
 		}
 	})

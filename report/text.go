@@ -75,6 +75,10 @@ func WriteText(w io.Writer, b Bench) error {
 
 // WriteInvariants writes the invariants table of a check.
 func WriteInvariants(w io.Writer, r checker.Report) error {
+	if len(r.Invariants) == 0 && len(r.NotApplicable) == 0 {
+		// Not checked: only the warnings say why.
+		return writeWarnings(w, r.Warnings)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "invariant\tverdict\tdetail\n")
 	for _, inv := range r.Invariants {
@@ -90,8 +94,14 @@ func WriteInvariants(w io.Writer, r checker.Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+	return writeWarnings(w, r.Warnings)
+}
+
+func writeWarnings(w io.Writer, warnings []string) error {
+	for _, warn := range warnings {
+		if _, err := fmt.Fprintf(w, "warning: %s\n", warn); err != nil {
+			return err
+		}
 	}
 	return nil
 }

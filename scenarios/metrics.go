@@ -19,6 +19,8 @@ type Metrics struct {
 // NewMetrics gathers the figures of a run, its history and its check.
 // initialCounter is the value every chat's counter started at, so
 // sequences handed out before the run are not counted as this run's gaps.
+// A nil h is a history that was not read (too large to check here): the
+// figures only the history and its check know have no data.
 func NewMetrics(res *bench.Result, h *history.History, rep checker.Report, initialCounter uint64) *Metrics {
 	c := res.Counts
 	m := &Metrics{res: res, stats: rep.Stats}
@@ -45,8 +47,14 @@ func NewMetrics(res *bench.Result, h *history.History, rep checker.Report, initi
 		"gaps":   float64(max(allocated-res.Persisted, 0)),
 		"events": float64(res.Events), "duplicate_events": float64(rep.Stats.DuplicateEvents),
 		"late_commits": float64(rep.Stats.LateCommits), "errors": float64(errs),
-		"max_seq": float64(maxAckedSeq(h)),
 	}
+	if h == nil {
+		for _, name := range []string{"unfinished", "duplicate_events", "late_commits"} {
+			delete(m.counts, name)
+		}
+		return m
+	}
+	m.counts["max_seq"] = float64(maxAckedSeq(h))
 	return m
 }
 
