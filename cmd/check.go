@@ -66,7 +66,7 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	}
 	name := strings.Join(paths, " ")
 	if err := checkFits(paths, f.lin.options().PorcupineMemory); err != nil {
-		return err
+		return writeCheck(c, f.format, checker.Report{Warnings: []string{err.Error()}})
 	}
 	progress.phase(name, "reading the history")
 	merged, err := history.ReadFiles(paths)
@@ -94,16 +94,25 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 			c.PrintErrf("lines %d-%d: %s\n", s.First, s.First+s.Lines-1, s.File)
 		}
 	}
-	out := c.OutOrStdout()
-	if f.format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
+	if f.format == "text" {
 		for _, w := range h.Warnings {
 			file, line := merged.Locate(w.Line)
 			c.PrintErrf("warning: %s:%d: %s\n", file, line, w.Message)
 		}
+	}
+	return writeCheck(c, f.format, rep)
+}
+
+// writeCheck writes the check's report in format and returns its verdict
+// as the exit status.
+func writeCheck(c *cobra.Command, format string, rep checker.Report) error {
+	out := c.OutOrStdout()
+	var err error
+	if format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
 		err = report.WriteInvariants(out, rep)
 		if err == nil {
 			_, err = out.Write([]byte("\nverdict: " + report.Verdict(rep) + "\n"))

@@ -21,17 +21,13 @@ const historyHeapPerByte = 1.4
 // else the machine's. A variable so tests can shrink the machine.
 var machineMemory = memlimit.ApplyFallback(memlimit.FromCgroup, memlimit.FromSystem)
 
-// tooLargeError is a history too large to check here: exit 3, every
-// invariant undecided, rather than a process the kernel kills for memory
-// halfway through the check with nothing said.
-type tooLargeError struct{ msg string }
-
-func (e tooLargeError) Error() string { return e.msg }
-
-// checkFits returns a tooLargeError when checking the history files would
-// need more memory than the process can have: the machine's (or the
+// checkFits returns an error saying so when checking the history files
+// would need more memory than the process can have: the machine's (or the
 // cgroup's), or the runtime's limit when the user set it higher
-// (GOMEMLIMIT; AUTOMEMLIMIT=off sets none, and so skips this).
+// (GOMEMLIMIT; AUTOMEMLIMIT=off sets none, and so skips this). The caller
+// reports every invariant undecided (exit 3) rather than reading the
+// history and being killed for memory halfway through the check with
+// nothing said.
 func checkFits(paths []string, linMemory int64) error {
 	var size int64
 	for _, p := range paths {
@@ -50,8 +46,8 @@ func checkFits(paths []string, linMemory int64) error {
 		return nil
 	}
 	files := strings.Join(paths, " ")
-	return tooLargeError{fmt.Sprintf(
+	return fmt.Errorf(
 		"checking %s (%s) needs about %s of memory, more than the %s this process can have: every invariant is undecided. "+
 			"The history is whole: check it where memory allows ('chatseq check %s'), or set GOMEMLIMIT above %s to try here anyway",
-		files, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(need)), humanize.IBytes(uint64(ceiling)), files, humanize.IBytes(uint64(need)))}
+		files, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(need)), humanize.IBytes(uint64(ceiling)), files, humanize.IBytes(uint64(need)))
 }

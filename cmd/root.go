@@ -77,10 +77,6 @@ func Execute(args []string, out, errOut io.Writer) int {
 		return exit.code
 	}
 	fmt.Fprintln(errOut, "chatseq:", err)
-	var tooLarge tooLargeError
-	if errors.As(err, &tooLarge) {
-		return ExitUnknown
-	}
 	var usage usageError
 	if errors.As(err, &usage) || isCobraUsage(err) {
 		return ExitBadInput
