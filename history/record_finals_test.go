@@ -11,12 +11,7 @@ import (
 // file, each batch's lines in their order, every one after the operations.
 func TestRecordFinalsFromSeveralGoroutines(t *testing.T) {
 	var out bytes.Buffer
-	rec, err := NewRecorder(&out, Header{Target: "test"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: "k", Sender: "u"})
-	rec.Record(&Event{Kind: KindOK, Process: 1, F: FPersist, Chat: "c", Key: "k", Seq: 1, MessageID: "m"})
+	rec := recorderAfterOnePersist(t, &out, 1)
 	const goroutines, batches, size = 3, 20, 500 // batches large enough to flush mid-way
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -59,12 +54,7 @@ func TestRecordFinalsFromSeveralGoroutines(t *testing.T) {
 // in a buffer) all precede it.
 func TestRecordFinalsComeAfterEverythingBuffered(t *testing.T) {
 	var out bytes.Buffer
-	rec, err := NewRecorder(&out, Header{Target: "test"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Record(&Event{Kind: KindInvoke, Process: 3, F: FPersist, Chat: "c", Key: "k", Sender: "u"})
-	rec.Record(&Event{Kind: KindOK, Process: 3, F: FPersist, Chat: "c", Key: "k", Seq: 1, MessageID: "m"})
+	rec := recorderAfterOnePersist(t, &out, 3)
 	rec.RecordFinal(Final{Table: TableCounters, Chat: "c", Value: 1})
 	rec.RecordFinals([]Final{{Table: TableMessages, Chat: "c", Seq: 1, MessageID: "m", Key: "k"}})
 	rec.RecordFinal(Final{Table: TableIdempotency, Chat: "c", Seq: 1, MessageID: "m", Key: "k"})
@@ -82,4 +72,17 @@ func TestRecordFinalsComeAfterEverythingBuffered(t *testing.T) {
 	if len(h.Events) != 2 || fmt.Sprint(tables) != fmt.Sprint([]string{TableCounters, TableMessages, TableIdempotency}) {
 		t.Fatalf("%d events, finals in the order %v: want 2, then counters, messages, idempotency", len(h.Events), tables)
 	}
+}
+
+// recorderAfterOnePersist is a recorder writing to out (no periodic flush)
+// that has recorded one persist by process: its invoke and its ok.
+func recorderAfterOnePersist(t *testing.T, out *bytes.Buffer, process int) *Recorder {
+	t.Helper()
+	rec, err := NewRecorder(out, Header{Target: "test"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Record(&Event{Kind: KindInvoke, Process: process, F: FPersist, Chat: "c", Key: "k", Sender: "u"})
+	rec.Record(&Event{Kind: KindOK, Process: process, F: FPersist, Chat: "c", Key: "k", Seq: 1, MessageID: "m"})
+	return rec
 }
