@@ -83,6 +83,11 @@ type Config struct {
 	// Phase, if set, is called as each step after the writers begins, with
 	// what it does (PhaseFinalState, PhaseEvents).
 	Phase func(string) `json:"-"`
+	// MemoryCeiling, if positive, is the memory this process can have: the
+	// writers stop early once it holds MemoryStopShare of it (the embedded
+	// store keeps every message), so the run ends with a report instead
+	// of the kernel killing it.
+	MemoryCeiling int64 `json:"-"`
 }
 
 // DefaultConfig is what `chatseq bench` runs with no flags.

@@ -34,6 +34,10 @@ type Result struct {
 	Intervals   []Interval // per-second counts and latency (timeseries.go)
 	// Interrupted: ctx ended while the writers ran, so they stopped early.
 	Interrupted bool
+	// StoppedForMemory says why the writers stopped before their duration
+	// or operations were done, when the process neared its memory ceiling;
+	// empty otherwise.
+	StoppedForMemory string
 }
 
 // Throughput is operations per second of writer time.
@@ -229,9 +233,18 @@ func createChats(ctx context.Context, t Target, cfg Config) ([]string, error) {
 
 func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Recorder, lat *latencies, chats []string, res *Result) {
 	stop := make(chan struct{})
+	stopWriters := sync.OnceFunc(func() { close(stop) })
 	if cfg.Duration > 0 {
-		timer := time.AfterFunc(cfg.Duration, func() { close(stop) })
+		timer := time.AfterFunc(cfg.Duration, stopWriters)
 		defer timer.Stop()
+	}
+	if cfg.MemoryCeiling > 0 {
+		quit, watched := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(watched)
+			res.StoppedForMemory = watchMemory(cfg.MemoryCeiling, quit, stopWriters)
+		}()
+		defer func() { close(quit); <-watched }()
 	}
 	var interval time.Duration
 	if cfg.Rate > 0 {

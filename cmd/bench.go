@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -193,6 +194,9 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 			cfg.HistoryPath = historyPathFor(f.cfg.HistoryPath, name)
 		}
 		progress := f.output.configure(&cfg, c.ErrOrStderr())
+		if ceiling := memoryCeiling(); ceiling < math.MaxInt64 {
+			cfg.MemoryCeiling = ceiling
+		}
 		b, err := f.runTarget(ctx, c, name, cfg, progress)
 		if err != nil {
 			return fmt.Errorf("bench --target %s: %w", name, err)

@@ -21,6 +21,17 @@ const historyHeapPerByte = 1.4
 // else the machine's. A variable so tests can shrink the machine.
 var machineMemory = memlimit.ApplyFallback(memlimit.FromCgroup, memlimit.FromSystem)
 
+// memoryCeiling is the most memory this process can have: its cgroup's
+// limit, else the machine's memory, or the runtime's limit when the user
+// set it higher (GOMEMLIMIT; math.MaxInt64 with AUTOMEMLIMIT=off).
+func memoryCeiling() int64 {
+	ceiling := debug.SetMemoryLimit(-1)
+	if total, err := machineMemory(); err == nil && total > 0 && total < math.MaxInt64 {
+		ceiling = max(ceiling, int64(total))
+	}
+	return ceiling
+}
+
 // checkFits returns an error saying so when checking the history files
 // would need more memory than the process can have: the machine's (or the
 // cgroup's), or the runtime's limit when the user set it higher
@@ -37,10 +48,7 @@ func checkFits(paths []string, linMemory int64) error {
 		}
 		size += fi.Size()
 	}
-	ceiling := debug.SetMemoryLimit(-1)
-	if total, err := machineMemory(); err == nil && total > 0 && total < math.MaxInt64 {
-		ceiling = max(ceiling, int64(total))
-	}
+	ceiling := memoryCeiling()
 	need := int64(float64(size)*historyHeapPerByte) + linMemory
 	if need <= ceiling {
 		return nil

@@ -71,3 +71,15 @@ func TestAHistoryTooLargeForTheMachineIsNotChecked(t *testing.T) {
 		}
 	})
 }
+
+// On a machine too small for the run, bench stops the writers early, says
+// so in the report, and does not try to check what it cannot hold.
+func TestBenchStopsItsWritersOnAMachineTooSmall(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	onMachine(t, 4<<20, 4<<20, func() {
+		code, out, errOut := run(t, "bench", "--duration", "1m", "--writers", "2", "--chats", "2", "--kafka", "off", "--history", hist)
+		if code != ExitUnknown || !strings.Contains(out, "stopped early: the process held") || !strings.Contains(out, "verdict: UNKNOWN") {
+			t.Fatalf("bench on a 4 MiB machine: exit %d, want 3 with the writers stopped early\n%s\n%s", code, out, errOut)
+		}
+	})
+}

@@ -37,6 +37,9 @@ type Run struct {
 	// Interrupted: the writers were stopped early (Ctrl-C); what ran was
 	// still recorded whole and checked.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// StoppedForMemory: the writers stopped early because the process
+	// neared its memory ceiling, and why.
+	StoppedForMemory string `json:"stopped_for_memory,omitempty"`
 }
 
 // Bench is the whole report of `chatseq bench`.
@@ -90,7 +93,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Target: res.Config.Target, Store: storeName, Kafka: res.Kafka, Variant: variant, Strategy: string(res.Config.Strategy),
 			Writers: res.Config.Writers, Chats: res.Config.Chats, Distribution: res.Config.Distribution,
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
-			Interrupted: res.Interrupted,
+			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory,
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,

@@ -29,7 +29,11 @@ func WriteText(w io.Writer, b Bench) error {
 	if r.Interrupted {
 		interrupted = ", interrupted"
 	}
-	fmt.Fprintf(tw, "  %d writers over %d chats (%s), %s loop, seed %d, %.2fs%s\n\n", r.Writers, r.Chats, r.Distribution, r.Loop, r.Seed, r.Elapsed, interrupted)
+	fmt.Fprintf(tw, "  %d writers over %d chats (%s), %s loop, seed %d, %.2fs%s\n", r.Writers, r.Chats, r.Distribution, r.Loop, r.Seed, r.Elapsed, interrupted)
+	if r.StoppedForMemory != "" {
+		fmt.Fprintf(tw, "  stopped early: %s\n", r.StoppedForMemory)
+	}
+	fmt.Fprintln(tw)
 
 	fmt.Fprintf(tw, "operations\t%d\t%s ops/s\n", b.Operations, formatRate(b.Throughput))
 	fmt.Fprintf(tw, "  persists\t%d\tok %d (dedup %d), fail %d, info %d\n", b.Persists, b.PersistOK, b.Dedup, b.Fail, b.Info)
