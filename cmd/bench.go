@@ -265,7 +265,7 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 func (f *benchFlags) check(name, path string, progress *progressPrinter) (*history.History, checker.Report, error) {
 	opt := f.lin.options()
 	if err := checkFits([]string{path}, opt.PorcupineMemory); err != nil {
-		return nil, checker.Report{Warnings: []string{err.Error()}}, nil
+		return nil, unchecked(err), nil
 	}
 	progress.phase(name, phaseReadBack)
 	h, err := history.ReadFile(path)

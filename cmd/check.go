@@ -66,7 +66,7 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	}
 	name := strings.Join(paths, " ")
 	if err := checkFits(paths, f.lin.options().PorcupineMemory); err != nil {
-		return writeCheck(c, f.format, checker.Report{Warnings: []string{err.Error()}})
+		return writeCheck(c, f.format, unchecked(err))
 	}
 	progress.phase(name, "reading the history")
 	merged, err := history.ReadFiles(paths)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/dustin/go-humanize"
+
+	"github.com/chatseq/chatseq/checker"
 )
 
 // historyHeapPerByte is how many bytes of heap checking a history holds
@@ -58,4 +60,10 @@ func checkFits(paths []string, linMemory int64) error {
 		"checking %s (%s) needs about %s of memory, more than the %s this process can have: every invariant is undecided. "+
 			"The history is whole: check it where memory allows ('chatseq check %s'), or set GOMEMLIMIT above %s to try here anyway",
 		files, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(need)), humanize.IBytes(uint64(ceiling)), files, humanize.IBytes(uint64(need)))
+}
+
+// unchecked is the report of a history that was not read: every invariant
+// undecided, the reason its one warning.
+func unchecked(reason error) checker.Report {
+	return checker.Report{Invariants: []checker.Result{}, NotApplicable: []checker.NotApplicable{}, Warnings: []string{reason.Error()}}
 }
