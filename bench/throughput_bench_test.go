@@ -191,7 +191,7 @@ func loopRate(b *testing.B, n int, record bool) float64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tr := &loopTracer{rec: rec, process: w + 1}
+			tr := &history.ProcessTracer{Rec: rec, Process: w + 1}
 			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
 				if err := persistOne(ctx, core, rec, tr, chats[i%benchChats], sender, i); err != nil {
 					failed.Store(&err)
@@ -209,18 +209,18 @@ func loopRate(b *testing.B, n int, record bool) float64 {
 }
 
 // persistOne persists message i, recording it when rec is not nil.
-func persistOne(ctx context.Context, core *sequencer.Core, rec *history.Recorder, tr *loopTracer, chat, sender string, i int64) error {
+func persistOne(ctx context.Context, core *sequencer.Core, rec *history.Recorder, tr *history.ProcessTracer, chat, sender string, i int64) error {
 	req := sequencer.Request{Chat: chat, Key: "k" + strconv.FormatInt(i, 10), Sender: sender, Content: "message"}
 	if rec == nil {
 		_, err := core.Persist(ctx, req, nil)
 		return err
 	}
-	rec.Record(&history.Event{Kind: history.KindInvoke, Process: tr.process, F: history.FPersist, Chat: req.Chat, Key: req.Key, Sender: req.Sender})
+	rec.Record(&history.Event{Kind: history.KindInvoke, Process: tr.Process, F: history.FPersist, Chat: req.Chat, Key: req.Key, Sender: req.Sender})
 	out, err := core.Persist(ctx, req, tr)
 	if err != nil {
 		return err
 	}
-	rec.Record(&history.Event{Kind: history.KindOK, Process: tr.process, F: history.FPersist, Chat: req.Chat, Key: req.Key, Seq: out.Seq, MessageID: out.MessageID})
+	rec.Record(&history.Event{Kind: history.KindOK, Process: tr.Process, F: history.FPersist, Chat: req.Chat, Key: req.Key, Seq: out.Seq, MessageID: out.MessageID})
 	return nil
 }
 
@@ -247,16 +247,4 @@ func runRate(b *testing.B, n int) (rate float64, cpu cpuUse) {
 		b.Fatal(err)
 	}
 	return float64(res.Counts.Persists) / res.Elapsed.Seconds(), cpu
-}
-
-// loopTracer records allocate traces on the recorder's clock.
-type loopTracer struct {
-	rec     *history.Recorder
-	process int
-}
-
-func (t *loopTracer) Now() int64 { return t.rec.Now() }
-
-func (t *loopTracer) Allocated(chat string, seq uint64, start, end int64) {
-	t.rec.RecordAt(&history.Event{Kind: history.KindTrace, F: history.FAllocate, Process: t.process, Chat: chat, Seq: seq, Start: start, HasStart: true}, end)
 }

@@ -60,8 +60,8 @@ type writer struct {
 	rec      *history.Recorder
 	lat      *latencyShard
 	planner  planner
-	tracer   processTracer // for this client's own attempts (a twin has its own)
-	chats    []string      // chat names by local index
+	tracer   history.ProcessTracer // for this client's own attempts (a twin has its own)
+	chats    []string              // chat names by local index
 	nextPID  int
 	pid      int
 	cursor   []uint64 // by chat index: the last sequence this client saw
@@ -75,7 +75,7 @@ type writer struct {
 func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
 	w := &writer{
 		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
-		planner: newPlanner(cfg, id), chats: chats, tracer: processTracer{rec: rec},
+		planner: newPlanner(cfg, id), chats: chats, tracer: history.ProcessTracer{Rec: rec},
 		cursor: make([]uint64, len(chats)), lastChat: -1, sender: SenderID(id),
 	}
 	w.pid = w.newPID()
@@ -185,7 +185,7 @@ func (w *writer) startTwin(ctx context.Context, req sequencer.Request, faults se
 	twin.Add(1)
 	go func() {
 		defer twin.Done()
-		w.persistOnce(ctx, &processTracer{rec: w.rec}, pid, req, atSend, chatIdx)
+		w.persistOnce(ctx, &history.ProcessTracer{Rec: w.rec}, pid, req, atSend, chatIdx)
 	}()
 	return &twin
 }
@@ -194,7 +194,7 @@ func (w *writer) startTwin(ctx context.Context, req sequencer.Request, faults se
 // ok/fail/info, returning the completion kind. The attempt counts as sent
 // when its invoke is stamped. tr is the process's tracer, not shared with
 // an attempt running at the same time.
-func (w *writer) persistOnce(ctx context.Context, tr *processTracer, pid int, req sequencer.Request, intended int64, chatIdx int) history.Kind {
+func (w *writer) persistOnce(ctx context.Context, tr *history.ProcessTracer, pid int, req sequencer.Request, intended int64, chatIdx int) history.Kind {
 	sent := w.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat,
 		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
@@ -202,7 +202,7 @@ func (w *writer) persistOnce(ctx context.Context, tr *processTracer, pid int, re
 	if intended == atSend {
 		intended = sent
 	}
-	tr.process = pid
+	tr.Process = pid
 	out, err := w.target.Persist(ctx, req, tr)
 	done := w.rec.Now()
 

@@ -19,21 +19,6 @@ type recorder struct {
 	chat string
 }
 
-// tracer writes one process's allocate traces as they happen.
-type tracer struct {
-	rec     *history.Recorder
-	process int
-}
-
-func (t tracer) Now() int64 { return t.rec.Now() }
-
-func (t tracer) Allocated(chat string, seq uint64, start, end int64) {
-	t.rec.RecordAt(&history.Event{
-		Kind: history.KindTrace, F: history.FAllocate, Process: t.process,
-		Chat: chat, Seq: seq, Start: start, HasStart: true,
-	}, end)
-}
-
 // outcome is one completed persist, as the client saw it.
 type outcome struct {
 	kind  history.Kind
@@ -55,7 +40,7 @@ func (r *recorder) persist(ctx context.Context, pid int, req sequencer.Request) 
 		Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat,
 		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
 	})
-	out, err := r.core.Persist(ctx, req, tracer{rec: r.rec, process: pid})
+	out, err := r.core.Persist(ctx, req, history.ProcessTracer{Rec: r.rec, Process: pid})
 	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
 	ev.Kind, ev.Error = bench.Completion(err)
 	if ev.Kind == history.KindOK {

@@ -304,7 +304,7 @@ func runCore(b *testing.B, core *sequencer.Core, rec *history.Recorder, workers 
 		pid := round*n + i
 		req := sequencer.Request{Chat: chats[i%len(chats)], Key: fmt.Sprintf("key-%d-%d", round, i), Sender: "alice", Content: "hello"}
 		rec.Record(&history.Event{Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key, Sender: req.Sender})
-		out, err := core.Persist(ctx, req, benchTracer{rec: rec, process: pid})
+		out, err := core.Persist(ctx, req, history.ProcessTracer{Rec: rec, Process: pid})
 		if err != nil {
 			return err
 		}
@@ -366,17 +366,6 @@ func newRecordedCore(b *testing.B) (*sequencer.Core, *history.Recorder, func()) 
 			b.Fatal(err)
 		}
 	}
-}
-
-type benchTracer struct {
-	rec     *history.Recorder
-	process int
-}
-
-func (t benchTracer) Now() int64 { return t.rec.Now() }
-
-func (t benchTracer) Allocated(chat string, seq uint64, start, end int64) {
-	t.rec.RecordAt(&history.Event{Kind: history.KindTrace, F: history.FAllocate, Process: t.process, Chat: chat, Seq: seq, Start: start, HasStart: true}, end)
 }
 
 // timedClient is testClient with a middleware timing every UpdateItem (the
