@@ -65,7 +65,8 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 		progress, p.stepsLabel = p, ""
 	}
 	name := strings.Join(paths, " ")
-	if err := checkFits(paths, f.lin.options().PorcupineMemory); err != nil {
+	opt := f.lin.options()
+	if err := checkFits(paths, opt.PorcupineMemory); err != nil {
 		return writeCheck(c, f.format, unchecked(err))
 	}
 	progress.phase(name, "reading the history")
@@ -85,7 +86,6 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 		return err
 	}
 	progress.phase(name, "checking the history")
-	opt := f.lin.options()
 	opt.Contract, opt.VisualizeDir = contract, f.visualize
 	rep := checker.Check(h, opt)
 	progress.phase(name, "")

@@ -162,7 +162,14 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 // and trace; they carry no time, and are ordered by when they are recorded.
 func (r *Recorder) RecordFinal(f Final) {
 	var scratch [recordScratch]byte
-	r.appendFinals(appendFinal(scratch[:0], &f))
+	line := appendFinal(scratch[:0], &f)
+	// In the first shard, stamped now: later than every operation's line.
+	sh := &r.shards[0]
+	sh.mu.Lock()
+	t := r.Now()
+	sh.last = t
+	sh.buf = append(sh.buf, line...)
+	r.unlockAndMaybeFlush(sh, t)
 }
 
 // RecordFinals writes final lines, as RecordFinal does one by one, but
@@ -193,17 +200,6 @@ func (r *Recorder) RecordFinals(fs []Final) {
 // finalBuffers recycles RecordFinals' encoding buffers: a batch of a
 // thousand lines is over 100 KB, grown by doubling when new.
 var finalBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-// appendFinals appends encoded final lines to the first shard, stamped
-// now: later than every operation's line.
-func (r *Recorder) appendFinals(lines []byte) {
-	sh := &r.shards[0]
-	sh.mu.Lock()
-	t := r.Now()
-	sh.last = t
-	sh.buf = append(sh.buf, lines...)
-	r.unlockAndMaybeFlush(sh, t)
-}
 
 // unlockAndMaybeFlush marks the line just appended, releases the shard and,
 // if the shard is full, wakes the flusher, or flushes here if the flusher
