@@ -18,6 +18,7 @@ type genConfig struct {
 	replay                  float64 // a writer re-sends its last acked key (a dedup answer)
 	limit                   int     // sync page size
 	events                  bool    // dump an events table
+	gapless                 bool    // allocate at commit (apply-time assignment): no gaps, commits in order
 	seed                    uint64
 }
 
@@ -111,16 +112,25 @@ func generate(cfg genConfig) *history.History {
 			}
 			emit(history.Event{Kind: history.KindInvoke, Process: p, F: history.FPersist, Chat: g.chat.name, Key: g.key, Sender: senders[p], PayloadHash: g.key})
 			invoked, busy = invoked+1, busy+1
+		case g.phase == 1 && cfg.gapless:
+			g.phase = 2 // the sequence is taken when the commit applies
 		case g.phase == 1:
 			g.chat.counter++
 			g.seq = g.chat.counter
 			emit(history.Event{Kind: history.KindTrace, Process: p, F: history.FAllocate, Chat: g.chat.name, Seq: g.seq})
 			g.phase = 2
+		case g.phase == 2 && cfg.gapless && rng.Float64() < cfg.crash:
+			emit(history.Event{Kind: history.KindInfo, Process: p, F: history.FPersist, Chat: g.chat.name, Key: g.key, Error: "crash_before_apply"})
+			g.retry, g.retryIn, busy, g.phase = g.key, g.chat, busy-1, 0
 		case g.phase == 2 && rng.Float64() < cfg.crash:
 			emit(history.Event{Kind: history.KindInfo, Process: p, F: history.FPersist, Chat: g.chat.name, Key: g.key, Error: "crash_after_allocate"})
 			g.retry, g.retryIn, busy, g.phase = g.key, g.chat, busy-1, 0
 		case g.phase == 2:
 			c := g.chat
+			if cfg.gapless {
+				c.counter++
+				g.seq = c.counter
+			}
 			id := "m-" + g.key
 			i, _ := slices.BinarySearch(c.committed, g.seq)
 			c.committed = slices.Insert(c.committed, i, g.seq)

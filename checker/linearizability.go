@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -106,12 +107,31 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	if budget <= 0 {
 		budget = defaultLinearizabilityLimit
 	}
-	deadline := time.Now().Add(budget)
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	memPerWorker := porcupineMemory(opt) / int64(workers)
 	maxOps := porcupineMaxOps(memPerWorker)
 
 	outcomes := make([]chatOutcome, len(jobs))
+	queue := make([]int, len(jobs))
+	for i := range queue {
+		queue[i] = i
+	}
+	fallbacks := 0 // chats the exact checker left to porcupine
+	if !opt.Porcupine {
+		forEach(workers, len(jobs), func(i int) {
+			m, ops := x.linearizabilityHistory(jobs[i].chat, con, false)
+			outcomes[i] = x.exactLinearizability(jobs[i].chat, m, ops, opt.VisualizeDir)
+		})
+		queue = queue[:0]
+		for i := range outcomes {
+			if outcomes[i].why == "fallback" {
+				outcomes[i] = chatOutcome{}
+				queue = append(queue, i)
+			}
+		}
+		fallbacks = len(queue)
+	}
+	deadline := time.Now().Add(budget)
 	run := func(queue []int) {
 		var mu sync.Mutex
 		next := 0
@@ -138,16 +158,12 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 					// the chats not yet started, times the workers.
 					left := time.Until(deadline)
 					share := min(left, left*time.Duration(workers)/time.Duration(len(queue)-q))
-					m, ops := x.linearizabilityHistory(j.chat, con)
+					m, ops := x.linearizabilityHistory(j.chat, con, true)
 					outcomes[i] = x.runPorcupine(j.chat, m, ops, share, memPerWorker, opt.VisualizeDir)
 				}
 			}()
 		}
 		wg.Wait()
-	}
-	queue := make([]int, len(jobs))
-	for i := range queue {
-		queue[i] = i
 	}
 	// Chats that ran out of their share get what the others left over;
 	// a round that decides none of them ends the retries.
@@ -212,7 +228,14 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	}
 	undecidedN := len(jobs) - decided
 	if passed > 0 {
-		v.pass("%s with %d operations linearizable", plural(passed, "chat"), passedOps)
+		how := "decided exactly"
+		switch {
+		case opt.Porcupine:
+			how = "by porcupine"
+		case fallbacks > 0:
+			how = fmt.Sprintf("decided exactly, %s by porcupine", plural(fallbacks, "chat"))
+		}
+		v.pass("%s with %d operations linearizable (%s)", plural(passed, "chat"), passedOps, how)
 	}
 	return v.result(), decided, undecidedN
 }
@@ -252,7 +275,8 @@ func (x *index) linKindOf(o int32, reject bool) linKind {
 }
 
 // linearizabilityHistory builds chat c's model and porcupine operations.
-func (x *index) linearizabilityHistory(c int32, con history.Contract) (*model, []porcupine.Operation) {
+// Waits are linked for porcupine only: the exact checker needs none.
+func (x *index) linearizabilityHistory(c int32, con history.Contract, waits bool) (*model, []porcupine.Operation) {
 	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1}
 	lo, hi := span(x.opChatSpan, c)
 	// Message ids and payload hashes become small numbers, each kind its
@@ -314,7 +338,9 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract) (*model, [
 		m.ops = append(m.ops, lop)
 		ops = append(ops, porcupine.Operation{ClientId: cl, Input: lop.self, Call: x.call(o), Return: x.ret(o)})
 	}
-	linkWaits(m, ops)
+	if waits {
+		linkWaits(m, ops)
+	}
 	return m, ops
 }
 
@@ -568,4 +594,22 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 	}
 	c.left -= len(p)
 	return c.w.Write(p)
+}
+
+// forEach calls f(0..n-1) on up to workers goroutines.
+func forEach(workers, n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -64,13 +64,13 @@ func TestModelOptimisationsKeepVerdicts(t *testing.T) {
 			h.Finals = nil // wildcards instead of final bindings
 		}
 		x := buildIndex(h)
-		m, ops := x.linearizabilityHistory(0, con)
+		m, ops := x.linearizabilityHistory(0, con, true)
 		if len(ops) == 0 {
 			continue
 		}
 		fast := x.runPorcupine(0, m, ops, 10*time.Second, 1<<30, "")
 
-		ref, refOps := x.linearizabilityHistory(0, con)
+		ref, refOps := x.linearizabilityHistory(0, con, true)
 		for i := range ref.ops {
 			ref.ops[i].wait = nil
 		}

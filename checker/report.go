@@ -82,6 +82,9 @@ type Options struct {
 	// bytes; 0 means DefaultPorcupineMemory. It decides how large a chat
 	// porcupine tries: about sqrt(8·PorcupineMemory/workers) operations.
 	PorcupineMemory int64
+	// Porcupine decides every chat with porcupine instead of the exact
+	// checker (which hands porcupine only the chats outside its reach).
+	Porcupine bool
 }
 
 // Report is the outcome of Check.

@@ -97,7 +97,7 @@ the run) quits at once, naming the history for 'chatseq check'.`,
 	fl.StringVar(&f.targets, "target", "", "design(s) to drive, comma-separated for a side-by-side table: "+strings.Join(targets.Names(), ", ")+" (default: the --store)")
 	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for --target postgres (default: a throwaway local cluster)")
 	addStoreFlags(fl, &f.store)
-	f.lin.register(fl, "time budget of the linearizability check")
+	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringArrayVar(&f.thresholdExprs, "threshold", nil, "a condition on the run's figures, as in scenario files: 'allocate.p99 < 1ms', 'throughput >= 100000', 'errors.counter_missing == 0'; repeat for several; exit 4 if one fails while every invariant holds")
 	addOutputFlags(fl, &f.output)
 	return c

@@ -47,7 +47,7 @@ Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 	fl.StringVar(&f.gaps, "gaps", "", "override contract: allowed or forbidden")
 	fl.StringVar(&f.keyReuse, "key-reuse", "", "override contract: return-original or reject")
 	fl.StringVar(&f.events, "events", "", "override contract: none or at-least-once")
-	f.lin.register(fl, "time budget of the linearizability check")
+	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine visualizations of chats that fail linearizability")
 	return c
 }

@@ -123,7 +123,7 @@ func (f *drillFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.strategy, "strategy", "two-phase", "allocation: two-phase (ADR-004) or occ (option B)")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "with --store dynamodb: allow an endpoint other than localhost, 127.0.0.1 or [::1] (real AWS included); needs a non-empty --table-prefix")
-	f.lin.register(fl, "time budget of the linearizability check")
+	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	addStoreFlags(fl, &f.store)
 }
 

@@ -10,21 +10,28 @@ import (
 	"github.com/chatseq/chatseq/checker"
 )
 
-// linFlags are the linearizability check's budgets, --lin-timeout and
-// --lin-memory, shared by every command that checks a history.
+// linFlags choose the linearizability checker (--lin-checker) and
+// porcupine's budgets (--lin-timeout, --lin-memory), shared by every
+// command that checks a history.
 type linFlags struct {
+	checker string
 	timeout time.Duration
 	memory  string
 	bytes   int64 // memory, parsed by resolve
 }
 
 func (l *linFlags) register(fl *pflag.FlagSet, timeoutHelp string) {
+	fl.StringVar(&l.checker, "lin-checker", "exact",
+		"linearizability checker: exact (decides every chat, near-linear time) or porcupine (a general search with the budgets below; the exact checker also hands it the rare chats it does not cover)")
 	fl.DurationVar(&l.timeout, "lin-timeout", 10*time.Second, timeoutHelp)
 	fl.StringVar(&l.memory, "lin-memory", humanize.IBytes(checker.DefaultPorcupineMemory),
 		"memory porcupine's caches may hold over its workers (e.g. 4GiB): a chat is tried if a linear pass through it fits its worker's share, about sqrt(8·share) operations")
 }
 
 func (l *linFlags) resolve() error {
+	if l.checker != "exact" && l.checker != "porcupine" {
+		return badInput("--lin-checker must be exact or porcupine, got %q", l.checker)
+	}
 	if l.timeout <= 0 {
 		return badInput("--lin-timeout must be positive, got %s", l.timeout)
 	}
@@ -38,5 +45,5 @@ func (l *linFlags) resolve() error {
 
 // options are the checker options the flags set.
 func (l *linFlags) options() checker.Options {
-	return checker.Options{LinearizabilityTimeout: l.timeout, PorcupineMemory: l.bytes}
+	return checker.Options{LinearizabilityTimeout: l.timeout, PorcupineMemory: l.bytes, Porcupine: l.checker == "porcupine"}
 }

@@ -66,7 +66,7 @@ thresholds failed, 5 a scenario could not be run.`,
 	fl.BoolVar(&f.shrink, "shrink", false, "on an invariant failure, search for a smaller failing run (fewer operations, writers, chats) and keep its history")
 	fl.IntVar(&f.shrinkRuns, "shrink-runs", 60, "most runs one shrink may make")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "most time one shrink may take")
-	f.lin.register(fl, "time budget of each linearizability check")
+	f.lin.register(fl, "porcupine's time budget in each check")
 	return c
 }
 
@@ -108,7 +108,7 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 		return usageError{err}
 	}
 	// Flags a repro command must repeat to run against the same thing.
-	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "lin-timeout", "lin-memory"} {
+	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "lin-checker", "lin-timeout", "lin-memory"} {
 		if flag := fl.Lookup(name); flag != nil && flag.Changed {
 			f.overrides.Flags = append(f.overrides.Flags, "--"+name, flag.Value.String())
 		}

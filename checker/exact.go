@@ -1,0 +1,665 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// The exact linearizability checker decides one chat against the model in
+// model.go without searching: every message has a known sequence, so each
+// operation's legality becomes "these operations come before me, those
+// after", and the question becomes whether points inside the operations'
+// intervals can satisfy every such precedence — a cycle check and a
+// longest-path pass (pgraph). checker/INVARIANTS.md gives the argument;
+// the comments here say which constraint comes from which step rule.
+
+// exactChat is one chat's problem.
+type exactChat struct {
+	x         *index
+	m         *model
+	ops       []porcupine.Operation
+	forbidden bool
+
+	g      pgraph
+	opNode []int32 // per model op: its node (persists acked, rejections, syncs), -1
+
+	keys    []exactKey
+	keyOf   []int32 // per model op: its index in keys, -1 for syncs
+	seqs    []uint64
+	leaves  []int32 // node holding each of seqs
+	unknown []exactUnknown
+	blame   []int32 // the operations a counterexample names
+}
+
+// exactKey gathers one key's operations. A key is committed by its persist
+// acked as new, else by its first persist of unknown outcome to take effect.
+type exactKey struct {
+	n       int32   // the persist acked as new, -1
+	ops     []int32 // every persist of the key (model ops)
+	seq     uint64  // the sequence its message holds: acked, final table, or answered to a replay; 0 unknown
+	release int64   // the earliest invoke among its persists of unknown outcome that may commit it
+	relOp   int32   // that persist, -1 if none may
+	first   int32   // a replay or rejection that needs the key committed, -1
+	seqZero bool    // its unknown-outcome persists have no final message: a wildcard
+}
+
+// exactUnknown is a sequence some operation observed (or that gaps:
+// forbidden needs) and that no known persist commits: an operation of
+// unknown outcome whose message nobody tied to it must have.
+type exactUnknown struct {
+	seq   uint64
+	node  int32
+	bound int32 // the key whose replay answered this sequence, -1
+}
+
+const errFallback = "fallback"
+
+func (x *index) exactLinearizability(c int32, m *model, ops []porcupine.Operation, vizDir string) chatOutcome {
+	e := &exactChat{x: x, m: m, ops: ops, forbidden: m.forbidden}
+	out := chatOutcome{chat: c, ops: len(ops)}
+	detail, lines := e.decide()
+	switch {
+	case detail == "":
+		out.status = Pass
+	case detail == errFallback:
+		out.status, out.why = Unknown, "fallback"
+	default:
+		out.status, out.detail, out.lines = Fail, detail, lines
+		if vizDir != "" {
+			out.viz = x.visualizeWindow(c, m, ops, e.blame, vizDir)
+		}
+	}
+	return out
+}
+
+// decide returns "" when the chat is linearizable, errFallback when it is
+// outside what the exact checker handles, else the counterexample.
+func (e *exactChat) decide() (string, []int) {
+	if d, l := e.checkSingles(); d != "" {
+		return d, l
+	}
+	if d, l := e.gatherKeys(); d != "" {
+		return d, l
+	}
+	if d, l := e.placeSequences(); d != "" {
+		return d, l
+	}
+	e.linkSyncs()
+	late, acyclic := e.g.solve()
+	if !acyclic {
+		return e.explainCycle(e.g.shortestCycle())
+	}
+	if late >= 0 {
+		return e.explainLate(late)
+	}
+	return e.matchUnknowns()
+}
+
+func (e *exactChat) desc(i int32) string {
+	return fmt.Sprintf("line %d %s", e.x.invLine(e.m.ops[i].op), e.m.describe(e.x, int(i)))
+}
+
+func (e *exactChat) lines(ops ...int32) []int {
+	var l []int
+	for _, i := range ops {
+		if i >= 0 {
+			e.blame = append(e.blame, i)
+			l = append(l, e.x.opLines(e.m.ops[i].op)...)
+		}
+	}
+	return l
+}
+
+func (e *exactChat) both(a, b int32, why string) (string, []int) {
+	return fmt.Sprintf("no order satisfies both %s and %s: %s", e.desc(a), e.desc(b), why), e.lines(a, b)
+}
+
+func (e *exactChat) alone(a int32, why string) (string, []int) {
+	return fmt.Sprintf("%s can take effect in no order: %s", e.desc(a), why), e.lines(a)
+}
+
+// checkSingles finds operations no state accepts.
+func (e *exactChat) checkSingles() (string, []int) {
+	for i := range e.m.ops {
+		o := &e.m.ops[i]
+		switch o.kind {
+		case lNew, lDedup:
+			if o.seq == 0 {
+				return e.alone(int32(i), "it answers sequence 0, which no message holds")
+			}
+		case lSync:
+			if o.limit > 0 && len(o.seqs) > o.limit {
+				return e.alone(int32(i), fmt.Sprintf("it returned %d messages, over its limit %d", len(o.seqs), o.limit))
+			}
+			for j, q := range o.seqs {
+				if q <= o.after || j > 0 && q <= o.seqs[j-1] {
+					return e.alone(int32(i), "its sequences are not strictly ascending above its cursor")
+				}
+			}
+		}
+	}
+	return "", nil
+}
+
+// gatherKeys groups persists by key and settles what each key's commit
+// must be: which persist may commit it, at what sequence, from when.
+func (e *exactChat) gatherKeys() (string, []int) {
+	m := e.m
+	byKey := make([]int32, 0, len(m.ops))
+	for i := range m.ops {
+		if m.ops[i].kind != lSync {
+			byKey = append(byKey, int32(i))
+		}
+	}
+	slices.SortFunc(byKey, func(a, b int32) int { return cmp.Or(cmp.Compare(m.ops[a].key, m.ops[b].key), cmp.Compare(a, b)) })
+	e.keyOf = filled(len(m.ops), -1)
+	hasZero, hasSeq := false, false
+	for lo := 0; lo < len(byKey); {
+		hi := lo
+		for hi < len(byKey) && m.ops[byKey[hi]].key == m.ops[byKey[lo]].key {
+			hi++
+		}
+		k := exactKey{n: -1, relOp: -1, first: -1, ops: byKey[lo:hi]}
+		for _, i := range k.ops {
+			e.keyOf[i] = int32(len(e.keys))
+			o := &m.ops[i]
+			switch o.kind {
+			case lNew:
+				if k.n >= 0 {
+					return e.both(k.n, i, "a key is created once")
+				}
+				k.n = i
+			case lInfo:
+				if o.seq == 0 {
+					hasZero = true
+				} else {
+					hasSeq = true
+				}
+			case lDedup, lRejected:
+				if k.first < 0 {
+					k.first = i
+				}
+			}
+		}
+		if d, l := e.settleKey(&k); d != "" {
+			return d, l
+		}
+		e.keys = append(e.keys, k)
+		lo = hi
+	}
+	if hasZero && hasSeq {
+		// Some unknown outcomes have a final message and some do not
+		// (final messages without keys): both kinds of commit at once.
+		return errFallback, nil
+	}
+	return "", nil
+}
+
+// settleKey checks a key's replays and rejections against the persist that
+// can have committed it, and finds the earliest persist of unknown outcome
+// whose content every replay and rejection of the key accepts.
+func (e *exactChat) settleKey(k *exactKey) (string, []int) {
+	m := e.m
+	reject := m.reject
+	if k.n >= 0 {
+		n := &m.ops[k.n]
+		k.seq = n.seq
+		for _, i := range k.ops {
+			o := &m.ops[i]
+			switch o.kind {
+			case lDedup:
+				if o.seq != n.seq {
+					return e.both(k.n, i, "a replay answers the message that created the key")
+				}
+				if reject && n.hash != 0 && o.hash != 0 && n.hash != o.hash {
+					return e.both(k.n, i, "under key_reuse reject, other content is rejected, not replayed")
+				}
+			case lRejected:
+				if n.hash != 0 && n.hash == o.hash {
+					return e.both(k.n, i, "a rejection of reused content follows a commit of the same content")
+				}
+			}
+		}
+		return "", nil
+	}
+	// Committed, if at all, by a persist of unknown outcome: all of them
+	// carry the key's final message (or none).
+	var replayHash, rejected []int32
+	for _, i := range k.ops {
+		o := &m.ops[i]
+		switch o.kind {
+		case lInfo:
+			k.seq, k.seqZero = o.seq, o.seq == 0
+		case lDedup:
+			if reject && o.hash != 0 && !slices.Contains(replayHash, o.hash) {
+				replayHash = append(replayHash, o.hash)
+			}
+		case lRejected:
+			if o.hash != 0 {
+				rejected = append(rejected, o.hash)
+			}
+		}
+	}
+	for _, i := range k.ops {
+		o := &m.ops[i]
+		if o.kind != lInfo {
+			continue
+		}
+		ok := o.hash == 0 || len(replayHash) == 0 || len(replayHash) == 1 && replayHash[0] == o.hash
+		ok = ok && (o.hash == 0 || !slices.Contains(rejected, o.hash))
+		if ok && (k.relOp < 0 || e.ops[i].Call < k.release) {
+			k.release, k.relOp = e.ops[i].Call, i
+		}
+	}
+	if k.first < 0 {
+		return "", nil
+	}
+	if k.relOp < 0 {
+		why := "no persist of the key could have committed it"
+		if k.seq != 0 || k.seqZero {
+			why = "no persist of the key that could have committed it carries the content its replays and rejections require"
+		}
+		return e.alone(k.first, why)
+	}
+	// Every replay answers one sequence: the final table's, else the first
+	// replay's.
+	for _, i := range k.ops {
+		o := &m.ops[i]
+		if o.kind != lDedup {
+			continue
+		}
+		switch {
+		case k.seq == 0:
+			k.seq = o.seq
+			k.first = i
+		case o.seq != k.seq && k.seqZero:
+			return e.both(k.first, i, "two replays of one key answer different sequences")
+		case o.seq != k.seq:
+			return e.both(k.relOp, i, fmt.Sprintf("the final table holds the key's message at sequence %d", k.seq))
+		}
+	}
+	return "", nil
+}
+
+// seqFact is one thing known about a sequence.
+type seqFact struct {
+	seq  uint64
+	kind uint8 // factNew, factKey, factObserved
+	op   int32 // factNew: the persist; factObserved: the replay or sync
+	key  int32 // factKey: the key
+	id   int32 // factObserved: the message id seen
+}
+
+const (
+	factNew      = iota // a persist acked as new commits seq
+	factKey             // a key's unknown-outcome persists commit seq, if any does
+	factObserved        // a replay or sync saw seq
+)
+
+// placeSequences decides, per sequence, which operation commits it and
+// gives it a node, and adds the edges of replays, rejections and (under
+// gaps: forbidden) the sequence order.
+func (e *exactChat) placeSequences() (string, []int) {
+	m := e.m
+	var facts []seqFact
+	e.opNode = filled(len(m.ops), -1)
+	for i := range m.ops {
+		o := &m.ops[i]
+		call, ret := e.ops[i].Call, e.ops[i].Return
+		switch o.kind {
+		case lNew:
+			e.opNode[i] = e.g.node(call, ret, int32(i))
+			facts = append(facts, seqFact{seq: o.seq, kind: factNew, op: int32(i)})
+		case lDedup, lRejected:
+			e.opNode[i] = e.g.node(call, ret, int32(i))
+			if o.kind == lDedup {
+				facts = append(facts, seqFact{seq: o.seq, kind: factObserved, op: int32(i), id: o.id})
+			}
+		case lSync:
+			e.opNode[i] = e.g.node(call, ret, int32(i))
+			for j, q := range o.seqs {
+				facts = append(facts, seqFact{seq: q, kind: factObserved, op: int32(i), id: o.ids[j]})
+			}
+		}
+	}
+	for k := range e.keys {
+		if key := &e.keys[k]; key.n < 0 && key.seq != 0 {
+			facts = append(facts, seqFact{seq: key.seq, kind: factKey, key: int32(k)})
+		}
+	}
+	slices.SortFunc(facts, func(a, b seqFact) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.kind, b.kind), cmp.Compare(a.op, b.op), cmp.Compare(a.key, b.key))
+	})
+	var top uint64 // gaps: forbidden: the highest sequence that must be committed
+	if e.forbidden {
+		for _, f := range facts {
+			if f.kind != factKey || e.keys[f.key].first >= 0 {
+				top = max(top, f.seq)
+			}
+		}
+		if d, l := e.enoughCommitters(facts, top); d != "" {
+			return d, l
+		}
+	}
+	next := uint64(1) // gaps: forbidden: the next sequence to place
+	for lo := 0; lo < len(facts); {
+		hi := lo
+		for hi < len(facts) && facts[hi].seq == facts[lo].seq {
+			hi++
+		}
+		s := facts[lo].seq
+		if e.forbidden {
+			if s > top {
+				break
+			}
+			for ; next < s; next++ {
+				e.addUnknown(next, -1)
+			}
+			next = s + 1
+		}
+		if d, l := e.placeSequence(s, facts[lo:hi]); d != "" {
+			return d, l
+		}
+		lo = hi
+	}
+	for ; e.forbidden && next <= top; next++ {
+		e.addUnknown(next, -1)
+	}
+	if e.forbidden {
+		for i := 1; i < len(e.leaves); i++ {
+			e.g.edge(e.leaves[i-1], e.leaves[i])
+		}
+	}
+	return e.linkKeys()
+}
+
+// enoughCommitters refuses a gapless prefix longer than the operations that
+// could fill it, before a node is made for each of its sequences.
+func (e *exactChat) enoughCommitters(facts []seqFact, top uint64) (string, []int) {
+	could := uint64(0)
+	for k := range e.keys {
+		if e.keys[k].n >= 0 || e.keys[k].relOp >= 0 || e.keys[k].seq != 0 {
+			could++
+		}
+	}
+	if top <= could {
+		return "", nil
+	}
+	why := fmt.Sprintf("under gaps: forbidden sequence %d needs 1..%d committed, and only %d persists could commit one", top, top, could)
+	for _, f := range facts {
+		switch {
+		case f.seq != top:
+		case f.kind != factKey:
+			return e.alone(f.op, why)
+		case e.keys[f.key].first >= 0:
+			return e.alone(e.keys[f.key].first, why)
+		}
+	}
+	return "", nil // unreachable: top is some fact's sequence
+}
+
+// placeSequence settles sequence s from its facts.
+func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
+	m := e.m
+	committer, key := int32(-1), int32(-1) // a persist acked as new; or a key
+	var observed []seqFact
+	for _, f := range facts {
+		switch f.kind {
+		case factNew:
+			if committer >= 0 {
+				return e.both(committer, f.op, "a sequence holds one message")
+			}
+			committer = f.op
+		case factObserved:
+			observed = append(observed, f)
+		}
+	}
+	// Keys whose unknown-outcome persists carry s: with a persist acked as
+	// new at s they never commit; else the one a replay or rejection needs,
+	// or the earliest whose message id every observation accepts.
+	var candidates []int32
+	for _, f := range facts {
+		if f.kind != factKey {
+			continue
+		}
+		k := &e.keys[f.key]
+		if committer >= 0 {
+			if k.first >= 0 {
+				return e.both(committer, k.first, fmt.Sprintf("the key's message is at sequence %d, which the other persist committed for another key", s))
+			}
+			continue
+		}
+		candidates = append(candidates, f.key)
+	}
+	if committer < 0 && len(candidates) > 0 {
+		var need []int32
+		for _, k := range candidates {
+			if e.keys[k].first >= 0 {
+				need = append(need, k)
+			}
+		}
+		switch {
+		case len(need) > 1:
+			return e.both(e.keys[need[0]].first, e.keys[need[1]].first, fmt.Sprintf("both keys' messages are at sequence %d", s))
+		case len(need) == 1:
+			key = need[0]
+		default:
+			for _, k := range candidates {
+				if e.keys[k].relOp < 0 || !e.idsAccept(m.ops[e.keys[k].relOp].id, observed) {
+					continue
+				}
+				if key < 0 || e.keys[k].release < e.keys[key].release {
+					key = k
+				}
+			}
+			if key < 0 && len(observed) > 0 {
+				k := candidates[0]
+				return e.both(e.keys[k].relOp, observed[0].op, fmt.Sprintf("the final table's message at sequence %d has another id", s))
+			}
+		}
+	}
+	// The message id: the committer's, else the first observation binds it.
+	var cid int32
+	var cop int32 = -1
+	switch {
+	case committer >= 0:
+		cid, cop = m.ops[committer].id, committer
+	case key >= 0 && e.keys[key].relOp >= 0:
+		cid, cop = m.ops[e.keys[key].relOp].id, e.keys[key].relOp
+	}
+	for _, f := range observed {
+		if cid == 0 && f.id != 0 {
+			cid, cop = f.id, f.op
+			continue
+		}
+		if f.id != cid {
+			return e.both(cop, f.op, fmt.Sprintf("they give sequence %d different message ids", s))
+		}
+	}
+	switch {
+	case committer >= 0:
+		e.addLeaf(s, e.opNode[committer])
+	case key >= 0 && !e.keys[key].seqZero:
+		if len(observed) == 0 && e.keys[key].first < 0 && !e.forbidden {
+			return "", nil // nothing needs it: it may commit after everything
+		}
+		k := &e.keys[key]
+		if k.relOp < 0 {
+			return e.alone(observed[0].op, fmt.Sprintf("no persist could have committed sequence %d", s))
+		}
+		e.addLeaf(s, e.g.node(k.release, timeMax, k.relOp))
+	case key >= 0:
+		e.addUnknown(s, key)
+	case len(observed) > 0 || e.forbidden:
+		e.addUnknown(s, -1)
+	}
+	return "", nil
+}
+
+// idsAccept reports whether a message committed with id could be the one
+// every observation saw.
+func (e *exactChat) idsAccept(id int32, observed []seqFact) bool {
+	for _, f := range observed {
+		if id != 0 && f.id != id {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *exactChat) addLeaf(s uint64, node int32) {
+	e.seqs = append(e.seqs, s)
+	e.leaves = append(e.leaves, node)
+}
+
+// addUnknown gives s a node for the unknown-outcome persist that commits
+// it: the key whose replays answered s, or one to be matched later. Under
+// gaps: forbidden that persist commits s; under gaps allowed the node is
+// when s became visible (a wildcard's sequence shows once observed).
+func (e *exactChat) addUnknown(s uint64, key int32) {
+	lo, op := int64(timeMin), int32(-1)
+	if key >= 0 && e.forbidden {
+		lo, op = e.keys[key].release, e.keys[key].relOp
+	}
+	n := e.g.node(lo, timeMax, op)
+	e.addLeaf(s, n)
+	e.unknown = append(e.unknown, exactUnknown{seq: s, node: n, bound: key})
+}
+
+// leafOf is the node of sequence s, -1 if none.
+func (e *exactChat) leafOf(s uint64) int32 {
+	if i, ok := slices.BinarySearch(e.seqs, s); ok {
+		return e.leaves[i]
+	}
+	return -1
+}
+
+// linkKeys orders each replay and rejection after its key's commit.
+func (e *exactChat) linkKeys() (string, []int) {
+	m := e.m
+	for k := range e.keys {
+		key := &e.keys[k]
+		if key.first < 0 {
+			continue
+		}
+		at := int32(-1)
+		if key.seq != 0 {
+			at = e.leafOf(key.seq)
+		}
+		wildcard := key.n < 0 && key.seqZero
+		if wildcard && e.forbidden && at < 0 {
+			// Under gaps: forbidden a wildcard commits at the next
+			// sequence: one rejected but never replayed takes a
+			// sequence no one names.
+			return errFallback, nil
+		}
+		for _, i := range key.ops {
+			if kd := m.ops[i].kind; kd != lDedup && kd != lRejected {
+				continue
+			}
+			switch {
+			case wildcard && !e.forbidden && m.ops[i].kind == lRejected:
+				// The key commits unseen: a rejection needs the commit,
+				// not its sequence shown.
+			case at >= 0:
+				e.g.edge(at, e.opNode[i])
+			}
+			if wildcard && !e.forbidden {
+				// The key commits (unseen) no earlier than its persist.
+				v := e.opNode[i]
+				e.g.lo[v] = max(e.g.lo[v], key.release)
+			}
+		}
+	}
+	return "", nil
+}
+
+// linkSyncs orders each sync after the sequences it returned and before
+// those in its range it did not.
+func (e *exactChat) linkSyncs() {
+	t := newRangeTree(&e.g, e.leaves)
+	m := e.m
+	for i := range m.ops {
+		o := &m.ops[i]
+		if o.kind != lSync {
+			continue
+		}
+		v := e.opNode[i]
+		// [lo, hi): the leaves its answer covers.
+		lo, _ := slices.BinarySearch(e.seqs, o.after+1)
+		hi := len(e.seqs)
+		if full := o.limit > 0 && len(o.seqs) == o.limit; full {
+			hi, _ = slices.BinarySearch(e.seqs, o.seqs[len(o.seqs)-1]+1)
+		}
+		at := lo
+		run := -1 // start of the current run of returned leaves
+		for _, q := range o.seqs {
+			j, _ := slices.BinarySearch(e.seqs, q) // present: every observed sequence has a node
+			if run >= 0 && j != at {
+				t.after(&e.g, v, int32(run), int32(at))
+				run = -1
+			}
+			if j > at {
+				t.before(&e.g, v, int32(at), int32(j))
+			}
+			if run < 0 {
+				run = j
+			}
+			at = j + 1
+		}
+		if run >= 0 {
+			t.after(&e.g, v, int32(run), int32(at))
+		}
+		if at < hi {
+			t.before(&e.g, v, int32(at), int32(hi))
+		}
+	}
+	t.link(&e.g)
+}
+
+// matchUnknowns gives every unknown sequence its own persist of unknown
+// outcome, committed in time. Under gaps allowed the model tracks only
+// counts: at every point, the wildcards committed must be at least the
+// unknown sequences shown; under gaps: forbidden each hole of the prefix
+// needs a distinct key replayed nowhere. Either way a sequence u can use
+// a persist invoked no later than the latest time u's node can take, and
+// these sets are nested, so sorted comparison decides the matching.
+func (e *exactChat) matchUnknowns() (string, []int) {
+	var need []exactUnknown
+	for _, u := range e.unknown {
+		if !e.forbidden || u.bound < 0 {
+			need = append(need, u)
+		}
+	}
+	if len(need) == 0 {
+		return "", nil
+	}
+	var supply []int64
+	var supplyOp []int32
+	for k := range e.keys {
+		key := &e.keys[k]
+		if key.n >= 0 || !key.seqZero || key.relOp < 0 || e.forbidden && key.first >= 0 {
+			continue
+		}
+		supply = append(supply, key.release)
+		supplyOp = append(supplyOp, key.relOp)
+	}
+	lst := e.g.latest()
+	slices.SortFunc(need, func(a, b exactUnknown) int { return cmp.Compare(lst[a.node], lst[b.node]) })
+	order := make([]int, len(supply))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(supply[a], supply[b]) })
+	for i, u := range need {
+		if i < len(order) && supply[order[i]] <= lst[u.node] {
+			continue
+		}
+		// The i+1 sequences needed first have only i persists in time.
+		return e.explainUnmatched(need[:i+1], lst, supplyOp, order[:min(i, len(order))])
+	}
+	return "", nil
+}
