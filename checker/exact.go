@@ -156,6 +156,7 @@ func (e *exactChat) gatherKeys() (string, []int) {
 	}
 	slices.SortFunc(byKey, func(a, b int32) int { return cmp.Or(cmp.Compare(m.ops[a].key, m.ops[b].key), cmp.Compare(a, b)) })
 	e.keyOf = filled(len(m.ops), -1)
+	e.keys = make([]exactKey, 0, len(byKey))
 	hasZero, hasSeq := false, false
 	for lo := 0; lo < len(byKey); {
 		hi := lo
@@ -304,7 +305,23 @@ const (
 // gaps: forbidden) the sequence order.
 func (e *exactChat) placeSequences() (string, []int) {
 	m := e.m
-	var facts []seqFact
+	nfacts, nsyncs := len(e.keys), 0
+	for i := range m.ops {
+		nfacts += 1 + len(m.ops[i].seqs)
+		if m.ops[i].kind == lSync {
+			nsyncs++
+		}
+	}
+	facts := make([]seqFact, 0, nfacts)
+	// A node per operation and sequence; edges: a few per replay and
+	// rejection, a few range links per sync, the trees' own.
+	e.g.lo = make([]int64, 0, len(m.ops)+len(e.keys))
+	e.g.hi = make([]int64, 0, len(m.ops)+len(e.keys))
+	e.g.op = make([]int32, 0, len(m.ops)+len(e.keys))
+	e.g.ef = make([]int32, 0, 4*len(m.ops)+64*nsyncs)
+	e.g.et = make([]int32, 0, 4*len(m.ops)+64*nsyncs)
+	e.seqs = make([]uint64, 0, len(e.keys))
+	e.leaves = make([]int32, 0, len(e.keys))
 	e.opNode = filled(len(m.ops), -1)
 	for i := range m.ops {
 		o := &m.ops[i]

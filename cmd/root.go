@@ -106,5 +106,11 @@ func runProcess(args []string, out, errOut io.Writer) int {
 		fmt.Fprintln(errOut, "chatseq:", err)
 		return ExitBadInput
 	}
+	stop, err := startProfile()
+	if err != nil {
+		fmt.Fprintln(errOut, "chatseq:", err)
+		return ExitBadInput
+	}
+	defer stop()
 	return Execute(args, out, errOut)
 }
