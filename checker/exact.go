@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-
-	"github.com/anishathalye/porcupine"
 )
 
 // The exact linearizability checker decides one chat against the model in
@@ -20,7 +18,6 @@ import (
 type exactChat struct {
 	x         *index
 	m         *model
-	ops       []porcupine.Operation
 	forbidden bool
 
 	g      pgraph
@@ -57,9 +54,9 @@ type exactUnknown struct {
 
 const errFallback = "fallback"
 
-func (x *index) exactLinearizability(c int32, m *model, ops []porcupine.Operation, vizDir string) chatOutcome {
-	e := &exactChat{x: x, m: m, ops: ops, forbidden: m.forbidden}
-	out := chatOutcome{chat: c, ops: len(ops)}
+func (x *index) exactLinearizability(c int32, m *model, vizDir string) chatOutcome {
+	e := &exactChat{x: x, m: m, forbidden: m.forbidden}
+	out := chatOutcome{chat: c, ops: len(m.ops)}
 	detail, lines := e.decide()
 	switch {
 	case detail == "":
@@ -69,7 +66,7 @@ func (x *index) exactLinearizability(c int32, m *model, ops []porcupine.Operatio
 	default:
 		out.status, out.detail, out.lines = Fail, detail, lines
 		if vizDir != "" {
-			out.viz = x.visualizeWindow(c, m, ops, e.blame, vizDir)
+			out.viz = x.visualizeWindow(c, m, e.blame, vizDir)
 		}
 	}
 	return out
@@ -228,7 +225,7 @@ func (e *exactChat) settleKey(k *exactKey) (string, []int) {
 	}
 	// Committed, if at all, by a persist of unknown outcome: all of them
 	// carry the key's final message (or none).
-	var replayHash, rejected []int32
+	var replayHash, rejected []uint64
 	for _, i := range k.ops {
 		o := &m.ops[i]
 		switch o.kind {
@@ -251,8 +248,8 @@ func (e *exactChat) settleKey(k *exactKey) (string, []int) {
 		}
 		ok := o.hash == 0 || len(replayHash) == 0 || len(replayHash) == 1 && replayHash[0] == o.hash
 		ok = ok && (o.hash == 0 || !slices.Contains(rejected, o.hash))
-		if ok && (k.relOp < 0 || e.ops[i].Call < k.release) {
-			k.release, k.relOp = e.ops[i].Call, i
+		if ok && (k.relOp < 0 || e.m.call[i] < k.release) {
+			k.release, k.relOp = e.m.call[i], i
 		}
 	}
 	if k.first < 0 {
@@ -288,10 +285,10 @@ func (e *exactChat) settleKey(k *exactKey) (string, []int) {
 // seqFact is one thing known about a sequence.
 type seqFact struct {
 	seq  uint64
-	kind uint8 // factNew, factKey, factObserved
-	op   int32 // factNew: the persist; factObserved: the replay or sync
-	key  int32 // factKey: the key
-	id   int32 // factObserved: the message id seen
+	kind uint8  // factNew, factKey, factObserved
+	op   int32  // factNew: the persist; factObserved: the replay or sync
+	key  int32  // factKey: the key
+	id   uint64 // factObserved: the message id seen
 }
 
 const (
@@ -325,7 +322,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 	e.opNode = filled(len(m.ops), -1)
 	for i := range m.ops {
 		o := &m.ops[i]
-		call, ret := e.ops[i].Call, e.ops[i].Return
+		call, ret := e.m.call[i], e.m.ret[i]
 		switch o.kind {
 		case lNew:
 			e.opNode[i] = e.g.node(call, ret, int32(i))
@@ -479,7 +476,7 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		}
 	}
 	// The message id: the committer's, else the first observation binds it.
-	var cid int32
+	var cid uint64
 	var cop int32 = -1
 	switch {
 	case committer >= 0:
@@ -518,7 +515,7 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 
 // idsAccept reports whether a message committed with id could be the one
 // every observation saw.
-func (e *exactChat) idsAccept(id int32, observed []seqFact) bool {
+func (e *exactChat) idsAccept(id uint64, observed []seqFact) bool {
 	for _, f := range observed {
 		if id != 0 && f.id != id {
 			return false

@@ -96,7 +96,7 @@ func (e *exactChat) explainLate(v int32) (string, []int) {
 	}
 	first, last := ops[0], ops[len(ops)-1]
 	return fmt.Sprintf("these operations must take effect in this order: %s; but the first could not take effect before time %d and the last completed at %d",
-		e.chain(capped), e.g.lo[path[0]], e.ops[last].Return), e.lines(append(capped, first)...)
+		e.chain(capped), e.g.lo[path[0]], e.m.ret[last]), e.lines(append(capped, first)...)
 }
 
 // explainUnmatched reports the sequences, needed first, that outnumber the

@@ -17,9 +17,13 @@ const windowOps = 2000
 // operations, the nearest windowOps of them. Dropping the others can make
 // the window linearizable (a commit outside it explained a read inside);
 // then there is nothing to draw and the note says so.
-func (x *index) visualizeWindow(c int32, m *model, ops []porcupine.Operation, blame []int32, dir string) string {
+func (x *index) visualizeWindow(c int32, m *model, blame []int32, dir string) string {
 	if len(blame) == 0 {
 		return ""
+	}
+	ops := make([]porcupine.Operation, len(m.ops))
+	for i := range ops {
+		ops[i] = porcupine.Operation{ClientId: int(x.invEv(m.ops[i].op).Process), Call: m.call[i], Return: m.ret[i]}
 	}
 	lo, hi := int64(timeMax), int64(timeMin)
 	for _, b := range blame {
@@ -54,6 +58,8 @@ func (x *index) visualizeWindow(c int32, m *model, ops []porcupine.Operation, bl
 		slices.Sort(keep)
 	}
 	wm := &model{forbidden: m.forbidden, reject: m.reject, maxSteps: -1}
+	// Porcupine wants client ids dense from 0.
+	clients := map[int]int{}
 	wops := make([]porcupine.Operation, 0, len(keep))
 	for _, i := range keep {
 		o := m.ops[i]
@@ -61,6 +67,12 @@ func (x *index) visualizeWindow(c int32, m *model, ops []porcupine.Operation, bl
 		wm.ops = append(wm.ops, o)
 		op := ops[i]
 		op.Input = o.self
+		cl, ok := clients[op.ClientId]
+		if !ok {
+			cl = len(clients)
+			clients[op.ClientId] = cl
+		}
+		op.ClientId = cl
 		wops = append(wops, op)
 	}
 	linkWaits(wm, wops)

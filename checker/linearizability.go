@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"os"
 	"path/filepath"
@@ -119,8 +120,8 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	fallbacks := 0 // chats the exact checker left to porcupine
 	if !opt.Porcupine {
 		forEach(workers, len(jobs), func(i int) {
-			m, ops := x.linearizabilityHistory(jobs[i].chat, con, false)
-			outcomes[i] = x.exactLinearizability(jobs[i].chat, m, ops, opt.VisualizeDir)
+			m, _ := x.linearizabilityHistory(jobs[i].chat, con, false)
+			outcomes[i] = x.exactLinearizability(jobs[i].chat, m, opt.VisualizeDir)
 		})
 		queue = queue[:0]
 		for i := range outcomes {
@@ -274,31 +275,20 @@ func (x *index) linKindOf(o int32, reject bool) linKind {
 	return 0
 }
 
-// linearizabilityHistory builds chat c's model and porcupine operations.
-// Waits are linked for porcupine only: the exact checker needs none.
-func (x *index) linearizabilityHistory(c int32, con history.Contract, waits bool) (*model, []porcupine.Operation) {
+// linearizabilityHistory builds chat c's model and its operations'
+// intervals; porcupine's operations and the waits only with forPorcupine
+// (the exact checker needs neither).
+func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupine bool) (*model, []porcupine.Operation) {
 	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1}
 	lo, hi := span(x.opChatSpan, c)
-	// Message ids and payload hashes become small numbers, each kind its
-	// own (they are never compared with each other); 0 is "none". Sized
-	// for one of each per operation: grown one by one they rehashed a
-	// third of this function's time away.
-	ids, hashes := make(map[string]int32, hi-lo), make(map[string]int32, hi-lo)
-	internIn := func(table map[string]int32, s string) int32 {
-		if s == "" {
-			return 0
+	n := 0
+	for _, o := range x.opsByChat[lo:hi] {
+		if x.linKindOf(o, m.reject) != 0 {
+			n++
 		}
-		if id, ok := table[s]; ok {
-			return id
-		}
-		id := int32(len(table) + 1)
-		table[s] = id
-		return id
 	}
-	intern := func(s string) int32 { return internIn(ids, s) }
-	clients := map[int]int{}
-	ops := make([]porcupine.Operation, 0, hi-lo)
-	m.ops = make([]linOp, 0, hi-lo)
+	m.ops = make([]linOp, 0, n)
+	m.call, m.ret = make([]int64, 0, n), make([]int64, 0, n)
 	for _, o := range x.opsByChat[lo:hi] {
 		kind := x.linKindOf(o, m.reject)
 		if kind == 0 {
@@ -311,38 +301,60 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, waits bool
 			lop.after, lop.limit = inv.After, inv.Limit
 			if r := x.doneEv(o).Sync; r != nil {
 				lop.seqs = r.Seqs
-				lop.ids = make([]int32, len(r.Seqs)) // left 0 if malformed: sync_completeness fails it
+				lop.ids = make([]uint64, len(r.Seqs)) // left 0 if malformed: sync_completeness fails it
 				if len(r.MessageIDs) == len(r.Seqs) {
 					for i, id := range r.MessageIDs {
-						lop.ids[i] = intern(id)
+						lop.ids[i] = stringHash(id)
 					}
 				}
 			}
 		case lNew, lDedup:
 			d := x.doneEv(o)
-			lop.seq, lop.id = d.Seq, intern(d.MessageID)
+			lop.seq, lop.id = d.Seq, stringHash(d.MessageID)
 		case lInfo:
 			if fm := x.keyMsg[lop.key]; fm >= 0 {
-				lop.seq, lop.id = x.fin[fm].Seq, intern(x.fin[fm].MessageID)
+				lop.seq, lop.id = x.fin[fm].Seq, stringHash(x.fin[fm].MessageID)
 			}
 		}
-		if kind != lSync && inv.PayloadHash != "" {
-			lop.hash = internIn(hashes, inv.PayloadHash)
-		}
-		cl, ok := clients[inv.Process]
-		if !ok {
-			cl = len(clients)
-			clients[inv.Process] = cl
+		if kind != lSync {
+			lop.hash = stringHash(inv.PayloadHash)
 		}
 		lop.self = int32(len(m.ops))
 		m.ops = append(m.ops, lop)
-		ops = append(ops, porcupine.Operation{ClientId: cl, Input: lop.self, Call: x.call(o), Return: x.ret(o)})
+		m.call, m.ret = append(m.call, x.call(o)), append(m.ret, x.ret(o))
 	}
-	if waits {
-		linkWaits(m, ops)
+	if !forPorcupine {
+		return m, nil
 	}
+	clients := map[int]int{}
+	ops := make([]porcupine.Operation, len(m.ops))
+	for i := range m.ops {
+		p := x.invEv(m.ops[i].op).Process
+		cl, ok := clients[p]
+		if !ok {
+			cl = len(clients)
+			clients[p] = cl
+		}
+		ops[i] = porcupine.Operation{ClientId: cl, Input: int32(i), Call: m.call[i], Return: m.ret[i]}
+	}
+	linkWaits(m, ops)
 	return m, ops
 }
+
+// stringHash stands for a message id or payload hash in the model, which
+// only ever compares them: 0 for none. Two distinct values collide with
+// probability 2^-64, which could only hide a mismatch, never invent one.
+func stringHash(s string) uint64 {
+	if s == "" {
+		return 0
+	}
+	if h := maphash.String(hashSeed, s); h != 0 {
+		return h
+	}
+	return 1
+}
+
+var hashSeed = maphash.MakeSeed()
 
 // linkWaits fills the wait list of each persist that commits a known
 // sequence (see model): the syncs concurrent with it whose answer covers

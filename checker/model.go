@@ -48,13 +48,13 @@ const (
 type linOp struct {
 	kind  linKind
 	key   int32
-	hash  int32
+	hash  uint64 // stringHash of the payload_hash, 0 if none
 	seq   uint64 // lNew, lDedup: acked; lInfo: the final table's, 0 if none
-	id    int32
+	id    uint64 // stringHash of the message_id, 0 if none
 	after uint64
 	limit int
 	seqs  []uint64
-	ids   []int32
+	ids   []uint64
 	wait  []int32 // lNew, lInfo: syncs (indexes in model.ops) to linearize first
 	self  int32   // this operation's index in model.ops
 	op    int32   // index in index.ops
@@ -70,11 +70,11 @@ type lstate struct {
 }
 
 func seqHash(e entry) uint64 {
-	return mix64(1 ^ e.seq*0x9e3779b97f4a7c15 ^ uint64(uint32(e.key))<<32 ^ uint64(uint32(e.id)))
+	return mix64(1 ^ e.seq*0x9e3779b97f4a7c15 ^ uint64(uint32(e.key))<<32 ^ e.id)
 }
 
 func keyHash(e entry) uint64 {
-	return mix64(2 ^ e.seq*0xc2b2ae3d27d4eb4f ^ uint64(uint32(e.key))<<32 ^ uint64(uint32(e.id)) ^ uint64(uint32(e.hash))<<16)
+	return mix64(2 ^ e.seq*0xc2b2ae3d27d4eb4f ^ uint64(uint32(e.key))<<32 ^ e.id ^ mix64(e.hash))
 }
 
 // withSeq returns a copy of s with e under e.seq (replacing old if had).
@@ -126,8 +126,9 @@ func (s *lstate) waited(o *linOp) bool {
 // model is one chat's specification and operations.
 type model struct {
 	ops       []linOp
-	forbidden bool // contract gaps: forbidden
-	reject    bool // contract key_reuse: reject
+	call, ret []int64 // each operation's interval (ret timeMax: open-ended)
+	forbidden bool    // contract gaps: forbidden
+	reject    bool    // contract key_reuse: reject
 	// steps counts successful steps, a bound on porcupine's cache entries;
 	// past maxSteps (when not negative) every step fails so porcupine
 	// unwinds, and aborted turns its verdict into unknown.

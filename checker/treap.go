@@ -12,8 +12,8 @@ package checker
 type entry struct {
 	seq  uint64 // 0: committed by an operation of unknown outcome, not yet observed
 	key  int32  // -1: seen by a sync, its key not yet known
-	id   int32  // interned message_id; 0: not yet known
-	hash int32  // interned payload_hash; 0: not known
+	id   uint64 // hash of the message_id (stringHash); 0: not yet known
+	hash uint64 // hash of the payload_hash; 0: not known
 }
 
 type tnode struct {

@@ -15,7 +15,7 @@ func TestTreapMatchesMapAndIsCanonical(t *testing.T) {
 		var root *tnode
 		for i := range keys {
 			keys[i] = uint64(rng.IntN(80))
-			e := entry{seq: uint64(i), id: int32(rng.IntN(5))}
+			e := entry{seq: uint64(i), id: uint64(rng.IntN(5))}
 			before := root
 			root = tput(root, keys[i], e)
 			want[keys[i]] = e
