@@ -96,11 +96,19 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	}
 	defer rec.Close() // on an error return: what was recorded reaches the file
 
-	var startOffsets map[int32]int64
+	// The topic is read while the run goes: what it held is known when the
+	// writers stop, and the embedded broker, which is the run's own, drops
+	// what has been read instead of holding every record in memory.
+	var tail *kafka.Tail
 	if pub != nil {
-		if startOffsets, err = kafka.EndOffsets(ctx, brokers, cfg.Topic); err != nil {
+		startOffsets, err := kafka.EndOffsets(ctx, brokers, cfg.Topic)
+		if err != nil {
 			return nil, err
 		}
+		if tail, err = kafka.StartTail(ctx, brokers, cfg.Topic, startOffsets, len(cfg.Brokers) == 0); err != nil {
+			return nil, err
+		}
+		defer tail.Close()
 	}
 
 	lat := newLatencies()
@@ -131,7 +139,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	}
 	if pub != nil {
 		cfg.phase(PhaseEvents)
-		if err := recordEvents(ctx, brokers, cfg.Topic, startOffsets, chats, rec, res); err != nil {
+		if err := recordEvents(ctx, tail, chats, rec, res); err != nil {
 			return nil, err
 		}
 	}
@@ -343,10 +351,10 @@ const finalBatch = 1024
 
 // recordEvents writes what the topic holds for this run's chats: shards of
 // one run (or other runs) may share the topic, and their events are theirs.
-func recordEvents(ctx context.Context, brokers []string, topic string, from map[int32]int64, chats []string, rec *history.Recorder, res *Result) error {
+func recordEvents(ctx context.Context, tail *kafka.Tail, chats []string, rec *history.Recorder, res *Result) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	events, err := kafka.ReadFrom(ctx, brokers, topic, from)
+	events, err := tail.Finish(ctx)
 	if err != nil {
 		return err
 	}
