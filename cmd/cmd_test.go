@@ -69,6 +69,33 @@ func TestCheckMalformedHistoryNamesTheLine(t *testing.T) {
 	}
 }
 
+// A hand-written history whose last line ends with a newline but is not
+// JSON is broken, not cut short: exit 2 naming that line. Only a last line
+// the file ends inside (no newline) is a recorder's cut and a warning.
+func TestCheckBrokenCompleteLastLineIsAnError(t *testing.T) {
+	body := `{"format":"chatseq-history","version":1}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m"}
+{"type":"final","table":"counters","chat":"c","value":1,,}`
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.jsonl")
+	if err := os.WriteFile(broken, []byte(body+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "check", broken)
+	if code != ExitBadInput || !strings.Contains(errOut, broken+":4: invalid JSON") {
+		t.Fatalf("exit %d, stderr %q: want exit 2 naming %s:4", code, errOut, broken)
+	}
+	cut := filepath.Join(dir, "cut.jsonl")
+	if err := os.WriteFile(cut, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "check", cut)
+	if code == ExitBadInput || !strings.Contains(out+errOut, "line 4: last line skipped as cut short") {
+		t.Fatalf("a last line without a newline: exit %d, want a warning naming line 4\n%s\n%s", code, out, errOut)
+	}
+}
+
 func TestBenchThenCheckAgree(t *testing.T) {
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "h.jsonl")

@@ -139,7 +139,7 @@ var malformed = []struct {
 	{"header not an object", lines(`["chatseq-history",1]`), 1, `each line must be a JSON object, got ["chatseq-history",1]`},
 	{"second header", lines(testHeader, testHeader), 2, "a second header line"},
 
-	// Syntax (not on the last line, so not taken as cut short).
+	// Syntax (on a complete line, so not taken as cut short).
 	{"garbage line", lines(testHeader, `hello`, invokeP1), 2, "invalid JSON at column 1: unexpected 'h', expected a value"},
 	{"trailing comma", lines(testHeader, `{"type":"invoke",}`, invokeP1), 2, `invalid JSON at column 18: unexpected '}', expected a field name`},
 	{"missing colon", lines(testHeader, `{"type" "invoke"}`, invokeP1), 2, `invalid JSON at column 9: unexpected '"', expected ':' after a field name`},
@@ -151,6 +151,8 @@ var malformed = []struct {
 	{"bad UTF-8", lines(testHeader, "{\"type\":\"invoke\",\"process\":1,\"f\":\"persist\",\"time\":10,\"chat\":\"\xff\",\"key\":\"k\"}", okP1), 2, "invalid UTF-8 in string"},
 	{"NUL byte", lines(testHeader, "\x00", invokeP1), 2, "invalid JSON at column 1: unexpected byte 0x00, expected a value"},
 	{"byte order mark", "\xef\xbb\xbf" + lines(testHeader), 1, "invalid JSON at column 1"},
+	{"broken complete last line", lines(testHeader, invokeP1, `{"type":"ok","proc`), 3, "invalid JSON at column 19: unterminated string"},
+	{"broken last line then blank lines", lines(testHeader, invokeP1, `{"type":"ok",`, "", " "), 3, "invalid JSON at column 14"},
 	{"syntax error beats content error", lines(testHeader, `{"type":"bogus","process":1`, invokeP1), 2, "invalid JSON at column 28: unexpected end of line"},
 
 	// Kinds and values.
@@ -299,10 +301,26 @@ func TestReadCutShortEverywhere(t *testing.T) {
 }
 
 func TestReadCutShortOnlyAtTheEnd(t *testing.T) {
-	// A broken line followed by blank lines is still the last line.
-	h := mustRead(t, lines(testHeader, invokeP1, `{"type":"ok","proc`, "", "   "))
+	// A last line with no terminating newline is what a killed recorder
+	// leaves: skipped with a warning.
+	h := mustRead(t, lines(testHeader, invokeP1)+`{"type":"ok","proc`)
 	if len(h.Events) != 1 || len(h.Warnings) != 1 || h.Warnings[0].Line != 3 {
 		t.Fatalf("events %+v warnings %+v", h.Events, h.Warnings)
+	}
+	// A complete line (one that ends with a newline) that is not JSON is an
+	// error, even as the last line, with or without blank lines after it.
+	for _, input := range []string{
+		lines(testHeader, invokeP1, `{"type":"ok","proc`),
+		lines(testHeader, invokeP1, `{"type":"ok","proc`, "", "   "),
+		lines(testHeader, invokeP1, `{"type":"ok","proc`) + "  ",
+		lines(testHeader, invokeP1, `not json at all`),
+		lines(testHeader, invokeP1, `{"type":"ok","process":1}}`),
+	} {
+		_, err := Read(strings.NewReader(input), "h.jsonl")
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 3 || !strings.Contains(pe.Msg, "invalid JSON") {
+			t.Fatalf("%q: got %v, want an invalid JSON error on line 3", input, err)
+		}
 	}
 	// A last line that is valid JSON but wrong is an error, not a cut.
 	_, err := Read(strings.NewReader(lines(testHeader, invokeP1, `{"type":"ok","process":1}`)), "h.jsonl")
