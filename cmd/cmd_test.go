@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,26 @@ func TestCheckBrokenCompleteLastLineIsAnError(t *testing.T) {
 	code, out, errOut := run(t, "check", cut)
 	if code == ExitBadInput || !strings.Contains(out+errOut, "line 4: last line skipped as cut short") {
 		t.Fatalf("a last line without a newline: exit %d, want a warning naming line 4\n%s\n%s", code, out, errOut)
+	}
+}
+
+// initial_counter decides which sequences predate the run: a value the
+// checker cannot read is not 0, it is unusable input (exit 2, line 1).
+func TestCheckRefusesABadInitialCounter(t *testing.T) {
+	dir := t.TempDir()
+	for i, v := range []string{`-5`, `"abc"`, `1.5`, `1e3`, `[1]`, `null`} {
+		path := filepath.Join(dir, fmt.Sprintf("h%d.jsonl", i))
+		body := `{"format":"chatseq-history","version":1,"initial_counter":` + v + `}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m"}
+`
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := run(t, "check", path)
+		if code != ExitBadInput || !strings.Contains(errOut, path+`:1: "initial_counter" must be a non-negative integer, got `+v) {
+			t.Errorf("initial_counter %s: exit %d, stderr %q: want exit 2 naming %s:1", v, code, errOut, path)
+		}
 	}
 }
 

@@ -135,6 +135,15 @@ var malformed = []struct {
 	{"seed fraction", lines(`{"format":"chatseq-history","version":1,"seed":4.2}`), 1, `"seed" must be an integer, got 4.2`},
 	{"target not a string", lines(`{"format":"chatseq-history","version":1,"target":["x"]}`), 1, `"target" must be a string, got ["x"]`},
 	{"duplicate header field", lines(`{"format":"chatseq-history","version":1,"version":1}`), 1, `duplicate field "version"`},
+	{"initial_counter negative", lines(`{"format":"chatseq-history","version":1,"initial_counter":-5}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got -5`},
+	{"initial_counter string", lines(`{"format":"chatseq-history","version":1,"initial_counter":"abc"}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got "abc"`},
+	{"initial_counter numeric string", lines(`{"format":"chatseq-history","version":1,"initial_counter":"10"}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got "10"`},
+	{"initial_counter fraction", lines(`{"format":"chatseq-history","version":1,"initial_counter":1.5}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got 1.5`},
+	{"initial_counter exponent", lines(`{"format":"chatseq-history","version":1,"initial_counter":1e3}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got 1e3`},
+	{"initial_counter array", lines(`{"format":"chatseq-history","version":1,"initial_counter":[1]}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got [1]`},
+	{"initial_counter null", lines(`{"format":"chatseq-history","version":1,"initial_counter":null}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got null`},
+	{"initial_counter too big", lines(`{"format":"chatseq-history","version":1,"initial_counter":18446744073709551616}`, invokeP1), 1, `"initial_counter" is out of range: 18446744073709551616`},
+	{"duplicate initial_counter", lines(`{"format":"chatseq-history","version":1,"initial_counter":1,"initial_counter":1}`), 1, `duplicate field "initial_counter"`},
 	{"header cut short", `{"format":"chatseq-history","vers`, 1, "invalid JSON at column"},
 	{"header not an object", lines(`["chatseq-history",1]`), 1, `each line must be a JSON object, got ["chatseq-history",1]`},
 	{"second header", lines(testHeader, testHeader), 2, "a second header line"},
@@ -327,6 +336,21 @@ func TestReadCutShortOnlyAtTheEnd(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 3 {
 		t.Fatalf("got %v, want an error on line 3", err)
+	}
+}
+
+func TestReadInitialCounter(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"0", "0"}, {"10", "10"}, {"-0", "0"}, {" 12 ", "12"}, {"18446744073709551615", "18446744073709551615"},
+	} {
+		h := mustRead(t, lines(`{"format":"chatseq-history","version":1,"initial_counter":`+c.in+`}`))
+		if got := h.Header.Extra[InitialCounterField]; got != c.want {
+			t.Errorf("initial_counter %s: Extra holds %q, want %q", c.in, got, c.want)
+		}
+	}
+	h := mustRead(t, lines(testHeader))
+	if _, has := h.Header.Extra[InitialCounterField]; has {
+		t.Errorf("a header without initial_counter has one: %q", h.Header.Extra)
 	}
 }
 

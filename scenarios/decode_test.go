@@ -220,6 +220,19 @@ expect: fail
 	}
 }
 
+// initial_counter is every chat's counter before the run; a value that is
+// not a whole number >= 0 must be refused at its line, never read as 0.
+func TestBadInitialCounterNamesTheLine(t *testing.T) {
+	for _, v := range []string{`-5`, `abc`, `"abc"`, `1.5`, `1e3`, `[1]`, `{n: 1}`, `0x10`, `""`, `~`} {
+		es := decodeErrors(t, "name: ic\nops: 10\ninitial_counter: "+v+"\n")
+		wantError(t, es, 3, "initial_counter")
+	}
+	sc, err := Decode([]byte("name: ic\nops: 10\nexpect: pass\ninitial_counter: 10\n"), "x.yaml")
+	if err != nil || sc.InitialCounter != 10 {
+		t.Fatalf("initial_counter: 10 decoded as %+v, %v", sc, err)
+	}
+}
+
 func TestDurationsNeedUnits(t *testing.T) {
 	es := decodeErrors(t, "ops: 1\nduration: 5\nexpect: pass\n")
 	wantError(t, es, 2, `"5" needs a unit`, "5ms or 5s")
