@@ -145,6 +145,9 @@ func (c Config) Validate() error {
 	case !c.KafkaOff && strings.TrimSpace(c.Topic) == "":
 		return fmt.Errorf("--topic must name a Kafka topic")
 	}
+	if err := c.Variant.CheckStrategy(c.Strategy); err != nil {
+		return fmt.Errorf("--broken %s with --strategy %s: %w", c.Variant, c.Strategy, err)
+	}
 	for _, f := range c.Timed {
 		if err := f.validate(c.Chats); err != nil {
 			return err

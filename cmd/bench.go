@@ -338,6 +338,14 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 			names = append(names, n)
 		}
 	}
+	if f.cfg.Strategy == sequencer.Optimistic {
+		for _, n := range names {
+			if !targets.HasStrategies(n) {
+				// Its header would say "strategy occ" of a run that had none.
+				return nil, badInput("--strategy occ applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s allocates its own way", n)
+			}
+		}
+	}
 	if v := string(f.cfg.Variant); v != "" {
 		for _, n := range names {
 			if !targets.VariantKnown(n, v) {

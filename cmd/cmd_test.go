@@ -42,6 +42,10 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"check", "x", "--gaps", "sometimes"}, ""},
 		{[]string{"check", "x", "--lin-memory", "lots"}, `--lin-memory must be a size of at least 1MiB, such as 768MiB or 4GiB, got "lots"`},
 		{[]string{"bench", "--lin-memory", "100KiB"}, `--lin-memory must be a size of at least 1MiB`},
+		{[]string{"bench", "--broken", "racy-counter", "--strategy", "occ"}, "--broken racy-counter with --strategy occ: racy-counter breaks two-phase allocation's atomic ADD"},
+		{[]string{"bench", "--broken", "ack-before-persist", "--strategy", "occ"}, "--broken ack-before-persist with --strategy occ: ack-before-persist answers between two-phase allocation and the persist commit"},
+		{[]string{"bench", "--target", "ledger", "--strategy", "occ"}, "--strategy occ applies only to ADR-004's core"},
+		{[]string{"bench", "--target", "memory,postgres", "--strategy", "occ"}, "target postgres allocates its own way"},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, c := range cases {

@@ -233,6 +233,20 @@ func TestBadInitialCounterNamesTheLine(t *testing.T) {
 	}
 }
 
+// A broken variant whose step the strategy does not have would run a
+// correct core; a strategy on a target without strategies would be a label.
+func TestStrategyMismatchesNameTheLine(t *testing.T) {
+	for _, v := range []string{"racy-counter", "ack-before-persist"} {
+		es := decodeErrors(t, "name: b\nops: 10\nstrategy: occ\nbroken: "+v+"\nexpect: pass\n")
+		wantError(t, es, 4, "broken: "+v, "strategy occ", "use strategy two-phase")
+	}
+	es := decodeErrors(t, "name: b\nops: 10\ntarget: ledger\nstrategy: occ\nexpect: pass\n")
+	wantError(t, es, 4, "strategy: occ applies only to ADR-004's core", "target ledger")
+	if _, err := Decode([]byte("name: b\nops: 10\nstrategy: occ\nbroken: unconditional-idempotency\nexpect: pass\n"), "x.yaml"); err != nil {
+		t.Fatalf("unconditional-idempotency under occ: %v", err)
+	}
+}
+
 func TestDurationsNeedUnits(t *testing.T) {
 	es := decodeErrors(t, "ops: 1\nduration: 5\nexpect: pass\n")
 	wantError(t, es, 2, `"5" needs a unit`, "5ms or 5s")
