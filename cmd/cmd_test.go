@@ -46,6 +46,12 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--broken", "ack-before-persist", "--strategy", "occ"}, "--broken ack-before-persist with --strategy occ: ack-before-persist answers between two-phase allocation and the persist commit"},
 		{[]string{"bench", "--target", "ledger", "--strategy", "occ"}, "--strategy occ applies only to ADR-004's core"},
 		{[]string{"bench", "--target", "memory,postgres", "--strategy", "occ"}, "target postgres allocates its own way"},
+		{[]string{"bench", "--rate", "NaN"}, "--rate NaN must be a finite number of operations/s"},
+		{[]string{"bench", "--rate", "Inf"}, "--rate +Inf must be a finite number of operations/s"},
+		{[]string{"bench", "--rate", "-3"}, "--rate -3 must not be negative"},
+		{[]string{"bench", "--rate", "1e-12", "--duration", "300ms"}, "--rate 1e-12 with 8 writers starts each writer's operations 8e+12s apart, no sooner than the run's 300ms ends"},
+		{[]string{"bench", "--rate", "2", "--writers", "8", "--duration", "3s"}, "give more than 2.67 operations/s"},
+		{[]string{"bench", "--rate", "1e10"}, "--rate 1e+10 with 8 writers leaves under a nanosecond"},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, c := range cases {

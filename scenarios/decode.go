@@ -136,6 +136,11 @@ func (d *decoder) finish(root *yaml.Node) {
 	if l, ok := d.lines["zipf_s"]; ok && sc.Distribution != bench.Zipf {
 		d.errAt(l, "zipf_s applies only with distribution: zipf")
 	}
+	if l, ok := d.lines["rate"]; ok {
+		if problem := bench.RateProblem(sc.Rate, sc.Writers, sc.Duration, sc.Ops); problem != "" {
+			d.errAt(l, "rate: %g %s", sc.Rate, problem)
+		}
+	}
 	d.checkKafka()
 	d.checkBroken()
 	d.checkStrategy()

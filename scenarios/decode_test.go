@@ -247,6 +247,16 @@ func TestStrategyMismatchesNameTheLine(t *testing.T) {
 	}
 }
 
+// A rate whose first interval reaches past the duration would send each
+// writer's first operation only, all at once.
+func TestRateTooLowForTheDurationNamesTheLine(t *testing.T) {
+	es := decodeErrors(t, "name: r\nwriters: 4\nduration: 3s\nrate: 1\nexpect: pass\n")
+	wantError(t, es, 4, "rate: 1 with 4 writers", "4s apart", "give more than 1.33 operations/s")
+	if _, err := Decode([]byte("name: r\nwriters: 4\nduration: 3s\nrate: 2\nexpect: pass\n"), "x.yaml"); err != nil {
+		t.Fatalf("rate 2 over 4 writers for 3s: %v", err)
+	}
+}
+
 func TestDurationsNeedUnits(t *testing.T) {
 	es := decodeErrors(t, "ops: 1\nduration: 5\nexpect: pass\n")
 	wantError(t, es, 2, `"5" needs a unit`, "5ms or 5s")
