@@ -52,6 +52,7 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--rate", "1e-12", "--duration", "300ms"}, "--rate 1e-12 with 8 writers starts each writer's operations 8e+12s apart, no sooner than the run's 300ms ends"},
 		{[]string{"bench", "--rate", "2", "--writers", "8", "--duration", "3s"}, "give more than 2.67 operations/s"},
 		{[]string{"bench", "--rate", "1e10"}, "--rate 1e+10 with 8 writers leaves under a nanosecond"},
+		{[]string{"check", "x", "--visualize", "/proc/x"}, "--visualize /proc/x: cannot create the directory"},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, c := range cases {
@@ -124,6 +125,39 @@ func TestCheckRefusesABadInitialCounter(t *testing.T) {
 		if code != ExitBadInput || !strings.Contains(errOut, path+`:1: "initial_counter" must be a non-negative integer, got `+v) {
 			t.Errorf("initial_counter %s: exit %d, stderr %q: want exit 2 naming %s:1", v, code, errOut, path)
 		}
+	}
+}
+
+// --visualize is checked before the history is read: a directory that
+// cannot be made or written is refused, one that can is created.
+func TestCheckVisualizeDirIsCheckedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "h.jsonl")
+	body := `{"format":"chatseq-history","version":1}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m"}
+`
+	if err := os.WriteFile(hist, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ viz, want string }{
+		{hist, "--visualize " + hist + ": a file, not a directory"},
+		{filepath.Join(hist, "viz"), "--visualize " + filepath.Join(hist, "viz") + ": cannot create the directory"},
+		{"/proc/x", "--visualize /proc/x: cannot create the directory"},
+	} {
+		code, out, errOut := run(t, "check", hist, "--visualize", c.viz)
+		if code != ExitBadInput || !strings.Contains(errOut, c.want) || out != "" {
+			t.Errorf("--visualize %s: exit %d, stdout %q, stderr %q: want exit 2 naming %q before any check", c.viz, code, out, errOut, c.want)
+		}
+	}
+	viz := filepath.Join(dir, "new", "viz")
+	// (The history has no final state, so the verdict itself is not the
+	// point here: only that the flag is accepted and the check runs.)
+	if code, out, errOut := run(t, "check", hist, "--visualize", viz); code == ExitBadInput || !strings.Contains(out, "linearizability") {
+		t.Fatalf("--visualize to a new directory: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if entries, err := os.ReadDir(viz); err != nil || len(entries) != 0 {
+		t.Fatalf("%s: %v, entries %v; want it created and empty (a valid history has nothing to show)", viz, err, entries)
 	}
 }
 
