@@ -53,8 +53,9 @@ checks every invariant, and reports throughput and per-step latency.
 
 Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 3 some invariant could not be decided, 4 every invariant holds but a
---threshold failed, 5 the run could not be carried out, 130 interrupted
-after the writers.
+--threshold failed, 5 the run could not be carried out, 6 interrupted
+while the writers ran (the shorter run was checked and no invariant
+failed), 130 interrupted after the writers.
 
 Ctrl-C while the writers run stops them: what ran is still recorded whole,
 checked and reported. Ctrl-C after that (the check can take longer than
@@ -230,6 +231,9 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	if worst == ExitInterruptedRun {
+		fmt.Fprintf(c.ErrOrStderr(), "chatseq: interrupted while the writers ran: the report covers a shorter run than asked for (exit %d)\n", ExitInterruptedRun)
+	}
 	if worst != ExitOK {
 		return exitError{worst}
 	}
@@ -282,10 +286,17 @@ func (f *benchFlags) check(name, path string, progress *progressPrinter) (*histo
 
 // benchExit is one target's exit status: the check's, or ExitThresholds
 // when every invariant held but a threshold did not (as scenarios rank
-// them, an undecided invariant outranks a threshold).
+// them, an undecided invariant outranks a threshold). A run whose writers
+// an interrupt stopped exits ExitInterruptedRun unless an invariant
+// failed: CI must not take a run shorter than asked for a pass.
 func benchExit(b report.Bench) int {
 	code := b.Check.ExitCode()
-	if code == ExitOK && report.ThresholdsFailed(b.Thresholds) > 0 {
+	switch {
+	case code == ExitViolation:
+		return code
+	case b.Run.Interrupted:
+		return ExitInterruptedRun
+	case code == ExitOK && report.ThresholdsFailed(b.Thresholds) > 0:
 		return ExitThresholds
 	}
 	return code
@@ -373,8 +384,8 @@ func historyPathFor(path, target string) string {
 	return strings.TrimSuffix(path, ext) + "-" + target + ext
 }
 
-// worseExit orders exit codes by severity: a violation beats unknown,
-// which beats a failed threshold.
+// worseExit orders exit codes by severity: a violation beats an
+// interrupted run, which beats unknown, which beats a failed threshold.
 func worseExit(a, b int) int {
 	rank := func(code int) int {
 		switch code {
@@ -384,8 +395,10 @@ func worseExit(a, b int) int {
 			return 1
 		case ExitUnknown:
 			return 2
+		case ExitInterruptedRun:
+			return 3
 		}
-		return 3
+		return 4
 	}
 	if rank(b) > rank(a) {
 		return b
