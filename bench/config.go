@@ -6,6 +6,8 @@ package bench
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -124,8 +126,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("give a positive --duration or --ops")
 	case c.Ops < 0:
 		return fmt.Errorf("--ops must not be negative, got %d", c.Ops)
-	case c.Rate < 0:
-		return fmt.Errorf("--rate must not be negative, got %g", c.Rate)
 	case c.SyncLimit < 1:
 		return fmt.Errorf("--sync-limit must be at least 1, got %d", c.SyncLimit)
 	case c.RetryBackoff < 0:
@@ -144,6 +144,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--partitions must be at least 1, got %d", c.Partitions)
 	case !c.KafkaOff && strings.TrimSpace(c.Topic) == "":
 		return fmt.Errorf("--topic must name a Kafka topic")
+	}
+	if problem := RateProblem(c.Rate, c.Writers, c.Duration, c.Ops); problem != "" {
+		return fmt.Errorf("--rate %g %s", c.Rate, problem)
+	}
+	if err := c.Variant.CheckStrategy(c.Strategy); err != nil {
+		return fmt.Errorf("--broken %s with --strategy %s: %w", c.Variant, c.Strategy, err)
 	}
 	for _, f := range c.Timed {
 		if err := f.validate(c.Chats); err != nil {
@@ -176,6 +182,62 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Interval is the open-loop spacing between one writer's intended starts
+// (0: closed loop). Validate makes sure it is at least a nanosecond and
+// the whole schedule fits the clock.
+func (c *Config) Interval() time.Duration {
+	if c.Rate > 0 {
+		return time.Duration(float64(c.Writers) / c.Rate * float64(time.Second))
+	}
+	return 0
+}
+
+// RateProblem explains why an open-loop rate (operations/s in total,
+// spread over writers) cannot run as asked, or returns "". The run lasts
+// duration, or until ops are done when duration is 0. Each writer starts
+// an operation every writers/rate seconds from the start, so a rate whose
+// first interval reaches past the duration would send each writer's first
+// operation only, all at once: not the rate asked for. The rate must be
+// more than writers/duration, and at most 10^9 per writer (an interval of
+// at least a nanosecond).
+func RateProblem(rate float64, writers int, duration time.Duration, ops int) string {
+	switch {
+	case math.IsNaN(rate) || math.IsInf(rate, 0):
+		return "must be a finite number of operations/s (0: closed loop)"
+	case rate < 0:
+		return "must not be negative (0: closed loop)"
+	case rate == 0 || writers < 1:
+		return ""
+	}
+	interval := float64(writers) / rate * float64(time.Second) // nanoseconds
+	switch {
+	case interval < 1:
+		return fmt.Sprintf("with %s leaves under a nanosecond between one writer's operations: the most is %g operations/s (leave the rate out for a closed loop)",
+			plural(writers, "writer"), float64(writers)*float64(time.Second))
+	case duration > 0 && interval >= float64(duration):
+		return fmt.Sprintf("with %s starts each writer's operations %s apart, no sooner than the run's %s ends: each writer would send only its first, all at the start; give more than %.3g operations/s (one per writer per run), fewer writers or a longer duration",
+			plural(writers, "writer"), seconds(interval), duration, float64(writers)/duration.Seconds())
+	case duration <= 0 && float64((ops+writers-1)/writers)*interval >= math.MaxInt64:
+		return fmt.Sprintf("would take %s for %s, more than the clock can count", seconds(float64((ops+writers-1)/writers)*interval), plural(ops, "operation"))
+	}
+	return ""
+}
+
+// seconds shows a count of nanoseconds too large for a time.Duration.
+func seconds(ns float64) string {
+	if ns < math.MaxInt64 {
+		return time.Duration(ns).String()
+	}
+	return strconv.FormatFloat(ns/float64(time.Second), 'g', 3, 64) + "s"
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func (c *Config) shards() int { return max(c.ShardCount, 1) }

@@ -254,10 +254,7 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 		}()
 		defer func() { close(quit); <-watched }()
 	}
-	var interval time.Duration
-	if cfg.Rate > 0 {
-		interval = time.Duration(float64(cfg.Writers) / cfg.Rate * float64(time.Second))
-	}
+	interval := cfg.Interval()
 	start := rec.At(res.Started)
 	writers := make([]*writer, cfg.Writers)
 	var wg sync.WaitGroup

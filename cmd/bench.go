@@ -53,8 +53,9 @@ checks every invariant, and reports throughput and per-step latency.
 
 Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 3 some invariant could not be decided, 4 every invariant holds but a
---threshold failed, 5 the run could not be carried out, 130 interrupted
-after the writers.
+--threshold failed, 5 the run could not be carried out, 6 interrupted
+while the writers ran (the shorter run was checked and no invariant
+failed), 130 interrupted after the writers.
 
 Ctrl-C while the writers run stops them: what ran is still recorded whole,
 checked and reported. Ctrl-C after that (the check can take longer than
@@ -70,7 +71,7 @@ the run) quits at once, naming the history for 'chatseq check'.`,
 	fl.Float64Var(&cfg.ZipfS, "zipf-s", cfg.ZipfS, "zipf exponent (> 1); larger is hotter")
 	fl.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long writers run (0 with --ops: until the ops are done)")
 	fl.IntVar(&cfg.Ops, "ops", cfg.Ops, "operations planned across writers; retries and duplicates add attempts (0: run for --duration)")
-	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open loop at this many operations/s in total, latency measured from intended start (0: closed loop)")
+	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open loop at this many operations/s in total, latency measured from intended start (0: closed loop); each writer starts one every writers/rate seconds, so with --duration it must be more than writers/duration (or each writer sends only its first operation), and at most 1e9 per writer")
 	fl.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of every random choice")
 	fl.Float64Var(&cfg.Faults.StaleRead, "stale-read", cfg.Faults.StaleRead, "probability step 1's eventually consistent idempotency read misses an existing record")
 	fl.Float64Var(&cfg.Faults.CrashAfterAllocate, "crash-after-allocate", cfg.Faults.CrashAfterAllocate, "probability the server crashes between allocate and persist")
@@ -230,6 +231,9 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	if worst == ExitInterruptedRun {
+		fmt.Fprintf(c.ErrOrStderr(), "chatseq: interrupted while the writers ran: the report covers a shorter run than asked for (exit %d)\n", ExitInterruptedRun)
+	}
 	if worst != ExitOK {
 		return exitError{worst}
 	}
@@ -282,10 +286,17 @@ func (f *benchFlags) check(name, path string, progress *progressPrinter) (*histo
 
 // benchExit is one target's exit status: the check's, or ExitThresholds
 // when every invariant held but a threshold did not (as scenarios rank
-// them, an undecided invariant outranks a threshold).
+// them, an undecided invariant outranks a threshold). A run whose writers
+// an interrupt stopped exits ExitInterruptedRun unless an invariant
+// failed: CI must not take a run shorter than asked for a pass.
 func benchExit(b report.Bench) int {
 	code := b.Check.ExitCode()
-	if code == ExitOK && report.ThresholdsFailed(b.Thresholds) > 0 {
+	switch {
+	case code == ExitViolation:
+		return code
+	case b.Run.Interrupted:
+		return ExitInterruptedRun
+	case code == ExitOK && report.ThresholdsFailed(b.Thresholds) > 0:
 		return ExitThresholds
 	}
 	return code
@@ -338,6 +349,14 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 			names = append(names, n)
 		}
 	}
+	if f.cfg.Strategy == sequencer.Optimistic {
+		for _, n := range names {
+			if !targets.HasStrategies(n) {
+				// Its header would say "strategy occ" of a run that had none.
+				return nil, badInput("--strategy occ applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s allocates its own way", n)
+			}
+		}
+	}
 	if v := string(f.cfg.Variant); v != "" {
 		for _, n := range names {
 			if !targets.VariantKnown(n, v) {
@@ -365,8 +384,8 @@ func historyPathFor(path, target string) string {
 	return strings.TrimSuffix(path, ext) + "-" + target + ext
 }
 
-// worseExit orders exit codes by severity: a violation beats unknown,
-// which beats a failed threshold.
+// worseExit orders exit codes by severity: a violation beats an
+// interrupted run, which beats unknown, which beats a failed threshold.
 func worseExit(a, b int) int {
 	rank := func(code int) int {
 		switch code {
@@ -376,8 +395,10 @@ func worseExit(a, b int) int {
 			return 1
 		case ExitUnknown:
 			return 2
+		case ExitInterruptedRun:
+			return 3
 		}
-		return 3
+		return 4
 	}
 	if rank(b) > rank(a) {
 		return b

@@ -3,6 +3,8 @@ package cmd
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,7 +50,7 @@ Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 	fl.StringVar(&f.keyReuse, "key-reuse", "", "override contract: return-original or reject")
 	fl.StringVar(&f.events, "events", "", "override contract: none or at-least-once")
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
-	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine visualizations of chats that fail linearizability")
+	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine's view of chats that fail linearizability (around the counterexample; created if need be; it must be writable)")
 	return c
 }
 
@@ -58,6 +60,13 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	}
 	if err := f.lin.resolve(); err != nil {
 		return err
+	}
+	if f.visualize != "" {
+		// Found out now, not after a long check that then cannot write
+		// the one file it was asked for.
+		if err := writableDir(f.visualize); err != nil {
+			return badInput("--visualize %s: %v", f.visualize, err)
+		}
 	}
 	// On a terminal, say what a long check is doing; never in a log.
 	var progress *progressPrinter
@@ -150,4 +159,22 @@ func (f *checkFlags) contract(base history.Contract) (*history.Contract, error) 
 		c.Events = f.events
 	}
 	return &c, nil
+}
+
+// writableDir creates dir if need be and makes sure a file can be written
+// in it.
+func writableDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("a file, not a directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create the directory: %w", err)
+	}
+	probe, err := os.CreateTemp(dir, ".chatseq-visualize-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in the directory: %w", err)
+	}
+	name := probe.Name()
+	probe.Close()
+	return os.Remove(name)
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,17 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"check", "x", "--gaps", "sometimes"}, ""},
 		{[]string{"check", "x", "--lin-memory", "lots"}, `--lin-memory must be a size of at least 1MiB, such as 768MiB or 4GiB, got "lots"`},
 		{[]string{"bench", "--lin-memory", "100KiB"}, `--lin-memory must be a size of at least 1MiB`},
+		{[]string{"bench", "--broken", "racy-counter", "--strategy", "occ"}, "--broken racy-counter with --strategy occ: racy-counter breaks two-phase allocation's atomic ADD"},
+		{[]string{"bench", "--broken", "ack-before-persist", "--strategy", "occ"}, "--broken ack-before-persist with --strategy occ: ack-before-persist answers between two-phase allocation and the persist commit"},
+		{[]string{"bench", "--target", "ledger", "--strategy", "occ"}, "--strategy occ applies only to ADR-004's core"},
+		{[]string{"bench", "--target", "memory,postgres", "--strategy", "occ"}, "target postgres allocates its own way"},
+		{[]string{"bench", "--rate", "NaN"}, "--rate NaN must be a finite number of operations/s"},
+		{[]string{"bench", "--rate", "Inf"}, "--rate +Inf must be a finite number of operations/s"},
+		{[]string{"bench", "--rate", "-3"}, "--rate -3 must not be negative"},
+		{[]string{"bench", "--rate", "1e-12", "--duration", "300ms"}, "--rate 1e-12 with 8 writers starts each writer's operations 8e+12s apart, no sooner than the run's 300ms ends"},
+		{[]string{"bench", "--rate", "2", "--writers", "8", "--duration", "3s"}, "give more than 2.67 operations/s"},
+		{[]string{"bench", "--rate", "1e10"}, "--rate 1e+10 with 8 writers leaves under a nanosecond"},
+		{[]string{"check", "x", "--visualize", "/proc/x"}, "--visualize /proc/x: cannot create the directory"},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, c := range cases {
@@ -66,6 +78,86 @@ func TestCheckMalformedHistoryNamesTheLine(t *testing.T) {
 	code, _, errOut := run(t, "check", path)
 	if code != ExitBadInput || !strings.Contains(errOut, path+":3:") {
 		t.Fatalf("exit %d, stderr %q: want exit 2 naming %s:3", code, errOut, path)
+	}
+}
+
+// A hand-written history whose last line ends with a newline but is not
+// JSON is broken, not cut short: exit 2 naming that line. Only a last line
+// the file ends inside (no newline) is a recorder's cut and a warning.
+func TestCheckBrokenCompleteLastLineIsAnError(t *testing.T) {
+	body := `{"format":"chatseq-history","version":1}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m"}
+{"type":"final","table":"counters","chat":"c","value":1,,}`
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.jsonl")
+	if err := os.WriteFile(broken, []byte(body+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "check", broken)
+	if code != ExitBadInput || !strings.Contains(errOut, broken+":4: invalid JSON") {
+		t.Fatalf("exit %d, stderr %q: want exit 2 naming %s:4", code, errOut, broken)
+	}
+	cut := filepath.Join(dir, "cut.jsonl")
+	if err := os.WriteFile(cut, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "check", cut)
+	if code == ExitBadInput || !strings.Contains(out+errOut, "line 4: last line skipped as cut short") {
+		t.Fatalf("a last line without a newline: exit %d, want a warning naming line 4\n%s\n%s", code, out, errOut)
+	}
+}
+
+// initial_counter decides which sequences predate the run: a value the
+// checker cannot read is not 0, it is unusable input (exit 2, line 1).
+func TestCheckRefusesABadInitialCounter(t *testing.T) {
+	dir := t.TempDir()
+	for i, v := range []string{`-5`, `"abc"`, `1.5`, `1e3`, `[1]`, `null`} {
+		path := filepath.Join(dir, fmt.Sprintf("h%d.jsonl", i))
+		body := `{"format":"chatseq-history","version":1,"initial_counter":` + v + `}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m"}
+`
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := run(t, "check", path)
+		if code != ExitBadInput || !strings.Contains(errOut, path+`:1: "initial_counter" must be a non-negative integer, got `+v) {
+			t.Errorf("initial_counter %s: exit %d, stderr %q: want exit 2 naming %s:1", v, code, errOut, path)
+		}
+	}
+}
+
+// --visualize is checked before the history is read: a directory that
+// cannot be made or written is refused, one that can is created.
+func TestCheckVisualizeDirIsCheckedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "h.jsonl")
+	body := `{"format":"chatseq-history","version":1}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m"}
+`
+	if err := os.WriteFile(hist, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ viz, want string }{
+		{hist, "--visualize " + hist + ": a file, not a directory"},
+		{filepath.Join(hist, "viz"), "--visualize " + filepath.Join(hist, "viz") + ": cannot create the directory"},
+		{"/proc/x", "--visualize /proc/x: cannot create the directory"},
+	} {
+		code, out, errOut := run(t, "check", hist, "--visualize", c.viz)
+		if code != ExitBadInput || !strings.Contains(errOut, c.want) || out != "" {
+			t.Errorf("--visualize %s: exit %d, stdout %q, stderr %q: want exit 2 naming %q before any check", c.viz, code, out, errOut, c.want)
+		}
+	}
+	viz := filepath.Join(dir, "new", "viz")
+	// (The history has no final state, so the verdict itself is not the
+	// point here: only that the flag is accepted and the check runs.)
+	if code, out, errOut := run(t, "check", hist, "--visualize", viz); code == ExitBadInput || !strings.Contains(out, "linearizability") {
+		t.Fatalf("--visualize to a new directory: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if entries, err := os.ReadDir(viz); err != nil || len(entries) != 0 {
+		t.Fatalf("%s: %v, entries %v; want it created and empty (a valid history has nothing to show)", viz, err, entries)
 	}
 }
 

@@ -13,6 +13,13 @@ import (
 // writers (128 + SIGINT, as a shell reports a process the signal killed).
 const ExitInterrupted = 130
 
+// ExitInterruptedRun is the status of a bench whose writers an interrupt
+// stopped early: what ran was recorded, checked and reported, and no
+// invariant failed (a violation still exits 1), but the run is shorter
+// than asked, so its passing verdict, undecided invariants or thresholds
+// do not speak for the run that was asked for.
+const ExitInterruptedRun = 6
+
 // interrupts is bench's Ctrl-C. The first one while writers run stops them:
 // what ran is still recorded whole, checked and reported. One after the
 // writers (while the history is read back and checked, which can take

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/report"
 )
 
 // --threshold judges the run's figures like a scenario file's thresholds:
@@ -49,12 +52,46 @@ func TestBenchThresholdsDecideTheExitStatus(t *testing.T) {
 }
 
 func TestWorseExitRanksViolationsOverUnknownOverThresholds(t *testing.T) {
-	order := []int{ExitOK, ExitThresholds, ExitUnknown, ExitViolation}
+	order := []int{ExitOK, ExitThresholds, ExitUnknown, ExitInterruptedRun, ExitViolation}
 	for i, a := range order {
 		for j, b := range order {
 			if got, want := worseExit(a, b), order[max(i, j)]; got != want {
 				t.Errorf("worseExit(%d, %d) = %d, want %d", a, b, got, want)
 			}
+		}
+	}
+}
+
+// A run whose writers were interrupted exits ExitInterruptedRun whatever
+// its verdict or thresholds, unless an invariant failed.
+func TestBenchExitOfAnInterruptedRun(t *testing.T) {
+	yes, no := true, false
+	failed := []report.ThresholdResult{{Expr: "throughput > 1e12"}}
+	for _, c := range []struct {
+		name        string
+		valid       *bool
+		thresholds  []report.ThresholdResult
+		interrupted bool
+		want        int
+	}{
+		{"valid", &yes, nil, false, ExitOK},
+		{"valid, interrupted", &yes, nil, true, ExitInterruptedRun},
+		{"unknown, interrupted", nil, nil, true, ExitInterruptedRun},
+		{"threshold failed, interrupted", &yes, failed, true, ExitInterruptedRun},
+		{"violation, interrupted", &no, failed, true, ExitViolation},
+		{"violation", &no, nil, false, ExitViolation},
+		{"unknown", nil, failed, false, ExitUnknown},
+		{"threshold failed", &yes, failed, false, ExitThresholds},
+	} {
+		b := report.Bench{Check: checker.Report{Valid: c.valid}, Thresholds: c.thresholds}
+		b.Run.Interrupted = c.interrupted
+		if got := benchExit(b); got != c.want {
+			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
+		}
+	}
+	for _, code := range []int{ExitOK, ExitViolation, ExitBadInput, ExitUnknown, ExitThresholds, ExitRunError, ExitInterrupted} {
+		if code == ExitInterruptedRun {
+			t.Errorf("ExitInterruptedRun %d clashes with another exit status", code)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -259,6 +260,27 @@ const (
 	headerSeed     = "seed"
 )
 
+// InitialCounterField is the header extension that states every chat's
+// counter before the run. It stays in Header.Extra (as its decimal digits),
+// but the reader checks it: a value the checker would misread is an error.
+const InitialCounterField = "initial_counter"
+
+// initialCounterWant describes the values InitialCounterField accepts.
+const initialCounterWant = "a non-negative integer (every chat's counter before the run)"
+
+// parseInitialCounter parses an initial_counter value as the header holds it
+// in Extra: the decimal digits of a non-negative integer that fits 64 bits.
+func parseInitialCounter(raw string) (uint64, error) {
+	if raw == "" || raw[0] < '0' || raw[0] > '9' || len(raw) > 1 && raw[0] == '0' {
+		return 0, fmt.Errorf("%q must be %s, got %s", InitialCounterField, initialCounterWant, printable([]byte(raw)))
+	}
+	v, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q must be %s that fits 64 bits, got %s", InitialCounterField, initialCounterWant, printable([]byte(raw)))
+	}
+	return v, nil
+}
+
 func isHeaderField(name string) bool {
 	switch name {
 	case headerFormat, headerVersion, headerContract, headerTarget, headerScenario, headerSeed:
@@ -313,6 +335,16 @@ func decodeHeader(s *scanner, line []byte) (Header, error) {
 		case headerSeed:
 			h.Seed, err = s.readInt(headerSeed)
 			h.HasSeed = true
+		case InitialCounterField:
+			// Kept in Extra as the checker reads it, but checked here:
+			// -5, "abc", 1.5, 1e3 or [1] must not be read as 0.
+			var v uint64
+			if v, err = s.readUint(InitialCounterField, -1, math.MaxUint64); err == nil {
+				if h.Extra == nil {
+					h.Extra = map[string]string{}
+				}
+				h.Extra[InitialCounterField] = strconv.FormatUint(v, 10)
+			}
 		default:
 			start := s.i
 			if err = s.skipValue(0); err == nil {

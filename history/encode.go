@@ -185,6 +185,11 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 		if !isExtraValue(value) {
 			return b, fmt.Errorf("history header: extra field %q is not one JSON value on one line: %q", name, value)
 		}
+		if name == InitialCounterField {
+			if _, err := parseInitialCounter(value); err != nil {
+				return b, fmt.Errorf("history header: %w", err)
+			}
+		}
 		b = append(b, ',')
 		b = appendString(b, name)
 		b = append(b, ':')

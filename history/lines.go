@@ -2,7 +2,6 @@ package history
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -57,11 +56,14 @@ type lineParser struct {
 	file   string
 	in     *bufio.Reader
 	lineNo int
-	spill  []byte // a line longer than the buffer
-	sc     scanner
-	raw    rawLine
-	arena  stringArena
-	shared interner
+	// unterminated is set when the line nextLine last returned had no
+	// newline: the input ended inside it.
+	unterminated bool
+	spill        []byte // a line longer than the buffer
+	sc           scanner
+	raw          rawLine
+	arena        stringArena
+	shared       interner
 	// lastKey holds each process's last persist key, so that a completion
 	// repeating it shares the invoke's string.
 	lastKey []string
@@ -235,8 +237,10 @@ func (p *lineParser) nextLine() ([]byte, error) {
 		return nil, err
 	}
 	p.lineNo++
+	p.unterminated = true
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
+		p.unterminated = false
 	}
 	return line, nil
 }
@@ -265,34 +269,17 @@ func (p *lineParser) errorAt(line []byte, err error) error {
 }
 
 // fail ends bt after a line that could not be parsed. If the line is not
-// valid JSON and is the last non-blank line, it is what a recorder killed
-// mid-write leaves: skipped with a warning. Anything else is an error.
+// valid JSON and the input ended inside it (no terminating newline), it is
+// what a recorder killed mid-write leaves: skipped with a warning. A complete
+// line, one that ends with a newline, is an error wherever it stands.
 func (p *lineParser) fail(line []byte, err error, bt *batch) {
 	syntax := checkSyntax(line)
-	if syntax == nil {
+	switch {
+	case syntax == nil:
 		bt.err = &ParseError{File: p.file, Line: p.lineNo, Msg: err.Error()}
-		return
-	}
-	lineNo := p.lineNo
-	last := p.restIsBlank()
-	p.lineNo = lineNo
-	if !last {
-		bt.err = &ParseError{File: p.file, Line: lineNo, Msg: syntax.Error()}
-		return
-	}
-	bt.warning = &Warning{Line: lineNo, Message: fmt.Sprintf("last line skipped as cut short: %v", syntax)}
-}
-
-// restIsBlank reads the rest of the input and reports whether it has only
-// blank lines.
-func (p *lineParser) restIsBlank() bool {
-	for {
-		line, err := p.nextLine()
-		if errors.Is(err, io.EOF) {
-			return true
-		}
-		if err != nil || !isBlank(line) {
-			return false
-		}
+	case p.unterminated:
+		bt.warning = &Warning{Line: p.lineNo, Message: fmt.Sprintf("last line skipped as cut short (it has no terminating newline): %v", syntax)}
+	default:
+		bt.err = &ParseError{File: p.file, Line: p.lineNo, Msg: syntax.Error()}
 	}
 }

@@ -135,11 +135,20 @@ var malformed = []struct {
 	{"seed fraction", lines(`{"format":"chatseq-history","version":1,"seed":4.2}`), 1, `"seed" must be an integer, got 4.2`},
 	{"target not a string", lines(`{"format":"chatseq-history","version":1,"target":["x"]}`), 1, `"target" must be a string, got ["x"]`},
 	{"duplicate header field", lines(`{"format":"chatseq-history","version":1,"version":1}`), 1, `duplicate field "version"`},
+	{"initial_counter negative", lines(`{"format":"chatseq-history","version":1,"initial_counter":-5}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got -5`},
+	{"initial_counter string", lines(`{"format":"chatseq-history","version":1,"initial_counter":"abc"}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got "abc"`},
+	{"initial_counter numeric string", lines(`{"format":"chatseq-history","version":1,"initial_counter":"10"}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got "10"`},
+	{"initial_counter fraction", lines(`{"format":"chatseq-history","version":1,"initial_counter":1.5}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got 1.5`},
+	{"initial_counter exponent", lines(`{"format":"chatseq-history","version":1,"initial_counter":1e3}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got 1e3`},
+	{"initial_counter array", lines(`{"format":"chatseq-history","version":1,"initial_counter":[1]}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got [1]`},
+	{"initial_counter null", lines(`{"format":"chatseq-history","version":1,"initial_counter":null}`, invokeP1), 1, `"initial_counter" must be a non-negative integer, got null`},
+	{"initial_counter too big", lines(`{"format":"chatseq-history","version":1,"initial_counter":18446744073709551616}`, invokeP1), 1, `"initial_counter" is out of range: 18446744073709551616`},
+	{"duplicate initial_counter", lines(`{"format":"chatseq-history","version":1,"initial_counter":1,"initial_counter":1}`), 1, `duplicate field "initial_counter"`},
 	{"header cut short", `{"format":"chatseq-history","vers`, 1, "invalid JSON at column"},
 	{"header not an object", lines(`["chatseq-history",1]`), 1, `each line must be a JSON object, got ["chatseq-history",1]`},
 	{"second header", lines(testHeader, testHeader), 2, "a second header line"},
 
-	// Syntax (not on the last line, so not taken as cut short).
+	// Syntax (on a complete line, so not taken as cut short).
 	{"garbage line", lines(testHeader, `hello`, invokeP1), 2, "invalid JSON at column 1: unexpected 'h', expected a value"},
 	{"trailing comma", lines(testHeader, `{"type":"invoke",}`, invokeP1), 2, `invalid JSON at column 18: unexpected '}', expected a field name`},
 	{"missing colon", lines(testHeader, `{"type" "invoke"}`, invokeP1), 2, `invalid JSON at column 9: unexpected '"', expected ':' after a field name`},
@@ -151,6 +160,8 @@ var malformed = []struct {
 	{"bad UTF-8", lines(testHeader, "{\"type\":\"invoke\",\"process\":1,\"f\":\"persist\",\"time\":10,\"chat\":\"\xff\",\"key\":\"k\"}", okP1), 2, "invalid UTF-8 in string"},
 	{"NUL byte", lines(testHeader, "\x00", invokeP1), 2, "invalid JSON at column 1: unexpected byte 0x00, expected a value"},
 	{"byte order mark", "\xef\xbb\xbf" + lines(testHeader), 1, "invalid JSON at column 1"},
+	{"broken complete last line", lines(testHeader, invokeP1, `{"type":"ok","proc`), 3, "invalid JSON at column 19: unterminated string"},
+	{"broken last line then blank lines", lines(testHeader, invokeP1, `{"type":"ok",`, "", " "), 3, "invalid JSON at column 14"},
 	{"syntax error beats content error", lines(testHeader, `{"type":"bogus","process":1`, invokeP1), 2, "invalid JSON at column 28: unexpected end of line"},
 
 	// Kinds and values.
@@ -299,16 +310,47 @@ func TestReadCutShortEverywhere(t *testing.T) {
 }
 
 func TestReadCutShortOnlyAtTheEnd(t *testing.T) {
-	// A broken line followed by blank lines is still the last line.
-	h := mustRead(t, lines(testHeader, invokeP1, `{"type":"ok","proc`, "", "   "))
+	// A last line with no terminating newline is what a killed recorder
+	// leaves: skipped with a warning.
+	h := mustRead(t, lines(testHeader, invokeP1)+`{"type":"ok","proc`)
 	if len(h.Events) != 1 || len(h.Warnings) != 1 || h.Warnings[0].Line != 3 {
 		t.Fatalf("events %+v warnings %+v", h.Events, h.Warnings)
+	}
+	// A complete line (one that ends with a newline) that is not JSON is an
+	// error, even as the last line, with or without blank lines after it.
+	for _, input := range []string{
+		lines(testHeader, invokeP1, `{"type":"ok","proc`),
+		lines(testHeader, invokeP1, `{"type":"ok","proc`, "", "   "),
+		lines(testHeader, invokeP1, `{"type":"ok","proc`) + "  ",
+		lines(testHeader, invokeP1, `not json at all`),
+		lines(testHeader, invokeP1, `{"type":"ok","process":1}}`),
+	} {
+		_, err := Read(strings.NewReader(input), "h.jsonl")
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 3 || !strings.Contains(pe.Msg, "invalid JSON") {
+			t.Fatalf("%q: got %v, want an invalid JSON error on line 3", input, err)
+		}
 	}
 	// A last line that is valid JSON but wrong is an error, not a cut.
 	_, err := Read(strings.NewReader(lines(testHeader, invokeP1, `{"type":"ok","process":1}`)), "h.jsonl")
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 3 {
 		t.Fatalf("got %v, want an error on line 3", err)
+	}
+}
+
+func TestReadInitialCounter(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"0", "0"}, {"10", "10"}, {"-0", "0"}, {" 12 ", "12"}, {"18446744073709551615", "18446744073709551615"},
+	} {
+		h := mustRead(t, lines(`{"format":"chatseq-history","version":1,"initial_counter":`+c.in+`}`))
+		if got := h.Header.Extra[InitialCounterField]; got != c.want {
+			t.Errorf("initial_counter %s: Extra holds %q, want %q", c.in, got, c.want)
+		}
+	}
+	h := mustRead(t, lines(testHeader))
+	if _, has := h.Header.Extra[InitialCounterField]; has {
+		t.Errorf("a header without initial_counter has one: %q", h.Header.Extra)
 	}
 }
 

@@ -358,6 +358,9 @@ func TestRecorderRejectsBadHeaders(t *testing.T) {
 		{"extra two values", Header{Extra: map[string]string{"x": "1 2"}}, `extra field "x"`},
 		{"extra padded", Header{Extra: map[string]string{"x": " 1"}}, `extra field "x"`},
 		{"extra multi-line", Header{Extra: map[string]string{"x": "[1,\n2]"}}, `extra field "x"`},
+		{"initial_counter negative", Header{Extra: map[string]string{"initial_counter": "-5"}}, `"initial_counter" must be a non-negative integer`},
+		{"initial_counter fraction", Header{Extra: map[string]string{"initial_counter": "1.5"}}, `"initial_counter" must be a non-negative integer`},
+		{"initial_counter string", Header{Extra: map[string]string{"initial_counter": `"7"`}}, `"initial_counter" must be a non-negative integer`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer

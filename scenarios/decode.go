@@ -17,6 +17,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
 )
@@ -135,8 +136,14 @@ func (d *decoder) finish(root *yaml.Node) {
 	if l, ok := d.lines["zipf_s"]; ok && sc.Distribution != bench.Zipf {
 		d.errAt(l, "zipf_s applies only with distribution: zipf")
 	}
+	if l, ok := d.lines["rate"]; ok {
+		if problem := bench.RateProblem(sc.Rate, sc.Writers, sc.Duration, sc.Ops); problem != "" {
+			d.errAt(l, "rate: %g %s", sc.Rate, problem)
+		}
+	}
 	d.checkKafka()
 	d.checkBroken()
+	d.checkStrategy()
 	d.checkExpect()
 	for i, f := range sc.Schedule {
 		if f.Kind == bench.DeleteCounter && f.Chat >= sc.Chats {
@@ -166,14 +173,30 @@ func (d *decoder) checkKafka() {
 	}
 }
 
-// checkBroken requires broken: to name a variant of the scenario's target.
+// checkBroken requires broken: to name a variant of the scenario's target
+// that exists under its strategy.
 func (d *decoder) checkBroken() {
 	sc := d.sc
-	if sc.Broken == "" || targets.VariantKnown(sc.Target, string(sc.Broken)) {
+	if sc.Broken == "" {
 		return
 	}
-	d.errAt(d.lines["broken"], "broken: %q is not a variant of target %s (its variants: %s)",
-		sc.Broken, sc.Target, strings.Join(targets.VariantNames(sc.Target), ", "))
+	if !targets.VariantKnown(sc.Target, string(sc.Broken)) {
+		d.errAt(d.lines["broken"], "broken: %q is not a variant of target %s (its variants: %s)",
+			sc.Broken, sc.Target, strings.Join(targets.VariantNames(sc.Target), ", "))
+		return
+	}
+	if err := sc.Broken.CheckStrategy(sc.Strategy); err != nil {
+		d.errAt(d.lines["broken"], "broken: %v", err)
+	}
+}
+
+// checkStrategy rejects strategy: occ for a target without strategies: the
+// run would allocate its own way under a header that says occ.
+func (d *decoder) checkStrategy() {
+	sc := d.sc
+	if sc.Strategy == sequencer.Optimistic && !targets.HasStrategies(sc.Target) {
+		d.errAt(d.lines["strategy"], "strategy: occ applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s allocates its own way", sc.Target)
+	}
 }
 
 // checkExpect rejects expectations the contract cannot produce: an

@@ -220,6 +220,43 @@ expect: fail
 	}
 }
 
+// initial_counter is every chat's counter before the run; a value that is
+// not a whole number >= 0 must be refused at its line, never read as 0.
+func TestBadInitialCounterNamesTheLine(t *testing.T) {
+	for _, v := range []string{`-5`, `abc`, `"abc"`, `1.5`, `1e3`, `[1]`, `{n: 1}`, `0x10`, `""`, `~`} {
+		es := decodeErrors(t, "name: ic\nops: 10\ninitial_counter: "+v+"\n")
+		wantError(t, es, 3, "initial_counter")
+	}
+	sc, err := Decode([]byte("name: ic\nops: 10\nexpect: pass\ninitial_counter: 10\n"), "x.yaml")
+	if err != nil || sc.InitialCounter != 10 {
+		t.Fatalf("initial_counter: 10 decoded as %+v, %v", sc, err)
+	}
+}
+
+// A broken variant whose step the strategy does not have would run a
+// correct core; a strategy on a target without strategies would be a label.
+func TestStrategyMismatchesNameTheLine(t *testing.T) {
+	for _, v := range []string{"racy-counter", "ack-before-persist"} {
+		es := decodeErrors(t, "name: b\nops: 10\nstrategy: occ\nbroken: "+v+"\nexpect: pass\n")
+		wantError(t, es, 4, "broken: "+v, "strategy occ", "use strategy two-phase")
+	}
+	es := decodeErrors(t, "name: b\nops: 10\ntarget: ledger\nstrategy: occ\nexpect: pass\n")
+	wantError(t, es, 4, "strategy: occ applies only to ADR-004's core", "target ledger")
+	if _, err := Decode([]byte("name: b\nops: 10\nstrategy: occ\nbroken: unconditional-idempotency\nexpect: pass\n"), "x.yaml"); err != nil {
+		t.Fatalf("unconditional-idempotency under occ: %v", err)
+	}
+}
+
+// A rate whose first interval reaches past the duration would send each
+// writer's first operation only, all at once.
+func TestRateTooLowForTheDurationNamesTheLine(t *testing.T) {
+	es := decodeErrors(t, "name: r\nwriters: 4\nduration: 3s\nrate: 1\nexpect: pass\n")
+	wantError(t, es, 4, "rate: 1 with 4 writers", "4s apart", "give more than 1.33 operations/s")
+	if _, err := Decode([]byte("name: r\nwriters: 4\nduration: 3s\nrate: 2\nexpect: pass\n"), "x.yaml"); err != nil {
+		t.Fatalf("rate 2 over 4 writers for 3s: %v", err)
+	}
+}
+
 func TestDurationsNeedUnits(t *testing.T) {
 	es := decodeErrors(t, "ops: 1\nduration: 5\nexpect: pass\n")
 	wantError(t, es, 2, `"5" needs a unit`, "5ms or 5s")

@@ -67,6 +67,9 @@ func New(cfg Config) (*Core, error) {
 		return nil, fmt.Errorf("sequencer: unknown strategy %q (known: two-phase, occ)", cfg.Strategy)
 	}
 	cfg.Strategy = strategy
+	if err := cfg.Variant.CheckStrategy(strategy); err != nil {
+		return nil, fmt.Errorf("sequencer: %w", err)
+	}
 	if cfg.IdempotencyTTL == 0 {
 		cfg.IdempotencyTTL = 7 * 24 * time.Hour
 	}

@@ -2,7 +2,10 @@ package sequencer
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/chatseq/chatseq/store/memstore"
 )
 
 func TestNotAMemberIsDefinite(t *testing.T) {
@@ -93,6 +96,26 @@ func TestUnknownVariantRejected(t *testing.T) {
 	f := newFixture(t, Config{})
 	if _, err := New(Config{Store: f.store, Variant: "no-such"}); err == nil {
 		t.Fatal("an unknown variant was accepted")
+	}
+}
+
+// racy-counter and ack-before-persist break steps that occ does not have:
+// under it they would run a correct core labelled broken.
+func TestVariantsWithoutTheirStepUnderOCCRejected(t *testing.T) {
+	st := memstore.New()
+	for _, v := range []Variant{RacyCounter, AckBeforePersist} {
+		_, err := New(Config{Store: st, Variant: v, Strategy: Optimistic})
+		if err == nil || !strings.Contains(err.Error(), string(v)) || !strings.Contains(err.Error(), "use strategy two-phase") {
+			t.Errorf("%s under occ: got %v, want an error naming it", v, err)
+		}
+		if _, err := New(Config{Store: st, Variant: v, Strategy: TwoPhase}); err != nil {
+			t.Errorf("%s under two-phase: %v", v, err)
+		}
+	}
+	for _, v := range []Variant{Correct, UnconditionalIdempotency, RetryReallocates} {
+		if _, err := New(Config{Store: st, Variant: v, Strategy: Optimistic}); err != nil {
+			t.Errorf("%q under occ: %v", v, err)
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package sequencer
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Variant selects the correct core or one deliberately broken behaviour,
 // each of which the checker must catch under the named invariant.
@@ -65,4 +68,23 @@ func VariantNames() string {
 		names[i] = string(b.Variant)
 	}
 	return strings.Join(names, ", ")
+}
+
+// CheckStrategy reports an error when v's broken behaviour does not exist
+// under strategy s, so that a run would be a correct core labelled broken:
+// a mutant the checker could never catch. racy-counter replaces two-phase
+// allocation's atomic ADD, and ack-before-persist answers between its
+// allocation and its commit; optimistic allocation (occ) has neither step,
+// its allocation being the commit itself.
+func (v Variant) CheckStrategy(s Strategy) error {
+	if s != Optimistic {
+		return nil
+	}
+	switch v {
+	case RacyCounter:
+		return fmt.Errorf("%s breaks two-phase allocation's atomic ADD (step 3), which strategy %s does not use (it allocates with a conditional write in the commit): the run would be a correct core; use strategy %s", v, s, TwoPhase)
+	case AckBeforePersist:
+		return fmt.Errorf("%s answers between two-phase allocation and the persist commit, a step strategy %s does not have (its allocation is the commit): the run would be a correct core; use strategy %s", v, s, TwoPhase)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ package targets
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -73,11 +74,18 @@ func Open(ctx context.Context, name string, opts Options) (*Opened, error) {
 // Known reports whether name is a registered target.
 func Known(name string) bool { _, ok := registry[name]; return ok }
 
+// adr004Kinds are the targets that run ADR-004's core over a store.
+var adr004Kinds = []string{storeopen.Memory, storeopen.DynamoDB, storeopen.DynamoDBLocal}
+
+// HasStrategies reports whether target name runs ADR-004's core, the only
+// design whose allocation strategy (two-phase or occ) can be chosen.
+func HasStrategies(name string) bool { return slices.Contains(adr004Kinds, name) }
+
 // adr004Contract is what ADR-004 promises.
 var adr004Contract = history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
 
 func init() {
-	for _, kind := range []string{storeopen.Memory, storeopen.DynamoDB, storeopen.DynamoDBLocal} {
+	for _, kind := range adr004Kinds {
 		Register(kind, adr004(kind))
 		RegisterVariants(kind, adr004Variants())
 	}

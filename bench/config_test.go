@@ -1,0 +1,57 @@
+package bench
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRateProblems: an open-loop rate runs as asked or is refused; it is
+// never quietly a closed loop (NaN, Inf, a rate too high for a nanosecond
+// interval, one too low for the interval to fit the clock) nor a burst of
+// each writer's first operation (an interval past the run's duration).
+func TestRateProblems(t *testing.T) {
+	for _, c := range []struct {
+		rate     float64
+		writers  int
+		duration time.Duration
+		ops      int
+		want     string // "" when the rate runs
+	}{
+		{0, 8, 3 * time.Second, 0, ""},
+		{1000, 8, 3 * time.Second, 0, ""},
+		{3, 8, 3 * time.Second, 0, ""},   // 2.67s apart: two operations each
+		{0.001, 1, 0, 10, ""},            // slow, but ops-bound: 10000s
+		{8e9, 8, 3 * time.Second, 0, ""}, // 1ns apart
+		{math.NaN(), 8, 3 * time.Second, 0, "must be a finite number"},
+		{math.Inf(1), 8, 3 * time.Second, 0, "must be a finite number"},
+		{math.Inf(-1), 8, 3 * time.Second, 0, "must be a finite number"},
+		{-3, 8, 3 * time.Second, 0, "must not be negative"},
+		{9e9, 8, 3 * time.Second, 0, "under a nanosecond between one writer's operations: the most is 8e+09 operations/s"},
+		{1e-12, 8, 300 * time.Millisecond, 0, "8e+12s apart, no sooner than the run's 300ms ends"},
+		{2.5, 8, 3 * time.Second, 0, "3.2s apart, no sooner than the run's 3s ends: each writer would send only its first, all at the start; give more than 2.67 operations/s"},
+		{1, 1, time.Second, 0, "give more than 1 operations/s"},
+		{1e-12, 8, 0, 100, "would take 1.04e+14s for 100 operations, more than the clock can count"},
+	} {
+		got := RateProblem(c.rate, c.writers, c.duration, c.ops)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("rate %g, %d writers, duration %s, ops %d: got %q, want %q", c.rate, c.writers, c.duration, c.ops, got, c.want)
+		}
+	}
+}
+
+func TestValidateRefusesABadRate(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Rate = math.NaN()
+	if err := cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), "--rate NaN must be a finite number") {
+		t.Errorf("--rate NaN: %v", err)
+	}
+	cfg.Rate, cfg.Writers = 1000, 8
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("--rate 1000: %v", err)
+	}
+	if got, want := cfg.Interval(), 8*time.Millisecond; got != want {
+		t.Errorf("interval of 1000 ops/s over 8 writers: %s, want %s", got, want)
+	}
+}
