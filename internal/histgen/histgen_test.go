@@ -40,7 +40,7 @@ func generate(t *testing.T, cfg Config) (Result, *history.History, []byte) {
 
 // The generated histories are valid ADR-004 runs: read back and checked
 // with the default options, every invariant the contract requires passes
-// (porcupine included) and the others are n/a, the checker's figures are
+// (linearizability included) and the others are n/a, the checker's figures are
 // the generator's own, and its one warning is the late commits the
 // generator counted.
 func TestGeneratedHistoriesPassEveryInvariant(t *testing.T) {
@@ -112,7 +112,7 @@ func TestGeneratedHistoriesPassEveryInvariant(t *testing.T) {
 				{"crash_after_persist", s.ErrorCodes["crash_after_persist"], res.CrashesAfterPersist},
 				{"late commits", s.LateCommits, res.LateCommits},
 				{"unfinished", s.Unfinished, 0},
-				{"chats porcupine decided", s.LinearizabilityChats, nchats},
+				{"chats linearizability decided", s.LinearizabilityChats, nchats},
 			} {
 				if c.got != c.want {
 					t.Errorf("checker counts %d %s, generator %d", c.got, c.name, c.want)
@@ -178,12 +178,19 @@ func checkShape(t *testing.T, cfg Config, h *history.History) {
 // A stale sync breaks the history where only linearizability can see it:
 // sync_completeness passes, linearizability fails and names the sync.
 func TestStaleSyncFailsOnlyLinearizability(t *testing.T) {
-	for _, seed := range []int64{1, 2} {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+	for _, c := range []struct {
+		writers, readers int
+		seed             int64
+	}{
+		// Small enough for porcupine too (--lin-checker porcupine): it has
+		// to exhaust every ordering up to the broken sync to prove there
+		// is none, which with 64 writers it cannot within its budgets.
+		{8, 2, 1}, {8, 2, 2},
+		{64, 8, 1},
+	} {
+		t.Run(fmt.Sprintf("writers=%d/seed=%d", c.writers, c.seed), func(t *testing.T) {
 			cfg := Default()
-			// Small enough for porcupine to decide: it has to exhaust every
-			// ordering up to the broken sync to prove there is none.
-			cfg.Persists, cfg.Hot, cfg.Writers, cfg.Readers, cfg.Seed, cfg.StaleSync = 2000, true, 8, 2, seed, true
+			cfg.Persists, cfg.Hot, cfg.Writers, cfg.Readers, cfg.Seed, cfg.StaleSync = 2000, true, c.writers, c.readers, c.seed, true
 			res, h, data := generate(t, cfg)
 			st := res.Stale
 			if st == nil {
@@ -220,23 +227,29 @@ func TestStaleSyncFailsOnlyLinearizability(t *testing.T) {
 				t.Fatalf("stale sync %+v: the earlier sync returned %v, the broken one after %d returned %v", st, earlier.Sync.Seqs, invoked.After, broken.Sync.Seqs)
 			}
 
-			r := checker.Check(h, checker.Options{})
-			for _, inv := range r.Invariants {
-				switch {
-				case inv.Name == checker.NameLinearizability:
-					named := strings.Contains(inv.Detail, fmt.Sprint(st.OKLine)) || strings.Contains(inv.Detail, fmt.Sprint(st.InvokeLine))
-					if inv.Status != checker.Fail || !slices.Contains(inv.Lines, st.OKLine) || !named {
-						t.Errorf("linearizability = %s, lines %v: %s; want a failure naming line %d", inv.Status, inv.Lines, inv.Detail, st.OKLine)
+			opts := []checker.Options{{}} // the exact checker
+			if c.writers <= 8 {
+				opts = append(opts, checker.Options{Porcupine: true})
+			}
+			for _, opt := range opts {
+				r := checker.Check(h, opt)
+				for _, inv := range r.Invariants {
+					switch {
+					case inv.Name == checker.NameLinearizability:
+						named := strings.Contains(inv.Detail, fmt.Sprint(st.OKLine)) || strings.Contains(inv.Detail, fmt.Sprint(st.InvokeLine))
+						if inv.Status != checker.Fail || !slices.Contains(inv.Lines, st.OKLine) || !named {
+							t.Errorf("porcupine=%v: linearizability = %s, lines %v: %s; want a failure naming line %d", opt.Porcupine, inv.Status, inv.Lines, inv.Detail, st.OKLine)
+						}
+					case inv.Status != checker.Pass:
+						t.Errorf("porcupine=%v: %s = %s: %s", opt.Porcupine, inv.Name, inv.Status, inv.Detail)
 					}
-				case inv.Status != checker.Pass:
-					t.Errorf("%s = %s: %s", inv.Name, inv.Status, inv.Detail)
 				}
-			}
-			if res, ok := r.Result(checker.NameSyncCompleteness); !ok || res.Status != checker.Pass {
-				t.Errorf("sync_completeness not judged passing: %+v", res)
-			}
-			if r.Stats.LateCommits != res.LateCommits {
-				t.Errorf("checker counts %d late commits, generator %d", r.Stats.LateCommits, res.LateCommits)
+				if res, ok := r.Result(checker.NameSyncCompleteness); !ok || res.Status != checker.Pass {
+					t.Errorf("sync_completeness not judged passing: %+v", res)
+				}
+				if r.Stats.LateCommits != res.LateCommits {
+					t.Errorf("checker counts %d late commits, generator %d", r.Stats.LateCommits, res.LateCommits)
+				}
 			}
 		})
 	}
