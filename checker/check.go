@@ -49,6 +49,9 @@ func Check(h *history.History, opt Options) Report {
 		func() { var res Result; res, gs = checkGaps(x); put(res) },
 		func() { var res Result; res, late = checkSyncCompleteness(x); put(res) },
 	}
+	// Catch-up completeness and per-chat event order (findings.go).
+	var fs findingStats
+	tasks = append(tasks, findingTasks(x, con, put, notApplicable, &fs)...)
 	switch con.Gaps {
 	case history.GapsForbidden:
 		tasks = append(tasks, func() { put(checkGapless(x)) })
@@ -101,6 +104,7 @@ func Check(h *history.History, opt Options) Report {
 	r.Warnings = append(r.Warnings, x.warnings...)
 	r.Stats = x.stats(gs, late, dups)
 	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = decided, undecided
+	r.Stats.CatchUpMissed, r.Stats.EventsOutOfOrder = fs.missed, fs.outOfOrder
 	r.Stats.CheckMillis = time.Since(began).Milliseconds()
 	r.setValid()
 	return r
@@ -140,6 +144,18 @@ func resolveContract(header history.Contract, opt *history.Contract, hasEvents b
 		if opt.Events != "" {
 			c.Events = opt.Events
 		}
+		if opt.CatchUp != "" {
+			c.CatchUp = opt.CatchUp
+		}
+		if opt.EventOrder != "" {
+			c.EventOrder = opt.EventOrder
+		}
+	}
+	if c.CatchUp == "" {
+		c.CatchUp = history.CatchUpCursor // judged only with reader syncs
+	}
+	if c.EventOrder == "" {
+		c.EventOrder = history.EventOrderNone
 	}
 	if c.Gaps == "" {
 		c.Gaps = history.GapsAllowed

@@ -38,6 +38,8 @@ const (
 	NameKeyReuse                = "key_reuse"
 	NameSyncCompleteness        = "sync_completeness"
 	NameEventCompleteness       = "event_completeness"
+	NameCatchUpCompleteness     = "catch_up_completeness"
+	NameEventOrder              = "event_order"
 	NameLinearizability         = "linearizability"
 	defaultLinearizabilityLimit = 10 * time.Second
 )
@@ -48,7 +50,8 @@ var InvariantNames = []string{
 	NameSequenceMonotonic, NameCounterIsLastAllocated, NameSequenceMonotonicity,
 	NameCounterLowerBound, NameIdempotencyGuarantee, NameIdempotencySeqConsist,
 	NameAckImpliesPersistence, NameGapIsAllocation, NameGapless, NameKeyReuse,
-	NameSyncCompleteness, NameEventCompleteness, NameLinearizability,
+	NameSyncCompleteness, NameEventCompleteness, NameCatchUpCompleteness,
+	NameEventOrder, NameLinearizability,
 }
 
 // Result is one judged invariant.
@@ -129,6 +132,13 @@ type Stats struct {
 	// returned without them (see sync_completeness).
 	LateCommits     int `json:"late_commits"`
 	DuplicateEvents int `json:"duplicate_events"`
+	// CatchUpMissed counts (reader, message) pairs of
+	// catch_up_completeness: a message a reader's cursor passed and that
+	// reader never received. EventsOutOfOrder counts events of event_order:
+	// a message's first event that comes after a higher sequence of its
+	// chat in its partition. Both are 0 when the invariant was not judged.
+	CatchUpMissed    int `json:"catch_up_missed"`
+	EventsOutOfOrder int `json:"events_out_of_order"`
 	// LinearizabilityChats counts chats porcupine decided; ...Undecided
 	// those it did not (time, memory or size limit).
 	LinearizabilityChats     int `json:"linearizability_chats"`
