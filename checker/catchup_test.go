@@ -128,7 +128,11 @@ func TestCatchUpCompletenessIsNotApplicableWithoutReaders(t *testing.T) {
 	b = newHBContract(history.Contract{CatchUp: history.CatchUpNone})
 	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
 	lateCommit(b)
-	mustContain(t, mustNA(t, b.check(t), NameCatchUpCompleteness).Reason, "catch_up: none")
+	r = b.check(t)
+	mustContain(t, mustNA(t, r, NameCatchUpCompleteness).Reason, "catch_up: none")
+	if r.Stats.CatchUpMissed != 1 {
+		t.Errorf("catch_up_missed = %d under catch_up: none, want 1: counted even when not promised", r.Stats.CatchUpMissed)
+	}
 
 	// Options override the header, field by field.
 	b = newHBContract(history.Contract{CatchUp: history.CatchUpNone})

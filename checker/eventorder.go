@@ -28,8 +28,8 @@ type seqID struct {
 
 // checkEventOrder judges every chat's events; the history has events
 // lines (see findingTasks). It returns how many events came after a
-// higher sequence of their chat.
-func checkEventOrder(x *index) (Result, int) {
+// higher sequence of their chat, and how many chats span partitions.
+func checkEventOrder(x *index) (res Result, inversions, split int) {
 	v := newVerdict(NameEventOrder)
 	order := slices.Clone(x.events)
 	sortByKey(order, func(i int32) sortKey {
@@ -37,7 +37,7 @@ func checkEventOrder(x *index) (Result, int) {
 		return sortKey{chat: x.finChat[i], a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
 	})
 	seen := map[seqID]struct{}{}
-	inversions, split, dups, chats := 0, 0, 0, 0
+	dups, chats := 0, 0
 	for i := 0; i < len(order); {
 		c := x.finChat[order[i]]
 		chats++
@@ -91,5 +91,5 @@ func checkEventOrder(x *index) (Result, int) {
 		v.note("%s of a message already delivered not counted (at-least-once allows them)", plural(dups, "repeated event"))
 	}
 	v.pass("%s of %s reach the topic in sequence order, each chat in one partition", plural(len(order), "event"), plural(chats, "chat"))
-	return v.result(), inversions
+	return v.result(), inversions, split
 }

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"math"
 	"slices"
 )
 
@@ -93,29 +92,10 @@ func checkEventCompleteness(x *index) (Result, int) {
 	return v.result(), dups
 }
 
-// eventOrder counts, per chat and partition in offset order, events whose
-// sequence is below the one before, and chats spread over partitions.
+// eventOrder counts the events that come after a higher sequence of their
+// chat in their partition (a message's first event; a repeat is a
+// duplicate), and the chats spread over partitions, as event_order does.
 func (x *index) eventOrder() (inversions, split int) {
-	order := slices.Clone(x.events)
-	sortByKey(order, func(i int32) sortKey {
-		f := &x.fin[i]
-		return sortKey{chat: x.finChat[i], a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
-	})
-	for i := 0; i < len(order); {
-		parts, j := 1, i+1
-		for ; j < len(order) && x.finChat[order[j]] == x.finChat[order[i]]; j++ {
-			p, e := &x.fin[order[j-1]], &x.fin[order[j]]
-			switch {
-			case p.Partition != e.Partition:
-				parts++
-			case e.Seq < p.Seq:
-				inversions++
-			}
-		}
-		if parts > 1 {
-			split++
-		}
-		i = j
-	}
+	_, inversions, split = checkEventOrder(x)
 	return inversions, split
 }

@@ -136,7 +136,8 @@ type Stats struct {
 	// catch_up_completeness: a message a reader's cursor passed and that
 	// reader never received. EventsOutOfOrder counts events of event_order:
 	// a message's first event that comes after a higher sequence of its
-	// chat in its partition. Both are 0 when the invariant was not judged.
+	// chat in its partition. Both are counted whenever the history holds
+	// the evidence (readers, events lines), whatever the contract.
 	CatchUpMissed    int `json:"catch_up_missed"`
 	EventsOutOfOrder int `json:"events_out_of_order"`
 	// LinearizabilityChats counts chats porcupine decided; ...Undecided
