@@ -86,7 +86,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 	}
 	if inv, split := x.eventOrder(); inv > 0 || split > 0 {
 		v.note("out of sequence order: %d events come after a higher sequence of their chat in their partition, %d chats span several partitions", inv, split)
-		x.warn("events out of sequence order: %d events come after a higher sequence of their chat in their partition and %d chats span several partitions, so consumers see them out of order (ADR-004 publishes after persisting: concurrent persists publish in commit order, not sequence order)", inv, split)
+		x.warn("events out of sequence order: %d events come after a higher sequence of their chat in their partition and %d chats span several partitions, so consumers see them out of order (concurrent persists reach the topic in commit order, not sequence order; event_order judges it when the contract promises per-chat order)", inv, split)
 	}
 	v.pass("%s published, %s each name a persisted message", plural(len(x.acks), "ack"), plural(len(x.events), "event"))
 	return v.result(), dups
