@@ -253,3 +253,16 @@ func TestSyncWatermarkUnderConcurrency(t *testing.T) {
 		t.Fatal(syncErr)
 	}
 }
+
+// Option B has no allocation apart from its commit: the watermark would
+// wait for nothing, so the combination is refused rather than run as a
+// plain optimistic core under the watermark's name.
+func TestSyncWatermarkRefusesOptimisticAllocation(t *testing.T) {
+	_, err := New(Config{Store: memstore.New(), Variant: SyncWatermark, Strategy: Optimistic})
+	if err == nil {
+		t.Fatal("sync-watermark with strategy occ was accepted")
+	}
+	if v, ok := ParseVariant("sync-watermark"); !ok || v != SyncWatermark {
+		t.Fatalf("ParseVariant(sync-watermark) = %q, %v", v, ok)
+	}
+}
