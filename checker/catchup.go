@@ -219,8 +219,16 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 	if missed > 0 {
 		v.note("%s missed by %s of %s", plural(missedMsgs, source+" message"), plural(readersMissing, "reader"), plural(len(rs), "reader"))
 	}
-	v.pass("%s on %s (%s): every %s message a reader's cursor passed was received (%s)",
-		plural(len(rs), "reader"), plural(chats, "chat"), plural(syncs, "sync"), source, plural(passed, "reader-message pair"))
+	procs := map[int]bool{}
+	for i := range rs {
+		procs[rs[i].key.process] = true
+	}
+	processes := "1 process"
+	if len(procs) != 1 {
+		processes = fmt.Sprintf("%d processes", len(procs))
+	}
+	v.pass("%s (%s) on %s (%s): every %s message a reader's cursor passed was received (%s)",
+		plural(len(rs), "reader"), processes, plural(chats, "chat"), plural(syncs, "sync"), source, plural(passed, "reader-message pair"))
 	return v.result(), missed
 }
 

@@ -67,7 +67,7 @@ func TestCatchUpCompletenessPassesWhenTheReaderWaitsBelowACommitInFlight(t *test
 	b.dump(false)
 	r := b.check(t)
 	res := must(t, r, NameCatchUpCompleteness, Pass)
-	mustContain(t, res.Detail, "1 reader on 1 chat (3 syncs)")
+	mustContain(t, res.Detail, "1 reader (1 process) on 1 chat (3 syncs)")
 	mustContain(t, res.Detail, "(1 reader-message pair)") // the sync that returned 11 and 12 passed 11, and returned it
 	if r.Stats.CatchUpMissed != 0 {
 		t.Errorf("catch_up_missed = %d", r.Stats.CatchUpMissed)

@@ -54,7 +54,7 @@ func WriteText(w io.Writer, r Report) error {
 	}
 	fmt.Fprintf(&b, "late commits below a cursor: %d; duplicate events: %d; linearizability: %d chats decided, %d undecided; checked in %d ms\n",
 		s.LateCommits, s.DuplicateEvents, s.LinearizabilityChats, s.LinearizabilityUndecided, s.CheckMillis)
-	fmt.Fprintf(&b, "messages readers missed: %d; events out of sequence order: %d\n", s.CatchUpMissed, s.EventsOutOfOrder)
+	fmt.Fprintf(&b, "catch-up: %d (reader, message) pairs missed; events out of sequence order: %d\n", s.CatchUpMissed, s.EventsOutOfOrder)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
