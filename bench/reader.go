@@ -20,7 +20,7 @@ import (
 // the checker can judge catch_up_completeness.
 
 // DefaultReaderPoll is a reader's pause between rounds over its chats.
-const DefaultReaderPoll = time.Millisecond
+const DefaultReaderPoll = 100 * time.Microsecond
 
 // ReaderCounts are what the readers did; they are not in Counts, so the
 // writers' operations, throughput and latency mean the same with or
