@@ -104,7 +104,35 @@ func countLines(r io.Reader) (sizeHint, error) {
 	return sizeHint{events: max(lines-finals, 0), finals: finals}, nil
 }
 
+// Sink receives a history's event and final lines in file order, as
+// ScanFile reads them. The pointers are valid only during the call; the
+// strings and sync results they hold stay valid.
+type Sink interface {
+	Event(e *Event)
+	Final(f *Final)
+}
+
+// ScanFile reads the history at path as ReadFile does, but hands each event
+// and final line to sink instead of keeping it: the History returned holds
+// the header and warnings only. Memory then depends on what sink keeps.
+func ScanFile(path string, sink Sink) (*History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	hint := sizeHint{bytes: -1}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		hint.bytes = st.Size()
+	}
+	return readTo(f, path, hint, sink)
+}
+
 func read(in io.Reader, name string, hint sizeHint) (*History, error) {
+	return readTo(in, name, hint, nil)
+}
+
+func readTo(in io.Reader, name string, hint sizeHint, sink Sink) (*History, error) {
 	bufferSize := readBufferSize
 	if hint.bytes >= 0 && hint.bytes < readBufferSize {
 		bufferSize = int(hint.bytes) + 1 // small inputs need no large buffer
@@ -115,6 +143,7 @@ func read(in io.Reader, name string, hint sizeHint) (*History, error) {
 		return nil, err
 	}
 	b := newBuilder(&History{File: name, Header: header}, hint)
+	b.sink = sink
 	if err := pipeline(p, b); err != nil {
 		return nil, err
 	}

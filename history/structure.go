@@ -7,7 +7,9 @@ import "fmt"
 // belong to an outstanding persist, finals come last) and stores the lines.
 type builder struct {
 	h      *History
-	events *eventStore
+	events *eventStore // where lines go, unless sink is set
+	sink   Sink
+	slots  openSlots // a sink's outstanding invokes, copied
 	open   openOps
 	// lastTime is the latest time seen, from line lastTimeLine (0: none yet).
 	lastTime     int64
@@ -38,7 +40,34 @@ func newBuilder(h *History, hint sizeHint) *builder {
 }
 
 // finish stores the events in the History.
-func (b *builder) finish() { b.h.Events = b.events.events() }
+func (b *builder) finish() {
+	if b.sink == nil {
+		b.h.Events = b.events.events()
+	}
+}
+
+// emit stores e, or hands it to the sink; an invoke's copy stays available
+// for its completion either way.
+func (b *builder) emit(e *Event) *Event {
+	if b.sink == nil {
+		return b.events.add(e)
+	}
+	b.sink.Event(e)
+	if e.Kind != KindInvoke {
+		return nil
+	}
+	slot := b.slots.get(e.Process)
+	*slot = *e
+	return slot
+}
+
+func (b *builder) emitFinal(f *Final) {
+	if b.sink == nil {
+		b.h.Finals = append(b.h.Finals, *f)
+		return
+	}
+	b.sink.Final(f)
+}
 
 func (b *builder) add(l *parsedLine) error {
 	var err error
@@ -115,7 +144,7 @@ func (b *builder) addInvoke(l *parsedLine) error {
 	} else {
 		e.After, e.Limit = l.after, l.limit
 	}
-	b.open.set(l.process, b.events.add(&e))
+	b.open.set(l.process, b.emit(&e))
 	return nil
 }
 
@@ -156,7 +185,7 @@ func (b *builder) addCompletion(l *parsedLine) error {
 		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs}
 	}
 	b.open.remove(l.process)
-	b.events.add(&e)
+	b.emit(&e)
 	return nil
 }
 
@@ -174,7 +203,7 @@ func (b *builder) addTrace(l *parsedLine) error {
 	if l.present.has(fieldStart) && l.start > l.time {
 		return contentErr(`"start" %d is after "time" %d; an allocation cannot return before it was issued`, l.start, l.time)
 	}
-	b.events.add(&Event{
+	b.emit(&Event{
 		Line:     l.lineNo,
 		Kind:     KindTrace,
 		Process:  l.process,
@@ -214,6 +243,6 @@ func (b *builder) addFinal(l *parsedLine) error {
 	default: // messages, idempotency
 		f.Seq, f.MessageID, f.Key = l.seq, l.messageID, l.key
 	}
-	b.h.Finals = append(b.h.Finals, f)
+	b.emitFinal(&f)
 	return nil
 }
