@@ -16,9 +16,36 @@ import (
 // none is silently skipped.
 func Check(h *history.History, opt Options) Report {
 	began := time.Now()
-	x := buildIndex(h)
+	return checkIndex(indexOf(h), h.Header, h.Warnings, opt, began)
+}
+
+// CheckFile reads the history at path straight into a Log, never holding
+// it whole, and judges it. The History returned holds the header and the
+// reader's warnings; a file that cannot be read is an error (its
+// *history.ParseError names the line).
+func CheckFile(path string, opt Options) (Report, *history.History, error) {
+	began := time.Now()
+	l := NewLog()
+	h, err := history.ScanFile(path, l)
+	if err != nil {
+		return Report{}, nil, err
+	}
+	return l.check(h.Header, h.Warnings, opt, began), h, nil
+}
+
+// Check judges the lines the Log took, with the header and reader warnings
+// of the file they came from. A Log is checked once.
+func (l *Log) Check(h history.Header, warnings []history.Warning, opt Options) Report {
+	return l.check(h, warnings, opt, time.Now())
+}
+
+func (l *Log) check(header history.Header, readWarnings []history.Warning, opt Options, began time.Time) Report {
+	return checkIndex(buildIndex(l, header), header, readWarnings, opt, began)
+}
+
+func checkIndex(x *index, header history.Header, readWarnings []history.Warning, opt Options, began time.Time) Report {
 	built := len(x.warnings) // later warnings come from concurrent checkers
-	con, stated := resolveContract(h.Header.Contract, opt.Contract, x.hasEvents)
+	con, stated := resolveContract(header.Contract, opt.Contract, x.hasEvents)
 	r := Report{Contract: con, Invariants: []Result{}, NotApplicable: []NotApplicable{}}
 
 	results := map[string]Result{}
@@ -93,8 +120,8 @@ func Check(h *history.History, opt Options) Report {
 			r.Invariants = append(r.Invariants, res)
 		}
 	}
-	r.Warnings = make([]string, 0, len(h.Warnings)+len(x.warnings))
-	for _, w := range h.Warnings {
+	r.Warnings = make([]string, 0, len(readWarnings)+len(x.warnings))
+	for _, w := range readWarnings {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("line %d: %s", w.Line, w.Message))
 	}
 	slices.Sort(x.warnings[built:])

@@ -7,7 +7,7 @@ import (
 )
 
 // eventAt reports whether chat c's final events hold (seq, id).
-func (x *index) eventAt(c int32, seq uint64, id string) bool {
+func (x *index) eventAt(c int32, seq uint64, id uint32) bool {
 	lo, hi := span(x.eventSpan, c)
 	es := x.events[lo:hi]
 	i, _ := slices.BinarySearchFunc(es, seq, func(e int32, s uint64) int { return cmp.Compare(x.fin[e].Seq, s) })
@@ -20,7 +20,7 @@ func (x *index) eventAt(c int32, seq uint64, id string) bool {
 }
 
 // acked reports whether chat c has an ack of (seq, id).
-func (x *index) acked(c int32, seq uint64, id string) bool {
+func (x *index) acked(c int32, seq uint64, id uint32) bool {
 	lo, hi := span(x.ackSpan, c)
 	as := x.acks[lo:hi]
 	i, _ := slices.BinarySearchFunc(as, seq, func(o int32, s uint64) int { return cmp.Compare(x.ackSeq(o), s) })
@@ -46,7 +46,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 	for _, o := range x.acks {
 		c := x.ops[o].chat
 		if !x.eventAt(c, x.ackSeq(o), x.ackID(o)) {
-			v.fail([]int{x.doneLine(o)}, "chat %q seq %d %q was acknowledged (line %d) but never published", x.chatNames[c], x.ackSeq(o), x.ackID(o), x.doneLine(o))
+			v.fail([]int{x.doneLine(o)}, "chat %q seq %d %q was acknowledged (line %d) but never published", x.chatNames[c], x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o))
 		}
 	}
 	dups := 0
@@ -62,7 +62,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 			}
 			if x.hasMessages {
 				if found, _ := x.hasMsg(c, e.Seq, e.MessageID); !found {
-					v.fail([]int{e.Line}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, e.Chat, e.Seq, e.MessageID)
+					v.fail([]int{e.Line}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, x.chatNames[e.chat], e.Seq, x.midName(e.MessageID))
 				}
 			}
 		}
@@ -73,7 +73,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 		silent := 0
 		for _, m := range x.msgs {
 			f := &x.fin[m]
-			c := x.finChat[m]
+			c := f.chat
 			if !x.acked(c, f.Seq, f.MessageID) && !x.eventAt(c, f.Seq, f.MessageID) {
 				silent++
 			}
@@ -99,11 +99,11 @@ func (x *index) eventOrder() (inversions, split int) {
 	order := slices.Clone(x.events)
 	sortByKey(order, func(i int32) sortKey {
 		f := &x.fin[i]
-		return sortKey{chat: x.finChat[i], a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
+		return sortKey{chat: f.chat, a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
 	})
 	for i := 0; i < len(order); {
 		parts, j := 1, i+1
-		for ; j < len(order) && x.finChat[order[j]] == x.finChat[order[i]]; j++ {
+		for ; j < len(order) && x.fin[order[j]].chat == x.fin[order[i]].chat; j++ {
 			p, e := &x.fin[order[j-1]], &x.fin[order[j]]
 			switch {
 			case p.Partition != e.Partition:

@@ -62,7 +62,7 @@ func checkCounterIsLastAllocated(x *index) Result {
 		}
 		f := &x.fin[fi]
 		if f.Missing {
-			v.fail([]int{f.Line}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", f.Chat, f.Line)
+			v.fail([]int{f.Line}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", x.chatNames[f.chat], f.Line)
 			continue
 		}
 		if len(x.allocs) == 0 {
@@ -75,20 +75,20 @@ func checkCounterIsLastAllocated(x *index) Result {
 		if hi > lo {
 			a := x.allocBySeq[hi-1]
 			last = x.allocSeq(a)
-			lines = append(lines, x.ev[x.allocs[a].ev].Line)
+			lines = append(lines, int(x.allocs[a].line))
 		}
-		if f.Value > last && f.Value-last <= x.unknownUntraced[c] {
+		if f.value() > last && f.value()-last <= x.unknownUntraced[c] {
 			// Persists with unknown outcomes may have allocated without
 			// the answer coming back: that explains the difference.
-			explained += f.Value - last
+			explained += f.value() - last
 			continue
 		}
-		if f.Value != last {
+		if f.value() != last {
 			what := "no allocation was traced"
 			if hi > lo {
 				what = fmt.Sprintf("the last traced allocation is %d (line %d)", last, lines[1])
 			}
-			v.fail(lines, "chat %q: final counter is %d (line %d) but %s", f.Chat, f.Value, f.Line, what)
+			v.fail(lines, "chat %q: final counter is %d (line %d) but %s", x.chatNames[f.chat], f.value(), f.Line, what)
 		}
 	}
 	if len(x.allocs) == 0 {
@@ -131,13 +131,13 @@ func checkSequenceMonotonicity(x *index) Result {
 		judged++
 		f := &x.fin[fi]
 		if mhi > mlo {
-			if m := &x.fin[x.msgs[mhi-1]]; m.Seq > f.Value {
-				v.fail([]int{f.Line, m.Line}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", f.Chat, f.Value, f.Line, m.Seq, m.Line)
+			if m := &x.fin[x.msgs[mhi-1]]; m.Seq > f.value() {
+				v.fail([]int{f.Line, m.Line}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, m.Seq, m.Line)
 			}
 		}
 		if ahi > alo {
-			if o := x.acks[ahi-1]; x.ackSeq(o) > f.Value {
-				v.fail([]int{f.Line, x.doneLine(o)}, "chat %q: final counter %d (line %d) is below the acknowledged seq %d (line %d)", f.Chat, f.Value, f.Line, x.ackSeq(o), x.doneLine(o))
+			if o := x.acks[ahi-1]; x.ackSeq(o) > f.value() {
+				v.fail([]int{f.Line, x.doneLine(o)}, "chat %q: final counter %d (line %d) is below the acknowledged seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, x.ackSeq(o), x.doneLine(o))
 			}
 		}
 	}
@@ -178,18 +178,18 @@ func checkCounterLowerBound(x *index) Result {
 				count++
 			}
 		}
-		if uint64(count) > f.Value {
+		if uint64(count) > f.value() {
 			// The full counterexample is the counter and counter+1
 			// messages; beyond 48 lines show the counter and the highest.
 			lines := []int{f.Line}
-			if f.Value+1 <= 48 {
-				for _, m := range ms[:f.Value+1] {
+			if f.value()+1 <= 48 {
+				for _, m := range ms[:f.value()+1] {
 					lines = append(lines, x.fin[m].Line)
 				}
 			} else {
 				lines = append(lines, x.fin[ms[len(ms)-1]].Line)
 			}
-			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", f.Chat, count, f.Value, f.Line)
+			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", x.chatNames[f.chat], count, f.value(), f.Line)
 		}
 	}
 	u.report(x, v)
@@ -222,10 +222,10 @@ func checkAckImpliesPersistence(x *index) Result {
 		}
 		if at >= 0 {
 			v.fail([]int{x.doneLine(o), x.fin[at].Line}, "chat %q seq %d was acknowledged as %q (line %d) but the final table holds %q there (line %d)",
-				x.chatNames[c], seq, id, x.doneLine(o), x.fin[at].MessageID, x.fin[at].Line)
+				x.chatNames[c], seq, x.midName(id), x.doneLine(o), x.midName(x.fin[at].MessageID), x.fin[at].Line)
 		} else {
 			v.fail([]int{x.doneLine(o)}, "chat %q seq %d was acknowledged as %q (line %d) but no final message has that sequence",
-				x.chatNames[c], seq, id, x.doneLine(o))
+				x.chatNames[c], seq, x.midName(id), x.doneLine(o))
 		}
 	}
 	v.pass("%s found in the final messages table with the acknowledged message_id", plural(len(x.acks), "ack"))
@@ -262,10 +262,10 @@ func checkGaps(x *index) (Result, gapStats) {
 			continue
 		}
 		f := &x.fin[fi]
-		if f.Value > x.initialCounter {
-			gs.allocated += f.Value - x.initialCounter
+		if f.value() > x.initialCounter {
+			gs.allocated += f.value() - x.initialCounter
 		}
-		chatGaps, untraced, firstUntraced := x.walkGaps(c, f.Value, gs.causes)
+		chatGaps, untraced, firstUntraced := x.walkGaps(c, f.value(), gs.causes)
 		gs.gaps += chatGaps
 		switch {
 		case chatGaps == 0:
@@ -277,7 +277,7 @@ func checkGaps(x *index) (Result, gapStats) {
 		case untraced > 0:
 			gs.causes["untraced"] += int(min(untraced, 1<<62))
 			v.fail([]int{f.Line}, "chat %q: %d sequences ≤ counter %d (line %d) have neither a message nor a traced allocation, the first is %d",
-				f.Chat, untraced, f.Value, f.Line, firstUntraced)
+				x.chatNames[f.chat], untraced, f.value(), f.Line, firstUntraced)
 		}
 	}
 	if untracedChats > 0 {

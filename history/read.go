@@ -112,6 +112,12 @@ type Sink interface {
 	Final(f *Final)
 }
 
+// SizeHinted is a Sink that wants to know the file's size first, to make
+// room for what it will keep at once rather than by growing.
+type SizeHinted interface {
+	SizeHint(bytes int64)
+}
+
 // ScanFile reads the history at path as ReadFile does, but hands each event
 // and final line to sink instead of keeping it: the History returned holds
 // the header and warnings only. Memory then depends on what sink keeps.
@@ -124,6 +130,9 @@ func ScanFile(path string, sink Sink) (*History, error) {
 	hint := sizeHint{bytes: -1}
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		hint.bytes = st.Size()
+		if h, ok := sink.(SizeHinted); ok {
+			h.SizeHint(hint.bytes)
+		}
 	}
 	return readTo(f, path, hint, sink)
 }

@@ -10,6 +10,10 @@ type builder struct {
 	events *eventStore // where lines go, unless sink is set
 	sink   Sink
 	slots  openSlots // a sink's outstanding invokes, copied
+	// scratch and scratchFinal hold the line being handed over, so that
+	// handing a line to a sink allocates nothing.
+	scratch      Event
+	scratchFinal Final
 	open   openOps
 	// lastTime is the latest time seen, from line lastTimeLine (0: none yet).
 	lastTime     int64
@@ -129,7 +133,8 @@ func (b *builder) addInvoke(l *parsedLine) error {
 		return contentErr("invoke for process %d while its %s invoke on line %d is still outstanding; a process has at most one operation at a time",
 			l.process, prev.F, prev.Line)
 	}
-	e := Event{
+	e := &b.scratch
+	*e = Event{
 		Line:    l.lineNo,
 		Kind:    KindInvoke,
 		Process: l.process,
@@ -144,7 +149,7 @@ func (b *builder) addInvoke(l *parsedLine) error {
 	} else {
 		e.After, e.Limit = l.after, l.limit
 	}
-	b.open.set(l.process, b.emit(&e))
+	b.open.set(l.process, b.emit(e))
 	return nil
 }
 
@@ -159,7 +164,8 @@ func (b *builder) addCompletion(l *parsedLine) error {
 	if l.present.has(fieldChat) && l.chat != inv.Chat {
 		return contentErr(`"chat" %s does not match %q of the invoke on line %d`, quote(l.chat), inv.Chat, inv.Line)
 	}
-	e := Event{
+	e := &b.scratch
+	*e = Event{
 		Line:    l.lineNo,
 		Kind:    l.kind,
 		Process: l.process,
@@ -185,7 +191,7 @@ func (b *builder) addCompletion(l *parsedLine) error {
 		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs}
 	}
 	b.open.remove(l.process)
-	b.emit(&e)
+	b.emit(e)
 	return nil
 }
 
@@ -203,7 +209,7 @@ func (b *builder) addTrace(l *parsedLine) error {
 	if l.present.has(fieldStart) && l.start > l.time {
 		return contentErr(`"start" %d is after "time" %d; an allocation cannot return before it was issued`, l.start, l.time)
 	}
-	b.emit(&Event{
+	b.scratch = Event{
 		Line:     l.lineNo,
 		Kind:     KindTrace,
 		Process:  l.process,
@@ -213,7 +219,8 @@ func (b *builder) addTrace(l *parsedLine) error {
 		HasStart: l.present.has(fieldStart),
 		Chat:     inv.Chat,
 		Seq:      l.seq,
-	})
+	}
+	b.emit(&b.scratch)
 	return nil
 }
 
@@ -229,7 +236,8 @@ func (b *builder) addFinal(l *parsedLine) error {
 	if b.finalsFrom == 0 {
 		b.finalsFrom = l.lineNo
 	}
-	f := Final{
+	f := &b.scratchFinal
+	*f = Final{
 		Line:  l.lineNo,
 		Table: l.table,
 		Chat:  l.chat,
@@ -243,6 +251,6 @@ func (b *builder) addFinal(l *parsedLine) error {
 	default: // messages, idempotency
 		f.Seq, f.MessageID, f.Key = l.seq, l.messageID, l.key
 	}
-	b.emitFinal(&f)
+	b.emitFinal(f)
 	return nil
 }
