@@ -2,7 +2,6 @@ package checker
 
 import (
 	"slices"
-
 )
 
 // checkSequenceUniqueness: no two distinct messages share (chat, seq),

@@ -14,7 +14,7 @@ type builder struct {
 	// handing a line to a sink allocates nothing.
 	scratch      Event
 	scratchFinal Final
-	open   openOps
+	open         openOps
 	// lastTime is the latest time seen, from line lastTimeLine (0: none yet).
 	lastTime     int64
 	lastTimeLine int
