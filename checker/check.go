@@ -127,6 +127,9 @@ func checkIndex(x *index, header history.Header, readWarnings []history.Warning,
 	slices.Sort(x.warnings[built:])
 	r.Warnings = append(r.Warnings, x.warnings...)
 	r.Stats = x.stats(gs, late, dups)
+	if opt.Interval > 0 {
+		r.Stats.IntervalAllocations, r.Stats.IntervalGaps = x.intervalGaps(opt.Interval)
+	}
 	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = decided, undecided
 	r.Stats.CheckMillis = time.Since(began).Milliseconds()
 	r.setValid()
@@ -220,6 +223,9 @@ func (x *index) stats(gs gapStats, late, dups int) Stats {
 	}
 	for i := range x.ops {
 		o := int32(i)
+		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {
+			s.MaxAckedSeq = max(s.MaxAckedSeq, x.ackSeq(o))
+		}
 		if x.ops[i].fn == fnPersist {
 			s.Persists++
 		} else {
@@ -243,4 +249,26 @@ func (x *index) stats(gs gapStats, late, dups int) Stats {
 		}
 	}
 	return s
+}
+
+// intervalGaps counts, per interval of the history's clock, the traced
+// allocations and those whose sequence no final message holds on a chat
+// whose counter survived.
+func (x *index) intervalGaps(every time.Duration) (allocs, gaps []int64) {
+	for a := range x.allocs {
+		al := &x.allocs[a]
+		k := int(max(al.end, 0) / int64(every))
+		for len(allocs) <= k {
+			allocs, gaps = append(allocs, 0), append(gaps, 0)
+		}
+		allocs[k]++
+		c := x.counter[al.chat]
+		if c < 0 || x.fin[c].Missing {
+			continue
+		}
+		if i, j := x.msgAt(al.chat, al.seq); i == j {
+			gaps[k]++
+		}
+	}
+	return allocs, gaps
 }

@@ -152,7 +152,7 @@ func (l *Log) SizeHint(bytes int64) {
 	l.allocs = make([]alloc, 0, lines/4)
 	l.fin = make([]cfin, 0, lines/3)
 	l.midIDs = make(map[string]uint32, lines/4)
-	l.midNames = make([]string, 1, lines/4)
+	l.midNames = make([]string, 1, max(1, lines/4))
 }
 
 func (l *Log) warn(format string, args ...any) {

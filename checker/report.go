@@ -82,6 +82,9 @@ type Options struct {
 	// bytes; 0 means DefaultPorcupineMemory. It decides how large a chat
 	// porcupine tries: about sqrt(8·PorcupineMemory/workers) operations.
 	PorcupineMemory int64
+	// Interval, when positive, has Stats count allocations and gaps per
+	// interval of that length on the history's clock (bench's seconds).
+	Interval time.Duration
 	// Porcupine decides every chat with porcupine instead of the exact
 	// checker (which hands porcupine only the chats outside its reach).
 	Porcupine bool
@@ -129,8 +132,16 @@ type Stats struct {
 	// returned without them (see sync_completeness).
 	LateCommits     int `json:"late_commits"`
 	DuplicateEvents int `json:"duplicate_events"`
-	// LinearizabilityChats counts chats porcupine decided; ...Undecided
-	// those it did not (time, memory or size limit).
+	// MaxAckedSeq is the highest sequence a persist was acknowledged with.
+	MaxAckedSeq uint64 `json:"max_acked_seq"`
+	// IntervalAllocations and IntervalGaps count, per Options.Interval of
+	// the history's clock (when set), the traced allocations and those
+	// whose sequence no final message holds on a chat whose counter
+	// survived (the gap definition above).
+	IntervalAllocations []int64 `json:"interval_allocations,omitempty"`
+	IntervalGaps        []int64 `json:"interval_gaps,omitempty"`
+	// LinearizabilityChats counts chats decided; ...Undecided those that
+	// were not (only a chat handed to porcupine can be: its limits).
 	LinearizabilityChats     int `json:"linearizability_chats"`
 	LinearizabilityUndecided int `json:"linearizability_undecided"`
 	// CheckMillis is how long Check took.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
-	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/sequencer"
@@ -248,40 +247,40 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	if err != nil {
 		return report.Bench{}, err
 	}
-	h, rep, err := f.check(name, res.Config.HistoryPath, progress)
+	checked, rep, err := f.check(name, res.Config.HistoryPath, progress)
 	if err != nil {
 		return report.Bench{}, err
 	}
 	b := report.FromBench(res, describe, rep)
 	if len(f.thresholds) > 0 {
 		// A fresh or prefixed set of chats: every counter started at 0.
-		m := scenarios.NewMetrics(res, h, rep, 0)
+		m := scenarios.NewMetrics(res, rep, checked, 0)
 		for _, t := range f.thresholds {
 			b.Thresholds = append(b.Thresholds, t.Evaluate(m))
 		}
 	}
-	return b, f.output.save(c.ErrOrStderr(), name, res, b, h)
+	return b, f.output.save(c.ErrOrStderr(), name, res, b)
 }
 
-// check reads the run's history back and checks it. A history too large
-// for this machine's memory is not read (nil history): the report says
-// why, every invariant undecided, and the run's own figures still stand.
-func (f *benchFlags) check(name, path string, progress *progressPrinter) (*history.History, checker.Report, error) {
+// check reads the run's history back straight into the checker and
+// judges it. A history too large for this machine's memory is not read
+// (checked false): the report says why, every invariant undecided, and the
+// run's own figures still stand.
+func (f *benchFlags) check(name, path string, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
 	opt := f.lin.options()
 	if err := checkFits([]string{path}, opt.PorcupineMemory); err != nil {
-		return nil, unchecked(err), nil
-	}
-	progress.phase(name, phaseReadBack)
-	h, err := history.ReadFile(path)
-	if err != nil {
-		return nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
+		return false, unchecked(err), nil
 	}
 	progress.phase(name, phaseCheck)
 	beforeCheck()
 	opt.VisualizeDir = f.output.visualizeDir(name)
-	rep := checker.Check(h, opt)
+	opt.Interval = bench.IntervalLength
+	rep, _, err = checker.CheckFile(path, opt)
+	if err != nil {
+		return false, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
+	}
 	progress.phase(name, "")
-	return h, rep, nil
+	return true, rep, nil
 }
 
 // benchExit is one target's exit status: the check's, or ExitThresholds
