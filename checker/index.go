@@ -130,7 +130,8 @@ func (x *index) limit(o int32) int { return int(x.ops[o].limit) }
 // syncResult is what sync o returned: its sequences and message ids (as
 // many as its line had; a count that differs is sync_completeness's
 // failure), and false if it has no answer.
-func (x *index) syncResult(o int32) (seqs []uint64, ids []uint32, ok bool) {
+// The ids are hashes (compare them with midHash of an interned id).
+func (x *index) syncResult(o int32) (seqs []uint64, ids []uint64, ok bool) {
 	r := x.ops[o].sync
 	if r < 0 {
 		return nil, nil, false
@@ -202,6 +203,19 @@ func (x *index) msgAt(c int32, seq uint64) (int, int) {
 		j++
 	}
 	return lo + i, lo + j
+}
+
+// hasMsgHash is hasMsg for a message id known by its hash.
+func (x *index) hasMsgHash(c int32, seq uint64, h uint64) (found bool, at int32) {
+	i, j := x.msgAt(c, seq)
+	at = -1
+	for ; i < j; i++ {
+		at = x.msgs[i]
+		if x.midHash[x.fin[at].MessageID] == h {
+			return true, at
+		}
+	}
+	return false, at
 }
 
 // hasMsg reports whether chat c's final messages hold (seq, id).

@@ -26,8 +26,13 @@ type Log struct {
 	keyNames []string
 	keyChat  []int32
 
-	midIDs   map[string]uint32 // message ids; 0 is "none"
+	// Message ids of acks and final lines are interned (0 is "none") and
+	// hashed once; a sync's ids are only hashed: there are tens of them a
+	// sync, and they are only ever compared (stringHash: a collision, at
+	// odds of 2^-64, could only hide a mismatch).
+	midIDs   map[string]uint32
 	midNames []string
+	midHash  []uint64
 
 	senderIDs map[string]uint32
 	errIDs    map[string]uint16
@@ -39,7 +44,7 @@ type Log struct {
 
 	syncs    []syncRef
 	syncSeqs []uint64
-	syncMids []uint32
+	syncMids []uint64 // stringHash of each returned message id
 
 	outstanding map[int]int32 // process → its open operation
 	lastTime    int64
@@ -134,6 +139,7 @@ func NewLog() *Log {
 		chatIDs:     map[string]int32{},
 		midIDs:      map[string]uint32{},
 		midNames:    []string{""},
+		midHash:     []uint64{0},
 		senderIDs:   map[string]uint32{},
 		errIDs:      map[string]uint16{"": 0},
 		errNames:    []string{""},
@@ -153,6 +159,10 @@ func (l *Log) SizeHint(bytes int64) {
 	l.fin = make([]cfin, 0, lines/3)
 	l.midIDs = make(map[string]uint32, lines/4)
 	l.midNames = make([]string, 1, max(1, lines/4))
+	l.midHash = make([]uint64, 1, max(1, lines/4))
+	// A sync line returns tens of messages: about 30 bytes each.
+	l.syncSeqs = make([]uint64, 0, int(min(bytes/60, math.MaxInt32)))
+	l.syncMids = make([]uint64, 0, int(min(bytes/60, math.MaxInt32)))
 }
 
 func (l *Log) warn(format string, args ...any) {
@@ -201,6 +211,7 @@ func (l *Log) mid(s string) uint32 {
 	s = l.names.string(s)
 	l.midIDs[s] = id
 	l.midNames = append(l.midNames, s)
+	l.midHash = append(l.midHash, stringHash(s))
 	return id
 }
 
@@ -323,7 +334,7 @@ func (l *Log) addSync(r *history.SyncResult) int32 {
 	ref := syncRef{off: int32(len(l.syncSeqs)), n: int32(len(r.Seqs)), midOff: int32(len(l.syncMids)), nMids: int32(len(r.MessageIDs))}
 	l.syncSeqs = append(l.syncSeqs, r.Seqs...)
 	for _, id := range r.MessageIDs {
-		l.syncMids = append(l.syncMids, l.mid(id))
+		l.syncMids = append(l.syncMids, stringHash(id))
 	}
 	l.syncs = append(l.syncs, ref)
 	return int32(len(l.syncs) - 1)

@@ -300,18 +300,16 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 			lop.after, lop.limit = x.after(o), x.limit(o)
 			if seqs, ids, ok := x.syncResult(o); ok {
 				lop.seqs = seqs
-				lop.ids = make([]uint64, len(seqs)) // left 0 if malformed: sync_completeness fails it
-				if len(ids) == len(seqs) {
-					for i, id := range ids {
-						lop.ids[i] = uint64(id)
-					}
+				lop.ids = ids // the Log's own slab: the model only reads it
+				if len(ids) != len(seqs) {
+					lop.ids = make([]uint64, len(seqs)) // all 0: sync_completeness fails it
 				}
 			}
 		case lNew, lDedup:
-			lop.seq, lop.id = x.ackSeq(o), uint64(x.ackID(o))
+			lop.seq, lop.id = x.ackSeq(o), x.midHash[x.ackID(o)]
 		case lInfo:
 			if fm := x.keyMsg[lop.key]; fm >= 0 {
-				lop.seq, lop.id = x.fin[fm].Seq, uint64(x.fin[fm].MessageID)
+				lop.seq, lop.id = x.fin[fm].Seq, x.midHash[x.fin[fm].MessageID]
 			}
 		}
 		if kind != lSync {

@@ -195,14 +195,16 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 	for i, s := range seqs {
 		id := ids[i]
 		if x.hasMessages {
-			if found, at := x.hasMsg(c, s, id); !found {
+			if found, at := x.hasMsgHash(c, s, id); !found {
 				lines := []int{dl}
 				what := "no final message has that sequence"
 				if at >= 0 {
 					lines = append(lines, x.fin[at].Line)
 					what = fmt.Sprintf("the final table holds %q there (line %d)", x.midName(x.fin[at].MessageID), x.fin[at].Line)
+					v.fail(lines, "sync at line %d on chat %q returned seq %d with another message id, but %s", dl, x.chatNames[c], s, what)
+					continue
 				}
-				v.fail(lines, "sync at line %d on chat %q returned seq %d as %q but %s", dl, x.chatNames[c], s, x.midName(id), what)
+				v.fail(lines, "sync at line %d on chat %q returned seq %d but %s", dl, x.chatNames[c], s, what)
 			}
 			continue
 		}
@@ -210,9 +212,9 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 		switch {
 		case !ok || ks[k].op < 0:
 			unverified++
-		case x.ackID(ks[k].op) != id:
-			v.fail([]int{x.doneLine(ks[k].op), dl}, "sync at line %d on chat %q returned seq %d as %q but it was acknowledged as %q (line %d)",
-				dl, x.chatNames[c], s, x.midName(id), x.midName(x.ackID(ks[k].op)), x.doneLine(ks[k].op))
+		case x.midHash[x.ackID(ks[k].op)] != id:
+			v.fail([]int{x.doneLine(ks[k].op), dl}, "sync at line %d on chat %q returned seq %d with another message id than it was acknowledged with, %q (line %d)",
+				dl, x.chatNames[c], s, x.midName(x.ackID(ks[k].op)), x.doneLine(ks[k].op))
 		}
 	}
 	return unverified
