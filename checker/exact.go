@@ -23,10 +23,10 @@ type exactChat struct {
 	g      pgraph
 	opNode []int32 // per model op: its node (persists acked, rejections, syncs), -1
 
-	keys    []exactKey
-	keyOf   []int32 // per model op: its index in keys, -1 for syncs
-	seqs    []uint64
-	leaves  []int32 // node holding each of seqs
+	keys      []exactKey
+	keyOf     []int32 // per model op: its index in keys, -1 for syncs
+	seqs      []uint64
+	leaves    []int32 // node holding each of seqs
 	unknown   []exactUnknown
 	confirmed []confirmed // sequences whose committer and message id are known
 	blame     []int32     // the operations a counterexample names
