@@ -234,6 +234,9 @@ func (x *index) hasMsg(c int32, seq uint64, id uint32) (found bool, at int32) {
 // buildIndex sorts the Log's views; the Log becomes the index's.
 func buildIndex(l *Log, h history.Header) *index {
 	x := &index{Log: l}
+	// Nothing is interned any more: the maps' memory goes back before the
+	// invariants take theirs.
+	l.chatIDs, l.keyIDs, l.midIDs, l.senderIDs, l.errIDs = nil, nil, nil, nil, nil
 	if n := len(l.outstanding); n > 0 {
 		// Operations still open at the end never completed: unfinished.
 		clear(l.outstanding)

@@ -148,21 +148,18 @@ func NewLog() *Log {
 	}
 }
 
-// SizeHint makes room for a history file of that many bytes: its lines
-// average over a hundred bytes, an operation takes two or three of them, a
-// final line about a hundred. Growing instead by doubling copied every
-// record twice over and was a fifth of a check's time.
-func (l *Log) SizeHint(bytes int64) {
-	lines := int(min(bytes/100, math.MaxInt32))
-	l.ops = make([]op, 0, lines/3)
-	l.allocs = make([]alloc, 0, lines/4)
-	l.fin = make([]cfin, 0, lines/3)
-	l.midIDs = make(map[string]uint32, lines/4)
-	l.midNames = make([]string, 1, max(1, lines/4))
-	l.midHash = make([]uint64, 1, max(1, lines/4))
-	// A sync line returns tens of messages: about 30 bytes each.
-	l.syncSeqs = make([]uint64, 0, int(min(bytes/60, math.MaxInt32)))
-	l.syncMids = make([]uint64, 0, int(min(bytes/60, math.MaxInt32)))
+// SizeHint makes room for a history file of that size at once: growing by
+// doubling copied every record twice over, a fifth of a check's time, and
+// guessing from the bytes alone reserved twice what was needed. A line of
+// unknown kind may be anything.
+func (l *Log) SizeHint(sz history.Size) {
+	ops := sz.Invokes + sz.Other
+	l.ops = make([]op, 0, ops)
+	l.allocs = make([]alloc, 0, sz.Traces+sz.Other)
+	l.fin = make([]cfin, 0, sz.Finals+sz.Other)
+	l.midIDs = make(map[string]uint32, ops+sz.Finals/2)
+	l.midNames = make([]string, 1, 1+ops+sz.Finals/2)
+	l.midHash = make([]uint64, 1, 1+ops+sz.Finals/2)
 }
 
 func (l *Log) warn(format string, args ...any) {

@@ -41,8 +41,9 @@ func Read(r io.Reader, name string) (*History, error) {
 // sizeHint is how many events and final lines to make room for, and how many
 // bytes the input has (-1: unknown).
 type sizeHint struct {
-	events, finals int
-	bytes          int64
+	events, finals  int
+	invokes, traces int // lines that start as chatseq writes those kinds
+	bytes           int64
 }
 
 // fileSize counts the lines of f from its current offset, then seeks back.
@@ -72,6 +73,9 @@ func fileSize(f *os.File) (sizeHint, error) {
 // final line. A wrong guess costs only memory, not correctness.
 func countLines(r io.Reader) (sizeHint, error) {
 	finalPrefix := []byte(`{"type":"final"`)
+	invokePrefix := []byte(`{"type":"invoke"`)
+	tracePrefix := []byte(`{"type":"trace"`)
+	var invokes, traces int
 	buf := make([]byte, 1<<20)
 	var lines, finals int
 	carry := 0 // bytes of a partial line kept at the front of buf
@@ -84,15 +88,20 @@ func countLines(r io.Reader) (sizeHint, error) {
 			if nl < 0 {
 				break
 			}
-			if bytes.HasPrefix(chunk[start:], finalPrefix) {
+			switch line := chunk[start:]; {
+			case bytes.HasPrefix(line, finalPrefix):
 				finals++
+			case bytes.HasPrefix(line, invokePrefix):
+				invokes++
+			case bytes.HasPrefix(line, tracePrefix):
+				traces++
 			}
 			lines++
 			start += nl + 1
 		}
 		// Keep the start of a partial line if it could still be a final's
 		// prefix; drop a long one.
-		carry = copy(buf, chunk[start:min(len(chunk), start+len(finalPrefix))])
+		carry = copy(buf, chunk[start:min(len(chunk), start+len(invokePrefix))])
 		if err == io.EOF {
 			break
 		}
@@ -101,7 +110,7 @@ func countLines(r io.Reader) (sizeHint, error) {
 		}
 	}
 	// lines-finals also covers the header and an unterminated last line.
-	return sizeHint{events: max(lines-finals, 0), finals: finals}, nil
+	return sizeHint{events: max(lines-finals, 0), finals: finals, invokes: invokes, traces: traces}, nil
 }
 
 // Sink receives a history's event and final lines in file order, as
@@ -112,10 +121,18 @@ type Sink interface {
 	Final(f *Final)
 }
 
-// SizeHinted is a Sink that wants to know the file's size first, to make
-// room for what it will keep at once rather than by growing.
+// SizeHinted is a Sink that wants to know how large the file is first, to
+// make room for what it will keep at once rather than by growing.
 type SizeHinted interface {
-	SizeHint(bytes int64)
+	SizeHint(Size)
+}
+
+// Size is what a quick pass over a file's bytes tells: its lines, and how
+// many of them start as chatseq writes an invoke, a trace or a final line
+// (a file written otherwise has other lines, each of any kind).
+type Size struct {
+	Bytes                                 int64
+	Lines, Invokes, Traces, Finals, Other int
 }
 
 // ScanFile reads the history at path as ReadFile does, but hands each event
@@ -128,12 +145,15 @@ func ScanFile(path string, sink Sink) (*History, error) {
 	}
 	defer f.Close()
 	hint := sizeHint{bytes: -1}
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		hint.bytes = st.Size()
-		if h, ok := sink.(SizeHinted); ok {
-			h.SizeHint(hint.bytes)
+	if h, ok := sink.(SizeHinted); ok {
+		if hint, err = fileSize(f); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
+		lines := hint.events + hint.finals
+		h.SizeHint(Size{Bytes: hint.bytes, Lines: lines, Invokes: hint.invokes, Traces: hint.traces, Finals: hint.finals,
+			Other: max(lines-hint.invokes-hint.traces-hint.finals-1, 0)})
 	}
+	hint.events, hint.finals = 0, 0 // a sink keeps its own
 	return readTo(f, path, hint, sink)
 }
 
