@@ -41,9 +41,10 @@ func Read(r io.Reader, name string) (*History, error) {
 // sizeHint is how many events and final lines to make room for, and how many
 // bytes the input has (-1: unknown).
 type sizeHint struct {
-	events, finals  int
-	invokes, traces int // lines that start as chatseq writes those kinds
-	bytes           int64
+	events, finals int
+	// lines that start as chatseq writes these kinds
+	invokes, traces, completions int
+	bytes                        int64
 }
 
 // fileSize counts the lines of f from its current offset, then seeks back.
@@ -75,7 +76,8 @@ func countLines(r io.Reader) (sizeHint, error) {
 	finalPrefix := []byte(`{"type":"final"`)
 	invokePrefix := []byte(`{"type":"invoke"`)
 	tracePrefix := []byte(`{"type":"trace"`)
-	var invokes, traces int
+	completionPrefixes := [][]byte{[]byte(`{"type":"ok"`), []byte(`{"type":"fail"`), []byte(`{"type":"info"`)}
+	var invokes, traces, completions int
 	buf := make([]byte, 1<<20)
 	var lines, finals int
 	carry := 0 // bytes of a partial line kept at the front of buf
@@ -95,6 +97,8 @@ func countLines(r io.Reader) (sizeHint, error) {
 				invokes++
 			case bytes.HasPrefix(line, tracePrefix):
 				traces++
+			case bytes.HasPrefix(line, completionPrefixes[0]) || bytes.HasPrefix(line, completionPrefixes[1]) || bytes.HasPrefix(line, completionPrefixes[2]):
+				completions++
 			}
 			lines++
 			start += nl + 1
@@ -110,7 +114,7 @@ func countLines(r io.Reader) (sizeHint, error) {
 		}
 	}
 	// lines-finals also covers the header and an unterminated last line.
-	return sizeHint{events: max(lines-finals, 0), finals: finals, invokes: invokes, traces: traces}, nil
+	return sizeHint{events: max(lines-finals, 0), finals: finals, invokes: invokes, traces: traces, completions: completions}, nil
 }
 
 // Sink receives a history's event and final lines in file order, as
@@ -129,7 +133,8 @@ type SizeHinted interface {
 
 // Size is what a quick pass over a file's bytes tells: its lines, and how
 // many of them start as chatseq writes an invoke, a trace or a final line
-// (a file written otherwise has other lines, each of any kind).
+// (Other: lines that start neither so nor as a completion; a file written
+// otherwise has such lines, each of any kind).
 type Size struct {
 	Bytes                                 int64
 	Lines, Invokes, Traces, Finals, Other int
@@ -151,7 +156,7 @@ func ScanFile(path string, sink Sink) (*History, error) {
 		}
 		lines := hint.events + hint.finals
 		h.SizeHint(Size{Bytes: hint.bytes, Lines: lines, Invokes: hint.invokes, Traces: hint.traces, Finals: hint.finals,
-			Other: max(lines-hint.invokes-hint.traces-hint.finals-1, 0)})
+			Other: max(lines-hint.invokes-hint.traces-hint.finals-hint.completions-1, 0)})
 	}
 	hint.events, hint.finals = 0, 0 // a sink keeps its own
 	return readTo(f, path, hint, sink)
