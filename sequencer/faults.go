@@ -18,6 +18,11 @@ type FaultPlan struct {
 	CrashAfterPersist bool
 	// PublishFails: step 5's produce is not acknowledged.
 	PublishFails bool
+	// Race, when set, is this send's place in a race with a twin sending
+	// the same key at once: it waits after its idempotency look-up until
+	// the twin has looked up too, so the two overlap (see Race). Not a
+	// fault: Any does not count it.
+	Race *RaceParty
 }
 
 // Any reports whether the plan injects anything.

@@ -100,12 +100,15 @@ type persistCall struct {
 func (p *persistCall) st() store.Store { return p.core.cfg.Store }
 
 func (p *persistCall) run() error {
+	defer p.req.Faults.Race.Leave()
 	// Step 1: idempotency look-up; a stale read is allowed because step 4's
 	// condition catches what it misses.
 	rec, hit, err := p.st().GetIdempotency(p.ctx, p.req.Chat, p.req.Key, false)
 	if err != nil {
 		return classifyStoreError(err)
 	}
+	// A racing twin looks up before either goes on (ADR-004 scenario 4).
+	p.req.Faults.Race.Arrive(p.ctx)
 	if p.req.Faults.StaleIdempotencyRead {
 		hit = false
 	}

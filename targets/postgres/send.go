@@ -38,8 +38,11 @@ type send struct {
 }
 
 func (s *send) run() error {
+	defer s.req.Faults.Race.Leave()
 	// Step 1: idempotency check on (key, user_id).
 	hit, err := s.lookup(s.req.Faults.StaleIdempotencyRead)
+	// A racing twin looks up before either goes on.
+	s.req.Faults.Race.Arrive(s.ctx)
 	if err != nil || hit {
 		return err
 	}
