@@ -182,6 +182,11 @@ func (w *write) run() error {
 			w.out.Result = sequencer.Result{Seq: e.seq, MessageID: e.messageID, Dedup: true}
 			return nil
 		}
+		// The leader dies before proposing: nothing entered the log, but
+		// the client cannot know.
+		if w.req.Faults.CrashBeforeAllocate {
+			return &sequencer.Error{Code: sequencer.CodeCrashBeforeAllocate}
+		}
 		w.t.nem.slow(w.ctx)
 
 		// Step 3: propose, with no sequence (unless the variant assigns

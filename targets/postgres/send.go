@@ -46,6 +46,11 @@ func (s *send) run() error {
 	if err != nil || hit {
 		return err
 	}
+	// The server dies before step 2 takes a sequence: nothing written, but
+	// the client's connection drops, so it cannot know.
+	if s.req.Faults.CrashBeforeAllocate {
+		return persistErr(sequencer.CodeCrashBeforeAllocate, false, nil)
+	}
 	for attempt := 0; attempt < maxSequenceAttempts; attempt++ {
 		err := s.persist()
 		if !errors.Is(err, errSequenceCollision) {
