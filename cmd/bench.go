@@ -76,6 +76,12 @@ the run) quits at once, naming the history for 'chatseq check'.`,
 	fl.Float64Var(&cfg.Faults.CrashInPersist, "crash-in-persist", cfg.Faults.CrashInPersist, "probability the server crashes inside the persist transaction (the commit lands or not, 50/50)")
 	fl.Float64Var(&cfg.Faults.CrashAfterPersist, "crash-after-persist", cfg.Faults.CrashAfterPersist, "probability the server crashes after persist, before publish")
 	fl.Float64Var(&cfg.Faults.PublishFail, "publish-fail", cfg.Faults.PublishFail, "probability the Kafka publish fails")
+	fl.Float64Var(&cfg.Faults.CrashBeforeAllocate, "crash-before-allocate", cfg.Faults.CrashBeforeAllocate, "probability the server crashes after the idempotency and membership reads, before allocating (nothing written; the client sees info)")
+	fl.Float64Var(&cfg.Faults.StoreThrottle, "store-throttle", cfg.Faults.StoreThrottle, "probability one store call of an attempt is throttled: refused, nothing applied, the client sees fail (ADR-004's core only)")
+	fl.Float64Var(&cfg.Faults.StoreInternalError, "store-internal-error", cfg.Faults.StoreInternalError, "probability one store call of an attempt fails with a 500: fail on a read, info on the counter ADD or the transaction, which half the time were applied (ADR-004's core only)")
+	fl.Float64Var(&cfg.Faults.TxnCanceledOther, "txn-canceled-other", cfg.Faults.TxnCanceledOther, "probability step 4's transaction is cancelled for a reason other than the idempotency condition (a conflict): nothing applied, fail (ADR-004's core only)")
+	fl.Float64Var(&cfg.Faults.TxnCanceledOther, "txn-cancelled-other", cfg.Faults.TxnCanceledOther, "the same as --txn-canceled-other")
+	_ = fl.MarkHidden("txn-cancelled-other")
 	fl.Float64Var(&cfg.DuplicateAfterOK, "duplicate-after-ok", cfg.DuplicateAfterOK, "probability a client resends a key after its ACK")
 	fl.Float64Var(&cfg.ConcurrentDuplicate, "concurrent-duplicate", cfg.ConcurrentDuplicate, "probability a send is raced by a second client with the same key (ADR-004 scenario 4)")
 	fl.Float64Var(&cfg.ReuseKey, "reuse-key", cfg.ReuseKey, "probability a client reuses its previous key with other content (a client bug; the contract says what must happen)")
@@ -351,6 +357,14 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 			if !targets.HasStrategies(n) {
 				// Its header would say "strategy occ" of a run that had none.
 				return nil, badInput("--strategy occ applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s allocates its own way", n)
+			}
+		}
+	}
+	if f.cfg.Faults.StoreErrors() {
+		for _, n := range names {
+			if !targets.RunsCore(n) {
+				// It would run without them under a report that lists them.
+				return nil, badInput("--store-throttle, --store-internal-error and --txn-canceled-other are DynamoDB's errors and apply only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject them", n)
 			}
 		}
 	}

@@ -81,6 +81,11 @@ type FaultRates struct {
 	CrashInPersist     float64 `json:"crash_in_persist"`
 	CrashAfterPersist  float64 `json:"crash_after_persist"`
 	PublishFail        float64 `json:"publish_fail"`
+	// Left out when 0, as they are by default.
+	CrashBeforeAllocate float64 `json:"crash_before_allocate,omitempty"`
+	StoreThrottle       float64 `json:"store_throttle,omitempty"`
+	StoreInternalError  float64 `json:"store_internal_error,omitempty"`
+	TxnCanceledOther    float64 `json:"txn_canceled_other,omitempty"`
 }
 
 // FaultWindow is a timed fault on the run's clock. An instant fault
@@ -146,7 +151,9 @@ func NewResults(res *bench.Result, b Bench) Results {
 			FaultRates: FaultRates{
 				StaleRead: cfg.Faults.StaleRead, CrashAfterAllocate: cfg.Faults.CrashAfterAllocate,
 				CrashInPersist: cfg.Faults.CrashInPersist, CrashAfterPersist: cfg.Faults.CrashAfterPersist,
-				PublishFail: cfg.Faults.PublishFail,
+				PublishFail: cfg.Faults.PublishFail, CrashBeforeAllocate: cfg.Faults.CrashBeforeAllocate,
+				StoreThrottle: cfg.Faults.StoreThrottle, StoreInternalError: cfg.Faults.StoreInternalError,
+				TxnCanceledOther: cfg.Faults.TxnCanceledOther,
 			},
 			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
 			ReuseKey: cfg.ReuseKey, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit,

@@ -144,6 +144,7 @@ func (d *decoder) finish(root *yaml.Node) {
 	d.checkKafka()
 	d.checkBroken()
 	d.checkStrategy()
+	d.checkStoreErrors()
 	d.checkExpect()
 	for i, f := range sc.Schedule {
 		if f.Kind == bench.DeleteCounter && f.Chat >= sc.Chats {
@@ -187,6 +188,26 @@ func (d *decoder) checkBroken() {
 	}
 	if err := sc.Broken.CheckStrategy(sc.Strategy); err != nil {
 		d.errAt(d.lines["broken"], "broken: %v", err)
+	}
+}
+
+// checkStoreErrors rejects store error faults for a target that does not
+// run ADR-004's core: they are DynamoDB's errors, and another design would
+// run without them under a file that asks for them.
+func (d *decoder) checkStoreErrors() {
+	sc := d.sc
+	if targets.RunsCore(sc.Target) {
+		return
+	}
+	for _, key := range []string{"store_throttle", "store_internal_error", "txn_canceled_other"} {
+		if l, ok := d.lines["faults."+key]; ok {
+			d.errAt(l, "faults.%s: store errors apply only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject them", key, sc.Target)
+		}
+	}
+	for i, f := range sc.Schedule {
+		if bench.IsStoreError(f.Kind) {
+			d.errAt(d.scheduleLines[i], "schedule: %s applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject it", f.Kind, sc.Target)
+		}
 	}
 }
 

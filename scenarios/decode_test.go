@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -244,6 +245,34 @@ func TestStrategyMismatchesNameTheLine(t *testing.T) {
 	wantError(t, es, 4, "strategy: occ applies only to ADR-004's core", "target ledger")
 	if _, err := Decode([]byte("name: b\nops: 10\nstrategy: occ\nbroken: unconditional-idempotency\nexpect: pass\n"), "x.yaml"); err != nil {
 		t.Fatalf("unconditional-idempotency under occ: %v", err)
+	}
+}
+
+// Store errors are DynamoDB's, injected only by ADR-004's core: asked of
+// another target they are refused by line; on the core they decode.
+func TestStoreErrorsDecodeForTheCoreOnly(t *testing.T) {
+	src := "name: s\nduration: 1s\nexpect: pass\n%s\nfaults:\n  crash_before_allocate: 0.01\n  store_throttle: 0.02\n  store_internal_error: 3%%\n  txn_canceled_other: 0.04\n" +
+		"schedule:\n  - {fault: store_throttle, at: 100ms, for: 50ms}\n  - {fault: store_internal_error, at: 200ms, for: 50ms}\n  - {fault: txn_canceled_other, at: 300ms, for: 50ms}\n"
+	sc, err := Decode([]byte(fmt.Sprintf(src, "target: memory")), "x.yaml")
+	if err != nil {
+		t.Fatalf("store errors on memory: %v", err)
+	}
+	if f := sc.Faults; f.CrashBeforeAllocate != 0.01 || f.StoreThrottle != 0.02 || f.StoreInternalError != 0.03 || f.TxnCanceledOther != 0.04 {
+		t.Fatalf("faults decoded as %+v", f)
+	}
+	if len(sc.Schedule) != 3 || sc.Schedule[0].Kind != bench.StoreThrottle || sc.Schedule[1].Kind != bench.StoreInternalError ||
+		sc.Schedule[2].Kind != bench.TxnCanceledOther || sc.Schedule[2].For != 50*time.Millisecond {
+		t.Fatalf("schedule decoded as %+v", sc.Schedule)
+	}
+	es := decodeErrors(t, fmt.Sprintf(src, "target: ledger"))
+	wantError(t, es, 7, "faults.store_throttle: store errors apply only to ADR-004's core", "target ledger")
+	wantError(t, es, 8, "faults.store_internal_error")
+	wantError(t, es, 9, "faults.txn_canceled_other")
+	wantError(t, es, 11, "schedule: store-throttle applies only to ADR-004's core")
+	wantError(t, es, 13, "schedule: txn-canceled-other")
+	// The crash before step 3 every target injects.
+	if _, err := Decode([]byte("name: s\nduration: 1s\nexpect: pass\ntarget: postgres\nfaults:\n  crash_before_allocate: 0.01\n"), "x.yaml"); err != nil {
+		t.Fatalf("crash_before_allocate on postgres: %v", err)
 	}
 }
 

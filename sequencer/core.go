@@ -93,7 +93,7 @@ func (c *Core) CreateChat(ctx context.Context, chat string, members []string) er
 func (c *Core) Sync(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, error) {
 	msgs, err := c.cfg.Store.QueryMessages(ctx, store.Query{Chat: chat, After: after, Limit: limit})
 	if err != nil {
-		return nil, classifyStoreError(err)
+		return nil, readFailed(err)
 	}
 	return msgs, nil
 }
