@@ -118,7 +118,7 @@ func read(in io.Reader, name string, hint sizeHint) (*History, error) {
 	if err := pipeline(p, b); err != nil {
 		return nil, err
 	}
-	b.finish()
+	b.finish(p.lineNo)
 	return b.h, nil
 }
 
@@ -151,6 +151,9 @@ func pipeline(p *lineParser, b *builder) error {
 			return bt.err
 		}
 		if bt.warning != nil {
+			if b.h.End > 0 {
+				return b.partialAfterEnd(bt.warning)
+			}
 			b.h.Warnings = append(b.h.Warnings, *bt.warning)
 		}
 		select {
