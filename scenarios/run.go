@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -112,7 +113,9 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	if err != nil {
 		return nil, nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}
-	return res, h, checker.Check(h, opts.CheckOptions), nil
+	opt := opts.CheckOptions
+	opt.Require = append(slices.Clone(opt.Require), sc.Require...)
+	return res, h, checker.Check(h, opt), nil
 }
 
 // mergeContract is the target's promise with the scenario's fields over it.
