@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/chatseq/chatseq/history"
 )
 
 // Invariants over the final state (counters and messages tables), read
@@ -29,6 +31,22 @@ func (x *index) active(c int32) bool {
 	return x.opChatSpan[c+1] > x.opChatSpan[c] || x.allocSpan[c+1] > x.allocSpan[c] || x.msgSpan[c+1] > x.msgSpan[c]
 }
 
+// lacking says which of the final tables the history has no lines of:
+// "no final counters or messages lines".
+func (x *index) lacking(tables ...string) string {
+	var missing []string
+	for _, t := range tables {
+		has := map[string]bool{
+			history.TableCounters: x.hasCounters, history.TableMessages: x.hasMessages,
+			history.TableIdempotency: x.hasIdem, history.TableEvents: x.hasEvents,
+		}[t]
+		if !has {
+			missing = append(missing, t)
+		}
+	}
+	return "no final " + strings.Join(missing, " or ") + " lines"
+}
+
 // unjudged lists active chats that lack a usable counter, by reason.
 type unjudged map[string][]int32
 
@@ -46,11 +64,11 @@ func (u unjudged) report(x *index, v *verdict) {
 func checkCounterIsLastAllocated(x *index) Result {
 	v := newVerdict(NameCounterIsLastAllocated)
 	if !x.hasCounters {
-		v.unknown("no final counters lines")
+		v.notApplicable("no final counters lines")
 		return v.result()
 	}
 	u := unjudged{}
-	judged := 0
+	judged, present := 0, 0
 	var explained uint64
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
 		fi := x.counter[c]
@@ -65,6 +83,7 @@ func checkCounterIsLastAllocated(x *index) Result {
 			v.fail([]int{f.Line}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", x.chatNames[f.chat], f.Line)
 			continue
 		}
+		present++
 		if len(x.allocs) == 0 {
 			continue
 		}
@@ -92,7 +111,7 @@ func checkCounterIsLastAllocated(x *index) Result {
 		}
 	}
 	if len(x.allocs) == 0 {
-		v.unknown("no allocate traces: the last allocated sequence is not known")
+		v.notApplicable("no allocate traces: the last allocated sequence is not known (%s: the counter exists)", plural(present, "chat"))
 	}
 	u.report(x, v)
 	if explained > 0 {
@@ -108,11 +127,11 @@ func checkCounterIsLastAllocated(x *index) Result {
 func checkSequenceMonotonicity(x *index) Result {
 	v := newVerdict(NameSequenceMonotonicity)
 	if !x.hasCounters {
-		v.unknown("no final counters lines")
+		v.notApplicable("no final counters lines")
 		return v.result()
 	}
 	if len(x.msgs) == 0 && len(x.acks) == 0 {
-		v.unknown("no final messages and no acks to compare counters with")
+		v.notApplicable("no final messages and no acks to compare counters with")
 		return v.result()
 	}
 	u := unjudged{}
@@ -154,7 +173,7 @@ func checkSequenceMonotonicity(x *index) Result {
 func checkCounterLowerBound(x *index) Result {
 	v := newVerdict(NameCounterLowerBound)
 	if !x.hasCounters || !x.hasMessages {
-		v.unknown("needs final counters and messages lines (have counters: %v, messages: %v)", x.hasCounters, x.hasMessages)
+		v.notApplicable("%s", x.lacking(history.TableCounters, history.TableMessages))
 		return v.result()
 	}
 	u := unjudged{}
@@ -204,14 +223,14 @@ func checkAckImpliesPersistence(x *index) Result {
 	v := newVerdict(NameAckImpliesPersistence)
 	if !x.hasMessages {
 		if len(x.acks) > 0 {
-			v.unknown("%s but no final messages lines (the table was not dumped, or is empty, which would violate this invariant)", plural(len(x.acks), "ack"))
+			v.notApplicable("%s but no final messages lines: the history holds no final state to find them in", plural(len(x.acks), "ack"))
 		} else {
-			v.unknown("no acks and no final messages lines")
+			v.notApplicable("no acks and no final messages lines")
 		}
 		return v.result()
 	}
 	if len(x.acks) == 0 {
-		v.unknown("no acknowledged persists")
+		v.notApplicable("no acknowledged persists")
 		return v.result()
 	}
 	for _, o := range x.acks {
@@ -247,7 +266,7 @@ func checkGaps(x *index) (Result, gapStats) {
 	v := newVerdict(NameGapIsAllocation)
 	gs := gapStats{causes: map[string]int{}}
 	if !x.hasCounters || !x.hasMessages {
-		v.unknown("needs final counters and messages lines (have counters: %v, messages: %v)", x.hasCounters, x.hasMessages)
+		v.notApplicable("%s", x.lacking(history.TableCounters, history.TableMessages))
 		return v.result(), gs
 	}
 	u := unjudged{}
@@ -281,7 +300,7 @@ func checkGaps(x *index) (Result, gapStats) {
 		}
 	}
 	if untracedChats > 0 {
-		v.unknown("%d gaps in %s but no allocate traces to explain them", gs.gaps, plural(untracedChats, "chat"))
+		v.notApplicable("%d gaps in %s but no allocate traces to explain them", gs.gaps, plural(untracedChats, "chat"))
 	}
 	u.report(x, v)
 	v.pass("%s", gapSummary(gs))
@@ -392,7 +411,7 @@ func gapSummary(gs gapStats) string {
 func checkGapless(x *index) Result {
 	v := newVerdict(NameGapless)
 	if !x.hasMessages && len(x.acks) == 0 {
-		v.unknown("no final messages lines and no acks")
+		v.notApplicable("no final messages lines and no acks")
 		return v.result()
 	}
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {

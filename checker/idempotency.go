@@ -1,6 +1,10 @@
 package checker
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/chatseq/chatseq/history"
+)
 
 // keyOps returns key k's persist operations in invoke order.
 func (x *index) keyOps(k int32) []int32 {
@@ -15,7 +19,7 @@ func (x *index) keyOps(k int32) []int32 {
 func checkIdempotencyGuarantee(x *index) Result {
 	v := newVerdict(NameIdempotencyGuarantee)
 	if len(x.acks) == 0 && !x.hasMessages {
-		v.unknown("no acknowledged persists and no final messages lines")
+		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}
 	multiSender := 0
@@ -53,9 +57,10 @@ func checkIdempotencyGuarantee(x *index) Result {
 		x.warn("%d idempotency keys were sent by more than one sender in one chat: keys are scoped per chat (ADR-004), so those senders share one message", multiSender)
 	}
 	if !x.hasMessages {
-		v.unknown("no final messages lines: 'at most one message per key' not checked")
+		v.pass("%s: every ok response agrees (no final messages lines: 'at most one message per key' not judged)", plural(len(x.keyNames), "key"))
+	} else {
+		v.pass("%s: every ok response agrees, at most one message each", plural(len(x.keyNames), "key"))
 	}
-	v.pass("%s: every ok response agrees, at most one message each", plural(len(x.keyNames), "key"))
 	return v.result()
 }
 
@@ -66,7 +71,7 @@ func checkIdempotencyGuarantee(x *index) Result {
 func checkIdempotencySequenceConsistency(x *index) Result {
 	v := newVerdict(NameIdempotencySeqConsist)
 	if !x.hasIdem || !x.hasMessages {
-		v.unknown("needs final idempotency and messages lines (have idempotency: %v, messages: %v)", x.hasIdem, x.hasMessages)
+		v.notApplicable("%s", x.lacking(history.TableIdempotency, history.TableMessages))
 		return v.result()
 	}
 	pairs := 0
@@ -116,10 +121,17 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 func checkKeyReuse(x *index) Result {
 	v := newVerdict(NameKeyReuse)
 	if len(x.ops) == 0 {
-		v.unknown("no operations")
+		v.notApplicable("no operations")
 		return v.result()
 	}
 	noHash, rejections, reuses := 0, 0, 0
+	anyHash := false
+	for i := range x.ops {
+		if x.ops[i].fn == fnPersist && x.ops[i].payload != 0 {
+			anyHash = true
+			break
+		}
+	}
 	for k := int32(0); k < int32(len(x.keyNames)); k++ {
 		ops := x.keyOps(k)
 		if len(ops) < 2 {
@@ -186,8 +198,11 @@ func checkKeyReuse(x *index) Result {
 			}
 		}
 	}
-	if noHash > 0 {
-		v.unknown("%s without payload_hash", plural(noHash, "persist"))
+	switch {
+	case noHash > 0 && anyHash:
+		v.unknown("%s of reused keys without payload_hash", plural(noHash, "persist"))
+	case noHash > 0:
+		v.notApplicable("keys are reused but no persist carries a payload_hash: a retry cannot be told from a key reused with other content")
 	}
 	v.pass("%s and %s of reused keys judged", plural(rejections, "rejection"), plural(reuses, "acceptance"))
 	return v.result()

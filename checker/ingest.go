@@ -428,8 +428,8 @@ func (l *Log) finKeyName(f *cfin) string {
 // unsafeString is b as a string without a copy; b is never written again.
 func unsafeString(b []byte) string { return unsafe.String(&b[0], len(b)) }
 
-// indexOf is h's index, as Check builds it.
-func indexOf(h *history.History) *index {
+// logOf is a Log of h's lines.
+func logOf(h *history.History) *Log {
 	l := NewLog()
 	for i := range h.Events {
 		l.Event(&h.Events[i])
@@ -437,5 +437,8 @@ func indexOf(h *history.History) *index {
 	for i := range h.Finals {
 		l.Final(&h.Finals[i])
 	}
-	return buildIndex(l, h.Header)
+	return l
 }
+
+// indexOf is h's index, as Check builds it for a complete history.
+func indexOf(h *history.History) *index { return buildIndex(logOf(h), h.Header) }

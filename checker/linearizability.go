@@ -98,7 +98,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		}
 	}
 	if len(jobs) == 0 {
-		v.unknown("no persist or sync operations to linearize")
+		v.notApplicable("no persist or sync operations to linearize")
 		return v.result(), 0, 0
 	}
 	// Small chats first: what they leave of the budget goes to larger ones.

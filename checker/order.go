@@ -8,7 +8,7 @@ import "fmt"
 func checkAllocationMonotonicity(x *index) Result {
 	v := newVerdict(NameAllocationMonotonicity)
 	if len(x.allocs) == 0 {
-		v.unknown("no allocate traces in the history")
+		v.notApplicable("no allocate traces in the history")
 		return v.result()
 	}
 	buf := make([]interval, 0, maxSpan(x.allocSpan))
@@ -64,7 +64,7 @@ func checkSequenceMonotonic(x *index) Result {
 			x.chatNames[c], n, h.value, x.doneLine(h.ref), x.invLine(l.ref), l.value)
 	}
 	if total == 0 {
-		v.unknown("no persist was acknowledged as a new message (ok with dedup=false)")
+		v.notApplicable("no persist was acknowledged as a new message (ok with dedup=false)")
 	}
 	v.pass("%s acked as new messages increase in real time", plural(total, "persist"))
 	return v.result()

@@ -16,9 +16,16 @@ import (
 type Status string
 
 const (
-	Pass    Status = "pass"
-	Fail    Status = "fail"
-	Unknown Status = "unknown" // not enough information, or a limit was hit
+	Pass Status = "pass"
+	Fail Status = "fail"
+	// Unknown: the history holds the evidence but it was not decided (a
+	// budget ran out, a contract value HISTORY.md does not define, a
+	// file cut short), or an invariant required by Options.Require has
+	// none.
+	Unknown Status = "unknown"
+	// statusNA marks a result that goes to Report.NotApplicable; no
+	// Result in Report.Invariants has it.
+	statusNA Status = "n/a"
 )
 
 // Invariant names, exactly as HISTORY.md spells them.
@@ -61,7 +68,10 @@ type Result struct {
 	Lines []int `json:"lines"`
 }
 
-// NotApplicable is an invariant the contract does not require.
+// NotApplicable is an invariant that was not judged and does not count
+// against the verdict: the contract does not require it, or the history,
+// complete, holds none of the evidence it reads (no sync at all, no
+// allocate trace, no final lines of the tables it needs). Reason says which.
 type NotApplicable struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
@@ -88,6 +98,12 @@ type Options struct {
 	// Porcupine decides every chat with porcupine instead of the exact
 	// checker (which hands porcupine only the chats outside its reach).
 	Porcupine bool
+	// Require names invariants that must be judged: one that would be
+	// not applicable is unknown instead ("required, but ..."), so that
+	// a CI job can insist on, say, sync_completeness. Names must be in
+	// InvariantNames (see CheckRequire); others are ignored with a
+	// warning.
+	Require []string
 }
 
 // Report is the outcome of Check.

@@ -14,7 +14,7 @@ import (
 func checkSequenceUniqueness(x *index) Result {
 	v := newVerdict(NameSequenceUniqueness)
 	if len(x.msgs) == 0 && len(x.acks) == 0 {
-		v.unknown("no acknowledged persists and no final messages lines")
+		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}
 	dupLines := 0
@@ -94,7 +94,7 @@ func checkNoZeroSequence(x *index) Result {
 		}
 	}
 	if checked == 0 {
-		v.unknown("no sequences in the history (no acks, allocations, sync results or final lines)")
+		v.notApplicable("no sequences in the history (no acks, allocations, sync results or final lines)")
 	}
 	v.pass("%s checked, all ≥ 1", plural(checked, "sequence-bearing line"))
 	return v.result()

@@ -137,7 +137,17 @@ func checkSyncCompleteness(x *index) (Result, int) {
 		}
 	}
 	if total == 0 {
-		v.unknown("no sync completed ok")
+		syncs := 0
+		for i := range x.ops {
+			if x.ops[i].fn == fnSync {
+				syncs++
+			}
+		}
+		if syncs == 0 {
+			v.notApplicable("no sync in the history")
+		} else {
+			v.notApplicable("no sync completed ok (%s invoked)", plural(syncs, "sync"))
+		}
 		return v.result(), 0
 	}
 	if unverified > 0 {

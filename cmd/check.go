@@ -35,6 +35,13 @@ Several files are checked as one run: the histories of shards (chatseq bench
 --shard i/N on several machines), which must not share a chat. Line numbers
 in the verdicts then run on from one file to the next, in argument order.
 
+An invariant the contract does not require, or whose evidence the history
+holds none of (no sync, no allocate trace, no final lines of a table it
+needs), is n/a, listed with the reason, and does not count against the
+verdict; --require makes the named ones unknown instead. A history whose
+header promises an end line it lacks was cut short: its final-state
+invariants are unknown.
+
 Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {

@@ -58,6 +58,9 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--rate", "1e10"}, "--rate 1e+10 with 8 writers leaves under a nanosecond"},
 		{[]string{"check", "x", "--visualize", "/proc/x"}, "--visualize /proc/x: cannot create the directory"},
 		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"check", "x", "--require", "sync_complete"}, `--require: unknown invariant "sync_complete"; the checker reports sequence_uniqueness,`},
+		{[]string{"check", "x", "--require", "gapless,,linearizability"}, `--require: unknown invariant ""`},
+		{[]string{"bench", "--require", "linearisability"}, `--require: unknown invariant "linearisability"`},
 	}
 	for _, c := range cases {
 		code, _, errOut := run(t, c.args...)

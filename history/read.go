@@ -181,7 +181,7 @@ func readTo(in io.Reader, name string, hint sizeHint, sink Sink) (*History, erro
 	if err := pipeline(p, b); err != nil {
 		return nil, err
 	}
-	b.finish()
+	b.finish(p.lineNo)
 	return b.h, nil
 }
 
@@ -214,6 +214,9 @@ func pipeline(p *lineParser, b *builder) error {
 			return bt.err
 		}
 		if bt.warning != nil {
+			if b.h.End > 0 {
+				return b.partialAfterEnd(bt.warning)
+			}
 			b.h.Warnings = append(b.h.Warnings, *bt.warning)
 		}
 		select {

@@ -1,6 +1,9 @@
 package history
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // builder is Read's second stage: it applies the format's rules about how
 // lines relate (operations pair up per process, time never goes back, traces
@@ -43,10 +46,16 @@ func newBuilder(h *History, hint sizeHint) *builder {
 	}
 }
 
-// finish stores the events in the History.
-func (b *builder) finish() {
+// finish stores the events in the History. lastLine is the file's last
+// line: a file whose header promised an end line and that has none gets a
+// warning there.
+func (b *builder) finish(lastLine int) {
 	if b.sink == nil {
 		b.h.Events = b.events.events()
+	}
+	if b.h.CutShort() {
+		b.h.Warnings = append(b.h.Warnings, Warning{Line: max(lastLine, 1),
+			Message: `the header promises an end line ({"type":"end"}) and the file has none: it was cut short, so its final state is not judged`})
 	}
 }
 
@@ -73,11 +82,22 @@ func (b *builder) emitFinal(f *Final) {
 	b.sink.Final(f)
 }
 
+// partialAfterEnd is the error for a cut-short last line that follows the
+// end line: nothing may.
+func (b *builder) partialAfterEnd(w *Warning) error {
+	return &ParseError{File: b.h.File, Line: w.Line, Msg: fmt.Sprintf("a cut-short line after the end line (line %d); the end line must be the last line", b.h.End)}
+}
+
 func (b *builder) add(l *parsedLine) error {
 	var err error
-	if l.kind == KindFinal {
+	switch {
+	case b.h.End > 0:
+		err = contentErr("%s line after the end line (line %d); the end line must be the last line", l.kind, b.h.End)
+	case l.kind == KindEnd:
+		b.h.End = l.lineNo
+	case l.kind == KindFinal:
 		err = b.addFinal(l)
-	} else {
+	default:
 		err = b.addEvent(l)
 	}
 	if err != nil {
@@ -95,10 +115,18 @@ func (b *builder) add(l *parsedLine) error {
 		m := misplaced{extra.first(), l.shape}
 		if !b.warnedMisplaced[m] {
 			b.warnedMisplaced[m] = true
-			b.warn(l, fmt.Sprintf("field %q is not part of a %s line; ignored", fieldNames[m.field], l.shape.name))
+			b.warn(l, fmt.Sprintf("field %q is not part of %s %s line; ignored", fieldNames[m.field], article(l.shape.name), l.shape.name))
 		}
 	}
 	return nil
+}
+
+// article is "a" or "an" before name.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func (b *builder) warn(l *parsedLine, message string) {

@@ -237,4 +237,9 @@ func (d *decoder) checkExpect() {
 			d.errAt(d.lines["allow_unknown"], "allow_unknown: %s is also expected to fail", name)
 		}
 	}
+	for _, name := range sc.Require {
+		if slices.Contains(sc.AllowUnknown, name) {
+			d.errAt(d.lines["require"], "require: %s is also in allow_unknown: an invariant that must be judged may not be left unknown", name)
+		}
+	}
 }

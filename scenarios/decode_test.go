@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,7 +90,8 @@ thresholds:
   - gap_rate < 5%
 expect:
   violates: [idempotency_guarantee, gapless]
-allow_unknown: [sync_completeness]
+allow_unknown: [linearizability]
+require: [sync_completeness, allocation_monotonicity]
 `
 
 func TestDecodeEveryKey(t *testing.T) {
@@ -105,7 +107,8 @@ func TestDecodeEveryKey(t *testing.T) {
 		RepublishOnReplay: false, SyncRatio: 0.25, SyncLimit: 10,
 		Faults:         bench.FaultRates{StaleRead: 0.01, CrashAfterAllocate: 0.02, CrashInPersist: 0.03, CrashAfterPersist: 0.04, PublishFail: 0.05},
 		InitialCounter: 10, Broken: sequencer.RetryReallocates,
-		AllowUnknown: []string{"sync_completeness"},
+		AllowUnknown: []string{"linearizability"},
+		Require:      []string{"sync_completeness", "allocation_monotonicity"},
 	}
 	got := *sc
 	if got.Name != want.Name || got.Description != want.Description || got.Target != want.Target ||
@@ -131,6 +134,9 @@ func TestDecodeEveryKey(t *testing.T) {
 		if got.Schedule[i] != wantSchedule[i] {
 			t.Fatalf("schedule[%d] = %+v, want %+v", i, got.Schedule[i], wantSchedule[i])
 		}
+	}
+	if !slices.Equal(got.AllowUnknown, want.AllowUnknown) || !slices.Equal(got.Require, want.Require) {
+		t.Fatalf("allow_unknown %v, require %v", got.AllowUnknown, got.Require)
 	}
 	if strings.Join(got.Expect.Violates, ",") != "idempotency_guarantee,gapless" || got.Expect.Line != 38 {
 		t.Fatalf("expect %+v", got.Expect)
@@ -348,6 +354,11 @@ func TestStructuralProblems(t *testing.T) {
 		{"ops: 1\nstore: memory\ntarget: memory\nexpect: pass\n", 3, "give store or target, not both"},
 		{"ops: 1\ntarget: cassandra\nexpect: pass\n", 2, `unknown target "cassandra"`},
 		{"ops: 1\nexpect:\n  violates: [gapless]\nallow_unknown: [gapless]\ncontract: {gaps: forbidden}\n", 4, "also expected to fail"},
+		{"ops: 1\nexpect: pass\nrequire: [sync_complete]\n", 3, `require: unknown invariant "sync_complete" (did you mean sync_completeness?)`},
+		{"ops: 1\nexpect: pass\nrequire:\n  - linearizability\n  - 7\n", 5, `unknown invariant "7"`},
+		{"ops: 1\nexpect: pass\nrequire: {sync_completeness: true}\n", 3, "require: want a list"},
+		{"ops: 1\nexpect: pass\nrequire: [gapless, gapless]\n", 3, "require: gapless is listed twice"},
+		{"ops: 1\nexpect: pass\nrequire: [sync_completeness]\nallow_unknown: [sync_completeness]\n", 3, "require: sync_completeness is also in allow_unknown"},
 	}
 	for _, c := range cases {
 		es := decodeErrors(t, c.src)

@@ -158,6 +158,7 @@ func (d *decoder) topFields() map[string]field {
 		"thresholds":    d.thresholds,
 		"expect":        d.expect,
 		"allow_unknown": func(p string, v *yaml.Node) { sc.AllowUnknown = d.invariantList(v, p) },
+		"require":       func(p string, v *yaml.Node) { sc.Require = d.invariantList(v, p) },
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -108,7 +109,9 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	if err != nil {
 		return nil, checker.Report{}, err
 	}
-	rep, _, err := checker.CheckFile(historyPath, opts.CheckOptions)
+	opt := opts.CheckOptions
+	opt.Require = append(slices.Clone(opt.Require), sc.Require...)
+	rep, _, err := checker.CheckFile(historyPath, opt)
 	if err != nil {
 		return nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}
