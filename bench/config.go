@@ -28,6 +28,21 @@ type FaultRates struct {
 	CrashInPersist     float64
 	CrashAfterPersist  float64
 	PublishFail        float64
+	// CrashBeforeAllocate: the server dies after steps 1 and 2, before
+	// step 3 (ADR-004 §10's first row).
+	CrashBeforeAllocate float64
+	// Store errors (ADR-004's core only): one store call of the attempt
+	// is throttled, fails with a 500, or (step 4) its transaction is
+	// cancelled for a reason other than the idempotency condition.
+	StoreThrottle      float64
+	StoreInternalError float64
+	TxnCanceledOther   float64
+}
+
+// StoreErrors reports whether any store error fault is on, which only
+// ADR-004's core injects.
+func (f FaultRates) StoreErrors() bool {
+	return f.StoreThrottle > 0 || f.StoreInternalError > 0 || f.TxnCanceledOther > 0
 }
 
 // Config is one bench run.
@@ -180,6 +195,10 @@ func (c Config) Validate() error {
 		{"--crash-in-persist", c.Faults.CrashInPersist},
 		{"--crash-after-persist", c.Faults.CrashAfterPersist},
 		{"--publish-fail", c.Faults.PublishFail},
+		{"--crash-before-allocate", c.Faults.CrashBeforeAllocate},
+		{"--store-throttle", c.Faults.StoreThrottle},
+		{"--store-internal-error", c.Faults.StoreInternalError},
+		{"--txn-canceled-other", c.Faults.TxnCanceledOther},
 		{"--duplicate-after-ok", c.DuplicateAfterOK},
 		{"--concurrent-duplicate", c.ConcurrentDuplicate},
 		{"--sync-ratio", c.SyncRatio},

@@ -145,7 +145,8 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 			return nil, err
 		}
 	}
-	if err := rec.Close(); err != nil {
+	// The end line says the history is complete, final state and all.
+	if err := rec.End(); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	return res, f.Close()

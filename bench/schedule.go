@@ -99,7 +99,35 @@ func drawFaults(r *rand.Rand, f FaultRates) sequencer.FaultPlan {
 		PublishFails:         r.Float64() < f.PublishFail,
 	}
 	p.CrashInPersistCommitted = r.IntN(2) == 0
+	// The later faults draw only when on, so a run without them makes
+	// the same decisions as before they existed.
+	p.CrashBeforeAllocate = drawn(r, f.CrashBeforeAllocate)
+	p.StoreError = drawStoreError(r, f)
 	return p
+}
+
+// drawn is a draw at probability rate, made only when rate is positive.
+func drawn(r *rand.Rand, rate float64) bool { return rate > 0 && r.Float64() < rate }
+
+// drawStoreError picks the attempt's store error, if any: a throttled or
+// failed (500) call among its four, or a cancelled transaction. When
+// several strike, the first in that order wins.
+func drawStoreError(r *rand.Rand, f FaultRates) sequencer.StoreFault {
+	if !f.StoreErrors() {
+		return sequencer.StoreFault{}
+	}
+	throttle, internal, canceled := drawn(r, f.StoreThrottle), drawn(r, f.StoreInternalError), drawn(r, f.TxnCanceledOther)
+	call := sequencer.StoreCall(r.IntN(sequencer.StoreCalls))
+	applied := r.IntN(2) == 0
+	switch {
+	case throttle:
+		return sequencer.StoreFault{Kind: sequencer.StoreThrottled, Call: call}
+	case internal:
+		return sequencer.StoreFault{Kind: sequencer.StoreInternalError, Call: call, Applied: applied}
+	case canceled:
+		return sequencer.StoreFault{Kind: sequencer.TxnCanceledOther, Call: sequencer.CallTransact}
+	}
+	return sequencer.StoreFault{}
 }
 
 // ChatID names chat i with the default prefix.

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +23,28 @@ const (
 	// DeleteCounter: at At the counter of chat Chat is deleted (an
 	// operator's mistake; ADR-004's SEV-2).
 	DeleteCounter = "delete-counter"
+	// Store errors in a window (ADR-004's core only; §10's "DynamoDB
+	// unavailable"): StoreThrottle refuses every store call (nothing
+	// applied); StoreInternalError fails every call with a 500 (a
+	// transaction is applied first on a fixed coin per write; a counter
+	// ADD never is); TxnCanceledOther cancels every transaction for a
+	// reason other than its condition (nothing applied).
+	StoreThrottle      = "store-throttle"
+	StoreInternalError = "store-internal-error"
+	TxnCanceledOther   = "txn-canceled-other"
 )
+
+// storeErrorKinds are the timed faults that fail store calls.
+var storeErrorKinds = []string{StoreThrottle, StoreInternalError, TxnCanceledOther}
+
+// IsStoreError reports whether kind fails store calls (ADR-004's core
+// only).
+func IsStoreError(kind string) bool { return slices.Contains(storeErrorKinds, kind) }
+
+// TimedKinds lists every timed fault kind.
+func TimedKinds() []string {
+	return append([]string{KafkaOutage, StoreLatency, StoreStall, DeleteCounter}, storeErrorKinds...)
+}
 
 // TimedFault is a fault on the run's clock.
 type TimedFault struct {
@@ -34,7 +57,7 @@ type TimedFault struct {
 
 func (f TimedFault) validate(chats int) error {
 	switch f.Kind {
-	case KafkaOutage, StoreStall:
+	case KafkaOutage, StoreStall, StoreThrottle, StoreInternalError, TxnCanceledOther:
 		if f.For <= 0 {
 			return fmt.Errorf("%s at %s needs a positive duration", f.Kind, f.At)
 		}
@@ -47,7 +70,7 @@ func (f TimedFault) validate(chats int) error {
 			return fmt.Errorf("%s names chat %d, but the run has chats 0..%d", f.Kind, f.Chat, chats-1)
 		}
 	default:
-		return fmt.Errorf("unknown timed fault %q (known: %s, %s, %s, %s)", f.Kind, KafkaOutage, StoreLatency, StoreStall, DeleteCounter)
+		return fmt.Errorf("unknown timed fault %q (known: %s)", f.Kind, strings.Join(TimedKinds(), ", "))
 	}
 	if f.At < 0 {
 		return fmt.Errorf("%s: at must not be negative, got %s", f.Kind, f.At)
@@ -86,18 +109,27 @@ func (p *outagePublisher) Publish(ctx context.Context, ev sequencer.MessagePersi
 	return p.inner.Publish(ctx, ev)
 }
 
-// slowStore delays store calls inside latency and stall windows.
+// slowStore delays store calls inside latency and stall windows and fails
+// them inside store error windows.
 type slowStore struct {
 	store.Store
 	elapsed func() time.Duration
 	windows []TimedFault
 }
 
-func (s *slowStore) delay(ctx context.Context) {
+// storeWindowKinds are the timed faults slowStore applies.
+var storeWindowKinds = append([]string{StoreLatency, StoreStall}, storeErrorKinds...)
+
+// enter applies the window the run is in to one call: it waits out a
+// latency or a stall, or returns the store error window's kind.
+func (s *slowStore) enter(ctx context.Context) (errKind string) {
 	el := s.elapsed()
 	for _, w := range s.windows {
 		if !w.active(el) {
 			continue
+		}
+		if IsStoreError(w.Kind) {
+			return w.Kind
 		}
 		d := w.Latency
 		if w.Kind == StoreStall {
@@ -109,38 +141,101 @@ func (s *slowStore) delay(ctx context.Context) {
 		case <-t.C:
 		}
 		t.Stop()
-		return
+		return ""
 	}
+	return ""
+}
+
+// failCall is the error a call op fails with in a store error window of
+// kind, nil when kind does not touch it (a cancelled transaction is only
+// ever a transaction).
+func failCall(kind, op string) error {
+	switch kind {
+	case StoreThrottle:
+		return store.Throttled(op)
+	case StoreInternalError:
+		return store.InternalError(op)
+	}
+	return nil
 }
 
 func (s *slowStore) GetIdempotency(ctx context.Context, chat, key string, consistent bool) (store.IdempotencyRecord, bool, error) {
-	s.delay(ctx)
+	if err := failCall(s.enter(ctx), "GetItem idempotency_keys"); err != nil {
+		return store.IdempotencyRecord{}, false, err
+	}
 	return s.Store.GetIdempotency(ctx, chat, key, consistent)
 }
 
 func (s *slowStore) IsMember(ctx context.Context, chat, user string) (bool, error) {
-	s.delay(ctx)
+	if err := failCall(s.enter(ctx), "GetItem chat_memberships"); err != nil {
+		return false, err
+	}
 	return s.Store.IsMember(ctx, chat, user)
 }
 
+// IncrementCounter fails before applying in an internal error window: the
+// client still cannot know, and no sequence is handed out that the
+// history could not trace.
 func (s *slowStore) IncrementCounter(ctx context.Context, chat string) (uint64, error) {
-	s.delay(ctx)
+	if err := failCall(s.enter(ctx), "UpdateItem chat_counters ADD"); err != nil {
+		return 0, err
+	}
 	return s.Store.IncrementCounter(ctx, chat)
 }
 
 func (s *slowStore) GetCounter(ctx context.Context, chat string, consistent bool) (store.Counter, error) {
-	s.delay(ctx)
+	if err := failCall(s.enter(ctx), "GetItem chat_counters"); err != nil {
+		return store.Counter{}, err
+	}
 	return s.Store.GetCounter(ctx, chat, consistent)
 }
 
+func (s *slowStore) PutCounter(ctx context.Context, c store.Counter, cond store.Condition) error {
+	if err := failCall(s.enter(ctx), "PutItem chat_counters"); err != nil {
+		return err
+	}
+	return s.Store.PutCounter(ctx, c, cond)
+}
+
+// TransactWrite in an internal error window is applied first when the
+// write's coin says so; occ's transactions, which allocate, never are
+// (their allocation could not be traced).
 func (s *slowStore) TransactWrite(ctx context.Context, items []store.TxItem) error {
-	s.delay(ctx)
+	switch kind := s.enter(ctx); kind {
+	case TxnCanceledOther:
+		return store.CanceledOther(len(items))
+	case StoreInternalError:
+		if appliedCoin(items) {
+			_ = s.Store.TransactWrite(ctx, items)
+		}
+		return failCall(kind, "TransactWriteItems")
+	case StoreThrottle:
+		return failCall(kind, "TransactWriteItems")
+	}
 	return s.Store.TransactWrite(ctx, items)
 }
 
 func (s *slowStore) QueryMessages(ctx context.Context, q store.Query) ([]store.Message, error) {
-	s.delay(ctx)
+	if err := failCall(s.enter(ctx), "Query messages"); err != nil {
+		return nil, err
+	}
 	return s.Store.QueryMessages(ctx, q)
+}
+
+// appliedCoin is a fair coin fixed by a persist's transaction (its key and
+// sequence), so a rerun decides alike; false for a transaction that sets
+// the counter.
+func appliedCoin(items []store.TxItem) bool {
+	h := uint64(14695981039346656037)
+	for _, it := range items {
+		switch {
+		case it.PutCounter != nil:
+			return false
+		case it.PutIdempotency != nil:
+			h = fnv1a(it.PutIdempotency.Chat+"/"+it.PutIdempotency.Key) ^ it.PutIdempotency.Seq
+		}
+	}
+	return h%2 == 0
 }
 
 // scheduleCounterDeletions deletes counters at their times until ctx ends.

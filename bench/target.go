@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/chatseq/chatseq/sequencer"
@@ -42,11 +43,11 @@ type TargetEnv struct {
 type TargetFactory func(ctx context.Context, env TargetEnv) (Target, error)
 
 // StoreWindows wraps st so calls inside the run's store latency and stall
-// windows are delayed.
+// windows are delayed, and calls inside its store error windows fail.
 func (env TargetEnv) StoreWindows(st store.Store) store.Store {
 	var windows []TimedFault
 	for _, f := range env.Config.Timed {
-		if f.Kind == StoreLatency || f.Kind == StoreStall {
+		if slices.Contains(storeWindowKinds, f.Kind) {
 			windows = append(windows, f)
 		}
 	}

@@ -155,7 +155,12 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		}
 		var twin *sync.WaitGroup
 		if plan.Raced && attempt == 0 {
-			twin = w.startTwin(ctx, req, plan.TwinFaults, chatIdx)
+			// The two sends overlap for certain: each waits after its
+			// idempotency look-up for the other's.
+			race := sequencer.NewRace(2)
+			twinFaults := plan.TwinFaults
+			req.Faults.Race, twinFaults.Race = race[0], race[1]
+			twin = w.startTwin(ctx, req, twinFaults, chatIdx)
 		}
 		res := w.persistOnce(ctx, &w.tracer, w.pid, req, intended, chatIdx)
 		if twin != nil {

@@ -45,11 +45,10 @@ type reader struct {
 func (x *index) readers() (rs []reader, marked int) {
 	groups := map[readerKey]int{}
 	for i := range x.ops {
-		o := int32(i)
-		if x.ops[i].fn != fnSync || !x.invEv(o).Reader {
+		if x.ops[i].fn != fnSync || !x.ops[i].reader {
 			continue
 		}
-		k := readerKey{process: x.invEv(o).Process, chat: x.ops[i].chat}
+		k := readerKey{process: int(x.ops[i].process), chat: x.ops[i].chat}
 		g, ok := groups[k]
 		if !ok {
 			g = len(rs)
@@ -67,7 +66,7 @@ func (x *index) readers() (rs []reader, marked int) {
 		if x.ops[i].fn != fnSync || x.ops[i].status != stOK {
 			continue
 		}
-		if g, ok := groups[readerKey{process: x.invEv(o).Process, chat: x.ops[i].chat}]; ok {
+		if g, ok := groups[readerKey{process: int(x.ops[i].process), chat: x.ops[i].chat}]; ok {
 			rs[g].syncs = append(rs[g].syncs, o)
 		}
 	}
@@ -100,9 +99,9 @@ func catchUpAbsent(x *index, rs []reader, marked int) string {
 // or without that table an acknowledged (seq, message_id).
 type persistedMsg struct {
 	seq  uint64
-	id   string
-	line int   // its final line, or its earliest ack's line
-	fin  int32 // its final line's index, -1
+	id   uint32 // interned message id
+	line int    // its final line, or its earliest ack's line
+	fin  int32  // its final line's index, -1
 }
 
 // persistedIn lists chat c's persisted messages by sequence.
@@ -143,10 +142,11 @@ type readerSpan struct {
 	op         int32
 }
 
-// receivedMsg is a (seq, message_id) a reader's sync returned.
+// receivedMsg is a (seq, message_id) a reader's sync returned; syncs'
+// message ids are kept as hashes (midHash of an interned id).
 type receivedMsg struct {
 	seq uint64
-	id  string
+	id  uint64
 }
 
 // checkCatchUpCompleteness judges every reader; rs is non-empty (see
@@ -190,7 +190,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 				for k < len(got) && got[k].seq < s {
 					k++
 				}
-				if receivedAt(got[k:], s, msgs[m].id) {
+				if receivedAt(got[k:], s, x.midHash[msgs[m].id]) {
 					continue
 				}
 				missed++
@@ -236,24 +236,23 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 // (seq, message_id) its syncs returned, sorted by seq.
 func (x *index) readerView(r *reader, spans []readerSpan, got []receivedMsg) ([]readerSpan, []receivedMsg) {
 	for _, y := range r.syncs {
-		inv, d := x.invEv(y), x.doneEv(y)
-		if d.Sync == nil {
+		seqs, ids, ok := x.syncResult(y)
+		if !ok {
 			continue
 		}
-		seqs, ids := d.Sync.Seqs, d.Sync.MessageIDs
 		for k, s := range seqs {
-			id := ""
+			var id uint64
 			if k < len(ids) {
 				id = ids[k]
 			}
 			got = append(got, receivedMsg{seq: s, id: id})
 		}
-		if !inv.Reader || len(seqs) == 0 {
+		if !x.ops[y].reader || len(seqs) == 0 {
 			continue
 		}
 		top := slices.Max(seqs) // ascending when well formed; sync_completeness judges that
-		if top > inv.After {
-			spans = append(spans, readerSpan{after: inv.After, top: top, op: y})
+		if after := x.after(y); top > after {
+			spans = append(spans, readerSpan{after: after, top: top, op: y})
 		}
 	}
 	slices.SortFunc(spans, func(a, b readerSpan) int {
@@ -265,7 +264,7 @@ func (x *index) readerView(r *reader, spans []readerSpan, got []receivedMsg) ([]
 
 // receivedAt reports whether got, from its first entry with seq >= s,
 // holds (s, id).
-func receivedAt(got []receivedMsg, s uint64, id string) bool {
+func receivedAt(got []receivedMsg, s uint64, id uint64) bool {
 	for _, g := range got {
 		if g.seq != s {
 			return false
@@ -296,12 +295,12 @@ func (x *index) describeMiss(r *reader, m *persistedMsg, sp readerSpan) string {
 		}
 	}
 	return fmt.Sprintf("reader process %d on chat %q never received seq %d (%q, %s): its sync at line %d (after=%d) returned seq %d without it, so its cursor passed %d, and none of its %s returned it; %s",
-		r.key.process, x.chatNames[r.key.chat], m.seq, m.id, where, x.doneLine(sp.op), sp.after, sp.top, m.seq,
+		r.key.process, x.chatNames[r.key.chat], m.seq, x.midName(m.id), where, x.doneLine(sp.op), sp.after, sp.top, m.seq,
 		plural(len(r.syncs), "sync"), when)
 }
 
 // earliestAck is chat c's first ack of (seq, id) to return, -1.
-func (x *index) earliestAck(c int32, seq uint64, id string) int32 {
+func (x *index) earliestAck(c int32, seq uint64, id uint32) int32 {
 	lo, hi := span(x.ackSpan, c)
 	as := x.acks[lo:hi]
 	i, _ := slices.BinarySearchFunc(as, seq, func(o int32, s uint64) int { return cmp.Compare(x.ackSeq(o), s) })

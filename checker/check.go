@@ -12,13 +12,57 @@ import (
 )
 
 // Check judges h against every invariant HISTORY.md names. Invariants the
-// contract does not require are listed as not applicable with a reason;
-// none is silently skipped.
+// contract does not require, or whose evidence a complete history lacks
+// entirely, are listed as not applicable with a reason (unknown when
+// opt.Require names them); none is silently skipped.
+//
+// A history cut short (its header promised an end line it lacks) is judged
+// without its final lines, which a writer killed halfway through them left
+// incomplete: every invariant that reads final lines is unknown unless the
+// operations alone prove a violation (see cutShort).
 func Check(h *history.History, opt Options) Report {
 	began := time.Now()
-	x := buildIndex(h)
+	return logOf(h).check(h, opt, began)
+}
+
+// CheckFile reads the history at path straight into a Log, never holding
+// it whole, and judges it as Check does. The History returned holds the
+// header and the reader's warnings; a file that cannot be read is an error
+// (its *history.ParseError names the line).
+func CheckFile(path string, opt Options) (Report, *history.History, error) {
+	began := time.Now()
+	l := NewLog()
+	h, err := history.ScanFile(path, l)
+	if err != nil {
+		return Report{}, nil, err
+	}
+	return l.check(h, opt, began), h, nil
+}
+
+// Check judges the lines the Log took, with the header, warnings and end
+// of the file they came from (h need hold no lines). A Log is checked once.
+func (l *Log) Check(h *history.History, opt Options) Report {
+	return l.check(h, opt, time.Now())
+}
+
+func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
+	hasEvents := slices.ContainsFunc(l.fin, func(f cfin) bool { return f.Table == tableEvents })
+	cut := h.CutShort()
+	finals := len(l.fin)
+	if cut {
+		l.fin = nil
+	}
+	x := buildIndex(l, h.Header)
+	if cut {
+		x.warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
+			cutShortNote, finals)
+	}
+	return checkIndex(x, h, opt, began, hasEvents, cut)
+}
+
+func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasEvents, cut bool) Report {
 	built := len(x.warnings) // later warnings come from concurrent checkers
-	con, stated := resolveContract(h.Header.Contract, opt.Contract, x.hasEvents)
+	con, stated := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
 	r := Report{Contract: con, Invariants: []Result{}, NotApplicable: []NotApplicable{}}
 
 	results := map[string]Result{}
@@ -28,8 +72,12 @@ func Check(h *history.History, opt Options) Report {
 		results[res.Name] = res
 		mu.Unlock()
 	}
+	// Invariants that do not apply under the contract (or whose contract
+	// value HISTORY.md does not define), whatever the history holds.
+	byContract := map[string]bool{}
 	notApplicable := func(name, reason string) {
-		r.NotApplicable = append(r.NotApplicable, NotApplicable{Name: name, Reason: reason})
+		byContract[name] = true
+		put(Result{Name: name, Status: statusNA, Detail: reason, Lines: []int{}})
 	}
 	var gs gapStats
 	late, dups := 0, 0
@@ -58,6 +106,7 @@ func Check(h *history.History, opt Options) Report {
 	case history.GapsAllowed:
 		notApplicable(NameGapless, "contract gaps: allowed (ADR-004's two-phase allocation leaves gaps by design)")
 	default:
+		byContract[NameGapless] = true
 		put(badContract(NameGapless, "gaps", con.Gaps))
 	}
 	switch con.KeyReuse {
@@ -66,6 +115,7 @@ func Check(h *history.History, opt Options) Report {
 	case history.KeyReuseReturnOriginal:
 		notApplicable(NameKeyReuse, "contract key_reuse: return-original (a reused key must get the original sequence: idempotency_guarantee judges that)")
 	default:
+		byContract[NameKeyReuse] = true
 		put(badContract(NameKeyReuse, "key_reuse", con.KeyReuse))
 	}
 	switch con.Events {
@@ -78,12 +128,14 @@ func Check(h *history.History, opt Options) Report {
 			notApplicable(NameEventCompleteness, "no final events lines and the contract does not state events")
 		}
 	default:
+		byContract[NameEventCompleteness] = true
 		put(badContract(NameEventCompleteness, "events", con.Events))
 	}
 	runAll(tasks)
 
 	decided, undecided := 0, 0
 	if res := contractProblem(con); res != "" {
+		byContract[NameLinearizability] = true
 		put(Result{Name: NameLinearizability, Status: Unknown, Detail: "the model needs a valid contract: " + res, Lines: []int{}})
 	} else {
 		var res Result
@@ -91,8 +143,31 @@ func Check(h *history.History, opt Options) Report {
 		put(res)
 	}
 
+	if cut {
+		for name, res := range results {
+			if !byContract[name] {
+				results[name] = cutShort(res)
+			}
+		}
+	}
+	required := map[string]bool{}
+	for _, name := range opt.Require {
+		if !slices.Contains(InvariantNames, name) {
+			x.warn("--require %q: not an invariant the checker reports; ignored", name)
+		}
+		required[name] = true
+	}
 	for _, name := range InvariantNames {
-		if res, ok := results[name]; ok {
+		res, ok := results[name]
+		switch {
+		case !ok:
+		case res.Status == statusNA && required[name]:
+			res.Status = Unknown
+			res.Detail = "required, but not applicable: " + res.Detail
+			r.Invariants = append(r.Invariants, res)
+		case res.Status == statusNA:
+			r.NotApplicable = append(r.NotApplicable, NotApplicable{Name: name, Reason: res.Detail})
+		default:
 			r.Invariants = append(r.Invariants, res)
 		}
 	}
@@ -103,11 +178,52 @@ func Check(h *history.History, opt Options) Report {
 	slices.Sort(x.warnings[built:])
 	r.Warnings = append(r.Warnings, x.warnings...)
 	r.Stats = x.stats(gs, late, dups)
+	if opt.Interval > 0 {
+		r.Stats.IntervalAllocations, r.Stats.IntervalGaps = x.intervalGaps(opt.Interval)
+	}
 	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = decided, undecided
 	r.Stats.CatchUpMissed, r.Stats.EventsOutOfOrder = fs.missed, fs.outOfOrder
 	r.Stats.CheckMillis = time.Since(began).Milliseconds()
 	r.setValid()
 	return r
+}
+
+// readsFinalLines are the invariants judged, in whole or in part, by the
+// final state. The others read operations and traces only; linearizability
+// uses the final messages table only to bind operations of unknown outcome,
+// and without it treats them as wildcards, which is sound.
+var readsFinalLines = map[string]bool{
+	NameSequenceUniqueness: true, NameNoZeroSequence: true, NameCounterIsLastAllocated: true,
+	NameSequenceMonotonicity: true, NameCounterLowerBound: true, NameIdempotencyGuarantee: true,
+	NameIdempotencySeqConsist: true, NameAckImpliesPersistence: true, NameGapIsAllocation: true,
+	NameGapless: true, NameSyncCompleteness: true, NameEventCompleteness: true,
+	NameCatchUpCompleteness: true, NameEventOrder: true, // the messages table; the events
+}
+
+// cutShortNote begins the detail of every invariant a cut-short history
+// could not judge.
+const cutShortNote = "the final state was cut short (the header promises an end line and the file has none)"
+
+// cutShort adjusts res, judged without the final lines of a history that
+// was cut short. An invariant that reads final lines is unknown: a table
+// cut halfway proves nothing, and one not read back at all would have made
+// it fail. A violation found without them stands, since the operations
+// alone prove it. Invariants that read only operations are as judged.
+// Results the contract decides (not applicable under it, unknown for a
+// value HISTORY.md does not define) are not passed here.
+func cutShort(res Result) Result {
+	switch {
+	case res.Name == NameLinearizability && res.Status != statusNA:
+		res.Detail += "; judged without the final messages table, which was cut short"
+	case !readsFinalLines[res.Name]:
+	case res.Status == Fail:
+		res.Detail += "; " + cutShortNote + ": this violation is in the operations alone"
+	default:
+		res.Status = Unknown
+		res.Detail = cutShortNote + "; over the operations alone: " + res.Detail
+		res.Lines = []int{}
+	}
+	return res
 }
 
 // runAll runs tasks on GOMAXPROCS goroutines.
@@ -209,6 +325,9 @@ func (x *index) stats(gs gapStats, late, dups int) Stats {
 	}
 	for i := range x.ops {
 		o := int32(i)
+		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {
+			s.MaxAckedSeq = max(s.MaxAckedSeq, x.ackSeq(o))
+		}
 		if x.ops[i].fn == fnPersist {
 			s.Persists++
 		} else {
@@ -232,4 +351,26 @@ func (x *index) stats(gs gapStats, late, dups int) Stats {
 		}
 	}
 	return s
+}
+
+// intervalGaps counts, per interval of the history's clock, the traced
+// allocations and those whose sequence no final message holds on a chat
+// whose counter survived.
+func (x *index) intervalGaps(every time.Duration) (allocs, gaps []int64) {
+	for a := range x.allocs {
+		al := &x.allocs[a]
+		k := int(max(al.end, 0) / int64(every))
+		for len(allocs) <= k {
+			allocs, gaps = append(allocs, 0), append(gaps, 0)
+		}
+		allocs[k]++
+		c := x.counter[al.chat]
+		if c < 0 || x.fin[c].Missing {
+			continue
+		}
+		if i, j := x.msgAt(al.chat, al.seq); i == j {
+			gaps[k]++
+		}
+	}
+	return allocs, gaps
 }

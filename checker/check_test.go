@@ -77,10 +77,11 @@ func TestReportJSONShape(t *testing.T) {
 		t.Fatalf("not_applicable JSON: %s", raw)
 	}
 
-	// Unknown but no failure: valid is null and the exit code 3.
+	// Unknown but no failure: valid is null and the exit code 3 (here an
+	// invariant required but without evidence: no final messages lines).
 	b := newHB()
 	b.send(1, "A", "k1", 1)
-	u := b.check(t)
+	u := Check(&b.h, Options{Require: []string{NameAckImpliesPersistence}})
 	if u.Valid != nil || u.ExitCode() != 3 {
 		t.Fatalf("no finals: valid=%v exit=%d", u.Valid, u.ExitCode())
 	}

@@ -167,7 +167,7 @@ func TestOrderInvariantsAgreeWithPorcupine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for range 5000 {
 		items := randomIntervals(rng)
-		x := buildIndex(historyOf(items))
+		x := indexOf(historyOf(items))
 		want := porcupineIncreasing(items)
 		if got := checkAllocationMonotonicity(x); (got.Status == Pass) != want || got.Status == Unknown {
 			t.Fatalf("allocation_monotonicity = %s (%s), porcupine linearizable=%v: %+v", got.Status, got.Detail, want, items)

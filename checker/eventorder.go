@@ -23,7 +23,7 @@ import (
 // seqID is one message as an event names it.
 type seqID struct {
 	seq uint64
-	id  string
+	id  uint32 // interned message id
 }
 
 // checkEventOrder judges every chat's events; the history has events
@@ -34,16 +34,16 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 	order := slices.Clone(x.events)
 	sortByKey(order, func(i int32) sortKey {
 		f := &x.fin[i]
-		return sortKey{chat: x.finChat[i], a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
+		return sortKey{chat: f.chat, a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
 	})
 	seen := map[seqID]struct{}{}
 	dups, chats := 0, 0
 	for i := 0; i < len(order); {
-		c := x.finChat[order[i]]
+		c := x.fin[order[i]].chat
 		chats++
 		first := &x.fin[order[i]]
 		j := i
-		for ; j < len(order) && x.finChat[order[j]] == c; j++ {
+		for ; j < len(order) && x.fin[order[j]].chat == c; j++ {
 		}
 		// Each partition of the chat in offset order.
 		for p := i; p < j; {
@@ -70,7 +70,7 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 					inversions++
 					h := &x.fin[top]
 					v.fail([]int{h.Line, e.Line}, "chat %q: seq %d (%q) is at offset %d of partition %d (line %d), after seq %d at offset %d (line %d): a consumer of the partition receives %d before %d",
-						x.chatNames[c], e.Seq, e.MessageID, e.Offset, e.Partition, e.Line, h.Seq, h.Offset, h.Line, h.Seq, e.Seq)
+						x.chatNames[c], e.Seq, x.midName(e.MessageID), e.Offset, e.Partition, e.Line, h.Seq, h.Offset, h.Line, h.Seq, e.Seq)
 					continue
 				}
 				if top < 0 || e.Seq > x.fin[top].Seq {

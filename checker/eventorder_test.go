@@ -182,7 +182,7 @@ func TestEventOrderAgreesWithBruteForce(t *testing.T) {
 	for i := range 5000 {
 		h := randomEvents(rng)
 		want, split := bruteEventOrder(h.Finals)
-		x := buildIndex(h)
+		x := indexOf(h)
 		res, got, _ := checkEventOrder(x)
 		if got != want {
 			t.Fatalf("history %d: %d out of order, brute force %d: %s", i, got, want, res.Detail)

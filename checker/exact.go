@@ -23,12 +23,13 @@ type exactChat struct {
 	g      pgraph
 	opNode []int32 // per model op: its node (persists acked, rejections, syncs), -1
 
-	keys    []exactKey
-	keyOf   []int32 // per model op: its index in keys, -1 for syncs
-	seqs    []uint64
-	leaves  []int32 // node holding each of seqs
-	unknown []exactUnknown
-	blame   []int32 // the operations a counterexample names
+	keys      []exactKey
+	keyOf     []int32 // per model op: its index in keys, -1 for syncs
+	seqs      []uint64
+	leaves    []int32 // node holding each of seqs
+	unknown   []exactUnknown
+	confirmed []confirmed // sequences whose committer and message id are known
+	blame     []int32     // the operations a counterexample names
 }
 
 // exactKey gathers one key's operations. A key is committed by its persist
@@ -334,9 +335,6 @@ func (e *exactChat) placeSequences() (string, []int) {
 			}
 		case lSync:
 			e.opNode[i] = e.g.node(call, ret, int32(i))
-			for j, q := range o.seqs {
-				facts = append(facts, seqFact{seq: q, kind: factObserved, op: int32(i), id: o.ids[j]})
-			}
 		}
 	}
 	for k := range e.keys {
@@ -344,17 +342,26 @@ func (e *exactChat) placeSequences() (string, []int) {
 			facts = append(facts, seqFact{seq: key.seq, kind: factKey, key: int32(k)})
 		}
 	}
-	slices.SortFunc(facts, func(a, b seqFact) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.kind, b.kind), cmp.Compare(a.op, b.op), cmp.Compare(a.key, b.key))
-	})
+	sortFacts(facts)
+	// What syncs saw: most of it confirms a sequence whose committer and
+	// message id are already known, checked here; the rest joins the facts.
+	extra, topShown, d, l := e.syncObservations(facts)
+	if d != "" {
+		return d, l
+	}
+	if len(extra) > 0 {
+		facts = append(facts, extra...)
+		sortFacts(facts)
+	}
 	var top uint64 // gaps: forbidden: the highest sequence that must be committed
 	if e.forbidden {
+		top = topShown.seq
 		for _, f := range facts {
 			if f.kind != factKey || e.keys[f.key].first >= 0 {
 				top = max(top, f.seq)
 			}
 		}
-		if d, l := e.enoughCommitters(facts, top); d != "" {
+		if d, l := e.enoughCommitters(facts, top, topShown); d != "" {
 			return d, l
 		}
 	}
@@ -392,7 +399,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 
 // enoughCommitters refuses a gapless prefix longer than the operations that
 // could fill it, before a node is made for each of its sequences.
-func (e *exactChat) enoughCommitters(facts []seqFact, top uint64) (string, []int) {
+func (e *exactChat) enoughCommitters(facts []seqFact, top uint64, shown seqFact) (string, []int) {
 	could := uint64(0)
 	for k := range e.keys {
 		if e.keys[k].n >= 0 || e.keys[k].relOp >= 0 || e.keys[k].seq != 0 {
@@ -412,7 +419,7 @@ func (e *exactChat) enoughCommitters(facts []seqFact, top uint64) (string, []int
 			return e.alone(e.keys[f.key].first, why)
 		}
 	}
-	return "", nil // unreachable: top is some fact's sequence
+	return e.alone(shown.op, why) // a sync showed top
 }
 
 // placeSequence settles sequence s from its facts.
@@ -497,7 +504,7 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 	case committer >= 0:
 		e.addLeaf(s, e.opNode[committer])
 	case key >= 0 && !e.keys[key].seqZero:
-		if len(observed) == 0 && e.keys[key].first < 0 && !e.forbidden {
+		if len(observed) == 0 && e.keys[key].first < 0 && !e.forbidden && !e.shownBySync(s) {
 			return "", nil // nothing needs it: it may commit after everything
 		}
 		k := &e.keys[key]
@@ -676,4 +683,100 @@ func (e *exactChat) matchUnknowns() (string, []int) {
 		return e.explainUnmatched(need[:i+1], lst, supplyOp, order[:min(i, len(order))])
 	}
 	return "", nil
+}
+
+func sortFacts(facts []seqFact) {
+	slices.SortFunc(facts, func(a, b seqFact) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.kind, b.kind), cmp.Compare(a.op, b.op), cmp.Compare(a.key, b.key))
+	})
+}
+
+// confirmed is a sequence with one possible committer whose message id is
+// known: a sync showing it needs only its id compared.
+type confirmed struct {
+	seq   uint64
+	id    uint64
+	op    int32 // the committer
+	shown bool
+}
+
+// syncObservations compares each sequence a sync returned with its known
+// committer's message id, and returns as facts the observations of the
+// other sequences (no committer known, several possible, or an id not yet
+// known), with the highest sequence any sync showed.
+func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqFact, d string, l []int) {
+	m := e.m
+	e.confirmed = e.confirmed[:0]
+	for lo := 0; lo < len(facts); {
+		hi := lo
+		for hi < len(facts) && facts[hi].seq == facts[lo].seq {
+			hi++
+		}
+		c := confirmed{seq: facts[lo].seq, op: -1}
+		keys := 0
+		for _, f := range facts[lo:hi] {
+			switch f.kind {
+			case factNew:
+				if c.op < 0 {
+					c.op, c.id = f.op, m.ops[f.op].id
+				}
+			case factKey:
+				keys++
+				if k := &e.keys[f.key]; keys == 1 && !k.seqZero && k.relOp >= 0 {
+					if c.op < 0 || m.ops[c.op].kind != lNew {
+						c.op, c.id = k.relOp, m.ops[k.relOp].id
+					}
+				}
+			}
+		}
+		if c.op >= 0 && c.id != 0 && (m.ops[c.op].kind == lNew || keys == 1) {
+			e.confirmed = append(e.confirmed, c)
+		}
+		lo = hi
+	}
+	for i := range m.ops {
+		o := &m.ops[i]
+		if o.kind != lSync {
+			continue
+		}
+		j := 0
+		for k, q := range o.seqs {
+			if q > top.seq {
+				top = seqFact{seq: q, op: int32(i)}
+			}
+			j = e.findConfirmed(j, q)
+			if j < len(e.confirmed) && e.confirmed[j].seq == q {
+				c := &e.confirmed[j]
+				if o.ids[k] != c.id {
+					d, l = e.both(c.op, int32(i), fmt.Sprintf("they give sequence %d different message ids", q))
+					return nil, top, d, l
+				}
+				c.shown = true
+				continue
+			}
+			extra = append(extra, seqFact{seq: q, kind: factObserved, op: int32(i), id: o.ids[k]})
+		}
+	}
+	return extra, top, "", nil
+}
+
+// findConfirmed is the first index at or after from whose sequence is at
+// least q, for q above every sequence before from: a sync's sequences
+// ascend, so a short walk usually finds it.
+func (e *exactChat) findConfirmed(from int, q uint64) int {
+	c := e.confirmed
+	for steps := 0; from < len(c) && c[from].seq < q; steps++ {
+		if steps == 8 {
+			i, _ := slices.BinarySearchFunc(c[from:], q, func(c confirmed, q uint64) int { return cmp.Compare(c.seq, q) })
+			return from + i
+		}
+		from++
+	}
+	return from
+}
+
+// shownBySync reports whether a sync showed confirmed sequence s.
+func (e *exactChat) shownBySync(s uint64) bool {
+	i, ok := slices.BinarySearchFunc(e.confirmed, s, func(c confirmed, q uint64) int { return cmp.Compare(c.seq, q) })
+	return ok && e.confirmed[i].shown
 }

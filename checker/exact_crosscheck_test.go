@@ -376,7 +376,7 @@ func TestExactAgreesWithPorcupine(t *testing.T) {
 	byContract := map[string][2]int{}
 	for run := range runs {
 		c := randomExactCase(rng, run, names)
-		x := buildIndex(c.h)
+		x := indexOf(c.h)
 		m, _ := x.linearizabilityHistory(0, c.con, false)
 		if len(m.ops) == 0 {
 			continue

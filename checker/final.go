@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/chatseq/chatseq/history"
 )
 
 // Invariants over the final state (counters and messages tables), read
@@ -29,6 +31,22 @@ func (x *index) active(c int32) bool {
 	return x.opChatSpan[c+1] > x.opChatSpan[c] || x.allocSpan[c+1] > x.allocSpan[c] || x.msgSpan[c+1] > x.msgSpan[c]
 }
 
+// lacking says which of the final tables the history has no lines of:
+// "no final counters or messages lines".
+func (x *index) lacking(tables ...string) string {
+	var missing []string
+	for _, t := range tables {
+		has := map[string]bool{
+			history.TableCounters: x.hasCounters, history.TableMessages: x.hasMessages,
+			history.TableIdempotency: x.hasIdem, history.TableEvents: x.hasEvents,
+		}[t]
+		if !has {
+			missing = append(missing, t)
+		}
+	}
+	return "no final " + strings.Join(missing, " or ") + " lines"
+}
+
 // unjudged lists active chats that lack a usable counter, by reason.
 type unjudged map[string][]int32
 
@@ -46,11 +64,11 @@ func (u unjudged) report(x *index, v *verdict) {
 func checkCounterIsLastAllocated(x *index) Result {
 	v := newVerdict(NameCounterIsLastAllocated)
 	if !x.hasCounters {
-		v.unknown("no final counters lines")
+		v.notApplicable("no final counters lines")
 		return v.result()
 	}
 	u := unjudged{}
-	judged := 0
+	judged, present := 0, 0
 	var explained uint64
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
 		fi := x.counter[c]
@@ -62,9 +80,10 @@ func checkCounterIsLastAllocated(x *index) Result {
 		}
 		f := &x.fin[fi]
 		if f.Missing {
-			v.fail([]int{f.Line}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", f.Chat, f.Line)
+			v.fail([]int{f.Line}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", x.chatNames[f.chat], f.Line)
 			continue
 		}
+		present++
 		if len(x.allocs) == 0 {
 			continue
 		}
@@ -75,24 +94,24 @@ func checkCounterIsLastAllocated(x *index) Result {
 		if hi > lo {
 			a := x.allocBySeq[hi-1]
 			last = x.allocSeq(a)
-			lines = append(lines, x.ev[x.allocs[a].ev].Line)
+			lines = append(lines, int(x.allocs[a].line))
 		}
-		if f.Value > last && f.Value-last <= x.unknownUntraced[c] {
+		if f.value() > last && f.value()-last <= x.unknownUntraced[c] {
 			// Persists with unknown outcomes may have allocated without
 			// the answer coming back: that explains the difference.
-			explained += f.Value - last
+			explained += f.value() - last
 			continue
 		}
-		if f.Value != last {
+		if f.value() != last {
 			what := "no allocation was traced"
 			if hi > lo {
 				what = fmt.Sprintf("the last traced allocation is %d (line %d)", last, lines[1])
 			}
-			v.fail(lines, "chat %q: final counter is %d (line %d) but %s", f.Chat, f.Value, f.Line, what)
+			v.fail(lines, "chat %q: final counter is %d (line %d) but %s", x.chatNames[f.chat], f.value(), f.Line, what)
 		}
 	}
 	if len(x.allocs) == 0 {
-		v.unknown("no allocate traces: the last allocated sequence is not known")
+		v.notApplicable("no allocate traces: the last allocated sequence is not known (%s: the counter exists)", plural(present, "chat"))
 	}
 	u.report(x, v)
 	if explained > 0 {
@@ -108,11 +127,11 @@ func checkCounterIsLastAllocated(x *index) Result {
 func checkSequenceMonotonicity(x *index) Result {
 	v := newVerdict(NameSequenceMonotonicity)
 	if !x.hasCounters {
-		v.unknown("no final counters lines")
+		v.notApplicable("no final counters lines")
 		return v.result()
 	}
 	if len(x.msgs) == 0 && len(x.acks) == 0 {
-		v.unknown("no final messages and no acks to compare counters with")
+		v.notApplicable("no final messages and no acks to compare counters with")
 		return v.result()
 	}
 	u := unjudged{}
@@ -131,13 +150,13 @@ func checkSequenceMonotonicity(x *index) Result {
 		judged++
 		f := &x.fin[fi]
 		if mhi > mlo {
-			if m := &x.fin[x.msgs[mhi-1]]; m.Seq > f.Value {
-				v.fail([]int{f.Line, m.Line}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", f.Chat, f.Value, f.Line, m.Seq, m.Line)
+			if m := &x.fin[x.msgs[mhi-1]]; m.Seq > f.value() {
+				v.fail([]int{f.Line, m.Line}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, m.Seq, m.Line)
 			}
 		}
 		if ahi > alo {
-			if o := x.acks[ahi-1]; x.ackSeq(o) > f.Value {
-				v.fail([]int{f.Line, x.doneLine(o)}, "chat %q: final counter %d (line %d) is below the acknowledged seq %d (line %d)", f.Chat, f.Value, f.Line, x.ackSeq(o), x.doneLine(o))
+			if o := x.acks[ahi-1]; x.ackSeq(o) > f.value() {
+				v.fail([]int{f.Line, x.doneLine(o)}, "chat %q: final counter %d (line %d) is below the acknowledged seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, x.ackSeq(o), x.doneLine(o))
 			}
 		}
 	}
@@ -154,7 +173,7 @@ func checkSequenceMonotonicity(x *index) Result {
 func checkCounterLowerBound(x *index) Result {
 	v := newVerdict(NameCounterLowerBound)
 	if !x.hasCounters || !x.hasMessages {
-		v.unknown("needs final counters and messages lines (have counters: %v, messages: %v)", x.hasCounters, x.hasMessages)
+		v.notApplicable("%s", x.lacking(history.TableCounters, history.TableMessages))
 		return v.result()
 	}
 	u := unjudged{}
@@ -178,18 +197,18 @@ func checkCounterLowerBound(x *index) Result {
 				count++
 			}
 		}
-		if uint64(count) > f.Value {
+		if uint64(count) > f.value() {
 			// The full counterexample is the counter and counter+1
 			// messages; beyond 48 lines show the counter and the highest.
 			lines := []int{f.Line}
-			if f.Value+1 <= 48 {
-				for _, m := range ms[:f.Value+1] {
+			if f.value()+1 <= 48 {
+				for _, m := range ms[:f.value()+1] {
 					lines = append(lines, x.fin[m].Line)
 				}
 			} else {
 				lines = append(lines, x.fin[ms[len(ms)-1]].Line)
 			}
-			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", f.Chat, count, f.Value, f.Line)
+			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", x.chatNames[f.chat], count, f.value(), f.Line)
 		}
 	}
 	u.report(x, v)
@@ -204,14 +223,14 @@ func checkAckImpliesPersistence(x *index) Result {
 	v := newVerdict(NameAckImpliesPersistence)
 	if !x.hasMessages {
 		if len(x.acks) > 0 {
-			v.unknown("%s but no final messages lines (the table was not dumped, or is empty, which would violate this invariant)", plural(len(x.acks), "ack"))
+			v.notApplicable("%s but no final messages lines: the history holds no final state to find them in", plural(len(x.acks), "ack"))
 		} else {
-			v.unknown("no acks and no final messages lines")
+			v.notApplicable("no acks and no final messages lines")
 		}
 		return v.result()
 	}
 	if len(x.acks) == 0 {
-		v.unknown("no acknowledged persists")
+		v.notApplicable("no acknowledged persists")
 		return v.result()
 	}
 	for _, o := range x.acks {
@@ -222,10 +241,10 @@ func checkAckImpliesPersistence(x *index) Result {
 		}
 		if at >= 0 {
 			v.fail([]int{x.doneLine(o), x.fin[at].Line}, "chat %q seq %d was acknowledged as %q (line %d) but the final table holds %q there (line %d)",
-				x.chatNames[c], seq, id, x.doneLine(o), x.fin[at].MessageID, x.fin[at].Line)
+				x.chatNames[c], seq, x.midName(id), x.doneLine(o), x.midName(x.fin[at].MessageID), x.fin[at].Line)
 		} else {
 			v.fail([]int{x.doneLine(o)}, "chat %q seq %d was acknowledged as %q (line %d) but no final message has that sequence",
-				x.chatNames[c], seq, id, x.doneLine(o))
+				x.chatNames[c], seq, x.midName(id), x.doneLine(o))
 		}
 	}
 	v.pass("%s found in the final messages table with the acknowledged message_id", plural(len(x.acks), "ack"))
@@ -247,7 +266,7 @@ func checkGaps(x *index) (Result, gapStats) {
 	v := newVerdict(NameGapIsAllocation)
 	gs := gapStats{causes: map[string]int{}}
 	if !x.hasCounters || !x.hasMessages {
-		v.unknown("needs final counters and messages lines (have counters: %v, messages: %v)", x.hasCounters, x.hasMessages)
+		v.notApplicable("%s", x.lacking(history.TableCounters, history.TableMessages))
 		return v.result(), gs
 	}
 	u := unjudged{}
@@ -262,10 +281,10 @@ func checkGaps(x *index) (Result, gapStats) {
 			continue
 		}
 		f := &x.fin[fi]
-		if f.Value > x.initialCounter {
-			gs.allocated += f.Value - x.initialCounter
+		if f.value() > x.initialCounter {
+			gs.allocated += f.value() - x.initialCounter
 		}
-		chatGaps, untraced, firstUntraced := x.walkGaps(c, f.Value, gs.causes)
+		chatGaps, untraced, firstUntraced := x.walkGaps(c, f.value(), gs.causes)
 		gs.gaps += chatGaps
 		switch {
 		case chatGaps == 0:
@@ -277,11 +296,11 @@ func checkGaps(x *index) (Result, gapStats) {
 		case untraced > 0:
 			gs.causes["untraced"] += int(min(untraced, 1<<62))
 			v.fail([]int{f.Line}, "chat %q: %d sequences ≤ counter %d (line %d) have neither a message nor a traced allocation, the first is %d",
-				f.Chat, untraced, f.Value, f.Line, firstUntraced)
+				x.chatNames[f.chat], untraced, f.value(), f.Line, firstUntraced)
 		}
 	}
 	if untracedChats > 0 {
-		v.unknown("%d gaps in %s but no allocate traces to explain them", gs.gaps, plural(untracedChats, "chat"))
+		v.notApplicable("%d gaps in %s but no allocate traces to explain them", gs.gaps, plural(untracedChats, "chat"))
 	}
 	u.report(x, v)
 	v.pass("%s", gapSummary(gs))
@@ -392,7 +411,7 @@ func gapSummary(gs gapStats) string {
 func checkGapless(x *index) Result {
 	v := newVerdict(NameGapless)
 	if !x.hasMessages && len(x.acks) == 0 {
-		v.unknown("no final messages lines and no acks")
+		v.notApplicable("no final messages lines and no acks")
 		return v.result()
 	}
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {

@@ -36,18 +36,18 @@ func TestCounterIsLastAllocated(t *testing.T) {
 	t.Run("passes", func(t *testing.T) {
 		must(t, validHistory().check(t), NameCounterIsLastAllocated, Pass)
 	})
-	t.Run("unknown without traces or counters", func(t *testing.T) {
+	t.Run("n/a without traces or counters", func(t *testing.T) {
 		b := newHB()
 		b.invoke(1, "A", "k1")
 		b.ok(1, "A", "k1", 1, "m")
 		b.counter("A", 1)
-		res := must(t, b.check(t), NameCounterIsLastAllocated, Unknown)
-		mustContain(t, res.Detail, "no allocate traces")
+		na := mustNA(t, b.check(t), NameCounterIsLastAllocated)
+		mustContain(t, na.Reason, "no allocate traces: the last allocated sequence is not known (1 chat: the counter exists)")
 
 		b = newHB()
 		b.send(1, "A", "k1", 1)
-		res = must(t, b.check(t), NameCounterIsLastAllocated, Unknown)
-		mustContain(t, res.Detail, "no final counters lines")
+		na = mustNA(t, b.check(t), NameCounterIsLastAllocated)
+		mustContain(t, na.Reason, "no final counters lines")
 	})
 }
 
@@ -67,7 +67,10 @@ func TestSequenceMonotonicity(t *testing.T) {
 	must(t, validHistory().check(t), NameSequenceMonotonicity, Pass)
 	b = newHB()
 	b.send(1, "A", "k1", 1)
-	must(t, b.check(t), NameSequenceMonotonicity, Unknown)
+	mustContain(t, mustNA(t, b.check(t), NameSequenceMonotonicity).Reason, "no final counters lines")
+	b = newHB()
+	b.counter("A", 0)
+	mustContain(t, mustNA(t, b.check(t), NameSequenceMonotonicity).Reason, "no final messages and no acks")
 }
 
 func TestCounterLowerBound(t *testing.T) {
@@ -83,7 +86,10 @@ func TestCounterLowerBound(t *testing.T) {
 	b = newHB()
 	b.send(1, "A", "k1", 1)
 	b.counter("A", 1)
-	must(t, b.check(t), NameCounterLowerBound, Unknown)
+	mustContain(t, mustNA(t, b.check(t), NameCounterLowerBound).Reason, "no final messages lines")
+	b = newHB()
+	b.send(1, "A", "k1", 1)
+	mustContain(t, mustNA(t, b.check(t), NameCounterLowerBound).Reason, "no final counters or messages lines")
 }
 
 func TestAckImpliesPersistence(t *testing.T) {
@@ -108,12 +114,18 @@ func TestAckImpliesPersistence(t *testing.T) {
 	t.Run("passes", func(t *testing.T) {
 		must(t, validHistory().check(t), NameAckImpliesPersistence, Pass)
 	})
-	t.Run("unknown", func(t *testing.T) {
+	t.Run("n/a", func(t *testing.T) {
 		b := newHB()
 		b.send(1, "A", "k1", 1)
 		b.counter("A", 1)
-		res := must(t, b.check(t), NameAckImpliesPersistence, Unknown)
-		mustContain(t, res.Detail, "no final messages lines")
+		na := mustNA(t, b.check(t), NameAckImpliesPersistence)
+		mustContain(t, na.Reason, "1 ack but no final messages lines")
+		b = newHB()
+		b.invoke(1, "A", "k1")
+		b.info(1, "A", "k1", "timeout")
+		b.msg("A", 1, "m-k1", "k1")
+		na = mustNA(t, b.check(t), NameAckImpliesPersistence)
+		mustContain(t, na.Reason, "no acknowledged persists")
 	})
 }
 
@@ -150,14 +162,14 @@ func TestGapIsAllocationWithoutPersistence(t *testing.T) {
 		res := mustFail(t, r, NameGapIsAllocation, c)
 		mustContain(t, res.Detail, "999999999999 sequences")
 	})
-	t.Run("unknown without traces", func(t *testing.T) {
+	t.Run("n/a without traces", func(t *testing.T) {
 		b := newHB()
 		b.invoke(1, "A", "k2")
 		b.ok(1, "A", "k2", 2, "m-k2")
 		b.counter("A", 2)
 		b.msg("A", 2, "m-k2", "k2")
-		res := must(t, b.check(t), NameGapIsAllocation, Unknown)
-		mustContain(t, res.Detail, "no allocate traces")
+		na := mustNA(t, b.check(t), NameGapIsAllocation)
+		mustContain(t, na.Reason, "1 gaps in 1 chat but no allocate traces")
 	})
 	t.Run("no gaps needs no traces", func(t *testing.T) {
 		b := newHB()

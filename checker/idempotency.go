@@ -1,6 +1,10 @@
 package checker
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/chatseq/chatseq/history"
+)
 
 // keyOps returns key k's persist operations in invoke order.
 func (x *index) keyOps(k int32) []int32 {
@@ -15,7 +19,7 @@ func (x *index) keyOps(k int32) []int32 {
 func checkIdempotencyGuarantee(x *index) Result {
 	v := newVerdict(NameIdempotencyGuarantee)
 	if len(x.acks) == 0 && !x.hasMessages {
-		v.unknown("no acknowledged persists and no final messages lines")
+		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}
 	multiSender := 0
@@ -23,7 +27,7 @@ func checkIdempotencyGuarantee(x *index) Result {
 		first := int32(-1)
 		ops := x.keyOps(k)
 		for _, o := range ops {
-			if x.invEv(o).Sender != x.invEv(ops[0]).Sender {
+			if x.ops[o].sender != x.ops[ops[0]].sender {
 				multiSender++
 				break
 			}
@@ -38,14 +42,14 @@ func checkIdempotencyGuarantee(x *index) Result {
 			}
 			if x.ackSeq(o) != x.ackSeq(first) || x.ackID(o) != x.ackID(first) {
 				v.fail([]int{x.doneLine(first), x.doneLine(o)}, "chat %q key %q answered seq %d %q (line %d) and seq %d %q (line %d)",
-					x.chatNames[x.keyChat[k]], x.keyNames[k], x.ackSeq(first), x.ackID(first), x.doneLine(first), x.ackSeq(o), x.ackID(o), x.doneLine(o))
+					x.chatNames[x.keyChat[k]], x.keyNames[k], x.ackSeq(first), x.midName(x.ackID(first)), x.doneLine(first), x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o))
 			}
 		}
 		if m2 := x.keyMsg2[k]; m2 >= 0 {
 			a, b := &x.fin[x.keyMsg[k]], &x.fin[m2]
 			if a.Seq != b.Seq || a.MessageID != b.MessageID {
 				v.fail([]int{a.Line, b.Line}, "chat %q key %q is carried by two final messages: seq %d (line %d) and seq %d (line %d)",
-					a.Chat, a.Key, a.Seq, a.Line, b.Seq, b.Line)
+					x.chatNames[a.chat], x.finKeyName(a), a.Seq, a.Line, b.Seq, b.Line)
 			}
 		}
 	}
@@ -53,9 +57,10 @@ func checkIdempotencyGuarantee(x *index) Result {
 		x.warn("%d idempotency keys were sent by more than one sender in one chat: keys are scoped per chat (ADR-004), so those senders share one message", multiSender)
 	}
 	if !x.hasMessages {
-		v.unknown("no final messages lines: 'at most one message per key' not checked")
+		v.pass("%s: every ok response agrees (no final messages lines: 'at most one message per key' not judged)", plural(len(x.keyNames), "key"))
+	} else {
+		v.pass("%s: every ok response agrees, at most one message each", plural(len(x.keyNames), "key"))
 	}
-	v.pass("%s: every ok response agrees, at most one message each", plural(len(x.keyNames), "key"))
 	return v.result()
 }
 
@@ -66,7 +71,7 @@ func checkIdempotencyGuarantee(x *index) Result {
 func checkIdempotencySequenceConsistency(x *index) Result {
 	v := newVerdict(NameIdempotencySeqConsist)
 	if !x.hasIdem || !x.hasMessages {
-		v.unknown("needs final idempotency and messages lines (have idempotency: %v, messages: %v)", x.hasIdem, x.hasMessages)
+		v.notApplicable("%s", x.lacking(history.TableIdempotency, history.TableMessages))
 		return v.result()
 	}
 	pairs := 0
@@ -74,7 +79,7 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 		rec, msg := x.keyIdem[k], x.keyMsg[k]
 		if r2 := x.keyIdem2[k]; r2 >= 0 {
 			a, b := &x.fin[rec], &x.fin[r2]
-			v.fail([]int{a.Line, b.Line}, "chat %q key %q has two idempotency records (lines %d and %d)", a.Chat, a.Key, a.Line, b.Line)
+			v.fail([]int{a.Line, b.Line}, "chat %q key %q has two idempotency records (lines %d and %d)", x.chatNames[a.chat], x.finKeyName(a), a.Line, b.Line)
 		}
 		switch {
 		case rec >= 0 && msg >= 0:
@@ -82,14 +87,14 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 			r, m := &x.fin[rec], &x.fin[msg]
 			if r.Seq != m.Seq || r.MessageID != m.MessageID {
 				v.fail([]int{r.Line, m.Line}, "chat %q key %q: idempotency record says seq %d %q (line %d), the message says seq %d %q (line %d)",
-					r.Chat, r.Key, r.Seq, r.MessageID, r.Line, m.Seq, m.MessageID, m.Line)
+					x.chatNames[r.chat], x.finKeyName(r), r.Seq, x.midName(r.MessageID), r.Line, m.Seq, x.midName(m.MessageID), m.Line)
 			}
 		case rec >= 0:
 			r := &x.fin[rec]
-			v.fail([]int{r.Line}, "chat %q key %q: idempotency record (line %d) but no message carries the key", r.Chat, r.Key, r.Line)
+			v.fail([]int{r.Line}, "chat %q key %q: idempotency record (line %d) but no message carries the key", x.chatNames[r.chat], x.finKeyName(r), r.Line)
 		case msg >= 0:
 			m := &x.fin[msg]
-			v.fail([]int{m.Line}, "chat %q key %q: message at seq %d (line %d) has no idempotency record", m.Chat, m.Key, m.Seq, m.Line)
+			v.fail([]int{m.Line}, "chat %q key %q: message at seq %d (line %d) has no idempotency record", x.chatNames[m.chat], x.finKeyName(m), m.Seq, m.Line)
 		}
 	}
 	if x.nKeylessMsg > 0 {
@@ -116,10 +121,17 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 func checkKeyReuse(x *index) Result {
 	v := newVerdict(NameKeyReuse)
 	if len(x.ops) == 0 {
-		v.unknown("no operations")
+		v.notApplicable("no operations")
 		return v.result()
 	}
 	noHash, rejections, reuses := 0, 0, 0
+	anyHash := false
+	for i := range x.ops {
+		if x.ops[i].fn == fnPersist && x.ops[i].payload != 0 {
+			anyHash = true
+			break
+		}
+	}
 	for k := int32(0); k < int32(len(x.keyNames)); k++ {
 		ops := x.keyOps(k)
 		if len(ops) < 2 {
@@ -131,10 +143,10 @@ func checkKeyReuse(x *index) Result {
 			}
 			continue
 		}
-		hash := func(o int32) string { return x.invEv(o).PayloadHash }
+		hash := func(o int32) uint64 { return x.ops[o].payload }
 		var committers []int32
 		for _, o := range ops {
-			if hash(o) == "" {
+			if hash(o) == 0 {
 				noHash++
 			}
 			if x.ops[o].status == stOK && !x.isDedup(o) {
@@ -142,13 +154,13 @@ func checkKeyReuse(x *index) Result {
 			}
 		}
 		for _, b := range ops {
-			if hash(b) == "" {
+			if hash(b) == 0 {
 				continue
 			}
 			switch {
 			case x.ops[b].status == stOK && !x.isDedup(b):
 				for _, a := range committers {
-					if a != b && hash(a) != "" && hash(a) != hash(b) && x.ret(a) < x.call(b) {
+					if a != b && hash(a) != 0 && hash(a) != hash(b) && x.ret(a) < x.call(b) {
 						reuses++
 						v.fail(append(x.opLines(a), x.opLines(b)...), "chat %q key %q held other content since line %d, yet the persist at line %d was acked as new at line %d instead of rejected",
 							x.chatNames[x.keyChat[k]], x.keyNames[k], x.doneLine(a), x.invLine(b), x.doneLine(b))
@@ -165,7 +177,7 @@ func checkKeyReuse(x *index) Result {
 						continue
 					}
 					cands++
-					if hash(a) == "" || hash(a) == hash(b) {
+					if hash(a) == 0 || hash(a) == hash(b) {
 						other = -2 // some candidate had the same content
 						break
 					}
@@ -186,20 +198,23 @@ func checkKeyReuse(x *index) Result {
 			}
 		}
 	}
-	if noHash > 0 {
-		v.unknown("%s without payload_hash", plural(noHash, "persist"))
+	switch {
+	case noHash > 0 && anyHash:
+		v.unknown("%s of reused keys without payload_hash", plural(noHash, "persist"))
+	case noHash > 0:
+		v.notApplicable("keys are reused but no persist carries a payload_hash: a retry cannot be told from a key reused with other content")
 	}
 	v.pass("%s and %s of reused keys judged", plural(rejections, "rejection"), plural(reuses, "acceptance"))
 	return v.result()
 }
 
 func (x *index) isRejection(o int32) bool {
-	return x.ops[o].status == stFail && x.doneEv(o).Error == "idempotency_key_reused"
+	return x.ops[o].status == stFail && x.errNames[x.ops[o].err] == "idempotency_key_reused"
 }
 
 // falseRejection explains why rejection r of a key was wrong, or returns "".
 func (x *index) falseRejection(r int32, ops, committers []int32) (string, []int) {
-	hash := func(o int32) string { return x.invEv(o).PayloadHash }
+	hash := func(o int32) uint64 { return x.ops[o].payload }
 	if len(committers) > 0 {
 		a := committers[0] // a second committer is idempotency_guarantee's failure
 		switch {

@@ -37,8 +37,10 @@ func TestIdempotencyGuaranteePassesAndWarns(t *testing.T) {
 	b.invoke(3, "A", "k")
 	b.dedup(3, "A", "k", 1, "m-k")
 	r = b.check(t)
-	res := must(t, r, NameIdempotencyGuarantee, Unknown) // no final messages
-	mustContain(t, res.Detail, "at most one message per key")
+	// No final messages: the acks are judged, the table part does not
+	// apply.
+	res := must(t, r, NameIdempotencyGuarantee, Pass)
+	mustContain(t, res.Detail, "every ok response agrees (no final messages lines: 'at most one message per key' not judged)")
 	found := false
 	for _, w := range r.Warnings {
 		found = found || strings.Contains(w, "more than one sender")
@@ -77,7 +79,16 @@ func TestIdempotencySequenceConsistency(t *testing.T) {
 	b.send(1, "A", "k1", 1)
 	b.counter("A", 1)
 	b.msg("A", 1, "m-k1", "k1")
-	must(t, b.check(t), NameIdempotencySeqConsist, Unknown)
+	mustContain(t, mustNA(t, b.check(t), NameIdempotencySeqConsist).Reason, "no final idempotency lines")
+
+	// Messages without a key: the table is there but cannot be matched.
+	b = newHB()
+	b.send(1, "A", "k1", 1)
+	b.idem("A", "k1", 1, "m-k1")
+	b.msg("A", 1, "m-k1", "k1")
+	b.msg("A", 2, "m-2", "")
+	res := must(t, b.check(t), NameIdempotencySeqConsist, Unknown)
+	mustContain(t, res.Detail, "1 final message carry no key")
 }
 
 func TestKeyReuse(t *testing.T) {
@@ -129,13 +140,26 @@ func TestKeyReuse(t *testing.T) {
 		b.fail(2, "A", "q", "idempotency_key_reused")
 		must(t, b.check(t), NameKeyReuse, Pass)
 	})
-	t.Run("unknown without payload hashes", func(t *testing.T) {
+	t.Run("n/a without payload hashes", func(t *testing.T) {
 		b := newHBContract(reject)
 		b.invokeHash(1, "A", "k", "")
 		b.ok(1, "A", "k", 1, "m-k")
 		b.invokeHash(2, "A", "k", "")
 		b.dedup(2, "A", "k", 1, "m-k")
+		na := mustNA(t, b.check(t), NameKeyReuse)
+		mustContain(t, na.Reason, "no persist carries a payload_hash")
+	})
+	t.Run("unknown when some payload hashes are missing", func(t *testing.T) {
+		b := newHBContract(reject)
+		b.invokeHash(1, "A", "k", "h1")
+		b.ok(1, "A", "k", 1, "m-k")
+		b.invokeHash(2, "A", "k", "")
+		b.dedup(2, "A", "k", 1, "m-k")
 		res := must(t, b.check(t), NameKeyReuse, Unknown)
-		mustContain(t, res.Detail, "without payload_hash")
+		mustContain(t, res.Detail, "1 persist of reused keys without payload_hash")
+	})
+	t.Run("n/a without operations", func(t *testing.T) {
+		b := newHBContract(reject)
+		mustContain(t, mustNA(t, b.check(t), NameKeyReuse).Reason, "no operations")
 	})
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/chatseq/chatseq/history"
 )
 
-// The index is built once per Check and shared by every invariant. It holds
-// int32 references into the history rather than copies of its events, so a
-// million-operation history costs tens of megabytes here, not hundreds.
+// The index is built once per Check from a Log and shared by every
+// invariant: the Log's compact records, and views of them sorted by chat,
+// sequence and key.
 
 type fnKind uint8
 
@@ -36,58 +36,16 @@ const (
 	timeMax = math.MaxInt64 // the return of an operation whose outcome is unknown
 )
 
-// op is one operation: an invoke paired with the next completion of the
-// same process.
-type op struct {
-	inv    int32 // index of the invoke in Events
-	done   int32 // index of the completion; -1 if none
-	chat   int32
-	key    int32 // scoped idempotency key of a persist; -1 for syncs
-	fn     fnKind
-	status opStatus
-	// dedup: an ok answered as a replay (its completion's dedup), kept
-	// here because the checkers ask for every operation and the event is
-	// a cache miss away.
-	dedup bool
-}
-
-// alloc is one traced counter allocation: it returned during [start, end].
-type alloc struct {
-	ev    int32 // the trace event (its Time is the end)
-	op    int32 // the operation it was handed to; -1 if none was outstanding
-	chat  int32
-	start int64
-}
-
-// scopedKey is the scope of an idempotency key. ADR-004 keys the
+// scopeOf is the scope of an idempotency key. ADR-004 keys the
 // idempotency table by (chat_id, client_message_id), so keys are scoped per
-// chat. ADR-001 also says "unique per client per chat": scoping per sender
-// would add the sender here (finals would then need a sender field too).
-type scopedKey struct {
-	chat int32
-	key  string
-}
+// chat (the Log numbers them per chat). ADR-001 also says "unique per
+// client per chat": scoping per sender would add the sender here (finals
+// would then need a sender field too).
+func scopeOf(_ /* sender */, key string) string { return key }
 
-func scopeOf(chat int32, _ /* sender */, key string) scopedKey {
-	return scopedKey{chat: chat, key: key}
-}
-
+// index is a Log with the sorted views every invariant shares.
 type index struct {
-	h   *history.History
-	ev  []history.Event
-	fin []history.Final
-
-	chatNames []string
-	chatIDs   map[string]int32
-
-	ops    []op
-	allocs []alloc
-
-	keyIDs []map[string]int32 // by chat: a key's id in its scope
-	// persistsIn counts each chat's persist invokes, to size its keyIDs.
-	persistsIn map[string]int
-	keyNames   []string
-	keyChat    []int32
+	*Log
 
 	// Sorted views; *Span[c]..*Span[c+1] is chat c's slice of each.
 	acks        []int32 // persist-ok ops by (chat, seq, call)
@@ -107,8 +65,6 @@ type index struct {
 	keyMsg2     []int32 // per key: a second one, -1
 	keyIdem     []int32 // per key: first final idempotency record, -1
 	keyIdem2    []int32 // per key: a second one, -1
-	finChat     []int32 // per final line: its chat
-	finKey      []int32 // per final messages/idempotency line: its key, -1
 	keyCreated  []bool  // per key: some persist was acked as its new message
 	nKeylessMsg int     // final messages without a key
 
@@ -122,8 +78,7 @@ type index struct {
 	// whose answer never came back (a timeout on step 3).
 	unknownUntraced []uint64
 
-	warnMu   sync.Mutex // invariants run concurrently and may warn
-	warnings []string
+	warnMu sync.Mutex // invariants run concurrently and may warn
 }
 
 func (x *index) warn(format string, args ...any) {
@@ -132,86 +87,69 @@ func (x *index) warn(format string, args ...any) {
 	x.warnings = append(x.warnings, fmt.Sprintf(format, args...))
 }
 
-func (x *index) chat(name string) int32 {
-	if id, ok := x.chatIDs[name]; ok {
-		return id
-	}
-	id := int32(len(x.chatNames))
-	x.chatIDs[name] = id
-	x.chatNames = append(x.chatNames, name)
-	return id
-}
-
-// keyID numbers scoped keys densely. A map per chat keyed by the string
-// alone takes the runtime's fast path for string keys: a map keyed by the
-// struct hashed both fields generically, a sixth of a many-chat check.
-func (x *index) keyID(k scopedKey) int32 {
-	for int(k.chat) >= len(x.keyIDs) {
-		x.keyIDs = append(x.keyIDs, nil)
-	}
-	ids := x.keyIDs[k.chat]
-	if ids == nil {
-		ids = make(map[string]int32, x.persistsIn[x.chatNames[k.chat]])
-		x.keyIDs[k.chat] = ids
-	}
-	if id, ok := ids[k.key]; ok {
-		return id
-	}
-	id := int32(len(x.keyNames))
-	ids[k.key] = id
-	x.keyNames = append(x.keyNames, k.key)
-	x.keyChat = append(x.keyChat, k.chat)
-	return id
-}
-
 // Accessors.
 
-func (x *index) invEv(o int32) *history.Event { return &x.ev[x.ops[o].inv] }
-
-func (x *index) doneEv(o int32) *history.Event {
-	if d := x.ops[o].done; d >= 0 {
-		return &x.ev[d]
-	}
-	return nil
-}
-
-func (x *index) call(o int32) int64 { return x.ev[x.ops[o].inv].Time }
+func (x *index) call(o int32) int64 { return x.ops[o].call }
 
 // ret is when o's effect is known to be over: its completion for ok and
 // fail, never for info and unfinished operations (open-ended).
 func (x *index) ret(o int32) int64 {
 	switch x.ops[o].status {
 	case stOK, stFail:
-		return x.ev[x.ops[o].done].Time
+		return x.ops[o].done
 	}
 	return timeMax
 }
 
-func (x *index) ackSeq(o int32) uint64 { return x.ev[x.ops[o].done].Seq }
+func (x *index) ackSeq(o int32) uint64 { return x.ops[o].seq }
 
-func (x *index) ackID(o int32) string { return x.ev[x.ops[o].done].MessageID }
+func (x *index) ackID(o int32) uint32 { return x.ops[o].mid }
 
-func (x *index) invLine(o int32) int { return x.ev[x.ops[o].inv].Line }
+// midName is an interned message id's text.
+func (x *index) midName(id uint32) string { return x.midNames[id] }
 
-func (x *index) doneLine(o int32) int {
-	if d := x.ops[o].done; d >= 0 {
-		return x.ev[d].Line
-	}
-	return 0
-}
+func (x *index) invLine(o int32) int { return int(x.ops[o].invLine) }
+
+func (x *index) doneLine(o int32) int { return int(x.ops[o].doneLine) }
 
 func (x *index) opLines(o int32) []int { return []int{x.invLine(o), x.doneLine(o)} }
 
-func (x *index) allocSeq(a int32) uint64 { return x.ev[x.allocs[a].ev].Seq }
+// keyName is o's idempotency key ("" for a keyless persist or a sync).
+func (x *index) keyName(o int32) string {
+	if k := x.ops[o].key; k >= 0 {
+		return x.keyNames[k]
+	}
+	return ""
+}
 
-func (x *index) allocEnd(a int32) int64 { return x.ev[x.allocs[a].ev].Time }
+// after and limit are a sync's cursor and page size.
+func (x *index) after(o int32) uint64 { return x.ops[o].seq }
+
+func (x *index) limit(o int32) int { return int(x.ops[o].limit) }
+
+// syncResult is what sync o returned: its sequences and message ids (as
+// many as its line had; a count that differs is sync_completeness's
+// failure), and false if it has no answer.
+// The ids are hashes (compare them with midHash of an interned id).
+func (x *index) syncResult(o int32) (seqs []uint64, ids []uint64, ok bool) {
+	r := x.ops[o].sync
+	if r < 0 {
+		return nil, nil, false
+	}
+	ref := x.syncs[r]
+	return x.syncSeqs[ref.off : ref.off+ref.n], x.syncMids[ref.midOff : ref.midOff+ref.nMids], true
+}
+
+func (x *index) allocSeq(a int32) uint64 { return x.allocs[a].seq }
+
+func (x *index) allocEnd(a int32) int64 { return x.allocs[a].end }
 
 // allocStartLines is the trace line plus, when the interval's start came
 // from the operation's invoke, that invoke's line.
 func (x *index) allocStartLines(a int32) []int {
 	al := x.allocs[a]
-	lines := []int{x.ev[al.ev].Line}
-	if !x.ev[al.ev].HasStart && al.op >= 0 {
+	lines := []int{int(al.line)}
+	if !al.hasStart && al.op >= 0 {
 		lines = append(lines, x.invLine(al.op))
 	}
 	return lines
@@ -220,7 +158,7 @@ func (x *index) allocStartLines(a int32) []int {
 func (x *index) status(o int32) string {
 	switch x.ops[o].status {
 	case stOK:
-		if x.ev[x.ops[o].done].Dedup {
+		if x.ops[o].dedup {
 			return "ok(dedup)"
 		}
 		return "ok"
@@ -234,8 +172,8 @@ func (x *index) status(o int32) string {
 
 // errCode is o's completion error, or its status when it has none.
 func (x *index) errCode(o int32) string {
-	if d := x.doneEv(o); d != nil && d.Error != "" {
-		return d.Error
+	if e := x.ops[o].err; e != 0 {
+		return x.errNames[e]
 	}
 	return x.status(o)
 }
@@ -267,8 +205,21 @@ func (x *index) msgAt(c int32, seq uint64) (int, int) {
 	return lo + i, lo + j
 }
 
+// hasMsgHash is hasMsg for a message id known by its hash.
+func (x *index) hasMsgHash(c int32, seq uint64, h uint64) (found bool, at int32) {
+	i, j := x.msgAt(c, seq)
+	at = -1
+	for ; i < j; i++ {
+		at = x.msgs[i]
+		if x.midHash[x.fin[at].MessageID] == h {
+			return true, at
+		}
+	}
+	return false, at
+}
+
 // hasMsg reports whether chat c's final messages hold (seq, id).
-func (x *index) hasMsg(c int32, seq uint64, id string) (found bool, at int32) {
+func (x *index) hasMsg(c int32, seq uint64, id uint32) (found bool, at int32) {
 	i, j := x.msgAt(c, seq)
 	at = -1
 	for ; i < j; i++ {
@@ -280,31 +231,20 @@ func (x *index) hasMsg(c int32, seq uint64, id string) (found bool, at int32) {
 	return false, at
 }
 
-func buildIndex(h *history.History) *index {
-	x := &index{h: h, ev: h.Events, fin: h.Finals, chatIDs: map[string]int32{}}
-	// Sizing up front: appending a million elements one by one allocates
-	// about five times the final size in abandoned backing arrays.
-	invokes, persists, traces := 0, 0, 0
-	x.persistsIn = map[string]int{}
-	for i := range h.Events {
-		switch e := &h.Events[i]; e.Kind {
-		case history.KindInvoke:
-			invokes++
-			if e.F == history.FPersist {
-				persists++
-				x.persistsIn[e.Chat]++
-			}
-		case history.KindTrace:
-			traces++
-		}
+// buildIndex sorts the Log's views; the Log becomes the index's.
+func buildIndex(l *Log, h history.Header) *index {
+	x := &index{Log: l}
+	// Nothing is interned any more: the maps' memory goes back before the
+	// invariants take theirs.
+	l.chatIDs, l.keyIDs, l.midIDs, l.senderIDs, l.errIDs = nil, nil, nil, nil, nil
+	if n := len(l.outstanding); n > 0 {
+		// Operations still open at the end never completed: unfinished.
+		clear(l.outstanding)
 	}
-	x.ops = make([]op, 0, invokes)
-	x.allocs = make([]alloc, 0, traces)
-	// Final lines usually name the keys persists already used.
-	x.keyNames = make([]string, 0, persists)
-	x.keyChat = make([]int32, 0, persists)
-	x.initialCounter = initialCounterOf(h.Header)
-	x.pairOperations()
+	if l.disorder > 1 {
+		l.warn("%d events are earlier than an event before them", l.disorder)
+	}
+	x.initialCounter = initialCounterOf(h)
 	x.indexFinals()
 	x.buildViews()
 	x.countUnknownUntraced()
@@ -340,138 +280,23 @@ func (x *index) countUnknownUntraced() {
 	}
 }
 
-// pairOperations pairs each invoke with the next completion of the same
-// process and attributes each allocate trace to the operation its process
-// has outstanding.
-func (x *index) pairOperations() {
-	outstanding := map[int]int32{}
-	lastTime := int64(timeMin)
-	disorder := 0
-	for i := range x.ev {
-		e := &x.ev[i]
-		if e.Time < lastTime {
-			if disorder == 0 {
-				x.warn("line %d: time %d is earlier than the event before it; events should be in time order", e.Line, e.Time)
-			}
-			disorder++
-		}
-		lastTime = max(lastTime, e.Time)
-		switch e.Kind {
-		case history.KindInvoke:
-			var fn fnKind
-			switch e.F {
-			case history.FPersist:
-				fn = fnPersist
-			case history.FSync:
-				fn = fnSync
-			default:
-				x.warn("line %d: invoke of unknown f %q ignored", e.Line, e.F)
-				continue
-			}
-			if prev, ok := outstanding[e.Process]; ok {
-				x.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, x.invLine(prev))
-			}
-			o := op{inv: int32(i), done: -1, chat: x.chat(e.Chat), key: -1, fn: fn}
-			if fn == fnPersist {
-				if e.Key == "" {
-					x.warn("line %d: persist without key: left out of key-based invariants", e.Line)
-				} else {
-					o.key = x.keyID(scopeOf(o.chat, e.Sender, e.Key))
-				}
-			}
-			outstanding[e.Process] = int32(len(x.ops))
-			x.ops = append(x.ops, o)
-		case history.KindOK, history.KindFail, history.KindInfo:
-			oi, ok := outstanding[e.Process]
-			if !ok {
-				x.warn("line %d: %s for process %d, which has no outstanding operation: ignored", e.Line, e.Kind, e.Process)
-				continue
-			}
-			delete(outstanding, e.Process)
-			o := &x.ops[oi]
-			inv := &x.ev[o.inv]
-			if e.F != "" && e.F != inv.F {
-				x.warn("line %d: completion f %q does not match its invoke's %q (line %d)", e.Line, e.F, inv.F, inv.Line)
-			}
-			if e.Chat != "" && e.Chat != inv.Chat {
-				x.warn("line %d: completion chat %q does not match its invoke's %q (line %d)", e.Line, e.Chat, inv.Chat, inv.Line)
-			}
-			o.done = int32(i)
-			switch e.Kind {
-			case history.KindOK:
-				o.status, o.dedup = stOK, e.Dedup
-			case history.KindFail:
-				o.status = stFail
-			default:
-				o.status = stInfo
-			}
-		case history.KindTrace:
-			if e.F != history.FAllocate {
-				x.warn("line %d: trace of unknown f %q ignored", e.Line, e.F)
-				continue
-			}
-			a := alloc{ev: int32(i), op: -1, chat: x.chat(e.Chat), start: e.Start}
-			oi, ok := outstanding[e.Process]
-			if ok && x.ops[oi].fn != fnPersist {
-				x.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, x.invLine(oi))
-				ok = false
-			}
-			if ok {
-				a.op = oi
-				if !e.HasStart {
-					a.start = x.call(oi)
-				}
-				if oc := x.invEv(oi).Chat; oc != e.Chat {
-					x.warn("line %d: allocation on chat %q for process %d, whose outstanding operation (line %d) is on chat %q", e.Line, e.Chat, e.Process, x.invLine(oi), oc)
-				}
-			} else if !e.HasStart {
-				// Without an owner or a start the allocation could have
-				// begun at any time: assume the earliest, so that no order
-				// violation is claimed on a guess.
-				a.start = timeMin
-				x.warn("line %d: allocation for process %d, which has no outstanding operation and no start", e.Line, e.Process)
-			}
-			if a.start > e.Time {
-				x.warn("line %d: allocation starts at %d, after it returned at %d: its start is taken as %d", e.Line, a.start, e.Time, e.Time)
-				a.start = e.Time
-			}
-			x.allocs = append(x.allocs, a)
-		case history.KindFinal:
-			x.warn("line %d: final line among events ignored (finals belong in History.Finals)", e.Line)
-		}
-	}
-	if disorder > 1 {
-		x.warn("%d events are earlier than an event before them", disorder)
-	}
-}
-
 func (x *index) indexFinals() {
 	seenCounter := map[int32]bool{}
-	x.finChat = make([]int32, len(x.fin))
-	x.finKey = filled(len(x.fin), -1)
 	for i := range x.fin {
 		f := &x.fin[i]
-		c := x.chat(f.Chat)
-		x.finChat[i] = c
 		switch f.Table {
-		case history.TableCounters:
+		case tableCounters:
 			x.hasCounters = true
-			if seenCounter[c] {
-				x.warn("line %d: a second counters line for chat %q: the first is used", f.Line, f.Chat)
+			if seenCounter[f.chat] {
+				x.warn("line %d: a second counters line for chat %q: the first is used", f.Line, x.chatNames[f.chat])
 			}
-			seenCounter[c] = true
-		case history.TableMessages:
+			seenCounter[f.chat] = true
+		case tableMessages:
 			x.hasMessages = true
-			if f.Key != "" {
-				x.finKey[i] = x.keyID(scopeOf(c, "", f.Key))
-			}
-		case history.TableIdempotency:
+		case tableIdempotency:
 			x.hasIdem = true
-			x.finKey[i] = x.keyID(scopeOf(c, "", f.Key))
-		case history.TableEvents:
+		case tableEvents:
 			x.hasEvents = true
-		default:
-			x.warn("line %d: final line of unknown table %q ignored", f.Line, f.Table)
 		}
 	}
 }
@@ -483,9 +308,9 @@ func (x *index) buildViews() {
 	var nMsgs, nEvents, nAcks int
 	for i := range x.fin {
 		switch x.fin[i].Table {
-		case history.TableMessages:
+		case tableMessages:
 			nMsgs++
-		case history.TableEvents:
+		case tableEvents:
 			nEvents++
 		}
 	}
@@ -500,29 +325,29 @@ func (x *index) buildViews() {
 	for i := range x.fin {
 		f := &x.fin[i]
 		switch f.Table {
-		case history.TableCounters:
-			if c := x.finChat[i]; x.counter[c] < 0 {
-				x.counter[c] = int32(i)
+		case tableCounters:
+			if x.counter[f.chat] < 0 {
+				x.counter[f.chat] = int32(i)
 			}
-		case history.TableMessages:
+		case tableMessages:
 			x.msgs = append(x.msgs, int32(i))
-			if k := x.finKey[i]; k >= 0 {
+			if k := f.key; k >= 0 {
 				setFirstTwo(x.keyMsg, x.keyMsg2, k, int32(i))
 			} else {
 				x.nKeylessMsg++
 			}
-		case history.TableIdempotency:
-			setFirstTwo(x.keyIdem, x.keyIdem2, x.finKey[i], int32(i))
-		case history.TableEvents:
+		case tableIdempotency:
+			setFirstTwo(x.keyIdem, x.keyIdem2, f.key, int32(i))
+		case tableEvents:
 			x.events = append(x.events, int32(i))
 		}
 	}
 	bySeqLine := func(i int32) sortKey {
-		return sortKey{chat: x.finChat[i], a: x.fin[i].Seq, b: int64(x.fin[i].Line)}
+		return sortKey{chat: x.fin[i].chat, a: x.fin[i].Seq, b: int64(x.fin[i].Line)}
 	}
 	sortByKey(x.msgs, bySeqLine)
 	sortByKey(x.events, bySeqLine)
-	finChat := func(i int32) int32 { return x.finChat[i] }
+	finChat := func(i int32) int32 { return x.fin[i].chat }
 	x.msgSpan = spans(x.msgs, nc, finChat)
 	x.eventSpan = spans(x.events, nc, finChat)
 

@@ -98,7 +98,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		}
 	}
 	if len(jobs) == 0 {
-		v.unknown("no persist or sync operations to linearize")
+		v.notApplicable("no persist or sync operations to linearize")
 		return v.result(), 0, 0
 	}
 	// Small chats first: what they leave of the budget goes to larger ones.
@@ -294,30 +294,26 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 		if kind == 0 {
 			continue
 		}
-		inv := x.invEv(o)
 		lop := linOp{kind: kind, op: o, key: x.ops[o].key}
 		switch kind {
 		case lSync:
-			lop.after, lop.limit = inv.After, inv.Limit
-			if r := x.doneEv(o).Sync; r != nil {
-				lop.seqs = r.Seqs
-				lop.ids = make([]uint64, len(r.Seqs)) // left 0 if malformed: sync_completeness fails it
-				if len(r.MessageIDs) == len(r.Seqs) {
-					for i, id := range r.MessageIDs {
-						lop.ids[i] = stringHash(id)
-					}
+			lop.after, lop.limit = x.after(o), x.limit(o)
+			if seqs, ids, ok := x.syncResult(o); ok {
+				lop.seqs = seqs
+				lop.ids = ids // the Log's own slab: the model only reads it
+				if len(ids) != len(seqs) {
+					lop.ids = make([]uint64, len(seqs)) // all 0: sync_completeness fails it
 				}
 			}
 		case lNew, lDedup:
-			d := x.doneEv(o)
-			lop.seq, lop.id = d.Seq, stringHash(d.MessageID)
+			lop.seq, lop.id = x.ackSeq(o), x.midHash[x.ackID(o)]
 		case lInfo:
 			if fm := x.keyMsg[lop.key]; fm >= 0 {
-				lop.seq, lop.id = x.fin[fm].Seq, stringHash(x.fin[fm].MessageID)
+				lop.seq, lop.id = x.fin[fm].Seq, x.midHash[x.fin[fm].MessageID]
 			}
 		}
 		if kind != lSync {
-			lop.hash = stringHash(inv.PayloadHash)
+			lop.hash = x.ops[o].payload
 		}
 		lop.self = int32(len(m.ops))
 		m.ops = append(m.ops, lop)
@@ -329,7 +325,7 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	clients := map[int]int{}
 	ops := make([]porcupine.Operation, len(m.ops))
 	for i := range m.ops {
-		p := x.invEv(m.ops[i].op).Process
+		p := int(x.ops[m.ops[i].op].process)
 		cl, ok := clients[p]
 		if !ok {
 			cl = len(clients)

@@ -184,7 +184,7 @@ func TestLinearizabilityLimits(t *testing.T) {
 		}
 	})
 	t.Run("memory", func(t *testing.T) {
-		x := buildIndex(&validHistory().h)
+		x := indexOf(&validHistory().h)
 		m, ops := x.linearizabilityHistory(0, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}, true)
 		out := x.runPorcupine(0, m, ops, time.Second, 1, "")
 		if out.status != Unknown || out.why != "memory" {

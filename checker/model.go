@@ -334,22 +334,21 @@ func (m *model) describeState(s *lstate) string {
 // describe renders operation i for hints and visualizations.
 func (m *model) describe(x *index, i int) string {
 	o := &m.ops[i]
-	e := x.invEv(o.op)
+	key := x.keyName(o.op)
 	switch o.kind {
 	case lNew, lDedup:
-		d := x.doneEv(o.op)
 		tag := "ok"
 		if o.kind == lDedup {
 			tag = "dedup"
 		}
-		return fmt.Sprintf("persist %s → %s %d %s", e.Key, tag, d.Seq, d.MessageID)
+		return fmt.Sprintf("persist %s → %s %d %s", key, tag, x.ackSeq(o.op), x.midName(x.ackID(o.op)))
 	case lInfo:
-		return fmt.Sprintf("persist %s → %s", e.Key, x.errCode(o.op))
+		return fmt.Sprintf("persist %s → %s", key, x.errCode(o.op))
 	case lRejected:
-		return fmt.Sprintf("persist %s → rejected (reused)", e.Key)
+		return fmt.Sprintf("persist %s → rejected (reused)", key)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "sync after %d limit %d → [", e.After, e.Limit)
+	fmt.Fprintf(&b, "sync after %d limit %d → [", x.after(o.op), x.limit(o.op))
 	for j, q := range o.seqs {
 		if j == 12 {
 			fmt.Fprintf(&b, " …%d more", len(o.seqs)-12)

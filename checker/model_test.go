@@ -63,7 +63,7 @@ func TestModelOptimisationsKeepVerdicts(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			h.Finals = nil // wildcards instead of final bindings
 		}
-		x := buildIndex(h)
+		x := indexOf(h)
 		m, ops := x.linearizabilityHistory(0, con, true)
 		if len(ops) == 0 {
 			continue

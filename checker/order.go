@@ -8,7 +8,7 @@ import "fmt"
 func checkAllocationMonotonicity(x *index) Result {
 	v := newVerdict(NameAllocationMonotonicity)
 	if len(x.allocs) == 0 {
-		v.unknown("no allocate traces in the history")
+		v.notApplicable("no allocate traces in the history")
 		return v.result()
 	}
 	buf := make([]interval, 0, maxSpan(x.allocSpan))
@@ -25,13 +25,13 @@ func checkAllocationMonotonicity(x *index) Result {
 		h, l := first.hi, first.lo
 		// The earlier allocation's end and the later one's start are the
 		// evidence; for a repeated value, the two trace lines alone.
-		hl, ll := x.ev[x.allocs[h.ref].ev].Line, x.ev[x.allocs[l.ref].ev].Line
+		hl, ll := int(x.allocs[h.ref].line), int(x.allocs[l.ref].line)
 		if h.value == l.value {
 			v.fail([]int{hl, ll}, "chat %q: %d allocations returned one value more than once, e.g. %d at lines %d and %d",
-				x.chatNames[c], n, h.value, x.ev[x.allocs[h.ref].ev].Line, x.ev[x.allocs[l.ref].ev].Line)
+				x.chatNames[c], n, h.value, int(x.allocs[h.ref].line), int(x.allocs[l.ref].line))
 		} else {
 			v.fail(append([]int{hl}, x.allocStartLines(l.ref)...), "chat %q: %d allocations returned a value below one already returned, e.g. %d (line %d) returned at time %d, before the allocation of %d (line %d) began at %s",
-				x.chatNames[c], n, h.value, x.ev[x.allocs[h.ref].ev].Line, h.end, l.value, x.ev[x.allocs[l.ref].ev].Line, startText(l.start))
+				x.chatNames[c], n, h.value, int(x.allocs[h.ref].line), h.end, l.value, int(x.allocs[l.ref].line), startText(l.start))
 		}
 	}
 	v.pass("%s on %s strictly increase in real time", plural(len(x.allocs), "allocation"), plural(len(x.chatNames), "chat"))
@@ -64,7 +64,7 @@ func checkSequenceMonotonic(x *index) Result {
 			x.chatNames[c], n, h.value, x.doneLine(h.ref), x.invLine(l.ref), l.value)
 	}
 	if total == 0 {
-		v.unknown("no persist was acknowledged as a new message (ok with dedup=false)")
+		v.notApplicable("no persist was acknowledged as a new message (ok with dedup=false)")
 	}
 	v.pass("%s acked as new messages increase in real time", plural(total, "persist"))
 	return v.result()

@@ -44,7 +44,7 @@ func TestAllocationMonotonicityExplicitStart(t *testing.T) {
 	must(t, b.check(t), NameAllocationMonotonicity, Pass)
 }
 
-func TestAllocationMonotonicityPassAndUnknown(t *testing.T) {
+func TestAllocationMonotonicityPassAndNotApplicable(t *testing.T) {
 	b := newHB()
 	b.send(1, "A", "k1", 1)
 	b.send(1, "A", "k2", 2)
@@ -54,8 +54,8 @@ func TestAllocationMonotonicityPassAndUnknown(t *testing.T) {
 	b = newHB()
 	b.invoke(1, "A", "k1")
 	b.ok(1, "A", "k1", 1, "m")
-	res := must(t, b.check(t), NameAllocationMonotonicity, Unknown)
-	mustContain(t, res.Detail, "no allocate traces")
+	na := mustNA(t, b.check(t), NameAllocationMonotonicity)
+	mustContain(t, na.Reason, "no allocate traces")
 }
 
 func TestSequenceMonotonicFails(t *testing.T) {
@@ -92,6 +92,6 @@ func TestSequenceMonotonicPasses(t *testing.T) {
 	b = newHB()
 	b.invoke(1, "A", "a")
 	b.fail(1, "A", "a", "not_a_member")
-	res := must(t, b.check(t), NameSequenceMonotonic, Unknown)
-	mustContain(t, res.Detail, "no persist was acknowledged")
+	na := mustNA(t, b.check(t), NameSequenceMonotonic)
+	mustContain(t, na.Reason, "no persist was acknowledged")
 }

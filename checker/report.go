@@ -16,9 +16,16 @@ import (
 type Status string
 
 const (
-	Pass    Status = "pass"
-	Fail    Status = "fail"
-	Unknown Status = "unknown" // not enough information, or a limit was hit
+	Pass Status = "pass"
+	Fail Status = "fail"
+	// Unknown: the history holds the evidence but it was not decided (a
+	// budget ran out, a contract value HISTORY.md does not define, a
+	// file cut short), or an invariant required by Options.Require has
+	// none.
+	Unknown Status = "unknown"
+	// statusNA marks a result that goes to Report.NotApplicable; no
+	// Result in Report.Invariants has it.
+	statusNA Status = "n/a"
 )
 
 // Invariant names, exactly as HISTORY.md spells them.
@@ -64,7 +71,10 @@ type Result struct {
 	Lines []int `json:"lines"`
 }
 
-// NotApplicable is an invariant the contract does not require.
+// NotApplicable is an invariant that was not judged and does not count
+// against the verdict: the contract does not require it, or the history,
+// complete, holds none of the evidence it reads (no sync at all, no
+// allocate trace, no final lines of the tables it needs). Reason says which.
 type NotApplicable struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
@@ -85,9 +95,18 @@ type Options struct {
 	// bytes; 0 means DefaultPorcupineMemory. It decides how large a chat
 	// porcupine tries: about sqrt(8·PorcupineMemory/workers) operations.
 	PorcupineMemory int64
+	// Interval, when positive, has Stats count allocations and gaps per
+	// interval of that length on the history's clock (bench's seconds).
+	Interval time.Duration
 	// Porcupine decides every chat with porcupine instead of the exact
 	// checker (which hands porcupine only the chats outside its reach).
 	Porcupine bool
+	// Require names invariants that must be judged: one that would be
+	// not applicable is unknown instead ("required, but ..."), so that
+	// a CI job can insist on, say, sync_completeness. Names must be in
+	// InvariantNames (see CheckRequire); others are ignored with a
+	// warning.
+	Require []string
 }
 
 // Report is the outcome of Check.
@@ -140,8 +159,16 @@ type Stats struct {
 	// the evidence (readers, events lines), whatever the contract.
 	CatchUpMissed    int `json:"catch_up_missed"`
 	EventsOutOfOrder int `json:"events_out_of_order"`
-	// LinearizabilityChats counts chats porcupine decided; ...Undecided
-	// those it did not (time, memory or size limit).
+	// MaxAckedSeq is the highest sequence a persist was acknowledged with.
+	MaxAckedSeq uint64 `json:"max_acked_seq"`
+	// IntervalAllocations and IntervalGaps count, per Options.Interval of
+	// the history's clock (when set), the traced allocations and those
+	// whose sequence no final message holds on a chat whose counter
+	// survived (the gap definition above).
+	IntervalAllocations []int64 `json:"interval_allocations,omitempty"`
+	IntervalGaps        []int64 `json:"interval_gaps,omitempty"`
+	// LinearizabilityChats counts chats decided; ...Undecided those that
+	// were not (only a chat handed to porcupine can be: its limits).
 	LinearizabilityChats     int `json:"linearizability_chats"`
 	LinearizabilityUndecided int `json:"linearizability_undecided"`
 	// CheckMillis is how long Check took.

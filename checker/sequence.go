@@ -2,8 +2,6 @@ package checker
 
 import (
 	"slices"
-
-	"github.com/chatseq/chatseq/history"
 )
 
 // checkSequenceUniqueness: no two distinct messages share (chat, seq),
@@ -16,7 +14,7 @@ import (
 func checkSequenceUniqueness(x *index) Result {
 	v := newVerdict(NameSequenceUniqueness)
 	if len(x.msgs) == 0 && len(x.acks) == 0 {
-		v.unknown("no acknowledged persists and no final messages lines")
+		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}
 	dupLines := 0
@@ -29,7 +27,7 @@ func checkSequenceUniqueness(x *index) Result {
 				a, b := &x.fin[ms[i]], &x.fin[ms[j]]
 				if a.MessageID != b.MessageID {
 					v.fail([]int{a.Line, b.Line}, "chat %q seq %d holds two messages in the final table: %q (line %d) and %q (line %d)",
-						x.chatNames[c], a.Seq, a.MessageID, a.Line, b.MessageID, b.Line)
+						x.chatNames[c], a.Seq, x.midName(a.MessageID), a.Line, x.midName(b.MessageID), b.Line)
 				} else {
 					dupLines++
 				}
@@ -44,7 +42,7 @@ func checkSequenceUniqueness(x *index) Result {
 			for j < len(as) && x.ackSeq(as[j]) == x.ackSeq(as[i]) {
 				if x.ackID(as[j]) != x.ackID(as[i]) {
 					v.fail([]int{x.doneLine(as[i]), x.doneLine(as[j])}, "chat %q seq %d was acknowledged for two messages: %q (line %d) and %q (line %d)",
-						x.chatNames[c], x.ackSeq(as[i]), x.ackID(as[i]), x.doneLine(as[i]), x.ackID(as[j]), x.doneLine(as[j]))
+						x.chatNames[c], x.ackSeq(as[i]), x.midName(x.ackID(as[i])), x.doneLine(as[i]), x.midName(x.ackID(as[j])), x.doneLine(as[j]))
 				}
 				j++
 			}
@@ -71,32 +69,32 @@ func checkNoZeroSequence(x *index) Result {
 	}
 	for a := range x.allocs {
 		checked++
-		if e := &x.ev[x.allocs[a].ev]; e.Seq == 0 {
-			v.fail([]int{e.Line}, "line %d allocates sequence 0 on chat %q", e.Line, e.Chat)
+		if al := &x.allocs[a]; al.seq == 0 {
+			v.fail([]int{int(al.line)}, "line %d allocates sequence 0 on chat %q", al.line, x.chatNames[al.chat])
 		}
 	}
 	for i := range x.ops {
-		d := x.doneEv(int32(i))
-		if x.ops[i].fn != fnSync || x.ops[i].status != stOK || d.Sync == nil {
+		seqs, _, ok := x.syncResult(int32(i))
+		if x.ops[i].fn != fnSync || x.ops[i].status != stOK || !ok {
 			continue
 		}
 		checked++
-		if slices.Contains(d.Sync.Seqs, 0) {
-			v.fail([]int{d.Line}, "line %d: a sync on chat %q returned sequence 0", d.Line, d.Chat)
+		if slices.Contains(seqs, 0) {
+			v.fail([]int{x.doneLine(int32(i))}, "line %d: a sync on chat %q returned sequence 0", x.doneLine(int32(i)), x.chatNames[x.ops[i].chat])
 		}
 	}
 	for i := range x.fin {
 		f := &x.fin[i]
 		switch f.Table {
-		case history.TableMessages, history.TableIdempotency, history.TableEvents:
+		case tableMessages, tableIdempotency, tableEvents:
 			checked++
 			if f.Seq == 0 {
-				v.fail([]int{f.Line}, "line %d: final %s line on chat %q has sequence 0", f.Line, f.Table, f.Chat)
+				v.fail([]int{f.Line}, "line %d: final %s line on chat %q has sequence 0", f.Line, f.Table, x.chatNames[f.chat])
 			}
 		}
 	}
 	if checked == 0 {
-		v.unknown("no sequences in the history (no acks, allocations, sync results or final lines)")
+		v.notApplicable("no sequences in the history (no acks, allocations, sync results or final lines)")
 	}
 	v.pass("%s checked, all ≥ 1", plural(checked, "sequence-bearing line"))
 	return v.result()

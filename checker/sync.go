@@ -137,7 +137,17 @@ func checkSyncCompleteness(x *index) (Result, int) {
 		}
 	}
 	if total == 0 {
-		v.unknown("no sync completed ok")
+		syncs := 0
+		for i := range x.ops {
+			if x.ops[i].fn == fnSync {
+				syncs++
+			}
+		}
+		if syncs == 0 {
+			v.notApplicable("no sync in the history")
+		} else {
+			v.notApplicable("no sync completed ok (%s invoked)", plural(syncs, "sync"))
+		}
 		return v.result(), 0
 	}
 	if unverified > 0 {
@@ -156,27 +166,27 @@ func checkSyncCompleteness(x *index) (Result, int) {
 
 // syncWellFormed checks the shape of y's result.
 func (x *index) syncWellFormed(v *verdict, c int32, y int32) bool {
-	inv, d := x.invEv(y), x.doneEv(y)
-	lines := []int{inv.Line, d.Line}
-	if d.Sync == nil {
+	lines := x.opLines(y)
+	dl, after, limit := x.doneLine(y), x.after(y), x.limit(y)
+	seqs, ids, ok := x.syncResult(y)
+	if !ok {
 		return true // returned nothing
 	}
-	seqs := d.Sync.Seqs
 	switch {
-	case len(d.Sync.MessageIDs) != len(seqs):
-		v.fail(lines, "sync at line %d on chat %q returned %d seqs but %d message_ids", d.Line, x.chatNames[c], len(seqs), len(d.Sync.MessageIDs))
+	case len(ids) != len(seqs):
+		v.fail(lines, "sync at line %d on chat %q returned %d seqs but %d message_ids", dl, x.chatNames[c], len(seqs), len(ids))
 		return false
-	case inv.Limit > 0 && len(seqs) > inv.Limit:
-		v.fail(lines, "sync at line %d on chat %q returned %d messages, above its limit %d", d.Line, x.chatNames[c], len(seqs), inv.Limit)
+	case limit > 0 && len(seqs) > limit:
+		v.fail(lines, "sync at line %d on chat %q returned %d messages, above its limit %d", dl, x.chatNames[c], len(seqs), limit)
 		return false
 	}
 	for i, s := range seqs {
-		if s <= inv.After {
-			v.fail(lines, "sync at line %d on chat %q returned seq %d, not above after=%d", d.Line, x.chatNames[c], s, inv.After)
+		if s <= after {
+			v.fail(lines, "sync at line %d on chat %q returned seq %d, not above after=%d", dl, x.chatNames[c], s, after)
 			return false
 		}
 		if i > 0 && s <= seqs[i-1] {
-			v.fail(lines, "sync at line %d on chat %q returned seq %d after %d: not strictly ascending", d.Line, x.chatNames[c], s, seqs[i-1])
+			v.fail(lines, "sync at line %d on chat %q returned seq %d after %d: not strictly ascending", dl, x.chatNames[c], s, seqs[i-1])
 			return false
 		}
 	}
@@ -187,21 +197,24 @@ func (x *index) syncWellFormed(v *verdict, c int32, y int32) bool {
 // messages table, or without it against the acks; it returns how many it
 // could verify neither way.
 func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified int) {
-	d := x.doneEv(y)
-	if d.Sync == nil {
+	seqs, ids, ok := x.syncResult(y)
+	if !ok {
 		return 0
 	}
-	for i, s := range d.Sync.Seqs {
-		id := d.Sync.MessageIDs[i]
+	dl := x.doneLine(y)
+	for i, s := range seqs {
+		id := ids[i]
 		if x.hasMessages {
-			if found, at := x.hasMsg(c, s, id); !found {
-				lines := []int{d.Line}
+			if found, at := x.hasMsgHash(c, s, id); !found {
+				lines := []int{dl}
 				what := "no final message has that sequence"
 				if at >= 0 {
 					lines = append(lines, x.fin[at].Line)
-					what = fmt.Sprintf("the final table holds %q there (line %d)", x.fin[at].MessageID, x.fin[at].Line)
+					what = fmt.Sprintf("the final table holds %q there (line %d)", x.midName(x.fin[at].MessageID), x.fin[at].Line)
+					v.fail(lines, "sync at line %d on chat %q returned seq %d with another message id, but %s", dl, x.chatNames[c], s, what)
+					continue
 				}
-				v.fail(lines, "sync at line %d on chat %q returned seq %d as %q but %s", d.Line, x.chatNames[c], s, id, what)
+				v.fail(lines, "sync at line %d on chat %q returned seq %d but %s", dl, x.chatNames[c], s, what)
 			}
 			continue
 		}
@@ -209,9 +222,9 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 		switch {
 		case !ok || ks[k].op < 0:
 			unverified++
-		case x.ackID(ks[k].op) != id:
-			v.fail([]int{x.doneLine(ks[k].op), d.Line}, "sync at line %d on chat %q returned seq %d as %q but it was acknowledged as %q (line %d)",
-				d.Line, x.chatNames[c], s, id, x.ackID(ks[k].op), x.doneLine(ks[k].op))
+		case x.midHash[x.ackID(ks[k].op)] != id:
+			v.fail([]int{x.doneLine(ks[k].op), dl}, "sync at line %d on chat %q returned seq %d with another message id than it was acknowledged with, %q (line %d)",
+				dl, x.chatNames[c], s, x.midName(x.ackID(ks[k].op)), x.doneLine(ks[k].op))
 		}
 	}
 	return unverified
@@ -221,14 +234,11 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 // was invoked within its range; fw marks exactly those acknowledged
 // messages.
 func (x *index) syncCovers(v *verdict, c int32, y int32, ks []known, fw fenwick) {
-	inv, d := x.invEv(y), x.doneEv(y)
-	var seqs []uint64
-	if d.Sync != nil {
-		seqs = d.Sync.Seqs
-	}
-	lo := sort1(ks, inv.After+1)
+	seqs, _, _ := x.syncResult(y)
+	after, limit, il, dl := x.after(y), x.limit(y), x.invLine(y), x.doneLine(y)
+	lo := sort1(ks, after+1)
 	hi := len(ks)
-	if inv.Limit > 0 && len(seqs) == inv.Limit {
+	if limit > 0 && len(seqs) == limit {
 		hi = sort1(ks, seqs[len(seqs)-1]+1) // a full page answers up to its last sequence
 	}
 	if lo >= hi {
@@ -246,14 +256,14 @@ func (x *index) syncCovers(v *verdict, c int32, y int32, ks []known, fw fenwick)
 		return
 	}
 	if v.fails >= 100 { // enough examples: do not pay a scan per broken sync
-		v.fail([]int{inv.Line, d.Line}, "sync at line %d on chat %q missed %d messages acknowledged before it was invoked", d.Line, x.chatNames[c], need-present)
+		v.fail([]int{il, dl}, "sync at line %d on chat %q missed %d messages acknowledged before it was invoked", dl, x.chatNames[c], need-present)
 		return
 	}
 	for k := lo; k < hi; k++ {
 		if ks[k].ack < call {
 			if _, in := slices.BinarySearch(seqs, ks[k].seq); !in {
-				v.fail([]int{inv.Line, d.Line, x.doneLine(ks[k].op)}, "sync at line %d on chat %q (after=%d, limit=%d) missed seq %d, acknowledged at line %d before the sync was invoked (%d such messages missed)",
-					d.Line, x.chatNames[c], inv.After, inv.Limit, ks[k].seq, x.doneLine(ks[k].op), need-present)
+				v.fail([]int{il, dl, x.doneLine(ks[k].op)}, "sync at line %d on chat %q (after=%d, limit=%d) missed seq %d, acknowledged at line %d before the sync was invoked (%d such messages missed)",
+					dl, x.chatNames[c], after, limit, ks[k].seq, x.doneLine(ks[k].op), need-present)
 				return
 			}
 		}
@@ -272,15 +282,14 @@ func sort1(ks []known, s uint64) int {
 // they became visible below a cursor that had already passed them. seen
 // keeps a message skipped by several syncs from counting twice.
 func (s *syncScan) lateCommits(x *index, c int32, y int32, ks []known, seen []bool) {
-	inv, d := x.invEv(y), x.doneEv(y)
-	if d.Sync == nil || len(d.Sync.Seqs) == 0 || s.work > s.budget {
+	seqs, _, _ := x.syncResult(y)
+	if len(seqs) == 0 || s.work > s.budget {
 		return
 	}
-	seqs := d.Sync.Seqs
 	top := seqs[len(seqs)-1]
 	call, ret := x.call(y), x.ret(y)
 	j := 0
-	for k := sort1(ks, inv.After+1); k < len(ks) && ks[k].seq < top; k++ {
+	for k := sort1(ks, x.after(y)+1); k < len(ks) && ks[k].seq < top; k++ {
 		s.work++
 		for j < len(seqs) && seqs[j] < ks[k].seq {
 			j++
@@ -294,7 +303,7 @@ func (s *syncScan) lateCommits(x *index, c int32, y int32, ks []known, seen []bo
 			s.lateAfterReturn++
 		}
 		if s.example == "" {
-			s.example = fmt.Sprintf("chat %q seq %d (line %d) below the seq %d returned by the sync at line %d", x.chatNames[c], ks[k].seq, ks[k].line(x), top, d.Line)
+			s.example = fmt.Sprintf("chat %q seq %d (line %d) below the seq %d returned by the sync at line %d", x.chatNames[c], ks[k].seq, ks[k].line(x), top, x.doneLine(y))
 		}
 	}
 }

@@ -120,11 +120,13 @@ func TestSyncCompletenessLateCommitWarning(t *testing.T) {
 	mustAllPass(t, r) // a hazard, not a violation of any invariant as written
 }
 
-func TestSyncCompletenessUnknownWithoutSyncs(t *testing.T) {
+func TestSyncCompletenessNotApplicableWithoutSyncs(t *testing.T) {
 	b := newHB()
 	b.send(1, "A", "k1", 1)
+	mustContain(t, mustNA(t, b.check(t), NameSyncCompleteness).Reason, "no sync in the history")
+
 	b.syncInvoke(2, "A", 0, 10)
 	b.add(history.Event{Kind: history.KindInfo, Process: 2, F: history.FSync, Chat: "A", Error: "timeout"})
-	res := must(t, b.check(t), NameSyncCompleteness, Unknown)
-	mustContain(t, res.Detail, "no sync completed ok")
+	na := mustNA(t, b.check(t), NameSyncCompleteness)
+	mustContain(t, na.Reason, "no sync completed ok (1 sync invoked)")
 }

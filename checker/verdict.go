@@ -7,15 +7,17 @@ import (
 )
 
 // verdict accumulates one invariant's findings. A single failure makes it
-// fail; otherwise any part that could not be judged makes it unknown. Of all
-// counterexamples offered, the one with the fewest lines is kept, so Lines is
-// the smallest counterexample found.
+// fail; otherwise any part that could not be judged makes it unknown;
+// otherwise a history that holds none of the evidence it reads makes it not
+// applicable. Of all counterexamples offered, the one with the fewest lines
+// is kept, so Lines is the smallest counterexample found.
 type verdict struct {
 	name     string
 	fails    int
 	example  string
 	lines    []int
 	unknowns []string
+	absent   []string // why it is not applicable
 	notes    []string
 	passMsg  string
 }
@@ -35,6 +37,13 @@ func (v *verdict) fail(lines []int, format string, args ...any) {
 // unknown records a part of the invariant that could not be judged.
 func (v *verdict) unknown(format string, args ...any) {
 	v.unknowns = append(v.unknowns, fmt.Sprintf(format, args...))
+}
+
+// notApplicable records that the history holds none of the evidence the
+// invariant (or the part of it that decides the verdict) reads: no sync, no
+// allocate trace, no final lines of a table it needs. It says why.
+func (v *verdict) notApplicable(format string, args ...any) {
+	v.absent = append(v.absent, fmt.Sprintf(format, args...))
 }
 
 // note adds context shown whatever the status.
@@ -66,6 +75,9 @@ func (v *verdict) result() Result {
 		if v.passMsg != "" {
 			parts = append(parts, "otherwise "+v.passMsg)
 		}
+	case len(v.absent) > 0:
+		r.Status = statusNA
+		parts = append(parts, v.absent...)
 	default:
 		r.Status = Pass
 		if v.passMsg != "" {

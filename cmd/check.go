@@ -37,6 +37,13 @@ Several files are checked as one run: the histories of shards (chatseq bench
 --shard i/N on several machines), which must not share a chat. Line numbers
 in the verdicts then run on from one file to the next, in argument order.
 
+An invariant the contract does not require, or whose evidence the history
+holds none of (no sync, no allocate trace, no final lines of a table it
+needs), is n/a, listed with the reason, and does not count against the
+verdict; --require makes the named ones unknown instead. A history whose
+header promises an end line it lacks was cut short: its final-state
+invariants are unknown.
+
 Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -82,8 +89,33 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	if err := checkFits(paths, opt.PorcupineMemory); err != nil {
 		return writeCheck(c, f.format, unchecked(err))
 	}
-	progress.phase(name, "reading the history")
-	merged, err := history.ReadFiles(paths)
+	contract, err := f.contract(history.Contract{})
+	if err != nil {
+		return err
+	}
+	opt.Contract, opt.VisualizeDir = contract, f.visualize
+	var rep checker.Report
+	var warnings []history.Warning
+	locate := func(line int) (string, int) { return paths[0], line }
+	if len(paths) == 1 {
+		// One file is read straight into the checker, never held whole.
+		progress.phase(name, "reading and checking the history")
+		var h *history.History
+		rep, h, err = checker.CheckFile(paths[0], opt)
+		if err == nil {
+			warnings = h.Warnings
+		}
+	} else {
+		progress.phase(name, "reading the history")
+		var merged *history.Merged
+		if merged, err = history.ReadFiles(paths); err == nil {
+			progress.phase(name, "checking the history")
+			rep, warnings, locate = checker.Check(merged.History, opt), merged.History.Warnings, merged.Locate
+			for _, s := range merged.Sources {
+				c.PrintErrf("lines %d-%d: %s\n", s.First, s.First+s.Lines-1, s.File)
+			}
+		}
+	}
 	if err != nil {
 		progress.clear()
 		var perr *history.ParseError
@@ -92,24 +124,10 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 		}
 		return badInput("%v", err)
 	}
-	h := merged.History
-	contract, err := f.contract(h.Header.Contract)
-	if err != nil {
-		progress.clear()
-		return err
-	}
-	progress.phase(name, "checking the history")
-	opt.Contract, opt.VisualizeDir = contract, f.visualize
-	rep := checker.Check(h, opt)
 	progress.phase(name, "")
-	if len(merged.Sources) > 1 {
-		for _, s := range merged.Sources {
-			c.PrintErrf("lines %d-%d: %s\n", s.First, s.First+s.Lines-1, s.File)
-		}
-	}
 	if f.format == "text" {
-		for _, w := range h.Warnings {
-			file, line := merged.Locate(w.Line)
+		for _, w := range warnings {
+			file, line := locate(w.Line)
 			c.PrintErrf("warning: %s:%d: %s\n", file, line, w.Message)
 		}
 	}

@@ -46,6 +46,10 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--broken", "ack-before-persist", "--strategy", "occ"}, "--broken ack-before-persist with --strategy occ: ack-before-persist answers between two-phase allocation and the persist commit"},
 		{[]string{"bench", "--target", "ledger", "--strategy", "occ"}, "--strategy occ applies only to ADR-004's core"},
 		{[]string{"bench", "--target", "memory,postgres", "--strategy", "occ"}, "target postgres allocates its own way"},
+		{[]string{"bench", "--target", "postgres", "--store-throttle", "0.1"}, "apply only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target postgres does not inject them"},
+		{[]string{"bench", "--target", "memory,ledger", "--txn-cancelled-other", "0.1"}, "target ledger does not inject them"},
+		{[]string{"bench", "--store-internal-error", "2"}, "--store-internal-error is a probability"},
+		{[]string{"bench", "--crash-before-allocate", "-1"}, "--crash-before-allocate is a probability"},
 		{[]string{"bench", "--rate", "NaN"}, "--rate NaN must be a finite number of operations/s"},
 		{[]string{"bench", "--rate", "Inf"}, "--rate +Inf must be a finite number of operations/s"},
 		{[]string{"bench", "--rate", "-3"}, "--rate -3 must not be negative"},
@@ -54,6 +58,9 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--rate", "1e10"}, "--rate 1e+10 with 8 writers leaves under a nanosecond"},
 		{[]string{"check", "x", "--visualize", "/proc/x"}, "--visualize /proc/x: cannot create the directory"},
 		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"check", "x", "--require", "sync_complete"}, `--require: unknown invariant "sync_complete"; the checker reports sequence_uniqueness,`},
+		{[]string{"check", "x", "--require", "gapless,,linearizability"}, `--require: unknown invariant ""`},
+		{[]string{"bench", "--require", "linearisability"}, `--require: unknown invariant "linearisability"`},
 	}
 	for _, c := range cases {
 		code, _, errOut := run(t, c.args...)

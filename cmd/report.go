@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/chatseq/chatseq/bench"
-	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/report"
 )
 
@@ -89,12 +88,12 @@ func (o *outputFlags) visualizeDir(target string) string {
 }
 
 // save writes the target's results.json, HdrHistogram log and report.html.
-func (o *outputFlags) save(stderr io.Writer, target string, res *bench.Result, b report.Bench, h *history.History) error {
+func (o *outputFlags) save(stderr io.Writer, target string, res *bench.Result, b report.Bench) error {
 	d, ok := o.dirs[target]
 	if !ok {
 		return nil
 	}
-	saved, err := report.SaveRun(d, res, b, h)
+	saved, err := report.SaveRun(d, res, b)
 	if err != nil {
 		return fmt.Errorf("saving results: %w", err)
 	}

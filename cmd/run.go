@@ -113,6 +113,7 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 			f.overrides.Flags = append(f.overrides.Flags, "--"+name, flag.Value.String())
 		}
 	}
+	f.overrides.Flags = append(f.overrides.Flags, f.lin.requireArgs()...)
 	return nil
 }
 

@@ -137,12 +137,24 @@ thresholds:
 }
 
 func TestRunUndecidedExitsThree(t *testing.T) {
-	// One send and no sync: sync_completeness is unknown, and the
-	// scenario does not allow it.
-	path := writeScenario(t, t.TempDir(), "one.yaml", "ops: 1\nkafka: off\nexpect: pass\n")
-	code, out, _ := run(t, "run", path, "--out", t.TempDir())
-	if code != ExitUnknown || !strings.Contains(out, "sync_completeness is unknown") {
-		t.Fatalf("exit %d, want 3\n%s", code, out)
+	// One send and no sync: sync_completeness is not applicable, so the
+	// scenario passes, unless it is required, in the file or by --require.
+	dir := t.TempDir()
+	path := writeScenario(t, dir, "one.yaml", "ops: 1\nkafka: off\nexpect: pass\n")
+	if code, out, _ := run(t, "run", path, "--out", t.TempDir()); code != ExitOK {
+		t.Fatalf("exit %d, want 0\n%s", code, out)
+	}
+	required := writeScenario(t, dir, "required.yaml", "ops: 1\nkafka: off\nexpect: pass\nrequire: [sync_completeness]\n")
+	for _, args := range [][]string{{"run", required}, {"run", path, "--require", "sync_completeness"}} {
+		code, out, _ := run(t, append(args, "--out", t.TempDir())...)
+		if code != ExitUnknown || !strings.Contains(out, "sync_completeness is unknown: required, but not applicable: no sync in the history") {
+			t.Fatalf("%v: exit %d, want 3\n%s", args, code, out)
+		}
+	}
+	// The repro command repeats --require.
+	code, out, _ := run(t, "run", path, "--require", "sync_completeness,no_zero_sequence", "--format", "json", "--out", t.TempDir())
+	if code != ExitUnknown || !strings.Contains(out, "--require sync_completeness,no_zero_sequence") {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
 
@@ -172,6 +184,7 @@ func TestRunBadInputExitsTwoWithFileAndLine(t *testing.T) {
 		{[]string{"run", a, "--target", "sqlite"}, `unknown target "sqlite"`},
 		{[]string{"run", a, "--target", "memory", "--store", "memory"}, "not both"},
 		{[]string{"run", a, "--seed", "x"}, "invalid argument"},
+		{[]string{"run", a, "--require", "sync_complete"}, `--require: unknown invariant "sync_complete"`},
 	} {
 		code, _, errOut := run(t, c.args...)
 		if code != ExitBadInput || !strings.Contains(errOut, c.want) {

@@ -112,7 +112,8 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 	if err := ru.finish(ctx); err != nil {
 		return nil, err
 	}
-	if err := rec.Close(); err != nil {
+	// The end line says the history is complete, final state and all.
+	if err := rec.End(); err != nil {
 		return nil, fmt.Errorf("drill: history: %w", err)
 	}
 	if err := buf.Flush(); err != nil {

@@ -168,12 +168,12 @@ func decodeField(s *scanner, id fieldID, l *rawLine, newString func([]byte) stri
 }
 
 func parseKind(v []byte) (Kind, error) {
-	for k := KindInvoke; k <= KindFinal; k++ {
+	for k := KindInvoke; k <= KindEnd; k++ {
 		if string(v) == kindNames[k] {
 			return k, nil
 		}
 	}
-	return 0, contentErr(`unknown "type" %s; expected invoke, ok, fail, info, trace or final`, quoteBytes(v))
+	return 0, contentErr(`unknown "type" %s; expected invoke, ok, fail, info, trace, final or end`, quoteBytes(v))
 }
 
 func parseF(v []byte) (string, error) {
@@ -225,6 +225,8 @@ func lineShape(l *rawLine) (*shape, error) {
 	}
 	var sh *shape
 	switch l.kind {
+	case KindEnd:
+		sh = endShape
 	case KindFinal:
 		if !l.present.has(fieldTable) {
 			return nil, contentErr(`missing "table", which a final line requires`)
@@ -261,6 +263,7 @@ const (
 	headerTarget   = "target"
 	headerScenario = "scenario"
 	headerSeed     = "seed"
+	headerEndLine  = "end_line"
 )
 
 // InitialCounterField is the header extension that states every chat's
@@ -286,7 +289,7 @@ func parseInitialCounter(raw string) (uint64, error) {
 
 func isHeaderField(name string) bool {
 	switch name {
-	case headerFormat, headerVersion, headerContract, headerTarget, headerScenario, headerSeed:
+	case headerFormat, headerVersion, headerContract, headerTarget, headerScenario, headerSeed, headerEndLine:
 		return true
 	}
 	return false
@@ -338,6 +341,8 @@ func decodeHeader(s *scanner, line []byte) (Header, error) {
 		case headerSeed:
 			h.Seed, err = s.readInt(headerSeed)
 			h.HasSeed = true
+		case headerEndLine:
+			h.EndLine, err = s.readBool(headerEndLine)
 		case InitialCounterField:
 			// Kept in Extra as the checker reads it, but checked here:
 			// -5, "abc", 1.5, 1e3 or [1] must not be read as 0.

@@ -141,6 +141,9 @@ func appendFinal(b []byte, f *Final) []byte {
 	return append(b, "}\n"...)
 }
 
+// endLine is the line that ends a complete file whose header promised it.
+const endLine = `{"type":"end"}` + "\n"
+
 // appendHeader encodes the header line. Unlike events, a header comes from
 // configuration, so it is checked: a bad one would make the whole file
 // unreadable.
@@ -153,6 +156,9 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 	}
 	b = append(b, `{"format":"`+Format+`","version":`...)
 	b = strconv.AppendInt(b, Version, 10)
+	if h.EndLine {
+		b = append(b, `,"end_line":true`...)
+	}
 	if c := h.Contract; c != (Contract{}) {
 		b = append(b, `,"contract":{`...)
 		sep := ""

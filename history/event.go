@@ -18,9 +18,12 @@ const (
 	KindInfo
 	KindTrace
 	KindFinal
+	// KindEnd is the end line, {"type":"end"}: never an Event, it marks
+	// a complete file (History.End).
+	KindEnd
 )
 
-var kindNames = [...]string{"", "invoke", "ok", "fail", "info", "trace", "final"}
+var kindNames = [...]string{"", "invoke", "ok", "fail", "info", "trace", "final", "end"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -134,7 +137,11 @@ type Header struct {
 	Scenario string
 	Seed     int64
 	HasSeed  bool
-	Extra    map[string]string
+	// EndLine is the header's "end_line": true, the writer's promise to
+	// end a complete file with the end line {"type":"end"}. A file that
+	// promises it and lacks it was cut short (History.CutShort).
+	EndLine bool
+	Extra   map[string]string
 }
 
 // Warning is a problem the reader tolerated, such as a cut-off last line.
@@ -150,4 +157,12 @@ type History struct {
 	Events   []Event // operations and traces, in file order
 	Finals   []Final
 	Warnings []Warning
+	// End is the line of the end line ({"type":"end"}), 0 if the file
+	// has none.
+	End int
 }
+
+// CutShort reports whether h promised an end line (Header.EndLine) and
+// lacks it: the writer stopped before it finished, perhaps halfway through
+// the final state, so the final lines it holds prove nothing.
+func (h *History) CutShort() bool { return h.Header.EndLine && h.End == 0 }

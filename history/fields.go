@@ -194,6 +194,10 @@ var (
 	finalMessages    = newShape("final messages", finalRow|fields(fieldSeq, fieldMessageID, fieldKey), 0)
 	finalIdempotency = newShape("final idempotency", finalRow|fields(fieldKey, fieldSeq, fieldMessageID), 0)
 	finalEvents      = newShape("final events", finalRow|fields(fieldSeq, fieldMessageID, fieldPartition, fieldOffset), 0)
+
+	// The end line is {"type":"end"}: anything else on it is ignored
+	// with a warning, as on other lines.
+	endShape = newShape("end", fields(fieldType), 0)
 )
 
 func operationShape(k Kind, f string) *shape {

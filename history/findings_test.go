@@ -26,6 +26,9 @@ func TestReaderSyncAndFindingContractRoundTrip(t *testing.T) {
 	for i := range events {
 		rec.Record(&events[i])
 	}
+	if err := rec.End(); err != nil {
+		t.Fatal(err)
+	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}

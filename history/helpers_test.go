@@ -23,6 +23,9 @@ func encodeHistory(t testing.TB, h *History) []byte {
 	for i := range h.Finals {
 		b = appendFinal(b, &h.Finals[i])
 	}
+	if h.End > 0 {
+		b = append(b, endLine...)
+	}
 	return b
 }
 

@@ -42,7 +42,10 @@ func (m *Merged) Locate(line int) (file string, fileLine int) {
 // history stays in time order. Process ids are offset per file so they
 // never collide, and line numbers run on across files (Locate maps them
 // back). The files must agree on the contract and on initial_counter;
-// other header fields are kept where they agree.
+// other header fields are kept where they agree. A file that promised an
+// end line and lacks it makes the merged history cut short (its End is 0
+// and its header promises one); otherwise End is the last file's end line
+// that exists.
 func ReadFiles(paths []string) (*Merged, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no history files given")
@@ -122,6 +125,9 @@ func mergeHeaders(parts []*History) (Header, error) {
 		}
 		out.Target = joinDistinct(out.Target, h.Header.Target)
 		out.Scenario = joinDistinct(out.Scenario, h.Header.Scenario)
+		// One file's promise binds the merged history: mergeBodies keeps
+		// the end only if every file that promised one has it.
+		out.EndLine = out.EndLine || h.Header.EndLine
 	}
 	// initial_counter decides which sequences were allocated before the
 	// run, so the checker needs one value for all files.
@@ -202,7 +208,14 @@ func mergeBodies(parts []*History, header Header) *Merged {
 	}}
 	lineOffset, nextProc := 0, 0
 	var lastTime int64
+	cut := false // a file promised an end line and lacks it
 	for i, h := range parts {
+		if h.CutShort() {
+			cut = true
+		}
+		if h.End > 0 && !cut {
+			m.End = lineOffset + h.End
+		}
 		span := extent(h)
 		minProc, maxProc, minTime := processRange(h)
 		// Process ids of this file start after every id so far; the first
@@ -240,6 +253,9 @@ func mergeBodies(parts []*History, header Header) *Merged {
 			nextProc = max(nextProc, maxProc+procOffset+1)
 		}
 	}
+	if cut {
+		m.End = 0 // the merged history is cut short where that file was
+	}
 	return m
 }
 
@@ -270,5 +286,5 @@ func extent(h *History) int {
 	for i := range h.Warnings {
 		n = max(n, h.Warnings[i].Line)
 	}
-	return n
+	return max(n, h.End)
 }

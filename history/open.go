@@ -42,3 +42,31 @@ func (o *openOps) remove(process int) {
 	}
 	delete(o.sparse, process)
 }
+
+// openSlots keeps one Event per process for a sink's outstanding invokes,
+// so that reading to a sink stores no event beyond those.
+type openSlots struct {
+	dense  []*Event
+	sparse map[int]*Event
+}
+
+func (o *openSlots) get(process int) *Event {
+	if process >= 0 && process < denseLimit {
+		for process >= len(o.dense) {
+			o.dense = append(o.dense, nil)
+		}
+		if o.dense[process] == nil {
+			o.dense[process] = new(Event)
+		}
+		return o.dense[process]
+	}
+	if o.sparse == nil {
+		o.sparse = map[int]*Event{}
+	}
+	e := o.sparse[process]
+	if e == nil {
+		e = new(Event)
+		o.sparse[process] = e
+	}
+	return e
+}

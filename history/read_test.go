@@ -147,6 +147,15 @@ var malformed = []struct {
 	{"header cut short", `{"format":"chatseq-history","vers`, 1, "invalid JSON at column"},
 	{"header not an object", lines(`["chatseq-history",1]`), 1, `each line must be a JSON object, got ["chatseq-history",1]`},
 	{"second header", lines(testHeader, testHeader), 2, "a second header line"},
+	{"end_line not a bool", lines(`{"format":"chatseq-history","version":1,"end_line":"yes"}`), 1, `"end_line" must be true or false, got "yes"`},
+	{"end_line as 1", lines(`{"format":"chatseq-history","version":1,"end_line":1}`), 1, `"end_line" must be true or false, got 1`},
+	// The end line must be the last line.
+	{"invoke after the end", lines(endHeader, invokeP1, endLineText, invokeP1), 4, "invoke line after the end line (line 3); the end line must be the last line"},
+	{"final after the end", lines(endHeader, endLineText, `{"type":"final","table":"counters","chat":"c","value":1}`), 3, "final line after the end line (line 2)"},
+	{"two end lines", lines(endHeader, endLineText, "", endLineText), 4, "end line after the end line (line 2)"},
+	{"end line without promise, then a line", lines(testHeader, endLineText, invokeP1), 3, "invoke line after the end line (line 2)"},
+	{"cut-short line after the end", lines(endHeader, invokeP1, endLineText) + `{"type":"ok","pro`, 4, "a cut-short line after the end line (line 3)"},
+	{"end line with a bad field", lines(endHeader, `{"type":"end","time":"x"}`), 2, `"time" must be an integer`},
 
 	// Syntax (on a complete line, so not taken as cut short).
 	{"garbage line", lines(testHeader, `hello`, invokeP1), 2, "invalid JSON at column 1: unexpected 'h', expected a value"},
@@ -167,7 +176,7 @@ var malformed = []struct {
 	// Kinds and values.
 	{"not an object", lines(testHeader, `[1,2]`), 2, "each line must be a JSON object, got [1,2]"},
 	{"no type", lines(testHeader, `{"process":1}`), 2, `missing "type"`},
-	{"unknown type", lines(testHeader, `{"type":"commit","process":1}`), 2, `unknown "type" "commit"; expected invoke, ok, fail, info, trace or final`},
+	{"unknown type", lines(testHeader, `{"type":"commit","process":1}`), 2, `unknown "type" "commit"; expected invoke, ok, fail, info, trace, final or end`},
 	{"type not a string", lines(testHeader, `{"type":1}`), 2, `"type" must be a string, got 1`},
 	{"unknown f", lines(testHeader, `{"type":"invoke","process":1,"f":"delete","time":1}`), 2, `unknown "f" "delete"`},
 	{"missing f", lines(testHeader, `{"type":"invoke","process":1,"time":1,"chat":"c"}`), 2, `missing "f", which an invoke line requires`},

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"errors"
 	"io"
 	"runtime"
 	"strconv"
@@ -32,9 +33,10 @@ type Recorder struct {
 
 	shards [recordShards]recordShard
 
-	writeMu sync.Mutex // one flush at a time; guards out and err
+	writeMu sync.Mutex // one flush at a time; guards out, err and ended
 	out     []byte     // the merged lines of a flush
 	err     error      // the first write error; later writes are skipped
+	ended   bool       // End wrote the end line: nothing may follow it
 
 	// floor is the latest time of any line a flush has taken: a line
 	// recorded later must not be earlier. Written with every shard locked,
@@ -88,7 +90,12 @@ type lineMark struct {
 // appends to w. Its background flusher writes when buffers fill and, if
 // flushEvery > 0, that often, so a long quiet run still reaches the file.
 // Close ends it. The recorder never closes w.
+//
+// The header always promises the end line ("end_line": true, whatever
+// h.EndLine says): End writes it once the run is complete, and a file
+// without it reads as cut short.
 func NewRecorder(w io.Writer, h Header, flushEvery time.Duration) (*Recorder, error) {
+	h.EndLine = true
 	header, err := appendHeader(nil, &h)
 	if err != nil {
 		return nil, err
@@ -189,9 +196,7 @@ func (r *Recorder) RecordFinals(fs []Final) {
 	}
 	r.writeMu.Lock()
 	r.flushLocked()
-	if r.err == nil {
-		_, r.err = r.w.Write(enc)
-	}
+	r.write(enc)
 	r.writeMu.Unlock()
 	*buf = enc
 	finalBuffers.Put(buf)
@@ -256,9 +261,7 @@ func (r *Recorder) flushLocked() {
 		r.shards[i].mu.Unlock()
 	}
 	out := mergeByTime(r.out[:0], &taken)
-	if len(out) > 0 && r.err == nil {
-		_, r.err = r.w.Write(out)
-	}
+	r.write(out)
 	r.out = out[:0]
 
 	// Hand the emptied buffers back as the next spares; writeMu keeps
@@ -268,6 +271,22 @@ func (r *Recorder) flushLocked() {
 		sh.mu.Lock()
 		sh.spareBuf, sh.spareLines = taken[i].buf[:0], taken[i].lines[:0]
 		sh.mu.Unlock()
+	}
+}
+
+// errAfterEnd is the error for lines recorded after End.
+var errAfterEnd = errors.New("history: lines recorded after the end line were not written")
+
+// write writes lines to the file unless an earlier write failed, or the
+// end line is written (then they are dropped and that is the error).
+// writeMu must be held.
+func (r *Recorder) write(lines []byte) {
+	switch {
+	case len(lines) == 0 || r.err != nil:
+	case r.ended:
+		r.err = errAfterEnd
+	default:
+		_, r.err = r.w.Write(lines)
 	}
 }
 
@@ -322,12 +341,37 @@ func (r *Recorder) Flush() error {
 // Close stops the background flusher and flushes. It returns the first write
 // error the recorder met. It does not close the underlying writer; lines
 // recorded after Close are written only by a later Flush or Close.
+//
+// Close does not write the end line: a history closed without End reads as
+// cut short, which is what a run that stopped on an error left.
 func (r *Recorder) Close() error {
+	r.stopFlusher()
+	return r.Flush()
+}
+
+// End completes the history: it stops the background flusher, writes
+// every line recorded so far, then the end line ({"type":"end"}) that the
+// header promised, and returns the first write error. Call it once the run
+// and its final state are wholly recorded, and only then. Lines recorded
+// after End are not written: Flush, Close and End then return an error.
+// Like Close, it does not close the underlying writer.
+func (r *Recorder) End() error {
+	r.stopFlusher()
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	r.flushLocked()
+	if !r.ended && r.err == nil {
+		_, r.err = io.WriteString(r.w, endLine)
+	}
+	r.ended = true
+	return r.err
+}
+
+func (r *Recorder) stopFlusher() {
 	r.closeOnce.Do(func() {
 		close(r.stop)
 		r.flusherWG.Wait()
 	})
-	return r.Flush()
 }
 
 func (r *Recorder) flushInBackground(every time.Duration) {

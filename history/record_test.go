@@ -51,12 +51,12 @@ func TestRecorderWritesExactLines(t *testing.T) {
 	rec.RecordFinal(Final{Table: TableMessages, Chat: "c1", Seq: 8, MessageID: "m8", Key: "k"})
 	rec.RecordFinal(Final{Table: TableIdempotency, Chat: "c1", Key: "k", Seq: 8, MessageID: "m8"})
 	rec.RecordFinal(Final{Table: TableEvents, Chat: "c1", Seq: 8, MessageID: "m8", Partition: 2, Offset: 41})
-	if err := rec.Close(); err != nil {
+	if err := rec.End(); err != nil {
 		t.Fatal(err)
 	}
 	at := func(i int) string { return strconv.FormatInt(times[i], 10) }
 	want := lines(
-		`{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden","events":"none"},"target":"dynamodb","scenario":"retry-storm","seed":-7,"build":{"rev":"abc","dirty":false},"zone":"eu-west-1a"}`,
+		`{"format":"chatseq-history","version":1,"end_line":true,"contract":{"gaps":"forbidden","events":"none"},"target":"dynamodb","scenario":"retry-storm","seed":-7,"build":{"rev":"abc","dirty":false},"zone":"eu-west-1a"}`,
 		`{"type":"invoke","process":3,"f":"persist","time":`+at(0)+`,"chat":"c1","key":"k","sender":"u1","payload_hash":"ab12"}`,
 		`{"type":"trace","process":3,"f":"allocate","time":`+at(1)+`,"chat":"c1","seq":7}`,
 		`{"type":"trace","process":3,"f":"allocate","time":`+at(2)+`,"chat":"c1","seq":8,"start":0}`,
@@ -74,12 +74,13 @@ func TestRecorderWritesExactLines(t *testing.T) {
 		`{"type":"final","table":"messages","chat":"c1","seq":8,"message_id":"m8","key":"k"}`,
 		`{"type":"final","table":"idempotency","chat":"c1","seq":8,"message_id":"m8","key":"k"}`,
 		`{"type":"final","table":"events","chat":"c1","seq":8,"message_id":"m8","partition":2,"offset":41}`,
+		`{"type":"end"}`,
 	)
 	if got := out.String(); got != want {
 		t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
 	}
 	h := mustRead(t, out.String())
-	if len(h.Warnings) != 0 || len(h.Events) != len(events) || h.Events[5].Chat != "c1" || h.Events[5].Key != "k2" {
+	if len(h.Warnings) != 0 || len(h.Events) != len(events) || h.Events[5].Chat != "c1" || h.Events[5].Key != "k2" || h.End != 19 || h.CutShort() {
 		t.Errorf("read back: %+v", h)
 	}
 }
@@ -111,7 +112,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 		}
 		extra[name] = string(appendString(nil, s))
 	}
-	header := Header{Version: 1, Target: oddStrings[5], Scenario: oddStrings[8], Seed: 1 << 62, HasSeed: true, Extra: extra}
+	header := Header{Version: 1, Target: oddStrings[5], Scenario: oddStrings[8], Seed: 1 << 62, HasSeed: true, EndLine: true, Extra: extra}
 	rec, err := NewRecorder(&out, header, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +153,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 		rec.RecordFinal(f)
 		finals = append(finals, f)
 	}
-	if err := rec.Close(); err != nil {
+	if err := rec.End(); err != nil {
 		t.Fatal(err)
 	}
 	if !utf8.Valid(out.Bytes()) {

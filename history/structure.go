@@ -1,14 +1,23 @@
 package history
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // builder is Read's second stage: it applies the format's rules about how
 // lines relate (operations pair up per process, time never goes back, traces
 // belong to an outstanding persist, finals come last) and stores the lines.
 type builder struct {
 	h      *History
-	events *eventStore
-	open   openOps
+	events *eventStore // where lines go, unless sink is set
+	sink   Sink
+	slots  openSlots // a sink's outstanding invokes, copied
+	// scratch and scratchFinal hold the line being handed over, so that
+	// handing a line to a sink allocates nothing.
+	scratch      Event
+	scratchFinal Final
+	open         openOps
 	// lastTime is the latest time seen, from line lastTimeLine (0: none yet).
 	lastTime     int64
 	lastTimeLine int
@@ -37,14 +46,58 @@ func newBuilder(h *History, hint sizeHint) *builder {
 	}
 }
 
-// finish stores the events in the History.
-func (b *builder) finish() { b.h.Events = b.events.events() }
+// finish stores the events in the History. lastLine is the file's last
+// line: a file whose header promised an end line and that has none gets a
+// warning there.
+func (b *builder) finish(lastLine int) {
+	if b.sink == nil {
+		b.h.Events = b.events.events()
+	}
+	if b.h.CutShort() {
+		b.h.Warnings = append(b.h.Warnings, Warning{Line: max(lastLine, 1),
+			Message: `the header promises an end line ({"type":"end"}) and the file has none: it was cut short, so its final state is not judged`})
+	}
+}
+
+// emit stores e, or hands it to the sink; an invoke's copy stays available
+// for its completion either way.
+func (b *builder) emit(e *Event) *Event {
+	if b.sink == nil {
+		return b.events.add(e)
+	}
+	b.sink.Event(e)
+	if e.Kind != KindInvoke {
+		return nil
+	}
+	slot := b.slots.get(e.Process)
+	*slot = *e
+	return slot
+}
+
+func (b *builder) emitFinal(f *Final) {
+	if b.sink == nil {
+		b.h.Finals = append(b.h.Finals, *f)
+		return
+	}
+	b.sink.Final(f)
+}
+
+// partialAfterEnd is the error for a cut-short last line that follows the
+// end line: nothing may.
+func (b *builder) partialAfterEnd(w *Warning) error {
+	return &ParseError{File: b.h.File, Line: w.Line, Msg: fmt.Sprintf("a cut-short line after the end line (line %d); the end line must be the last line", b.h.End)}
+}
 
 func (b *builder) add(l *parsedLine) error {
 	var err error
-	if l.kind == KindFinal {
+	switch {
+	case b.h.End > 0:
+		err = contentErr("%s line after the end line (line %d); the end line must be the last line", l.kind, b.h.End)
+	case l.kind == KindEnd:
+		b.h.End = l.lineNo
+	case l.kind == KindFinal:
 		err = b.addFinal(l)
-	} else {
+	default:
 		err = b.addEvent(l)
 	}
 	if err != nil {
@@ -62,10 +115,18 @@ func (b *builder) add(l *parsedLine) error {
 		m := misplaced{extra.first(), l.shape}
 		if !b.warnedMisplaced[m] {
 			b.warnedMisplaced[m] = true
-			b.warn(l, fmt.Sprintf("field %q is not part of a %s line; ignored", fieldNames[m.field], l.shape.name))
+			b.warn(l, fmt.Sprintf("field %q is not part of %s %s line; ignored", fieldNames[m.field], article(l.shape.name), l.shape.name))
 		}
 	}
 	return nil
+}
+
+// article is "a" or "an" before name.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func (b *builder) warn(l *parsedLine, message string) {
@@ -100,7 +161,8 @@ func (b *builder) addInvoke(l *parsedLine) error {
 		return contentErr("invoke for process %d while its %s invoke on line %d is still outstanding; a process has at most one operation at a time",
 			l.process, prev.F, prev.Line)
 	}
-	e := Event{
+	e := &b.scratch
+	*e = Event{
 		Line:    l.lineNo,
 		Kind:    KindInvoke,
 		Process: l.process,
@@ -115,7 +177,7 @@ func (b *builder) addInvoke(l *parsedLine) error {
 	} else {
 		e.After, e.Limit, e.Reader = l.after, l.limit, l.reader
 	}
-	b.open.set(l.process, b.events.add(&e))
+	b.open.set(l.process, b.emit(e))
 	return nil
 }
 
@@ -130,7 +192,8 @@ func (b *builder) addCompletion(l *parsedLine) error {
 	if l.present.has(fieldChat) && l.chat != inv.Chat {
 		return contentErr(`"chat" %s does not match %q of the invoke on line %d`, quote(l.chat), inv.Chat, inv.Line)
 	}
-	e := Event{
+	e := &b.scratch
+	*e = Event{
 		Line:    l.lineNo,
 		Kind:    l.kind,
 		Process: l.process,
@@ -156,7 +219,7 @@ func (b *builder) addCompletion(l *parsedLine) error {
 		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs}
 	}
 	b.open.remove(l.process)
-	b.events.add(&e)
+	b.emit(e)
 	return nil
 }
 
@@ -174,7 +237,7 @@ func (b *builder) addTrace(l *parsedLine) error {
 	if l.present.has(fieldStart) && l.start > l.time {
 		return contentErr(`"start" %d is after "time" %d; an allocation cannot return before it was issued`, l.start, l.time)
 	}
-	b.events.add(&Event{
+	b.scratch = Event{
 		Line:     l.lineNo,
 		Kind:     KindTrace,
 		Process:  l.process,
@@ -184,7 +247,8 @@ func (b *builder) addTrace(l *parsedLine) error {
 		HasStart: l.present.has(fieldStart),
 		Chat:     inv.Chat,
 		Seq:      l.seq,
-	})
+	}
+	b.emit(&b.scratch)
 	return nil
 }
 
@@ -200,7 +264,8 @@ func (b *builder) addFinal(l *parsedLine) error {
 	if b.finalsFrom == 0 {
 		b.finalsFrom = l.lineNo
 	}
-	f := Final{
+	f := &b.scratchFinal
+	*f = Final{
 		Line:  l.lineNo,
 		Table: l.table,
 		Chat:  l.chat,
@@ -214,6 +279,6 @@ func (b *builder) addFinal(l *parsedLine) error {
 	default: // messages, idempotency
 		f.Seq, f.MessageID, f.Key = l.seq, l.messageID, l.key
 	}
-	b.h.Finals = append(b.h.Finals, f)
+	b.emitFinal(f)
 	return nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chatseq/chatseq/bench"
-	"github.com/chatseq/chatseq/history"
 )
 
 // A results directory holds one run: the history it streamed
@@ -36,13 +35,12 @@ var ErrBadDir = errors.New("unusable results directory")
 
 // SaveRun writes a finished run's files into dir, where the run already
 // streamed its history (dir/history.jsonl) and the checker its
-// visualizations, and returns the run ready to draw. h is the history read
-// back for the check.
-func SaveRun(dir string, res *bench.Result, b Bench, h *history.History) (*Saved, error) {
+// visualizations, and returns the run ready to draw.
+func SaveRun(dir string, res *bench.Result, b Bench) (*Saved, error) {
 	if _, err := os.Stat(filepath.Join(dir, HistoryFile)); err != nil {
 		return nil, fmt.Errorf("results directory %s has no %s: %w", dir, HistoryFile, err)
 	}
-	r := NewResults(res, b, h)
+	r := NewResults(res, b)
 	vizs, err := listVisualizations(dir)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
-	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -106,12 +105,11 @@ func (f *fixtureRun) make(cfg bench.Config) error {
 	if err != nil {
 		return err
 	}
-	h, err := history.ReadFile(res.Config.HistoryPath)
+	rep, _, err := checker.CheckFile(res.Config.HistoryPath, checker.Options{VisualizeDir: filepath.Join(f.dir, VisualizeDir), Interval: bench.IntervalLength})
 	if err != nil {
 		return err
 	}
-	rep := checker.Check(h, checker.Options{VisualizeDir: filepath.Join(f.dir, VisualizeDir)})
-	saved, err := SaveRun(f.dir, res, FromBench(res, "ADR-004 core, embedded", rep), h)
+	saved, err := SaveRun(f.dir, res, FromBench(res, "ADR-004 core, embedded", rep))
 	if err != nil {
 		return err
 	}

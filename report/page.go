@@ -21,6 +21,10 @@ var faultColors = map[string]string{
 	bench.StoreLatency:  "#ff7f0e",
 	bench.StoreStall:    "#9467bd",
 	bench.DeleteCounter: "#8c564b",
+	// Store errors.
+	bench.StoreThrottle:      "#bcbd22",
+	bench.StoreInternalError: "#e377c2",
+	bench.TxnCanceledOther:   "#17becf",
 }
 
 // page is what report.html's template reads.
@@ -250,8 +254,7 @@ func settings(r Results) []countRow {
 		{"loop", r.Run.Loop},
 		{"seed", fmt.Sprint(c.Seed)},
 		{"strategy", c.Strategy},
-		{"fault rates", fmt.Sprintf("stale read %g, crash after allocate %g, crash in persist %g, crash after persist %g, publish fail %g",
-			c.FaultRates.StaleRead, c.FaultRates.CrashAfterAllocate, c.FaultRates.CrashInPersist, c.FaultRates.CrashAfterPersist, c.FaultRates.PublishFail)},
+		{"fault rates", faultRatesText(c.FaultRates)},
 		{"duplicates", fmt.Sprintf("after ok %g, concurrent %g, key reuse %g", c.DuplicateAfterOK, c.ConcurrentDuplicate, c.ReuseKey)},
 		{"syncs", fmt.Sprintf("ratio %g, page %d, %d readers", c.SyncRatio, c.SyncLimit, c.Readers)},
 		{"max attempts", fmt.Sprint(c.MaxAttempts)},
@@ -266,4 +269,23 @@ func settings(r Results) []countRow {
 		rows = append(rows, countRow{"shard", c.Shard})
 	}
 	return rows
+}
+
+// faultRatesText lists the per-attempt fault rates; those off by default
+// only when on.
+func faultRatesText(f FaultRates) string {
+	s := fmt.Sprintf("stale read %g, crash after allocate %g, crash in persist %g, crash after persist %g, publish fail %g",
+		f.StaleRead, f.CrashAfterAllocate, f.CrashInPersist, f.CrashAfterPersist, f.PublishFail)
+	for _, o := range []struct {
+		name string
+		v    float64
+	}{
+		{"crash before allocate", f.CrashBeforeAllocate}, {"store throttle", f.StoreThrottle},
+		{"store internal error", f.StoreInternalError}, {"transaction canceled (other)", f.TxnCanceledOther},
+	} {
+		if o.v > 0 {
+			s += fmt.Sprintf(", %s %g", o.name, o.v)
+		}
+	}
+	return s
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -81,6 +82,11 @@ type FaultRates struct {
 	CrashInPersist     float64 `json:"crash_in_persist"`
 	CrashAfterPersist  float64 `json:"crash_after_persist"`
 	PublishFail        float64 `json:"publish_fail"`
+	// Left out when 0, as they are by default.
+	CrashBeforeAllocate float64 `json:"crash_before_allocate,omitempty"`
+	StoreThrottle       float64 `json:"store_throttle,omitempty"`
+	StoreInternalError  float64 `json:"store_internal_error,omitempty"`
+	TxnCanceledOther    float64 `json:"txn_canceled_other,omitempty"`
 }
 
 // FaultWindow is a timed fault on the run's clock. An instant fault
@@ -132,9 +138,9 @@ type Visualization struct {
 	Bytes int64  `json:"bytes"`
 }
 
-// NewResults assembles results.json for a run. h is the run's history,
-// read back; it dates each traced allocation to tell gaps per second.
-func NewResults(res *bench.Result, b Bench, h *history.History) Results {
+// NewResults assembles results.json for a run; the check's per-second
+// allocation and gap counts (checker.Options.Interval) fill the intervals.
+func NewResults(res *bench.Result, b Bench) Results {
 	cfg := res.Config
 	r := Results{
 		Schema: ResultsSchema, Version: ResultsVersion,
@@ -146,7 +152,9 @@ func NewResults(res *bench.Result, b Bench, h *history.History) Results {
 			FaultRates: FaultRates{
 				StaleRead: cfg.Faults.StaleRead, CrashAfterAllocate: cfg.Faults.CrashAfterAllocate,
 				CrashInPersist: cfg.Faults.CrashInPersist, CrashAfterPersist: cfg.Faults.CrashAfterPersist,
-				PublishFail: cfg.Faults.PublishFail,
+				PublishFail: cfg.Faults.PublishFail, CrashBeforeAllocate: cfg.Faults.CrashBeforeAllocate,
+				StoreThrottle: cfg.Faults.StoreThrottle, StoreInternalError: cfg.Faults.StoreInternalError,
+				TxnCanceledOther: cfg.Faults.TxnCanceledOther,
 			},
 			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
 			ReuseKey: cfg.ReuseKey, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
@@ -160,9 +168,7 @@ func NewResults(res *bench.Result, b Bench, h *history.History) Results {
 	if cfg.ShardCount > 1 {
 		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount)
 	}
-	if h != nil {
-		addGaps(r.Intervals, h)
-	}
+	addGaps(r.Intervals, b.Check.Stats)
 	return r
 }
 
@@ -201,39 +207,18 @@ func intervalCounts(ivs []bench.Interval) []IntervalCounts {
 	return out
 }
 
-// addGaps counts, per second, the traced allocations and those whose
-// sequence no final message holds, on chats whose counter survived (the
-// checker's definition of a gap). The history's clock starts just before
-// the writers do, so its seconds are the intervals' to within the time it
-// takes to write the header.
-func addGaps(ivs []IntervalCounts, h *history.History) {
+// addGaps puts the check's per-second allocations and gaps into the
+// intervals (the history's clock starts just before the writers do, so its
+// seconds are the intervals' to within the time it takes to write the
+// header); anything past the last interval counts in it.
+func addGaps(ivs []IntervalCounts, st checker.Stats) {
 	if len(ivs) == 0 {
 		return
 	}
-	type chatSeq struct {
-		chat string
-		seq  uint64
-	}
-	persisted := map[chatSeq]bool{}
-	counted := map[string]bool{}
-	for _, f := range h.Finals {
-		switch f.Table {
-		case history.TableMessages:
-			persisted[chatSeq{f.Chat, f.Seq}] = true
-		case history.TableCounters:
-			counted[f.Chat] = !f.Missing
-		}
-	}
-	for i := range h.Events {
-		e := &h.Events[i]
-		if e.Kind != history.KindTrace || e.F != history.FAllocate {
-			continue
-		}
-		k := min(max(int(e.Time/int64(bench.IntervalLength)), 0), len(ivs)-1)
-		ivs[k].Allocations++
-		if counted[e.Chat] && !persisted[chatSeq{e.Chat, e.Seq}] {
-			ivs[k].Gaps++
-		}
+	for k := range st.IntervalAllocations {
+		i := min(k, len(ivs)-1)
+		ivs[i].Allocations += st.IntervalAllocations[k]
+		ivs[i].Gaps += st.IntervalGaps[k]
 	}
 }
 

@@ -144,6 +144,7 @@ func (d *decoder) finish(root *yaml.Node) {
 	d.checkKafka()
 	d.checkBroken()
 	d.checkStrategy()
+	d.checkStoreErrors()
 	d.checkExpect()
 	for i, f := range sc.Schedule {
 		if f.Kind == bench.DeleteCounter && f.Chat >= sc.Chats {
@@ -190,6 +191,26 @@ func (d *decoder) checkBroken() {
 	}
 }
 
+// checkStoreErrors rejects store error faults for a target that does not
+// run ADR-004's core: they are DynamoDB's errors, and another design would
+// run without them under a file that asks for them.
+func (d *decoder) checkStoreErrors() {
+	sc := d.sc
+	if targets.RunsCore(sc.Target) {
+		return
+	}
+	for _, key := range []string{"store_throttle", "store_internal_error", "txn_canceled_other"} {
+		if l, ok := d.lines["faults."+key]; ok {
+			d.errAt(l, "faults.%s: store errors apply only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject them", key, sc.Target)
+		}
+	}
+	for i, f := range sc.Schedule {
+		if bench.IsStoreError(f.Kind) {
+			d.errAt(d.scheduleLines[i], "schedule: %s applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject it", f.Kind, sc.Target)
+		}
+	}
+}
+
 // checkStrategy rejects strategy: occ for a target without strategies: the
 // run would allocate its own way under a header that says occ.
 func (d *decoder) checkStrategy() {
@@ -218,6 +239,11 @@ func (d *decoder) checkExpect() {
 			d.errAt(sc.Expect.Line, "expect.violates: event_order is judged only with Kafka on under contract event_order: per-chat (ADR-004 does not promise it: write contract: {event_order: per-chat})")
 		case slices.Contains(sc.AllowUnknown, name):
 			d.errAt(d.lines["allow_unknown"], "allow_unknown: %s is also expected to fail", name)
+		}
+	}
+	for _, name := range sc.Require {
+		if slices.Contains(sc.AllowUnknown, name) {
+			d.errAt(d.lines["require"], "require: %s is also in allow_unknown: an invariant that must be judged may not be left unknown", name)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,7 +90,8 @@ thresholds:
   - gap_rate < 5%
 expect:
   violates: [idempotency_guarantee, gapless]
-allow_unknown: [sync_completeness]
+allow_unknown: [linearizability]
+require: [sync_completeness, allocation_monotonicity]
 `
 
 func TestDecodeEveryKey(t *testing.T) {
@@ -104,7 +107,8 @@ func TestDecodeEveryKey(t *testing.T) {
 		RepublishOnReplay: false, SyncRatio: 0.25, SyncLimit: 10,
 		Faults:         bench.FaultRates{StaleRead: 0.01, CrashAfterAllocate: 0.02, CrashInPersist: 0.03, CrashAfterPersist: 0.04, PublishFail: 0.05},
 		InitialCounter: 10, Broken: sequencer.RetryReallocates,
-		AllowUnknown: []string{"sync_completeness"},
+		AllowUnknown: []string{"linearizability"},
+		Require:      []string{"sync_completeness", "allocation_monotonicity"},
 	}
 	got := *sc
 	if got.Name != want.Name || got.Description != want.Description || got.Target != want.Target ||
@@ -130,6 +134,9 @@ func TestDecodeEveryKey(t *testing.T) {
 		if got.Schedule[i] != wantSchedule[i] {
 			t.Fatalf("schedule[%d] = %+v, want %+v", i, got.Schedule[i], wantSchedule[i])
 		}
+	}
+	if !slices.Equal(got.AllowUnknown, want.AllowUnknown) || !slices.Equal(got.Require, want.Require) {
+		t.Fatalf("allow_unknown %v, require %v", got.AllowUnknown, got.Require)
 	}
 	if strings.Join(got.Expect.Violates, ",") != "idempotency_guarantee,gapless" || got.Expect.Line != 38 {
 		t.Fatalf("expect %+v", got.Expect)
@@ -247,6 +254,34 @@ func TestStrategyMismatchesNameTheLine(t *testing.T) {
 	}
 }
 
+// Store errors are DynamoDB's, injected only by ADR-004's core: asked of
+// another target they are refused by line; on the core they decode.
+func TestStoreErrorsDecodeForTheCoreOnly(t *testing.T) {
+	src := "name: s\nduration: 1s\nexpect: pass\n%s\nfaults:\n  crash_before_allocate: 0.01\n  store_throttle: 0.02\n  store_internal_error: 3%%\n  txn_canceled_other: 0.04\n" +
+		"schedule:\n  - {fault: store_throttle, at: 100ms, for: 50ms}\n  - {fault: store_internal_error, at: 200ms, for: 50ms}\n  - {fault: txn_canceled_other, at: 300ms, for: 50ms}\n"
+	sc, err := Decode([]byte(fmt.Sprintf(src, "target: memory")), "x.yaml")
+	if err != nil {
+		t.Fatalf("store errors on memory: %v", err)
+	}
+	if f := sc.Faults; f.CrashBeforeAllocate != 0.01 || f.StoreThrottle != 0.02 || f.StoreInternalError != 0.03 || f.TxnCanceledOther != 0.04 {
+		t.Fatalf("faults decoded as %+v", f)
+	}
+	if len(sc.Schedule) != 3 || sc.Schedule[0].Kind != bench.StoreThrottle || sc.Schedule[1].Kind != bench.StoreInternalError ||
+		sc.Schedule[2].Kind != bench.TxnCanceledOther || sc.Schedule[2].For != 50*time.Millisecond {
+		t.Fatalf("schedule decoded as %+v", sc.Schedule)
+	}
+	es := decodeErrors(t, fmt.Sprintf(src, "target: ledger"))
+	wantError(t, es, 7, "faults.store_throttle: store errors apply only to ADR-004's core", "target ledger")
+	wantError(t, es, 8, "faults.store_internal_error")
+	wantError(t, es, 9, "faults.txn_canceled_other")
+	wantError(t, es, 11, "schedule: store-throttle applies only to ADR-004's core")
+	wantError(t, es, 13, "schedule: txn-canceled-other")
+	// The crash before step 3 every target injects.
+	if _, err := Decode([]byte("name: s\nduration: 1s\nexpect: pass\ntarget: postgres\nfaults:\n  crash_before_allocate: 0.01\n"), "x.yaml"); err != nil {
+		t.Fatalf("crash_before_allocate on postgres: %v", err)
+	}
+}
+
 // A rate whose first interval reaches past the duration would send each
 // writer's first operation only, all at once.
 func TestRateTooLowForTheDurationNamesTheLine(t *testing.T) {
@@ -319,6 +354,11 @@ func TestStructuralProblems(t *testing.T) {
 		{"ops: 1\nstore: memory\ntarget: memory\nexpect: pass\n", 3, "give store or target, not both"},
 		{"ops: 1\ntarget: cassandra\nexpect: pass\n", 2, `unknown target "cassandra"`},
 		{"ops: 1\nexpect:\n  violates: [gapless]\nallow_unknown: [gapless]\ncontract: {gaps: forbidden}\n", 4, "also expected to fail"},
+		{"ops: 1\nexpect: pass\nrequire: [sync_complete]\n", 3, `require: unknown invariant "sync_complete" (did you mean sync_completeness?)`},
+		{"ops: 1\nexpect: pass\nrequire:\n  - linearizability\n  - 7\n", 5, `unknown invariant "7"`},
+		{"ops: 1\nexpect: pass\nrequire: {sync_completeness: true}\n", 3, "require: want a list"},
+		{"ops: 1\nexpect: pass\nrequire: [gapless, gapless]\n", 3, "require: gapless is listed twice"},
+		{"ops: 1\nexpect: pass\nrequire: [sync_completeness]\nallow_unknown: [sync_completeness]\n", 3, "require: sync_completeness is also in allow_unknown"},
 	}
 	for _, c := range cases {
 		es := decodeErrors(t, c.src)

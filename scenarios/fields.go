@@ -137,11 +137,15 @@ func (d *decoder) topFields() map[string]field {
 		},
 		"faults": func(p string, v *yaml.Node) {
 			d.mapping(v, p, map[string]field{
-				"stale_read":           prob(&sc.Faults.StaleRead),
-				"crash_after_allocate": prob(&sc.Faults.CrashAfterAllocate),
-				"crash_in_persist":     prob(&sc.Faults.CrashInPersist),
-				"crash_after_persist":  prob(&sc.Faults.CrashAfterPersist),
-				"publish_fail":         prob(&sc.Faults.PublishFail),
+				"stale_read":            prob(&sc.Faults.StaleRead),
+				"crash_after_allocate":  prob(&sc.Faults.CrashAfterAllocate),
+				"crash_in_persist":      prob(&sc.Faults.CrashInPersist),
+				"crash_after_persist":   prob(&sc.Faults.CrashAfterPersist),
+				"publish_fail":          prob(&sc.Faults.PublishFail),
+				"crash_before_allocate": prob(&sc.Faults.CrashBeforeAllocate),
+				"store_throttle":        prob(&sc.Faults.StoreThrottle),
+				"store_internal_error":  prob(&sc.Faults.StoreInternalError),
+				"txn_canceled_other":    prob(&sc.Faults.TxnCanceledOther),
 			})
 		},
 		"schedule": d.schedule,
@@ -160,6 +164,7 @@ func (d *decoder) topFields() map[string]field {
 		"thresholds":    d.thresholds,
 		"expect":        d.expect,
 		"allow_unknown": func(p string, v *yaml.Node) { sc.AllowUnknown = d.invariantList(v, p) },
+		"require":       func(p string, v *yaml.Node) { sc.Require = d.invariantList(v, p) },
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
-	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/report"
 )
 
@@ -21,7 +20,7 @@ type Metrics struct {
 // sequences handed out before the run are not counted as this run's gaps.
 // A nil h is a history that was not read (too large to check here): the
 // figures only the history and its check know have no data.
-func NewMetrics(res *bench.Result, h *history.History, rep checker.Report, initialCounter uint64) *Metrics {
+func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCounter uint64) *Metrics {
 	c := res.Counts
 	m := &Metrics{res: res, stats: rep.Stats}
 	allocated := int64(rep.Stats.Allocations) // traced: exactly this run's
@@ -50,25 +49,14 @@ func NewMetrics(res *bench.Result, h *history.History, rep checker.Report, initi
 		"catch_up_missed": float64(rep.Stats.CatchUpMissed), "events_out_of_order": float64(rep.Stats.EventsOutOfOrder),
 		"reader_syncs": float64(res.Readers.Syncs), "reader_received": float64(res.Readers.Received),
 	}
-	if h == nil {
+	if !checked {
 		for _, name := range []string{"unfinished", "duplicate_events", "late_commits", "catch_up_missed", "events_out_of_order"} {
 			delete(m.counts, name)
 		}
 		return m
 	}
-	m.counts["max_seq"] = float64(maxAckedSeq(h))
+	m.counts["max_seq"] = float64(rep.Stats.MaxAckedSeq)
 	return m
-}
-
-// maxAckedSeq is the highest sequence a persist was acknowledged with.
-func maxAckedSeq(h *history.History) uint64 {
-	var top uint64
-	for i := range h.Events {
-		if e := &h.Events[i]; e.Kind == history.KindOK && e.F == history.FPersist {
-			top = max(top, e.Seq)
-		}
-	}
-	return top
 }
 
 // Value returns a metric by its threshold name, and false when the run

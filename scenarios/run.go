@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -46,7 +47,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	began := time.Now()
 	o := &Outcome{Scenario: sc, Overrides: opts.Overrides, Config: configFor(sc, opts.Overrides)}
 	o.History = filepath.Join(opts.OutDir, sc.Name+".jsonl")
-	res, h, rep, err := execute(ctx, sc, o.Config, o.History, opts)
+	res, rep, err := execute(ctx, sc, o.Config, o.History, opts)
 	o.Elapsed = time.Since(began)
 	if err != nil {
 		o.Verdict, o.Err = RunError, err
@@ -57,7 +58,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	o.Lines, _ = countLines(o.History)
 	c := res.Counts
 	o.logicalOps = int(c.Persists - c.Retries - c.DuplicatesSent - c.ConcurrentDuplicates + c.Syncs)
-	m := NewMetrics(res, h, rep, sc.InitialCounter)
+	m := NewMetrics(res, rep, true, sc.InitialCounter)
 	o.Figures = m.Figures()
 	judge(o, m)
 	return o
@@ -85,14 +86,14 @@ func configFor(sc *Scenario, ov Overrides) bench.Config {
 }
 
 // execute opens the target, drives it, and checks the history it wrote.
-func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath string, opts Options) (*bench.Result, *history.History, checker.Report, error) {
+func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath string, opts Options) (*bench.Result, checker.Report, error) {
 	cfg.HistoryPath = historyPath
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, checker.Report{}, err
+		return nil, checker.Report{}, err
 	}
 	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN})
 	if err != nil {
-		return nil, nil, checker.Report{}, err
+		return nil, checker.Report{}, err
 	}
 	defer release()
 	if shared {
@@ -106,13 +107,15 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	}
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
 	if err != nil {
-		return nil, nil, checker.Report{}, err
+		return nil, checker.Report{}, err
 	}
-	h, err := history.ReadFile(historyPath)
+	opt := opts.CheckOptions
+	opt.Require = append(slices.Clone(opt.Require), sc.Require...)
+	rep, _, err := checker.CheckFile(historyPath, opt)
 	if err != nil {
-		return nil, nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
+		return nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}
-	return res, h, checker.Check(h, opts.CheckOptions), nil
+	return res, rep, nil
 }
 
 // mergeContract is the target's promise with the scenario's fields over it.

@@ -59,6 +59,11 @@ type Scenario struct {
 	// check in a run without syncs): they may be unknown without making
 	// a pass scenario undecided. They must still not fail.
 	AllowUnknown []string
+	// Require lists invariants this scenario must have judged: one the
+	// history holds none of the evidence for (n/a otherwise, say
+	// sync_completeness in a run without syncs) is unknown, as with
+	// chatseq check --require.
+	Require []string
 }
 
 // Expectation is what the check must conclude.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
-	"github.com/chatseq/chatseq/history"
 )
 
 func TestParseThreshold(t *testing.T) {
@@ -98,13 +97,8 @@ func newFakeMetrics() *Metrics {
 		},
 		Latency: lat, Allocations: 100 + 2*10, Persisted: 95,
 	}
-	rep := checker.Report{Stats: checker.Stats{Allocations: 100}}
-	h := &history.History{Events: []history.Event{
-		{Kind: history.KindOK, F: history.FPersist, Seq: 7},
-		{Kind: history.KindOK, F: history.FPersist, Seq: 42},
-		{Kind: history.KindOK, F: history.FSync, Seq: 99},
-	}}
-	return NewMetrics(res, h, rep, 10)
+	rep := checker.Report{Stats: checker.Stats{Allocations: 100, MaxAckedSeq: 42}}
+	return NewMetrics(res, rep, true, 10)
 }
 
 func TestEvaluateThresholds(t *testing.T) {
@@ -153,11 +147,11 @@ func TestEvaluateThresholds(t *testing.T) {
 // started, so an initial_counter is not counted as gaps.
 func TestGapRateWithoutTraces(t *testing.T) {
 	res := &bench.Result{Config: bench.Config{Chats: 2}, Allocations: 2*10 + 50, Persisted: 45, Counts: bench.Counts{ErrorCodes: map[string]int64{}}}
-	m := NewMetrics(res, &history.History{}, checker.Report{}, 10)
+	m := NewMetrics(res, checker.Report{}, true, 10)
 	if v, ok := m.Value("gap_rate"); !ok || v != 0.1 {
 		t.Fatalf("gap_rate %v %v, want 0.1", v, ok)
 	}
-	empty := NewMetrics(&bench.Result{Counts: bench.Counts{ErrorCodes: map[string]int64{}}}, &history.History{}, checker.Report{}, 0)
+	empty := NewMetrics(&bench.Result{Counts: bench.Counts{ErrorCodes: map[string]int64{}}}, checker.Report{}, true, 0)
 	if _, ok := empty.Value("gap_rate"); ok {
 		t.Fatal("a run without allocations has a gap rate")
 	}

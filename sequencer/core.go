@@ -111,7 +111,7 @@ func (c *Core) Sync(ctx context.Context, chat string, after uint64, limit int) (
 	}
 	msgs, err := c.cfg.Store.QueryMessages(ctx, store.Query{Chat: chat, After: after, Limit: limit})
 	if err != nil {
-		return nil, classifyStoreError(err)
+		return nil, readFailed(err)
 	}
 	if mark != nil {
 		msgs = belowMark(msgs, w)

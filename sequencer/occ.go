@@ -50,7 +50,7 @@ func (p *persistCall) persistOptimistic() error {
 		start := p.tr.Now()
 		c, err := p.st().GetCounter(p.ctx, p.req.Chat, true)
 		if err != nil {
-			return classifyStoreError(err)
+			return readFailed(err) // earlier attempts were cancelled: nothing written
 		}
 		if c.Missing {
 			return definite(CodeCounterMissing, store.ErrCounterMissing)

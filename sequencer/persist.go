@@ -69,7 +69,11 @@ func OrWallClock(tr Tracer) Tracer {
 func (c *Core) Persist(ctx context.Context, req Request, tr Tracer) (Outcome, error) {
 	tr = OrWallClock(tr)
 	p := persistCalls.Get().(*persistCall)
-	*p = persistCall{core: c, ctx: ctx, req: req, tr: tr}
+	*p = persistCall{core: c, ctx: ctx, req: req, tr: tr, store: c.cfg.Store}
+	if req.Faults.StoreError.Kind != NoStoreError {
+		p.faulting = faultingStore{Store: c.cfg.Store, fault: req.Faults.StoreError, tr: tr}
+		p.store = &p.faulting
+	}
 	err := p.run()
 	p.resolveAllocation() // SyncWatermark: whatever path run took
 	out := p.out
@@ -103,17 +107,24 @@ type persistCall struct {
 	msg   store.Message
 	rec   store.IdempotencyRecord
 	items [3]store.TxItem
+
+	// faulting fails one store call when the plan has a store error.
+	faulting faultingStore
+	store    store.Store
 }
 
-func (p *persistCall) st() store.Store { return p.core.cfg.Store }
+func (p *persistCall) st() store.Store { return p.store }
 
 func (p *persistCall) run() error {
+	defer p.req.Faults.Race.Leave()
 	// Step 1: idempotency look-up; a stale read is allowed because step 4's
 	// condition catches what it misses.
 	rec, hit, err := p.st().GetIdempotency(p.ctx, p.req.Chat, p.req.Key, false)
 	if err != nil {
-		return classifyStoreError(err)
+		return readFailed(err)
 	}
+	// A racing twin looks up before either goes on (ADR-004 scenario 4).
+	p.req.Faults.Race.Arrive(p.ctx)
 	if p.req.Faults.StaleIdempotencyRead {
 		hit = false
 	}
@@ -127,10 +138,14 @@ func (p *persistCall) run() error {
 	// Step 2: membership, strongly consistent; not a member is definite.
 	member, err := p.st().IsMember(p.ctx, p.req.Chat, p.req.Sender)
 	if err != nil {
-		return classifyStoreError(err)
+		return readFailed(err)
 	}
 	if !member {
 		return definite(CodeNotAMember, fmt.Errorf("%s is not a member of %s", p.req.Sender, p.req.Chat))
+	}
+	// ADR-004 §10's first row: the server dies before step 3.
+	if p.req.Faults.CrashBeforeAllocate {
+		return unknown(CodeCrashBeforeAllocate, nil)
 	}
 
 	if p.core.cfg.Strategy == Optimistic {
@@ -263,7 +278,7 @@ func (p *persistCall) persistFailed(err error) error {
 	if errors.As(err, &canceled) && canceled.ConditionFailedAt(0) {
 		rec, hit, rerr := p.st().GetIdempotency(p.ctx, p.req.Chat, p.req.Key, false)
 		if rerr != nil {
-			return classifyStoreError(rerr)
+			return readFailed(rerr) // the transaction wrote nothing
 		}
 		if hit {
 			// The winner may have crashed before publishing: the same

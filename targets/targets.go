@@ -79,7 +79,12 @@ var adr004Kinds = []string{storeopen.Memory, storeopen.DynamoDB, storeopen.Dynam
 
 // HasStrategies reports whether target name runs ADR-004's core, the only
 // design whose allocation strategy (two-phase or occ) can be chosen.
-func HasStrategies(name string) bool { return slices.Contains(adr004Kinds, name) }
+func HasStrategies(name string) bool { return RunsCore(name) }
+
+// RunsCore reports whether target name runs ADR-004's core over a store:
+// the only design that injects store errors (throttling, a 500, a
+// transaction cancelled for another reason), which are DynamoDB's.
+func RunsCore(name string) bool { return slices.Contains(adr004Kinds, name) }
 
 // adr004Contract is what ADR-004 promises: gaps ("Gaps Are Acceptable"),
 // the original answer to a reused key (ADR-001 Appendix B), clients that

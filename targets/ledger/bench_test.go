@@ -7,6 +7,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/checker/checkertest"
+	"github.com/chatseq/chatseq/sequencer"
 )
 
 // The ledger keeps its contract (gapless, key reuse rejected) through
@@ -50,5 +51,23 @@ func TestBrokenVariantsAreCaught(t *testing.T) {
 			}
 			t.Logf("%s caught: %s", v.CaughtBy, r.Detail)
 		})
+	}
+}
+
+// ADR-004 §10's crash before allocation, here before proposing: the write
+// never enters the log, the client sees info, and its retry is a new
+// write; the ledger stays gapless.
+func TestCrashBeforeProposingIsInfoAndLeavesNoGap(t *testing.T) {
+	cfg := benchConfig(t, 6, 6, 0)
+	cfg.Ops = 600
+	cfg.Faults = bench.FaultRates{CrashBeforeAllocate: 0.1}
+	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = 0, 0
+	res, rep, _ := runAndCheck(t, cfg, testConfig())
+	checkertest.RequireValid(t, rep)
+	if r := checkertest.Verdict(t, rep, checker.NameGapless); r.Status != checker.Pass {
+		t.Errorf("gapless: %s %s", r.Status, r.Detail)
+	}
+	if res.Counts.ErrorCodes[sequencer.CodeCrashBeforeAllocate] == 0 || res.Counts.Fail != 0 {
+		t.Fatalf("crashes before proposing: codes %v, %d fail (want info only)", res.Counts.ErrorCodes, res.Counts.Fail)
 	}
 }

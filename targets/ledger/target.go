@@ -147,6 +147,7 @@ type write struct {
 }
 
 func (w *write) run() error {
+	defer w.req.Faults.Race.Leave()
 	k16 := key16(w.req.Key)
 	contentType := w.req.ContentType
 	if contentType == "" {
@@ -166,15 +167,25 @@ func (w *write) run() error {
 		}
 		// Step 2: the leader's cache. A stale-read plan is a cache that
 		// missed: the node just became leader, or evicted the key.
+		var e cacheEntry
+		hit := false
 		if !w.req.Faults.StaleIdempotencyRead {
-			e, hit := cache.get(sc, time.Now())
-			if hit {
-				if !bytes.Equal(e.payloadHash, hash) {
-					return &sequencer.Error{Code: CodeKeyReused, Definite: true}
-				}
-				w.out.Result = sequencer.Result{Seq: e.seq, MessageID: e.messageID, Dedup: true}
-				return nil
+			e, hit = cache.get(sc, time.Now())
+		}
+		// A racing twin checks the cache before either goes on (only the
+		// first pass waits).
+		w.req.Faults.Race.Arrive(w.ctx)
+		if hit {
+			if !bytes.Equal(e.payloadHash, hash) {
+				return &sequencer.Error{Code: CodeKeyReused, Definite: true}
 			}
+			w.out.Result = sequencer.Result{Seq: e.seq, MessageID: e.messageID, Dedup: true}
+			return nil
+		}
+		// The leader dies before proposing: nothing entered the log, but
+		// the client cannot know.
+		if w.req.Faults.CrashBeforeAllocate {
+			return &sequencer.Error{Code: sequencer.CodeCrashBeforeAllocate}
 		}
 		w.t.nem.slow(w.ctx)
 

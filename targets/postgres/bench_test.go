@@ -96,3 +96,22 @@ func TestSequenceInTxIsGapless(t *testing.T) {
 		t.Fatalf("gapless: %s %s", r.Status, r.Detail)
 	}
 }
+
+// ADR-004 §10's crash before allocation, here before step 2 takes the
+// sequence: nothing is written, the client sees info, and since no
+// sequence was taken no gap follows.
+func TestCrashBeforeAllocateIsInfoAndLeavesNoGap(t *testing.T) {
+	cfg := benchConfig(t, 6, 6, 0)
+	cfg.Ops = 400
+	cfg.Faults = bench.FaultRates{CrashBeforeAllocate: 0.1}
+	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = 0, 0
+	cfg.Contract.EventOrder = history.EventOrderNone // ordering_test.go judges order
+	res, rep, _ := runAndCheck(t, cfg, Config{RelayCrash: 0})
+	checkertest.RequireValid(t, rep)
+	if res.Counts.ErrorCodes[sequencer.CodeCrashBeforeAllocate] == 0 || res.Counts.Fail != 0 {
+		t.Fatalf("crashes before allocating: codes %v, %d fail (want info only)", res.Counts.ErrorCodes, res.Counts.Fail)
+	}
+	if rep.Stats.Gaps != 0 {
+		t.Errorf("%d gaps: a crash before allocating took a sequence", rep.Stats.Gaps)
+	}
+}

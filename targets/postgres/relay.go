@@ -35,9 +35,10 @@ type relay struct {
 	pub   sequencer.Publisher
 	crash float64    // per pass: crash between publish and mark
 	rng   *rand.Rand // the relay goroutine's alone
-	// crashDue is a drawn crash that has not happened yet: the pass it
-	// was drawn for failed before reaching it (Kafka or the database
-	// down). It stays due, so the rate counts crashes, not draws.
+	// crashDue is a crash that has not happened yet: drawn for a pass
+	// that failed before reaching it (Kafka or the database down), or the
+	// first crash of a run with crashes on, due from the start. It stays
+	// due, so the rate counts crashes, not draws.
 	crashDue bool
 
 	wake chan struct{}
@@ -50,8 +51,14 @@ type relay struct {
 func startRelay(t *target, pub sequencer.Publisher, crash float64, seed int64) *relay {
 	r := &relay{
 		t: t, pub: pub, crash: crash,
-		rng:  rand.New(rand.NewPCG(uint64(seed), 0x6f7574626f78)), // "outbox"
-		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
+		// A positive rate crashes the first pass that publishes, then at
+		// the rate: however few passes a run makes (a short or slow one,
+		// at the default 1%), it meets the crash at least once, between
+		// publish and mark as designed, between mark and publish under
+		// mark-before-publish, where it loses the rest of the batch.
+		crashDue: crash > 0,
+		rng:      rand.New(rand.NewPCG(uint64(seed), 0x6f7574626f78)), // "outbox"
+		wake:     make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	go r.loop()
 	return r

@@ -38,10 +38,18 @@ type send struct {
 }
 
 func (s *send) run() error {
+	defer s.req.Faults.Race.Leave()
 	// Step 1: idempotency check on (key, user_id).
 	hit, err := s.lookup(s.req.Faults.StaleIdempotencyRead)
+	// A racing twin looks up before either goes on.
+	s.req.Faults.Race.Arrive(s.ctx)
 	if err != nil || hit {
 		return err
+	}
+	// The server dies before step 2 takes a sequence: nothing written, but
+	// the client's connection drops, so it cannot know.
+	if s.req.Faults.CrashBeforeAllocate {
+		return persistErr(sequencer.CodeCrashBeforeAllocate, false, nil)
 	}
 	for attempt := 0; attempt < maxSequenceAttempts; attempt++ {
 		err := s.persist()

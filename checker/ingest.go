@@ -1,0 +1,447 @@
+package checker
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// Log takes a history's lines one at a time and keeps only what the
+// invariants read, in fixed-size records: strings become numbers (chats,
+// keys, message ids, senders and error codes interned once, payload hashes
+// hashed), operations are paired as they complete, and sync answers go to
+// shared slabs. A million-operation history costs about a hundred bytes an
+// operation here, where its parsed events cost several hundred, so a
+// history is read straight into a Log (history.ScanFile) and never held
+// whole. It implements history.Sink.
+type Log struct {
+	names stringArena // the bytes of every interned string
+
+	chatNames []string
+	chatIDs   map[string]int32
+
+	keyIDs   []map[string]int32 // by chat: a key's id in its scope
+	keyNames []string
+	keyChat  []int32
+
+	// Message ids of acks and final lines are interned (0 is "none") and
+	// hashed once; a sync's ids are only hashed: there are tens of them a
+	// sync, and they are only ever compared (stringHash: a collision, at
+	// odds of 2^-64, could only hide a mismatch).
+	midIDs   map[string]uint32
+	midNames []string
+	midHash  []uint64
+
+	senderIDs map[string]uint32
+	errIDs    map[string]uint16
+	errNames  []string
+
+	ops    []op
+	allocs []alloc
+	fin    []cfin
+
+	syncs    []syncRef
+	syncSeqs []uint64
+	syncMids []uint64 // stringHash of each returned message id
+
+	outstanding map[int]int32 // process → its open operation
+	lastTime    int64
+	disorder    int
+	sawEvent    bool
+
+	warnings []string
+}
+
+// op is one operation: an invoke paired with the next completion of the
+// same process.
+type op struct {
+	call, done int64  // invoke time; completion time (0 if none)
+	seq        uint64 // persist ok: the acknowledged sequence; sync: after
+	payload    uint64 // persist: stringHash of its payload_hash
+	invLine    int32
+	doneLine   int32 // 0 if it never completed
+	process    int32
+	chat       int32
+	key        int32  // scoped idempotency key of a persist; -1 for syncs and keyless persists
+	mid        uint32 // persist ok: the acknowledged message id
+	sync       int32  // sync ok: its answer in syncs, -1
+	limit      int32  // sync: the page size
+	sender     uint32
+	err        uint16 // fail, info: the error code, 0 none
+	fn         fnKind
+	status     opStatus
+	// dedup: an ok answered as a replay.
+	dedup bool
+	// reader: a sync of a catch-up client ("reader": true, catchup.go).
+	reader bool
+}
+
+// alloc is one traced counter allocation: it returned during [start, end].
+type alloc struct {
+	end, start int64
+	seq        uint64
+	line       int32
+	op         int32 // the operation it was handed to; -1 if none was outstanding
+	chat       int32
+	hasStart   bool
+}
+
+// cfin is one final line.
+type cfin struct {
+	Seq       uint64 // messages, idempotency, events; counters: the value
+	Offset    int64  // events
+	Line      int
+	chat      int32
+	key       int32  // messages, idempotency: the key's id, -1
+	MessageID uint32 // interned, 0 none
+	Partition int32
+	Table     tableKind
+	Missing   bool // counters: the item is gone
+}
+
+type tableKind uint8
+
+const (
+	tableUnknown tableKind = iota
+	tableCounters
+	tableMessages
+	tableIdempotency
+	tableEvents
+)
+
+var tableNames = [...]string{tableUnknown: "unknown", tableCounters: history.TableCounters, tableMessages: history.TableMessages, tableIdempotency: history.TableIdempotency, tableEvents: history.TableEvents}
+
+func (t tableKind) String() string { return tableNames[t] }
+
+func tableOf(name string) tableKind {
+	switch name {
+	case history.TableCounters:
+		return tableCounters
+	case history.TableMessages:
+		return tableMessages
+	case history.TableIdempotency:
+		return tableIdempotency
+	case history.TableEvents:
+		return tableEvents
+	}
+	return tableUnknown
+}
+
+// syncRef is one sync answer: seqs syncSeqs[off:off+n], message ids
+// syncMids[midOff:midOff+nMids] (as many as the line had).
+type syncRef struct {
+	off, n, midOff, nMids int32
+}
+
+// NewLog returns an empty Log.
+func NewLog() *Log {
+	return &Log{
+		chatIDs:     map[string]int32{},
+		midIDs:      map[string]uint32{},
+		midNames:    []string{""},
+		midHash:     []uint64{0},
+		senderIDs:   map[string]uint32{},
+		errIDs:      map[string]uint16{"": 0},
+		errNames:    []string{""},
+		outstanding: map[int]int32{},
+		lastTime:    math.MinInt64,
+	}
+}
+
+// SizeHint makes room for a history file of that size at once: growing by
+// doubling copied every record twice over, a fifth of a check's time, and
+// guessing from the bytes alone reserved twice what was needed. A line of
+// unknown kind may be anything.
+func (l *Log) SizeHint(sz history.Size) {
+	ops := sz.Invokes + sz.Other
+	l.ops = make([]op, 0, ops)
+	l.allocs = make([]alloc, 0, sz.Traces+sz.Other)
+	l.fin = make([]cfin, 0, sz.Finals+sz.Other)
+	l.midIDs = make(map[string]uint32, ops+sz.Finals/2)
+	l.midNames = make([]string, 1, 1+ops+sz.Finals/2)
+	l.midHash = make([]uint64, 1, 1+ops+sz.Finals/2)
+}
+
+func (l *Log) warn(format string, args ...any) {
+	l.warnings = append(l.warnings, fmt.Sprintf(format, args...))
+}
+
+func (l *Log) chat(name string) int32 {
+	if id, ok := l.chatIDs[name]; ok {
+		return id
+	}
+	id := int32(len(l.chatNames))
+	name = l.names.string(name)
+	l.chatIDs[name] = id
+	l.chatNames = append(l.chatNames, name)
+	l.keyIDs = append(l.keyIDs, nil)
+	return id
+}
+
+// keyID numbers scoped keys densely. Keys are scoped per chat, as ADR-004's
+// idempotency table is keyed (scopeOf is the seam for per-sender scoping).
+func (l *Log) keyID(chat int32, key string) int32 {
+	ids := l.keyIDs[chat]
+	if ids == nil {
+		ids = map[string]int32{}
+		l.keyIDs[chat] = ids
+	}
+	if id, ok := ids[key]; ok {
+		return id
+	}
+	id := int32(len(l.keyNames))
+	key = l.names.string(key)
+	ids[key] = id
+	l.keyNames = append(l.keyNames, key)
+	l.keyChat = append(l.keyChat, chat)
+	return id
+}
+
+func (l *Log) mid(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if id, ok := l.midIDs[s]; ok {
+		return id
+	}
+	id := uint32(len(l.midNames))
+	s = l.names.string(s)
+	l.midIDs[s] = id
+	l.midNames = append(l.midNames, s)
+	l.midHash = append(l.midHash, stringHash(s))
+	return id
+}
+
+func (l *Log) sender(s string) uint32 {
+	id, ok := l.senderIDs[s]
+	if !ok {
+		id = uint32(len(l.senderIDs))
+		l.senderIDs[l.names.string(s)] = id
+	}
+	return id
+}
+
+func (l *Log) errCode(s string) uint16 {
+	id, ok := l.errIDs[s]
+	if !ok {
+		if len(l.errNames) == math.MaxUint16 {
+			return 0
+		}
+		id = uint16(len(l.errNames))
+		s = l.names.string(s)
+		l.errIDs[s] = id
+		l.errNames = append(l.errNames, s)
+	}
+	return id
+}
+
+// Event takes the next operation or trace line, in file order. It pairs
+// each invoke with the next completion of the same process and gives each
+// allocate trace to the operation its process has outstanding; what does
+// not fit is warned about, as HISTORY.md's structure rules say.
+func (l *Log) Event(e *history.Event) {
+	if l.sawEvent && e.Time < l.lastTime {
+		if l.disorder == 0 {
+			l.warn("line %d: time %d is earlier than the event before it; events should be in time order", e.Line, e.Time)
+		}
+		l.disorder++
+	}
+	l.sawEvent = true
+	l.lastTime = max(l.lastTime, e.Time)
+	switch e.Kind {
+	case history.KindInvoke:
+		l.invoke(e)
+	case history.KindOK, history.KindFail, history.KindInfo:
+		l.complete(e)
+	case history.KindTrace:
+		l.trace(e)
+	case history.KindFinal:
+		l.warn("line %d: final line among events ignored (finals belong in History.Finals)", e.Line)
+	}
+}
+
+func (l *Log) invoke(e *history.Event) {
+	var fn fnKind
+	switch e.F {
+	case history.FPersist:
+		fn = fnPersist
+	case history.FSync:
+		fn = fnSync
+	default:
+		l.warn("line %d: invoke of unknown f %q ignored", e.Line, e.F)
+		return
+	}
+	if prev, ok := l.outstanding[e.Process]; ok {
+		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.ops[prev].invLine)
+	}
+	o := op{call: e.Time, invLine: int32(e.Line), process: int32(e.Process), chat: l.chat(e.Chat), key: -1, sync: -1, fn: fn}
+	if fn == fnPersist {
+		if e.Key == "" {
+			l.warn("line %d: persist without key: left out of key-based invariants", e.Line)
+		} else {
+			o.key = l.keyID(o.chat, scopeOf(e.Sender, e.Key))
+		}
+		o.payload = stringHash(e.PayloadHash)
+		o.sender = l.sender(e.Sender)
+	} else {
+		o.seq, o.limit = e.After, int32(min(max(e.Limit, math.MinInt32), math.MaxInt32))
+		o.reader = e.Reader
+	}
+	l.outstanding[e.Process] = int32(len(l.ops))
+	l.ops = append(l.ops, o)
+}
+
+func (l *Log) complete(e *history.Event) {
+	oi, ok := l.outstanding[e.Process]
+	if !ok {
+		l.warn("line %d: %s for process %d, which has no outstanding operation: ignored", e.Line, e.Kind, e.Process)
+		return
+	}
+	delete(l.outstanding, e.Process)
+	o := &l.ops[oi]
+	var f string
+	switch o.fn {
+	case fnPersist:
+		f = history.FPersist
+	case fnSync:
+		f = history.FSync
+	}
+	if e.F != "" && e.F != f {
+		l.warn("line %d: completion f %q does not match its invoke's %q (line %d)", e.Line, e.F, f, o.invLine)
+	}
+	if e.Chat != "" && e.Chat != l.chatNames[o.chat] {
+		l.warn("line %d: completion chat %q does not match its invoke's %q (line %d)", e.Line, e.Chat, l.chatNames[o.chat], o.invLine)
+	}
+	o.done, o.doneLine = e.Time, int32(e.Line)
+	switch e.Kind {
+	case history.KindOK:
+		o.status, o.dedup = stOK, e.Dedup
+		if o.fn == fnPersist {
+			o.seq, o.mid = e.Seq, l.mid(e.MessageID)
+		} else if e.Sync != nil {
+			o.sync = l.addSync(e.Sync)
+		}
+	case history.KindFail:
+		o.status, o.err = stFail, l.errCode(e.Error)
+	default:
+		o.status, o.err = stInfo, l.errCode(e.Error)
+	}
+}
+
+func (l *Log) addSync(r *history.SyncResult) int32 {
+	ref := syncRef{off: int32(len(l.syncSeqs)), n: int32(len(r.Seqs)), midOff: int32(len(l.syncMids)), nMids: int32(len(r.MessageIDs))}
+	l.syncSeqs = append(l.syncSeqs, r.Seqs...)
+	for _, id := range r.MessageIDs {
+		l.syncMids = append(l.syncMids, stringHash(id))
+	}
+	l.syncs = append(l.syncs, ref)
+	return int32(len(l.syncs) - 1)
+}
+
+func (l *Log) trace(e *history.Event) {
+	if e.F != history.FAllocate {
+		l.warn("line %d: trace of unknown f %q ignored", e.Line, e.F)
+		return
+	}
+	a := alloc{end: e.Time, seq: e.Seq, line: int32(e.Line), op: -1, chat: l.chat(e.Chat), start: e.Start, hasStart: e.HasStart}
+	oi, ok := l.outstanding[e.Process]
+	if ok && l.ops[oi].fn != fnPersist {
+		l.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, l.ops[oi].invLine)
+		ok = false
+	}
+	if ok {
+		a.op = oi
+		if !e.HasStart {
+			a.start = l.ops[oi].call
+		}
+		if oc := l.chatNames[l.ops[oi].chat]; oc != e.Chat {
+			l.warn("line %d: allocation on chat %q for process %d, whose outstanding operation (line %d) is on chat %q", e.Line, e.Chat, e.Process, l.ops[oi].invLine, oc)
+		}
+	} else if !e.HasStart {
+		// Without an owner or a start the allocation could have begun
+		// at any time: assume the earliest, so that no order violation
+		// is claimed on a guess.
+		a.start = timeMin
+		l.warn("line %d: allocation for process %d, which has no outstanding operation and no start", e.Line, e.Process)
+	}
+	if a.start > e.Time {
+		l.warn("line %d: allocation starts at %d, after it returned at %d: its start is taken as %d", e.Line, a.start, e.Time, e.Time)
+		a.start = e.Time
+	}
+	l.allocs = append(l.allocs, a)
+}
+
+// Final takes the next final line; finals come after every event.
+func (l *Log) Final(f *history.Final) {
+	c := cfin{Seq: f.Seq, Offset: f.Offset, Line: f.Line, chat: l.chat(f.Chat), key: -1, Partition: f.Partition, Table: tableOf(f.Table), Missing: f.Missing}
+	switch c.Table {
+	case tableCounters:
+		c.Seq = f.Value
+	case tableMessages:
+		c.MessageID = l.mid(f.MessageID)
+		if f.Key != "" {
+			c.key = l.keyID(c.chat, scopeOf("", f.Key))
+		}
+	case tableIdempotency:
+		c.MessageID = l.mid(f.MessageID)
+		c.key = l.keyID(c.chat, scopeOf("", f.Key))
+	case tableEvents:
+		c.MessageID = l.mid(f.MessageID)
+	default:
+		l.warn("line %d: final line of unknown table %q ignored", f.Line, f.Table)
+	}
+	l.fin = append(l.fin, c)
+}
+
+// stringArena copies the strings a Log keeps into large shared blocks, so
+// that a kept key or id does not hold on to the reader's buffers and each
+// costs no allocation of its own.
+type stringArena struct{ block []byte }
+
+func (a *stringArena) string(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > cap(a.block)-len(a.block) {
+		if len(s) > 4096 {
+			return string([]byte(s))
+		}
+		// Small first, so that a small history stays cheap; doubling
+		// up to 1 MB.
+		a.block = make([]byte, 0, min(max(2*cap(a.block), 4<<10), 1<<20))
+	}
+	start := len(a.block)
+	a.block = append(a.block, s...)
+	return unsafeString(a.block[start:])
+}
+
+// value is a counters line's value.
+func (f *cfin) value() uint64 { return f.Seq }
+
+// finKeyName is a messages or idempotency line's key, "" if it has none.
+func (l *Log) finKeyName(f *cfin) string {
+	if f.key < 0 {
+		return ""
+	}
+	return l.keyNames[f.key]
+}
+
+// unsafeString is b as a string without a copy; b is never written again.
+func unsafeString(b []byte) string { return unsafe.String(&b[0], len(b)) }
+
+// logOf is a Log of h's lines.
+func logOf(h *history.History) *Log {
+	l := NewLog()
+	for i := range h.Events {
+		l.Event(&h.Events[i])
+	}
+	for i := range h.Finals {
+		l.Final(&h.Finals[i])
+	}
+	return l
+}
+
+// indexOf is h's index, as Check builds it for a complete history.
+func indexOf(h *history.History) *index { return buildIndex(logOf(h), h.Header) }

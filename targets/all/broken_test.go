@@ -1,0 +1,149 @@
+package all_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/targets"
+	_ "github.com/chatseq/chatseq/targets/all"
+)
+
+// A shipped broken behaviour must be caught at the runner's defaults, on
+// every seed, by the invariant it names: a mutant that passes some seeded
+// runs (mark-before-publish passed 5 of 12 when the relay's 1% crash
+// never struck) hides. Every variant of every target runs here with
+// bench.DefaultConfig, only shortened to a number of operations, on
+// several seeds; mark-before-publish on twelve. The dynamodb targets run
+// memory's core and variants over another store; memory stands for them.
+func TestEveryBrokenVariantIsCaughtAtDefaultsOnEverySeed(t *testing.T) {
+	type plan struct {
+		seeds int
+		ops   int
+	}
+	// Each variant's flaw is exercised deterministically at the defaults
+	// (a twin that races its key, the relay's first crash, the plan's
+	// crashes), so short runs suffice; a few more seeds where runs are
+	// cheap.
+	plans := map[string]plan{
+		"memory":   {seeds: 8, ops: 1500},
+		"postgres": {seeds: 4, ops: 600},
+		"ledger":   {seeds: 4, ops: 1500},
+	}
+	if raceEnabled {
+		// test.sh runs this package under -race too: fewer seeds there,
+		// all of them here.
+		for name, p := range plans {
+			p.seeds = max(p.seeds/2, 2)
+			plans[name] = p
+		}
+	}
+	overrides := map[string]plan{
+		"postgres/mark-before-publish": {seeds: 12, ops: 300},
+	}
+	checked := 0
+	for _, name := range []string{"memory", "postgres", "ledger"} {
+		vs := targets.Variants(name)
+		if len(vs) == 0 {
+			t.Fatalf("target %s has no variants registered", name)
+		}
+		t.Run(name, func(t *testing.T) {
+			open := opener(t, name)
+			for _, v := range vs {
+				if v.CaughtBy == "" {
+					continue // a correct alternative
+				}
+				checked++
+				p, ok := overrides[name+"/"+v.Name]
+				if !ok {
+					p = plans[name]
+				}
+				t.Run(v.Name, func(t *testing.T) {
+					for seed := int64(1); seed <= int64(p.seeds); seed++ {
+						rep := runDefaults(t, open(), name, v.Name, seed, p.ops)
+						inv, ok := rep.Result(v.CaughtBy)
+						if !ok {
+							t.Fatalf("seed %d: %s was not reported", seed, v.CaughtBy)
+						}
+						if inv.Status != checker.Fail {
+							t.Errorf("seed %d: --target %s --broken %s: %s is %s (%s), want fail", seed, name, v.Name, v.CaughtBy, inv.Status, inv.Detail)
+						}
+						if rep.Valid == nil || *rep.Valid {
+							t.Errorf("seed %d: --target %s --broken %s judged valid", seed, name, v.Name)
+						}
+					}
+				})
+			}
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no broken variant was checked")
+	}
+	// Every other registered target runs one of these with its variants.
+	for _, name := range targets.Names() {
+		if _, ok := plans[name]; ok {
+			continue
+		}
+		if !slices.Equal(targets.VariantNames(name), targets.VariantNames("memory")) {
+			t.Errorf("target %s has variants %v of its own, not run here", name, targets.VariantNames(name))
+		}
+	}
+}
+
+// opener opens a target for the runs of one test: postgres's throwaway
+// cluster once (each run gets a schema of its own), memory's embedded
+// store afresh for each run (its chats would exist already).
+func opener(t *testing.T, name string) func() *targets.Opened {
+	t.Helper()
+	open := func() *targets.Opened {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		o, err := targets.Open(ctx, name, targets.Options{})
+		if err != nil {
+			t.Fatalf("opening %s: %v", name, err)
+		}
+		t.Cleanup(func() {
+			if err := o.Close(); err != nil {
+				t.Errorf("closing %s: %v", name, err)
+			}
+		})
+		return o
+	}
+	if name == "memory" {
+		return open
+	}
+	o := open()
+	return func() *targets.Opened { return o }
+}
+
+// runDefaults runs variant on the opened target with the runner's
+// defaults, as `chatseq bench --target NAME --broken VARIANT --seed SEED
+// --ops OPS --duration 0` would, and checks the history.
+func runDefaults(t *testing.T, o *targets.Opened, name, variant string, seed int64, ops int) checker.Report {
+	t.Helper()
+	cfg := bench.DefaultConfig()
+	cfg.Target, cfg.Variant, cfg.Seed = name, sequencer.Variant(variant), seed
+	cfg.Ops, cfg.Duration = ops, 0
+	cfg.Contract = o.Contract
+	if o.Topic != "" {
+		cfg.Topic = o.Topic
+	}
+	cfg.HistoryPath = filepath.Join(t.TempDir(), fmt.Sprintf("%s-%s-%d.jsonl", name, variant, seed))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if _, err := bench.RunTarget(ctx, cfg, o.Factory); err != nil {
+		t.Fatalf("seed %d: run: %v", seed, err)
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		t.Fatalf("seed %d: reading the history back: %v", seed, err)
+	}
+	return checker.Check(h, checker.Options{})
+}
