@@ -46,3 +46,64 @@ func TestCheckFileJudgesAsCheck(t *testing.T) {
 		}
 	}
 }
+
+// A file whose header promises the end line is judged alike streamed
+// (CheckFile, the reader telling whether the end line was there) and read
+// whole: complete with it, cut short without it, wherever the final state
+// stops, and then never failed.
+func TestCheckFileEndLine(t *testing.T) {
+	var b strings.Builder
+	cfg := histgen.Default()
+	cfg.Persists, cfg.Chats = 3000, 4
+	if _, err := histgen.Generate(&b, cfg); err != nil {
+		t.Fatal(err)
+	}
+	header, body, _ := strings.Cut(b.String(), "\n")
+	header = strings.Replace(header, `"version":1,`, `"version":1,"end_line":true,`, 1)
+	firstFinal := strings.Index(body, `{"type":"final"`)
+	if firstFinal < 0 || !strings.Contains(header, `"end_line":true`) {
+		t.Fatalf("no final lines, or header %s", header)
+	}
+	finals := body[firstFinal:]
+	for _, tt := range []struct {
+		name string
+		body string
+		cut  bool
+	}{
+		{"complete", body + `{"type":"end"}` + "\n", false},
+		{"without the end line", body, true},
+		{"cut in the final state", body[:firstFinal+len(finals)/3], true},
+		{"cut before the final state", body[:firstFinal], true},
+	} {
+		path := filepath.Join(t.TempDir(), "h.jsonl")
+		if err := os.WriteFile(path, []byte(header+"\n"+tt.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := history.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		want := checker.Check(h, checker.Options{})
+		got, read, err := checker.CheckFile(path, checker.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Stats.CheckMillis, got.Stats.CheckMillis = 0, 0
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: CheckFile and Check differ:\n%+v\n%+v", tt.name, got, want)
+		}
+		if read.CutShort() != tt.cut || h.CutShort() != tt.cut {
+			t.Fatalf("%s: cut short %v / %v", tt.name, read.CutShort(), h.CutShort())
+		}
+		wantExit := 0
+		if tt.cut {
+			wantExit = 3
+		}
+		if got.ExitCode() != wantExit {
+			t.Fatalf("%s: exit %d, want %d: %+v", tt.name, got.ExitCode(), wantExit, got.Invariants)
+		}
+		if res, _ := got.Result(checker.NameAckImpliesPersistence); tt.cut != strings.HasPrefix(res.Detail, "the final state was cut short") {
+			t.Fatalf("%s: ack_implies_persistence %s: %s", tt.name, res.Status, res.Detail)
+		}
+	}
+}

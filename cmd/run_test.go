@@ -58,7 +58,7 @@ func TestRunPassingDirectoryWithJUnitAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("--format json is not JSON: %v\n%s", err, out)
 	}
-	if doc.Verdict != "pass" || doc.Passed != 7 || doc.Total != 7 || doc.OutDir != "" {
+	if doc.Verdict != "pass" || doc.Passed != 8 || doc.Total != 8 || doc.OutDir != "" {
 		t.Fatalf("summary %+v", doc)
 	}
 	if !strings.HasPrefix(doc.Scenarios[0].Repro, "chatseq run ../scenarios/adr004/d1-basic-allocation.yaml --seed 1") {
@@ -72,7 +72,7 @@ func TestRunPassingDirectoryWithJUnitAndJSON(t *testing.T) {
 	if err := xml.Unmarshal(data, &suites); err != nil {
 		t.Fatalf("--junit is not XML: %v", err)
 	}
-	if suites.Tests != 7 || suites.Failures != 0 || suites.Errors != 0 || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 7 {
+	if suites.Tests != 8 || suites.Failures != 0 || suites.Errors != 0 || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 8 {
 		t.Fatalf("junit %+v", suites)
 	}
 }
