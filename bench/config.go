@@ -91,6 +91,9 @@ type Config struct {
 	// Contract is what the target promises, written to the history header;
 	// an empty Events is filled from whether Kafka is on.
 	Contract history.Contract
+	// Claims quote the target's document for what the contract promises
+	// (the header's history.ClaimsField), so that a failure cites them.
+	Claims map[string]string
 
 	HistoryPath string // where the history streams; required
 	Target      string // recorded in the header

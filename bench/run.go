@@ -219,6 +219,9 @@ func header(cfg Config) history.Header {
 	if cfg.Variant != sequencer.Correct {
 		h.Extra["variant"] = jsonString(string(cfg.Variant))
 	}
+	if len(cfg.Claims) > 0 {
+		h.Extra[history.ClaimsField] = history.EncodeClaims(cfg.Claims)
+	}
 	return h
 }
 

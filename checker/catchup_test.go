@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chatseq/chatseq/history"
@@ -32,10 +33,14 @@ func lateCommit(b *hb) (si, so, final11 int) {
 
 func TestCatchUpCompletenessFailsOnALateCommitBelowTheCursor(t *testing.T) {
 	b := newHBContract(history.Contract{Gaps: history.GapsAllowed, CatchUp: history.CatchUpCursor})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{"initial_counter": "10",
+		history.ClaimsField: history.EncodeClaims(map[string]string{NameCatchUpCompleteness: "ADR-001 promises no lost messages", NameGapless: "not read"})}
 	si, so, m11 := lateCommit(b)
 	r := b.check(t)
 	res := mustFail(t, r, NameCatchUpCompleteness, si, so, m11)
+	if !strings.HasPrefix(res.Detail, "ADR-001 promises no lost messages; violated: ") {
+		t.Errorf("the failure does not begin with the header's claim: %s", res.Detail)
+	}
 	mustContain(t, res.Detail, "reader process 9 on chat \"A\" never received seq 11")
 	mustContain(t, res.Detail, "returned seq 12 without it")
 	mustContain(t, res.Detail, "after that sync returned")
@@ -55,7 +60,8 @@ func TestCatchUpCompletenessPassesWhenTheReaderWaitsBelowACommitInFlight(t *test
 	// A watermark: while 11 is in flight the sync serves nothing at or
 	// above it, so the reader's cursor never passes 11.
 	b := newHBContract(history.Contract{CatchUp: history.CatchUpCursor})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{"initial_counter": "10",
+		history.ClaimsField: history.EncodeClaims(map[string]string{NameCatchUpCompleteness: "ADR-001 promises no lost messages"})}
 	b.invoke(1, "A", "k11")
 	b.alloc(1, "A", 11)
 	b.send(2, "A", "k12", 12)
@@ -68,6 +74,9 @@ func TestCatchUpCompletenessPassesWhenTheReaderWaitsBelowACommitInFlight(t *test
 	r := b.check(t)
 	res := must(t, r, NameCatchUpCompleteness, Pass)
 	mustContain(t, res.Detail, "1 reader (1 process) on 1 chat (3 syncs)")
+	if strings.Contains(res.Detail, "promises") {
+		t.Errorf("a pass cites the claim: %s", res.Detail)
+	}
 	mustContain(t, res.Detail, "(1 reader-message pair)") // the sync that returned 11 and 12 passed 11, and returned it
 	if r.Stats.CatchUpMissed != 0 {
 		t.Errorf("catch_up_missed = %d", r.Stats.CatchUpMissed)
@@ -468,4 +477,18 @@ func TestFindingsOnAHistoryCutShort(t *testing.T) {
 	b.readerSync(9, "A", 0, 100, 1)
 	b.dump(false)
 	mustContain(t, must(t, b.check(t), NameCatchUpCompleteness, Unknown).Detail, "cut short")
+}
+
+func TestMalformedClaimsAreAWarning(t *testing.T) {
+	b := newHB()
+	b.h.Header.Extra = map[string]string{history.ClaimsField: `"just a string"`}
+	b.send(1, "A", "k1", 1)
+	b.dump(false)
+	r := b.check(t)
+	for _, w := range r.Warnings {
+		if strings.Contains(w, `header "claims" must be an object`) {
+			return
+		}
+	}
+	t.Fatalf("no warning about the claims: %v", r.Warnings)
 }

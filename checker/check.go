@@ -99,7 +99,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	}
 	// Catch-up completeness and per-chat event order (findings.go).
 	var fs findingStats
-	tasks = append(tasks, findingTasks(x, con, put, notApplicable, &fs)...)
+	tasks = append(tasks, findingTasks(x, con, claimsOf(h.Header, x), put, notApplicable, &fs)...)
 	switch con.Gaps {
 	case history.GapsForbidden:
 		tasks = append(tasks, func() { put(checkGapless(x)) })

@@ -22,8 +22,15 @@ type findingStats struct {
 // applicable by the history, as a verdict says it (so that a history cut
 // short makes it unknown); a contract value the format does not define is
 // unknown.
-func findingTasks(x *index, con history.Contract, put func(Result), notApplicable func(name, reason string), fs *findingStats) []func() {
+func findingTasks(x *index, con history.Contract, claims map[string]string, put func(Result), notApplicable func(name, reason string), fs *findingStats) []func() {
 	var tasks []func()
+	// A failure cites the design's own words for the promise it breaks.
+	putCited := func(res Result) {
+		if claim := claims[res.Name]; claim != "" && res.Status == Fail {
+			res.Detail = claim + "; violated: " + res.Detail
+		}
+		put(res)
+	}
 	rs, marked := x.readers()
 	absent := catchUpAbsent(x, rs, marked)
 	switch con.CatchUp {
@@ -35,7 +42,7 @@ func findingTasks(x *index, con history.Contract, put func(Result), notApplicabl
 		tasks = append(tasks, func() {
 			var res Result
 			res, fs.missed = checkCatchUpCompleteness(x, rs)
-			put(res)
+			putCited(res)
 		})
 	case history.CatchUpNone:
 		notApplicable(NameCatchUpCompleteness, "contract catch_up: none (the design promises catch-up clients nothing)")
@@ -55,7 +62,7 @@ func findingTasks(x *index, con history.Contract, put func(Result), notApplicabl
 		tasks = append(tasks, func() {
 			var res Result
 			res, fs.outOfOrder, _ = checkEventOrder(x)
-			put(res)
+			putCited(res)
 		})
 	case history.EventOrderNone:
 		notApplicable(NameEventOrder, "contract event_order: none (the design does not promise consumers per-chat order)")
@@ -76,4 +83,14 @@ func absentResult(name, reason string) Result {
 	v := newVerdict(name)
 	v.notApplicable("%s", reason)
 	return v.result()
+}
+
+// claimsOf reads the header's claims (history.ClaimsField); a malformed
+// value is a warning and no claims.
+func claimsOf(h history.Header, x *index) map[string]string {
+	claims, err := history.DecodeClaims(h.Extra[history.ClaimsField])
+	if err != nil {
+		x.warn("%v: ignored", err)
+	}
+	return claims
 }

@@ -320,7 +320,7 @@ func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, c
 	if !opened.Fresh {
 		cfg.ChatPrefix = runChatPrefix()
 	}
-	cfg.Contract = opened.Contract
+	cfg.Contract, cfg.Claims = opened.Contract, opened.Claims
 	if !c.Flags().Changed("topic") && opened.Topic != "" {
 		cfg.Topic = opened.Topic
 	}

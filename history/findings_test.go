@@ -95,3 +95,26 @@ func TestMergeFindingContracts(t *testing.T) {
 		t.Fatalf("different event_order merged: %v", err)
 	}
 }
+
+func TestClaimsRoundTripThroughTheHeader(t *testing.T) {
+	claims := map[string]string{"event_order": `The design promises "strict order" (§5)`, "catch_up_completeness": "no lost messages"}
+	var out bytes.Buffer
+	rec, err := NewRecorder(&out, Header{Extra: map[string]string{ClaimsField: EncodeClaims(claims)}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Read(strings.NewReader(out.String()), "c.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeClaims(h.Header.Extra[ClaimsField])
+	if err != nil || len(got) != 2 || got["event_order"] != claims["event_order"] {
+		t.Fatalf("claims read back as %v, %v", got, err)
+	}
+	if _, err := DecodeClaims(`["not","an","object"]`); err == nil {
+		t.Fatal("an array was accepted as claims")
+	}
+}

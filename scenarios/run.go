@@ -101,7 +101,7 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 		// empty.
 		cfg.ChatPrefix = "scn" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-chat-"
 	}
-	cfg.Contract = mergeContract(opened.Contract, sc.Contract)
+	cfg.Contract, cfg.Claims = mergeContract(opened.Contract, sc.Contract), opened.Claims
 	if opened.Topic != "" {
 		cfg.Topic = opened.Topic
 	}

@@ -29,7 +29,10 @@ type Opened struct {
 	Describe string           // for reports, never with credentials
 	Fresh    bool             // started empty, so chat ids need no run prefix
 	Contract history.Contract // what the design promises
-	Topic    string           // the Kafka topic it publishes to
+	// Claims quote the design's document for the invariants its contract
+	// makes it promise (history.ClaimsField): a failure cites them.
+	Claims   map[string]string
+	Topic    string // the Kafka topic it publishes to
 	cleanups closers.Stack
 }
 
@@ -103,6 +106,12 @@ func init() {
 	}
 }
 
+// adr004Claims are ADR-004's (and ADR-001's) words for what catch-up
+// promises.
+var adr004Claims = map[string]string{
+	"catch_up_completeness": `ADR-001 promises that a client syncing with sequence > last_acked_sequence (§4), never waiting for a gap (§6), "catches up; no lost messages" (Appendix B), and ADR-004's "Gap Safety" relies on it`,
+}
+
 // adr004 opens ADR-004's core over the store kind.
 func adr004(kind string) Opener {
 	return func(ctx context.Context, opts Options) (*Opened, error) {
@@ -114,7 +123,7 @@ func adr004(kind string) Opener {
 		}
 		o := &Opened{
 			Factory: bench.CoreTarget(st.Store), Describe: "ADR-004 core, " + st.Describe,
-			Fresh: st.Fresh, Contract: adr004Contract, Topic: sequencer.Topic,
+			Fresh: st.Fresh, Contract: adr004Contract, Claims: adr004Claims, Topic: sequencer.Topic,
 		}
 		o.OnClose(st.Close)
 		return o, nil

@@ -49,7 +49,7 @@ func cluster(t *testing.T) *pgfixture.Cluster {
 func benchConfig(t *testing.T, writers, chats int, d time.Duration) bench.Config {
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Duration = writers, chats, d
-	cfg.Topic, cfg.Contract, cfg.Target = Topic, Contract, Name
+	cfg.Topic, cfg.Contract, cfg.Target, cfg.Claims = Topic, Contract, Name, Claims
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
 	return cfg
 }

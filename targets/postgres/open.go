@@ -27,6 +27,12 @@ var Contract = history.Contract{
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderPerChat,
 }
 
+// Claims quote the document for the promises the contract states.
+var Claims = map[string]string{
+	"event_order":           `The Message Service promises "Strict Ordering per Conversation" (§5) on a topic "partitioned by conversation_id … preserving sequence order for consumers" (§8)`,
+	"catch_up_completeness": `ADR-001 promises that a client syncing with sequence > last_acked_sequence (§4) "catches up; no lost messages" (Appendix B)`,
+}
+
 func init() {
 	targets.Register(Name, Open)
 	vs := make([]targets.Variant, len(Variants))
@@ -38,7 +44,7 @@ func init() {
 
 // Open connects to opts.DSN, or starts a throwaway cluster when it is empty.
 func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
-	o := &targets.Opened{Fresh: true, Contract: Contract, Topic: Topic}
+	o := &targets.Opened{Fresh: true, Contract: Contract, Claims: Claims, Topic: Topic}
 	dsn := opts.DSN
 	if dsn == "" {
 		c, err := pgfixture.Start(ctx)

@@ -35,6 +35,9 @@ func TestOrderingClaimFailsUnderConcurrentSenders(t *testing.T) {
 	if order.Status != checker.Fail || len(order.Lines) != 2 || rep.Stats.EventsOutOfOrder == 0 {
 		t.Fatalf("event_order %s (lines %v, %d out of order): %s", order.Status, order.Lines, rep.Stats.EventsOutOfOrder, order.Detail)
 	}
+	if !strings.HasPrefix(order.Detail, `The Message Service promises "Strict Ordering per Conversation" (§5)`) {
+		t.Errorf("the failure does not cite the document's claim: %s", order.Detail)
+	}
 	catchUp := checkertest.Verdict(t, rep, checker.NameCatchUpCompleteness)
 	if catchUp.Status != checker.Fail || rep.Stats.CatchUpMissed == 0 {
 		t.Fatalf("catch_up_completeness %s: %s", catchUp.Status, catchUp.Detail)
