@@ -64,6 +64,8 @@ type Config struct {
 	ReuseKey            float64       // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
 	SyncRatio           float64       // share of operations that are syncs
 	SyncLimit           int           // page size of a sync
+	Readers             int           // catch-up clients following every chat by cursor (reader.go)
+	ReaderPoll          time.Duration // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
 	MaxAttempts         int           // sends per key before a writer gives up
 	RetryBackoff        time.Duration // wait before the first retry, doubling up to maxRetryBackoff
 
@@ -122,7 +124,10 @@ func DefaultConfig() Config {
 		Topic: sequencer.Topic, Partitions: 8,
 		HistoryPath: "chatseq-history.jsonl",
 		Target:      "memory",
-		Contract:    history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal},
+		Contract: history.Contract{
+			Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
+			CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
+		},
 	}
 }
 
@@ -141,6 +146,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("give a positive --duration or --ops")
 	case c.Ops < 0:
 		return fmt.Errorf("--ops must not be negative, got %d", c.Ops)
+	case c.Readers < 0:
+		return fmt.Errorf("--readers must not be negative, got %d", c.Readers)
+	case c.ReaderPoll < 0:
+		return fmt.Errorf("--reader-poll must not be negative, got %s", c.ReaderPoll)
 	case c.SyncLimit < 1:
 		return fmt.Errorf("--sync-limit must be at least 1, got %d", c.SyncLimit)
 	case c.RetryBackoff < 0:

@@ -34,6 +34,8 @@ type Result struct {
 	Intervals   []Interval // per-second counts and latency (timeseries.go)
 	// Interrupted: ctx ended while the writers ran, so they stopped early.
 	Interrupted bool
+	// Readers are what the catch-up clients did (cfg.Readers > 0).
+	Readers ReaderCounts
 	// StoppedForMemory says why the writers stopped before their duration
 	// or operations were done, when the process neared its memory ceiling;
 	// empty otherwise.
@@ -255,6 +257,9 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 		}()
 		defer func() { close(quit); <-watched }()
 	}
+	// Readers follow the chats until the writers are done.
+	writersDone := make(chan struct{})
+	waitReaders := startReaders(ctx, writersDone, stop, &cfg, target, rec, chats)
 	interval := cfg.Interval()
 	start := rec.At(res.Started)
 	writers := make([]*writer, cfg.Writers)
@@ -278,6 +283,8 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 		}(writers[i], ops)
 	}
 	wg.Wait()
+	close(writersDone)
+	res.Readers = waitReaders()
 }
 
 func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {

@@ -82,10 +82,11 @@ func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *l
 	return w
 }
 
-// newPID hands out process ids writer, writer+W, writer+2W…, so ids are
-// deterministic per writer and never shared between writers.
+// newPID hands out process ids writer, writer+C, writer+2C…, where C
+// counts the clients (writers, then readers), so ids are deterministic per
+// writer and never shared between clients.
 func (w *writer) newPID() int {
-	pid := w.id + w.nextPID*w.cfg.Writers
+	pid := w.id + w.nextPID*w.cfg.clients()
 	w.nextPID++
 	return pid
 }

@@ -97,6 +97,9 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		func() { var res Result; res, gs = checkGaps(x); put(res) },
 		func() { var res Result; res, late = checkSyncCompleteness(x); put(res) },
 	}
+	// Catch-up completeness and per-chat event order (findings.go).
+	var fs findingStats
+	tasks = append(tasks, findingTasks(x, con, put, notApplicable, &fs)...)
 	switch con.Gaps {
 	case history.GapsForbidden:
 		tasks = append(tasks, func() { put(checkGapless(x)) })
@@ -179,6 +182,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		r.Stats.IntervalAllocations, r.Stats.IntervalGaps = x.intervalGaps(opt.Interval)
 	}
 	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = decided, undecided
+	r.Stats.CatchUpMissed, r.Stats.EventsOutOfOrder = fs.missed, fs.outOfOrder
 	r.Stats.CheckMillis = time.Since(began).Milliseconds()
 	r.setValid()
 	return r
@@ -255,6 +259,18 @@ func resolveContract(header history.Contract, opt *history.Contract, hasEvents b
 		if opt.Events != "" {
 			c.Events = opt.Events
 		}
+		if opt.CatchUp != "" {
+			c.CatchUp = opt.CatchUp
+		}
+		if opt.EventOrder != "" {
+			c.EventOrder = opt.EventOrder
+		}
+	}
+	if c.CatchUp == "" {
+		c.CatchUp = history.CatchUpCursor // judged only with reader syncs
+	}
+	if c.EventOrder == "" {
+		c.EventOrder = history.EventOrderNone
 	}
 	if c.Gaps == "" {
 		c.Gaps = history.GapsAllowed

@@ -74,6 +74,8 @@ type op struct {
 	status     opStatus
 	// dedup: an ok answered as a replay.
 	dedup bool
+	// reader: a sync of a catch-up client (its invoke's "reader": true).
+	reader bool
 }
 
 // alloc is one traced counter allocation: it returned during [start, end].
@@ -285,6 +287,7 @@ func (l *Log) invoke(e *history.Event) {
 		o.sender = l.sender(e.Sender)
 	} else {
 		o.seq, o.limit = e.After, int32(min(max(e.Limit, math.MinInt32), math.MaxInt32))
+		o.reader = e.Reader
 	}
 	l.outstanding[e.Process] = int32(len(l.ops))
 	l.ops = append(l.ops, o)

@@ -45,6 +45,8 @@ const (
 	NameKeyReuse                = "key_reuse"
 	NameSyncCompleteness        = "sync_completeness"
 	NameEventCompleteness       = "event_completeness"
+	NameCatchUpCompleteness     = "catch_up_completeness"
+	NameEventOrder              = "event_order"
 	NameLinearizability         = "linearizability"
 	defaultLinearizabilityLimit = 10 * time.Second
 )
@@ -55,7 +57,8 @@ var InvariantNames = []string{
 	NameSequenceMonotonic, NameCounterIsLastAllocated, NameSequenceMonotonicity,
 	NameCounterLowerBound, NameIdempotencyGuarantee, NameIdempotencySeqConsist,
 	NameAckImpliesPersistence, NameGapIsAllocation, NameGapless, NameKeyReuse,
-	NameSyncCompleteness, NameEventCompleteness, NameLinearizability,
+	NameSyncCompleteness, NameEventCompleteness, NameCatchUpCompleteness,
+	NameEventOrder, NameLinearizability,
 }
 
 // Result is one judged invariant.
@@ -156,6 +159,14 @@ type Stats struct {
 	// survived (the gap definition above).
 	IntervalAllocations []int64 `json:"interval_allocations,omitempty"`
 	IntervalGaps        []int64 `json:"interval_gaps,omitempty"`
+	// CatchUpMissed counts (reader, message) pairs of
+	// catch_up_completeness: a message a reader's cursor passed and that
+	// reader never received. EventsOutOfOrder counts events of event_order:
+	// a message's first event that comes after a higher sequence of its
+	// chat in its partition. Both are counted whenever the history holds
+	// the evidence (readers, events lines), whatever the contract.
+	CatchUpMissed    int `json:"catch_up_missed"`
+	EventsOutOfOrder int `json:"events_out_of_order"`
 	// LinearizabilityChats counts chats decided; ...Undecided those that
 	// were not (only a chat handed to porcupine can be: its limits).
 	LinearizabilityChats     int `json:"linearizability_chats"`

@@ -22,7 +22,8 @@ func WriteText(w io.Writer, r Report) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "verdict: %s\n", verdict)
-	fmt.Fprintf(&b, "contract: gaps=%s key_reuse=%s events=%s\n\n", r.Contract.Gaps, r.Contract.KeyReuse, r.Contract.Events)
+	fmt.Fprintf(&b, "contract: gaps=%s key_reuse=%s events=%s catch_up=%s event_order=%s\n\n",
+		r.Contract.Gaps, r.Contract.KeyReuse, r.Contract.Events, r.Contract.CatchUp, r.Contract.EventOrder)
 
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "INVARIANT\tSTATUS\tDETAIL")
@@ -53,6 +54,7 @@ func WriteText(w io.Writer, r Report) error {
 	}
 	fmt.Fprintf(&b, "late commits below a cursor: %d; duplicate events: %d; linearizability: %d chats decided, %d undecided; checked in %d ms\n",
 		s.LateCommits, s.DuplicateEvents, s.LinearizabilityChats, s.LinearizabilityUndecided, s.CheckMillis)
+	fmt.Fprintf(&b, "catch-up: %d (reader, message) pairs missed; events out of sequence order: %d\n", s.CatchUpMissed, s.EventsOutOfOrder)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

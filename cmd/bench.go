@@ -87,6 +87,8 @@ the run) quits at once, naming the history for 'chatseq check'.`,
 	fl.Float64Var(&cfg.ReuseKey, "reuse-key", cfg.ReuseKey, "probability a client reuses its previous key with other content (a client bug; the contract says what must happen)")
 	fl.Float64Var(&cfg.SyncRatio, "sync-ratio", cfg.SyncRatio, "share of operations that are syncs")
 	fl.IntVar(&cfg.SyncLimit, "sync-limit", cfg.SyncLimit, "page size of a sync")
+	fl.IntVar(&cfg.Readers, "readers", cfg.Readers, "catch-up clients besides the writers: each follows every chat by cursor (sync after the last sequence it received, page by page, over and over), recorded with \"reader\": true and judged by catch_up_completeness")
+	fl.DurationVar(&cfg.ReaderPoll, "reader-poll", bench.DefaultReaderPoll, "a reader's pause between rounds over its chats")
 	fl.IntVar(&cfg.MaxAttempts, "max-attempts", cfg.MaxAttempts, "sends of one key before a client gives up")
 	fl.DurationVar(&cfg.RetryBackoff, "retry-backoff", cfg.RetryBackoff, "a client's wait before its first retry, doubling up to 50ms")
 	fl.StringVar(&f.broken, "broken", "", "run a deliberately broken variant of the target: "+variantHelp())

@@ -19,6 +19,8 @@ type checkFlags struct {
 	gaps      string
 	keyReuse  string
 	events    string
+	catchUp   string
+	order     string
 	lin       linFlags
 	visualize string
 }
@@ -56,6 +58,8 @@ Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 	fl.StringVar(&f.gaps, "gaps", "", "override contract: allowed or forbidden")
 	fl.StringVar(&f.keyReuse, "key-reuse", "", "override contract: return-original or reject")
 	fl.StringVar(&f.events, "events", "", "override contract: none or at-least-once")
+	fl.StringVar(&f.catchUp, "catch-up", "", "override contract: cursor (readers must receive every message their cursor passed) or none")
+	fl.StringVar(&f.order, "event-order", "", "override contract: per-chat (each chat's events on the topic in sequence order) or none")
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine's view of chats that fail linearizability (around the counterexample; created if need be; it must be writable)")
 	return c
@@ -154,7 +158,7 @@ func writeCheck(c *cobra.Command, format string, rep checker.Report) error {
 // contract applies the override flags to the header's contract, or returns
 // nil when no flag was given.
 func (f *checkFlags) contract(base history.Contract) (*history.Contract, error) {
-	if f.gaps == "" && f.keyReuse == "" && f.events == "" {
+	if f.gaps == "" && f.keyReuse == "" && f.events == "" && f.catchUp == "" && f.order == "" {
 		return nil, nil
 	}
 	c := base
@@ -175,6 +179,18 @@ func (f *checkFlags) contract(base history.Contract) (*history.Contract, error) 
 			return nil, badInput("--events must be none or at-least-once, got %q", f.events)
 		}
 		c.Events = f.events
+	}
+	if f.catchUp != "" {
+		if f.catchUp != history.CatchUpCursor && f.catchUp != history.CatchUpNone {
+			return nil, badInput("--catch-up must be cursor or none, got %q", f.catchUp)
+		}
+		c.CatchUp = f.catchUp
+	}
+	if f.order != "" {
+		if f.order != history.EventOrderPerChat && f.order != history.EventOrderNone {
+			return nil, badInput("--event-order must be per-chat or none, got %q", f.order)
+		}
+		c.EventOrder = f.order
 	}
 	return &c, nil
 }

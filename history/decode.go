@@ -30,6 +30,7 @@ type rawLine struct {
 	offset      int64
 	seqs        []uint64
 	messageIDs  []string
+	reader      bool
 
 	unknown [][]byte // names of unknown fields, in line order
 }
@@ -160,6 +161,8 @@ func decodeField(s *scanner, id fieldID, l *rawLine, newString func([]byte) stri
 		l.seqs, err = s.readUintArray(name)
 	case fieldMessageIDs:
 		l.messageIDs, err = s.readStringArray(name, newString)
+	case fieldReader:
+		l.reader, err = s.readBool(name)
 	}
 	return err
 }
@@ -406,8 +409,12 @@ func decodeContract(s *scanner) (Contract, error) {
 			field, allowed = &c.KeyReuse, [2]string{KeyReuseReturnOriginal, KeyReuseReject}
 		case "events":
 			field, allowed = &c.Events, [2]string{EventsNone, EventsAtLeastOnce}
+		case "catch_up":
+			field, allowed = &c.CatchUp, [2]string{CatchUpCursor, CatchUpNone}
+		case "event_order":
+			field, allowed = &c.EventOrder, [2]string{EventOrderPerChat, EventOrderNone}
 		default:
-			return c, contentErr(`unknown contract field %s; expected gaps, key_reuse or events`, quoteBytes(name))
+			return c, contentErr(`unknown contract field %s; expected gaps, key_reuse, events, catch_up or event_order`, quoteBytes(name))
 		}
 		if *field != "" {
 			return c, contentErr(`duplicate contract field %q`, name)

@@ -49,6 +49,9 @@ func appendEventTail(b []byte, e *Event) []byte {
 			b = appendUintField(b, `,"after":`, e.After)
 			b = append(b, `,"limit":`...)
 			b = strconv.AppendInt(b, int64(e.Limit), 10)
+			if e.Reader {
+				b = append(b, `,"reader":true`...)
+			}
 			break
 		}
 		b = appendStringField(b, `,"key":`, e.Key)
@@ -159,7 +162,7 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 	if c := h.Contract; c != (Contract{}) {
 		b = append(b, `,"contract":{`...)
 		sep := ""
-		for _, f := range [...]struct{ name, value string }{{"gaps", c.Gaps}, {"key_reuse", c.KeyReuse}, {"events", c.Events}} {
+		for _, f := range [...]struct{ name, value string }{{"gaps", c.Gaps}, {"key_reuse", c.KeyReuse}, {"events", c.Events}, {"catch_up", c.CatchUp}, {"event_order", c.EventOrder}} {
 			if f.value != "" {
 				b = append(b, sep...)
 				b = appendStringField(b, `"`+f.name+`":`, f.value)
@@ -221,6 +224,8 @@ func checkContract(c Contract) error {
 	check("gaps", c.Gaps, GapsAllowed, GapsForbidden)
 	check("key_reuse", c.KeyReuse, KeyReuseReturnOriginal, KeyReuseReject)
 	check("events", c.Events, EventsNone, EventsAtLeastOnce)
+	check("catch_up", c.CatchUp, CatchUpCursor, CatchUpNone)
+	check("event_order", c.EventOrder, EventOrderPerChat, EventOrderNone)
 	return errors.Join(errs...)
 }
 

@@ -73,6 +73,10 @@ type Event struct {
 	Kind     Kind
 	HasStart bool
 	Dedup    bool
+	// Reader marks a sync invoke of a catch-up client (FORMAT.md,
+	// "Readers"): its After is the highest sequence the process has
+	// received from the chat.
+	Reader bool
 }
 
 // SyncResult is what a sync returned, in the order returned.
@@ -100,6 +104,15 @@ type Contract struct {
 	Gaps     string `json:"gaps,omitempty"`      // GapsAllowed | GapsForbidden
 	KeyReuse string `json:"key_reuse,omitempty"` // KeyReuseReturnOriginal | KeyReuseReject
 	Events   string `json:"events,omitempty"`    // EventsNone | EventsAtLeastOnce
+	// CatchUp is how clients catch up: CatchUpCursor (ADR-001 §4: sync
+	// with sequence > the last one received, never waiting for gaps), so
+	// every persisted message must reach every reader whose cursor passed
+	// it; CatchUpNone promises nothing to readers.
+	CatchUp string `json:"catch_up,omitempty"`
+	// EventOrder is what the event stream promises about order:
+	// EventOrderPerChat (each chat's events reach the topic in sequence
+	// order) or EventOrderNone.
+	EventOrder string `json:"event_order,omitempty"`
 }
 
 // Contract values.
@@ -110,6 +123,10 @@ const (
 	KeyReuseReject         = "reject"
 	EventsNone             = "none"
 	EventsAtLeastOnce      = "at-least-once"
+	CatchUpCursor          = "cursor"
+	CatchUpNone            = "none"
+	EventOrderPerChat      = "per-chat"
+	EventOrderNone         = "none"
 )
 
 // Header is line 1. Extra keeps unknown fields verbatim (raw JSON values).

@@ -31,6 +31,7 @@ const (
 	fieldMissing
 	fieldPartition
 	fieldOffset
+	fieldReader
 	numFields
 	fieldUnknown = numFields
 )
@@ -39,6 +40,7 @@ var fieldNames = [numFields]string{
 	"type", "process", "f", "time", "start", "chat", "key", "sender",
 	"payload_hash", "seq", "message_id", "dedup", "error", "after", "limit",
 	"seqs", "message_ids", "table", "value", "missing", "partition", "offset",
+	"reader",
 }
 
 // fieldTokens are the known names as the recorder writes them, quoted and
@@ -136,6 +138,8 @@ func lookupField(name []byte) fieldID {
 		return fieldPartition
 	case "offset":
 		return fieldOffset
+	case "reader":
+		return fieldReader
 	}
 	return fieldUnknown
 }
@@ -178,7 +182,7 @@ var (
 	persistOK     = newShape("persist ok", operation|fields(fieldSeq, fieldMessageID), persistCompletion|fields(fieldDedup))
 	persistFail   = newShape("persist fail", operation, persistCompletion|fields(fieldError))
 	persistInfo   = newShape("persist info", operation, persistCompletion|fields(fieldError))
-	syncInvoke    = newShape("sync invoke", operation|fields(fieldChat, fieldAfter, fieldLimit), 0)
+	syncInvoke    = newShape("sync invoke", operation|fields(fieldChat, fieldAfter, fieldLimit), fields(fieldReader))
 	syncOK        = newShape("sync ok", operation|fields(fieldSeqs, fieldMessageIDs), fields(fieldChat))
 	syncFail      = newShape("sync fail", operation, fields(fieldChat, fieldError))
 	syncInfo      = newShape("sync info", operation, fields(fieldChat, fieldError))

@@ -39,6 +39,7 @@ type parsedLine struct {
 	offset      int64
 	seqs        []uint64
 	messageIDs  []string
+	reader      bool
 }
 
 // batch carries parsed lines from the parser to the builder. The last batch
@@ -176,6 +177,7 @@ func (p *lineParser) parse(line []byte, pl *parsedLine) error {
 		offset:     l.offset,
 		seqs:       l.seqs,
 		messageIDs: l.messageIDs,
+		reader:     l.reader,
 	}
 	for _, name := range l.unknown {
 		pl.unknown = append(pl.unknown, string(name))

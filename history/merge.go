@@ -167,6 +167,9 @@ func mergeContract(a, b Contract) (Contract, error) {
 		Gaps:     pick("gaps", a.Gaps, b.Gaps),
 		KeyReuse: pick("key_reuse", a.KeyReuse, b.KeyReuse),
 		Events:   pick("events", a.Events, b.Events),
+		// catch_up and event_order, like the three above
+		CatchUp:    pick("catch_up", a.CatchUp, b.CatchUp),
+		EventOrder: pick("event_order", a.EventOrder, b.EventOrder),
 	}
 	if len(diffs) > 0 {
 		return out, fmt.Errorf("%s", strings.Join(diffs, ", "))

@@ -175,7 +175,7 @@ func (b *builder) addInvoke(l *parsedLine) error {
 		e.Sender = l.sender
 		e.PayloadHash = l.payloadHash
 	} else {
-		e.After, e.Limit = l.after, l.limit
+		e.After, e.Limit, e.Reader = l.after, l.limit, l.reader
 	}
 	b.open.set(l.process, b.emit(e))
 	return nil

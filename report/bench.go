@@ -66,6 +66,9 @@ type Bench struct {
 	GapRate        float64          `json:"gap_rate"`
 	IdempotencyHit float64          `json:"idempotency_hit_rate"`
 	EventsRead     int              `json:"events_read"`
+	// Readers are the catch-up clients' syncs (bench --readers), not
+	// counted in Operations; left out without readers.
+	Readers *bench.ReaderCounts `json:"readers,omitempty"`
 	// Optimistic transactions per allocated sequence (1 under two-phase):
 	// ADR-004 option B's retry storm shows here.
 	AttemptsPerPersist float64        `json:"attempts_per_persist"`
@@ -103,6 +106,10 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 	}
 	if b.ErrorCodes == nil {
 		b.ErrorCodes = map[string]int64{}
+	}
+	if res.Readers.Readers > 0 {
+		rc := res.Readers
+		b.Readers = &rc
 	}
 	// The checker's gap count walks each chat's sequences up to its final
 	// counter, so a deleted counter cannot make it negative. A history too

@@ -256,10 +256,11 @@ func settings(r Results) []countRow {
 		{"strategy", c.Strategy},
 		{"fault rates", faultRatesText(c.FaultRates)},
 		{"duplicates", fmt.Sprintf("after ok %g, concurrent %g, key reuse %g", c.DuplicateAfterOK, c.ConcurrentDuplicate, c.ReuseKey)},
-		{"syncs", fmt.Sprintf("ratio %g, page %d", c.SyncRatio, c.SyncLimit)},
+		{"syncs", fmt.Sprintf("ratio %g, page %d, %d readers", c.SyncRatio, c.SyncLimit, c.Readers)},
 		{"max attempts", fmt.Sprint(c.MaxAttempts)},
 		{"republish on replay", fmt.Sprint(c.RepublishOnReplay)},
-		{"contract", fmt.Sprintf("gaps %s, key reuse %s, events %s", c.Contract.Gaps, c.Contract.KeyReuse, c.Contract.Events)},
+		{"contract", fmt.Sprintf("gaps %s, key reuse %s, events %s, catch-up %s, event order %s",
+			c.Contract.Gaps, c.Contract.KeyReuse, c.Contract.Events, c.Contract.CatchUp, c.Contract.EventOrder)},
 	}
 	if c.InitialCounter > 0 {
 		rows = append(rows, countRow{"initial counter", fmt.Sprint(c.InitialCounter)})

@@ -65,6 +65,7 @@ type RunConfig struct {
 	ReuseKey            float64          `json:"reuse_key"`
 	SyncRatio           float64          `json:"sync_ratio"`
 	SyncLimit           int              `json:"sync_limit"`
+	Readers             int              `json:"readers"`
 	MaxAttempts         int              `json:"max_attempts"`
 	InitialCounter      uint64           `json:"initial_counter"`
 	Strategy            string           `json:"strategy"`
@@ -156,7 +157,7 @@ func NewResults(res *bench.Result, b Bench) Results {
 				TxnCanceledOther: cfg.Faults.TxnCanceledOther,
 			},
 			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
-			ReuseKey: cfg.ReuseKey, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit,
+			ReuseKey: cfg.ReuseKey, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
 			MaxAttempts: cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),
 			RepublishOnReplay: cfg.RepublishOnReplay, Partitions: cfg.Partitions, Contract: b.Check.Contract,
 		},

@@ -38,6 +38,9 @@ func WriteText(w io.Writer, b Bench) error {
 	fmt.Fprintf(tw, "operations\t%d\t%s ops/s\n", b.Operations, formatRate(b.Throughput))
 	fmt.Fprintf(tw, "  persists\t%d\tok %d (dedup %d), fail %d, info %d\n", b.Persists, b.PersistOK, b.Dedup, b.Fail, b.Info)
 	fmt.Fprintf(tw, "  syncs\t%d\tok %d\n", b.Syncs, b.SyncOK)
+	if rd := b.Readers; rd != nil {
+		fmt.Fprintf(tw, "  readers\t%d\t%d syncs by cursor (not in operations), ok %d, %d messages received\n", rd.Readers, rd.Syncs, rd.OK, rd.Received)
+	}
 	fmt.Fprintf(tw, "  faults injected\t%d\tretries %d, duplicates after ok %d, concurrent duplicates %d\n", b.FaultsInjected, b.Retries, b.DuplicatesSent, b.ConcurrentDups)
 	if len(b.ErrorCodes) > 0 {
 		fmt.Fprintf(tw, "  errors\t\t%s\n", formatCodes(b.ErrorCodes))

@@ -233,6 +233,10 @@ func (d *decoder) checkExpect() {
 			d.errAt(sc.Expect.Line, "expect.violates: key_reuse is judged only under contract: {key_reuse: reject}")
 		case name == checker.NameEventCompleteness && (sc.KafkaOff || sc.Contract.Events == history.EventsNone):
 			d.errAt(sc.Expect.Line, "expect.violates: event_completeness is judged only with Kafka on and contract events at-least-once")
+		case name == checker.NameCatchUpCompleteness && (sc.Readers == 0 || sc.Contract.CatchUp == history.CatchUpNone):
+			d.errAt(sc.Expect.Line, "expect.violates: catch_up_completeness is judged only with readers (readers: N) under contract catch_up: cursor")
+		case name == checker.NameEventOrder && (sc.KafkaOff || sc.Contract.EventOrder == history.EventOrderNone || adr004 && sc.Contract.EventOrder != history.EventOrderPerChat):
+			d.errAt(sc.Expect.Line, "expect.violates: event_order is judged only with Kafka on under contract event_order: per-chat (ADR-004 does not promise it: write contract: {event_order: per-chat})")
 		case slices.Contains(sc.AllowUnknown, name):
 			d.errAt(d.lines["allow_unknown"], "allow_unknown: %s is also expected to fail", name)
 		}

@@ -79,6 +79,12 @@ func (d *decoder) topFields() map[string]field {
 		"ops":          count(&sc.Ops, 1, maxOps),
 		"max_attempts": count(&sc.MaxAttempts, 1, 1000),
 		"sync_limit":   count(&sc.SyncLimit, 1, 100_000),
+		"readers":      count(&sc.Readers, 0, maxWriters),
+		"reader_poll": func(p string, v *yaml.Node) {
+			if x, ok := d.duration(v, p); ok {
+				sc.ReaderPoll = x
+			}
+		},
 		"distribution": func(p string, v *yaml.Node) {
 			if s, ok := d.enum(v, p, bench.Uniform, bench.Zipf); ok {
 				sc.Distribution = s
@@ -178,6 +184,16 @@ func (d *decoder) contractFields() map[string]field {
 		"events": func(p string, v *yaml.Node) {
 			if s, ok := d.enum(v, p, history.EventsNone, history.EventsAtLeastOnce); ok {
 				c.Events = s
+			}
+		},
+		"catch_up": func(p string, v *yaml.Node) {
+			if s, ok := d.enum(v, p, history.CatchUpCursor, history.CatchUpNone); ok {
+				c.CatchUp = s
+			}
+		},
+		"event_order": func(p string, v *yaml.Node) {
+			if s, ok := d.enum(v, p, history.EventOrderPerChat, history.EventOrderNone); ok {
+				c.EventOrder = s
 			}
 		},
 	}

@@ -46,9 +46,11 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 		"gaps":   float64(max(allocated-res.Persisted, 0)),
 		"events": float64(res.Events), "duplicate_events": float64(rep.Stats.DuplicateEvents),
 		"late_commits": float64(rep.Stats.LateCommits), "errors": float64(errs),
+		"catch_up_missed": float64(rep.Stats.CatchUpMissed), "events_out_of_order": float64(rep.Stats.EventsOutOfOrder),
+		"reader_syncs": float64(res.Readers.Syncs), "reader_received": float64(res.Readers.Received),
 	}
 	if !checked {
-		for _, name := range []string{"unfinished", "duplicate_events", "late_commits"} {
+		for _, name := range []string{"unfinished", "duplicate_events", "late_commits", "catch_up_missed", "events_out_of_order"} {
 			delete(m.counts, name)
 		}
 		return m

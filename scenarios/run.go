@@ -129,6 +129,12 @@ func mergeContract(base, over history.Contract) history.Contract {
 	if over.Events != "" {
 		base.Events = over.Events
 	}
+	if over.CatchUp != "" {
+		base.CatchUp = over.CatchUp
+	}
+	if over.EventOrder != "" {
+		base.EventOrder = over.EventOrder
+	}
 	return base
 }
 

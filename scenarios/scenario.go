@@ -45,6 +45,8 @@ type Scenario struct {
 	RepublishOnReplay   bool
 	SyncRatio           float64
 	SyncLimit           int
+	Readers             int           // catch-up clients following every chat by cursor
+	ReaderPoll          time.Duration // 0: bench.DefaultReaderPoll
 
 	Faults         bench.FaultRates
 	Schedule       []bench.TimedFault
@@ -123,6 +125,7 @@ func (s *Scenario) Config() bench.Config {
 	cfg.InitialCounter = s.InitialCounter
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
 	cfg.SyncRatio, cfg.SyncLimit, cfg.MaxAttempts = s.SyncRatio, s.SyncLimit, s.MaxAttempts
+	cfg.Readers, cfg.ReaderPoll = s.Readers, s.ReaderPoll
 	cfg.Variant, cfg.Strategy, cfg.RepublishOnReplay = s.Broken, s.Strategy, s.RepublishOnReplay
 	cfg.KafkaOff = s.KafkaOff
 	cfg.Target, cfg.Scenario = s.Target, s.Name

@@ -61,6 +61,10 @@ var countMetrics = map[string]string{
 	"events":                "records read back from Kafka",
 	"duplicate_events":      "events published more than once",
 	"late_commits":          "messages committed below a sequence a sync had passed",
+	"catch_up_missed":       "(reader, message) pairs: a message a reader's cursor passed and that reader never received",
+	"events_out_of_order":   "events that reach the topic after a higher sequence of their chat",
+	"reader_syncs":          "syncs the readers sent (not in operations)",
+	"reader_received":       "messages the readers' syncs returned",
 	"errors":                "failed and unknown outcomes, all codes",
 	"max_seq":               "highest sequence acknowledged to a client",
 }

@@ -52,6 +52,7 @@ type Core struct {
 	cfg        Config
 	ids        *idSource
 	background sync.WaitGroup // writes a broken variant performs after its ACK
+	marks      *watermarks    // SyncWatermark: the sequences in flight per chat
 }
 
 // New checks the configuration and returns a core.
@@ -76,7 +77,11 @@ func New(cfg Config) (*Core, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Core{cfg: cfg, ids: newIDSource()}, nil
+	c := &Core{cfg: cfg, ids: newIDSource()}
+	if cfg.Variant == SyncWatermark {
+		c.marks = newWatermarks()
+	}
+	return c, nil
 }
 
 // Wait blocks until writes that a broken variant deferred past its ACK are
@@ -89,11 +94,27 @@ func (c *Core) CreateChat(ctx context.Context, chat string, members []string) er
 }
 
 // Sync returns the chat's messages with sequence > after, ascending, at most
-// limit of them (ADR-001 §4).
+// limit of them (ADR-001 §4); under SyncWatermark only those below the
+// chat's watermark, read before the query.
 func (c *Core) Sync(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, error) {
+	var mark *chatMark
+	var w uint64
+	if c.marks != nil {
+		m, err := c.marks.chat(ctx, c.cfg.Store, chat)
+		if err != nil {
+			return nil, classifyStoreError(err)
+		}
+		mark, w = m, m.watermark()
+		if w <= after+1 {
+			return []store.Message{}, nil // nothing above after has ended yet
+		}
+	}
 	msgs, err := c.cfg.Store.QueryMessages(ctx, store.Query{Chat: chat, After: after, Limit: limit})
 	if err != nil {
 		return nil, readFailed(err)
+	}
+	if mark != nil {
+		msgs = belowMark(msgs, w)
 	}
 	return msgs, nil
 }

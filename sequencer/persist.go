@@ -75,9 +75,16 @@ func (c *Core) Persist(ctx context.Context, req Request, tr Tracer) (Outcome, er
 		p.store = &p.faulting
 	}
 	err := p.run()
+	p.resolveAllocation() // SyncWatermark: whatever path run took
 	out := p.out
 	*p = persistCall{} // keep no request alive in the pool
 	persistCalls.Put(p)
+	if c.marks != nil && err == nil && out.Seq > 0 {
+		// SyncWatermark: ACK only once a sync would return the message.
+		if m, werr := c.marks.chat(ctx, c.cfg.Store, req.Chat); werr == nil {
+			m.waitPast(out.Seq)
+		}
+	}
 	return out, err
 }
 
@@ -94,6 +101,7 @@ type persistCall struct {
 	tr   Tracer
 	out  Outcome
 	now  time.Time
+	mark *chatMark // SyncWatermark: out.Allocated is in flight on it
 
 	// Step 4's items live here so one allocation holds the whole call.
 	msg   store.Message
@@ -151,6 +159,7 @@ func (p *persistCall) run() error {
 		return err
 	}
 	if p.req.Faults.CrashAfterAllocate {
+		p.resolveAllocation()
 		return unknown(CodeCrashAfterAllocate, nil)
 	}
 
@@ -164,6 +173,7 @@ func (p *persistCall) run() error {
 		if p.req.Faults.CrashInPersistCommitted {
 			_ = p.st().TransactWrite(p.ctx, items)
 		}
+		p.resolveAllocation()
 		return unknown(CodeCrashInPersist, nil)
 	}
 	// Timed from here: the tracer's work for step 3 (writing its trace)
@@ -171,6 +181,7 @@ func (p *persistCall) run() error {
 	start := p.tr.Now()
 	err = p.st().TransactWrite(p.ctx, items)
 	p.out.Timings.Persist = p.tr.Now() - start
+	p.resolveAllocation()
 	if err != nil {
 		return p.persistFailed(err)
 	}
@@ -185,6 +196,15 @@ func (p *persistCall) run() error {
 
 // allocate is step 3: ADD sequence_counter 1 with attribute_exists.
 func (p *persistCall) allocate() (uint64, error) {
+	var mark *chatMark
+	var floor uint64
+	if p.core.marks != nil {
+		m, err := p.core.marks.chat(p.ctx, p.st(), p.req.Chat)
+		if err != nil {
+			return 0, classifyStoreError(err)
+		}
+		mark, floor = m, m.begin()
+	}
 	start := p.tr.Now()
 	var seq uint64
 	var err error
@@ -194,6 +214,12 @@ func (p *persistCall) allocate() (uint64, error) {
 		seq, err = p.st().IncrementCounter(p.ctx, p.req.Chat)
 	}
 	end := p.tr.Now()
+	if mark != nil {
+		mark.allocated(floor, seq, err == nil)
+		if err == nil {
+			p.mark = mark
+		}
+	}
 	p.out.Timings.Allocate += end - start
 	if err != nil {
 		return 0, classifyStoreError(err)

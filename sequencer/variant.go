@@ -2,6 +2,7 @@ package sequencer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +23,9 @@ const (
 	// RetryReallocates answers a retry by allocating again and overwriting
 	// the idempotency record instead of returning the cached result.
 	RetryReallocates Variant = "retry-reallocates"
+	// SyncWatermark is not broken: syncs serve only below the lowest
+	// sequence still being committed (watermark.go).
+	SyncWatermark Variant = "sync-watermark"
 )
 
 // BrokenVariant describes a broken variant and the invariant that catches it.
@@ -39,11 +43,17 @@ var BrokenVariants = []BrokenVariant{
 	{RetryReallocates, "retry path allocates a new sequence and overwrites the idempotency record", "idempotency_guarantee"},
 }
 
+// Alternatives are variants that are not broken: a change to the design
+// that keeps a promise the design as written breaks. CaughtBy is empty.
+var Alternatives = []BrokenVariant{
+	{SyncWatermark, "sync serves only below the chat's lowest sequence still being committed, and an ACK waits until its sequence is below it (alternative, not broken: catch-up clients receive every message, ADR-001 §4)", ""},
+}
+
 func (v Variant) valid() bool {
 	if v == Correct {
 		return true
 	}
-	for _, b := range BrokenVariants {
+	for _, b := range slices.Concat(BrokenVariants, Alternatives) {
 		if b.Variant == v {
 			return true
 		}
@@ -63,9 +73,9 @@ func ParseVariant(s string) (Variant, bool) {
 
 // VariantNames lists the broken variants' names, comma separated.
 func VariantNames() string {
-	names := make([]string, len(BrokenVariants))
-	for i, b := range BrokenVariants {
-		names[i] = string(b.Variant)
+	var names []string
+	for _, b := range slices.Concat(BrokenVariants, Alternatives) {
+		names = append(names, string(b.Variant))
 	}
 	return strings.Join(names, ", ")
 }
@@ -81,6 +91,8 @@ func (v Variant) CheckStrategy(s Strategy) error {
 		return nil
 	}
 	switch v {
+	case SyncWatermark:
+		return fmt.Errorf("%s waits for sequences allocated before their commit (two-phase step 3), which strategy %s does not have (its allocation is the commit, so nothing commits below a sequence already readable): use strategy %s", v, s, TwoPhase)
 	case RacyCounter:
 		return fmt.Errorf("%s breaks two-phase allocation's atomic ADD (step 3), which strategy %s does not use (it allocates with a conditional write in the commit): the run would be a correct core; use strategy %s", v, s, TwoPhase)
 	case AckBeforePersist:

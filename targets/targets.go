@@ -86,8 +86,15 @@ func HasStrategies(name string) bool { return RunsCore(name) }
 // transaction cancelled for another reason), which are DynamoDB's.
 func RunsCore(name string) bool { return slices.Contains(adr004Kinds, name) }
 
-// adr004Contract is what ADR-004 promises.
-var adr004Contract = history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
+// adr004Contract is what ADR-004 promises: gaps ("Gaps Are Acceptable"),
+// the original answer to a reused key (ADR-001 Appendix B), clients that
+// catch up by cursor ("Gap Safety: clients use sequence > last_acked
+// queries", ADR-001 §4), and no order of events for consumers (ADR-001 §6:
+// clients "tolerate out-of-order transport delivery").
+var adr004Contract = history.Contract{
+	Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
+	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
+}
 
 func init() {
 	for _, kind := range adr004Kinds {

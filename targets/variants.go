@@ -54,11 +54,11 @@ func AllVariantNames() []string {
 	return names
 }
 
-// adr004Variants are the core's broken behaviours.
+// adr004Variants are the core's broken behaviours and its alternatives.
 func adr004Variants() []Variant {
-	out := make([]Variant, len(sequencer.BrokenVariants))
-	for i, b := range sequencer.BrokenVariants {
-		out[i] = Variant{Name: string(b.Variant), Description: b.Description, CaughtBy: b.CaughtBy}
+	var out []Variant
+	for _, b := range slices.Concat(sequencer.BrokenVariants, sequencer.Alternatives) {
+		out = append(out, Variant{Name: string(b.Variant), Description: b.Description, CaughtBy: b.CaughtBy})
 	}
 	return out
 }

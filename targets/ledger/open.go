@@ -14,8 +14,13 @@ const Name = "ledger"
 // Contract is what the ADR promises: sequences assigned at apply time
 // leave no gaps ("no sequence reserved until commit succeeds"); a key
 // reused with another payload is rejected with IDEMPOTENCY_KEY_REUSED. The
-// ledger publishes no events.
-var Contract = history.Contract{Gaps: history.GapsForbidden, KeyReuse: history.KeyReuseReject, Events: history.EventsNone}
+// ledger publishes no events, so it promises no order of them. Its
+// clients catch up by cursor (ADR-001 §4), which apply-time assignment
+// keeps: a sequence is visible only once every lower one is.
+var Contract = history.Contract{
+	Gaps: history.GapsForbidden, KeyReuse: history.KeyReuseReject, Events: history.EventsNone,
+	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
+}
 
 func init() {
 	targets.Register(Name, Open)

@@ -18,6 +18,7 @@ import (
 func TestRealDatabaseCrashMidRun(t *testing.T) {
 	c := pgfixture.StartForTest(t)
 	cfg := benchConfig(t, 8, 8, 2*time.Second)
+	cfg.Contract.EventOrder = history.EventOrderNone // ordering_test.go judges order
 	crashed := make(chan error, 1)
 	go func() {
 		time.Sleep(700 * time.Millisecond)

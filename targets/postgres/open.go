@@ -17,8 +17,15 @@ const Name = "postgres"
 // Contract is what the design promises. Gaps: a sequence taken before
 // BEGIN stays consumed when the transaction rolls back. Key reuse: §3.1
 // returns the cached response whatever the new content. Events are left to
-// the runner: at-least-once (§5) whenever Kafka is on.
-var Contract = history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
+// the runner: at-least-once (§5) whenever Kafka is on. Event order:
+// per-chat, §5's "Strict Ordering per Conversation" and §8's topic
+// "partitioned by conversation_id … preserving sequence order for
+// consumers". Catch-up: by cursor, as the chat history's clients sync
+// (ADR-001 §4).
+var Contract = history.Contract{
+	Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
+	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderPerChat,
+}
 
 func init() {
 	targets.Register(Name, Open)

@@ -1,0 +1,68 @@
+package checker
+
+import "github.com/chatseq/chatseq/history"
+
+// Two findings chatseq made about the designs it drives are invariants
+// under a stated contract: catch_up_completeness (catchup.go), under
+// catch_up: cursor, and event_order (eventorder.go), under event_order:
+// per-chat. findingTasks decides, before the checkers run, whether each
+// applies, and returns the tasks that judge those that do.
+
+// findingStats are the two invariants' counts for Stats. They are counted
+// whenever the history holds the evidence, promised or not, so that a
+// threshold can read them under any contract.
+type findingStats struct {
+	missed     int // (reader, message) pairs catch_up_completeness found missing
+	outOfOrder int // events event_order found after a higher sequence
+}
+
+// findingTasks lists the contract's findings invariants as tasks; one that
+// does not apply is reported through notApplicable, a contract value the
+// format does not define as unknown through put.
+func findingTasks(x *index, con history.Contract, put func(Result), notApplicable func(name, reason string), fs *findingStats) []func() {
+	var tasks []func()
+	rs, marked := x.readers()
+	absent := catchUpAbsent(x, rs, marked)
+	switch con.CatchUp {
+	case history.CatchUpCursor:
+		if absent != "" {
+			notApplicable(NameCatchUpCompleteness, absent)
+			break
+		}
+		tasks = append(tasks, func() {
+			var res Result
+			res, fs.missed = checkCatchUpCompleteness(x, rs)
+			put(res)
+		})
+	case history.CatchUpNone:
+		notApplicable(NameCatchUpCompleteness, "contract catch_up: none (the design promises catch-up clients nothing)")
+	default:
+		put(badContract(NameCatchUpCompleteness, "catch_up", con.CatchUp))
+	}
+	if con.CatchUp != history.CatchUpCursor && absent == "" {
+		// Not promised, still counted: catch_up_missed is a fact of the run.
+		tasks = append(tasks, func() { _, fs.missed = checkCatchUpCompleteness(x, rs) })
+	}
+	switch con.EventOrder {
+	case history.EventOrderPerChat:
+		if !x.hasEvents {
+			notApplicable(NameEventOrder, "no final events lines: the topic was not read back")
+			break
+		}
+		tasks = append(tasks, func() {
+			var res Result
+			res, fs.outOfOrder, _ = checkEventOrder(x)
+			put(res)
+		})
+	case history.EventOrderNone:
+		notApplicable(NameEventOrder, "contract event_order: none (the design does not promise consumers per-chat order)")
+	default:
+		put(badContract(NameEventOrder, "event_order", con.EventOrder))
+	}
+	if con.EventOrder != history.EventOrderPerChat && x.hasEvents {
+		// Not promised, still counted: events_out_of_order is a fact of
+		// the topic.
+		tasks = append(tasks, func() { _, fs.outOfOrder, _ = checkEventOrder(x) })
+	}
+	return tasks
+}
