@@ -26,7 +26,7 @@ func TestReaderSyncAndFindingContractRoundTrip(t *testing.T) {
 	for i := range events {
 		rec.Record(&events[i])
 	}
-	if err := rec.Close(); err != nil {
+	if err := rec.End(); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
