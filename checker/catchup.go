@@ -102,8 +102,8 @@ type persistedMsg struct {
 	seq  uint64
 	id   uint64 // the message id's hash, as syncs' ids are compared
 	mid  uint32 // the message id, interned
-	line int   // its final line, or its earliest ack's line
-	fin  int32 // its final line's index, -1
+	line int    // its final line, or its earliest ack's line
+	fin  int32  // its final line's index, -1
 }
 
 // persistedIn lists chat c's persisted messages by sequence.
