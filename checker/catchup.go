@@ -28,7 +28,7 @@ import (
 
 // readerKey identifies a reader: one process's syncs on one chat.
 type readerKey struct {
-	process int32
+	process int
 	chat    int32
 }
 
@@ -45,11 +45,10 @@ type reader struct {
 func (x *index) readers() (rs []reader, marked int) {
 	groups := map[readerKey]int{}
 	for i := range x.ops {
-		o := int32(i)
-		if x.ops[i].fn != fnSync || !x.ops[o].reader {
+		if x.ops[i].fn != fnSync || !x.ops[i].reader {
 			continue
 		}
-		k := readerKey{process: x.ops[o].process, chat: x.ops[i].chat}
+		k := readerKey{process: int(x.ops[i].process), chat: x.ops[i].chat}
 		g, ok := groups[k]
 		if !ok {
 			g = len(rs)
@@ -67,7 +66,7 @@ func (x *index) readers() (rs []reader, marked int) {
 		if x.ops[i].fn != fnSync || x.ops[i].status != stOK {
 			continue
 		}
-		if g, ok := groups[readerKey{process: x.ops[o].process, chat: x.ops[i].chat}]; ok {
+		if g, ok := groups[readerKey{process: int(x.ops[i].process), chat: x.ops[i].chat}]; ok {
 			rs[g].syncs = append(rs[g].syncs, o)
 		}
 	}
@@ -100,8 +99,7 @@ func catchUpAbsent(x *index, rs []reader, marked int) string {
 // or without that table an acknowledged (seq, message_id).
 type persistedMsg struct {
 	seq  uint64
-	id   uint64 // the message id's hash, as syncs' ids are compared
-	mid  uint32 // the message id, interned
+	id   uint32 // interned message id
 	line int    // its final line, or its earliest ack's line
 	fin  int32  // its final line's index, -1
 }
@@ -113,20 +111,20 @@ func (x *index) persistedIn(c int32, buf []persistedMsg) []persistedMsg {
 		lo, hi := span(x.msgSpan, c)
 		for _, m := range x.msgs[lo:hi] {
 			f := &x.fin[m]
-			if n := len(buf); n > 0 && buf[n-1].seq == f.Seq && buf[n-1].mid == f.MessageID {
+			if n := len(buf); n > 0 && buf[n-1].seq == f.Seq && buf[n-1].id == f.MessageID {
 				continue // the same message listed twice
 			}
-			buf = append(buf, persistedMsg{seq: f.Seq, id: x.midHash[f.MessageID], mid: f.MessageID, line: f.Line, fin: m})
+			buf = append(buf, persistedMsg{seq: f.Seq, id: f.MessageID, line: f.Line, fin: m})
 		}
 		return buf
 	}
 	lo, hi := span(x.ackSpan, c)
 	for _, o := range x.acks[lo:hi] {
-		s, mid := x.ackSeq(o), x.ackID(o)
-		if slices.ContainsFunc(buf[sort1Persisted(buf, s):], func(p persistedMsg) bool { return p.mid == mid }) {
+		s, id := x.ackSeq(o), x.ackID(o)
+		if slices.ContainsFunc(buf[sort1Persisted(buf, s):], func(p persistedMsg) bool { return p.id == id }) {
 			continue
 		}
-		buf = append(buf, persistedMsg{seq: s, id: x.midHash[mid], mid: mid, line: x.doneLine(o), fin: -1})
+		buf = append(buf, persistedMsg{seq: s, id: id, line: x.doneLine(o), fin: -1})
 	}
 	return buf
 }
@@ -144,10 +142,11 @@ type readerSpan struct {
 	op         int32
 }
 
-// receivedMsg is a (seq, message_id) a reader's sync returned.
+// receivedMsg is a (seq, message_id) a reader's sync returned; syncs'
+// message ids are kept as hashes (midHash of an interned id).
 type receivedMsg struct {
 	seq uint64
-	id  uint64 // the returned message id's hash
+	id  uint64
 }
 
 // checkCatchUpCompleteness judges every reader; rs is non-empty (see
@@ -191,7 +190,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 				for k < len(got) && got[k].seq < s {
 					k++
 				}
-				if receivedAt(got[k:], s, msgs[m].id) {
+				if receivedAt(got[k:], s, x.midHash[msgs[m].id]) {
 					continue
 				}
 				missed++
@@ -220,7 +219,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 	if missed > 0 {
 		v.note("%s missed by %s of %s", plural(missedMsgs, source+" message"), plural(readersMissing, "reader"), plural(len(rs), "reader"))
 	}
-	procs := map[int32]bool{}
+	procs := map[int]bool{}
 	for i := range rs {
 		procs[rs[i].key.process] = true
 	}
@@ -285,7 +284,7 @@ func (x *index) describeMiss(r *reader, m *persistedMsg, sp readerSpan) string {
 		where = fmt.Sprintf("acknowledged at line %d", m.line)
 	}
 	when := "it was never acknowledged (no persist of it ended ok)"
-	if ack := x.earliestAck(r.key.chat, m.seq, m.mid); ack >= 0 {
+	if ack := x.earliestAck(r.key.chat, m.seq, m.id); ack >= 0 {
 		switch {
 		case x.ret(ack) < x.call(sp.op):
 			when = fmt.Sprintf("it was acknowledged at line %d, before that sync was invoked", x.doneLine(ack))
@@ -296,7 +295,7 @@ func (x *index) describeMiss(r *reader, m *persistedMsg, sp readerSpan) string {
 		}
 	}
 	return fmt.Sprintf("reader process %d on chat %q never received seq %d (%q, %s): its sync at line %d (after=%d) returned seq %d without it, so its cursor passed %d, and none of its %s returned it; %s",
-		r.key.process, x.chatNames[r.key.chat], m.seq, x.midName(m.mid), where, x.doneLine(sp.op), sp.after, sp.top, m.seq,
+		r.key.process, x.chatNames[r.key.chat], m.seq, x.midName(m.id), where, x.doneLine(sp.op), sp.after, sp.top, m.seq,
 		plural(len(r.syncs), "sync"), when)
 }
 

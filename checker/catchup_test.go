@@ -443,3 +443,29 @@ func dumpHistory(h *history.History) string {
 	}
 	return s
 }
+
+// A history cut short (its promised end line missing) is judged without its
+// final lines: a miss the acknowledged messages prove still fails, a pass
+// over them proves nothing and is unknown, and so is event_order.
+func TestFindingsOnAHistoryCutShort(t *testing.T) {
+	b := newHBContract(history.Contract{EventOrder: history.EventOrderPerChat})
+	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.EndLine = true
+	b.invoke(1, "A", "k11")
+	b.alloc(1, "A", 11)
+	b.send(2, "A", "k12", 12)
+	si, so := b.readerSync(9, "A", 10, 100, 12)
+	ack11 := b.ok(1, "A", "k11", 11, "m-k11")
+	b.dump(true)
+	r := b.check(t)
+	res := mustFail(t, r, NameCatchUpCompleteness, si, so, ack11)
+	mustContain(t, res.Detail, "this violation is in the operations alone")
+	mustContain(t, must(t, r, NameEventOrder, Unknown).Detail, "cut short")
+
+	b = newHBContract(history.Contract{})
+	b.h.Header.EndLine = true
+	b.send(1, "A", "k1", 1)
+	b.readerSync(9, "A", 0, 100, 1)
+	b.dump(false)
+	mustContain(t, must(t, b.check(t), NameCatchUpCompleteness, Unknown).Detail, "cut short")
+}

@@ -197,6 +197,7 @@ var readsFinalLines = map[string]bool{
 	NameSequenceMonotonicity: true, NameCounterLowerBound: true, NameIdempotencyGuarantee: true,
 	NameIdempotencySeqConsist: true, NameAckImpliesPersistence: true, NameGapIsAllocation: true,
 	NameGapless: true, NameSyncCompleteness: true, NameEventCompleteness: true,
+	NameCatchUpCompleteness: true, NameEventOrder: true, // the messages table; the events
 }
 
 // cutShortNote begins the detail of every invariant a cut-short history

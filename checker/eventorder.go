@@ -23,7 +23,7 @@ import (
 // seqID is one message as an event names it.
 type seqID struct {
 	seq uint64
-	id  uint32
+	id  uint32 // interned message id
 }
 
 // checkEventOrder judges every chat's events; the history has events

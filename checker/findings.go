@@ -16,9 +16,12 @@ type findingStats struct {
 	outOfOrder int // events event_order found after a higher sequence
 }
 
-// findingTasks lists the contract's findings invariants as tasks; one that
-// does not apply is reported through notApplicable, a contract value the
-// format does not define as unknown through put.
+// findingTasks lists the contract's findings invariants as tasks. One the
+// contract does not promise is reported through notApplicable; one whose
+// evidence the history lacks (no readers, no events lines) is put as not
+// applicable by the history, as a verdict says it (so that a history cut
+// short makes it unknown); a contract value the format does not define is
+// unknown.
 func findingTasks(x *index, con history.Contract, put func(Result), notApplicable func(name, reason string), fs *findingStats) []func() {
 	var tasks []func()
 	rs, marked := x.readers()
@@ -26,7 +29,7 @@ func findingTasks(x *index, con history.Contract, put func(Result), notApplicabl
 	switch con.CatchUp {
 	case history.CatchUpCursor:
 		if absent != "" {
-			notApplicable(NameCatchUpCompleteness, absent)
+			put(absentResult(NameCatchUpCompleteness, absent))
 			break
 		}
 		tasks = append(tasks, func() {
@@ -46,7 +49,7 @@ func findingTasks(x *index, con history.Contract, put func(Result), notApplicabl
 	switch con.EventOrder {
 	case history.EventOrderPerChat:
 		if !x.hasEvents {
-			notApplicable(NameEventOrder, "no final events lines: the topic was not read back")
+			put(absentResult(NameEventOrder, "no final events lines: the topic was not read back"))
 			break
 		}
 		tasks = append(tasks, func() {
@@ -65,4 +68,12 @@ func findingTasks(x *index, con history.Contract, put func(Result), notApplicabl
 		tasks = append(tasks, func() { _, fs.outOfOrder, _ = checkEventOrder(x) })
 	}
 	return tasks
+}
+
+// absentResult is name, not applicable because the history holds none of
+// the evidence it reads.
+func absentResult(name, reason string) Result {
+	v := newVerdict(name)
+	v.notApplicable("%s", reason)
+	return v.result()
 }

@@ -74,7 +74,7 @@ type op struct {
 	status     opStatus
 	// dedup: an ok answered as a replay.
 	dedup bool
-	// reader: a sync of a catch-up client (its invoke's "reader": true).
+	// reader: a sync of a catch-up client ("reader": true, catchup.go).
 	reader bool
 }
 

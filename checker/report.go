@@ -151,14 +151,6 @@ type Stats struct {
 	// returned without them (see sync_completeness).
 	LateCommits     int `json:"late_commits"`
 	DuplicateEvents int `json:"duplicate_events"`
-	// MaxAckedSeq is the highest sequence a persist was acknowledged with.
-	MaxAckedSeq uint64 `json:"max_acked_seq"`
-	// IntervalAllocations and IntervalGaps count, per Options.Interval of
-	// the history's clock (when set), the traced allocations and those
-	// whose sequence no final message holds on a chat whose counter
-	// survived (the gap definition above).
-	IntervalAllocations []int64 `json:"interval_allocations,omitempty"`
-	IntervalGaps        []int64 `json:"interval_gaps,omitempty"`
 	// CatchUpMissed counts (reader, message) pairs of
 	// catch_up_completeness: a message a reader's cursor passed and that
 	// reader never received. EventsOutOfOrder counts events of event_order:
@@ -167,6 +159,14 @@ type Stats struct {
 	// the evidence (readers, events lines), whatever the contract.
 	CatchUpMissed    int `json:"catch_up_missed"`
 	EventsOutOfOrder int `json:"events_out_of_order"`
+	// MaxAckedSeq is the highest sequence a persist was acknowledged with.
+	MaxAckedSeq uint64 `json:"max_acked_seq"`
+	// IntervalAllocations and IntervalGaps count, per Options.Interval of
+	// the history's clock (when set), the traced allocations and those
+	// whose sequence no final message holds on a chat whose counter
+	// survived (the gap definition above).
+	IntervalAllocations []int64 `json:"interval_allocations,omitempty"`
+	IntervalGaps        []int64 `json:"interval_gaps,omitempty"`
 	// LinearizabilityChats counts chats decided; ...Undecided those that
 	// were not (only a chat handed to porcupine can be: its limits).
 	LinearizabilityChats     int `json:"linearizability_chats"`

@@ -29,6 +29,9 @@ func TestReaderSyncAndFindingContractRoundTrip(t *testing.T) {
 	if err := rec.End(); err != nil {
 		t.Fatal(err)
 	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
 	text := out.String()
 	first, _, _ := strings.Cut(text, "\n")
 	if want := `"contract":{"gaps":"allowed","catch_up":"cursor","event_order":"per-chat"}`; !strings.Contains(first, want) {

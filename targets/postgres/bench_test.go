@@ -105,6 +105,7 @@ func TestCrashBeforeAllocateIsInfoAndLeavesNoGap(t *testing.T) {
 	cfg.Ops = 400
 	cfg.Faults = bench.FaultRates{CrashBeforeAllocate: 0.1}
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = 0, 0
+	cfg.Contract.EventOrder = history.EventOrderNone // ordering_test.go judges order
 	res, rep, _ := runAndCheck(t, cfg, Config{RelayCrash: 0})
 	checkertest.RequireValid(t, rep)
 	if res.Counts.ErrorCodes[sequencer.CodeCrashBeforeAllocate] == 0 || res.Counts.Fail != 0 {
