@@ -129,8 +129,8 @@ func (e *exactChat) checkSingles() (string, []int) {
 				return e.alone(int32(i), "it answers sequence 0, which no message holds")
 			}
 		case lSync:
-			if o.limit > 0 && len(o.seqs) > o.limit {
-				return e.alone(int32(i), fmt.Sprintf("it returned %d messages, over its limit %d", len(o.seqs), o.limit))
+			if o.limit > 0 && o.answered > o.limit {
+				return e.alone(int32(i), fmt.Sprintf("it returned %d messages, over its limit %d", o.answered, o.limit))
 			}
 			for j, q := range o.seqs {
 				if q <= o.after || j > 0 && q <= o.seqs[j-1] {
@@ -365,13 +365,21 @@ func (e *exactChat) placeSequences() (string, []int) {
 			return d, l
 		}
 	}
-	next := uint64(1) // gaps: forbidden: the next sequence to place
+	next := e.m.base + 1 // gaps: forbidden: the next sequence to place
 	for lo := 0; lo < len(facts); {
 		hi := lo
 		for hi < len(facts) && facts[hi].seq == facts[lo].seq {
 			hi++
 		}
 		s := facts[lo].seq
+		if e.forbidden && s <= e.m.base {
+			// Before the run's first sequence: nothing in the run commits it.
+			if d, l := e.belowBase(s, facts[lo:hi]); d != "" {
+				return d, l
+			}
+			lo = hi
+			continue
+		}
 		if e.forbidden {
 			if s > top {
 				break
@@ -406,10 +414,10 @@ func (e *exactChat) enoughCommitters(facts []seqFact, top uint64, shown seqFact)
 			could++
 		}
 	}
-	if top <= could {
+	if top <= e.m.base || top-e.m.base <= could {
 		return "", nil
 	}
-	why := fmt.Sprintf("under gaps: forbidden sequence %d needs 1..%d committed, and only %d persists could commit one", top, top, could)
+	why := fmt.Sprintf("under gaps: forbidden sequence %d needs %d..%d committed, and only %d persists could commit one", top, e.m.base+1, top, could)
 	for _, f := range facts {
 		switch {
 		case f.seq != top:
@@ -612,8 +620,8 @@ func (e *exactChat) linkSyncs() {
 		// [lo, hi): the leaves its answer covers.
 		lo, _ := slices.BinarySearch(e.seqs, o.after+1)
 		hi := len(e.seqs)
-		if full := o.limit > 0 && len(o.seqs) == o.limit; full {
-			hi, _ = slices.BinarySearch(e.seqs, o.seqs[len(o.seqs)-1]+1)
+		if o.top > 0 { // a full page answers up to its last sequence
+			hi, _ = slices.BinarySearch(e.seqs, o.top+1)
 		}
 		at := lo
 		run := -1 // start of the current run of returned leaves
@@ -779,4 +787,21 @@ func (e *exactChat) findConfirmed(from int, q uint64) int {
 func (e *exactChat) shownBySync(s uint64) bool {
 	i, ok := slices.BinarySearchFunc(e.confirmed, s, func(c confirmed, q uint64) int { return cmp.Compare(c.seq, q) })
 	return ok && e.confirmed[i].shown
+}
+
+// belowBase judges the facts of a sequence at or below the initial counter
+// under gaps: forbidden, where the run's commits start above it: a persist
+// acked as new there, a replay answering it, or a key whose replay or
+// rejection needs its message there has no order.
+func (e *exactChat) belowBase(s uint64, facts []seqFact) (string, []int) {
+	why := fmt.Sprintf("under gaps: forbidden the run's commits start at %d, above the initial counter %d", e.m.base+1, e.m.base)
+	for _, f := range facts {
+		switch {
+		case f.kind == factNew, f.kind == factObserved:
+			return e.alone(f.op, why)
+		case f.kind == factKey && e.keys[f.key].first >= 0:
+			return e.alone(e.keys[f.key].first, why)
+		}
+	}
+	return "", nil
 }

@@ -293,6 +293,47 @@ func mutInfoUnseen(rng *rand.Rand, h *history.History) bool {
 	return true
 }
 
+// shiftByInitialCounter makes h a run on chats whose counters started at
+// base: every sequence moves up by base, and some syncs also show
+// messages from before the run (at or below base), which no operation of
+// the run explains and the model must leave alone.
+func shiftByInitialCounter(rng *rand.Rand, h *history.History) {
+	base := uint64(1 + rng.IntN(4))
+	h.Header.Extra = map[string]string{"initial_counter": fmt.Sprint(base)}
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Seq > 0 {
+			e.Seq += base
+		}
+		if e.Kind == history.KindInvoke && e.F == history.FSync && e.After > 0 {
+			e.After += base
+		}
+		if e.Sync != nil {
+			r := &history.SyncResult{}
+			after := invokeOf(h.Events, i).After
+			limit := invokeOf(h.Events, i).Limit
+			for s := after + 1; s <= base && rng.IntN(2) == 0 && (limit <= 0 || len(r.Seqs) < limit); s++ {
+				r.Seqs, r.MessageIDs = append(r.Seqs, s), append(r.MessageIDs, fmt.Sprint("old-", s))
+			}
+			for j, s := range e.Sync.Seqs {
+				if limit > 0 && len(r.Seqs) == limit {
+					break
+				}
+				r.Seqs, r.MessageIDs = append(r.Seqs, s+base), append(r.MessageIDs, e.Sync.MessageIDs[j])
+			}
+			e.Sync = r
+		}
+	}
+	for i := range h.Finals {
+		f := &h.Finals[i]
+		if f.Table == history.TableCounters {
+			f.Value += base
+		} else {
+			f.Seq += base
+		}
+	}
+}
+
 // restamp numbers lines and times in file order after a mutation.
 func restamp(h *history.History) {
 	line := 1
@@ -329,6 +370,9 @@ func randomExactCase(rng *rand.Rand, run int, names []string) exactCase {
 	cp.Events, cp.Finals = slices.Clone(h.Events), slices.Clone(h.Finals)
 	if rng.IntN(3) == 0 {
 		cp.Finals = nil // wildcards instead of final bindings
+	}
+	if rng.IntN(4) == 0 {
+		shiftByInitialCounter(rng, &cp)
 	}
 	if run%3 != 0 {
 		for n := 1 + rng.IntN(2); n > 0; {
@@ -374,6 +418,7 @@ func TestExactAgreesWithPorcupine(t *testing.T) {
 	legal, illegal, fallback := 0, 0, 0
 	caught := map[string]int{}
 	byContract := map[string][2]int{}
+	shifted := [2]int{}
 	for run := range runs {
 		c := randomExactCase(rng, run, names)
 		x := indexOf(c.h)
@@ -394,6 +439,13 @@ func TestExactAgreesWithPorcupine(t *testing.T) {
 		if got.status == Fail && len(got.lines) == 0 {
 			t.Fatalf("run %d: a failure names no lines: %s", run, got.detail)
 		}
+		if c.h.Header.Extra["initial_counter"] != "" {
+			if want {
+				shifted[0]++
+			} else {
+				shifted[1]++
+			}
+		}
 		k := c.con.Gaps + "/" + c.con.KeyReuse
 		counts := byContract[k]
 		if want {
@@ -408,7 +460,7 @@ func TestExactAgreesWithPorcupine(t *testing.T) {
 		}
 		byContract[k] = counts
 	}
-	t.Logf("%d linearizable, %d not, %d left to porcupine; by contract %v; violations by mutation %v", legal, illegal, fallback, byContract, caught)
+	t.Logf("%d linearizable, %d not, %d left to porcupine; by contract %v; with an initial counter %v; violations by mutation %v", legal, illegal, fallback, byContract, shifted, caught)
 	if legal+illegal < runs*9/10 || legal < runs/5 || illegal < runs/5 {
 		t.Fatalf("unbalanced sample: %d linearizable, %d not, of %d", legal, illegal, runs)
 	}
@@ -419,6 +471,9 @@ func TestExactAgreesWithPorcupine(t *testing.T) {
 		if n[0] < runs/50 || n[1] < runs/50 {
 			t.Fatalf("contract %s: %d linearizable, %d not: too few of one", k, n[0], n[1])
 		}
+	}
+	if shifted[0] < runs/50 || shifted[1] < runs/50 {
+		t.Fatalf("histories with an initial counter: %d linearizable, %d not: too few of one", shifted[0], shifted[1])
 	}
 	for _, name := range names {
 		if caught[name] == 0 {

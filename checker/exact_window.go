@@ -57,7 +57,7 @@ func (x *index) visualizeWindow(c int32, m *model, blame []int32, dir string) st
 		keep = keep[:windowOps]
 		slices.Sort(keep)
 	}
-	wm := &model{forbidden: m.forbidden, reject: m.reject, maxSteps: -1}
+	wm := &model{forbidden: m.forbidden, reject: m.reject, base: m.base, maxSteps: -1}
 	// Porcupine wants client ids dense from 0.
 	clients := map[int]int{}
 	wops := make([]porcupine.Operation, 0, len(keep))

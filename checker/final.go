@@ -417,7 +417,8 @@ func checkGapless(x *index) Result {
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
 		if x.hasMessages {
 			lo, hi := span(x.msgSpan, c)
-			want := uint64(1)
+			// Sequences up to the initial counter predate the run.
+			want := x.initialCounter + 1
 			for k := lo; k < hi; k++ {
 				m := &x.fin[x.msgs[k]]
 				if m.Seq < want { // repeated sequence: uniqueness's concern
@@ -441,7 +442,7 @@ func checkGapless(x *index) Result {
 		if hi == lo {
 			continue
 		}
-		holes, want := uint64(0), uint64(1)
+		holes, want := uint64(0), x.initialCounter+1
 		firstHole := uint64(0)
 		for _, o := range x.acks[lo:hi] {
 			if s := x.ackSeq(o); s >= want {
@@ -466,7 +467,7 @@ func checkGapless(x *index) Result {
 		}
 	}
 	if x.hasMessages {
-		v.pass("every chat's final messages are exactly 1..max")
+		v.pass("every chat's final messages are exactly %d..max", x.initialCounter+1)
 	} else {
 		v.pass("acked sequences leave no hole that unknown-outcome persists cannot fill (no final messages lines)")
 	}

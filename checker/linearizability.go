@@ -279,7 +279,7 @@ func (x *index) linKindOf(o int32, reject bool) linKind {
 // intervals; porcupine's operations and the waits only with forPorcupine
 // (the exact checker needs neither).
 func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupine bool) (*model, []porcupine.Operation) {
-	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1}
+	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1, base: x.initialCounter}
 	lo, hi := span(x.opChatSpan, c)
 	n := 0
 	for _, o := range x.opsByChat[lo:hi] {
@@ -303,6 +303,16 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 				lop.ids = ids // the Log's own slab: the model only reads it
 				if len(ids) != len(seqs) {
 					lop.ids = make([]uint64, len(seqs)) // all 0: sync_completeness fails it
+				}
+				lop.answered = len(seqs)
+				if lop.limit > 0 && len(seqs) == lop.limit {
+					lop.top = seqs[len(seqs)-1]
+				}
+				// Messages at or below the initial counter predate the
+				// run: what a sync shows of them is not the model's.
+				if m.base > 0 && slices.IsSorted(seqs) {
+					k, _ := slices.BinarySearch(seqs, m.base+1)
+					lop.seqs, lop.ids = lop.seqs[k:], lop.ids[k:]
 				}
 			}
 		case lNew, lDedup:
@@ -384,7 +394,7 @@ func linkWaits(m *model, ops []porcupine.Operation) {
 		if po.seq <= so.after || !sorted[s] {
 			return
 		}
-		if full := so.limit > 0 && len(so.seqs) == so.limit; full && po.seq > so.seqs[len(so.seqs)-1] {
+		if so.top > 0 && po.seq > so.top {
 			return
 		}
 		if _, shown := slices.BinarySearch(so.seqs, po.seq); shown {

@@ -53,11 +53,16 @@ type linOp struct {
 	id    uint64 // stringHash of the message_id, 0 if none
 	after uint64
 	limit int
-	seqs  []uint64
-	ids   []uint64
-	wait  []int32 // lNew, lInfo: syncs (indexes in model.ops) to linearize first
-	self  int32   // this operation's index in model.ops
-	op    int32   // index in index.ops
+	// top: a full page answers up to its last sequence (0: not full, no
+	// bound); answered: how many sequences it returned. seqs leaves out
+	// those at or below the initial counter, which predate the run.
+	top      uint64
+	answered int
+	seqs     []uint64
+	ids      []uint64
+	wait     []int32 // lNew, lInfo: syncs (indexes in model.ops) to linearize first
+	self     int32   // this operation's index in model.ops
+	op       int32   // index in index.ops
 }
 
 type lstate struct {
@@ -128,6 +133,7 @@ type model struct {
 	ops       []linOp
 	call, ret []int64 // each operation's interval (ret timeMax: open-ended)
 	forbidden bool    // contract gaps: forbidden
+	base      uint64  // the header's initial_counter: sequences up to it predate the run
 	reject    bool    // contract key_reuse: reject
 	// steps counts successful steps, a bound on porcupine's cache entries;
 	// past maxSteps (when not negative) every step fails so porcupine
@@ -160,7 +166,7 @@ func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
 		if _, ok := tget(s.seqs, o.seq); ok {
 			return false, nil
 		}
-		if m.forbidden && o.seq != uint64(s.nseq)+1 {
+		if m.forbidden && o.seq != m.base+uint64(s.nseq)+1 {
 			return false, nil
 		}
 		if !s.waited(o) {
@@ -175,7 +181,7 @@ func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
 		}
 		seq := o.seq
 		if m.forbidden {
-			if next := uint64(s.nseq) + 1; seq == 0 || seq == next {
+			if next := m.base + uint64(s.nseq) + 1; seq == 0 || seq == next {
 				seq = next
 			} else {
 				return true, s // its message is elsewhere: here it had no effect
@@ -262,8 +268,7 @@ func (m *model) replay(s *lstate, o *linOp) (bool, *lstate) {
 // first limit of them, are exactly what was returned. A returned sequence
 // the model does not hold is a wildcard's, if one is unbound.
 func (m *model) sync(s *lstate, o *linOp) (bool, *lstate) {
-	full := o.limit > 0 && len(o.seqs) == o.limit
-	if o.limit > 0 && len(o.seqs) > o.limit {
+	if o.limit > 0 && o.answered > o.limit {
 		return false, nil
 	}
 	for i, q := range o.seqs {
@@ -281,7 +286,7 @@ func (m *model) sync(s *lstate, o *linOp) (bool, *lstate) {
 			i++
 		}
 		if i == len(o.seqs) {
-			ok = full // a short page must have returned everything
+			ok = o.top > 0 && k > o.top // a short page must have returned everything
 			return false
 		}
 		if o.seqs[i] != k {
