@@ -228,22 +228,7 @@ func cutShort(res Result) Result {
 
 // runAll runs tasks on GOMAXPROCS goroutines.
 func runAll(tasks []func()) {
-	work := make(chan func())
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(tasks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range work {
-				t()
-			}
-		}()
-	}
-	for _, t := range tasks {
-		work <- t
-	}
-	close(work)
-	wg.Wait()
+	forEach(runtime.GOMAXPROCS(0), len(tasks), func(i int) { tasks[i]() })
 }
 
 // resolveContract fills in HISTORY.md's defaults; opt overrides the header

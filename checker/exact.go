@@ -24,7 +24,6 @@ type exactChat struct {
 	opNode []int32 // per model op: its node (persists acked, rejections, syncs), -1
 
 	keys      []exactKey
-	keyOf     []int32 // per model op: its index in keys, -1 for syncs
 	seqs      []uint64
 	leaves    []int32 // node holding each of seqs
 	unknown   []exactUnknown
@@ -153,7 +152,6 @@ func (e *exactChat) gatherKeys() (string, []int) {
 		}
 	}
 	slices.SortFunc(byKey, func(a, b int32) int { return cmp.Or(cmp.Compare(m.ops[a].key, m.ops[b].key), cmp.Compare(a, b)) })
-	e.keyOf = filled(len(m.ops), -1)
 	e.keys = make([]exactKey, 0, len(byKey))
 	hasZero, hasSeq := false, false
 	for lo := 0; lo < len(byKey); {
@@ -163,7 +161,6 @@ func (e *exactChat) gatherKeys() (string, []int) {
 		}
 		k := exactKey{n: -1, relOp: -1, first: -1, ops: byKey[lo:hi]}
 		for _, i := range k.ops {
-			e.keyOf[i] = int32(len(e.keys))
 			o := &m.ops[i]
 			switch o.kind {
 			case lNew:
