@@ -13,6 +13,7 @@ import (
 func (p *persistCall) ackThenPersist(msg store.Message, items []store.TxItem) error {
 	p.out.Result = Result{Seq: msg.Seq, MessageID: msg.MessageID}
 	lost := p.req.Faults.CrashInPersist && !p.req.Faults.CrashInPersistCommitted
+	p.out.Steps.Transactions, p.out.Steps.Committed = 1, !lost // it commits after the ACK
 	ctx := context.WithoutCancel(p.ctx)
 	// The call's storage is reused once it returns: the goroutine takes
 	// copies and nothing of p.
@@ -58,9 +59,11 @@ func (p *persistCall) reallocateOnRetry() error {
 	}
 	p.now = p.core.cfg.Now()
 	msg, items := p.persistItems(seq)
+	p.out.Steps.Transactions++
 	if err := p.st().TransactWrite(p.ctx, items); err != nil {
 		return classifyStoreError(err)
 	}
+	p.out.Steps.Committed = true
 	p.out.Result = Result{Seq: seq, MessageID: msg.MessageID}
 	return p.publish(msg)
 }

@@ -63,15 +63,21 @@ func (p *persistCall) persistOptimistic() error {
 			Condition:  store.IfCounterEquals, Expected: c.Value,
 		})
 		if p.req.Faults.CrashInPersist {
-			if p.req.Faults.CrashInPersistCommitted && p.st().TransactWrite(p.ctx, items) == nil {
-				p.tr.Allocated(p.req.Chat, seq, start, p.tr.Now())
+			if p.req.Faults.CrashInPersistCommitted {
+				p.out.Steps.Transactions++
+				if p.st().TransactWrite(p.ctx, items) == nil {
+					p.out.Steps.Committed = true
+					p.tr.Allocated(p.req.Chat, seq, start, p.tr.Now())
+				}
 			}
 			return unknown(CodeCrashInPersist, nil)
 		}
 		err = p.st().TransactWrite(p.ctx, items)
 		end := p.tr.Now()
 		p.out.Timings.Persist += end - start
+		p.out.Steps.Transactions++
 		if err == nil {
+			p.out.Steps.Committed = true
 			p.out.Allocated = seq
 			p.tr.Allocated(p.req.Chat, seq, start, end)
 			p.out.Result = Result{Seq: seq, MessageID: msg.MessageID}
@@ -88,6 +94,7 @@ func (p *persistCall) persistOptimistic() error {
 			return p.persistFailed(err)
 		}
 		// The counter moved: another writer won this round.
+		p.out.Steps.Conflicts++
 		time.Sleep(time.Duration(rand.Int64N(int64(backoff))))
 		backoff = min(2*backoff, occMaxBackoff)
 	}

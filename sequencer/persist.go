@@ -43,6 +43,17 @@ type Outcome struct {
 	Timings   Timings
 	Allocated uint64 // the sequence step 3 handed out, 0 if none
 	Attempts  int    // optimistic transactions tried (1 under two-phase)
+	Steps     StepEvents
+}
+
+// StepEvents is what the steps met, for ADR-004 §12's metrics; other
+// designs leave it zero.
+type StepEvents struct {
+	IdempotencyHit bool  // step 1 found the key's record (a §12 idempotency hit)
+	AllocateFailed bool  // step 3's counter ADD returned an error
+	Transactions   int32 // step 4 transactions sent to the store
+	Conflicts      int32 // of those, cancelled by a failed condition (ConditionalCheckFailed)
+	Committed      bool  // a step 4 transaction applied: the allocated sequence holds a message
 }
 
 // systemClock times steps when the caller passes no tracer.
@@ -129,6 +140,7 @@ func (p *persistCall) run() error {
 		hit = false
 	}
 	if hit {
+		p.out.Steps.IdempotencyHit = true
 		if p.core.cfg.Variant == RetryReallocates {
 			return p.reallocateOnRetry()
 		}
@@ -171,7 +183,8 @@ func (p *persistCall) run() error {
 	}
 	if p.req.Faults.CrashInPersist {
 		if p.req.Faults.CrashInPersistCommitted {
-			_ = p.st().TransactWrite(p.ctx, items)
+			p.out.Steps.Transactions++
+			p.out.Steps.Committed = p.st().TransactWrite(p.ctx, items) == nil
 		}
 		p.resolveAllocation()
 		return unknown(CodeCrashInPersist, nil)
@@ -182,9 +195,11 @@ func (p *persistCall) run() error {
 	err = p.st().TransactWrite(p.ctx, items)
 	p.out.Timings.Persist = p.tr.Now() - start
 	p.resolveAllocation()
+	p.out.Steps.Transactions++
 	if err != nil {
 		return p.persistFailed(err)
 	}
+	p.out.Steps.Committed = true
 	p.out.Result = Result{Seq: seq, MessageID: msg.MessageID}
 	if p.req.Faults.CrashAfterPersist {
 		return unknown(CodeCrashAfterPersist, nil)
@@ -222,6 +237,7 @@ func (p *persistCall) allocate() (uint64, error) {
 	}
 	p.out.Timings.Allocate += end - start
 	if err != nil {
+		p.out.Steps.AllocateFailed = true
 		return 0, classifyStoreError(err)
 	}
 	p.out.Allocated = seq
@@ -276,6 +292,7 @@ func (p *persistCall) persistItems(seq uint64) (store.Message, []store.TxItem) {
 func (p *persistCall) persistFailed(err error) error {
 	var canceled *store.TransactionCanceledError
 	if errors.As(err, &canceled) && canceled.ConditionFailedAt(0) {
+		p.out.Steps.Conflicts++
 		rec, hit, rerr := p.st().GetIdempotency(p.ctx, p.req.Chat, p.req.Key, false)
 		if rerr != nil {
 			return readFailed(rerr) // the transaction wrote nothing
