@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -110,6 +111,9 @@ type Config struct {
 	// store keeps every message), so the run ends with a report instead
 	// of the kernel killing it.
 	MemoryCeiling int64 `json:"-"`
+	// Metrics, if set, exports the run's figures while it goes
+	// (--metrics-addr); nil exports nothing.
+	Metrics *metrics.Exporter `json:"-"`
 }
 
 // DefaultConfig is what `chatseq bench` runs with no flags.
@@ -284,13 +288,16 @@ func (c *Config) globalChat(local int) int { return local*c.shards() + c.ShardIn
 // ChatName is the id of this shard's k-th chat.
 func (c *Config) ChatName(local int) string { return chatID(c.ChatPrefix, c.globalChat(local)) }
 
-// The steps after the writers that Config.Phase announces.
+// The steps after the writers that Config.Phase announces (and the live
+// metrics' chatseq_phase, which says PhaseWriters before them).
 const (
+	PhaseWriters    = "writers"
 	PhaseFinalState = "recording the final state"
 	PhaseEvents     = "reading the topic back"
 )
 
 func (c *Config) phase(name string) {
+	c.Metrics.SetPhase(name)
 	if c.Phase != nil {
 		c.Phase(name)
 	}

@@ -6,6 +6,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/metrics"
+	"github.com/chatseq/chatseq/sequencer"
 )
 
 // Step names the latencies a run reports.
@@ -55,6 +57,7 @@ type latencyShard struct {
 	mu       sync.Mutex
 	interval intervalShard
 	pending  []pendingOp
+	tally    *metrics.Tally // the run's live metrics (nil: not exported), folded with the batch
 }
 
 // pendingOp is one operation recorded but not yet folded.
@@ -102,8 +105,37 @@ func (s *latencyShard) fold() {
 	for i := range s.pending {
 		p := &s.pending[i]
 		s.interval.record(p.now, p.values, p.op)
+		if s.tally != nil {
+			op := p.op.metric(p.values[StepAllocate])
+			s.tally.Add(&op)
+		}
 	}
 	s.pending = s.pending[:0]
+}
+
+// exportTo attaches the run to e (nil: nothing): each shard counts what
+// it folds, and a scrape folds what is pending and reads the counts. Call
+// it after begin. The returned detach keeps the final counts once the
+// writers are done.
+func (l *latencies) exportTo(e *metrics.Exporter, chats int, faults func() map[string]bool) (detach func()) {
+	if e == nil {
+		return func() {}
+	}
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		sh.tally = metrics.NewTally(chats)
+		sh.mu.Unlock()
+	}
+	return e.Attach(chats, func(dst *metrics.Tally) {
+		for i := range l.shards {
+			sh := &l.shards[i]
+			sh.mu.Lock()
+			sh.fold()
+			sh.tally.AddTo(dst)
+			sh.mu.Unlock()
+		}
+	}, faults)
 }
 
 // count applies a writer's count update (a retry, a duplicate sent) at now.
@@ -144,6 +176,29 @@ type opCounts struct {
 	dedup    bool
 	attempts int64 // optimistic transactions tried
 	faulted  bool  // the attempt carried an injected fault
+	// For the live metrics: the chat's index, whether step 3 allocated,
+	// and what the core's steps met.
+	chat      int32
+	allocated bool
+	steps     sequencer.StepEvents
+}
+
+// metric is the operation as the live metrics count it, allocateNanos
+// its step 3 latency.
+func (o *opCounts) metric(allocateNanos int64) metrics.Op {
+	op := metrics.Op{
+		Sync: o.sync, Code: o.code, Dedup: o.dedup, Faulted: o.faulted, Chat: int(o.chat),
+		Allocated: o.allocated, AllocateNanos: allocateNanos, Steps: o.steps,
+	}
+	switch o.kind {
+	case history.KindOK:
+		op.Outcome = metrics.OK
+	case history.KindFail:
+		op.Outcome = metrics.Fail
+	default:
+		op.Outcome = metrics.Info
+	}
+	return op
 }
 
 func (c *Counts) addOp(o opCounts) {

@@ -117,6 +117,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	res.Started = time.Now()
 	clock.begin()
 	lat.begin(rec.Now)
+	cfg.Metrics.SetPhase(PhaseWriters)
+	detachMetrics := lat.exportTo(cfg.Metrics, len(chats), faultWindows(cfg.Timed, clock))
+	defer detachMetrics()
 	stopProgress := lat.reportProgress(&cfg, clock)
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	scheduleCounterDeletions(faultCtx, target, cfg)
@@ -132,6 +135,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	}
 	res.Elapsed = time.Since(res.Started)
 	stopProgress()
+	detachMetrics()
 	res.Latency, res.Counts = lat.totals()
 	res.Intervals = lat.intervals(res.Elapsed)
 
@@ -150,6 +154,24 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	return res, f.Close()
+}
+
+// faultWindows tells the live metrics which kinds of scheduled fault
+// window are open now; nil when none is scheduled.
+func faultWindows(timed []TimedFault, clock *runClock) func() map[string]bool {
+	if len(timed) == 0 {
+		return nil
+	}
+	return func() map[string]bool {
+		open := map[string]bool{}
+		el := clock.elapsed()
+		for _, f := range timed {
+			if f.Kind != DeleteCounter {
+				open[f.Kind] = open[f.Kind] || f.active(el)
+			}
+		}
+		return open
+	}
 }
 
 // withOutages fails publishes inside Kafka outage windows.

@@ -229,6 +229,7 @@ func (w *writer) persistOnce(ctx context.Context, tr *history.ProcessTracer, pid
 	}, opCounts{
 		kind: kind, code: code, dedup: out.Dedup,
 		attempts: int64(out.Attempts), faulted: req.Faults.Any(),
+		chat: int32(chatIdx), allocated: out.Allocated > 0, steps: out.Steps,
 	})
 	return kind
 }
@@ -276,7 +277,7 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended int64) {
 	if n := len(msgs); ev.Kind == history.KindOK && n > 0 {
 		w.advanceCursor(chatIdx, msgs[n-1].Seq)
 	}
-	w.lat.record(done, [stepCount]int64{StepSync: done - intended}, opCounts{sync: true, kind: ev.Kind, code: ev.Error})
+	w.lat.record(done, [stepCount]int64{StepSync: done - intended}, opCounts{sync: true, kind: ev.Kind, code: ev.Error, chat: int32(chatIdx)})
 }
 
 // maxRetryBackoff caps a client's wait between retries.

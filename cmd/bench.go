@@ -38,6 +38,7 @@ type benchFlags struct {
 	// --threshold as given, and parsed by resolve.
 	thresholdExprs []string
 	thresholds     []scenarios.Threshold
+	metrics        metricsFlag
 }
 
 func newBenchCommand() *cobra.Command {
@@ -99,6 +100,7 @@ the run) quits at once, naming the history for 'chatseq check'.`,
 	fl.Int32Var(&cfg.Partitions, "partitions", cfg.Partitions, "partitions when chatseq creates the topic")
 	fl.StringVar(&cfg.HistoryPath, "history", cfg.HistoryPath, "file the history streams to")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
+	f.metrics.register(fl)
 	fl.StringVar(&f.strategy, "strategy", "two-phase", "allocation: two-phase (ADR-004: atomic ADD, then persist) or occ (option B: read, conditional write, retry)")
 	fl.StringVar(&f.shard, "shard", "", "i/N: drive only chats whose index mod N is i, so N processes share the load and 'chatseq check' judges their histories as one run")
 	fl.StringVar(&f.targets, "target", "", "design(s) to drive, comma-separated for a side-by-side table: "+strings.Join(targets.Names(), ", ")+" (default: the --store)")
@@ -189,6 +191,11 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	ctx, interrupts, release := catchInterrupts(c.Context(), c.ErrOrStderr())
 	defer release()
 	f.interrupts = interrupts
+	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServing()
+	if f.cfg.Metrics, err = f.metrics.start(serving, c.ErrOrStderr()); err != nil {
+		return err
+	}
 	var runs []report.Bench
 	worst := ExitOK
 	for _, name := range names {
@@ -282,10 +289,13 @@ func (f *benchFlags) check(name, path string, progress *progressPrinter) (checke
 	beforeCheck()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	opt.Interval = bench.IntervalLength
+	checkDone := f.cfg.Metrics.Checking(path)
 	rep, _, err = checker.CheckFile(path, opt)
 	if err != nil {
+		checkDone(nil)
 		return false, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}
+	checkDone(&rep)
 	progress.phase(name, "")
 	return true, rep, nil
 }

@@ -28,6 +28,7 @@ type drillFlags struct {
 	allowRemote bool
 	lin         linFlags
 	unsafeCase  string // unsafe-recovery only
+	metrics     metricsFlag
 }
 
 func newDrillCommand() *cobra.Command {
@@ -119,6 +120,9 @@ func (f *drillFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&cfg.SyncRatio, "sync-ratio", cfg.SyncRatio, "share of writer operations that are syncs")
 	fl.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the writers' choices")
 	fl.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "the longest the drill may take before it is aborted and failed")
+	fl.DurationVar(&cfg.Hold, "hold", cfg.Hold, "keep each phase going at least this long (the load before the deletion, the outage, the load after the recovery) so dashboards and alerts scraping --metrics-addr see each; 0: move on at once")
+	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "the writers' operations per second in all (0: as fast as they go); with --hold it keeps the history small")
+	f.metrics.register(fl)
 	fl.StringVar(&cfg.HistoryPath, "history", cfg.HistoryPath, "file the history is written to")
 	fl.StringVar(&f.strategy, "strategy", "two-phase", "allocation: two-phase (ADR-004) or occ (option B)")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
@@ -190,6 +194,10 @@ func runCounterRecoveryDrill(c *cobra.Command, f *drillFlags) error {
 func (f *drillFlags) withDrillStore(c *cobra.Command, run func(ctx context.Context, st store.Store, describe string) error) error {
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
+	var err error
+	if f.cfg.Metrics, err = f.metrics.start(ctx, c.ErrOrStderr()); err != nil {
+		return err
+	}
 	st, describe, closeStore, err := f.openDrillStore(ctx)
 	if err != nil {
 		return fmt.Errorf("drill: %w", err)

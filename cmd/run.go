@@ -31,6 +31,7 @@ type runFlags struct {
 	lin         linFlags
 	overrides   scenarios.Overrides
 	keepHistory bool // --out given: never delete it
+	metrics     metricsFlag
 }
 
 func newRunCommand() *cobra.Command {
@@ -67,6 +68,7 @@ thresholds failed, 5 a scenario could not be run.`,
 	fl.IntVar(&f.shrinkRuns, "shrink-runs", 60, "most runs one shrink may make")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "most time one shrink may take")
 	f.lin.register(fl, "porcupine's time budget in each check")
+	f.metrics.register(fl)
 	return c
 }
 
@@ -139,11 +141,16 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
+	exporter, err := f.metrics.start(ctx, c.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	cache := scenarios.NewTargetCache()
 	defer cache.Close()
 	opts := scenarios.Options{
 		OutDir: outDir, Store: f.store, DSN: f.dsn,
 		CheckOptions: f.lin.options(), Overrides: f.overrides, Targets: cache,
+		Metrics: exporter,
 	}
 	started := time.Now()
 	sum := &scenarios.Summary{OutDir: outDir}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/recovery"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
@@ -61,6 +62,17 @@ type Config struct {
 	Recover Recoverer
 	// CheckOptions are passed to checker.Check.
 	CheckOptions checker.Options
+	// Hold keeps each phase of the incident going at least this long: the
+	// load before the deletion, the outage after it, the load after the
+	// recovery; 0 moves on as soon as each phase's count is met. A
+	// scraper (--metrics-addr) then sees each phase, and an alert on
+	// counter_missing fire and resolve.
+	Hold time.Duration
+	// Rate paces the writers' operations, in all per second (retries
+	// after a failure are paced by their backoff); 0: as fast as they go.
+	Rate float64
+	// Metrics, if set, exports the drill's figures while it runs.
+	Metrics *metrics.Exporter
 }
 
 // DefaultConfig is a drill of a few hundred operations.
@@ -100,6 +112,12 @@ func (c Config) Validate() error {
 		return errors.New("--history must name a file")
 	case c.Timeout <= 0:
 		return fmt.Errorf("--timeout must be positive, got %s", c.Timeout)
+	case !(c.Rate >= 0 && c.Rate <= 1e9):
+		return fmt.Errorf("--rate must be between 0 and 1e9 operations/s, got %g", c.Rate)
+	case c.Hold < 0:
+		return fmt.Errorf("--hold must not be negative, got %s", c.Hold)
+	case 3*c.Hold >= c.Timeout:
+		return fmt.Errorf("--timeout (%s) must exceed three times --hold (%s): the drill holds three phases", c.Timeout, c.Hold)
 	}
 	return nil
 }

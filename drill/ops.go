@@ -2,11 +2,12 @@ package drill
 
 import (
 	"context"
-	"github.com/chatseq/chatseq/bench"
 	"strconv"
 	"sync"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -17,6 +18,7 @@ type recorder struct {
 	rec  *history.Recorder
 	obs  *observer
 	chat string
+	live *metrics.Recorder // nil: no --metrics-addr
 }
 
 // outcome is one completed persist, as the client saw it.
@@ -48,8 +50,22 @@ func (r *recorder) persist(ctx context.Context, pid int, req sequencer.Request) 
 	}
 	o := outcome{kind: ev.Kind, code: ev.Error, seq: ev.Seq, dedup: ev.Dedup}
 	o.time = r.rec.Record(&ev)
+	r.live.Record(&metrics.Op{
+		Outcome: liveOutcome(ev.Kind), Code: ev.Error, Dedup: ev.Dedup, Faulted: req.Faults.Any(),
+		Allocated: out.Allocated > 0, AllocateNanos: out.Timings.Allocate, Steps: out.Steps,
+	})
 	r.obs.saw(o)
 	return o
+}
+
+func liveOutcome(k history.Kind) metrics.Outcome {
+	switch k {
+	case history.KindOK:
+		return metrics.OK
+	case history.KindFail:
+		return metrics.Fail
+	}
+	return metrics.Info
 }
 
 // sync records one sync of the drill's chat after `after`.
@@ -68,6 +84,7 @@ func (r *recorder) sync(ctx context.Context, pid int, after uint64, limit int) (
 		}
 	}
 	r.rec.Record(&ev)
+	r.live.Record(&metrics.Op{Sync: true, Outcome: liveOutcome(ev.Kind), Code: ev.Error, Chat: -1})
 	return ev.Kind, last
 }
 

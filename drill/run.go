@@ -95,9 +95,11 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 	}
 	defer rec.Close() // on an error return: what was recorded reaches the file
 
+	live := cfg.Metrics.NewRecorder(1)
+	defer live.Close()
 	ru := &run{
 		cfg: cfg, proc: proc, st: st, hold: hold, gate: newGate(),
-		r:    &recorder{core: core, rec: rec, obs: newObserver(), chat: cfg.Chat},
+		r:    &recorder{core: core, rec: rec, obs: newObserver(), chat: cfg.Chat, live: live},
 		res:  newResult(proc.name, cfg),
 		stop: make(chan struct{}),
 	}
@@ -112,6 +114,7 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 	if err := ru.finish(ctx); err != nil {
 		return nil, err
 	}
+	live.Close()
 	// The end line says the history is complete, final state and all.
 	if err := rec.End(); err != nil {
 		return nil, fmt.Errorf("drill: history: %w", err)
@@ -123,11 +126,14 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 		return nil, fmt.Errorf("drill: history: %w", err)
 	}
 
+	checked := cfg.Metrics.Checking(cfg.HistoryPath)
 	h, err := history.ReadFile(cfg.HistoryPath)
 	if err != nil {
+		checked(nil)
 		return nil, fmt.Errorf("drill: reading back the history: %w", err)
 	}
 	ru.res.Report = checker.Check(h, cfg.CheckOptions)
+	checked(&ru.res.Report)
 	ru.res.observe(analyse(h))
 	return ru.res, nil
 }
@@ -137,6 +143,8 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 func (ru *run) phases(ctx context.Context) error {
 	tl, obs, r := &ru.res.Timeline, ru.r.obs, ru.r
 	tl.LoadStart = r.rec.Now()
+	phaseStart := time.Now()
+	ru.cfg.Metrics.SetPhase(PhaseWarmup)
 	for i := range ru.cfg.Writers {
 		w := newWriter(i, &ru.cfg, r, ru.gate)
 		ru.writers.Add(1)
@@ -148,7 +156,7 @@ func (ru *run) phases(ctx context.Context) error {
 	// Stage the incident with the writers held for a moment, so the
 	// straggler and the orphans hold the highest allocations when the
 	// counter goes.
-	if err := obs.when(ctx, func(o *observer) bool { return o.acks >= ru.cfg.Warmup }, ru.gate.hold); err != nil {
+	if err := ru.phaseDone(ctx, phaseStart, func(o *observer) bool { return o.acks >= ru.cfg.Warmup }, ru.gate.hold); err != nil {
 		return fmt.Errorf("warm-up: %d messages were not acknowledged in time: %w", ru.cfg.Warmup, err)
 	}
 	if err := ru.gate.pause(ctx); err != nil {
@@ -168,6 +176,8 @@ func (ru *run) phases(ctx context.Context) error {
 		return fmt.Errorf("deleting the counter: %w", err)
 	}
 	tl.CounterDeleted = r.rec.Now()
+	phaseStart = time.Now()
+	ru.cfg.Metrics.SetPhase(PhaseCounterMissing)
 	ru.gate.resume()
 
 	if err := obs.when(ctx, func(o *observer) bool { return o.firstMissing >= 0 }, nil); err != nil {
@@ -178,6 +188,10 @@ func (ru *run) phases(ctx context.Context) error {
 	obs.mu.Unlock()
 	if !ru.proc.releaseAfterRecovery {
 		ru.hold.release()
+	}
+	// The outage goes on (sends failing) until the responder acts.
+	if err := sleepUntil(ctx, phaseStart.Add(ru.cfg.Hold)); err != nil {
+		return fmt.Errorf("outage: %w", err)
 	}
 
 	if ru.proc.quiesce {
@@ -191,9 +205,11 @@ func (ru *run) phases(ctx context.Context) error {
 		return err
 	}
 	ru.res.MaxPersisted = max
+	ru.cfg.Metrics.SetPhase(PhaseRecovering)
 	if err := ru.recover(ctx); err != nil {
 		return err
 	}
+	phaseStart = time.Now()
 	if ru.proc.releaseAfterRecovery {
 		ru.hold.release()
 		ru.straggler.Wait()
@@ -206,10 +222,55 @@ func (ru *run) phases(ctx context.Context) error {
 		}
 		ru.gate.resume()
 	}
-	if err := obs.when(ctx, func(o *observer) bool { return o.acksSince >= ru.cfg.After }, ru.stopLoad); err != nil {
+	ru.cfg.Metrics.SetPhase(PhaseRecovered)
+	if err := ru.phaseDone(ctx, phaseStart, func(o *observer) bool { return o.acksSince >= ru.cfg.After }, ru.stopLoad); err != nil {
 		return fmt.Errorf("after recovery: %d new messages were not acknowledged in time: %w", ru.cfg.After, err)
 	}
 	return nil
+}
+
+// The drill's phases as the live metrics' chatseq_phase names them.
+const (
+	PhaseWarmup         = "drill-warmup"
+	PhaseCounterMissing = "drill-counter-missing"
+	PhaseRecovering     = "drill-recovering"
+	PhaseRecovered      = "drill-after-recovery"
+	PhaseFinish         = "drill-final-state"
+)
+
+// phaseDone waits until cond holds and the phase, begun at start, has
+// lasted Config.Hold, then runs fire (if not nil). Without a hold fire
+// runs inside the completion that meets cond, within one operation of it.
+func (ru *run) phaseDone(ctx context.Context, start time.Time, cond func(*observer) bool, fire func()) error {
+	if ru.cfg.Hold <= 0 {
+		return ru.r.obs.when(ctx, cond, fire)
+	}
+	if err := ru.r.obs.when(ctx, cond, nil); err != nil {
+		return err
+	}
+	if err := sleepUntil(ctx, start.Add(ru.cfg.Hold)); err != nil {
+		return err
+	}
+	if fire != nil {
+		fire()
+	}
+	return nil
+}
+
+// sleepUntil waits until t or ctx's end.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // startStraggler sends the persist the store holds and waits until it is in
@@ -268,6 +329,7 @@ func (ru *run) pid() int {
 // finish stops the load (operations in flight complete), then records the
 // final state of the drill's chat.
 func (ru *run) finish(ctx context.Context) error {
+	ru.cfg.Metrics.SetPhase(PhaseFinish)
 	ru.hold.release()
 	ru.stopLoad()
 	ru.gate.resume()

@@ -30,11 +30,17 @@ type writer struct {
 	incarnation int
 	pid         int
 	lastSeq     uint64
+	interval    time.Duration // between this writer's operations (Config.Rate); 0: none
+	next        time.Time
 }
 
 func newWriter(id int, cfg *Config, r *recorder, g *gate) *writer {
 	w := &writer{id: id, writers: cfg.Writers, r: r, gate: g, syncRatio: cfg.SyncRatio,
 		rnd: rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(id)))}
+	if cfg.Rate > 0 {
+		w.interval = time.Duration(float64(cfg.Writers) / cfg.Rate * float64(time.Second))
+		w.next = time.Now()
+	}
 	w.pid = w.newPID()
 	return w
 }
@@ -50,6 +56,9 @@ func senderID(id int) string { return "writer-" + strconv.Itoa(id) }
 // run sends until stop closes. Operations in flight when it closes finish.
 func (w *writer) run(ctx context.Context, stop <-chan struct{}) {
 	for n := 0; ; n++ {
+		if !w.pace(stop) {
+			return
+		}
 		if w.rnd.Float64() < w.syncRatio {
 			if !w.gate.enter(stop) {
 				return
@@ -65,6 +74,30 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}) {
 		if !w.send(ctx, stop, "w"+strconv.Itoa(w.id)+"-"+strconv.Itoa(n)) {
 			return
 		}
+	}
+}
+
+// pace waits for the writer's next slot under Config.Rate; false when
+// stop closes first.
+func (w *writer) pace(stop <-chan struct{}) bool {
+	if w.interval <= 0 {
+		return true
+	}
+	w.next = w.next.Add(w.interval)
+	d := time.Until(w.next)
+	if d <= 0 {
+		if -d > w.interval {
+			w.next = time.Now() // held (a pause): no burst to catch up
+		}
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-stop:
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

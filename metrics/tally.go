@@ -72,13 +72,13 @@ type Tally struct {
 	Errors          map[string]int64 // fail and info by error code
 
 	// ADR-004 §12.
-	Requests        int64 // persist requests (each reaches step 1)
-	IdempotencyHits int64 // of those, step 1 found the key's record
-	Allocations     int64 // sequences step 3 handed out
-	AllocationErrs  int64 // step 3 calls that failed
+	Requests        int64                   // persist requests (each reaches step 1)
+	IdempotencyHits int64                   // of those, step 1 found the key's record
+	Allocations     int64                   // sequences step 3 handed out
+	AllocationErrs  int64                   // step 3 calls that failed
 	AllocateBuckets [bucketCount + 1]uint64 // per bucket, the last unbounded
-	AllocateNanos   int64                              // the latencies' sum
-	Persisted       int64                              // allocated sequences a step 4 transaction committed
+	AllocateNanos   int64                   // the latencies' sum
+	Persisted       int64                   // allocated sequences a step 4 transaction committed
 	CounterMissing  int64
 	Transactions    int64 // step 4 transactions
 	Conflicts       int64 // of those, cancelled by a failed condition

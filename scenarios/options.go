@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/chatseq/chatseq/metrics"
 	"strconv"
 
 	"github.com/chatseq/chatseq/checker"
@@ -22,6 +23,8 @@ type Options struct {
 	// Targets, if set, keeps targets open from one scenario to the next;
 	// nil opens a target per run.
 	Targets *TargetCache
+	// Metrics, if set, exports every run's figures live (--metrics-addr).
+	Metrics *metrics.Exporter
 }
 
 // Overrides replace what every scenario says, from the command line: a

@@ -105,16 +105,20 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	if opened.Topic != "" {
 		cfg.Topic = opened.Topic
 	}
+	cfg.Metrics = opts.Metrics
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
 	if err != nil {
 		return nil, checker.Report{}, err
 	}
 	opt := opts.CheckOptions
 	opt.Require = append(slices.Clone(opt.Require), sc.Require...)
+	checked := opts.Metrics.Checking(historyPath)
 	rep, _, err := checker.CheckFile(historyPath, opt)
 	if err != nil {
+		checked(nil)
 		return nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}
+	checked(&rep)
 	return res, rep, nil
 }
 
