@@ -51,48 +51,55 @@ func Rules(window time.Duration) (RuleFile, error) {
 	}
 	w := model.Duration(window).String()
 	rate := func(counter string) string { return "rate(" + counter + "[" + w + "])" }
-	rule := func(name, expr, severity, summary, meaning string) Rule {
+	// value is how the description shows the alert's value: a
+	// template function (humanizePercentage, humanizeDuration) or none.
+	rule := func(name, expr, severity, value, summary, meaning string) Rule {
+		shown := "{{ $value }}"
+		if value != "" {
+			shown = "{{ $value | " + value + " }}"
+		}
 		return Rule{
 			Alert: name, Expr: expr,
 			Labels: map[string]string{"severity": severity, "source": "ADR-004 §12"},
 			Annotations: map[string]string{
 				"summary":     summary,
-				"description": meaning + " Value: {{ $value }}.",
+				"description": meaning + " Now: " + shown + ".",
 			},
 		}
 	}
+	const percent, duration = "humanizePercentage", "humanizeDuration"
 	counterMissing := rule(AlertCounterMissing,
-		"increase(counter_missing_errors_total["+w+"]) > 0", "critical",
+		"increase(counter_missing_errors_total["+w+"]) > 0", "critical", "",
 		"SEV-2: sends fail with CounterMissingError on {{ $labels.instance }}",
-		"A chat's counter was deleted or corrupted (counter_missing_errors > 0, over the last "+w+").")
+		"A chat's counter was deleted or corrupted: sends fail with CounterMissingError (counter_missing_errors > 0); errors over the last "+w+".")
 	counterMissing.Labels["incident"] = "SEV-2"
 	counterMissing.Annotations["runbook"] = "ADR-004 Counter Recovery Procedure: quiesce the chat's writers, recreate the counter at the highest persisted sequence (chatseq recover --chat ID --apply); rehearse it with chatseq drill counter-recovery."
 	return RuleFile{Groups: []RuleGroup{{
 		Name: "chatseq-adr004-sequencing",
 		Rules: []Rule{
 			rule(AlertAllocationLatency,
-				"histogram_quantile(0.99, sum by (job, instance, le) ("+rate("sequence_allocation_latency_seconds_bucket")+")) > 0.05", "warning",
+				"histogram_quantile(0.99, sum by (job, instance, le) ("+rate("sequence_allocation_latency_seconds_bucket")+")) > 0.05", "warning", duration,
 				"Sequence allocation p99 above 50ms on {{ $labels.instance }}",
 				"Step 3's counter ADD is slow (sequence_allocation_latency p99 > 50ms): counter contention."),
 			rule(AlertAllocationErrors,
-				rate("sequence_allocation_errors_total")+" / ("+rate("sequence_allocations_total")+" + "+rate("sequence_allocation_errors_total")+") > 0.001", "warning",
+				rate("sequence_allocation_errors_total")+" / ("+rate("sequence_allocations_total")+" + "+rate("sequence_allocation_errors_total")+") > 0.001", "warning", percent,
 				"Sequence allocation errors above 0.1% on {{ $labels.instance }}",
 				"Step 3 calls fail (sequence_allocation_errors > 0.1%): DynamoDB issues."),
 			counterMissing,
 			rule(AlertIdempotencyHits,
-				rate("idempotency_hits_total")+" / "+rate("idempotency_requests_total")+" > 0.1", "warning",
+				rate("idempotency_hits_total")+" / "+rate("idempotency_requests_total")+" > 0.1", "warning", percent,
 				"Idempotency hit rate above 10% on {{ $labels.instance }}",
 				"Step 1 finds the key for many requests (idempotency_hit_rate > 10%): a retry storm or client bugs."),
 			rule(AlertGapRate,
-				"("+rate("sequence_allocations_total")+" - "+rate("sequences_persisted_total")+") / "+rate("sequence_allocations_total")+" > 0.05", "warning",
+				"("+rate("sequence_allocations_total")+" - "+rate("sequences_persisted_total")+") / "+rate("sequence_allocations_total")+" > 0.05", "warning", percent,
 				"Sequence gap rate above 5% on {{ $labels.instance }}",
 				"Allocated sequences are not persisted (sequence_gap_rate > 5%, allocations minus persists over allocations): high contention or failures."),
 			rule(AlertConflictRate,
-				rate("transaction_conflicts_total")+" / "+rate("transactions_total")+" > 0.01", "warning",
+				rate("transaction_conflicts_total")+" / "+rate("transactions_total")+" > 0.01", "warning", percent,
 				"Transaction conflict rate above 1% on {{ $labels.instance }}",
 				"Step 4 transactions fail their condition (transaction_conflict_rate > 1%): race conditions, expected low."),
 			rule(AlertHotChat,
-				"messages_per_chat_per_minute > 100", "info",
+				"messages_per_chat_per_minute > 100", "info", "",
 				"A chat takes more than 100 messages a minute on {{ $labels.instance }}",
 				"The hottest chat exceeds 100 messages per minute (messages_per_chat_per_minute): a hot chat, ADR-004's future concern."),
 		},
