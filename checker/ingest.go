@@ -22,17 +22,19 @@ type Log struct {
 	chatNames []string
 	chatIDs   map[string]int32
 
-	keyIDs   []map[string]int32 // by chat: a key's id in its scope
-	keyNames []string
-	keyChat  []int32
+	keyByHash   map[uint64]int32 // scopedHash → key id (intern.go)
+	keyCollided map[string]int32 // collisionKey → key id, for hashes taken
+	keyNames    []string
+	keyChat     []int32
 
 	// Message ids of acks and final lines are interned (0 is "none") and
 	// hashed once; a sync's ids are only hashed: there are tens of them a
 	// sync, and they are only ever compared (stringHash: a collision, at
 	// odds of 2^-64, could only hide a mismatch).
-	midIDs   map[string]uint32
-	midNames []string
-	midHash  []uint64
+	midByHash   map[uint64]uint32
+	midCollided map[string]uint32
+	midNames    []string
+	midHash     []uint64
 
 	senderIDs map[string]uint32
 	errIDs    map[string]uint16
@@ -43,8 +45,8 @@ type Log struct {
 	fin    []cfin
 
 	syncs    []syncRef
-	syncSeqs []uint64
-	syncMids []uint64 // stringHash of each returned message id
+	syncSeqs slab[uint64]
+	syncMids slab[uint64] // stringHash of each returned message id
 
 	outstanding map[int]int32 // process → its open operation
 	lastTime    int64
@@ -129,17 +131,16 @@ func tableOf(name string) tableKind {
 	return tableUnknown
 }
 
-// syncRef is one sync answer: seqs syncSeqs[off:off+n], message ids
-// syncMids[midOff:midOff+nMids] (as many as the line had).
-type syncRef struct {
-	off, n, midOff, nMids int32
-}
+// syncRef is one sync answer: its sequences and its message ids (as many
+// as the line had).
+type syncRef struct{ seqs, mids slabRef }
 
 // NewLog returns an empty Log.
 func NewLog() *Log {
 	return &Log{
 		chatIDs:     map[string]int32{},
-		midIDs:      map[string]uint32{},
+		keyByHash:   map[uint64]int32{},
+		midByHash:   map[uint64]uint32{},
 		midNames:    []string{""},
 		midHash:     []uint64{0},
 		senderIDs:   map[string]uint32{},
@@ -159,7 +160,8 @@ func (l *Log) SizeHint(sz history.Size) {
 	l.ops = make([]op, 0, ops)
 	l.allocs = make([]alloc, 0, sz.Traces+sz.Other)
 	l.fin = make([]cfin, 0, sz.Finals+sz.Other)
-	l.midIDs = make(map[string]uint32, ops+sz.Finals/2)
+	l.midByHash = make(map[uint64]uint32, ops+sz.Finals/2)
+	l.keyByHash = make(map[uint64]int32, sz.Invokes)
 	l.midNames = make([]string, 1, 1+ops+sz.Finals/2)
 	l.midHash = make([]uint64, 1, 1+ops+sz.Finals/2)
 }
@@ -176,41 +178,6 @@ func (l *Log) chat(name string) int32 {
 	name = l.names.string(name)
 	l.chatIDs[name] = id
 	l.chatNames = append(l.chatNames, name)
-	l.keyIDs = append(l.keyIDs, nil)
-	return id
-}
-
-// keyID numbers scoped keys densely. Keys are scoped per chat, as ADR-004's
-// idempotency table is keyed (scopeOf is the seam for per-sender scoping).
-func (l *Log) keyID(chat int32, key string) int32 {
-	ids := l.keyIDs[chat]
-	if ids == nil {
-		ids = map[string]int32{}
-		l.keyIDs[chat] = ids
-	}
-	if id, ok := ids[key]; ok {
-		return id
-	}
-	id := int32(len(l.keyNames))
-	key = l.names.string(key)
-	ids[key] = id
-	l.keyNames = append(l.keyNames, key)
-	l.keyChat = append(l.keyChat, chat)
-	return id
-}
-
-func (l *Log) mid(s string) uint32 {
-	if s == "" {
-		return 0
-	}
-	if id, ok := l.midIDs[s]; ok {
-		return id
-	}
-	id := uint32(len(l.midNames))
-	s = l.names.string(s)
-	l.midIDs[s] = id
-	l.midNames = append(l.midNames, s)
-	l.midHash = append(l.midHash, stringHash(s))
 	return id
 }
 
@@ -331,10 +298,11 @@ func (l *Log) complete(e *history.Event) {
 }
 
 func (l *Log) addSync(r *history.SyncResult) int32 {
-	ref := syncRef{off: int32(len(l.syncSeqs)), n: int32(len(r.Seqs)), midOff: int32(len(l.syncMids)), nMids: int32(len(r.MessageIDs))}
-	l.syncSeqs = append(l.syncSeqs, r.Seqs...)
-	for _, id := range r.MessageIDs {
-		l.syncMids = append(l.syncMids, stringHash(id))
+	ref := syncRef{seqs: l.syncSeqs.add(r.Seqs)}
+	var mids []uint64
+	mids, ref.mids = l.syncMids.grow(len(r.MessageIDs))
+	for i, id := range r.MessageIDs {
+		mids[i] = stringHash(id)
 	}
 	l.syncs = append(l.syncs, ref)
 	return int32(len(l.syncs) - 1)

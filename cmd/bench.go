@@ -248,13 +248,17 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 
 // runTarget drives one target, checks the history and returns the report.
 func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config, progress *progressPrinter) (report.Bench, error) {
+	// The check reads the history as the recorder writes it.
+	feed := checker.NewFeed(cfg.HistoryPath)
+	cfg.HistoryTee = feed
 	f.interrupts.writersStart(ctx, cfg.HistoryPath)
 	res, describe, err := f.drive(ctx, c, name, cfg)
 	f.interrupts.writersDone()
 	if err != nil {
+		feed.Discard()
 		return report.Bench{}, err
 	}
-	checked, rep, err := f.check(name, res.Config.HistoryPath, progress)
+	checked, rep, err := f.check(name, res.Config.HistoryPath, feed, progress)
 	if err != nil {
 		return report.Bench{}, err
 	}
@@ -269,20 +273,21 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	return b, f.output.save(c.ErrOrStderr(), name, res, b)
 }
 
-// check reads the run's history back straight into the checker and
-// judges it. A history too large for this machine's memory is not read
+// check judges the run's history, which feed has read while it was
+// written. A history too large for this machine's memory is not judged
 // (checked false): the report says why, every invariant undecided, and the
 // run's own figures still stand.
-func (f *benchFlags) check(name, path string, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
+func (f *benchFlags) check(name, path string, feed *checker.Feed, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
 	opt := f.lin.options()
 	if err := checkFits([]string{path}, opt.PorcupineMemory); err != nil {
+		feed.Discard()
 		return false, unchecked(err), nil
 	}
 	progress.phase(name, phaseCheck)
 	beforeCheck()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	opt.Interval = bench.IntervalLength
-	rep, _, err = checker.CheckFile(path, opt)
+	rep, _, err = feed.Check(opt)
 	if err != nil {
 		return false, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}

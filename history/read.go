@@ -162,6 +162,13 @@ func ScanFile(path string, sink Sink) (*History, error) {
 	return readTo(f, path, hint, sink)
 }
 
+// Scan reads a history from in as ScanFile reads a file, handing each line
+// to sink as it arrives, so that a history can be judged while it is still
+// being written (name is the file it is written to, for messages).
+func Scan(in io.Reader, name string, sink Sink) (*History, error) {
+	return readTo(in, name, sizeHint{bytes: -1}, sink)
+}
+
 func read(in io.Reader, name string, hint sizeHint) (*History, error) {
 	return readTo(in, name, hint, nil)
 }
