@@ -88,3 +88,14 @@ func TestFeedBadHistory(t *testing.T) {
 		t.Fatalf("err = %v, want one naming bad.jsonl:1", err)
 	}
 }
+
+// The hashes the Log asks the reader for are the ones it makes of strings:
+// a sync read as hashes compares equal to the ids it interned from acks.
+func TestHashIDIsStringHash(t *testing.T) {
+	l := checker.NewLog()
+	for _, id := range []string{"", "m", "chat-0001/42", strings.Repeat("é", 300)} {
+		if got, want := l.HashID([]byte(id)), checker.StringHashForTest(id); got != want {
+			t.Fatalf("HashID(%q) = %d, stringHash = %d", id, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 	"unsafe"
 
@@ -299,6 +300,11 @@ func (l *Log) complete(e *history.Event) {
 
 func (l *Log) addSync(r *history.SyncResult) int32 {
 	ref := syncRef{seqs: l.syncSeqs.add(r.Seqs)}
+	if r.IDHashes != nil || len(r.MessageIDs) == 0 {
+		ref.mids = l.syncMids.add(r.IDHashes)
+		l.syncs = append(l.syncs, ref)
+		return int32(len(l.syncs) - 1)
+	}
 	var mids []uint64
 	mids, ref.mids = l.syncMids.grow(len(r.MessageIDs))
 	for i, id := range r.MessageIDs {
@@ -306,6 +312,18 @@ func (l *Log) addSync(r *history.SyncResult) int32 {
 	}
 	l.syncs = append(l.syncs, ref)
 	return int32(len(l.syncs) - 1)
+}
+
+// HashID makes history.Scan hand the Log a sync's message ids as their
+// stringHash, computed while the line is parsed (history.IDHasher).
+func (l *Log) HashID(id []byte) uint64 {
+	if len(id) == 0 {
+		return 0
+	}
+	if h := maphash.Bytes(hashSeed, id); h != 0 {
+		return h
+	}
+	return 1
 }
 
 func (l *Log) trace(e *history.Event) {

@@ -125,6 +125,14 @@ type Sink interface {
 	Final(f *Final)
 }
 
+// IDHasher is a Sink that only compares the message ids of sync answers:
+// it gets them as HashID's values (SyncResult.IDHashes), computed as the
+// lines are parsed, instead of as strings. HashID must be safe to call from
+// another goroutine.
+type IDHasher interface {
+	HashID(id []byte) uint64
+}
+
 // SizeHinted is a Sink that wants to know how large the file is first, to
 // make room for what it will keep at once rather than by growing.
 type SizeHinted interface {
@@ -179,6 +187,9 @@ func readTo(in io.Reader, name string, hint sizeHint, sink Sink) (*History, erro
 		bufferSize = int(hint.bytes) + 1 // small inputs need no large buffer
 	}
 	p := newLineParser(in, name, bufferSize)
+	if h, ok := sink.(IDHasher); ok {
+		p.raw.hashID = h.HashID
+	}
 	header, err := p.header()
 	if err != nil {
 		return nil, err
