@@ -237,6 +237,7 @@ func buildIndex(l *Log, h history.Header) *index {
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
 	l.chatIDs, l.keyByHash, l.keyCollided, l.midByHash, l.midCollided, l.senderIDs, l.errIDs = nil, nil, nil, nil, nil, nil, nil
+	l.acked = recentAcks{}
 	if n := len(l.outstanding); n > 0 {
 		// Operations still open at the end never completed: unfinished.
 		clear(l.outstanding)

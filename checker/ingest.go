@@ -36,6 +36,7 @@ type Log struct {
 	midCollided map[string]uint32
 	midNames    []string
 	midHash     []uint64
+	acked       recentAcks // finals find their ids by their acks (intern.go)
 
 	senderIDs map[string]uint32
 	errIDs    map[string]uint16
@@ -288,6 +289,9 @@ func (l *Log) complete(e *history.Event) {
 		o.status, o.dedup = stOK, e.Dedup
 		if o.fn == fnPersist {
 			o.seq, o.mid = e.Seq, l.mid(e.MessageID)
+			if o.mid != 0 {
+				l.acked.remember(o.chat, o.seq, o.mid, o.key)
+			}
 		} else if e.Sync != nil {
 			o.sync = l.addSync(e.Sync)
 		}
@@ -366,13 +370,13 @@ func (l *Log) Final(f *history.Final) {
 	case tableCounters:
 		c.Seq = f.Value
 	case tableMessages:
-		c.MessageID = l.mid(f.MessageID)
+		c.MessageID = l.finalMid(c.chat, f.Seq, f.MessageID)
 		if f.Key != "" {
-			c.key = l.keyID(c.chat, scopeOf("", f.Key))
+			c.key = l.finalKey(c.chat, scopeOf("", f.Key), c.MessageID)
 		}
 	case tableIdempotency:
-		c.MessageID = l.mid(f.MessageID)
-		c.key = l.keyID(c.chat, scopeOf("", f.Key))
+		c.MessageID = l.finalMid(c.chat, f.Seq, f.MessageID)
+		c.key = l.finalKey(c.chat, scopeOf("", f.Key), c.MessageID)
 	case tableEvents:
 		c.MessageID = l.mid(f.MessageID)
 	default:

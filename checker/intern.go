@@ -82,3 +82,74 @@ func (l *Log) newMid(s string, h uint64) uint32 {
 	l.midHash = append(l.midHash, h)
 	return id
 }
+
+// Final lines mostly repeat what acks said: the messages and idempotency
+// tables list, in sequence order, the message ids and keys the run
+// acknowledged. recentAcks remembers, per chat and sequence, the message
+// id first acknowledged there and, per message id, the key of its ack, so
+// that a final line finds both by index (checked against the strings)
+// rather than by two look-ups in maps of millions of entries.
+type recentAcks struct {
+	base  []uint64   // by chat: the sequence at index 0 of bySeq
+	bySeq [][]uint32 // by chat: message id acknowledged at base+i, 0 none
+	keyOf []int32    // by message id: the key of its first ack, -1
+}
+
+// remember notes that an ack of chat acknowledged seq with mid for key.
+func (r *recentAcks) remember(chat int32, seq uint64, mid uint32, key int32) {
+	for int(chat) >= len(r.bySeq) {
+		r.bySeq = append(r.bySeq, nil)
+		r.base = append(r.base, 0)
+	}
+	for int(mid) >= len(r.keyOf) {
+		r.keyOf = append(r.keyOf, -1)
+	}
+	if r.keyOf[mid] < 0 {
+		r.keyOf[mid] = key
+	}
+	s := r.bySeq[chat]
+	if len(s) == 0 {
+		r.base[chat] = seq
+	}
+	if seq < r.base[chat] {
+		return
+	}
+	i := seq - r.base[chat]
+	// Sequences grow by about one per ack: a far jump (a corrupt or
+	// hostile sequence) is left to the maps rather than allocated for.
+	if i >= uint64(len(s)) {
+		if i > uint64(2*len(s)+1024) {
+			return
+		}
+		s = append(s, make([]uint32, int(i)+1-len(s))...)
+		r.bySeq[chat] = s
+	}
+	if s[i] == 0 {
+		s[i] = mid
+	}
+}
+
+// finalMid is the interned id of a final line's message id s at chat and
+// seq: the one acknowledged there if it is the same string.
+func (l *Log) finalMid(chat int32, seq uint64, s string) uint32 {
+	r := &l.acked
+	if int(chat) < len(r.bySeq) && seq >= r.base[chat] {
+		if i := seq - r.base[chat]; i < uint64(len(r.bySeq[chat])) {
+			if id := r.bySeq[chat][i]; id != 0 && l.midNames[id] == s {
+				return id
+			}
+		}
+	}
+	return l.mid(s)
+}
+
+// finalKey is the key id of a final line's key in chat, whose message id
+// is mid: the key of mid's ack if it is the same string.
+func (l *Log) finalKey(chat int32, key string, mid uint32) int32 {
+	if r := &l.acked; int(mid) < len(r.keyOf) {
+		if k := r.keyOf[mid]; k >= 0 && l.keyChat[k] == chat && l.keyNames[k] == key {
+			return k
+		}
+	}
+	return l.keyID(chat, key)
+}
