@@ -285,6 +285,7 @@ func (f *benchFlags) check(name, path string, feed *checker.Feed, progress *prog
 	}
 	progress.phase(name, phaseCheck)
 	beforeCheck()
+	defer collectForCheck()()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	opt.Interval = bench.IntervalLength
 	rep, _, err = feed.Check(opt)
