@@ -236,8 +236,9 @@ func buildIndex(l *Log, h history.Header) *index {
 	x := &index{Log: l}
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
-	l.chatIDs, l.keyByHash, l.keyCollided, l.midByHash, l.midCollided, l.senderIDs, l.errIDs = nil, nil, nil, nil, nil, nil, nil
+	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil
 	l.acked = recentAcks{}
+	l.canonicalize()
 	if n := len(l.outstanding); n > 0 {
 		// Operations still open at the end never completed: unfinished.
 		clear(l.outstanding)

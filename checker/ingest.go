@@ -23,20 +23,19 @@ type Log struct {
 	chatNames []string
 	chatIDs   map[string]int32
 
-	keyByHash   map[uint64]int32 // scopedHash → key id (intern.go)
-	keyCollided map[string]int32 // collisionKey → key id, for hashes taken
-	keyNames    []string
-	keyChat     []int32
+	// Keys and message ids are numbered provisionally while lines come
+	// in, and once more when the Log is indexed (intern.go).
+	keyNames []string
+	keyChat  []int32
+	lastKey  []int32 // by process: the key of its last persist, -1
 
 	// Message ids of acks and final lines are interned (0 is "none") and
 	// hashed once; a sync's ids are only hashed: there are tens of them a
 	// sync, and they are only ever compared (stringHash: a collision, at
 	// odds of 2^-64, could only hide a mismatch).
-	midByHash   map[uint64]uint32
-	midCollided map[string]uint32
-	midNames    []string
-	midHash     []uint64
-	acked       recentAcks // finals find their ids by their acks (intern.go)
+	midNames []string
+	midHash  []uint64
+	acked    recentAcks // finals find their ids by their acks (intern.go)
 
 	senderIDs map[string]uint32
 	errIDs    map[string]uint16
@@ -141,8 +140,6 @@ type syncRef struct{ seqs, mids slabRef }
 func NewLog() *Log {
 	return &Log{
 		chatIDs:     map[string]int32{},
-		keyByHash:   map[uint64]int32{},
-		midByHash:   map[uint64]uint32{},
 		midNames:    []string{""},
 		midHash:     []uint64{0},
 		senderIDs:   map[string]uint32{},
@@ -162,8 +159,8 @@ func (l *Log) SizeHint(sz history.Size) {
 	l.ops = make([]op, 0, ops)
 	l.allocs = make([]alloc, 0, sz.Traces+sz.Other)
 	l.fin = make([]cfin, 0, sz.Finals+sz.Other)
-	l.midByHash = make(map[uint64]uint32, ops+sz.Finals/2)
-	l.keyByHash = make(map[uint64]int32, sz.Invokes)
+	l.keyNames = make([]string, 0, sz.Invokes)
+	l.keyChat = make([]int32, 0, sz.Invokes)
 	l.midNames = make([]string, 1, 1+ops+sz.Finals/2)
 	l.midHash = make([]uint64, 1, 1+ops+sz.Finals/2)
 }
@@ -250,7 +247,7 @@ func (l *Log) invoke(e *history.Event) {
 		if e.Key == "" {
 			l.warn("line %d: persist without key: left out of key-based invariants", e.Line)
 		} else {
-			o.key = l.keyID(o.chat, scopeOf(e.Sender, e.Key))
+			o.key = l.keyID(e.Process, o.chat, scopeOf(e.Sender, e.Key))
 		}
 		o.payload = stringHash(e.PayloadHash)
 		o.sender = l.sender(e.Sender)

@@ -1,45 +1,41 @@
 package checker
 
-// Keys and message ids are numbered by their 64-bit hash, each hit checked
-// against the kept string, so that two strings never share a number: a
-// uint64-keyed map costs a fraction of a string-keyed one per look-up (no
-// hashing inside the map, one string compare), and these look-ups were most
-// of a million-key history's ingest. Strings whose hash another string
-// already holds (odds of about n²/2⁶⁵) go to an exact map.
+import (
+	"cmp"
+	"slices"
+)
 
-// collisionKey is scope and s as one exact map key.
-func collisionKey(scope int32, s string) string {
-	return string([]byte{byte(scope >> 24), byte(scope >> 16), byte(scope >> 8), byte(scope)}) + s
-}
+// Keys and message ids are numbered in two steps. While lines are read
+// (one goroutine, the check's bottleneck), a string gets a provisional
+// number without any look-up, unless it is plainly one seen just before (a
+// retry repeats its process's last key; a final line repeats the ack at
+// its sequence). Once every line is in, canonicalize sorts the provisional
+// numbers by hash and gives equal strings one number. Looking each string
+// up in a map of millions as it came cost a cache miss or two a line, most
+// of a million-operation history's read; the sort costs a tenth of that.
 
 // scopedHash mixes a chat into a key's hash.
 func scopedHash(scope int32, s string) uint64 {
 	return stringHash(s) ^ (uint64(uint32(scope)) * 0x9E3779B97F4A7C15)
 }
 
-// keyID numbers scoped keys densely. Keys are scoped per chat, as ADR-004's
-// idempotency table is keyed (scopeOf is the seam for per-sender scoping).
-func (l *Log) keyID(chat int32, key string) int32 {
-	h := scopedHash(chat, key)
-	id, hit := l.keyByHash[h]
-	if hit && l.keyChat[id] == chat && l.keyNames[id] == key {
-		return id
-	}
-	if hit { // another key holds this hash
-		ck := collisionKey(chat, key)
-		if id, ok := l.keyCollided[ck]; ok {
-			return id
+// keyID numbers a persist's scoped key. Keys are scoped per chat, as
+// ADR-004's idempotency table is keyed (scopeOf is the seam for per-sender
+// scoping).
+func (l *Log) keyID(process int, chat int32, key string) int32 {
+	if process >= 0 && process < len(l.lastKey) {
+		if k := l.lastKey[process]; k >= 0 && l.keyChat[k] == chat && l.keyNames[k] == key {
+			return k
 		}
-		if l.keyCollided == nil {
-			l.keyCollided = map[string]int32{}
-		}
-		id = l.newKey(chat, key)
-		l.keyCollided[ck] = id
-		return id
 	}
-	id = l.newKey(chat, key)
-	l.keyByHash[h] = id
-	return id
+	k := l.newKey(chat, key)
+	if process >= 0 && process < 1<<16 {
+		for process >= len(l.lastKey) {
+			l.lastKey = append(l.lastKey, -1)
+		}
+		l.lastKey[process] = k
+	}
+	return k
 }
 
 func (l *Log) newKey(chat int32, key string) int32 {
@@ -49,40 +45,108 @@ func (l *Log) newKey(chat int32, key string) int32 {
 	return id
 }
 
-// mid interns a message id (0 is "none") and keeps its hash, which sync
+// mid numbers a message id (0 is "none") and keeps its hash, which sync
 // answers are compared by.
 func (l *Log) mid(s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	h := stringHash(s)
-	id, hit := l.midByHash[h]
-	if hit && l.midNames[id] == s {
-		return id
-	}
-	if hit {
-		if id, ok := l.midCollided[s]; ok {
-			return id
-		}
-		if l.midCollided == nil {
-			l.midCollided = map[string]uint32{}
-		}
-		id = l.newMid(s, h)
-		l.midCollided[l.midNames[id]] = id
-		return id
-	}
-	id = l.newMid(s, h)
-	l.midByHash[h] = id
-	return id
-}
-
-func (l *Log) newMid(s string, h uint64) uint32 {
 	id := uint32(len(l.midNames))
 	l.midNames = append(l.midNames, l.names.string(s))
-	l.midHash = append(l.midHash, h)
+	l.midHash = append(l.midHash, stringHash(s))
 	return id
 }
 
+// canonicalize gives equal keys (in one chat) and equal message ids one
+// number each, the lowest of their provisional ones, and renumbers every
+// record densely in first-seen order.
+func (l *Log) canonicalize() {
+	hashes := make([]uint64, len(l.keyNames))
+	for k, name := range l.keyNames {
+		hashes[k] = scopedHash(l.keyChat[k], name)
+	}
+	keyMap := canonical(hashes, func(a, b int32) bool {
+		return l.keyChat[a] == l.keyChat[b] && l.keyNames[a] == l.keyNames[b]
+	})
+	l.keyNames, l.keyChat = compact(keyMap, l.keyNames), compact(keyMap, l.keyChat)
+	midMap := canonical(l.midHash, func(a, b int32) bool { return l.midNames[a] == l.midNames[b] })
+	l.midNames, l.midHash = compact(midMap, l.midNames), compact(midMap, l.midHash)
+	for i := range l.ops {
+		o := &l.ops[i]
+		if o.key >= 0 {
+			o.key = keyMap[o.key]
+		}
+		o.mid = uint32(midMap[o.mid])
+	}
+	for i := range l.fin {
+		f := &l.fin[i]
+		if f.key >= 0 {
+			f.key = keyMap[f.key]
+		}
+		f.MessageID = uint32(midMap[f.MessageID])
+	}
+	l.lastKey = nil
+}
+
+// canonical maps each provisional number to its final one: numbers whose
+// hashes are equal and that same says are equal share the final number of
+// the first of them, and final numbers are dense in order of first
+// appearance.
+func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
+	order := make([]int32, len(hashes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(hashes[a], hashes[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	first := make([]int32, len(hashes)) // provisional → first equal provisional
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && hashes[order[j]] == hashes[order[i]] {
+			j++
+		}
+		// order[i:j] share a hash: almost always equal strings. Each
+		// takes the first earlier one it equals (a collision of unequal
+		// strings leaves two groups).
+		for a := i; a < j; a++ {
+			first[order[a]] = order[a]
+			for b := i; b < a; b++ {
+				if first[order[b]] == order[b] && same(order[b], order[a]) {
+					first[order[a]] = order[b]
+					break
+				}
+			}
+		}
+		i = j
+	}
+	final := make([]int32, len(hashes))
+	next := int32(0)
+	for p := range final {
+		if first[p] == int32(p) {
+			final[p] = next
+			next++
+		} else {
+			final[p] = final[first[p]]
+		}
+	}
+	return final
+}
+
+// compact keeps the value of each final number, from its first provisional
+// one.
+func compact[T any](final []int32, vals []T) []T {
+	out := vals[:0]
+	for p, f := range final {
+		if int(f) == len(out) {
+			out = append(out, vals[p])
+		}
+	}
+	return out
+}
 // Final lines mostly repeat what acks said: the messages and idempotency
 // tables list, in sequence order, the message ids and keys the run
 // acknowledged. recentAcks remembers, per chat and sequence, the message
@@ -151,5 +215,5 @@ func (l *Log) finalKey(chat int32, key string, mid uint32) int32 {
 			return k
 		}
 	}
-	return l.keyID(chat, key)
+	return l.newKey(chat, key)
 }
