@@ -47,7 +47,9 @@ func newBenchCommand() *cobra.Command {
 		Short: "Drive the sequencing core with concurrent writers and faults, then check the run",
 		Long: `bench runs writers against the sequencing core (the embedded store and an
 in-process Kafka by default), streams the history to --history while it runs,
-checks every invariant, and reports throughput and per-step latency.
+checks every invariant (reading the history as it is written, so that the
+verdict follows the writers within seconds), and reports throughput and
+per-step latency.
 
 Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 3 some invariant could not be decided, 4 every invariant holds but a
@@ -56,8 +58,8 @@ while the writers ran (the shorter run was checked and no invariant
 failed), 130 interrupted after the writers.
 
 Ctrl-C while the writers run stops them: what ran is still recorded whole,
-checked and reported. Ctrl-C after that (the check can take longer than
-the run) quits at once, naming the history for 'chatseq check'.`,
+checked and reported. Ctrl-C after that quits at once, naming the history
+for 'chatseq check'.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBench(c, &f) },
 	}
