@@ -50,7 +50,7 @@ func startPrometheus(t *testing.T, target string, window time.Duration) *prometh
 	}
 	config := fmt.Sprintf(`global:
   scrape_interval: 250ms
-  scrape_timeout: 200ms
+  scrape_timeout: 240ms
   evaluation_interval: 250ms
 rule_files: [chatseq-alerts.yml]
 scrape_configs:
@@ -143,9 +143,11 @@ func (p *prometheusServer) get(t *testing.T, path string, into any) {
 // `chatseq alerts` prints: CounterMissing fires while the counter is gone
 // and resolves after the recovery, while the drill still serves metrics
 // showing no new counter_missing error (not because the target vanished).
+// Prometheus scrapes every 250ms with rules over a 2s window; each drill
+// phase lasts 4s.
 func TestPrometheusSeesCounterMissingFireAndResolveDuringADrill(t *testing.T) {
 	metricsAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	const window = time.Second
+	const window = 2 * time.Second
 	prom := startPrometheus(t, metricsAddr, window)
 
 	hist := filepath.Join(t.TempDir(), "drill.jsonl")
@@ -157,11 +159,11 @@ func TestPrometheusSeesCounterMissingFireAndResolveDuringADrill(t *testing.T) {
 	go func() {
 		defer drillDone.Done()
 		defer close(finished)
-		// Each phase (load, outage, load after recovery) lasts 3s: at a
-		// 250ms scrape interval and a 1s window the alert has room to
-		// fire and to resolve.
+		// Each phase (load, outage, load after recovery) lasts 4s: at a
+		// 250ms scrape interval and a 2s window the alert has room to
+		// fire and to resolve on a loaded machine.
 		drillCode, drillOut, drillErr = run(t, "drill", "counter-recovery", "--metrics-addr", metricsAddr,
-			"--hold", "3s", "--rate", "200", "--timeout", "1m", "--history", hist)
+			"--hold", "4s", "--rate", "200", "--timeout", "1m", "--history", hist)
 	}()
 	t.Cleanup(drillDone.Wait)
 
@@ -185,16 +187,16 @@ func TestPrometheusSeesCounterMissingFireAndResolveDuringADrill(t *testing.T) {
 			}
 		case state == "" && fired:
 			// Resolved while the drill still runs: its endpoint is up and
-			// shows no counter_missing error over the window.
+			// shows no counter_missing error over the window. A scrape
+			// that failed on a loaded machine also ends the alert (the
+			// series goes stale): that is not the resolution sought, so
+			// the test keeps watching.
 			up := prom.query(t, `up{job="chatseq"}`)
 			increase := prom.query(t, "increase(counter_missing_errors_total["+window.String()+"])")
-			if !running() {
-				break
+			resolved = running() && len(up) == 1 && up[0] == "1" && len(increase) == 1 && increase[0] == "0"
+			if !resolved {
+				t.Logf("CounterMissing inactive with up %v and increase(counter_missing_errors_total) %v; still watching", up, increase)
 			}
-			if len(up) != 1 || up[0] != "1" || len(increase) != 1 || increase[0] != "0" {
-				t.Fatalf("CounterMissing resolved with up %v and increase(counter_missing_errors_total) %v; want the target up and no new error", up, increase)
-			}
-			resolved = true
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
