@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -51,4 +53,15 @@ func (h *httpFlags) adjust(c *cobra.Command, opened *targets.Opened, cfg *bench.
 	if !changed {
 		cfg.Faults = bench.FaultRates{}
 	}
+}
+
+// splitList reads a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -15,6 +15,10 @@ type Options struct {
 	// Kind is ignored (the scenario or Overrides.Target names the store).
 	Store storeopen.Options
 	DSN   string // for PostgreSQL targets
+	// URL and API reach a service over HTTP (target http); Brokers, when
+	// set, is the Kafka it publishes to, read back after each run.
+	URL, API string
+	Brokers  []string
 	// CheckOptions are passed to every checker.Check (the linearizability
 	// budgets; the contract comes from each history's header).
 	CheckOptions checker.Options

@@ -75,17 +75,24 @@ type answer struct {
 // do sends one request; a nil answer comes with the error the client saw.
 func (c *client) do(ctx context.Context, method, url string, header http.Header, body any) (*answer, error) {
 	var rd io.Reader
+	var size int64
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, err
 		}
-		rd = bytes.NewReader(b)
+		// Hidden behind a plain io.Reader, the body cannot be replayed:
+		// net/http would otherwise resend a request carrying an
+		// Idempotency-Key on its own when a reused connection drops (a
+		// crashed server), and the history would show one attempt where
+		// the service saw two.
+		rd, size = struct{ io.Reader }{bytes.NewReader(b)}, int64(len(b))
 	}
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return nil, err
 	}
+	req.ContentLength = size
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
