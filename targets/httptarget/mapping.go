@@ -177,10 +177,15 @@ func LoadAPI(path string) (*API, error) {
 func ParseAPI(name string, data []byte) (*API, error) {
 	api := DefaultAPI()
 	api.TestHooks, api.Counter = false, CounterSpec{}
+	// The key goes where the file says; the header only by default.
+	api.Send.KeyHeader = ""
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(api); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fileErrors(name, err)
+	}
+	if api.Send.KeyHeader == "" && api.Send.KeyField == "" {
+		api.Send.KeyHeader = httpapi.HeaderIdempotencyKey
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
