@@ -91,7 +91,13 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	}
 	a, err := c.do(ctx, spec.Method, c.url(spec.Path, req.Chat, nil), header, body)
 	if err != nil {
-		return sequencer.Outcome{}, transportError(err)
+		e := transportError(err)
+		if code := crashAsked(req.Faults); c.faults && code != "" && e.Code == CodeConnection {
+			// The connection dropped where this client asked chatseq
+			// serve to crash: name the crash, as in process.
+			e.Code = code
+		}
+		return sequencer.Outcome{}, e
 	}
 	o := c.api.outcome(a.status)
 	if o.Outcome != OutcomeOK {
@@ -244,4 +250,21 @@ func errorCode(body []byte) string {
 func (c *client) Close() error {
 	c.http.CloseIdleConnections()
 	return nil
+}
+
+// crashAsked is the crash a fault plan makes the server die of: the
+// first on its path (steps before 3, after 3, in 4, after 4), since an
+// earlier one ends the request before a later one is reached.
+func crashAsked(p sequencer.FaultPlan) string {
+	switch {
+	case p.CrashBeforeAllocate:
+		return sequencer.CodeCrashBeforeAllocate
+	case p.CrashAfterAllocate:
+		return sequencer.CodeCrashAfterAllocate
+	case p.CrashInPersist:
+		return sequencer.CodeCrashInPersist
+	case p.CrashAfterPersist:
+		return sequencer.CodeCrashAfterPersist
+	}
+	return ""
 }
