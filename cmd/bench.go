@@ -163,7 +163,7 @@ func (f *benchFlags) resolve() error {
 	if err := f.lin.resolve(); err != nil {
 		return err
 	}
-	if err := f.http.resolve(); err != nil {
+	if err := f.http.resolve(&f.cfg); err != nil {
 		return err
 	}
 	f.thresholds = f.thresholds[:0]
@@ -317,7 +317,7 @@ func benchExit(b report.Bench) int {
 // before the history is checked: an embedded store of a long run is as
 // large as the history the checker then reads.
 func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, cfg bench.Config) (*bench.Result, string, error) {
-	opened, err := targets.Open(ctx, name, targets.Options{Store: f.store, DSN: f.dsn, URL: f.http.url, API: f.http.api})
+	opened, err := targets.Open(ctx, name, f.http.options(targets.Options{Store: f.store, DSN: f.dsn}))
 	if err != nil {
 		return nil, "", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
@@ -111,11 +112,11 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 	if err := f.store.Validate(); err != nil {
 		return usageError{err}
 	}
-	if err := f.http.resolve(); err != nil {
+	if err := f.http.resolve(&bench.Config{}); err != nil {
 		return err
 	}
 	// Flags a repro command must repeat to run against the same thing.
-	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "brokers", "lin-checker", "lin-timeout", "lin-memory"} {
+	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "serve", "nemesis-cmd", "brokers", "lin-checker", "lin-timeout", "lin-memory"} {
 		if flag := fl.Lookup(name); flag != nil && flag.Changed {
 			f.overrides.Flags = append(f.overrides.Flags, "--"+name, flag.Value.String())
 		}
@@ -149,7 +150,7 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	cache := scenarios.NewTargetCache()
 	defer cache.Close()
 	opts := scenarios.Options{
-		OutDir: outDir, Store: f.store, DSN: f.dsn, URL: f.http.url, API: f.http.api, Brokers: splitList(f.brokers),
+		OutDir: outDir, Store: f.store, DSN: f.dsn, Open: f.http.options(targets.Options{}), Brokers: splitList(f.brokers),
 		CheckOptions: f.lin.options(), Overrides: f.overrides, Targets: cache,
 	}
 	started := time.Now()

@@ -91,7 +91,7 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	if err := cfg.Validate(); err != nil {
 		return nil, checker.Report{}, err
 	}
-	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN, URL: opts.URL, API: opts.API})
+	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN, URL: opts.Open.URL, API: opts.Open.API, Serve: opts.Open.Serve, NemesisCmd: opts.Open.NemesisCmd})
 	if err != nil {
 		return nil, checker.Report{}, err
 	}

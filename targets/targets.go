@@ -24,6 +24,10 @@ type Options struct {
 	// URL and API reach a service over HTTP (target http): its base URL
 	// and a mapping file ("": chatseq's documented API).
 	URL, API string
+	// Serve starts the service (a shell command) and kills and restarts
+	// it on the run's kill_server faults; NemesisCmd is run on them
+	// instead, when set.
+	Serve, NemesisCmd string
 }
 
 // Opened is a target ready for bench.RunTarget.

@@ -43,6 +43,16 @@ type client struct {
 	http      *http.Client
 	faults    bool // forward fault plans and races (chatseq serve's test hooks)
 	noCounter bool // the service answered the counter hook with a 404 of its own: it has none
+	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
+	nemesis func(context.Context) error
+}
+
+// KillServer is the run's kill_server fault (bench.ServerKiller).
+func (c *client) KillServer(ctx context.Context) error {
+	if c.nemesis == nil {
+		return fmt.Errorf("kill_server needs --serve CMD or --nemesis-cmd CMD: chatseq did not start the service and has no command to fault it")
+	}
+	return c.nemesis(ctx)
 }
 
 func newClient(base *url.URL, api *API, timeout time.Duration, conns int, rt http.RoundTripper) *client {

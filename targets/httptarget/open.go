@@ -21,11 +21,19 @@ const RequestTimeout = 10 * time.Second
 
 func init() { targets.Register(Name, Open) }
 
-// Open checks the URL and the mapping; the service itself is first
-// reached when the run creates its chats.
-func Open(_ context.Context, opts targets.Options) (*targets.Opened, error) {
+// DefaultURL is where --serve expects the service it starts (chatseq
+// serve's default).
+const DefaultURL = "http://127.0.0.1:8480"
+
+// Open checks the URL and the mapping, and starts the service when
+// opts.Serve says how; otherwise the service is first reached when the run
+// creates its chats.
+func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
+	if opts.URL == "" && opts.Serve != "" {
+		opts.URL = DefaultURL
+	}
 	if opts.URL == "" {
-		return nil, fmt.Errorf("target http needs --url, the service's base URL (e.g. http://127.0.0.1:8480)")
+		return nil, fmt.Errorf("target http needs --url, the service's base URL (e.g. %s), or --serve CMD", DefaultURL)
 	}
 	base, err := url.Parse(opts.URL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -37,13 +45,42 @@ func Open(_ context.Context, opts targets.Options) (*targets.Opened, error) {
 			return nil, err
 		}
 	}
-	return &targets.Opened{
-		Factory:  Factory(base, api, nil),
+	o := &targets.Opened{
 		Describe: "HTTP service at " + base.Redacted() + apiName(opts.API),
 		Contract: api.contract(),
 		Topic:    sequencer.Topic,
 		Remote:   true,
-	}, nil
+	}
+	var kill func(context.Context) error
+	if opts.Serve != "" {
+		p, err := startProcess(ctx, opts.Serve, base.String())
+		if err != nil {
+			return nil, err
+		}
+		o.OnClose(p.stop)
+		o.Describe += ", started by --serve"
+		kill = p.restart
+	}
+	if opts.NemesisCmd != "" {
+		kill = func(ctx context.Context) error { return runNemesis(ctx, opts.NemesisCmd, base.String()) }
+	}
+	o.Factory = Factory(base, api, nil)
+	if kill != nil {
+		o.Factory = withNemesis(o.Factory, kill)
+	}
+	return o, nil
+}
+
+// withNemesis gives the factory's clients a way to kill the service.
+func withNemesis(f bench.TargetFactory, kill func(context.Context) error) bench.TargetFactory {
+	return func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
+		t, err := f(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		t.(*client).nemesis = kill
+		return t, nil
+	}
 }
 
 func apiName(path string) string {

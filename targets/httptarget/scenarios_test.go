@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/scenarios"
+	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
@@ -30,7 +31,7 @@ func TestShippedADR004ScenariosThroughHTTP(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			o := scenarios.Run(ctx, sc, scenarios.Options{
-				OutDir: t.TempDir(), URL: "http://" + s.Addr, Brokers: s.Brokers,
+				OutDir: t.TempDir(), Open: targets.Options{URL: "http://" + s.Addr}, Brokers: s.Brokers,
 				Overrides: scenarios.Overrides{Target: httptarget.Name},
 			})
 			if o.Verdict != scenarios.Pass {
