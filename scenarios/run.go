@@ -91,11 +91,15 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	if err := cfg.Validate(); err != nil {
 		return nil, checker.Report{}, err
 	}
-	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN})
+	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN, URL: opts.Open.URL, API: opts.Open.API, Serve: opts.Open.Serve, NemesisCmd: opts.Open.NemesisCmd})
 	if err != nil {
 		return nil, checker.Report{}, err
 	}
 	defer release()
+	if opened.Remote && !cfg.KafkaOff {
+		cfg.Brokers = opts.Brokers
+	}
+	opened.AdjustRun(&cfg)
 	if shared {
 		// Tables other runs use: chats of this run's own, so it starts
 		// empty.
