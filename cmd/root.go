@@ -60,7 +60,7 @@ duplicate retries, records a history, and checks its invariants.`,
 	})
 	root.AddCommand(newBenchCommand(), newCheckCommand(), newRunCommand())
 	root.AddCommand(newSetupCommand(), newTeardownCommand(), newRecoverCommand(), newDrillCommand())
-	root.AddCommand(newReportCommand(), newCompareCommand(), newAlertsCommand())
+	root.AddCommand(newReportCommand(), newCompareCommand(), newServeCommand(), newAlertsCommand())
 	return root
 }
 
