@@ -1,12 +1,12 @@
 package scenarios
 
 import (
-	"github.com/chatseq/chatseq/metrics"
-	"github.com/chatseq/chatseq/targets"
 	"strconv"
 
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/targets"
 )
 
 // Options say how scenarios run.
