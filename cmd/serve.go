@@ -22,6 +22,7 @@ func newServeCommand() *cobra.Command {
 		strategy string
 		brokers  string
 		store    storeopen.Options
+		live     metricsFlag
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -54,6 +55,10 @@ where it listens and serves until interrupted.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			if o.Metrics, err = live.start(ctx, c.ErrOrStderr()); err != nil {
+				return err
+			}
+			o.Metrics.SetPhase("serving")
 			srv, err := httpapi.Start(ctx, o)
 			if err != nil {
 				return fmt.Errorf("serve --target %s: %w", target, err)
@@ -69,6 +74,7 @@ where it listens and serves until interrupted.`,
 	fl := c.Flags()
 	fl.StringVar(&target, "target", storeopen.Memory, "design to serve: "+strings.Join(servable(), ", "))
 	fl.StringVar(&o.Listen, "listen", httpapi.DefaultListen, "address to listen on (port 0: any free port)")
+	live.register(fl)
 	fl.StringVar(&broken, "broken", "", "serve a deliberately broken variant of the target: "+variantHelp())
 	fl.StringVar(&strategy, "strategy", "two-phase", "ADR-004's allocation: two-phase or occ")
 	fl.BoolVar(&o.RepublishOnReplay, "republish-on-replay", true, "publish again when a retry is answered from the idempotency record (ADR-004 §10)")

@@ -50,23 +50,12 @@ func (r *recorder) persist(ctx context.Context, pid int, req sequencer.Request) 
 	}
 	o := outcome{kind: ev.Kind, code: ev.Error, seq: ev.Seq, dedup: ev.Dedup}
 	o.time = r.rec.Record(&ev)
-	r.live.Record(&metrics.Op{
-		Outcome: liveOutcome(ev.Kind), Code: ev.Error, Dedup: ev.Dedup, Faulted: req.Faults.Any(),
-		Allocated: out.Allocated > 0, AllocateNanos: out.Timings.Allocate, Steps: out.Steps,
-	})
+	op := metrics.PersistOp(ev.Kind, ev.Error, out, req.Faults.Any(), 0)
+	r.live.Record(&op)
 	r.obs.saw(o)
 	return o
 }
 
-func liveOutcome(k history.Kind) metrics.Outcome {
-	switch k {
-	case history.KindOK:
-		return metrics.OK
-	case history.KindFail:
-		return metrics.Fail
-	}
-	return metrics.Info
-}
 
 // sync records one sync of the drill's chat after `after`.
 func (r *recorder) sync(ctx context.Context, pid int, after uint64, limit int) (history.Kind, uint64) {
@@ -84,7 +73,7 @@ func (r *recorder) sync(ctx context.Context, pid int, after uint64, limit int) (
 		}
 	}
 	r.rec.Record(&ev)
-	r.live.Record(&metrics.Op{Sync: true, Outcome: liveOutcome(ev.Kind), Code: ev.Error, Chat: -1})
+	r.live.Record(&metrics.Op{Sync: true, Outcome: metrics.OutcomeOf(ev.Kind), Code: ev.Error, Chat: -1})
 	return ev.Kind, last
 }
 

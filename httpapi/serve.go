@@ -12,6 +12,7 @@ import (
 	"github.com/chatseq/chatseq/fixtures/kfakecluster"
 	"github.com/chatseq/chatseq/internal/closers"
 	"github.com/chatseq/chatseq/kafka"
+	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/targets"
 )
@@ -42,6 +43,8 @@ type ServeOptions struct {
 	Connections int
 	Listen      string
 	Seed        int64
+	// Metrics, if set, counts every send and sync for live metrics.
+	Metrics *metrics.Exporter
 }
 
 // Serving is a running server.
@@ -103,7 +106,9 @@ func Start(ctx context.Context, o ServeOptions) (_ *Serving, err error) {
 		return nil, err
 	}
 	s.Addr = ln.Addr().String()
-	s.srv = &http.Server{Handler: NewServer(target).Handler(), ReadHeaderTimeout: 10 * time.Second}
+	live := o.Metrics.NewRecorder(0)
+	s.closers.Push(func() error { live.Close(); return nil })
+	s.srv = &http.Server{Handler: NewServer(target).CountInto(live).Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.done <- s.srv.Serve(ln) }()
 	return s, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
 )
@@ -29,10 +30,18 @@ const maxBody = 1 << 20
 type Server struct {
 	target bench.Target
 	races  raceRegistry
+	live   *metrics.Recorder // nil: no live metrics
 }
 
 // NewServer serves t.
 func NewServer(t bench.Target) *Server { return &Server{target: t} }
+
+// CountInto counts every send and sync the server answers in r, for live
+// metrics (chatseq serve --metrics-addr); nil counts nothing.
+func (s *Server) CountInto(r *metrics.Recorder) *Server {
+	s.live = r
+	return s
+}
 
 // Handler routes the API's paths.
 func (s *Server) Handler() http.Handler {
@@ -103,6 +112,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 		Faults: faults,
 	}
 	out, err := s.target.Persist(r.Context(), req, nil)
+	kind, code := bench.Completion(err)
+	op := metrics.PersistOp(kind, code, out, faults.Any(), -1)
+	s.live.Record(&op)
 	if err != nil {
 		writePersistError(w, err)
 		return
@@ -148,6 +160,8 @@ func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
 		limit = n
 	}
 	msgs, err := s.target.Sync(r.Context(), chat, after, limit)
+	kind, code := bench.Completion(err)
+	s.live.Record(&metrics.Op{Sync: true, Outcome: metrics.OutcomeOf(kind), Code: code, Chat: -1})
 	if err != nil {
 		writeUnavailable(w, err)
 		return

@@ -12,6 +12,7 @@ package metrics
 import (
 	"time"
 
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -183,5 +184,26 @@ func (t *Tally) AddTo(dst *Tally) {
 	dst.Conflicts += t.Conflicts
 	for i := range min(len(t.ChatMessages), len(dst.ChatMessages)) {
 		dst.ChatMessages[i] += t.ChatMessages[i]
+	}
+}
+
+// OutcomeOf is how a history completion kind counts.
+func OutcomeOf(k history.Kind) Outcome {
+	switch k {
+	case history.KindOK:
+		return OK
+	case history.KindFail:
+		return Fail
+	}
+	return Info
+}
+
+// PersistOp is one persist as a client saw it end (kind and code, as
+// bench.Completion gives them) with what the core's steps met; chat < 0
+// leaves it out of messages_per_chat_per_minute.
+func PersistOp(kind history.Kind, code string, out sequencer.Outcome, faulted bool, chat int) Op {
+	return Op{
+		Outcome: OutcomeOf(kind), Code: code, Dedup: out.Dedup, Faulted: faulted, Chat: chat,
+		Allocated: out.Allocated > 0, AllocateNanos: out.Timings.Allocate, Steps: out.Steps,
 	}
 }
