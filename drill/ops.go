@@ -56,7 +56,6 @@ func (r *recorder) persist(ctx context.Context, pid int, req sequencer.Request) 
 	return o
 }
 
-
 // sync records one sync of the drill's chat after `after`.
 func (r *recorder) sync(ctx context.Context, pid int, after uint64, limit int) (history.Kind, uint64) {
 	r.rec.Record(&history.Event{
