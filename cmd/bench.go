@@ -248,7 +248,7 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 
 // runTarget drives one target, checks the history and returns the report.
 func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config, progress *progressPrinter) (report.Bench, error) {
-	f.interrupts.writersStart(ctx, cfg.HistoryPath)
+	f.interrupts.writersStart(ctx, cfg.HistoryPath, progress)
 	res, describe, err := f.drive(ctx, c, name, cfg)
 	f.interrupts.writersDone()
 	if err != nil {
