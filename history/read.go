@@ -9,7 +9,7 @@ import (
 
 // ReadFile reads the history at path.
 func ReadFile(path string) (*History, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ type Size struct {
 // and final line to sink instead of keeping it: the History returned holds
 // the header and warnings only. Memory then depends on what sink keeps.
 func ScanFile(path string, sink Sink) (*History, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -225,4 +225,18 @@ func pipeline(p *lineParser, b *builder) error {
 		}
 	}
 	return nil
+}
+
+// openFile opens a history file; a directory is refused by name rather
+// than by the error its first read gives.
+func openFile(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory, not a history file", path)
+	}
+	return f, nil
 }
