@@ -87,7 +87,8 @@ func newUnsafeRecoveryDrill() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "unsafe-recovery",
 		Short: "Recover a counter without the runbook's safeguards and show the checker catches the damage",
-		Long: `unsafe-recovery stages the same incident as counter-recovery but recovers unsafely:
+		Long: `unsafe-recovery stages the same incident as counter-recovery but recovers
+unsafely:
 
   below-max      the counter is restored one below the highest persisted
                  sequence (a stale value: a backup, point-in-time recovery)
