@@ -183,6 +183,7 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	f.store.Status = c.ErrOrStderr()
 	if err := f.output.prepare(c, names); err != nil {
 		return err
 	}

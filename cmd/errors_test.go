@@ -29,3 +29,19 @@ func TestErrorsSayWhatIsWrongOnce(t *testing.T) {
 		}
 	}
 }
+
+// --store dynamodb-local says what it starts before the wait, and when it
+// is ready.
+func TestBenchSaysDynamoDBLocalIsStarting(t *testing.T) {
+	hist := t.TempDir() + "/h.jsonl"
+	code, _, errOut := run(t, "bench", "--store", "dynamodb-local", "--kafka", "off", "--writers", "2", "--chats", "2",
+		"--ops", "20", "--duration", "0", "--quiet", "--history", hist)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	starting := strings.Index(errOut, "starting DynamoDB Local (java -jar ")
+	ready := strings.Index(errOut, "DynamoDB Local ready at http://127.0.0.1:")
+	if starting < 0 || ready < starting {
+		t.Fatalf("stderr does not say DynamoDB Local is starting, then ready:\n%s", errOut)
+	}
+}
