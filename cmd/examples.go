@@ -42,7 +42,7 @@ var examples = map[string]string{
 	"chatseq drill counter-recovery": `  chatseq drill counter-recovery                  # on the embedded store
   chatseq drill counter-recovery --store dynamodb-local --history drill.jsonl`,
 	"chatseq drill unsafe-recovery": `  chatseq drill unsafe-recovery --case all`,
-	"chatseq report": `  chatseq bench --duration 10s --out runs/a && chatseq report runs/a`,
+	"chatseq report":                `  chatseq bench --duration 10s --out runs/a && chatseq report runs/a`,
 	"chatseq compare": `  chatseq compare runs/a runs/b
   chatseq compare runs/a runs/b --tolerance 5% --metrics throughput,p99`,
 }
