@@ -33,11 +33,16 @@ func startInTmux(t *testing.T, width int, args string) *tmuxPane {
 	}
 	dir := t.TempDir()
 	p := &tmuxPane{t: t, socket: filepath.Join(dir, "tmux.sock"), dir: dir}
-	script := fmt.Sprintf("cd %s && CHATSEQ_TEST_MAIN_ARGS='bench %s' %s -test.run='^$' >stdout.txt; echo $? >exit.txt",
-		dir, args, os.Args[0])
+	stdout := ">stdout.txt"
+	if !strings.Contains(args, "--format json") {
+		stdout = "" // the report on the terminal too
+	}
+	script := fmt.Sprintf("cd %s && CHATSEQ_TEST_MAIN_ARGS='bench %s' %s -test.run='^$' %s; echo $? >exit.txt",
+		dir, args, os.Args[0], stdout)
 	// bash, not sh: bash goes on after a child that handled Ctrl-C
 	// itself, so exit.txt is written after an interrupt too.
 	p.tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", fmt.Sprint(width), "-y", "40", "bash", "-c", script+"; sleep 600")
+	p.tmux("set-option", "-t", "bench", "history-limit", "5000")
 	t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
 	return p
 }
@@ -58,7 +63,7 @@ func (p *tmuxPane) wait() (string, []string) {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		if b, err := os.ReadFile(filepath.Join(p.dir, "exit.txt")); err == nil && len(b) > 0 {
-			screen := strings.TrimRight(p.tmux("capture-pane", "-p", "-J", "-t", "bench"), "\n ")
+			screen := strings.TrimRight(p.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "bench"), "\n ")
 			return strings.TrimSpace(string(b)), strings.Split(screen, "\n")
 		}
 		if time.Now().After(deadline) {
@@ -161,5 +166,25 @@ func TestProgressAfterCtrlC(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[0], "chatseq: interrupted: stopping the writers") {
 		t.Errorf("the interrupt's message does not start a line of its own:\n%s", screen)
+	}
+}
+
+// The text report on a 70-column terminal: no line wraps, save a single
+// word wider than the terminal (a path), which is kept whole.
+func TestTextReportFitsTheTerminal(t *testing.T) {
+	const width = 70
+	p := startInTmux(t, width, "--kafka off --writers 2 --chats 8 --duration 1s --readers 1 --quiet")
+	code, lines := p.wait()
+	if code != "0" && code != "1" {
+		t.Fatalf("exit %s:\n%s", code, strings.Join(lines, "\n"))
+	}
+	screen := strings.Join(lines, "\n")
+	if !strings.Contains(screen, "invariant") || !strings.Contains(screen, "verdict: ") {
+		t.Fatalf("no report on the terminal:\n%s", screen)
+	}
+	for _, l := range lines {
+		if textwidth.Columns(l) >= width && len(strings.Fields(l)) > 1 {
+			t.Errorf("a %d-column line on a %d-column terminal: %q", textwidth.Columns(l), width, l)
+		}
 	}
 }
