@@ -43,6 +43,11 @@ var examples = map[string]string{
   chatseq drill counter-recovery --store dynamodb-local --history drill.jsonl`,
 	"chatseq drill unsafe-recovery": `  chatseq drill unsafe-recovery --case all`,
 	"chatseq report":                `  chatseq bench --duration 10s --out runs/a && chatseq report runs/a`,
+	"chatseq dynamodb-local": `  chatseq dynamodb-local start --port 8000
+  chatseq setup --endpoint http://localhost:8000 --table-prefix p_
+  chatseq dynamodb-local stop --port 8000`,
+	"chatseq dynamodb-local start": `  chatseq dynamodb-local start --port 8000`,
+	"chatseq dynamodb-local stop":  `  chatseq dynamodb-local stop --port 8000`,
 	"chatseq compare": `  chatseq compare runs/a runs/b
   chatseq compare runs/a runs/b --tolerance 5% --metrics throughput,p99`,
 }
