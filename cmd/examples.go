@@ -79,6 +79,8 @@ func applyHelp(root *cobra.Command) {
 	tmpl = strings.ReplaceAll(tmpl, ".InheritedFlags.FlagUsages", "wrappedFlags .InheritedFlags")
 	cobra.AddTemplateFunc("commandLine", commandLine)
 	tmpl = strings.ReplaceAll(tmpl, "{{rpad .Name .NamePadding }} {{.Short}}", "{{commandLine .}}")
+	// cobra's closing line runs past 80 columns under a long command path.
+	tmpl = strings.ReplaceAll(tmpl, `Use "{{.CommandPath}} [command] --help" for more information about a command.`, `Run '{{.CommandPath}} COMMAND --help' for a command's own help.`)
 	root.SetUsageTemplate(tmpl)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

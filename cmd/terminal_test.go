@@ -22,6 +22,12 @@ type tmuxPane struct {
 	t      *testing.T
 	socket string
 	dir    string
+	// scrollback: judge the lines scrolled off the top too (a long
+	// report), not only the screen. The progress tests judge the screen:
+	// when a window narrows, tmux re-wraps the line under the cursor by
+	// pushing its first rows into the scrollback, where no escape
+	// sequence reaches them.
+	scrollback bool
 }
 
 // startInTmux runs 'chatseq bench args' (this test binary, as TestMain
@@ -63,7 +69,11 @@ func (p *tmuxPane) wait() (string, []string) {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		if b, err := os.ReadFile(filepath.Join(p.dir, "exit.txt")); err == nil && len(b) > 0 {
-			screen := strings.TrimRight(p.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "bench"), "\n ")
+			args := []string{"capture-pane", "-p", "-J", "-t", "bench"}
+			if p.scrollback {
+				args = append(args, "-S", "-")
+			}
+			screen := strings.TrimRight(p.tmux(args...), "\n ")
 			return strings.TrimSpace(string(b)), strings.Split(screen, "\n")
 		}
 		if time.Now().After(deadline) {
@@ -174,6 +184,7 @@ func TestProgressAfterCtrlC(t *testing.T) {
 func TestTextReportFitsTheTerminal(t *testing.T) {
 	const width = 70
 	p := startInTmux(t, width, "--kafka off --writers 2 --chats 8 --duration 1s --readers 1 --quiet")
+	p.scrollback = true
 	code, lines := p.wait()
 	if code != "0" && code != "1" {
 		t.Fatalf("exit %s:\n%s", code, strings.Join(lines, "\n"))
