@@ -153,6 +153,7 @@ func compact[T any](final []int32, vals []T) []T {
 	}
 	return out
 }
+
 // Final lines mostly repeat what acks said: the messages and idempotency
 // tables list, in sequence order, the message ids and keys the run
 // acknowledged. recentAcks remembers, per chat and sequence, the message

@@ -38,6 +38,7 @@ type benchFlags struct {
 	// --threshold as given, and parsed by resolve.
 	thresholdExprs []string
 	thresholds     []scenarios.Threshold
+	http           httpFlags // --target http (bench_http.go)
 }
 
 func newBenchCommand() *cobra.Command {
@@ -109,6 +110,7 @@ for 'chatseq check'.`,
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringArrayVar(&f.thresholdExprs, "threshold", nil, "a condition on the run's figures, as in scenario files: 'allocate.p99 < 1ms', 'throughput >= 100000', 'errors.counter_missing == 0'; repeat for several; exit 4 if one fails while every invariant holds")
 	addOutputFlags(fl, &f.output)
+	f.http.register(fl)
 	return c
 }
 
@@ -161,6 +163,9 @@ func (f *benchFlags) resolve() error {
 		}
 	}
 	if err := f.lin.resolve(); err != nil {
+		return err
+	}
+	if err := f.http.resolve(&f.cfg); err != nil {
 		return err
 	}
 	f.thresholds = f.thresholds[:0]
@@ -321,11 +326,12 @@ func benchExit(b report.Bench) int {
 // before the history is checked: an embedded store of a long run is as
 // large as the history the checker then reads.
 func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, cfg bench.Config) (*bench.Result, string, error) {
-	opened, err := targets.Open(ctx, name, targets.Options{Store: f.store, DSN: f.dsn})
+	opened, err := targets.Open(ctx, name, f.http.options(targets.Options{Store: f.store, DSN: f.dsn}))
 	if err != nil {
 		return nil, "", err
 	}
 	defer opened.Close()
+	f.http.adjust(c, opened, &cfg)
 	if !opened.Fresh {
 		cfg.ChatPrefix = runChatPrefix()
 	}

@@ -48,6 +48,9 @@ var examples = map[string]string{
   chatseq dynamodb-local stop --port 8000`,
 	"chatseq dynamodb-local start": `  chatseq dynamodb-local start --port 8000`,
 	"chatseq dynamodb-local stop":  `  chatseq dynamodb-local stop --port 8000`,
+	"chatseq serve": `  chatseq serve                              # memory's core on 127.0.0.1:8480
+  chatseq serve --target postgres --listen 127.0.0.1:0
+  chatseq bench --target http --url http://127.0.0.1:8480`,
 	"chatseq compare": `  chatseq compare runs/a runs/b
   chatseq compare runs/a runs/b --tolerance 5% --metrics throughput,p99`,
 }

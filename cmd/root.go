@@ -58,7 +58,7 @@ duplicate retries, records a history, and checks its invariants.`,
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newBenchCommand(), newCheckCommand(), newRunCommand())
 	root.AddCommand(newSetupCommand(), newTeardownCommand(), newRecoverCommand(), newDrillCommand())
-	root.AddCommand(newReportCommand(), newCompareCommand(), newDynamoDBLocalCommand())
+	root.AddCommand(newReportCommand(), newCompareCommand(), newServeCommand(), newDynamoDBLocalCommand())
 	applyHelp(root)
 	return root
 }
