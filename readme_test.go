@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"os/exec"
@@ -134,14 +135,26 @@ func readmeCommands(t *testing.T, readme string) []readmeCommand {
 }
 
 // freshCopy copies the repository's files, as a clone would have them
-// (plus new files not yet committed), into a temporary directory.
+// (plus new files not yet committed), into a directory emptied first.
+// The directory's path is the same on every run from this checkout: the
+// build cache keys chatseq's packages by their directory, so go run in a
+// copy at a new path would compile all of chatseq again (minutes on a
+// busy machine), and at the same path it does so once.
 func freshCopy(t *testing.T) string {
 	t.Helper()
 	list, err := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Fatalf("git ls-files (the README test copies the repository's files): %v", err)
 	}
-	dir := t.TempDir()
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("chatseq-readme-%08x", crc32.ChecksumIEEE([]byte(here))))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	for _, name := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
 		st, err := os.Lstat(name)
 		if err != nil || !st.Mode().IsRegular() {
@@ -181,11 +194,7 @@ func runCommand(dir, command string, timeout time.Duration) (int, string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", command)
 	cmd.Dir = dir
-	// -trimpath keeps the copy's directory out of the build cache's keys:
-	// without it every fresh copy recompiles all of chatseq for go run
-	// (over a minute on a busy machine); with it the build cache serves
-	// every copy after the first. It changes nothing a command does.
-	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
+	cmd.Env = os.Environ()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
