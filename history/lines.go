@@ -117,7 +117,14 @@ func (p *lineParser) header() (Header, error) {
 		}
 		h, err := decodeHeader(&p.sc, line)
 		if err != nil {
-			return Header{}, errorAt(p.file, p.lineNo, line, err)
+			perr := errorAt(p.file, p.lineNo, line, err)
+			if le, ok := err.(*lineError); checkSyntax(line) != nil || ok && le.notHistory {
+				perr.Msg = notAHistory + perr.Msg
+				if checkSyntax(line) != nil {
+					perr.Msg += "; the first line must be the header " + headerExample
+				}
+			}
+			return Header{}, perr
 		}
 		return h, nil
 	}
@@ -336,13 +343,16 @@ func isBlank(line []byte) bool {
 }
 
 func (p *lineParser) readError(err error) error {
+	if p.lineNo == 0 {
+		return fmt.Errorf("reading %s: %w", p.file, err)
+	}
 	return fmt.Errorf("reading %s after line %d: %w", p.file, p.lineNo, err)
 }
 
 // errorAt turns a problem with a line into a *ParseError. A JSON syntax
 // error is reported in preference to a content error found earlier in the
 // same line, since it is the more basic fault.
-func errorAt(file string, lineNo int, line []byte, err error) error {
+func errorAt(file string, lineNo int, line []byte, err error) *ParseError {
 	if syntax := checkSyntax(line); syntax != nil {
 		err = syntax
 	}

@@ -11,7 +11,7 @@ import (
 
 // ReadFile reads the history at path.
 func ReadFile(path string) (*History, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ type Size struct {
 // and final line to sink instead of keeping it: the History returned holds
 // the header and warnings only. Memory then depends on what sink keeps.
 func ScanFile(path string, sink Sink) (*History, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -259,3 +259,17 @@ func pipeline(p *lineParser, b *builder) error {
 // builder and reader sharing them (two decoders on a 2-core machine still
 // beat one: the builder waits on the slower stage).
 func decoderCount() int { return min(max(runtime.GOMAXPROCS(0), 1), 4) }
+
+// openFile opens a history file; a directory is refused by name rather
+// than by the error its first read gives.
+func openFile(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory, not a history file", path)
+	}
+	return f, nil
+}
