@@ -1,0 +1,158 @@
+package httptarget_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/store/dynamostore"
+	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/httptarget"
+)
+
+// serveEnv, when set, makes this test binary chatseq serve: the
+// ServeOptions in it, as JSON. The nemesis tests start it with --serve
+// and kill it, as a user's 'chatseq serve' would be.
+const serveEnv = "CHATSEQ_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(serveEnv); spec != "" {
+		os.Exit(serveFromEnv(spec))
+	}
+	os.Exit(m.Run())
+}
+
+func serveFromEnv(spec string) int {
+	var o httpapi.ServeOptions
+	if err := json.Unmarshal([]byte(spec), &o); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	s, err := httpapi.Start(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 5
+	}
+	fmt.Println("serving on", s.Addr)
+	if err := s.Wait(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	return 0
+}
+
+// freeAddr is a loopback address nothing listens on now.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// killedRun serves ADR-004's core over DynamoDB Local (its tables outlive
+// the server process) from a process the run kills and restarts every
+// 500 ms, and checks the history.
+func killedRun(t *testing.T, endpoint string, variant sequencer.Variant) (checker.Report, *bench.Result) {
+	t.Helper()
+	addr := freeAddr(t)
+	o := httpapi.ServeOptions{
+		Target: storeopen.DynamoDB, Variant: variant, Strategy: sequencer.TwoPhase, RepublishOnReplay: true,
+		Open:  targets.Options{Store: storeopen.Options{Kind: storeopen.DynamoDB, Endpoint: endpoint, Region: "us-east-1", TablePrefix: "chatseq_", MaxAttempts: 1}},
+		Kafka: httpapi.KafkaOff, Listen: addr, Seed: 1,
+	}
+	spec, _ := json.Marshal(o)
+	command := fmt.Sprintf("AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local %s=%s exec %s", serveEnv, shellQuote(string(spec)), shellQuote(os.Args[0]))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opened, err := targets.Open(ctx, httptarget.Name, targets.Options{URL: "http://" + addr, Serve: command})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opened.Close()
+	cfg := bench.DefaultConfig()
+	// Besides the kills, a crash inside the commit now and then (sent
+	// through the test hook): the same for both variants, and what makes
+	// the one that acknowledges first lose a message on every run, not
+	// only when a kill lands between its ACK and its commit.
+	cfg.Faults = bench.FaultRates{CrashInPersist: 0.3}
+	cfg.Writers, cfg.Chats, cfg.Duration, cfg.KafkaOff = 4, 8, 3*time.Second, true
+	cfg.Target, cfg.Contract, cfg.ChatPrefix = httptarget.Name, opened.Contract, fmt.Sprintf("kill%d-", time.Now().UnixNano())
+	for at := 500 * time.Millisecond; at < cfg.Duration; at += 500 * time.Millisecond {
+		cfg.Timed = append(cfg.Timed, bench.TimedFault{Kind: bench.KillServer, At: at})
+	}
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if res.ServerKills < 5 {
+		t.Errorf("the server was killed %d times, want at least 5", res.ServerKills)
+	}
+	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, res
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Kills of chatseq serve over a durable store lose nothing it
+// acknowledged; a variant that acknowledges before it commits loses what
+// a kill interrupts, and ack_implies_persistence shows it.
+func TestKilledServerOverDynamoDBLocal(t *testing.T) {
+	local := dynamodblocal.StartForTest(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	client, err := dynamostore.NewClient(context.Background(), dynamostore.ClientOptions{Endpoint: local.Endpoint(), Region: "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamostore.CreateTables(context.Background(), client, dynamostore.Prefixed("chatseq_")); err != nil {
+		t.Fatal(err)
+	}
+	// DynamoDB Local's first requests take seconds (the JVM warms up):
+	// before the kills, not between them.
+	warm := bench.DefaultConfig()
+	warm.Ops, warm.Duration, warm.KafkaOff, warm.ChatPrefix, warm.Faults = 100, 0, true, "warm-", bench.FaultRates{}
+	warm.HistoryPath = filepath.Join(t.TempDir(), "warm.jsonl")
+	if _, err := bench.Run(context.Background(), warm, dynamostore.New(client, dynamostore.Prefixed("chatseq_"))); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("correct", func(t *testing.T) {
+		rep, res := killedRun(t, local.Endpoint(), sequencer.Correct)
+		for _, r := range rep.Invariants {
+			if r.Status == checker.Fail || r.Status == checker.Unknown {
+				t.Errorf("%s is %s: %s", r.Name, r.Status, r.Detail)
+			}
+		}
+		if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Pass {
+			t.Errorf("ack_implies_persistence is %s: %s", r.Status, r.Detail)
+		}
+		t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v, elapsed %s", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes, res.Elapsed)
+	})
+	t.Run(string(sequencer.AckBeforePersist), func(t *testing.T) {
+		rep, res := killedRun(t, local.Endpoint(), sequencer.AckBeforePersist)
+		t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes)
+		if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Fail {
+			t.Errorf("ack_implies_persistence is %s, want fail: %s", r.Status, r.Detail)
+		}
+	})
+}
