@@ -190,6 +190,9 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.http.check(names); err != nil {
+		return err
+	}
 	if err := f.output.prepare(c, names); err != nil {
 		return err
 	}
