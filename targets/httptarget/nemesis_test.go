@@ -20,6 +20,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
+	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store/dynamostore"
@@ -38,17 +39,13 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// killedRun serves ADR-004's core over DynamoDB Local (its tables outlive
-// the server process) from a process the run kills and restarts every
-// 500 ms, and checks the history.
-func killedRun(t *testing.T, endpoint string, variant sequencer.Variant, faults bench.FaultRates) (checker.Report, *bench.Result) {
+// killedRun serves o's target (over a store that outlives the server
+// process) from a process the run kills and restarts every 500 ms, and
+// checks the history.
+func killedRun(t *testing.T, o httpapi.ServeOptions, faults bench.FaultRates) (checker.Report, *bench.Result) {
 	t.Helper()
 	addr := freeAddr(t)
-	o := httpapi.ServeOptions{
-		Target: storeopen.DynamoDB, Variant: variant, Strategy: sequencer.TwoPhase, RepublishOnReplay: true,
-		Open:  targets.Options{Store: storeopen.Options{Kind: storeopen.DynamoDB, Endpoint: endpoint, Region: "us-east-1", TablePrefix: "chatseq_", MaxAttempts: 1}},
-		Kafka: httpapi.KafkaOff, Listen: addr, Seed: 1,
-	}
+	o.Strategy, o.RepublishOnReplay, o.Kafka, o.Listen, o.Seed = sequencer.TwoPhase, true, httpapi.KafkaOff, addr, 1
 	spec, _ := json.Marshal(o)
 	command := fmt.Sprintf("AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local %s=%s exec %s", serveEnv, shellQuote(string(spec)), shellQuote(os.Args[0]))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -104,9 +101,15 @@ func TestKilledServerOverDynamoDBLocal(t *testing.T) {
 	if _, err := bench.Run(context.Background(), warm, dynamostore.New(client, dynamostore.Prefixed("chatseq_"))); err != nil {
 		t.Fatal(err)
 	}
+	served := func(variant sequencer.Variant) httpapi.ServeOptions {
+		return httpapi.ServeOptions{
+			Target: storeopen.DynamoDB, Variant: variant,
+			Open: targets.Options{Store: storeopen.Options{Kind: storeopen.DynamoDB, Endpoint: local.Endpoint(), Region: "us-east-1", TablePrefix: "chatseq_", MaxAttempts: 1}},
+		}
+	}
 	t.Run("correct", func(t *testing.T) {
 		// The kills are the only faults.
-		rep, res := killedRun(t, local.Endpoint(), sequencer.Correct, bench.FaultRates{})
+		rep, res := killedRun(t, served(sequencer.Correct), bench.FaultRates{})
 		for _, r := range rep.Invariants {
 			if r.Status == checker.Fail || r.Status == checker.Unknown {
 				t.Errorf("%s is %s: %s", r.Name, r.Status, r.Detail)
@@ -121,10 +124,33 @@ func TestKilledServerOverDynamoDBLocal(t *testing.T) {
 		// Besides the kills, crashes inside the commit (sent through the
 		// test hook), so that the variant loses a message on every run,
 		// not only when a kill lands between an ACK and its commit.
-		rep, res := killedRun(t, local.Endpoint(), sequencer.AckBeforePersist, bench.FaultRates{CrashInPersist: 0.5})
+		rep, res := killedRun(t, served(sequencer.AckBeforePersist), bench.FaultRates{CrashInPersist: 0.5})
 		t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes)
 		if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Fail {
 			t.Errorf("ack_implies_persistence is %s, want fail: %s", r.Status, r.Detail)
 		}
 	})
+}
+
+// Kills of chatseq serve --target postgres over a cluster (and a kept
+// schema) that outlive it lose nothing it acknowledged.
+func TestKilledServerOverPostgres(t *testing.T) {
+	cluster, err := pgfixture.Start(context.Background())
+	if err != nil {
+		t.Fatalf("starting PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { cluster.Stop() })
+	rep, res := killedRun(t, httpapi.ServeOptions{
+		Target: "postgres", Connections: 16,
+		Open: targets.Options{DSN: cluster.DSN(), Schema: fmt.Sprintf("chatseq_nemesis_%d", time.Now().UnixNano())},
+	}, bench.FaultRates{})
+	for _, r := range rep.Invariants {
+		if r.Status == checker.Fail || r.Status == checker.Unknown {
+			t.Errorf("%s is %s: %s", r.Name, r.Status, r.Detail)
+		}
+	}
+	if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Pass {
+		t.Errorf("ack_implies_persistence is %s: %s", r.Status, r.Detail)
+	}
+	t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes)
 }
