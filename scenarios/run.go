@@ -109,13 +109,17 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	if opened.Topic != "" {
 		cfg.Topic = opened.Topic
 	}
+	// The check reads the history as it is written, as bench's does.
+	feed := checker.NewFeed(historyPath)
+	cfg.HistoryTee = feed
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
 	if err != nil {
+		feed.Discard()
 		return nil, checker.Report{}, err
 	}
 	opt := opts.CheckOptions
 	opt.Require = append(slices.Clone(opt.Require), sc.Require...)
-	rep, _, err := checker.CheckFile(historyPath, opt)
+	rep, _, err := feed.Check(opt)
 	if err != nil {
 		return nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}
