@@ -191,6 +191,9 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	f.store.Status = c.ErrOrStderr()
+	if err := f.http.check(names); err != nil {
+		return err
+	}
 	if err := f.output.prepare(c, names); err != nil {
 		return err
 	}
