@@ -95,3 +95,14 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// check refuses --target http without a service to reach, before
+// anything runs.
+func (h *httpFlags) check(names []string) error {
+	for _, n := range names {
+		if n == httptarget.Name && h.url == "" && h.serve == "" {
+			return badInput("--target http needs --url URL (a running service) or --serve CMD (chatseq starts it)")
+		}
+	}
+	return nil
+}

@@ -83,6 +83,7 @@ where it listens and serves until interrupted.`,
 	fl.StringVar(&o.Topic, "topic", "", "Kafka topic (default: the target's)")
 	fl.Int32Var(&o.Partitions, "partitions", 8, "partitions when serve creates the topic")
 	fl.StringVar(&o.Open.DSN, "dsn", "", "PostgreSQL connection string for --target postgres (default: a throwaway local cluster)")
+	fl.StringVar(&o.Open.Schema, "schema", "", "for --target postgres: a schema to use and keep (created when missing), so a restarted server finds its rows (default: a fresh one, dropped on exit)")
 	fl.IntVar(&o.Connections, "connections", 16, "the target's connection pool, where it has one (postgres)")
 	addStoreFlags(fl, &store)
 	_ = fl.MarkHidden("store")

@@ -21,6 +21,10 @@ import (
 type Options struct {
 	Store storeopen.Options // ADR-004 targets: Kind is set from the target name
 	DSN   string            // PostgreSQL targets; empty: a throwaway local cluster
+	// Schema, for PostgreSQL targets, is a schema to use and keep
+	// (created when missing), so that a restarted server finds its rows;
+	// empty: a fresh schema per run, dropped after it.
+	Schema string
 	// URL and API reach a service over HTTP (target http): its base URL
 	// and a mapping file ("": chatseq's documented API).
 	URL, API string

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -84,29 +85,50 @@ type answer struct {
 
 // do sends one request; a nil answer comes with the error the client saw.
 func (c *client) do(ctx context.Context, method, url string, header http.Header, body any) (*answer, error) {
-	var rd io.Reader
-	var size int64
+	var payload []byte
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, err
 		}
+		payload = b
+	}
+	deadline := time.Now().Add(refusedPatience)
+	wait := refusedBackoff
+	for {
+		a, err := c.send(ctx, method, url, header, payload, body != nil)
+		if err == nil || !refused(err) || time.Now().After(deadline) {
+			return a, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait/2 + time.Duration(rand.Int64N(int64(wait/2)+1))):
+		}
+		wait = min(2*wait, 20*refusedBackoff)
+	}
+}
+
+// send is one attempt of do.
+func (c *client) send(ctx context.Context, method, url string, header http.Header, payload []byte, hasBody bool) (*answer, error) {
+	var rd io.Reader
+	if hasBody {
 		// Hidden behind a plain io.Reader, the body cannot be replayed:
 		// net/http would otherwise resend a request carrying an
 		// Idempotency-Key on its own when a reused connection drops (a
 		// crashed server), and the history would show one attempt where
 		// the service saw two.
-		rd, size = struct{ io.Reader }{bytes.NewReader(b)}, int64(len(b))
+		rd = struct{ io.Reader }{bytes.NewReader(payload)}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return nil, err
 	}
-	req.ContentLength = size
+	req.ContentLength = int64(len(payload))
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
-	if body != nil {
+	if hasBody {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.http.Do(req)
@@ -121,12 +143,26 @@ func (c *client) do(ctx context.Context, method, url string, header http.Header,
 	return &answer{status: resp.StatusCode, header: resp.Header, body: b}, nil
 }
 
+// Refused connections are retried for up to refusedPatience, from
+// refusedBackoff doubling to 20 times that, jittered: nothing was sent,
+// so the retry is safe, and a client waits for a restarting service
+// rather than spin on its closed port. Past the patience the attempt
+// fails (connection_refused).
+const (
+	refusedPatience = 10 * time.Second
+	refusedBackoff  = 10 * time.Millisecond
+)
+
+func refused(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
 // transportError classifies a request that got no answer: refused before
 // it was sent, the write cannot have happened (fail); a timeout or a
 // reset after it was sent leaves the outcome unknown (info).
 func transportError(err error) *sequencer.Error {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
+	if refused(err) {
 		return &sequencer.Error{Code: CodeRefused, Definite: true, Err: err}
 	}
 	var ne net.Error

@@ -23,13 +23,10 @@ import (
 // dotted paths into the JSON body ("data.seq").
 type API struct {
 	// Contract is what the service promises: gaps, key_reuse.
-	Contract ContractSpec `yaml:"contract"`
-	// KeyScope is how far a key reaches: chat (ADR-004) or client
-	// (ADR-001: per sender per chat).
-	KeyScope   string     `yaml:"key_scope"`
-	CreateChat CreateSpec `yaml:"create_chat"`
-	Send       SendSpec   `yaml:"send"`
-	Sync       SyncSpec   `yaml:"sync"`
+	Contract   ContractSpec `yaml:"contract"`
+	CreateChat CreateSpec   `yaml:"create_chat"`
+	Send       SendSpec     `yaml:"send"`
+	Sync       SyncSpec     `yaml:"sync"`
 	// Counter, when set, reads (and sets, deletes) a chat's counter: the
 	// reference server's test hook, absent from production services.
 	Counter CounterSpec `yaml:"counter"`
@@ -130,7 +127,6 @@ func (o *Outcome) UnmarshalYAML(n *yaml.Node) error {
 func DefaultAPI() *API {
 	return &API{
 		Contract:   ContractSpec{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal},
-		KeyScope:   KeyScopeChat,
 		CreateChat: CreateSpec{Method: http.MethodPut, Path: "/v1/chats/{chat}", MembersField: "members"},
 		Send: SendSpec{
 			Method: http.MethodPost, Path: "/v1/chats/{chat}/messages", KeyHeader: httpapi.HeaderIdempotencyKey,
@@ -154,12 +150,6 @@ func DefaultAPI() *API {
 		TestHooks: true,
 	}
 }
-
-// Key scopes.
-const (
-	KeyScopeChat   = "chat"
-	KeyScopeClient = "client"
-)
 
 // LoadAPI reads a mapping file over DefaultAPI: what the file leaves out
 // keeps the documented API's value, except test_hooks and counter, which a
@@ -238,8 +228,6 @@ func (a *API) validate() *fieldError {
 		return bad(fmt.Sprintf("contract.gaps must be %s or %s, got %q", history.GapsAllowed, history.GapsForbidden, a.Contract.Gaps), "contract", "gaps")
 	case a.Contract.KeyReuse != history.KeyReuseReturnOriginal && a.Contract.KeyReuse != history.KeyReuseReject:
 		return bad(fmt.Sprintf("contract.key_reuse must be %s or %s, got %q", history.KeyReuseReturnOriginal, history.KeyReuseReject, a.Contract.KeyReuse), "contract", "key_reuse")
-	case a.KeyScope != KeyScopeChat && a.KeyScope != KeyScopeClient:
-		return bad(fmt.Sprintf("key_scope must be %s or %s, got %q", KeyScopeChat, KeyScopeClient, a.KeyScope), "key_scope")
 	case (a.Send.KeyHeader == "") == (a.Send.KeyField == ""):
 		return bad("send: give key_header or key_field (where the idempotency key goes), one of them", "send")
 	case a.Send.Sequence == "":

@@ -34,11 +34,11 @@ func TestMappingErrorsNameFileAndLine(t *testing.T) {
 		{"send:\n  method: POST\n  pathh: /x\n", "m.yaml:3: field pathh not found"},
 		{"statuses:\n  503: maybe\n", "m.yaml:2: outcome must be ok, fail or info"},
 		{"contract:\n  gaps: sometimes\n", "m.yaml:2: contract.gaps must be"},
-		{"key_scope: chat\nsync:\n  path: /messages\n", "m.yaml:3: sync.path \"/messages\" holds no {chat}"},
+		{"contract: {}\nsync:\n  path: /messages\n", "m.yaml:3: sync.path \"/messages\" holds no {chat}"},
 		{"send:\n  key_field: k\n  key_header: K\n", "m.yaml:1: send: give key_header or key_field"},
 		{"statuses:\n  404: ok\n", "m.yaml:2: statuses: 404 is not a success"},
 		{"sync: [1, 2]\n", "m.yaml:1: cannot unmarshal"},
-		{"key_scope: chat\n---\nb: 2\n", "m.yaml: holds more than one YAML document"},
+		{"contract: {}\n---\nb: 2\n", "m.yaml: holds more than one YAML document"},
 	}
 	for _, c := range cases {
 		_, err := httptarget.ParseAPI("m.yaml", []byte(c.yaml))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,3 +109,5 @@ func TestEveryBrokenVariantServedIsCaughtThroughHTTP(t *testing.T) {
 		})
 	}
 }
+
+func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }

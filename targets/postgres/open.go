@@ -64,6 +64,6 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 	}
 	// Each run gets a schema of its own, so even a shared database starts
 	// empty (Fresh).
-	o.Factory = Factory(Config{DSN: dsn, RelayCrash: -1})
+	o.Factory = Factory(Config{DSN: dsn, RelayCrash: -1, Schema: opts.Schema})
 	return o, nil
 }

@@ -77,6 +77,18 @@ func createSchema(ctx context.Context, pool *pgxpool.Pool, schema string) error 
 	return nil
 }
 
+// ensureSchema creates the schema unless it exists already (a kept one).
+func ensureSchema(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	var exists bool
+	if err := pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM information_schema.schemata WHERE schema_name = $1)", schema).Scan(&exists); err != nil {
+		return fmt.Errorf("postgres: looking for schema %s: %w", schema, err)
+	}
+	if exists {
+		return nil
+	}
+	return createSchema(ctx, pool, schema)
+}
+
 // dropSchema removes the run's schema and everything in it.
 func dropSchema(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	_, err := pool.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")

@@ -35,6 +35,10 @@ type Config struct {
 	// KeepSchema leaves the run's schema in the database after Close, for
 	// inspection.
 	KeepSchema bool
+	// Schema, when set, is the schema every run uses, created when
+	// missing and always kept: a server restarted over it (chatseq serve
+	// under a process nemesis) finds what it wrote before.
+	Schema string
 }
 
 // target is one run's Message Service over its own schema.
@@ -66,11 +70,14 @@ func Factory(base Config) bench.TargetFactory {
 			cfg.RelayCrash = env.Config.Faults.PublishFail
 		}
 		schema := newSchemaName()
+		if cfg.Schema != "" {
+			schema, cfg.KeepSchema = cfg.Schema, true
+		}
 		pool, err := openPool(ctx, cfg.DSN, schema, env.Config.Writers)
 		if err != nil {
 			return nil, err
 		}
-		if err := createSchema(ctx, pool, schema); err != nil {
+		if err := ensureSchema(ctx, pool, schema); err != nil {
 			pool.Close()
 			return nil, err
 		}

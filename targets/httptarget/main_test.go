@@ -1,0 +1,45 @@
+package httptarget_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+
+	"github.com/chatseq/chatseq/httpapi"
+)
+
+// serveEnv, when set, makes this test binary chatseq serve: the
+// ServeOptions in it, as JSON. The nemesis tests start it with --serve
+// and kill it, as a user's 'chatseq serve' would be.
+const serveEnv = "CHATSEQ_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(serveEnv); spec != "" {
+		os.Exit(serveFromEnv(spec))
+	}
+	os.Exit(m.Run())
+}
+
+func serveFromEnv(spec string) int {
+	var o httpapi.ServeOptions
+	if err := json.Unmarshal([]byte(spec), &o); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	s, err := httpapi.Start(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 5
+	}
+	fmt.Println("serving on", s.Addr)
+	if err := s.Wait(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	return 0
+}
