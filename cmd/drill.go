@@ -76,9 +76,7 @@ reports.
 To watch it on dashboards, --metrics-addr serves live metrics (ADR-004 §12's,
 counter_missing_errors_total among them) and --hold keeps each phase going
 long enough for a scraper to see it and for 'chatseq alerts' CounterMissing
-to fire and resolve (docs/metrics.md):
-
-  chatseq drill counter-recovery --metrics-addr :9464 --hold 60s --rate 200 --timeout 5m
+to fire and resolve (docs/metrics.md).
 
 Exit status: 0 the drill passed, 1 an invariant or drill expectation failed,
 2 bad flags, 5 the drill could not be run.`,

@@ -23,6 +23,7 @@ var examples = map[string]string{
   chatseq bench --rate 5000 --readers 4           # open loop, catch-up clients
   chatseq bench --target memory,postgres,ledger   # then a side-by-side table
   chatseq bench --broken racy-counter             # caught: exit 1
+  chatseq bench --duration 60s --metrics-addr :9464   # live Prometheus metrics
   chatseq bench --threshold 'allocate.p99 < 1ms' --format json`,
 	"chatseq check": `  chatseq check chatseq-history.jsonl
   chatseq check h.jsonl --require sync_completeness   # exit 3 without a sync
@@ -40,7 +41,10 @@ var examples = map[string]string{
 	"chatseq drill": `  chatseq drill counter-recovery
   chatseq drill unsafe-recovery --case all`,
 	"chatseq drill counter-recovery": `  chatseq drill counter-recovery                  # on the embedded store
-  chatseq drill counter-recovery --store dynamodb-local --history drill.jsonl`,
+  chatseq drill counter-recovery --store dynamodb-local --history drill.jsonl
+  chatseq drill counter-recovery --metrics-addr :9464 --hold 30s --rate 200`,
+	"chatseq alerts": `  chatseq alerts > chatseq-alerts.yml && promtool check rules chatseq-alerts.yml
+  chatseq alerts --window 30s            # for drills measured in seconds`,
 	"chatseq drill unsafe-recovery": `  chatseq drill unsafe-recovery --case all`,
 	"chatseq report":                `  chatseq bench --duration 10s --out runs/a && chatseq report runs/a`,
 	"chatseq dynamodb-local": `  chatseq dynamodb-local start --port 8000

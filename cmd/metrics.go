@@ -43,11 +43,7 @@ metrics --metrics-addr exports (docs/metrics.md): allocation p99 above 50ms,
 allocation errors above 0.1%, any counter_missing error (SEV-2), idempotency
 hit rate above 10%, gap rate above 5%, transaction conflict rate above 1%,
 more than 100 messages a minute in one chat. Rates are taken over --window;
-counter_missing fires on any error in it and resolves a window after the last.
-
-Examples:
-  chatseq alerts > chatseq-alerts.yml && promtool check rules chatseq-alerts.yml
-  chatseq alerts --window 30s     # for drills measured in seconds`,
+counter_missing fires on any error in it and resolves a window after the last.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if _, err := metrics.Rules(window); err != nil {
