@@ -38,6 +38,8 @@ type benchFlags struct {
 	// --threshold as given, and parsed by resolve.
 	thresholdExprs []string
 	thresholds     []scenarios.Threshold
+	// --schedule as given; resolve puts its faults in cfg.Timed.
+	schedule string
 }
 
 func newBenchCommand() *cobra.Command {
@@ -106,6 +108,7 @@ the run) quits at once, naming the history for 'chatseq check'.`,
 	addStoreFlags(fl, &f.store)
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringArrayVar(&f.thresholdExprs, "threshold", nil, "a condition on the run's figures, as in scenario files: 'allocate.p99 < 1ms', 'throughput >= 100000', 'errors.counter_missing == 0'; repeat for several; exit 4 if one fails while every invariant holds")
+	fl.StringVar(&f.schedule, "schedule", "", "timed faults on the run's clock, in the scenario files' schedule language (docs/scenarios.md): a YAML file, or inline, e.g. '[{fault: kafka_outage, at: 1s, for: 500ms}, {fault: store_latency, at: 0s, for: 2s, latency: 1ms}]'")
 	addOutputFlags(fl, &f.output)
 	return c
 }
@@ -168,6 +171,18 @@ func (f *benchFlags) resolve() error {
 			return badInput("--threshold: %v", err)
 		}
 		f.thresholds = append(f.thresholds, t)
+	}
+	if f.schedule != "" {
+		timed, err := scenarios.ParseScheduleArg(f.schedule)
+		if err != nil {
+			return usageError{err}
+		}
+		for _, tf := range timed {
+			if tf.Kind == bench.DeleteCounter && tf.Chat >= f.cfg.Chats {
+				return badInput("--schedule %s: delete_counter names chat %d, but --chats %d gives chats 0..%d", f.schedule, tf.Chat, f.cfg.Chats, f.cfg.Chats-1)
+			}
+		}
+		f.cfg.Timed = timed
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return usageError{err}
@@ -367,6 +382,13 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 			if !targets.RunsCore(n) {
 				// It would run without them under a report that lists them.
 				return nil, badInput("--store-throttle, --store-internal-error and --txn-canceled-other are DynamoDB's errors and apply only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject them", n)
+			}
+		}
+	}
+	for _, tf := range f.cfg.Timed {
+		for _, n := range names {
+			if bench.IsStoreError(tf.Kind) && !targets.RunsCore(n) {
+				return nil, badInput("--schedule: %s applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject it", tf.Kind, n)
 			}
 		}
 	}
