@@ -7,16 +7,36 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// IntervalLength is the resolution of a run's time series: one interval per
-// second, the convention of HdrHistogram interval logs.
+// IntervalLength is the HdrHistogram interval log's resolution (one
+// interval per second, the format's convention), and a long run's.
 const IntervalLength = time.Second
 
-// Interval is what completed during one IntervalLength of the writers' time.
-// Values land in the interval in which they were recorded, i.e. when the
-// operation completed, as HdrHistogram's interval recorder does.
+// A run's time series starts at FineInterval, so that a run of a few
+// seconds still has enough points to draw a line and to compare runs by
+// (compare tests per-interval samples); once it holds more than
+// MaxFineIntervals it is merged into IntervalLength ones, so a long run
+// does not hold ten intervals a second. A run planned longer than that
+// records at IntervalLength from the start.
+const (
+	FineInterval     = 100 * time.Millisecond
+	MaxFineIntervals = 600
+)
+
+// IntervalFor is the interval a run of cfg starts recording at.
+func IntervalFor(cfg *Config) time.Duration {
+	if cfg.Duration > MaxFineIntervals*FineInterval {
+		return IntervalLength
+	}
+	return FineInterval
+}
+
+// Interval is what completed during one interval of the writers' time
+// (Result.IntervalLength). Values land in the interval in which they were
+// recorded, i.e. when the operation completed, as HdrHistogram's interval
+// recorder does.
 type Interval struct {
 	Start  time.Duration // since the writers started
-	Length time.Duration // IntervalLength; the last one may be shorter
+	Length time.Duration // the run's interval length; the last one may be longer (tailFold)
 	Counts Counts
 	// Latency has one histogram per step, sparse: a long run keeps
 	// thousands of intervals, and a dense histogram of the run's range is
@@ -53,9 +73,13 @@ type series struct {
 	mu sync.Mutex
 	// clock is the run clock (nanoseconds) and start its reading when the
 	// writers began; both are set before any writer starts, then only read.
-	clock     func() int64
-	start     int64
-	begun     bool
+	clock func() int64
+	start int64
+	begun bool
+	// base is the length shards count intervals in; the series keeps
+	// intervals of base·factor (factor grows from 1 when it coarsens).
+	base      time.Duration
+	factor    int
 	intervals []*intervalData
 	ops       int64 // Operations over every interval moved here
 	faults    int64
@@ -89,16 +113,25 @@ func NewIntervalHistogram() *hdrhistogram.PackedHistogram {
 	return hdrhistogram.NewPacked(histLowest, histHighest, histSigFigs)
 }
 
-// indexAt is the interval t (run clock) falls in, -1 before the run started.
+// indexAt is the base interval t (run clock) falls in, -1 before the run
+// started. base is set before any writer starts and never changes.
 func (s *series) indexAt(t int64) int {
 	if !s.begun || t < s.start {
 		return -1
 	}
-	return int((t - s.start) / int64(IntervalLength))
+	return int((t - s.start) / int64(s.base))
 }
 
-// at returns interval i, creating it and any before it; s.mu is held.
+// length is the series' interval length; s.mu is held.
+func (s *series) length() time.Duration { return s.base * time.Duration(s.factor) }
+
+// at returns the series interval holding base interval i, creating it and
+// any before it; s.mu is held.
 func (s *series) at(i int) *intervalData {
+	if len(s.intervals) > MaxFineIntervals && s.length() < IntervalLength {
+		s.coarsen()
+	}
+	i /= s.factor
 	for len(s.intervals) <= i {
 		d := &intervalData{counts: Counts{ErrorCodes: map[string]int64{}}}
 		for step := range d.hists {
@@ -107,6 +140,25 @@ func (s *series) at(i int) *intervalData {
 		s.intervals = append(s.intervals, d)
 	}
 	return s.intervals[i]
+}
+
+// coarsen merges the intervals into IntervalLength ones; s.mu is held.
+func (s *series) coarsen() {
+	k := int(IntervalLength / s.length())
+	merged := make([]*intervalData, 0, (len(s.intervals)+k-1)/k)
+	for i, d := range s.intervals {
+		if i%k == 0 {
+			merged = append(merged, d)
+			continue
+		}
+		into := merged[len(merged)-1]
+		into.counts.add(d.counts)
+		for step := range d.hists {
+			into.hists[step].Merge(d.hists[step])
+		}
+	}
+	s.intervals = merged
+	s.factor *= k
 }
 
 // record adds one operation's step values (0: the step did not run) and
@@ -190,9 +242,10 @@ func (sh *intervalShard) flush() {
 	sh.dirty = false
 }
 
-// begin starts the series on clock (nanoseconds, monotonic); call it
-// before any writer starts.
-func (l *latencies) begin(clock func() int64) {
+// begin starts the series on clock (nanoseconds, monotonic) at intervals
+// of base; call it before any writer starts.
+func (l *latencies) begin(clock func() int64, base time.Duration) {
+	l.series.base, l.series.factor = base, 1
 	l.series.clock, l.series.start, l.series.begun = clock, clock(), true
 }
 
@@ -212,11 +265,12 @@ func (l *latencies) rotate(now int64) {
 	}
 }
 
-// tailFold is the shortest last interval kept on its own. The writers stop
-// at the configured duration and the run ends when operations in flight
-// have finished: a few milliseconds whose handful of completions would
-// plot as a collapse of throughput, so they join the second before.
-const tailFold = IntervalLength / 4
+// tailFold is the shortest last interval kept on its own, as a share of
+// the interval length. The writers stop at the configured duration and the
+// run ends when operations in flight have finished: a few milliseconds
+// whose handful of completions would plot as a collapse of throughput, so
+// they join the interval before.
+const tailFold = 4
 
 // flush moves every shard's data to the series.
 func (l *latencies) flush() {
@@ -232,20 +286,20 @@ func (l *latencies) flush() {
 // intervals flushes every shard and returns the run's intervals, the last
 // one ending at elapsed. Call it after totals: it folds a short last
 // interval into the one before.
-func (l *latencies) intervals(elapsed time.Duration) []Interval {
+func (l *latencies) intervals(elapsed time.Duration) ([]Interval, time.Duration) {
 	l.flush()
 	s := l.series
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := int((elapsed + IntervalLength - 1) / IntervalLength)
-	if n > 0 {
-		s.at(n - 1) // trailing seconds with nothing completed are still intervals
+	if n := int((elapsed + s.base - 1) / s.base); n > 0 {
+		s.at(n - 1) // trailing intervals with nothing completed are still intervals
 	}
+	every := s.length()
 	out := make([]Interval, len(s.intervals))
 	for i, d := range s.intervals {
-		start := time.Duration(i) * IntervalLength
-		length := IntervalLength
-		if end := start + IntervalLength; end > elapsed && elapsed > start {
+		start := time.Duration(i) * every
+		length := every
+		if end := start + every; end > elapsed && elapsed > start {
 			length = elapsed - start
 		}
 		iv := Interval{Start: start, Length: length, Counts: d.counts, Latency: make(map[Step]*hdrhistogram.PackedHistogram, stepCount)}
@@ -254,7 +308,7 @@ func (l *latencies) intervals(elapsed time.Duration) []Interval {
 		}
 		out[i] = iv
 	}
-	if n := len(out); n >= 2 && out[n-1].Length < tailFold {
+	if n := len(out); n >= 2 && out[n-1].Length < every/tailFold {
 		prev, last := &out[n-2], out[n-1]
 		prev.Length += last.Length
 		prev.Counts.add(last.Counts)
@@ -263,7 +317,7 @@ func (l *latencies) intervals(elapsed time.Duration) []Interval {
 		}
 		out = out[:n-1]
 	}
-	return out
+	return out, every
 }
 
 // progress summarises the run so far at now.
@@ -273,9 +327,9 @@ func (l *latencies) progress(now int64) Progress {
 	s := l.series
 	s.mu.Lock()
 	p.Operations, p.FaultsInjected = s.ops, s.faults
-	if last := s.indexAt(now) - 1; last >= 0 && last < len(s.intervals) {
+	if last := s.indexAt(now)/s.factor - 1; last >= 0 && last < len(s.intervals) {
 		d := s.intervals[last]
-		p.Rate = float64(d.counts.Operations) / IntervalLength.Seconds()
+		p.Rate = float64(d.counts.Operations) / s.length().Seconds()
 		p.P99 = time.Duration(d.hists[StepEndToEnd].ValueAtPercentile(99))
 	}
 	s.mu.Unlock()

@@ -269,7 +269,7 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	if err != nil {
 		return report.Bench{}, err
 	}
-	checked, rep, err := f.check(name, res.Config.HistoryPath, progress)
+	checked, rep, err := f.check(name, res, progress)
 	if err != nil {
 		return report.Bench{}, err
 	}
@@ -288,7 +288,8 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 // judges it. A history too large for this machine's memory is not read
 // (checked false): the report says why, every invariant undecided, and the
 // run's own figures still stand.
-func (f *benchFlags) check(name, path string, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
+func (f *benchFlags) check(name string, res *bench.Result, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
+	path := res.Config.HistoryPath
 	opt := f.lin.options()
 	if err := checkFits([]string{path}, opt.PorcupineMemory); err != nil {
 		return false, unchecked(err), nil
@@ -296,7 +297,7 @@ func (f *benchFlags) check(name, path string, progress *progressPrinter) (checke
 	progress.phase(name, phaseCheck)
 	beforeCheck()
 	opt.VisualizeDir = f.output.visualizeDir(name)
-	opt.Interval = bench.IntervalLength
+	opt.Interval = res.IntervalLength // allocations and gaps per interval of the run's
 	rep, _, err = checker.CheckFile(path, opt)
 	if err != nil {
 		return false, checker.Report{}, fmt.Errorf("reading back the history: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -56,7 +57,7 @@ func SaveRun(dir string, res *bench.Result, b Bench) (*Saved, error) {
 	if err != nil {
 		return nil, err
 	}
-	lat, err := seriesFromIntervals(res.Intervals)
+	lat, err := seriesFromIntervals(res.Intervals, r.Intervals)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +89,27 @@ func LoadDir(dir string) (*Saved, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
 	}
 	defer f.Close()
-	lat := newLatencySeries(len(r.Intervals))
+	// The log is at one-second intervals whatever the run's; only a run
+	// recorded at seconds is binned from it (binSize).
+	bins := binSize(len(r.Intervals))
+	if bins > 1 && r.IntervalS != bench.IntervalLength.Seconds() {
+		return nil, fmt.Errorf("%w: %s: %d intervals of %gs, more than a report draws unbinned, and not the log's seconds", ErrBadDir, ResultsFile, len(r.Intervals), r.IntervalS)
+	}
+	lat := newLatencySeries(len(r.Intervals), bins)
+	seconds := int(math.Ceil(r.Run.Elapsed + 1))
 	err = readHlog(bufio.NewReader(f), r.Started, func(i int, tag string, h *hdrhistogram.Histogram) error {
+		if i > seconds {
+			return fmt.Errorf("%s histogram for second %d, but the run lasted %.1fs", tag, i, r.Run.Elapsed)
+		}
+		if bins == 1 {
+			i = 0 // the log's seconds only add to the run's distribution
+		}
 		return lat.add(i, tag, h)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadDir, f.Name(), err)
 	}
+	lat.finish(r.Intervals)
 	lines, err := readLines(filepath.Join(dir, r.Files.History), counterexampleLines(r.Check))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)

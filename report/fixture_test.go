@@ -105,7 +105,7 @@ func (f *fixtureRun) make(cfg bench.Config) error {
 	if err != nil {
 		return err
 	}
-	rep, _, err := checker.CheckFile(res.Config.HistoryPath, checker.Options{VisualizeDir: filepath.Join(f.dir, VisualizeDir), Interval: bench.IntervalLength})
+	rep, _, err := checker.CheckFile(res.Config.HistoryPath, checker.Options{VisualizeDir: filepath.Join(f.dir, VisualizeDir), Interval: res.IntervalLength})
 	if err != nil {
 		return err
 	}
