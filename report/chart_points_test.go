@@ -69,7 +69,7 @@ func TestLongRunChartsAreBinned(t *testing.T) {
 			Latency: map[bench.Step]*hdrhistogram.PackedHistogram{bench.StepPersist: h},
 		})
 	}
-	saved, err := SaveRun(dir, res, FromBench(res, "test", checker.Report{}))
+	saved, err := SaveRun(dir, res, FromBench(res, "test", checker.Report{}), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,12 +36,14 @@ var ErrBadDir = errors.New("unusable results directory")
 
 // SaveRun writes a finished run's files into dir, where the run already
 // streamed its history (dir/history.jsonl) and the checker its
-// visualizations, and returns the run ready to draw.
-func SaveRun(dir string, res *bench.Result, b Bench) (*Saved, error) {
+// visualizations, and returns the run ready to draw. command is the
+// command line that reproduces the run ("" if none).
+func SaveRun(dir string, res *bench.Result, b Bench, command string) (*Saved, error) {
 	if _, err := os.Stat(filepath.Join(dir, HistoryFile)); err != nil {
 		return nil, fmt.Errorf("results directory %s has no %s: %w", dir, HistoryFile, err)
 	}
 	r := NewResults(res, b)
+	r.Command = command
 	vizs, err := listVisualizations(dir)
 	if err != nil {
 		return nil, err

@@ -109,7 +109,7 @@ func (f *fixtureRun) make(cfg bench.Config) error {
 	if err != nil {
 		return err
 	}
-	saved, err := SaveRun(f.dir, res, FromBench(res, "ADR-004 core, embedded", rep))
+	saved, err := SaveRun(f.dir, res, FromBench(res, "ADR-004 core, embedded", rep), "chatseq bench --fixture")
 	if err != nil {
 		return err
 	}
