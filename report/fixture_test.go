@@ -49,6 +49,10 @@ func TestMain(m *testing.M) {
 }
 
 func healthyRun(t *testing.T) *fixtureRun { return fixtureFor(t, "healthy", healthyConfig) }
+
+// fixtureCommand stands for the command line a run records: the fixtures
+// are made by the test, not by one.
+func fixtureCommand(dir string) string { return "chatseq bench --out " + dir + " (a report test fixture)" }
 func faultyRun(t *testing.T) *fixtureRun  { return fixtureFor(t, "faulty", faultyConfig) }
 
 func fixtureFor(t *testing.T, name string, config func(dir string) bench.Config) *fixtureRun {
@@ -109,7 +113,7 @@ func (f *fixtureRun) make(cfg bench.Config) error {
 	if err != nil {
 		return err
 	}
-	saved, err := SaveRun(f.dir, res, FromBench(res, "ADR-004 core, embedded", rep), "chatseq bench --fixture")
+	saved, err := SaveRun(f.dir, res, FromBench(res, "ADR-004 core, embedded", rep), fixtureCommand(f.dir))
 	if err != nil {
 		return err
 	}

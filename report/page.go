@@ -32,6 +32,8 @@ type page struct {
 	R             Results
 	Verdict       string
 	Latency       []Percentiles
+	Failures      []failure // failed invariants, stated at the top
+	Unknown       []string  // invariants left undecided
 	Invariants    []invariantRow
 	NotApplicable []checker.NotApplicable
 	FaultKinds    []faultKind
@@ -105,7 +107,11 @@ func newPage(r Results, lat *latencySeries, lines map[int]string, generated time
 			p.Latency = append(p.Latency, l)
 		}
 	}
+	p.Failures = failures(r, lines)
 	for _, inv := range r.Check.Invariants {
+		if inv.Status == checker.Unknown {
+			p.Unknown = append(p.Unknown, inv.Name)
+		}
 		row := invariantRow{Result: inv}
 		for i, n := range inv.Lines {
 			if i == maxShownLines {
