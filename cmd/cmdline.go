@@ -20,6 +20,10 @@ func commandLine(c *cobra.Command) string {
 			values = sv.GetSlice()
 		}
 		for _, v := range values {
+			if f.Value.Type() == "bool" && v == "true" {
+				parts = append(parts, "--"+f.Name)
+				continue
+			}
 			parts = append(parts, scenarios.ShellQuote("--"+f.Name+"="+v))
 		}
 	})
