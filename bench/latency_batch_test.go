@@ -87,3 +87,26 @@ func TestIntervalsCoarsenPastTheFineLimit(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkIntervalRecording measures what recording costs an operation at
+// tenths of a second against whole seconds (a shard moves its histograms
+// to the series ten times as often): one run, side by side.
+//
+//	go test -run '^$' -bench IntervalRecording -count 3 ./bench/
+func BenchmarkIntervalRecording(b *testing.B) {
+	for _, base := range []time.Duration{FineInterval, IntervalLength} {
+		b.Run(base.String(), func(b *testing.B) {
+			l := newLatencies()
+			l.begin(func() int64 { return 0 }, base)
+			// 100k operations a second over 8 writers, as a fast run does.
+			const perSecond = 100_000
+			step := int64(time.Second) / perSecond
+			values := [stepCount]int64{StepAllocate: 80, StepPersist: 900, StepEndToEnd: 300_000, StepService: 300_000}
+			b.ResetTimer()
+			for i := range b.N {
+				l.shard(i%8).record(int64(i)*step, values, opCounts{kind: history.KindOK})
+			}
+			l.flush()
+		})
+	}
+}

@@ -52,8 +52,10 @@ func healthyRun(t *testing.T) *fixtureRun { return fixtureFor(t, "healthy", heal
 
 // fixtureCommand stands for the command line a run records: the fixtures
 // are made by the test, not by one.
-func fixtureCommand(dir string) string { return "chatseq bench --out " + dir + " (a report test fixture)" }
-func faultyRun(t *testing.T) *fixtureRun  { return fixtureFor(t, "faulty", faultyConfig) }
+func fixtureCommand(dir string) string {
+	return "chatseq bench --out " + dir + " (a report test fixture)"
+}
+func faultyRun(t *testing.T) *fixtureRun { return fixtureFor(t, "faulty", faultyConfig) }
 
 func fixtureFor(t *testing.T, name string, config func(dir string) bench.Config) *fixtureRun {
 	t.Helper()
