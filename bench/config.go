@@ -6,6 +6,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -96,8 +97,12 @@ type Config struct {
 	Claims map[string]string
 
 	HistoryPath string // where the history streams; required
-	Target      string // recorded in the header
-	Scenario    string // recorded in the header
+	// HistoryTee, if set, gets every byte written to the history file as
+	// it is written (checker.Feed: the check reads the run as it goes). It
+	// must not block.
+	HistoryTee io.Writer `json:"-"`
+	Target     string    // recorded in the header
+	Scenario   string    // recorded in the header
 
 	// Progress, if set, is called every ProgressEvery while the writers
 	// run and once with Done set after they stop (timeseries.go).

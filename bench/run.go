@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -95,7 +96,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	defer f.Close()
 	// The recorder buffers and flushes on its own: no other buffer between
 	// it and the file, so a killed run loses at most its last 200 ms.
-	rec, err := history.NewRecorder(f, header(cfg), 200*time.Millisecond)
+	var out io.Writer = f
+	if cfg.HistoryTee != nil {
+		out = io.MultiWriter(f, cfg.HistoryTee)
+	}
+	rec, err := history.NewRecorder(out, header(cfg), 200*time.Millisecond)
 	if err != nil {
 		return nil, err
 	}

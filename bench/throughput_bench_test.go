@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store/memstore"
@@ -36,7 +37,8 @@ func BenchmarkPersistLoopRecorded(b *testing.B) {
 
 // BenchmarkPersistRecorded is a full bench run (writers, schedule, history
 // streamed to a file, latency histograms) with faults and syncs off, so
-// its persists/s divided by BenchmarkPersistBare's is chatseq's overhead.
+// its persists/s divided by BenchmarkPersistBare's is chatseq's overhead;
+// the check reads the history as it is written, as chatseq bench does.
 func BenchmarkPersistRecorded(b *testing.B) {
 	rate, cpu := runRate(b, b.N)
 	b.ReportMetric(rate, "persists/s")
@@ -241,10 +243,20 @@ func runRate(b *testing.B, n int) (rate float64, cpu cpuUse) {
 			cpu = since.perPersist(n)
 		}
 	}
+	// As chatseq bench runs: the check reads the history while it is
+	// written, on the same cores as the writers.
+	feed := checker.NewFeed(cfg.HistoryPath)
+	cfg.HistoryTee = feed
 	b.ResetTimer()
 	res, err := bench.Run(context.Background(), cfg, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.StopTimer()
+	rep, _, err := feed.Check(checker.Options{})
+	if err != nil || rep.ExitCode() != 0 {
+		b.Fatalf("the run's check: exit %d, %v", rep.ExitCode(), err)
+	}
+	b.StartTimer()
 	return float64(res.Counts.Persists) / res.Elapsed.Seconds(), cpu
 }

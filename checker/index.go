@@ -137,7 +137,7 @@ func (x *index) syncResult(o int32) (seqs []uint64, ids []uint64, ok bool) {
 		return nil, nil, false
 	}
 	ref := x.syncs[r]
-	return x.syncSeqs[ref.off : ref.off+ref.n], x.syncMids[ref.midOff : ref.midOff+ref.nMids], true
+	return x.syncSeqs.get(ref.seqs), x.syncMids.get(ref.mids), true
 }
 
 func (x *index) allocSeq(a int32) uint64 { return x.allocs[a].seq }
@@ -236,7 +236,9 @@ func buildIndex(l *Log, h history.Header) *index {
 	x := &index{Log: l}
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
-	l.chatIDs, l.keyIDs, l.midIDs, l.senderIDs, l.errIDs = nil, nil, nil, nil, nil
+	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil
+	l.acked = recentAcks{}
+	l.canonicalize()
 	if n := len(l.outstanding); n > 0 {
 		// Operations still open at the end never completed: unfinished.
 		clear(l.outstanding)

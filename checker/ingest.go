@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 	"unsafe"
 
@@ -22,17 +23,19 @@ type Log struct {
 	chatNames []string
 	chatIDs   map[string]int32
 
-	keyIDs   []map[string]int32 // by chat: a key's id in its scope
+	// Keys and message ids are numbered provisionally while lines come
+	// in, and once more when the Log is indexed (intern.go).
 	keyNames []string
 	keyChat  []int32
+	lastKey  []int32 // by process: the key of its last persist, -1
 
 	// Message ids of acks and final lines are interned (0 is "none") and
 	// hashed once; a sync's ids are only hashed: there are tens of them a
 	// sync, and they are only ever compared (stringHash: a collision, at
 	// odds of 2^-64, could only hide a mismatch).
-	midIDs   map[string]uint32
 	midNames []string
 	midHash  []uint64
+	acked    recentAcks // finals find their ids by their acks (intern.go)
 
 	senderIDs map[string]uint32
 	errIDs    map[string]uint16
@@ -43,8 +46,8 @@ type Log struct {
 	fin    []cfin
 
 	syncs    []syncRef
-	syncSeqs []uint64
-	syncMids []uint64 // stringHash of each returned message id
+	syncSeqs slab[uint64]
+	syncMids slab[uint64] // stringHash of each returned message id
 
 	outstanding map[int]int32 // process → its open operation
 	lastTime    int64
@@ -129,17 +132,14 @@ func tableOf(name string) tableKind {
 	return tableUnknown
 }
 
-// syncRef is one sync answer: seqs syncSeqs[off:off+n], message ids
-// syncMids[midOff:midOff+nMids] (as many as the line had).
-type syncRef struct {
-	off, n, midOff, nMids int32
-}
+// syncRef is one sync answer: its sequences and its message ids (as many
+// as the line had).
+type syncRef struct{ seqs, mids slabRef }
 
 // NewLog returns an empty Log.
 func NewLog() *Log {
 	return &Log{
 		chatIDs:     map[string]int32{},
-		midIDs:      map[string]uint32{},
 		midNames:    []string{""},
 		midHash:     []uint64{0},
 		senderIDs:   map[string]uint32{},
@@ -159,7 +159,8 @@ func (l *Log) SizeHint(sz history.Size) {
 	l.ops = make([]op, 0, ops)
 	l.allocs = make([]alloc, 0, sz.Traces+sz.Other)
 	l.fin = make([]cfin, 0, sz.Finals+sz.Other)
-	l.midIDs = make(map[string]uint32, ops+sz.Finals/2)
+	l.keyNames = make([]string, 0, sz.Invokes)
+	l.keyChat = make([]int32, 0, sz.Invokes)
 	l.midNames = make([]string, 1, 1+ops+sz.Finals/2)
 	l.midHash = make([]uint64, 1, 1+ops+sz.Finals/2)
 }
@@ -176,41 +177,6 @@ func (l *Log) chat(name string) int32 {
 	name = l.names.string(name)
 	l.chatIDs[name] = id
 	l.chatNames = append(l.chatNames, name)
-	l.keyIDs = append(l.keyIDs, nil)
-	return id
-}
-
-// keyID numbers scoped keys densely. Keys are scoped per chat, as ADR-004's
-// idempotency table is keyed (scopeOf is the seam for per-sender scoping).
-func (l *Log) keyID(chat int32, key string) int32 {
-	ids := l.keyIDs[chat]
-	if ids == nil {
-		ids = map[string]int32{}
-		l.keyIDs[chat] = ids
-	}
-	if id, ok := ids[key]; ok {
-		return id
-	}
-	id := int32(len(l.keyNames))
-	key = l.names.string(key)
-	ids[key] = id
-	l.keyNames = append(l.keyNames, key)
-	l.keyChat = append(l.keyChat, chat)
-	return id
-}
-
-func (l *Log) mid(s string) uint32 {
-	if s == "" {
-		return 0
-	}
-	if id, ok := l.midIDs[s]; ok {
-		return id
-	}
-	id := uint32(len(l.midNames))
-	s = l.names.string(s)
-	l.midIDs[s] = id
-	l.midNames = append(l.midNames, s)
-	l.midHash = append(l.midHash, stringHash(s))
 	return id
 }
 
@@ -281,7 +247,7 @@ func (l *Log) invoke(e *history.Event) {
 		if e.Key == "" {
 			l.warn("line %d: persist without key: left out of key-based invariants", e.Line)
 		} else {
-			o.key = l.keyID(o.chat, scopeOf(e.Sender, e.Key))
+			o.key = l.keyID(e.Process, o.chat, scopeOf(e.Sender, e.Key))
 		}
 		o.payload = stringHash(e.PayloadHash)
 		o.sender = l.sender(e.Sender)
@@ -320,6 +286,9 @@ func (l *Log) complete(e *history.Event) {
 		o.status, o.dedup = stOK, e.Dedup
 		if o.fn == fnPersist {
 			o.seq, o.mid = e.Seq, l.mid(e.MessageID)
+			if o.mid != 0 {
+				l.acked.remember(o.chat, o.seq, o.mid, o.key)
+			}
 		} else if e.Sync != nil {
 			o.sync = l.addSync(e.Sync)
 		}
@@ -331,13 +300,31 @@ func (l *Log) complete(e *history.Event) {
 }
 
 func (l *Log) addSync(r *history.SyncResult) int32 {
-	ref := syncRef{off: int32(len(l.syncSeqs)), n: int32(len(r.Seqs)), midOff: int32(len(l.syncMids)), nMids: int32(len(r.MessageIDs))}
-	l.syncSeqs = append(l.syncSeqs, r.Seqs...)
-	for _, id := range r.MessageIDs {
-		l.syncMids = append(l.syncMids, stringHash(id))
+	ref := syncRef{seqs: l.syncSeqs.add(r.Seqs)}
+	if r.IDHashes != nil || len(r.MessageIDs) == 0 {
+		ref.mids = l.syncMids.add(r.IDHashes)
+		l.syncs = append(l.syncs, ref)
+		return int32(len(l.syncs) - 1)
+	}
+	var mids []uint64
+	mids, ref.mids = l.syncMids.grow(len(r.MessageIDs))
+	for i, id := range r.MessageIDs {
+		mids[i] = stringHash(id)
 	}
 	l.syncs = append(l.syncs, ref)
 	return int32(len(l.syncs) - 1)
+}
+
+// HashID makes history.Scan hand the Log a sync's message ids as their
+// stringHash, computed while the line is parsed (history.IDHasher).
+func (l *Log) HashID(id []byte) uint64 {
+	if len(id) == 0 {
+		return 0
+	}
+	if h := maphash.Bytes(hashSeed, id); h != 0 {
+		return h
+	}
+	return 1
 }
 
 func (l *Log) trace(e *history.Event) {
@@ -380,13 +367,13 @@ func (l *Log) Final(f *history.Final) {
 	case tableCounters:
 		c.Seq = f.Value
 	case tableMessages:
-		c.MessageID = l.mid(f.MessageID)
+		c.MessageID = l.finalMid(c.chat, f.Seq, f.MessageID)
 		if f.Key != "" {
-			c.key = l.keyID(c.chat, scopeOf("", f.Key))
+			c.key = l.finalKey(c.chat, scopeOf("", f.Key), c.MessageID)
 		}
 	case tableIdempotency:
-		c.MessageID = l.mid(f.MessageID)
-		c.key = l.keyID(c.chat, scopeOf("", f.Key))
+		c.MessageID = l.finalMid(c.chat, f.Seq, f.MessageID)
+		c.key = l.finalKey(c.chat, scopeOf("", f.Key), c.MessageID)
 	case tableEvents:
 		c.MessageID = l.mid(f.MessageID)
 	default:

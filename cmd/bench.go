@@ -49,7 +49,9 @@ func newBenchCommand() *cobra.Command {
 		Short: "Drive the sequencing core with concurrent writers and faults, then check the run",
 		Long: `bench runs writers against the sequencing core (the embedded store and an
 in-process Kafka by default), streams the history to --history while it runs,
-checks every invariant, and reports throughput and per-step latency.
+checks every invariant (reading the history as it is written, so that the
+verdict follows the writers within seconds), and reports throughput and
+per-step latency.
 
 Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 3 some invariant could not be decided, 4 every invariant holds but a
@@ -58,8 +60,8 @@ while the writers ran (the shorter run was checked and no invariant
 failed), 130 interrupted after the writers.
 
 Ctrl-C while the writers run stops them: what ran is still recorded whole,
-checked and reported. Ctrl-C after that (the check can take longer than
-the run) quits at once, naming the history for 'chatseq check'.`,
+checked and reported. Ctrl-C after that quits at once, naming the history
+for 'chatseq check'.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBench(c, &f) },
 	}
@@ -263,13 +265,17 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 
 // runTarget drives one target, checks the history and returns the report.
 func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config, progress *progressPrinter) (report.Bench, error) {
+	// The check reads the history as the recorder writes it.
+	feed := checker.NewFeed(cfg.HistoryPath)
+	cfg.HistoryTee = feed
 	f.interrupts.writersStart(ctx, cfg.HistoryPath)
 	res, describe, err := f.drive(ctx, c, name, cfg)
 	f.interrupts.writersDone()
 	if err != nil {
+		feed.Discard()
 		return report.Bench{}, err
 	}
-	checked, rep, err := f.check(name, res, progress)
+	checked, rep, err := f.check(name, res, feed, progress)
 	if err != nil {
 		return report.Bench{}, err
 	}
@@ -284,21 +290,23 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	return b, f.output.save(c.ErrOrStderr(), name, res, b)
 }
 
-// check reads the run's history back straight into the checker and
-// judges it. A history too large for this machine's memory is not read
+// check judges the run's history, which feed has read while it was
+// written. A history too large for this machine's memory is not judged
 // (checked false): the report says why, every invariant undecided, and the
 // run's own figures still stand.
-func (f *benchFlags) check(name string, res *bench.Result, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
+func (f *benchFlags) check(name string, res *bench.Result, feed *checker.Feed, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
 	path := res.Config.HistoryPath
 	opt := f.lin.options()
 	if err := checkFits([]string{path}, opt.PorcupineMemory); err != nil {
+		feed.Discard()
 		return false, unchecked(err), nil
 	}
 	progress.phase(name, phaseCheck)
 	beforeCheck()
+	defer collectForCheck()()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	opt.Interval = res.IntervalLength // allocations and gaps per interval of the run's
-	rep, _, err = checker.CheckFile(path, opt)
+	rep, _, err = feed.Check(opt)
 	if err != nil {
 		return false, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}

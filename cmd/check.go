@@ -85,6 +85,7 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 		progress, p.stepsLabel = p, ""
 	}
 	name := strings.Join(paths, " ")
+	defer collectForCheck()()
 	opt := f.lin.options()
 	if err := checkFits(paths, opt.PorcupineMemory); err != nil {
 		return writeCheck(c, f.format, unchecked(err))

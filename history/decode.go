@@ -30,9 +30,13 @@ type rawLine struct {
 	offset      int64
 	seqs        []uint64
 	messageIDs  []string
+	idHashes    []uint64 // message_ids as hashes, when hashID is set
 	reader      bool
 
 	unknown [][]byte // names of unknown fields, in line order
+	// hashID, if set, turns a sync's message ids into hashes rather than
+	// strings (a Sink that is an IDHasher).
+	hashID func([]byte) uint64
 }
 
 // decodeLine parses an event or final line into l. It checks JSON syntax and
@@ -40,7 +44,7 @@ type rawLine struct {
 // Message ids in sync results are made with newString.
 func decodeLine(s *scanner, line []byte, l *rawLine, newString func([]byte) string) error {
 	s.reset(line)
-	*l = rawLine{unknown: l.unknown[:0]}
+	*l = rawLine{unknown: l.unknown[:0], hashID: l.hashID}
 	s.skipWS()
 	if err := openObject(s); err != nil {
 		return err
@@ -160,7 +164,11 @@ func decodeField(s *scanner, id fieldID, l *rawLine, newString func([]byte) stri
 	case fieldSeqs:
 		l.seqs, err = s.readUintArray(name)
 	case fieldMessageIDs:
-		l.messageIDs, err = s.readStringArray(name, newString)
+		if l.hashID != nil {
+			l.idHashes, err = s.readHashArray(name, l.hashID)
+		} else {
+			l.messageIDs, err = s.readStringArray(name, newString)
+		}
 	case fieldReader:
 		l.reader, err = s.readBool(name)
 	}

@@ -83,6 +83,9 @@ type Event struct {
 type SyncResult struct {
 	Seqs       []uint64
 	MessageIDs []string
+	// IDHashes replaces MessageIDs when the Sink reading the history is an
+	// IDHasher: the ids' hashes, in the same order.
+	IDHashes []uint64
 }
 
 // Final is one "final" line: state read after the run.

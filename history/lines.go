@@ -39,6 +39,7 @@ type parsedLine struct {
 	offset      int64
 	seqs        []uint64
 	messageIDs  []string
+	idHashes    []uint64
 	reader      bool
 }
 
@@ -177,6 +178,7 @@ func (p *lineParser) parse(line []byte, pl *parsedLine) error {
 		offset:     l.offset,
 		seqs:       l.seqs,
 		messageIDs: l.messageIDs,
+		idHashes:   l.idHashes,
 		reader:     l.reader,
 	}
 	for _, name := range l.unknown {

@@ -125,6 +125,14 @@ type Sink interface {
 	Final(f *Final)
 }
 
+// IDHasher is a Sink that only compares the message ids of sync answers:
+// it gets them as HashID's values (SyncResult.IDHashes), computed as the
+// lines are parsed, instead of as strings. HashID must be safe to call from
+// another goroutine.
+type IDHasher interface {
+	HashID(id []byte) uint64
+}
+
 // SizeHinted is a Sink that wants to know how large the file is first, to
 // make room for what it will keep at once rather than by growing.
 type SizeHinted interface {
@@ -162,6 +170,13 @@ func ScanFile(path string, sink Sink) (*History, error) {
 	return readTo(f, path, hint, sink)
 }
 
+// Scan reads a history from in as ScanFile reads a file, handing each line
+// to sink as it arrives, so that a history can be judged while it is still
+// being written (name is the file it is written to, for messages).
+func Scan(in io.Reader, name string, sink Sink) (*History, error) {
+	return readTo(in, name, sizeHint{bytes: -1}, sink)
+}
+
 func read(in io.Reader, name string, hint sizeHint) (*History, error) {
 	return readTo(in, name, hint, nil)
 }
@@ -172,6 +187,9 @@ func readTo(in io.Reader, name string, hint sizeHint, sink Sink) (*History, erro
 		bufferSize = int(hint.bytes) + 1 // small inputs need no large buffer
 	}
 	p := newLineParser(in, name, bufferSize)
+	if h, ok := sink.(IDHasher); ok {
+		p.raw.hashID = h.HashID
+	}
 	header, err := p.header()
 	if err != nil {
 		return nil, err

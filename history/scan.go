@@ -20,6 +20,34 @@ type scanner struct {
 	b       []byte
 	i       int
 	scratch []byte
+	// Arrays are read into these and then copied, at their length, into
+	// shared blocks: appending to a new slice per line grew each one
+	// several times over.
+	u64       []uint64
+	strs      []string
+	carve     carver[uint64]
+	carveStrs carver[string]
+}
+
+// carver hands out exact-length copies from shared blocks. A block stays
+// alive while any copy from it does; lines read together die together.
+type carver[T any] struct{ block []T }
+
+const carveBlock = 8 << 10
+
+func (c *carver[T]) take(v []T) []T {
+	if len(v) == 0 {
+		return nil
+	}
+	if len(v) > cap(c.block)-len(c.block) {
+		if len(v) > carveBlock/4 {
+			return append([]T(nil), v...)
+		}
+		c.block = make([]T, 0, carveBlock)
+	}
+	start := len(c.block)
+	c.block = append(c.block, v...)
+	return c.block[start:len(c.block):len(c.block)]
 }
 
 func (s *scanner) reset(line []byte) {
@@ -460,7 +488,7 @@ func (s *scanner) readUintArray(name string) ([]uint64, error) {
 	if err != nil || empty {
 		return nil, err
 	}
-	var out []uint64
+	out := s.u64[:0]
 	for {
 		v, err := s.readUint(name, len(out), math.MaxUint64)
 		if err != nil {
@@ -468,7 +496,28 @@ func (s *scanner) readUintArray(name string) ([]uint64, error) {
 		}
 		out = append(out, v)
 		if done, err := s.nextElement(); done || err != nil {
-			return out, err
+			s.u64 = out
+			return s.carve.take(out), err
+		}
+	}
+}
+
+// readHashArray reads an array of strings as their hashes.
+func (s *scanner) readHashArray(name string, hash func([]byte) uint64) ([]uint64, error) {
+	empty, err := s.openArray(name, "an array of strings")
+	if err != nil || empty {
+		return nil, err
+	}
+	out := s.u64[:0]
+	for {
+		v, err := s.readStr(name, len(out))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hash(v))
+		if done, err := s.nextElement(); done || err != nil {
+			s.u64 = out
+			return s.carve.take(out), err
 		}
 	}
 }
@@ -480,7 +529,7 @@ func (s *scanner) readStringArray(name string, newString func([]byte) string) ([
 	if err != nil || empty {
 		return nil, err
 	}
-	var out []string
+	out := s.strs[:0]
 	for {
 		v, err := s.readStr(name, len(out))
 		if err != nil {
@@ -488,7 +537,8 @@ func (s *scanner) readStringArray(name string, newString func([]byte) string) ([
 		}
 		out = append(out, newString(v))
 		if done, err := s.nextElement(); done || err != nil {
-			return out, err
+			s.strs = out
+			return s.carveStrs.take(out), err
 		}
 	}
 }

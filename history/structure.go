@@ -213,10 +213,10 @@ func (b *builder) addCompletion(l *parsedLine) error {
 	case inv.F == FPersist:
 		e.Seq, e.MessageID, e.Dedup = l.seq, l.messageID, l.dedup
 	default:
-		if len(l.seqs) != len(l.messageIDs) {
-			return contentErr(`"seqs" has %d items but "message_ids" has %d; they must pair up`, len(l.seqs), len(l.messageIDs))
+		if ids := len(l.messageIDs) + len(l.idHashes); len(l.seqs) != ids {
+			return contentErr(`"seqs" has %d items but "message_ids" has %d; they must pair up`, len(l.seqs), ids)
 		}
-		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs}
+		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs, IDHashes: l.idHashes}
 	}
 	b.open.remove(l.process)
 	b.emit(e)

@@ -1,0 +1,4 @@
+package checker
+
+// StringHashForTest exposes stringHash to the external tests.
+var StringHashForTest = stringHash

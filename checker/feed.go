@@ -1,0 +1,115 @@
+package checker
+
+import (
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// Feed judges a history while it is being written: the recorder's bytes,
+// written to the Feed as they go to the file, are read into a Log by a
+// goroutine of its own, so that when the run ends only the last lines and
+// the invariants are left to do. It reads exactly the bytes the file gets,
+// so its verdict is the one 'chatseq check' gives that file.
+type Feed struct {
+	began time.Time
+	log   *Log
+
+	mu     sync.Mutex
+	more   sync.Cond
+	queue  [][]byte // written, not yet read
+	closed bool     // no more writes
+	failed bool     // the reader stopped early: writes are dropped
+
+	done chan struct{}
+	h    *history.History
+	err  error
+}
+
+// NewFeed starts reading a history that will be written to the Feed; name
+// is the file it also goes to.
+func NewFeed(name string) *Feed {
+	f := &Feed{began: time.Now(), log: NewLog(), done: make(chan struct{})}
+	f.more.L = &f.mu
+	go func() {
+		defer close(f.done)
+		f.h, f.err = history.Scan(feedReader{f}, name, f.log)
+		f.mu.Lock()
+		f.failed, f.queue = true, nil // a history that ended early reads no further
+		f.mu.Unlock()
+	}()
+	return f
+}
+
+// Write queues a copy of p for the reader and never waits for it: the
+// recorder's flusher, and through it the writers, must not slow down for
+// the check.
+func (f *Feed) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0, errFeedClosed
+	}
+	if !f.failed && len(p) > 0 {
+		f.queue = append(f.queue, append([]byte(nil), p...))
+		f.more.Signal()
+	}
+	return len(p), nil
+}
+
+var errFeedClosed = errors.New("checker: write to a closed feed")
+
+// Close ends the history: the reader sees the end of the input.
+func (f *Feed) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	f.more.Signal()
+	return nil
+}
+
+// Check closes the feed, waits for the reader and judges what it read, as
+// CheckFile judges a file. A history that cannot be read is an error, as
+// for CheckFile.
+func (f *Feed) Check(opt Options) (Report, *history.History, error) {
+	f.Close()
+	<-f.done
+	if f.err != nil {
+		return Report{}, nil, f.err
+	}
+	return f.log.check(f.h, opt, f.began), f.h, nil
+}
+
+// Discard closes the feed and drops what it read, for a run whose history
+// will not be judged.
+func (f *Feed) Discard() {
+	f.Close()
+	<-f.done
+	f.log = nil
+}
+
+// feedReader is the reader's side of the queue.
+type feedReader struct{ f *Feed }
+
+func (r feedReader) Read(p []byte) (int, error) {
+	f := r.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.queue) == 0 {
+		if f.closed {
+			return 0, io.EOF
+		}
+		f.more.Wait()
+	}
+	n := copy(p, f.queue[0])
+	if n == len(f.queue[0]) {
+		f.queue[0] = nil
+		f.queue = f.queue[1:]
+	} else {
+		f.queue[0] = f.queue[0][n:]
+	}
+	return n, nil
+}

@@ -1,0 +1,219 @@
+package checker
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Keys and message ids are numbered in two steps. While lines are read
+// (one goroutine, the check's bottleneck), a string gets a provisional
+// number without any look-up, unless it is plainly one seen just before (a
+// retry repeats its process's last key; a final line repeats the ack at
+// its sequence). Once every line is in, canonicalize sorts the provisional
+// numbers by hash and gives equal strings one number. Looking each string
+// up in a map of millions as it came cost a cache miss or two a line, most
+// of a million-operation history's read; the sort costs a tenth of that.
+
+// scopedHash mixes a chat into a key's hash.
+func scopedHash(scope int32, s string) uint64 {
+	return stringHash(s) ^ (uint64(uint32(scope)) * 0x9E3779B97F4A7C15)
+}
+
+// keyID numbers a persist's scoped key. Keys are scoped per chat, as
+// ADR-004's idempotency table is keyed (scopeOf is the seam for per-sender
+// scoping).
+func (l *Log) keyID(process int, chat int32, key string) int32 {
+	if process >= 0 && process < len(l.lastKey) {
+		if k := l.lastKey[process]; k >= 0 && l.keyChat[k] == chat && l.keyNames[k] == key {
+			return k
+		}
+	}
+	k := l.newKey(chat, key)
+	if process >= 0 && process < 1<<16 {
+		for process >= len(l.lastKey) {
+			l.lastKey = append(l.lastKey, -1)
+		}
+		l.lastKey[process] = k
+	}
+	return k
+}
+
+func (l *Log) newKey(chat int32, key string) int32 {
+	id := int32(len(l.keyNames))
+	l.keyNames = append(l.keyNames, l.names.string(key))
+	l.keyChat = append(l.keyChat, chat)
+	return id
+}
+
+// mid numbers a message id (0 is "none") and keeps its hash, which sync
+// answers are compared by.
+func (l *Log) mid(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	id := uint32(len(l.midNames))
+	l.midNames = append(l.midNames, l.names.string(s))
+	l.midHash = append(l.midHash, stringHash(s))
+	return id
+}
+
+// canonicalize gives equal keys (in one chat) and equal message ids one
+// number each, the lowest of their provisional ones, and renumbers every
+// record densely in first-seen order.
+func (l *Log) canonicalize() {
+	hashes := make([]uint64, len(l.keyNames))
+	for k, name := range l.keyNames {
+		hashes[k] = scopedHash(l.keyChat[k], name)
+	}
+	keyMap := canonical(hashes, func(a, b int32) bool {
+		return l.keyChat[a] == l.keyChat[b] && l.keyNames[a] == l.keyNames[b]
+	})
+	l.keyNames, l.keyChat = compact(keyMap, l.keyNames), compact(keyMap, l.keyChat)
+	midMap := canonical(l.midHash, func(a, b int32) bool { return l.midNames[a] == l.midNames[b] })
+	l.midNames, l.midHash = compact(midMap, l.midNames), compact(midMap, l.midHash)
+	for i := range l.ops {
+		o := &l.ops[i]
+		if o.key >= 0 {
+			o.key = keyMap[o.key]
+		}
+		o.mid = uint32(midMap[o.mid])
+	}
+	for i := range l.fin {
+		f := &l.fin[i]
+		if f.key >= 0 {
+			f.key = keyMap[f.key]
+		}
+		f.MessageID = uint32(midMap[f.MessageID])
+	}
+	l.lastKey = nil
+}
+
+// canonical maps each provisional number to its final one: numbers whose
+// hashes are equal and that same says are equal share the final number of
+// the first of them, and final numbers are dense in order of first
+// appearance.
+func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
+	order := make([]int32, len(hashes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(hashes[a], hashes[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	first := make([]int32, len(hashes)) // provisional → first equal provisional
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && hashes[order[j]] == hashes[order[i]] {
+			j++
+		}
+		// order[i:j] share a hash: almost always equal strings. Each
+		// takes the first earlier one it equals (a collision of unequal
+		// strings leaves two groups).
+		for a := i; a < j; a++ {
+			first[order[a]] = order[a]
+			for b := i; b < a; b++ {
+				if first[order[b]] == order[b] && same(order[b], order[a]) {
+					first[order[a]] = order[b]
+					break
+				}
+			}
+		}
+		i = j
+	}
+	final := make([]int32, len(hashes))
+	next := int32(0)
+	for p := range final {
+		if first[p] == int32(p) {
+			final[p] = next
+			next++
+		} else {
+			final[p] = final[first[p]]
+		}
+	}
+	return final
+}
+
+// compact keeps the value of each final number, from its first provisional
+// one.
+func compact[T any](final []int32, vals []T) []T {
+	out := vals[:0]
+	for p, f := range final {
+		if int(f) == len(out) {
+			out = append(out, vals[p])
+		}
+	}
+	return out
+}
+// Final lines mostly repeat what acks said: the messages and idempotency
+// tables list, in sequence order, the message ids and keys the run
+// acknowledged. recentAcks remembers, per chat and sequence, the message
+// id first acknowledged there and, per message id, the key of its ack, so
+// that a final line finds both by index (checked against the strings)
+// rather than by two look-ups in maps of millions of entries.
+type recentAcks struct {
+	base  []uint64   // by chat: the sequence at index 0 of bySeq
+	bySeq [][]uint32 // by chat: message id acknowledged at base+i, 0 none
+	keyOf []int32    // by message id: the key of its first ack, -1
+}
+
+// remember notes that an ack of chat acknowledged seq with mid for key.
+func (r *recentAcks) remember(chat int32, seq uint64, mid uint32, key int32) {
+	for int(chat) >= len(r.bySeq) {
+		r.bySeq = append(r.bySeq, nil)
+		r.base = append(r.base, 0)
+	}
+	for int(mid) >= len(r.keyOf) {
+		r.keyOf = append(r.keyOf, -1)
+	}
+	if r.keyOf[mid] < 0 {
+		r.keyOf[mid] = key
+	}
+	s := r.bySeq[chat]
+	if len(s) == 0 {
+		r.base[chat] = seq
+	}
+	if seq < r.base[chat] {
+		return
+	}
+	i := seq - r.base[chat]
+	// Sequences grow by about one per ack: a far jump (a corrupt or
+	// hostile sequence) is left to the maps rather than allocated for.
+	if i >= uint64(len(s)) {
+		if i > uint64(2*len(s)+1024) {
+			return
+		}
+		s = append(s, make([]uint32, int(i)+1-len(s))...)
+		r.bySeq[chat] = s
+	}
+	if s[i] == 0 {
+		s[i] = mid
+	}
+}
+
+// finalMid is the interned id of a final line's message id s at chat and
+// seq: the one acknowledged there if it is the same string.
+func (l *Log) finalMid(chat int32, seq uint64, s string) uint32 {
+	r := &l.acked
+	if int(chat) < len(r.bySeq) && seq >= r.base[chat] {
+		if i := seq - r.base[chat]; i < uint64(len(r.bySeq[chat])) {
+			if id := r.bySeq[chat][i]; id != 0 && l.midNames[id] == s {
+				return id
+			}
+		}
+	}
+	return l.mid(s)
+}
+
+// finalKey is the key id of a final line's key in chat, whose message id
+// is mid: the key of mid's ack if it is the same string.
+func (l *Log) finalKey(chat int32, key string, mid uint32) int32 {
+	if r := &l.acked; int(mid) < len(r.keyOf) {
+		if k := r.keyOf[mid]; k >= 0 && l.keyChat[k] == chat && l.keyNames[k] == key {
+			return k
+		}
+	}
+	return l.newKey(chat, key)
+}

@@ -1,0 +1,43 @@
+package checker
+
+import (
+	"slices"
+	"testing"
+)
+
+// Equal strings share a number and unequal ones never do, even when their
+// hashes collide; numbers are dense in order of first appearance.
+func TestCanonicalSeparatesCollisions(t *testing.T) {
+	names := []string{"a", "b", "a", "c", "b", "d", "a"}
+	hashes := []uint64{5, 5, 5, 7, 5, 1, 5} // a and b collide
+	got := canonical(hashes, func(x, y int32) bool { return names[x] == names[y] })
+	if want := []int32{0, 1, 0, 2, 1, 3, 0}; !slices.Equal(got, want) {
+		t.Fatalf("canonical = %v, want %v", got, want)
+	}
+	if kept := compact(got, slices.Clone(names)); !slices.Equal(kept, []string{"a", "b", "c", "d"}) {
+		t.Fatalf("compact = %v", kept)
+	}
+}
+
+// A key sent by several processes, and named again by the final lines, is
+// one key once the Log is indexed; the same key in another chat is another.
+func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
+	l := NewLog()
+	c0, c1 := l.chat("c0"), l.chat("c1")
+	ids := []int32{
+		l.keyID(1, c0, "k"), l.keyID(2, c0, "k"), l.keyID(1, c0, "k"),
+		l.keyID(3, c1, "k"), l.finalKey(c0, "k", 0), l.keyID(2, c0, "other"),
+	}
+	l.ops = make([]op, len(ids))
+	for i, k := range ids {
+		l.ops[i] = op{key: k}
+	}
+	l.canonicalize()
+	var got []int32
+	for _, o := range l.ops {
+		got = append(got, o.key)
+	}
+	if want := []int32{0, 0, 0, 1, 0, 2}; !slices.Equal(got, want) || len(l.keyNames) != 3 {
+		t.Fatalf("keys %v (names %q), want %v", got, l.keyNames, want)
+	}
+}
