@@ -67,7 +67,15 @@ func TestIntervalsCoarsenPastTheFineLimit(t *testing.T) {
 	for i := range 30 { // a 3 s run: 30 points
 		short.shard(0).record(int64(i)*fine+1, [stepCount]int64{StepPersist: 500}, opCounts{kind: history.KindOK})
 	}
-	if ivs, every := short.intervals(3 * time.Second); len(ivs) != 30 || every != FineInterval {
+	// Progress reads the last second's intervals: nineteen operations, not
+	// the last tenth's ten scaled up to 100/s.
+	for range 9 {
+		short.shard(1).record(29*fine+2, [stepCount]int64{StepPersist: 500}, opCounts{kind: history.KindOK})
+	}
+	if p := short.progress(int64(3 * time.Second)); p.Rate != 19 || p.Operations != 39 {
+		t.Fatalf("progress at 3s: %.1f ops/s, %d operations; want 19/s and 39", p.Rate, p.Operations)
+	}
+	if ivs, every := short.intervals(3 * time.Second); len(ivs) != 30 || every != FineInterval || ivs[29].Counts.Operations != 10 {
 		t.Fatalf("a 3 s run: %d intervals of %s, want 30 of %s", len(ivs), every, FineInterval)
 	}
 	const seconds = 70

@@ -52,8 +52,8 @@ type Progress struct {
 	Duration time.Duration // the configured --duration; 0 if the run is bounded by Ops alone
 	// Operations completed so far, and the configured total (0: none).
 	Operations, TargetOps int64
-	// Rate and P99 (end to end) cover the last complete interval: a recent
-	// view, not the run's average.
+	// Rate and P99 (end to end) cover the last second's complete
+	// intervals: a recent view, not the run's average.
 	Rate float64
 	P99  time.Duration
 	// FaultsInjected counts attempts that carried an injected fault so far;
@@ -328,9 +328,17 @@ func (l *latencies) progress(now int64) Progress {
 	s.mu.Lock()
 	p.Operations, p.FaultsInjected = s.ops, s.faults
 	if last := s.indexAt(now)/s.factor - 1; last >= 0 && last < len(s.intervals) {
-		d := s.intervals[last]
-		p.Rate = float64(d.counts.Operations) / s.length().Seconds()
-		p.P99 = time.Duration(d.hists[StepEndToEnd].ValueAtPercentile(99))
+		// The last second's complete intervals: a tenth of a second of a
+		// slow run is too few operations for a steady rate or a p99.
+		first := max(0, last+1-int(IntervalLength/s.length()))
+		window := NewIntervalHistogram()
+		var ops int64
+		for _, d := range s.intervals[first : last+1] {
+			ops += d.counts.Operations
+			window.Merge(d.hists[StepEndToEnd])
+		}
+		p.Rate = float64(ops) / (time.Duration(last+1-first) * s.length()).Seconds()
+		p.P99 = time.Duration(window.ValueAtPercentile(99))
 	}
 	s.mu.Unlock()
 	for k := range l.shards {
