@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -94,5 +95,36 @@ func TestLongRunChartsAreBinned(t *testing.T) {
 		if want := ms(seconds * 10_000); persist.Step != "persist" || last == nil || *last < want || *last > want*1.001 {
 			t.Errorf("%s: the last bin's persist max is %v, want the run's last value %gms", name, last, want)
 		}
+	}
+
+	// A results.json written before intervals carried their percentiles
+	// (no interval_s) draws its points from the log's seconds.
+	maxChartPoints = 1000
+	data, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "interval_s")
+	for _, iv := range doc["intervals"].([]any) {
+		delete(iv.(map[string]any), "latency")
+	}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newChartData(old.Results, old.latency)
+	persist := d.Latency[0]
+	if len(d.T) != seconds || persist.P50[seconds-1] == nil || *persist.P50[seconds-1] < ms(seconds*5_000) {
+		t.Fatalf("an older results.json: %d points, the last persist p50 %v; want %d points from the log", len(d.T), persist.P50[seconds-1], seconds)
 	}
 }

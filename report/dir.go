@@ -91,19 +91,25 @@ func LoadDir(dir string) (*Saved, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
 	}
 	defer f.Close()
-	// The log is at one-second intervals whatever the run's; only a run
-	// recorded at seconds is binned from it (binSize).
+	// The log is at one-second intervals whatever the run's: only a run
+	// recorded at seconds is binned from it (binSize), or drawn from it when
+	// its results.json predates per-interval percentiles (no interval_s).
+	legacy := r.IntervalS == 0
+	if legacy {
+		r.IntervalS = bench.IntervalLength.Seconds()
+	}
 	bins := binSize(len(r.Intervals))
 	if bins > 1 && r.IntervalS != bench.IntervalLength.Seconds() {
 		return nil, fmt.Errorf("%w: %s: %d intervals of %gs, more than a report draws unbinned, and not the log's seconds", ErrBadDir, ResultsFile, len(r.Intervals), r.IntervalS)
 	}
 	lat := newLatencySeries(len(r.Intervals), bins)
+	lat.fromHistograms = lat.fromHistograms || legacy
 	seconds := int(math.Ceil(r.Run.Elapsed + 1))
 	err = readHlog(bufio.NewReader(f), r.Started, func(i int, tag string, h *hdrhistogram.Histogram) error {
 		if i > seconds {
 			return fmt.Errorf("%s histogram for second %d, but the run lasted %.1fs", tag, i, r.Run.Elapsed)
 		}
-		if bins == 1 {
+		if !lat.fromHistograms {
 			i = 0 // the log's seconds only add to the run's distribution
 		}
 		return lat.add(i, tag, h)

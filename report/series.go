@@ -26,7 +26,11 @@ func binSize(intervals int) int { return max(1, (intervals+maxChartPoints-1)/max
 // holds its dense histograms at once.
 type latencySeries struct {
 	bins, binSize int
-	steps         map[string]*stepLatency
+	// fromHistograms: the points are read off the histograms added (a
+	// binned run, or a results.json older than per-interval percentiles),
+	// not off results.json's intervals.
+	fromHistograms bool
+	steps          map[string]*stepLatency
 }
 
 type stepLatency struct {
@@ -40,7 +44,7 @@ type stepLatency struct {
 // newLatencySeries draws intervals in bins of binSize.
 func newLatencySeries(intervals, binSize int) *latencySeries {
 	bins := (intervals + binSize - 1) / binSize
-	s := &latencySeries{bins: bins, binSize: binSize, steps: map[string]*stepLatency{}}
+	s := &latencySeries{bins: bins, binSize: binSize, fromHistograms: binSize > 1, steps: map[string]*stepLatency{}}
 	for _, step := range bench.Steps() {
 		s.steps[step.String()] = &stepLatency{
 			p50: make([]*float64, bins), p99: make([]*float64, bins), max: make([]*float64, bins), binAt: -1,
@@ -67,7 +71,7 @@ func (s *latencySeries) add(i int, step string, h *hdrhistogram.Histogram) error
 		sl.total = hdrhistogram.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
 	}
 	sl.total.Merge(h)
-	if s.binSize == 1 {
+	if !s.fromHistograms {
 		return nil
 	}
 	if b := i / s.binSize; b != sl.binAt {
@@ -96,7 +100,7 @@ func (sl *stepLatency) closeBin() {
 // intervals' own percentiles in results.json.
 func (s *latencySeries) finish(ivs []IntervalCounts) {
 	for name, sl := range s.steps {
-		if s.binSize > 1 {
+		if s.fromHistograms {
 			sl.closeBin()
 			continue
 		}
