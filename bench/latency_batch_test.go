@@ -109,9 +109,11 @@ func BenchmarkIntervalRecording(b *testing.B) {
 			// 100k operations a second over 8 writers, as a fast run does.
 			const perSecond = 100_000
 			step := int64(time.Second) / perSecond
-			values := [stepCount]int64{StepAllocate: 80, StepPersist: 900, StepEndToEnd: 300_000, StepService: 300_000}
+			// Values spread over a few hundred buckets, as a run's are.
+			spread := func(i int, base int64) int64 { return base + base*int64((i*7919)%1000)/100 }
 			b.ResetTimer()
 			for i := range b.N {
+				values := [stepCount]int64{StepAllocate: spread(i, 60), StepPersist: spread(i, 800), StepEndToEnd: spread(i, 200_000), StepService: spread(i, 200_000)}
 				l.shard(i%8).record(int64(i)*step, values, opCounts{kind: history.KindOK})
 			}
 			l.flush()
