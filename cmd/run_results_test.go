@@ -14,8 +14,21 @@ import (
 // points to draw a line through, and its results name the command that
 // reproduces it.
 func TestRunOutKeepsAResultsDirectoryPerScenario(t *testing.T) {
-	const name = "adr001-b4-client-offline-sync"
-	scenario := filepath.Join("..", "scenarios", "adr001", "b4-client-offline-sync.yaml")
+	const name = "one-second"
+	scenario := writeScenario(t, t.TempDir(), "one-second.yaml", `name: one-second
+writers: 4
+chats: 2
+duration: 1s
+rate: 800
+sync_ratio: 0.25
+schedule:
+  - {fault: store_stall, at: 300ms, for: 200ms}
+expect: pass
+thresholds:
+  - persisted > 0
+  - sync_ok > 0
+  - errors.counter_missing == 0
+`)
 	out := t.TempDir()
 	if code, stdout, errOut := run(t, "run", scenario, "--out", out); code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
