@@ -52,6 +52,9 @@ func SettingsDiffer(a, b Results) []SettingDiff {
 	check(false, "target", a.Run.Target, b.Run.Target)
 	check(false, "store", a.Run.Store, b.Run.Store)
 	check(false, "run length", runLength(ca), runLength(cb))
+	// Samples of other lengths: an interval's percentiles of ten times the
+	// operations are not the same statistic.
+	check(false, "interval", fmt.Sprintf("%gs", a.IntervalS), fmt.Sprintf("%gs", b.IntervalS))
 	slices.SortStableFunc(out, func(x, y SettingDiff) int {
 		switch {
 		case x.Refused == y.Refused:
