@@ -26,7 +26,7 @@ echo "== go test"
 go test -count=1 ./...
 
 echo "== go test -race (concurrent packages)"
-go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./checker/... ./cmd/... ./drill/... ./recovery/... ./kafka/... ./targets/... ./fixtures/postgres/...
+go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./checker/... ./cmd/... ./drill/... ./recovery/... ./kafka/... ./targets/... ./httpapi/... ./fixtures/postgres/...
 
 echo "== scenarios (a negative scenario that stops failing fails this)"
 go run ./cmd/chatseq run scenarios --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"
@@ -44,3 +44,6 @@ go test -run '^$' -fuzz '^FuzzParseSchedule$' -fuzztime 10000x -fuzzminimizetime
 go test -run '^$' -fuzz '^FuzzCheck$' -fuzztime 20000x -fuzzminimizetime 100x ./checker/
 # The JSON string encoder's word-at-a-time scan against its byte loop.
 go test -run '^$' -fuzz '^FuzzAppend$' -fuzztime 200000x -fuzzminimizetime 100x ./internal/jsonstr/
+# The http target's --api mapping, and chatseq serve's Chatseq-Faults header.
+go test -run '^$' -fuzz '^FuzzParseAPI$' -fuzztime 20000x -fuzzminimizetime 100x ./targets/httptarget/
+go test -run '^$' -fuzz '^FuzzParseFaults$' -fuzztime 50000x -fuzzminimizetime 100x ./httpapi/

@@ -40,6 +40,8 @@ type Result struct {
 	Interrupted bool
 	// Readers are what the catch-up clients did (cfg.Readers > 0).
 	Readers ReaderCounts
+	// ServerKills counts the kill_server faults carried out.
+	ServerKills int
 	// StoppedForMemory says why the writers stopped before their duration
 	// or operations were done, when the process neared its memory ceiling;
 	// empty otherwise.
@@ -128,8 +130,20 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	stopProgress := lat.reportProgress(&cfg, clock)
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	scheduleCounterDeletions(faultCtx, target, cfg)
+	kills, err := scheduleServerKills(faultCtx, target, cfg)
+	if err != nil {
+		stopFaults()
+		stopProgress()
+		return nil, err
+	}
 	runWriters(ctx, cfg, target, rec, lat, chats, res)
 	stopFaults()
+	// A kill in flight ends with the server up again, before the final
+	// state is read from it.
+	if res.ServerKills, err = kills.wait(); err != nil {
+		stopProgress()
+		return nil, fmt.Errorf("killing the server: %w", err)
+	}
 	// An interrupt stops the writers, not the history: what ran is still
 	// settled, read back and recorded, so the file is complete and checkable.
 	res.Interrupted = ctx.Err() != nil

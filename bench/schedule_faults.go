@@ -43,7 +43,7 @@ func IsStoreError(kind string) bool { return slices.Contains(storeErrorKinds, ki
 
 // TimedKinds lists every timed fault kind.
 func TimedKinds() []string {
-	return append([]string{KafkaOutage, StoreLatency, StoreStall, DeleteCounter}, storeErrorKinds...)
+	return append([]string{KafkaOutage, StoreLatency, StoreStall, DeleteCounter, KillServer}, storeErrorKinds...)
 }
 
 // TimedFault is a fault on the run's clock.
@@ -65,6 +65,7 @@ func (f TimedFault) validate(chats int) error {
 		if f.For <= 0 || f.Latency <= 0 {
 			return fmt.Errorf("%s at %s needs a positive duration and latency", f.Kind, f.At)
 		}
+	case KillServer:
 	case DeleteCounter:
 		if f.Chat < 0 || f.Chat >= chats {
 			return fmt.Errorf("%s names chat %d, but the run has chats 0..%d", f.Kind, f.Chat, chats-1)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -70,6 +71,11 @@ type writer struct {
 	lastKey  string // key of this client's previous send (to chat lastChat)
 	stop     <-chan struct{}
 	mu       sync.Mutex // guards cursor while a twin runs
+	// retryAfter is what the last answer to this client's own attempt
+	// asked it to wait before retrying (Retry-After); jitter spreads its
+	// back-off, from a source of its own so plans stay as seeded.
+	retryAfter time.Duration
+	jitter     *rand.Rand
 }
 
 func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
@@ -77,6 +83,7 @@ func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *l
 		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
 		planner: newPlanner(cfg, id), chats: chats, tracer: history.ProcessTracer{Rec: rec},
 		cursor: make([]uint64, len(chats)), lastChat: -1, sender: SenderID(id),
+		jitter: rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(id))),
 	}
 	w.pid = w.newPID()
 	return w
@@ -215,6 +222,9 @@ func (w *writer) persistOnce(ctx context.Context, tr *history.ProcessTracer, pid
 	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
 	kind, code := Completion(err)
 	ev.Kind, ev.Error = kind, code
+	if pid == w.pid {
+		w.retryAfter = retryDelay(err) // a twin runs under another pid
+	}
 	if kind == history.KindOK {
 		ev.Seq, ev.MessageID, ev.Dedup = out.Seq, out.MessageID, out.Dedup
 	}
@@ -283,13 +293,15 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended int64) {
 const maxRetryBackoff = 50 * time.Millisecond
 
 // backOff waits before retry number attempt (1, 2, …), doubling from
-// RetryBackoff as ADR clients do; false if the run ended meanwhile.
+// RetryBackoff with jitter, as the consistency strategy's clients do, and
+// never less than the last answer's Retry-After; false if the run ended
+// meanwhile.
 func (w *writer) backOff(ctx context.Context, attempt int) bool {
 	d := w.cfg.RetryBackoff
 	for i := 1; i < attempt && d < maxRetryBackoff; i++ {
 		d *= 2
 	}
-	d = min(d, maxRetryBackoff)
+	d = max(jittered(w.jitter, min(d, maxRetryBackoff)), w.retryAfter)
 	if d <= 0 {
 		return true
 	}

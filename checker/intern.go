@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"slices"
+	"sync"
 )
 
 // Keys and message ids are numbered in two steps. While lines are read
@@ -61,16 +62,21 @@ func (l *Log) mid(s string) uint32 {
 // number each, the lowest of their provisional ones, and renumbers every
 // record densely in first-seen order.
 func (l *Log) canonicalize() {
-	hashes := make([]uint64, len(l.keyNames))
-	for k, name := range l.keyNames {
-		hashes[k] = scopedHash(l.keyChat[k], name)
-	}
-	keyMap := canonical(hashes, func(a, b int32) bool {
-		return l.keyChat[a] == l.keyChat[b] && l.keyNames[a] == l.keyNames[b]
+	var keyMap, midMap []int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		hashes := make([]uint64, len(l.keyNames))
+		for k, name := range l.keyNames {
+			hashes[k] = scopedHash(l.keyChat[k], name)
+		}
+		keyMap = canonical(hashes, func(a, b int32) bool {
+			return l.keyChat[a] == l.keyChat[b] && l.keyNames[a] == l.keyNames[b]
+		})
+		l.keyNames, l.keyChat = compact(keyMap, l.keyNames), compact(keyMap, l.keyChat)
 	})
-	l.keyNames, l.keyChat = compact(keyMap, l.keyNames), compact(keyMap, l.keyChat)
-	midMap := canonical(l.midHash, func(a, b int32) bool { return l.midNames[a] == l.midNames[b] })
+	midMap = canonical(l.midHash, func(a, b int32) bool { return l.midNames[a] == l.midNames[b] })
 	l.midNames, l.midHash = compact(midMap, l.midNames), compact(midMap, l.midHash)
+	wg.Wait()
 	for i := range l.ops {
 		o := &l.ops[i]
 		if o.key >= 0 {
@@ -93,30 +99,30 @@ func (l *Log) canonicalize() {
 // the first of them, and final numbers are dense in order of first
 // appearance.
 func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
-	order := make([]int32, len(hashes))
-	for i := range order {
-		order[i] = int32(i)
+	type entry struct {
+		h uint64
+		p int32
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(hashes[a], hashes[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	order := make([]entry, len(hashes))
+	for i, h := range hashes {
+		order[i] = entry{h, int32(i)}
+	}
+	slices.SortFunc(order, func(a, b entry) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.p, b.p)) })
 	first := make([]int32, len(hashes)) // provisional → first equal provisional
 	for i := 0; i < len(order); {
 		j := i + 1
-		for j < len(order) && hashes[order[j]] == hashes[order[i]] {
+		for j < len(order) && order[j].h == order[i].h {
 			j++
 		}
 		// order[i:j] share a hash: almost always equal strings. Each
 		// takes the first earlier one it equals (a collision of unequal
 		// strings leaves two groups).
 		for a := i; a < j; a++ {
-			first[order[a]] = order[a]
+			pa := order[a].p
+			first[pa] = pa
 			for b := i; b < a; b++ {
-				if first[order[b]] == order[b] && same(order[b], order[a]) {
-					first[order[a]] = order[b]
+				if pb := order[b].p; first[pb] == pb && same(pb, pa) {
+					first[pa] = pb
 					break
 				}
 			}
@@ -147,6 +153,7 @@ func compact[T any](final []int32, vals []T) []T {
 	}
 	return out
 }
+
 // Final lines mostly repeat what acks said: the messages and idempotency
 // tables list, in sequence order, the message ids and keys the run
 // acknowledged. recentAcks remembers, per chat and sequence, the message

@@ -38,6 +38,7 @@ type benchFlags struct {
 	// --threshold as given, and parsed by resolve.
 	thresholdExprs []string
 	thresholds     []scenarios.Threshold
+	http           httpFlags // --target http (bench_http.go)
 	// --schedule as given; resolve puts its faults in cfg.Timed.
 	schedule string
 }
@@ -112,6 +113,7 @@ for 'chatseq check'.`,
 	fl.StringArrayVar(&f.thresholdExprs, "threshold", nil, "a condition on the run's figures, as in scenario files: 'allocate.p99 < 1ms', 'throughput >= 100000', 'errors.counter_missing == 0'; repeat for several; exit 4 if one fails while every invariant holds")
 	fl.StringVar(&f.schedule, "schedule", "", "timed faults on the run's clock, in the scenario files' schedule language (docs/scenarios.md): a YAML file, or inline, e.g. '[{fault: kafka_outage, at: 1s, for: 500ms}, {fault: store_latency, at: 0s, for: 2s, latency: 1ms}]'")
 	addOutputFlags(fl, &f.output)
+	f.http.register(fl)
 	return c
 }
 
@@ -164,6 +166,9 @@ func (f *benchFlags) resolve() error {
 		}
 	}
 	if err := f.lin.resolve(); err != nil {
+		return err
+	}
+	if err := f.http.resolve(&f.cfg); err != nil {
 		return err
 	}
 	f.thresholds = f.thresholds[:0]
@@ -336,11 +341,12 @@ func benchExit(b report.Bench) int {
 // before the history is checked: an embedded store of a long run is as
 // large as the history the checker then reads.
 func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, cfg bench.Config) (*bench.Result, string, error) {
-	opened, err := targets.Open(ctx, name, targets.Options{Store: f.store, DSN: f.dsn})
+	opened, err := targets.Open(ctx, name, f.http.options(targets.Options{Store: f.store, DSN: f.dsn}))
 	if err != nil {
 		return nil, "", err
 	}
 	defer opened.Close()
+	f.http.adjust(c, opened, &cfg)
 	if !opened.Fresh {
 		cfg.ChatPrefix = runChatPrefix()
 	}

@@ -60,7 +60,7 @@ duplicate retries, records a history, and checks its invariants.`,
 	})
 	root.AddCommand(newBenchCommand(), newCheckCommand(), newRunCommand())
 	root.AddCommand(newSetupCommand(), newTeardownCommand(), newRecoverCommand(), newDrillCommand())
-	root.AddCommand(newReportCommand(), newCompareCommand())
+	root.AddCommand(newReportCommand(), newCompareCommand(), newServeCommand())
 	return root
 }
 

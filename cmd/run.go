@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
@@ -31,6 +32,8 @@ type runFlags struct {
 	lin         linFlags
 	overrides   scenarios.Overrides
 	keepHistory bool // --out given: never delete it
+	http        httpFlags
+	brokers     string // the Kafka a remote target publishes to
 }
 
 func newRunCommand() *cobra.Command {
@@ -63,6 +66,8 @@ thresholds failed, 5 a scenario could not be run.`,
 	fl.StringVar(&f.target, "target", "", "run every scenario against this target instead: "+strings.Join(targets.Names(), ", "))
 	addStoreFlags(fl, &f.store)
 	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for PostgreSQL targets")
+	f.http.register(fl)
+	fl.StringVar(&f.brokers, "brokers", "", "comma-separated brokers of the Kafka cluster --target http's service publishes to, read back after each scenario")
 	fl.BoolVar(&f.shrink, "shrink", false, "on an invariant failure, search for a smaller failing run (fewer operations, writers, chats) and keep its history")
 	fl.IntVar(&f.shrinkRuns, "shrink-runs", 60, "most runs one shrink may make")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "most time one shrink may take")
@@ -107,8 +112,11 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 	if err := f.store.Validate(); err != nil {
 		return usageError{err}
 	}
+	if err := f.http.resolve(&bench.Config{}); err != nil {
+		return err
+	}
 	// Flags a repro command must repeat to run against the same thing.
-	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "lin-checker", "lin-timeout", "lin-memory"} {
+	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "serve", "nemesis-cmd", "brokers", "lin-checker", "lin-timeout", "lin-memory"} {
 		if flag := fl.Lookup(name); flag != nil && flag.Changed {
 			f.overrides.Flags = append(f.overrides.Flags, "--"+name, flag.Value.String())
 		}
@@ -142,7 +150,7 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	cache := scenarios.NewTargetCache()
 	defer cache.Close()
 	opts := scenarios.Options{
-		OutDir: outDir, Store: f.store, DSN: f.dsn,
+		OutDir: outDir, Store: f.store, DSN: f.dsn, Open: f.http.options(targets.Options{}), Brokers: splitList(f.brokers),
 		CheckOptions: f.lin.options(), Overrides: f.overrides, Targets: cache,
 	}
 	started := time.Now()

@@ -102,7 +102,11 @@ func (p *lineParser) header() (Header, error) {
 // from free, until the input ends or quit is closed. It closes full.
 func (p *lineParser) run(full chan<- *batch, free <-chan *batch, quit <-chan struct{}) {
 	defer close(full)
-	bt := newBatch(free)
+	var made int
+	bt := p.newBatch(free, quit, &made)
+	if bt == nil {
+		return
+	}
 	for {
 		line, err := p.nextLine()
 		if err == io.EOF {
@@ -128,7 +132,9 @@ func (p *lineParser) run(full chan<- *batch, free <-chan *batch, quit <-chan str
 			case <-quit:
 				return
 			}
-			bt = newBatch(free)
+			if bt = p.newBatch(free, quit, &made); bt == nil {
+				return
+			}
 		}
 	}
 	select {
@@ -137,13 +143,31 @@ func (p *lineParser) run(full chan<- *batch, free <-chan *batch, quit <-chan str
 	}
 }
 
-func newBatch(free <-chan *batch) *batch {
+// batches is how many batches a read makes: the parser then waits for the
+// builder to hand one back. Making a new one whenever none was free at
+// that instant made hundreds over a large file, each new memory to fault
+// in and collect.
+const batches = 8
+
+// newBatch is a free batch, or a new one while fewer than batches exist, or
+// nil if quit closes first.
+func (p *lineParser) newBatch(free <-chan *batch, quit <-chan struct{}, made *int) *batch {
 	select {
 	case bt := <-free:
 		bt.lines = bt.lines[:0]
 		return bt
 	default:
+	}
+	if *made < batches {
+		*made++
 		return &batch{lines: make([]parsedLine, 0, batchSize)}
+	}
+	select {
+	case bt := <-free:
+		bt.lines = bt.lines[:0]
+		return bt
+	case <-quit:
+		return nil
 	}
 }
 

@@ -208,8 +208,8 @@ func readTo(in io.Reader, name string, hint sizeHint, sink Sink) (*History, erro
 // stores the ones before them. The builder sees lines in file order, so the
 // first error in the file is the one reported.
 func pipeline(p *lineParser, b *builder) error {
-	full := make(chan *batch, 4)
-	free := make(chan *batch, 4)
+	full := make(chan *batch, batches)
+	free := make(chan *batch, batches)
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -237,10 +237,7 @@ func pipeline(p *lineParser, b *builder) error {
 			}
 			b.h.Warnings = append(b.h.Warnings, *bt.warning)
 		}
-		select {
-		case free <- bt:
-		default:
-		}
+		free <- bt // never blocks: it holds every batch there is
 	}
 	return nil
 }

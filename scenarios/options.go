@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/chatseq/chatseq/targets"
 	"strconv"
 
 	"github.com/chatseq/chatseq/checker"
@@ -16,6 +17,11 @@ type Options struct {
 	// Kind is ignored (the scenario or Overrides.Target names the store).
 	Store storeopen.Options
 	DSN   string // for PostgreSQL targets
+	// Open reaches a service over HTTP (target http: URL, API, Serve,
+	// NemesisCmd); Brokers, when set, is the Kafka it publishes to, read
+	// back after each run.
+	Open    targets.Options
+	Brokers []string
 	// CheckOptions are passed to every checker.Check (the linearizability
 	// budgets; the contract comes from each history's header).
 	CheckOptions checker.Options

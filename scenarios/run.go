@@ -134,11 +134,15 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	if err := cfg.Validate(); err != nil {
 		return nil, checker.Report{}, "", err
 	}
-	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN})
+	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN, URL: opts.Open.URL, API: opts.Open.API, Serve: opts.Open.Serve, NemesisCmd: opts.Open.NemesisCmd})
 	if err != nil {
 		return nil, checker.Report{}, "", err
 	}
 	defer release()
+	if opened.Remote && !cfg.KafkaOff {
+		cfg.Brokers = opts.Brokers
+	}
+	opened.AdjustRun(&cfg)
 	if shared {
 		// Tables other runs use: chats of this run's own, so it starts
 		// empty.
@@ -148,15 +152,19 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	if opened.Topic != "" {
 		cfg.Topic = opened.Topic
 	}
+	// The check reads the history as it is written, as bench's does.
+	feed := checker.NewFeed(historyPath)
+	cfg.HistoryTee = feed
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
 	if err != nil {
+		feed.Discard()
 		return nil, checker.Report{}, "", err
 	}
 	opt := opts.CheckOptions
 	opt.Require = append(slices.Clone(opt.Require), sc.Require...)
 	opt.VisualizeDir = vizDir
 	opt.Interval = res.IntervalLength // allocations and gaps per interval, for the report
-	rep, _, err := checker.CheckFile(historyPath, opt)
+	rep, _, err := feed.Check(opt)
 	if err != nil {
 		return nil, checker.Report{}, "", fmt.Errorf("reading back the history: %w", err)
 	}

@@ -20,6 +20,8 @@ var scheduleFaults = map[string]struct {
 	"store_latency":  {bench.StoreLatency, []string{"for", "latency"}},
 	"store_stall":    {bench.StoreStall, []string{"for"}},
 	"delete_counter": {bench.DeleteCounter, []string{"chat"}},
+	// The http target's process nemesis (--serve, --nemesis-cmd).
+	"kill_server": {bench.KillServer, nil},
 	// Store errors, ADR-004's core only.
 	"store_throttle":       {bench.StoreThrottle, []string{"for"}},
 	"store_internal_error": {bench.StoreInternalError, []string{"for"}},

@@ -21,6 +21,13 @@ import (
 type Options struct {
 	Store storeopen.Options // ADR-004 targets: Kind is set from the target name
 	DSN   string            // PostgreSQL targets; empty: a throwaway local cluster
+	// URL and API reach a service over HTTP (target http): its base URL
+	// and a mapping file ("": chatseq's documented API).
+	URL, API string
+	// Serve starts the service (a shell command) and kills and restarts
+	// it on the run's kill_server faults; NemesisCmd is run on them
+	// instead, when set.
+	Serve, NemesisCmd string
 }
 
 // Opened is a target ready for bench.RunTarget.
@@ -31,9 +38,22 @@ type Opened struct {
 	Contract history.Contract // what the design promises
 	// Claims quote the design's document for the invariants its contract
 	// makes it promise (history.ClaimsField): a failure cites them.
-	Claims   map[string]string
-	Topic    string // the Kafka topic it publishes to
+	Claims map[string]string
+	Topic  string // the Kafka topic it publishes to
+	// Remote: the design runs in another process, which publishes to its
+	// own Kafka (read back only from --brokers) and sees only the faults
+	// a run asks for explicitly (through its test hooks).
+	Remote   bool
 	cleanups closers.Stack
+}
+
+// AdjustRun fits a run's configuration to the target: a remote one
+// publishes to its own Kafka, so without --brokers there is no topic to
+// read back (an embedded cluster would hold nothing of the service's).
+func (o *Opened) AdjustRun(cfg *bench.Config) {
+	if o.Remote && len(cfg.Brokers) == 0 {
+		cfg.KafkaOff = true
+	}
 }
 
 // OnClose adds cleanup to run when the target is closed, last first.

@@ -4,6 +4,8 @@
 package all
 
 import (
+	// Any service that speaks chatseq's HTTP API, driven from outside.
+	_ "github.com/chatseq/chatseq/targets/httptarget"
 	// The Raft ledger with apply-time sequences.
 	_ "github.com/chatseq/chatseq/targets/ledger"
 	// The Message Service design: PostgreSQL with a transactional outbox.

@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"fmt"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/targets"
+)
+
+func newServeCommand() *cobra.Command {
+	var (
+		o        = httpapi.ServeOptions{RepublishOnReplay: true, Seed: 1}
+		target   string
+		broken   string
+		strategy string
+		brokers  string
+		store    storeopen.Options
+	)
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a target through chatseq's chat sequencing HTTP API (docs/http-api.md)",
+		Long: `serve puts a target (memory by default, dynamodb, dynamodb-local, postgres,
+ledger), or one of its --broken variants, behind chatseq's HTTP API, the
+reference implementation 'chatseq bench --target http' drives. It prints
+where it listens and serves until interrupted.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !targets.Known(target) || target == "http" {
+				return badInput("--target: unknown target %q (known: %s)", target, strings.Join(servable(), ", "))
+			}
+			variant, err := targets.ParseVariant(target, broken)
+			if err != nil {
+				return usageError{err}
+			}
+			s, ok := sequencer.ParseStrategy(strategy)
+			if !ok {
+				return badInput("--strategy must be two-phase or occ, got %q", strategy)
+			}
+			if err := store.Validate(); err != nil {
+				return usageError{err}
+			}
+			o.Target, o.Variant, o.Strategy, o.Open.Store = target, sequencer.Variant(variant), s, store
+			for _, b := range strings.Split(brokers, ",") {
+				if b = strings.TrimSpace(b); b != "" {
+					o.Brokers = append(o.Brokers, b)
+				}
+			}
+			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			srv, err := httpapi.Start(ctx, o)
+			if err != nil {
+				return fmt.Errorf("serve --target %s: %w", target, err)
+			}
+			out := c.OutOrStdout()
+			fmt.Fprintf(out, "chatseq serve: %s listening on http://%s\n", srv.Describe, srv.Addr)
+			if len(srv.Brokers) > 0 {
+				fmt.Fprintf(out, "  publishing to Kafka %s, topic %s\n", strings.Join(srv.Brokers, ","), srv.Topic)
+			}
+			return srv.Wait(ctx)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&target, "target", storeopen.Memory, "design to serve: "+strings.Join(servable(), ", "))
+	fl.StringVar(&o.Listen, "listen", httpapi.DefaultListen, "address to listen on (port 0: any free port)")
+	fl.StringVar(&broken, "broken", "", "serve a deliberately broken variant of the target: "+variantHelp())
+	fl.StringVar(&strategy, "strategy", "two-phase", "ADR-004's allocation: two-phase or occ")
+	fl.BoolVar(&o.RepublishOnReplay, "republish-on-replay", true, "publish again when a retry is answered from the idempotency record (ADR-004 §10)")
+	fl.StringVar(&o.Kafka, "kafka", httpapi.KafkaOff, "step 5's Kafka: off, or embedded (an in-process cluster whose address serve prints)")
+	fl.StringVar(&brokers, "brokers", "", "comma-separated brokers of a real Kafka cluster to publish to (overrides --kafka)")
+	fl.StringVar(&o.Topic, "topic", "", "Kafka topic (default: the target's)")
+	fl.Int32Var(&o.Partitions, "partitions", 8, "partitions when serve creates the topic")
+	fl.StringVar(&o.Open.DSN, "dsn", "", "PostgreSQL connection string for --target postgres (default: a throwaway local cluster)")
+	fl.IntVar(&o.Connections, "connections", 16, "the target's connection pool, where it has one (postgres)")
+	addStoreFlags(fl, &store)
+	_ = fl.MarkHidden("store")
+	return c
+}
+
+// servable lists the targets serve can put behind the API: all but the
+// http client itself.
+func servable() []string {
+	var names []string
+	for _, n := range targets.Names() {
+		if n != "http" {
+			names = append(names, n)
+		}
+	}
+	return names
+}

@@ -1,0 +1,160 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/fixtures/kfakecluster"
+	"github.com/chatseq/chatseq/internal/closers"
+	"github.com/chatseq/chatseq/kafka"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/targets"
+)
+
+// DefaultListen is where chatseq serve listens unless told otherwise.
+const DefaultListen = "127.0.0.1:8480"
+
+// Kafka modes of a served target's step 5.
+const (
+	KafkaOff      = "off"
+	KafkaEmbedded = "embedded"
+)
+
+// ServeOptions say which target to serve and how.
+type ServeOptions struct {
+	Target   string // a registered target name
+	Open     targets.Options
+	Variant  sequencer.Variant
+	Strategy sequencer.Strategy
+	// RepublishOnReplay: ADR-004 §10's republish on a replay.
+	RepublishOnReplay bool
+	// Kafka is KafkaOff or KafkaEmbedded, unless Brokers names a cluster.
+	Kafka      string
+	Brokers    []string
+	Topic      string // "": the target's own
+	Partitions int32
+	// Connections is the target's connection pool, where it has one.
+	Connections int
+	Listen      string
+	Seed        int64
+}
+
+// Serving is a running server.
+type Serving struct {
+	Addr     string   // where it listens
+	Describe string   // the target, as reports name it
+	Brokers  []string // the Kafka it publishes to, nil when off
+	Topic    string
+	srv      *http.Server
+	done     chan error
+	closers  closers.Stack
+}
+
+// Start opens the target, starts its Kafka publisher and listens. Close
+// stops it.
+func Start(ctx context.Context, o ServeOptions) (_ *Serving, err error) {
+	s := &Serving{done: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			s.closers.Close()
+		}
+	}()
+	opened, err := targets.Open(ctx, o.Target, o.Open)
+	if err != nil {
+		return nil, err
+	}
+	s.closers.Push(opened.Close)
+	s.Describe, s.Topic = opened.Describe, opened.Topic
+	if o.Topic != "" {
+		s.Topic = o.Topic
+	}
+	if s.Topic == "" {
+		s.Topic = sequencer.Topic
+	}
+	pub, err := s.startKafka(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	cfg := bench.DefaultConfig()
+	cfg.Target, cfg.Variant, cfg.Strategy = o.Target, o.Variant, o.Strategy
+	cfg.RepublishOnReplay, cfg.Topic, cfg.Seed = o.RepublishOnReplay, s.Topic, o.Seed
+	cfg.Writers = max(o.Connections, 1)
+	cfg.KafkaOff = pub == nil
+	cfg.Faults = bench.FaultRates{} // faults come with each request (Chatseq-Faults)
+	env := bench.TargetEnv{Config: cfg, Elapsed: func() time.Duration { return 0 }}
+	if pub != nil {
+		env.Publisher = pub
+	}
+	target, err := opened.Factory(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	s.closers.Push(func() error {
+		_ = target.Settle(context.Background())
+		return target.Close()
+	})
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return nil, err
+	}
+	s.Addr = ln.Addr().String()
+	s.srv = &http.Server{Handler: NewServer(target).Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+func (s *Serving) startKafka(ctx context.Context, o ServeOptions) (*kafka.Publisher, error) {
+	brokers := o.Brokers
+	if len(brokers) == 0 {
+		switch o.Kafka {
+		case KafkaOff, "":
+			return nil, nil
+		case KafkaEmbedded:
+			cluster, err := kfakecluster.Start(s.Topic, max(o.Partitions, 1))
+			if err != nil {
+				return nil, err
+			}
+			s.closers.Push(func() error { cluster.Close(); return nil })
+			brokers = cluster.Brokers()
+		default:
+			return nil, fmt.Errorf("--kafka must be %s or %s, got %q", KafkaOff, KafkaEmbedded, o.Kafka)
+		}
+	}
+	pub, err := kafka.NewPublisher(ctx, brokers, s.Topic, max(o.Partitions, 1))
+	if err != nil {
+		return nil, err
+	}
+	s.closers.Push(func() error { pub.Close(); return nil })
+	s.Brokers = brokers
+	return pub, nil
+}
+
+// Wait returns when the server stops: ctx ends (a clean shutdown) or it
+// fails.
+func (s *Serving) Wait(ctx context.Context) error {
+	select {
+	case err := <-s.done:
+		return err
+	case <-ctx.Done():
+		return s.Close()
+	}
+}
+
+// Close stops listening, lets requests in flight finish briefly, then
+// closes the target.
+func (s *Serving) Close() error {
+	var err error
+	if s.srv != nil {
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err = s.srv.Shutdown(shut); errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+	}
+	return errors.Join(err, s.closers.Close())
+}

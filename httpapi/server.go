@@ -1,0 +1,229 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/store"
+)
+
+// Sync page sizes: the default when a request names none, and the most
+// one page may hold.
+const (
+	DefaultSyncLimit = 100
+	MaxSyncLimit     = 1000
+)
+
+// maxBody bounds a request body: a message is small, a member list too.
+const maxBody = 1 << 20
+
+// Server puts a bench.Target behind the API. It is safe for concurrent use.
+type Server struct {
+	target bench.Target
+	races  raceRegistry
+}
+
+// NewServer serves t.
+func NewServer(t bench.Target) *Server { return &Server{target: t} }
+
+// Handler routes the API's paths.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("PUT /v1/chats/{chat_id}", s.createChat)
+	mux.HandleFunc("POST /v1/chats/{chat_id}/messages", s.send)
+	mux.HandleFunc("GET /v1/chats/{chat_id}/messages", s.sync)
+	mux.HandleFunc("GET /v1/chats/{chat_id}/counter", s.getCounter)
+	mux.HandleFunc("PUT /v1/chats/{chat_id}/counter", s.putCounter)
+	mux.HandleFunc("DELETE /v1/chats/{chat_id}/counter", s.deleteCounter)
+	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	return mux
+}
+
+func (s *Server) createChat(w http.ResponseWriter, r *http.Request) {
+	chat := r.PathValue("chat_id")
+	var body CreateChatRequest
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if len(body.Members) == 0 {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "members must name at least one user", "")
+		return
+	}
+	if err := s.target.CreateChat(r.Context(), chat, body.Members); err != nil {
+		if errors.Is(err, store.ErrChatExists) {
+			writeError(w, http.StatusConflict, CodeChatExists, "chat "+chat+" exists", "")
+			return
+		}
+		writeUnavailable(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, Chat{ChatID: chat, Members: body.Members})
+}
+
+func (s *Server) send(w http.ResponseWriter, r *http.Request) {
+	chat := r.PathValue("chat_id")
+	key := r.Header.Get(HeaderIdempotencyKey)
+	switch {
+	case key == "":
+		writeError(w, http.StatusBadRequest, CodeKeyRequired, "the Idempotency-Key header is required", "")
+		return
+	case len(key) > MaxKeyLength:
+		writeError(w, http.StatusBadRequest, CodeKeyTooLong, fmt.Sprintf("Idempotency-Key is longer than %d characters", MaxKeyLength), "")
+		return
+	}
+	var body SendRequest
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if body.SenderID == "" {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "sender_id is required", "")
+		return
+	}
+	faults, err := ParseFaults(r.Header.Get(HeaderFaults))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, HeaderFaults+": "+err.Error(), "")
+		return
+	}
+	if r.Header.Get(HeaderRace) != "" {
+		faults.Race = s.races.join(chat, key)
+	}
+	req := sequencer.Request{
+		Chat: chat, Key: key, Sender: body.SenderID, Content: body.Content,
+		ContentType: body.ContentType, PayloadHash: PayloadHash(body),
+		Faults: faults,
+	}
+	out, err := s.target.Persist(r.Context(), req, nil)
+	if err != nil {
+		writePersistError(w, err)
+		return
+	}
+	if out.Dedup {
+		w.Header().Set(HeaderReplayed, "true")
+	}
+	writeJSON(w, http.StatusCreated, SendResponse{
+		ChatID: chat, ClientMessageID: key, MessageID: out.MessageID, Sequence: out.Seq,
+	})
+}
+
+// PayloadHash is what tells a retry from a key reused with other content:
+// the sender, content type and content, hashed.
+func PayloadHash(b SendRequest) string {
+	h := sha256.New()
+	for _, s := range []string{b.SenderID, b.ContentType, b.Content} {
+		io.WriteString(h, strconv.Itoa(len(s)))
+		io.WriteString(h, ":")
+		io.WriteString(h, s)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
+	chat := r.PathValue("chat_id")
+	q := r.URL.Query()
+	after, limit := uint64(0), DefaultSyncLimit
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, CodeBadRequest, "after must be a sequence (an unsigned integer), got "+strconv.Quote(v), "")
+			return
+		}
+		after = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxSyncLimit {
+			writeError(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("limit must be an integer from 1 to %d, got %q", MaxSyncLimit, v), "")
+			return
+		}
+		limit = n
+	}
+	msgs, err := s.target.Sync(r.Context(), chat, after, limit)
+	if err != nil {
+		writeUnavailable(w, err)
+		return
+	}
+	resp := SyncResponse{Messages: make([]Message, len(msgs))}
+	for i, m := range msgs {
+		resp.Messages[i] = Message{Sequence: m.Seq, MessageID: m.MessageID, ClientMessageID: m.Key, SenderID: m.Sender, Content: m.Content}
+	}
+	if len(msgs) == limit {
+		next := msgs[len(msgs)-1].Seq
+		resp.NextAfter = &next
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// The counter hooks let a test set a chat's counter up (a scenario's
+// initial_counter), delete it (ADR-004's SEV-2) and read it after a run.
+// They reach inside the design: a production service has none.
+
+func (s *Server) getCounter(w http.ResponseWriter, r *http.Request) {
+	chat := r.PathValue("chat_id")
+	state, err := s.target.Dump(r.Context(), []string{chat})
+	if err != nil {
+		writeUnavailable(w, err)
+		return
+	}
+	for _, c := range state.Counters {
+		if c.Chat == chat && !c.Missing {
+			writeJSON(w, http.StatusOK, Counter{Value: c.Value})
+			return
+		}
+	}
+	writeError(w, http.StatusNotFound, CodeChatNotFound, "chat "+chat+" has no counter", "")
+}
+
+func (s *Server) putCounter(w http.ResponseWriter, r *http.Request) {
+	var body Counter
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if err := s.target.SetCounter(r.Context(), r.PathValue("chat_id"), body.Value); err != nil {
+		writeUnavailable(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+func (s *Server) deleteCounter(w http.ResponseWriter, r *http.Request) {
+	if err := s.target.DeleteCounter(r.Context(), r.PathValue("chat_id")); err != nil {
+		writeUnavailable(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// decodeBody reads a JSON body strictly; false once it has answered 400.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "the body is not the JSON this path takes: "+err.Error(), "")
+		return false
+	}
+	if dec.More() {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "the body holds more than one JSON value", "")
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg, cause string) {
+	writeJSON(w, status, ErrorBody{Error: ErrorDetail{Code: code, Message: msg, Cause: cause}})
+}

@@ -1,0 +1,193 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/httpapi/apitest"
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// rejectingTarget answers the key "reused" as a reject-contract target
+// (the ledger) answers a key reused with other content.
+type rejectingTarget struct{ bench.Target }
+
+func (t rejectingTarget) Persist(ctx context.Context, req sequencer.Request, tr sequencer.Tracer) (sequencer.Outcome, error) {
+	if req.Key == "reused" {
+		return sequencer.Outcome{}, &sequencer.Error{Code: "idempotency_key_reused", Definite: true, Err: errors.New("other payload")}
+	}
+	return t.Target.Persist(ctx, req, tr)
+}
+
+func newServer(t *testing.T) (*httptest.Server, *apitest.Transport) {
+	t.Helper()
+	target, err := bench.CoreTarget(nil)(context.Background(), bench.TargetEnv{Config: bench.DefaultConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.NewServer(rejectingTarget{target}).Handler())
+	t.Cleanup(srv.Close)
+	return srv, apitest.NewTransport(t, nil)
+}
+
+type call struct {
+	name, method, path, key, faults, body string
+	status                                int
+	code                                  string // error code, or "" for success
+	replayed                              bool
+	retryAfter                            bool
+}
+
+// Every status the API documents, as the server answers it, checked
+// against docs/openapi.yaml.
+func TestServerAnswersAsTheOpenAPIDocumentSays(t *testing.T) {
+	srv, tr := newServer(t)
+	tr.RequestsMayBeInvalid = true // some calls leave out Idempotency-Key on purpose
+	client := &http.Client{Transport: tr}
+	send := `{"sender_id":"u1","content":"hello"}`
+	calls := []call{
+		{name: "create", method: "PUT", path: "/v1/chats/c1", body: `{"members":["u1","u2"]}`, status: 201},
+		{name: "create again", method: "PUT", path: "/v1/chats/c1", body: `{"members":["u1"]}`, status: 409, code: httpapi.CodeChatExists},
+		{name: "create without members", method: "PUT", path: "/v1/chats/c2", body: `{"members":[]}`, status: 400, code: httpapi.CodeBadRequest},
+		{name: "send", method: "POST", path: "/v1/chats/c1/messages", key: "k1", body: send, status: 201},
+		{name: "replay", method: "POST", path: "/v1/chats/c1/messages", key: "k1", body: send, status: 201, replayed: true},
+		{name: "no key", method: "POST", path: "/v1/chats/c1/messages", body: send, status: 400, code: httpapi.CodeKeyRequired},
+		{name: "long key", method: "POST", path: "/v1/chats/c1/messages", key: strings.Repeat("k", 129), body: send, status: 400, code: httpapi.CodeKeyTooLong},
+		{name: "unknown field", method: "POST", path: "/v1/chats/c1/messages", key: "k9", body: `{"sender_id":"u1","text":"x"}`, status: 400, code: httpapi.CodeBadRequest},
+		{name: "not a member", method: "POST", path: "/v1/chats/c1/messages", key: "k2", body: `{"sender_id":"u9","content":"x"}`, status: 403, code: httpapi.CodeNotAMember},
+		{name: "key reused", method: "POST", path: "/v1/chats/c1/messages", key: "reused", body: send, status: 409, code: httpapi.CodePayloadMismatch},
+		{name: "throttled", method: "POST", path: "/v1/chats/c1/messages", key: "k3", faults: "store=throttled/allocate", body: send, status: 503, code: httpapi.CodeUnavailable, retryAfter: true},
+		{name: "500 on the transaction", method: "POST", path: "/v1/chats/c1/messages", key: "k4", faults: "store=internal_error/transact/applied", body: send, status: 500, code: httpapi.CodeUnknownOutcome},
+		{name: "bad fault header", method: "POST", path: "/v1/chats/c1/messages", key: "k5", faults: "meteor", body: send, status: 400, code: httpapi.CodeBadRequest},
+		{name: "sync", method: "GET", path: "/v1/chats/c1/messages?after=0&limit=1", status: 200},
+		{name: "sync bad limit", method: "GET", path: "/v1/chats/c1/messages?limit=0", status: 400, code: httpapi.CodeBadRequest},
+		{name: "counter", method: "GET", path: "/v1/chats/c1/counter", status: 200},
+		{name: "set counter", method: "PUT", path: "/v1/chats/c1/counter", body: `{"value":10}`, status: 200},
+		{name: "delete counter", method: "DELETE", path: "/v1/chats/c1/counter", status: 204},
+		{name: "counter missing", method: "POST", path: "/v1/chats/c1/messages", key: "k6", body: send, status: 503, code: httpapi.CodeUnavailable, retryAfter: true},
+		{name: "no counter", method: "GET", path: "/v1/chats/c1/counter", status: 404, code: httpapi.CodeChatNotFound},
+	}
+	for _, c := range calls {
+		req, err := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if c.key != "" {
+			req.Header.Set(httpapi.HeaderIdempotencyKey, c.key)
+		}
+		if c.faults != "" {
+			req.Header.Set(httpapi.HeaderFaults, c.faults)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.name, resp.StatusCode, c.status, body)
+			continue
+		}
+		if c.code != "" {
+			var e httpapi.ErrorBody
+			if err := json.Unmarshal(body, &e); err != nil || e.Error.Code != c.code {
+				t.Errorf("%s: body %s, want error code %s", c.name, body, c.code)
+			}
+		}
+		if got := resp.Header.Get(httpapi.HeaderReplayed) == "true"; got != c.replayed {
+			t.Errorf("%s: Idempotency-Replayed %v, want %v", c.name, got, c.replayed)
+		}
+		if got := resp.Header.Get(httpapi.HeaderRetryAfter) != ""; got != c.retryAfter {
+			t.Errorf("%s: Retry-After present %v, want %v", c.name, got, c.retryAfter)
+		}
+	}
+	tr.Check(t)
+}
+
+// A crash of the server, as a fault plan asks, drops the connection: the
+// client gets no answer at all.
+func TestCrashDropsTheConnection(t *testing.T) {
+	srv, _ := newServer(t)
+	put, _ := http.NewRequest("PUT", srv.URL+"/v1/chats/c1", strings.NewReader(`{"members":["u1"]}`))
+	if resp, err := http.DefaultClient.Do(put); err != nil || resp.StatusCode != 201 {
+		t.Fatalf("create: %v %v", resp, err)
+	}
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/chats/c1/messages", strings.NewReader(`{"sender_id":"u1","content":"x"}`))
+	req.Header.Set(httpapi.HeaderIdempotencyKey, "k1")
+	req.Header.Set(httpapi.HeaderFaults, "crash_after_allocate")
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("a crash answered %d, want a dropped connection", resp.StatusCode)
+	}
+}
+
+// Paging from 0 returns every message once, ascending, and next_after is
+// absent on the last page.
+func TestSyncPagesAscending(t *testing.T) {
+	srv, tr := newServer(t)
+	client := &http.Client{Transport: tr}
+	do := func(method, path, key, body string) *http.Response {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			req.Header.Set(httpapi.HeaderIdempotencyKey, key)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	do("PUT", "/v1/chats/c", "", `{"members":["u"]}`).Body.Close()
+	for i := range 5 {
+		do("POST", "/v1/chats/c/messages", "k"+string(rune('a'+i)), `{"sender_id":"u","content":"x"}`).Body.Close()
+	}
+	var seqs []uint64
+	after, pages := "0", 0
+	for {
+		resp := do("GET", "/v1/chats/c/messages?limit=2&after="+after, "", "")
+		var page httpapi.SyncResponse
+		if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		pages++
+		for _, m := range page.Messages {
+			seqs = append(seqs, m.Sequence)
+		}
+		if page.NextAfter == nil {
+			break
+		}
+		after = jsonNumber(*page.NextAfter)
+	}
+	if want := []uint64{1, 2, 3, 4, 5}; !equal(seqs, want) || pages != 3 {
+		t.Errorf("paged sync: %v in %d pages, want %v in 3", seqs, pages, want)
+	}
+	tr.Check(t)
+}
+
+func jsonNumber(v uint64) string { b, _ := json.Marshal(v); return string(b) }
+
+func equal(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

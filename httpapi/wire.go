@@ -1,0 +1,95 @@
+// Package httpapi is chatseq's chat sequencing HTTP API (docs/http-api.md,
+// docs/openapi.yaml): the wire format, and a server that puts any
+// bench.Target behind it, the reference implementation `chatseq serve`
+// runs and the http target drives.
+package httpapi
+
+// Headers of the API.
+const (
+	HeaderIdempotencyKey = "Idempotency-Key"
+	HeaderReplayed       = "Idempotency-Replayed"
+	HeaderRetryAfter     = "Retry-After"
+	// HeaderFaults and HeaderRace are the reference server's test hooks
+	// (faults.go): a client asks chatseq serve to fail this request the
+	// way a fault plan says, or to race it with its twin. Other services
+	// ignore them.
+	HeaderFaults = "Chatseq-Faults"
+	HeaderRace   = "Chatseq-Race"
+)
+
+// Machine codes in error bodies.
+const (
+	CodeKeyRequired     = "idempotency.key_required"
+	CodeKeyTooLong      = "idempotency.key_too_long"
+	CodePayloadMismatch = "idempotency.payload_mismatch"
+	CodeNotAMember      = "chat.not_a_member"
+	CodeChatExists      = "chat.exists"
+	CodeChatNotFound    = "chat.not_found"
+	CodeBadRequest      = "request.invalid"
+	CodeUnavailable     = "service.unavailable"
+	CodeUnknownOutcome  = "service.unknown_outcome"
+)
+
+// MaxKeyLength is the consistency strategy's limit on Idempotency-Key.
+const MaxKeyLength = 128
+
+// CreateChatRequest is PUT /v1/chats/{chat_id}'s body.
+type CreateChatRequest struct {
+	Members []string `json:"members"`
+}
+
+// Chat is a created chat.
+type Chat struct {
+	ChatID  string   `json:"chat_id"`
+	Members []string `json:"members"`
+}
+
+// SendRequest is POST /v1/chats/{chat_id}/messages's body.
+type SendRequest struct {
+	SenderID    string `json:"sender_id"`
+	Content     string `json:"content"`
+	ContentType string `json:"content_type,omitempty"`
+}
+
+// SendResponse is the ACK: 201, and the same body again on a replay.
+type SendResponse struct {
+	ChatID          string `json:"chat_id"`
+	ClientMessageID string `json:"client_message_id"`
+	MessageID       string `json:"message_id"`
+	Sequence        uint64 `json:"sequence"`
+}
+
+// Message is one message of a sync page.
+type Message struct {
+	Sequence        uint64 `json:"sequence"`
+	MessageID       string `json:"message_id"`
+	ClientMessageID string `json:"client_message_id"`
+	SenderID        string `json:"sender_id"`
+	Content         string `json:"content"`
+}
+
+// SyncResponse is GET /v1/chats/{chat_id}/messages: messages with sequence
+// above after, ascending, at most limit; NextAfter is where the next page
+// starts (the last sequence returned), absent when this page was not full.
+type SyncResponse struct {
+	Messages  []Message `json:"messages"`
+	NextAfter *uint64   `json:"next_after,omitempty"`
+}
+
+// Counter is the reference server's test hook on a chat's counter.
+type Counter struct {
+	Value uint64 `json:"value"`
+}
+
+// ErrorBody is every error response.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail names the error by machine code; Cause is the sequencer's
+// own code (counter_missing, crash_after_allocate…), when there is one.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Cause   string `json:"cause,omitempty"`
+}

@@ -1,0 +1,232 @@
+// Package httptarget is the http target: any service that speaks
+// chatseq's HTTP API (docs/http-api.md), or another API described by a
+// mapping (--api FILE), driven from outside. What the client saw decides
+// the history; the final messages are read back through the service's
+// sync API, and what it does not expose (idempotency records, traces,
+// counters unless it has chatseq serve's hook) is absent, so the checker
+// reports those invariants n/a.
+package httptarget
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// Codes a client records for what it saw without an answer.
+const (
+	CodeTimeout       = "timeout"
+	CodeConnection    = "connection_lost"
+	CodeRefused       = "connection_refused"
+	CodeBadResponse   = "bad_response"
+	codeStatusPrefix  = "http_"
+	defaultPageLimit  = 1000
+	maxErrorBodyBytes = 64 << 10
+)
+
+// client is one run's connection to the service.
+type client struct {
+	base      *url.URL
+	api       *API
+	http      *http.Client
+	faults    bool // forward fault plans and races (chatseq serve's test hooks)
+	noCounter bool // the service answered the counter hook with a 404 of its own: it has none
+	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
+	nemesis func(context.Context) error
+}
+
+// KillServer is the run's kill_server fault (bench.ServerKiller).
+func (c *client) KillServer(ctx context.Context) error {
+	if c.nemesis == nil {
+		return fmt.Errorf("kill_server needs --serve CMD or --nemesis-cmd CMD: chatseq did not start the service and has no command to fault it")
+	}
+	return c.nemesis(ctx)
+}
+
+func newClient(base *url.URL, api *API, timeout time.Duration, conns int, rt http.RoundTripper) *client {
+	if rt == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConns, t.MaxIdleConnsPerHost = 0, conns
+		rt = t
+	}
+	return &client{base: base, api: api, faults: api.TestHooks, http: &http.Client{Transport: rt, Timeout: timeout}}
+}
+
+// url fills {chat} into path and resolves it against the base URL.
+func (c *client) url(path, chat string, query url.Values) string {
+	u := *c.base
+	u.Path = strings.TrimSuffix(u.Path, "/") + strings.ReplaceAll(path, "{chat}", chat)
+	u.RawPath = ""
+	if query != nil {
+		u.RawQuery = query.Encode()
+	}
+	return u.String()
+}
+
+// answer is a response read whole.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends one request; a nil answer comes with the error the client saw.
+func (c *client) do(ctx context.Context, method, url string, header http.Header, body any) (*answer, error) {
+	var rd io.Reader
+	var size int64
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		// Hidden behind a plain io.Reader, the body cannot be replayed:
+		// net/http would otherwise resend a request carrying an
+		// Idempotency-Key on its own when a reused connection drops (a
+		// crashed server), and the history would show one attempt where
+		// the service saw two.
+		rd, size = struct{ io.Reader }{bytes.NewReader(b)}, int64(len(b))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.ContentLength = size
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err // cut off mid-answer: as if none came
+	}
+	return &answer{status: resp.StatusCode, header: resp.Header, body: b}, nil
+}
+
+// transportError classifies a request that got no answer: refused before
+// it was sent, the write cannot have happened (fail); a timeout or a
+// reset after it was sent leaves the outcome unknown (info).
+func transportError(err error) *sequencer.Error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return &sequencer.Error{Code: CodeRefused, Definite: true, Err: err}
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return &sequencer.Error{Code: CodeTimeout, Err: err}
+	}
+	return &sequencer.Error{Code: CodeConnection, Err: err}
+}
+
+// RetryAfter is an unknown outcome's or a failure's Retry-After: the
+// writer waits at least this long before retrying the same key.
+type RetryAfter struct {
+	After time.Duration
+	Err   error
+}
+
+func (r *RetryAfter) Error() string { return r.Err.Error() + " (retry after " + r.After.String() + ")" }
+func (r *RetryAfter) Unwrap() error { return r.Err }
+
+// RetryDelay is what bench's writers read (bench.RetryDelayer).
+func (r *RetryAfter) RetryDelay() time.Duration { return r.After }
+
+// statusError is a non-ok answer as an error the writer records.
+func (c *client) statusError(a *answer, o Outcome) error {
+	code := o.Code
+	if code == "" && c.api.ErrorCode != "" {
+		if v, ok := field(a.body, c.api.ErrorCode); ok {
+			code, _ = v.(string)
+		}
+	}
+	if code == "" {
+		code = codeStatusPrefix + strconv.Itoa(a.status)
+	}
+	var err error = fmt.Errorf("HTTP %d: %s", a.status, bytes.TrimSpace(a.body[:min(len(a.body), 300)]))
+	if d, ok := retryAfter(a.header.Get(httpapi.HeaderRetryAfter)); ok {
+		err = &RetryAfter{After: d, Err: err}
+	}
+	return &sequencer.Error{Code: code, Definite: o.Outcome == OutcomeFail, Err: err}
+}
+
+// retryAfter reads Retry-After: seconds, or an HTTP date.
+func retryAfter(h string) (time.Duration, bool) {
+	if h == "" {
+		return 0, false
+	}
+	if s, err := strconv.Atoi(h); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
+}
+
+// field reads a dotted path from a JSON body.
+func field(body []byte, path string) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	return walk(v, path)
+}
+
+func walk(v any, path string) (any, bool) {
+	if path == "" {
+		return v, true
+	}
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// uintOf reads a sequence: a JSON number or a string of digits.
+func uintOf(v any) (uint64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		n, err := strconv.ParseUint(x.String(), 10, 64)
+		return n, err == nil
+	case string:
+		n, err := strconv.ParseUint(x, 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+func stringOf(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	}
+	return ""
+}

@@ -1,0 +1,336 @@
+package httptarget
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/httpapi"
+)
+
+// API maps the calls chatseq makes onto a service's HTTP API (--api FILE);
+// DefaultAPI is chatseq's own (docs/http-api.md). Response fields are
+// dotted paths into the JSON body ("data.seq").
+type API struct {
+	// Contract is what the service promises: gaps, key_reuse.
+	Contract ContractSpec `yaml:"contract"`
+	// KeyScope is how far a key reaches: chat (ADR-004) or client
+	// (ADR-001: per sender per chat).
+	KeyScope   string     `yaml:"key_scope"`
+	CreateChat CreateSpec `yaml:"create_chat"`
+	Send       SendSpec   `yaml:"send"`
+	Sync       SyncSpec   `yaml:"sync"`
+	// Counter, when set, reads (and sets, deletes) a chat's counter: the
+	// reference server's test hook, absent from production services.
+	Counter CounterSpec `yaml:"counter"`
+	// Statuses say what each answer to a send means; a status absent
+	// here is ok if 2xx, info if 5xx, fail otherwise.
+	Statuses map[int]Outcome `yaml:"statuses"`
+	// ErrorCode is where an error body names the code a fail records
+	// when its status maps no code.
+	ErrorCode string `yaml:"error_code"`
+	// TestHooks: the service is chatseq serve, which takes the
+	// Chatseq-Faults and Chatseq-Race headers.
+	TestHooks bool `yaml:"test_hooks"`
+}
+
+// ContractSpec is the part of history.Contract a service states.
+type ContractSpec struct {
+	Gaps     string `yaml:"gaps"`
+	KeyReuse string `yaml:"key_reuse"`
+}
+
+// CreateSpec creates a chat with its members.
+type CreateSpec struct {
+	Method       string `yaml:"method"`
+	Path         string `yaml:"path"`
+	ChatField    string `yaml:"chat_field"`    // the chat id in the body, when the path does not hold it
+	MembersField string `yaml:"members_field"` // the member list in the body
+}
+
+// SendSpec sends one message.
+type SendSpec struct {
+	Method         string `yaml:"method"`
+	Path           string `yaml:"path"`
+	KeyHeader      string `yaml:"key_header"` // the idempotency key as a header…
+	KeyField       string `yaml:"key_field"`  // …or as a body field
+	SenderField    string `yaml:"sender_field"`
+	ContentField   string `yaml:"content_field"`
+	ChatField      string `yaml:"chat_field"`
+	Sequence       string `yaml:"sequence"`   // where the response holds the sequence
+	MessageID      string `yaml:"message_id"` // and the message id
+	ReplayedHeader string `yaml:"replayed_header"`
+}
+
+// SyncSpec reads a chat after a sequence, one page.
+type SyncSpec struct {
+	Method     string `yaml:"method"`
+	Path       string `yaml:"path"`
+	AfterParam string `yaml:"after_param"`
+	LimitParam string `yaml:"limit_param"`
+	Messages   string `yaml:"messages"` // where the response holds the list
+	Sequence   string `yaml:"sequence"` // in each message
+	MessageID  string `yaml:"message_id"`
+	Key        string `yaml:"key"`    // the client_message_id, if given back
+	Sender     string `yaml:"sender"` // the sender, if given back
+	// MaxLimit is the largest page the service serves.
+	MaxLimit int `yaml:"max_limit"`
+}
+
+// CounterSpec reaches the reference server's counter hook.
+type CounterSpec struct {
+	Path  string `yaml:"path"`
+	Value string `yaml:"value"`
+}
+
+// What an answer means.
+const (
+	OutcomeOK   = "ok"
+	OutcomeFail = "fail"
+	OutcomeInfo = "info"
+)
+
+// Outcome is what a status means: ok, fail with a code (the write cannot
+// have happened), or info (unknown). In YAML a bare outcome or
+// {outcome: fail, code: not_a_member}.
+type Outcome struct {
+	Outcome string `yaml:"outcome"`
+	Code    string `yaml:"code"`
+}
+
+func (o *Outcome) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		o.Outcome = n.Value
+	} else {
+		type plain Outcome
+		var p plain
+		if err := n.Decode(&p); err != nil {
+			return err
+		}
+		o.Outcome, o.Code = p.Outcome, p.Code
+	}
+	switch o.Outcome {
+	case OutcomeOK, OutcomeFail, OutcomeInfo:
+		return nil
+	}
+	return fmt.Errorf("line %d: outcome must be ok, fail or info, got %q", n.Line, o.Outcome)
+}
+
+// DefaultAPI is chatseq's API as chatseq serve answers it.
+func DefaultAPI() *API {
+	return &API{
+		Contract:   ContractSpec{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal},
+		KeyScope:   KeyScopeChat,
+		CreateChat: CreateSpec{Method: http.MethodPut, Path: "/v1/chats/{chat}", MembersField: "members"},
+		Send: SendSpec{
+			Method: http.MethodPost, Path: "/v1/chats/{chat}/messages", KeyHeader: httpapi.HeaderIdempotencyKey,
+			SenderField: "sender_id", ContentField: "content", Sequence: "sequence", MessageID: "message_id",
+			ReplayedHeader: httpapi.HeaderReplayed,
+		},
+		Sync: SyncSpec{
+			Method: http.MethodGet, Path: "/v1/chats/{chat}/messages", AfterParam: "after", LimitParam: "limit",
+			Messages: "messages", Sequence: "sequence", MessageID: "message_id", Key: "client_message_id",
+			Sender: "sender_id", MaxLimit: httpapi.MaxSyncLimit,
+		},
+		Counter: CounterSpec{Path: "/v1/chats/{chat}/counter", Value: "value"},
+		Statuses: map[int]Outcome{
+			http.StatusOK: {Outcome: OutcomeOK}, http.StatusCreated: {Outcome: OutcomeOK},
+			http.StatusForbidden:           {Outcome: OutcomeFail, Code: "not_a_member"},
+			http.StatusConflict:            {Outcome: OutcomeFail, Code: "idempotency_key_reused"},
+			http.StatusServiceUnavailable:  {Outcome: OutcomeFail}, // the documented API: nothing written
+			http.StatusInternalServerError: {Outcome: OutcomeInfo},
+		},
+		ErrorCode: "error.cause",
+		TestHooks: true,
+	}
+}
+
+// Key scopes.
+const (
+	KeyScopeChat   = "chat"
+	KeyScopeClient = "client"
+)
+
+// LoadAPI reads a mapping file over DefaultAPI: what the file leaves out
+// keeps the documented API's value, except test_hooks and counter, which a
+// service other than chatseq serve does not have. Errors name file:line.
+func LoadAPI(path string) (*API, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAPI(path, data)
+}
+
+// ParseAPI decodes a mapping strictly: unknown fields, bad values and
+// paths without {chat} are errors at their line.
+func ParseAPI(name string, data []byte) (*API, error) {
+	api := DefaultAPI()
+	api.TestHooks, api.Counter = false, CounterSpec{}
+	// The key goes where the file says; the header only by default.
+	api.Send.KeyHeader = ""
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(api); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fileErrors(name, err)
+	}
+	if api.Send.KeyHeader == "" && api.Send.KeyField == "" {
+		api.Send.KeyHeader = httpapi.HeaderIdempotencyKey
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: holds more than one YAML document", name)
+	}
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root)
+	if err := api.validate(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, lineOf(&root, err.field), err.msg)
+	}
+	return api, nil
+}
+
+var linePrefix = regexp.MustCompile(`^line (\d+): `)
+
+// fileErrors rewrites yaml.v3's "line N: …" as "file:N: …".
+func fileErrors(name string, err error) error {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	var out []string
+	for _, m := range msgs {
+		if g := linePrefix.FindStringSubmatch(m); g != nil {
+			out = append(out, name+":"+g[1]+": "+strings.TrimPrefix(m, g[0]))
+		} else {
+			out = append(out, name+": "+m)
+		}
+	}
+	return errors.New(strings.Join(out, "\n"))
+}
+
+type fieldError struct {
+	field []string // the path of keys to the field at fault
+	msg   string
+}
+
+func (e *fieldError) Error() string { return e.msg }
+
+func bad(msg string, field ...string) *fieldError { return &fieldError{field: field, msg: msg} }
+
+var methods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+func (a *API) validate() *fieldError {
+	switch {
+	case a.Contract.Gaps != history.GapsAllowed && a.Contract.Gaps != history.GapsForbidden:
+		return bad(fmt.Sprintf("contract.gaps must be %s or %s, got %q", history.GapsAllowed, history.GapsForbidden, a.Contract.Gaps), "contract", "gaps")
+	case a.Contract.KeyReuse != history.KeyReuseReturnOriginal && a.Contract.KeyReuse != history.KeyReuseReject:
+		return bad(fmt.Sprintf("contract.key_reuse must be %s or %s, got %q", history.KeyReuseReturnOriginal, history.KeyReuseReject, a.Contract.KeyReuse), "contract", "key_reuse")
+	case a.KeyScope != KeyScopeChat && a.KeyScope != KeyScopeClient:
+		return bad(fmt.Sprintf("key_scope must be %s or %s, got %q", KeyScopeChat, KeyScopeClient, a.KeyScope), "key_scope")
+	case (a.Send.KeyHeader == "") == (a.Send.KeyField == ""):
+		return bad("send: give key_header or key_field (where the idempotency key goes), one of them", "send")
+	case a.Send.Sequence == "":
+		return bad("send.sequence must say where a response holds the sequence", "send")
+	case a.Sync.Messages == "" || a.Sync.Sequence == "" || a.Sync.MessageID == "":
+		return bad("sync: messages, sequence and message_id must say where a page holds them", "sync")
+	case a.Sync.AfterParam == "" || a.Sync.LimitParam == "":
+		return bad("sync: after_param and limit_param name the query parameters", "sync")
+	case a.Sync.MaxLimit < 1:
+		return bad(fmt.Sprintf("sync.max_limit must be at least 1, got %d", a.Sync.MaxLimit), "sync", "max_limit")
+	case a.Counter.Path != "" && a.Counter.Value == "":
+		return bad("counter.value must say where the counter's answer holds its value", "counter")
+	}
+	for _, c := range []struct {
+		name, method, path, chatField string
+	}{
+		{"create_chat", a.CreateChat.Method, a.CreateChat.Path, a.CreateChat.ChatField},
+		{"send", a.Send.Method, a.Send.Path, a.Send.ChatField},
+		{"sync", a.Sync.Method, a.Sync.Path, ""},
+	} {
+		if !containsString(methods, c.method) {
+			return bad(fmt.Sprintf("%s.method must be one of %s, got %q", c.name, strings.Join(methods, ", "), c.method), c.name, "method")
+		}
+		if !strings.HasPrefix(c.path, "/") {
+			return bad(fmt.Sprintf("%s.path must start with /, got %q", c.name, c.path), c.name, "path")
+		}
+		if !strings.Contains(c.path, "{chat}") && c.chatField == "" {
+			return bad(fmt.Sprintf("%s.path %q holds no {chat} and no chat_field puts the chat in the body", c.name, c.path), c.name, "path")
+		}
+	}
+	if a.Counter.Path != "" && !strings.Contains(a.Counter.Path, "{chat}") {
+		return bad(fmt.Sprintf("counter.path %q holds no {chat}", a.Counter.Path), "counter", "path")
+	}
+	codes := make([]int, 0, len(a.Statuses))
+	for s := range a.Statuses {
+		codes = append(codes, s)
+	}
+	sort.Ints(codes)
+	for _, s := range codes {
+		if s < 100 || s > 599 {
+			return bad(fmt.Sprintf("statuses: %d is not an HTTP status", s), "statuses", strconv.Itoa(s))
+		}
+		if o := a.Statuses[s]; o.Outcome == OutcomeOK && (s < 200 || s > 299) {
+			return bad(fmt.Sprintf("statuses: %d is not a success, it cannot mean ok", s), "statuses", strconv.Itoa(s))
+		}
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOf finds the line of the deepest key of path present in the
+// document (1 when none is).
+func lineOf(root *yaml.Node, path []string) int {
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := 1
+	for _, key := range path {
+		if n == nil || n.Kind != yaml.MappingNode {
+			break
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				line, next = n.Content[i].Line, n.Content[i+1]
+			}
+		}
+		n = next
+	}
+	return line
+}
+
+// outcome is what status means for a send.
+func (a *API) outcome(status int) Outcome {
+	if o, ok := a.Statuses[status]; ok {
+		return o
+	}
+	switch {
+	case status >= 200 && status < 300:
+		return Outcome{Outcome: OutcomeOK}
+	case status >= 500:
+		return Outcome{Outcome: OutcomeInfo}
+	}
+	return Outcome{Outcome: OutcomeFail}
+}

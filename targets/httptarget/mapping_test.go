@@ -1,0 +1,79 @@
+package httptarget_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/targets/httptarget"
+)
+
+func TestTheShippedMappingExampleLoads(t *testing.T) {
+	api, err := httptarget.LoadAPI(filepath.Join("..", "..", "docs", "examples", "api-mapping.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api.Send.KeyField != "client_message_id" || api.Send.KeyHeader != "" {
+		t.Errorf("send key: header %q field %q", api.Send.KeyHeader, api.Send.KeyField)
+	}
+	if api.Contract.KeyReuse != history.KeyReuseReject || api.Sync.MaxLimit != 500 || api.Statuses[503].Outcome != httptarget.OutcomeInfo {
+		t.Errorf("mapping read as %+v", api)
+	}
+	if api.TestHooks || api.Counter.Path != "" {
+		t.Error("a mapped service was given chatseq serve's test hooks")
+	}
+}
+
+// A mapping file's problems are errors at their file and line.
+func TestMappingErrorsNameFileAndLine(t *testing.T) {
+	cases := []struct {
+		yaml, want string
+	}{
+		{"send:\n  method: POST\n  pathh: /x\n", "m.yaml:3: field pathh not found"},
+		{"statuses:\n  503: maybe\n", "m.yaml:2: outcome must be ok, fail or info"},
+		{"contract:\n  gaps: sometimes\n", "m.yaml:2: contract.gaps must be"},
+		{"key_scope: chat\nsync:\n  path: /messages\n", "m.yaml:3: sync.path \"/messages\" holds no {chat}"},
+		{"send:\n  key_field: k\n  key_header: K\n", "m.yaml:1: send: give key_header or key_field"},
+		{"statuses:\n  404: ok\n", "m.yaml:2: statuses: 404 is not a success"},
+		{"sync: [1, 2]\n", "m.yaml:1: cannot unmarshal"},
+		{"key_scope: chat\n---\nb: 2\n", "m.yaml: holds more than one YAML document"},
+	}
+	for _, c := range cases {
+		_, err := httptarget.ParseAPI("m.yaml", []byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one containing %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+func TestLoadAPIOfAMissingFile(t *testing.T) {
+	_, err := httptarget.LoadAPI(filepath.Join(t.TempDir(), "none.yaml"))
+	if !os.IsNotExist(err) {
+		t.Errorf("error %v, want not-exist", err)
+	}
+}
+
+// FuzzParseAPI: any file is a mapping or an error naming the file, never
+// a panic.
+func FuzzParseAPI(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("..", "..", "docs", "examples", "api-mapping.yaml")); err == nil {
+		f.Add(data)
+	}
+	for _, s := range []string{"", "statuses:\n  201: ok\n", "send: {key_header: K, sequence: a.b}\n", "statuses: {99999999999999999999: ok}", "sync: {max_limit: -1}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		api, err := httptarget.ParseAPI("f.yaml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if api.Sync.MaxLimit < 1 || api.Send.Sequence == "" {
+			t.Fatalf("accepted an unusable mapping: %+v", api)
+		}
+	})
+}

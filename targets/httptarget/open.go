@@ -1,0 +1,108 @@
+package httptarget
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/targets"
+)
+
+// Name is the target's name.
+const Name = "http"
+
+// RequestTimeout bounds one request: past it the outcome is unknown.
+const RequestTimeout = 10 * time.Second
+
+func init() { targets.Register(Name, Open) }
+
+// DefaultURL is where --serve expects the service it starts (chatseq
+// serve's default).
+const DefaultURL = "http://127.0.0.1:8480"
+
+// Open checks the URL and the mapping, and starts the service when
+// opts.Serve says how; otherwise the service is first reached when the run
+// creates its chats.
+func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
+	if opts.URL == "" && opts.Serve != "" {
+		opts.URL = DefaultURL
+	}
+	if opts.URL == "" {
+		return nil, fmt.Errorf("target http needs --url, the service's base URL (e.g. %s), or --serve CMD", DefaultURL)
+	}
+	base, err := url.Parse(opts.URL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("--url %q is not an http:// or https:// URL", opts.URL)
+	}
+	api := DefaultAPI()
+	if opts.API != "" {
+		if api, err = LoadAPI(opts.API); err != nil {
+			return nil, err
+		}
+	}
+	o := &targets.Opened{
+		Describe: "HTTP service at " + base.Redacted() + apiName(opts.API),
+		Contract: api.contract(),
+		Topic:    sequencer.Topic,
+		Remote:   true,
+	}
+	var kill func(context.Context) error
+	if opts.Serve != "" {
+		p, err := startProcess(ctx, opts.Serve, base.String())
+		if err != nil {
+			return nil, err
+		}
+		o.OnClose(p.stop)
+		o.Describe += ", started by --serve"
+		kill = p.restart
+	}
+	if opts.NemesisCmd != "" {
+		kill = func(ctx context.Context) error { return runNemesis(ctx, opts.NemesisCmd, base.String()) }
+	}
+	o.Factory = Factory(base, api, nil)
+	if kill != nil {
+		o.Factory = withNemesis(o.Factory, kill)
+	}
+	return o, nil
+}
+
+// withNemesis gives the factory's clients a way to kill the service.
+func withNemesis(f bench.TargetFactory, kill func(context.Context) error) bench.TargetFactory {
+	return func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
+		t, err := f(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		t.(*client).nemesis = kill
+		return t, nil
+	}
+}
+
+func apiName(path string) string {
+	if path == "" {
+		return " (chatseq's API)"
+	}
+	return " (API " + path + ")"
+}
+
+func (a *API) contract() history.Contract {
+	return history.Contract{
+		Gaps: a.Contract.Gaps, KeyReuse: a.Contract.KeyReuse,
+		CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
+	}
+}
+
+// Factory builds a run's client: as many idle connections as the run
+// has clients, so none waits for another's; rt, when set, carries the
+// requests (a test's validating transport).
+func Factory(base *url.URL, api *API, rt http.RoundTripper) bench.TargetFactory {
+	return func(_ context.Context, env bench.TargetEnv) (bench.Target, error) {
+		conns := 2*env.Config.Writers + env.Config.Readers + 4
+		return newClient(base, api, RequestTimeout, conns, rt), nil
+	}
+}

@@ -1,0 +1,270 @@
+package httptarget
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/store"
+)
+
+// CreateChat creates the chat with its members; any answer but 2xx fails
+// the run's set-up.
+func (c *client) CreateChat(ctx context.Context, chat string, members []string) error {
+	spec := c.api.CreateChat
+	body := map[string]any{spec.MembersField: members}
+	if spec.ChatField != "" {
+		body[spec.ChatField] = chat
+	}
+	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), nil, body)
+	if err != nil {
+		return err
+	}
+	if a.status/100 != 2 {
+		return fmt.Errorf("%s %s answered %d: %s", spec.Method, spec.Path, a.status, a.body)
+	}
+	return nil
+}
+
+// errNoCounter: the counter is reachable only through chatseq serve's
+// test hook.
+func (c *client) counterHook() error {
+	if c.api.Counter.Path == "" {
+		return fmt.Errorf("the service's API has no counter hook (chatseq serve's test hook): initial_counter and delete_counter cannot reach its counters")
+	}
+	return nil
+}
+
+func (c *client) SetCounter(ctx context.Context, chat string, v uint64) error {
+	if err := c.counterHook(); err != nil {
+		return err
+	}
+	a, err := c.do(ctx, http.MethodPut, c.url(c.api.Counter.Path, chat, nil), nil, map[string]uint64{c.api.Counter.Value: v})
+	if err != nil {
+		return err
+	}
+	if a.status/100 != 2 {
+		return fmt.Errorf("setting the counter answered %d: %s", a.status, a.body)
+	}
+	return nil
+}
+
+func (c *client) DeleteCounter(ctx context.Context, chat string) error {
+	if err := c.counterHook(); err != nil {
+		return err
+	}
+	a, err := c.do(ctx, http.MethodDelete, c.url(c.api.Counter.Path, chat, nil), nil, nil)
+	if err != nil {
+		return err
+	}
+	if a.status/100 != 2 {
+		return fmt.Errorf("deleting the counter answered %d: %s", a.status, a.body)
+	}
+	return nil
+}
+
+// Persist sends one attempt. Its outcome is what the answer says, as the
+// mapping reads it; no answer is a transport error.
+func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer.Tracer) (sequencer.Outcome, error) {
+	spec := c.api.Send
+	body := map[string]any{spec.SenderField: req.Sender, spec.ContentField: req.Content}
+	if spec.ChatField != "" {
+		body[spec.ChatField] = req.Chat
+	}
+	header := http.Header{}
+	if spec.KeyHeader != "" {
+		header.Set(spec.KeyHeader, req.Key)
+	} else {
+		body[spec.KeyField] = req.Key
+	}
+	if c.faults {
+		if f := httpapi.FormatFaults(req.Faults); f != "" {
+			header.Set(httpapi.HeaderFaults, f)
+		}
+		if req.Faults.Race != nil {
+			header.Set(httpapi.HeaderRace, "2")
+		}
+	}
+	a, err := c.do(ctx, spec.Method, c.url(spec.Path, req.Chat, nil), header, body)
+	if err != nil {
+		e := transportError(err)
+		if code := crashAsked(req.Faults); c.faults && code != "" && e.Code == CodeConnection {
+			// The connection dropped where this client asked chatseq
+			// serve to crash: name the crash, as in process.
+			e.Code = code
+		}
+		return sequencer.Outcome{}, e
+	}
+	o := c.api.outcome(a.status)
+	if o.Outcome != OutcomeOK {
+		return sequencer.Outcome{}, c.statusError(a, o)
+	}
+	seqV, ok1 := field(a.body, spec.Sequence)
+	seq, ok2 := uintOf(seqV)
+	if !ok1 || !ok2 || seq == 0 {
+		// A success the client cannot read: it knows the write happened,
+		// not what it was given.
+		return sequencer.Outcome{}, &sequencer.Error{Code: CodeBadResponse, Err: fmt.Errorf("HTTP %d without a sequence at %q: %s", a.status, spec.Sequence, a.body)}
+	}
+	res := sequencer.Result{Seq: seq}
+	if spec.MessageID != "" {
+		if v, ok := field(a.body, spec.MessageID); ok {
+			res.MessageID = stringOf(v)
+		}
+	}
+	if spec.ReplayedHeader != "" {
+		res.Dedup = a.header.Get(spec.ReplayedHeader) == "true"
+	}
+	return sequencer.Outcome{Result: res, Attempts: 1}, nil
+}
+
+// Sync reads one page after after.
+func (c *client) Sync(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, error) {
+	msgs, _, err := c.page(ctx, chat, after, min(limit, c.api.Sync.MaxLimit))
+	return msgs, err
+}
+
+// page reads one page and whether it was full (more may follow).
+func (c *client) page(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, bool, error) {
+	spec := c.api.Sync
+	q := url.Values{spec.AfterParam: {strconv.FormatUint(after, 10)}, spec.LimitParam: {strconv.Itoa(limit)}}
+	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, q), nil, nil)
+	if err != nil {
+		return nil, false, transportError(err)
+	}
+	if a.status/100 != 2 {
+		o := c.api.outcome(a.status)
+		if o.Outcome == OutcomeOK {
+			o.Outcome = OutcomeFail
+		}
+		return nil, false, c.statusError(a, o)
+	}
+	list, ok := field(a.body, spec.Messages)
+	items, isList := list.([]any)
+	if !ok || !isList {
+		return nil, false, &sequencer.Error{Code: CodeBadResponse, Definite: true, Err: fmt.Errorf("a sync answer without a list at %q: %.300s", spec.Messages, a.body)}
+	}
+	msgs := make([]store.Message, 0, len(items))
+	for _, it := range items {
+		seqV, _ := walk(it, spec.Sequence)
+		seq, ok := uintOf(seqV)
+		if !ok {
+			return nil, false, &sequencer.Error{Code: CodeBadResponse, Definite: true, Err: fmt.Errorf("a synced message without a sequence at %q", spec.Sequence)}
+		}
+		m := store.Message{Chat: chat, Seq: seq}
+		if v, ok := walk(it, spec.MessageID); ok {
+			m.MessageID = stringOf(v)
+		}
+		if spec.Key != "" {
+			if v, ok := walk(it, spec.Key); ok {
+				m.Key = stringOf(v)
+			}
+		}
+		if spec.Sender != "" {
+			if v, ok := walk(it, spec.Sender); ok {
+				m.Sender = stringOf(v)
+			}
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, len(items) >= limit, nil
+}
+
+// Settle has nothing to wait for: the service's own work is its own.
+func (c *client) Settle(context.Context) error { return nil }
+
+// Dump is the final state as the service shows it: every message of every
+// chat through the sync API from sequence 0, page by page, and the
+// counters when it has chatseq serve's hook.
+func (c *client) Dump(ctx context.Context, chats []string) (store.State, error) {
+	var st store.State
+	limit := min(defaultPageLimit, c.api.Sync.MaxLimit)
+	for _, chat := range chats {
+		after := uint64(0)
+		for {
+			msgs, full, err := c.page(ctx, chat, after, limit)
+			if err != nil {
+				return store.State{}, fmt.Errorf("reading %s back after %d: %w", chat, after, err)
+			}
+			st.Messages = append(st.Messages, msgs...)
+			if !full || len(msgs) == 0 {
+				break
+			}
+			if next := msgs[len(msgs)-1].Seq; next > after {
+				after = next
+			} else {
+				return store.State{}, fmt.Errorf("reading %s back: a page after %d ends at %d, not beyond it", chat, after, next)
+			}
+		}
+	}
+	counters, err := c.counters(ctx, chats)
+	if err != nil {
+		return store.State{}, err
+	}
+	st.Counters = counters
+	return st, nil
+}
+
+// counters reads every chat's counter through the hook; none when the
+// service has no hook (a 404 that is not the hook's own "no counter").
+func (c *client) counters(ctx context.Context, chats []string) ([]store.Counter, error) {
+	if c.api.Counter.Path == "" || c.noCounter {
+		return nil, nil
+	}
+	out := make([]store.Counter, 0, len(chats))
+	for _, chat := range chats {
+		a, err := c.do(ctx, http.MethodGet, c.url(c.api.Counter.Path, chat, nil), nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("reading the counter of %s: %w", chat, err)
+		}
+		switch {
+		case a.status == http.StatusOK:
+			v, ok := field(a.body, c.api.Counter.Value)
+			n, ok2 := uintOf(v)
+			if !ok || !ok2 {
+				return nil, fmt.Errorf("the counter of %s: no value at %q: %s", chat, c.api.Counter.Value, a.body)
+			}
+			out = append(out, store.Counter{Chat: chat, Value: n})
+		case a.status == http.StatusNotFound && errorCode(a.body) == httpapi.CodeChatNotFound:
+			out = append(out, store.Counter{Chat: chat, Missing: true})
+		case a.status == http.StatusNotFound || a.status == http.StatusMethodNotAllowed:
+			c.noCounter = true
+			return nil, nil
+		default:
+			return nil, fmt.Errorf("reading the counter of %s answered %d: %s", chat, a.status, a.body)
+		}
+	}
+	return out, nil
+}
+
+func errorCode(body []byte) string {
+	v, _ := field(body, "error.code")
+	return stringOf(v)
+}
+
+// Close drops idle connections.
+func (c *client) Close() error {
+	c.http.CloseIdleConnections()
+	return nil
+}
+
+// crashAsked is the crash a fault plan makes the server die of: the
+// first on its path (steps before 3, after 3, in 4, after 4), since an
+// earlier one ends the request before a later one is reached.
+func crashAsked(p sequencer.FaultPlan) string {
+	switch {
+	case p.CrashBeforeAllocate:
+		return sequencer.CodeCrashBeforeAllocate
+	case p.CrashAfterAllocate:
+		return sequencer.CodeCrashAfterAllocate
+	case p.CrashInPersist:
+		return sequencer.CodeCrashInPersist
+	case p.CrashAfterPersist:
+		return sequencer.CodeCrashAfterPersist
+	}
+	return ""
+}
