@@ -14,6 +14,11 @@ bash .ci/install-postgres
 if ! command -v chromium >/dev/null 2>&1; then
   apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
+# The progress display's tests run bench in a real terminal: tmux (Debian's
+# package); they fail, not skip, without it.
+if ! command -v tmux >/dev/null 2>&1; then
+  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y tmux
+fi
 
 echo "== gofmt, go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

@@ -195,8 +195,18 @@ func publisherOrNil(p *kafka.Publisher) sequencer.Publisher {
 	return p
 }
 
+// KafkaUnused is Result.Kafka for a target whose contract publishes no
+// events: no broker is started or read.
+const KafkaUnused = "none (the design publishes no events)"
+
 func startKafka(ctx context.Context, cfg *Config, res *Result) (*kafka.Publisher, []string, func(), error) {
 	if cfg.KafkaOff {
+		return nil, nil, func() {}, nil
+	}
+	if cfg.Contract.Events == history.EventsNone {
+		// A design without an event stream (the ledger): a broker started
+		// for it would only make the report name a Kafka nothing used.
+		res.Kafka = KafkaUnused
 		return nil, nil, func() {}, nil
 	}
 	brokers := cfg.Brokers

@@ -104,7 +104,8 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	case history.GapsForbidden:
 		tasks = append(tasks, func() { put(checkGapless(x)) })
 	case history.GapsAllowed:
-		notApplicable(NameGapless, "contract gaps: allowed (ADR-004's two-phase allocation leaves gaps by design)")
+		// Worded for any design: the header may be another system's.
+		notApplicable(NameGapless, "contract gaps: allowed (the design may skip sequences; gap_is_allocation_without_persistence accounts for each gap)")
 	default:
 		byContract[NameGapless] = true
 		put(badContract(NameGapless, "gaps", con.Gaps))

@@ -69,7 +69,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 	if !x.hasMessages {
 		v.pass("%s published (no final messages lines: phantom events not judged)", plural(len(x.acks), "ack"))
 	} else {
-		v.pass("%s published, %s each name a persisted message", plural(len(x.acks), "ack"), plural(len(x.events), "event"))
+		v.pass("%s published, %s: each names a persisted message", plural(len(x.acks), "ack"), plural(len(x.events), "event"))
 		silent := 0
 		for _, m := range x.msgs {
 			f := &x.fin[m]
@@ -86,8 +86,8 @@ func checkEventCompleteness(x *index) (Result, int) {
 		v.note("%s (at-least-once allows them)", plural(dups, "duplicate event"))
 	}
 	if inv, split := x.eventOrder(); inv > 0 || split > 0 {
-		v.note("out of sequence order: %d events come after a higher sequence of their chat in their partition, %d chats span several partitions", inv, split)
-		x.warn("events out of sequence order: %d events come after a higher sequence of their chat in their partition and %d chats span several partitions, so consumers see them out of order (concurrent persists reach the topic in commit order, not sequence order; event_order judges it when the contract promises per-chat order)", inv, split)
+		v.note("out of sequence order: %s after a higher sequence of their chat in their partition, %s over several partitions", plural(inv, "event"), plural(split, "chat"))
+		x.warn("events out of sequence order: %s after a higher sequence of their chat in their partition and %s over several partitions, so consumers see them out of order (concurrent persists reach the topic in commit order, not sequence order; event_order judges it when the contract promises per-chat order)", plural(inv, "event"), plural(split, "chat"))
 	}
 	return v.result(), dups
 }

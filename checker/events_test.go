@@ -48,7 +48,7 @@ func TestEventCompletenessPassesWithDuplicatesAndDisorder(t *testing.T) {
 	res := must(t, r, NameEventCompleteness, Pass)
 	mustContain(t, res.Detail, "1 duplicate event")
 	mustContain(t, res.Detail, "1 message persisted but never acknowledged and without an event")
-	mustContain(t, res.Detail, "1 events come after a higher sequence")
+	mustContain(t, res.Detail, "1 event after a higher sequence")
 	if r.Stats.DuplicateEvents != 1 {
 		t.Fatalf("duplicate events = %d", r.Stats.DuplicateEvents)
 	}

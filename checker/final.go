@@ -392,7 +392,7 @@ func (x *index) gapCause(a int32) string {
 
 func gapSummary(gs gapStats) string {
 	if gs.gaps == 0 {
-		return fmt.Sprintf("no gaps in %d allocated sequences", gs.allocated)
+		return "no gaps in " + plural(int(gs.allocated), "allocated sequence")
 	}
 	s := fmt.Sprintf("%d gaps in %d allocated sequences (%.3g%%)", gs.gaps, gs.allocated, 100*float64(gs.gaps)/float64(gs.allocated))
 	if len(gs.causes) > 0 {

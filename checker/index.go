@@ -244,7 +244,7 @@ func buildIndex(l *Log, h history.Header) *index {
 		clear(l.outstanding)
 	}
 	if l.disorder > 1 {
-		l.warn("%d events are earlier than an event before them", l.disorder)
+		l.warn("events earlier than an event before them: %d", l.disorder)
 	}
 	x.initialCounter = initialCounterOf(h)
 	x.indexFinals()

@@ -236,7 +236,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		case fallbacks > 0:
 			how = fmt.Sprintf("decided exactly, %s by porcupine", plural(fallbacks, "chat"))
 		}
-		v.pass("%s with %d operations linearizable (%s)", plural(passed, "chat"), passedOps, how)
+		v.pass("%s with %s linearizable (%s)", plural(passed, "chat"), plural(passedOps, "operation"), how)
 	}
 	return v.result(), decided, undecidedN
 }

@@ -34,7 +34,7 @@ func checkAllocationMonotonicity(x *index) Result {
 				x.chatNames[c], n, h.value, int(x.allocs[h.ref].line), h.end, l.value, int(x.allocs[l.ref].line), startText(l.start))
 		}
 	}
-	v.pass("%s on %s strictly increase in real time", plural(len(x.allocs), "allocation"), plural(len(x.chatNames), "chat"))
+	v.pass("%s on %s: each chat's strictly increase in real time", plural(len(x.allocs), "allocation"), plural(len(x.chatNames), "chat"))
 	return v.result()
 }
 
@@ -66,7 +66,7 @@ func checkSequenceMonotonic(x *index) Result {
 	if total == 0 {
 		v.notApplicable("no persist was acknowledged as a new message (ok with dedup=false)")
 	}
-	v.pass("%s acked as new messages increase in real time", plural(total, "persist"))
+	v.pass("%s acked as new messages: their sequences increase in real time", plural(total, "persist"))
 	return v.result()
 }
 

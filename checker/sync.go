@@ -154,8 +154,8 @@ func checkSyncCompleteness(x *index) (Result, int) {
 		v.note("%s returned by syncs could not be verified to exist (no final messages lines, never acknowledged)", plural(unverified, "sequence"))
 	}
 	if scan.late > 0 {
-		x.warn("late commits below a cursor: %d messages got a sequence below one a sync had already returned without them (%d of them acknowledged only after that sync returned, or never), e.g. %s; a client whose cursor passed them never sees them. ADR-004's two-phase allocation allows this and ADR-001's sync_completeness as written does not cover it",
-			scan.late, scan.lateAfterReturn, scan.example)
+		x.warn("late commits below a cursor: %s got a sequence below one a sync had already returned without it (acknowledged only after that sync returned, or never: %d), e.g. %s; a client whose cursor passed such a message never sees it. A design that allocates a sequence before it commits the message allows this, and ADR-001's sync_completeness as written does not cover it",
+			plural(scan.late, "message"), scan.lateAfterReturn, scan.example)
 	}
 	if scan.work > scan.budget {
 		x.warn("late-commit scan stopped after %d steps: the count is a lower bound", scan.budget)

@@ -205,6 +205,7 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	f.store.Status = c.ErrOrStderr()
 	if err := f.output.prepare(c, names); err != nil {
 		return err
 	}
@@ -273,7 +274,7 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	// The check reads the history as the recorder writes it.
 	feed := checker.NewFeed(cfg.HistoryPath)
 	cfg.HistoryTee = feed
-	f.interrupts.writersStart(ctx, cfg.HistoryPath)
+	f.interrupts.writersStart(ctx, cfg.HistoryPath, progress)
 	res, describe, err := f.drive(ctx, c, name, cfg)
 	f.interrupts.writersDone()
 	if err != nil {

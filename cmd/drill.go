@@ -87,7 +87,8 @@ func newUnsafeRecoveryDrill() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "unsafe-recovery",
 		Short: "Recover a counter without the runbook's safeguards and show the checker catches the damage",
-		Long: `unsafe-recovery stages the same incident as counter-recovery but recovers unsafely:
+		Long: `unsafe-recovery stages the same incident as counter-recovery but recovers
+unsafely:
 
   below-max      the counter is restored one below the highest persisted
                  sequence (a stale value: a backup, point-in-time recovery)
@@ -152,7 +153,7 @@ func (f *drillFlags) resolve() error {
 // openDrillStore opens the drill's store: --store dynamodb behind the
 // remote guard, with a chat id of this run's own (the tables are shared);
 // memory and dynamodb-local start empty.
-func (f *drillFlags) openDrillStore(ctx context.Context) (store.Store, string, func(), error) {
+func (f *drillFlags) openDrillStore(ctx context.Context, status io.Writer) (store.Store, string, func(), error) {
 	f.cfg.Target = f.store.Kind
 	if f.store.Kind == storeopen.DynamoDB {
 		st, describe, err := openGuarded(ctx, f.store, f.allowRemote)
@@ -162,7 +163,7 @@ func (f *drillFlags) openDrillStore(ctx context.Context) (store.Store, string, f
 		f.cfg.Chat = runChatPrefix() + "drill"
 		return st, describe, func() { st.Close() }, nil
 	}
-	opened, err := storeopen.Open(ctx, f.store)
+	opened, err := storeopen.Open(ctx, withStatus(f.store, status))
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -190,7 +191,7 @@ func runCounterRecoveryDrill(c *cobra.Command, f *drillFlags) error {
 func (f *drillFlags) withDrillStore(c *cobra.Command, run func(ctx context.Context, st store.Store, describe string) error) error {
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
-	st, describe, closeStore, err := f.openDrillStore(ctx)
+	st, describe, closeStore, err := f.openDrillStore(ctx, c.ErrOrStderr())
 	if err != nil {
 		return fmt.Errorf("drill: %w", err)
 	}

@@ -32,6 +32,18 @@ type interrupts struct {
 	mu      sync.Mutex
 	writing bool   // an interrupt now stops the writers
 	history string // the file being written or checked
+	// progress, when set, is the display drawn in place on stderr: a
+	// message takes its line rather than landing after its text.
+	progress *progressPrinter
+}
+
+// say prints msg on a line of its own.
+func (in *interrupts) say(msg string) {
+	if in.progress != nil {
+		in.progress.message(msg)
+		return
+	}
+	fmt.Fprintln(in.stderr, msg)
 }
 
 // catchInterrupts returns the context the writers run under and the
@@ -65,26 +77,30 @@ func (in *interrupts) interrupted() {
 	if in.writing {
 		in.writing = false
 		in.cancel()
-		fmt.Fprintln(in.stderr, "chatseq: interrupted: stopping the writers; what ran is still recorded, checked and reported (interrupt again to quit at once)")
+		in.say("chatseq: interrupted: stopping the writers; what ran is still recorded, checked and reported (interrupt again to quit at once)")
 		return
 	}
 	if in.history != "" {
-		fmt.Fprintf(in.stderr, "chatseq: interrupted; the history so far is %s ('chatseq check %s' judges it)\n", in.history, in.history)
+		in.say(fmt.Sprintf("chatseq: interrupted; the history so far is %s ('chatseq check %s' judges it)", in.history, in.history))
 	} else {
-		fmt.Fprintln(in.stderr, "chatseq: interrupted")
+		in.say("chatseq: interrupted")
 	}
 	in.quit(ExitInterrupted)
 }
 
 // writersStart says the writers of a run streaming to history are about to
 // start: an interrupt stops them, unless one already did.
-func (in *interrupts) writersStart(ctx context.Context, history string) {
+func (in *interrupts) writersStart(ctx context.Context, history string, progress *progressPrinter) {
 	if in == nil {
 		return
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.writing, in.history = ctx.Err() == nil, history
+	in.progress = nil
+	if progress != nil && progress.tty {
+		in.progress = progress
+	}
 }
 
 // writersDone says the writers stopped: an interrupt now quits.

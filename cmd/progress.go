@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/internal/textwidth"
 )
 
 // plainEvery is how often progress prints a line when stderr is not a
@@ -23,10 +24,17 @@ const plainEvery = 5 * time.Second
 // on a terminal, plain lines otherwise. It never writes to stdout, so
 // --format json output stays clean.
 type progressPrinter struct {
-	mu        sync.Mutex
-	w         io.Writer
-	tty       bool
-	width     int
+	mu  sync.Mutex
+	w   io.Writer
+	tty bool
+	// width is the terminal's width; widthOf, when set, reads it again
+	// before every redraw, so a resized terminal gets lines that fit it.
+	width   int
+	widthOf func() (int, bool)
+	// drawn is how many columns the line redrawn in place last took (0:
+	// none is open): after the terminal narrows, the terminal re-wraps it
+	// over several rows, and all of them must be cleared.
+	drawn     int
 	nextPlain time.Duration
 	// The step after the writers under way, since when, and the steps
 	// done with their times.
@@ -41,12 +49,55 @@ type progressPrinter struct {
 func newProgressPrinter(w io.Writer) *progressPrinter {
 	p := &progressPrinter{w: w, nextPlain: plainEvery, now: time.Now, stepsLabel: "after the writers: "}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fd := int(f.Fd())
 		p.tty, p.width = true, 80
-		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
-			p.width = width
+		p.widthOf = func() (int, bool) {
+			width, _, err := term.GetSize(fd)
+			return width, err == nil && width > 0
 		}
 	}
 	return p
+}
+
+// spareColumns are left free at the end of a line drawn in place: one
+// because a line that fills the last column leaves the cursor on the next
+// row in some terminals, two for the terminal's own echo of Ctrl-C ("^C"),
+// which would otherwise wrap and strand the line above the next redraw.
+const spareColumns = 3
+
+// redraw replaces the line drawn in place with line, cut to the
+// terminal's width less spareColumns; end finishes it with a newline, so
+// that it stays.
+func (p *progressPrinter) redraw(line string, end bool) {
+	if p.widthOf != nil {
+		if width, ok := p.widthOf(); ok {
+			p.width = width
+		}
+	}
+	switch {
+	case p.width < 1:
+		// Width unknown: the line as it is.
+	case end:
+		// A line that stays may take several rows, broken between words.
+		line = strings.Join(textwidth.Wrap(line, p.width-spareColumns), "\n")
+	default:
+		line = textwidth.Cut(line, p.width-spareColumns)
+	}
+	var b strings.Builder
+	b.WriteByte('\r')
+	if rows := (p.drawn - 1) / max(p.width, 1); p.width > 0 && p.drawn > 0 && rows > 0 {
+		// The terminal narrowed under the last line and wrapped it: go
+		// up to its first row and clear everything below.
+		fmt.Fprintf(&b, "\x1b[%dA%s\x1b[J", rows, line)
+	} else {
+		b.WriteString(line + "\x1b[K")
+	}
+	p.drawn = textwidth.Columns(line)
+	if end {
+		b.WriteByte('\n')
+		p.drawn = 0
+	}
+	io.WriteString(p.w, b.String())
 }
 
 // update is bench.Config.Progress.
@@ -54,12 +105,7 @@ func (p *progressPrinter) update(pr bench.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty {
-		// \r returns to the line's start, \x1b[K clears what the last,
-		// longer line left.
-		fmt.Fprintf(p.w, "\r%s\x1b[K", p.bar(pr))
-		if pr.Done {
-			fmt.Fprintln(p.w)
-		}
+		p.redraw(p.bar(pr), pr.Done)
 		return
 	}
 	if !pr.Done && pr.Elapsed < p.nextPlain {
@@ -71,13 +117,26 @@ func (p *progressPrinter) update(pr bench.Progress) {
 	fmt.Fprintln(p.w, "progress: "+strings.Join(p.fields(pr), "  "))
 }
 
-// fields are the facts both forms show.
+// fields are the facts both forms show, the most important first: a
+// narrow terminal shows as many as fit.
 func (p *progressPrinter) fields(pr bench.Progress) []string {
 	out := []string{pr.Target, elapsedOf(pr), fmt.Sprintf("%d ops", pr.Operations)}
-	if pr.Done {
+	switch {
+	case pr.Done && stoppedEarly(pr):
+		return append(out, "writers stopped early")
+	case pr.Done:
 		return append(out, "writers done")
 	}
-	out = append(out, formatOpsRate(pr.Rate)+" ops/s", "p99 "+formatDuration(pr.P99), fmt.Sprintf("faults %d", pr.FaultsInjected))
+	// Rate and p99 describe the last complete interval: there is none in
+	// the first, and a 0 there would be a figure nobody measured.
+	if pr.Elapsed >= bench.IntervalLength {
+		p99 := "-"
+		if pr.P99 > 0 {
+			p99 = formatDuration(pr.P99)
+		}
+		out = append(out, formatOpsRate(pr.Rate)+" ops/s", "p99 "+p99)
+	}
+	out = append(out, fmt.Sprintf("faults %d", pr.FaultsInjected))
 	if len(pr.ActiveFaults) > 0 {
 		out = append(out, "now: "+strings.Join(pr.ActiveFaults, ","))
 	}
@@ -87,19 +146,34 @@ func (p *progressPrinter) fields(pr bench.Progress) []string {
 	return out
 }
 
-// bar is the terminal line: the facts, then a bar filling what is left of
-// the terminal's width.
+// bar is the terminal line: a bar and the percentage when the run's end
+// is known, then as many of the facts as fit the terminal's width (whole
+// fields, never half a number).
 func (p *progressPrinter) bar(pr bench.Progress) string {
-	text := strings.Join(p.fields(pr), "  ")
+	fields := p.fields(pr)
+	width := p.width
+	if p.widthOf != nil {
+		if w, ok := p.widthOf(); ok {
+			width = w
+		}
+	}
+	text := strings.Join(fields, "  ")
+	if width > 0 {
+		text = textwidth.JoinFitting(fields, "  ", width-spareColumns)
+	}
 	frac, known := fraction(pr)
-	if pr.Done {
+	if pr.Done && !stoppedEarly(pr) {
 		frac, known = 1, true
 	}
 	if !known {
 		return text
 	}
-	room := p.width - len([]rune(text)) - 9 // "[" "] " " 100% " and a spare column
+	room := width - textwidth.Columns(text) - 9 - spareColumns // "[" "] " "100%  "
 	if room < 10 {
+		// The facts first; the percentage where it still fits.
+		if pct := fmt.Sprintf("%d%%  ", int(100*frac)); textwidth.Columns(pct+text) <= width-spareColumns {
+			return pct + text
+		}
 		return text
 	}
 	n := min(room, 40)
@@ -109,6 +183,14 @@ func (p *progressPrinter) bar(pr bench.Progress) string {
 		bar += ">" + strings.Repeat(" ", n-full-1)
 	}
 	return fmt.Sprintf("[%s] %3d%%  %s", bar, int(100*frac), text)
+}
+
+// stoppedEarly tells a final report of writers stopped before their
+// duration or operations were done (Ctrl-C, or memory running out) from
+// one of a run that went its length.
+func stoppedEarly(pr bench.Progress) bool {
+	frac, known := fraction(pr)
+	return known && frac < 0.99
 }
 
 // fraction is how far the run is: by time, by operations, or by whichever
@@ -216,9 +298,9 @@ func (p *progressPrinter) phase(target, name string) {
 	}
 	switch {
 	case p.tty && name == "":
-		fmt.Fprintf(p.w, "\r%s\x1b[K\n", line)
+		p.redraw(line, true)
 	case p.tty:
-		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+		p.redraw(line, false)
 	default:
 		fmt.Fprintln(p.w, "progress: "+line)
 	}
@@ -234,6 +316,20 @@ func (p *progressPrinter) clear() {
 	defer p.mu.Unlock()
 	p.step, p.stepsDone = "", nil
 	if p.tty {
-		fmt.Fprint(p.w, "\r\x1b[K")
+		p.redraw("", false)
+		p.drawn = 0
 	}
+}
+
+// message prints msg on a line of its own: on a terminal it takes the
+// place of the line drawn in place, which the next update draws again
+// below it.
+func (p *progressPrinter) message(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty {
+		p.redraw(msg, true)
+		return
+	}
+	fmt.Fprintln(p.w, msg)
 }

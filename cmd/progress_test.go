@@ -164,3 +164,17 @@ func TestCheckPrintsNoProgressOffATerminal(t *testing.T) {
 		t.Fatalf("check: exit %d, stderr %q (want none)\n%s", code, errOut, out)
 	}
 }
+
+// Before the first whole interval there is no rate or p99 to show: the
+// first frames say so by leaving them out, not by printing zeros.
+func TestProgressShowsNoRateBeforeTheFirstInterval(t *testing.T) {
+	p := &progressPrinter{w: &bytes.Buffer{}, tty: true, width: 200}
+	first := p.bar(bench.Progress{Target: "memory", Elapsed: 250 * time.Millisecond, Duration: 3 * time.Second, Operations: 900})
+	if strings.Contains(first, "ops/s") || strings.Contains(first, "p99") {
+		t.Errorf("first frame %q shows a rate nobody measured", first)
+	}
+	later := p.bar(bench.Progress{Target: "memory", Elapsed: 1250 * time.Millisecond, Duration: 3 * time.Second, Operations: 9000, Rate: 7000, P99: time.Millisecond})
+	if !strings.Contains(later, "7.0k ops/s") || !strings.Contains(later, "p99 1.00ms") {
+		t.Errorf("frame after a second %q lacks the rate and p99", later)
+	}
+}

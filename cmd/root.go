@@ -55,12 +55,11 @@ duplicate retries, records a history, and checks its invariants.`,
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newBenchCommand(), newCheckCommand(), newRunCommand())
 	root.AddCommand(newSetupCommand(), newTeardownCommand(), newRecoverCommand(), newDrillCommand())
-	root.AddCommand(newReportCommand(), newCompareCommand(), newServeCommand())
+	root.AddCommand(newReportCommand(), newCompareCommand(), newServeCommand(), newDynamoDBLocalCommand())
+	applyHelp(root)
 	return root
 }
 

@@ -150,7 +150,7 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	cache := scenarios.NewTargetCache()
 	defer cache.Close()
 	opts := scenarios.Options{
-		OutDir: outDir, Store: f.store, DSN: f.dsn, Open: f.http.options(targets.Options{}), Brokers: splitList(f.brokers),
+		OutDir: outDir, Store: withStatus(f.store, c.ErrOrStderr()), DSN: f.dsn, Open: f.http.options(targets.Options{}), Brokers: splitList(f.brokers),
 		CheckOptions: f.lin.options(), Overrides: f.overrides, Targets: cache,
 	}
 	started := time.Now()

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"io"
 	"strconv"
 	"time"
 
@@ -18,6 +19,12 @@ func addStoreFlags(fl *pflag.FlagSet, o *storeopen.Options) {
 	fl.StringVar(&o.Profile, "profile", "", "AWS shared config profile (default: AWS_PROFILE)")
 	fl.IntVar(&o.MaxAttempts, "sdk-max-attempts", 0, "attempts per DynamoDB call by the SDK's retryer, 1 = no retries (default: the SDK's); its retries change what a client observes")
 	fl.StringVar(&o.TablePrefix, "table-prefix", "chatseq_", "prefix of every DynamoDB table chatseq uses")
+}
+
+// withStatus is o telling status what it starts (DynamoDB Local).
+func withStatus(o storeopen.Options, status io.Writer) storeopen.Options {
+	o.Status = status
+	return o
 }
 
 // runChatPrefix makes chat ids unique to this run on shared tables.

@@ -384,9 +384,9 @@ func decodeHeader(s *scanner, line []byte) (Header, error) {
 	case !seen[headerFormat] && seen["type"]:
 		return h, contentErr("the first line must be the header %s, not an event", headerExample)
 	case !seen[headerFormat]:
-		return h, contentErr(`missing "format": the first line must be the header %s`, headerExample)
+		return h, notHistory(contentErr(`missing "format": the first line must be the header %s`, headerExample))
 	case string(format) != Format:
-		return h, contentErr(`"format" must be %q, got %s`, Format, quoteBytes(format))
+		return h, notHistory(contentErr(`"format" must be %q, got %s`, Format, quoteBytes(format)))
 	case !seen[headerVersion]:
 		return h, contentErr(`missing "version" in the header`)
 	}

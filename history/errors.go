@@ -28,7 +28,24 @@ func (e *ParseError) Error() string {
 type lineError struct {
 	col int
 	msg string
+	// notHistory: a first line that is no chatseq header at all (not
+	// JSON, or JSON without chatseq's "format"): the file is something
+	// else, and the message says so first.
+	notHistory bool
 }
+
+// notHistory marks err, a lineError, as the sign of a file that is not a
+// history.
+func notHistory(err error) error {
+	if le, ok := err.(*lineError); ok {
+		le.notHistory = true
+	}
+	return err
+}
+
+// notAHistory starts the message of an error in a first line that shows
+// the file is not a chatseq history.
+const notAHistory = "not a chatseq history: "
 
 func (e *lineError) Error() string {
 	if e.col > 0 {

@@ -43,17 +43,29 @@ type parsedLine struct {
 	reader      bool
 }
 
-// batch carries parsed lines from the parser to the builder. The last batch
-// may end the input early with an error, or with a warning about a cut-short
-// last line.
+// batch carries lines from the reader, through a parse worker, to the
+// builder: the reader copies up to batchSize lines into text, a worker
+// decodes them into lines, and the builder takes batches in the reader's
+// order. A batch may end the input early with an error, or with a warning
+// about a cut-short last line.
 type batch struct {
+	text     []byte
+	ends     []int // where each line ends in text
+	nums     []int // each line's number in the file
+	cutShort bool  // its last line is the input's, with no newline
+	readErr  error // reading failed after its lines
+
 	lines   []parsedLine
 	err     error
 	warning *Warning
+	parsed  chan struct{} // a token once a worker has decoded it
 }
 
+// batchBytes ends a batch early: sync lines run to kilobytes.
+const batchBytes = 1 << 20
+
 // lineParser is Read's first stage: it splits the input into lines and
-// decodes each on its own.
+// hands them, in batches, to lineDecoders that decode each on its own.
 type lineParser struct {
 	file   string
 	in     *bufio.Reader
@@ -63,18 +75,31 @@ type lineParser struct {
 	unterminated bool
 	spill        []byte // a line longer than the buffer
 	sc           scanner
-	raw          rawLine
-	arena        stringArena
-	shared       interner
+	hashID       func([]byte) uint64 // rawLine.hashID for every decoder
+}
+
+func newLineParser(in io.Reader, name string, bufferSize int) *lineParser {
+	return &lineParser{file: name, in: bufio.NewReaderSize(in, bufferSize)}
+}
+
+// lineDecoder decodes lines into parsedLines: one per parse worker, each
+// with strings of its own.
+type lineDecoder struct {
+	file   string
+	sc     scanner
+	raw    rawLine
+	arena  stringArena
+	shared interner
 	// lastKey holds each process's last persist key, so that a completion
 	// repeating it shares the invoke's string.
 	lastKey []string
 }
 
-func newLineParser(in io.Reader, name string, bufferSize int) *lineParser {
-	p := &lineParser{file: name, in: bufio.NewReaderSize(in, bufferSize)}
-	p.shared = interner{arena: &p.arena, shared: map[string]string{}}
-	return p
+func newLineDecoder(file string, hashID func([]byte) uint64) *lineDecoder {
+	d := &lineDecoder{file: file}
+	d.raw.hashID = hashID
+	d.shared = interner{arena: &d.arena, shared: map[string]string{}}
+	return d
 }
 
 // header reads the first non-blank line as the header.
@@ -92,17 +117,39 @@ func (p *lineParser) header() (Header, error) {
 		}
 		h, err := decodeHeader(&p.sc, line)
 		if err != nil {
-			return Header{}, p.errorAt(line, err)
+			perr := errorAt(p.file, p.lineNo, line, err)
+			if le, ok := err.(*lineError); checkSyntax(line) != nil || ok && le.notHistory {
+				perr.Msg = notAHistory + perr.Msg
+				if checkSyntax(line) != nil {
+					perr.Msg += "; the first line must be the header " + headerExample
+				}
+			}
+			return Header{}, perr
 		}
 		return h, nil
 	}
 }
 
-// run parses the remaining lines into batches sent on full, reusing batches
-// from free, until the input ends or quit is closed. It closes full.
-func (p *lineParser) run(full chan<- *batch, free <-chan *batch, quit <-chan struct{}) {
-	defer close(full)
+// run splits the remaining lines into batches, each sent on ordered (for
+// the builder, in file order) and on work (for a decoder), reusing batches
+// from free, until the input ends or quit is closed. It closes both.
+func (p *lineParser) run(work, ordered chan<- *batch, free <-chan *batch, quit <-chan struct{}) {
+	defer close(work)
+	defer close(ordered)
 	var made int
+	send := func(bt *batch) bool {
+		select {
+		case ordered <- bt:
+		case <-quit:
+			return false
+		}
+		select {
+		case work <- bt:
+			return true
+		case <-quit:
+			return false
+		}
+	}
 	bt := p.newBatch(free, quit, &made)
 	if bt == nil {
 		return
@@ -113,23 +160,18 @@ func (p *lineParser) run(full chan<- *batch, free <-chan *batch, quit <-chan str
 			break
 		}
 		if err != nil {
-			bt.err = p.readError(err)
+			bt.readErr = p.readError(err)
 			break
 		}
 		if isBlank(line) {
 			continue
 		}
-		// parse overwrites the whole slot, so a reused one needs no zeroing.
-		bt.lines = bt.lines[:len(bt.lines)+1]
-		if err := p.parse(line, &bt.lines[len(bt.lines)-1]); err != nil {
-			bt.lines = bt.lines[:len(bt.lines)-1]
-			p.fail(line, err, bt)
-			break
-		}
-		if len(bt.lines) == batchSize {
-			select {
-			case full <- bt:
-			case <-quit:
+		bt.text = append(bt.text, line...)
+		bt.ends = append(bt.ends, len(bt.text))
+		bt.nums = append(bt.nums, p.lineNo)
+		bt.cutShort = p.unterminated
+		if len(bt.nums) == batchSize || len(bt.text) >= batchBytes {
+			if !send(bt) {
 				return
 			}
 			if bt = p.newBatch(free, quit, &made); bt == nil {
@@ -137,13 +179,10 @@ func (p *lineParser) run(full chan<- *batch, free <-chan *batch, quit <-chan str
 			}
 		}
 	}
-	select {
-	case full <- bt:
-	case <-quit:
-	}
+	send(bt)
 }
 
-// batches is how many batches a read makes: the parser then waits for the
+// batches is how many batches a read makes: the reader then waits for the
 // builder to hand one back. Making a new one whenever none was free at
 // that instant made hundreds over a large file, each new memory to fault
 // in and collect.
@@ -152,28 +191,49 @@ const batches = 8
 // newBatch is a free batch, or a new one while fewer than batches exist, or
 // nil if quit closes first.
 func (p *lineParser) newBatch(free <-chan *batch, quit <-chan struct{}, made *int) *batch {
+	var bt *batch
 	select {
-	case bt := <-free:
-		bt.lines = bt.lines[:0]
-		return bt
+	case bt = <-free:
 	default:
+		if *made < batches {
+			*made++
+			return &batch{lines: make([]parsedLine, 0, batchSize), parsed: make(chan struct{}, 1)}
+		}
+		select {
+		case bt = <-free:
+		case <-quit:
+			return nil
+		}
 	}
-	if *made < batches {
-		*made++
-		return &batch{lines: make([]parsedLine, 0, batchSize)}
-	}
-	select {
-	case bt := <-free:
-		bt.lines = bt.lines[:0]
-		return bt
-	case <-quit:
-		return nil
+	bt.text, bt.ends, bt.nums = bt.text[:0], bt.ends[:0], bt.nums[:0]
+	bt.cutShort, bt.readErr, bt.lines, bt.err, bt.warning = false, nil, bt.lines[:0], nil, nil
+	return bt
+}
+
+// decode parses the batches sent on work until it is closed, each into its
+// lines, and signals each when done.
+func (d *lineDecoder) decode(work <-chan *batch) {
+	for bt := range work {
+		start := 0
+		for i, end := range bt.ends {
+			line := bt.text[start:end]
+			start = end
+			// parse overwrites the whole slot, so a reused one needs no
+			// zeroing.
+			bt.lines = bt.lines[:i+1]
+			if err := d.parse(line, bt.nums[i], &bt.lines[i]); err != nil {
+				bt.lines = bt.lines[:i]
+				d.fail(line, bt.nums[i], bt.cutShort && i == len(bt.ends)-1, err, bt)
+				break
+			}
+		}
+		bt.parsed <- struct{}{}
 	}
 }
 
 // parse decodes line into pl, checks that it is a known kind of line with
 // the fields that kind requires, and makes the strings it carries.
-func (p *lineParser) parse(line []byte, pl *parsedLine) error {
+func (p *lineDecoder) parse(line []byte, lineNo int, pl *parsedLine) error {
 	l := &p.raw
 	if err := decodeLine(&p.sc, line, l, p.arena.string); err != nil {
 		return err
@@ -183,7 +243,7 @@ func (p *lineParser) parse(line []byte, pl *parsedLine) error {
 		return err
 	}
 	*pl = parsedLine{
-		lineNo:     p.lineNo,
+		lineNo:     lineNo,
 		shape:      sh,
 		present:    l.present,
 		kind:       l.kind,
@@ -232,7 +292,7 @@ func (p *lineParser) parse(line []byte, pl *parsedLine) error {
 
 // key makes a persist line's key string, sharing it between an invoke and
 // the completion that repeats it.
-func (p *lineParser) key(l *rawLine) string {
+func (p *lineDecoder) key(l *rawLine) string {
 	if l.kind == KindFinal || l.process >= denseLimit {
 		return p.arena.string(l.key)
 	}
@@ -283,31 +343,34 @@ func isBlank(line []byte) bool {
 }
 
 func (p *lineParser) readError(err error) error {
+	if p.lineNo == 0 {
+		return fmt.Errorf("reading %s: %w", p.file, err)
+	}
 	return fmt.Errorf("reading %s after line %d: %w", p.file, p.lineNo, err)
 }
 
-// errorAt turns a problem with the current line into a *ParseError. A JSON
-// syntax error is reported in preference to a content error found earlier in
-// the same line, since it is the more basic fault.
-func (p *lineParser) errorAt(line []byte, err error) error {
+// errorAt turns a problem with a line into a *ParseError. A JSON syntax
+// error is reported in preference to a content error found earlier in the
+// same line, since it is the more basic fault.
+func errorAt(file string, lineNo int, line []byte, err error) *ParseError {
 	if syntax := checkSyntax(line); syntax != nil {
 		err = syntax
 	}
-	return &ParseError{File: p.file, Line: p.lineNo, Msg: err.Error()}
+	return &ParseError{File: file, Line: lineNo, Msg: err.Error()}
 }
 
 // fail ends bt after a line that could not be parsed. If the line is not
 // valid JSON and the input ended inside it (no terminating newline), it is
 // what a recorder killed mid-write leaves: skipped with a warning. A complete
 // line, one that ends with a newline, is an error wherever it stands.
-func (p *lineParser) fail(line []byte, err error, bt *batch) {
+func (d *lineDecoder) fail(line []byte, lineNo int, unterminated bool, err error, bt *batch) {
 	syntax := checkSyntax(line)
 	switch {
 	case syntax == nil:
-		bt.err = &ParseError{File: p.file, Line: p.lineNo, Msg: err.Error()}
-	case p.unterminated:
-		bt.warning = &Warning{Line: p.lineNo, Message: fmt.Sprintf("last line skipped as cut short (it has no terminating newline): %v", syntax)}
+		bt.err = &ParseError{File: d.file, Line: lineNo, Msg: err.Error()}
+	case unterminated:
+		bt.warning = &Warning{Line: lineNo, Message: fmt.Sprintf("last line skipped as cut short (it has no terminating newline): %v", syntax)}
 	default:
-		bt.err = &ParseError{File: p.file, Line: p.lineNo, Msg: syntax.Error()}
+		bt.err = &ParseError{File: d.file, Line: lineNo, Msg: syntax.Error()}
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 )
 
 // ReadFile reads the history at path.
 func ReadFile(path string) (*History, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +154,7 @@ type Size struct {
 // and final line to sink instead of keeping it: the History returned holds
 // the header and warnings only. Memory then depends on what sink keeps.
 func ScanFile(path string, sink Sink) (*History, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +190,7 @@ func readTo(in io.Reader, name string, hint sizeHint, sink Sink) (*History, erro
 	}
 	p := newLineParser(in, name, bufferSize)
 	if h, ok := sink.(IDHasher); ok {
-		p.raw.hashID = h.HashID
+		p.hashID = h.HashID
 	}
 	header, err := p.header()
 	if err != nil {
@@ -203,26 +205,34 @@ func readTo(in io.Reader, name string, hint sizeHint, sink Sink) (*History, erro
 	return b.h, nil
 }
 
-// pipeline reads the lines after the header in two goroutines, one per core
-// of a small machine: the parser decodes lines while the builder checks and
-// stores the ones before them. The builder sees lines in file order, so the
-// first error in the file is the one reported.
+// pipeline reads the lines after the header in several goroutines: the
+// reader splits them into batches, a decoder per core parses batches side
+// by side, and the builder checks and stores their lines. The builder sees
+// lines in file order, so the first error in the file is the one reported.
 func pipeline(p *lineParser, b *builder) error {
-	full := make(chan *batch, batches)
+	work := make(chan *batch, batches)
+	ordered := make(chan *batch, batches)
 	free := make(chan *batch, batches)
 	quit := make(chan struct{})
 	done := make(chan struct{})
+	var decoders sync.WaitGroup
+	for range decoderCount() {
+		d := newLineDecoder(p.file, p.hashID)
+		decoders.Go(func() { d.decode(work) })
+	}
 	go func() {
 		defer close(done)
-		p.run(full, free, quit)
+		p.run(work, ordered, free, quit)
 	}()
-	// Stop and wait for the parser on every return, so that nothing reads
-	// the input after Read returns.
+	// Stop and wait for the reader and decoders on every return, so that
+	// nothing reads the input after Read returns.
 	defer func() {
 		close(quit)
 		<-done
+		decoders.Wait()
 	}()
-	for bt := range full {
+	for bt := range ordered {
+		<-bt.parsed
 		for i := range bt.lines {
 			if err := b.add(&bt.lines[i]); err != nil {
 				return err
@@ -237,7 +247,29 @@ func pipeline(p *lineParser, b *builder) error {
 			}
 			b.h.Warnings = append(b.h.Warnings, *bt.warning)
 		}
+		if bt.readErr != nil {
+			return bt.readErr
+		}
 		free <- bt // never blocks: it holds every batch there is
 	}
 	return nil
+}
+
+// decoderCount is how many batches are parsed at once: one a core, the
+// builder and reader sharing them (two decoders on a 2-core machine still
+// beat one: the builder waits on the slower stage).
+func decoderCount() int { return min(max(runtime.GOMAXPROCS(0), 1), 4) }
+
+// openFile opens a history file; a directory is refused by name rather
+// than by the error its first read gives.
+func openFile(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory, not a history file", path)
+	}
+	return f, nil
 }

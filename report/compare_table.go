@@ -4,19 +4,55 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"strings"
+
+	"github.com/chatseq/chatseq/internal/textwidth"
 )
 
-// WriteComparison puts several runs side by side, one row per target.
+// WriteComparison puts several runs side by side, one row per target; on
+// a terminal too narrow for the table, one wrapped paragraph per target.
+// The ok, fail and info columns count persists, as each report's
+// "persists" line does (syncs are never fail or info).
 func WriteComparison(w io.Writer, runs []Bench) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "target\tops/s\tok\tfail\tinfo\tgap rate\tallocate p99\tpersist p99\tend-to-end p99\tverdict\t\n")
-	for _, b := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.2f%%\t%s\t%s\t%s\t%s\t\n",
-			b.Run.Target, formatRate(b.Throughput), b.OK, b.Fail, b.Info, 100*b.GapRate,
-			p99Of(b, "allocate"), p99Of(b, "persist"), p99Of(b, "end_to_end"), Verdict(b.Check))
+	return writeComparison(w, runs, TerminalWidth(w))
+}
+
+func writeComparison(w io.Writer, runs []Bench, width int) error {
+	header := []string{"target", "ops/s", "persists ok", "fail", "info", "gap rate", "allocate p99", "persist p99", "end-to-end p99", "verdict"}
+	t := table{right: true}
+	t.add(append(header, "")...)
+	rows := make([][]string, len(runs))
+	for i, b := range runs {
+		rows[i] = []string{b.Run.Target, formatRate(b.Throughput), fmt.Sprint(b.PersistOK), fmt.Sprint(b.Fail), fmt.Sprint(b.Info),
+			fmt.Sprintf("%.2f%%", 100*b.GapRate), p99Of(b, "allocate"), p99Of(b, "persist"), p99Of(b, "end_to_end"), Verdict(b.Check)}
+		t.add(append(rows[i], "")...)
 	}
-	return tw.Flush()
+	var buf strings.Builder
+	if err := t.write(&buf, 0); err != nil {
+		return err
+	}
+	if width <= 0 || widest(buf.String()) <= width {
+		_, err := io.WriteString(w, buf.String())
+		return err
+	}
+	for _, r := range rows {
+		parts := []string{r[0] + ":"}
+		for i, cell := range r[1 : len(r)-1] {
+			parts = append(parts, header[i+1]+" "+cell+",")
+		}
+		parts = append(parts, "verdict "+r[len(r)-1])
+		wrapLine(w, strings.Join(parts, " "), width, "  ")
+	}
+	return nil
+}
+
+// widest is the width of text's longest line.
+func widest(text string) int {
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		n = max(n, textwidth.Columns(l))
+	}
+	return n
 }
 
 // WriteJSONRuns writes several runs as {"runs": [...]}.

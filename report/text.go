@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 )
 
@@ -20,97 +20,118 @@ func WriteJSON(w io.Writer, b Bench) error {
 	return enc.Encode(b)
 }
 
-// WriteText writes the report for a person.
-func WriteText(w io.Writer, b Bench) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// WriteText writes the report for a person, fitted to the terminal's
+// width when w is one (TerminalWidth).
+func WriteText(w io.Writer, b Bench) error { return writeText(w, b, TerminalWidth(w)) }
+
+func writeText(w io.Writer, b Bench, width int) error {
 	r := b.Run
-	fmt.Fprintf(tw, "chatseq bench: target %s (%s), kafka %s, behaviour %s\n", r.Target, r.Store, r.Kafka, r.Variant)
+	const indent = "  "
+	wrapLine(w, fmt.Sprintf("chatseq bench: target %s (%s), kafka %s, behaviour %s", r.Target, r.Store, r.Kafka, r.Variant), width, indent)
 	interrupted := ""
 	if r.Interrupted {
 		interrupted = ", interrupted"
 	}
-	fmt.Fprintf(tw, "  %d writers over %d chats (%s), %s loop, seed %d, %.2fs%s\n", r.Writers, r.Chats, r.Distribution, r.Loop, r.Seed, r.Elapsed, interrupted)
+	wrapLine(w, fmt.Sprintf("  %s over %s (%s), %s loop, seed %d, %.2fs%s", count(int64(r.Writers), "writer"), count(int64(r.Chats), "chat"),
+		r.Distribution, r.Loop, r.Seed, r.Elapsed, interrupted), width, indent+indent)
 	if r.StoppedForMemory != "" {
-		fmt.Fprintf(tw, "  stopped early: %s\n", r.StoppedForMemory)
+		wrapLine(w, "  stopped early: "+r.StoppedForMemory, width, indent+indent)
 	}
-	fmt.Fprintln(tw)
+	fmt.Fprintln(w)
 
-	fmt.Fprintf(tw, "operations\t%d\t%s ops/s\n", b.Operations, formatRate(b.Throughput))
-	fmt.Fprintf(tw, "  persists\t%d\tok %d (dedup %d), fail %d, info %d\n", b.Persists, b.PersistOK, b.Dedup, b.Fail, b.Info)
-	fmt.Fprintf(tw, "  syncs\t%d\tok %d\n", b.Syncs, b.SyncOK)
+	var t table
+	t.add("operations", fmt.Sprint(b.Operations), formatRate(b.Throughput)+" ops/s")
+	t.add("  persists", fmt.Sprint(b.Persists), fmt.Sprintf("ok %d (dedup %d), fail %d, info %d", b.PersistOK, b.Dedup, b.Fail, b.Info))
+	t.add("  syncs", fmt.Sprint(b.Syncs), fmt.Sprintf("ok %d", b.SyncOK))
 	if rd := b.Readers; rd != nil {
-		fmt.Fprintf(tw, "  readers\t%d\t%d syncs by cursor (not in operations), ok %d, %d messages received\n", rd.Readers, rd.Syncs, rd.OK, rd.Received)
+		t.add("  readers", fmt.Sprint(rd.Readers), fmt.Sprintf("%s by cursor (not in operations), ok %d, %s received", count(rd.Syncs, "sync"), rd.OK, count(rd.Received, "message")))
 	}
-	fmt.Fprintf(tw, "  faults injected\t%d\tretries %d, duplicates after ok %d, concurrent duplicates %d\n", b.FaultsInjected, b.Retries, b.DuplicatesSent, b.ConcurrentDups)
+	t.add("  faults injected", fmt.Sprint(b.FaultsInjected), fmt.Sprintf("retries %d, duplicates after ok %d, concurrent duplicates %d", b.Retries, b.DuplicatesSent, b.ConcurrentDups))
 	if len(b.ErrorCodes) > 0 {
-		fmt.Fprintf(tw, "  errors\t\t%s\n", formatCodes(b.ErrorCodes))
+		t.add("  errors", "", formatCodes(b.ErrorCodes))
 	}
-	fmt.Fprintf(tw, "  gap rate\t%.2f%%\t%d gaps in %d allocated sequences\n", 100*b.GapRate, b.Gaps, b.Allocated)
-	fmt.Fprintf(tw, "  idempotency hit rate\t%.2f%%\t\n", 100*b.IdempotencyHit)
+	t.add("  gap rate", fmt.Sprintf("%.2f%%", 100*b.GapRate), fmt.Sprintf("%s in %s", count(b.Gaps, "gap"), count(b.Allocated, "allocated sequence")))
+	t.add("  idempotency hit rate", fmt.Sprintf("%.2f%%", 100*b.IdempotencyHit), "")
 	if b.Run.Strategy == "occ" {
-		fmt.Fprintf(tw, "  optimistic attempts\t%.2f\tper allocated sequence, at most %d for one persist\n", b.AttemptsPerPersist, b.MaxAttempts)
+		t.add("  optimistic attempts", fmt.Sprintf("%.2f", b.AttemptsPerPersist), fmt.Sprintf("per allocated sequence, at most %d for one persist", b.MaxAttempts))
 	}
-	if b.Run.Kafka != "off" {
-		fmt.Fprintf(tw, "  events read back\t%d\t\n", b.EventsRead)
+	if b.Run.Kafka != "off" && b.Run.Kafka != bench.KafkaUnused {
+		t.add("  events read back", fmt.Sprint(b.EventsRead), "")
 	}
-	tw.Flush()
+	if err := t.write(w, width); err != nil {
+		return err
+	}
 
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "latency\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
+	lat := table{right: true}
+	lat.add("latency", "count", "p50", "p90", "p99", "p99.9", "max", "")
 	for _, p := range b.Latency {
 		if p.Count == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", p.Step, p.Count, fms(p.P50), fms(p.P90), fms(p.P99), fms(p.P999), fms(p.Max))
+		lat.add(p.Step, fmt.Sprint(p.Count), fms(p.P50), fms(p.P90), fms(p.P99), fms(p.P999), fms(p.Max), "")
 	}
-	tw.Flush()
+	if err := lat.write(w, width); err != nil {
+		return err
+	}
 
 	fmt.Fprintln(w)
-	if err := WriteInvariants(w, b.Check); err != nil {
+	if err := writeInvariants(w, b.Check, width); err != nil {
 		return err
 	}
 	if len(b.Thresholds) > 0 {
 		fmt.Fprintln(w)
-		if err := writeThresholds(w, b.Thresholds); err != nil {
+		if err := writeThresholds(w, b.Thresholds, width); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "\nverdict: %s%s   history: %s\n", Verdict(b.Check), thresholdVerdict(b.Thresholds), r.History)
+	fmt.Fprintln(w)
+	wrapLine(w, fmt.Sprintf("verdict: %s%s   history: %s", Verdict(b.Check), thresholdVerdict(b.Thresholds), r.History), width, indent)
 	return nil
 }
 
-// WriteInvariants writes the invariants table of a check.
+// WriteInvariants writes the invariants table of a check, fitted to the
+// terminal's width when w is one.
 func WriteInvariants(w io.Writer, r checker.Report) error {
+	return writeInvariants(w, r, TerminalWidth(w))
+}
+
+func writeInvariants(w io.Writer, r checker.Report, width int) error {
 	if len(r.Invariants) == 0 && len(r.NotApplicable) == 0 {
 		// Not checked: only the warnings say why.
-		return writeWarnings(w, r.Warnings)
+		return writeWarnings(w, r.Warnings, width)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "invariant\tverdict\tdetail\n")
+	var t table
+	t.add("invariant", "verdict", "detail")
 	for _, inv := range r.Invariants {
 		detail := inv.Detail
 		if len(inv.Lines) > 0 {
 			detail += " [lines " + formatLines(inv.Lines) + "]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", inv.Name, strings.ToUpper(string(inv.Status)), detail)
+		t.add(inv.Name, strings.ToUpper(string(inv.Status)), detail)
 	}
 	for _, na := range r.NotApplicable {
-		fmt.Fprintf(tw, "%s\tn/a\t%s\n", na.Name, na.Reason)
+		t.add(na.Name, "n/a", na.Reason)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w, width); err != nil {
 		return err
 	}
-	return writeWarnings(w, r.Warnings)
+	return writeWarnings(w, r.Warnings, width)
 }
 
-func writeWarnings(w io.Writer, warnings []string) error {
+func writeWarnings(w io.Writer, warnings []string, width int) error {
 	for _, warn := range warnings {
-		if _, err := fmt.Fprintf(w, "warning: %s\n", warn); err != nil {
-			return err
-		}
+		wrapLine(w, "warning: "+warn, width, "  ")
 	}
 	return nil
+}
+
+// count is n and noun, plural unless n is 1: "1 gap", "3 gaps".
+func count(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Verdict is PASS, FAIL or UNKNOWN.

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 )
 
 // ThresholdResult is one k6-style threshold ("allocate.p99 < 50ms")
@@ -29,17 +28,17 @@ func ThresholdsFailed(ts []ThresholdResult) int {
 
 // writeThresholds prints each threshold with its verdict and the value
 // measured.
-func writeThresholds(w io.Writer, ts []ThresholdResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "threshold\tverdict\tactual\n")
+func writeThresholds(w io.Writer, ts []ThresholdResult, width int) error {
+	var tab table
+	tab.add("threshold", "verdict", "actual")
 	for _, t := range ts {
 		verdict := "PASS"
 		if !t.OK {
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Expr, verdict, t.Actual)
+		tab.add(t.Expr, verdict, t.Actual)
 	}
-	return tw.Flush()
+	return tab.write(w, width)
 }
 
 // thresholdVerdict is the verdict line's word on the thresholds, "" when

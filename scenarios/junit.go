@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func JUnit(s *Summary, started time.Time) JUnitSuites {
 	root := JUnitSuites{Name: "chatseq run", Time: seconds(s.Elapsed)}
 	index := map[string]int{}
 	for _, o := range s.Outcomes {
-		dir := filepath.ToSlash(filepath.Dir(o.Scenario.File))
+		dir := suiteDir(o.Scenario.File)
 		i, ok := index[dir]
 		if !ok {
 			i = len(root.Suites)
@@ -81,7 +82,7 @@ func JUnit(s *Summary, started time.Time) JUnitSuites {
 	for i := range root.Suites {
 		var total time.Duration
 		for _, o := range s.Outcomes {
-			if filepath.ToSlash(filepath.Dir(o.Scenario.File)) == root.Suites[i].Name {
+			if suiteDir(o.Scenario.File) == root.Suites[i].Name {
 				total += o.Elapsed
 			}
 		}
@@ -90,9 +91,28 @@ func JUnit(s *Summary, started time.Time) JUnitSuites {
 	return root
 }
 
+// suiteDir is the directory of a scenario file as its suite and its
+// cases' classname show it: relative to the current directory when the
+// file is under it, however the path was typed (./scenarios/x.yaml,
+// scenarios/x.yaml and /abs/checkout/scenarios/x.yaml give
+// "scenarios"), so CI servers that track tests by classname see one test
+// from run to run. A file outside it keeps its absolute directory.
+func suiteDir(file string) string {
+	dir := filepath.Dir(file)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+		if cwd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(cwd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				dir = rel
+			}
+		}
+	}
+	return filepath.ToSlash(dir)
+}
+
 func junitCase(o *Outcome, dir string) JUnitCase {
 	c := JUnitCase{
-		Name: o.Scenario.Name, Classname: strings.ReplaceAll(dir, "/", "."),
+		Name: o.Scenario.Name, Classname: strings.ReplaceAll(strings.TrimPrefix(dir, "/"), "/", "."),
 		File: filepath.ToSlash(o.Scenario.File), Time: seconds(o.Elapsed),
 	}
 	f := o.Figures

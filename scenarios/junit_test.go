@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -89,5 +91,21 @@ func TestJUnitRoundTrip(t *testing.T) {
 	ddb := got.Suites[2].Cases[1]
 	if ddb.Error == nil || ddb.Failure != nil || !strings.Contains(ddb.Error.Text, "no DynamoDB") {
 		t.Fatalf("error case %+v", ddb)
+	}
+}
+
+// A scenario's suite and classname do not depend on how its path was
+// typed: relative, with "./", or absolute.
+func TestJUnitClassnameIsStable(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"adr004/d1.yaml", "./adr004/d1.yaml", filepath.Join(cwd, "adr004", "d1.yaml")} {
+		sum := &Summary{Outcomes: []*Outcome{{Scenario: &Scenario{File: file, Name: "d1"}, Verdict: Pass}}}
+		got := JUnit(sum, time.Time{})
+		if s := got.Suites[0]; s.Name != "adr004" || s.Cases[0].Classname != "adr004" {
+			t.Errorf("%s: suite %q, classname %q; want adr004 for both", file, s.Name, s.Cases[0].Classname)
+		}
 	}
 }

@@ -6,6 +6,9 @@ package storeopen
 import (
 	"context"
 	"fmt"
+	"io"
+	"path/filepath"
+	"time"
 
 	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
 	"github.com/chatseq/chatseq/internal/closers"
@@ -29,6 +32,10 @@ type Options struct {
 	Profile     string
 	MaxAttempts int    // the SDK retryer's attempts per call; 0: SDK default
 	TablePrefix string // DynamoDB table name prefix
+	// Status, when set, hears what is being started before a wait a
+	// person would otherwise sit through in silence (DynamoDB Local takes
+	// seconds to half a minute).
+	Status io.Writer
 }
 
 // Opened is a store ready to use.
@@ -91,6 +98,10 @@ func openLocal(ctx context.Context, o Options) (*Opened, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--store dynamodb-local: %w", err)
 	}
+	began := time.Now()
+	if o.Status != nil {
+		fmt.Fprintf(o.Status, "starting DynamoDB Local (java -jar %s, in memory; this can take half a minute)…\n", filepath.Join(jarDir, dynamodblocal.JarName))
+	}
 	srv, err := dynamodblocal.Start(ctx, jarDir)
 	if err != nil {
 		return nil, err
@@ -108,5 +119,8 @@ func openLocal(ctx context.Context, o Options) (*Opened, error) {
 		return nil, err
 	}
 	opened.Store = dynamostore.New(client, tables)
+	if o.Status != nil {
+		fmt.Fprintf(o.Status, "DynamoDB Local ready at %s with tables %s* (%s)\n", srv.Endpoint(), o.TablePrefix, time.Since(began).Round(100*time.Millisecond))
+	}
 	return opened, nil
 }

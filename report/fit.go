@@ -1,0 +1,104 @@
+package report
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/chatseq/chatseq/internal/textwidth"
+)
+
+// TerminalWidth is the width text written to w must fit: the terminal's,
+// less a column, when w is one; 0 (no limit) for a file or a pipe, which
+// keep whole lines for grep and diff.
+func TerminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || width < 2 {
+		return 0
+	}
+	return width - 1
+}
+
+// minDetail is the narrowest the last column of a table may be wrapped
+// to beside its row; narrower, it goes on lines of its own below.
+const minDetail = 24
+
+// table lays out rows as text/tabwriter does (cells left-aligned, two
+// spaces apart, the last cell not padded) and fits the last cell within
+// width by wrapping it between words: continuation lines start under it,
+// or, when it would have under minDetail columns (or a word of it would
+// not fit there), the cell goes below its row, indented. width 0 is no
+// limit. A single word wider than the terminal (a long path) is kept
+// whole: it wraps, rather than lose characters.
+type table struct {
+	rows  [][]string
+	right bool // align every cell but the last to the right
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer, width int) error {
+	widths := map[int]int{}
+	for _, r := range t.rows {
+		for i, c := range r[:len(r)-1] {
+			widths[i] = max(widths[i], textwidth.Columns(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range t.rows {
+		var line strings.Builder
+		for i, c := range r[:len(r)-1] {
+			pad := strings.Repeat(" ", widths[i]-textwidth.Columns(c))
+			if t.right {
+				// As tabwriter.AlignRight: the padding before the cell.
+				line.WriteString("  " + pad + c)
+			} else {
+				line.WriteString(c + pad + "  ")
+			}
+		}
+		start := textwidth.Columns(line.String())
+		last := r[len(r)-1]
+		switch {
+		case last == "":
+			b.WriteString(strings.TrimRight(line.String(), " "))
+		case width <= 0 || start+textwidth.Columns(last) <= width:
+			b.WriteString(line.String() + last)
+		case width-start >= minDetail && longestWord(last) <= width-start:
+			indent := "\n" + strings.Repeat(" ", start)
+			b.WriteString(line.String() + strings.Join(textwidth.Wrap(last, width-start), indent))
+		default:
+			const under = "    "
+			b.WriteString(strings.TrimRight(line.String(), " ") + "\n" + under)
+			b.WriteString(strings.Join(textwidth.Wrap(last, width-len(under)), "\n"+under))
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// longestWord is the width of s's widest word.
+func longestWord(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		n = max(n, textwidth.Columns(w))
+	}
+	return n
+}
+
+// wrapLine writes s within width, later lines indented by indent.
+func wrapLine(w io.Writer, s string, width int, indent string) {
+	lines := textwidth.Wrap(s, width)
+	if len(lines) > 1 {
+		first := lines[0]
+		rest := textwidth.Wrap(strings.Join(lines[1:], " "), width-textwidth.Columns(indent))
+		lines = append([]string{first}, rest...)
+	}
+	io.WriteString(w, strings.Join(lines, "\n"+indent)+"\n")
+}
