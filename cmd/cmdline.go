@@ -9,10 +9,10 @@ import (
 	"github.com/chatseq/chatseq/scenarios"
 )
 
-// commandLine is the command line that reproduces c's run: its path and
+// reproduceCommand is the command line that reproduces c's run: its path and
 // every flag given, each value as the flag holds it (so a path typed
 // relative stays relative), quoted for a shell.
-func commandLine(c *cobra.Command) string {
+func reproduceCommand(c *cobra.Command) string {
 	parts := strings.Fields(c.CommandPath())
 	c.Flags().Visit(func(f *pflag.Flag) {
 		values := []string{f.Value.String()}

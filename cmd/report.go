@@ -22,7 +22,7 @@ type outputFlags struct {
 	dir   string
 	quiet bool
 	dirs  map[string]string // target -> its results directory
-	// command reproduces the run (commandLine), kept in results.json.
+	// command reproduces the run (reproduceCommand), kept in results.json.
 	command string
 }
 
@@ -38,7 +38,7 @@ func (o *outputFlags) prepare(c *cobra.Command, targets []string) error {
 	if o.dir == "" {
 		return nil
 	}
-	o.command = commandLine(c)
+	o.command = reproduceCommand(c)
 	if c.Flags().Changed("history") {
 		return badInput("give --out or --history, not both: with --out the history is DIR/%s", report.HistoryFile)
 	}
