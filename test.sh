@@ -49,6 +49,7 @@ echo "== fuzz the parsers"
 # -fuzzminimizetime keeps the fuzzer fuzzing rather than minimising.
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 300000x -fuzzminimizetime 100x ./history/
 go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 40000x -fuzzminimizetime 100x ./scenarios/
+go test -run '^$' -fuzz '^FuzzParseSchedule$' -fuzztime 10000x -fuzzminimizetime 100x ./scenarios/
 # Every history the reader accepts is judged without a panic, under every
 # contract, by the exact checker and by porcupine.
 go test -run '^$' -fuzz '^FuzzCheck$' -fuzztime 20000x -fuzzminimizetime 100x ./checker/

@@ -18,7 +18,7 @@ import (
 func BenchmarkRecordMetricsSideBySide(b *testing.B) {
 	phase := func(withMetrics bool) float64 {
 		l := newLatencies()
-		l.begin(func() int64 { return 0 })
+		l.begin(func() int64 { return 0 }, IntervalLength)
 		if withMetrics {
 			l.exportTo(metrics.New(), 64, nil)
 		}

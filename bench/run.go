@@ -32,7 +32,10 @@ type Result struct {
 	Persisted   int64 // messages in the store afterwards
 	Events      int   // records read back from Kafka
 	Kafka       string
-	Intervals   []Interval // per-second counts and latency (timeseries.go)
+	Intervals   []Interval // counts and latency per interval (timeseries.go)
+	// IntervalLength is the intervals' length: FineInterval, or
+	// IntervalLength for a long run.
+	IntervalLength time.Duration
 	// Interrupted: ctx ended while the writers ran, so they stopped early.
 	Interrupted bool
 	// Readers are what the catch-up clients did (cfg.Readers > 0).
@@ -123,7 +126,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	lat := newLatencies()
 	res.Started = time.Now()
 	clock.begin()
-	lat.begin(rec.Now)
+	lat.begin(rec.Now, IntervalFor(&cfg))
 	cfg.Metrics.SetPhase(PhaseWriters)
 	detachMetrics := lat.exportTo(cfg.Metrics, len(chats), faultWindows(cfg.Timed, clock))
 	defer detachMetrics()
@@ -156,7 +159,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	stopProgress()
 	detachMetrics()
 	res.Latency, res.Counts = lat.totals()
-	res.Intervals = lat.intervals(res.Elapsed)
+	res.Intervals, res.IntervalLength = lat.intervals(res.Elapsed)
 
 	cfg.phase(PhaseFinalState)
 	if err := recordFinalState(ctx, target, chats, rec, res); err != nil {

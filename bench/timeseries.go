@@ -7,16 +7,36 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// IntervalLength is the resolution of a run's time series: one interval per
-// second, the convention of HdrHistogram interval logs.
+// IntervalLength is the HdrHistogram interval log's resolution (one
+// interval per second, the format's convention), and a long run's.
 const IntervalLength = time.Second
 
-// Interval is what completed during one IntervalLength of the writers' time.
-// Values land in the interval in which they were recorded, i.e. when the
-// operation completed, as HdrHistogram's interval recorder does.
+// A run's time series starts at FineInterval, so that a run of a few
+// seconds still has enough points to draw a line and to compare runs by
+// (compare tests per-interval samples); once it holds more than
+// MaxFineIntervals it is merged into IntervalLength ones, so a long run
+// does not hold ten intervals a second. A run planned longer than that
+// records at IntervalLength from the start.
+const (
+	FineInterval     = 100 * time.Millisecond
+	MaxFineIntervals = 600
+)
+
+// IntervalFor is the interval a run of cfg starts recording at.
+func IntervalFor(cfg *Config) time.Duration {
+	if cfg.Duration > MaxFineIntervals*FineInterval {
+		return IntervalLength
+	}
+	return FineInterval
+}
+
+// Interval is what completed during one interval of the writers' time
+// (Result.IntervalLength). Values land in the interval in which they were
+// recorded, i.e. when the operation completed, as HdrHistogram's interval
+// recorder does.
 type Interval struct {
 	Start  time.Duration // since the writers started
-	Length time.Duration // IntervalLength; the last one may be shorter
+	Length time.Duration // the run's interval length; the last one may be longer (tailFold)
 	Counts Counts
 	// Latency has one histogram per step, sparse: a long run keeps
 	// thousands of intervals, and a dense histogram of the run's range is
@@ -32,8 +52,8 @@ type Progress struct {
 	Duration time.Duration // the configured --duration; 0 if the run is bounded by Ops alone
 	// Operations completed so far, and the configured total (0: none).
 	Operations, TargetOps int64
-	// Rate and P99 (end to end) cover the last complete interval: a recent
-	// view, not the run's average.
+	// Rate and P99 (end to end) cover the last second's complete
+	// intervals: a recent view, not the run's average.
 	Rate float64
 	P99  time.Duration
 	// FaultsInjected counts attempts that carried an injected fault so far;
@@ -46,16 +66,23 @@ type Progress struct {
 // ProgressEvery is how often Config.Progress is called.
 const ProgressEvery = 250 * time.Millisecond
 
-// series is the run's intervals. Shards record into dense histograms of the
-// current interval and move them here when it ends, so the hot path never
-// touches the sparse ones (inserting into those costs more).
+// series is the run's intervals. Shards record into sparse histograms of
+// the current interval of their own and merge them here when it ends, so
+// writers contend only on their shard. (Dense ones record faster, but
+// moving one is a walk over all its 33k counts: ten times a second per
+// shard and step, that cost more than it saved, and under the race
+// detector it starved the writers; BenchmarkIntervalRecording.)
 type series struct {
 	mu sync.Mutex
 	// clock is the run clock (nanoseconds) and start its reading when the
 	// writers began; both are set before any writer starts, then only read.
-	clock     func() int64
-	start     int64
-	begun     bool
+	clock func() int64
+	start int64
+	begun bool
+	// base is the length shards count intervals in; the series keeps
+	// intervals of base·factor (factor grows from 1 when it coarsens).
+	base      time.Duration
+	factor    int
 	intervals []*intervalData
 	ops       int64 // Operations over every interval moved here
 	faults    int64
@@ -70,7 +97,7 @@ type intervalData struct {
 type intervalShard struct {
 	series *series
 	index  int // interval the fields below belong to
-	hists  [stepCount]*hdrhistogram.Histogram
+	hists  [stepCount]*hdrhistogram.PackedHistogram
 	counts Counts
 	dirty  bool
 }
@@ -78,7 +105,7 @@ type intervalShard struct {
 func newIntervalShard(s *series) intervalShard {
 	sh := intervalShard{series: s, counts: Counts{ErrorCodes: map[string]int64{}}}
 	for i := range sh.hists {
-		sh.hists[i] = newHistogram()
+		sh.hists[i] = NewIntervalHistogram()
 	}
 	return sh
 }
@@ -89,16 +116,25 @@ func NewIntervalHistogram() *hdrhistogram.PackedHistogram {
 	return hdrhistogram.NewPacked(histLowest, histHighest, histSigFigs)
 }
 
-// indexAt is the interval t (run clock) falls in, -1 before the run started.
+// indexAt is the base interval t (run clock) falls in, -1 before the run
+// started. base is set before any writer starts and never changes.
 func (s *series) indexAt(t int64) int {
 	if !s.begun || t < s.start {
 		return -1
 	}
-	return int((t - s.start) / int64(IntervalLength))
+	return int((t - s.start) / int64(s.base))
 }
 
-// at returns interval i, creating it and any before it; s.mu is held.
+// length is the series' interval length; s.mu is held.
+func (s *series) length() time.Duration { return s.base * time.Duration(s.factor) }
+
+// at returns the series interval holding base interval i, creating it and
+// any before it; s.mu is held.
 func (s *series) at(i int) *intervalData {
+	if len(s.intervals) > MaxFineIntervals && s.length() < IntervalLength {
+		s.coarsen()
+	}
+	i /= s.factor
 	for len(s.intervals) <= i {
 		d := &intervalData{counts: Counts{ErrorCodes: map[string]int64{}}}
 		for step := range d.hists {
@@ -107,6 +143,25 @@ func (s *series) at(i int) *intervalData {
 		s.intervals = append(s.intervals, d)
 	}
 	return s.intervals[i]
+}
+
+// coarsen merges the intervals into IntervalLength ones; s.mu is held.
+func (s *series) coarsen() {
+	k := int(IntervalLength / s.length())
+	merged := make([]*intervalData, 0, (len(s.intervals)+k-1)/k)
+	for i, d := range s.intervals {
+		if i%k == 0 {
+			merged = append(merged, d)
+			continue
+		}
+		into := merged[len(merged)-1]
+		into.counts.add(d.counts)
+		for step := range d.hists {
+			into.hists[step].Merge(d.hists[step])
+		}
+	}
+	s.intervals = merged
+	s.factor *= k
 }
 
 // record adds one operation's step values (0: the step did not run) and
@@ -178,7 +233,7 @@ func (sh *intervalShard) flush() {
 	d := s.at(sh.index)
 	for step, h := range sh.hists {
 		if h.TotalCount() > 0 {
-			d.hists[step].MergeFrom(h)
+			d.hists[step].Merge(h)
 			h.Reset()
 		}
 	}
@@ -190,9 +245,10 @@ func (sh *intervalShard) flush() {
 	sh.dirty = false
 }
 
-// begin starts the series on clock (nanoseconds, monotonic); call it
-// before any writer starts.
-func (l *latencies) begin(clock func() int64) {
+// begin starts the series on clock (nanoseconds, monotonic) at intervals
+// of base; call it before any writer starts.
+func (l *latencies) begin(clock func() int64, base time.Duration) {
+	l.series.base, l.series.factor = base, 1
 	l.series.clock, l.series.start, l.series.begun = clock, clock(), true
 }
 
@@ -212,11 +268,12 @@ func (l *latencies) rotate(now int64) {
 	}
 }
 
-// tailFold is the shortest last interval kept on its own. The writers stop
-// at the configured duration and the run ends when operations in flight
-// have finished: a few milliseconds whose handful of completions would
-// plot as a collapse of throughput, so they join the second before.
-const tailFold = IntervalLength / 4
+// tailFold is the shortest last interval kept on its own, as a share of
+// the interval length. The writers stop at the configured duration and the
+// run ends when operations in flight have finished: a few milliseconds
+// whose handful of completions would plot as a collapse of throughput, so
+// they join the interval before.
+const tailFold = 4
 
 // flush moves every shard's data to the series.
 func (l *latencies) flush() {
@@ -232,20 +289,20 @@ func (l *latencies) flush() {
 // intervals flushes every shard and returns the run's intervals, the last
 // one ending at elapsed. Call it after totals: it folds a short last
 // interval into the one before.
-func (l *latencies) intervals(elapsed time.Duration) []Interval {
+func (l *latencies) intervals(elapsed time.Duration) ([]Interval, time.Duration) {
 	l.flush()
 	s := l.series
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := int((elapsed + IntervalLength - 1) / IntervalLength)
-	if n > 0 {
-		s.at(n - 1) // trailing seconds with nothing completed are still intervals
+	if n := int((elapsed + s.base - 1) / s.base); n > 0 {
+		s.at(n - 1) // trailing intervals with nothing completed are still intervals
 	}
+	every := s.length()
 	out := make([]Interval, len(s.intervals))
 	for i, d := range s.intervals {
-		start := time.Duration(i) * IntervalLength
-		length := IntervalLength
-		if end := start + IntervalLength; end > elapsed && elapsed > start {
+		start := time.Duration(i) * every
+		length := every
+		if end := start + every; end > elapsed && elapsed > start {
 			length = elapsed - start
 		}
 		iv := Interval{Start: start, Length: length, Counts: d.counts, Latency: make(map[Step]*hdrhistogram.PackedHistogram, stepCount)}
@@ -254,7 +311,7 @@ func (l *latencies) intervals(elapsed time.Duration) []Interval {
 		}
 		out[i] = iv
 	}
-	if n := len(out); n >= 2 && out[n-1].Length < tailFold {
+	if n := len(out); n >= 2 && out[n-1].Length < every/tailFold {
 		prev, last := &out[n-2], out[n-1]
 		prev.Length += last.Length
 		prev.Counts.add(last.Counts)
@@ -263,7 +320,7 @@ func (l *latencies) intervals(elapsed time.Duration) []Interval {
 		}
 		out = out[:n-1]
 	}
-	return out
+	return out, every
 }
 
 // progress summarises the run so far at now.
@@ -273,10 +330,18 @@ func (l *latencies) progress(now int64) Progress {
 	s := l.series
 	s.mu.Lock()
 	p.Operations, p.FaultsInjected = s.ops, s.faults
-	if last := s.indexAt(now) - 1; last >= 0 && last < len(s.intervals) {
-		d := s.intervals[last]
-		p.Rate = float64(d.counts.Operations) / IntervalLength.Seconds()
-		p.P99 = time.Duration(d.hists[StepEndToEnd].ValueAtPercentile(99))
+	if last := s.indexAt(now)/s.factor - 1; last >= 0 && last < len(s.intervals) {
+		// The last second's complete intervals: a tenth of a second of a
+		// slow run is too few operations for a steady rate or a p99.
+		first := max(0, last+1-int(IntervalLength/s.length()))
+		window := NewIntervalHistogram()
+		var ops int64
+		for _, d := range s.intervals[first : last+1] {
+			ops += d.counts.Operations
+			window.Merge(d.hists[StepEndToEnd])
+		}
+		p.Rate = float64(ops) / (time.Duration(last+1-first) * s.length()).Seconds()
+		p.P99 = time.Duration(window.ValueAtPercentile(99))
 	}
 	s.mu.Unlock()
 	for k := range l.shards {

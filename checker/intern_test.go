@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -39,5 +41,29 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 	}
 	if want := []int32{0, 0, 0, 1, 0, 2}; !slices.Equal(got, want) || len(l.keyNames) != 3 {
 		t.Fatalf("keys %v (names %q), want %v", got, l.keyNames, want)
+	}
+}
+
+// The radix sort orders as a stable comparison sort does, equal hashes
+// kept in their order, with hashes spread over every digit and repeated.
+func TestRadixSortIsAStableSortByHash(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 3, 1000, 70000} {
+		a := make([]hashed, n)
+		for i := range a {
+			a[i] = hashed{h: rng.Uint64(), p: int32(i)}
+			if i > 0 && rng.IntN(4) == 0 {
+				a[i].h = a[rng.IntN(i)].h
+			}
+			if rng.IntN(8) == 0 {
+				a[i].h &= 0xffff // small ones too
+			}
+		}
+		want := slices.Clone(a)
+		slices.SortStableFunc(want, func(x, y hashed) int { return cmp.Compare(x.h, y.h) })
+		radixSort(a)
+		if !slices.Equal(a, want) {
+			t.Fatalf("n=%d: radix sort differs from a stable sort", n)
+		}
 	}
 }

@@ -40,6 +40,8 @@ type benchFlags struct {
 	thresholds     []scenarios.Threshold
 	metrics        metricsFlag
 	http           httpFlags // --target http (bench_http.go)
+	// --schedule as given; resolve puts its faults in cfg.Timed.
+	schedule string
 }
 
 func newBenchCommand() *cobra.Command {
@@ -111,6 +113,7 @@ for 'chatseq check'.`,
 	addStoreFlags(fl, &f.store)
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringArrayVar(&f.thresholdExprs, "threshold", nil, "a condition on the run's figures, as in scenario files: 'allocate.p99 < 1ms', 'throughput >= 100000', 'errors.counter_missing == 0'; repeat for several; exit 4 if one fails while every invariant holds")
+	fl.StringVar(&f.schedule, "schedule", "", "timed faults on the run's clock, in the scenario files' schedule language (docs/scenarios.md): a YAML file, or inline, e.g. '[{fault: kafka_outage, at: 1s, for: 500ms}, {fault: store_latency, at: 0s, for: 2s, latency: 1ms}]'")
 	addOutputFlags(fl, &f.output)
 	f.http.register(fl)
 	return c
@@ -177,6 +180,18 @@ func (f *benchFlags) resolve() error {
 			return badInput("--threshold: %v", err)
 		}
 		f.thresholds = append(f.thresholds, t)
+	}
+	if f.schedule != "" {
+		timed, err := scenarios.ParseScheduleArg(f.schedule)
+		if err != nil {
+			return usageError{err}
+		}
+		for _, tf := range timed {
+			if tf.Kind == bench.DeleteCounter && tf.Chat >= f.cfg.Chats {
+				return badInput("--schedule %s: delete_counter names chat %d, but --chats %d gives chats 0..%d", f.schedule, tf.Chat, f.cfg.Chats, f.cfg.Chats-1)
+			}
+		}
+		f.cfg.Timed = timed
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return usageError{err}
@@ -276,7 +291,7 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 		feed.Discard()
 		return report.Bench{}, err
 	}
-	checked, rep, err := f.check(name, res.Config.HistoryPath, feed, progress)
+	checked, rep, err := f.check(name, res, feed, progress)
 	if err != nil {
 		return report.Bench{}, err
 	}
@@ -295,7 +310,8 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 // written. A history too large for this machine's memory is not judged
 // (checked false): the report says why, every invariant undecided, and the
 // run's own figures still stand.
-func (f *benchFlags) check(name, path string, feed *checker.Feed, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
+func (f *benchFlags) check(name string, res *bench.Result, feed *checker.Feed, progress *progressPrinter) (checked bool, rep checker.Report, err error) {
+	path := res.Config.HistoryPath
 	opt := f.lin.options()
 	if err := checkFits([]string{path}, opt.PorcupineMemory); err != nil {
 		feed.Discard()
@@ -305,7 +321,7 @@ func (f *benchFlags) check(name, path string, feed *checker.Feed, progress *prog
 	beforeCheck()
 	defer collectForCheck()()
 	opt.VisualizeDir = f.output.visualizeDir(name)
-	opt.Interval = bench.IntervalLength
+	opt.Interval = res.IntervalLength // allocations and gaps per interval of the run's
 	checkDone := f.cfg.Metrics.Checking(path)
 	rep, _, err = feed.Check(opt)
 	if err != nil {
@@ -395,6 +411,13 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 			if !targets.RunsCore(n) {
 				// It would run without them under a report that lists them.
 				return nil, badInput("--store-throttle, --store-internal-error and --txn-canceled-other are DynamoDB's errors and apply only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject them", n)
+			}
+		}
+	}
+	for _, tf := range f.cfg.Timed {
+		for _, n := range names {
+			if bench.IsStoreError(tf.Kind) && !targets.RunsCore(n) {
+				return nil, badInput("--schedule: %s applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject it", tf.Kind, n)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,10 +16,13 @@ import (
 )
 
 type compareFlags struct {
-	tolerance string
-	format    string
-	metrics   string
-	steps     string
+	tolerance     string
+	alpha         float64
+	minChange     time.Duration
+	format        string
+	metrics       string
+	steps         string
+	allowSettings bool
 }
 
 func newCompareCommand() *cobra.Command {
@@ -26,20 +30,32 @@ func newCompareCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Put two saved runs side by side and flag regressions of B against A",
-		Long: `compare reads two runs saved by chatseq bench --out (each a results directory,
-a directory of per-target results directories, or a results.json) and prints
-throughput, every percentile of every step, the gap rate and the verdict of
-both. B regresses against the baseline A when its throughput falls, or a
-percentile or the gap rate rises, by more than --tolerance, or its verdict is
-worse (PASS < UNKNOWN < FAIL). Directories with several targets are matched
-by target name.
+		Long: `compare reads two runs saved by chatseq bench --out or chatseq run --out (each
+a results directory, a directory of per-target results directories, or a
+results.json) and compares their distributions, as benchstat does: each
+run's per-interval samples (throughput, and every step's p50, p90 and p99
+of each interval; the gap rate) are compared by the Mann-Whitney U test.
+B regresses against the baseline A when a change is significant (p below
+--alpha) and its median moves by more than --tolerance the wrong way, or
+when its verdict is worse (PASS < UNKNOWN < FAIL). The verdict comes first,
+then ratios B/A ("×1.24"). Directories with several targets are matched by
+target name.
 
-Exit status: 0 no regression, 1 a regression, 2 unusable input or flags.`,
+Runs made with other load or fault settings (closed against open loop,
+another rate, other faults) are refused: their figures differ whatever the
+code does. --allow-different-settings compares them anyway, under a
+warning. Another target or run length is named, not refused.
+
+Exit status: 0 no regression, 1 a regression, 2 unusable input or flags,
+or runs whose settings differ.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error { return runCompare(c, &f, args[0], args[1]) },
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.tolerance, "tolerance", "10%", "relative change allowed before a metric regresses, e.g. 10% (a bare number is a percentage too)")
+	fl.StringVar(&f.tolerance, "tolerance", "10%", "change of a median allowed before a significant change regresses, e.g. 10% (a bare number is a percentage too)")
+	fl.Float64Var(&f.alpha, "alpha", report.DefaultAlpha, "significance level of the Mann-Whitney U test: a change regresses only when p is below it")
+	fl.DurationVar(&f.minChange, "min-change", time.Millisecond, "smallest rise of a latency median that regresses, however significant: on a shared machine the scheduler moves percentiles of microsecond steps by about a timeslice from run to run (0 on a quiet machine)")
+	fl.BoolVar(&f.allowSettings, "allow-different-settings", false, "compare runs whose load or fault settings differ, under a warning, rather than refuse")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
 	fl.StringVar(&f.metrics, "metrics", "", "comma-separated metrics that can regress (default all): throughput, "+strings.Join(report.LatencyMetrics, ", ")+", gap_rate, verdict")
 	fl.StringVar(&f.steps, "steps", "", "comma-separated steps whose latency can regress (default all): "+stepNames())
@@ -54,7 +70,13 @@ func runCompare(c *cobra.Command, f *compareFlags, pathA, pathB string) error {
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format must be text or json, got %q", f.format)
 	}
-	opt := report.CompareOptions{Tolerance: tol}
+	if !(f.alpha > 0 && f.alpha < 1) {
+		return badInput("--alpha must be between 0 and 1, got %g", f.alpha)
+	}
+	if f.minChange < 0 {
+		return badInput("--min-change must not be negative, got %s", f.minChange)
+	}
+	opt := report.CompareOptions{Tolerance: tol, Alpha: f.alpha, MinLatencyChange: float64(f.minChange) / float64(time.Millisecond)}
 	known := append([]string{report.MetricThroughput, report.MetricGapRate, report.MetricVerdict}, report.LatencyMetrics...)
 	if opt.Metrics, err = parseList("--metrics", f.metrics, known); err != nil {
 		return err
@@ -76,6 +98,13 @@ func runCompare(c *cobra.Command, f *compareFlags, pathA, pathB string) error {
 	}
 	cmp := report.Compare(pairs, opt)
 	cmp.A, cmp.B = pathA, pathB
+	if refused := report.RefusedSettings(cmp.Settings); len(refused) > 0 && !f.allowSettings {
+		lines := make([]string, len(refused))
+		for i, d := range refused {
+			lines[i] = "  " + d.String()
+		}
+		return badInput("%s and %s were not run alike; their figures would differ whatever the code does:\n%s\n(--allow-different-settings compares them anyway)", pathA, pathB, strings.Join(lines, "\n"))
+	}
 	out := c.OutOrStdout()
 	if f.format == "json" {
 		err = report.WriteComparisonJSON(out, cmp)
@@ -107,6 +136,9 @@ func parseList(flag, s string, known []string) ([]string, error) {
 	var out []string
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
+		if flag == "--metrics" && (item == "p99.9" || item == "max") {
+			return nil, badInput("--metrics: %s is not compared: the run's single %s is one operation's latency, which moves by any amount between two runs of one command; compare tests each interval's p50, p90 and p99", item, item)
+		}
 		if !slices.Contains(known, item) {
 			return nil, badInput("%s: unknown name %q (known: %s)", flag, item, strings.Join(known, ", "))
 		}

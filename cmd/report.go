@@ -22,6 +22,8 @@ type outputFlags struct {
 	dir   string
 	quiet bool
 	dirs  map[string]string // target -> its results directory
+	// command reproduces the run (reproduceCommand), kept in results.json.
+	command string
 }
 
 func addOutputFlags(fl *pflag.FlagSet, o *outputFlags) {
@@ -36,6 +38,7 @@ func (o *outputFlags) prepare(c *cobra.Command, targets []string) error {
 	if o.dir == "" {
 		return nil
 	}
+	o.command = reproduceCommand(c)
 	if c.Flags().Changed("history") {
 		return badInput("give --out or --history, not both: with --out the history is DIR/%s", report.HistoryFile)
 	}
@@ -93,7 +96,7 @@ func (o *outputFlags) save(stderr io.Writer, target string, res *bench.Result, b
 	if !ok {
 		return nil
 	}
-	saved, err := report.SaveRun(d, res, b)
+	saved, err := report.SaveRun(d, res, b, o.command)
 	if err != nil {
 		return fmt.Errorf("saving results: %w", err)
 	}

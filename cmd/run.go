@@ -59,7 +59,7 @@ thresholds failed, 5 a scenario could not be run.`,
 	fl := c.Flags()
 	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
-	fl.StringVar(&f.out, "out", "", "directory for histories (default: a temporary directory, kept only if something failed)")
+	fl.StringVar(&f.out, "out", "", "keep a results directory per scenario here, DIR/NAME (history, results.json, latency.hlog, report.html: chatseq report and compare read it); default: a temporary directory, kept only if something failed")
 	fl.Int64Var(&f.seed, "seed", 0, "override every scenario's seed")
 	fl.IntVar(&f.writers, "writers", 0, "override every scenario's writers")
 	fl.IntVar(&f.ops, "ops", 0, "override every scenario's operation count (with a duration, whichever ends first)")

@@ -98,7 +98,7 @@ func TestRunNegativeScenarioThatStopsFailingExitsOne(t *testing.T) {
 	}
 	dir := between(out, "histories in ", "\n")
 	defer os.RemoveAll(dir)
-	if _, err := os.Stat(filepath.Join(dir, "broken-unconditional-idempotency.jsonl")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "broken-unconditional-idempotency", "history.jsonl")); err != nil {
 		t.Fatalf("the failing run's history was not kept: %v", err)
 	}
 	data, err := os.ReadFile(junit)
@@ -205,7 +205,7 @@ func TestRunSeedOverride(t *testing.T) {
 	if !strings.Contains(stdout, "reproduce: chatseq run "+path+" --seed 9\n") {
 		t.Fatalf("repro missing:\n%s", stdout)
 	}
-	h, err := history.ReadFile(filepath.Join(out, "adr001-b3-server-crash-after-persist.jsonl"))
+	h, err := history.ReadFile(filepath.Join(out, "adr001-b3-server-crash-after-persist", "history.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

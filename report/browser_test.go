@@ -3,6 +3,9 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"html"
 	"image"
 	"image/png"
 	"os"
@@ -166,4 +169,115 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
+}
+
+// measureScript is added to a copy of a failing report: once the page and
+// its frames have loaded, it records where the failures section sits,
+// whether any counterexample line is cut or scrolls sideways, and what the
+// section says and draws, as JSON in #measured for --dump-dom to print.
+const measureScript = `<script>
+window.addEventListener("load", function () {
+  var failed = document.getElementById("failed");
+  var out = {top: -1, text: "", cut: [], wrapped: 0, frames: [], charts: document.getElementById("throughput").getBoundingClientRect().top + window.scrollY};
+  if (failed) {
+    out.top = failed.getBoundingClientRect().top + window.scrollY;
+    out.text = failed.innerText;
+  }
+  document.querySelectorAll(".lines, .cl .tx").forEach(function (e) {
+    if (e.scrollWidth > e.clientWidth + 1) out.cut.push(e.className + ": " + e.textContent.slice(0, 60));
+  });
+  document.querySelectorAll("#failed .cl .tx").forEach(function (e) {
+    if (e.getBoundingClientRect().height > 30) out.wrapped++;
+  });
+  document.querySelectorAll("#failed .failure").forEach(function (f) {
+    var frame = f.querySelector("iframe.drawing");
+    out.frames.push({id: f.id, src: frame ? frame.getAttribute("src") : "", height: frame ? frame.getBoundingClientRect().height : 0});
+  });
+  var pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>`
+
+var measured = regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`)
+
+// A failing report says at its top which invariants failed, with the first
+// lines of each counterexample, wrapped rather than cut at the right edge,
+// the command that reproduces the run, and porcupine's view of the chat
+// each failure names where the checker drew it.
+func TestFailingReportStatesItsFailuresAtTheTop(t *testing.T) {
+	bin := chromium(t)
+	f := faultyRun(t)
+	page, err := os.ReadFile(filepath.Join(f.dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Beside the report, so that its links to the drawings resolve.
+	probe := filepath.Join(f.dir, "measure-top.html")
+	if err := os.WriteFile(probe, bytes.Replace(page, []byte("</body>"), []byte(measureScript+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(probe)
+	dom, logs := openInChromium(t, bin, "file://"+probe, "--dump-dom", "--window-size=900,900")
+	if msgs := consoleLine.FindAllString(logs, -1); len(msgs) > 0 {
+		t.Errorf("the page or a drawing in it wrote to the console:\n%s", strings.Join(msgs, "\n"))
+	}
+	m := measured.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the measuring script left nothing:\n%s", tail(dom, 2000))
+	}
+	var got struct {
+		Top, Charts float64
+		Text        string
+		Cut         []string
+		Wrapped     int
+		Frames      []struct {
+			ID, Src string
+			Height  float64
+		}
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatalf("%v: %s", err, m[1])
+	}
+	if got.Top < 0 || got.Top > 250 || got.Top > got.Charts {
+		t.Errorf("the failures section starts %.0f px down (the charts at %.0f): want it at the top, under the title", got.Top, got.Charts)
+	}
+	r := f.saved.Results
+	if !strings.Contains(got.Text, r.Command) {
+		t.Errorf("the top does not give the command that reproduces the run %q:\n%s", r.Command, got.Text)
+	}
+	failed := failures(r, f.saved.lines)
+	if len(failed) < 2 {
+		t.Fatalf("the faulty fixture fails %d invariants, want several", len(failed))
+	}
+	drawn := 0
+	for _, fl := range failed {
+		first := fmt.Sprint(fl.First[0].N)
+		if !strings.Contains(got.Text, fl.Name) || !strings.Contains(got.Text, first) {
+			t.Errorf("the top does not name %s with its first counterexample line %s", fl.Name, first)
+		}
+		for _, fr := range got.Frames {
+			if fr.ID != "failure-"+fl.Name {
+				continue
+			}
+			want := ""
+			if fl.Drawing != nil {
+				want = VisualizeDir + "/linearizability-" + fl.Chat + ".html"
+				drawn++
+			}
+			if fr.Src != want || (want != "" && fr.Height < 300) {
+				t.Errorf("%s names chat %q; the top draws %q (%.0f px high), want %q", fl.Name, fl.Chat, fr.Src, fr.Height, want)
+			}
+		}
+	}
+	if drawn == 0 {
+		t.Error("no failure at the top has porcupine's drawing of its chat")
+	}
+	if len(got.Cut) > 0 {
+		t.Errorf("counterexample lines cut or scrolling sideways at 900 px: %v", got.Cut)
+	}
+	if got.Wrapped == 0 {
+		t.Error("no counterexample line at the top wraps at 900 px: are the lines cut instead?")
+	}
 }

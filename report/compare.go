@@ -1,12 +1,11 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"strings"
-	"text/tabwriter"
+	"slices"
+
+	"golang.org/x/perf/benchmath"
 )
 
 // Metric names a comparison row's kind, for CompareOptions.Metrics.
@@ -16,8 +15,15 @@ const (
 	MetricVerdict    = "verdict"
 )
 
-// LatencyMetrics are the percentiles compared for every step.
-var LatencyMetrics = []string{"p50", "p90", "p99", "p99.9", "max"}
+// LatencyMetrics are the percentiles compared for every step. Each is a
+// distribution over the run's intervals (the p99 of every interval), not
+// the run's single p99.9 or max: one slow operation moves those by any
+// amount between two runs of one command.
+var LatencyMetrics = []string{"p50", "p90", "p99"}
+
+// DefaultAlpha is the significance level of the Mann-Whitney U test, as
+// benchstat's.
+const DefaultAlpha = 0.05
 
 // gapRateFloor is the smallest gap rate rise flagged, in absolute terms: a
 // run with no gaps that gets one in ten thousand sequences is not a 100%
@@ -27,9 +33,19 @@ const gapRateFloor = 0.001
 
 // CompareOptions say what counts as a regression.
 type CompareOptions struct {
-	// Tolerance is the relative change allowed before a row regresses:
-	// 0.1 lets p99 grow and throughput fall by 10%.
+	// Tolerance is the change of the median allowed before a significant
+	// change regresses: 0.1 lets a p99 grow to ×1.10 and throughput fall
+	// to ×0.90.
 	Tolerance float64
+	// Alpha is the significance level (DefaultAlpha when 0): a change
+	// regresses only when the Mann-Whitney U test's p is below it.
+	Alpha float64
+	// MinLatencyChange (milliseconds) is the smallest rise of a latency
+	// median that regresses, however significant: on a shared machine the
+	// scheduler alone moves a step's per-interval percentiles by about a
+	// timeslice between two runs of one command, which for a step of
+	// microseconds is many times over.
+	MinLatencyChange float64
 	// Metrics and Steps, if set, limit the rows that can regress (all rows
 	// are still shown): metric names from LatencyMetrics and the Metric
 	// constants, step names from bench.Steps.
@@ -38,35 +54,67 @@ type CompareOptions struct {
 
 // Comparison is run B judged against baseline A, per target.
 type Comparison struct {
-	A, B        string             `json:"-"`
-	Tolerance   float64            `json:"tolerance"`
-	Targets     []TargetComparison `json:"targets"`
+	A           string             `json:"a"`
+	B           string             `json:"b"`
+	Verdict     string             `json:"verdict"` // VerdictRegression or VerdictNoRegression
 	Regressions int                `json:"regressions"`
+	Tolerance   float64            `json:"tolerance"`
+	Alpha       float64            `json:"alpha"`
+	MinChangeMs float64            `json:"min_latency_change_ms"`
+	Settings    []SettingDiff      `json:"settings_differ"`
+	Targets     []TargetComparison `json:"targets"`
 }
+
+// The comparison's verdicts.
+const (
+	VerdictRegression   = "regression"
+	VerdictNoRegression = "no regression"
+)
 
 // TargetComparison is one target's rows.
 type TargetComparison struct {
-	Target string          `json:"target"`
-	Rows   []ComparisonRow `json:"rows"`
+	Target string `json:"target"`
+	// IntervalA and IntervalB are the runs' interval lengths in seconds:
+	// the samples' unit.
+	IntervalA float64         `json:"interval_a_s"`
+	IntervalB float64         `json:"interval_b_s"`
+	Rows      []ComparisonRow `json:"rows"`
 }
 
-// ComparisonRow is one metric of both runs. Change is (B−A)/A, absent when
-// A is 0 or the row is a verdict.
+// ComparisonRow is one metric of both runs: the medians of their
+// per-interval samples (the whole run's figure for the verdict), their
+// ratio B/A, and the Mann-Whitney U test's p that the two samples come
+// from one distribution.
 type ComparisonRow struct {
-	Metric     string   `json:"metric"`
-	Step       string   `json:"step,omitempty"`
-	A          string   `json:"a"`
-	B          string   `json:"b"`
-	Change     *float64 `json:"change,omitempty"`
-	Checked    bool     `json:"checked"`
-	Regression bool     `json:"regression"`
+	Metric string `json:"metric"`
+	Step   string `json:"step,omitempty"`
+	Unit   string `json:"unit"` // ops/s, ms, ratio, or verdict
+	// A and B are numbers, except for the verdict row (VerdictA, VerdictB).
+	A        *float64 `json:"a,omitempty"`
+	B        *float64 `json:"b,omitempty"`
+	VerdictA string   `json:"verdict_a,omitempty"`
+	VerdictB string   `json:"verdict_b,omitempty"`
+	// Ratio is B/A, absent when A is 0.
+	Ratio    *float64 `json:"ratio,omitempty"`
+	P        *float64 `json:"p,omitempty"`
+	SamplesA int      `json:"samples_a"`
+	SamplesB int      `json:"samples_b"`
+	// Significant: P is below alpha.
+	Significant bool   `json:"significant"`
+	Checked     bool   `json:"checked"`
+	Regression  bool   `json:"regression"`
+	Note        string `json:"note,omitempty"` // why a row could not be tested
 }
 
 // Compare judges b against the baseline a, target by target: pairs holds
 // the runs to compare, A first.
 func Compare(pairs [][2]Results, opt CompareOptions) Comparison {
-	c := Comparison{Tolerance: opt.Tolerance}
+	if opt.Alpha == 0 {
+		opt.Alpha = DefaultAlpha
+	}
+	c := Comparison{Tolerance: opt.Tolerance, Alpha: opt.Alpha, MinChangeMs: opt.MinLatencyChange, Settings: []SettingDiff{}}
 	for _, p := range pairs {
+		c.Settings = append(c.Settings, SettingsDiffer(p[0], p[1])...)
 		tc := compareRuns(p[0], p[1], opt)
 		for _, r := range tc.Rows {
 			if r.Regression {
@@ -74,6 +122,11 @@ func Compare(pairs [][2]Results, opt CompareOptions) Comparison {
 			}
 		}
 		c.Targets = append(c.Targets, tc)
+	}
+	c.Settings = slices.CompactFunc(c.Settings, func(x, y SettingDiff) bool { return x == y })
+	c.Verdict = VerdictNoRegression
+	if c.Regressions > 0 {
+		c.Verdict = VerdictRegression
 	}
 	return c
 }
@@ -83,41 +136,149 @@ func compareRuns(a, b Results, opt CompareOptions) TargetComparison {
 	if a.Run.Target != b.Run.Target {
 		name = a.Run.Target + " → " + b.Run.Target
 	}
-	tc := TargetComparison{Target: name}
+	tc := TargetComparison{Target: name, IntervalA: a.IntervalS, IntervalB: b.IntervalS}
 	add := func(row ComparisonRow, worse bool) {
 		row.Checked = wanted(opt.Metrics, row.Metric) && (row.Step == "" || wanted(opt.Steps, row.Step))
 		row.Regression = row.Checked && worse
 		tc.Rows = append(tc.Rows, row)
 	}
 
-	ch := change(a.Throughput, b.Throughput)
-	add(ComparisonRow{Metric: MetricThroughput, A: formatRate(a.Throughput) + " ops/s", B: formatRate(b.Throughput) + " ops/s", Change: ch},
-		ch != nil && *ch < -opt.Tolerance)
+	row := sampleRow(MetricThroughput, "", "ops/s", throughputSamples(a), throughputSamples(b), opt.Alpha)
+	add(row, row.Significant && row.Ratio != nil && *row.Ratio < 1-opt.Tolerance)
 
-	for _, pa := range a.Latency {
-		pb, ok := latencyOf(b, pa.Step)
-		if !ok || pa.Count == 0 || pb.Count == 0 {
-			continue
-		}
-		va, vb := percentileValues(pa), percentileValues(pb)
-		for i, m := range LatencyMetrics {
-			ch := change(va[i], vb[i])
-			add(ComparisonRow{Metric: m, Step: pa.Step, A: fms(va[i]), B: fms(vb[i]), Change: ch},
-				ch != nil && *ch > opt.Tolerance)
+	for _, step := range latencySteps(a, b) {
+		for _, m := range LatencyMetrics {
+			row := sampleRow(m, step, "ms", latencySamples(a, step, m), latencySamples(b, step, m), opt.Alpha)
+			if need, got := minCountFor(m), min(medianCount(a, step), medianCount(b, step)); got < need {
+				// An interval's p99 of forty operations is their maximum:
+				// one operation, not a distribution.
+				row.P, row.Significant = nil, false
+				row.Note = fmt.Sprintf("%d operations an interval: too few to estimate a %s (%d needed)", got, m, need)
+			}
+			add(row, row.Significant && row.Ratio != nil && *row.Ratio > 1+opt.Tolerance && *row.B-*row.A >= opt.MinLatencyChange)
 		}
 	}
 
-	// The checker's gap rate: gaps over the sequences the surviving
-	// counters handed out (ADR-004's calculate_gap_rate), which a deleted
+	// The gap rate's samples are each interval's (by allocation); the
+	// figures shown are the whole run's, the checker's, which a deleted
 	// counter does not skew.
+	row = sampleRow(MetricGapRate, "", "ratio", gapSamples(a), gapSamples(b), opt.Alpha)
 	ga, gb := a.Check.Stats.GapRate, b.Check.Stats.GapRate
-	ch = change(ga, gb)
-	add(ComparisonRow{Metric: MetricGapRate, A: fmt.Sprintf("%.2f%%", 100*ga), B: fmt.Sprintf("%.2f%%", 100*gb), Change: ch},
-		gb-ga > gapRateFloor && (ch == nil || *ch > opt.Tolerance))
+	row.A, row.B, row.Ratio = &ga, &gb, ratio(ga, gb)
+	add(row, row.Significant && gb-ga > gapRateFloor && (row.Ratio == nil || *row.Ratio > 1+opt.Tolerance))
 
 	va, vb := Verdict(a.Check), Verdict(b.Check)
-	add(ComparisonRow{Metric: MetricVerdict, A: va, B: vb}, verdictRank(vb) > verdictRank(va))
+	add(ComparisonRow{Metric: MetricVerdict, Unit: "verdict", VerdictA: va, VerdictB: vb}, verdictRank(vb) > verdictRank(va))
 	return tc
+}
+
+// sampleRow compares two samples: their medians, ratio and the U test.
+func sampleRow(metric, step, unit string, a, b []float64, alpha float64) ComparisonRow {
+	row := ComparisonRow{Metric: metric, Step: step, Unit: unit, SamplesA: len(a), SamplesB: len(b)}
+	if len(a) == 0 || len(b) == 0 {
+		row.Note = "no per-interval samples"
+		return row
+	}
+	ma, mb := median(a), median(b)
+	row.A, row.B, row.Ratio = &ma, &mb, ratio(ma, mb)
+	thresholds := benchmath.Thresholds{CompareAlpha: alpha}
+	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &thresholds), benchmath.NewSample(b, &thresholds))
+	if !math.IsNaN(cmp.P) {
+		p := cmp.P
+		row.P = &p
+		row.Significant = p < alpha
+	}
+	if len(cmp.Warnings) > 0 {
+		row.Note = cmp.Warnings[0].Error() // too few samples to ever reach alpha
+	}
+	return row
+}
+
+// minCountFor is the operations an interval needs for its percentile to
+// be estimated, not read off one operation: five beyond it.
+func minCountFor(metric string) int64 {
+	switch metric {
+	case "p50":
+		return 10
+	case "p90":
+		return 50
+	}
+	return 500
+}
+
+// medianCount is the median number of operations of step an interval.
+func medianCount(r Results, step string) int64 {
+	var ns []float64
+	for _, iv := range usable(r) {
+		ns = append(ns, float64(iv.Latency[step].Count))
+	}
+	if len(ns) == 0 {
+		return 0
+	}
+	return int64(median(ns))
+}
+
+// usable are the intervals that are samples: all but a last one of
+// another length (the run's tail, a little longer or shorter).
+func usable(r Results) []IntervalCounts {
+	ivs := r.Intervals
+	if n := len(ivs); n > 1 && math.Abs(ivs[n-1].Length-r.IntervalS) > 1e-9 {
+		ivs = ivs[:n-1]
+	}
+	return ivs
+}
+
+func throughputSamples(r Results) []float64 {
+	var out []float64
+	for _, iv := range usable(r) {
+		if iv.Length > 0 {
+			out = append(out, float64(iv.Operations)/iv.Length)
+		}
+	}
+	return out
+}
+
+func latencySamples(r Results, step, metric string) []float64 {
+	var out []float64
+	for _, iv := range usable(r) {
+		l, ok := iv.Latency[step]
+		if !ok || l.Count == 0 {
+			continue
+		}
+		switch metric {
+		case "p50":
+			out = append(out, l.P50)
+		case "p90":
+			out = append(out, l.P90)
+		case "p99":
+			out = append(out, l.P99)
+		}
+	}
+	return out
+}
+
+func gapSamples(r Results) []float64 {
+	var out []float64
+	for _, iv := range usable(r) {
+		if iv.Allocations > 0 {
+			out = append(out, float64(iv.Gaps)/float64(iv.Allocations))
+		}
+	}
+	return out
+}
+
+// latencySteps are the steps either run has per-interval latency of, in
+// report order.
+func latencySteps(a, b Results) []string {
+	var out []string
+	for _, p := range a.Latency {
+		if p.Count > 0 {
+			if q, ok := latencyOf(b, p.Step); ok && q.Count > 0 {
+				out = append(out, p.Step)
+			}
+		}
+	}
+	return out
 }
 
 func latencyOf(r Results, step string) (Percentiles, bool) {
@@ -129,29 +290,26 @@ func latencyOf(r Results, step string) (Percentiles, bool) {
 	return Percentiles{}, false
 }
 
-// percentileValues lists p's values in LatencyMetrics order.
-func percentileValues(p Percentiles) []float64 {
-	return []float64{p.P50, p.P90, p.P99, p.P999, p.Max}
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func change(a, b float64) *float64 {
+func ratio(a, b float64) *float64 {
 	if a == 0 || math.IsNaN(a) || math.IsNaN(b) {
 		return nil
 	}
-	c := (b - a) / a
-	return &c
+	r := b / a
+	return &r
 }
 
 func wanted(list []string, name string) bool {
-	if len(list) == 0 {
-		return true
-	}
-	for _, l := range list {
-		if l == name {
-			return true
-		}
-	}
-	return false
+	return len(list) == 0 || slices.Contains(list, name)
 }
 
 // verdictRank orders verdicts from best to worst.
@@ -163,67 +321,4 @@ func verdictRank(v string) int {
 		return 1
 	}
 	return 2
-}
-
-// WriteComparisonText prints c as a table per target, regressions marked.
-func WriteComparisonText(w io.Writer, c Comparison) error {
-	fmt.Fprintf(w, "chatseq compare: B %s against baseline A %s, tolerance %s\n", c.B, c.A, formatPct(c.Tolerance))
-	for _, t := range c.Targets {
-		fmt.Fprintf(w, "\ntarget %s\n", t.Target)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "metric\tA\tB\tchange\t\n")
-		for _, r := range t.Rows {
-			metric := r.Metric
-			if r.Step != "" {
-				metric = r.Step + " " + r.Metric
-			}
-			mark := ""
-			switch {
-			case r.Regression:
-				mark = "REGRESSION"
-			case !r.Checked:
-				mark = "(not checked)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", metric, r.A, r.B, formatChange(r.Change), mark)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w)
-	if c.Regressions == 0 {
-		_, err := fmt.Fprintf(w, "no regression beyond %s\n", formatPct(c.Tolerance))
-		return err
-	}
-	_, err := fmt.Fprintf(w, "%d regression%s beyond %s\n", c.Regressions, plural(c.Regressions), formatPct(c.Tolerance))
-	return err
-}
-
-// WriteComparisonJSON prints c as one JSON object.
-func WriteComparisonJSON(w io.Writer, c Comparison) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		A string `json:"a"`
-		B string `json:"b"`
-		Comparison
-	}{c.A, c.B, c})
-}
-
-func formatChange(c *float64) string {
-	if c == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%+.1f%%", 100**c)
-}
-
-func formatPct(f float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

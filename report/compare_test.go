@@ -2,26 +2,60 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// variant copies r so a test can change B without touching A.
-func variant(r Results, change func(*Results)) Results {
-	r.Latency = slices.Clone(r.Latency)
-	change(&r)
+// sampled is a run whose intervals hold the given per-interval samples:
+// throughput (operations per 0.1 s interval ×10) and persist's p50, p90
+// and p99 all equal to latency[i] milliseconds, each of persistsPerInterval
+// operations.
+func sampled(ops []int64, latency []float64) Results {
+	r := Results{IntervalS: 0.1}
+	r.Run.Target, r.Run.Loop = "memory", "open at 1000 ops/s"
+	r.Latency = []Percentiles{{Step: "persist", Count: 1}}
+	valid := true
+	r.Check.Valid = &valid
+	for i := range ops {
+		r.Intervals = append(r.Intervals, IntervalCounts{
+			Start: float64(i) / 10, Length: 0.1, Operations: ops[i],
+			Latency: map[string]IntervalLatency{"persist": {Count: persistsPerInterval, P50: latency[i], P90: latency[i], P99: latency[i], Max: latency[i]}},
+		})
+	}
 	return r
 }
 
-func scaleStep(step string, by float64) func(*Results) {
-	return func(r *Results) {
-		for i := range r.Latency {
-			if r.Latency[i].Step == step {
-				r.Latency[i].P99 *= by
+// persistsPerInterval is enough operations for every percentile compared.
+var persistsPerInterval int64 = 1000
+
+func series(n int, f func(i int) float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
+}
+
+func counts(n int, f func(i int) int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
+}
+
+func row(c Comparison, metric, step string) ComparisonRow {
+	for _, t := range c.Targets {
+		for _, r := range t.Rows {
+			if r.Metric == metric && r.Step == step {
+				return r
 			}
 		}
 	}
+	return ComparisonRow{}
 }
 
 func regressions(c Comparison) []string {
@@ -36,58 +70,156 @@ func regressions(c Comparison) []string {
 	return out
 }
 
-func TestCompareFlagsRegressionsBeyondTheTolerance(t *testing.T) {
-	base := healthyRun(t).saved.Results
-	opt := CompareOptions{Tolerance: 0.10}
+// The U test's p against exact values: two samples of five with no
+// overlap give 2/C(10,5) = 2/252 (two-sided, exact); one sample against
+// itself gives 1.
+func TestCompareMannWhitneyPAgainstKnownValues(t *testing.T) {
+	a := sampled(counts(6, func(i int) int64 { return 100 }), []float64{1, 2, 3, 4, 5, 99})
+	b := sampled(counts(6, func(i int) int64 { return 100 }), []float64{6, 7, 8, 9, 10, 99})
+	// The sixth interval is the run's tail (another length): not a sample.
+	a.Intervals[5].Length, b.Intervals[5].Length = 0.13, 0.13
+	r := row(Compare([][2]Results{{a, b}}, CompareOptions{Tolerance: 0.1}), "p50", "persist")
+	if r.P == nil || math.Abs(*r.P-2.0/252) > 1e-9 || r.SamplesA != 5 || r.SamplesB != 5 {
+		t.Fatalf("p %v with %d/%d samples, want 2/252 = %.6f with 5/5", r.P, r.SamplesA, r.SamplesB, 2.0/252)
+	}
+	if *r.A != 3 || *r.B != 8 || math.Abs(*r.Ratio-8.0/3) > 1e-12 || !r.Regression {
+		t.Fatalf("medians %v %v ratio %v regression %v, want 3, 8, ×2.67, a regression", *r.A, *r.B, *r.Ratio, r.Regression)
+	}
+	// 1,2,3 against 4,5,6: the smallest p three samples can give is 0.1,
+	// never significant at 0.05, and the row says why.
+	few := row(Compare([][2]Results{{sampled([]int64{1, 1, 1}, []float64{1, 2, 3}), sampled([]int64{1, 1, 1}, []float64{4, 5, 6})}}, CompareOptions{}), "p50", "persist")
+	if few.P == nil || math.Abs(*few.P-0.1) > 1e-9 || few.Regression || !strings.Contains(few.Note, "samples") {
+		t.Fatalf("three samples each: %+v, want p 0.1, no regression, a note on the sample count", few)
+	}
+}
+
+// A change regresses only when it is significant, beyond the tolerance
+// and, for latency, at least the minimum change; noise around the same
+// median never does.
+func TestCompareFlagsOnlySignificantChangesBeyondTheTolerance(t *testing.T) {
+	const n = 30
+	noisy := func(i int) float64 { return 2 + 0.5*math.Sin(float64(i)*1.7) } // 1.5..2.5 ms
+	base := sampled(counts(n, func(i int) int64 { return 100 + int64(i%7) }), series(n, noisy))
 	cases := []struct {
-		name   string
-		b      Results
-		opt    CompareOptions
-		regret []string
+		name string
+		b    Results
+		opt  CompareOptions
+		want []string
 	}{
-		{"same run", base, opt, nil},
-		{"p99 up 5%", variant(base, scaleStep("end_to_end", 1.05)), opt, nil},
-		{"p99 up 50%", variant(base, scaleStep("end_to_end", 1.5)), opt, []string{"end_to_end p99"}},
-		{"p99 down 50%", variant(base, scaleStep("persist", 0.5)), opt, nil},
-		{"throughput down 5%", variant(base, func(r *Results) { r.Throughput *= 0.95 }), opt, nil},
-		{"throughput down 20%", variant(base, func(r *Results) { r.Throughput *= 0.8 }), opt, []string{"throughput"}},
-		{"gap rate up by half and 0.5 points", variant(base, func(r *Results) { r.Check.Stats.GapRate = 1.5*r.Check.Stats.GapRate + 0.005 }), opt, []string{"gap_rate"}},
-		{"gap rate up 0.05 points", variant(base, func(r *Results) { r.Check.Stats.GapRate += 0.0005 }), CompareOptions{Tolerance: 0}, nil},
-		{"p99 up 50% but only p50 checked", variant(base, scaleStep("end_to_end", 1.5)), CompareOptions{Tolerance: 0.1, Metrics: []string{"p50"}}, nil},
-		{"p99 up 50% within 60%", variant(base, scaleStep("end_to_end", 1.5)), CompareOptions{Tolerance: 0.6}, nil},
-		{"p99 up 50% on an unchecked step", variant(base, scaleStep("end_to_end", 1.5)), CompareOptions{Tolerance: 0.1, Steps: []string{"persist"}}, nil},
+		{"the same run", base, CompareOptions{Tolerance: 0.1}, nil},
+		{"the same values in another order", sampled(counts(n, func(i int) int64 { return 100 + int64((i*3)%7) }), series(n, func(i int) float64 { return noisy(n - 1 - i) })), CompareOptions{Tolerance: 0.1}, nil},
+		{"latency ×3", sampled(counts(n, func(i int) int64 { return 100 + int64(i%7) }), series(n, func(i int) float64 { return 3 * noisy(i) })), CompareOptions{Tolerance: 0.1}, []string{"persist p50", "persist p90", "persist p99"}},
+		{"latency ×3 within 250%", sampled(counts(n, func(i int) int64 { return 100 + int64(i%7) }), series(n, func(i int) float64 { return 3 * noisy(i) })), CompareOptions{Tolerance: 2.5}, nil},
+		{"latency ×3 but below the minimum change", sampled(counts(n, func(i int) int64 { return 100 + int64(i%7) }), series(n, func(i int) float64 { return 3 * noisy(i) })), CompareOptions{Tolerance: 0.1, MinLatencyChange: 10}, nil},
+		{"latency ×3, only p99 checked", sampled(counts(n, func(i int) int64 { return 100 + int64(i%7) }), series(n, func(i int) float64 { return 3 * noisy(i) })), CompareOptions{Tolerance: 0.1, Metrics: []string{"p99"}}, []string{"persist p99"}},
+		{"throughput halved", sampled(counts(n, func(i int) int64 { return 50 + int64(i%4) }), series(n, noisy)), CompareOptions{Tolerance: 0.1}, []string{"throughput"}},
+		{"throughput down 5%", sampled(counts(n, func(i int) int64 { return 95 + int64(i%7) }), series(n, noisy)), CompareOptions{Tolerance: 0.1}, nil},
+		{"throughput doubled", sampled(counts(n, func(i int) int64 { return 200 + int64(i%7) }), series(n, noisy)), CompareOptions{Tolerance: 0.1}, nil},
 	}
 	for _, c := range cases {
 		cmp := Compare([][2]Results{{base, c.b}}, c.opt)
-		got := regressions(cmp)
-		if !slices.Equal(got, c.regret) || cmp.Regressions != len(c.regret) {
-			t.Errorf("%s: regressions %v (count %d), want %v", c.name, got, cmp.Regressions, c.regret)
+		if got := regressions(cmp); !slices.Equal(got, c.want) || cmp.Regressions != len(c.want) {
+			t.Errorf("%s: regressions %v, want %v", c.name, got, c.want)
+		}
+		if want := VerdictNoRegression; len(c.want) > 0 {
+			want = VerdictRegression
+			if cmp.Verdict != want {
+				t.Errorf("%s: verdict %q, want %q", c.name, cmp.Verdict, want)
+			}
 		}
 	}
 }
 
-// A verdict that gets worse is a regression; the text names it.
-func TestCompareFlagsAWorseVerdict(t *testing.T) {
-	passing := healthyRun(t).saved.Results
-	failing := variant(passing, func(r *Results) {
-		v := false
-		r.Check.Valid = &v
-	})
-	cmp := Compare([][2]Results{{passing, failing}}, CompareOptions{Tolerance: 0.1})
-	if got := regressions(cmp); !slices.Equal(got, []string{"verdict"}) {
-		t.Fatalf("regressions %v, want the verdict", got)
+// Intervals of 40 operations: a p99 is their largest, a p90 their
+// fourth; only the p50 is a distribution's, and only it can regress.
+func TestCompareTestsOnlyPercentilesTheIntervalsCanEstimate(t *testing.T) {
+	defer func() { persistsPerInterval = 1000 }()
+	persistsPerInterval = 40
+	const n = 30
+	a := sampled(counts(n, func(int) int64 { return 40 }), series(n, func(i int) float64 { return 2 + float64(i%5)/10 }))
+	b := sampled(counts(n, func(int) int64 { return 40 }), series(n, func(i int) float64 { return 6 + float64(i%5)/10 }))
+	cmp := Compare([][2]Results{{a, b}}, CompareOptions{Tolerance: 0.1})
+	if got := regressions(cmp); !slices.Equal(got, []string{"persist p50"}) {
+		t.Fatalf("regressions %v, want only persist p50", got)
 	}
-	cmp.A, cmp.B = "base", "new"
+	if r := row(cmp, "p99", "persist"); r.P != nil || !strings.Contains(r.Note, "40 operations an interval: too few to estimate a p99 (500 needed)") {
+		t.Fatalf("p99 row %+v, want no p and a note on the interval's size", r)
+	}
+}
+
+// A worse verdict is a regression; the text gives the verdict first and
+// ratios, never a percentage of a tiny baseline; JSON holds numbers.
+func TestCompareTextAndJSON(t *testing.T) {
+	a := sampled(counts(20, func(i int) int64 { return 100 }), series(20, func(i int) float64 { return 0.000001 * float64(1+i%3) }))
+	b := sampled(counts(20, func(i int) int64 { return 100 }), series(20, func(i int) float64 { return 250 + float64(i%3) }))
+	invalid := false
+	b.Check.Valid = &invalid
+	cmp := Compare([][2]Results{{a, b}}, CompareOptions{Tolerance: 0.1, MinLatencyChange: 1})
+	cmp.A, cmp.B = "base", "head"
 	var out bytes.Buffer
 	if err := WriteComparisonText(&out, cmp); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"verdict", "PASS", "FAIL", "REGRESSION", "1 regression beyond 10%", "end_to_end p99", "throughput", "gap_rate"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("comparison text lacks %q:\n%s", want, out.String())
+	text := out.String()
+	if !strings.HasPrefix(text, "verdict: REGRESSION: 4 of ") {
+		t.Errorf("the text does not begin with the verdict:\n%s", text)
+	}
+	for _, want := range []string{"×125500000", "PASS", "FAIL", "REGRESSION", "persist p99", "B head against baseline A base"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	if back := Compare([][2]Results{{failing, passing}}, CompareOptions{Tolerance: 0.1}); back.Regressions != 0 {
-		t.Errorf("FAIL to PASS flagged %v", regressions(back))
+	if strings.Contains(text, "%+") || strings.Contains(text, "+12") {
+		t.Errorf("text prints a percentage change:\n%s", text)
+	}
+	out.Reset()
+	if err := WriteComparisonJSON(&out, cmp); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Verdict string `json:"verdict"`
+		Targets []struct {
+			Rows []map[string]any `json:"rows"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Verdict != VerdictRegression {
+		t.Fatalf("JSON %v, verdict %q:\n%s", err, doc.Verdict, out.String())
+	}
+	for _, r := range doc.Targets[0].Rows {
+		if r["metric"] == "p99" {
+			for _, k := range []string{"a", "b", "ratio", "p"} {
+				if _, ok := r[k].(float64); !ok {
+					t.Errorf("p99 row's %s is %T, want a number", k, r[k])
+				}
+			}
+		}
+	}
+	if back := Compare([][2]Results{{b, a}}, CompareOptions{Tolerance: 0.1}); slices.Contains(regressions(back), "verdict") {
+		t.Errorf("FAIL to PASS flagged")
+	}
+}
+
+// Settings that change the load or the faults are refused; the target and
+// the run's length are named only.
+func TestCompareListsSettingsThatDiffer(t *testing.T) {
+	a := sampled(counts(5, func(int) int64 { return 1 }), series(5, func(int) float64 { return 1 }))
+	b := a
+	b.Run.Loop, b.Run.Target = "closed", "postgres"
+	b.Config.FaultRates.CrashAfterAllocate = 0.01
+	b.Faults = []FaultWindow{{Kind: "kafka-outage", Start: 1, End: 2}}
+	diffs := SettingsDiffer(a, b)
+	var refused, named []string
+	for _, d := range diffs {
+		if d.Refused {
+			refused = append(refused, d.Setting)
+		} else {
+			named = append(named, d.Setting)
+		}
+	}
+	if !slices.Equal(refused, []string{"loop", "fault rates", "timed faults"}) || !slices.Equal(named, []string{"target"}) {
+		t.Fatalf("refused %v, named %v; want loop, fault rates, timed faults refused and the target named", refused, named)
+	}
+	if len(SettingsDiffer(a, a)) != 0 {
+		t.Fatal("a run differs from itself")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,12 +36,14 @@ var ErrBadDir = errors.New("unusable results directory")
 
 // SaveRun writes a finished run's files into dir, where the run already
 // streamed its history (dir/history.jsonl) and the checker its
-// visualizations, and returns the run ready to draw.
-func SaveRun(dir string, res *bench.Result, b Bench) (*Saved, error) {
+// visualizations, and returns the run ready to draw. command is the
+// command line that reproduces the run ("" if none).
+func SaveRun(dir string, res *bench.Result, b Bench, command string) (*Saved, error) {
 	if _, err := os.Stat(filepath.Join(dir, HistoryFile)); err != nil {
 		return nil, fmt.Errorf("results directory %s has no %s: %w", dir, HistoryFile, err)
 	}
 	r := NewResults(res, b)
+	r.Command = command
 	vizs, err := listVisualizations(dir)
 	if err != nil {
 		return nil, err
@@ -56,7 +59,7 @@ func SaveRun(dir string, res *bench.Result, b Bench) (*Saved, error) {
 	if err != nil {
 		return nil, err
 	}
-	lat, err := seriesFromIntervals(res.Intervals)
+	lat, err := seriesFromIntervals(res.Intervals, r.Intervals)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +91,33 @@ func LoadDir(dir string) (*Saved, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
 	}
 	defer f.Close()
-	lat := newLatencySeries(len(r.Intervals))
+	// The log is at one-second intervals whatever the run's: only a run
+	// recorded at seconds is binned from it (binSize), or drawn from it when
+	// its results.json predates per-interval percentiles (no interval_s).
+	legacy := r.IntervalS == 0
+	if legacy {
+		r.IntervalS = bench.IntervalLength.Seconds()
+	}
+	bins := binSize(len(r.Intervals))
+	if bins > 1 && r.IntervalS != bench.IntervalLength.Seconds() {
+		return nil, fmt.Errorf("%w: %s: %d intervals of %gs, more than a report draws unbinned, and not the log's seconds", ErrBadDir, ResultsFile, len(r.Intervals), r.IntervalS)
+	}
+	lat := newLatencySeries(len(r.Intervals), bins)
+	lat.fromHistograms = lat.fromHistograms || legacy
+	seconds := int(math.Ceil(r.Run.Elapsed + 1))
 	err = readHlog(bufio.NewReader(f), r.Started, func(i int, tag string, h *hdrhistogram.Histogram) error {
+		if i > seconds {
+			return fmt.Errorf("%s histogram for second %d, but the run lasted %.1fs", tag, i, r.Run.Elapsed)
+		}
+		if !lat.fromHistograms {
+			i = 0 // the log's seconds only add to the run's distribution
+		}
 		return lat.add(i, tag, h)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadDir, f.Name(), err)
 	}
+	lat.finish(r.Intervals)
 	lines, err := readLines(filepath.Join(dir, r.Files.History), counterexampleLines(r.Check))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)

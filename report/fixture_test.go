@@ -49,7 +49,13 @@ func TestMain(m *testing.M) {
 }
 
 func healthyRun(t *testing.T) *fixtureRun { return fixtureFor(t, "healthy", healthyConfig) }
-func faultyRun(t *testing.T) *fixtureRun  { return fixtureFor(t, "faulty", faultyConfig) }
+
+// fixtureCommand stands for the command line a run records: the fixtures
+// are made by the test, not by one.
+func fixtureCommand(dir string) string {
+	return "chatseq bench --out " + dir + " (a report test fixture)"
+}
+func faultyRun(t *testing.T) *fixtureRun { return fixtureFor(t, "faulty", faultyConfig) }
 
 func fixtureFor(t *testing.T, name string, config func(dir string) bench.Config) *fixtureRun {
 	t.Helper()
@@ -105,11 +111,11 @@ func (f *fixtureRun) make(cfg bench.Config) error {
 	if err != nil {
 		return err
 	}
-	rep, _, err := checker.CheckFile(res.Config.HistoryPath, checker.Options{VisualizeDir: filepath.Join(f.dir, VisualizeDir), Interval: bench.IntervalLength})
+	rep, _, err := checker.CheckFile(res.Config.HistoryPath, checker.Options{VisualizeDir: filepath.Join(f.dir, VisualizeDir), Interval: res.IntervalLength})
 	if err != nil {
 		return err
 	}
-	saved, err := SaveRun(f.dir, res, FromBench(res, "ADR-004 core, embedded", rep))
+	saved, err := SaveRun(f.dir, res, FromBench(res, "ADR-004 core, embedded", rep), fixtureCommand(f.dir))
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,11 @@ import (
 // BaseTime, the run's start rounded down to a whole second, because the log
 // format's BaseTime and StartTime lines carry whole seconds only.
 
-// WriteHlog writes the run's intervals as an HdrHistogram interval log: one
-// line per step per interval, empty intervals included, so every tag has
-// one interval per second.
+// WriteHlog writes the run's intervals as an HdrHistogram interval log at
+// the log's own interval, a second (bench.IntervalLength), whatever the
+// run recorded at: a run's finer intervals are merged into the seconds
+// they fall in. One line per step per second, empty seconds included, so
+// every tag has one interval per second.
 func WriteHlog(w io.Writer, started time.Time, ivs []bench.Interval) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	startMs := started.UnixMilli()
@@ -41,19 +43,28 @@ func WriteHlog(w io.Writer, started time.Time, ivs []bench.Interval) error {
 	if err := lw.OutputLegend(); err != nil {
 		return err
 	}
-	for _, iv := range ivs {
+	for from := 0; from < len(ivs); {
+		second := ivs[from].Start / bench.IntervalLength
+		to := from + 1
+		for to < len(ivs) && ivs[to].Start/bench.IntervalLength == second {
+			to++
+		}
+		start, end := ivs[from].Start, ivs[to-1].Start+ivs[to-1].Length
 		for _, step := range bench.Steps() {
 			h := bench.NewIntervalHistogram()
-			if src := iv.Latency[step]; src != nil {
-				h = src.Clone() // the log needs its own tag and times
+			for _, iv := range ivs[from:to] {
+				if src := iv.Latency[step]; src != nil && src.TotalCount() > 0 {
+					h.Merge(src) // the log needs its own tag and times
+				}
 			}
 			h.SetTag(step.String())
-			h.SetStartTimeMs(startMs + iv.Start.Milliseconds())
-			h.SetEndTimeMs(startMs + (iv.Start + iv.Length).Milliseconds())
+			h.SetStartTimeMs(startMs + start.Milliseconds())
+			h.SetEndTimeMs(startMs + end.Milliseconds())
 			if err := lw.OutputIntervalPackedHistogram(h); err != nil {
-				return fmt.Errorf("hlog: %s at %s: %w", step, iv.Start, err)
+				return fmt.Errorf("hlog: %s at %s: %w", step, start, err)
 			}
 		}
+		from = to
 	}
 	return nil
 }

@@ -32,6 +32,8 @@ type page struct {
 	R             Results
 	Verdict       string
 	Latency       []Percentiles
+	Failures      []failure // failed invariants, stated at the top
+	Unknown       []string  // invariants left undecided
 	Invariants    []invariantRow
 	NotApplicable []checker.NotApplicable
 	FaultKinds    []faultKind
@@ -105,7 +107,11 @@ func newPage(r Results, lat *latencySeries, lines map[int]string, generated time
 			p.Latency = append(p.Latency, l)
 		}
 	}
+	p.Failures = failures(r, lines)
 	for _, inv := range r.Check.Invariants {
+		if inv.Status == checker.Unknown {
+			p.Unknown = append(p.Unknown, inv.Name)
+		}
 		row := invariantRow{Result: inv}
 		for i, n := range inv.Lines {
 			if i == maxShownLines {
@@ -175,7 +181,8 @@ func sortedCounts(m map[string]int) []countRow {
 }
 
 func newChartData(r Results, lat *latencySeries) chartData {
-	n := len(r.Intervals)
+	ivs := binIntervals(r.Intervals, binSize(len(r.Intervals)))
+	n := len(ivs)
 	d := chartData{
 		T: make([]float64, n), Duration: r.Run.Elapsed, Faults: r.Faults, FaultColors: map[string]string{},
 		Throughput: map[string][]*float64{}, Attempts: map[string][]*float64{}, Gaps: map[string][]*float64{},
@@ -188,7 +195,7 @@ func newChartData(r Results, lat *latencySeries) chartData {
 	}
 	perSecond := func(get func(IntervalCounts) int64) []*float64 {
 		out := make([]*float64, n)
-		for i, iv := range r.Intervals {
+		for i, iv := range ivs {
 			if iv.Length > 0 {
 				v := float64(get(iv)) / iv.Length
 				out[i] = &v
@@ -196,7 +203,7 @@ func newChartData(r Results, lat *latencySeries) chartData {
 		}
 		return out
 	}
-	for i, iv := range r.Intervals {
+	for i, iv := range ivs {
 		d.T[i] = iv.Start + iv.Length/2
 	}
 	d.Throughput["ops"] = perSecond(func(c IntervalCounts) int64 { return c.Operations })
@@ -207,7 +214,7 @@ func newChartData(r Results, lat *latencySeries) chartData {
 	d.Attempts["faults"] = perSecond(func(c IntervalCounts) int64 { return c.FaultsInjected })
 	d.Attempts["duplicates"] = perSecond(func(c IntervalCounts) int64 { return c.DuplicatesSent + c.ConcurrentDuplicates })
 	perPersist := make([]*float64, n)
-	for i, iv := range r.Intervals {
+	for i, iv := range ivs {
 		if iv.Persists > 0 {
 			v := float64(iv.Attempts) / float64(iv.Persists)
 			perPersist[i] = &v
@@ -215,7 +222,7 @@ func newChartData(r Results, lat *latencySeries) chartData {
 	}
 	d.Attempts["tx_per_persist"] = perPersist
 	rate := make([]*float64, n)
-	for i, iv := range r.Intervals {
+	for i, iv := range ivs {
 		if iv.Allocations > 0 {
 			v := 100 * float64(iv.Gaps) / float64(iv.Allocations)
 			rate[i] = &v
@@ -241,6 +248,35 @@ func newChartData(r Results, lat *latencySeries) chartData {
 		d.Distribution.Steps = append(d.Distribution.Steps, row)
 	}
 	return d
+}
+
+// binIntervals merges every k intervals into one chart point: a long
+// run's charts draw at most maxChartPoints.
+func binIntervals(ivs []IntervalCounts, k int) []IntervalCounts {
+	if k <= 1 {
+		return ivs
+	}
+	out := make([]IntervalCounts, 0, (len(ivs)+k-1)/k)
+	for i, iv := range ivs {
+		if i%k == 0 {
+			out = append(out, IntervalCounts{Start: iv.Start})
+		}
+		b := &out[len(out)-1]
+		b.Length += iv.Length
+		b.Operations += iv.Operations
+		b.OK += iv.OK
+		b.Fail += iv.Fail
+		b.Info += iv.Info
+		b.Retries += iv.Retries
+		b.FaultsInjected += iv.FaultsInjected
+		b.DuplicatesSent += iv.DuplicatesSent
+		b.ConcurrentDuplicates += iv.ConcurrentDuplicates
+		b.Persists += iv.Persists
+		b.Attempts += iv.Attempts
+		b.Allocations += iv.Allocations
+		b.Gaps += iv.Gaps
+	}
+	return out
 }
 
 // settings lists the run's configuration for the page's settings table.

@@ -42,6 +42,12 @@ type Results struct {
 	// Started is the wall-clock time the writers started; interval and
 	// fault times count from it.
 	Started time.Time `json:"started"`
+	// Command is the command line that reproduces the run, as a shell
+	// would take it; empty when the run was not started from one.
+	Command string `json:"command,omitempty"`
+	// IntervalS is the length of Intervals: bench.FineInterval, or a
+	// second for a long run.
+	IntervalS float64 `json:"interval_s"`
 	Bench
 	Config    RunConfig        `json:"config"`
 	Faults    []FaultWindow    `json:"timed_faults"`
@@ -120,6 +126,18 @@ type IntervalCounts struct {
 	ErrorCodes           map[string]int64 `json:"error_codes"`
 	Allocations          int64            `json:"allocations"`
 	Gaps                 int64            `json:"gaps"`
+	// Latency has each step that completed in the interval: the samples
+	// the charts draw and compare tests.
+	Latency map[string]IntervalLatency `json:"latency"`
+}
+
+// IntervalLatency is one step's latency in one interval, in milliseconds.
+type IntervalLatency struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	Max   float64 `json:"max_ms"`
 }
 
 // Files names the directory's other files, relative to it.
@@ -161,6 +179,7 @@ func NewResults(res *bench.Result, b Bench) Results {
 			MaxAttempts: cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),
 			RepublishOnReplay: cfg.RepublishOnReplay, Partitions: cfg.Partitions, Contract: b.Check.Contract,
 		},
+		IntervalS: res.IntervalLength.Seconds(),
 		Faults:    faultWindows(cfg.Timed),
 		Intervals: intervalCounts(res.Intervals),
 		Files:     Files{History: HistoryFile, Hlog: HlogFile, Report: ReportFile, Visualizations: []Visualization{}},
@@ -202,6 +221,17 @@ func intervalCounts(ivs []bench.Interval) []IntervalCounts {
 			Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries, Attempts: c.Attempts,
 			FaultsInjected: c.FaultsInjected, DuplicatesSent: c.DuplicatesSent,
 			ConcurrentDuplicates: c.ConcurrentDuplicates, ErrorCodes: codes,
+			Latency: map[string]IntervalLatency{},
+		}
+		for _, step := range bench.Steps() {
+			h := iv.Latency[step]
+			if h == nil || h.TotalCount() == 0 {
+				continue
+			}
+			q := h.ValueAtPercentilesSlice([]float64{50, 90, 99})
+			out[i].Latency[step.String()] = IntervalLatency{
+				Count: h.TotalCount(), P50: ms(q[0]), P90: ms(q[1]), P99: ms(q[2]), Max: ms(h.Max()),
+			}
 		}
 	}
 	return out

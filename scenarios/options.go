@@ -11,7 +11,8 @@ import (
 
 // Options say how scenarios run.
 type Options struct {
-	// OutDir receives each scenario's history as <name>.jsonl; required.
+	// OutDir receives each scenario's results directory, <name>/ (its
+	// history, results.json, latency.hlog, report.html); required.
 	OutDir string
 	// Store reaches DynamoDB for scenarios whose target needs it; its
 	// Kind is ignored (the scenario or Overrides.Target names the store).

@@ -14,6 +14,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/targets"
 )
 
@@ -28,7 +29,8 @@ type Outcome struct {
 	Thresholds []ThresholdResult
 	Check      checker.Report
 	Figures    Figures
-	History    string // the history file
+	Dir        string // the scenario's results directory (report.SaveRun)
+	History    string // the history file, inside Dir
 	Lines      int    // its line count
 	Elapsed    time.Duration
 	Err        error // set when Verdict is RunError
@@ -46,8 +48,16 @@ type Outcome struct {
 func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	began := time.Now()
 	o := &Outcome{Scenario: sc, Overrides: opts.Overrides, Config: configFor(sc, opts.Overrides)}
-	o.History = filepath.Join(opts.OutDir, sc.Name+".jsonl")
-	res, rep, err := execute(ctx, sc, o.Config, o.History, opts)
+	o.Dir = filepath.Join(opts.OutDir, sc.Name)
+	o.History = filepath.Join(o.Dir, report.HistoryFile)
+	vizDir := filepath.Join(o.Dir, report.VisualizeDir)
+	var res *bench.Result
+	var rep checker.Report
+	var describe string
+	err := prepareDir(o.Dir, vizDir)
+	if err == nil {
+		res, rep, describe, err = execute(ctx, sc, o.Config, o.History, vizDir, opts)
+	}
 	o.Elapsed = time.Since(began)
 	if err != nil {
 		o.Verdict, o.Err = RunError, err
@@ -61,7 +71,38 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	m := NewMetrics(res, rep, true, sc.InitialCounter)
 	o.Figures = m.Figures()
 	judge(o, m)
+	if err := saveResults(o, res, report.FromBench(res, describe, rep)); err != nil {
+		o.Verdict, o.Err = RunError, err
+		o.Problems = append(o.Problems, "the results directory could not be written: "+err.Error())
+	}
 	return o
+}
+
+// prepareDir makes the scenario's results directory and removes the
+// drawings a previous run left there, so its report links only this run's.
+func prepareDir(dir, vizDir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(vizDir, "linearizability-*.html"))
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// saveResults writes results.json, latency.hlog and report.html beside the
+// scenario's history, as bench --out does, so that chatseq report and
+// chatseq compare read a scenario's run too.
+func saveResults(o *Outcome, res *bench.Result, b report.Bench) error {
+	b.Thresholds = o.Thresholds
+	saved, err := report.SaveRun(o.Dir, res, b, Command(o.Scenario.File, o.Overrides))
+	if err != nil {
+		return err
+	}
+	return saved.WriteReport(time.Now())
 }
 
 // configFor is the scenario's bench configuration with overrides applied.
@@ -86,14 +127,16 @@ func configFor(sc *Scenario, ov Overrides) bench.Config {
 }
 
 // execute opens the target, drives it, and checks the history it wrote.
-func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath string, opts Options) (*bench.Result, checker.Report, error) {
+// vizDir, if set, receives porcupine's drawings of chats that are not
+// linearizable. It returns the target's description for the report.
+func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, vizDir string, opts Options) (*bench.Result, checker.Report, string, error) {
 	cfg.HistoryPath = historyPath
 	if err := cfg.Validate(); err != nil {
-		return nil, checker.Report{}, err
+		return nil, checker.Report{}, "", err
 	}
 	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN, URL: opts.Open.URL, API: opts.Open.API, Serve: opts.Open.Serve, NemesisCmd: opts.Open.NemesisCmd})
 	if err != nil {
-		return nil, checker.Report{}, err
+		return nil, checker.Report{}, "", err
 	}
 	defer release()
 	if opened.Remote && !cfg.KafkaOff {
@@ -116,18 +159,20 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath st
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
 	if err != nil {
 		feed.Discard()
-		return nil, checker.Report{}, err
+		return nil, checker.Report{}, "", err
 	}
 	opt := opts.CheckOptions
 	opt.Require = append(slices.Clone(opt.Require), sc.Require...)
+	opt.VisualizeDir = vizDir
+	opt.Interval = res.IntervalLength // allocations and gaps per interval, for the report
 	checked := opts.Metrics.Checking(historyPath)
 	rep, _, err := feed.Check(opt)
 	if err != nil {
 		checked(nil)
-		return nil, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
+		return nil, checker.Report{}, "", fmt.Errorf("reading back the history: %w", err)
 	}
 	checked(&rep)
-	return res, rep, nil
+	return res, rep, opened.Describe, nil
 }
 
 // mergeContract is the target's promise with the scenario's fields over it.

@@ -63,6 +63,9 @@ func Command(file string, ov Overrides) string {
 	return strings.Join(parts, " ")
 }
 
+// ShellQuote quotes s for a POSIX shell, leaving plain words as they are.
+func ShellQuote(s string) string { return shellQuote(s) }
+
 func shellQuote(s string) string {
 	safe := s != ""
 	for _, r := range s {

@@ -1,0 +1,31 @@
+package cmd
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/chatseq/chatseq/scenarios"
+)
+
+// reproduceCommand is the command line that reproduces c's run: its path and
+// every flag given, each value as the flag holds it (so a path typed
+// relative stays relative), quoted for a shell.
+func reproduceCommand(c *cobra.Command) string {
+	parts := strings.Fields(c.CommandPath())
+	c.Flags().Visit(func(f *pflag.Flag) {
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			if f.Value.Type() == "bool" && v == "true" {
+				parts = append(parts, "--"+f.Name)
+				continue
+			}
+			parts = append(parts, scenarios.ShellQuote("--"+f.Name+"="+v))
+		}
+	})
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,87 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+// ParseScheduleArg reads `bench --schedule`'s argument: the path of a YAML
+// file, or the schedule written inline. Either is in the scenario files'
+// schedule language (docs/scenarios.md): a list of timed faults, one timed
+// fault, or a mapping whose one key is schedule: (so a scenario file's
+// schedule can be copied as it is). A path that exists is read as a file;
+// anything else is YAML text, named "--schedule" in errors.
+func ParseScheduleArg(arg string) ([]bench.TimedFault, error) {
+	if info, err := os.Stat(arg); err == nil && !info.IsDir() {
+		if info.Size() > maxFileSize {
+			return nil, Errors{{File: arg, Msg: fmt.Sprintf("%d bytes is too large for a schedule (at most %d)", info.Size(), maxFileSize)}}
+		}
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return nil, Errors{{File: arg, Msg: err.Error()}}
+		}
+		return ParseSchedule(data, arg)
+	}
+	return ParseSchedule([]byte(arg), "--schedule")
+}
+
+// ParseSchedule decodes a schedule; source names it in errors, each of
+// which carries its line. It never panics.
+func ParseSchedule(data []byte, source string) (faults []bench.TimedFault, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			faults, err = nil, Errors{{File: source, Msg: fmt.Sprintf("cannot decode: %v", r)}}
+		}
+	}()
+	if len(data) > maxFileSize {
+		return nil, Errors{{File: source, Msg: fmt.Sprintf("%d bytes is too large for a schedule", len(data))}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, Errors{{File: source, Line: 1, Msg: "empty schedule: give timed faults, e.g. '{fault: kafka_outage, at: 1s, for: 500ms}'"}}
+		}
+		return nil, Errors{yamlError(source, err)}
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, Errors{{File: source, Line: next.Line, Msg: "a second YAML document: a schedule is one list of timed faults"}}
+	case !errors.Is(err, io.EOF):
+		return nil, Errors{yamlError(source, err)}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	d := &decoder{file: source, sc: &Scenario{}, lines: map[string]int{}}
+	switch {
+	case root.Kind == yaml.MappingNode && isScheduleKey(root):
+		d.mapping(root, "", map[string]field{"schedule": d.schedule})
+	case root.Kind == yaml.MappingNode:
+		// One timed fault on its own.
+		d.schedule("schedule", &yaml.Node{Kind: yaml.SequenceNode, Line: root.Line, Column: root.Column, Content: []*yaml.Node{root}})
+	default:
+		d.schedule("schedule", root)
+	}
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	if len(d.sc.Schedule) == 0 {
+		return nil, Errors{{File: source, Line: root.Line, Msg: "the schedule lists no timed fault"}}
+	}
+	return d.sc.Schedule, nil
+}
+
+// isScheduleKey reports whether the mapping's first key is schedule:.
+func isScheduleKey(n *yaml.Node) bool {
+	return len(n.Content) >= 2 && n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Value == "schedule"
+}

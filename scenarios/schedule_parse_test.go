@@ -1,0 +1,69 @@
+package scenarios
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+func TestParseScheduleForms(t *testing.T) {
+	want := []bench.TimedFault{
+		{Kind: bench.KafkaOutage, At: 500 * time.Millisecond, For: 200 * time.Millisecond},
+		{Kind: bench.StoreLatency, At: time.Second, For: time.Second, Latency: 2 * time.Millisecond},
+	}
+	for _, text := range []string{
+		"[{fault: kafka_outage, at: 500ms, for: 200ms}, {fault: store_latency, at: 1s, for: 1s, latency: 2ms}]",
+		"schedule:\n  - {fault: kafka_outage, at: 500ms, for: 200ms}\n  - fault: store_latency\n    at: 1s\n    for: 1s\n    latency: 2ms\n",
+	} {
+		got, err := ParseSchedule([]byte(text), "s")
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("%q: %+v, want %+v", text, got, want)
+		}
+	}
+	one, err := ParseSchedule([]byte("{fault: delete_counter, at: 1s, chat: 3}"), "s")
+	if err != nil || len(one) != 1 || one[0] != (bench.TimedFault{Kind: bench.DeleteCounter, At: time.Second, Chat: 3}) {
+		t.Fatalf("one fault: %+v, %v", one, err)
+	}
+}
+
+// FuzzParseSchedule: any input is a schedule every fault of which bench
+// accepts, or Errors naming the source; never a panic.
+//
+//	go test -run '^$' -fuzz '^FuzzParseSchedule$' -fuzztime 30s ./scenarios/
+func FuzzParseSchedule(f *testing.F) {
+	for _, s := range []string{
+		"[{fault: kafka_outage, at: 500ms, for: 200ms}]",
+		"schedule: [{fault: store_latency, at: 0s, for: 1s, latency: 1ms}]",
+		"{fault: delete_counter, at: 1s, chat: 3}",
+		"schedule:\n  - {fault: txn_canceled_other, at: 1s, for: 1s}\nschedule: []\n",
+		"", "[]", "- a\n---\n- b", "{fault: &x kafka_outage, at: *x}", "[{fault: store_stall, at: -1s, for: 9223372036854775807ns}]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		faults, err := ParseSchedule(data, "fuzz")
+		if err != nil {
+			var errs Errors
+			if !errors.As(err, &errs) || len(errs) == 0 {
+				t.Fatalf("error %v is not Errors", err)
+			}
+			for _, e := range errs {
+				if e.File != "fuzz" || e.Msg == "" {
+					t.Fatalf("error %+v does not name the source", e)
+				}
+			}
+			return
+		}
+		cfg := bench.DefaultConfig()
+		cfg.Chats = 1_000_000
+		cfg.Timed = faults
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("accepted %q, but bench refuses it: %v", data, err)
+		}
+	})
+}
