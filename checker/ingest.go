@@ -29,7 +29,7 @@ type Log struct {
 	keyChat  []int32
 	lastKey  []int32 // by process: the key of its last persist, -1
 
-	// Message ids of acks and final lines are interned (0 is "none") and
+	// Message ids of acks and final lines are numbered (0 is "none") and
 	// hashed once; a sync's ids are only hashed: there are tens of them a
 	// sync, and they are only ever compared (stringHash: a collision, at
 	// odds of 2^-64, could only hide a mismatch).
@@ -303,13 +303,12 @@ func (l *Log) addSync(r *history.SyncResult) int32 {
 	ref := syncRef{seqs: l.syncSeqs.add(r.Seqs)}
 	if r.IDHashes != nil || len(r.MessageIDs) == 0 {
 		ref.mids = l.syncMids.add(r.IDHashes)
-		l.syncs = append(l.syncs, ref)
-		return int32(len(l.syncs) - 1)
-	}
-	var mids []uint64
-	mids, ref.mids = l.syncMids.grow(len(r.MessageIDs))
-	for i, id := range r.MessageIDs {
-		mids[i] = stringHash(id)
+	} else {
+		var mids []uint64
+		mids, ref.mids = l.syncMids.grow(len(r.MessageIDs))
+		for i, id := range r.MessageIDs {
+			mids[i] = stringHash(id)
+		}
 	}
 	l.syncs = append(l.syncs, ref)
 	return int32(len(l.syncs) - 1)
@@ -321,10 +320,7 @@ func (l *Log) HashID(id []byte) uint64 {
 	if len(id) == 0 {
 		return 0
 	}
-	if h := maphash.Bytes(hashSeed, id); h != 0 {
-		return h
-	}
-	return 1
+	return nonZero(maphash.Bytes(hashSeed, id))
 }
 
 func (l *Log) trace(e *history.Event) {

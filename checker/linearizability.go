@@ -354,10 +354,15 @@ func stringHash(s string) uint64 {
 	if s == "" {
 		return 0
 	}
-	if h := maphash.String(hashSeed, s); h != 0 {
-		return h
+	return nonZero(maphash.String(hashSeed, s))
+}
+
+// nonZero keeps 0 for "no string": a hash that is 0 becomes 1.
+func nonZero(h uint64) uint64 {
+	if h == 0 {
+		return 1
 	}
-	return 1
+	return h
 }
 
 var hashSeed = maphash.MakeSeed()

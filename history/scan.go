@@ -484,61 +484,52 @@ func (s *scanner) nextElement() (done bool, err error) {
 }
 
 func (s *scanner) readUintArray(name string) ([]uint64, error) {
-	empty, err := s.openArray(name, "an array of non-negative integers")
-	if err != nil || empty {
-		return nil, err
-	}
-	out := s.u64[:0]
-	for {
-		v, err := s.readUint(name, len(out), math.MaxUint64)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-		if done, err := s.nextElement(); done || err != nil {
-			s.u64 = out
-			return s.carve.take(out), err
-		}
-	}
+	return readArray(s, name, "an array of non-negative integers", &s.u64, &s.carve, func(i int) (uint64, error) {
+		return s.readUint(name, i, math.MaxUint64)
+	})
 }
 
 // readHashArray reads an array of strings as their hashes.
 func (s *scanner) readHashArray(name string, hash func([]byte) uint64) ([]uint64, error) {
-	empty, err := s.openArray(name, "an array of strings")
-	if err != nil || empty {
-		return nil, err
-	}
-	out := s.u64[:0]
-	for {
-		v, err := s.readStr(name, len(out))
+	return readArray(s, name, "an array of strings", &s.u64, &s.carve, func(i int) (uint64, error) {
+		v, err := s.readStr(name, i)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		out = append(out, hash(v))
-		if done, err := s.nextElement(); done || err != nil {
-			s.u64 = out
-			return s.carve.take(out), err
-		}
-	}
+		return hash(v), nil
+	})
 }
 
 // readStringArray reads an array of strings; newString copies each element
 // out of the line, which it outlives.
 func (s *scanner) readStringArray(name string, newString func([]byte) string) ([]string, error) {
-	empty, err := s.openArray(name, "an array of strings")
+	return readArray(s, name, "an array of strings", &s.strs, &s.carveStrs, func(i int) (string, error) {
+		v, err := s.readStr(name, i)
+		if err != nil {
+			return "", err
+		}
+		return newString(v), nil
+	})
+}
+
+// readArray reads the array at the cursor (what it must be, for messages),
+// each element by elem, into scratch, and returns an exact-length copy of
+// it from c's blocks.
+func readArray[T any](s *scanner, name, what string, scratch *[]T, c *carver[T], elem func(i int) (T, error)) ([]T, error) {
+	empty, err := s.openArray(name, what)
 	if err != nil || empty {
 		return nil, err
 	}
-	out := s.strs[:0]
+	out := (*scratch)[:0]
 	for {
-		v, err := s.readStr(name, len(out))
+		v, err := elem(len(out))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, newString(v))
+		out = append(out, v)
 		if done, err := s.nextElement(); done || err != nil {
-			s.strs = out
-			return s.carveStrs.take(out), err
+			*scratch = out
+			return c.take(out), err
 		}
 	}
 }
