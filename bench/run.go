@@ -15,6 +15,7 @@ import (
 	"github.com/chatseq/chatseq/fixtures/kfakecluster"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/jsonstr"
+	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/chatseq/chatseq/kafka"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
@@ -140,6 +141,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		return nil, err
 	}
 	runWriters(ctx, cfg, target, rec, lat, chats, res)
+	afterWriters := time.Now()
 	stopFaults()
 	// A kill in flight ends with the server up again, before the final
 	// state is read from it.
@@ -161,10 +163,13 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	res.Latency, res.Counts = lat.totals()
 	res.Intervals, res.IntervalLength = lat.intervals(res.Elapsed)
 
+	timings.Since("writers done → settled", afterWriters)
 	cfg.phase(PhaseFinalState)
+	done := timings.Phase("final state recorded")
 	if err := recordFinalState(ctx, target, chats, rec, res); err != nil {
 		return nil, err
 	}
+	done()
 	if pub != nil {
 		cfg.phase(PhaseEvents)
 		if err := recordEvents(ctx, tail, chats, rec, res); err != nil {
@@ -172,9 +177,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		}
 	}
 	// The end line says the history is complete, final state and all.
+	done = timings.Phase("history ended")
 	if err := rec.End(); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	done()
 	return res, f.Close()
 }
 

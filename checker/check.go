@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/timings"
 )
 
 // Check judges h against every invariant HISTORY.md names. Invariants the
@@ -46,11 +47,12 @@ func (l *Log) Check(h *history.History, opt Options) Report {
 }
 
 func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
-	hasEvents := slices.ContainsFunc(l.fin, func(f cfin) bool { return f.Table == tableEvents })
+	hasEvents := false
+	l.fin.each(func(f *cfin) { hasEvents = hasEvents || f.Table == tableEvents })
 	cut := h.CutShort()
-	finals := len(l.fin)
+	finals := l.fin.len()
 	if cut {
-		l.fin = nil
+		l.fin = chunked[cfin]{}
 	}
 	x := buildIndex(l, h.Header)
 	if cut {
@@ -132,7 +134,10 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		byContract[NameEventCompleteness] = true
 		put(badContract(NameEventCompleteness, "events", con.Events))
 	}
+	done := timings.Phase("invariants but linearizability")
 	runAll(tasks)
+	done()
+	done = timings.Phase("linearizability")
 
 	decided, undecided := 0, 0
 	if res := contractProblem(con); res != "" {
@@ -143,6 +148,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		res, decided, undecided = checkLinearizability(x, con, opt)
 		put(res)
 	}
+	done()
 
 	if cut {
 		for name, res := range results {

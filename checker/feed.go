@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/timings"
 )
 
 // Feed judges a history while it is being written: the recorder's bytes,
@@ -76,7 +77,9 @@ func (f *Feed) Close() error {
 // for CheckFile.
 func (f *Feed) Check(opt Options) (Report, *history.History, error) {
 	f.Close()
+	done := timings.Phase("feed: reading what was queued")
 	<-f.done
+	done()
 	if f.err != nil {
 		return Report{}, nil, f.err
 	}

@@ -27,7 +27,8 @@ type Log struct {
 	// in, and once more when the Log is indexed (intern.go).
 	keyNames []string
 	keyChat  []int32
-	lastKey  []int32 // by process: the key of its last persist, -1
+	keyHash  []uint64 // stringHash of each name, until canonicalize
+	lastKey  []int32  // by process: the key of its last persist, -1
 
 	// Message ids of acks and final lines are numbered (0 is "none") and
 	// hashed once; a sync's ids are only hashed: there are tens of them a
@@ -41,9 +42,10 @@ type Log struct {
 	errIDs    map[string]uint16
 	errNames  []string
 
-	ops    []op
-	allocs []alloc
-	fin    []cfin
+	// Records as lines come in; the index takes them as slices.
+	ops    chunked[op]
+	allocs chunked[alloc]
+	fin    chunked[cfin]
 
 	syncs    []syncRef
 	syncSeqs slab[uint64]
@@ -156,11 +158,12 @@ func NewLog() *Log {
 // unknown kind may be anything.
 func (l *Log) SizeHint(sz history.Size) {
 	ops := sz.Invokes + sz.Other
-	l.ops = make([]op, 0, ops)
-	l.allocs = make([]alloc, 0, sz.Traces+sz.Other)
-	l.fin = make([]cfin, 0, sz.Finals+sz.Other)
+	l.ops.reserve(ops)
+	l.allocs.reserve(sz.Traces + sz.Other)
+	l.fin.reserve(sz.Finals + sz.Other)
 	l.keyNames = make([]string, 0, sz.Invokes)
 	l.keyChat = make([]int32, 0, sz.Invokes)
+	l.keyHash = make([]uint64, 0, sz.Invokes)
 	l.midNames = make([]string, 1, 1+ops+sz.Finals/2)
 	l.midHash = make([]uint64, 1, 1+ops+sz.Finals/2)
 }
@@ -240,7 +243,7 @@ func (l *Log) invoke(e *history.Event) {
 		return
 	}
 	if prev, ok := l.outstanding[e.Process]; ok {
-		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.ops[prev].invLine)
+		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.ops.at(prev).invLine)
 	}
 	o := op{call: e.Time, invLine: int32(e.Line), process: int32(e.Process), chat: l.chat(e.Chat), key: -1, sync: -1, fn: fn}
 	if fn == fnPersist {
@@ -255,8 +258,7 @@ func (l *Log) invoke(e *history.Event) {
 		o.seq, o.limit = e.After, int32(min(max(e.Limit, math.MinInt32), math.MaxInt32))
 		o.reader = e.Reader
 	}
-	l.outstanding[e.Process] = int32(len(l.ops))
-	l.ops = append(l.ops, o)
+	l.outstanding[e.Process] = l.ops.add(o)
 }
 
 func (l *Log) complete(e *history.Event) {
@@ -266,7 +268,7 @@ func (l *Log) complete(e *history.Event) {
 		return
 	}
 	delete(l.outstanding, e.Process)
-	o := &l.ops[oi]
+	o := l.ops.at(oi)
 	var f string
 	switch o.fn {
 	case fnPersist:
@@ -287,7 +289,11 @@ func (l *Log) complete(e *history.Event) {
 		if o.fn == fnPersist {
 			o.seq, o.mid = e.Seq, l.mid(e.MessageID)
 			if o.mid != 0 {
-				l.acked.remember(o.chat, o.seq, o.mid, o.key)
+				a := ackAt{mid: o.mid, key: o.key, midHash: l.midHash[o.mid]}
+				if o.key >= 0 {
+					a.keyHash = l.keyHash[o.key]
+				}
+				l.acked.remember(o.chat, o.seq, a)
 			}
 		} else if e.Sync != nil {
 			o.sync = l.addSync(e.Sync)
@@ -330,17 +336,18 @@ func (l *Log) trace(e *history.Event) {
 	}
 	a := alloc{end: e.Time, seq: e.Seq, line: int32(e.Line), op: -1, chat: l.chat(e.Chat), start: e.Start, hasStart: e.HasStart}
 	oi, ok := l.outstanding[e.Process]
-	if ok && l.ops[oi].fn != fnPersist {
-		l.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, l.ops[oi].invLine)
+	if ok && l.ops.at(oi).fn != fnPersist {
+		l.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, l.ops.at(oi).invLine)
 		ok = false
 	}
 	if ok {
+		o := l.ops.at(oi)
 		a.op = oi
 		if !e.HasStart {
-			a.start = l.ops[oi].call
+			a.start = o.call
 		}
-		if oc := l.chatNames[l.ops[oi].chat]; oc != e.Chat {
-			l.warn("line %d: allocation on chat %q for process %d, whose outstanding operation (line %d) is on chat %q", e.Line, e.Chat, e.Process, l.ops[oi].invLine, oc)
+		if oc := l.chatNames[o.chat]; oc != e.Chat {
+			l.warn("line %d: allocation on chat %q for process %d, whose outstanding operation (line %d) is on chat %q", e.Line, e.Chat, e.Process, o.invLine, oc)
 		}
 	} else if !e.HasStart {
 		// Without an owner or a start the allocation could have begun
@@ -353,7 +360,7 @@ func (l *Log) trace(e *history.Event) {
 		l.warn("line %d: allocation starts at %d, after it returned at %d: its start is taken as %d", e.Line, a.start, e.Time, e.Time)
 		a.start = e.Time
 	}
-	l.allocs = append(l.allocs, a)
+	l.allocs.add(a)
 }
 
 // Final takes the next final line; finals come after every event.
@@ -363,19 +370,23 @@ func (l *Log) Final(f *history.Final) {
 	case tableCounters:
 		c.Seq = f.Value
 	case tableMessages:
-		c.MessageID = l.finalMid(c.chat, f.Seq, f.MessageID)
+		key := ""
 		if f.Key != "" {
-			c.key = l.finalKey(c.chat, scopeOf("", f.Key), c.MessageID)
+			key = scopeOf("", f.Key)
 		}
+		c.MessageID, c.key = l.finalIDs(c.chat, f.Seq, f.MessageID, key)
 	case tableIdempotency:
-		c.MessageID = l.finalMid(c.chat, f.Seq, f.MessageID)
-		c.key = l.finalKey(c.chat, scopeOf("", f.Key), c.MessageID)
+		// An idempotency record always has a key, "" included.
+		c.MessageID, c.key = l.finalIDs(c.chat, f.Seq, f.MessageID, scopeOf("", f.Key))
+		if c.key < 0 {
+			c.key = l.newKey(c.chat, "")
+		}
 	case tableEvents:
 		c.MessageID = l.mid(f.MessageID)
 	default:
 		l.warn("line %d: final line of unknown table %q ignored", f.Line, f.Table)
 	}
-	l.fin = append(l.fin, c)
+	l.fin.add(c)
 }
 
 // stringArena copies the strings a Log keeps into large shared blocks, so

@@ -12,8 +12,8 @@ import "sync"
 // of a million-operation history's read; the sort costs a tenth of that.
 
 // scopedHash mixes a chat into a key's hash.
-func scopedHash(scope int32, s string) uint64 {
-	return stringHash(s) ^ (uint64(uint32(scope)) * 0x9E3779B97F4A7C15)
+func scopedHash(scope int32, keyHash uint64) uint64 {
+	return keyHash ^ (uint64(uint32(scope)) * 0x9E3779B97F4A7C15)
 }
 
 // keyID numbers a persist's scoped key. Keys are scoped per chat, as
@@ -39,6 +39,7 @@ func (l *Log) newKey(chat int32, key string) int32 {
 	id := int32(len(l.keyNames))
 	l.keyNames = append(l.keyNames, l.names.string(key))
 	l.keyChat = append(l.keyChat, chat)
+	l.keyHash = append(l.keyHash, stringHash(key))
 	return id
 }
 
@@ -56,15 +57,17 @@ func (l *Log) mid(s string) uint32 {
 
 // canonicalize gives equal keys (in one chat) and equal message ids one
 // number each, the lowest of their provisional ones, and renumbers every
-// record densely in first-seen order.
-func (l *Log) canonicalize() {
+// record of x densely in first-seen order.
+func (x *index) canonicalize() {
+	l := x.Log
 	var keyMap, midMap []int32
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		hashes := make([]uint64, len(l.keyNames))
-		for k, name := range l.keyNames {
-			hashes[k] = scopedHash(l.keyChat[k], name)
+		hashes := l.keyHash
+		for k := range hashes {
+			hashes[k] = scopedHash(l.keyChat[k], hashes[k])
 		}
+		l.keyHash = nil
 		keyMap = canonical(hashes, func(a, b int32) bool {
 			return l.keyChat[a] == l.keyChat[b] && l.keyNames[a] == l.keyNames[b]
 		})
@@ -73,15 +76,15 @@ func (l *Log) canonicalize() {
 	midMap = canonical(l.midHash, func(a, b int32) bool { return l.midNames[a] == l.midNames[b] })
 	l.midNames, l.midHash = compact(midMap, l.midNames), compact(midMap, l.midHash)
 	wg.Wait()
-	for i := range l.ops {
-		o := &l.ops[i]
+	for i := range x.ops {
+		o := &x.ops[i]
 		if o.key >= 0 {
 			o.key = keyMap[o.key]
 		}
 		o.mid = uint32(midMap[o.mid])
 	}
-	for i := range l.fin {
-		f := &l.fin[i]
+	for i := range x.fin {
+		f := &x.fin[i]
 		if f.key >= 0 {
 			f.key = keyMap[f.key]
 		}
@@ -144,14 +147,17 @@ type hashed struct {
 // digit first radix sort, stable, in six passes of 11 bits. It takes a
 // fifth of a comparison sort's time on the millions of numbers a large
 // history has (hashes are uniform, so no pass can be skipped).
-func radixSort(a []hashed) {
+func radixSort(a []hashed) { radixSortBits(a, 64) }
+
+// radixSortBits is radixSort for keys below 2^keyBits: a pass per 11 bits.
+func radixSortBits(a []hashed, keyBits int) {
 	const bits = 11
 	if len(a) < 2 {
 		return
 	}
 	tmp := make([]hashed, len(a))
 	src, dst := a, tmp
-	for shift := 0; shift < 64; shift += bits {
+	for shift := 0; shift < keyBits; shift += bits {
 		var count [1 << bits]int
 		for _, e := range src {
 			count[(e.h>>shift)&(1<<bits-1)]++
@@ -188,26 +194,31 @@ func compact[T any](final []int32, vals []T) []T {
 // Final lines mostly repeat what acks said: the messages and idempotency
 // tables list, in sequence order, the message ids and keys the run
 // acknowledged. recentAcks remembers, per chat and sequence, the message
-// id first acknowledged there and, per message id, the key of its ack, so
-// that a final line finds both by index (checked against the strings)
-// rather than by two look-ups in maps of millions of entries.
+// id first acknowledged there and the key of that ack, with both strings'
+// hashes, so that a final line finds its ids by index rather than by two
+// look-ups in maps of millions of entries. Final lines come chat by chat
+// while acks came interleaved in time: reading the strings themselves to
+// compare them was a cache miss or two a final line, a sixth of a check.
+// Equal hashes (64 bits, seeded afresh each run) are taken as equal
+// strings, as sync answers are compared; INVARIANTS.md says what that
+// costs.
 type recentAcks struct {
-	base  []uint64   // by chat: the sequence at index 0 of bySeq
-	bySeq [][]uint32 // by chat: message id acknowledged at base+i, 0 none
-	keyOf []int32    // by message id: the key of its first ack, -1
+	base  []uint64  // by chat: the sequence at index 0 of bySeq
+	bySeq [][]ackAt // by chat: the first ack at sequence base+i
+}
+
+// ackAt is the first ack at a sequence; mid 0 is none.
+type ackAt struct {
+	midHash, keyHash uint64
+	mid              uint32
+	key              int32
 }
 
 // remember notes that an ack of chat acknowledged seq with mid for key.
-func (r *recentAcks) remember(chat int32, seq uint64, mid uint32, key int32) {
+func (r *recentAcks) remember(chat int32, seq uint64, a ackAt) {
 	for int(chat) >= len(r.bySeq) {
 		r.bySeq = append(r.bySeq, nil)
 		r.base = append(r.base, 0)
-	}
-	for int(mid) >= len(r.keyOf) {
-		r.keyOf = append(r.keyOf, -1)
-	}
-	if r.keyOf[mid] < 0 {
-		r.keyOf[mid] = key
 	}
 	s := r.bySeq[chat]
 	if len(s) == 0 {
@@ -218,40 +229,46 @@ func (r *recentAcks) remember(chat int32, seq uint64, mid uint32, key int32) {
 	}
 	i := seq - r.base[chat]
 	// Sequences grow by about one per ack: a far jump (a corrupt or
-	// hostile sequence) is left to the maps rather than allocated for.
+	// hostile sequence) is left to canonicalize rather than allocated for.
 	if i >= uint64(len(s)) {
 		if i > uint64(2*len(s)+1024) {
 			return
 		}
-		s = append(s, make([]uint32, int(i)+1-len(s))...)
+		s = append(s, make([]ackAt, int(i)+1-len(s))...)
 		r.bySeq[chat] = s
 	}
-	if s[i] == 0 {
-		s[i] = mid
+	if s[i].mid == 0 {
+		s[i] = a
 	}
 }
 
-// finalMid is the interned id of a final line's message id s at chat and
-// seq: the one acknowledged there if it is the same string.
-func (l *Log) finalMid(chat int32, seq uint64, s string) uint32 {
-	r := &l.acked
+// at is the first ack at chat and seq, nil if none is remembered.
+func (r *recentAcks) at(chat int32, seq uint64) *ackAt {
 	if int(chat) < len(r.bySeq) && seq >= r.base[chat] {
-		if i := seq - r.base[chat]; i < uint64(len(r.bySeq[chat])) {
-			if id := r.bySeq[chat][i]; id != 0 && l.midNames[id] == s {
-				return id
-			}
+		if i := seq - r.base[chat]; i < uint64(len(r.bySeq[chat])) && r.bySeq[chat][i].mid != 0 {
+			return &r.bySeq[chat][i]
 		}
 	}
-	return l.mid(s)
+	return nil
 }
 
-// finalKey is the key id of a final line's key in chat, whose message id
-// is mid: the key of mid's ack if it is the same string.
-func (l *Log) finalKey(chat int32, key string, mid uint32) int32 {
-	if r := &l.acked; int(mid) < len(r.keyOf) {
-		if k := r.keyOf[mid]; k >= 0 && l.keyChat[k] == chat && l.keyNames[k] == key {
-			return k
+// finalIDs numbers a final line's message id and key (key "": none) at
+// chat and seq: those of the ack at that sequence where the strings are
+// the same; the key is only the ack's when the message id is too.
+func (l *Log) finalIDs(chat int32, seq uint64, mid, key string) (uint32, int32) {
+	a := l.acked.at(chat, seq)
+	if a == nil || a.midHash != stringHash(mid) {
+		id := l.mid(mid)
+		if key == "" {
+			return id, -1
 		}
+		return id, l.newKey(chat, key)
 	}
-	return l.newKey(chat, key)
+	switch {
+	case key == "":
+		return a.mid, -1
+	case a.key >= 0 && a.keyHash == stringHash(key):
+		return a.mid, a.key
+	}
+	return a.mid, l.newKey(chat, key)
 }

@@ -28,15 +28,15 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 	c0, c1 := l.chat("c0"), l.chat("c1")
 	ids := []int32{
 		l.keyID(1, c0, "k"), l.keyID(2, c0, "k"), l.keyID(1, c0, "k"),
-		l.keyID(3, c1, "k"), l.finalKey(c0, "k", 0), l.keyID(2, c0, "other"),
+		l.keyID(3, c1, "k"), l.newKey(c0, "k"), l.keyID(2, c0, "other"),
 	}
-	l.ops = make([]op, len(ids))
+	x := &index{Log: l, ops: make([]op, len(ids))}
 	for i, k := range ids {
-		l.ops[i] = op{key: k}
+		x.ops[i] = op{key: k}
 	}
-	l.canonicalize()
+	x.canonicalize()
 	var got []int32
-	for _, o := range l.ops {
+	for _, o := range x.ops {
 		got = append(got, o.key)
 	}
 	if want := []int32{0, 0, 0, 1, 0, 2}; !slices.Equal(got, want) || len(l.keyNames) != 3 {
