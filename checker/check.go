@@ -54,6 +54,7 @@ func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	if cut {
 		l.fin = chunked[cfin]{}
 	}
+	defer timings.Phase("check: all")()
 	x := buildIndex(l, h.Header)
 	if cut {
 		x.warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
@@ -83,6 +84,8 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	}
 	var gs gapStats
 	late, dups := 0, 0
+	var ops Stats
+	var intervalAllocs, intervalGaps []int64
 
 	// The exact checkers only read the index, so they run side by side.
 	tasks := []func(){
@@ -98,6 +101,12 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		func() { put(checkAckImpliesPersistence(x)) },
 		func() { var res Result; res, gs = checkGaps(x); put(res) },
 		func() { var res Result; res, late = checkSyncCompleteness(x); put(res) },
+		func() { ops = x.opStats() },
+		func() {
+			if opt.Interval > 0 {
+				intervalAllocs, intervalGaps = x.intervalGaps(opt.Interval)
+			}
+		},
 	}
 	// Catch-up completeness and per-chat event order (findings.go).
 	var fs findingStats
@@ -134,20 +143,22 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		byContract[NameEventCompleteness] = true
 		put(badContract(NameEventCompleteness, "events", con.Events))
 	}
-	done := timings.Phase("invariants but linearizability")
-	runAll(tasks)
-	done()
-	done = timings.Phase("linearizability")
-
 	decided, undecided := 0, 0
 	if res := contractProblem(con); res != "" {
 		byContract[NameLinearizability] = true
 		put(Result{Name: NameLinearizability, Status: Unknown, Detail: "the model needs a valid contract: " + res, Lines: []int{}})
 	} else {
-		var res Result
-		res, decided, undecided = checkLinearizability(x, con, opt)
-		put(res)
+		// The longest task, first: it runs its chats on workers of its
+		// own, and the other invariants fill the cores beside it.
+		tasks = append([]func(){func() {
+			defer timings.Phase("linearizability")()
+			var res Result
+			res, decided, undecided = checkLinearizability(x, con, opt)
+			put(res)
+		}}, tasks...)
 	}
+	done := timings.Phase("invariants")
+	runAll(tasks)
 	done()
 
 	if cut {
@@ -184,10 +195,8 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	}
 	slices.Sort(x.warnings[built:])
 	r.Warnings = append(r.Warnings, x.warnings...)
-	r.Stats = x.stats(gs, late, dups)
-	if opt.Interval > 0 {
-		r.Stats.IntervalAllocations, r.Stats.IntervalGaps = x.intervalGaps(opt.Interval)
-	}
+	r.Stats = x.stats(ops, gs, late, dups)
+	r.Stats.IntervalAllocations, r.Stats.IntervalGaps = intervalAllocs, intervalGaps
 	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = decided, undecided
 	r.Stats.CatchUpMissed, r.Stats.EventsOutOfOrder = fs.missed, fs.outOfOrder
 	r.Stats.CheckMillis = time.Since(began).Milliseconds()
@@ -297,24 +306,24 @@ func badContract(name, field, value string) Result {
 		Detail: fmt.Sprintf("contract %s %q is not a value HISTORY.md defines: cannot tell whether this invariant applies", field, value)}
 }
 
-func (x *index) stats(gs gapStats, late, dups int) Stats {
-	s := Stats{
-		Chats:           len(x.chatNames),
-		Operations:      len(x.ops),
-		Allocations:     len(x.allocs),
-		Messages:        len(x.msgs),
-		Gaps:            int(min(gs.gaps, 1<<62)),
-		GapCauses:       maps.Clone(gs.causes),
-		ErrorCodes:      map[string]int{},
-		LateCommits:     late,
-		DuplicateEvents: dups,
-	}
+// stats adds to the operations' counts (opStats) what the invariants
+// found.
+func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
+	s.Chats, s.Allocations, s.Messages = len(x.chatNames), len(x.allocs), len(x.msgs)
+	s.Gaps, s.GapCauses = int(min(gs.gaps, 1<<62)), maps.Clone(gs.causes)
+	s.LateCommits, s.DuplicateEvents = late, dups
 	if s.GapCauses == nil {
 		s.GapCauses = map[string]int{}
 	}
 	if gs.allocated > 0 {
 		s.GapRate = float64(gs.gaps) / float64(gs.allocated)
 	}
+	return s
+}
+
+// opStats counts the operations by kind and outcome.
+func (x *index) opStats() Stats {
+	s := Stats{Operations: len(x.ops), ErrorCodes: map[string]int{}}
 	for i := range x.ops {
 		o := int32(i)
 		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {

@@ -238,15 +238,27 @@ func (x *index) hasMsg(c int32, seq uint64, id uint32) (found bool, at int32) {
 	return false, at
 }
 
-// buildIndex sorts the Log's views; the Log becomes the index's.
+// buildIndex sorts the Log's views; the Log becomes the index's. Its steps
+// that touch different records run side by side: after the writers stop,
+// this is most of what bench waits for.
 func buildIndex(l *Log, h history.Header) *index {
-	x := &index{Log: l, ops: l.ops.flat(), allocs: l.allocs.flat(), fin: l.fin.flat()}
+	x := &index{Log: l}
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
 	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil
 	l.acked = recentAcks{}
 	done := timings.Phase("index: canonical numbering")
-	x.canonicalize()
+	var keyMap, midMap []int32
+	runAll([]func(){
+		func() { keyMap, midMap = l.canonicalMaps() },
+		func() { x.ops = l.ops.flat() },
+		func() { x.fin = l.fin.flat() },
+		func() { x.allocs = l.allocs.flat() },
+	})
+	runAll([]func(){
+		func() { renumberOps(x.ops, keyMap, midMap) },
+		func() { renumberFinals(x.fin, keyMap, midMap) },
+	})
 	done()
 	if n := len(l.outstanding); n > 0 {
 		// Operations still open at the end never completed: unfinished.
@@ -259,7 +271,6 @@ func buildIndex(l *Log, h history.Header) *index {
 	done = timings.Phase("index: finals, views")
 	x.indexFinals()
 	x.buildViews()
-	x.countUnknownUntraced()
 	done()
 	return x
 }
@@ -314,11 +325,37 @@ func (x *index) indexFinals() {
 	}
 }
 
-// buildViews sorts the per-chat and per-key views once.
+// buildViews sorts the per-chat and per-key views once, each view on a
+// goroutine of its own (they read the records and write their own fields).
 func (x *index) buildViews() {
 	nc, nk := int32(len(x.chatNames)), len(x.keyNames)
+	runAll([]func(){
+		func() { x.finalViews(nc, nk) },
+		func() { x.ackView(nc, nk) },
+		func() {
+			x.allocBySeq = make([]int32, len(x.allocs))
+			for i := range x.allocBySeq {
+				x.allocBySeq[i] = int32(i)
+			}
+			sortByKey(x.allocBySeq, func(i int32) sortKey { return sortKey{chat: x.allocs[i].chat, a: x.allocSeq(i), b: x.allocEnd(i)} })
+			x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs[i].chat })
+		},
+		// Counting sorts keep invoke order within each chat and key.
+		func() {
+			x.opChatSpan, x.opsByChat = bucket(len(x.ops), int(nc), func(i int) int32 { return x.ops[i].chat })
+		},
+		func() {
+			x.opKeySpan, x.opsByKey = bucket(len(x.ops), nk, func(i int) int32 { return x.ops[i].key })
+		},
+		x.countUnknownUntraced,
+	})
+}
+
+// finalViews indexes the final tables: counters by chat, messages and
+// events by (chat, seq), messages and idempotency records by key.
+func (x *index) finalViews(nc int32, nk int) {
 	x.counter = filled(int(nc), -1)
-	var nMsgs, nEvents, nAcks int
+	var nMsgs, nEvents int
 	for i := range x.fin {
 		switch x.fin[i].Table {
 		case tableMessages:
@@ -327,12 +364,7 @@ func (x *index) buildViews() {
 			nEvents++
 		}
 	}
-	for i := range x.ops {
-		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {
-			nAcks++
-		}
-	}
-	x.msgs, x.events, x.acks = make([]int32, 0, nMsgs), make([]int32, 0, nEvents), make([]int32, 0, nAcks)
+	x.msgs, x.events = make([]int32, 0, nMsgs), make([]int32, 0, nEvents)
 	x.keyMsg, x.keyMsg2 = filled(nk, -1), filled(nk, -1)
 	x.keyIdem, x.keyIdem2 = filled(nk, -1), filled(nk, -1)
 	for i := range x.fin {
@@ -363,7 +395,18 @@ func (x *index) buildViews() {
 	finChat := func(i int32) int32 { return x.fin[i].chat }
 	x.msgSpan = spans(x.msgs, nc, finChat)
 	x.eventSpan = spans(x.events, nc, finChat)
+}
 
+// ackView sorts persist acks by (chat, seq, call) and notes the keys some
+// ack created.
+func (x *index) ackView(nc int32, nk int) {
+	nAcks := 0
+	for i := range x.ops {
+		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {
+			nAcks++
+		}
+	}
+	x.acks = make([]int32, 0, nAcks)
 	x.keyCreated = make([]bool, nk)
 	for i := range x.ops {
 		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {
@@ -374,19 +417,7 @@ func (x *index) buildViews() {
 		}
 	}
 	sortByKey(x.acks, func(i int32) sortKey { return sortKey{chat: x.ops[i].chat, a: x.ackSeq(i), b: x.call(i)} })
-	opChat := func(i int32) int32 { return x.ops[i].chat }
-	x.ackSpan = spans(x.acks, nc, opChat)
-
-	x.allocBySeq = make([]int32, len(x.allocs))
-	for i := range x.allocBySeq {
-		x.allocBySeq[i] = int32(i)
-	}
-	sortByKey(x.allocBySeq, func(i int32) sortKey { return sortKey{chat: x.allocs[i].chat, a: x.allocSeq(i), b: x.allocEnd(i)} })
-	x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs[i].chat })
-
-	// Counting sorts keep invoke order within each chat and key.
-	x.opChatSpan, x.opsByChat = bucket(len(x.ops), int(nc), func(i int) int32 { return x.ops[i].chat })
-	x.opKeySpan, x.opsByKey = bucket(len(x.ops), nk, func(i int) int32 { return x.ops[i].key })
+	x.ackSpan = spans(x.acks, nc, func(i int32) int32 { return x.ops[i].chat })
 }
 
 // sortKey orders a view: by chat, then a, then b, then index. Sorting

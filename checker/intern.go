@@ -55,12 +55,11 @@ func (l *Log) mid(s string) uint32 {
 	return id
 }
 
-// canonicalize gives equal keys (in one chat) and equal message ids one
-// number each, the lowest of their provisional ones, and renumbers every
-// record of x densely in first-seen order.
-func (x *index) canonicalize() {
-	l := x.Log
-	var keyMap, midMap []int32
+// canonicalMaps gives equal keys (in one chat) and equal message ids one
+// number each, the lowest of their provisional ones: the maps from
+// provisional to final numbers, dense in first-seen order. The Log's
+// names and hashes are compacted to the final numbers.
+func (l *Log) canonicalMaps() (keyMap, midMap []int32) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		hashes := l.keyHash
@@ -76,21 +75,30 @@ func (x *index) canonicalize() {
 	midMap = canonical(l.midHash, func(a, b int32) bool { return l.midNames[a] == l.midNames[b] })
 	l.midNames, l.midHash = compact(midMap, l.midNames), compact(midMap, l.midHash)
 	wg.Wait()
-	for i := range x.ops {
-		o := &x.ops[i]
+	l.lastKey = nil
+	return keyMap, midMap
+}
+
+// renumberOps gives operations their final key and message id numbers.
+func renumberOps(ops []op, keyMap, midMap []int32) {
+	for i := range ops {
+		o := &ops[i]
 		if o.key >= 0 {
 			o.key = keyMap[o.key]
 		}
 		o.mid = uint32(midMap[o.mid])
 	}
-	for i := range x.fin {
-		f := &x.fin[i]
+}
+
+// renumberFinals gives final lines their final key and message id numbers.
+func renumberFinals(fin []cfin, keyMap, midMap []int32) {
+	for i := range fin {
+		f := &fin[i]
 		if f.key >= 0 {
 			f.key = keyMap[f.key]
 		}
 		f.MessageID = uint32(midMap[f.MessageID])
 	}
-	l.lastKey = nil
 }
 
 // canonical maps each provisional number to its final one: numbers whose

@@ -34,7 +34,8 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 	for i, k := range ids {
 		x.ops[i] = op{key: k}
 	}
-	x.canonicalize()
+	keyMap, midMap := l.canonicalMaps()
+	renumberOps(x.ops, keyMap, midMap)
 	var got []int32
 	for _, o := range x.ops {
 		got = append(got, o.key)
