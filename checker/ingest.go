@@ -24,11 +24,17 @@ type Log struct {
 	chatIDs   map[string]int32
 
 	// Keys and message ids are numbered provisionally while lines come
-	// in, and once more when the Log is indexed (intern.go).
+	// in (newKeys, newMids), and once more when the Log is indexed
+	// (intern.go): keyNames, keyChat, midNames and midHash are by final
+	// number.
 	keyNames []string
 	keyChat  []int32
-	keyHash  []uint64 // stringHash of each name, until canonicalize
-	lastKey  []int32  // by process: the key of its last persist, -1
+	newKeys  struct {
+		names chunked[string]
+		chat  chunked[int32]
+		hash  chunked[uint64] // stringHash of each name
+	}
+	lastKey []int32 // by process: the key of its last persist, -1
 
 	// Message ids of acks and final lines are numbered (0 is "none") and
 	// hashed once; a sync's ids are only hashed: there are tens of them a
@@ -36,7 +42,11 @@ type Log struct {
 	// odds of 2^-64, could only hide a mismatch).
 	midNames []string
 	midHash  []uint64
-	acked    recentAcks // finals find their ids by their acks (intern.go)
+	newMids  struct {
+		names chunked[string]
+		hash  chunked[uint64]
+	}
+	acked recentAcks // finals find their ids by their acks (intern.go)
 
 	senderIDs map[string]uint32
 	errIDs    map[string]uint16
@@ -140,32 +150,17 @@ type syncRef struct{ seqs, mids slabRef }
 
 // NewLog returns an empty Log.
 func NewLog() *Log {
-	return &Log{
+	l := &Log{
 		chatIDs:     map[string]int32{},
-		midNames:    []string{""},
-		midHash:     []uint64{0},
 		senderIDs:   map[string]uint32{},
 		errIDs:      map[string]uint16{"": 0},
 		errNames:    []string{""},
 		outstanding: map[int]int32{},
 		lastTime:    math.MinInt64,
 	}
-}
-
-// SizeHint makes room for a history file of that size at once: growing by
-// doubling copied every record twice over, a fifth of a check's time, and
-// guessing from the bytes alone reserved twice what was needed. A line of
-// unknown kind may be anything.
-func (l *Log) SizeHint(sz history.Size) {
-	ops := sz.Invokes + sz.Other
-	l.ops.reserve(ops)
-	l.allocs.reserve(sz.Traces + sz.Other)
-	l.fin.reserve(sz.Finals + sz.Other)
-	l.keyNames = make([]string, 0, sz.Invokes)
-	l.keyChat = make([]int32, 0, sz.Invokes)
-	l.keyHash = make([]uint64, 0, sz.Invokes)
-	l.midNames = make([]string, 1, 1+ops+sz.Finals/2)
-	l.midHash = make([]uint64, 1, 1+ops+sz.Finals/2)
+	l.newMids.names.add("") // message id 0 is none
+	l.newMids.hash.add(0)
+	return l
 }
 
 func (l *Log) warn(format string, args ...any) {
@@ -289,9 +284,9 @@ func (l *Log) complete(e *history.Event) {
 		if o.fn == fnPersist {
 			o.seq, o.mid = e.Seq, l.mid(e.MessageID)
 			if o.mid != 0 {
-				a := ackAt{mid: o.mid, key: o.key, midHash: l.midHash[o.mid]}
+				a := ackAt{mid: o.mid, key: o.key, midHash: *l.newMids.hash.at(int32(o.mid))}
 				if o.key >= 0 {
-					a.keyHash = l.keyHash[o.key]
+					a.keyHash = *l.newKeys.hash.at(o.key)
 				}
 				l.acked.remember(o.chat, o.seq, a)
 			}

@@ -1,6 +1,9 @@
 package checker
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Keys and message ids are numbered in two steps. While lines are read
 // (one goroutine, the check's bottleneck), a string gets a provisional
@@ -21,7 +24,7 @@ func scopedHash(scope int32, keyHash uint64) uint64 {
 // scoping).
 func (l *Log) keyID(process int, chat int32, key string) int32 {
 	if process >= 0 && process < len(l.lastKey) {
-		if k := l.lastKey[process]; k >= 0 && l.keyChat[k] == chat && l.keyNames[k] == key {
+		if k := l.lastKey[process]; k >= 0 && *l.newKeys.chat.at(k) == chat && *l.newKeys.names.at(k) == key {
 			return k
 		}
 	}
@@ -36,11 +39,9 @@ func (l *Log) keyID(process int, chat int32, key string) int32 {
 }
 
 func (l *Log) newKey(chat int32, key string) int32 {
-	id := int32(len(l.keyNames))
-	l.keyNames = append(l.keyNames, l.names.string(key))
-	l.keyChat = append(l.keyChat, chat)
-	l.keyHash = append(l.keyHash, stringHash(key))
-	return id
+	l.newKeys.chat.add(chat)
+	l.newKeys.hash.add(stringHash(key))
+	return l.newKeys.names.add(l.names.string(key))
 }
 
 // mid numbers a message id (0 is "none") and keeps its hash, which sync
@@ -49,10 +50,8 @@ func (l *Log) mid(s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	id := uint32(len(l.midNames))
-	l.midNames = append(l.midNames, l.names.string(s))
-	l.midHash = append(l.midHash, stringHash(s))
-	return id
+	l.newMids.hash.add(stringHash(s))
+	return uint32(l.newMids.names.add(l.names.string(s)))
 }
 
 // canonicalMaps gives equal keys (in one chat) and equal message ids one
@@ -62,18 +61,20 @@ func (l *Log) mid(s string) uint32 {
 func (l *Log) canonicalMaps() (keyMap, midMap []int32) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		hashes := l.keyHash
-		for k := range hashes {
-			hashes[k] = scopedHash(l.keyChat[k], hashes[k])
+		k := &l.newKeys
+		hashes := k.hash.flat()
+		for i := range hashes {
+			hashes[i] = scopedHash(*k.chat.at(int32(i)), hashes[i])
 		}
-		l.keyHash = nil
 		keyMap = canonical(hashes, func(a, b int32) bool {
-			return l.keyChat[a] == l.keyChat[b] && l.keyNames[a] == l.keyNames[b]
+			return *k.chat.at(a) == *k.chat.at(b) && *k.names.at(a) == *k.names.at(b)
 		})
-		l.keyNames, l.keyChat = compact(keyMap, l.keyNames), compact(keyMap, l.keyChat)
+		l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
 	})
-	midMap = canonical(l.midHash, func(a, b int32) bool { return l.midNames[a] == l.midNames[b] })
-	l.midNames, l.midHash = compact(midMap, l.midNames), compact(midMap, l.midHash)
+	m := &l.newMids
+	hashes := m.hash.flat()
+	midMap = canonical(hashes, func(a, b int32) bool { return *m.names.at(a) == *m.names.at(b) })
+	l.midNames, l.midHash = compactChunked(midMap, &m.names), compact(midMap, hashes)
 	wg.Wait()
 	l.lastKey = nil
 	return keyMap, midMap
@@ -199,6 +200,24 @@ func compact[T any](final []int32, vals []T) []T {
 	return out
 }
 
+// compactChunked is compact for values kept in blocks; it empties vals.
+func compactChunked[T any](final []int32, vals *chunked[T]) []T {
+	n := int32(0) // final numbers are dense: as many as the largest + 1
+	for _, f := range final {
+		n = max(n, f+1)
+	}
+	out := make([]T, 0, n)
+	p := 0
+	vals.each(func(v *T) {
+		if int(final[p]) == len(out) {
+			out = append(out, *v)
+		}
+		p++
+	})
+	*vals = chunked[T]{}
+	return out
+}
+
 // Final lines mostly repeat what acks said: the messages and idempotency
 // tables list, in sequence order, the message ids and keys the run
 // acknowledged. recentAcks remembers, per chat and sequence, the message
@@ -242,7 +261,12 @@ func (r *recentAcks) remember(chat int32, seq uint64, a ackAt) {
 		if i > uint64(2*len(s)+1024) {
 			return
 		}
-		s = append(s, make([]ackAt, int(i)+1-len(s))...)
+		if i >= uint64(cap(s)) {
+			// Doubling: grown by a few at a time, append's quarter
+			// steps made five times the table in garbage.
+			s = slices.Grow(s, max(2*cap(s), int(i)+1)-len(s))
+		}
+		s = s[:i+1]
 		r.bySeq[chat] = s
 	}
 	if s[i].mid == 0 {

@@ -44,9 +44,7 @@ func Read(r io.Reader, name string) (*History, error) {
 // bytes the input has (-1: unknown).
 type sizeHint struct {
 	events, finals int
-	// lines that start as chatseq writes these kinds
-	invokes, traces, completions int
-	bytes                        int64
+	bytes          int64
 }
 
 // fileSize counts the lines of f from its current offset, then seeks back.
@@ -76,10 +74,6 @@ func fileSize(f *os.File) (sizeHint, error) {
 // final line. A wrong guess costs only memory, not correctness.
 func countLines(r io.Reader) (sizeHint, error) {
 	finalPrefix := []byte(`{"type":"final"`)
-	invokePrefix := []byte(`{"type":"invoke"`)
-	tracePrefix := []byte(`{"type":"trace"`)
-	completionPrefixes := [][]byte{[]byte(`{"type":"ok"`), []byte(`{"type":"fail"`), []byte(`{"type":"info"`)}
-	var invokes, traces, completions int
 	buf := make([]byte, 1<<20)
 	var lines, finals int
 	carry := 0 // bytes of a partial line kept at the front of buf
@@ -92,22 +86,15 @@ func countLines(r io.Reader) (sizeHint, error) {
 			if nl < 0 {
 				break
 			}
-			switch line := chunk[start:]; {
-			case bytes.HasPrefix(line, finalPrefix):
+			if bytes.HasPrefix(chunk[start:], finalPrefix) {
 				finals++
-			case bytes.HasPrefix(line, invokePrefix):
-				invokes++
-			case bytes.HasPrefix(line, tracePrefix):
-				traces++
-			case bytes.HasPrefix(line, completionPrefixes[0]) || bytes.HasPrefix(line, completionPrefixes[1]) || bytes.HasPrefix(line, completionPrefixes[2]):
-				completions++
 			}
 			lines++
 			start += nl + 1
 		}
 		// Keep the start of a partial line if it could still be a final's
 		// prefix; drop a long one.
-		carry = copy(buf, chunk[start:min(len(chunk), start+len(invokePrefix))])
+		carry = copy(buf, chunk[start:min(len(chunk), start+len(finalPrefix))])
 		if err == io.EOF {
 			break
 		}
@@ -116,7 +103,7 @@ func countLines(r io.Reader) (sizeHint, error) {
 		}
 	}
 	// lines-finals also covers the header and an unterminated last line.
-	return sizeHint{events: max(lines-finals, 0), finals: finals, invokes: invokes, traces: traces, completions: completions}, nil
+	return sizeHint{events: max(lines-finals, 0), finals: finals}, nil
 }
 
 // Sink receives a history's event and final lines in file order, as
@@ -135,21 +122,6 @@ type IDHasher interface {
 	HashID(id []byte) uint64
 }
 
-// SizeHinted is a Sink that wants to know how large the file is first, to
-// make room for what it will keep at once rather than by growing.
-type SizeHinted interface {
-	SizeHint(Size)
-}
-
-// Size is what a quick pass over a file's bytes tells: its lines, and how
-// many of them start as chatseq writes an invoke, a trace or a final line
-// (Other: lines that start neither so nor as a completion; a file written
-// otherwise has such lines, each of any kind).
-type Size struct {
-	Bytes                                 int64
-	Lines, Invokes, Traces, Finals, Other int
-}
-
 // ScanFile reads the history at path as ReadFile does, but hands each event
 // and final line to sink instead of keeping it: the History returned holds
 // the header and warnings only. Memory then depends on what sink keeps.
@@ -159,17 +131,9 @@ func ScanFile(path string, sink Sink) (*History, error) {
 		return nil, err
 	}
 	defer f.Close()
-	hint := sizeHint{bytes: -1}
-	if h, ok := sink.(SizeHinted); ok {
-		if hint, err = fileSize(f); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		lines := hint.events + hint.finals
-		h.SizeHint(Size{Bytes: hint.bytes, Lines: lines, Invokes: hint.invokes, Traces: hint.traces, Finals: hint.finals,
-			Other: max(lines-hint.invokes-hint.traces-hint.finals-hint.completions-1, 0)})
-	}
-	hint.events, hint.finals = 0, 0 // a sink keeps its own
-	return readTo(f, path, hint, sink)
+	// No pass over the file first: a sink keeps its own records, in
+	// blocks that grow without copying (the checker's Log).
+	return readTo(f, path, sizeHint{bytes: -1}, sink)
 }
 
 // Scan reads a history from in as ScanFile reads a file, handing each line
