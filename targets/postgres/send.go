@@ -110,7 +110,12 @@ func (s *send) persist() error {
 	if err != nil {
 		return failBeforeCommit(err)
 	}
-	defer tx.Rollback(context.WithoutCancel(s.ctx)) // a no-op after COMMIT
+	detached := false // the AckBeforeCommit variant's late COMMIT owns tx
+	defer func() {
+		if !detached {
+			_ = tx.Rollback(context.WithoutCancel(s.ctx)) // a no-op after COMMIT
+		}
+	}()
 
 	if s.t.variant == SequenceInTx {
 		// The alternative: the increment holds the counter row's lock
@@ -159,6 +164,12 @@ func (s *send) persist() error {
 		return s.replayRaced()
 	}
 
+	if s.t.variant == AckBeforeCommit {
+		detached = true
+		s.out.Result = sequencer.Result{Seq: seq, MessageID: msg.MessageID}
+		s.commitAfterAck(tx, seq)
+		return nil
+	}
 	if s.req.Faults.CrashInPersist {
 		// The server dies around COMMIT; whether it landed first is the
 		// plan's coin, and the client cannot tell.
@@ -262,6 +273,30 @@ func (s *send) commit(tx pgx.Tx, seq uint64) error {
 		return failAtCommit(err)
 	}
 	return nil
+}
+
+// commitAfterAck is the AckBeforeCommit variant's step 7, sent after
+// step 8 has answered the client. A server that dies first (the plan's
+// crash in persist, unless its coin says COMMIT landed; a real kill of
+// chatseq serve) never sends it, and PostgreSQL rolls the transaction
+// back when the connection drops: an acknowledged message is lost.
+func (s *send) commitAfterAck(tx pgx.Tx, seq uint64) {
+	t, ctx := s.t, context.WithoutCancel(s.ctx) // the request's context ends with the answer
+	lost := s.req.Faults.CrashInPersist && !s.req.Faults.CrashInPersistCommitted
+	// In a db-down window the COMMIT may or may not reach the server, as
+	// in commit; here nobody is told either way.
+	lost = lost || (t.gate.down() && !coin(s.req.Key, seq))
+	t.background.Add(1)
+	go func() {
+		defer t.background.Done()
+		if lost {
+			_ = tx.Rollback(ctx)
+			return
+		}
+		if tx.Commit(ctx) == nil && t.relay != nil {
+			t.relay.poke()
+		}
+	}()
 }
 
 // replayRaced answers a send whose key a concurrent send committed first,
