@@ -85,24 +85,29 @@ func sameKey(t *testing.T, sent []arrival, key string) {
 	}
 }
 
-// A service that answers 503 or 429 with Retry-After and then accepts the
-// message: the target resends with the same key, no sooner than asked,
-// and the run records the 201 it finally saw.
+// A service that answers 503 or 429 with Retry-After and then otherwise:
+// the target resends with the same key, no sooner than asked, and the run
+// records the answer it saw last: the 201, or a 500's unknown outcome.
 func TestUnavailableIsRetriedWithTheSameKeyAfterRetryAfter(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		statuses []int
+		want     history.Kind
 	}{
-		{"503 twice", []int{503, 503, 201}},
-		{"429 once", []int{429, 201}},
+		{"503 twice", []int{503, 503, 201}, history.KindOK},
+		{"429 once", []int{429, 201}, history.KindOK},
+		{"503 then 500", []int{503, 500}, history.KindInfo},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := &flakyService{statuses: c.statuses, retryAfter: "1"}
 			cfg := bench.DefaultConfig()
 			cfg.RetryBackoff = time.Millisecond // far below the Retry-After
 			out, kind, code, err := persistOnce(t, f, httptarget.DefaultAPI(), cfg, sequencer.FaultPlan{})
-			if kind != history.KindOK || out.Seq != 7 || out.MessageID != "msg_7" {
-				t.Fatalf("recorded %s %q (seq %d, id %q, err %v), want ok with sequence 7", kind, code, out.Seq, out.MessageID, err)
+			if kind != c.want {
+				t.Fatalf("recorded %s %q (err %v), want %s", kind, code, err, c.want)
+			}
+			if kind == history.KindOK && (out.Seq != 7 || out.MessageID != "msg_7") {
+				t.Errorf("ok with sequence %d, id %q, want 7, msg_7", out.Seq, out.MessageID)
 			}
 			sent := f.sent()
 			if len(sent) != len(c.statuses) {
