@@ -6,8 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/metrics"
+	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/ledger"
+	"github.com/chatseq/chatseq/targets/postgres"
 )
 
 // chatseq serve --metrics-addr: every send and sync the server answers is
@@ -43,6 +47,29 @@ func TestServeCountsWhatItAnswers(t *testing.T) {
 	}
 	do("GET", "/v1/chats/c/messages?after=0", "", "")
 
+	got := gathered(t, e)
+	for name, want := range map[string]float64{
+		"chatseq_operations_total/persist/ok":   2,
+		"chatseq_operations_total/persist/fail": 1,
+		"chatseq_operations_total/sync/ok":      1,
+		"idempotency_requests_total":            3,
+		"idempotency_hits_total":                1,
+		"sequence_allocations_total":            1,
+		"sequences_persisted_total":             1,
+		"counter_missing_errors_total":          1,
+		"sequence_allocation_errors_total":      1,
+		"chatseq_runs_active":                   1,
+	} {
+		if got[name] != want {
+			t.Errorf("%s = %g, want %g", name, got[name], want)
+		}
+	}
+}
+
+// gathered is every metric e exports, by name and label values ("a/b"); a
+// histogram by its sample count.
+func gathered(t *testing.T, e *metrics.Exporter) map[string]float64 {
+	t.Helper()
 	got := map[string]float64{}
 	fams, err := e.Gatherer().Gather()
 	if err != nil {
@@ -59,23 +86,89 @@ func TestServeCountsWhatItAnswers(t *testing.T) {
 				got[key] = m.Counter.GetValue()
 			case m.Gauge != nil:
 				got[key] = m.Gauge.GetValue()
+			case m.Histogram != nil:
+				got[key] = float64(m.Histogram.GetSampleCount())
 			}
 		}
 	}
-	for name, want := range map[string]float64{
-		"chatseq_operations_total/persist/ok":   2,
-		"chatseq_operations_total/persist/fail": 1,
-		"chatseq_operations_total/sync/ok":      1,
-		"idempotency_requests_total":            3,
-		"idempotency_hits_total":                1,
-		"sequence_allocations_total":            1,
-		"sequences_persisted_total":             1,
-		"counter_missing_errors_total":          1,
-		"sequence_allocation_errors_total":      1,
-		"chatseq_runs_active":                   1,
+	return got
+}
+
+// chatseq serve over the other designs counts the steps each has: the
+// PostgreSQL outbox's idempotency look-up, sequence increment and
+// transaction, the ledger's leader cache and the log entry whose apply
+// assigns the sequence.
+func TestServeCountsTheStepsOfEveryDesign(t *testing.T) {
+	cluster, err := pgfixture.Start(context.Background())
+	if err != nil {
+		t.Fatalf("starting PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { cluster.Stop() })
+	for _, c := range []struct {
+		target string
+		open   targets.Options
+		// deleteCounter: the design has a counter row to delete, and a
+		// send then fails allocating.
+		deleteCounter bool
+	}{
+		{target: postgres.Name, open: targets.Options{DSN: cluster.DSN()}, deleteCounter: true},
+		{target: ledger.Name},
 	} {
-		if got[name] != want {
-			t.Errorf("%s = %g, want %g", name, got[name], want)
-		}
+		t.Run(c.target, func(t *testing.T) {
+			e := metrics.New()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			srv, err := httpapi.Start(ctx, httpapi.ServeOptions{Target: c.target, Open: c.open, Listen: "127.0.0.1:0", Seed: 1, Metrics: e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			do := func(method, path, key, body string) int {
+				req, _ := http.NewRequest(method, "http://"+srv.Addr+path, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				if key != "" {
+					req.Header.Set(httpapi.HeaderIdempotencyKey, key)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			if code := do("PUT", "/v1/chats/c", "", `{"members":["u"]}`); code != http.StatusCreated {
+				t.Fatalf("creating the chat answered %d", code)
+			}
+			for _, key := range []string{"k1", "k1", "k2"} { // the second k1 is a retry: a hit
+				if code := do("POST", "/v1/chats/c/messages", key, `{"sender_id":"u","content":"x"}`); code != http.StatusCreated {
+					t.Fatalf("send %s answered %d", key, code)
+				}
+			}
+			want := map[string]float64{
+				"idempotency_requests_total":          3,
+				"idempotency_hits_total":              1,
+				"sequence_allocations_total":          2,
+				"sequence_allocation_latency_seconds": 2,
+				"sequences_persisted_total":           2,
+				"transactions_total":                  2,
+				"transaction_conflicts_total":         0,
+				"sequence_allocation_errors_total":    0,
+			}
+			if c.deleteCounter {
+				do("DELETE", "/v1/chats/c/counter", "", "")
+				if code := do("POST", "/v1/chats/c/messages", "k3", `{"sender_id":"u","content":"y"}`); code < 400 {
+					t.Fatalf("a send with the counter gone answered %d", code)
+				}
+				want["idempotency_requests_total"]++
+				want["sequence_allocation_errors_total"]++
+				want["counter_missing_errors_total"] = 1
+			}
+			got := gathered(t, e)
+			for name, w := range want {
+				if got[name] != w {
+					t.Errorf("%s = %g, want %g", name, got[name], w)
+				}
+			}
+		})
 	}
 }

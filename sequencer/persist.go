@@ -47,7 +47,7 @@ type Outcome struct {
 }
 
 // StepEvents is what the steps met, for ADR-004 §12's metrics; other
-// designs leave it zero.
+// designs fill in the steps they have (docs/metrics.md).
 type StepEvents struct {
 	IdempotencyHit bool  // step 1 found the key's record (a §12 idempotency hit)
 	AllocateFailed bool  // step 3's counter ADD returned an error

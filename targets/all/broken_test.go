@@ -47,6 +47,11 @@ func TestEveryBrokenVariantIsCaughtAtDefaultsOnEverySeed(t *testing.T) {
 	}
 	overrides := map[string]plan{
 		"postgres/mark-before-publish": {seeds: 12, ops: 300},
+		// Loses a message only on a crash in persist whose COMMIT did not
+		// land (0.5% of sends at the defaults), as memory's
+		// ack-before-persist: memory's number of operations, so that
+		// every seed has several.
+		"postgres/ack-before-commit": {seeds: 4, ops: 1500},
 	}
 	checked := 0
 	for _, name := range []string{"memory", "postgres", "ledger"} {

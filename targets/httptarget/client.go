@@ -44,6 +44,7 @@ type client struct {
 	http      *http.Client
 	faults    bool // forward fault plans and races (chatseq serve's test hooks)
 	noCounter bool // the service answered the counter hook with a 404 of its own: it has none
+	retry     statusRetry
 	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
 	nemesis func(context.Context) error
 }

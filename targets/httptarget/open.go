@@ -98,11 +98,17 @@ func (a *API) contract() history.Contract {
 }
 
 // Factory builds a run's client: as many idle connections as the run
-// has clients, so none waits for another's; rt, when set, carries the
-// requests (a test's validating transport).
+// has clients, so none waits for another's, and its clients' retry
+// budget; rt, when set, carries the requests (a test's validating
+// transport).
 func Factory(base *url.URL, api *API, rt http.RoundTripper) bench.TargetFactory {
 	return func(_ context.Context, env bench.TargetEnv) (bench.Target, error) {
 		conns := 2*env.Config.Writers + env.Config.Readers + 4
-		return newClient(base, api, RequestTimeout, conns, rt), nil
+		c := newClient(base, api, RequestTimeout, conns, rt)
+		// A send answered 503 or 429 is retried within the run's own
+		// budget and from its clients' first wait (--max-attempts,
+		// --retry-backoff), and at most as the strategy document says.
+		c.retry = statusRetry{attempts: min(MaxStatusAttempts, env.Config.MaxAttempts), backoff: env.Config.RetryBackoff}
+		return c, nil
 	}
 }

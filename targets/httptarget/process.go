@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"sync"
@@ -99,8 +101,42 @@ func (p *process) restart(ctx context.Context) error {
 	defer p.mu.Unlock()
 	p.signal(syscall.SIGKILL)
 	<-p.exited
+	p.waitUnbound(ctx)
 	return p.start(ctx)
 }
+
+// waitUnbound waits, up to a few seconds, until nothing answers at the
+// probe's address. The shell bench waited for is not the server: 'sh -c
+// CMD' (dash does not exec it) and 'go run' leave the server a child that
+// may still hold its port a moment after the shell is gone, and a
+// restart then fails to listen ("address already in use").
+func (p *process) waitUnbound(ctx context.Context) {
+	u, err := url.Parse(p.probe)
+	if err != nil {
+		return
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	addr := net.JoinHostPort(u.Hostname(), port)
+	deadline := time.Now().Add(unbindPatience)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err != nil {
+			return // refused: nothing listens any more
+		}
+		c.Close()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// unbindPatience bounds waitUnbound: past it the restart goes ahead and
+// reports what the new process says.
+const unbindPatience = 5 * time.Second
 
 // stop ends the service: SIGTERM, then SIGKILL after 5 s.
 func (p *process) stop() error {

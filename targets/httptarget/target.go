@@ -67,8 +67,9 @@ func (c *client) DeleteCounter(ctx context.Context, chat string) error {
 	return nil
 }
 
-// Persist sends one attempt. Its outcome is what the answer says, as the
-// mapping reads it; no answer is a transport error.
+// Persist sends one attempt, resent with the same key while the service
+// answers 503 or 429 (retry.go). Its outcome is what the last answer says,
+// as the mapping reads it; no answer is a transport error.
 func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer.Tracer) (sequencer.Outcome, error) {
 	spec := c.api.Send
 	body := map[string]any{spec.SenderField: req.Sender, spec.ContentField: req.Content}
@@ -89,7 +90,24 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 			header.Set(httpapi.HeaderRace, "2")
 		}
 	}
+	// A store error the run asked chatseq serve for is this attempt's
+	// fault, answered 503 again on every resend of its header: the run's
+	// client judges it as in process, where nothing retries it.
+	maxSends := c.retry.attempts
+	if c.faults && req.Faults.StoreError.Kind != sequencer.NoStoreError {
+		maxSends = 1
+	}
 	a, err := c.do(ctx, spec.Method, c.url(spec.Path, req.Chat, nil), header, body)
+	for sent := 1; err == nil && retryableStatus(a.status) && sent < maxSends; sent++ {
+		if !c.retry.wait(ctx, sent, a) {
+			break
+		}
+		// The same request, key included (what the client saw last
+		// decides the outcome), but no longer racing its twin, which has
+		// its answer.
+		header.Del(httpapi.HeaderRace)
+		a, err = c.do(ctx, spec.Method, c.url(spec.Path, req.Chat, nil), header, body)
+	}
 	if err != nil {
 		e := transportError(err)
 		if code := crashAsked(req.Faults); c.faults && code != "" && e.Code == CodeConnection {

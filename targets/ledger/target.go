@@ -82,21 +82,31 @@ type pendingAlloc struct {
 	tr     sequencer.Tracer
 	start  int64
 	closed bool
+	// seq and applied, once traced: the sequence and when it was applied.
+	seq     uint64
+	applied int64
 }
 
 func (p *pendingAlloc) trace(chat string, seq uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.closed {
-		p.tr.Allocated(chat, seq, p.start, p.tr.Now()) // applied: the sequence exists now
-		p.closed = true                                // one trace per entry, from the first node to apply it
+		p.seq, p.applied = seq, p.tr.Now()
+		p.tr.Allocated(chat, seq, p.start, p.applied) // applied: the sequence exists now
+		p.closed = true                               // one trace per entry, from the first node to apply it
 	}
 }
 
-func (p *pendingAlloc) close() {
+// close ends the tracing and returns the sequence the entry was given, in
+// how long from its proposal (0 when it was not applied in time).
+func (p *pendingAlloc) close() (seq uint64, nanos int64) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.closed = true
-	p.mu.Unlock()
+	if p.seq == 0 {
+		return 0, 0
+	}
+	return p.seq, p.applied - p.start
 }
 
 // Factory builds a fresh three-node cluster per run.
@@ -172,6 +182,7 @@ func (w *write) run() error {
 		if !w.req.Faults.StaleIdempotencyRead {
 			e, hit = cache.get(sc, time.Now())
 		}
+		w.out.Steps.IdempotencyHit = hit
 		// A racing twin checks the cache before either goes on (only the
 		// first pass waits).
 		w.req.Faults.Race.Arrive(w.ctx)
@@ -201,17 +212,26 @@ func (w *write) run() error {
 		if w.t.variant == ProposeTimeSequence {
 			cmd.Seq = nd.nextSeq(w.req.Chat)
 			w.out.Allocated = cmd.Seq
-			w.tr.Allocated(w.req.Chat, cmd.Seq, start, w.tr.Now())
+			end := w.tr.Now()
+			w.out.Timings.Allocate += end - start
+			w.tr.Allocated(w.req.Chat, cmd.Seq, start, end)
 		} else {
 			w.t.pending.Store(cmd.MessageID, pending)
 		}
 		w.out.Attempts++
+		// The log entry is the design's transaction: message, key record
+		// and sequence apply together or not at all.
+		w.out.Steps.Transactions++
 		f := r.Apply(cmd.encode(), w.t.cfg.WriteTimeout)
 		w.midWrite(nd)
 		err = w.await(r, f)
 		w.out.Timings.Persist += w.tr.Now() - start
 		// From here on this write answers: its entry traces no more.
-		pending.close()
+		if seq, nanos := pending.close(); seq != 0 {
+			// Applied in time: the apply allocated and stored at once.
+			w.out.Allocated, w.out.Steps.Committed = seq, true
+			w.out.Timings.Allocate += nanos
+		}
 		w.t.pending.Delete(cmd.MessageID)
 		if err != nil {
 			if notAppended(err) {
@@ -250,8 +270,12 @@ func (w *write) answer(res result, cache *leaderCache, sc string, hash []byte) e
 		return &sequencer.Error{Code: CodeKeyReused, Definite: true}
 	}
 	w.out.Result = sequencer.Result{Seq: res.Seq, MessageID: res.MessageID, Dedup: res.Dedup}
-	if !res.Dedup {
-		w.out.Allocated = res.Seq
+	if res.Dedup {
+		// The state machine found the key's record at apply (a twin's
+		// entry came first): the entry's condition failed.
+		w.out.Steps.Conflicts++
+	} else {
+		w.out.Allocated, w.out.Steps.Committed = res.Seq, true
 	}
 	cache.put(cacheEntry{scope: sc, seq: res.Seq, messageID: res.MessageID, payloadHash: hash}, time.Now())
 	// The server dies with the entry applied and the answer unsent, or

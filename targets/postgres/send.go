@@ -41,6 +41,7 @@ func (s *send) run() error {
 	defer s.req.Faults.Race.Leave()
 	// Step 1: idempotency check on (key, user_id).
 	hit, err := s.lookup(s.req.Faults.StaleIdempotencyRead)
+	s.out.Steps.IdempotencyHit = hit
 	// A racing twin looks up before either goes on.
 	s.req.Faults.Race.Arrive(s.ctx)
 	if err != nil || hit {
@@ -56,6 +57,7 @@ func (s *send) run() error {
 		if !errors.Is(err, errSequenceCollision) {
 			return err
 		}
+		s.out.Steps.Conflicts++ // UNIQUE(conversation_id, sequence) refused the transaction
 	}
 	return persistErr(CodeSequenceCollision, true, nil)
 }
@@ -110,7 +112,13 @@ func (s *send) persist() error {
 	if err != nil {
 		return failBeforeCommit(err)
 	}
-	defer tx.Rollback(context.WithoutCancel(s.ctx)) // a no-op after COMMIT
+	s.out.Steps.Transactions++
+	detached := false // the AckBeforeCommit variant's late COMMIT owns tx
+	defer func() {
+		if !detached {
+			_ = tx.Rollback(context.WithoutCancel(s.ctx)) // a no-op after COMMIT
+		}
+	}()
 
 	if s.t.variant == SequenceInTx {
 		// The alternative: the increment holds the counter row's lock
@@ -119,6 +127,12 @@ func (s *send) persist() error {
 		if seq, allocStart, err = s.allocate(tx); err != nil {
 			return inTx(err)
 		}
+		// An increment rolled back with its transaction handed nothing out.
+		defer func() {
+			if !s.out.Steps.Committed {
+				s.out.Allocated = 0
+			}
+		}()
 		if s.req.Faults.CrashAfterAllocate {
 			// The connection dies with the transaction open: the server
 			// rolls it back, increment included.
@@ -155,15 +169,25 @@ func (s *send) persist() error {
 		return failBeforeCommit(err)
 	}
 	if !won {
+		// The idempotency record's conflict: a concurrent send of the key
+		// committed first.
+		s.out.Steps.Conflicts++
 		_ = tx.Rollback(s.ctx)
 		return s.replayRaced()
 	}
 
+	if s.t.variant == AckBeforeCommit {
+		detached = true
+		s.out.Result = sequencer.Result{Seq: seq, MessageID: msg.MessageID}
+		s.out.Steps.Committed = s.commitAfterAck(tx, seq)
+		return nil
+	}
 	if s.req.Faults.CrashInPersist {
 		// The server dies around COMMIT; whether it landed first is the
 		// plan's coin, and the client cannot tell.
 		if s.req.Faults.CrashInPersistCommitted {
 			if tx.Commit(s.ctx) == nil {
+				s.out.Steps.Committed = true
 				s.traceInTx(seq, allocStart)
 			}
 		}
@@ -172,6 +196,7 @@ func (s *send) persist() error {
 	if err := s.commit(tx, seq); err != nil {
 		return err
 	}
+	s.out.Steps.Committed = true
 	s.traceInTx(seq, allocStart)
 	s.out.Result = sequencer.Result{Seq: seq, MessageID: msg.MessageID}
 
@@ -209,7 +234,10 @@ type querier interface {
 // consumed a sequence.
 func (s *send) allocate(q querier) (seq uint64, start int64, err error) {
 	start = s.tr.Now()
-	defer func() { s.out.Timings.Allocate += s.tr.Now() - start }()
+	defer func() {
+		s.out.Timings.Allocate += s.tr.Now() - start
+		s.out.Steps.AllocateFailed = s.out.Steps.AllocateFailed || err != nil
+	}()
 	if err := s.t.gate.enter(s.ctx); err != nil {
 		return 0, start, failAllocate(err)
 	}
@@ -253,6 +281,7 @@ func (s *send) commit(tx pgx.Tx, seq uint64) error {
 	if s.t.gate.down() {
 		if coin(s.req.Key, seq) {
 			if tx.Commit(s.ctx) == nil {
+				s.out.Steps.Committed = true
 				s.traceInTx(seq, s.tr.Now())
 			}
 		}
@@ -262,6 +291,32 @@ func (s *send) commit(tx pgx.Tx, seq uint64) error {
 		return failAtCommit(err)
 	}
 	return nil
+}
+
+// commitAfterAck is the AckBeforeCommit variant's step 7, sent after
+// step 8 has answered the client; it reports whether COMMIT will be sent.
+// A server that dies first (the plan's crash in persist, unless its coin
+// says COMMIT landed; a real kill of chatseq serve) never sends it, and
+// PostgreSQL rolls the transaction back when the connection drops: an
+// acknowledged message is lost.
+func (s *send) commitAfterAck(tx pgx.Tx, seq uint64) (committing bool) {
+	t, ctx := s.t, context.WithoutCancel(s.ctx) // the request's context ends with the answer
+	lost := s.req.Faults.CrashInPersist && !s.req.Faults.CrashInPersistCommitted
+	// In a db-down window the COMMIT may or may not reach the server, as
+	// in commit; here nobody is told either way.
+	lost = lost || (t.gate.down() && !coin(s.req.Key, seq))
+	t.background.Add(1)
+	go func() {
+		defer t.background.Done()
+		if lost {
+			_ = tx.Rollback(ctx)
+			return
+		}
+		if tx.Commit(ctx) == nil && t.relay != nil {
+			t.relay.poke()
+		}
+	}()
+	return !lost
 }
 
 // replayRaced answers a send whose key a concurrent send committed first,

@@ -11,6 +11,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -49,6 +50,9 @@ type target struct {
 	variant Variant
 	gate    *gate
 	relay   *relay // nil when Kafka is off
+	// background holds the AckBeforeCommit variant's COMMITs, sent after
+	// their clients were answered.
+	background sync.WaitGroup
 }
 
 // Factory builds a target per run: a fresh schema, a pool, and the relay
@@ -165,18 +169,21 @@ func (t *target) Sync(ctx context.Context, chat string, after uint64, limit int)
 	return out, nil
 }
 
-// Settle waits until the relay has drained the outbox: every event the
-// service committed is on the topic before the runner reads it back.
+// Settle waits for COMMITs sent after their answers (AckBeforeCommit)
+// and until the relay has drained the outbox: every event the service
+// committed is on the topic before the runner reads it back.
 func (t *target) Settle(ctx context.Context) error {
+	t.background.Wait()
 	if t.relay == nil {
 		return nil
 	}
 	return t.relay.drain(ctx)
 }
 
-// Close stops the relay, drops the run's schema (unless kept) and closes
-// the pool.
+// Close waits for late COMMITs, stops the relay, drops the run's schema
+// (unless kept) and closes the pool.
 func (t *target) Close() error {
+	t.background.Wait()
 	if t.relay != nil {
 		t.relay.stop()
 	}

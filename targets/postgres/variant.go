@@ -22,6 +22,11 @@ const (
 	// publishes it: a relay crash or a Kafka failure in between loses the
 	// events.
 	MarkBeforePublish Variant = "mark-before-publish"
+	// AckBeforeCommit answers the client once the transaction's statements
+	// have run and sends COMMIT afterwards: a server that dies in between
+	// (a crash, a kill) leaves the transaction uncommitted, and PostgreSQL
+	// rolls back a message its client was told is stored.
+	AckBeforeCommit Variant = "ack-before-commit"
 	// SequenceInTx takes the sequence inside the transaction (the counter
 	// row's update commits or rolls back with the message, and holds the
 	// row's lock until then) and has the relay poll by outbox id rather
@@ -42,6 +47,7 @@ type VariantInfo struct {
 var Variants = []VariantInfo{
 	{OutboxOutsideTx, "outbox event inserted after the commit, outside the message's transaction", "event_completeness"},
 	{MarkBeforePublish, "relay marks events processed before publishing them", "event_completeness"},
+	{AckBeforeCommit, "client answered before COMMIT, which is sent afterwards; a server that dies in between loses an acknowledged message", "ack_implies_persistence"},
 	{SequenceInTx, "sequence taken inside the transaction and the relay polling by outbox id (alternative, not broken: no gaps, per-conversation events in sequence order)", ""},
 }
 
