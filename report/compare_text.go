@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -30,7 +31,7 @@ func WriteComparisonText(w io.Writer, c Comparison) error {
 	} else {
 		fmt.Fprintf(w, "verdict: no regression in %d checked rows (%s)\n", checked, rule)
 	}
-	fmt.Fprintf(w, "B %s against baseline A %s\n", c.B, c.A)
+	fmt.Fprintf(w, "B %s against baseline A %s\n", strings.Join(c.B, " "), strings.Join(c.A, " "))
 	if len(c.Settings) > 0 {
 		fmt.Fprintln(w)
 		if len(RefusedSettings(c.Settings)) > 0 {
@@ -43,9 +44,13 @@ func WriteComparisonText(w io.Writer, c Comparison) error {
 		}
 	}
 	for _, t := range c.Targets {
-		fmt.Fprintf(w, "\ntarget %s: medians of per-interval samples (%s A, %s B)\n", t.Target, formatSeconds(t.IntervalA), formatSeconds(t.IntervalB))
+		fmt.Fprintf(w, "\ntarget %s: medians of per-interval samples (%s A, %s B)%s\n", t.Target, formatSeconds(t.IntervalA), formatSeconds(t.IntervalB), pooledOver(t))
+		if t.RunsA == 1 && t.RunsB == 1 {
+			fmt.Fprintln(w, "one run a side: p compares their intervals, which share what the machine did during each run; several runs a side (A1 A2 A3 --vs B1 B2 B3) weigh the machine's run-to-run noise")
+		}
+		runsP := slices.ContainsFunc(t.Rows, func(r ComparisonRow) bool { return r.PRuns != nil })
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "metric\tA\tB\tB/A\tp\tsamples\t\n")
+		fmt.Fprintf(tw, "metric\tA\tB\tB/A\tp\t%ssamples\t\n", ifThen(runsP, "p runs\t"))
 		for _, r := range t.Rows {
 			metric := r.Metric
 			if r.Step != "" {
@@ -62,13 +67,32 @@ func WriteComparisonText(w io.Writer, c Comparison) error {
 			if r.Unit != "verdict" {
 				samples = fmt.Sprintf("%d/%d", r.SamplesA, r.SamplesB)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", metric, a, b, FormatRatio(r.Ratio), p, samples, rowMark(r))
+			pRuns := ""
+			if r.PRuns != nil {
+				pRuns = strconv.FormatFloat(*r.PRuns, 'f', 3, 64)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%s\n", metric, a, b, FormatRatio(r.Ratio), p, ifThen(runsP, pRuns+"\t"), samples, rowMark(r))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pooledOver names the runs pooled when a side has several.
+func pooledOver(t TargetComparison) string {
+	if t.RunsA == 1 && t.RunsB == 1 {
+		return ""
+	}
+	return fmt.Sprintf(", pooled over %d run%s A, %d run%s B", t.RunsA, plural(t.RunsA), t.RunsB, plural(t.RunsB))
+}
+
+func ifThen(cond bool, s string) string {
+	if cond {
+		return s
+	}
+	return ""
 }
 
 func rowMark(r ComparisonRow) string {
