@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/report"
@@ -23,14 +25,49 @@ type compareFlags struct {
 	metrics       string
 	steps         string
 	allowSettings bool
+	vs            vsFlag
+}
+
+// vsFlag is --vs: its value is B's first run and the arguments after it
+// the rest of B's, so it records how many arguments came before it, which
+// pflag, parsing in order, has collected when it sets the flag.
+type vsFlag struct {
+	flags *pflag.FlagSet
+	first string // B's first run
+	at    int    // the arguments before --vs: A's runs
+	set   bool
+}
+
+func (v *vsFlag) String() string { return v.first }
+func (v *vsFlag) Type() string   { return "B1" }
+func (v *vsFlag) Set(s string) error {
+	if v.set {
+		return fmt.Errorf("given twice: name B's runs once, after A's: A1 A2 --vs B1 B2")
+	}
+	v.first, v.at, v.set = s, len(v.flags.Args()), true
+	return nil
+}
+
+// sides splits the arguments into A's runs and B's.
+func (v *vsFlag) sides(args []string) (a, b []string, err error) {
+	if !v.set {
+		if len(args) != 2 {
+			return nil, nil, badInput("compare takes two runs, A B, or several a side, A1 A2 … --vs B1 B2 …; got %s", argumentCount(len(args)))
+		}
+		return args[:1], args[1:], nil
+	}
+	if v.at == 0 {
+		return nil, nil, badInput("--vs follows the baseline's runs: compare A1 A2 … --vs B1 B2 …")
+	}
+	return args[:v.at], append([]string{v.first}, args[v.at:]...), nil
 }
 
 func newCompareCommand() *cobra.Command {
 	var f compareFlags
 	c := &cobra.Command{
-		Use:   "compare A B",
-		Short: "Put two saved runs side by side and flag regressions of B against A",
-		Long: `compare reads two runs saved by chatseq bench --out or chatseq run --out (each
+		Use:   "compare {A B | A1 A2 ... --vs B1 B2 ...}",
+		Short: "Put saved runs side by side and flag regressions of B against A",
+		Long: `compare reads runs saved by chatseq bench --out or chatseq run --out (each
 a results directory, a directory of per-target results directories, or a
 results.json) and compares their distributions, as benchstat does: each
 run's per-interval samples (throughput, and every step's p50, p90 and p99
@@ -41,19 +78,34 @@ when its verdict is worse (PASS < UNKNOWN < FAIL). The verdict comes first,
 then ratios B/A ("×1.24"). Directories with several targets are matched by
 target name.
 
+One run a side cannot tell a change of the code from what the machine did
+during each run. Several runs of one command a side (A1 A2 A3 --vs B1 B2
+B3; interleave them: A, B, A, B…) pool their intervals, and a change is
+significant only if the runs' medians differ too (Student's t-test, the
+runs being the independent samples), beyond their spread from run to run.
+
 Runs made with other load or fault settings (closed against open loop,
 another rate, other faults) are refused: their figures differ whatever the
 code does. --allow-different-settings compares them anyway, under a
-warning. Another target or run length is named, not refused.
+warning. Another target or run length is named, not refused. Runs pooled
+on one side must differ in nothing but their length.
 
 Exit status: 0 no regression, 1 a regression, 2 unusable input or flags,
 or runs whose settings differ.`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error { return runCompare(c, &f, args[0], args[1]) },
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			pathsA, pathsB, err := f.vs.sides(args)
+			if err != nil {
+				return err
+			}
+			return runCompare(c, &f, pathsA, pathsB)
+		},
 	}
 	fl := c.Flags()
+	f.vs.flags = fl
+	fl.Var(&f.vs, "vs", "B's runs, the candidate's, after A's: compare A1 A2 A3 --vs B1 B2 B3 (every argument after --vs is one of B's)")
 	fl.StringVar(&f.tolerance, "tolerance", "10%", "change of a median allowed before a significant change regresses, e.g. 10% (a bare number is a percentage too)")
-	fl.Float64Var(&f.alpha, "alpha", report.DefaultAlpha, "significance level of the Mann-Whitney U test: a change regresses only when p is below it")
+	fl.Float64Var(&f.alpha, "alpha", report.DefaultAlpha, "significance level: a change regresses only when p (the Mann-Whitney U test's) is below it, and p runs (the t-test's on the runs' medians) with several runs a side")
 	fl.DurationVar(&f.minChange, "min-change", time.Millisecond, "smallest rise of a latency median that regresses, however significant: on a shared machine the scheduler moves percentiles of microsecond steps by about a timeslice from run to run (0 on a quiet machine)")
 	fl.BoolVar(&f.allowSettings, "allow-different-settings", false, "compare runs whose load or fault settings differ, under a warning, rather than refuse")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
@@ -62,7 +114,7 @@ or runs whose settings differ.`,
 	return c
 }
 
-func runCompare(c *cobra.Command, f *compareFlags, pathA, pathB string) error {
+func runCompare(c *cobra.Command, f *compareFlags, pathsA, pathsB []string) error {
 	tol, err := parseTolerance(f.tolerance)
 	if err != nil {
 		return err
@@ -84,26 +136,34 @@ func runCompare(c *cobra.Command, f *compareFlags, pathA, pathB string) error {
 	if opt.Steps, err = parseList("--steps", f.steps, strings.Split(stepNames(), ", ")); err != nil {
 		return err
 	}
-	runsA, err := loadRuns(pathA)
+	runsA, err := loadSide(pathsA)
 	if err != nil {
 		return err
 	}
-	runsB, err := loadRuns(pathB)
+	runsB, err := loadSide(pathsB)
 	if err != nil {
 		return err
 	}
-	pairs, err := pairRuns(runsA, runsB)
+	sets, err := matchRuns(runsA, runsB)
 	if err != nil {
 		return err
 	}
-	cmp := report.Compare(pairs, opt)
-	cmp.A, cmp.B = pathA, pathB
+	for _, set := range sets {
+		if err := samePooledSettings(set.A); err != nil {
+			return err
+		}
+		if err := samePooledSettings(set.B); err != nil {
+			return err
+		}
+	}
+	cmp := report.Compare(runSets(sets), opt)
+	cmp.A, cmp.B = pathsA, pathsB
 	if refused := report.RefusedSettings(cmp.Settings); len(refused) > 0 && !f.allowSettings {
 		lines := make([]string, len(refused))
 		for i, d := range refused {
 			lines[i] = "  " + d.String()
 		}
-		return badInput("%s and %s were not run alike; their figures would differ whatever the code does:\n%s\n(--allow-different-settings compares them anyway)", pathA, pathB, strings.Join(lines, "\n"))
+		return badInput("%s and %s were not run alike; their figures would differ whatever the code does:\n%s\n(--allow-different-settings compares them anyway)", strings.Join(pathsA, " "), strings.Join(pathsB, " "), strings.Join(lines, "\n"))
 	}
 	out := c.OutOrStdout()
 	if f.format == "json" {
@@ -155,9 +215,15 @@ func stepNames() string {
 	return strings.Join(names, ", ")
 }
 
+// savedRun is a run and the path it was read from.
+type savedRun struct {
+	path string
+	report.Results
+}
+
 // loadRuns reads the runs at path: a results.json, a results directory, or
 // a directory of per-target ones.
-func loadRuns(path string) ([]report.Results, error) {
+func loadRuns(path string) ([]savedRun, error) {
 	var files []string
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		files = []string{path}
@@ -170,41 +236,125 @@ func loadRuns(path string) ([]report.Results, error) {
 			files = append(files, filepath.Join(d, report.ResultsFile))
 		}
 	}
-	runs := make([]report.Results, 0, len(files))
+	runs := make([]savedRun, 0, len(files))
 	for _, f := range files {
 		r, err := report.ReadResults(f)
 		if err != nil {
 			return nil, badInput("%v", err)
 		}
-		runs = append(runs, r)
+		path := f
+		if filepath.Base(f) == report.ResultsFile {
+			path = filepath.Dir(f)
+		}
+		runs = append(runs, savedRun{path, r})
 	}
 	return runs, nil
 }
 
-// pairRuns matches runs by target; two single runs are compared whatever
-// their targets, so one design can be judged against another.
-func pairRuns(a, b []report.Results) ([][2]report.Results, error) {
-	if len(a) == 1 && len(b) == 1 {
-		return [][2]report.Results{{a[0], b[0]}}, nil
+// loadSide reads each path of one side: a run, or a run per target.
+func loadSide(paths []string) ([][]savedRun, error) {
+	side := make([][]savedRun, len(paths))
+	for i, p := range paths {
+		runs, err := loadRuns(p)
+		if err != nil {
+			return nil, err
+		}
+		side[i] = runs
 	}
-	byTarget := map[string]report.Results{}
-	for _, r := range b {
-		byTarget[r.Run.Target] = r
+	return side, nil
+}
+
+// matchedRuns are one target's runs on each side.
+type matchedRuns struct{ A, B []savedRun }
+
+// matchRuns matches the sides' runs by target. When every path holds a
+// single run and each side is of one target, the sides are compared
+// whatever their targets, so one design can be judged against another.
+func matchRuns(a, b [][]savedRun) ([]matchedRuns, error) {
+	if singleTarget(a) && singleTarget(b) {
+		return []matchedRuns{{A: slices.Concat(a...), B: slices.Concat(b...)}}, nil
 	}
-	var pairs [][2]report.Results
-	var missing []string
-	for _, r := range a {
-		if rb, ok := byTarget[r.Run.Target]; ok {
-			pairs = append(pairs, [2]report.Results{r, rb})
-		} else {
-			missing = append(missing, r.Run.Target)
+	var targets []string
+	byTarget := map[string]*matchedRuns{}
+	for side, paths := range [][][]savedRun{a, b} {
+		for _, runs := range paths {
+			for _, r := range runs {
+				m := byTarget[r.Run.Target]
+				if m == nil {
+					if side == 1 {
+						continue // a target only B has: nothing to compare it with
+					}
+					m = &matchedRuns{}
+					byTarget[r.Run.Target] = m
+					targets = append(targets, r.Run.Target)
+				}
+				if side == 0 {
+					m.A = append(m.A, r)
+				} else {
+					m.B = append(m.B, r)
+				}
+			}
 		}
 	}
-	if len(pairs) == 0 {
-		return nil, badInput("the two runs share no target to compare")
+	var out []matchedRuns
+	var missing []string
+	for _, t := range targets {
+		if m := byTarget[t]; len(m.B) > 0 {
+			out = append(out, *m)
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, badInput("the two sides share no target to compare")
 	}
 	if len(missing) > 0 {
 		return nil, badInput("B has no run of target %s, which A has", strings.Join(missing, ", "))
 	}
-	return pairs, nil
+	return out, nil
+}
+
+// singleTarget: every path of the side holds one run, all of one target.
+func singleTarget(side [][]savedRun) bool {
+	for _, runs := range side {
+		if len(runs) != 1 || runs[0].Run.Target != side[0][0].Run.Target {
+			return false
+		}
+	}
+	return true
+}
+
+// samePooledSettings refuses pooling runs of a side that are not runs of
+// one command: their intervals would not be samples of one distribution.
+func samePooledSettings(runs []savedRun) error {
+	for _, r := range runs[1:] {
+		if diffs := report.PoolDiffers(runs[0].Results, r.Results); len(diffs) > 0 {
+			lines := make([]string, len(diffs))
+			for i, d := range diffs {
+				lines[i] = fmt.Sprintf("  %s: %s in %s, %s in %s", d.Setting, d.A, runs[0].path, d.B, r.path)
+			}
+			return badInput("%s and %s are on one side but were not run alike; a side pools runs of one command:\n%s", runs[0].path, r.path, strings.Join(lines, "\n"))
+		}
+	}
+	return nil
+}
+
+func runSets(matched []matchedRuns) []report.RunSets {
+	out := make([]report.RunSets, len(matched))
+	for i, m := range matched {
+		for _, r := range m.A {
+			out[i].A = append(out[i].A, r.Results)
+		}
+		for _, r := range m.B {
+			out[i].B = append(out[i].B, r.Results)
+		}
+	}
+	return out
+}
+
+func argumentCount(n int) string {
+	if n == 1 {
+		return "1 argument"
+	}
+	return fmt.Sprintf("%d arguments", n)
 }

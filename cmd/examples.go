@@ -56,7 +56,8 @@ var examples = map[string]string{
   chatseq serve --target postgres --listen 127.0.0.1:0
   chatseq bench --target http --url http://127.0.0.1:8480`,
 	"chatseq compare": `  chatseq compare runs/a runs/b
-  chatseq compare runs/a runs/b --tolerance 5% --metrics throughput,p99`,
+  chatseq compare runs/a runs/b --tolerance 5% --metrics throughput,p99
+  chatseq compare runs/a1 runs/a2 runs/a3 --vs runs/b1 runs/b2 runs/b3`,
 }
 
 // helpWidth is the width help text is wrapped to: the terminal's, else 80.

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,6 +176,69 @@ func TestCompareTwoRunsOfOneCommandAndARealRegression(t *testing.T) {
 	}
 }
 
+// closedLoopCommand is a closed loop: its throughput is what the machine
+// gives it, which on a shared machine moves by half from run to run.
+var closedLoopCommand = []string{"bench", "--duration", "1s", "--kafka", "off", "--quiet"}
+
+func closedLoopRun(t *testing.T, dir string, extra ...string) {
+	t.Helper()
+	args := append(append(slices.Clone(closedLoopCommand), "--out", dir), extra...)
+	if code, out, errOut := run(t, args...); code != ExitOK {
+		t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errOut)
+	}
+}
+
+// Three closed-loop runs of one command a side are no regression, however
+// the machine's load moved each run; three of the same command against a
+// store slowed by a millisecond a call are. Runs pooled on a side must be
+// runs of one command. Both comparisons use --alpha 0.01, so that two sets
+// of one command fail by chance about once in two hundred runs of the
+// test rather than once in forty; the slowed store's p is far below
+// either.
+func TestCompareSeveralClosedLoopRunsASide(t *testing.T) {
+	root := t.TempDir()
+	var a, b, slow []string
+	for i := range 3 { // interleaved, so a drift of the machine's load weighs on both sides
+		for _, side := range []*[]string{&a, &b} {
+			dir := filepath.Join(root, fmt.Sprintf("run%d-%d", len(a)+len(b), i))
+			closedLoopRun(t, dir)
+			*side = append(*side, dir)
+		}
+		dir := filepath.Join(root, fmt.Sprintf("slow%d", i))
+		closedLoopRun(t, dir, "--schedule", "{fault: store_latency, at: 0s, for: 10s, latency: 1ms}")
+		// The slow store as a change of the code: the same settings.
+		slow = append(slow, copyRun(t, dir, func(doc map[string]any) { doc["timed_faults"] = []any{} }))
+	}
+
+	args := append(append(append([]string{"compare"}, a...), "--vs"), b...)
+	code, out, errOut := run(t, append(args, "--alpha", "0.01")...)
+	if code != ExitOK || !strings.HasPrefix(out, "verdict: no regression") || !strings.Contains(out, "pooled over 3 runs A, 3 runs B") || !strings.Contains(out, "p runs") {
+		t.Fatalf("three runs of one command a side: exit %d, want 0, no regression, pooled over 3 runs a side\n%s\n%s", code, out, errOut)
+	}
+
+	args = append(append(append([]string{"compare"}, a...), "--vs"), slow...)
+	code, out, errOut = run(t, append(args, "--alpha", "0.01", "--format", "json")...)
+	var cmp report.Comparison
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil || code != ExitViolation || cmp.Verdict != report.VerdictRegression {
+		t.Fatalf("against a store slowed by 1ms a call: exit %d, %v, want 1 and a regression\n%s\n%s", code, err, out, errOut)
+	}
+	if !slices.Equal(cmp.A, a) || !slices.Equal(cmp.B, slow) || cmp.Targets[0].RunsA != 3 || cmp.Targets[0].RunsB != 3 {
+		t.Fatalf("sides %v and %v with %d and %d runs; want the paths as given, 3 runs each", cmp.A, cmp.B, cmp.Targets[0].RunsA, cmp.Targets[0].RunsB)
+	}
+	for _, r := range cmp.Targets[0].Rows {
+		if r.Metric == report.MetricThroughput && (!r.Regression || r.PRuns == nil || *r.PRuns >= 0.001) {
+			t.Fatalf("throughput %+v, want a regression with the runs' p below 0.001", r)
+		}
+	}
+
+	// A side pools runs of one command only.
+	other := copyRun(t, b[0], func(doc map[string]any) { doc["config"].(map[string]any)["writers"] = 16 })
+	code, _, errOut = run(t, "compare", a[0], a[1], "--vs", b[1], other)
+	if code != ExitBadInput || !strings.Contains(errOut, "are on one side but were not run alike") || !strings.Contains(errOut, "writers: 8 in "+b[1]+", 16 in "+other) {
+		t.Fatalf("a side of two commands: exit %d, want 2 naming the writers\n%s", code, errOut)
+	}
+}
+
 func TestReportAndCompareRefuseBadInput(t *testing.T) {
 	a, _, _ := benchOut(t, "--quiet")
 	future := copyRun(t, a, func(doc map[string]any) { doc["schema_version"] = 99 })
@@ -196,7 +260,11 @@ func TestReportAndCompareRefuseBadInput(t *testing.T) {
 		{[]string{"report", empty}, "has no results.json"},
 		{[]string{"report", future}, "schema_version 99"},
 		{[]string{"report", noHlog}, report.HlogFile},
-		{[]string{"compare", a}, "accepts 2 arg"},
+		{[]string{"compare", a}, "compare takes two runs, A B, or several a side, A1 A2 … --vs B1 B2 …; got 1 argument"},
+		{[]string{"compare", a, a, a}, "got 3 arguments"},
+		{[]string{"compare", "--vs", a, a}, "--vs follows the baseline's runs"},
+		{[]string{"compare", a, "--vs", a, "--vs", a}, "given twice"},
+		{[]string{"compare", a, "--vs", a, "/no/such/dir"}, "no such file"},
 		{[]string{"compare", a, "/no/such/dir"}, "no such file"},
 		{[]string{"compare", a, file}, "not a chatseq results file"},
 		{[]string{"compare", a, future}, "schema_version 99"},

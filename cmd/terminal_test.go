@@ -34,6 +34,13 @@ type tmuxPane struct {
 // allows) in a width-column terminal, its stdout to a file.
 func startInTmux(t *testing.T, width int, args string) *tmuxPane {
 	t.Helper()
+	return startCommandInTmux(t, width, "bench "+args)
+}
+
+// startCommandInTmux runs 'chatseq args' in a width-column terminal; its
+// stdout goes to a file with --format json, else to the terminal.
+func startCommandInTmux(t *testing.T, width int, args string) *tmuxPane {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is needed for the terminal tests (test.sh installs Debian's tmux): ", err)
 	}
@@ -43,7 +50,7 @@ func startInTmux(t *testing.T, width int, args string) *tmuxPane {
 	if !strings.Contains(args, "--format json") {
 		stdout = "" // the report on the terminal too
 	}
-	script := fmt.Sprintf("cd %s && CHATSEQ_TEST_MAIN_ARGS='bench %s' %s -test.run='^$' %s; echo $? >exit.txt",
+	script := fmt.Sprintf("cd %s && CHATSEQ_TEST_MAIN_ARGS='%s' %s -test.run='^$' %s; echo $? >exit.txt",
 		dir, args, os.Args[0], stdout)
 	// bash, not sh: bash goes on after a child that handled Ctrl-C
 	// itself, so exit.txt is written after an interrupt too.
@@ -195,6 +202,79 @@ func TestTextReportFitsTheTerminal(t *testing.T) {
 	}
 	for _, l := range lines {
 		if textwidth.Columns(l) >= width && len(strings.Fields(l)) > 1 {
+			t.Errorf("a %d-column line on a %d-column terminal: %q", textwidth.Columns(l), width, l)
+		}
+	}
+}
+
+// The run summary and compare's text on terminals of 60 and 200 columns:
+// no line wraps, save one of a single word wider than the terminal (a
+// path); a reproducing command wrapped with " \" still reads as the one
+// command.
+func TestRunSummaryAndCompareFitTheTerminal(t *testing.T) {
+	racy, err := filepath.Abs("../scenarios/broken/racy-counter.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	basic, err := filepath.Abs("../scenarios/adr004/d1-basic-allocation.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for range 4 {
+		dir, _, _ := benchOut(t, "--quiet")
+		runs = append(runs, dir)
+	}
+	for _, width := range []int{60, 200} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			// One operation is too few for the racy counter to race: the
+			// scenario fails its expectation, so the summary names a
+			// reproducing command.
+			p := startCommandInTmux(t, width, fmt.Sprintf("run %s %s --ops 1 --out %s", racy, basic, filepath.Join(t.TempDir(), "runs")))
+			p.scrollback = true
+			code, lines := p.wait()
+			screen := strings.Join(lines, "\n")
+			if code != "1" || !strings.Contains(screen, "1 of 2 scenarios passed") {
+				t.Fatalf("run: exit %s, want 1 and a summary:\n%s", code, screen)
+			}
+			checkLinesFit(t, width, lines)
+			var cmd []string
+			for i, l := range lines {
+				if strings.Contains(l, "reproduce:") {
+					for _, l := range lines[i:] {
+						cmd = append(cmd, strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "reproduce:")), " \\"))
+						if !strings.HasSuffix(l, " \\") && (len(cmd) > 1 || !strings.HasSuffix(l, "reproduce:")) {
+							break
+						}
+					}
+					break
+				}
+			}
+			if got, want := strings.Join(strings.Fields(strings.Join(cmd, " ")), " "), "chatseq run "+racy+" --seed 1 --ops 1"; got != want {
+				t.Errorf("reproduce: %q, want %q:\n%s", got, want, screen)
+			}
+
+			p = startCommandInTmux(t, width, fmt.Sprintf("compare %s %s --vs %s %s", runs[0], runs[1], runs[2], runs[3]))
+			p.scrollback = true
+			code, lines = p.wait()
+			screen = strings.Join(lines, "\n")
+			if code != "0" && code != "1" || !strings.Contains(screen, "verdict: ") || !strings.Contains(screen, "p runs") {
+				t.Fatalf("compare: exit %s:\n%s", code, screen)
+			}
+			checkLinesFit(t, width, lines)
+			if width == 200 && !strings.Contains(screen, "metric  ") {
+				t.Errorf("no table on a 200-column terminal:\n%s", screen)
+			}
+		})
+	}
+}
+
+// checkLinesFit fails on a line as wide as the terminal (it wrapped) unless
+// it is a single word, or one word of a command and its " \".
+func checkLinesFit(t *testing.T, width int, lines []string) {
+	t.Helper()
+	for _, l := range lines {
+		if textwidth.Columns(l) >= width && len(strings.Fields(strings.TrimSuffix(l, " \\"))) > 1 {
 			t.Errorf("a %d-column line on a %d-column terminal: %q", textwidth.Columns(l), width, l)
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatseq/chatseq/checker"
 )
 
 // chromiumFlags run a headless browser that reaches nothing outside the
@@ -279,5 +281,108 @@ func TestFailingReportStatesItsFailuresAtTheTop(t *testing.T) {
 	}
 	if got.Wrapped == 0 {
 		t.Error("no counterexample line at the top wraps at 900 px: are the lines cut instead?")
+	}
+}
+
+// measureContradiction reads the contradiction drawn for the failing
+// linearizability verdict: each step's line and the lines shown under it,
+// and each timeline bar's place in its track, in pixels.
+const measureContradiction = `<script>
+window.addEventListener("load", function () {
+  var out = {found: false, steps: [], bars: [], drawing: !!document.querySelector("#failure-linearizability iframe.drawing")};
+  var c = document.querySelector("#failure-linearizability .contradiction");
+  if (c) {
+    out.found = true;
+    c.querySelectorAll("ol.steps > li").forEach(function (li) {
+      out.steps.push({n: +li.getAttribute("value"), head: li.querySelector("b").textContent,
+        lines: Array.prototype.map.call(li.querySelectorAll(".ln"), function (e) { return e.textContent; })});
+    });
+    c.querySelectorAll(".tl-row").forEach(function (row) {
+      var track = row.querySelector(".tl-track").getBoundingClientRect(), bar = row.querySelector(".tl-bar").getBoundingClientRect();
+      out.bars.push({label: row.querySelector(".tl-n").textContent, left: bar.left - track.left, width: bar.width, track: track.width});
+    });
+  }
+  var pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>`
+
+// A failing linearizability verdict shows the checker's contradiction in
+// the report, operation by operation, even when porcupine drew nothing:
+// the operations the text names by line, in its order, each with its
+// history lines and a bar on one timeline, inside its track.
+func TestReportDrawsTheContradictionWithoutPorcupine(t *testing.T) {
+	bin := chromium(t)
+	f := faultyRun(t)
+	r := f.saved.Results
+	var lin checker.Result
+	for _, inv := range r.Check.Invariants {
+		if inv.Name == checker.NameLinearizability {
+			lin = inv
+		}
+	}
+	if lin.Status != checker.Fail {
+		t.Fatalf("the faulty fixture's linearizability is %s, want fail", lin.Status)
+	}
+	want := newContradiction(lin, f.saved.lines)
+	if len(want.Steps) == 0 {
+		t.Fatalf("no operation read from the checker's text %q", lin.Detail)
+	}
+	// Porcupine drew nothing: no drawing is listed.
+	r.Files.Visualizations = nil
+	var page bytes.Buffer
+	if err := renderHTML(&page, r, f.saved.latency, f.saved.lines, fixtureGenerated); err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(probe, bytes.Replace(page.Bytes(), []byte("</body>"), []byte(measureContradiction+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := openInChromium(t, bin, "file://"+probe, "--dump-dom", "--window-size=900,900")
+	m := measured.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the measuring script left nothing:\n%s", tail(dom, 2000))
+	}
+	var got struct {
+		Found, Drawing bool
+		Steps          []struct {
+			N     int
+			Head  string
+			Lines []string
+		}
+		Bars []struct {
+			Label              string
+			Left, Width, Track float64
+		}
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatalf("%v: %s", err, m[1])
+	}
+	if !got.Found || got.Drawing {
+		t.Fatalf("contradiction shown %v, porcupine's drawing %v: want the contradiction and no drawing", got.Found, got.Drawing)
+	}
+	named := want.Timeline()
+	if len(got.Steps) != len(named) || len(got.Bars) != len(named) {
+		t.Fatalf("%d steps and %d bars shown, want %d: %+v", len(got.Steps), len(got.Bars), len(named), got)
+	}
+	for i, s := range named {
+		g := got.Steps[i]
+		if g.N != s.N || g.Head != fmt.Sprintf("line %d", s.Line) || len(g.Lines) == 0 || g.Lines[0] != fmt.Sprint(s.Line) {
+			t.Errorf("step %d shown as %+v, want line %d with its invoke line first", i+1, g, s.Line)
+		}
+		if s.Complete.N > 0 && (len(g.Lines) < 2 || g.Lines[1] != fmt.Sprint(s.Complete.N)) {
+			t.Errorf("step %d shows lines %v, want its completion line %d after its invoke", i+1, g.Lines, s.Complete.N)
+		}
+		b := got.Bars[i]
+		if b.Label != fmt.Sprintf("%d · line %d", s.N, s.Line) || b.Width < 2 || b.Left < -0.5 || b.Left+b.Width > b.Track+0.5 {
+			t.Errorf("bar %d: %+v, want it labelled step %d line %d, visible and inside its track", i+1, b, s.N, s.Line)
+		}
+	}
+	for _, s := range want.Steps {
+		if !strings.Contains(lin.Detail, fmt.Sprintf("line %d ", s.Line)) {
+			t.Errorf("step at line %d is not named by the checker's text", s.Line)
+		}
 	}
 }

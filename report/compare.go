@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
+	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -52,10 +54,11 @@ type CompareOptions struct {
 	Metrics, Steps []string
 }
 
-// Comparison is run B judged against baseline A, per target.
+// Comparison is B judged against baseline A, per target; each side is one
+// run or several runs of one command.
 type Comparison struct {
-	A           string             `json:"a"`
-	B           string             `json:"b"`
+	A           []string           `json:"a"` // the paths given, as given
+	B           []string           `json:"b"`
 	Verdict     string             `json:"verdict"` // VerdictRegression or VerdictNoRegression
 	Regressions int                `json:"regressions"`
 	Tolerance   float64            `json:"tolerance"`
@@ -74,6 +77,9 @@ const (
 // TargetComparison is one target's rows.
 type TargetComparison struct {
 	Target string `json:"target"`
+	// RunsA and RunsB are the runs pooled on each side.
+	RunsA int `json:"runs_a"`
+	RunsB int `json:"runs_b"`
 	// IntervalA and IntervalB are the runs' interval lengths in seconds:
 	// the samples' unit.
 	IntervalA float64         `json:"interval_a_s"`
@@ -81,10 +87,11 @@ type TargetComparison struct {
 	Rows      []ComparisonRow `json:"rows"`
 }
 
-// ComparisonRow is one metric of both runs: the medians of their
-// per-interval samples (the whole run's figure for the verdict), their
-// ratio B/A, and the Mann-Whitney U test's p that the two samples come
-// from one distribution.
+// ComparisonRow is one metric of both sides: the medians of their
+// per-interval samples, pooled over a side's runs (the whole runs' figure
+// for the verdict), their ratio B/A, the Mann-Whitney U test's p that the
+// two pools come from one distribution and, with several runs, the
+// t-test's p on the runs' medians.
 type ComparisonRow struct {
 	Metric string `json:"metric"`
 	Step   string `json:"step,omitempty"`
@@ -95,27 +102,44 @@ type ComparisonRow struct {
 	VerdictA string   `json:"verdict_a,omitempty"`
 	VerdictB string   `json:"verdict_b,omitempty"`
 	// Ratio is B/A, absent when A is 0.
-	Ratio    *float64 `json:"ratio,omitempty"`
-	P        *float64 `json:"p,omitempty"`
+	Ratio *float64 `json:"ratio,omitempty"`
+	P     *float64 `json:"p,omitempty"`
+	// PRuns is Student's t-test's p on the logarithms of the runs'
+	// medians: the runs are the independent samples, where a run's
+	// intervals share what the machine did during it. Absent with one run
+	// a side.
+	PRuns    *float64 `json:"p_runs,omitempty"`
 	SamplesA int      `json:"samples_a"`
 	SamplesB int      `json:"samples_b"`
-	// Significant: P is below alpha.
-	Significant bool   `json:"significant"`
-	Checked     bool   `json:"checked"`
-	Regression  bool   `json:"regression"`
-	Note        string `json:"note,omitempty"` // why a row could not be tested
+	// Significant: P is below alpha, and so is PRuns when there is one.
+	Significant bool `json:"significant"`
+	Checked     bool `json:"checked"`
+	Regression  bool `json:"regression"`
+	// Note says why a row could not be tested, or for the verdict how
+	// many of a side's runs had its worst verdict.
+	Note string `json:"note,omitempty"`
 }
 
-// Compare judges b against the baseline a, target by target: pairs holds
-// the runs to compare, A first.
-func Compare(pairs [][2]Results, opt CompareOptions) Comparison {
+// RunSets are one target's runs on each side: A the baseline's, B the
+// candidate's, each one run or several runs of one command.
+type RunSets struct {
+	A, B []Results
+}
+
+// Pair is a single run a side.
+func Pair(a, b Results) RunSets { return RunSets{A: []Results{a}, B: []Results{b}} }
+
+// Compare judges each set's B against its baseline A, target by target.
+// Settings lists what A's first run and B's first run do not share; that
+// the runs within a side were run alike is SettingsWithin's to check.
+func Compare(sets []RunSets, opt CompareOptions) Comparison {
 	if opt.Alpha == 0 {
 		opt.Alpha = DefaultAlpha
 	}
 	c := Comparison{Tolerance: opt.Tolerance, Alpha: opt.Alpha, MinChangeMs: opt.MinLatencyChange, Settings: []SettingDiff{}}
-	for _, p := range pairs {
-		c.Settings = append(c.Settings, SettingsDiffer(p[0], p[1])...)
-		tc := compareRuns(p[0], p[1], opt)
+	for _, set := range sets {
+		c.Settings = append(c.Settings, SettingsDiffer(set.A[0], set.B[0])...)
+		tc := compareRuns(set.A, set.B, opt)
 		for _, r := range tc.Rows {
 			if r.Regression {
 				c.Regressions++
@@ -131,28 +155,29 @@ func Compare(pairs [][2]Results, opt CompareOptions) Comparison {
 	return c
 }
 
-func compareRuns(a, b Results, opt CompareOptions) TargetComparison {
-	name := b.Run.Target
-	if a.Run.Target != b.Run.Target {
-		name = a.Run.Target + " → " + b.Run.Target
+func compareRuns(a, b []Results, opt CompareOptions) TargetComparison {
+	name := b[0].Run.Target
+	if a[0].Run.Target != b[0].Run.Target {
+		name = a[0].Run.Target + " → " + b[0].Run.Target
 	}
-	tc := TargetComparison{Target: name, IntervalA: a.IntervalS, IntervalB: b.IntervalS}
+	tc := TargetComparison{Target: name, RunsA: len(a), RunsB: len(b), IntervalA: a[0].IntervalS, IntervalB: b[0].IntervalS}
 	add := func(row ComparisonRow, worse bool) {
 		row.Checked = wanted(opt.Metrics, row.Metric) && (row.Step == "" || wanted(opt.Steps, row.Step))
 		row.Regression = row.Checked && worse
 		tc.Rows = append(tc.Rows, row)
 	}
 
-	row := sampleRow(MetricThroughput, "", "ops/s", throughputSamples(a), throughputSamples(b), opt.Alpha)
+	row := sampleRow(MetricThroughput, "", "ops/s", perRun(a, throughputSamples), perRun(b, throughputSamples), opt.Alpha)
 	add(row, row.Significant && row.Ratio != nil && *row.Ratio < 1-opt.Tolerance)
 
-	for _, step := range latencySteps(a, b) {
+	for _, step := range latencySteps(a[0], b[0]) {
 		for _, m := range LatencyMetrics {
-			row := sampleRow(m, step, "ms", latencySamples(a, step, m), latencySamples(b, step, m), opt.Alpha)
+			samples := func(r Results) []float64 { return latencySamples(r, step, m) }
+			row := sampleRow(m, step, "ms", perRun(a, samples), perRun(b, samples), opt.Alpha)
 			if need, got := minCountFor(m), min(medianCount(a, step), medianCount(b, step)); got < need {
 				// An interval's p99 of forty operations is their maximum:
 				// one operation, not a distribution.
-				row.P, row.Significant = nil, false
+				row.P, row.PRuns, row.Significant = nil, nil, false
 				row.Note = fmt.Sprintf("%d operations an interval: too few to estimate a %s (%d needed)", got, m, need)
 			}
 			add(row, row.Significant && row.Ratio != nil && *row.Ratio > 1+opt.Tolerance && *row.B-*row.A >= opt.MinLatencyChange)
@@ -160,29 +185,49 @@ func compareRuns(a, b Results, opt CompareOptions) TargetComparison {
 	}
 
 	// The gap rate's samples are each interval's (by allocation); the
-	// figures shown are the whole run's, the checker's, which a deleted
-	// counter does not skew.
-	row = sampleRow(MetricGapRate, "", "ratio", gapSamples(a), gapSamples(b), opt.Alpha)
-	ga, gb := a.Check.Stats.GapRate, b.Check.Stats.GapRate
+	// figures shown are the whole runs' (their mean), the checker's, which
+	// a deleted counter does not skew.
+	row = sampleRow(MetricGapRate, "", "ratio", perRun(a, gapSamples), perRun(b, gapSamples), opt.Alpha)
+	ga, gb := meanGapRate(a), meanGapRate(b)
 	row.A, row.B, row.Ratio = &ga, &gb, ratio(ga, gb)
 	add(row, row.Significant && gb-ga > gapRateFloor && (row.Ratio == nil || *row.Ratio > 1+opt.Tolerance))
 
-	va, vb := Verdict(a.Check), Verdict(b.Check)
-	add(ComparisonRow{Metric: MetricVerdict, Unit: "verdict", VerdictA: va, VerdictB: vb}, verdictRank(vb) > verdictRank(va))
+	va, vb := worstVerdict(a), worstVerdict(b)
+	verdict := ComparisonRow{Metric: MetricVerdict, Unit: "verdict", VerdictA: va, VerdictB: vb}
+	var spread []string
+	for _, s := range []string{verdictSpread("A", a, va), verdictSpread("B", b, vb)} {
+		if s != "" {
+			spread = append(spread, s)
+		}
+	}
+	verdict.Note = strings.Join(spread, "; ")
+	add(verdict, verdictRank(vb) > verdictRank(va))
 	return tc
 }
 
-// sampleRow compares two samples: their medians, ratio and the U test.
-func sampleRow(metric, step, unit string, a, b []float64, alpha float64) ComparisonRow {
-	row := ComparisonRow{Metric: metric, Step: step, Unit: unit, SamplesA: len(a), SamplesB: len(b)}
-	if len(a) == 0 || len(b) == 0 {
+// perRun is each run's samples.
+func perRun(runs []Results, samples func(Results) []float64) [][]float64 {
+	out := make([][]float64, len(runs))
+	for i, r := range runs {
+		out[i] = samples(r)
+	}
+	return out
+}
+
+// sampleRow compares two sides' samples, each a list of runs' samples:
+// the medians of the pooled samples, their ratio, the U test on the pools
+// and, with three runs or more in all, the t-test on the runs' medians.
+func sampleRow(metric, step, unit string, a, b [][]float64, alpha float64) ComparisonRow {
+	pa, pb := slices.Concat(a...), slices.Concat(b...)
+	row := ComparisonRow{Metric: metric, Step: step, Unit: unit, SamplesA: len(pa), SamplesB: len(pb)}
+	if len(pa) == 0 || len(pb) == 0 {
 		row.Note = "no per-interval samples"
 		return row
 	}
-	ma, mb := median(a), median(b)
+	ma, mb := median(pa), median(pb)
 	row.A, row.B, row.Ratio = &ma, &mb, ratio(ma, mb)
 	thresholds := benchmath.Thresholds{CompareAlpha: alpha}
-	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &thresholds), benchmath.NewSample(b, &thresholds))
+	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(pa, &thresholds), benchmath.NewSample(pb, &thresholds))
 	if !math.IsNaN(cmp.P) {
 		p := cmp.P
 		row.P = &p
@@ -191,7 +236,88 @@ func sampleRow(metric, step, unit string, a, b []float64, alpha float64) Compari
 	if len(cmp.Warnings) > 0 {
 		row.Note = cmp.Warnings[0].Error() // too few samples to ever reach alpha
 	}
+	if row.PRuns = runsP(a, b); row.PRuns != nil && *row.PRuns >= alpha {
+		row.Significant = false
+	}
 	return row
+}
+
+// runsP is the two-sample Student's t-test's p that the runs' medians of
+// a and b share a mean: the runs are the independent samples, so a side's
+// spread from run to run (what the machine did meanwhile) is weighed,
+// which its intervals, sharing their run's conditions, cannot show. It
+// takes logarithms, as the machine's load scales a figure rather than
+// adds to it (plain values when one is not positive). Nil with fewer than
+// three runs in all: one run a side has no run-to-run spread.
+func runsP(a, b [][]float64) *float64 {
+	ma, mb := runMedians(a), runMedians(b)
+	if len(ma) == 0 || len(mb) == 0 || len(ma)+len(mb) < 3 {
+		return nil
+	}
+	if slices.Min(ma) > 0 && slices.Min(mb) > 0 {
+		for i := range ma {
+			ma[i] = math.Log(ma[i])
+		}
+		for i := range mb {
+			mb[i] = math.Log(mb[i])
+		}
+	}
+	var p float64
+	t, err := stats.TwoSampleTTest(stats.Sample{Xs: ma}, stats.Sample{Xs: mb}, stats.LocationDiffers)
+	switch {
+	case err == nil:
+		p = t.P
+	case stats.Mean(ma) == stats.Mean(mb): // every run alike, on both sides
+		p = 1
+	default: // every run alike within each side, the sides apart
+		p = 0
+	}
+	return &p
+}
+
+// runMedians are the medians of the runs that have samples.
+func runMedians(runs [][]float64) []float64 {
+	var out []float64
+	for _, s := range runs {
+		if len(s) > 0 {
+			out = append(out, median(s))
+		}
+	}
+	return out
+}
+
+func meanGapRate(runs []Results) float64 {
+	sum := 0.0
+	for _, r := range runs {
+		sum += r.Check.Stats.GapRate
+	}
+	return sum / float64(len(runs))
+}
+
+// worstVerdict is a side's verdict: its worst run's.
+func worstVerdict(runs []Results) string {
+	worst := Verdict(runs[0].Check)
+	for _, r := range runs[1:] {
+		if v := Verdict(r.Check); verdictRank(v) > verdictRank(worst) {
+			worst = v
+		}
+	}
+	return worst
+}
+
+// verdictSpread says how many of a side's runs have its worst verdict,
+// when not all do.
+func verdictSpread(side string, runs []Results, worst string) string {
+	n := 0
+	for _, r := range runs {
+		if Verdict(r.Check) == worst {
+			n++
+		}
+	}
+	if n == len(runs) {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s in %d of %d runs", side, worst, n, len(runs))
 }
 
 // minCountFor is the operations an interval needs for its percentile to
@@ -206,11 +332,14 @@ func minCountFor(metric string) int64 {
 	return 500
 }
 
-// medianCount is the median number of operations of step an interval.
-func medianCount(r Results, step string) int64 {
+// medianCount is the median number of operations of step an interval,
+// over every run's intervals.
+func medianCount(runs []Results, step string) int64 {
 	var ns []float64
-	for _, iv := range usable(r) {
-		ns = append(ns, float64(iv.Latency[step].Count))
+	for _, r := range runs {
+		for _, iv := range usable(r) {
+			ns = append(ns, float64(iv.Latency[step].Count))
+		}
 	}
 	if len(ns) == 0 {
 		return 0

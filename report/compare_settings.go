@@ -67,6 +67,20 @@ func SettingsDiffer(a, b Results) []SettingDiff {
 	return out
 }
 
+// PoolDiffers lists the settings in which other differs from first, two
+// runs to be pooled on one side of a comparison: they must be runs of one
+// command, so every setting counts but the run's length (the samples are
+// per interval, of one length).
+func PoolDiffers(first, other Results) []SettingDiff {
+	var out []SettingDiff
+	for _, d := range SettingsDiffer(first, other) {
+		if d.Setting != "run length" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // RefusedSettings are the differences compare refuses.
 func RefusedSettings(ds []SettingDiff) []SettingDiff {
 	var out []SettingDiff

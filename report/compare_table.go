@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-
-	"github.com/chatseq/chatseq/internal/textwidth"
 )
 
 // WriteComparison puts several runs side by side, one row per target; on
@@ -18,41 +15,13 @@ func WriteComparison(w io.Writer, runs []Bench) error {
 }
 
 func writeComparison(w io.Writer, runs []Bench, width int) error {
-	header := []string{"target", "ops/s", "persists ok", "fail", "info", "gap rate", "allocate p99", "persist p99", "end-to-end p99", "verdict"}
-	t := table{right: true}
-	t.add(append(header, "")...)
+	header := []string{"target", "ops/s", "persists ok", "fail", "info", "gap rate", "allocate p99", "persist p99", "end-to-end p99", "verdict", ""}
 	rows := make([][]string, len(runs))
 	for i, b := range runs {
 		rows[i] = []string{b.Run.Target, formatRate(b.Throughput), fmt.Sprint(b.PersistOK), fmt.Sprint(b.Fail), fmt.Sprint(b.Info),
-			fmt.Sprintf("%.2f%%", 100*b.GapRate), p99Of(b, "allocate"), p99Of(b, "persist"), p99Of(b, "end_to_end"), Verdict(b.Check)}
-		t.add(append(rows[i], "")...)
+			fmt.Sprintf("%.2f%%", 100*b.GapRate), p99Of(b, "allocate"), p99Of(b, "persist"), p99Of(b, "end_to_end"), Verdict(b.Check), ""}
 	}
-	var buf strings.Builder
-	if err := t.write(&buf, 0); err != nil {
-		return err
-	}
-	if width <= 0 || widest(buf.String()) <= width {
-		_, err := io.WriteString(w, buf.String())
-		return err
-	}
-	for _, r := range rows {
-		parts := []string{r[0] + ":"}
-		for i, cell := range r[1 : len(r)-1] {
-			parts = append(parts, header[i+1]+" "+cell+",")
-		}
-		parts = append(parts, "verdict "+r[len(r)-1])
-		wrapLine(w, strings.Join(parts, " "), width, "  ")
-	}
-	return nil
-}
-
-// widest is the width of text's longest line.
-func widest(text string) int {
-	n := 0
-	for _, l := range strings.Split(text, "\n") {
-		n = max(n, textwidth.Columns(l))
-	}
-	return n
+	return fitTable(w, header, rows, width, true)
 }
 
 // WriteJSONRuns writes several runs as {"runs": [...]}.

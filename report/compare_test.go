@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -78,7 +79,7 @@ func TestCompareMannWhitneyPAgainstKnownValues(t *testing.T) {
 	b := sampled(counts(6, func(i int) int64 { return 100 }), []float64{6, 7, 8, 9, 10, 99})
 	// The sixth interval is the run's tail (another length): not a sample.
 	a.Intervals[5].Length, b.Intervals[5].Length = 0.13, 0.13
-	r := row(Compare([][2]Results{{a, b}}, CompareOptions{Tolerance: 0.1}), "p50", "persist")
+	r := row(Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1}), "p50", "persist")
 	if r.P == nil || math.Abs(*r.P-2.0/252) > 1e-9 || r.SamplesA != 5 || r.SamplesB != 5 {
 		t.Fatalf("p %v with %d/%d samples, want 2/252 = %.6f with 5/5", r.P, r.SamplesA, r.SamplesB, 2.0/252)
 	}
@@ -87,7 +88,7 @@ func TestCompareMannWhitneyPAgainstKnownValues(t *testing.T) {
 	}
 	// 1,2,3 against 4,5,6: the smallest p three samples can give is 0.1,
 	// never significant at 0.05, and the row says why.
-	few := row(Compare([][2]Results{{sampled([]int64{1, 1, 1}, []float64{1, 2, 3}), sampled([]int64{1, 1, 1}, []float64{4, 5, 6})}}, CompareOptions{}), "p50", "persist")
+	few := row(Compare([]RunSets{Pair(sampled([]int64{1, 1, 1}, []float64{1, 2, 3}), sampled([]int64{1, 1, 1}, []float64{4, 5, 6}))}, CompareOptions{}), "p50", "persist")
 	if few.P == nil || math.Abs(*few.P-0.1) > 1e-9 || few.Regression || !strings.Contains(few.Note, "samples") {
 		t.Fatalf("three samples each: %+v, want p 0.1, no regression, a note on the sample count", few)
 	}
@@ -117,7 +118,7 @@ func TestCompareFlagsOnlySignificantChangesBeyondTheTolerance(t *testing.T) {
 		{"throughput doubled", sampled(counts(n, func(i int) int64 { return 200 + int64(i%7) }), series(n, noisy)), CompareOptions{Tolerance: 0.1}, nil},
 	}
 	for _, c := range cases {
-		cmp := Compare([][2]Results{{base, c.b}}, c.opt)
+		cmp := Compare([]RunSets{Pair(base, c.b)}, c.opt)
 		if got := regressions(cmp); !slices.Equal(got, c.want) || cmp.Regressions != len(c.want) {
 			t.Errorf("%s: regressions %v, want %v", c.name, got, c.want)
 		}
@@ -138,7 +139,7 @@ func TestCompareTestsOnlyPercentilesTheIntervalsCanEstimate(t *testing.T) {
 	const n = 30
 	a := sampled(counts(n, func(int) int64 { return 40 }), series(n, func(i int) float64 { return 2 + float64(i%5)/10 }))
 	b := sampled(counts(n, func(int) int64 { return 40 }), series(n, func(i int) float64 { return 6 + float64(i%5)/10 }))
-	cmp := Compare([][2]Results{{a, b}}, CompareOptions{Tolerance: 0.1})
+	cmp := Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1})
 	if got := regressions(cmp); !slices.Equal(got, []string{"persist p50"}) {
 		t.Fatalf("regressions %v, want only persist p50", got)
 	}
@@ -154,8 +155,8 @@ func TestCompareTextAndJSON(t *testing.T) {
 	b := sampled(counts(20, func(i int) int64 { return 100 }), series(20, func(i int) float64 { return 250 + float64(i%3) }))
 	invalid := false
 	b.Check.Valid = &invalid
-	cmp := Compare([][2]Results{{a, b}}, CompareOptions{Tolerance: 0.1, MinLatencyChange: 1})
-	cmp.A, cmp.B = "base", "head"
+	cmp := Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1, MinLatencyChange: 1})
+	cmp.A, cmp.B = []string{"base"}, []string{"head"}
 	var out bytes.Buffer
 	if err := WriteComparisonText(&out, cmp); err != nil {
 		t.Fatal(err)
@@ -194,7 +195,7 @@ func TestCompareTextAndJSON(t *testing.T) {
 			}
 		}
 	}
-	if back := Compare([][2]Results{{b, a}}, CompareOptions{Tolerance: 0.1}); slices.Contains(regressions(back), "verdict") {
+	if back := Compare([]RunSets{Pair(b, a)}, CompareOptions{Tolerance: 0.1}); slices.Contains(regressions(back), "verdict") {
 		t.Errorf("FAIL to PASS flagged")
 	}
 }
@@ -222,4 +223,91 @@ func TestCompareListsSettingsThatDiffer(t *testing.T) {
 	if len(SettingsDiffer(a, a)) != 0 {
 		t.Fatal("a run differs from itself")
 	}
+}
+
+// runsOf makes n runs, run i's intervals scaled by scale[i]: the machine's
+// load, which moves a whole run's figures together.
+func runsOf(scale []float64, n int) []Results {
+	out := make([]Results, len(scale))
+	for i, s := range scale {
+		out[i] = sampled(counts(n, func(j int) int64 { return int64(s * float64(1000+j%7)) }), series(n, func(j int) float64 { return 2 + 0.1*float64(j%5) }))
+	}
+	return out
+}
+
+// Several runs a side: the runs, not their intervals, are the independent
+// samples. Two sets of runs of one command on a machine whose load moves
+// a run's throughput by half are no regression, though a single run of
+// each side compared alone is; a real fall, well beyond the runs' spread,
+// is.
+func TestCompareSeveralRunsWeighsTheirSpread(t *testing.T) {
+	const n = 20
+	a := runsOf([]float64{1.0, 0.6, 0.85}, n)
+	same := runsOf([]float64{0.7, 0.95, 0.55}, n)
+	slower := runsOf([]float64{0.05, 0.06, 0.04}, n)
+	opt := CompareOptions{Tolerance: 0.1}
+
+	if single := Compare([]RunSets{Pair(a[0], same[2])}, opt); !slices.Equal(regressions(single), []string{"throughput"}) {
+		t.Fatalf("one run a side, ×0.55: regressions %v, want throughput (what several runs a side are for)", regressions(single))
+	}
+	cmp := Compare([]RunSets{{A: a, B: same}}, opt)
+	r := row(cmp, MetricThroughput, "")
+	if cmp.Verdict != VerdictNoRegression || r.Regression || r.PRuns == nil || *r.PRuns < 0.05 || r.P == nil || *r.P >= 0.05 {
+		t.Fatalf("three runs of one command a side: verdict %q, throughput p %s, p runs %s; want no regression, the pooled intervals' p below 0.05 and the runs' not", cmp.Verdict, pText(r.P), pText(r.PRuns))
+	}
+	if r.SamplesA != 3*n || r.SamplesB != 3*n || cmp.Targets[0].RunsA != 3 || cmp.Targets[0].RunsB != 3 {
+		t.Fatalf("samples %d/%d, runs %d/%d; want %d/%d pooled from 3/3", r.SamplesA, r.SamplesB, cmp.Targets[0].RunsA, cmp.Targets[0].RunsB, 3*n, 3*n)
+	}
+
+	cmp = Compare([]RunSets{{A: a, B: slower}}, opt)
+	r = row(cmp, MetricThroughput, "")
+	if !slices.Equal(regressions(cmp), []string{"throughput"}) || r.PRuns == nil || *r.PRuns >= 0.001 {
+		t.Fatalf("throughput ×0.05: regressions %v, p runs %s; want throughput, p runs below 0.001", regressions(cmp), pText(r.PRuns))
+	}
+
+	// Runs in which a side's worst verdict is the side's, with how many.
+	invalid := false
+	failing := slices.Clone(same)
+	failing[1].Check.Valid = &invalid
+	v := row(Compare([]RunSets{{A: a, B: failing}}, opt), MetricVerdict, "")
+	if !v.Regression || v.VerdictB != "FAIL" || v.Note != "B: FAIL in 1 of 3 runs" {
+		t.Fatalf("one failing run of three: %+v, want a regression, FAIL, noted as 1 of 3", v)
+	}
+}
+
+// The runs' p is Student's two-sample t-test on the logarithms of the
+// runs' medians: medians e, e², e³ against e⁴, e⁵, e⁶ give t = 3/√(2/3)
+// on 4 degrees of freedom, p = 0.0213116. One run a side gives none;
+// runs alike within each side give 1 when the sides agree, else 0.
+func TestCompareRunsPAgainstKnownValues(t *testing.T) {
+	at := func(xs ...float64) [][]float64 {
+		out := make([][]float64, len(xs))
+		for i, x := range xs {
+			out[i] = []float64{x, x, x}
+		}
+		return out
+	}
+	e := math.E
+	if p := runsP(at(e, e*e, e*e*e), at(math.Pow(e, 4), math.Pow(e, 5), math.Pow(e, 6))); p == nil || math.Abs(*p-0.0213116) > 1e-6 {
+		t.Fatalf("p %s, want 0.0213116", pText(p))
+	}
+	if p := runsP(at(1), at(2)); p != nil {
+		t.Fatalf("one run a side: p %v, want none", *p)
+	}
+	if p := runsP(at(5, 5), at(5, 5, 5)); p == nil || *p != 1 {
+		t.Fatalf("every run alike: p %s, want 1", pText(p))
+	}
+	if p := runsP(at(5, 5), at(6, 6)); p == nil || *p != 0 {
+		t.Fatalf("runs alike within each side, the sides apart: p %s, want 0", pText(p))
+	}
+	if p := runsP(at(0, 1, 2), at(0, 1, 2)); p == nil || *p != 1 {
+		t.Fatalf("a zero median (plain values): p %s, want 1", pText(p))
+	}
+}
+
+func pText(p *float64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
 }

@@ -4,15 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 )
 
 // WriteComparisonText prints c verdict first, then any settings the runs
-// do not share, then a table per target: the medians of both runs'
-// per-interval samples, their ratio and the U test's p.
+// do not share, then a table per target: the medians of both sides'
+// per-interval samples, their ratio and the tests' p. It fits the
+// terminal's width when w is one (TerminalWidth).
 func WriteComparisonText(w io.Writer, c Comparison) error {
+	return writeComparisonText(w, c, TerminalWidth(w))
+}
+
+func writeComparisonText(w io.Writer, c Comparison, width int) error {
+	const indent = "  "
 	checked := 0
 	for _, t := range c.Targets {
 		for _, r := range t.Rows {
@@ -26,26 +32,34 @@ func WriteComparisonText(w io.Writer, c Comparison) error {
 		rule += ", a latency rise of at least " + fms(c.MinChangeMs)
 	}
 	if c.Regressions > 0 {
-		fmt.Fprintf(w, "verdict: REGRESSION: %d of %d checked rows regressed (%s)\n", c.Regressions, checked, rule)
+		wrapLine(w, fmt.Sprintf("verdict: REGRESSION: %d of %d checked rows regressed (%s)", c.Regressions, checked, rule), width, indent)
 	} else {
-		fmt.Fprintf(w, "verdict: no regression in %d checked rows (%s)\n", checked, rule)
+		wrapLine(w, fmt.Sprintf("verdict: no regression in %d checked rows (%s)", checked, rule), width, indent)
 	}
-	fmt.Fprintf(w, "B %s against baseline A %s\n", c.B, c.A)
+	wrapLine(w, fmt.Sprintf("B %s against baseline A %s", strings.Join(c.B, " "), strings.Join(c.A, " ")), width, indent)
 	if len(c.Settings) > 0 {
 		fmt.Fprintln(w)
 		if len(RefusedSettings(c.Settings)) > 0 {
-			fmt.Fprintln(w, "WARNING: THE RUNS WERE NOT RUN ALIKE: figures differ for these settings whatever the code does:")
+			wrapLine(w, "WARNING: THE RUNS WERE NOT RUN ALIKE: figures differ for these settings whatever the code does:", width, indent)
 		} else {
 			fmt.Fprintln(w, "note: the runs differ in:")
 		}
 		for _, d := range c.Settings {
-			fmt.Fprintf(w, "  %s\n", d)
+			wrapLine(w, indent+d.String(), width, indent+indent)
 		}
 	}
 	for _, t := range c.Targets {
-		fmt.Fprintf(w, "\ntarget %s: medians of per-interval samples (%s A, %s B)\n", t.Target, formatSeconds(t.IntervalA), formatSeconds(t.IntervalB))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "metric\tA\tB\tB/A\tp\tsamples\t\n")
+		fmt.Fprintln(w)
+		wrapLine(w, fmt.Sprintf("target %s: medians of per-interval samples (%s A, %s B)%s", t.Target, formatSeconds(t.IntervalA), formatSeconds(t.IntervalB), pooledOver(t)), width, indent)
+		if t.RunsA == 1 && t.RunsB == 1 {
+			wrapLine(w, "one run a side: p compares their intervals, which share what the machine did during each run; several runs a side (A1 A2 A3 --vs B1 B2 B3) weigh the machine's run-to-run noise", width, indent)
+		}
+		runsP := slices.ContainsFunc(t.Rows, func(r ComparisonRow) bool { return r.PRuns != nil })
+		header := []string{"metric", "A", "B", "B/A", "p", "samples", ""}
+		if runsP {
+			header = slices.Insert(header, 5, "p runs")
+		}
+		var rows [][]string
 		for _, r := range t.Rows {
 			metric := r.Metric
 			if r.Step != "" {
@@ -55,20 +69,36 @@ func WriteComparisonText(w io.Writer, c Comparison) error {
 			if r.Unit != "verdict" {
 				a, b = formatValue(r.Unit, r.A), formatValue(r.Unit, r.B)
 			}
-			p, samples := "", ""
-			if r.P != nil {
-				p = strconv.FormatFloat(*r.P, 'f', 3, 64)
-			}
+			samples := ""
 			if r.Unit != "verdict" {
 				samples = fmt.Sprintf("%d/%d", r.SamplesA, r.SamplesB)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", metric, a, b, FormatRatio(r.Ratio), p, samples, rowMark(r))
+			row := []string{metric, a, b, FormatRatio(r.Ratio), formatP(r.P), samples, rowMark(r)}
+			if runsP {
+				row = slices.Insert(row, 5, formatP(r.PRuns))
+			}
+			rows = append(rows, row)
 		}
-		if err := tw.Flush(); err != nil {
+		if err := fitTable(w, header, rows, width, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func formatP(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p, 'f', 3, 64)
+}
+
+// pooledOver names the runs pooled when a side has several.
+func pooledOver(t TargetComparison) string {
+	if t.RunsA == 1 && t.RunsB == 1 {
+		return ""
+	}
+	return fmt.Sprintf(", pooled over %d run%s A, %d run%s B", t.RunsA, plural(t.RunsA), t.RunsB, plural(t.RunsB))
 }
 
 func rowMark(r ComparisonRow) string {

@@ -11,14 +11,17 @@ import (
 const firstLinesShown = 12
 
 // failure is one failed invariant as the top of the report states it: its
-// text, the first lines of its counterexample, and porcupine's drawing of
-// the chat the text names, when the checker drew that chat.
+// text, the first lines of its counterexample, porcupine's drawing of the
+// chat the text names, when the checker drew that chat, and for
+// linearizability the contradiction laid out operation by operation,
+// drawn or not.
 type failure struct {
-	Name, Detail string
-	First        []numberedLine
-	More         int // counterexample lines not shown at the top
-	Chat         string
-	Drawing      *Visualization
+	Name, Detail  string
+	First         []numberedLine
+	More          int // counterexample lines not shown at the top
+	Chat          string
+	Drawing       *Visualization
+	Contradiction *contradiction
 }
 
 // chatNamed finds the chat a checker detail names first: `chat "X"`.
@@ -36,7 +39,7 @@ func failures(r Results, lines map[int]string) []failure {
 		if inv.Status != checker.Fail {
 			continue
 		}
-		f := failure{Name: inv.Name, Detail: inv.Detail}
+		f := failure{Name: inv.Name, Detail: inv.Detail, Contradiction: newContradiction(inv, lines)}
 		for i, n := range inv.Lines {
 			if i == firstLinesShown {
 				f.More = len(inv.Lines) - firstLinesShown

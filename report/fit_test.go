@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,5 +65,56 @@ func TestComparisonFitsTheTerminal(t *testing.T) {
 	}
 	if !strings.Contains(narrow.String(), "postgres: ops/s ") || !strings.Contains(narrow.String(), "verdict PASS") {
 		t.Errorf("narrow comparison:\n%s", narrow.String())
+	}
+}
+
+// compare's text at 60 and 200 columns: no line wider than the terminal
+// (save a single word, a path), every word of the unlimited text whole;
+// at 200 columns the table stays a table, at 60 each row is a paragraph.
+func TestComparisonTextFitsTheTerminal(t *testing.T) {
+	a := runsOf([]float64{1.0, 0.6, 0.85}, 20)
+	b := runsOf([]float64{0.05, 0.06, 0.04}, 20)
+	b[0].Run.Loop = "closed"
+	several := Compare([]RunSets{{A: a, B: b}}, CompareOptions{Tolerance: 0.1})
+	several.A = []string{"runs/base1", "runs/base2", "/a/long/path/to/a/results/directory/of/the/third/baseline/run"}
+	several.B = []string{"runs/head1", "runs/head2", "runs/head3"}
+	single := Compare([]RunSets{Pair(a[0], b[0])}, CompareOptions{Tolerance: 0.1})
+	single.A, single.B = []string{"runs/a"}, []string{"runs/b"}
+	for _, c := range []Comparison{several, single} {
+		var full bytes.Buffer
+		if err := writeComparisonText(&full, c, 0); err != nil {
+			t.Fatal(err)
+		}
+		words := strings.Fields(full.String())
+		for _, width := range []int{60, 200} {
+			var fitted bytes.Buffer
+			if err := writeComparisonText(&fitted, c, width); err != nil {
+				t.Fatal(err)
+			}
+			text := fitted.String()
+			for _, l := range strings.Split(text, "\n") {
+				if textwidth.Columns(l) > width && len(strings.Fields(l)) > 1 {
+					t.Errorf("width %d: a %d-column line %q", width, textwidth.Columns(l), l)
+				}
+			}
+			if width == 200 {
+				if got := strings.Fields(text); strings.Join(got, " ") != strings.Join(words, " ") {
+					t.Errorf("width %d: the words differ from the unlimited text's:\n%s", width, text)
+				}
+				if !strings.Contains(text, "\nmetric  ") {
+					t.Errorf("width %d: no table:\n%s", width, text)
+				}
+				continue
+			}
+			// At 60 a row too wide for a table is a paragraph.
+			if c.Targets[0].RunsA > 1 && !strings.Contains(text, "\nthroughput: A 8.5k ops/s, B 500 ops/s, B/A ×0.06, p 0.000,\n  p runs 0.000,") {
+				t.Errorf("width %d: no paragraph for throughput:\n%s", width, text)
+			}
+			for _, w := range strings.Fields(text) {
+				if !slices.Contains(words, strings.TrimRight(w, ",;:")) && !slices.Contains(words, w) && !strings.Contains(full.String(), strings.TrimRight(w, ",;:")) {
+					t.Errorf("width %d: %q is not in the unlimited text: a word was split", width, w)
+				}
+			}
+		}
 	}
 }

@@ -27,6 +27,7 @@ var reportTemplate = template.Must(template.New("report.html.tmpl").Funcs(templa
 	"upper":   strings.ToUpper,
 	"kb":      func(n int64) string { return fmt.Sprintf("%.0f KB", float64(n)/1024) },
 	"seconds": func(f float64) string { return fmt.Sprintf("%.1fs", f) },
+	"sub":     func(a, b int) int { return a - b },
 }).ParseFS(assets, "assets/report.html.tmpl"))
 
 // inlined is the page plus the assets the template inlines.

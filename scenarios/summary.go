@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/textwidth"
+	"github.com/chatseq/chatseq/report"
 )
 
 // Summary is every outcome of one `chatseq run`.
@@ -81,50 +82,80 @@ func shellQuote(s string) string {
 }
 
 // WriteText writes the summary table, then each failure with its
-// problems and the command that reproduces it.
-func WriteText(w io.Writer, s *Summary) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\texpect\tverdict\tops\tpersisted\tgap rate\tallocate p99\tend-to-end p99\ttime")
-	for _, o := range s.Outcomes {
+// problems and the command that reproduces it, fitted to the terminal's
+// width when w is one (report.TerminalWidth).
+func WriteText(w io.Writer, s *Summary) error { return writeText(w, s, report.TerminalWidth(w)) }
+
+func writeText(w io.Writer, s *Summary, width int) error {
+	const indent = "  "
+	header := []string{"scenario", "expect", "verdict", "ops", "persisted", "gap rate", "allocate p99", "end-to-end p99", "time", ""}
+	rows := make([][]string, len(s.Outcomes))
+	for i, o := range s.Outcomes {
 		f := o.Figures
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%.1fs\n", o.Scenario.Name, o.Scenario.Expect,
-			strings.ToUpper(string(o.Verdict)), f.Operations, f.Persisted, f.GapRateText(), orDash(f.AllocateP99), orDash(f.EndToEndP99), o.Elapsed.Seconds())
+		rows[i] = []string{o.Scenario.Name, o.Scenario.Expect.String(), strings.ToUpper(string(o.Verdict)), fmt.Sprint(f.Operations), fmt.Sprint(f.Persisted),
+			f.GapRateText(), orDash(f.AllocateP99), orDash(f.EndToEndP99), fmt.Sprintf("%.1fs", o.Elapsed.Seconds()), ""}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := report.FitTable(w, header, rows, width); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s in %.1fs", s.tally(), s.Elapsed.Seconds())
+	tally := fmt.Sprintf("%s in %.1fs", s.tally(), s.Elapsed.Seconds())
 	if s.OutDir != "" {
-		fmt.Fprintf(w, "; histories in %s", s.OutDir)
+		tally += "; histories in " + s.OutDir
 	}
 	fmt.Fprintln(w)
+	report.WrapLine(w, tally, width, indent)
 	for _, o := range s.Outcomes {
 		if o.Verdict == Pass {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s %s (%s)\n", strings.ToUpper(string(o.Verdict)), o.Scenario.Name, o.Scenario.File)
+		fmt.Fprintln(w)
+		report.WrapLine(w, fmt.Sprintf("%s %s (%s)", strings.ToUpper(string(o.Verdict)), o.Scenario.Name, o.Scenario.File), width, indent)
 		for _, p := range o.Problems {
-			fmt.Fprintf(w, "  %s\n", p)
+			report.WrapLine(w, indent+p, width, indent+indent)
 		}
 		if o.Verdict != RunError {
-			fmt.Fprintf(w, "  history: %s (%d lines)\n", o.History, o.Lines)
+			report.WrapLine(w, fmt.Sprintf("%shistory: %s (%d lines)", indent, o.History, o.Lines), width, indent+indent)
 		}
-		fmt.Fprintf(w, "  reproduce: %s\n", o.Repro())
+		writeCommand(w, indent+"reproduce: ", o.Repro(), width)
 		if sh := o.Shrunk; sh != nil {
-			writeShrunk(w, o, sh)
+			writeShrunk(w, o, sh, width)
 		}
 	}
 	return nil
 }
 
-func writeShrunk(w io.Writer, o *Outcome, sh *ShrinkResult) {
+func writeShrunk(w io.Writer, o *Outcome, sh *ShrinkResult, width int) {
+	const indent = "    "
 	if sh.History == "" {
-		fmt.Fprintf(w, "  shrink: no smaller failing run found in %d runs (%s)\n", sh.Runs, sh.Note)
+		report.WrapLine(w, fmt.Sprintf("  shrink: no smaller failing run found in %d runs (%s)", sh.Runs, sh.Note), width, indent)
 		return
 	}
-	fmt.Fprintf(w, "  shrunk in %d runs to %s, %s, %s: %s (%d lines; still failing: %s)\n",
-		sh.Runs, plural(sh.Writers, "writer"), plural(sh.Ops, "operation"), plural(sh.Chats, "chat"), sh.History, sh.Lines, strings.Join(sh.Failing, ", "))
-	fmt.Fprintf(w, "  reproduce the shrunk run: %s\n", Command(o.Scenario.File, sh.Overrides))
+	report.WrapLine(w, fmt.Sprintf("  shrunk in %d runs to %s, %s, %s: %s (%d lines; still failing: %s)",
+		sh.Runs, plural(sh.Writers, "writer"), plural(sh.Ops, "operation"), plural(sh.Chats, "chat"), sh.History, sh.Lines, strings.Join(sh.Failing, ", ")), width, indent)
+	writeCommand(w, "  reproduce the shrunk run: ", Command(o.Scenario.File, sh.Overrides), width)
+}
+
+// writeCommand writes label and a shell command, the command wrapped
+// between shell words with " \" continuations, so that what is copied off
+// the terminal is still the one command: under its first word, or, when a
+// word of it would not fit there, on lines of their own below the label.
+func writeCommand(w io.Writer, label, cmd string, width int) {
+	if width <= 0 || textwidth.Columns(label+cmd) <= width {
+		fmt.Fprintln(w, label+cmd)
+		return
+	}
+	const cont, under = " \\", "    "
+	pad := strings.Repeat(" ", textwidth.Columns(label))
+	lines := textwidth.WrapCommand(cmd, width-len(pad), "")
+	if textwidth.Columns(pad)+textwidth.LongestShellWord(cmd)+len(cont) > width {
+		fmt.Fprintln(w, strings.TrimRight(label, " "))
+		label, pad = under, under
+		lines = textwidth.WrapCommand(cmd, width-len(under), "")
+	}
+	fmt.Fprintln(w, label+lines[0])
+	for _, l := range lines[1:] {
+		fmt.Fprintln(w, pad+l)
+	}
 }
 
 func orDash(s string) string {

@@ -89,3 +89,71 @@ func JoinFitting(fields []string, sep string, width int) string {
 	}
 	return out
 }
+
+// WrapCommand breaks a shell command line into lines of at most width
+// columns that a shell still reads as the one command: each but the last
+// ends in " \", the later ones start with indent. It breaks only at spaces
+// outside quotes (a backslash-newline inside single quotes is not a line
+// continuation); a word wider than a line keeps a line of its own, whole.
+// width < 1 is no limit.
+func WrapCommand(cmd string, width int, indent string) []string {
+	const cont = " \\"
+	if width < 1 || Columns(cmd) <= width {
+		return []string{cmd}
+	}
+	var lines []string
+	line := ""
+	for _, word := range shellWords(cmd) {
+		switch {
+		case line == "":
+			line = word
+		case Columns(line)+1+Columns(word)+Columns(cont) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line+cont)
+			line = indent + word
+		}
+	}
+	return append(lines, line)
+}
+
+// LongestShellWord is the width of cmd's widest shell word (shellWords).
+func LongestShellWord(cmd string) int {
+	n := 0
+	for _, w := range shellWords(cmd) {
+		n = max(n, Columns(w))
+	}
+	return n
+}
+
+// shellWords splits cmd at the spaces a POSIX shell splits it at: outside
+// single and double quotes, and not escaped by a backslash. The words
+// keep their quotes.
+func shellWords(cmd string) []string {
+	var words []string
+	var word strings.Builder
+	single, double, escaped := false, false, false
+	for _, r := range cmd {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\' && !single:
+			escaped = true
+		case r == '\'' && !double:
+			single = !single
+		case r == '"' && !single:
+			double = !double
+		case r == ' ' && !single && !double:
+			if word.Len() > 0 {
+				words = append(words, word.String())
+				word.Reset()
+			}
+			continue
+		}
+		word.WriteRune(r)
+	}
+	if word.Len() > 0 {
+		words = append(words, word.String())
+	}
+	return words
+}

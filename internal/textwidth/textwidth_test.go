@@ -50,3 +50,43 @@ func TestJoinFittingDropsWholeFields(t *testing.T) {
 		t.Errorf("JoinFitting(4) = %q", got)
 	}
 }
+
+// A wrapped command is still one command: lines end in " \", breaks fall
+// only between shell words (never inside a quoted schedule), and each line
+// fits.
+func TestWrapCommandBreaksBetweenShellWords(t *testing.T) {
+	cmd := `chatseq run scenarios/adr004/crash-after-allocate.yaml --seed 1234567 --schedule '[{fault: kafka_outage, at: 1s, for: 500ms}]' --label "two words" --note it\ is`
+	lines := WrapCommand(cmd, 40, "    ")
+	if len(lines) < 3 {
+		t.Fatalf("not wrapped: %q", lines)
+	}
+	var joined []string
+	for i, l := range lines {
+		if i < len(lines)-1 {
+			if !strings.HasSuffix(l, " \\") {
+				t.Errorf("line %q does not continue the command", l)
+			}
+			l = strings.TrimSuffix(l, " \\")
+		}
+		if i > 0 {
+			if !strings.HasPrefix(l, "    ") {
+				t.Errorf("line %q is not indented", l)
+			}
+		}
+		if Columns(lines[i]) > 40 && len(shellWords(l)) > 1 {
+			t.Errorf("line %q is %d columns", lines[i], Columns(lines[i]))
+		}
+		joined = append(joined, strings.TrimSpace(l))
+	}
+	if got := strings.Join(joined, " "); got != cmd {
+		t.Errorf("the lines joined are\n%s\nnot\n%s", got, cmd)
+	}
+	want := []string{"chatseq", "run", "scenarios/adr004/crash-after-allocate.yaml", "--seed", "1234567", "--schedule",
+		"'[{fault: kafka_outage, at: 1s, for: 500ms}]'", "--label", `"two words"`, "--note", `it\ is`}
+	if got := shellWords(cmd); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("shell words %q, want %q", got, want)
+	}
+	if got := WrapCommand("chatseq run x", 0, "  "); len(got) != 1 {
+		t.Errorf("no width: %q", got)
+	}
+}
