@@ -431,7 +431,7 @@ func recordEvents(ctx context.Context, tail *kafka.Tail, chats []string, rec *hi
 	for _, c := range chats {
 		mine[c] = true
 	}
-	for _, e := range events {
+	for e := range events.All() {
 		if !mine[e.Chat] {
 			continue
 		}

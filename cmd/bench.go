@@ -368,12 +368,12 @@ func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, c
 	if !c.Flags().Changed("topic") && opened.Topic != "" {
 		cfg.Topic = opened.Topic
 	}
-	// The run keeps the default GOGC: the embedded store's items are
-	// pointer-free, so collections no longer rescan every message, and
-	// GOGC=400 (once a third faster) now only doubled the run's memory
-	// (8 s default runs, side by side: 9.5-12.1k ops/s and 263-336 MB at
-	// 400, 11.7-12.0k ops/s and 155-177 MB at 100).
+	// The embedded store's items are pointer-free, so collections no
+	// longer rescan every message: GOGC=400 (once a third faster) only
+	// doubled the run's memory, and a low target costs no rate (gc.go).
+	restore := collectAt(runGCPercent)
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	restore()
 	return res, opened.Describe, err
 }
 

@@ -91,8 +91,12 @@ type lineDecoder struct {
 	arena  stringArena
 	shared interner
 	// lastKey holds each process's last persist key, so that a completion
-	// repeating it shares the invoke's string.
-	lastKey []string
+	// repeating it shares the invoke's string; only keys in the arena's
+	// current block (lastKeyBlock), as each would keep its whole block
+	// alive: runs give a process that crashed a new id, and the old ids'
+	// keys held every block a feed ever decoded.
+	lastKey      []string
+	lastKeyBlock int
 }
 
 func newLineDecoder(file string, hashID func([]byte) uint64) *lineDecoder {
@@ -297,9 +301,17 @@ func (p *lineDecoder) key(l *rawLine) string {
 		return p.arena.string(l.key)
 	}
 	if l.process < len(p.lastKey) && p.lastKey[l.process] == string(l.key) {
-		return p.lastKey[l.process]
+		k := p.lastKey[l.process]
+		if l.kind != KindInvoke {
+			p.lastKey[l.process] = "" // completed: the next invoke sets it
+		}
+		return k
 	}
 	k := p.arena.string(l.key)
+	if p.arena.blocks != p.lastKeyBlock {
+		clear(p.lastKey)
+		p.lastKeyBlock = p.arena.blocks
+	}
 	if l.kind == KindInvoke {
 		if l.process >= len(p.lastKey) {
 			p.lastKey = append(p.lastKey, make([]string, l.process+1-len(p.lastKey))...)

@@ -70,3 +70,12 @@ func (o *openSlots) get(process int) *Event {
 	}
 	return e
 }
+
+// release lets go of process's Event: the next get makes a new one.
+func (o *openSlots) release(process int) {
+	if process >= 0 && process < len(o.dense) {
+		o.dense[process] = nil
+		return
+	}
+	delete(o.sparse, process)
+}

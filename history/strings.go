@@ -8,7 +8,8 @@ import "unsafe"
 // their block alive, which is fine for a History that is kept or dropped
 // whole.
 type stringArena struct {
-	block []byte
+	block  []byte
+	blocks int // blocks made so far
 }
 
 // Blocks start small, so that reading a small history stays cheap, and
@@ -28,6 +29,7 @@ func (a *stringArena) string(b []byte) string {
 		}
 		size := min(max(2*cap(a.block), arenaFirstBlock), arenaMaxBlock)
 		a.block = make([]byte, 0, max(size, len(b)))
+		a.blocks++
 	}
 	start := len(a.block)
 	a.block = append(a.block, b...)

@@ -220,6 +220,12 @@ func (b *builder) addCompletion(l *parsedLine) error {
 	}
 	b.open.remove(l.process)
 	b.emit(e)
+	if b.sink != nil {
+		// The invoke's copy is done with. Runs give a crashed process a
+		// new id, so a slot kept for every id that ever ran held its
+		// strings, and their blocks, for the whole read.
+		b.slots.release(l.process)
+	}
 	return nil
 }
 

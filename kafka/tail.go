@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -27,7 +26,7 @@ type Tail struct {
 	trim   bool
 
 	mu     sync.Mutex
-	events []Event
+	events eventStore
 	next   map[int32]int64 // per partition: the offset after the last one read
 	err    error           // the first failure; ends the tail
 	cond   *sync.Cond      // signalled when next advances or err is set
@@ -91,8 +90,8 @@ func (t *Tail) run(ctx context.Context) {
 			batch = append(batch, Event{Chat: p.Payload.ChatID, Seq: p.Payload.Sequence, MessageID: p.Payload.MessageID, Partition: r.Partition, Offset: r.Offset})
 		})
 		t.mu.Lock()
-		t.events = append(t.events, batch...)
 		for _, e := range batch {
+			t.events.add(e)
 			t.next[e.Partition] = max(t.next[e.Partition], e.Offset+1)
 		}
 		if err := errors.Join(fetchErr, decodeErr); err != nil && t.err == nil {
@@ -149,11 +148,11 @@ func (t *Tail) fail(err error) {
 
 // Finish reads on up to the topic's end offsets as of the call, stops the
 // tail and returns every event read, in partition and offset order.
-func (t *Tail) Finish(ctx context.Context) ([]Event, error) {
+func (t *Tail) Finish(ctx context.Context) (Events, error) {
 	defer t.stop()
 	ends, err := kadm.NewClient(t.client).ListEndOffsets(ctx, t.topic)
 	if err != nil {
-		return nil, fmt.Errorf("kafka: end offsets of %s: %w", t.topic, err)
+		return Events{}, fmt.Errorf("kafka: end offsets of %s: %w", t.topic, err)
 	}
 	want := map[int32]int64{}
 	ends.Each(func(o kadm.ListedOffset) {
@@ -163,7 +162,7 @@ func (t *Tail) Finish(ctx context.Context) ([]Event, error) {
 		want[o.Partition] = o.Offset
 	})
 	if err != nil {
-		return nil, fmt.Errorf("kafka: end offsets of %s: %w", t.topic, err)
+		return Events{}, fmt.Errorf("kafka: end offsets of %s: %w", t.topic, err)
 	}
 	stopWaiting := context.AfterFunc(ctx, func() { t.fail(fmt.Errorf("kafka: reading %s: %w", t.topic, ctx.Err())) })
 	defer stopWaiting()
@@ -173,25 +172,13 @@ func (t *Tail) Finish(ctx context.Context) ([]Event, error) {
 		t.cond.Wait()
 	}
 	if t.err != nil {
-		return nil, t.err
+		return Events{}, t.err
 	}
-	out := t.events
-	t.events = nil
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Partition != out[j].Partition {
-			return out[i].Partition < out[j].Partition
-		}
-		return out[i].Offset < out[j].Offset
-	})
 	// Records past the end offsets (produced after the call) are not this
 	// run's.
-	kept := out[:0]
-	for _, e := range out {
-		if e.Offset < want[e.Partition] {
-			kept = append(kept, e)
-		}
-	}
-	return kept, nil
+	read := t.events
+	t.events = eventStore{}
+	return read.sorted(want), nil
 }
 
 func (t *Tail) reached(want map[int32]int64) bool {

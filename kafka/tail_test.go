@@ -3,6 +3,7 @@ package kafka_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -73,11 +74,12 @@ func TestTailReadsTheRunsEventsAndTrimsOnlyWhenAsked(t *testing.T) {
 					time.Sleep(1500 * time.Millisecond) // past a trim
 				}
 			}
-			events, err := tail.Finish(ctx)
+			read, err := tail.Finish(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(events) != n {
+			events := slices.Collect(read.All())
+			if len(events) != n || read.Len() != n {
 				t.Fatalf("tail read %d events, want %d", len(events), n)
 			}
 			for i, e := range events {

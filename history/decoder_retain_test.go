@@ -1,0 +1,87 @@
+package history
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A decoder keeps no key beyond its arena's current block: runs give a
+// crashed process a new id, and each old id's last key used to keep its
+// whole block alive, so a long feed held every block it decoded. Keys of
+// completed operations are let go at once.
+func TestDecoderKeepsNoKeyOutsideItsCurrentBlock(t *testing.T) {
+	d := newLineDecoder("h.jsonl", nil)
+	var pl parsedLine
+	line := 0
+	parse := func(s string) {
+		line++
+		if err := d.parse([]byte(s), line, &pl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p := range 20000 {
+		key := fmt.Sprintf("writer-%d-message-%d-with-some-length", p, p)
+		parse(fmt.Sprintf(`{"type":"invoke","process":%d,"f":"persist","time":%d,"chat":"c","key":%q}`, p, 2*p, key))
+		if p%2 == 0 { // half complete, half never do (a crash: a new id next)
+			parse(fmt.Sprintf(`{"type":"info","process":%d,"f":"persist","time":%d,"chat":"c","key":%q,"error":"crash"}`, p, 2*p+1, key))
+		}
+	}
+	if d.arena.blocks < 3 {
+		t.Fatalf("the test wants several arena blocks, got %d", d.arena.blocks)
+	}
+	kept := 0
+	for p, k := range d.lastKey {
+		if k == "" {
+			continue
+		}
+		kept++
+		if p%2 == 0 {
+			t.Fatalf("process %d completed, and its key is still kept", p)
+		}
+	}
+	// What is kept fits in the current block: these keys are ~40 bytes.
+	if max := cap(d.arena.block) / 40; kept > max {
+		t.Fatalf("%d keys kept, more than the current block holds (%d)", kept, max)
+	}
+}
+
+type discardSink struct{ events int }
+
+func (s *discardSink) Event(*Event) { s.events++ }
+func (s *discardSink) Final(*Final) {}
+
+// A builder handing lines to a sink keeps an invoke's copy only while the
+// operation is outstanding: a slot per process id that ever ran held the
+// strings (and their blocks) of every crashed process of a long run.
+func TestSinkBuilderReleasesCompletedInvokes(t *testing.T) {
+	sink := &discardSink{}
+	b := newBuilder(&History{File: "h.jsonl"}, sizeHint{bytes: -1})
+	b.sink = sink
+	d := newLineDecoder("h.jsonl", nil)
+	line := 0
+	add := func(s string) {
+		line++
+		var pl parsedLine
+		if err := d.parse([]byte(s), line, &pl); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.add(&pl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 5000
+	for p := range n {
+		add(fmt.Sprintf(`{"type":"invoke","process":%d,"f":"persist","time":%d,"chat":"c","key":"k%d"}`, p, 2*p, p))
+		add(fmt.Sprintf(`{"type":"info","process":%d,"f":"persist","time":%d,"error":"crash"}`, p, 2*p+1))
+	}
+	add(fmt.Sprintf(`{"type":"invoke","process":%d,"f":"persist","time":%d,"chat":"c","key":"open"}`, n, 2*n))
+	kept := 0
+	for _, e := range b.slots.dense {
+		if e != nil {
+			kept++
+		}
+	}
+	if sink.events != 2*n+1 || kept != 1 {
+		t.Fatalf("%d events to the sink, %d invoke copies kept; want %d and 1 (the open one)", sink.events, kept, 2*n+1)
+	}
+}
