@@ -30,7 +30,9 @@ func TestEventStoreGivesBackWhatTheTailRead(t *testing.T) {
 			want = append(want, e)
 		}
 	}
-	slices.SortFunc(want, func(a, b Event) int { return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset)) })
+	slices.SortFunc(want, func(a, b Event) int {
+		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset))
+	})
 	got := s.sorted(until)
 	if all := slices.Collect(got.All()); got.Len() != len(want) || !slices.Equal(all, want) {
 		t.Fatalf("store gave %d events, want %d (or the same number, differing)", got.Len(), len(want))
