@@ -44,11 +44,11 @@ type reader struct {
 // the syncs that carry "reader": true.
 func (x *index) readers() (rs []reader, marked int) {
 	groups := map[readerKey]int{}
-	for i := range x.ops {
-		if x.ops[i].fn != fnSync || !x.ops[i].reader {
+	for i := range x.ops.count() {
+		if x.ops.at(i).fn != fnSync || !x.ops.at(i).reader {
 			continue
 		}
-		k := readerKey{process: int(x.ops[i].process), chat: x.ops[i].chat}
+		k := readerKey{process: int(x.ops.at(i).process), chat: x.ops.at(i).chat}
 		g, ok := groups[k]
 		if !ok {
 			g = len(rs)
@@ -61,12 +61,12 @@ func (x *index) readers() (rs []reader, marked int) {
 	if marked == 0 {
 		return nil, 0
 	}
-	for i := range x.ops {
+	for i := range x.ops.count() {
 		o := int32(i)
-		if x.ops[i].fn != fnSync || x.ops[i].status != stOK {
+		if x.ops.at(i).fn != fnSync || x.ops.at(i).status != stOK {
 			continue
 		}
-		if g, ok := groups[readerKey{process: int(x.ops[i].process), chat: x.ops[i].chat}]; ok {
+		if g, ok := groups[readerKey{process: int(x.ops.at(i).process), chat: x.ops.at(i).chat}]; ok {
 			rs[g].syncs = append(rs[g].syncs, o)
 		}
 	}
@@ -110,7 +110,7 @@ func (x *index) persistedIn(c int32, buf []persistedMsg) []persistedMsg {
 	if x.hasMessages {
 		lo, hi := span(x.msgSpan, c)
 		for _, m := range x.msgs[lo:hi] {
-			f := &x.fin[m]
+			f := x.fin.at(m)
 			if n := len(buf); n > 0 && buf[n-1].seq == f.Seq && buf[n-1].id == f.MessageID {
 				continue // the same message listed twice
 			}
@@ -247,7 +247,7 @@ func (x *index) readerView(r *reader, spans []readerSpan, got []receivedMsg) ([]
 			}
 			got = append(got, receivedMsg{seq: s, id: id})
 		}
-		if !x.ops[y].reader || len(seqs) == 0 {
+		if !x.ops.at(y).reader || len(seqs) == 0 {
 			continue
 		}
 		top := slices.Max(seqs) // ascending when well formed; sync_completeness judges that

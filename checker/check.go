@@ -310,7 +310,7 @@ func badContract(name, field, value string) Result {
 // stats adds to the operations' counts (opStats) what the invariants
 // found.
 func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
-	s.Chats, s.Allocations, s.Messages = len(x.chatNames), len(x.allocs), len(x.msgs)
+	s.Chats, s.Allocations, s.Messages = len(x.chatNames), x.allocs.len(), len(x.msgs)
 	s.Gaps, s.GapCauses = int(min(gs.gaps, 1<<62)), maps.Clone(gs.causes)
 	s.LateCommits, s.DuplicateEvents = late, dups
 	if s.GapCauses == nil {
@@ -324,18 +324,18 @@ func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
 
 // opStats counts the operations by kind and outcome.
 func (x *index) opStats() Stats {
-	s := Stats{Operations: len(x.ops), ErrorCodes: map[string]int{}}
-	for i := range x.ops {
+	s := Stats{Operations: x.ops.len(), ErrorCodes: map[string]int{}}
+	for i := range x.ops.count() {
 		o := int32(i)
-		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {
+		if x.ops.at(i).fn == fnPersist && x.ops.at(i).status == stOK {
 			s.MaxAckedSeq = max(s.MaxAckedSeq, x.ackSeq(o))
 		}
-		if x.ops[i].fn == fnPersist {
+		if x.ops.at(i).fn == fnPersist {
 			s.Persists++
 		} else {
 			s.Syncs++
 		}
-		switch x.ops[i].status {
+		switch x.ops.at(i).status {
 		case stOK:
 			s.OK++
 			if x.isDedup(o) {
@@ -359,15 +359,15 @@ func (x *index) opStats() Stats {
 // allocations and those whose sequence no final message holds on a chat
 // whose counter survived.
 func (x *index) intervalGaps(every time.Duration) (allocs, gaps []int64) {
-	for a := range x.allocs {
-		al := &x.allocs[a]
+	for a := range x.allocs.count() {
+		al := x.allocs.at(a)
 		k := int(max(al.end, 0) / int64(every))
 		for len(allocs) <= k {
 			allocs, gaps = append(allocs, 0), append(gaps, 0)
 		}
 		allocs[k]++
 		c := x.counter[al.chat]
-		if c < 0 || x.fin[c].Missing {
+		if c < 0 || x.fin.at(c).Missing {
 			continue
 		}
 		if i, j := x.msgAt(al.chat, al.seq); i == j {

@@ -84,3 +84,6 @@ func (c *chunked[T]) flat() []T {
 	*c = chunked[T]{}
 	return out
 }
+
+// count is len as an index: records are numbered by int32.
+func (c *chunked[T]) count() int32 { return int32(c.n) }

@@ -33,47 +33,47 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 	v := newVerdict(NameEventOrder)
 	order := slices.Clone(x.events)
 	sortByKey(order, func(i int32) sortKey {
-		f := &x.fin[i]
+		f := x.fin.at(i)
 		return sortKey{chat: f.chat, a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
 	})
 	seen := map[seqID]struct{}{}
 	dups, chats := 0, 0
 	for i := 0; i < len(order); {
-		c := x.fin[order[i]].chat
+		c := x.fin.at(order[i]).chat
 		chats++
-		first := &x.fin[order[i]]
+		first := x.fin.at(order[i])
 		j := i
-		for ; j < len(order) && x.fin[order[j]].chat == c; j++ {
+		for ; j < len(order) && x.fin.at(order[j]).chat == c; j++ {
 		}
 		// Each partition of the chat in offset order.
 		for p := i; p < j; {
-			part := x.fin[order[p]].Partition
-			if p > i && part != first.Partition && x.fin[order[p-1]].Partition == first.Partition {
+			part := x.fin.at(order[p]).Partition
+			if p > i && part != first.Partition && x.fin.at(order[p-1]).Partition == first.Partition {
 				// The chat's second partition: one failure per chat.
 				split++
-				e := &x.fin[order[p]]
+				e := x.fin.at(order[p])
 				v.fail([]int{first.Line, e.Line}, "chat %q has events in partitions %d (seq %d at offset %d, line %d) and %d (seq %d at offset %d, line %d): Kafka orders a chat's events only within one partition",
 					x.chatNames[c], first.Partition, first.Seq, first.Offset, first.Line, e.Partition, e.Seq, e.Offset, e.Line)
 			}
 			clear(seen)
 			top := int32(-1) // the event with the highest sequence so far
 			q := p
-			for ; q < j && x.fin[order[q]].Partition == part; q++ {
-				e := &x.fin[order[q]]
+			for ; q < j && x.fin.at(order[q]).Partition == part; q++ {
+				e := x.fin.at(order[q])
 				k := seqID{seq: e.Seq, id: e.MessageID}
 				if _, dup := seen[k]; dup {
 					dups++
 					continue
 				}
 				seen[k] = struct{}{}
-				if top >= 0 && e.Seq < x.fin[top].Seq {
+				if top >= 0 && e.Seq < x.fin.at(top).Seq {
 					inversions++
-					h := &x.fin[top]
+					h := x.fin.at(top)
 					v.fail([]int{h.Line, e.Line}, "chat %q: seq %d (%q) is at offset %d of partition %d (line %d), after seq %d at offset %d (line %d): a consumer of the partition receives %d before %d",
 						x.chatNames[c], e.Seq, x.midName(e.MessageID), e.Offset, e.Partition, e.Line, h.Seq, h.Offset, h.Line, h.Seq, e.Seq)
 					continue
 				}
-				if top < 0 || e.Seq > x.fin[top].Seq {
+				if top < 0 || e.Seq > x.fin.at(top).Seq {
 					top = order[q]
 				}
 			}

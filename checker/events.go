@@ -9,9 +9,9 @@ import (
 func (x *index) eventAt(c int32, seq uint64, id uint32) bool {
 	lo, hi := span(x.eventSpan, c)
 	es := x.events[lo:hi]
-	i, _ := slices.BinarySearchFunc(es, seq, func(e int32, s uint64) int { return cmp.Compare(x.fin[e].Seq, s) })
-	for ; i < len(es) && x.fin[es[i]].Seq == seq; i++ {
-		if x.fin[es[i]].MessageID == id {
+	i, _ := slices.BinarySearchFunc(es, seq, func(e int32, s uint64) int { return cmp.Compare(x.fin.at(e).Seq, s) })
+	for ; i < len(es) && x.fin.at(es[i]).Seq == seq; i++ {
+		if x.fin.at(es[i]).MessageID == id {
 			return true
 		}
 	}
@@ -43,7 +43,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 		return v.result(), 0
 	}
 	for _, o := range x.acks {
-		c := x.ops[o].chat
+		c := x.ops.at(o).chat
 		if !x.eventAt(c, x.ackSeq(o), x.ackID(o)) {
 			v.fail([]int{x.doneLine(o)}, "chat %q seq %d %q was acknowledged (line %d) but never published", x.chatNames[c], x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o))
 		}
@@ -52,9 +52,9 @@ func checkEventCompleteness(x *index) (Result, int) {
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
 		lo, hi := span(x.eventSpan, c)
 		for i := lo; i < hi; i++ {
-			e := &x.fin[x.events[i]]
+			e := x.fin.at(x.events[i])
 			if i > lo {
-				if p := &x.fin[x.events[i-1]]; p.Seq == e.Seq && p.MessageID == e.MessageID {
+				if p := x.fin.at(x.events[i-1]); p.Seq == e.Seq && p.MessageID == e.MessageID {
 					dups++
 					continue
 				}
@@ -72,7 +72,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 		v.pass("%s published, %s: each names a persisted message", plural(len(x.acks), "ack"), plural(len(x.events), "event"))
 		silent := 0
 		for _, m := range x.msgs {
-			f := &x.fin[m]
+			f := x.fin.at(m)
 			c := f.chat
 			if !x.acked(c, f.Seq, f.MessageID) && !x.eventAt(c, f.Seq, f.MessageID) {
 				silent++

@@ -23,7 +23,7 @@ func (x *index) visualizeWindow(c int32, m *model, blame []int32, dir string) st
 	}
 	ops := make([]porcupine.Operation, len(m.ops))
 	for i := range ops {
-		ops[i] = porcupine.Operation{ClientId: int(x.ops[m.ops[i].op].process), Call: m.call[i], Return: m.ret[i]}
+		ops[i] = porcupine.Operation{ClientId: int(x.ops.at(m.ops[i].op).process), Call: m.call[i], Return: m.ret[i]}
 	}
 	lo, hi := int64(timeMax), int64(timeMin)
 	for _, b := range blame {

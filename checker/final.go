@@ -20,7 +20,7 @@ func (x *index) counterOf(c int32) (fi int32, why string) {
 	switch {
 	case fi < 0:
 		return -1, "no final counters line"
-	case x.fin[fi].Missing:
+	case x.fin.at(fi).Missing:
 		return -1, "counter missing"
 	}
 	return fi, ""
@@ -78,13 +78,13 @@ func checkCounterIsLastAllocated(x *index) Result {
 			}
 			continue
 		}
-		f := &x.fin[fi]
+		f := x.fin.at(fi)
 		if f.Missing {
 			v.fail([]int{f.Line}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", x.chatNames[f.chat], f.Line)
 			continue
 		}
 		present++
-		if len(x.allocs) == 0 {
+		if x.allocs.len() == 0 {
 			continue
 		}
 		judged++
@@ -94,7 +94,7 @@ func checkCounterIsLastAllocated(x *index) Result {
 		if hi > lo {
 			a := x.allocBySeq[hi-1]
 			last = x.allocSeq(a)
-			lines = append(lines, int(x.allocs[a].line))
+			lines = append(lines, int(x.allocs.at(a).line))
 		}
 		if f.value() > last && f.value()-last <= x.unknownUntraced[c] {
 			// Persists with unknown outcomes may have allocated without
@@ -110,7 +110,7 @@ func checkCounterIsLastAllocated(x *index) Result {
 			v.fail(lines, "chat %q: final counter is %d (line %d) but %s", x.chatNames[f.chat], f.value(), f.Line, what)
 		}
 	}
-	if len(x.allocs) == 0 {
+	if x.allocs.len() == 0 {
 		v.notApplicable("no allocate traces: the last allocated sequence is not known (%s: the counter exists)", plural(present, "chat"))
 	}
 	u.report(x, v)
@@ -148,9 +148,9 @@ func checkSequenceMonotonicity(x *index) Result {
 			continue
 		}
 		judged++
-		f := &x.fin[fi]
+		f := x.fin.at(fi)
 		if mhi > mlo {
-			if m := &x.fin[x.msgs[mhi-1]]; m.Seq > f.value() {
+			if m := x.fin.at(x.msgs[mhi-1]); m.Seq > f.value() {
 				v.fail([]int{f.Line, m.Line}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, m.Seq, m.Line)
 			}
 		}
@@ -189,11 +189,11 @@ func checkCounterLowerBound(x *index) Result {
 			continue
 		}
 		judged++
-		f := &x.fin[fi]
+		f := x.fin.at(fi)
 		ms := x.msgs[lo:hi]
 		count := 0 // distinct (seq, message_id): a repeated line is one message
 		for i := range ms {
-			if i == 0 || x.fin[ms[i]].Seq != x.fin[ms[i-1]].Seq || x.fin[ms[i]].MessageID != x.fin[ms[i-1]].MessageID {
+			if i == 0 || x.fin.at(ms[i]).Seq != x.fin.at(ms[i-1]).Seq || x.fin.at(ms[i]).MessageID != x.fin.at(ms[i-1]).MessageID {
 				count++
 			}
 		}
@@ -203,10 +203,10 @@ func checkCounterLowerBound(x *index) Result {
 			lines := []int{f.Line}
 			if f.value()+1 <= 48 {
 				for _, m := range ms[:f.value()+1] {
-					lines = append(lines, x.fin[m].Line)
+					lines = append(lines, x.fin.at(m).Line)
 				}
 			} else {
-				lines = append(lines, x.fin[ms[len(ms)-1]].Line)
+				lines = append(lines, x.fin.at(ms[len(ms)-1]).Line)
 			}
 			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", x.chatNames[f.chat], count, f.value(), f.Line)
 		}
@@ -234,14 +234,14 @@ func checkAckImpliesPersistence(x *index) Result {
 		return v.result()
 	}
 	for _, o := range x.acks {
-		c, seq, id := x.ops[o].chat, x.ackSeq(o), x.ackID(o)
+		c, seq, id := x.ops.at(o).chat, x.ackSeq(o), x.ackID(o)
 		found, at := x.hasMsg(c, seq, id)
 		if found {
 			continue
 		}
 		if at >= 0 {
-			v.fail([]int{x.doneLine(o), x.fin[at].Line}, "chat %q seq %d was acknowledged as %q (line %d) but the final table holds %q there (line %d)",
-				x.chatNames[c], seq, x.midName(id), x.doneLine(o), x.midName(x.fin[at].MessageID), x.fin[at].Line)
+			v.fail([]int{x.doneLine(o), x.fin.at(at).Line}, "chat %q seq %d was acknowledged as %q (line %d) but the final table holds %q there (line %d)",
+				x.chatNames[c], seq, x.midName(id), x.doneLine(o), x.midName(x.fin.at(at).MessageID), x.fin.at(at).Line)
 		} else {
 			v.fail([]int{x.doneLine(o)}, "chat %q seq %d was acknowledged as %q (line %d) but no final message has that sequence",
 				x.chatNames[c], seq, x.midName(id), x.doneLine(o))
@@ -270,7 +270,7 @@ func checkGaps(x *index) (Result, gapStats) {
 		return v.result(), gs
 	}
 	u := unjudged{}
-	traced := len(x.allocs) > 0
+	traced := x.allocs.len() > 0
 	untracedChats := 0
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
 		fi, why := x.counterOf(c)
@@ -280,7 +280,7 @@ func checkGaps(x *index) (Result, gapStats) {
 			}
 			continue
 		}
-		f := &x.fin[fi]
+		f := x.fin.at(fi)
 		if f.value() > x.initialCounter {
 			gs.allocated += f.value() - x.initialCounter
 		}
@@ -330,7 +330,7 @@ func (x *index) walkGaps(c int32, counter uint64, causes map[string]int) (gaps, 
 		}
 	}
 	for {
-		for i < len(ms) && x.fin[ms[i]].Seq <= x.initialCounter {
+		for i < len(ms) && x.fin.at(ms[i]).Seq <= x.initialCounter {
 			i++
 		}
 		for j < len(as) && x.allocSeq(as[j]) <= x.initialCounter {
@@ -338,7 +338,7 @@ func (x *index) walkGaps(c int32, counter uint64, causes map[string]int) (gaps, 
 		}
 		next := uint64(0)
 		if i < len(ms) {
-			next = x.fin[ms[i]].Seq
+			next = x.fin.at(ms[i]).Seq
 		}
 		if j < len(as) && (next == 0 || x.allocSeq(as[j]) < next) {
 			next = x.allocSeq(as[j])
@@ -348,7 +348,7 @@ func (x *index) walkGaps(c int32, counter uint64, causes map[string]int) (gaps, 
 		}
 		run(next - 1)
 		hasMsg := false
-		for i < len(ms) && x.fin[ms[i]].Seq == next {
+		for i < len(ms) && x.fin.at(ms[i]).Seq == next {
 			hasMsg = true
 			i++
 		}
@@ -371,11 +371,11 @@ func (x *index) walkGaps(c int32, counter uint64, causes map[string]int) (gaps, 
 
 // gapCause names how the operation that allocated a gap ended.
 func (x *index) gapCause(a int32) string {
-	o := x.allocs[a].op
+	o := x.allocs.at(a).op
 	if o < 0 {
 		return "unowned_allocation"
 	}
-	switch x.ops[o].status {
+	switch x.ops.at(o).status {
 	case stOK:
 		if x.isDedup(o) {
 			return "raced" // answered with another attempt's sequence
@@ -420,14 +420,14 @@ func checkGapless(x *index) Result {
 			// Sequences up to the initial counter predate the run.
 			want := x.initialCounter + 1
 			for k := lo; k < hi; k++ {
-				m := &x.fin[x.msgs[k]]
+				m := x.fin.at(x.msgs[k])
 				if m.Seq < want { // repeated sequence: uniqueness's concern
 					continue
 				}
 				if m.Seq > want {
 					lines := []int{m.Line}
 					if k > lo {
-						lines = append(lines, x.fin[x.msgs[k-1]].Line)
+						lines = append(lines, x.fin.at(x.msgs[k-1]).Line)
 					}
 					v.fail(lines, "chat %q: no message at seq %d, below the message at seq %d (line %d)", x.chatNames[c], want, m.Seq, m.Line)
 					break
@@ -456,7 +456,7 @@ func checkGapless(x *index) Result {
 		unknownOutcome := uint64(0)
 		olo, ohi := span(x.opChatSpan, c)
 		for _, o := range x.opsByChat[olo:ohi] {
-			if st := x.ops[o].status; x.ops[o].fn == fnPersist && (st == stInfo || st == stOpen) {
+			if st := x.ops.at(o).status; x.ops.at(o).fn == fnPersist && (st == stInfo || st == stOpen) {
 				unknownOutcome++
 			}
 		}

@@ -27,13 +27,13 @@ func checkIdempotencyGuarantee(x *index) Result {
 		first := int32(-1)
 		ops := x.keyOps(k)
 		for _, o := range ops {
-			if x.ops[o].sender != x.ops[ops[0]].sender {
+			if x.ops.at(o).sender != x.ops.at(ops[0]).sender {
 				multiSender++
 				break
 			}
 		}
 		for _, o := range ops {
-			if x.ops[o].status != stOK {
+			if x.ops.at(o).status != stOK {
 				continue
 			}
 			if first < 0 {
@@ -46,7 +46,7 @@ func checkIdempotencyGuarantee(x *index) Result {
 			}
 		}
 		if m2 := x.keyMsg2[k]; m2 >= 0 {
-			a, b := &x.fin[x.keyMsg[k]], &x.fin[m2]
+			a, b := x.fin.at(x.keyMsg[k]), x.fin.at(m2)
 			if a.Seq != b.Seq || a.MessageID != b.MessageID {
 				v.fail([]int{a.Line, b.Line}, "chat %q key %q is carried by two final messages: seq %d (line %d) and seq %d (line %d)",
 					x.chatNames[a.chat], x.finKeyName(a), a.Seq, a.Line, b.Seq, b.Line)
@@ -78,22 +78,22 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	for k := int32(0); k < int32(len(x.keyNames)); k++ {
 		rec, msg := x.keyIdem[k], x.keyMsg[k]
 		if r2 := x.keyIdem2[k]; r2 >= 0 {
-			a, b := &x.fin[rec], &x.fin[r2]
+			a, b := x.fin.at(rec), x.fin.at(r2)
 			v.fail([]int{a.Line, b.Line}, "chat %q key %q has two idempotency records (lines %d and %d)", x.chatNames[a.chat], x.finKeyName(a), a.Line, b.Line)
 		}
 		switch {
 		case rec >= 0 && msg >= 0:
 			pairs++
-			r, m := &x.fin[rec], &x.fin[msg]
+			r, m := x.fin.at(rec), x.fin.at(msg)
 			if r.Seq != m.Seq || r.MessageID != m.MessageID {
 				v.fail([]int{r.Line, m.Line}, "chat %q key %q: idempotency record says seq %d %q (line %d), the message says seq %d %q (line %d)",
 					x.chatNames[r.chat], x.finKeyName(r), r.Seq, x.midName(r.MessageID), r.Line, m.Seq, x.midName(m.MessageID), m.Line)
 			}
 		case rec >= 0:
-			r := &x.fin[rec]
+			r := x.fin.at(rec)
 			v.fail([]int{r.Line}, "chat %q key %q: idempotency record (line %d) but no message carries the key", x.chatNames[r.chat], x.finKeyName(r), r.Line)
 		case msg >= 0:
-			m := &x.fin[msg]
+			m := x.fin.at(msg)
 			v.fail([]int{m.Line}, "chat %q key %q: message at seq %d (line %d) has no idempotency record", x.chatNames[m.chat], x.finKeyName(m), m.Seq, m.Line)
 		}
 	}
@@ -120,14 +120,14 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 // committed it was invoked before R completed.
 func checkKeyReuse(x *index) Result {
 	v := newVerdict(NameKeyReuse)
-	if len(x.ops) == 0 {
+	if x.ops.len() == 0 {
 		v.notApplicable("no operations")
 		return v.result()
 	}
 	noHash, rejections, reuses := 0, 0, 0
 	anyHash := false
-	for i := range x.ops {
-		if x.ops[i].fn == fnPersist && x.ops[i].payload != 0 {
+	for i := range x.ops.count() {
+		if x.ops.at(i).fn == fnPersist && x.ops.at(i).payload != 0 {
 			anyHash = true
 			break
 		}
@@ -143,13 +143,13 @@ func checkKeyReuse(x *index) Result {
 			}
 			continue
 		}
-		hash := func(o int32) uint64 { return x.ops[o].payload }
+		hash := func(o int32) uint64 { return x.ops.at(o).payload }
 		var committers []int32
 		for _, o := range ops {
 			if hash(o) == 0 {
 				noHash++
 			}
-			if x.ops[o].status == stOK && !x.isDedup(o) {
+			if x.ops.at(o).status == stOK && !x.isDedup(o) {
 				committers = append(committers, o)
 			}
 		}
@@ -158,7 +158,7 @@ func checkKeyReuse(x *index) Result {
 				continue
 			}
 			switch {
-			case x.ops[b].status == stOK && !x.isDedup(b):
+			case x.ops.at(b).status == stOK && !x.isDedup(b):
 				for _, a := range committers {
 					if a != b && hash(a) != 0 && hash(a) != hash(b) && x.ret(a) < x.call(b) {
 						reuses++
@@ -173,7 +173,7 @@ func checkKeyReuse(x *index) Result {
 					if a == b || x.call(a) >= x.ret(b) {
 						continue
 					}
-					if st := x.ops[a].status; st == stOK && x.isDedup(a) || st == stFail {
+					if st := x.ops.at(a).status; st == stOK && x.isDedup(a) || st == stFail {
 						continue
 					}
 					cands++
@@ -209,12 +209,12 @@ func checkKeyReuse(x *index) Result {
 }
 
 func (x *index) isRejection(o int32) bool {
-	return x.ops[o].status == stFail && x.errNames[x.ops[o].err] == "idempotency_key_reused"
+	return x.ops.at(o).status == stFail && x.errNames[x.ops.at(o).err] == "idempotency_key_reused"
 }
 
 // falseRejection explains why rejection r of a key was wrong, or returns "".
 func (x *index) falseRejection(r int32, ops, committers []int32) (string, []int) {
-	hash := func(o int32) uint64 { return x.ops[o].payload }
+	hash := func(o int32) uint64 { return x.ops.at(o).payload }
 	if len(committers) > 0 {
 		a := committers[0] // a second committer is idempotency_guarantee's failure
 		switch {
@@ -226,7 +226,7 @@ func (x *index) falseRejection(r int32, ops, committers []int32) (string, []int)
 		return "", nil
 	}
 	for _, a := range ops {
-		st := x.ops[a].status
+		st := x.ops.at(a).status
 		if a != r && (st == stInfo || st == stOpen) && x.call(a) < x.ret(r) && hash(a) != hash(r) {
 			return "", nil // a may have committed other content first
 		}

@@ -49,10 +49,12 @@ func scopeOf(_ /* sender */, key string) string { return key }
 type index struct {
 	*Log
 
-	// The Log's records.
-	ops    []op
-	allocs []alloc
-	fin    []cfin
+	// The Log's records, in the blocks they were read into: gathering
+	// them into one slice each copied a quarter of a run's memory at once
+	// (chunked.go).
+	ops    *chunked[op]
+	allocs *chunked[alloc]
+	fin    *chunked[cfin]
 
 	// Sorted views; *Span[c]..*Span[c+1] is chat c's slice of each.
 	acks        []int32 // persist-ok ops by (chat, seq, call)
@@ -96,50 +98,50 @@ func (x *index) warn(format string, args ...any) {
 
 // Accessors.
 
-func (x *index) call(o int32) int64 { return x.ops[o].call }
+func (x *index) call(o int32) int64 { return x.ops.at(o).call }
 
 // ret is when o's effect is known to be over: its completion for ok and
 // fail, never for info and unfinished operations (open-ended).
 func (x *index) ret(o int32) int64 {
-	switch x.ops[o].status {
+	switch x.ops.at(o).status {
 	case stOK, stFail:
-		return x.ops[o].done
+		return x.ops.at(o).done
 	}
 	return timeMax
 }
 
-func (x *index) ackSeq(o int32) uint64 { return x.ops[o].seq }
+func (x *index) ackSeq(o int32) uint64 { return x.ops.at(o).seq }
 
-func (x *index) ackID(o int32) uint32 { return x.ops[o].mid }
+func (x *index) ackID(o int32) uint32 { return x.ops.at(o).mid }
 
 // midName is an interned message id's text.
 func (x *index) midName(id uint32) string { return x.midNames[id] }
 
-func (x *index) invLine(o int32) int { return int(x.ops[o].invLine) }
+func (x *index) invLine(o int32) int { return int(x.ops.at(o).invLine) }
 
-func (x *index) doneLine(o int32) int { return int(x.ops[o].doneLine) }
+func (x *index) doneLine(o int32) int { return int(x.ops.at(o).doneLine) }
 
 func (x *index) opLines(o int32) []int { return []int{x.invLine(o), x.doneLine(o)} }
 
 // keyName is o's idempotency key ("" for a keyless persist or a sync).
 func (x *index) keyName(o int32) string {
-	if k := x.ops[o].key; k >= 0 {
+	if k := x.ops.at(o).key; k >= 0 {
 		return x.keyNames[k]
 	}
 	return ""
 }
 
 // after and limit are a sync's cursor and page size.
-func (x *index) after(o int32) uint64 { return x.ops[o].seq }
+func (x *index) after(o int32) uint64 { return x.ops.at(o).seq }
 
-func (x *index) limit(o int32) int { return int(x.ops[o].limit) }
+func (x *index) limit(o int32) int { return int(x.ops.at(o).limit) }
 
 // syncResult is what sync o returned: its sequences and message ids (as
 // many as its line had; a count that differs is sync_completeness's
 // failure), and false if it has no answer.
 // The ids are hashes (compare them with midHash of an interned id).
 func (x *index) syncResult(o int32) (seqs []uint64, ids []uint64, ok bool) {
-	r := x.ops[o].sync
+	r := x.ops.at(o).sync
 	if r < 0 {
 		return nil, nil, false
 	}
@@ -147,14 +149,14 @@ func (x *index) syncResult(o int32) (seqs []uint64, ids []uint64, ok bool) {
 	return x.syncSeqs.get(ref.seqs), x.syncMids.get(ref.mids), true
 }
 
-func (x *index) allocSeq(a int32) uint64 { return x.allocs[a].seq }
+func (x *index) allocSeq(a int32) uint64 { return x.allocs.at(a).seq }
 
-func (x *index) allocEnd(a int32) int64 { return x.allocs[a].end }
+func (x *index) allocEnd(a int32) int64 { return x.allocs.at(a).end }
 
 // allocStartLines is the trace line plus, when the interval's start came
 // from the operation's invoke, that invoke's line.
 func (x *index) allocStartLines(a int32) []int {
-	al := x.allocs[a]
+	al := x.allocs.at(a)
 	lines := []int{int(al.line)}
 	if !al.hasStart && al.op >= 0 {
 		lines = append(lines, x.invLine(al.op))
@@ -163,9 +165,9 @@ func (x *index) allocStartLines(a int32) []int {
 }
 
 func (x *index) status(o int32) string {
-	switch x.ops[o].status {
+	switch x.ops.at(o).status {
 	case stOK:
-		if x.ops[o].dedup {
+		if x.ops.at(o).dedup {
 			return "ok(dedup)"
 		}
 		return "ok"
@@ -179,14 +181,14 @@ func (x *index) status(o int32) string {
 
 // errCode is o's completion error, or its status when it has none.
 func (x *index) errCode(o int32) string {
-	if e := x.ops[o].err; e != 0 {
+	if e := x.ops.at(o).err; e != 0 {
 		return x.errNames[e]
 	}
 	return x.status(o)
 }
 
 func (x *index) isDedup(o int32) bool {
-	return x.ops[o].dedup
+	return x.ops.at(o).dedup
 }
 
 func span(sp []int32, c int32) (int, int) { return int(sp[c]), int(sp[c+1]) }
@@ -204,9 +206,9 @@ func maxSpan(sp []int32) int {
 func (x *index) msgAt(c int32, seq uint64) (int, int) {
 	lo, hi := span(x.msgSpan, c)
 	s := x.msgs[lo:hi]
-	i, _ := slices.BinarySearchFunc(s, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin[m].Seq, t) })
+	i, _ := slices.BinarySearchFunc(s, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.at(m).Seq, t) })
 	j := i
-	for j < len(s) && x.fin[s[j]].Seq == seq {
+	for j < len(s) && x.fin.at(s[j]).Seq == seq {
 		j++
 	}
 	return lo + i, lo + j
@@ -218,7 +220,7 @@ func (x *index) hasMsgHash(c int32, seq uint64, h uint64) (found bool, at int32)
 	at = -1
 	for ; i < j; i++ {
 		at = x.msgs[i]
-		if x.midHash[x.fin[at].MessageID] == h {
+		if x.midHash[x.fin.at(at).MessageID] == h {
 			return true, at
 		}
 	}
@@ -231,7 +233,7 @@ func (x *index) hasMsg(c int32, seq uint64, id uint32) (found bool, at int32) {
 	at = -1
 	for ; i < j; i++ {
 		at = x.msgs[i]
-		if x.fin[at].MessageID == id {
+		if x.fin.at(at).MessageID == id {
 			return true, at
 		}
 	}
@@ -249,12 +251,8 @@ func buildIndex(l *Log, h history.Header) *index {
 	l.acked = recentAcks{}
 	done := timings.Phase("index: canonical numbering")
 	var keyMap, midMap []int32
-	runAll([]func(){
-		func() { keyMap, midMap = l.canonicalMaps() },
-		func() { x.ops = l.ops.flat() },
-		func() { x.fin = l.fin.flat() },
-		func() { x.allocs = l.allocs.flat() },
-	})
+	x.ops, x.fin, x.allocs = &l.ops, &l.fin, &l.allocs
+	keyMap, midMap = l.canonicalMaps()
 	runAll([]func(){
 		func() { renumberOps(x.ops, keyMap, midMap) },
 		func() { renumberFinals(x.fin, keyMap, midMap) },
@@ -290,24 +288,26 @@ func initialCounterOf(h history.Header) uint64 {
 
 // countUnknownUntraced fills unknownUntraced.
 func (x *index) countUnknownUntraced() {
-	traced := make([]bool, len(x.ops))
-	for _, a := range x.allocs {
+	traced := make([]bool, x.ops.len())
+	x.allocs.each(func(a *alloc) {
 		if a.op >= 0 {
 			traced[a.op] = true
 		}
-	}
+	})
 	x.unknownUntraced = make([]uint64, len(x.chatNames))
-	for i, o := range x.ops {
+	i := 0
+	x.ops.each(func(o *op) {
 		if o.fn == fnPersist && (o.status == stInfo || o.status == stOpen) && !traced[i] {
 			x.unknownUntraced[o.chat]++
 		}
-	}
+		i++
+	})
 }
 
 func (x *index) indexFinals() {
 	seenCounter := map[int32]bool{}
-	for i := range x.fin {
-		f := &x.fin[i]
+	for i := range x.fin.count() {
+		f := x.fin.at(i)
 		switch f.Table {
 		case tableCounters:
 			x.hasCounters = true
@@ -333,19 +333,19 @@ func (x *index) buildViews() {
 		func() { x.finalViews(nc, nk) },
 		func() { x.ackView(nc, nk) },
 		func() {
-			x.allocBySeq = make([]int32, len(x.allocs))
+			x.allocBySeq = make([]int32, x.allocs.len())
 			for i := range x.allocBySeq {
 				x.allocBySeq[i] = int32(i)
 			}
-			sortByKey(x.allocBySeq, func(i int32) sortKey { return sortKey{chat: x.allocs[i].chat, a: x.allocSeq(i), b: x.allocEnd(i)} })
-			x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs[i].chat })
+			sortByKey(x.allocBySeq, func(i int32) sortKey { return sortKey{chat: x.allocs.at(i).chat, a: x.allocSeq(i), b: x.allocEnd(i)} })
+			x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs.at(i).chat })
 		},
 		// Counting sorts keep invoke order within each chat and key.
 		func() {
-			x.opChatSpan, x.opsByChat = bucket(len(x.ops), int(nc), func(i int) int32 { return x.ops[i].chat })
+			x.opChatSpan, x.opsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 { return x.ops.at(int32(i)).chat })
 		},
 		func() {
-			x.opKeySpan, x.opsByKey = bucket(len(x.ops), nk, func(i int) int32 { return x.ops[i].key })
+			x.opKeySpan, x.opsByKey = bucket(x.ops.len(), nk, func(i int) int32 { return x.ops.at(int32(i)).key })
 		},
 		x.countUnknownUntraced,
 	})
@@ -356,8 +356,8 @@ func (x *index) buildViews() {
 func (x *index) finalViews(nc int32, nk int) {
 	x.counter = filled(int(nc), -1)
 	var nMsgs, nEvents int
-	for i := range x.fin {
-		switch x.fin[i].Table {
+	for i := range x.fin.count() {
+		switch x.fin.at(i).Table {
 		case tableMessages:
 			nMsgs++
 		case tableEvents:
@@ -367,8 +367,8 @@ func (x *index) finalViews(nc int32, nk int) {
 	x.msgs, x.events = make([]int32, 0, nMsgs), make([]int32, 0, nEvents)
 	x.keyMsg, x.keyMsg2 = filled(nk, -1), filled(nk, -1)
 	x.keyIdem, x.keyIdem2 = filled(nk, -1), filled(nk, -1)
-	for i := range x.fin {
-		f := &x.fin[i]
+	for i := range x.fin.count() {
+		f := x.fin.at(i)
 		switch f.Table {
 		case tableCounters:
 			if x.counter[f.chat] < 0 {
@@ -388,11 +388,11 @@ func (x *index) finalViews(nc int32, nk int) {
 		}
 	}
 	bySeqLine := func(i int32) sortKey {
-		return sortKey{chat: x.fin[i].chat, a: x.fin[i].Seq, b: int64(x.fin[i].Line)}
+		return sortKey{chat: x.fin.at(i).chat, a: x.fin.at(i).Seq, b: int64(x.fin.at(i).Line)}
 	}
 	sortByKey(x.msgs, bySeqLine)
 	sortByKey(x.events, bySeqLine)
-	finChat := func(i int32) int32 { return x.fin[i].chat }
+	finChat := func(i int32) int32 { return x.fin.at(i).chat }
 	x.msgSpan = spans(x.msgs, nc, finChat)
 	x.eventSpan = spans(x.events, nc, finChat)
 }
@@ -401,23 +401,23 @@ func (x *index) finalViews(nc int32, nk int) {
 // ack created.
 func (x *index) ackView(nc int32, nk int) {
 	nAcks := 0
-	for i := range x.ops {
-		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {
+	for i := range x.ops.count() {
+		if x.ops.at(i).fn == fnPersist && x.ops.at(i).status == stOK {
 			nAcks++
 		}
 	}
 	x.acks = make([]int32, 0, nAcks)
 	x.keyCreated = make([]bool, nk)
-	for i := range x.ops {
-		if x.ops[i].fn == fnPersist && x.ops[i].status == stOK {
+	for i := range x.ops.count() {
+		if x.ops.at(i).fn == fnPersist && x.ops.at(i).status == stOK {
 			x.acks = append(x.acks, int32(i))
-			if k := x.ops[i].key; k >= 0 && !x.isDedup(int32(i)) {
+			if k := x.ops.at(i).key; k >= 0 && !x.isDedup(int32(i)) {
 				x.keyCreated[k] = true
 			}
 		}
 	}
-	sortByKey(x.acks, func(i int32) sortKey { return sortKey{chat: x.ops[i].chat, a: x.ackSeq(i), b: x.call(i)} })
-	x.ackSpan = spans(x.acks, nc, func(i int32) int32 { return x.ops[i].chat })
+	sortByKey(x.acks, func(i int32) sortKey { return sortKey{chat: x.ops.at(i).chat, a: x.ackSeq(i), b: x.call(i)} })
+	x.ackSpan = spans(x.acks, nc, func(i int32) int32 { return x.ops.at(i).chat })
 }
 
 // sortKey orders a view: by chat, then a, then b, then index. Sorting

@@ -81,25 +81,23 @@ func (l *Log) canonicalMaps() (keyMap, midMap []int32) {
 }
 
 // renumberOps gives operations their final key and message id numbers.
-func renumberOps(ops []op, keyMap, midMap []int32) {
-	for i := range ops {
-		o := &ops[i]
+func renumberOps(ops *chunked[op], keyMap, midMap []int32) {
+	ops.each(func(o *op) {
 		if o.key >= 0 {
 			o.key = keyMap[o.key]
 		}
 		o.mid = uint32(midMap[o.mid])
-	}
+	})
 }
 
 // renumberFinals gives final lines their final key and message id numbers.
-func renumberFinals(fin []cfin, keyMap, midMap []int32) {
-	for i := range fin {
-		f := &fin[i]
+func renumberFinals(fin *chunked[cfin], keyMap, midMap []int32) {
+	fin.each(func(f *cfin) {
 		if f.key >= 0 {
 			f.key = keyMap[f.key]
 		}
 		f.MessageID = uint32(midMap[f.MessageID])
-	}
+	})
 }
 
 // canonical maps each provisional number to its final one: numbers whose

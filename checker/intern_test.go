@@ -30,16 +30,13 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 		l.keyID(1, c0, "k"), l.keyID(2, c0, "k"), l.keyID(1, c0, "k"),
 		l.keyID(3, c1, "k"), l.newKey(c0, "k"), l.keyID(2, c0, "other"),
 	}
-	x := &index{Log: l, ops: make([]op, len(ids))}
-	for i, k := range ids {
-		x.ops[i] = op{key: k}
+	for _, k := range ids {
+		l.ops.add(op{key: k})
 	}
 	keyMap, midMap := l.canonicalMaps()
-	renumberOps(x.ops, keyMap, midMap)
+	renumberOps(&l.ops, keyMap, midMap)
 	var got []int32
-	for _, o := range x.ops {
-		got = append(got, o.key)
-	}
+	l.ops.each(func(o *op) { got = append(got, o.key) })
 	if want := []int32{0, 0, 0, 1, 0, 2}; !slices.Equal(got, want) || len(l.keyNames) != 3 {
 		t.Fatalf("keys %v (names %q), want %v", got, l.keyNames, want)
 	}

@@ -251,13 +251,13 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 // with its key. Left in, each would let porcupine try it at every point of
 // the history.
 func (x *index) linKindOf(o int32, reject bool) linKind {
-	st := x.ops[o].status
+	st := x.ops.at(o).status
 	switch {
-	case x.ops[o].fn == fnSync:
+	case x.ops.at(o).fn == fnSync:
 		if st == stOK {
 			return lSync
 		}
-	case x.ops[o].key < 0:
+	case x.ops.at(o).key < 0:
 		// keyless persist: cannot be modelled (warned when indexed)
 	case st == stOK:
 		if x.isDedup(o) {
@@ -268,8 +268,8 @@ func (x *index) linKindOf(o int32, reject bool) linKind {
 		if reject && x.isRejection(o) {
 			return lRejected
 		}
-	case x.keyCreated[x.ops[o].key]:
-	case x.keyMsg[x.ops[o].key] >= 0 || !x.hasMessages || x.nKeylessMsg > 0:
+	case x.keyCreated[x.ops.at(o).key]:
+	case x.keyMsg[x.ops.at(o).key] >= 0 || !x.hasMessages || x.nKeylessMsg > 0:
 		return lInfo
 	}
 	return 0
@@ -294,7 +294,7 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 		if kind == 0 {
 			continue
 		}
-		lop := linOp{kind: kind, op: o, key: x.ops[o].key}
+		lop := linOp{kind: kind, op: o, key: x.ops.at(o).key}
 		switch kind {
 		case lSync:
 			lop.after, lop.limit = x.after(o), x.limit(o)
@@ -319,11 +319,11 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 			lop.seq, lop.id = x.ackSeq(o), x.midHash[x.ackID(o)]
 		case lInfo:
 			if fm := x.keyMsg[lop.key]; fm >= 0 {
-				lop.seq, lop.id = x.fin[fm].Seq, x.midHash[x.fin[fm].MessageID]
+				lop.seq, lop.id = x.fin.at(fm).Seq, x.midHash[x.fin.at(fm).MessageID]
 			}
 		}
 		if kind != lSync {
-			lop.hash = x.ops[o].payload
+			lop.hash = x.ops.at(o).payload
 		}
 		lop.self = int32(len(m.ops))
 		m.ops = append(m.ops, lop)
@@ -335,7 +335,7 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	clients := map[int]int{}
 	ops := make([]porcupine.Operation, len(m.ops))
 	for i := range m.ops {
-		p := int(x.ops[m.ops[i].op].process)
+		p := int(x.ops.at(m.ops[i].op).process)
 		cl, ok := clients[p]
 		if !ok {
 			cl = len(clients)

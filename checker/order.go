@@ -7,7 +7,7 @@ import "fmt"
 // value (ADR-004 Appendix C, with HISTORY.md's intervals for "time").
 func checkAllocationMonotonicity(x *index) Result {
 	v := newVerdict(NameAllocationMonotonicity)
-	if len(x.allocs) == 0 {
+	if x.allocs.len() == 0 {
 		v.notApplicable("no allocate traces in the history")
 		return v.result()
 	}
@@ -16,7 +16,7 @@ func checkAllocationMonotonicity(x *index) Result {
 		lo, hi := span(x.allocSpan, int32(c))
 		buf = buf[:0]
 		for _, a := range x.allocBySeq[lo:hi] {
-			buf = append(buf, interval{start: x.allocs[a].start, end: x.allocEnd(a), value: x.allocSeq(a), ref: a})
+			buf = append(buf, interval{start: x.allocs.at(a).start, end: x.allocEnd(a), value: x.allocSeq(a), ref: a})
 		}
 		n, first := findOrderViolations(buf, equalAlwaysViolates)
 		if n == 0 {
@@ -25,16 +25,16 @@ func checkAllocationMonotonicity(x *index) Result {
 		h, l := first.hi, first.lo
 		// The earlier allocation's end and the later one's start are the
 		// evidence; for a repeated value, the two trace lines alone.
-		hl, ll := int(x.allocs[h.ref].line), int(x.allocs[l.ref].line)
+		hl, ll := int(x.allocs.at(h.ref).line), int(x.allocs.at(l.ref).line)
 		if h.value == l.value {
 			v.fail([]int{hl, ll}, "chat %q: %d allocations returned one value more than once, e.g. %d at lines %d and %d",
-				x.chatNames[c], n, h.value, int(x.allocs[h.ref].line), int(x.allocs[l.ref].line))
+				x.chatNames[c], n, h.value, int(x.allocs.at(h.ref).line), int(x.allocs.at(l.ref).line))
 		} else {
 			v.fail(append([]int{hl}, x.allocStartLines(l.ref)...), "chat %q: %d allocations returned a value below one already returned, e.g. %d (line %d) returned at time %d, before the allocation of %d (line %d) began at %s",
-				x.chatNames[c], n, h.value, int(x.allocs[h.ref].line), h.end, l.value, int(x.allocs[l.ref].line), startText(l.start))
+				x.chatNames[c], n, h.value, int(x.allocs.at(h.ref).line), h.end, l.value, int(x.allocs.at(l.ref).line), startText(l.start))
 		}
 	}
-	v.pass("%s on %s: each chat's strictly increase in real time", plural(len(x.allocs), "allocation"), plural(len(x.chatNames), "chat"))
+	v.pass("%s on %s: each chat's strictly increase in real time", plural(x.allocs.len(), "allocation"), plural(len(x.chatNames), "chat"))
 	return v.result()
 }
 

@@ -23,8 +23,8 @@ func checkSequenceUniqueness(x *index) Result {
 		ms := x.msgs[lo:hi]
 		for i := 0; i < len(ms); {
 			j := i + 1
-			for j < len(ms) && x.fin[ms[j]].Seq == x.fin[ms[i]].Seq {
-				a, b := &x.fin[ms[i]], &x.fin[ms[j]]
+			for j < len(ms) && x.fin.at(ms[j]).Seq == x.fin.at(ms[i]).Seq {
+				a, b := x.fin.at(ms[i]), x.fin.at(ms[j])
 				if a.MessageID != b.MessageID {
 					v.fail([]int{a.Line, b.Line}, "chat %q seq %d holds two messages in the final table: %q (line %d) and %q (line %d)",
 						x.chatNames[c], a.Seq, x.midName(a.MessageID), a.Line, x.midName(b.MessageID), b.Line)
@@ -64,27 +64,27 @@ func checkNoZeroSequence(x *index) Result {
 	for _, o := range x.acks {
 		checked++
 		if x.ackSeq(o) == 0 {
-			v.fail([]int{x.doneLine(o)}, "line %d acknowledges sequence 0 on chat %q", x.doneLine(o), x.chatNames[x.ops[o].chat])
+			v.fail([]int{x.doneLine(o)}, "line %d acknowledges sequence 0 on chat %q", x.doneLine(o), x.chatNames[x.ops.at(o).chat])
 		}
 	}
-	for a := range x.allocs {
+	for a := range x.allocs.count() {
 		checked++
-		if al := &x.allocs[a]; al.seq == 0 {
+		if al := x.allocs.at(a); al.seq == 0 {
 			v.fail([]int{int(al.line)}, "line %d allocates sequence 0 on chat %q", al.line, x.chatNames[al.chat])
 		}
 	}
-	for i := range x.ops {
+	for i := range x.ops.count() {
 		seqs, _, ok := x.syncResult(int32(i))
-		if x.ops[i].fn != fnSync || x.ops[i].status != stOK || !ok {
+		if x.ops.at(i).fn != fnSync || x.ops.at(i).status != stOK || !ok {
 			continue
 		}
 		checked++
 		if slices.Contains(seqs, 0) {
-			v.fail([]int{x.doneLine(int32(i))}, "line %d: a sync on chat %q returned sequence 0", x.doneLine(int32(i)), x.chatNames[x.ops[i].chat])
+			v.fail([]int{x.doneLine(int32(i))}, "line %d: a sync on chat %q returned sequence 0", x.doneLine(int32(i)), x.chatNames[x.ops.at(i).chat])
 		}
 	}
-	for i := range x.fin {
-		f := &x.fin[i]
+	for i := range x.fin.count() {
+		f := x.fin.at(i)
 		switch f.Table {
 		case tableMessages, tableIdempotency, tableEvents:
 			checked++

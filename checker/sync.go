@@ -33,7 +33,7 @@ func (x *index) knownSeqs(c int32, buf []known) []known {
 	nAcked := len(buf)
 	i := 0
 	for _, m := range x.msgs[mlo:mhi] {
-		s := x.fin[m].Seq
+		s := x.fin.at(m).Seq
 		for i < nAcked && buf[i].seq < s {
 			i++
 		}
@@ -58,7 +58,7 @@ func (k known) line(x *index) int {
 	if k.op >= 0 {
 		return x.doneLine(k.op)
 	}
-	return x.fin[k.msg].Line
+	return x.fin.at(k.msg).Line
 }
 
 // fenwick counts marked positions in prefix ranges.
@@ -103,7 +103,7 @@ func checkSyncCompleteness(x *index) (Result, int) {
 		syncs = syncs[:0]
 		lo, hi := span(x.opChatSpan, c)
 		for _, o := range x.opsByChat[lo:hi] {
-			if x.ops[o].fn == fnSync && x.ops[o].status == stOK {
+			if x.ops.at(o).fn == fnSync && x.ops.at(o).status == stOK {
 				syncs = append(syncs, o)
 			}
 		}
@@ -138,8 +138,8 @@ func checkSyncCompleteness(x *index) (Result, int) {
 	}
 	if total == 0 {
 		syncs := 0
-		for i := range x.ops {
-			if x.ops[i].fn == fnSync {
+		for i := range x.ops.count() {
+			if x.ops.at(i).fn == fnSync {
 				syncs++
 			}
 		}
@@ -209,8 +209,8 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 				lines := []int{dl}
 				what := "no final message has that sequence"
 				if at >= 0 {
-					lines = append(lines, x.fin[at].Line)
-					what = fmt.Sprintf("the final table holds %q there (line %d)", x.midName(x.fin[at].MessageID), x.fin[at].Line)
+					lines = append(lines, x.fin.at(at).Line)
+					what = fmt.Sprintf("the final table holds %q there (line %d)", x.midName(x.fin.at(at).MessageID), x.fin.at(at).Line)
 					v.fail(lines, "sync at line %d on chat %q returned seq %d with another message id, but %s", dl, x.chatNames[c], s, what)
 					continue
 				}
