@@ -222,13 +222,23 @@ func retryAfter(h string) (time.Duration, bool) {
 
 // field reads a dotted path from a JSON body.
 func field(body []byte, path string) (any, bool) {
+	v, ok := decode(body)
+	if !ok {
+		return nil, false
+	}
+	return walk(v, path)
+}
+
+// decode reads a JSON body, numbers kept as json.Number (a sequence may
+// not fit a float64 exactly).
+func decode(body []byte) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, false
 	}
-	return walk(v, path)
+	return v, true
 }
 
 func walk(v any, path string) (any, bool) {
