@@ -252,9 +252,9 @@ func (c *Config) writerPhase(w int) time.Duration {
 // duration, or until ops are done when duration is 0. Each writer starts
 // an operation every writers/rate seconds from its phase (writer w at
 // w/rate), so a rate whose first interval reaches past the duration would
-// send at most each writer's first operation: not the rate asked for. The rate must be
-// more than writers/duration, and at most 10^9 per writer (an interval of
-// at least a nanosecond).
+// send at most each writer's first operation: not the rate asked for. The
+// rate must be more than writers/duration, and at most 10^9 per writer
+// (an interval of at least a nanosecond).
 func RateProblem(rate float64, writers int, duration time.Duration, ops int) string {
 	switch {
 	case math.IsNaN(rate) || math.IsInf(rate, 0):
