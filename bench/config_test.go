@@ -9,8 +9,8 @@ import (
 
 // TestRateProblems: an open-loop rate runs as asked or is refused; it is
 // never quietly a closed loop (NaN, Inf, a rate too high for a nanosecond
-// interval, one too low for the interval to fit the clock) nor a burst of
-// each writer's first operation (an interval past the run's duration).
+// interval, one too low for the interval to fit the clock) nor only each
+// writer's first operation (an interval past the run's duration).
 func TestRateProblems(t *testing.T) {
 	for _, c := range []struct {
 		rate     float64
@@ -30,7 +30,7 @@ func TestRateProblems(t *testing.T) {
 		{-3, 8, 3 * time.Second, 0, "must not be negative"},
 		{9e9, 8, 3 * time.Second, 0, "under a nanosecond between one writer's operations: the most is 8e+09 operations/s"},
 		{1e-12, 8, 300 * time.Millisecond, 0, "8e+12s apart, no sooner than the run's 300ms ends"},
-		{2.5, 8, 3 * time.Second, 0, "3.2s apart, no sooner than the run's 3s ends: each writer would send only its first, all at the start; give more than 2.67 operations/s"},
+		{2.5, 8, 3 * time.Second, 0, "3.2s apart, no sooner than the run's 3s ends: each writer would send at most its first; give more than 2.67 operations/s"},
 		{1, 1, time.Second, 0, "give more than 1 operations/s"},
 		{1e-12, 8, 0, 100, "would take 1.04e+14s for 100 operations, more than the clock can count"},
 	} {

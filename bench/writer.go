@@ -102,9 +102,10 @@ func (w *writer) newPID() int {
 // duration is over: operations in flight still complete) or ctx ends (an
 // interrupt: operations in flight end with unknown outcomes). interval > 0
 // is the open-loop spacing between this writer's intended starts, from
-// start on the recorder's clock.
+// start plus the writer's phase on the recorder's clock.
 func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start int64, interval time.Duration) {
 	w.stop = stop
+	start += int64(w.cfg.writerPhase(w.id))
 	for op := 0; ops == 0 || op < ops; op++ {
 		if w.stopped(ctx) {
 			return

@@ -75,7 +75,7 @@ for 'chatseq check'.`,
 	fl.Float64Var(&cfg.ZipfS, "zipf-s", cfg.ZipfS, "zipf exponent (> 1); larger is hotter")
 	fl.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long writers run (0 with --ops: until the ops are done)")
 	fl.IntVar(&cfg.Ops, "ops", cfg.Ops, "operations planned across writers; retries and duplicates add attempts (0: run for --duration)")
-	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open loop at this many operations/s in total, latency measured from intended start (0: closed loop); each writer starts one every writers/rate seconds, so with --duration it must be more than writers/duration (or each writer sends only its first operation), and at most 1e9 per writer")
+	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open loop at this many operations/s in total, latency measured from intended start (0: closed loop); each writer starts one every writers/rate seconds, the writers 1/rate apart, so with --duration it must be more than writers/duration (or each writer sends only its first operation), and at most 1e9 per writer")
 	fl.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of every random choice")
 	fl.Float64Var(&cfg.Faults.StaleRead, "stale-read", cfg.Faults.StaleRead, "probability step 1's eventually consistent idempotency read misses an existing record")
 	fl.Float64Var(&cfg.Faults.CrashAfterAllocate, "crash-after-allocate", cfg.Faults.CrashAfterAllocate, "probability the server crashes between allocate and persist")

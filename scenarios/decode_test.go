@@ -282,8 +282,8 @@ func TestStoreErrorsDecodeForTheCoreOnly(t *testing.T) {
 	}
 }
 
-// A rate whose first interval reaches past the duration would send each
-// writer's first operation only, all at once.
+// A rate whose first interval reaches past the duration would send at most
+// each writer's first operation.
 func TestRateTooLowForTheDurationNamesTheLine(t *testing.T) {
 	es := decodeErrors(t, "name: r\nwriters: 4\nduration: 3s\nrate: 1\nexpect: pass\n")
 	wantError(t, es, 4, "rate: 1 with 4 writers", "4s apart", "give more than 1.33 operations/s")
