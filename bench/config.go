@@ -100,7 +100,7 @@ type Config struct {
 	HistoryPath string // where the history streams; required
 	// HistoryTee, if set, gets every byte written to the history file as
 	// it is written (checker.Feed: the check reads the run as it goes). It
-	// must not block.
+	// must not block while the writers run; a PacedTee may after.
 	HistoryTee io.Writer `json:"-"`
 	Target     string    // recorded in the header
 	Scenario   string    // recorded in the header
@@ -319,4 +319,11 @@ func (c *Config) phase(name string) {
 	if c.Phase != nil {
 		c.Phase(name)
 	}
+}
+
+// PacedTee is a HistoryTee that may make writes wait for its reader once
+// Pace is called, which a run does when its writers have stopped.
+type PacedTee interface {
+	io.Writer
+	Pace()
 }

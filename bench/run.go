@@ -142,6 +142,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	}
 	runWriters(ctx, cfg, target, rec, lat, chats, res)
 	afterWriters := time.Now()
+	if p, ok := cfg.HistoryTee.(PacedTee); ok {
+		p.Pace() // no operation waits for the check any more
+	}
 	stopFaults()
 	// A kill in flight ends with the server up again, before the final
 	// state is read from it.

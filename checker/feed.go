@@ -22,8 +22,12 @@ type Feed struct {
 	mu     sync.Mutex
 	more   sync.Cond
 	queue  [][]byte // written, not yet read
+	queued int      // bytes in queue
 	closed bool     // no more writes
 	failed bool     // the reader stopped early: writes are dropped
+	// paced: writes wait while more than pacedQueue bytes are queued.
+	paced   bool
+	drained sync.Cond
 
 	done chan struct{}
 	h    *history.History
@@ -35,11 +39,13 @@ type Feed struct {
 func NewFeed(name string) *Feed {
 	f := &Feed{began: time.Now(), log: NewLog(), done: make(chan struct{})}
 	f.more.L = &f.mu
+	f.drained.L = &f.mu
 	go func() {
 		defer close(f.done)
 		f.h, f.err = history.Scan(feedReader{f}, name, f.log)
 		f.mu.Lock()
-		f.failed, f.queue = true, nil // a history that ended early reads no further
+		f.failed, f.queue, f.queued = true, nil, 0 // a history that ended early reads no further
+		f.drained.Broadcast()
 		f.mu.Unlock()
 	}()
 	return f
@@ -54,11 +60,28 @@ func (f *Feed) Write(p []byte) (int, error) {
 	if f.closed {
 		return 0, errFeedClosed
 	}
+	for f.paced && !f.failed && f.queued > pacedQueue {
+		f.drained.Wait()
+	}
 	if !f.failed && len(p) > 0 {
 		f.queue = append(f.queue, append([]byte(nil), p...))
+		f.queued += len(p)
 		f.more.Signal()
 	}
 	return len(p), nil
+}
+
+// pacedQueue is how far a paced feed's reader may fall behind.
+const pacedQueue = 16 << 20
+
+// Pace makes later writes wait while the reader is more than a few
+// megabytes behind. A run calls it once its writers have stopped: the
+// final state is written faster than it is read, and an unpaced queue
+// held a copy of most of it (650 MB after a default one-minute run).
+func (f *Feed) Pace() {
+	f.mu.Lock()
+	f.paced = true
+	f.mu.Unlock()
 }
 
 var errFeedClosed = errors.New("checker: write to a closed feed")
@@ -113,6 +136,10 @@ func (r feedReader) Read(p []byte) (int, error) {
 		f.queue = f.queue[1:]
 	} else {
 		f.queue[0] = f.queue[0][n:]
+	}
+	f.queued -= n
+	if f.queued <= pacedQueue {
+		f.drained.Broadcast()
 	}
 	return n, nil
 }
