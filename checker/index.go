@@ -49,6 +49,11 @@ func scopeOf(_ /* sender */, key string) string { return key }
 type index struct {
 	*Log
 
+	// kinds caches kindsOf for kindsReject.
+	kindsMu     sync.Mutex
+	kinds       []linKind
+	kindsReject bool
+
 	// The Log's records, in the blocks they were read into: gathering
 	// them into one slice each copied a quarter of a run's memory at once
 	// (chunked.go).
@@ -549,4 +554,17 @@ func (x *index) chatList(cs []int32) string {
 		names = append(names, fmt.Sprintf("%q", x.chatNames[c]))
 	}
 	return fmt.Sprint(names)
+}
+
+// largestChatShare is the largest chat's share of the operations.
+func (x *index) largestChatShare() float64 {
+	if x.ops.len() == 0 {
+		return 0
+	}
+	most := 0
+	for c := range int32(len(x.chatNames)) {
+		lo, hi := span(x.opChatSpan, c)
+		most = max(most, hi-lo)
+	}
+	return float64(most) / float64(x.ops.len())
 }

@@ -85,16 +85,15 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	reject := con.KeyReuse == history.KeyReuseReject
 	type job struct{ chat, n int32 }
 	var jobs []job
-	for c := int32(0); c < int32(len(x.chatNames)); c++ {
-		n := 0
-		lo, hi := span(x.opChatSpan, c)
-		for _, o := range x.opsByChat[lo:hi] {
-			if x.linKindOf(o, reject) != 0 {
-				n++
-			}
+	perChat := make([]int32, len(x.chatNames))
+	for o, k := range x.kindsOf(reject) {
+		if k != 0 {
+			perChat[x.ops.at(int32(o)).chat]++
 		}
+	}
+	for c, n := range perChat {
 		if n > 0 {
-			jobs = append(jobs, job{c, int32(n)})
+			jobs = append(jobs, job{int32(c), n})
 		}
 	}
 	if len(jobs) == 0 {
@@ -250,6 +249,22 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 // loses nothing), or the final table, which lists keys, has no message
 // with its key. Left in, each would let porcupine try it at every point of
 // the history.
+// kindsOf is every operation's linKindOf, worked out once in record order:
+// asked per chat, in each chat's invoke order, every look-up was a cache
+// miss, three times an operation, a fifth of the check after a run.
+func (x *index) kindsOf(reject bool) []linKind {
+	x.kindsMu.Lock()
+	defer x.kindsMu.Unlock()
+	if x.kinds == nil || x.kindsReject != reject {
+		kinds := make([]linKind, x.ops.len())
+		for o := range x.ops.count() {
+			kinds[o] = x.linKindOf(o, reject)
+		}
+		x.kinds, x.kindsReject = kinds, reject
+	}
+	return x.kinds
+}
+
 func (x *index) linKindOf(o int32, reject bool) linKind {
 	st := x.ops.at(o).status
 	switch {
@@ -281,16 +296,17 @@ func (x *index) linKindOf(o int32, reject bool) linKind {
 func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupine bool) (*model, []porcupine.Operation) {
 	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1, base: x.initialCounter}
 	lo, hi := span(x.opChatSpan, c)
+	kinds := x.kindsOf(m.reject)
 	n := 0
 	for _, o := range x.opsByChat[lo:hi] {
-		if x.linKindOf(o, m.reject) != 0 {
+		if kinds[o] != 0 {
 			n++
 		}
 	}
 	m.ops = make([]linOp, 0, n)
 	m.call, m.ret = make([]int64, 0, n), make([]int64, 0, n)
 	for _, o := range x.opsByChat[lo:hi] {
-		kind := x.linKindOf(o, m.reject)
+		kind := kinds[o]
 		if kind == 0 {
 			continue
 		}
