@@ -625,7 +625,7 @@ func (e *exactChat) linkSyncs() {
 		at := lo
 		run := -1 // start of the current run of returned leaves
 		for _, q := range o.seqs {
-			j, _ := slices.BinarySearch(e.seqs, q) // present: every observed sequence has a node
+			j, _ := searchFrom(e.seqs, at, q, cmp.Compare[uint64]) // present: every observed sequence has a node
 			if run >= 0 && j != at {
 				t.after(&e.g, v, int32(run), int32(at))
 				run = -1

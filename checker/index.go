@@ -232,6 +232,21 @@ func (x *index) hasMsgHash(c int32, seq uint64, h uint64) (found bool, at int32)
 	return false, at
 }
 
+// hasMsgHashFrom is hasMsgHash on one chat's msgs for a sequence at or
+// after index from of them (searchFrom); it returns where the sequence's
+// messages begin, for the next look-up.
+func (x *index) hasMsgHashFrom(msgs []int32, from int, seq uint64, h uint64) (found bool, at int32, next int) {
+	i, _ := searchFrom(msgs, from, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.at(m).Seq, t) })
+	at = -1
+	for j := i; j < len(msgs) && x.fin.at(msgs[j]).Seq == seq; j++ {
+		at = msgs[j]
+		if x.midHash[x.fin.at(at).MessageID] == h {
+			return true, at, i
+		}
+	}
+	return false, at, i
+}
+
 // hasMsg reports whether chat c's final messages hold (seq, id).
 func (x *index) hasMsg(c int32, seq uint64, id uint32) (found bool, at int32) {
 	i, j := x.msgAt(c, seq)

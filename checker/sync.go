@@ -202,10 +202,15 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 		return 0
 	}
 	dl := x.doneLine(y)
+	mlo, mhi := span(x.msgSpan, c)
+	msgs, from, kat := x.msgs[mlo:mhi], 0, 0
 	for i, s := range seqs {
 		id := ids[i]
 		if x.hasMessages {
-			if found, at := x.hasMsgHash(c, s, id); !found {
+			var found bool
+			var at int32
+			found, at, from = x.hasMsgHashFrom(msgs, from, s, id)
+			if !found {
 				lines := []int{dl}
 				what := "no final message has that sequence"
 				if at >= 0 {
@@ -218,7 +223,8 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 			}
 			continue
 		}
-		k, ok := slices.BinarySearchFunc(ks, s, func(k known, s uint64) int { return cmp.Compare(k.seq, s) })
+		k, ok := searchFrom(ks, kat, s, compareKnown)
+		kat = k
 		switch {
 		case !ok || ks[k].op < 0:
 			unverified++
@@ -247,10 +253,13 @@ func (x *index) syncCovers(v *verdict, c int32, y int32, ks []known, fw fenwick)
 	need := fw.sum(hi) - fw.sum(lo)
 	call := x.call(y)
 	present := 0
+	at := lo
 	for _, s := range seqs {
-		if k, ok := slices.BinarySearchFunc(ks, s, func(k known, s uint64) int { return cmp.Compare(k.seq, s) }); ok && ks[k].ack < call {
+		k, ok := searchFrom(ks, at, s, compareKnown)
+		if ok && ks[k].ack < call {
 			present++
 		}
+		at = k
 	}
 	if need <= present {
 		return
