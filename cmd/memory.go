@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 )
@@ -27,11 +26,4 @@ func limitMemory() (int64, error) {
 		return limit, fmt.Errorf("setting the memory limit: %w (AUTOMEMLIMIT takes a share in (0, 1] or \"off\")", err)
 	}
 	return limit, nil
-}
-
-// trackMemory reports whether the soft limit follows the heap goal
-// (internal/memtrack): unless the user set GOMEMLIMIT, or AUTOMEMLIMIT is
-// off.
-func trackMemory() bool {
-	return os.Getenv("GOMEMLIMIT") == "" && os.Getenv("AUTOMEMLIMIT") != "off"
 }

@@ -5,7 +5,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"github.com/chatseq/chatseq/internal/memtrack"
 	"io"
 	"os"
 	"strings"
@@ -102,13 +101,9 @@ func Main() { os.Exit(runProcess(os.Args[1:], os.Stdout, os.Stderr)) }
 // runProcess is Execute with what only a whole process should do first:
 // setting the runtime's memory limit.
 func runProcess(args []string, out, errOut io.Writer) int {
-	ceiling, err := limitMemory()
-	if err != nil {
+	if _, err := limitMemory(); err != nil {
 		fmt.Fprintln(errOut, "chatseq:", err)
 		return ExitBadInput
-	}
-	if trackMemory() {
-		memtrack.Start(ceiling)
 	}
 	stop, err := startProfile()
 	if err != nil {
