@@ -220,10 +220,11 @@ func (b *builder) addCompletion(l *parsedLine) error {
 	}
 	b.open.remove(l.process)
 	b.emit(e)
-	if b.sink != nil {
-		// The invoke's copy is done with. Runs give a crashed process a
-		// new id, so a slot kept for every id that ever ran held its
-		// strings, and their blocks, for the whole read.
+	if b.sink != nil && l.kind == KindInfo {
+		// Runs give a process whose operation ended unknown a new id: a
+		// slot kept for every id that ever ran held its strings, and
+		// their blocks, for the whole read. A live process keeps its
+		// slot for its next invoke.
 		b.slots.release(l.process)
 	}
 	return nil
