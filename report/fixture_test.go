@@ -87,7 +87,10 @@ func healthyConfig(dir string) bench.Config {
 
 func faultyConfig(dir string) bench.Config {
 	cfg := bench.DefaultConfig()
-	cfg.Writers, cfg.Chats, cfg.Rate, cfg.Duration = 4, 2, 300, 3*time.Second
+	// Open-loop writers send evenly spread (one every 1/rate): at 300/s a
+	// sync rarely fell between an ack and its persist, and the variant
+	// went unseen by linearizability; at 2000/s it is caught every run.
+	cfg.Writers, cfg.Chats, cfg.Rate, cfg.Duration = 8, 2, 2000, 3*time.Second
 	cfg.Variant = sequencer.AckBeforePersist
 	cfg.SyncRatio = 0.3
 	// Replays and crashes would let the checker refute linearizability
