@@ -285,7 +285,7 @@ func (l *Log) complete(e *history.Event) {
 		if o.fn == fnPersist {
 			o.seq, o.mid = e.Seq, l.mid(e.MessageID)
 			if o.mid != 0 {
-				a := ackAt{mid: o.mid, key: o.key, midHash: *l.newMids.hash.at(int32(o.mid))}
+				a := ackAt{mid: o.mid, key: o.key, sender: o.sender, midHash: *l.newMids.hash.at(int32(o.mid))}
 				if o.key >= 0 {
 					a.keyHash = *l.newKeys.hash.at(o.key)
 				}

@@ -311,11 +311,14 @@ type recentAcks struct {
 	bySeq [][]ackAt // by chat: the first ack at sequence base+i
 }
 
-// ackAt is the first ack at a sequence; mid 0 is none.
+// ackAt is the first ack at a sequence; mid 0 is none. sender is its
+// persist's, kept here so that a final line naming its sender is compared
+// without a look-up in the keys.
 type ackAt struct {
 	midHash, keyHash uint64
 	mid              uint32
 	key              int32
+	sender           uint32
 }
 
 // remember notes that an ack of chat acknowledged seq with mid for key.
@@ -378,7 +381,7 @@ func (l *Log) finalIDs(chat int32, seq uint64, mid, key string, sender uint32) (
 	switch {
 	case key == "":
 		return a.mid, -1
-	case a.key >= 0 && a.keyHash == stringHash(key) && (sender == noSender || *l.newKeys.sender.at(a.key) == sender):
+	case a.key >= 0 && a.keyHash == stringHash(key) && (sender == noSender || a.sender == sender):
 		return a.mid, a.key
 	}
 	return a.mid, l.newKey(chat, sender, key)
