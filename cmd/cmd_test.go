@@ -42,6 +42,7 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"check", "x", "--gaps", "sometimes"}, ""},
 		{[]string{"check", "x", "--key-scope", "user"}, `--key-scope must be chat or client, got "user"`},
 		{[]string{"bench", "--target", "http", "--key-scope", "sender"}, `--key-scope must be chat or client, got "sender"`},
+		{[]string{"bench", "--target", "memory,ledger", "--key-scope", "client"}, "--key-scope applies only to --target http"},
 		{[]string{"check", "x", "--lin-memory", "lots"}, `--lin-memory must be a size of at least 1MiB, such as 768MiB or 4GiB, got "lots"`},
 		{[]string{"bench", "--lin-memory", "100KiB"}, `--lin-memory must be a size of at least 1MiB`},
 		{[]string{"bench", "--broken", "racy-counter", "--strategy", "occ"}, "--broken racy-counter with --strategy occ: racy-counter breaks two-phase allocation's atomic ADD"},
