@@ -410,10 +410,10 @@ func FinalVisitor(add func(history.Final)) store.StateVisitor {
 			add(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
 		},
 		Message: func(m store.Message) {
-			add(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key})
+			add(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key, Sender: m.Sender})
 		},
 		Idempotency: func(r store.IdempotencyRecord) {
-			add(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID})
+			add(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID, Sender: r.Sender})
 		},
 	}
 }

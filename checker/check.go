@@ -55,7 +55,9 @@ func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 		l.fin = chunked[cfin]{}
 	}
 	defer timings.Phase("check: all")()
-	x := buildIndex(l, h.Header)
+	// The key scope decides how keys are numbered, before any invariant.
+	scope, _ := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
+	x := buildIndex(l, h.Header, scope.KeyScope == history.KeyScopeClient)
 	if cut {
 		x.warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
 			cutShortNote, finals)
@@ -283,6 +285,12 @@ func resolveContract(header history.Contract, opt *history.Contract, hasEvents b
 		if opt.EventOrder != "" {
 			c.EventOrder = opt.EventOrder
 		}
+		if opt.KeyScope != "" {
+			c.KeyScope = opt.KeyScope
+		}
+	}
+	if c.KeyScope == "" {
+		c.KeyScope = history.KeyScopeChat
 	}
 	if c.CatchUp == "" {
 		c.CatchUp = history.CatchUpCursor // judged only with reader syncs
@@ -313,6 +321,8 @@ func contractProblem(c history.Contract) string {
 		return fmt.Sprintf("gaps %q is neither %q nor %q", c.Gaps, history.GapsAllowed, history.GapsForbidden)
 	case c.KeyReuse != history.KeyReuseReturnOriginal && c.KeyReuse != history.KeyReuseReject:
 		return fmt.Sprintf("key_reuse %q is neither %q nor %q", c.KeyReuse, history.KeyReuseReturnOriginal, history.KeyReuseReject)
+	case c.KeyScope != history.KeyScopeChat && c.KeyScope != history.KeyScopeClient:
+		return fmt.Sprintf("key_scope %q is neither %q nor %q", c.KeyScope, history.KeyScopeChat, history.KeyScopeClient)
 	}
 	return ""
 }

@@ -14,8 +14,9 @@ func (x *index) keyOps(k int32) []int32 {
 
 // checkIdempotencyGuarantee: every ok response for one (chat, key), replay
 // or not, carries the same sequence and message_id, and at most one final
-// message carries the key (ADR-001 Appendix C; keys scoped per chat as
-// ADR-004's table is, see scopeOf).
+// message carries the key (ADR-001 Appendix C). A key is scoped as the
+// contract's key_scope says: per chat as ADR-004's table is, or per sender
+// per chat (ADR-001); the Log numbers keys so (canonicalMaps).
 func checkIdempotencyGuarantee(x *index) Result {
 	v := newVerdict(NameIdempotencyGuarantee)
 	if len(x.acks) == 0 && !x.hasMessages {
@@ -99,6 +100,9 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	}
 	if x.nKeylessMsg > 0 {
 		v.unknown("%s carry no key", plural(x.nKeylessMsg, "final message"))
+	}
+	if x.nKeylessIdem > 0 {
+		v.unknown("%s name no sender and no single sender used their key (key_scope client)", plural(x.nKeylessIdem, "idempotency record"))
 	}
 	v.pass("%s: record and message agree", plural(pairs, "key"))
 	return v.result()

@@ -38,13 +38,6 @@ const (
 	timeMax = math.MaxInt64 // the return of an operation whose outcome is unknown
 )
 
-// scopeOf is the scope of an idempotency key. ADR-004 keys the
-// idempotency table by (chat_id, client_message_id), so keys are scoped per
-// chat (the Log numbers them per chat). ADR-001 also says "unique per
-// client per chat": scoping per sender would add the sender here (finals
-// would then need a sender field too).
-func scopeOf(_ /* sender */, key string) string { return key }
-
 // index is a Log with the sorted views every invariant shares.
 type index struct {
 	*Log
@@ -81,6 +74,10 @@ type index struct {
 	keyIdem2    []int32 // per key: a second one, -1
 	keyCreated  []bool  // per key: some persist was acked as its new message
 	nKeylessMsg int     // final messages without a key
+	// nKeylessIdem counts final idempotency records no key is known for:
+	// under key_scope client, records without a sender that no single
+	// sender's key claims (canonicalMaps).
+	nKeylessIdem int
 
 	hasCounters, hasMessages, hasIdem, hasEvents bool
 
@@ -263,7 +260,7 @@ func (x *index) hasMsg(c int32, seq uint64, id uint32) (found bool, at int32) {
 // buildIndex sorts the Log's views; the Log becomes the index's. Its steps
 // that touch different records run side by side: after the writers stop,
 // this is most of what bench waits for.
-func buildIndex(l *Log, h history.Header) *index {
+func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 	x := &index{Log: l}
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
@@ -272,7 +269,7 @@ func buildIndex(l *Log, h history.Header) *index {
 	done := timings.Phase("index: canonical numbering")
 	var keyMap, midMap []int32
 	x.ops, x.fin, x.allocs = &l.ops, &l.fin, &l.allocs
-	keyMap, midMap = l.canonicalMaps()
+	keyMap, midMap = l.canonicalMaps(clientScope)
 	runAll([]func(){
 		func() { renumberOps(x.ops, keyMap, midMap) },
 		func() { renumberFinals(x.fin, keyMap, midMap) },
@@ -402,7 +399,11 @@ func (x *index) finalViews(nc int32, nk int) {
 				x.nKeylessMsg++
 			}
 		case tableIdempotency:
-			setFirstTwo(x.keyIdem, x.keyIdem2, f.key, int32(i))
+			if f.key >= 0 {
+				setFirstTwo(x.keyIdem, x.keyIdem2, f.key, int32(i))
+			} else {
+				x.nKeylessIdem++
+			}
 		case tableEvents:
 			x.events = append(x.events, int32(i))
 		}

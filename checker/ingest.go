@@ -30,9 +30,10 @@ type Log struct {
 	keyNames []string
 	keyChat  []int32
 	newKeys  struct {
-		names chunked[string]
-		chat  chunked[int32]
-		hash  chunked[uint64] // stringHash of each name
+		names  chunked[string]
+		chat   chunked[int32]
+		sender chunked[uint32] // of the persist, or the final line; noSender
+		hash   chunked[uint64] // stringHash of each name
 	}
 	lastKey []int32 // by process: the key of its last persist, -1
 
@@ -242,13 +243,13 @@ func (l *Log) invoke(e *history.Event) {
 	}
 	o := op{call: e.Time, invLine: int32(e.Line), process: int32(e.Process), chat: l.chat(e.Chat), key: -1, sync: -1, fn: fn}
 	if fn == fnPersist {
+		o.sender = l.sender(e.Sender)
 		if e.Key == "" {
 			l.warn("line %d: persist without key: left out of key-based invariants", e.Line)
 		} else {
-			o.key = l.keyID(e.Process, o.chat, scopeOf(e.Sender, e.Key))
+			o.key = l.keyID(e.Process, o.chat, o.sender, e.Key)
 		}
 		o.payload = stringHash(e.PayloadHash)
-		o.sender = l.sender(e.Sender)
 	} else {
 		o.seq, o.limit = e.After, int32(min(max(e.Limit, math.MinInt32), math.MaxInt32))
 		o.reader = e.Reader
@@ -284,7 +285,7 @@ func (l *Log) complete(e *history.Event) {
 		if o.fn == fnPersist {
 			o.seq, o.mid = e.Seq, l.mid(e.MessageID)
 			if o.mid != 0 {
-				a := ackAt{mid: o.mid, key: o.key, midHash: *l.newMids.hash.at(int32(o.mid))}
+				a := ackAt{mid: o.mid, key: o.key, sender: o.sender, midHash: *l.newMids.hash.at(int32(o.mid))}
 				if o.key >= 0 {
 					a.keyHash = *l.newKeys.hash.at(o.key)
 				}
@@ -364,17 +365,15 @@ func (l *Log) Final(f *history.Final) {
 	switch c.Table {
 	case tableCounters:
 		c.Seq = f.Value
-	case tableMessages:
-		key := ""
-		if f.Key != "" {
-			key = scopeOf("", f.Key)
+	case tableMessages, tableIdempotency:
+		sender := noSender // an optional field: who sent the key
+		if f.Sender != "" {
+			sender = l.sender(f.Sender)
 		}
-		c.MessageID, c.key = l.finalIDs(c.chat, f.Seq, f.MessageID, key)
-	case tableIdempotency:
-		// An idempotency record always has a key, "" included.
-		c.MessageID, c.key = l.finalIDs(c.chat, f.Seq, f.MessageID, scopeOf("", f.Key))
-		if c.key < 0 {
-			c.key = l.newKey(c.chat, "")
+		c.MessageID, c.key = l.finalIDs(c.chat, f.Seq, f.MessageID, f.Key, sender)
+		if c.key < 0 && c.Table == tableIdempotency {
+			// An idempotency record always has a key, "" included.
+			c.key = l.newKey(c.chat, sender, "")
 		}
 	case tableEvents:
 		c.MessageID = l.mid(f.MessageID)
@@ -433,4 +432,6 @@ func logOf(h *history.History) *Log {
 }
 
 // indexOf is h's index, as Check builds it for a complete history.
-func indexOf(h *history.History) *index { return buildIndex(logOf(h), h.Header) }
+func indexOf(h *history.History) *index {
+	return buildIndex(logOf(h), h.Header, h.Header.Contract.KeyScope == history.KeyScopeClient)
+}

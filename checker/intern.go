@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 )
@@ -19,16 +20,26 @@ func scopedHash(scope int32, keyHash uint64) uint64 {
 	return keyHash ^ (uint64(uint32(scope)) * 0x9E3779B97F4A7C15)
 }
 
-// keyID numbers a persist's scoped key. Keys are scoped per chat, as
-// ADR-004's idempotency table is keyed (scopeOf is the seam for per-sender
-// scoping).
-func (l *Log) keyID(process int, chat int32, key string) int32 {
+// senderHash mixes a sender into a key's hash as well (key_scope client).
+func senderHash(sender uint32, keyHash uint64) uint64 {
+	return keyHash ^ ((uint64(sender) + 1) * 0xC2B2AE3D27D4EB4F)
+}
+
+// noSender is the sender of a key named by a final line that says none.
+const noSender = ^uint32(0)
+
+// keyID numbers a persist's key. Each provisional key keeps its chat and
+// sender: the contract's key_scope, known only once every line is in,
+// decides whether canonicalMaps tells keys apart by sender (client, ADR-001:
+// "unique per client per chat") or by chat alone (chat, ADR-004's
+// idempotency table).
+func (l *Log) keyID(process int, chat int32, sender uint32, key string) int32 {
 	if process >= 0 && process < len(l.lastKey) {
-		if k := l.lastKey[process]; k >= 0 && *l.newKeys.chat.at(k) == chat && *l.newKeys.names.at(k) == key {
+		if k := l.lastKey[process]; k >= 0 && *l.newKeys.chat.at(k) == chat && *l.newKeys.sender.at(k) == sender && *l.newKeys.names.at(k) == key {
 			return k
 		}
 	}
-	k := l.newKey(chat, key)
+	k := l.newKey(chat, sender, key)
 	if process >= 0 && process < 1<<16 {
 		for process >= len(l.lastKey) {
 			l.lastKey = append(l.lastKey, -1)
@@ -38,8 +49,9 @@ func (l *Log) keyID(process int, chat int32, key string) int32 {
 	return k
 }
 
-func (l *Log) newKey(chat int32, key string) int32 {
+func (l *Log) newKey(chat int32, sender uint32, key string) int32 {
 	l.newKeys.chat.add(chat)
+	l.newKeys.sender.add(sender)
 	l.newKeys.hash.add(stringHash(key))
 	return l.newKeys.names.add(l.names.string(key))
 }
@@ -54,21 +66,31 @@ func (l *Log) mid(s string) uint32 {
 	return uint32(l.newMids.names.add(l.names.string(s)))
 }
 
-// canonicalMaps gives equal keys (in one chat) and equal message ids one
-// number each, the lowest of their provisional ones: the maps from
-// provisional to final numbers, dense in first-seen order. The Log's
-// names and hashes are compacted to the final numbers.
-func (l *Log) canonicalMaps() (keyMap, midMap []int32) {
+// canonicalMaps gives equal keys (in one chat, and under clientScope of
+// one sender) and equal message ids one number each, the lowest of their
+// provisional ones: the maps from provisional to final numbers, dense in
+// first-seen order. The Log's names and hashes are compacted to the final
+// numbers. Under clientScope a final line that names no sender is
+// attributed by attributeSenderless; one it cannot be maps to -1 (keyless).
+func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		k := &l.newKeys
 		hashes := k.hash.flat()
 		for i := range hashes {
 			hashes[i] = scopedHash(*k.chat.at(int32(i)), hashes[i])
+			if clientScope {
+				hashes[i] = senderHash(*k.sender.at(int32(i)), hashes[i])
+			}
 		}
 		keyMap = canonical(hashes, func(a, b int32) bool {
-			return *k.chat.at(a) == *k.chat.at(b) && *k.names.at(a) == *k.names.at(b)
+			return *k.chat.at(a) == *k.chat.at(b) && *k.names.at(a) == *k.names.at(b) &&
+				(!clientScope || *k.sender.at(a) == *k.sender.at(b))
 		})
+		if clientScope {
+			l.attributeSenderless(keyMap)
+		}
+		k.sender = chunked[uint32]{}
 		l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
 	})
 	m := &l.newMids
@@ -78,6 +100,63 @@ func (l *Log) canonicalMaps() (keyMap, midMap []int32) {
 	wg.Wait()
 	l.lastKey = nil
 	return keyMap, midMap
+}
+
+// attributeSenderless, under key_scope client, gives each key that only
+// final lines without a sender name (one the ack at their sequence did not
+// already claim, see finalIDs) the key of the one sender that used it in
+// its chat: matching falls back to the chat. When no sender or several
+// did, the line cannot be told apart soundly: it maps to -1 and is judged
+// as a line without a key. keyMap stays dense in first-seen order.
+func (l *Log) attributeSenderless(keyMap []int32) {
+	k := &l.newKeys
+	type chatKey struct {
+		chat int32
+		name string
+	}
+	const nobody, several = -2, -1
+	owner := map[chatKey]int32{}
+	for p := range keyMap {
+		if *k.sender.at(int32(p)) == noSender {
+			owner[chatKey{*k.chat.at(int32(p)), *k.names.at(int32(p))}] = nobody
+		}
+	}
+	if len(owner) == 0 {
+		return
+	}
+	for p, f := range keyMap {
+		if *k.sender.at(int32(p)) == noSender {
+			continue
+		}
+		ck := chatKey{*k.chat.at(int32(p)), *k.names.at(int32(p))}
+		switch o, ok := owner[ck]; {
+		case !ok:
+		case o == nobody:
+			owner[ck] = f
+		case o != f:
+			owner[ck] = several
+		}
+	}
+	dense := filled(len(keyMap), int32(-1))
+	next := int32(0)
+	unattributed := 0
+	for p, f := range keyMap {
+		if *k.sender.at(int32(p)) == noSender {
+			if f = owner[chatKey{*k.chat.at(int32(p)), *k.names.at(int32(p))}]; f < 0 {
+				keyMap[p] = -1
+				unattributed++
+				continue
+			}
+		}
+		if dense[f] < 0 {
+			dense[f] = next
+			next++
+		}
+		keyMap[p] = dense[f]
+	}
+	if unattributed > 0 {
+		l.warnings = append(l.warnings, fmt.Sprintf("key_scope client: %s without a sender whose key no single sender used in its chat: judged as lines without a key", plural(unattributed, "final key")))
+	}
 }
 
 // renumberOps gives operations their final key and message id numbers.
@@ -94,7 +173,7 @@ func renumberOps(ops *chunked[op], keyMap, midMap []int32) {
 func renumberFinals(fin *chunked[cfin], keyMap, midMap []int32) {
 	fin.each(func(f *cfin) {
 		if f.key >= 0 {
-			f.key = keyMap[f.key]
+			f.key = keyMap[f.key] // -1: keyless (attributeSenderless)
 		}
 		f.MessageID = uint32(midMap[f.MessageID])
 	})
@@ -232,11 +311,14 @@ type recentAcks struct {
 	bySeq [][]ackAt // by chat: the first ack at sequence base+i
 }
 
-// ackAt is the first ack at a sequence; mid 0 is none.
+// ackAt is the first ack at a sequence; mid 0 is none. sender is its
+// persist's, kept here so that a final line naming its sender is compared
+// without a look-up in the keys.
 type ackAt struct {
 	midHash, keyHash uint64
 	mid              uint32
 	key              int32
+	sender           uint32
 }
 
 // remember notes that an ack of chat acknowledged seq with mid for key.
@@ -284,21 +366,23 @@ func (r *recentAcks) at(chat int32, seq uint64) *ackAt {
 
 // finalIDs numbers a final line's message id and key (key "": none) at
 // chat and seq: those of the ack at that sequence where the strings are
-// the same; the key is only the ack's when the message id is too.
-func (l *Log) finalIDs(chat int32, seq uint64, mid, key string) (uint32, int32) {
+// the same; the key is only the ack's when the message id is too, and
+// when the line names a sender (it may not: noSender), the ack's sender.
+// A line without a sender thus takes the sender of the ack it repeats.
+func (l *Log) finalIDs(chat int32, seq uint64, mid, key string, sender uint32) (uint32, int32) {
 	a := l.acked.at(chat, seq)
 	if a == nil || a.midHash != stringHash(mid) {
 		id := l.mid(mid)
 		if key == "" {
 			return id, -1
 		}
-		return id, l.newKey(chat, key)
+		return id, l.newKey(chat, sender, key)
 	}
 	switch {
 	case key == "":
 		return a.mid, -1
-	case a.key >= 0 && a.keyHash == stringHash(key):
+	case a.key >= 0 && a.keyHash == stringHash(key) && (sender == noSender || a.sender == sender):
 		return a.mid, a.key
 	}
-	return a.mid, l.newKey(chat, key)
+	return a.mid, l.newKey(chat, sender, key)
 }

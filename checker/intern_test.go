@@ -27,13 +27,13 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 	l := NewLog()
 	c0, c1 := l.chat("c0"), l.chat("c1")
 	ids := []int32{
-		l.keyID(1, c0, "k"), l.keyID(2, c0, "k"), l.keyID(1, c0, "k"),
-		l.keyID(3, c1, "k"), l.newKey(c0, "k"), l.keyID(2, c0, "other"),
+		l.keyID(1, c0, 0, "k"), l.keyID(2, c0, 1, "k"), l.keyID(1, c0, 0, "k"),
+		l.keyID(3, c1, 0, "k"), l.newKey(c0, noSender, "k"), l.keyID(2, c0, 1, "other"),
 	}
 	for _, k := range ids {
 		l.ops.add(op{key: k})
 	}
-	keyMap, midMap := l.canonicalMaps()
+	keyMap, midMap := l.canonicalMaps(false)
 	renumberOps(&l.ops, keyMap, midMap)
 	var got []int32
 	l.ops.each(func(o *op) { got = append(got, o.key) })

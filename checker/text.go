@@ -22,8 +22,8 @@ func WriteText(w io.Writer, r Report) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "verdict: %s\n", verdict)
-	fmt.Fprintf(&b, "contract: gaps=%s key_reuse=%s events=%s catch_up=%s event_order=%s\n\n",
-		r.Contract.Gaps, r.Contract.KeyReuse, r.Contract.Events, r.Contract.CatchUp, r.Contract.EventOrder)
+	fmt.Fprintf(&b, "contract: gaps=%s key_reuse=%s events=%s catch_up=%s event_order=%s key_scope=%s\n\n",
+		r.Contract.Gaps, r.Contract.KeyReuse, r.Contract.Events, r.Contract.CatchUp, r.Contract.EventOrder, r.Contract.KeyScope)
 
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "INVARIANT\tSTATUS\tDETAIL")

@@ -410,6 +410,14 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 			names = append(names, n)
 		}
 	}
+	if f.http.keyScope != "" {
+		for _, n := range names {
+			if n != "http" {
+				// The other targets state their own (docs/targets.md).
+				return nil, badInput("--key-scope applies only to --target http (a service that states no scope of its own); target %s states its own", n)
+			}
+		}
+	}
 	if f.cfg.Strategy == sequencer.Optimistic {
 		for _, n := range names {
 			if !targets.HasStrategies(n) {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
@@ -16,6 +17,7 @@ import (
 type httpFlags struct {
 	url, api          string
 	serve, nemesisCmd string
+	keyScope          string
 	killEvery         time.Duration
 }
 
@@ -24,12 +26,14 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&h.api, "api", "", "YAML file mapping chatseq's calls onto the service's HTTP API (default: chatseq's own, docs/http-api.md)")
 	fl.StringVar(&h.serve, "serve", "", "shell command that starts the service --target http drives (e.g. 'go run ./cmd/chatseq serve'): chatseq starts it, waits until it answers, and SIGKILLs and restarts it on kill_server faults")
 	fl.StringVar(&h.nemesisCmd, "nemesis-cmd", "", "shell command run on each kill_server fault instead (e.g. 'docker restart api'); chatseq then waits until the service answers")
+	fl.StringVar(&h.keyScope, "key-scope", "", "what the service behind --target http scopes an idempotency key to: chat (ADR-004; the default, or the --api mapping's contract.key_scope) or client (ADR-001: per sender per chat)")
 	fl.DurationVar(&h.killEvery, "kill-every", 0, "kill_server every this long while the writers run (needs --duration, and --serve or --nemesis-cmd)")
 }
 
 // options are how the target is reached.
 func (h *httpFlags) options(o targets.Options) targets.Options {
 	o.URL, o.API, o.Serve, o.NemesisCmd = h.url, h.api, h.serve, h.nemesisCmd
+	o.KeyScope = h.keyScope
 	return o
 }
 
@@ -46,6 +50,8 @@ func (h *httpFlags) kills(d time.Duration) []bench.TimedFault {
 // runs.
 func (h *httpFlags) resolve(cfg *bench.Config) error {
 	switch {
+	case h.keyScope != "" && h.keyScope != history.KeyScopeChat && h.keyScope != history.KeyScopeClient:
+		return badInput("--key-scope must be chat or client, got %q", h.keyScope)
 	case h.killEvery < 0:
 		return badInput("--kill-every must not be negative, got %s", h.killEvery)
 	case h.killEvery > 0 && cfg.Duration <= 0:

@@ -21,6 +21,7 @@ type checkFlags struct {
 	events    string
 	catchUp   string
 	order     string
+	keyScope  string
 	lin       linFlags
 	visualize string
 }
@@ -60,6 +61,7 @@ Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 	fl.StringVar(&f.events, "events", "", "override contract: none or at-least-once")
 	fl.StringVar(&f.catchUp, "catch-up", "", "override contract: cursor (readers must receive every message their cursor passed) or none")
 	fl.StringVar(&f.order, "event-order", "", "override contract: per-chat (each chat's events on the topic in sequence order) or none")
+	fl.StringVar(&f.keyScope, "key-scope", "", "override contract: chat (ADR-004: a key is unique in its chat) or client (ADR-001: unique per sender per chat)")
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine's view of chats that fail linearizability (around the counterexample; created if need be; it must be writable)")
 	return c
@@ -159,7 +161,7 @@ func writeCheck(c *cobra.Command, format string, rep checker.Report) error {
 // contract applies the override flags to the header's contract, or returns
 // nil when no flag was given.
 func (f *checkFlags) contract(base history.Contract) (*history.Contract, error) {
-	if f.gaps == "" && f.keyReuse == "" && f.events == "" && f.catchUp == "" && f.order == "" {
+	if f.gaps == "" && f.keyReuse == "" && f.events == "" && f.catchUp == "" && f.order == "" && f.keyScope == "" {
 		return nil, nil
 	}
 	c := base
@@ -192,6 +194,12 @@ func (f *checkFlags) contract(base history.Contract) (*history.Contract, error) 
 			return nil, badInput("--event-order must be per-chat or none, got %q", f.order)
 		}
 		c.EventOrder = f.order
+	}
+	if f.keyScope != "" {
+		if f.keyScope != history.KeyScopeChat && f.keyScope != history.KeyScopeClient {
+			return nil, badInput("--key-scope must be chat or client, got %q", f.keyScope)
+		}
+		c.KeyScope = f.keyScope
 	}
 	return &c, nil
 }

@@ -118,7 +118,7 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 		return err
 	}
 	// Flags a repro command must repeat to run against the same thing.
-	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "serve", "nemesis-cmd", "brokers", "lin-checker", "lin-timeout", "lin-memory"} {
+	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "key-scope", "serve", "nemesis-cmd", "brokers", "lin-checker", "lin-timeout", "lin-memory"} {
 		if flag := fl.Lookup(name); flag != nil && flag.Changed {
 			f.overrides.Flags = append(f.overrides.Flags, "--"+name, flag.Value.String())
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
@@ -65,6 +66,7 @@ where it listens and serves until interrupted.`,
 			}
 			out := c.OutOrStdout()
 			fmt.Fprintf(out, "chatseq serve: %s listening on http://%s\n", srv.Describe, srv.Addr)
+			fmt.Fprintln(out, "  "+keyScopeLine(srv.Contract.KeyScope))
 			if len(srv.Brokers) > 0 {
 				fmt.Fprintf(out, "  publishing to Kafka %s, topic %s\n", strings.Join(srv.Brokers, ","), srv.Topic)
 			}
@@ -100,4 +102,17 @@ func servable() []string {
 		}
 	}
 	return names
+}
+
+// keyScopeLine states the served target's key scope, and how a run that
+// drives it must say so.
+func keyScopeLine(scope string) string {
+	if scope == "" {
+		scope = history.KeyScopeChat
+	}
+	what := "per chat (ADR-004)"
+	if scope == history.KeyScopeClient {
+		what = "per sender per chat (ADR-001)"
+	}
+	return fmt.Sprintf("key_scope %s: idempotency keys are scoped %s; drive it with bench --target http --key-scope %s", scope, what, scope)
 }

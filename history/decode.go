@@ -421,8 +421,10 @@ func decodeContract(s *scanner) (Contract, error) {
 			field, allowed = &c.CatchUp, [2]string{CatchUpCursor, CatchUpNone}
 		case "event_order":
 			field, allowed = &c.EventOrder, [2]string{EventOrderPerChat, EventOrderNone}
+		case "key_scope":
+			field, allowed = &c.KeyScope, [2]string{KeyScopeChat, KeyScopeClient}
 		default:
-			return c, contentErr(`unknown contract field %s; expected gaps, key_reuse, events, catch_up or event_order`, quoteBytes(name))
+			return c, contentErr(`unknown contract field %s; expected gaps, key_reuse, events, catch_up, event_order or key_scope`, quoteBytes(name))
 		}
 		if *field != "" {
 			return c, contentErr(`duplicate contract field %q`, name)

@@ -137,6 +137,9 @@ func appendFinal(b []byte, f *Final) []byte {
 		b = appendUintField(b, `,"seq":`, f.Seq)
 		b = appendStringField(b, `,"message_id":`, f.MessageID)
 		b = appendStringField(b, `,"key":`, f.Key)
+		if f.Sender != "" {
+			b = appendStringField(b, `,"sender":`, f.Sender)
+		}
 	}
 	return append(b, "}\n"...)
 }
@@ -162,7 +165,7 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 	if c := h.Contract; c != (Contract{}) {
 		b = append(b, `,"contract":{`...)
 		sep := ""
-		for _, f := range [...]struct{ name, value string }{{"gaps", c.Gaps}, {"key_reuse", c.KeyReuse}, {"events", c.Events}, {"catch_up", c.CatchUp}, {"event_order", c.EventOrder}} {
+		for _, f := range [...]struct{ name, value string }{{"gaps", c.Gaps}, {"key_reuse", c.KeyReuse}, {"events", c.Events}, {"catch_up", c.CatchUp}, {"event_order", c.EventOrder}, {"key_scope", c.KeyScope}} {
 			if f.value != "" {
 				b = append(b, sep...)
 				b = appendStringField(b, `"`+f.name+`":`, f.value)
@@ -226,6 +229,7 @@ func checkContract(c Contract) error {
 	check("events", c.Events, EventsNone, EventsAtLeastOnce)
 	check("catch_up", c.CatchUp, CatchUpCursor, CatchUpNone)
 	check("event_order", c.EventOrder, EventOrderPerChat, EventOrderNone)
+	check("key_scope", c.KeyScope, KeyScopeChat, KeyScopeClient)
 	return errors.Join(errs...)
 }
 

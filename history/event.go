@@ -97,9 +97,13 @@ type Final struct {
 	Seq       uint64 // messages, idempotency, events
 	MessageID string
 	Key       string // messages, idempotency
-	Offset    int64  // events
-	Partition int32  // events
-	Missing   bool   // counters: the item is gone
+	// Sender is who sent the message whose key this is (messages,
+	// idempotency): optional, a chatseq extension that lets key_scope
+	// client attribute the line (FORMAT.md); "" when not known.
+	Sender    string
+	Offset    int64 // events
+	Partition int32 // events
+	Missing   bool  // counters: the item is gone
 }
 
 // Contract is what the sequencer under test promises.
@@ -116,6 +120,11 @@ type Contract struct {
 	// EventOrderPerChat (each chat's events reach the topic in sequence
 	// order) or EventOrderNone.
 	EventOrder string `json:"event_order,omitempty"`
+	// KeyScope is what an idempotency key is unique within: KeyScopeChat
+	// (ADR-004: the idempotency table is keyed by chat and key) or
+	// KeyScopeClient (ADR-001: unique per client per chat, so two senders
+	// may use one key in one chat for two messages).
+	KeyScope string `json:"key_scope,omitempty"`
 }
 
 // Contract values.
@@ -130,6 +139,8 @@ const (
 	CatchUpNone            = "none"
 	EventOrderPerChat      = "per-chat"
 	EventOrderNone         = "none"
+	KeyScopeChat           = "chat"
+	KeyScopeClient         = "client"
 )
 
 // Header is line 1. Extra keeps unknown fields verbatim (raw JSON values).

@@ -191,8 +191,8 @@ var (
 	// A counters row has "value", or "missing":true instead; readFinal
 	// checks which.
 	finalCounters    = newShape("final counters", finalRow, fields(fieldValue, fieldMissing))
-	finalMessages    = newShape("final messages", finalRow|fields(fieldSeq, fieldMessageID, fieldKey), 0)
-	finalIdempotency = newShape("final idempotency", finalRow|fields(fieldKey, fieldSeq, fieldMessageID), 0)
+	finalMessages    = newShape("final messages", finalRow|fields(fieldSeq, fieldMessageID, fieldKey), fields(fieldSender))
+	finalIdempotency = newShape("final idempotency", finalRow|fields(fieldKey, fieldSeq, fieldMessageID), fields(fieldSender))
 	finalEvents      = newShape("final events", finalRow|fields(fieldSeq, fieldMessageID, fieldPartition, fieldOffset), 0)
 
 	// The end line is {"type":"end"}: anything else on it is ignored

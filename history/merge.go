@@ -170,6 +170,7 @@ func mergeContract(a, b Contract) (Contract, error) {
 		// catch_up and event_order, like the three above
 		CatchUp:    pick("catch_up", a.CatchUp, b.CatchUp),
 		EventOrder: pick("event_order", a.EventOrder, b.EventOrder),
+		KeyScope:   pick("key_scope", a.KeyScope, b.KeyScope),
 	}
 	if len(diffs) > 0 {
 		return out, fmt.Errorf("%s", strings.Join(diffs, ", "))

@@ -284,7 +284,7 @@ func (b *builder) addFinal(l *parsedLine) error {
 		f.Seq, f.MessageID = l.seq, l.messageID
 		f.Partition, f.Offset = l.partition, l.offset
 	default: // messages, idempotency
-		f.Seq, f.MessageID, f.Key = l.seq, l.messageID, l.key
+		f.Seq, f.MessageID, f.Key, f.Sender = l.seq, l.messageID, l.key, l.sender
 	}
 	b.emitFinal(f)
 	return nil

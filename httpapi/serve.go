@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/fixtures/kfakecluster"
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/closers"
 	"github.com/chatseq/chatseq/kafka"
 	"github.com/chatseq/chatseq/metrics"
@@ -49,8 +50,11 @@ type ServeOptions struct {
 
 // Serving is a running server.
 type Serving struct {
-	Addr     string   // where it listens
-	Describe string   // the target, as reports name it
+	Addr     string // where it listens
+	Describe string // the target, as reports name it
+	// Contract is what the served target promises; its KeyScope is what
+	// bench --target http --key-scope must say to judge it.
+	Contract history.Contract
 	Brokers  []string // the Kafka it publishes to, nil when off
 	Topic    string
 	srv      *http.Server
@@ -72,7 +76,7 @@ func Start(ctx context.Context, o ServeOptions) (_ *Serving, err error) {
 		return nil, err
 	}
 	s.closers.Push(opened.Close)
-	s.Describe, s.Topic = opened.Describe, opened.Topic
+	s.Describe, s.Topic, s.Contract = opened.Describe, opened.Topic, opened.Contract
 	if o.Topic != "" {
 		s.Topic = o.Topic
 	}

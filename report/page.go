@@ -295,8 +295,8 @@ func settings(r Results) []countRow {
 		{"syncs", fmt.Sprintf("ratio %g, page %d, %d readers", c.SyncRatio, c.SyncLimit, c.Readers)},
 		{"max attempts", fmt.Sprint(c.MaxAttempts)},
 		{"republish on replay", fmt.Sprint(c.RepublishOnReplay)},
-		{"contract", fmt.Sprintf("gaps %s, key reuse %s, events %s, catch-up %s, event order %s",
-			c.Contract.Gaps, c.Contract.KeyReuse, c.Contract.Events, c.Contract.CatchUp, c.Contract.EventOrder)},
+		{"contract", fmt.Sprintf("gaps %s, key reuse %s, events %s, catch-up %s, event order %s, key scope %s",
+			c.Contract.Gaps, c.Contract.KeyReuse, c.Contract.Events, c.Contract.CatchUp, c.Contract.EventOrder, orChat(c.Contract.KeyScope))},
 	}
 	if c.InitialCounter > 0 {
 		rows = append(rows, countRow{"initial counter", fmt.Sprint(c.InitialCounter)})
@@ -324,4 +324,12 @@ func faultRatesText(f FaultRates) string {
 		}
 	}
 	return s
+}
+
+// orChat is a contract's key scope, chat when it does not state one.
+func orChat(scope string) string {
+	if scope == "" {
+		return "chat"
+	}
+	return scope
 }

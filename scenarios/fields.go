@@ -196,6 +196,11 @@ func (d *decoder) contractFields() map[string]field {
 				c.EventOrder = s
 			}
 		},
+		"key_scope": func(p string, v *yaml.Node) {
+			if s, ok := d.enum(v, p, history.KeyScopeChat, history.KeyScopeClient); ok {
+				c.KeyScope = s
+			}
+		},
 	}
 }
 

@@ -192,6 +192,9 @@ func mergeContract(base, over history.Contract) history.Contract {
 	if over.EventOrder != "" {
 		base.EventOrder = over.EventOrder
 	}
+	if over.KeyScope != "" {
+		base.KeyScope = over.KeyScope
+	}
 	return base
 }
 

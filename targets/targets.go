@@ -32,6 +32,9 @@ type Options struct {
 	// it on the run's kill_server faults; NemesisCmd is run on them
 	// instead, when set.
 	Serve, NemesisCmd string
+	// KeyScope is the key_scope the service behind target http states
+	// (--key-scope): "" keeps its mapping's (chat unless it says).
+	KeyScope string
 }
 
 // Opened is a target ready for bench.RunTarget.
@@ -116,11 +119,13 @@ func RunsCore(name string) bool { return slices.Contains(adr004Kinds, name) }
 // adr004Contract is what ADR-004 promises: gaps ("Gaps Are Acceptable"),
 // the original answer to a reused key (ADR-001 Appendix B), clients that
 // catch up by cursor ("Gap Safety: clients use sequence > last_acked
-// queries", ADR-001 §4), and no order of events for consumers (ADR-001 §6:
-// clients "tolerate out-of-order transport delivery").
+// queries", ADR-001 §4), no order of events for consumers (ADR-001 §6:
+// clients "tolerate out-of-order transport delivery"), and keys scoped per
+// chat (its idempotency table is keyed by chat_id and client_message_id).
 var adr004Contract = history.Contract{
 	Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
+	KeyScope: history.KeyScopeChat,
 }
 
 func init() {

@@ -22,7 +22,7 @@ import (
 // DefaultAPI is chatseq's own (docs/http-api.md). Response fields are
 // dotted paths into the JSON body ("data.seq").
 type API struct {
-	// Contract is what the service promises: gaps, key_reuse.
+	// Contract is what the service promises: gaps, key_reuse, key_scope.
 	Contract   ContractSpec `yaml:"contract"`
 	CreateChat CreateSpec   `yaml:"create_chat"`
 	Send       SendSpec     `yaml:"send"`
@@ -45,6 +45,9 @@ type API struct {
 type ContractSpec struct {
 	Gaps     string `yaml:"gaps"`
 	KeyReuse string `yaml:"key_reuse"`
+	// KeyScope: chat (ADR-004, the default) or client (ADR-001: unique
+	// per sender per chat); bench --key-scope overrides it.
+	KeyScope string `yaml:"key_scope"`
 }
 
 // CreateSpec creates a chat with its members.
@@ -126,7 +129,7 @@ func (o *Outcome) UnmarshalYAML(n *yaml.Node) error {
 // DefaultAPI is chatseq's API as chatseq serve answers it.
 func DefaultAPI() *API {
 	return &API{
-		Contract:   ContractSpec{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal},
+		Contract:   ContractSpec{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal, KeyScope: history.KeyScopeChat},
 		CreateChat: CreateSpec{Method: http.MethodPut, Path: "/v1/chats/{chat}", MembersField: "members"},
 		Send: SendSpec{
 			Method: http.MethodPost, Path: "/v1/chats/{chat}/messages", KeyHeader: httpapi.HeaderIdempotencyKey,
@@ -228,6 +231,8 @@ func (a *API) validate() *fieldError {
 		return bad(fmt.Sprintf("contract.gaps must be %s or %s, got %q", history.GapsAllowed, history.GapsForbidden, a.Contract.Gaps), "contract", "gaps")
 	case a.Contract.KeyReuse != history.KeyReuseReturnOriginal && a.Contract.KeyReuse != history.KeyReuseReject:
 		return bad(fmt.Sprintf("contract.key_reuse must be %s or %s, got %q", history.KeyReuseReturnOriginal, history.KeyReuseReject, a.Contract.KeyReuse), "contract", "key_reuse")
+	case a.Contract.KeyScope != "" && a.Contract.KeyScope != history.KeyScopeChat && a.Contract.KeyScope != history.KeyScopeClient:
+		return bad(fmt.Sprintf("contract.key_scope must be %s or %s, got %q", history.KeyScopeChat, history.KeyScopeClient, a.Contract.KeyScope), "contract", "key_scope")
 	case (a.Send.KeyHeader == "") == (a.Send.KeyField == ""):
 		return bad("send: give key_header or key_field (where the idempotency key goes), one of them", "send")
 	case a.Send.Sequence == "":

@@ -45,6 +45,9 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 			return nil, err
 		}
 	}
+	if opts.KeyScope != "" {
+		api.Contract.KeyScope = opts.KeyScope
+	}
 	o := &targets.Opened{
 		Describe: "HTTP service at " + base.Redacted() + apiName(opts.API),
 		Contract: api.contract(),
@@ -91,9 +94,14 @@ func apiName(path string) string {
 }
 
 func (a *API) contract() history.Contract {
+	scope := a.Contract.KeyScope
+	if scope == "" {
+		scope = history.KeyScopeChat
+	}
 	return history.Contract{
 		Gaps: a.Contract.Gaps, KeyReuse: a.Contract.KeyReuse,
 		CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
+		KeyScope: scope,
 	}
 }
 

@@ -16,10 +16,13 @@ const Name = "ledger"
 // reused with another payload is rejected with IDEMPOTENCY_KEY_REUSED. The
 // ledger publishes no events, so it promises no order of them. Its
 // clients catch up by cursor (ADR-001 §4), which apply-time assignment
-// keeps: a sequence is visible only once every lower one is.
+// keeps: a sequence is visible only once every lower one is. Keys are
+// scoped per client per chat: (ns_id, vault_id, client_id,
+// idempotency_key), the vault a chat, the client a sender.
 var Contract = history.Contract{
 	Gaps: history.GapsForbidden, KeyReuse: history.KeyReuseReject, Events: history.EventsNone,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
+	KeyScope: history.KeyScopeClient,
 }
 
 func init() {

@@ -21,10 +21,14 @@ const Name = "postgres"
 // per-chat, §5's "Strict Ordering per Conversation" and §8's topic
 // "partitioned by conversation_id … preserving sequence order for
 // consumers". Catch-up: by cursor, as the chat history's clients sync
-// (ADR-001 §4).
+// (ADR-001 §4). Key scope: client; §"Compound Uniqueness" scopes keys to
+// (key, user_id), so two senders' one key in a chat are two messages (the
+// scope spans chats too, which per-chat key_scope values cannot state; the
+// runner's keys never repeat across chats).
 var Contract = history.Contract{
 	Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderPerChat,
+	KeyScope: history.KeyScopeClient,
 }
 
 // Claims quote the document for the promises the contract states.

@@ -1,0 +1,125 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// twoSendersOneKey: senders u1 and u2 each send key "k" in chat A, with
+// their own content, and each gets a message of its own, as a service that
+// scopes keys per client (ADR-001) answers. finals: how the final lines
+// name their sender ("with": a sender field, "without": none, "lost": none,
+// and u2's answer was lost, so no ack attributes its message).
+func twoSendersOneKey(c history.Contract, finals string) *hb {
+	b := newHBContract(c)
+	b.invokeHash(1, "A", "k", "h:one")
+	b.alloc(1, "A", 1)
+	b.ok(1, "A", "k", 1, "m1")
+	b.invokeHash(2, "A", "k", "h:two")
+	b.alloc(2, "A", 2)
+	if finals == "lost" {
+		b.info(2, "A", "k", "timeout")
+	} else {
+		b.ok(2, "A", "k", 2, "m2")
+	}
+	b.counter("A", 2)
+	sender := func(s string) string {
+		if finals == "with" {
+			return s
+		}
+		return ""
+	}
+	for _, f := range []history.Final{
+		{Table: history.TableMessages, Chat: "A", Seq: 1, MessageID: "m1", Key: "k", Sender: sender("u1")},
+		{Table: history.TableMessages, Chat: "A", Seq: 2, MessageID: "m2", Key: "k", Sender: sender("u2")},
+		{Table: history.TableIdempotency, Chat: "A", Seq: 1, MessageID: "m1", Key: "k", Sender: sender("u1")},
+		{Table: history.TableIdempotency, Chat: "A", Seq: 2, MessageID: "m2", Key: "k", Sender: sender("u2")},
+	} {
+		b.final(f)
+	}
+	return b
+}
+
+// Two senders using one key in one chat for two messages break a per-chat
+// scope (ADR-004) and are what a per-client scope (ADR-001) allows: under
+// either key_reuse, whether the final lines name the sender or the acks
+// attribute them.
+func TestKeyScopeTwoSendersOneKey(t *testing.T) {
+	for _, reuse := range []string{history.KeyReuseReturnOriginal, history.KeyReuseReject} {
+		for _, finals := range []string{"with", "without"} {
+			t.Run(reuse+"/"+finals, func(t *testing.T) {
+				// The header states chat; then client, in the header
+				// and as an override of it (chatseq check --key-scope).
+				r := twoSendersOneKey(history.Contract{KeyReuse: reuse, KeyScope: history.KeyScopeChat}, finals).check(t)
+				must(t, r, NameIdempotencyGuarantee, Fail)
+				must(t, r, NameLinearizability, Fail)
+				if reuse == history.KeyReuseReject {
+					must(t, r, NameKeyReuse, Fail)
+				}
+				if r.Contract.KeyScope != history.KeyScopeChat {
+					t.Fatalf("contract key_scope = %q", r.Contract.KeyScope)
+				}
+				// No key_scope at all is chat.
+				must(t, twoSendersOneKey(history.Contract{KeyReuse: reuse}, finals).check(t), NameIdempotencyGuarantee, Fail)
+
+				r = twoSendersOneKey(history.Contract{KeyReuse: reuse, KeyScope: history.KeyScopeClient}, finals).check(t)
+				mustAllPass(t, r)
+				if r.Contract.KeyScope != history.KeyScopeClient {
+					t.Fatalf("contract key_scope = %q", r.Contract.KeyScope)
+				}
+				b := twoSendersOneKey(history.Contract{KeyReuse: reuse, KeyScope: history.KeyScopeChat}, finals)
+				mustAllPass(t, Check(&b.h, Options{Contract: &history.Contract{KeyScope: history.KeyScopeClient}}))
+			})
+		}
+	}
+}
+
+// Under client scope, final lines without a sender that no ack attributes
+// and whose key several senders used cannot be told apart: they are judged
+// as lines without a key (unknown, never a failure claimed on a guess).
+func TestKeyScopeUnattributedFinals(t *testing.T) {
+	r := twoSendersOneKey(history.Contract{KeyScope: history.KeyScopeClient}, "lost").check(t)
+	for _, res := range r.Invariants {
+		if res.Status == Fail {
+			t.Fatalf("%s failed: %s\n%s", res.Name, res.Detail, reportText(r))
+		}
+	}
+	must(t, r, NameIdempotencyGuarantee, Pass)
+	must(t, r, NameIdempotencySeqConsist, Unknown)
+	// Named, they are judged.
+	b := twoSendersOneKey(history.Contract{KeyScope: history.KeyScopeClient}, "lost")
+	for i := range b.h.Finals {
+		if f := &b.h.Finals[i]; f.Table != history.TableCounters {
+			f.Sender = map[uint64]string{1: "u1", 2: "u2"}[f.Seq]
+		}
+	}
+	mustAllPass(t, b.check(t))
+}
+
+// One sender retrying its key and getting another message breaks either
+// scope.
+func TestKeyScopeOneSenderRetryOtherResult(t *testing.T) {
+	for _, scope := range []string{history.KeyScopeChat, history.KeyScopeClient} {
+		t.Run(scope, func(t *testing.T) {
+			b := newHBContract(history.Contract{KeyScope: scope})
+			b.invoke(1, "A", "k")
+			b.alloc(1, "A", 1)
+			ok1 := b.ok(1, "A", "k", 1, "m1")
+			// The retry comes from another worker of the same sender, so
+			// that only the sender makes it the same key.
+			b.add(history.Event{Kind: history.KindInvoke, Process: 3, F: history.FPersist, Chat: "A", Key: "k", Sender: "u1", PayloadHash: "h:k"})
+			b.alloc(3, "A", 2)
+			ok2 := b.ok(3, "A", "k", 2, "m2")
+			b.counter("A", 2)
+			b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 1, MessageID: "m1", Key: "k", Sender: "u1"})
+			b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 2, MessageID: "m2", Key: "k"})
+			r := b.check(t)
+			// The acks, and the two messages carrying the key (one named
+			// by its sender, one by the ack at its sequence).
+			res := mustFail(t, r, NameIdempotencyGuarantee, ok1, ok2)
+			mustContain(t, res.Detail, `2 violations; smallest: chat "A" key "k" answered seq 1`)
+			must(t, r, NameLinearizability, Fail)
+		})
+	}
+}
