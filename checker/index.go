@@ -216,22 +216,9 @@ func (x *index) msgAt(c int32, seq uint64) (int, int) {
 	return lo + i, lo + j
 }
 
-// hasMsgHash is hasMsg for a message id known by its hash.
-func (x *index) hasMsgHash(c int32, seq uint64, h uint64) (found bool, at int32) {
-	i, j := x.msgAt(c, seq)
-	at = -1
-	for ; i < j; i++ {
-		at = x.msgs[i]
-		if x.midHash[x.fin.at(at).MessageID] == h {
-			return true, at
-		}
-	}
-	return false, at
-}
-
-// hasMsgHashFrom is hasMsgHash on one chat's msgs for a sequence at or
-// after index from of them (searchFrom); it returns where the sequence's
-// messages begin, for the next look-up.
+// hasMsgHashFrom reports whether one chat's msgs hold seq with a message
+// id of hash h, looking from index from of them on (searchFrom); it
+// returns where the sequence's messages begin, for the next look-up.
 func (x *index) hasMsgHashFrom(msgs []int32, from int, seq uint64, h uint64) (found bool, at int32, next int) {
 	i, _ := searchFrom(msgs, from, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.at(m).Seq, t) })
 	at = -1

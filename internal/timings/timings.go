@@ -15,9 +15,6 @@ var (
 	mu sync.Mutex
 )
 
-// Enabled reports whether phases are printed.
-func Enabled() bool { return on }
-
 // Since prints the time from began to now under name.
 func Since(name string, began time.Time) {
 	if !on {
