@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
 
 	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
@@ -25,19 +24,7 @@ func TestServeCountsWhatItAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	do := func(method, path, key, body string) int {
-		req, _ := http.NewRequest(method, "http://"+srv.Addr+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		if key != "" {
-			req.Header.Set(httpapi.HeaderIdempotencyKey, key)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	do := apiStatus(t, http.DefaultClient, "http://"+srv.Addr)
 	do("PUT", "/v1/chats/c", "", `{"members":["u"]}`)
 	do("POST", "/v1/chats/c/messages", "k1", `{"sender_id":"u","content":"x"}`)
 	do("POST", "/v1/chats/c/messages", "k1", `{"sender_id":"u","content":"x"}`) // a retry: step 1 answers
@@ -123,19 +110,7 @@ func TestServeCountsTheStepsOfEveryDesign(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer srv.Close()
-			do := func(method, path, key, body string) int {
-				req, _ := http.NewRequest(method, "http://"+srv.Addr+path, strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				if key != "" {
-					req.Header.Set(httpapi.HeaderIdempotencyKey, key)
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp.Body.Close()
-				return resp.StatusCode
-			}
+			do := apiStatus(t, http.DefaultClient, "http://"+srv.Addr)
 			if code := do("PUT", "/v1/chats/c", "", `{"members":["u"]}`); code != http.StatusCreated {
 				t.Fatalf("creating the chat answered %d", code)
 			}

@@ -138,18 +138,7 @@ func TestCrashDropsTheConnection(t *testing.T) {
 func TestSyncPagesAscending(t *testing.T) {
 	srv, tr := newServer(t)
 	client := &http.Client{Transport: tr}
-	do := func(method, path, key, body string) *http.Response {
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		if key != "" {
-			req.Header.Set(httpapi.HeaderIdempotencyKey, key)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
+	do := apiCaller(t, client, srv.URL)
 	do("PUT", "/v1/chats/c", "", `{"members":["u"]}`).Body.Close()
 	for i := range 5 {
 		do("POST", "/v1/chats/c/messages", "k"+string(rune('a'+i)), `{"sender_id":"u","content":"x"}`).Body.Close()
