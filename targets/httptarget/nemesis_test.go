@@ -111,25 +111,14 @@ func TestKilledServerOverDynamoDBLocal(t *testing.T) {
 	t.Run("correct", func(t *testing.T) {
 		// The kills are the only faults.
 		rep, res := killedRun(t, served(sequencer.Correct), bench.FaultRates{})
-		for _, r := range rep.Invariants {
-			if r.Status == checker.Fail || r.Status == checker.Unknown {
-				t.Errorf("%s is %s: %s", r.Name, r.Status, r.Detail)
-			}
-		}
-		if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Pass {
-			t.Errorf("ack_implies_persistence is %s: %s", r.Status, r.Detail)
-		}
-		t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v, elapsed %s", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes, res.Elapsed)
+		requireNothingLost(t, rep, res)
 	})
 	t.Run(string(sequencer.AckBeforePersist), func(t *testing.T) {
 		// Besides the kills, crashes inside the commit (sent through the
 		// test hook), so that the variant loses a message on every run,
 		// not only when a kill lands between an ACK and its commit.
 		rep, res := killedRun(t, served(sequencer.AckBeforePersist), bench.FaultRates{CrashInPersist: 0.5})
-		t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes)
-		if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Fail {
-			t.Errorf("ack_implies_persistence is %s, want fail: %s", r.Status, r.Detail)
-		}
+		requireAcksLost(t, rep, res)
 	})
 }
 
@@ -151,15 +140,7 @@ func TestKilledServerOverPostgres(t *testing.T) {
 	}
 	t.Run("correct", func(t *testing.T) {
 		rep, res := killedRun(t, served(postgres.AsDesigned), bench.FaultRates{})
-		for _, r := range rep.Invariants {
-			if r.Status == checker.Fail || r.Status == checker.Unknown {
-				t.Errorf("%s is %s: %s", r.Name, r.Status, r.Detail)
-			}
-		}
-		if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Pass {
-			t.Errorf("ack_implies_persistence is %s: %s", r.Status, r.Detail)
-		}
-		t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes)
+		requireNothingLost(t, rep, res)
 	})
 	t.Run(string(postgres.AckBeforeCommit), func(t *testing.T) {
 		// As over DynamoDB Local: crashes around COMMIT (through the test
@@ -167,9 +148,35 @@ func TestKilledServerOverPostgres(t *testing.T) {
 		// every run, not only when a kill lands between an answer and its
 		// COMMIT.
 		rep, res := killedRun(t, served(postgres.AckBeforeCommit), bench.FaultRates{CrashInPersist: 0.5})
-		t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes)
-		if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Fail {
-			t.Errorf("ack_implies_persistence is %s, want fail: %s", r.Status, r.Detail)
-		}
+		requireAcksLost(t, rep, res)
 	})
+}
+
+// requireNothingLost: a correct server killed during the run passes, and
+// everything it acknowledged is in its final state.
+func requireNothingLost(t *testing.T, rep checker.Report, res *bench.Result) {
+	t.Helper()
+	for _, r := range rep.Invariants {
+		if r.Status == checker.Fail || r.Status == checker.Unknown {
+			t.Errorf("%s is %s: %s", r.Name, r.Status, r.Detail)
+		}
+	}
+	if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Pass {
+		t.Errorf("ack_implies_persistence is %s: %s", r.Status, r.Detail)
+	}
+	logKills(t, res)
+}
+
+// requireAcksLost: a variant that answers before it commits loses what it
+// acknowledged, and ack_implies_persistence shows it.
+func requireAcksLost(t *testing.T, rep checker.Report, res *bench.Result) {
+	t.Helper()
+	logKills(t, res)
+	if r, _ := rep.Result("ack_implies_persistence"); r.Status != checker.Fail {
+		t.Errorf("ack_implies_persistence is %s, want fail: %s", r.Status, r.Detail)
+	}
+}
+
+func logKills(t *testing.T, res *bench.Result) {
+	t.Logf("%d kills, %d persists acknowledged, %d unknown, errors %v, elapsed %s", res.ServerKills, res.Counts.PersistOK, res.Counts.Info, res.Counts.ErrorCodes, res.Elapsed)
 }

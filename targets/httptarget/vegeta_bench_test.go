@@ -71,19 +71,7 @@ func BenchmarkHTTPDriverVsVegeta(b *testing.B) {
 		}
 		// The p99 at a fixed rate: the median of three side-by-side
 		// pairs, alternating which tool goes first.
-		var ratios []float64
-		for pair := range 3 {
-			var c, v driverRun
-			if pair%2 == 0 {
-				c, v = runChatseq(b, base, fixed, step), runVegeta(b, s.Addr, fixed, step)
-			} else {
-				v, c = runVegeta(b, s.Addr, fixed, step), runChatseq(b, base, fixed, step)
-			}
-			b.Logf("at %.0f/s: chatseq p99 %s (from intended start %s), vegeta p99 %s", fixed, c.p99, c.p99Intended, v.p99)
-			ratios = append(ratios, float64(c.p99)/float64(v.p99))
-		}
-		slices.Sort(ratios)
-		b.ReportMetric(ratios[1], "p99-ratio@1000/s")
+		b.ReportMetric(medianP99Ratio(b, base, s.Addr, fixed, step, 3), "p99-ratio@1000/s")
 	}
 }
 
@@ -99,20 +87,27 @@ func BenchmarkHTTPDriverVsVegetaP99(b *testing.B) {
 	base, _ := url.Parse("http://" + s.Addr)
 	const rate, step, pairs = 1000.0, 4 * time.Second, 5
 	for i := 0; i < b.N; i++ {
-		var ratios []float64
-		for pair := range pairs {
-			var c, v driverRun
-			if pair%2 == 0 {
-				c, v = runChatseq(b, base, rate, step), runVegeta(b, s.Addr, rate, step)
-			} else {
-				v, c = runVegeta(b, s.Addr, rate, step), runChatseq(b, base, rate, step)
-			}
-			b.Logf("at %.0f/s: chatseq p99 %s (from intended start %s), vegeta p99 %s", rate, c.p99, c.p99Intended, v.p99)
-			ratios = append(ratios, float64(c.p99)/float64(v.p99))
-		}
-		slices.Sort(ratios)
-		b.ReportMetric(ratios[pairs/2], "p99-ratio@1000/s")
+		b.ReportMetric(medianP99Ratio(b, base, s.Addr, rate, step, pairs), "p99-ratio@1000/s")
 	}
+}
+
+// medianP99Ratio runs both tools at rate for step, pairs times side by
+// side, alternating which goes first, and returns the median of chatseq's
+// p99 over vegeta's.
+func medianP99Ratio(b *testing.B, base *url.URL, addr string, rate float64, step time.Duration, pairs int) float64 {
+	var ratios []float64
+	for pair := range pairs {
+		var c, v driverRun
+		if pair%2 == 0 {
+			c, v = runChatseq(b, base, rate, step), runVegeta(b, addr, rate, step)
+		} else {
+			v, c = runVegeta(b, addr, rate, step), runChatseq(b, base, rate, step)
+		}
+		b.Logf("at %.0f/s: chatseq p99 %s (from intended start %s), vegeta p99 %s", rate, c.p99, c.p99Intended, v.p99)
+		ratios = append(ratios, float64(c.p99)/float64(v.p99))
+	}
+	slices.Sort(ratios)
+	return ratios[pairs/2]
 }
 
 func serveForBench(b *testing.B) *httpapi.Serving {
