@@ -45,7 +45,7 @@ type reader struct {
 func (x *index) readers() (rs []reader, marked int) {
 	groups := map[readerKey]int{}
 	for i := range x.ops.count() {
-		if x.ops.at(i).fn != fnSync || !x.ops.at(i).reader {
+		if x.ops.at(i).fn != fnSync || !x.ops.at(i).reader() {
 			continue
 		}
 		k := readerKey{process: int(x.ops.at(i).process), chat: x.ops.at(i).chat}
@@ -114,7 +114,7 @@ func (x *index) persistedIn(c int32, buf []persistedMsg) []persistedMsg {
 			if n := len(buf); n > 0 && buf[n-1].seq == f.Seq && buf[n-1].id == f.MessageID {
 				continue // the same message listed twice
 			}
-			buf = append(buf, persistedMsg{seq: f.Seq, id: f.MessageID, line: f.Line, fin: m})
+			buf = append(buf, persistedMsg{seq: f.Seq, id: f.MessageID, line: int(f.Line), fin: m})
 		}
 		return buf
 	}
@@ -247,7 +247,7 @@ func (x *index) readerView(r *reader, spans []readerSpan, got []receivedMsg) ([]
 			}
 			got = append(got, receivedMsg{seq: s, id: id})
 		}
-		if !x.ops.at(y).reader || len(seqs) == 0 {
+		if !x.ops.at(y).reader() || len(seqs) == 0 {
 			continue
 		}
 		top := slices.Max(seqs) // ascending when well formed; sync_completeness judges that

@@ -34,7 +34,7 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 	order := slices.Clone(x.events)
 	sortByKey(order, func(i int32) sortKey {
 		f := x.fin.at(i)
-		return sortKey{chat: f.chat, a: uint64(int64(f.Partition) - math.MinInt32), b: f.Offset}
+		return sortKey{chat: f.chat, a: uint64(int64(x.evPos.at(f.ev).Partition) - math.MinInt32), b: x.evPos.at(f.ev).Offset}
 	})
 	seen := map[seqID]struct{}{}
 	dups, chats := 0, 0
@@ -47,18 +47,18 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 		}
 		// Each partition of the chat in offset order.
 		for p := i; p < j; {
-			part := x.fin.at(order[p]).Partition
-			if p > i && part != first.Partition && x.fin.at(order[p-1]).Partition == first.Partition {
+			part := x.partition(order[p])
+			if p > i && part != x.evPos.at(first.ev).Partition && x.partition(order[p-1]) == x.evPos.at(first.ev).Partition {
 				// The chat's second partition: one failure per chat.
 				split++
 				e := x.fin.at(order[p])
-				v.fail([]int{first.Line, e.Line}, "chat %q has events in partitions %d (seq %d at offset %d, line %d) and %d (seq %d at offset %d, line %d): Kafka orders a chat's events only within one partition",
-					x.chatNames[c], first.Partition, first.Seq, first.Offset, first.Line, e.Partition, e.Seq, e.Offset, e.Line)
+				v.fail([]int{int(first.Line), int(e.Line)}, "chat %q has events in partitions %d (seq %d at offset %d, line %d) and %d (seq %d at offset %d, line %d): Kafka orders a chat's events only within one partition",
+					x.chatNames[c], x.evPos.at(first.ev).Partition, first.Seq, x.evPos.at(first.ev).Offset, int(first.Line), x.evPos.at(e.ev).Partition, e.Seq, x.evPos.at(e.ev).Offset, int(e.Line))
 			}
 			clear(seen)
 			top := int32(-1) // the event with the highest sequence so far
 			q := p
-			for ; q < j && x.fin.at(order[q]).Partition == part; q++ {
+			for ; q < j && x.partition(order[q]) == part; q++ {
 				e := x.fin.at(order[q])
 				k := seqID{seq: e.Seq, id: e.MessageID}
 				if _, dup := seen[k]; dup {
@@ -69,8 +69,8 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 				if top >= 0 && e.Seq < x.fin.at(top).Seq {
 					inversions++
 					h := x.fin.at(top)
-					v.fail([]int{h.Line, e.Line}, "chat %q: seq %d (%q) is at offset %d of partition %d (line %d), after seq %d at offset %d (line %d): a consumer of the partition receives %d before %d",
-						x.chatNames[c], e.Seq, x.midName(e.MessageID), e.Offset, e.Partition, e.Line, h.Seq, h.Offset, h.Line, h.Seq, e.Seq)
+					v.fail([]int{int(h.Line), int(e.Line)}, "chat %q: seq %d (%q) is at offset %d of partition %d (line %d), after seq %d at offset %d (line %d): a consumer of the partition receives %d before %d",
+						x.chatNames[c], e.Seq, x.midName(e.MessageID), x.evPos.at(e.ev).Offset, x.evPos.at(e.ev).Partition, int(e.Line), h.Seq, x.evPos.at(h.ev).Offset, int(h.Line), h.Seq, e.Seq)
 					continue
 				}
 				if top < 0 || e.Seq > x.fin.at(top).Seq {
@@ -93,3 +93,6 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 	v.pass("%s of %s reach the topic in sequence order, each chat in one partition", plural(len(order), "event"), plural(chats, "chat"))
 	return v.result(), inversions, split
 }
+
+// partition is the topic partition of events line f.
+func (x *index) partition(f int32) int32 { return x.evPos.at(x.fin.at(f).ev).Partition }

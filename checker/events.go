@@ -61,7 +61,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 			}
 			if x.hasMessages {
 				if found, _ := x.hasMsg(c, e.Seq, e.MessageID); !found {
-					v.fail([]int{e.Line}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, x.chatNames[e.chat], e.Seq, x.midName(e.MessageID))
+					v.fail([]int{int(e.Line)}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, x.chatNames[e.chat], e.Seq, x.midName(e.MessageID))
 				}
 			}
 		}

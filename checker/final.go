@@ -80,7 +80,7 @@ func checkCounterIsLastAllocated(x *index) Result {
 		}
 		f := x.fin.at(fi)
 		if f.Missing {
-			v.fail([]int{f.Line}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", x.chatNames[f.chat], f.Line)
+			v.fail([]int{int(f.Line)}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", x.chatNames[f.chat], f.Line)
 			continue
 		}
 		present++
@@ -90,7 +90,7 @@ func checkCounterIsLastAllocated(x *index) Result {
 		judged++
 		lo, hi := span(x.allocSpan, c)
 		last := x.initialCounter
-		lines := []int{f.Line}
+		lines := []int{int(f.Line)}
 		if hi > lo {
 			a := x.allocBySeq[hi-1]
 			last = x.allocSeq(a)
@@ -151,12 +151,12 @@ func checkSequenceMonotonicity(x *index) Result {
 		f := x.fin.at(fi)
 		if mhi > mlo {
 			if m := x.fin.at(x.msgs[mhi-1]); m.Seq > f.value() {
-				v.fail([]int{f.Line, m.Line}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, m.Seq, m.Line)
+				v.fail([]int{int(f.Line), int(m.Line)}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, m.Seq, m.Line)
 			}
 		}
 		if ahi > alo {
 			if o := x.acks[ahi-1]; x.ackSeq(o) > f.value() {
-				v.fail([]int{f.Line, x.doneLine(o)}, "chat %q: final counter %d (line %d) is below the acknowledged seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, x.ackSeq(o), x.doneLine(o))
+				v.fail([]int{int(f.Line), x.doneLine(o)}, "chat %q: final counter %d (line %d) is below the acknowledged seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, x.ackSeq(o), x.doneLine(o))
 			}
 		}
 	}
@@ -200,13 +200,13 @@ func checkCounterLowerBound(x *index) Result {
 		if uint64(count) > f.value() {
 			// The full counterexample is the counter and counter+1
 			// messages; beyond 48 lines show the counter and the highest.
-			lines := []int{f.Line}
+			lines := []int{int(f.Line)}
 			if f.value()+1 <= 48 {
 				for _, m := range ms[:f.value()+1] {
-					lines = append(lines, x.fin.at(m).Line)
+					lines = append(lines, int(x.fin.at(m).Line))
 				}
 			} else {
-				lines = append(lines, x.fin.at(ms[len(ms)-1]).Line)
+				lines = append(lines, int(x.fin.at(ms[len(ms)-1]).Line))
 			}
 			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", x.chatNames[f.chat], count, f.value(), f.Line)
 		}
@@ -264,7 +264,7 @@ func checkAckImpliesPersistence(x *index) Result {
 // its sequence (at), or none (at < 0).
 func ackNotPersisted(v *verdict, x *index, o, c int32, seq uint64, id uint32, at int32) {
 	if at >= 0 {
-		v.fail([]int{x.doneLine(o), x.fin.at(at).Line}, "chat %q seq %d was acknowledged as %q (line %d) but the final table holds %q there (line %d)",
+		v.fail([]int{x.doneLine(o), int(x.fin.at(at).Line)}, "chat %q seq %d was acknowledged as %q (line %d) but the final table holds %q there (line %d)",
 			x.chatNames[c], seq, x.midName(id), x.doneLine(o), x.midName(x.fin.at(at).MessageID), x.fin.at(at).Line)
 		return
 	}
@@ -316,7 +316,7 @@ func checkGaps(x *index) (Result, gapStats) {
 			gs.causes["unknown_outcome"] += int(untraced)
 		case untraced > 0:
 			gs.causes["untraced"] += int(min(untraced, 1<<62))
-			v.fail([]int{f.Line}, "chat %q: %d sequences ≤ counter %d (line %d) have neither a message nor a traced allocation, the first is %d",
+			v.fail([]int{int(f.Line)}, "chat %q: %d sequences ≤ counter %d (line %d) have neither a message nor a traced allocation, the first is %d",
 				x.chatNames[f.chat], untraced, f.value(), f.Line, firstUntraced)
 		}
 	}
@@ -446,9 +446,9 @@ func checkGapless(x *index) Result {
 					continue
 				}
 				if m.Seq > want {
-					lines := []int{m.Line}
+					lines := []int{int(m.Line)}
 					if k > lo {
-						lines = append(lines, x.fin.at(x.msgs[k-1]).Line)
+						lines = append(lines, int(x.fin.at(x.msgs[k-1]).Line))
 					}
 					v.fail(lines, "chat %q: no message at seq %d, below the message at seq %d (line %d)", x.chatNames[c], want, m.Seq, m.Line)
 					break

@@ -28,7 +28,7 @@ func checkIdempotencyGuarantee(x *index) Result {
 		first := int32(-1)
 		ops := x.keyOps(k)
 		for _, o := range ops {
-			if x.ops.at(o).sender != x.ops.at(ops[0]).sender {
+			if x.ops.at(o).sender() != x.ops.at(ops[0]).sender() {
 				multiSender++
 				break
 			}
@@ -49,7 +49,7 @@ func checkIdempotencyGuarantee(x *index) Result {
 		if m2 := x.keyMsg2[k]; m2 >= 0 {
 			a, b := x.fin.at(x.keyMsg[k]), x.fin.at(m2)
 			if a.Seq != b.Seq || a.MessageID != b.MessageID {
-				v.fail([]int{a.Line, b.Line}, "chat %q key %q is carried by two final messages: seq %d (line %d) and seq %d (line %d)",
+				v.fail([]int{int(a.Line), int(b.Line)}, "chat %q key %q is carried by two final messages: seq %d (line %d) and seq %d (line %d)",
 					x.chatNames[a.chat], x.finKeyName(a), a.Seq, a.Line, b.Seq, b.Line)
 			}
 		}
@@ -80,22 +80,22 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 		rec, msg := x.keyIdem[k], x.keyMsg[k]
 		if r2 := x.keyIdem2[k]; r2 >= 0 {
 			a, b := x.fin.at(rec), x.fin.at(r2)
-			v.fail([]int{a.Line, b.Line}, "chat %q key %q has two idempotency records (lines %d and %d)", x.chatNames[a.chat], x.finKeyName(a), a.Line, b.Line)
+			v.fail([]int{int(a.Line), int(b.Line)}, "chat %q key %q has two idempotency records (lines %d and %d)", x.chatNames[a.chat], x.finKeyName(a), a.Line, b.Line)
 		}
 		switch {
 		case rec >= 0 && msg >= 0:
 			pairs++
 			r, m := x.fin.at(rec), x.fin.at(msg)
 			if r.Seq != m.Seq || r.MessageID != m.MessageID {
-				v.fail([]int{r.Line, m.Line}, "chat %q key %q: idempotency record says seq %d %q (line %d), the message says seq %d %q (line %d)",
+				v.fail([]int{int(r.Line), int(m.Line)}, "chat %q key %q: idempotency record says seq %d %q (line %d), the message says seq %d %q (line %d)",
 					x.chatNames[r.chat], x.finKeyName(r), r.Seq, x.midName(r.MessageID), r.Line, m.Seq, x.midName(m.MessageID), m.Line)
 			}
 		case rec >= 0:
 			r := x.fin.at(rec)
-			v.fail([]int{r.Line}, "chat %q key %q: idempotency record (line %d) but no message carries the key", x.chatNames[r.chat], x.finKeyName(r), r.Line)
+			v.fail([]int{int(r.Line)}, "chat %q key %q: idempotency record (line %d) but no message carries the key", x.chatNames[r.chat], x.finKeyName(r), r.Line)
 		case msg >= 0:
 			m := x.fin.at(msg)
-			v.fail([]int{m.Line}, "chat %q key %q: message at seq %d (line %d) has no idempotency record", x.chatNames[m.chat], x.finKeyName(m), m.Seq, m.Line)
+			v.fail([]int{int(m.Line)}, "chat %q key %q: message at seq %d (line %d) has no idempotency record", x.chatNames[m.chat], x.finKeyName(m), m.Seq, m.Line)
 		}
 	}
 	if x.nKeylessMsg > 0 {
@@ -213,7 +213,7 @@ func checkKeyReuse(x *index) Result {
 }
 
 func (x *index) isRejection(o int32) bool {
-	return x.ops.at(o).status == stFail && x.errNames[x.ops.at(o).err] == "idempotency_key_reused"
+	return x.ops.at(o).status == stFail && x.errNames[x.ops.at(o).err()] == "idempotency_key_reused"
 }
 
 // falseRejection explains why rejection r of a key was wrong, or returns "".

@@ -114,7 +114,7 @@ func (x *index) ret(o int32) int64 {
 
 func (x *index) ackSeq(o int32) uint64 { return x.ops.at(o).seq }
 
-func (x *index) ackID(o int32) uint32 { return x.ops.at(o).mid }
+func (x *index) ackID(o int32) uint32 { return x.ops.at(o).mid() }
 
 // midName is an interned message id's text.
 func (x *index) midName(id uint32) string { return x.midNames[id] }
@@ -136,14 +136,14 @@ func (x *index) keyName(o int32) string {
 // after and limit are a sync's cursor and page size.
 func (x *index) after(o int32) uint64 { return x.ops.at(o).seq }
 
-func (x *index) limit(o int32) int { return int(x.ops.at(o).limit) }
+func (x *index) limit(o int32) int { return int(x.ops.at(o).limit()) }
 
 // syncResult is what sync o returned: its sequences and message ids (as
 // many as its line had; a count that differs is sync_completeness's
 // failure), and false if it has no answer.
 // The ids are hashes (compare them with midHash of an interned id).
 func (x *index) syncResult(o int32) (seqs []uint64, ids []uint64, ok bool) {
-	r := x.ops.at(o).sync
+	r := x.ops.at(o).sync()
 	if r < 0 {
 		return nil, nil, false
 	}
@@ -169,7 +169,7 @@ func (x *index) allocStartLines(a int32) []int {
 func (x *index) status(o int32) string {
 	switch x.ops.at(o).status {
 	case stOK:
-		if x.ops.at(o).dedup {
+		if x.ops.at(o).dedup() {
 			return "ok(dedup)"
 		}
 		return "ok"
@@ -183,14 +183,14 @@ func (x *index) status(o int32) string {
 
 // errCode is o's completion error, or its status when it has none.
 func (x *index) errCode(o int32) string {
-	if e := x.ops.at(o).err; e != 0 {
+	if e := x.ops.at(o).err(); e != 0 {
 		return x.errNames[e]
 	}
 	return x.status(o)
 }
 
 func (x *index) isDedup(o int32) bool {
-	return x.ops.at(o).dedup
+	return x.ops.at(o).dedup()
 }
 
 func span(sp []int32, c int32) (int, int) { return int(sp[c]), int(sp[c+1]) }

@@ -57,6 +57,7 @@ type Log struct {
 	ops    chunked[op]
 	allocs chunked[alloc]
 	fin    chunked[cfin]
+	evPos  chunked[evPos] // of the events lines in fin
 
 	syncs    []syncRef
 	syncSeqs slab[uint64]
@@ -71,7 +72,9 @@ type Log struct {
 }
 
 // op is one operation: an invoke paired with the next completion of the
-// same process.
+// same process. Fields that only some operations have share their place
+// (ref, aux, flag), read through the methods below, so that an operation
+// takes 64 bytes: a history's largest record.
 type op struct {
 	call, done int64  // invoke time; completion time (0 if none)
 	seq        uint64 // persist ok: the acknowledged sequence; sync: after
@@ -80,19 +83,64 @@ type op struct {
 	doneLine   int32 // 0 if it never completed
 	process    int32
 	chat       int32
-	key        int32  // scoped idempotency key of a persist; -1 for syncs and keyless persists
-	mid        uint32 // persist ok: the acknowledged message id
-	sync       int32  // sync ok: its answer in syncs, -1
-	limit      int32  // sync: the page size
-	sender     uint32
-	err        uint16 // fail, info: the error code, 0 none
-	fn         fnKind
-	status     opStatus
-	// dedup: an ok answered as a replay.
-	dedup bool
-	// reader: a sync of a catch-up client ("reader": true, catchup.go).
-	reader bool
+	key        int32 // scoped idempotency key of a persist; -1 for syncs and keyless persists
+	// ref is a persist ok's message id, a sync ok's answer in syncs (-1
+	// none), a fail's or info's error code.
+	ref uint32
+	// aux is a persist's sender, a sync's page size.
+	aux    uint32
+	fn     fnKind
+	status opStatus
+	// flag is a persist ok's dedup (answered as a replay), a sync's reader
+	// (a sync of a catch-up client, "reader": true, catchup.go).
+	flag bool
 }
+
+// mid is a persist ok's acknowledged message id, 0 none.
+func (o *op) mid() uint32 {
+	if o.fn == fnPersist && o.status == stOK {
+		return o.ref
+	}
+	return 0
+}
+
+// sync is a sync ok's answer in the Log's syncs, -1 none.
+func (o *op) sync() int32 {
+	if o.fn == fnSync && o.status == stOK {
+		return int32(o.ref)
+	}
+	return -1
+}
+
+// err is a fail's or info's error code, 0 none.
+func (o *op) err() uint16 {
+	if o.status == stFail || o.status == stInfo {
+		return uint16(o.ref)
+	}
+	return 0
+}
+
+// sender is a persist's sender.
+func (o *op) sender() uint32 {
+	if o.fn == fnPersist {
+		return o.aux
+	}
+	return 0
+}
+
+// limit is a sync's page size.
+func (o *op) limit() int32 {
+	if o.fn == fnSync {
+		return int32(o.aux)
+	}
+	return 0
+}
+
+// dedup: a persist ok answered as a replay.
+func (o *op) dedup() bool { return o.fn == fnPersist && o.status == stOK && o.flag }
+
+// reader: a sync of a catch-up client.
+func (o *op) reader() bool { return o.fn == fnSync && o.flag }
 
 // alloc is one traced counter allocation: it returned during [start, end].
 type alloc struct {
@@ -104,17 +152,24 @@ type alloc struct {
 	hasStart   bool
 }
 
-// cfin is one final line.
+// cfin is one final line. Lines are numbered by int32, as operations'
+// are; an events line's partition and offset are kept beside (evPos), so
+// that the messages and idempotency lines, a history's bulk, take 32 bytes.
 type cfin struct {
 	Seq       uint64 // messages, idempotency, events; counters: the value
-	Offset    int64  // events
-	Line      int
+	Line      int32
 	chat      int32
 	key       int32  // messages, idempotency: the key's id, -1
 	MessageID uint32 // interned, 0 none
-	Partition int32
+	ev        int32  // events: its position in the Log's evPos
 	Table     tableKind
 	Missing   bool // counters: the item is gone
+}
+
+// evPos is where an events line's message is in the topic.
+type evPos struct {
+	Offset    int64
+	Partition int32
 }
 
 type tableKind uint8
@@ -241,18 +296,18 @@ func (l *Log) invoke(e *history.Event) {
 	if prev, ok := l.outstanding[e.Process]; ok {
 		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.ops.at(prev).invLine)
 	}
-	o := op{call: e.Time, invLine: int32(e.Line), process: int32(e.Process), chat: l.chat(e.Chat), key: -1, sync: -1, fn: fn}
+	o := op{call: e.Time, invLine: int32(e.Line), process: int32(e.Process), chat: l.chat(e.Chat), key: -1, fn: fn}
 	if fn == fnPersist {
-		o.sender = l.sender(e.Sender)
+		o.aux = l.sender(e.Sender)
 		if e.Key == "" {
 			l.warn("line %d: persist without key: left out of key-based invariants", e.Line)
 		} else {
-			o.key = l.keyID(e.Process, o.chat, o.sender, e.Key)
+			o.key = l.keyID(e.Process, o.chat, o.aux, e.Key)
 		}
 		o.payload = stringHash(e.PayloadHash)
 	} else {
-		o.seq, o.limit = e.After, int32(min(max(e.Limit, math.MinInt32), math.MaxInt32))
-		o.reader = e.Reader
+		o.seq, o.aux = e.After, uint32(int32(min(max(e.Limit, math.MinInt32), math.MaxInt32)))
+		o.flag = e.Reader
 	}
 	l.outstanding[e.Process] = l.ops.add(o)
 }
@@ -281,23 +336,26 @@ func (l *Log) complete(e *history.Event) {
 	o.done, o.doneLine = e.Time, int32(e.Line)
 	switch e.Kind {
 	case history.KindOK:
-		o.status, o.dedup = stOK, e.Dedup
+		o.status = stOK
 		if o.fn == fnPersist {
-			o.seq, o.mid = e.Seq, l.mid(e.MessageID)
-			if o.mid != 0 {
-				a := ackAt{mid: o.mid, key: o.key, sender: o.sender, midHash: *l.newMids.hash.at(int32(o.mid))}
+			o.seq, o.ref, o.flag = e.Seq, l.mid(e.MessageID), e.Dedup
+			if o.ref != 0 {
+				a := ackAt{mid: o.ref, key: o.key, sender: o.aux, midHash: *l.newMids.hash.at(int32(o.ref))}
 				if o.key >= 0 {
 					a.keyHash = *l.newKeys.hash.at(o.key)
 				}
 				l.acked.remember(o.chat, o.seq, a)
 			}
-		} else if e.Sync != nil {
-			o.sync = l.addSync(e.Sync)
+		} else {
+			o.ref = ^uint32(0) // -1: no answer
+			if e.Sync != nil {
+				o.ref = uint32(l.addSync(e.Sync))
+			}
 		}
 	case history.KindFail:
-		o.status, o.err = stFail, l.errCode(e.Error)
+		o.status, o.ref = stFail, uint32(l.errCode(e.Error))
 	default:
-		o.status, o.err = stInfo, l.errCode(e.Error)
+		o.status, o.ref = stInfo, uint32(l.errCode(e.Error))
 	}
 }
 
@@ -361,7 +419,7 @@ func (l *Log) trace(e *history.Event) {
 
 // Final takes the next final line; finals come after every event.
 func (l *Log) Final(f *history.Final) {
-	c := cfin{Seq: f.Seq, Offset: f.Offset, Line: f.Line, chat: l.chat(f.Chat), key: -1, Partition: f.Partition, Table: tableOf(f.Table), Missing: f.Missing}
+	c := cfin{Seq: f.Seq, Line: int32(f.Line), chat: l.chat(f.Chat), key: -1, Table: tableOf(f.Table), Missing: f.Missing}
 	switch c.Table {
 	case tableCounters:
 		c.Seq = f.Value
@@ -377,6 +435,7 @@ func (l *Log) Final(f *history.Final) {
 		}
 	case tableEvents:
 		c.MessageID = l.mid(f.MessageID)
+		c.ev = l.evPos.add(evPos{Offset: f.Offset, Partition: f.Partition})
 	default:
 		l.warn("line %d: final line of unknown table %q ignored", f.Line, f.Table)
 	}

@@ -165,7 +165,9 @@ func renumberOps(ops *chunked[op], keyMap, midMap []int32) {
 		if o.key >= 0 {
 			o.key = keyMap[o.key]
 		}
-		o.mid = uint32(midMap[o.mid])
+		if o.mid() != 0 {
+			o.ref = uint32(midMap[o.ref])
+		}
 	})
 }
 

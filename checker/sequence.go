@@ -26,7 +26,7 @@ func checkSequenceUniqueness(x *index) Result {
 			for j < len(ms) && x.fin.at(ms[j]).Seq == x.fin.at(ms[i]).Seq {
 				a, b := x.fin.at(ms[i]), x.fin.at(ms[j])
 				if a.MessageID != b.MessageID {
-					v.fail([]int{a.Line, b.Line}, "chat %q seq %d holds two messages in the final table: %q (line %d) and %q (line %d)",
+					v.fail([]int{int(a.Line), int(b.Line)}, "chat %q seq %d holds two messages in the final table: %q (line %d) and %q (line %d)",
 						x.chatNames[c], a.Seq, x.midName(a.MessageID), a.Line, x.midName(b.MessageID), b.Line)
 				} else {
 					dupLines++
@@ -89,7 +89,7 @@ func checkNoZeroSequence(x *index) Result {
 		case tableMessages, tableIdempotency, tableEvents:
 			checked++
 			if f.Seq == 0 {
-				v.fail([]int{f.Line}, "line %d: final %s line on chat %q has sequence 0", f.Line, f.Table, x.chatNames[f.chat])
+				v.fail([]int{int(f.Line)}, "line %d: final %s line on chat %q has sequence 0", f.Line, f.Table, x.chatNames[f.chat])
 			}
 		}
 	}

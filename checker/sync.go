@@ -58,7 +58,7 @@ func (k known) line(x *index) int {
 	if k.op >= 0 {
 		return x.doneLine(k.op)
 	}
-	return x.fin.at(k.msg).Line
+	return int(x.fin.at(k.msg).Line)
 }
 
 // fenwick counts marked positions in prefix ranges.
@@ -214,7 +214,7 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 				lines := []int{dl}
 				what := "no final message has that sequence"
 				if at >= 0 {
-					lines = append(lines, x.fin.at(at).Line)
+					lines = append(lines, int(x.fin.at(at).Line))
 					what = fmt.Sprintf("the final table holds %q there (line %d)", x.midName(x.fin.at(at).MessageID), x.fin.at(at).Line)
 					v.fail(lines, "sync at line %d on chat %q returned seq %d with another message id, but %s", dl, x.chatNames[c], s, what)
 					continue

@@ -1,0 +1,18 @@
+package checker
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// The Log holds one op per operation and one cfin per final line: a
+// history's bulk. Their sizes are what a million-operation check costs, so
+// a field added carelessly shows here first.
+func TestRecordSizes(t *testing.T) {
+	if got := unsafe.Sizeof(op{}); got != 64 {
+		t.Errorf("op takes %d bytes, want 64", got)
+	}
+	if got := unsafe.Sizeof(cfin{}); got != 32 {
+		t.Errorf("cfin takes %d bytes, want 32", got)
+	}
+}
