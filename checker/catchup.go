@@ -235,8 +235,9 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 // readerView returns r's marked syncs as spans, sorted by after, and every
 // (seq, message_id) its syncs returned, sorted by seq.
 func (x *index) readerView(r *reader, spans []readerSpan, got []receivedMsg) ([]readerSpan, []receivedMsg) {
+	var buf syncBuf
 	for _, y := range r.syncs {
-		seqs, ids, ok := x.syncResult(y)
+		seqs, ids, ok := x.syncResult(y, &buf)
 		if !ok {
 			continue
 		}

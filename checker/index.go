@@ -138,17 +138,45 @@ func (x *index) after(o int32) uint64 { return x.ops.at(o).seq }
 
 func (x *index) limit(o int32) int { return int(x.ops.at(o).limit()) }
 
+// syncBuf holds a caller's decoded sync answers, reused from one sync to
+// the next.
+type syncBuf struct{ seqs, ids, miss []uint64 }
+
 // syncResult is what sync o returned: its sequences and message ids (as
 // many as its line had; a count that differs is sync_completeness's
-// failure), and false if it has no answer.
-// The ids are hashes (compare them with midHash of an interned id).
-func (x *index) syncResult(o int32) (seqs []uint64, ids []uint64, ok bool) {
+// failure), and false if it has no answer. The ids are hashes (compare
+// them with midHash of an interned id). Both are decoded into buf, the
+// caller's to reuse; into slices of their own when buf is nil.
+func (x *index) syncResult(o int32, buf *syncBuf) (seqs []uint64, ids []uint64, ok bool) {
+	if buf == nil {
+		buf = &syncBuf{}
+	}
 	r := x.ops.at(o).sync()
 	if r < 0 {
-		return nil, nil, false
+		return buf.seqs[:0], buf.ids[:0], false
 	}
-	ref := x.syncs[r]
-	return x.syncSeqs.get(ref.seqs), x.syncMids.get(ref.mids), true
+	ref := &x.syncs[r]
+	code := x.syncSeqs.get(ref.seqs)
+	if buf.seqs == nil {
+		buf.seqs = make([]uint64, 0, countSeqs(code))
+	}
+	buf.seqs = decodeSeqs(buf.seqs[:0], code)
+	if ref.explicit {
+		return buf.seqs, x.syncMids.get(ref.mids), true
+	}
+	chat := x.ops.at(o).chat
+	buf.ids = slices.Grow(buf.ids[:0], len(buf.seqs))
+	for _, s := range buf.seqs {
+		buf.ids = append(buf.ids, x.ackHash.at(chat, s))
+	}
+	mids := x.syncMids.get(ref.mids)
+	if len(mids) > 0 {
+		buf.miss = decodeSeqs(buf.miss[:0], x.syncMiss.get(ref.miss))
+		for j, i := range buf.miss {
+			buf.ids[i] = mids[j]
+		}
+	}
+	return buf.seqs, buf.ids, true
 }
 
 func (x *index) allocSeq(a int32) uint64 { return x.allocs.at(a).seq }
@@ -252,7 +280,7 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
 	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil
-	l.acked = recentAcks{}
+	l.ackHash, l.acked = l.acked.hashes(), recentAcks{}
 	done := timings.Phase("index: canonical numbering")
 	var keyMap, midMap []int32
 	x.ops, x.fin, x.allocs = &l.ops, &l.fin, &l.allocs

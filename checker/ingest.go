@@ -60,8 +60,13 @@ type Log struct {
 	evPos  chunked[evPos] // of the events lines in fin
 
 	syncs    []syncRef
-	syncSeqs slab[uint64]
-	syncMids slab[uint64] // stringHash of each returned message id
+	syncSeqs slab[byte]   // each answer's sequences, coded (seqcode.go)
+	seqCode  []byte       // addSync's scratch
+	syncMids slab[uint64] // stringHash of returned message ids the acks do not give
+	syncMiss slab[byte]   // where in their answers those are (coded as sequences)
+	missAt   []uint64     // addSync's scratch
+	idScr    []uint64     // addSync's scratch
+	ackHash  ackHashes    // the index's: the first ack's message id hash by chat and sequence
 
 	outstanding map[int]int32 // process → its open operation
 	lastTime    int64
@@ -200,9 +205,16 @@ func tableOf(name string) tableKind {
 	return tableUnknown
 }
 
-// syncRef is one sync answer: its sequences and its message ids (as many
-// as the line had).
-type syncRef struct{ seqs, mids slabRef }
+// syncRef is one sync answer: its sequences (coded) and its message ids.
+// A sync mostly returns messages already acknowledged, and with the ids
+// they were acknowledged with: such an id is not kept, but read back from
+// the first ack at its sequence (ackHashes), which never changes once
+// made. mids holds the others, at the positions miss codes; or, when
+// explicit, every id the line had (as many as it had).
+type syncRef struct {
+	seqs, mids, miss slabRef
+	explicit         bool
+}
 
 // NewLog returns an empty Log.
 func NewLog() *Log {
@@ -349,7 +361,7 @@ func (l *Log) complete(e *history.Event) {
 		} else {
 			o.ref = ^uint32(0) // -1: no answer
 			if e.Sync != nil {
-				o.ref = uint32(l.addSync(e.Sync))
+				o.ref = uint32(l.addSync(o.chat, e.Sync))
 			}
 		}
 	case history.KindFail:
@@ -359,16 +371,36 @@ func (l *Log) complete(e *history.Event) {
 	}
 }
 
-func (l *Log) addSync(r *history.SyncResult) int32 {
-	ref := syncRef{seqs: l.syncSeqs.add(r.Seqs)}
-	if r.IDHashes != nil || len(r.MessageIDs) == 0 {
-		ref.mids = l.syncMids.add(r.IDHashes)
-	} else {
-		var mids []uint64
-		mids, ref.mids = l.syncMids.grow(len(r.MessageIDs))
-		for i, id := range r.MessageIDs {
-			mids[i] = stringHash(id)
+func (l *Log) addSync(chat int32, r *history.SyncResult) int32 {
+	l.seqCode = appendSeqs(l.seqCode[:0], r.Seqs)
+	ref := syncRef{seqs: l.syncSeqs.add(l.seqCode)}
+	ids := r.IDHashes
+	if ids == nil && len(r.MessageIDs) > 0 {
+		ids = l.idScr[:0]
+		for _, id := range r.MessageIDs {
+			ids = append(ids, stringHash(id))
 		}
+		l.idScr = ids
+	}
+	if len(ids) != len(r.Seqs) {
+		ref.explicit = true // sync_completeness fails it: kept as it was
+		ref.mids = l.syncMids.add(ids)
+	} else {
+		// The positions of ids that are not their sequence's first ack's.
+		miss := l.missAt[:0]
+		for i, s := range r.Seqs {
+			if a := l.acked.at(chat, s); a == nil || a.midHash != ids[i] {
+				miss = append(miss, uint64(i))
+			}
+		}
+		l.missAt = miss
+		var mids []uint64
+		mids, ref.mids = l.syncMids.grow(len(miss))
+		for j, i := range miss {
+			mids[j] = ids[i]
+		}
+		l.seqCode = appendSeqs(l.seqCode[:0], miss)
+		ref.miss = l.syncMiss.add(l.seqCode)
 	}
 	l.syncs = append(l.syncs, ref)
 	return int32(len(l.syncs) - 1)

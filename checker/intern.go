@@ -366,6 +366,39 @@ func (r *recentAcks) at(chat int32, seq uint64) *ackAt {
 	return nil
 }
 
+// ackHashes is what the check keeps of recentAcks: by chat, the message
+// id hash of the first ack at each sequence from base on, 0 none. Sync
+// answers read their ids from it (syncRef).
+type ackHashes struct {
+	base  []uint64
+	bySeq [][]uint64
+}
+
+// hashes is r as ackHashes, each chat's table at its length.
+func (r *recentAcks) hashes() ackHashes {
+	h := ackHashes{base: r.base, bySeq: make([][]uint64, len(r.bySeq))}
+	for c, s := range r.bySeq {
+		t := make([]uint64, len(s))
+		for i := range s {
+			if s[i].mid != 0 {
+				t[i] = s[i].midHash
+			}
+		}
+		h.bySeq[c] = t
+	}
+	return h
+}
+
+// at is the message id hash of the first ack at chat and seq, 0 none.
+func (h *ackHashes) at(chat int32, seq uint64) uint64 {
+	if int(chat) < len(h.bySeq) && seq >= h.base[chat] {
+		if i := seq - h.base[chat]; i < uint64(len(h.bySeq[chat])) {
+			return h.bySeq[chat][i]
+		}
+	}
+	return 0
+}
+
 // finalIDs numbers a final line's message id and key (key "": none) at
 // chat and seq: those of the ack at that sequence where the strings are
 // the same; the key is only the ack's when the message id is too, and

@@ -314,7 +314,7 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 		switch kind {
 		case lSync:
 			lop.after, lop.limit = x.after(o), x.limit(o)
-			if seqs, ids, ok := x.syncResult(o); ok {
+			if seqs, ids, ok := x.syncResult(o, nil); ok {
 				lop.seqs = seqs
 				lop.ids = ids // the Log's own slab: the model only reads it
 				if len(ids) != len(seqs) {

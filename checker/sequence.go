@@ -73,8 +73,9 @@ func checkNoZeroSequence(x *index) Result {
 			v.fail([]int{int(al.line)}, "line %d allocates sequence 0 on chat %q", al.line, x.chatNames[al.chat])
 		}
 	}
+	var buf syncBuf
 	for i := range x.ops.count() {
-		seqs, _, ok := x.syncResult(int32(i))
+		seqs, _, ok := x.syncResult(int32(i), &buf)
 		if x.ops.at(i).fn != fnSync || x.ops.at(i).status != stOK || !ok {
 			continue
 		}

@@ -98,6 +98,7 @@ func checkSyncCompleteness(x *index) (Result, int) {
 	ks := make([]known, 0, maxSpan(x.ackSpan)+maxSpan(x.msgSpan))
 	byAck := make([]int32, 0, cap(ks))
 	var syncs []int32
+	var buf syncBuf // each sync's answer, decoded once for the four passes
 	total, unverified := 0, 0
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
 		syncs = syncs[:0]
@@ -128,12 +129,15 @@ func checkSyncCompleteness(x *index) (Result, int) {
 				fw.add(int(byAck[p]))
 				p++
 			}
-			if !x.syncWellFormed(v, c, y) {
+			seqs, ids, ok := x.syncResult(y, &buf)
+			if ok && !x.syncWellFormed(v, c, y, seqs, ids) {
 				continue
 			}
-			unverified += x.syncExists(v, c, y, ks)
-			x.syncCovers(v, c, y, ks, fw)
-			scan.lateCommits(x, c, y, ks, seen)
+			if ok {
+				unverified += x.syncExists(v, c, y, seqs, ids, ks)
+			}
+			x.syncCovers(v, c, y, seqs, ks, fw)
+			scan.lateCommits(x, c, y, seqs, ks, seen)
 		}
 	}
 	if total == 0 {
@@ -164,14 +168,10 @@ func checkSyncCompleteness(x *index) (Result, int) {
 	return v.result(), scan.late
 }
 
-// syncWellFormed checks the shape of y's result.
-func (x *index) syncWellFormed(v *verdict, c int32, y int32) bool {
+// syncWellFormed checks the shape of y's result, seqs and ids.
+func (x *index) syncWellFormed(v *verdict, c int32, y int32, seqs, ids []uint64) bool {
 	lines := x.opLines(y)
 	dl, after, limit := x.doneLine(y), x.after(y), x.limit(y)
-	seqs, ids, ok := x.syncResult(y)
-	if !ok {
-		return true // returned nothing
-	}
 	switch {
 	case len(ids) != len(seqs):
 		v.fail(lines, "sync at line %d on chat %q returned %d seqs but %d message_ids", dl, x.chatNames[c], len(seqs), len(ids))
@@ -196,11 +196,7 @@ func (x *index) syncWellFormed(v *verdict, c int32, y int32) bool {
 // syncExists checks every returned (seq, message_id) against the final
 // messages table, or without it against the acks; it returns how many it
 // could verify neither way.
-func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified int) {
-	seqs, ids, ok := x.syncResult(y)
-	if !ok {
-		return 0
-	}
+func (x *index) syncExists(v *verdict, c int32, y int32, seqs, ids []uint64, ks []known) (unverified int) {
 	dl := x.doneLine(y)
 	mlo, mhi := span(x.msgSpan, c)
 	msgs, from, kat := x.msgs[mlo:mhi], 0, 0
@@ -239,8 +235,7 @@ func (x *index) syncExists(v *verdict, c int32, y int32, ks []known) (unverified
 // syncCovers checks that y returned every message acknowledged before it
 // was invoked within its range; fw marks exactly those acknowledged
 // messages.
-func (x *index) syncCovers(v *verdict, c int32, y int32, ks []known, fw fenwick) {
-	seqs, _, _ := x.syncResult(y)
+func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, ks []known, fw fenwick) {
 	after, limit, il, dl := x.after(y), x.limit(y), x.invLine(y), x.doneLine(y)
 	lo := sort1(ks, after+1)
 	hi := len(ks)
@@ -290,8 +285,7 @@ func sort1(ks []known, s uint64) int {
 // acknowledged before y was invoked (those are sync_completeness failures):
 // they became visible below a cursor that had already passed them. seen
 // keeps a message skipped by several syncs from counting twice.
-func (s *syncScan) lateCommits(x *index, c int32, y int32, ks []known, seen []bool) {
-	seqs, _, _ := x.syncResult(y)
+func (s *syncScan) lateCommits(x *index, c int32, y int32, seqs []uint64, ks []known, seen []bool) {
 	if len(seqs) == 0 || s.work > s.budget {
 		return
 	}
