@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 // A decoder keeps no key beyond its arena's current block: runs give a
@@ -83,5 +84,35 @@ func TestSinkBuilderReleasesCompletedInvokes(t *testing.T) {
 	}
 	if sink.events != 2*n+1 || kept != 1 {
 		t.Fatalf("%d events to the sink, %d invoke copies kept; want %d and 1 (the open one)", sink.events, kept, 2*n+1)
+	}
+}
+
+// Values shared across lines (chat ids, senders, error codes) are held for
+// the whole read, so none may live in the arena: each would keep its block,
+// and a feed read while bench ran held a block for each chat.
+func TestDecoderSharesNoValueFromItsArena(t *testing.T) {
+	d := newLineDecoder("h.jsonl", nil)
+	var pl parsedLine
+	blocks := map[*byte]bool{} // the first byte of every block the arena made
+	for p := range 20000 {
+		s := fmt.Sprintf(`{"type":"invoke","process":%d,"f":"persist","time":%d,"chat":"chat-%d","sender":"user-%d","key":"writer-%d-message-%d-with-some-length"}`, p, p, p%64, p%8, p, p)
+		if err := d.parse([]byte(s), p+1, &pl); err != nil {
+			t.Fatal(err)
+		}
+		if cap(d.arena.block) > 0 {
+			blocks[unsafe.SliceData(d.arena.block[:1])] = true
+		}
+	}
+	if len(blocks) < 3 {
+		t.Fatalf("the test wants several arena blocks, got %d", len(blocks))
+	}
+	for _, v := range d.shared.shared {
+		data := unsafe.StringData(v)
+		for b := range blocks {
+			start := uintptr(unsafe.Pointer(b))
+			if p := uintptr(unsafe.Pointer(data)); p >= start && p < start+arenaMaxBlock {
+				t.Fatalf("shared value %q lives in an arena block, and keeps it alive", v)
+			}
+		}
 	}
 }

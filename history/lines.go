@@ -102,7 +102,7 @@ type lineDecoder struct {
 func newLineDecoder(file string, hashID func([]byte) uint64) *lineDecoder {
 	d := &lineDecoder{file: file}
 	d.raw.hashID = hashID
-	d.shared = interner{arena: &d.arena, shared: map[string]string{}}
+	d.shared = interner{shared: map[string]string{}}
 	return d
 }
 
