@@ -53,7 +53,8 @@ func (s *discardSink) Final(*Final) {}
 
 // A builder handing lines to a sink keeps an invoke's copy only while the
 // operation is outstanding: a slot per process id that ever ran held the
-// strings (and their blocks) of every crashed process of a long run.
+// strings (and their blocks) of every crashed process and duplicate twin of
+// a long run.
 func TestSinkBuilderReleasesCompletedInvokes(t *testing.T) {
 	sink := &discardSink{}
 	b := newBuilder(&History{File: "h.jsonl"}, sizeHint{bytes: -1})
@@ -73,7 +74,11 @@ func TestSinkBuilderReleasesCompletedInvokes(t *testing.T) {
 	const n = 5000
 	for p := range n {
 		add(fmt.Sprintf(`{"type":"invoke","process":%d,"f":"persist","time":%d,"chat":"c","key":"k%d"}`, p, 2*p, p))
-		add(fmt.Sprintf(`{"type":"info","process":%d,"f":"persist","time":%d,"error":"crash"}`, p, 2*p+1))
+		if p%2 == 0 { // a crash: the process runs on under a new id
+			add(fmt.Sprintf(`{"type":"info","process":%d,"f":"persist","time":%d,"error":"crash"}`, p, 2*p+1))
+		} else { // a duplicate twin: one operation under an id of its own
+			add(fmt.Sprintf(`{"type":"ok","process":%d,"f":"persist","time":%d,"seq":%d,"message_id":"m%d"}`, p, 2*p+1, p, p))
+		}
 	}
 	add(fmt.Sprintf(`{"type":"invoke","process":%d,"f":"persist","time":%d,"chat":"c","key":"open"}`, n, 2*n))
 	kept := 0
@@ -84,6 +89,11 @@ func TestSinkBuilderReleasesCompletedInvokes(t *testing.T) {
 	}
 	if sink.events != 2*n+1 || kept != 1 {
 		t.Fatalf("%d events to the sink, %d invoke copies kept; want %d and 1 (the open one)", sink.events, kept, 2*n+1)
+	}
+	for _, e := range b.slots.free {
+		if e.Key != "" || e.Chat != "" {
+			t.Fatalf("a free slot still holds the strings of line %d", e.Line)
+		}
 	}
 }
 

@@ -220,12 +220,8 @@ func (b *builder) addCompletion(l *parsedLine) error {
 	}
 	b.open.remove(l.process)
 	b.emit(e)
-	if b.sink != nil && l.kind == KindInfo {
-		// Runs give a process whose operation ended unknown a new id: a
-		// slot kept for every id that ever ran held its strings, and
-		// their blocks, for the whole read. A live process keeps its
-		// slot for its next invoke.
-		b.slots.release(l.process)
+	if b.sink != nil {
+		b.slots.release(l.process) // the sink has the completion: the invoke's copy is done with
 	}
 	return nil
 }
