@@ -43,7 +43,7 @@ func checkIdempotencyGuarantee(x *index) Result {
 			}
 			if x.ackSeq(o) != x.ackSeq(first) || x.ackID(o) != x.ackID(first) {
 				v.fail([]int{x.doneLine(first), x.doneLine(o)}, "chat %q key %q answered seq %d %q (line %d) and seq %d %q (line %d)",
-					x.chatNames[x.keyChat[k]], x.keyNames[k], x.ackSeq(first), x.midName(x.ackID(first)), x.doneLine(first), x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o))
+					x.chatNames[x.keyChat[k]], x.keyText(k), x.ackSeq(first), x.midName(x.ackID(first)), x.doneLine(first), x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o))
 			}
 		}
 		if m2 := x.keyMsg2[k]; m2 >= 0 {
@@ -143,7 +143,7 @@ func checkKeyReuse(x *index) Result {
 				rejections++
 				o := ops[0]
 				v.fail(x.opLines(o), "chat %q key %q was rejected as reused (line %d) but no other persist used the key",
-					x.chatNames[x.keyChat[k]], x.keyNames[k], x.doneLine(o))
+					x.chatNames[x.keyChat[k]], x.keyText(k), x.doneLine(o))
 			}
 			continue
 		}
@@ -167,7 +167,7 @@ func checkKeyReuse(x *index) Result {
 					if a != b && hash(a) != 0 && hash(a) != hash(b) && x.ret(a) < x.call(b) {
 						reuses++
 						v.fail(append(x.opLines(a), x.opLines(b)...), "chat %q key %q held other content since line %d, yet the persist at line %d was acked as new at line %d instead of rejected",
-							x.chatNames[x.keyChat[k]], x.keyNames[k], x.doneLine(a), x.invLine(b), x.doneLine(b))
+							x.chatNames[x.keyChat[k]], x.keyText(k), x.doneLine(a), x.invLine(b), x.doneLine(b))
 						break
 					}
 				}
@@ -192,12 +192,12 @@ func checkKeyReuse(x *index) Result {
 				if cands > 0 && other >= 0 {
 					reuses++
 					v.fail(append(x.opLines(other), x.opLines(b)...), "chat %q key %q could only have been committed with other content (e.g. line %d), yet the persist at line %d was answered as a replay at line %d instead of rejected",
-						x.chatNames[x.keyChat[k]], x.keyNames[k], x.invLine(other), x.invLine(b), x.doneLine(b))
+						x.chatNames[x.keyChat[k]], x.keyText(k), x.invLine(other), x.invLine(b), x.doneLine(b))
 				}
 			case x.isRejection(b):
 				rejections++
 				if why, lines := x.falseRejection(b, ops, committers); why != "" {
-					v.fail(lines, "chat %q key %q was rejected as reused at line %d but %s", x.chatNames[x.keyChat[k]], x.keyNames[k], x.doneLine(b), why)
+					v.fail(lines, "chat %q key %q was rejected as reused at line %d but %s", x.chatNames[x.keyChat[k]], x.keyText(k), x.doneLine(b), why)
 				}
 			}
 		}

@@ -117,7 +117,10 @@ func (x *index) ackSeq(o int32) uint64 { return x.ops.at(o).seq }
 func (x *index) ackID(o int32) uint32 { return x.ops.at(o).mid() }
 
 // midName is an interned message id's text.
-func (x *index) midName(id uint32) string { return x.midNames[id] }
+func (x *index) midName(id uint32) string { return x.keys.get(x.midNames[id]) }
+
+// keyText is an interned key's text.
+func (x *index) keyText(k int32) string { return x.keys.get(x.keyNames[k]) }
 
 func (x *index) invLine(o int32) int { return int(x.ops.at(o).invLine) }
 
@@ -128,7 +131,7 @@ func (x *index) opLines(o int32) []int { return []int{x.invLine(o), x.doneLine(o
 // keyName is o's idempotency key ("" for a keyless persist or a sync).
 func (x *index) keyName(o int32) string {
 	if k := x.ops.at(o).key; k >= 0 {
-		return x.keyNames[k]
+		return x.keyText(k)
 	}
 	return ""
 }

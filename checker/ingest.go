@@ -18,7 +18,8 @@ import (
 // history is read straight into a Log (history.ScanFile) and never held
 // whole. It implements history.Sink.
 type Log struct {
-	names stringArena // the bytes of every interned string
+	names stringArena // the bytes of chats, senders and error codes
+	keys  nameArena   // the bytes of keys and message ids
 
 	chatNames []string
 	chatIDs   map[string]int32
@@ -27,10 +28,10 @@ type Log struct {
 	// in (newKeys, newMids), and once more when the Log is indexed
 	// (intern.go): keyNames, keyChat, midNames and midHash are by final
 	// number.
-	keyNames []string
+	keyNames []nameRef // in keys
 	keyChat  []int32
 	newKeys  struct {
-		names  chunked[string]
+		names  chunked[nameRef]
 		chat   chunked[int32]
 		sender chunked[uint32] // of the persist, or the final line; noSender
 		hash   chunked[uint64] // stringHash of each name
@@ -41,10 +42,10 @@ type Log struct {
 	// hashed once; a sync's ids are only hashed: there are tens of them a
 	// sync, and they are only ever compared (stringHash: a collision, at
 	// odds of 2^-64, could only hide a mismatch).
-	midNames []string
+	midNames []nameRef // in keys
 	midHash  []uint64
 	newMids  struct {
-		names chunked[string]
+		names chunked[nameRef]
 		hash  chunked[uint64]
 	}
 	acked recentAcks // finals find their ids by their acks (intern.go)
@@ -226,7 +227,7 @@ func NewLog() *Log {
 		outstanding: map[int]int32{},
 		lastTime:    math.MinInt64,
 	}
-	l.newMids.names.add("") // message id 0 is none
+	l.newMids.names.add(0) // message id 0 is none
 	l.newMids.hash.add(0)
 	return l
 }
@@ -504,7 +505,7 @@ func (l *Log) finKeyName(f *cfin) string {
 	if f.key < 0 {
 		return ""
 	}
-	return l.keyNames[f.key]
+	return l.keys.get(l.keyNames[f.key])
 }
 
 // unsafeString is b as a string without a copy; b is never written again.

@@ -34,7 +34,7 @@ const noSender = ^uint32(0)
 // idempotency table).
 func (l *Log) keyID(process int, chat int32, sender uint32, key string) int32 {
 	if process >= 0 && process < len(l.lastKey) {
-		if k := l.lastKey[process]; k >= 0 && *l.newKeys.chat.at(k) == chat && *l.newKeys.sender.at(k) == sender && *l.newKeys.names.at(k) == key {
+		if k := l.lastKey[process]; k >= 0 && *l.newKeys.chat.at(k) == chat && *l.newKeys.sender.at(k) == sender && l.keys.get(*l.newKeys.names.at(k)) == key {
 			return k
 		}
 	}
@@ -52,7 +52,7 @@ func (l *Log) newKey(chat int32, sender uint32, key string) int32 {
 	l.newKeys.chat.add(chat)
 	l.newKeys.sender.add(sender)
 	l.newKeys.hash.add(stringHash(key))
-	return l.newKeys.names.add(l.names.string(key))
+	return l.newKeys.names.add(l.keys.add(key))
 }
 
 // mid numbers a message id (0 is "none") and keeps its hash, which sync
@@ -62,7 +62,7 @@ func (l *Log) mid(s string) uint32 {
 		return 0
 	}
 	l.newMids.hash.add(stringHash(s))
-	return uint32(l.newMids.names.add(l.names.string(s)))
+	return uint32(l.newMids.names.add(l.keys.add(s)))
 }
 
 // canonicalMaps gives equal keys (in one chat, and under clientScope of
@@ -83,7 +83,7 @@ func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
 			}
 		}
 		keyMap = canonical(hashes, func(a, b int32) bool {
-			return *k.chat.at(a) == *k.chat.at(b) && *k.names.at(a) == *k.names.at(b) &&
+			return *k.chat.at(a) == *k.chat.at(b) && l.keys.get(*k.names.at(a)) == l.keys.get(*k.names.at(b)) &&
 				(!clientScope || *k.sender.at(a) == *k.sender.at(b))
 		})
 		if clientScope {
@@ -94,7 +94,7 @@ func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
 	})
 	m := &l.newMids
 	hashes := m.hash.flat()
-	midMap = canonical(hashes, func(a, b int32) bool { return *m.names.at(a) == *m.names.at(b) })
+	midMap = canonical(hashes, func(a, b int32) bool { return l.keys.get(*m.names.at(a)) == l.keys.get(*m.names.at(b)) })
 	l.midNames, l.midHash = compactChunked(midMap, &m.names), compact(midMap, hashes)
 	wg.Wait()
 	l.lastKey = nil
@@ -117,7 +117,7 @@ func (l *Log) attributeSenderless(keyMap []int32) {
 	owner := map[chatKey]int32{}
 	for p := range keyMap {
 		if *k.sender.at(int32(p)) == noSender {
-			owner[chatKey{*k.chat.at(int32(p)), *k.names.at(int32(p))}] = nobody
+			owner[chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}] = nobody
 		}
 	}
 	if len(owner) == 0 {
@@ -127,7 +127,7 @@ func (l *Log) attributeSenderless(keyMap []int32) {
 		if *k.sender.at(int32(p)) == noSender {
 			continue
 		}
-		ck := chatKey{*k.chat.at(int32(p)), *k.names.at(int32(p))}
+		ck := chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}
 		switch o, ok := owner[ck]; {
 		case !ok:
 		case o == nobody:
@@ -141,7 +141,7 @@ func (l *Log) attributeSenderless(keyMap []int32) {
 	unattributed := 0
 	for p, f := range keyMap {
 		if *k.sender.at(int32(p)) == noSender {
-			if f = owner[chatKey{*k.chat.at(int32(p)), *k.names.at(int32(p))}]; f < 0 {
+			if f = owner[chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}]; f < 0 {
 				keyMap[p] = -1
 				unattributed++
 				continue
