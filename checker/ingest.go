@@ -467,7 +467,8 @@ func (l *Log) Final(f *history.Final) {
 			c.key = l.newKey(c.chat, sender, "")
 		}
 	case tableEvents:
-		c.MessageID = l.mid(f.MessageID)
+		// Events repeat the acks too: the ack's id where it is the same.
+		c.MessageID, _ = l.finalIDs(c.chat, f.Seq, f.MessageID, "", noSender)
 		c.ev = l.evPos.add(evPos{Offset: f.Offset, Partition: f.Partition})
 	default:
 		l.warn("line %d: final line of unknown table %q ignored", f.Line, f.Table)

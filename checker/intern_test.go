@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/chatseq/chatseq/history"
 )
 
 // Equal strings share a number and unequal ones never do, even when their
@@ -63,5 +65,30 @@ func TestRadixSortIsAStableSortByHash(t *testing.T) {
 		if !slices.Equal(a, want) {
 			t.Fatalf("n=%d: radix sort differs from a stable sort", n)
 		}
+	}
+}
+
+// Final lines that repeat an ack's message id (messages, idempotency and
+// events lines alike) take the ack's number and keep no copy of the id:
+// each copy cost about 46 bytes a message in a long run.
+func TestFinalsRepeatingAnAckKeepNoNewID(t *testing.T) {
+	l := NewLog()
+	l.Event(&history.Event{Kind: history.KindInvoke, Process: 1, F: history.FPersist, Time: 1, Chat: "c", Key: "k", Line: 2})
+	l.Event(&history.Event{Kind: history.KindOK, Process: 1, F: history.FPersist, Time: 2, Chat: "c", Key: "k", Seq: 1, MessageID: "m1", Line: 3})
+	before := l.newMids.names.len()
+	for i, table := range []string{history.TableMessages, history.TableIdempotency, history.TableEvents} {
+		l.Final(&history.Final{Table: table, Chat: "c", Seq: 1, MessageID: "m1", Key: "k", Line: 4 + i})
+	}
+	if got := l.newMids.names.len(); got != before {
+		t.Fatalf("%d message ids kept for three final lines repeating the ack, want none", got-before)
+	}
+	l.Final(&history.Final{Table: history.TableEvents, Chat: "c", Seq: 1, MessageID: "other", Line: 7})
+	if got := l.newMids.names.len(); got != before+1 {
+		t.Fatalf("an event with another id kept %d ids, want 1", got-before)
+	}
+	var ids []uint32
+	l.fin.each(func(f *cfin) { ids = append(ids, f.MessageID) })
+	if ids[0] != ids[2] || ids[3] == ids[0] {
+		t.Fatalf("final lines' message ids %v: the events line repeating the ack must share its number, the other not", ids)
 	}
 }
