@@ -53,6 +53,8 @@ go test -run '^$' -fuzz '^FuzzParseSchedule$' -fuzztime 10000x -fuzzminimizetime
 # Every history the reader accepts is judged without a panic, under every
 # contract, by the exact checker and by porcupine.
 go test -run '^$' -fuzz '^FuzzCheck$' -fuzztime 20000x -fuzzminimizetime 100x ./checker/
+# The sync answers the check keeps are delta-coded: any list must read back as written.
+go test -run '^$' -fuzz '^FuzzSeqCode$' -fuzztime 20000x -fuzzminimizetime 100x ./checker/
 # The JSON string encoder's word-at-a-time scan against its byte loop.
 go test -run '^$' -fuzz '^FuzzAppend$' -fuzztime 200000x -fuzzminimizetime 100x ./internal/jsonstr/
 # The http target's --api mapping, and chatseq serve's Chatseq-Faults header.
