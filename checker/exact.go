@@ -128,11 +128,12 @@ func (e *exactChat) checkSingles() (string, []int) {
 				return e.alone(int32(i), "it answers sequence 0, which no message holds")
 			}
 		case lSync:
-			if o.limit > 0 && o.answered > o.limit {
-				return e.alone(int32(i), fmt.Sprintf("it returned %d messages, over its limit %d", o.answered, o.limit))
+			y := e.m.syncOf(o)
+			if y.limit > 0 && y.answered > y.limit {
+				return e.alone(int32(i), fmt.Sprintf("it returned %d messages, over its limit %d", y.answered, y.limit))
 			}
-			for j, q := range o.seqs {
-				if q <= o.after || j > 0 && q <= o.seqs[j-1] {
+			for j, q := range y.seqs {
+				if q <= y.after || j > 0 && q <= y.seqs[j-1] {
 					return e.alone(int32(i), "its sequences are not strictly ascending above its cursor")
 				}
 			}
@@ -611,10 +612,10 @@ func (e *exactChat) linkSyncs() {
 	t := newRangeTree(&e.g, e.leaves)
 	m := e.m
 	for i := range m.ops {
-		o := &m.ops[i]
-		if o.kind != lSync {
+		if m.ops[i].kind != lSync {
 			continue
 		}
+		o := m.syncOf(&m.ops[i])
 		v := e.opNode[i]
 		// [lo, hi): the leaves its answer covers.
 		lo, _ := slices.BinarySearch(e.seqs, o.after+1)
@@ -742,10 +743,10 @@ func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqF
 		lo = hi
 	}
 	for i := range m.ops {
-		o := &m.ops[i]
-		if o.kind != lSync {
+		if m.ops[i].kind != lSync {
 			continue
 		}
+		o := m.syncOf(&m.ops[i])
 		j := 0
 		for k, q := range o.seqs {
 			if q > top.seq {

@@ -31,7 +31,7 @@ func (e *exactChat) why(a, b int32) string {
 	oa, ob := &e.m.ops[a], &e.m.ops[b]
 	commits := func(o *linOp) bool { return o.kind == lNew || o.kind == lInfo && o.seq != 0 }
 	shows := func(o *linOp, s uint64) bool {
-		for _, q := range o.seqs {
+		for _, q := range e.m.syncOf(o).seqs {
 			if q == s {
 				return true
 			}
