@@ -23,7 +23,8 @@ type exactChat struct {
 	g      pgraph
 	opNode []int32 // per model op: its node (persists acked, rejections, syncs), -1
 
-	keys      []exactKey
+	keys      []exactKey // the keys that need more than their own ack (see gatherKeys)
+	plainKeys int        // the others: acked as new, replayed and rejected nowhere
 	seqs      []uint64
 	leaves    []int32 // node holding each of seqs
 	unknown   []exactUnknown
@@ -153,7 +154,6 @@ func (e *exactChat) gatherKeys() (string, []int) {
 		}
 	}
 	slices.SortFunc(byKey, func(a, b int32) int { return cmp.Or(cmp.Compare(m.ops[a].key, m.ops[b].key), cmp.Compare(a, b)) })
-	e.keys = make([]exactKey, 0, len(byKey))
 	hasZero, hasSeq := false, false
 	for lo := 0; lo < len(byKey); {
 		hi := lo
@@ -180,6 +180,14 @@ func (e *exactChat) gatherKeys() (string, []int) {
 					k.first = i
 				}
 			}
+		}
+		if k.n >= 0 && k.first < 0 {
+			// Its ack commits it and no replay or rejection needs it:
+			// the ack's fact alone places it. Most keys of a run; not
+			// keeping them saves 64 bytes each.
+			e.plainKeys++
+			lo = hi
+			continue
 		}
 		if d, l := e.settleKey(&k); d != "" {
 			return d, l
@@ -281,13 +289,13 @@ func (e *exactChat) settleKey(k *exactKey) (string, []int) {
 	return "", nil
 }
 
-// seqFact is one thing known about a sequence.
+// seqFact is one thing known about a sequence (24 bytes: there is one per
+// persist acked as new).
 type seqFact struct {
 	seq  uint64
-	kind uint8  // factNew, factKey, factObserved
-	op   int32  // factNew: the persist; factObserved: the replay or sync
-	key  int32  // factKey: the key
 	id   uint64 // factObserved: the message id seen
+	ref  int32  // factNew: the persist; factObserved: the replay or sync; factKey: the key
+	kind uint8  // factNew, factKey, factObserved
 }
 
 const (
@@ -301,15 +309,23 @@ const (
 // gaps: forbidden) the sequence order.
 func (e *exactChat) placeSequences() (string, []int) {
 	m := e.m
-	nsyncs := 0
+	nsyncs, nfacts := 0, 0
 	for i := range m.ops {
-		if m.ops[i].kind == lSync {
+		switch m.ops[i].kind {
+		case lSync:
 			nsyncs++
+		case lNew, lDedup:
+			nfacts++
+		}
+	}
+	for k := range e.keys {
+		if key := &e.keys[k]; key.n < 0 && key.seq != 0 {
+			nfacts++
 		}
 	}
 	// A fact per persist and key; what syncs saw mostly confirms them
 	// (syncObservations) and joins the facts only when it does not.
-	facts := make([]seqFact, 0, len(m.ops)+len(e.keys))
+	facts := make([]seqFact, 0, nfacts)
 	// A node per operation and sequence; edges: a few per replay and
 	// rejection, a few range links per sync, the trees' own (6.7 an
 	// operation in a million-operation hot chat with a sync in ten).
@@ -318,8 +334,8 @@ func (e *exactChat) placeSequences() (string, []int) {
 	e.g.op = make([]int32, 0, len(m.ops)+len(e.keys))
 	e.g.ef = make([]int32, 0, 4*len(m.ops)+32*nsyncs)
 	e.g.et = make([]int32, 0, 4*len(m.ops)+32*nsyncs)
-	e.seqs = make([]uint64, 0, len(e.keys))
-	e.leaves = make([]int32, 0, len(e.keys))
+	e.seqs = make([]uint64, 0, nfacts)
+	e.leaves = make([]int32, 0, nfacts)
 	e.opNode = filled(len(m.ops), -1)
 	for i := range m.ops {
 		o := &m.ops[i]
@@ -327,11 +343,11 @@ func (e *exactChat) placeSequences() (string, []int) {
 		switch o.kind {
 		case lNew:
 			e.opNode[i] = e.g.node(call, ret, int32(i))
-			facts = append(facts, seqFact{seq: o.seq, kind: factNew, op: int32(i)})
+			facts = append(facts, seqFact{seq: o.seq, kind: factNew, ref: int32(i)})
 		case lDedup, lRejected:
 			e.opNode[i] = e.g.node(call, ret, int32(i))
 			if o.kind == lDedup {
-				facts = append(facts, seqFact{seq: o.seq, kind: factObserved, op: int32(i), id: o.id})
+				facts = append(facts, seqFact{seq: o.seq, kind: factObserved, ref: int32(i), id: o.id})
 			}
 		case lSync:
 			e.opNode[i] = e.g.node(call, ret, int32(i))
@@ -339,7 +355,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 	}
 	for k := range e.keys {
 		if key := &e.keys[k]; key.n < 0 && key.seq != 0 {
-			facts = append(facts, seqFact{seq: key.seq, kind: factKey, key: int32(k)})
+			facts = append(facts, seqFact{seq: key.seq, kind: factKey, ref: int32(k)})
 		}
 	}
 	sortFacts(facts)
@@ -357,7 +373,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 	if e.forbidden {
 		top = topShown.seq
 		for _, f := range facts {
-			if f.kind != factKey || e.keys[f.key].first >= 0 {
+			if f.kind != factKey || e.keys[f.ref].first >= 0 {
 				top = max(top, f.seq)
 			}
 		}
@@ -397,6 +413,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 	for ; e.forbidden && next <= top; next++ {
 		e.addUnknown(next, -1)
 	}
+	e.confirmed = nil // 24 bytes a sequence, needed no more
 	if e.forbidden {
 		for i := 1; i < len(e.leaves); i++ {
 			e.g.edge(e.leaves[i-1], e.leaves[i])
@@ -408,7 +425,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 // enoughCommitters refuses a gapless prefix longer than the operations that
 // could fill it, before a node is made for each of its sequences.
 func (e *exactChat) enoughCommitters(facts []seqFact, top uint64, shown seqFact) (string, []int) {
-	could := uint64(0)
+	could := uint64(e.plainKeys)
 	for k := range e.keys {
 		if e.keys[k].n >= 0 || e.keys[k].relOp >= 0 || e.keys[k].seq != 0 {
 			could++
@@ -422,12 +439,12 @@ func (e *exactChat) enoughCommitters(facts []seqFact, top uint64, shown seqFact)
 		switch {
 		case f.seq != top:
 		case f.kind != factKey:
-			return e.alone(f.op, why)
-		case e.keys[f.key].first >= 0:
-			return e.alone(e.keys[f.key].first, why)
+			return e.alone(f.ref, why)
+		case e.keys[f.ref].first >= 0:
+			return e.alone(e.keys[f.ref].first, why)
 		}
 	}
-	return e.alone(shown.op, why) // a sync showed top
+	return e.alone(shown.ref, why) // a sync showed top
 }
 
 // placeSequence settles sequence s from its facts.
@@ -439,9 +456,9 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		switch f.kind {
 		case factNew:
 			if committer >= 0 {
-				return e.both(committer, f.op, "a sequence holds one message")
+				return e.both(committer, f.ref, "a sequence holds one message")
 			}
-			committer = f.op
+			committer = f.ref
 		case factObserved:
 			observed = append(observed, f)
 		}
@@ -454,14 +471,14 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		if f.kind != factKey {
 			continue
 		}
-		k := &e.keys[f.key]
+		k := &e.keys[f.ref]
 		if committer >= 0 {
 			if k.first >= 0 {
 				return e.both(committer, k.first, fmt.Sprintf("the key's message is at sequence %d, which the other persist committed for another key", s))
 			}
 			continue
 		}
-		candidates = append(candidates, f.key)
+		candidates = append(candidates, f.ref)
 	}
 	if committer < 0 && len(candidates) > 0 {
 		var need []int32
@@ -486,7 +503,7 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 			}
 			if key < 0 && len(observed) > 0 {
 				k := candidates[0]
-				return e.both(e.keys[k].relOp, observed[0].op, fmt.Sprintf("the final table's message at sequence %d has another id", s))
+				return e.both(e.keys[k].relOp, observed[0].ref, fmt.Sprintf("the final table's message at sequence %d has another id", s))
 			}
 		}
 	}
@@ -501,11 +518,11 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 	}
 	for _, f := range observed {
 		if cid == 0 && f.id != 0 {
-			cid, cop = f.id, f.op
+			cid, cop = f.id, f.ref
 			continue
 		}
 		if f.id != cid {
-			return e.both(cop, f.op, fmt.Sprintf("they give sequence %d different message ids", s))
+			return e.both(cop, f.ref, fmt.Sprintf("they give sequence %d different message ids", s))
 		}
 	}
 	switch {
@@ -517,7 +534,7 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		}
 		k := &e.keys[key]
 		if k.relOp < 0 {
-			return e.alone(observed[0].op, fmt.Sprintf("no persist could have committed sequence %d", s))
+			return e.alone(observed[0].ref, fmt.Sprintf("no persist could have committed sequence %d", s))
 		}
 		e.addLeaf(s, e.g.node(k.release, timeMax, k.relOp))
 	case key >= 0:
@@ -695,7 +712,7 @@ func (e *exactChat) matchUnknowns() (string, []int) {
 
 func sortFacts(facts []seqFact) {
 	slices.SortFunc(facts, func(a, b seqFact) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.kind, b.kind), cmp.Compare(a.op, b.op), cmp.Compare(a.key, b.key))
+		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.kind, b.kind), cmp.Compare(a.ref, b.ref))
 	})
 }
 
@@ -726,11 +743,11 @@ func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqF
 			switch f.kind {
 			case factNew:
 				if c.op < 0 {
-					c.op, c.id = f.op, m.ops[f.op].id
+					c.op, c.id = f.ref, m.ops[f.ref].id
 				}
 			case factKey:
 				keys++
-				if k := &e.keys[f.key]; keys == 1 && !k.seqZero && k.relOp >= 0 {
+				if k := &e.keys[f.ref]; keys == 1 && !k.seqZero && k.relOp >= 0 {
 					if c.op < 0 || m.ops[c.op].kind != lNew {
 						c.op, c.id = k.relOp, m.ops[k.relOp].id
 					}
@@ -750,7 +767,7 @@ func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqF
 		j := 0
 		for k, q := range o.seqs {
 			if q > top.seq {
-				top = seqFact{seq: q, op: int32(i)}
+				top = seqFact{seq: q, ref: int32(i)}
 			}
 			j = e.findConfirmed(j, q)
 			if j < len(e.confirmed) && e.confirmed[j].seq == q {
@@ -762,7 +779,7 @@ func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqF
 				c.shown = true
 				continue
 			}
-			extra = append(extra, seqFact{seq: q, kind: factObserved, op: int32(i), id: o.ids[k]})
+			extra = append(extra, seqFact{seq: q, kind: factObserved, ref: int32(i), id: o.ids[k]})
 		}
 	}
 	return extra, top, "", nil
@@ -798,9 +815,9 @@ func (e *exactChat) belowBase(s uint64, facts []seqFact) (string, []int) {
 	for _, f := range facts {
 		switch {
 		case f.kind == factNew, f.kind == factObserved:
-			return e.alone(f.op, why)
-		case f.kind == factKey && e.keys[f.key].first >= 0:
-			return e.alone(e.keys[f.key].first, why)
+			return e.alone(f.ref, why)
+		case f.kind == factKey && e.keys[f.ref].first >= 0:
+			return e.alone(e.keys[f.ref].first, why)
 		}
 	}
 	return "", nil
