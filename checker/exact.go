@@ -20,16 +20,14 @@ type exactChat struct {
 	m         *model
 	forbidden bool
 
-	g      pgraph
-	opNode []int32 // per model op: its node (persists acked, rejections, syncs), -1
+	g pgraph // operation i is node i
 
 	keys      []exactKey // the keys that need more than their own ack (see gatherKeys)
 	plainKeys int        // the others: acked as new, replayed and rejected nowhere
 	seqs      []uint64
 	leaves    []int32 // node holding each of seqs
 	unknown   []exactUnknown
-	confirmed []confirmed // sequences whose committer and message id are known
-	blame     []int32     // the operations a counterexample names
+	blame     []int32 // the operations a counterexample names
 }
 
 // exactKey gathers one key's operations. A key is committed by its persist
@@ -296,6 +294,9 @@ type seqFact struct {
 	id   uint64 // factObserved: the message id seen
 	ref  int32  // factNew: the persist; factObserved: the replay or sync; factKey: the key
 	kind uint8  // factNew, factKey, factObserved
+	// On a sequence's first fact (syncObservations): its committer and
+	// message id are known, and a sync showed it.
+	confirmed, shown bool
 }
 
 const (
@@ -309,12 +310,9 @@ const (
 // gaps: forbidden) the sequence order.
 func (e *exactChat) placeSequences() (string, []int) {
 	m := e.m
-	nsyncs, nfacts := 0, 0
+	nfacts := 0
 	for i := range m.ops {
-		switch m.ops[i].kind {
-		case lSync:
-			nsyncs++
-		case lNew, lDedup:
+		if k := m.ops[i].kind; k == lNew || k == lDedup {
 			nfacts++
 		}
 	}
@@ -326,31 +324,18 @@ func (e *exactChat) placeSequences() (string, []int) {
 	// A fact per persist and key; what syncs saw mostly confirms them
 	// (syncObservations) and joins the facts only when it does not.
 	facts := make([]seqFact, 0, nfacts)
-	// A node per operation and sequence; edges: a few per replay and
-	// rejection, a few range links per sync, the trees' own (6.7 an
-	// operation in a million-operation hot chat with a sync in ten).
-	e.g.lo = make([]int64, 0, len(m.ops)+len(e.keys))
-	e.g.hi = make([]int64, 0, len(m.ops)+len(e.keys))
-	e.g.op = make([]int32, 0, len(m.ops)+len(e.keys))
-	e.g.ef = make([]int32, 0, 4*len(m.ops)+32*nsyncs)
-	e.g.et = make([]int32, 0, 4*len(m.ops)+32*nsyncs)
+	// A node per operation (its own) and sequence; the edges of syncs are
+	// added, sized, by linkSyncs.
+	e.g.call, e.g.ret = m.call, m.ret
 	e.seqs = make([]uint64, 0, nfacts)
 	e.leaves = make([]int32, 0, nfacts)
-	e.opNode = filled(len(m.ops), -1)
 	for i := range m.ops {
 		o := &m.ops[i]
-		call, ret := e.m.call[i], e.m.ret[i]
 		switch o.kind {
 		case lNew:
-			e.opNode[i] = e.g.node(call, ret, int32(i))
 			facts = append(facts, seqFact{seq: o.seq, kind: factNew, ref: int32(i)})
-		case lDedup, lRejected:
-			e.opNode[i] = e.g.node(call, ret, int32(i))
-			if o.kind == lDedup {
-				facts = append(facts, seqFact{seq: o.seq, kind: factObserved, ref: int32(i), id: o.id})
-			}
-		case lSync:
-			e.opNode[i] = e.g.node(call, ret, int32(i))
+		case lDedup:
+			facts = append(facts, seqFact{seq: o.seq, kind: factObserved, ref: int32(i), id: o.id})
 		}
 	}
 	for k := range e.keys {
@@ -413,7 +398,6 @@ func (e *exactChat) placeSequences() (string, []int) {
 	for ; e.forbidden && next <= top; next++ {
 		e.addUnknown(next, -1)
 	}
-	e.confirmed = nil // 24 bytes a sequence, needed no more
 	if e.forbidden {
 		for i := 1; i < len(e.leaves); i++ {
 			e.g.edge(e.leaves[i-1], e.leaves[i])
@@ -527,9 +511,9 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 	}
 	switch {
 	case committer >= 0:
-		e.addLeaf(s, e.opNode[committer])
+		e.addLeaf(s, committer)
 	case key >= 0 && !e.keys[key].seqZero:
-		if len(observed) == 0 && e.keys[key].first < 0 && !e.forbidden && !e.shownBySync(s) {
+		if len(observed) == 0 && e.keys[key].first < 0 && !e.forbidden && !facts[0].shown {
 			return "", nil // nothing needs it: it may commit after everything
 		}
 		k := &e.keys[key]
@@ -611,12 +595,11 @@ func (e *exactChat) linkKeys() (string, []int) {
 				// The key commits unseen: a rejection needs the commit,
 				// not its sequence shown.
 			case at >= 0:
-				e.g.edge(at, e.opNode[i])
+				e.g.edge(at, i)
 			}
 			if wildcard && !e.forbidden {
 				// The key commits (unseen) no earlier than its persist.
-				v := e.opNode[i]
-				e.g.lo[v] = max(e.g.lo[v], key.release)
+				e.g.raise(i, key.release)
 			}
 		}
 	}
@@ -628,12 +611,20 @@ func (e *exactChat) linkKeys() (string, []int) {
 func (e *exactChat) linkSyncs() {
 	t := newRangeTree(&e.g, e.leaves)
 	m := e.m
+	// The ranges first, to add their edges to storage of the right size:
+	// grown by appends, the edges of a hot chat held 2.3 times their
+	// size at once. The ranges themselves are kept in blocks, never copied.
+	type link struct {
+		v, l, r int32
+		after   bool // the leaves precede v; else v precedes them
+	}
+	var links chunked[link]
 	for i := range m.ops {
 		if m.ops[i].kind != lSync {
 			continue
 		}
 		o := m.syncOf(&m.ops[i])
-		v := e.opNode[i]
+		v := int32(i)
 		// [lo, hi): the leaves its answer covers.
 		lo, _ := slices.BinarySearch(e.seqs, o.after+1)
 		hi := len(e.seqs)
@@ -645,11 +636,11 @@ func (e *exactChat) linkSyncs() {
 		for _, q := range o.seqs {
 			j, _ := searchFrom(e.seqs, at, q, cmp.Compare[uint64]) // present: every observed sequence has a node
 			if run >= 0 && j != at {
-				t.after(&e.g, v, int32(run), int32(at))
+				links.add(link{v, int32(run), int32(at), true})
 				run = -1
 			}
 			if j > at {
-				t.before(&e.g, v, int32(at), int32(j))
+				links.add(link{v, int32(at), int32(j), false})
 			}
 			if run < 0 {
 				run = j
@@ -657,12 +648,22 @@ func (e *exactChat) linkSyncs() {
 			at = j + 1
 		}
 		if run >= 0 {
-			t.after(&e.g, v, int32(run), int32(at))
+			links.add(link{v, int32(run), int32(at), true})
 		}
 		if at < hi {
-			t.before(&e.g, v, int32(at), int32(hi))
+			links.add(link{v, int32(at), int32(hi), false})
 		}
 	}
+	n := 0
+	links.each(func(k *link) { n += t.count(k.l, k.r) })
+	e.g.ef, e.g.et = slices.Grow(e.g.ef, n), slices.Grow(e.g.et, n)
+	links.each(func(k *link) {
+		if k.after {
+			t.after(&e.g, k.v, k.l, k.r)
+		} else {
+			t.before(&e.g, k.v, k.l, k.r)
+		}
+	})
 	t.link(&e.g)
 }
 
@@ -716,47 +717,39 @@ func sortFacts(facts []seqFact) {
 	})
 }
 
-// confirmed is a sequence with one possible committer whose message id is
-// known: a sync showing it needs only its id compared.
-type confirmed struct {
-	seq   uint64
-	id    uint64
-	op    int32 // the committer
-	shown bool
-}
-
 // syncObservations compares each sequence a sync returned with its known
 // committer's message id, and returns as facts the observations of the
 // other sequences (no committer known, several possible, or an id not yet
-// known), with the highest sequence any sync showed.
+// known), with the highest sequence any sync showed. It marks the first
+// fact of each sequence whose committer and message id are known
+// (confirmed: a sync showing it needs only its id compared), and of those
+// the ones a sync showed.
 func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqFact, d string, l []int) {
 	m := e.m
-	e.confirmed = e.confirmed[:0]
 	for lo := 0; lo < len(facts); {
 		hi := lo
 		for hi < len(facts) && facts[hi].seq == facts[lo].seq {
 			hi++
 		}
-		c := confirmed{seq: facts[lo].seq, op: -1}
+		op, id := int32(-1), uint64(0)
 		keys := 0
 		for _, f := range facts[lo:hi] {
 			switch f.kind {
 			case factNew:
-				if c.op < 0 {
-					c.op, c.id = f.ref, m.ops[f.ref].id
+				if op < 0 {
+					op, id = f.ref, m.ops[f.ref].id
 				}
 			case factKey:
 				keys++
 				if k := &e.keys[f.ref]; keys == 1 && !k.seqZero && k.relOp >= 0 {
-					if c.op < 0 || m.ops[c.op].kind != lNew {
-						c.op, c.id = k.relOp, m.ops[k.relOp].id
+					if op < 0 || m.ops[op].kind != lNew {
+						op, id = k.relOp, m.ops[k.relOp].id
 					}
 				}
 			}
 		}
-		if c.op >= 0 && c.id != 0 && (m.ops[c.op].kind == lNew || keys == 1) {
-			e.confirmed = append(e.confirmed, c)
-		}
+		// The committer is then the first fact's (committerOf).
+		facts[lo].confirmed = op >= 0 && id != 0 && (m.ops[op].kind == lNew || keys == 1)
 		lo = hi
 	}
 	for i := range m.ops {
@@ -769,14 +762,14 @@ func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqF
 			if q > top.seq {
 				top = seqFact{seq: q, ref: int32(i)}
 			}
-			j = e.findConfirmed(j, q)
-			if j < len(e.confirmed) && e.confirmed[j].seq == q {
-				c := &e.confirmed[j]
-				if o.ids[k] != c.id {
-					d, l = e.both(c.op, int32(i), fmt.Sprintf("they give sequence %d different message ids", q))
+			j = findFact(facts, j, q)
+			if j < len(facts) && facts[j].seq == q && facts[j].confirmed {
+				c := e.committerOf(facts[j])
+				if o.ids[k] != m.ops[c].id {
+					d, l = e.both(c, int32(i), fmt.Sprintf("they give sequence %d different message ids", q))
 					return nil, top, d, l
 				}
-				c.shown = true
+				facts[j].shown = true
 				continue
 			}
 			extra = append(extra, seqFact{seq: q, kind: factObserved, ref: int32(i), id: o.ids[k]})
@@ -785,25 +778,27 @@ func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqF
 	return extra, top, "", nil
 }
 
-// findConfirmed is the first index at or after from whose sequence is at
-// least q, for q above every sequence before from: a sync's sequences
-// ascend, so a short walk usually finds it.
-func (e *exactChat) findConfirmed(from int, q uint64) int {
-	c := e.confirmed
-	for steps := 0; from < len(c) && c[from].seq < q; steps++ {
+// committerOf is the committer of a confirmed sequence, from its first
+// fact: a persist acked as new sorts first, else the one key's.
+func (e *exactChat) committerOf(f seqFact) int32 {
+	if f.kind == factNew {
+		return f.ref
+	}
+	return e.keys[f.ref].relOp
+}
+
+// findFact is the first index at or after from whose sequence is at least
+// q, for q above every sequence before from: a sync's sequences ascend, so
+// a short walk usually finds it.
+func findFact(facts []seqFact, from int, q uint64) int {
+	for steps := 0; from < len(facts) && facts[from].seq < q; steps++ {
 		if steps == 8 {
-			i, _ := slices.BinarySearchFunc(c[from:], q, func(c confirmed, q uint64) int { return cmp.Compare(c.seq, q) })
+			i, _ := slices.BinarySearchFunc(facts[from:], q, func(f seqFact, q uint64) int { return cmp.Compare(f.seq, q) })
 			return from + i
 		}
 		from++
 	}
 	return from
-}
-
-// shownBySync reports whether a sync showed confirmed sequence s.
-func (e *exactChat) shownBySync(s uint64) bool {
-	i, ok := slices.BinarySearchFunc(e.confirmed, s, func(c confirmed, q uint64) int { return cmp.Compare(c.seq, q) })
-	return ok && e.confirmed[i].shown
 }
 
 // belowBase judges the facts of a sequence at or below the initial counter
