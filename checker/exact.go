@@ -20,15 +20,14 @@ type exactChat struct {
 	m         *model
 	forbidden bool
 
-	g      pgraph
-	opNode []int32 // per model op: its node (persists acked, rejections, syncs), -1
+	g pgraph // operation i is node i
 
-	keys      []exactKey
+	keys      []exactKey // the keys that need more than their own ack (see gatherKeys)
+	plainKeys int        // the others: acked as new, replayed and rejected nowhere
 	seqs      []uint64
 	leaves    []int32 // node holding each of seqs
 	unknown   []exactUnknown
-	confirmed []confirmed // sequences whose committer and message id are known
-	blame     []int32     // the operations a counterexample names
+	blame     []int32 // the operations a counterexample names
 }
 
 // exactKey gathers one key's operations. A key is committed by its persist
@@ -128,11 +127,12 @@ func (e *exactChat) checkSingles() (string, []int) {
 				return e.alone(int32(i), "it answers sequence 0, which no message holds")
 			}
 		case lSync:
-			if o.limit > 0 && o.answered > o.limit {
-				return e.alone(int32(i), fmt.Sprintf("it returned %d messages, over its limit %d", o.answered, o.limit))
+			y := e.m.syncOf(o)
+			if y.limit > 0 && y.answered > y.limit {
+				return e.alone(int32(i), fmt.Sprintf("it returned %d messages, over its limit %d", y.answered, y.limit))
 			}
-			for j, q := range o.seqs {
-				if q <= o.after || j > 0 && q <= o.seqs[j-1] {
+			for j, q := range y.seqs {
+				if q <= y.after || j > 0 && q <= y.seqs[j-1] {
 					return e.alone(int32(i), "its sequences are not strictly ascending above its cursor")
 				}
 			}
@@ -145,14 +145,20 @@ func (e *exactChat) checkSingles() (string, []int) {
 // must be: which persist may commit it, at what sequence, from when.
 func (e *exactChat) gatherKeys() (string, []int) {
 	m := e.m
-	byKey := make([]int32, 0, len(m.ops))
+	// Sorted by key, then operation, as one number each: a third of the
+	// time of a comparison of the operations' keys.
+	packed := make([]uint64, 0, len(m.ops))
 	for i := range m.ops {
 		if m.ops[i].kind != lSync {
-			byKey = append(byKey, int32(i))
+			packed = append(packed, uint64(uint32(m.ops[i].key)^1<<31)<<32|uint64(i))
 		}
 	}
-	slices.SortFunc(byKey, func(a, b int32) int { return cmp.Or(cmp.Compare(m.ops[a].key, m.ops[b].key), cmp.Compare(a, b)) })
-	e.keys = make([]exactKey, 0, len(byKey))
+	slices.Sort(packed)
+	byKey := make([]int32, len(packed))
+	for j, p := range packed {
+		byKey[j] = int32(uint32(p))
+	}
+	packed = nil
 	hasZero, hasSeq := false, false
 	for lo := 0; lo < len(byKey); {
 		hi := lo
@@ -179,6 +185,14 @@ func (e *exactChat) gatherKeys() (string, []int) {
 					k.first = i
 				}
 			}
+		}
+		if k.n >= 0 && k.first < 0 {
+			// Its ack commits it and no replay or rejection needs it:
+			// the ack's fact alone places it. Most keys of a run; not
+			// keeping them saves 64 bytes each.
+			e.plainKeys++
+			lo = hi
+			continue
 		}
 		if d, l := e.settleKey(&k); d != "" {
 			return d, l
@@ -280,13 +294,16 @@ func (e *exactChat) settleKey(k *exactKey) (string, []int) {
 	return "", nil
 }
 
-// seqFact is one thing known about a sequence.
+// seqFact is one thing known about a sequence (24 bytes: there is one per
+// persist acked as new).
 type seqFact struct {
 	seq  uint64
-	kind uint8  // factNew, factKey, factObserved
-	op   int32  // factNew: the persist; factObserved: the replay or sync
-	key  int32  // factKey: the key
 	id   uint64 // factObserved: the message id seen
+	ref  int32  // factNew: the persist; factObserved: the replay or sync; factKey: the key
+	kind uint8  // factNew, factKey, factObserved
+	// On a sequence's first fact (syncObservations): its committer and
+	// message id are known, and a sync showed it.
+	confirmed, shown bool
 }
 
 const (
@@ -300,45 +317,37 @@ const (
 // gaps: forbidden) the sequence order.
 func (e *exactChat) placeSequences() (string, []int) {
 	m := e.m
-	nsyncs := 0
+	nfacts := 0
 	for i := range m.ops {
-		if m.ops[i].kind == lSync {
-			nsyncs++
-		}
-	}
-	// A fact per persist and key; what syncs saw mostly confirms them
-	// (syncObservations) and joins the facts only when it does not.
-	facts := make([]seqFact, 0, len(m.ops)+len(e.keys))
-	// A node per operation and sequence; edges: a few per replay and
-	// rejection, a few range links per sync, the trees' own (6.7 an
-	// operation in a million-operation hot chat with a sync in ten).
-	e.g.lo = make([]int64, 0, len(m.ops)+len(e.keys))
-	e.g.hi = make([]int64, 0, len(m.ops)+len(e.keys))
-	e.g.op = make([]int32, 0, len(m.ops)+len(e.keys))
-	e.g.ef = make([]int32, 0, 4*len(m.ops)+32*nsyncs)
-	e.g.et = make([]int32, 0, 4*len(m.ops)+32*nsyncs)
-	e.seqs = make([]uint64, 0, len(e.keys))
-	e.leaves = make([]int32, 0, len(e.keys))
-	e.opNode = filled(len(m.ops), -1)
-	for i := range m.ops {
-		o := &m.ops[i]
-		call, ret := e.m.call[i], e.m.ret[i]
-		switch o.kind {
-		case lNew:
-			e.opNode[i] = e.g.node(call, ret, int32(i))
-			facts = append(facts, seqFact{seq: o.seq, kind: factNew, op: int32(i)})
-		case lDedup, lRejected:
-			e.opNode[i] = e.g.node(call, ret, int32(i))
-			if o.kind == lDedup {
-				facts = append(facts, seqFact{seq: o.seq, kind: factObserved, op: int32(i), id: o.id})
-			}
-		case lSync:
-			e.opNode[i] = e.g.node(call, ret, int32(i))
+		if k := m.ops[i].kind; k == lNew || k == lDedup {
+			nfacts++
 		}
 	}
 	for k := range e.keys {
 		if key := &e.keys[k]; key.n < 0 && key.seq != 0 {
-			facts = append(facts, seqFact{seq: key.seq, kind: factKey, key: int32(k)})
+			nfacts++
+		}
+	}
+	// A fact per persist and key; what syncs saw mostly confirms them
+	// (syncObservations) and joins the facts only when it does not.
+	facts := make([]seqFact, 0, nfacts)
+	// A node per operation (its own) and sequence; the edges of syncs are
+	// added, sized, by linkSyncs.
+	e.g.call, e.g.ret = m.call, m.ret
+	e.seqs = make([]uint64, 0, nfacts)
+	e.leaves = make([]int32, 0, nfacts)
+	for i := range m.ops {
+		o := &m.ops[i]
+		switch o.kind {
+		case lNew:
+			facts = append(facts, seqFact{seq: o.seq, kind: factNew, ref: int32(i)})
+		case lDedup:
+			facts = append(facts, seqFact{seq: o.seq, kind: factObserved, ref: int32(i), id: o.id})
+		}
+	}
+	for k := range e.keys {
+		if key := &e.keys[k]; key.n < 0 && key.seq != 0 {
+			facts = append(facts, seqFact{seq: key.seq, kind: factKey, ref: int32(k)})
 		}
 	}
 	sortFacts(facts)
@@ -356,7 +365,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 	if e.forbidden {
 		top = topShown.seq
 		for _, f := range facts {
-			if f.kind != factKey || e.keys[f.key].first >= 0 {
+			if f.kind != factKey || e.keys[f.ref].first >= 0 {
 				top = max(top, f.seq)
 			}
 		}
@@ -407,7 +416,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 // enoughCommitters refuses a gapless prefix longer than the operations that
 // could fill it, before a node is made for each of its sequences.
 func (e *exactChat) enoughCommitters(facts []seqFact, top uint64, shown seqFact) (string, []int) {
-	could := uint64(0)
+	could := uint64(e.plainKeys)
 	for k := range e.keys {
 		if e.keys[k].n >= 0 || e.keys[k].relOp >= 0 || e.keys[k].seq != 0 {
 			could++
@@ -421,12 +430,12 @@ func (e *exactChat) enoughCommitters(facts []seqFact, top uint64, shown seqFact)
 		switch {
 		case f.seq != top:
 		case f.kind != factKey:
-			return e.alone(f.op, why)
-		case e.keys[f.key].first >= 0:
-			return e.alone(e.keys[f.key].first, why)
+			return e.alone(f.ref, why)
+		case e.keys[f.ref].first >= 0:
+			return e.alone(e.keys[f.ref].first, why)
 		}
 	}
-	return e.alone(shown.op, why) // a sync showed top
+	return e.alone(shown.ref, why) // a sync showed top
 }
 
 // placeSequence settles sequence s from its facts.
@@ -438,9 +447,9 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		switch f.kind {
 		case factNew:
 			if committer >= 0 {
-				return e.both(committer, f.op, "a sequence holds one message")
+				return e.both(committer, f.ref, "a sequence holds one message")
 			}
-			committer = f.op
+			committer = f.ref
 		case factObserved:
 			observed = append(observed, f)
 		}
@@ -453,14 +462,14 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		if f.kind != factKey {
 			continue
 		}
-		k := &e.keys[f.key]
+		k := &e.keys[f.ref]
 		if committer >= 0 {
 			if k.first >= 0 {
 				return e.both(committer, k.first, fmt.Sprintf("the key's message is at sequence %d, which the other persist committed for another key", s))
 			}
 			continue
 		}
-		candidates = append(candidates, f.key)
+		candidates = append(candidates, f.ref)
 	}
 	if committer < 0 && len(candidates) > 0 {
 		var need []int32
@@ -485,7 +494,7 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 			}
 			if key < 0 && len(observed) > 0 {
 				k := candidates[0]
-				return e.both(e.keys[k].relOp, observed[0].op, fmt.Sprintf("the final table's message at sequence %d has another id", s))
+				return e.both(e.keys[k].relOp, observed[0].ref, fmt.Sprintf("the final table's message at sequence %d has another id", s))
 			}
 		}
 	}
@@ -500,23 +509,23 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 	}
 	for _, f := range observed {
 		if cid == 0 && f.id != 0 {
-			cid, cop = f.id, f.op
+			cid, cop = f.id, f.ref
 			continue
 		}
 		if f.id != cid {
-			return e.both(cop, f.op, fmt.Sprintf("they give sequence %d different message ids", s))
+			return e.both(cop, f.ref, fmt.Sprintf("they give sequence %d different message ids", s))
 		}
 	}
 	switch {
 	case committer >= 0:
-		e.addLeaf(s, e.opNode[committer])
+		e.addLeaf(s, committer)
 	case key >= 0 && !e.keys[key].seqZero:
-		if len(observed) == 0 && e.keys[key].first < 0 && !e.forbidden && !e.shownBySync(s) {
+		if len(observed) == 0 && e.keys[key].first < 0 && !e.forbidden && !facts[0].shown {
 			return "", nil // nothing needs it: it may commit after everything
 		}
 		k := &e.keys[key]
 		if k.relOp < 0 {
-			return e.alone(observed[0].op, fmt.Sprintf("no persist could have committed sequence %d", s))
+			return e.alone(observed[0].ref, fmt.Sprintf("no persist could have committed sequence %d", s))
 		}
 		e.addLeaf(s, e.g.node(k.release, timeMax, k.relOp))
 	case key >= 0:
@@ -593,12 +602,11 @@ func (e *exactChat) linkKeys() (string, []int) {
 				// The key commits unseen: a rejection needs the commit,
 				// not its sequence shown.
 			case at >= 0:
-				e.g.edge(at, e.opNode[i])
+				e.g.edge(at, i)
 			}
 			if wildcard && !e.forbidden {
 				// The key commits (unseen) no earlier than its persist.
-				v := e.opNode[i]
-				e.g.lo[v] = max(e.g.lo[v], key.release)
+				e.g.raise(i, key.release)
 			}
 		}
 	}
@@ -610,12 +618,20 @@ func (e *exactChat) linkKeys() (string, []int) {
 func (e *exactChat) linkSyncs() {
 	t := newRangeTree(&e.g, e.leaves)
 	m := e.m
+	// The ranges first, to add their edges to storage of the right size:
+	// grown by appends, the edges of a hot chat held 2.3 times their
+	// size at once. The ranges themselves are kept in blocks, never copied.
+	type link struct {
+		v, l, r int32
+		after   bool // the leaves precede v; else v precedes them
+	}
+	var links chunked[link]
 	for i := range m.ops {
-		o := &m.ops[i]
-		if o.kind != lSync {
+		if m.ops[i].kind != lSync {
 			continue
 		}
-		v := e.opNode[i]
+		o := m.syncOf(&m.ops[i])
+		v := int32(i)
 		// [lo, hi): the leaves its answer covers.
 		lo, _ := slices.BinarySearch(e.seqs, o.after+1)
 		hi := len(e.seqs)
@@ -627,11 +643,11 @@ func (e *exactChat) linkSyncs() {
 		for _, q := range o.seqs {
 			j, _ := searchFrom(e.seqs, at, q, cmp.Compare[uint64]) // present: every observed sequence has a node
 			if run >= 0 && j != at {
-				t.after(&e.g, v, int32(run), int32(at))
+				links.add(link{v, int32(run), int32(at), true})
 				run = -1
 			}
 			if j > at {
-				t.before(&e.g, v, int32(at), int32(j))
+				links.add(link{v, int32(at), int32(j), false})
 			}
 			if run < 0 {
 				run = j
@@ -639,12 +655,22 @@ func (e *exactChat) linkSyncs() {
 			at = j + 1
 		}
 		if run >= 0 {
-			t.after(&e.g, v, int32(run), int32(at))
+			links.add(link{v, int32(run), int32(at), true})
 		}
 		if at < hi {
-			t.before(&e.g, v, int32(at), int32(hi))
+			links.add(link{v, int32(at), int32(hi), false})
 		}
 	}
+	n := 0
+	links.each(func(k *link) { n += t.count(k.l, k.r) })
+	e.g.ef, e.g.et = slices.Grow(e.g.ef, n), slices.Grow(e.g.et, n)
+	links.each(func(k *link) {
+		if k.after {
+			t.after(&e.g, k.v, k.l, k.r)
+		} else {
+			t.before(&e.g, k.v, k.l, k.r)
+		}
+	})
 	t.link(&e.g)
 }
 
@@ -692,100 +718,102 @@ func (e *exactChat) matchUnknowns() (string, []int) {
 	return "", nil
 }
 
+// sortFacts orders facts by sequence, kind, then ref.
 func sortFacts(facts []seqFact) {
 	slices.SortFunc(facts, func(a, b seqFact) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.kind, b.kind), cmp.Compare(a.op, b.op), cmp.Compare(a.key, b.key))
+		// Not cmp.Or, which compares all three every time.
+		switch {
+		case a.seq != b.seq:
+			return cmp.Compare(a.seq, b.seq)
+		case a.kind != b.kind:
+			return cmp.Compare(a.kind, b.kind)
+		}
+		return cmp.Compare(a.ref, b.ref)
 	})
-}
-
-// confirmed is a sequence with one possible committer whose message id is
-// known: a sync showing it needs only its id compared.
-type confirmed struct {
-	seq   uint64
-	id    uint64
-	op    int32 // the committer
-	shown bool
 }
 
 // syncObservations compares each sequence a sync returned with its known
 // committer's message id, and returns as facts the observations of the
 // other sequences (no committer known, several possible, or an id not yet
-// known), with the highest sequence any sync showed.
+// known), with the highest sequence any sync showed. It marks the first
+// fact of each sequence whose committer and message id are known
+// (confirmed: a sync showing it needs only its id compared), and of those
+// the ones a sync showed.
 func (e *exactChat) syncObservations(facts []seqFact) (extra []seqFact, top seqFact, d string, l []int) {
 	m := e.m
-	e.confirmed = e.confirmed[:0]
 	for lo := 0; lo < len(facts); {
 		hi := lo
 		for hi < len(facts) && facts[hi].seq == facts[lo].seq {
 			hi++
 		}
-		c := confirmed{seq: facts[lo].seq, op: -1}
+		op, id := int32(-1), uint64(0)
 		keys := 0
 		for _, f := range facts[lo:hi] {
 			switch f.kind {
 			case factNew:
-				if c.op < 0 {
-					c.op, c.id = f.op, m.ops[f.op].id
+				if op < 0 {
+					op, id = f.ref, m.ops[f.ref].id
 				}
 			case factKey:
 				keys++
-				if k := &e.keys[f.key]; keys == 1 && !k.seqZero && k.relOp >= 0 {
-					if c.op < 0 || m.ops[c.op].kind != lNew {
-						c.op, c.id = k.relOp, m.ops[k.relOp].id
+				if k := &e.keys[f.ref]; keys == 1 && !k.seqZero && k.relOp >= 0 {
+					if op < 0 || m.ops[op].kind != lNew {
+						op, id = k.relOp, m.ops[k.relOp].id
 					}
 				}
 			}
 		}
-		if c.op >= 0 && c.id != 0 && (m.ops[c.op].kind == lNew || keys == 1) {
-			e.confirmed = append(e.confirmed, c)
-		}
+		// The committer is then the first fact's (committerOf).
+		facts[lo].confirmed = op >= 0 && id != 0 && (m.ops[op].kind == lNew || keys == 1)
 		lo = hi
 	}
 	for i := range m.ops {
-		o := &m.ops[i]
-		if o.kind != lSync {
+		if m.ops[i].kind != lSync {
 			continue
 		}
+		o := m.syncOf(&m.ops[i])
 		j := 0
 		for k, q := range o.seqs {
 			if q > top.seq {
-				top = seqFact{seq: q, op: int32(i)}
+				top = seqFact{seq: q, ref: int32(i)}
 			}
-			j = e.findConfirmed(j, q)
-			if j < len(e.confirmed) && e.confirmed[j].seq == q {
-				c := &e.confirmed[j]
-				if o.ids[k] != c.id {
-					d, l = e.both(c.op, int32(i), fmt.Sprintf("they give sequence %d different message ids", q))
+			j = findFact(facts, j, q)
+			if j < len(facts) && facts[j].seq == q && facts[j].confirmed {
+				c := e.committerOf(facts[j])
+				if o.ids[k] != m.ops[c].id {
+					d, l = e.both(c, int32(i), fmt.Sprintf("they give sequence %d different message ids", q))
 					return nil, top, d, l
 				}
-				c.shown = true
+				facts[j].shown = true
 				continue
 			}
-			extra = append(extra, seqFact{seq: q, kind: factObserved, op: int32(i), id: o.ids[k]})
+			extra = append(extra, seqFact{seq: q, kind: factObserved, ref: int32(i), id: o.ids[k]})
 		}
 	}
 	return extra, top, "", nil
 }
 
-// findConfirmed is the first index at or after from whose sequence is at
-// least q, for q above every sequence before from: a sync's sequences
-// ascend, so a short walk usually finds it.
-func (e *exactChat) findConfirmed(from int, q uint64) int {
-	c := e.confirmed
-	for steps := 0; from < len(c) && c[from].seq < q; steps++ {
+// committerOf is the committer of a confirmed sequence, from its first
+// fact: a persist acked as new sorts first, else the one key's.
+func (e *exactChat) committerOf(f seqFact) int32 {
+	if f.kind == factNew {
+		return f.ref
+	}
+	return e.keys[f.ref].relOp
+}
+
+// findFact is the first index at or after from whose sequence is at least
+// q, for q above every sequence before from: a sync's sequences ascend, so
+// a short walk usually finds it.
+func findFact(facts []seqFact, from int, q uint64) int {
+	for steps := 0; from < len(facts) && facts[from].seq < q; steps++ {
 		if steps == 8 {
-			i, _ := slices.BinarySearchFunc(c[from:], q, func(c confirmed, q uint64) int { return cmp.Compare(c.seq, q) })
+			i, _ := slices.BinarySearchFunc(facts[from:], q, func(f seqFact, q uint64) int { return cmp.Compare(f.seq, q) })
 			return from + i
 		}
 		from++
 	}
 	return from
-}
-
-// shownBySync reports whether a sync showed confirmed sequence s.
-func (e *exactChat) shownBySync(s uint64) bool {
-	i, ok := slices.BinarySearchFunc(e.confirmed, s, func(c confirmed, q uint64) int { return cmp.Compare(c.seq, q) })
-	return ok && e.confirmed[i].shown
 }
 
 // belowBase judges the facts of a sequence at or below the initial counter
@@ -797,9 +825,9 @@ func (e *exactChat) belowBase(s uint64, facts []seqFact) (string, []int) {
 	for _, f := range facts {
 		switch {
 		case f.kind == factNew, f.kind == factObserved:
-			return e.alone(f.op, why)
-		case f.kind == factKey && e.keys[f.key].first >= 0:
-			return e.alone(e.keys[f.key].first, why)
+			return e.alone(f.ref, why)
+		case f.kind == factKey && e.keys[f.ref].first >= 0:
+			return e.alone(e.keys[f.ref].first, why)
 		}
 	}
 	return "", nil

@@ -392,9 +392,7 @@ func randomExactCase(rng *rand.Rand, run int, names []string) exactCase {
 // the waits and the hash (themselves checked in model_test.go).
 func porcupineVerdict(t *testing.T, x *index, con history.Contract) bool {
 	ref, ops := x.linearizabilityHistory(0, con, true)
-	for i := range ref.ops {
-		ref.ops[i].wait = nil
-	}
+	ref.waits = nil
 	model := x.porcupineModel(ref)
 	model.Hash = nil
 	res := porcupine.CheckOperationsTimeout(model, ops, 20*time.Second)

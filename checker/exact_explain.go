@@ -19,7 +19,7 @@ func (e *exactChat) pathOps(nodes []int32) []int32 {
 		if v >= e.g.real() {
 			continue
 		}
-		if op := e.g.op[v]; op >= 0 && (len(ops) == 0 || ops[len(ops)-1] != op) {
+		if op := e.g.opOf(v); op >= 0 && (len(ops) == 0 || ops[len(ops)-1] != op) {
 			ops = append(ops, op)
 		}
 	}
@@ -31,7 +31,7 @@ func (e *exactChat) why(a, b int32) string {
 	oa, ob := &e.m.ops[a], &e.m.ops[b]
 	commits := func(o *linOp) bool { return o.kind == lNew || o.kind == lInfo && o.seq != 0 }
 	shows := func(o *linOp, s uint64) bool {
-		for _, q := range o.seqs {
+		for _, q := range e.m.syncOf(o).seqs {
 			if q == s {
 				return true
 			}
@@ -96,7 +96,7 @@ func (e *exactChat) explainLate(v int32) (string, []int) {
 	}
 	first, last := ops[0], ops[len(ops)-1]
 	return fmt.Sprintf("these operations must take effect in this order: %s; but the first could not take effect before time %d and the last completed at %d",
-		e.chain(capped), e.g.lo[path[0]], e.m.ret[last]), e.lines(append(capped, first)...)
+		e.chain(capped), e.g.lower(path[0]), e.m.ret[last]), e.lines(append(capped, first)...)
 }
 
 // explainUnmatched reports the sequences, needed first, that outnumber the
@@ -149,11 +149,11 @@ func (e *exactChat) explainUnmatched(need []exactUnknown, lst []int64, supplyOp 
 // sets it.
 func (e *exactChat) deadlineOp(v int32, lst []int64) int32 {
 	for steps := 0; steps < len(lst); steps++ {
-		if v < e.g.real() && e.g.hi[v] == lst[v] && e.g.op[v] >= 0 {
-			return e.g.op[v]
+		if v < e.g.real() && e.g.upper(v) == lst[v] && e.g.opOf(v) >= 0 {
+			return e.g.opOf(v)
 		}
 		next := int32(-1)
-		for _, w := range e.g.adj[e.g.start[v]:e.g.start[v+1]] {
+		for w := range e.g.succ(v) {
 			if lst[w] == lst[v] {
 				next = w
 				break

@@ -1,6 +1,9 @@
 package checker
 
-import "slices"
+import (
+	"iter"
+	"slices"
+)
 
 // A precedence graph with time windows: each real node must be placed at a
 // point in [lo, hi], and an edge a→b says a's point comes before b's (ties
@@ -9,30 +12,60 @@ import "slices"
 // earliest time est(v) = max(lo(v), est of its predecessors), no est exceeds
 // its hi: placing every node at est and breaking ties in topological order
 // satisfies all of it, and any satisfying placement is at or after est.
+//
+// Real nodes 0..len(call)-1 are the model's operations (those no edge
+// meets are isolated and always fit), so they need no window of their own;
+// the real nodes after them (a commit by an operation of unknown outcome,
+// an unknown sequence) have one.
 type pgraph struct {
-	lo, hi []int64 // real nodes only
-	op     []int32 // real nodes: the model operation each stands for, -1
-	naux   int32
-	ef, et []int32 // edges, from and to
+	call, ret []int64 // the model's intervals: the operations' windows
+	raised    []int64 // per operation, a lo above its call (timeMin: none); nil until raise
+	lo, hi    []int64 // the other real nodes' windows
+	op        []int32 // the other real nodes: the model operation each stands for, -1
+	naux      int32
+	ef, et    []int32 // edges, from and to
+	// tree's own edges are not stored: succ derives them. In a hot
+	// chat they are half of all edges.
+	tree *rangeTree
 
 	// Built by solve.
-	start []int32 // CSR: out-edges of v are adj[start[v]:start[v+1]]
+	start []int32 // CSR: the edges added from v are adj[start[v]:start[v+1]]
 	adj   []int32
 	order []int32 // topological order, complete only when acyclic
 	est   []int64
-	from  []int32 // per node: the predecessor that set est, -1 when lo did
 }
 
-func (g *pgraph) real() int32 { return int32(len(g.lo)) }
+func (g *pgraph) ops() int32 { return int32(len(g.call)) }
+
+func (g *pgraph) real() int32 { return g.ops() + int32(len(g.lo)) }
 
 func (g *pgraph) size() int32 { return g.real() + g.naux }
 
-// node adds a real node.
+// node adds a real node after the operations'.
 func (g *pgraph) node(lo, hi int64, op int32) int32 {
 	g.lo = append(g.lo, lo)
 	g.hi = append(g.hi, hi)
 	g.op = append(g.op, op)
-	return int32(len(g.lo) - 1)
+	return g.real() - 1
+}
+
+// raise makes operation node v's window start no earlier than t.
+func (g *pgraph) raise(v int32, t int64) {
+	if g.raised == nil {
+		g.raised = make([]int64, len(g.call))
+		for i := range g.raised {
+			g.raised[i] = timeMin
+		}
+	}
+	g.raised[v] = max(g.raised[v], t)
+}
+
+// opOf is the model operation real node v stands for, -1 if none.
+func (g *pgraph) opOf(v int32) int32 {
+	if v < g.ops() {
+		return v
+	}
+	return g.op[v-g.ops()]
 }
 
 // aux reserves n aux nodes and returns the first one's number, counted
@@ -49,17 +82,39 @@ func (g *pgraph) edge(a, b int32) {
 }
 
 func (g *pgraph) lower(v int32) int64 {
-	if v < g.real() {
-		return g.lo[v]
+	switch {
+	case v < g.ops() && g.raised != nil:
+		return max(g.call[v], g.raised[v])
+	case v < g.ops():
+		return g.call[v]
+	case v < g.real():
+		return g.lo[v-g.ops()]
 	}
 	return timeMin
 }
 
 func (g *pgraph) upper(v int32) int64 {
-	if v < g.real() {
-		return g.hi[v]
+	switch {
+	case v < g.ops():
+		return g.ret[v]
+	case v < g.real():
+		return g.hi[v-g.ops()]
 	}
 	return timeMax
+}
+
+// succ yields v's successors: the edges added, then the range tree's.
+func (g *pgraph) succ(v int32) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for _, w := range g.adj[g.start[v]:g.start[v+1]] {
+			if !yield(w) {
+				return
+			}
+		}
+		if g.tree != nil {
+			g.tree.succ(g, v, yield)
+		}
+	}
 }
 
 // solve builds the adjacency and computes est in topological order. It
@@ -67,29 +122,34 @@ func (g *pgraph) upper(v int32) int64 {
 // its hi, and (-1, false) when the graph has a cycle.
 func (g *pgraph) solve() (late int32, acyclic bool) {
 	n := g.size()
+	// CSR: count, sum, then fill with start[a] as a cursor, which leaves
+	// start[a] at a's end, that is a+1's beginning: shift it back.
 	g.start = make([]int32, n+1)
-	indeg := make([]int32, n)
-	for i, a := range g.ef {
+	for _, a := range g.ef {
 		g.start[a+1]++
-		indeg[g.et[i]]++
 	}
 	for v := int32(0); v < n; v++ {
 		g.start[v+1] += g.start[v]
 	}
 	g.adj = make([]int32, len(g.ef))
-	next := slices.Clone(g.start[:n])
 	for i, a := range g.ef {
-		g.adj[next[a]] = g.et[i]
-		next[a]++
+		g.adj[g.start[a]] = g.et[i]
+		g.start[a]++
 	}
+	copy(g.start[1:], g.start[:n])
+	g.start[0] = 0
 	g.ef, g.et = nil, nil
+	indeg := make([]int32, n)
+	for v := int32(0); v < n; v++ {
+		for w := range g.succ(v) {
+			indeg[w]++
+		}
+	}
 
 	g.est = make([]int64, n)
-	g.from = make([]int32, n)
 	g.order = make([]int32, 0, n)
 	for v := int32(0); v < n; v++ {
 		g.est[v] = g.lower(v)
-		g.from[v] = -1
 		if indeg[v] == 0 {
 			g.order = append(g.order, v)
 		}
@@ -100,11 +160,8 @@ func (g *pgraph) solve() (late int32, acyclic bool) {
 		if late < 0 && g.est[v] > g.upper(v) {
 			late = v
 		}
-		for _, w := range g.adj[g.start[v]:g.start[v+1]] {
-			if g.est[v] > g.est[w] {
-				g.est[w] = g.est[v]
-				g.from[w] = v
-			}
+		for w := range g.succ(v) {
+			g.est[w] = max(g.est[w], g.est[v])
 			if indeg[w]--; indeg[w] == 0 {
 				g.order = append(g.order, w)
 			}
@@ -124,7 +181,7 @@ func (g *pgraph) latest() []int64 {
 	for i := len(g.order) - 1; i >= 0; i-- {
 		v := g.order[i]
 		l := g.upper(v)
-		for _, w := range g.adj[g.start[v]:g.start[v+1]] {
+		for w := range g.succ(v) {
 			l = min(l, lst[w])
 		}
 		lst[v] = l
@@ -133,10 +190,26 @@ func (g *pgraph) latest() []int64 {
 }
 
 // criticalPath is the chain of nodes that forced v's est: from a node whose
-// own lo set it, along the predecessors that carried it, to v.
+// own lo set it, along the predecessors that carried it, to v. Only after
+// an acyclic solve. Which predecessor set each est is found again here,
+// by the same pass in the same order: kept by solve it cost 4 bytes a node
+// on every chat, and only a failure reads it.
 func (g *pgraph) criticalPath(v int32) []int32 {
+	n := g.size()
+	est := make([]int64, n)
+	from := make([]int32, n)
+	for u := int32(0); u < n; u++ {
+		est[u], from[u] = g.lower(u), -1
+	}
+	for _, u := range g.order {
+		for w := range g.succ(u) {
+			if est[u] > est[w] {
+				est[w], from[w] = est[u], u
+			}
+		}
+	}
 	var path []int32
-	for ; v >= 0; v = g.from[v] {
+	for ; v >= 0; v = from[v] {
 		path = append(path, v)
 	}
 	slices.Reverse(path)
@@ -162,7 +235,7 @@ func (g *pgraph) shortestCycle() []int32 {
 		if ordered[v] {
 			continue
 		}
-		for _, w := range g.adj[g.start[v]:g.start[v+1]] {
+		for w := range g.succ(v) {
 			if !ordered[w] && pred[w] < 0 {
 				pred[w] = v
 			}
@@ -212,7 +285,7 @@ func (g *pgraph) bfsCycle(s int32, ordered []bool, limit int) []int32 {
 	for depth := 0; depth < limit && len(frontier) > 0; depth++ {
 		var next []int32
 		for _, v := range frontier {
-			for _, w := range g.adj[g.start[v]:g.start[v+1]] {
+			for w := range g.succ(v) {
 				if ordered[w] {
 					continue
 				}
@@ -250,7 +323,7 @@ func (g *pgraph) shortestPath(a, b int32) []int32 {
 				slices.Reverse(p)
 				return p
 			}
-			for _, w := range g.adj[g.start[v]:g.start[v+1]] {
+			for w := range g.succ(v) {
 				if _, ok := parent[w]; !ok {
 					parent[w] = v
 					next = append(next, w)
@@ -268,10 +341,15 @@ func (g *pgraph) shortestPath(a, b int32) []int32 {
 // one pointing up. A path through the down tree reaches exactly the leaves
 // under the node it entered; one through the up tree leaves exactly from
 // the leaves under the node it exits, so no false precedence is created.
+//
+// Its internal edges (parent→child in the down tree, child→parent in the
+// up tree, leaves included) are implicit: succ yields them once link has
+// run, and only for a tree some range used.
 type rangeTree struct {
 	leaves     []int32
-	size       int32 // power of two ≥ len(leaves)
-	down, up   int32 // aux numbers of internal position 0 (unused) of each tree
+	leafAt     []int32 // per real node: its leaf index, -1 if it is not a leaf
+	size       int32   // power of two ≥ len(leaves)
+	down, up   int32   // aux numbers of internal position 0 (unused) of each tree
 	downLinked bool
 	upLinked   bool
 }
@@ -299,19 +377,44 @@ func (t *rangeTree) at(g *pgraph, base, p int32) int32 {
 	return g.real() + base + p
 }
 
-// link adds the trees' internal edges; call after every real node exists.
+// link makes the trees' internal edges part of g; call after every real
+// node exists and every range is linked.
 func (t *rangeTree) link(g *pgraph) {
-	for p := int32(1); p < t.size; p++ {
-		for _, c := range [2]int32{2 * p, 2*p + 1} {
-			if c >= t.size && c-t.size >= int32(len(t.leaves)) {
-				continue
-			}
-			if t.downLinked {
-				g.edge(t.at(g, t.down, p), t.at(g, t.down, c))
-			}
-			if t.upLinked {
-				g.edge(t.at(g, t.up, c), t.at(g, t.up, p))
-			}
+	t.leafAt = filled(int(g.real()), -1)
+	for i, v := range t.leaves {
+		if t.leafAt[v] < 0 {
+			t.leafAt[v] = int32(i)
+		} else if t.upLinked && t.size > 1 {
+			// A node that is two leaves: its second up edge is stored.
+			g.edge(v, t.at(g, t.up, (t.size+int32(i))/2))
+		}
+	}
+	g.tree = t
+}
+
+// succ yields v's successors inside the trees: a down node's children, an
+// up node's parent, a leaf's parent in the up tree.
+func (t *rangeTree) succ(g *pgraph, v int32, yield func(int32) bool) {
+	r := g.real()
+	switch {
+	case v < r:
+		if i := t.leafAt[v]; i >= 0 && t.upLinked && t.size > 1 {
+			yield(t.at(g, t.up, (t.size+i)/2))
+		}
+	case v-r > t.down && v-r < t.down+t.size:
+		if !t.downLinked {
+			return
+		}
+		p := v - r - t.down
+		if c := t.at(g, t.down, 2*p); c >= 0 && !yield(c) {
+			return
+		}
+		if c := t.at(g, t.down, 2*p+1); c >= 0 {
+			yield(c)
+		}
+	case v-r > t.up+1 && v-r < t.up+t.size:
+		if t.upLinked {
+			yield(t.at(g, t.up, (v-r-t.up)/2))
 		}
 	}
 }
@@ -328,6 +431,18 @@ func (t *rangeTree) each(l, r int32, f func(p int32)) {
 			f(r)
 		}
 	}
+}
+
+// count is how many tree positions cover leaves [l, r): the edges a range
+// link adds.
+func (t *rangeTree) count(l, r int32) int {
+	n := 0
+	for l, r = l+t.size, r+t.size; l < r; l, r = l/2, r/2 {
+		n += int(l&1 + r&1)
+		l += l & 1
+		r -= r & 1
+	}
+	return n
 }
 
 // before makes v precede every leaf in [l, r).

@@ -63,10 +63,13 @@ func (x *index) visualizeWindow(c int32, m *model, blame []int32, dir string) st
 	wops := make([]porcupine.Operation, 0, len(keep))
 	for _, i := range keep {
 		o := m.ops[i]
-		o.self, o.wait = int32(len(wm.ops)), nil
-		wm.ops = append(wm.ops, o)
+		if o.kind == lSync {
+			wm.syncs = append(wm.syncs, *m.syncOf(&o))
+			o.sync = int32(len(wm.syncs) - 1)
+		}
 		op := ops[i]
-		op.Input = o.self
+		op.Input = int32(len(wm.ops))
+		wm.ops = append(wm.ops, o)
 		cl, ok := clients[op.ClientId]
 		if !ok {
 			cl = len(clients)

@@ -44,13 +44,21 @@ const (
 	lSync                        // sync ok
 )
 
-// linOp is one porcupine operation's input; porcupine gets its index.
+// linOp is one porcupine operation's input; porcupine gets its index. It
+// is kept small (40 bytes, no pointers): a million-operation chat holds one
+// per operation while it is decided. What only syncs need is in linSync.
 type linOp struct {
-	kind  linKind
-	key   int32
-	hash  uint64 // stringHash of the payload_hash, 0 if none
-	seq   uint64 // lNew, lDedup: acked; lInfo: the final table's, 0 if none
-	id    uint64 // stringHash of the message_id, 0 if none
+	kind linKind
+	key  int32
+	op   int32  // index in index.ops
+	sync int32  // lSync: index in model.syncs
+	hash uint64 // stringHash of the payload_hash, 0 if none
+	seq  uint64 // lNew, lDedup: acked; lInfo: the final table's, 0 if none
+	id   uint64 // stringHash of the message_id, 0 if none
+}
+
+// linSync is a sync's answer.
+type linSync struct {
 	after uint64
 	limit int
 	// top: a full page answers up to its last sequence (0: not full, no
@@ -60,9 +68,6 @@ type linOp struct {
 	answered int
 	seqs     []uint64
 	ids      []uint64
-	wait     []int32 // lNew, lInfo: syncs (indexes in model.ops) to linearize first
-	self     int32   // this operation's index in model.ops
-	op       int32   // index in index.ops
 }
 
 type lstate struct {
@@ -118,9 +123,9 @@ func equalStates(a, b *lstate) bool {
 		tequal(a.seqs, b.seqs) && tequal(a.keys, b.keys) && tequal(a.synced, b.synced)
 }
 
-// waited reports whether every sync o waits for is linearized.
-func (s *lstate) waited(o *linOp) bool {
-	for _, w := range o.wait {
+// waited reports whether every sync in wait is linearized.
+func (s *lstate) waited(wait []int32) bool {
+	for _, w := range wait {
 		if _, done := tget(s.synced, uint64(w)); !done {
 			return false
 		}
@@ -130,7 +135,11 @@ func (s *lstate) waited(o *linOp) bool {
 
 // model is one chat's specification and operations.
 type model struct {
-	ops       []linOp
+	ops   []linOp
+	syncs []linSync
+	// waits holds, per operation, the syncs (indexes in ops) to linearize
+	// before it (see above); only porcupine needs them, nil otherwise.
+	waits     [][]int32
 	call, ret []int64 // each operation's interval (ret timeMax: open-ended)
 	forbidden bool    // contract gaps: forbidden
 	base      uint64  // the header's initial_counter: sequences up to it predate the run
@@ -142,19 +151,31 @@ type model struct {
 	aborted         bool
 }
 
-func (m *model) step(s *lstate, o *linOp) (bool, *lstate) {
+// syncOf is sync o's answer.
+func (m *model) syncOf(o *linOp) *linSync { return &m.syncs[o.sync] }
+
+// waitOf is what operation i waits for, nil without waits.
+func (m *model) waitOf(i int32) []int32 {
+	if m.waits == nil {
+		return nil
+	}
+	return m.waits[i]
+}
+
+func (m *model) step(s *lstate, i int32) (bool, *lstate) {
 	if m.maxSteps >= 0 && m.steps >= m.maxSteps {
 		m.aborted = true
 		return false, nil
 	}
-	ok, n := m.apply(s, o)
+	ok, n := m.apply(s, i)
 	if ok {
 		m.steps++
 	}
 	return ok, n
 }
 
-func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
+func (m *model) apply(s *lstate, i int32) (bool, *lstate) {
+	o := &m.ops[i]
 	switch o.kind {
 	case lNew:
 		if o.seq == 0 {
@@ -169,7 +190,7 @@ func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
 		if m.forbidden && o.seq != m.base+uint64(s.nseq)+1 {
 			return false, nil
 		}
-		if !s.waited(o) {
+		if !s.waited(m.waitOf(i)) {
 			return false, nil
 		}
 		return true, s.commit(entry{seq: o.seq, key: o.key, id: o.id, hash: o.hash})
@@ -196,7 +217,7 @@ func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
 		if _, used := tget(s.seqs, seq); used {
 			return true, s // that sequence is taken: here it had no effect
 		}
-		if !s.waited(o) {
+		if !s.waited(m.waitOf(i)) {
 			return false, nil // taking effect here fails a later sync; later it may
 		}
 		return true, s.commit(entry{seq: seq, key: o.key, id: o.id, hash: o.hash})
@@ -207,7 +228,7 @@ func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
 		}
 		return true, s
 	case lSync:
-		ok, n := m.sync(s, o)
+		ok, n := m.sync(s, m.syncOf(o))
 		if !ok {
 			return false, nil
 		}
@@ -215,9 +236,9 @@ func (m *model) apply(s *lstate, o *linOp) (bool, *lstate) {
 			c := *s
 			n = &c
 		}
-		i := uint64(o.self)
-		n.synced = tput(n.synced, i, entry{})
-		n.h ^= mix64(3 ^ i*0xd6e8feb86659fd93)
+		self := uint64(i)
+		n.synced = tput(n.synced, self, entry{})
+		n.h ^= mix64(3 ^ self*0xd6e8feb86659fd93)
 		return true, n
 	}
 	return false, nil
@@ -267,7 +288,7 @@ func (m *model) replay(s *lstate, o *linOp) (bool, *lstate) {
 // sync steps a read: the committed sequences above after, ascending, the
 // first limit of them, are exactly what was returned. A returned sequence
 // the model does not hold is a wildcard's, if one is unbound.
-func (m *model) sync(s *lstate, o *linOp) (bool, *lstate) {
+func (m *model) sync(s *lstate, o *linSync) (bool, *lstate) {
 	if o.limit > 0 && o.answered > o.limit {
 		return false, nil
 	}
@@ -354,9 +375,10 @@ func (m *model) describe(x *index, i int) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "sync after %d limit %d → [", x.after(o.op), x.limit(o.op))
-	for j, q := range o.seqs {
+	seqs := m.syncOf(o).seqs
+	for j, q := range seqs {
 		if j == 12 {
-			fmt.Fprintf(&b, " …%d more", len(o.seqs)-12)
+			fmt.Fprintf(&b, " …%d more", len(seqs)-12)
 			break
 		}
 		if j > 0 {

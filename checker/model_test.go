@@ -71,9 +71,7 @@ func TestModelOptimisationsKeepVerdicts(t *testing.T) {
 		fast := x.runPorcupine(0, m, ops, 10*time.Second, 1<<30, "")
 
 		ref, refOps := x.linearizabilityHistory(0, con, true)
-		for i := range ref.ops {
-			ref.ops[i].wait = nil
-		}
+		ref.waits = nil
 		model := x.porcupineModel(ref)
 		model.Hash = nil
 		want := porcupine.CheckOperations(model, refOps)
