@@ -480,32 +480,43 @@ func compareKeys(p, q sortKey) int {
 // (a sequence acknowledged twice) are sorted by b: a comparison sort of
 // millions of acks by chat took a tenth of a check.
 func sortByKey(idx []int32, key func(int32) sortKey) {
-	ks := make([]sortKey, len(idx))
-	sorted := true
+	sorted, negative := true, false
 	var maxChat int32
 	var maxA uint64
+	var prev sortKey
 	for j, i := range idx {
-		ks[j] = key(i)
-		ks[j].idx = i
-		if j > 0 && compareKeys(ks[j-1], ks[j]) > 0 {
+		k := key(i)
+		k.idx = i
+		if j > 0 && compareKeys(prev, k) > 0 {
 			sorted = false
 		}
-		maxChat, maxA = max(maxChat, ks[j].chat), max(maxA, ks[j].a)
+		prev = k
+		negative = negative || k.chat < 0
+		maxChat, maxA = max(maxChat, k.chat), max(maxA, k.a)
 	}
 	if sorted {
 		return
 	}
 	aBits := bits.Len64(maxA)
-	if slices.ContainsFunc(ks, func(k sortKey) bool { return k.chat < 0 }) || aBits+bits.Len32(uint32(maxChat)) > 64 {
+	if negative || aBits+bits.Len32(uint32(maxChat)) > 64 {
+		ks := make([]sortKey, len(idx))
+		for j, i := range idx {
+			ks[j] = key(i)
+			ks[j].idx = i
+		}
 		slices.SortFunc(ks, compareKeys)
 		for j := range ks {
 			idx[j] = ks[j].idx
 		}
 		return
 	}
-	order := make([]hashed, len(ks))
-	for j, k := range ks {
-		order[j] = hashed{h: uint64(k.chat)<<aBits | k.a, p: int32(j)}
+	// The keys are computed again rather than kept: three views are sorted
+	// side by side, and 32-byte keys for each of millions of records were
+	// the peak of a 5M-persist check's memory.
+	order := make([]hashed, len(idx))
+	for j, i := range idx {
+		k := key(i)
+		order[j] = hashed{h: uint64(k.chat)<<aBits | k.a, p: i}
 	}
 	radixSortBits(order, aBits+bits.Len32(uint32(maxChat)))
 	for lo := 0; lo < len(order); {
@@ -515,13 +526,13 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 		}
 		if hi-lo > 1 {
 			slices.SortFunc(order[lo:hi], func(p, q hashed) int {
-				return cmp.Or(cmp.Compare(ks[p.p].b, ks[q.p].b), cmp.Compare(ks[p.p].idx, ks[q.p].idx))
+				return cmp.Or(cmp.Compare(key(p.p).b, key(q.p).b), cmp.Compare(p.p, q.p))
 			})
 		}
 		lo = hi
 	}
 	for j, o := range order {
-		idx[j] = ks[o.p].idx
+		idx[j] = o.p
 	}
 }
 
