@@ -623,12 +623,8 @@ func (e *exactChat) linkSyncs() {
 	m := e.m
 	// The ranges first, to add their edges to storage of the right size:
 	// grown by appends, the edges of a hot chat held 2.3 times their
-	// size at once. The ranges themselves are kept in blocks, never copied.
-	type link struct {
-		v, l, r int32
-		after   bool // the leaves precede v; else v precedes them
-	}
-	var links chunked[link]
+	// size at once.
+	var links rangeLinks
 	for i := range m.ops {
 		if m.ops[i].kind != lSync {
 			continue
@@ -646,11 +642,11 @@ func (e *exactChat) linkSyncs() {
 		for _, q := range o.seqs {
 			j, _ := searchFrom(e.seqs, at, q, cmp.Compare[uint64]) // present: every observed sequence has a node
 			if run >= 0 && j != at {
-				links.add(link{v, int32(run), int32(at), true})
+				links.add(rangeLink{v, int32(run), int32(at), true})
 				run = -1
 			}
 			if j > at {
-				links.add(link{v, int32(at), int32(j), false})
+				links.add(rangeLink{v, int32(at), int32(j), false})
 			}
 			if run < 0 {
 				run = j
@@ -658,16 +654,16 @@ func (e *exactChat) linkSyncs() {
 			at = j + 1
 		}
 		if run >= 0 {
-			links.add(link{v, int32(run), int32(at), true})
+			links.add(rangeLink{v, int32(run), int32(at), true})
 		}
 		if at < hi {
-			links.add(link{v, int32(at), int32(hi), false})
+			links.add(rangeLink{v, int32(at), int32(hi), false})
 		}
 	}
 	n := 0
-	links.each(func(k *link) { n += t.count(k.l, k.r) })
+	links.each(func(k *rangeLink) { n += t.count(k.l, k.r) })
 	e.g.ef, e.g.et = slices.Grow(e.g.ef, n), slices.Grow(e.g.et, n)
-	links.each(func(k *link) {
+	links.each(func(k *rangeLink) {
 		if k.after {
 			t.after(&e.g, k.v, k.l, k.r)
 		} else {
@@ -675,6 +671,37 @@ func (e *exactChat) linkSyncs() {
 		}
 	})
 	t.link(&e.g)
+}
+
+// rangeLink is a sync's link to a range of leaves.
+type rangeLink struct {
+	v, l, r int32
+	after   bool // the leaves precede v; else v precedes them
+}
+
+// rangeLinks keeps links in blocks that double up to 64k links and are
+// never copied: a hot chat has a million links, most chats a few.
+type rangeLinks struct{ blocks [][]rangeLink }
+
+func (ls *rangeLinks) add(k rangeLink) {
+	n := len(ls.blocks)
+	if n == 0 || len(ls.blocks[n-1]) == cap(ls.blocks[n-1]) {
+		size := 64
+		if n > 0 {
+			size = min(2*cap(ls.blocks[n-1]), 1<<16)
+		}
+		ls.blocks = append(ls.blocks, make([]rangeLink, 0, size))
+		n++
+	}
+	ls.blocks[n-1] = append(ls.blocks[n-1], k)
+}
+
+func (ls *rangeLinks) each(f func(*rangeLink)) {
+	for _, b := range ls.blocks {
+		for i := range b {
+			f(&b[i])
+		}
+	}
 }
 
 // matchUnknowns gives every unknown sequence its own persist of unknown
