@@ -336,18 +336,21 @@ func (e *exactChat) placeSequences() (string, []int) {
 	e.g.call, e.g.ret = m.call, m.ret
 	e.seqs = make([]uint64, 0, nfacts)
 	e.leaves = make([]int32, 0, nfacts)
+	// Made in (kind, ref) order, so that ordering them by sequence alone,
+	// keeping that order within one, orders them fully (sortFacts).
 	for i := range m.ops {
-		o := &m.ops[i]
-		switch o.kind {
-		case lNew:
+		if o := &m.ops[i]; o.kind == lNew {
 			facts = append(facts, seqFact{seq: o.seq, kind: factNew, ref: int32(i)})
-		case lDedup:
-			facts = append(facts, seqFact{seq: o.seq, kind: factObserved, ref: int32(i), id: o.id})
 		}
 	}
 	for k := range e.keys {
 		if key := &e.keys[k]; key.n < 0 && key.seq != 0 {
 			facts = append(facts, seqFact{seq: key.seq, kind: factKey, ref: int32(k)})
+		}
+	}
+	for i := range m.ops {
+		if o := &m.ops[i]; o.kind == lDedup {
+			facts = append(facts, seqFact{seq: o.seq, kind: factObserved, ref: int32(i), id: o.id})
 		}
 	}
 	sortFacts(facts)
@@ -358,8 +361,8 @@ func (e *exactChat) placeSequences() (string, []int) {
 		return d, l
 	}
 	if len(extra) > 0 {
-		facts = append(facts, extra...)
-		sortFacts(facts)
+		sortFacts(extra) // made in ref order, all observations
+		facts = mergeFacts(facts, extra)
 	}
 	var top uint64 // gaps: forbidden: the highest sequence that must be committed
 	if e.forbidden {
@@ -620,12 +623,8 @@ func (e *exactChat) linkSyncs() {
 	m := e.m
 	// The ranges first, to add their edges to storage of the right size:
 	// grown by appends, the edges of a hot chat held 2.3 times their
-	// size at once. The ranges themselves are kept in blocks, never copied.
-	type link struct {
-		v, l, r int32
-		after   bool // the leaves precede v; else v precedes them
-	}
-	var links chunked[link]
+	// size at once.
+	var links rangeLinks
 	for i := range m.ops {
 		if m.ops[i].kind != lSync {
 			continue
@@ -643,11 +642,11 @@ func (e *exactChat) linkSyncs() {
 		for _, q := range o.seqs {
 			j, _ := searchFrom(e.seqs, at, q, cmp.Compare[uint64]) // present: every observed sequence has a node
 			if run >= 0 && j != at {
-				links.add(link{v, int32(run), int32(at), true})
+				links.add(rangeLink{v, int32(run), int32(at), true})
 				run = -1
 			}
 			if j > at {
-				links.add(link{v, int32(at), int32(j), false})
+				links.add(rangeLink{v, int32(at), int32(j), false})
 			}
 			if run < 0 {
 				run = j
@@ -655,16 +654,16 @@ func (e *exactChat) linkSyncs() {
 			at = j + 1
 		}
 		if run >= 0 {
-			links.add(link{v, int32(run), int32(at), true})
+			links.add(rangeLink{v, int32(run), int32(at), true})
 		}
 		if at < hi {
-			links.add(link{v, int32(at), int32(hi), false})
+			links.add(rangeLink{v, int32(at), int32(hi), false})
 		}
 	}
 	n := 0
-	links.each(func(k *link) { n += t.count(k.l, k.r) })
+	links.each(func(k *rangeLink) { n += t.count(k.l, k.r) })
 	e.g.ef, e.g.et = slices.Grow(e.g.ef, n), slices.Grow(e.g.et, n)
-	links.each(func(k *link) {
+	links.each(func(k *rangeLink) {
 		if k.after {
 			t.after(&e.g, k.v, k.l, k.r)
 		} else {
@@ -672,6 +671,37 @@ func (e *exactChat) linkSyncs() {
 		}
 	})
 	t.link(&e.g)
+}
+
+// rangeLink is a sync's link to a range of leaves.
+type rangeLink struct {
+	v, l, r int32
+	after   bool // the leaves precede v; else v precedes them
+}
+
+// rangeLinks keeps links in blocks that double up to 64k links and are
+// never copied: a hot chat has a million links, most chats a few.
+type rangeLinks struct{ blocks [][]rangeLink }
+
+func (ls *rangeLinks) add(k rangeLink) {
+	n := len(ls.blocks)
+	if n == 0 || len(ls.blocks[n-1]) == cap(ls.blocks[n-1]) {
+		size := 64
+		if n > 0 {
+			size = min(2*cap(ls.blocks[n-1]), 1<<16)
+		}
+		ls.blocks = append(ls.blocks, make([]rangeLink, 0, size))
+		n++
+	}
+	ls.blocks[n-1] = append(ls.blocks[n-1], k)
+}
+
+func (ls *rangeLinks) each(f func(*rangeLink)) {
+	for _, b := range ls.blocks {
+		for i := range b {
+			f(&b[i])
+		}
+	}
 }
 
 // matchUnknowns gives every unknown sequence its own persist of unknown
@@ -718,18 +748,73 @@ func (e *exactChat) matchUnknowns() (string, []int) {
 	return "", nil
 }
 
-// sortFacts orders facts by sequence, kind, then ref.
+// sortFacts orders facts by sequence, keeping the order of those with the
+// same one: given facts in (kind, ref) order, by sequence, kind, then ref.
 func sortFacts(facts []seqFact) {
-	slices.SortFunc(facts, func(a, b seqFact) int {
-		// Not cmp.Or, which compares all three every time.
-		switch {
-		case a.seq != b.seq:
-			return cmp.Compare(a.seq, b.seq)
-		case a.kind != b.kind:
-			return cmp.Compare(a.kind, b.kind)
+	if len(facts) < 2 {
+		return
+	}
+	lo, hi := facts[0].seq, facts[0].seq
+	for _, f := range facts {
+		lo, hi = min(lo, f.seq), max(hi, f.seq)
+	}
+	if hi-lo >= 1<<32 || len(facts) >= 1<<31 {
+		slices.SortStableFunc(facts, func(a, b seqFact) int { return cmp.Compare(a.seq, b.seq) })
+		return
+	}
+	// Sorted as numbers, the sequence above the position: on a hot
+	// chat's million facts a third of the time of sorting the facts.
+	keys := make([]uint64, len(facts))
+	for i, f := range facts {
+		keys[i] = (f.seq-lo)<<32 | uint64(i)
+	}
+	slices.Sort(keys)
+	// Position i takes the fact at position uint32(keys[i]): follow each
+	// cycle of that permutation once, marking the positions done.
+	const done = 1 << 31
+	for i := range keys {
+		if keys[i]&done != 0 {
+			continue
 		}
-		return cmp.Compare(a.ref, b.ref)
-	})
+		first := facts[i]
+		for j := i; ; {
+			src := int(uint32(keys[j]) &^ done)
+			keys[j] |= done
+			if src == i {
+				facts[j] = first
+				break
+			}
+			facts[j] = facts[src]
+			j = src
+		}
+	}
+}
+
+// mergeFacts merges two lists of facts each ordered by sequence, kind,
+// then ref.
+func mergeFacts(a, b []seqFact) []seqFact {
+	less := func(x, y *seqFact) bool {
+		switch {
+		case x.seq != y.seq:
+			return x.seq < y.seq
+		case x.kind != y.kind:
+			return x.kind < y.kind
+		}
+		return x.ref < y.ref
+	}
+	out := make([]seqFact, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if less(&b[j], &a[i]) {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // syncObservations compares each sequence a sync returned with its known

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -143,5 +144,49 @@ func BenchmarkExactHotChat(b *testing.B) {
 				b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-heap-MB")
 			}
 		})
+	}
+}
+
+// sortFacts sorts by sequence alone (facts are made in kind, ref order);
+// with mergeFacts it must give the order of sequence, kind, then ref, also
+// when sequences span more than the packed sort takes.
+func TestSortFactsOrdersFully(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	full := func(a, b seqFact) int {
+		switch {
+		case a.seq != b.seq:
+			return cmp.Compare(a.seq, b.seq)
+		case a.kind != b.kind:
+			return cmp.Compare(a.kind, b.kind)
+		}
+		return cmp.Compare(a.ref, b.ref)
+	}
+	for run := range 300 {
+		span := uint64(1 + rng.IntN(50))
+		if run%3 == 0 {
+			span = 1 << 40
+		}
+		base := rng.Uint64N(1 << 50)
+		seq := func() uint64 { return base + rng.Uint64N(span) }
+		var facts, extra []seqFact
+		var ref int32
+		for kind := range uint8(3) {
+			ref = rng.Int32N(5) // each kind numbers its refs apart
+			for range rng.IntN(60) {
+				ref += 1 + rng.Int32N(3)
+				facts = append(facts, seqFact{seq: seq(), kind: kind, ref: ref})
+			}
+		}
+		for range rng.IntN(30) {
+			ref += 1 + rng.Int32N(3)
+			extra = append(extra, seqFact{seq: seq(), kind: factObserved, ref: ref})
+		}
+		want := slices.Concat(facts, extra)
+		slices.SortFunc(want, full)
+		sortFacts(facts)
+		sortFacts(extra)
+		if got := mergeFacts(facts, extra); !slices.Equal(got, want) {
+			t.Fatalf("run %d: got %v, want %v", run, got, want)
+		}
 	}
 }
