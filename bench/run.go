@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -99,11 +98,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	defer f.Close()
 	// The recorder buffers and flushes on its own: no other buffer between
 	// it and the file, so a killed run loses at most its last 200 ms.
-	var out io.Writer = f
-	if cfg.HistoryTee != nil {
-		out = io.MultiWriter(f, cfg.HistoryTee)
-	}
-	rec, err := history.NewRecorder(out, header(cfg), 200*time.Millisecond)
+	rec, err := history.NewTappedRecorder(f, header(cfg), 200*time.Millisecond, cfg.HistoryTap)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +137,8 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	}
 	runWriters(ctx, cfg, target, rec, lat, chats, res)
 	afterWriters := time.Now()
-	if p, ok := cfg.HistoryTee.(PacedTee); ok {
-		p.Pace() // no operation waits for the check any more
+	if cfg.HistoryTap != nil {
+		cfg.HistoryTap.Pace() // no operation waits for the check any more
 	}
 	stopFaults()
 	// A kill in flight ends with the server up again, before the final

@@ -284,7 +284,7 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config, progress *progressPrinter) (report.Bench, error) {
 	// The check reads the history as the recorder writes it.
 	feed := checker.NewFeed(cfg.HistoryPath)
-	cfg.HistoryTee = feed
+	cfg.HistoryTap = feed.Tap()
 	f.interrupts.writersStart(ctx, cfg.HistoryPath, progress)
 	res, describe, err := f.drive(ctx, c, name, cfg)
 	f.interrupts.writersDone()
