@@ -429,13 +429,21 @@ func recordEvents(ctx context.Context, tail *kafka.Tail, chats []string, rec *hi
 	for _, c := range chats {
 		mine[c] = true
 	}
+	// In batches, as the final state: a line at a time took a shard's
+	// lock and, for the check, a copy of its own.
+	batch := make([]history.Final, 0, finalBatch)
 	for e := range events.All() {
 		if !mine[e.Chat] {
 			continue
 		}
 		res.Events++
-		rec.RecordFinal(history.Final{Table: history.TableEvents, Chat: e.Chat, Seq: e.Seq, MessageID: e.MessageID, Partition: e.Partition, Offset: e.Offset})
+		batch = append(batch, history.Final{Table: history.TableEvents, Chat: e.Chat, Seq: e.Seq, MessageID: e.MessageID, Partition: e.Partition, Offset: e.Offset})
+		if len(batch) == finalBatch {
+			rec.RecordFinals(batch)
+			batch = batch[:0]
+		}
 	}
+	rec.RecordFinals(batch)
 	return nil
 }
 

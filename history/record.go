@@ -178,8 +178,16 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 	sh.buf = strconv.AppendInt(sh.buf, t, 10)
 	sh.buf = append(sh.buf, line[head:]...)
 	if r.tap != nil {
-		sh.taps = append(sh.taps, tapLine{Event: *e})
-		sh.taps[len(sh.taps)-1].Time = t
+		// In place: appending a tapLine built first copied it twice.
+		n := len(sh.taps)
+		if n < cap(sh.taps) {
+			sh.taps = sh.taps[:n+1]
+		} else {
+			sh.taps = append(sh.taps, tapLine{})
+		}
+		l := &sh.taps[n]
+		l.Event, l.final = *e, nil
+		l.Time = t
 	}
 	r.unlockAndMaybeFlush(sh, t)
 	e.Time = t
@@ -290,7 +298,11 @@ func (r *Recorder) flushLocked() {
 	}
 	var taps []tapLine
 	if r.tap != nil {
-		taps = r.tap.lineBuffer()
+		n := 0
+		for i := range taken {
+			n += len(taken[i].taps)
+		}
+		taps = r.tap.lineBuffer(n)
 	}
 	out, taps := mergeByTime(r.out[:0], taps, &taken)
 	if r.write(out) && len(taps) > 0 {
@@ -305,7 +317,6 @@ func (r *Recorder) flushLocked() {
 		sh.mu.Lock()
 		sh.spareBuf, sh.spareLines = taken[i].buf[:0], taken[i].lines[:0]
 		if taken[i].taps != nil {
-			clear(taken[i].taps) // let go of the strings and answers
 			sh.spareTaps = taken[i].taps[:0]
 		}
 		sh.mu.Unlock()

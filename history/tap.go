@@ -134,17 +134,20 @@ func (t *Tap) next() (tapItem, bool) {
 	return it, true
 }
 
-// lineBuffer is an empty buffer for a flush's lines, from those the
-// reader is done with.
-func (t *Tap) lineBuffer() []tapLine {
+// lineBuffer is an empty buffer for n lines, one the reader is done with
+// if it is large enough.
+func (t *Tap) lineBuffer(n int) []tapLine {
+	if n == 0 {
+		return nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if n := len(t.spare); n > 0 {
-		b := t.spare[n-1]
-		t.spare = t.spare[:n-1]
+	if k := len(t.spare); k > 0 && cap(t.spare[k-1]) >= n {
+		b := t.spare[k-1]
+		t.spare = t.spare[:k-1]
 		return b
 	}
-	return nil
+	return make([]tapLine, 0, n)
 }
 
 // finalsOf is a copy of fs in a buffer the reader is done with.
@@ -169,12 +172,12 @@ func (t *Tap) recycle(it tapItem) {
 }
 
 func (t *Tap) recycleLocked(it tapItem) {
+	// Not cleared: what the lines held stays reachable until they are
+	// overwritten, a bounded amount.
 	if it.lines != nil && len(t.spare) < tapSpares {
-		clear(it.lines) // let go of the strings and answers they hold
 		t.spare = append(t.spare, it.lines[:0])
 	}
 	if it.finals != nil && len(t.spareF) < tapSpares {
-		clear(it.finals)
 		t.spareF = append(t.spareF, it.finals[:0])
 	}
 }
