@@ -15,6 +15,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/sequencer"
@@ -304,6 +305,8 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 			b.Thresholds = append(b.Thresholds, t.Evaluate(m))
 		}
 	}
+	done := timings.Phase("results saved")
+	defer done()
 	return b, f.output.save(c.ErrOrStderr(), name, res, b)
 }
 
@@ -324,7 +327,9 @@ func (f *benchFlags) check(name string, res *bench.Result, feed *checker.Feed, p
 	// garbage now: collected first, it is not counted as live when the
 	// check's collector target is set, which let a default one-minute
 	// run's heap reach 1.4 GB before the next collection.
+	done := timings.Phase("collected before the check")
 	runtime.GC()
+	done()
 	defer collectForCheck()()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	opt.Interval = res.IntervalLength // allocations and gaps per interval of the run's
