@@ -250,3 +250,51 @@ func TestPacedTapBoundsItsQueue(t *testing.T) {
 		t.Fatalf("the sink got %d finals of %d", len(sink.finals), 4*pacedLines/batch*batch)
 	}
 }
+
+// keptUntilFull keeps what it is given until its writes run out, then
+// fails every write, writing nothing.
+type keptUntilFull struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *keptUntilFull) Write(p []byte) (int, error) {
+	if w.writes == 0 {
+		return 0, fmt.Errorf("disk full")
+	}
+	w.writes--
+	return w.Buffer.Write(p)
+}
+
+// A write that fails is not tapped, nor is anything after it: the sink
+// gets what the file got.
+func TestTapStopsWhereTheFileDid(t *testing.T) {
+	out := &keptUntilFull{writes: 3} // the header and two flushes
+	sink := &collectSink{}
+	tp := NewTap("h.jsonl", sink)
+	rec, err := NewTappedRecorder(out, Header{}, 0, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: fmt.Sprint("k", i)})
+		rec.Record(&Event{Kind: KindOK, Process: 1, F: FPersist, Seq: uint64(i + 1), MessageID: "m"})
+		rec.Flush()
+	}
+	rec.RecordFinals([]Final{{Table: TableCounters, Chat: "c", Value: 10}})
+	if err := rec.End(); err == nil {
+		t.Fatal("End reported no error after a failed write")
+	}
+	th, err := tp.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &collectSink{}
+	sh, err := Scan(bytes.NewReader(out.Bytes()), "h.jsonl", want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.events) != 4 || !reflect.DeepEqual(sink.events, want.events) || len(sink.finals) != 0 || !reflect.DeepEqual(th, sh) {
+		t.Fatalf("the tap handed %d events and %d finals, the file holds %d and %d", len(sink.events), len(sink.finals), len(want.events), len(want.finals))
+	}
+}
