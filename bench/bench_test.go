@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/chatseq/chatseq/bench"
@@ -20,16 +21,50 @@ func smallRun(t *testing.T, seed int64, variant sequencer.Variant, kafkaOff bool
 	cfg.Seed, cfg.Variant, cfg.KafkaOff = seed, variant, kafkaOff
 	cfg.Faults = bench.FaultRates{StaleRead: 0.1, CrashAfterAllocate: 0.05, CrashInPersist: 0.05, CrashAfterPersist: 0.05, PublishFail: 0.05}
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.SyncRatio = 0.1, 0.1, 0.15
+	return checkedRun(t, cfg)
+}
+
+// checkedRun runs cfg with the check fed in process, as chatseq bench
+// does, and returns its report after requiring it to be the one
+// CheckFile gives the history written.
+func checkedRun(t *testing.T, cfg bench.Config) (*bench.Result, checker.Report) {
+	t.Helper()
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	feed := checker.NewFeed(cfg.HistoryPath)
+	cfg.HistoryTap = feed.Tap()
 	res, err := bench.Run(context.Background(), cfg, nil)
 	if err != nil {
+		feed.Discard()
 		t.Fatal(err)
 	}
-	h, err := history.ReadFile(cfg.HistoryPath)
+	rep, _, err := feed.Check(checker.Options{})
+	if err != nil {
+		t.Fatalf("the in-process check: %v", err)
+	}
+	want, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
 	if err != nil {
 		t.Fatalf("the recorded history does not parse: %v", err)
 	}
-	return res, checker.Check(h, checker.Options{})
+	rep.Stats.CheckMillis, want.Stats.CheckMillis = 0, 0
+	if !reflect.DeepEqual(rep, want) {
+		t.Fatalf("the in-process check and the file's differ:\n%+v\n%+v", rep, want)
+	}
+	return res, rep
+}
+
+// The in-process check is the file's whatever a run records: readers,
+// reused keys, store errors and crashes before allocation, events read
+// back from Kafka, key scope client.
+func TestInProcessCheckIsTheFileCheck(t *testing.T) {
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 5, 4, 2000, 0
+	cfg.Readers, cfg.ReuseKey, cfg.SyncRatio = 2, 0.05, 0.2
+	cfg.Faults.CrashBeforeAllocate, cfg.Faults.StoreThrottle, cfg.Faults.StoreInternalError, cfg.Faults.TxnCanceledOther = 0.03, 0.03, 0.03, 0.03
+	cfg.Contract.KeyScope = history.KeyScopeClient
+	res, rep := checkedRun(t, cfg)
+	if res.Events == 0 || res.Counts.KeysReused == 0 || rep.Stats.Persists == 0 {
+		t.Fatalf("the run exercised too little: %d events, %+v", res.Events, res.Counts)
+	}
 }
 
 func failing(rep checker.Report) []string {

@@ -6,7 +6,6 @@ package bench
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -98,12 +97,12 @@ type Config struct {
 	Claims map[string]string
 
 	HistoryPath string // where the history streams; required
-	// HistoryTee, if set, gets every byte written to the history file as
-	// it is written (checker.Feed: the check reads the run as it goes). It
-	// must not block while the writers run; a PacedTee may after.
-	HistoryTee io.Writer `json:"-"`
-	Target     string    // recorded in the header
-	Scenario   string    // recorded in the header
+	// HistoryTap, if set, gets every line written to the history file as
+	// it is written (checker.Feed: the check reads the run as it goes).
+	// It is paced once the writers stop.
+	HistoryTap *history.Tap `json:"-"`
+	Target     string       // recorded in the header
+	Scenario   string       // recorded in the header
 
 	// Progress, if set, is called every ProgressEvery while the writers
 	// run and once with Done set after they stop (timeseries.go).
@@ -319,11 +318,4 @@ func (c *Config) phase(name string) {
 	if c.Phase != nil {
 		c.Phase(name)
 	}
-}
-
-// PacedTee is a HistoryTee that may make writes wait for its reader once
-// Pace is called, which a run does when its writers have stopped.
-type PacedTee interface {
-	io.Writer
-	Pace()
 }

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -99,11 +98,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	defer f.Close()
 	// The recorder buffers and flushes on its own: no other buffer between
 	// it and the file, so a killed run loses at most its last 200 ms.
-	var out io.Writer = f
-	if cfg.HistoryTee != nil {
-		out = io.MultiWriter(f, cfg.HistoryTee)
-	}
-	rec, err := history.NewRecorder(out, header(cfg), 200*time.Millisecond)
+	rec, err := history.NewTappedRecorder(f, header(cfg), 200*time.Millisecond, cfg.HistoryTap)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +137,8 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	}
 	runWriters(ctx, cfg, target, rec, lat, chats, res)
 	afterWriters := time.Now()
-	if p, ok := cfg.HistoryTee.(PacedTee); ok {
-		p.Pace() // no operation waits for the check any more
+	if cfg.HistoryTap != nil {
+		cfg.HistoryTap.Pace() // no operation waits for the check any more
 	}
 	stopFaults()
 	// A kill in flight ends with the server up again, before the final
@@ -434,13 +429,21 @@ func recordEvents(ctx context.Context, tail *kafka.Tail, chats []string, rec *hi
 	for _, c := range chats {
 		mine[c] = true
 	}
+	// In batches, as the final state: a line at a time took a shard's
+	// lock and, for the check, a copy of its own.
+	batch := make([]history.Final, 0, finalBatch)
 	for e := range events.All() {
 		if !mine[e.Chat] {
 			continue
 		}
 		res.Events++
-		rec.RecordFinal(history.Final{Table: history.TableEvents, Chat: e.Chat, Seq: e.Seq, MessageID: e.MessageID, Partition: e.Partition, Offset: e.Offset})
+		batch = append(batch, history.Final{Table: history.TableEvents, Chat: e.Chat, Seq: e.Seq, MessageID: e.MessageID, Partition: e.Partition, Offset: e.Offset})
+		if len(batch) == finalBatch {
+			rec.RecordFinals(batch)
+			batch = batch[:0]
+		}
 	}
+	rec.RecordFinals(batch)
 	return nil
 }
 

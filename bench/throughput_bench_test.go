@@ -252,7 +252,7 @@ func runRateWith(b *testing.B, n int, set func(*bench.Config)) (rate float64, cp
 	// As chatseq bench runs: the check reads the history while it is
 	// written, on the same cores as the writers.
 	feed := checker.NewFeed(cfg.HistoryPath)
-	cfg.HistoryTee = feed
+	cfg.HistoryTap = feed.Tap()
 	b.ResetTimer()
 	res, err := bench.Run(context.Background(), cfg, nil)
 	if err != nil {

@@ -1,60 +1,79 @@
 package checker_test
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/histgen"
 )
 
-// A Feed, written the history's bytes in pieces of any size as a recorder
-// writes them, judges exactly as CheckFile judges the file: valid, with a
-// stale sync only linearizability sees, cut short, and cut mid-line.
-func TestFeedJudgesAsCheckFile(t *testing.T) {
-	var b strings.Builder
-	cfg := histgen.Default()
-	cfg.Persists, cfg.Chats = 3000, 3
-	if _, err := histgen.Generate(&b, cfg); err != nil {
+// replay records h's lines again with a recorder tapped by feed, at
+// their own times, to path; end writes the end line (a complete run),
+// else the history is left cut short after its first half of events.
+func replay(t *testing.T, h *history.History, path string, feed *checker.Feed, end bool) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	valid := b.String()
-	b.Reset()
-	cfg.Chats, cfg.Hot, cfg.StaleSync = 1, true, true
-	if _, err := histgen.Generate(&b, cfg); err != nil {
+	defer f.Close()
+	rec, err := history.NewTappedRecorder(f, h.Header, 0, feed.Tap())
+	if err != nil {
 		t.Fatal(err)
 	}
-	stale := b.String()
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, tt := range []struct {
-		name, text string
-		exit       int
-	}{
-		{"valid", valid, 0},
-		{"stale sync", stale, 1},
-		{"cut in the middle of a line", valid[:len(valid)/2+7], 0},
-	} {
-		path := filepath.Join(t.TempDir(), "h.jsonl")
-		if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+	events := h.Events
+	if !end {
+		events = events[:len(events)/2]
+	}
+	for i := range events {
+		rec.RecordAt(&events[i], events[i].Time)
+	}
+	if end {
+		for chunk := range slices.Chunk(h.Finals, 700) {
+			rec.RecordFinals(chunk)
+		}
+		if err := rec.End(); err != nil {
 			t.Fatal(err)
 		}
-		want, _, err := checker.CheckFile(path, checker.Options{})
+	}
+	if err := rec.Close(); err != nil && end {
+		t.Fatal(err)
+	}
+}
+
+// A Feed, handed a history's lines by the recorder that writes them,
+// judges exactly as CheckFile judges the file: valid, with a stale sync
+// only linearizability sees, and cut short.
+func TestFeedJudgesAsCheckFile(t *testing.T) {
+	cfg := histgen.Default()
+	cfg.Persists, cfg.Chats = 3000, 3
+	valid := generated(t, cfg)
+	cfg.Chats, cfg.Hot, cfg.StaleSync = 1, true, true
+	stale := generated(t, cfg)
+	for _, tt := range []struct {
+		name string
+		h    *history.History
+		end  bool
+		exit int
+	}{
+		{"valid", valid, true, 0},
+		{"stale sync", stale, true, 1},
+		{"cut short", valid, false, 3}, // its final state is not judged
+	} {
+		path := filepath.Join(t.TempDir(), "h.jsonl")
+		feed := checker.NewFeed(path)
+		replay(t, tt.h, path, feed, tt.end)
+		got, read, err := feed.Check(checker.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		feed := checker.NewFeed(path)
-		for rest := tt.text; len(rest) > 0; {
-			n := min(len(rest), 1+rng.IntN(70000))
-			if k, err := feed.Write([]byte(rest[:n])); k != n || err != nil {
-				t.Fatalf("%s: Write: %d, %v", tt.name, k, err)
-			}
-			rest = rest[n:]
-		}
-		got, read, err := feed.Check(checker.Options{})
+		want, _, err := checker.CheckFile(path, checker.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,30 +81,54 @@ func TestFeedJudgesAsCheckFile(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: Feed and CheckFile differ:\n%+v\n%+v", tt.name, got, want)
 		}
-		if got.ExitCode() != tt.exit || read.File != path {
-			t.Fatalf("%s: exit %d, want %d; file %q", tt.name, got.ExitCode(), tt.exit, read.File)
-		}
-		if _, err := feed.Write([]byte("x")); err == nil {
-			t.Fatalf("%s: a write after Check was accepted", tt.name)
+		if got.ExitCode() != tt.exit || read.File != path || read.CutShort() == tt.end {
+			t.Fatalf("%s: exit %d, want %d; file %q, cut short %v", tt.name, got.ExitCode(), tt.exit, read.File, read.CutShort())
 		}
 	}
 }
 
-// A history that cannot be read is Check's error, and the writer is never
-// held up by the reader having stopped.
-func TestFeedBadHistory(t *testing.T) {
-	feed := checker.NewFeed("bad.jsonl")
-	if _, err := feed.Write([]byte("not json\n")); err != nil {
+func generated(t *testing.T, cfg histgen.Config) *history.History {
+	t.Helper()
+	var b strings.Builder
+	if _, err := histgen.Generate(&b, cfg); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 1000; i++ {
-		if _, err := feed.Write([]byte(strings.Repeat("y", 1000) + "\n")); err != nil {
-			t.Fatal(err)
-		}
+	h, err := history.Read(strings.NewReader(b.String()), "gen.jsonl")
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, _, err := feed.Check(checker.Options{})
-	if err == nil || !strings.Contains(err.Error(), "bad.jsonl:1") {
-		t.Fatalf("err = %v, want one naming bad.jsonl:1", err)
+	return h
+}
+
+// A history that cannot be read is Check's error, naming the line as
+// CheckFile does, and the recorder is never held up by the reader having
+// stopped.
+func TestFeedBadHistory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	feed := checker.NewFeed(path)
+	rec, err := history.NewTappedRecorder(f, history.Header{}, 0, feed.Tap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed.Tap().Pace()
+	rec.Record(&history.Event{Kind: history.KindOK, Process: 1, F: history.FPersist, Seq: 1, MessageID: "m"})
+	fs := make([]history.Final, 1000)
+	for i := range fs {
+		fs[i] = history.Final{Table: history.TableCounters, Chat: "c", Value: 1}
+	}
+	for range 1000 {
+		rec.RecordFinals(fs)
+	}
+	rec.End()
+	_, _, err = feed.Check(checker.Options{})
+	_, _, want := checker.CheckFile(path, checker.Options{})
+	if err == nil || want == nil || err.Error() != want.Error() || !strings.Contains(err.Error(), "bad.jsonl:2") {
+		t.Fatalf("err = %v, want CheckFile's %v, naming bad.jsonl:2", err, want)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/sequencer"
@@ -284,7 +285,7 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config, progress *progressPrinter) (report.Bench, error) {
 	// The check reads the history as the recorder writes it.
 	feed := checker.NewFeed(cfg.HistoryPath)
-	cfg.HistoryTee = feed
+	cfg.HistoryTap = feed.Tap()
 	f.interrupts.writersStart(ctx, cfg.HistoryPath, progress)
 	res, describe, err := f.drive(ctx, c, name, cfg)
 	f.interrupts.writersDone()
@@ -304,6 +305,8 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 			b.Thresholds = append(b.Thresholds, t.Evaluate(m))
 		}
 	}
+	done := timings.Phase("results saved")
+	defer done()
 	return b, f.output.save(c.ErrOrStderr(), name, res, b)
 }
 
@@ -324,7 +327,9 @@ func (f *benchFlags) check(name string, res *bench.Result, feed *checker.Feed, p
 	// garbage now: collected first, it is not counted as live when the
 	// check's collector target is set, which let a default one-minute
 	// run's heap reach 1.4 GB before the next collection.
+	done := timings.Phase("collected before the check")
 	runtime.GC()
+	done()
 	defer collectForCheck()()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	opt.Interval = res.IntervalLength // allocations and gaps per interval of the run's

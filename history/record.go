@@ -43,6 +43,10 @@ type Recorder struct {
 	// so any one shard's lock guards a read.
 	floor int64
 
+	// tap, if set, gets every line the file gets, as typed values
+	// (tap.go); each shard keeps its lines' values beside their bytes.
+	tap *Tap
+
 	kick        chan struct{} // wakes the flusher when a shard is full
 	flushWanted atomic.Bool   // kicked, and the flusher has not started yet
 	stop        chan struct{} // closed by Close to end the flusher
@@ -73,10 +77,12 @@ type recordShard struct {
 	mu    sync.Mutex
 	buf   []byte
 	lines []lineMark
-	last  int64 // the time of the shard's latest line, flushed or not
+	last  int64     // the time of the shard's latest line, flushed or not
+	taps  []tapLine // with a tap: each line's values, as lines
 	// The buffers a flush hands back, swapped in at the next one.
 	spareBuf   []byte
 	spareLines []lineMark
+	spareTaps  []tapLine
 	_          [64]byte // keep neighbouring shards' locks off one cache line
 }
 
@@ -95,6 +101,14 @@ type lineMark struct {
 // h.EndLine says): End writes it once the run is complete, and a file
 // without it reads as cut short.
 func NewRecorder(w io.Writer, h Header, flushEvery time.Duration) (*Recorder, error) {
+	return NewTappedRecorder(w, h, flushEvery, nil)
+}
+
+// NewTappedRecorder is NewRecorder that also hands every line written to
+// tap (nil: none). A tapped recorder keeps each recorded Event until the
+// tap's reader has it: the caller must not change what its strings and
+// SyncResult hold after Record returns.
+func NewTappedRecorder(w io.Writer, h Header, flushEvery time.Duration, tap *Tap) (*Recorder, error) {
 	h.EndLine = true
 	header, err := appendHeader(nil, &h)
 	if err != nil {
@@ -105,7 +119,10 @@ func NewRecorder(w io.Writer, h Header, flushEvery time.Duration) (*Recorder, er
 	if _, err := w.Write(header); err != nil {
 		return nil, err
 	}
-	r := &Recorder{w: w, base: time.Now(), kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	if tap != nil {
+		tap.add(tapItem{header: header}, 0)
+	}
+	r := &Recorder{w: w, base: time.Now(), tap: tap, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.buf, sh.spareBuf = make([]byte, 0, recordShardSize+recordScratch), make([]byte, 0, recordShardSize+recordScratch)
@@ -160,6 +177,18 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 	sh.buf = append(sh.buf, line[:head]...)
 	sh.buf = strconv.AppendInt(sh.buf, t, 10)
 	sh.buf = append(sh.buf, line[head:]...)
+	if r.tap != nil {
+		// In place: appending a tapLine built first copied it twice.
+		n := len(sh.taps)
+		if n < cap(sh.taps) {
+			sh.taps = sh.taps[:n+1]
+		} else {
+			sh.taps = append(sh.taps, tapLine{})
+		}
+		l := &sh.taps[n]
+		l.Event, l.final = *e, nil
+		l.Time = t
+	}
 	r.unlockAndMaybeFlush(sh, t)
 	e.Time = t
 	return t
@@ -176,6 +205,11 @@ func (r *Recorder) RecordFinal(f Final) {
 	t := r.Now()
 	sh.last = t
 	sh.buf = append(sh.buf, line...)
+	if r.tap != nil {
+		fc := new(Final) // taking f's address would move every call's f to the heap
+		*fc = f
+		sh.taps = append(sh.taps, tapLine{final: fc})
+	}
 	r.unlockAndMaybeFlush(sh, t)
 }
 
@@ -196,7 +230,9 @@ func (r *Recorder) RecordFinals(fs []Final) {
 	}
 	r.writeMu.Lock()
 	r.flushLocked()
-	r.write(enc)
+	if r.write(enc) && r.tap != nil {
+		r.tap.add(tapItem{finals: r.tap.finalsOf(fs)}, len(fs))
+	}
 	r.writeMu.Unlock()
 	*buf = enc
 	finalBuffers.Put(buf)
@@ -252,16 +288,26 @@ func (r *Recorder) flushLocked() {
 	}
 	for i := range r.shards {
 		sh := &r.shards[i]
-		taken[i] = shardLines{sh.buf, sh.lines}
-		sh.buf, sh.lines = sh.spareBuf, sh.spareLines
-		sh.spareBuf, sh.spareLines = nil, nil
+		taken[i] = shardLines{sh.buf, sh.lines, sh.taps}
+		sh.buf, sh.lines, sh.taps = sh.spareBuf, sh.spareLines, sh.spareTaps
+		sh.spareBuf, sh.spareLines, sh.spareTaps = nil, nil, nil
 		r.floor = max(r.floor, sh.last)
 	}
 	for i := range r.shards {
 		r.shards[i].mu.Unlock()
 	}
-	out := mergeByTime(r.out[:0], &taken)
-	r.write(out)
+	var taps []tapLine
+	if r.tap != nil {
+		n := 0
+		for i := range taken {
+			n += len(taken[i].taps)
+		}
+		taps = r.tap.lineBuffer(n)
+	}
+	out, taps := mergeByTime(r.out[:0], taps, &taken)
+	if r.write(out) && len(taps) > 0 {
+		r.tap.add(tapItem{lines: taps}, len(taps))
+	}
 	r.out = out[:0]
 
 	// Hand the emptied buffers back as the next spares; writeMu keeps
@@ -270,6 +316,9 @@ func (r *Recorder) flushLocked() {
 		sh := &r.shards[i]
 		sh.mu.Lock()
 		sh.spareBuf, sh.spareLines = taken[i].buf[:0], taken[i].lines[:0]
+		if taken[i].taps != nil {
+			sh.spareTaps = taken[i].taps[:0]
+		}
 		sh.mu.Unlock()
 	}
 }
@@ -278,28 +327,31 @@ func (r *Recorder) flushLocked() {
 var errAfterEnd = errors.New("history: lines recorded after the end line were not written")
 
 // write writes lines to the file unless an earlier write failed, or the
-// end line is written (then they are dropped and that is the error).
-// writeMu must be held.
-func (r *Recorder) write(lines []byte) {
+// end line is written (then they are dropped and that is the error), and
+// reports whether they were written. writeMu must be held.
+func (r *Recorder) write(lines []byte) bool {
 	switch {
 	case len(lines) == 0 || r.err != nil:
 	case r.ended:
 		r.err = errAfterEnd
 	default:
 		_, r.err = r.w.Write(lines)
+		return r.err == nil
 	}
+	return false
 }
 
 // shardLines is what a flush took from one shard.
 type shardLines struct {
 	buf   []byte
 	lines []lineMark
+	taps  []tapLine // with a tap
 }
 
 // mergeByTime appends the lines of every shard to out, earliest first (each
-// shard's lines are already in time order); the last shard with lines left
-// goes whole.
-func mergeByTime(out []byte, taken *[recordShards]shardLines) []byte {
+// shard's lines are already in time order), and their values to taps in the
+// same order when there is a tap; the last shard with lines left goes whole.
+func mergeByTime(out []byte, taps []tapLine, taken *[recordShards]shardLines) ([]byte, []tapLine) {
 	var next, start [recordShards]int
 	active := make([]int, 0, recordShards)
 	for i := range taken {
@@ -318,6 +370,9 @@ func mergeByTime(out []byte, taken *[recordShards]shardLines) []byte {
 		i := active[best]
 		end := taken[i].lines[next[i]].end
 		out = append(out, taken[i].buf[start[i]:end]...)
+		if taken[i].taps != nil {
+			taps = append(taps, taken[i].taps[next[i]])
+		}
 		start[i], next[i] = end, next[i]+1
 		if next[i] == len(taken[i].lines) {
 			active = append(active[:best], active[best+1:]...)
@@ -326,8 +381,11 @@ func mergeByTime(out []byte, taken *[recordShards]shardLines) []byte {
 	if len(active) == 1 {
 		i := active[0]
 		out = append(out, taken[i].buf[start[i]:]...)
+		if taken[i].taps != nil {
+			taps = append(taps, taken[i].taps[next[i]:]...)
+		}
 	}
-	return out
+	return out, taps
 }
 
 // Flush writes everything recorded so far and returns the first write error.
@@ -362,6 +420,9 @@ func (r *Recorder) End() error {
 	r.flushLocked()
 	if !r.ended && r.err == nil {
 		_, r.err = io.WriteString(r.w, endLine)
+		if r.err == nil && r.tap != nil {
+			r.tap.add(tapItem{end: true}, 0)
+		}
 	}
 	r.ended = true
 	return r.err

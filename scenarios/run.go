@@ -155,7 +155,7 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	cfg.Metrics = opts.Metrics
 	// The check reads the history as it is written, as bench's does.
 	feed := checker.NewFeed(historyPath)
-	cfg.HistoryTee = feed
+	cfg.HistoryTap = feed.Tap()
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
 	if err != nil {
 		feed.Discard()

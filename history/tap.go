@@ -1,0 +1,236 @@
+package history
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Tap hands what a Recorder writes to a Sink while it is written, as Scan
+// would hand it reading the file: the same lines, numbered alike, through
+// the same structural rules (an error is the ParseError Scan would
+// return), but taken from the recorder's own Events and Finals rather
+// than parsed back from their JSON. A goroutine of its own feeds the sink,
+// so the recorder never waits for it unless paced (Pace).
+//
+// A line reaches the sink only once it is written to the file: a write
+// that fails is not tapped, nor is anything after it.
+type Tap struct {
+	name string
+	sink Sink
+	dec  *tapDecoder
+
+	mu      sync.Mutex
+	more    sync.Cond // an item was queued, or the input ended
+	drained sync.Cond // the queue shrank, or the reader stopped
+	queue   []tapItem
+	queued  int  // lines in queue
+	closed  bool // no more input
+	failed  bool // the reader stopped early: input is dropped
+	paced   bool // adds wait while more than pacedLines are queued
+	spare   [][]tapLine
+	spareF  [][]Final
+
+	done chan struct{}
+	h    *History
+	err  error
+}
+
+// tapItem is one write's worth of lines: the header, a flush's lines, a
+// batch of finals, or the end line.
+type tapItem struct {
+	header []byte
+	lines  []tapLine
+	finals []Final
+	end    bool
+}
+
+// pacedLines is how far a paced tap's reader may fall behind: a few tens
+// of megabytes of queued lines.
+const pacedLines = 1 << 17
+
+// NewTap starts handing the history that a Recorder made with
+// NewTappedRecorder will record to sink; name is the file it is written
+// to, for messages. If sink is an IDHasher it gets sync answers' ids as
+// hashes, as from Scan.
+func NewTap(name string, sink Sink) *Tap {
+	var hashID func([]byte) uint64
+	if h, ok := sink.(IDHasher); ok {
+		hashID = h.HashID
+	}
+	t := &Tap{name: name, sink: sink, dec: newTapDecoder(name, hashID), done: make(chan struct{})}
+	t.more.L = &t.mu
+	t.drained.L = &t.mu
+	go func() {
+		defer close(t.done)
+		t.h, t.err = t.read()
+		t.mu.Lock()
+		t.failed, t.queue, t.queued = true, nil, 0 // what comes later is not read
+		t.drained.Broadcast()
+		t.mu.Unlock()
+	}()
+	return t
+}
+
+// Pace makes the recorder's later writes wait while the reader is more
+// than pacedLines behind. A run calls it once its writers have stopped:
+// the final state is recorded faster than it is read, and an unpaced
+// queue would hold a copy of most of it.
+func (t *Tap) Pace() {
+	t.mu.Lock()
+	t.paced = true
+	t.mu.Unlock()
+}
+
+// Close ends the input: the reader sees the end of the file.
+func (t *Tap) Close() {
+	t.mu.Lock()
+	t.closed = true
+	t.more.Signal()
+	t.mu.Unlock()
+}
+
+// Wait closes the tap, waits until the sink has every line and returns
+// what Scan returns: the History's header, warnings and end line, or the
+// error that stopped the reading.
+func (t *Tap) Wait() (*History, error) {
+	t.Close()
+	<-t.done
+	return t.h, t.err
+}
+
+// add queues it, first waiting while a paced queue is full.
+func (t *Tap) add(it tapItem, lines int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for t.paced && !t.failed && !t.closed && t.queued > pacedLines {
+		t.drained.Wait()
+	}
+	if t.failed || t.closed {
+		t.recycleLocked(it)
+		return
+	}
+	t.queue = append(t.queue, it)
+	t.queued += lines
+	t.more.Signal()
+}
+
+// next is the next item, or false once the input has ended.
+func (t *Tap) next() (tapItem, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.queue) == 0 {
+		if t.closed {
+			return tapItem{}, false
+		}
+		t.more.Wait()
+	}
+	it := t.queue[0]
+	t.queue[0] = tapItem{}
+	t.queue = t.queue[1:]
+	t.queued -= len(it.lines) + len(it.finals)
+	if t.queued <= pacedLines {
+		t.drained.Broadcast()
+	}
+	return it, true
+}
+
+// lineBuffer is an empty buffer for n lines, one the reader is done with
+// if it is large enough.
+func (t *Tap) lineBuffer(n int) []tapLine {
+	if n == 0 {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if k := len(t.spare); k > 0 && cap(t.spare[k-1]) >= n {
+		b := t.spare[k-1]
+		t.spare = t.spare[:k-1]
+		return b
+	}
+	return make([]tapLine, 0, n)
+}
+
+// finalsOf is a copy of fs in a buffer the reader is done with.
+func (t *Tap) finalsOf(fs []Final) []Final {
+	t.mu.Lock()
+	var b []Final
+	if n := len(t.spareF); n > 0 {
+		b = t.spareF[n-1]
+		t.spareF = t.spareF[:n-1]
+	}
+	t.mu.Unlock()
+	return append(b, fs...)
+}
+
+// tapSpares bounds the buffers kept for reuse.
+const tapSpares = 8
+
+func (t *Tap) recycle(it tapItem) {
+	t.mu.Lock()
+	t.recycleLocked(it)
+	t.mu.Unlock()
+}
+
+func (t *Tap) recycleLocked(it tapItem) {
+	// Not cleared: what the lines held stays reachable until they are
+	// overwritten, a bounded amount.
+	if it.lines != nil && len(t.spare) < tapSpares {
+		t.spare = append(t.spare, it.lines[:0])
+	}
+	if it.finals != nil && len(t.spareF) < tapSpares {
+		t.spareF = append(t.spareF, it.finals[:0])
+	}
+}
+
+// read is Scan's readTo over the tapped lines.
+func (t *Tap) read() (*History, error) {
+	it, ok := t.next()
+	p := newLineParser(bytes.NewReader(it.header), t.name, len(it.header)+1)
+	header, err := p.header()
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(&History{File: t.name, Header: header}, sizeHint{bytes: -1})
+	b.sink = t.sink
+	lineNo := p.lineNo
+	var pl parsedLine
+	for ok {
+		if it, ok = t.next(); !ok {
+			break
+		}
+		for i := range it.lines {
+			lineNo++
+			l := &it.lines[i]
+			if l.final != nil {
+				err = t.dec.final(l.final, lineNo, &pl)
+			} else {
+				err = t.dec.event(&l.Event, lineNo, &pl)
+			}
+			if err == nil {
+				err = b.add(&pl)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		for i := range it.finals {
+			lineNo++
+			if err = t.dec.final(&it.finals[i], lineNo, &pl); err == nil {
+				err = b.add(&pl)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if it.end {
+			lineNo++
+			pl = parsedLine{lineNo: lineNo, shape: endShape, present: fields(fieldType), kind: KindEnd}
+			if err = b.add(&pl); err != nil {
+				return nil, err
+			}
+		}
+		t.recycle(it)
+	}
+	b.finish(lineNo)
+	return b.h, nil
+}

@@ -1,0 +1,300 @@
+package history
+
+import (
+	"bytes"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// hashSink is a collectSink that takes sync answers' ids as hashes.
+type hashSink struct{ collectSink }
+
+func (*hashSink) HashID(id []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(id)
+	return h.Sum64()
+}
+
+// tapStrings are values that a file holds otherwise than as given (invalid
+// UTF-8 becomes U+FFFD) or only escaped.
+var tapStrings = []string{"", "plain", "bad \xff utf8", "\xc3", `q"uote\back`, "tab\tnew\nline", "é 中 🙂", "\u2028\u0085", "\x00"}
+
+// tapped records with record on a recorder tapped by a sink (hashing ids
+// or not) and returns what the tap handed the sink and what Scan reads
+// from the bytes written.
+func tapped(t *testing.T, hashing bool, record func(*Recorder)) (tap, scan *collectSink, th, sh *History, terr, serr error) {
+	t.Helper()
+	var out bytes.Buffer
+	var sink Sink
+	var got *collectSink
+	if hashing {
+		hs := &hashSink{}
+		sink, got = hs, &hs.collectSink
+	} else {
+		got = &collectSink{}
+		sink = got
+	}
+	tp := NewTap("h.jsonl", sink)
+	rec, err := NewTappedRecorder(&out, Header{Target: "test", Seed: 3, HasSeed: true, Extra: map[string]string{"x": `{"a":[1,2]}`}}, 0, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(rec)
+	rec.Close()
+	th, terr = tp.Wait()
+	var want Sink
+	scan = &collectSink{}
+	want = scan
+	if hashing {
+		hs := &hashSink{}
+		want, scan = hs, &hs.collectSink
+	}
+	sh, serr = Scan(bytes.NewReader(out.Bytes()), "h.jsonl", want)
+	return got, scan, th, sh, terr, serr
+}
+
+// sameAsScan fails t unless the tap and Scan agree on everything.
+func sameAsScan(t *testing.T, name string, hashing bool, record func(*Recorder)) (*History, error) {
+	t.Helper()
+	tap, scan, th, sh, terr, serr := tapped(t, hashing, record)
+	if fmt.Sprint(terr) != fmt.Sprint(serr) {
+		t.Fatalf("%s: the tap's error %v, Scan's %v", name, terr, serr)
+	}
+	if !reflect.DeepEqual(th, sh) {
+		t.Fatalf("%s: the tap's history\n%+v\nScan's\n%+v", name, th, sh)
+	}
+	if terr == nil && (!reflect.DeepEqual(tap.events, scan.events) || !reflect.DeepEqual(tap.finals, scan.finals)) {
+		for i := range min(len(tap.events), len(scan.events)) {
+			if !reflect.DeepEqual(tap.events[i], scan.events[i]) {
+				t.Fatalf("%s: event %d: the tap's\n%+v\nScan's\n%+v", name, i, tap.events[i], scan.events[i])
+			}
+		}
+		t.Fatalf("%s: the tap handed %d events and %d finals, Scan %d and %d", name, len(tap.events), len(tap.finals), len(scan.events), len(scan.finals))
+	}
+	return th, terr
+}
+
+// A tapped recorder's sink gets what Scan hands a sink reading the file
+// the recorder wrote: the same events and finals, numbered alike, with
+// the same header, warnings and end, strings that the file cannot hold as
+// given included, whether the sink takes sync ids as hashes or not; and
+// the same error for a history the reader refuses.
+func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
+	workload := func(rec *Recorder) {
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				for i := range 300 {
+					s := tapStrings[(w+i)%len(tapStrings)]
+					p := w*1000 + i/7 // a process id per few operations, as after info
+					chat := fmt.Sprintf("c%d", i%3)
+					if i%11 == 0 {
+						chat = s
+					}
+					if i%5 == 4 {
+						after := uint64(i)
+						rec.Record(&Event{Kind: KindInvoke, Process: p, F: FSync, Chat: chat, After: after, Limit: i % 4, Reader: i%2 == 0})
+						var r *SyncResult
+						switch i % 3 {
+						case 1:
+							r = &SyncResult{Seqs: []uint64{}, MessageIDs: []string{}}
+						case 2:
+							r = &SyncResult{Seqs: []uint64{after + 1, after + 2}, MessageIDs: []string{"m" + s, s}}
+						}
+						kind := []Kind{KindOK, KindOK, KindFail, KindInfo}[i%4]
+						rec.RecordAt(&Event{Kind: kind, Process: p, F: FSync, Chat: []string{"", chat}[i%2], Sync: r, Error: s}, rec.Now())
+						continue
+					}
+					key := fmt.Sprintf("k%d-%d%s", w, i, s)
+					rec.Record(&Event{Kind: KindInvoke, Process: p, F: FPersist, Chat: chat, Key: key, Sender: s, PayloadHash: tapStrings[i%len(tapStrings)]})
+					rec.RecordAt(&Event{Kind: KindTrace, Process: p, F: FAllocate, Chat: chat, Seq: uint64(i), Start: rec.Now(), HasStart: i%2 == 0}, rec.Now())
+					ev := Event{Kind: []Kind{KindOK, KindFail, KindInfo}[i%3], Process: p, F: FPersist, Error: s, Seq: uint64(i), MessageID: "m" + s, Dedup: i%4 == 0}
+					if i%2 == 0 {
+						ev.Chat, ev.Key = chat, key
+					}
+					rec.RecordAt(&ev, rec.Now())
+				}
+			})
+		}
+		wg.Wait()
+		for i, s := range tapStrings {
+			rec.RecordFinal(Final{Table: TableEvents, Chat: "c1", Seq: uint64(i), MessageID: s, Partition: int32(i), Offset: int64(i)})
+		}
+		var fs []Final
+		for i, s := range tapStrings {
+			fs = append(fs,
+				Final{Table: TableMessages, Chat: s, Seq: uint64(i), MessageID: "m" + s, Key: "k" + s, Sender: s},
+				Final{Table: TableIdempotency, Chat: "c0", Seq: uint64(i), MessageID: s, Key: s},
+				Final{Table: TableCounters, Chat: s, Value: uint64(i), Missing: i%2 == 0})
+		}
+		rec.RecordFinals(fs)
+	}
+	for _, hashing := range []bool{false, true} {
+		h, err := sameAsScan(t, "complete", hashing, func(rec *Recorder) {
+			workload(rec)
+			if err := rec.End(); err != nil {
+				t.Fatal(err)
+			}
+			rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "late", Key: "k"}) // after the end: never written
+		})
+		if err != nil || h.End == 0 || h.CutShort() {
+			t.Fatalf("complete: %v, end line %d", err, h.End)
+		}
+		h, err = sameAsScan(t, "cut short", hashing, workload)
+		if err != nil || !h.CutShort() || len(h.Warnings) == 0 {
+			t.Fatalf("cut short: %v, %+v", err, h)
+		}
+	}
+	for _, bad := range []struct {
+		name string
+		e    Event
+	}{
+		{"a completion without its invoke", Event{Kind: KindOK, Process: 9, F: FPersist, Seq: 1, MessageID: "m"}},
+		{"an unknown function", Event{Kind: KindInvoke, Process: 9, F: "publish", Chat: "c"}},
+		{"a negative process", Event{Kind: KindInvoke, Process: -1, F: FPersist, Chat: "c", Key: "k"}},
+		{"an allocate invoke", Event{Kind: KindInvoke, Process: 9, F: FAllocate, Chat: "c"}},
+	} {
+		_, err := sameAsScan(t, bad.name, false, func(rec *Recorder) {
+			rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: "k"})
+			rec.Record(&bad.e)
+			rec.Record(&Event{Kind: KindOK, Process: 1, F: FPersist, Seq: 1, MessageID: "m"})
+			rec.End()
+		})
+		if err == nil || !strings.Contains(err.Error(), "h.jsonl:3") {
+			t.Fatalf("%s: %v, want an error naming h.jsonl:3", bad.name, err)
+		}
+	}
+	if _, err := NewTap("none.jsonl", &collectSink{}).Wait(); err == nil || !strings.Contains(err.Error(), "empty history") {
+		t.Fatalf("a tap no recorder wrote to: %v", err)
+	}
+}
+
+// tapDecoder's line is the decoder's for the same line encoded, error and
+// all, for any event or final, the ones the fast way leaves to the decoder
+// included.
+func TestTapLineIsTheDecodedLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(vs []string) string { return vs[rng.IntN(len(vs))] }
+	strs := func() string { return pick(tapStrings) }
+	fs := []string{FPersist, FSync, FAllocate, "", "publish"}
+	tables := []string{TableCounters, TableMessages, TableIdempotency, TableEvents, "", "other"}
+	hs := &hashSink{}
+	for _, hashID := range []func([]byte) uint64{nil, hs.HashID} {
+		fast := newTapDecoder("h.jsonl", hashID)
+		slow := newTapDecoder("h.jsonl", hashID)
+		for i := range 20000 {
+			var pl, want parsedLine
+			var err, wantErr error
+			if i%4 == 3 {
+				f := Final{Table: pick(tables), Chat: strs(), Value: rng.Uint64(), Seq: rng.Uint64N(100), MessageID: strs(), Key: strs(), Sender: strs(),
+					Offset: rng.Int64N(5) - 1, Partition: rng.Int32N(5) - 1, Missing: rng.IntN(2) == 0}
+				err = fast.final(&f, i, &pl)
+				slow.enc = appendFinal(slow.enc[:0], &f)
+				wantErr = slow.decode(i, &want)
+			} else {
+				e := Event{Kind: Kind(rng.IntN(9)), Process: rng.IntN(5) - 1, F: pick(fs), Time: rng.Int64N(1000) - 10, Start: rng.Int64N(1000),
+					HasStart: rng.IntN(2) == 0, Chat: strs(), Key: strs(), Sender: strs(), PayloadHash: strs(), Seq: rng.Uint64(), MessageID: strs(),
+					Error: strs(), After: rng.Uint64N(10), Limit: rng.IntN(5) - 1, Dedup: rng.IntN(2) == 0, Reader: rng.IntN(2) == 0}
+				switch rng.IntN(3) {
+				case 1:
+					e.Sync = &SyncResult{}
+				case 2:
+					e.Sync = &SyncResult{Seqs: []uint64{1, 5}, MessageIDs: []string{strs(), strs()}}
+				}
+				err = fast.event(&e, i, &pl)
+				slow.enc = appendEvent(slow.enc[:0], &e)
+				wantErr = slow.decode(i, &want)
+			}
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || err == nil && !reflect.DeepEqual(pl, want) {
+				t.Fatalf("line %d: the tap's line %+v (%v), the decoder's %+v (%v)", i, pl, err, want, wantErr)
+			}
+		}
+	}
+}
+
+// Once paced, a tap never queues much more than its bound however fast
+// the recorder writes, and still hands over every line.
+func TestPacedTapBoundsItsQueue(t *testing.T) {
+	const batch = 1000
+	sink := &collectSink{}
+	tp := NewTap("h.jsonl", sink)
+	rec, err := NewTappedRecorder(&bytes.Buffer{}, Header{}, 0, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp.Pace()
+	fs := make([]Final, batch)
+	for i := range fs {
+		fs[i] = Final{Table: TableMessages, Chat: "c", Seq: uint64(i + 1), MessageID: "m", Key: "k"}
+	}
+	most := 0
+	for range 4 * pacedLines / batch {
+		rec.RecordFinals(fs)
+		tp.mu.Lock()
+		most = max(most, tp.queued)
+		tp.mu.Unlock()
+	}
+	rec.End()
+	if _, err := tp.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if most > pacedLines+batch {
+		t.Fatalf("a paced tap queued %d lines, over its bound %d", most, pacedLines+batch)
+	}
+	if len(sink.finals) != 4*pacedLines/batch*batch {
+		t.Fatalf("the sink got %d finals of %d", len(sink.finals), 4*pacedLines/batch*batch)
+	}
+}
+
+// keptUntilFull keeps what it is given until its writes run out, then
+// fails every write, writing nothing.
+type keptUntilFull struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *keptUntilFull) Write(p []byte) (int, error) {
+	if w.writes == 0 {
+		return 0, fmt.Errorf("disk full")
+	}
+	w.writes--
+	return w.Buffer.Write(p)
+}
+
+// A write that fails is not tapped, nor is anything after it: the sink
+// gets what the file got.
+func TestTapStopsWhereTheFileDid(t *testing.T) {
+	out := &keptUntilFull{writes: 3} // the header and two flushes
+	sink := &collectSink{}
+	tp := NewTap("h.jsonl", sink)
+	rec, err := NewTappedRecorder(out, Header{}, 0, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: fmt.Sprint("k", i)})
+		rec.Record(&Event{Kind: KindOK, Process: 1, F: FPersist, Seq: uint64(i + 1), MessageID: "m"})
+		rec.Flush()
+	}
+	rec.RecordFinals([]Final{{Table: TableCounters, Chat: "c", Value: 10}})
+	if err := rec.End(); err == nil {
+		t.Fatal("End reported no error after a failed write")
+	}
+	th, err := tp.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &collectSink{}
+	sh, err := Scan(bytes.NewReader(out.Bytes()), "h.jsonl", want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.events) != 4 || !reflect.DeepEqual(sink.events, want.events) || len(sink.finals) != 0 || !reflect.DeepEqual(th, sh) {
+		t.Fatalf("the tap handed %d events and %d finals, the file holds %d and %d", len(sink.events), len(sink.finals), len(want.events), len(want.finals))
+	}
+}
