@@ -22,6 +22,23 @@ import (
 )
 
 // driverRun is what one tool achieved at one offered rate.
+//
+// What each side's p99 measures, so that the two are the same span:
+// vegeta's latency runs from the moment a worker takes the pacer's tick
+// (Attacker.hit stamps Result.Timestamp before it builds the request)
+// until the whole answer is read; the tick's own lateness against the
+// pacer's schedule is not in it. chatseq's service latency runs from the
+// moment a writer stamps the send's invoke line, after its open-loop
+// wait, before it builds the request, until the answer is read and its
+// fields taken; the writer's lateness against its schedule is not in
+// it either. Both include building the request, net/http's client, the
+// server, and reading the answer; chatseq's also reading the sequence
+// and message id out of it. Neither is corrected for coordinated
+// omission: vegeta does not measure from the intended send time, so
+// chatseq's own figure that does (end_to_end, p99Intended here) is
+// logged beside, never compared. Both tools pace open-loop at the same
+// rate, keep connections alive, and drive the same server in the same
+// process.
 type driverRun struct {
 	rate       float64 // offered, ops/s
 	throughput float64 // answered ok, ops/s
@@ -122,7 +139,9 @@ func serveForBench(b *testing.B) *httpapi.Serving {
 }
 
 // runChatseq is bench --target http at rate for d: sends only (no syncs,
-// duplicates or faults, as vegeta sends), recorded and then checked.
+// duplicates or faults, as vegeta sends), recorded, and checked while
+// recorded as chatseq bench checks (the check reads the history as the
+// recorder writes it, in the same process as the sends).
 func runChatseq(b *testing.B, base *url.URL, rate float64, d time.Duration) driverRun {
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Rate, cfg.Duration = 64, 64, rate, d
@@ -130,11 +149,14 @@ func runChatseq(b *testing.B, base *url.URL, rate float64, d time.Duration) driv
 	cfg.KafkaOff, cfg.Target = true, httptarget.Name
 	cfg.ChatPrefix = fmt.Sprintf("b%d-", time.Now().UnixNano())
 	cfg.HistoryPath = filepath.Join(b.TempDir(), "history.jsonl")
+	feed := checker.NewFeed(cfg.HistoryPath)
+	cfg.HistoryTee = feed
 	res, err := bench.RunTarget(context.Background(), cfg, httptarget.Factory(base, httptarget.DefaultAPI(), nil))
 	if err != nil {
+		feed.Discard()
 		b.Fatal(err)
 	}
-	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
+	rep, _, err := feed.Check(checker.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
