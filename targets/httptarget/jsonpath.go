@@ -18,8 +18,19 @@ import (
 // objects in body ("" is the whole body); false if body is not JSON or
 // the path is not there. Of a repeated key the last counts, as in
 // encoding/json.
-func jsonField(body []byte, path string) ([]byte, bool) {
-	if !json.Valid(body) {
+func jsonField(body []byte, path string) ([]byte, bool) { return readJSON(body).field(path) }
+
+// jsonDoc is a body checked once, for reading several fields.
+type jsonDoc struct {
+	body  []byte
+	valid bool // one JSON value and nothing more
+}
+
+func readJSON(body []byte) jsonDoc { return jsonDoc{body, json.Valid(body)} }
+
+func (d jsonDoc) field(path string) ([]byte, bool) {
+	body := d.body
+	if !d.valid {
 		// Not one JSON value: decode reads the first value, if any
 		// (trailing bytes after it are not read); rare, so the slow way.
 		doc, ok := decode(body)

@@ -134,7 +134,8 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		return sequencer.Outcome{}, c.statusError(a, o)
 	}
 	// A body that is not JSON has no sequence.
-	seqV, ok1 := jsonField(a.body, spec.Sequence)
+	doc := readJSON(a.body)
+	seqV, ok1 := doc.field(spec.Sequence)
 	seq, ok2 := rawUint(seqV)
 	if !ok1 || !ok2 || seq == 0 {
 		// A success the client cannot read: it knows the write happened,
@@ -143,7 +144,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	}
 	res := sequencer.Result{Seq: seq}
 	if spec.MessageID != "" {
-		if v, ok := jsonField(a.body, spec.MessageID); ok {
+		if v, ok := doc.field(spec.MessageID); ok {
 			res.MessageID = rawString(v)
 		}
 	}
