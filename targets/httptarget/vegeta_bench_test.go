@@ -37,8 +37,12 @@ import (
 // omission: vegeta does not measure from the intended send time, so
 // chatseq's own figure that does (end_to_end, p99Intended here) is
 // logged beside, never compared. Both tools pace open-loop at the same
-// rate, keep connections alive, and drive the same server in the same
-// process.
+// rate, keep connections alive and reuse idle ones (net/http's pool, up
+// to 2·writers+4 idle for chatseq, vegeta's 10000), and drive the same
+// server in the same process, at the collector's default target (what
+// chatseq bench keeps for a remote target; a lower or higher one during
+// chatseq's runs alone would also change the in-process server's
+// collections, which a real service's process does not share).
 type driverRun struct {
 	rate       float64 // offered, ops/s
 	throughput float64 // answered ok, ops/s
