@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chatseq/chatseq/httpapi"
@@ -45,6 +46,7 @@ type client struct {
 	faults    bool // forward fault plans and races (chatseq serve's test hooks)
 	noCounter bool // the service answered the counter hook with a 404 of its own: it has none
 	retry     statusRetry
+	sendURLs  sync.Map // chat → its send URL (sendURL)
 	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
 	nemesis func(context.Context) error
 }
@@ -84,20 +86,13 @@ type answer struct {
 	body   []byte
 }
 
-// do sends one request; a nil answer comes with the error the client saw.
-func (c *client) do(ctx context.Context, method, url string, header http.Header, body any) (*answer, error) {
-	var payload []byte
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		payload = b
-	}
+// do sends one request with body (JSON; nil: none); a nil answer comes
+// with the error the client saw.
+func (c *client) do(ctx context.Context, method, url string, header http.Header, body []byte) (*answer, error) {
 	deadline := time.Now().Add(refusedPatience)
 	wait := refusedBackoff
 	for {
-		a, err := c.send(ctx, method, url, header, payload, body != nil)
+		a, err := c.send(ctx, method, url, header, body, body != nil)
 		if err == nil || !refused(err) || time.Now().After(deadline) {
 			return a, err
 		}

@@ -2,12 +2,14 @@ package httptarget
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/jsonstr"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
 )
@@ -20,7 +22,11 @@ func (c *client) CreateChat(ctx context.Context, chat string, members []string) 
 	if spec.ChatField != "" {
 		body[spec.ChatField] = chat
 	}
-	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), nil, body)
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), nil, payload)
 	if err != nil {
 		return err
 	}
@@ -43,7 +49,11 @@ func (c *client) SetCounter(ctx context.Context, chat string, v uint64) error {
 	if err := c.counterHook(); err != nil {
 		return err
 	}
-	a, err := c.do(ctx, http.MethodPut, c.url(c.api.Counter.Path, chat, nil), nil, map[string]uint64{c.api.Counter.Value: v})
+	payload, err := json.Marshal(map[string]uint64{c.api.Counter.Value: v})
+	if err != nil {
+		return err
+	}
+	a, err := c.do(ctx, http.MethodPut, c.url(c.api.Counter.Path, chat, nil), nil, payload)
 	if err != nil {
 		return err
 	}
@@ -72,16 +82,18 @@ func (c *client) DeleteCounter(ctx context.Context, chat string) error {
 // as the mapping reads it; no answer is a transport error.
 func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer.Tracer) (sequencer.Outcome, error) {
 	spec := c.api.Send
-	body := map[string]any{spec.SenderField: req.Sender, spec.ContentField: req.Content}
+	fields := sendFields{{spec.SenderField, req.Sender}, {spec.ContentField, req.Content}}
 	if spec.ChatField != "" {
-		body[spec.ChatField] = req.Chat
+		fields = fields.with(spec.ChatField, req.Chat)
 	}
 	header := http.Header{}
 	if spec.KeyHeader != "" {
 		header.Set(spec.KeyHeader, req.Key)
 	} else {
-		body[spec.KeyField] = req.Key
+		fields = fields.with(spec.KeyField, req.Key)
 	}
+	body := fields.appendJSON(make([]byte, 0, 64+len(req.Sender)+len(req.Content)+len(req.Chat)+len(req.Key)))
+	to := c.sendURL(req.Chat)
 	if c.faults {
 		if f := httpapi.FormatFaults(req.Faults); f != "" {
 			header.Set(httpapi.HeaderFaults, f)
@@ -97,7 +109,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	if c.faults && req.Faults.StoreError.Kind != sequencer.NoStoreError {
 		maxSends = 1
 	}
-	a, err := c.do(ctx, spec.Method, c.url(spec.Path, req.Chat, nil), header, body)
+	a, err := c.do(ctx, spec.Method, to, header, body)
 	for sent := 1; err == nil && retryableStatus(a.status) && sent < maxSends; sent++ {
 		if !c.retry.wait(ctx, sent, a) {
 			break
@@ -106,7 +118,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		// decides the outcome), but no longer racing its twin, which has
 		// its answer.
 		header.Del(httpapi.HeaderRace)
-		a, err = c.do(ctx, spec.Method, c.url(spec.Path, req.Chat, nil), header, body)
+		a, err = c.do(ctx, spec.Method, to, header, body)
 	}
 	if err != nil {
 		e := transportError(err)
@@ -121,11 +133,10 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	if o.Outcome != OutcomeOK {
 		return sequencer.Outcome{}, c.statusError(a, o)
 	}
-	// One decode for both fields: decoding was a third of a send's
-	// garbage. A body that is not JSON has no sequence.
-	doc, _ := decode(a.body)
-	seqV, ok1 := walk(doc, spec.Sequence)
-	seq, ok2 := uintOf(seqV)
+	// A body that is not JSON has no sequence.
+	doc := readJSON(a.body)
+	seqV, ok1 := doc.field(spec.Sequence)
+	seq, ok2 := rawUint(seqV)
 	if !ok1 || !ok2 || seq == 0 {
 		// A success the client cannot read: it knows the write happened,
 		// not what it was given.
@@ -133,8 +144,8 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	}
 	res := sequencer.Result{Seq: seq}
 	if spec.MessageID != "" {
-		if v, ok := walk(doc, spec.MessageID); ok {
-			res.MessageID = stringOf(v)
+		if v, ok := doc.field(spec.MessageID); ok {
+			res.MessageID = rawString(v)
 		}
 	}
 	if spec.ReplayedHeader != "" {
@@ -288,4 +299,44 @@ func crashAsked(p sequencer.FaultPlan) string {
 		return sequencer.CodeCrashAfterPersist
 	}
 	return ""
+}
+
+// sendFields are a send's body fields in order; a name given twice keeps
+// its last value, as the map they were once marshalled from did.
+type sendFields [][2]string
+
+func (f sendFields) with(name, value string) sendFields {
+	for i := range f {
+		if f[i][0] == name {
+			f[i][1] = value
+			return f
+		}
+	}
+	return append(f, [2]string{name, value})
+}
+
+// appendJSON encodes the fields as one JSON object of strings, without
+// the reflection json.Marshal spends inside every send's latency.
+func (f sendFields) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, kv := range f {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonstr.Append(b, kv[0])
+		b = append(b, ':')
+		b = jsonstr.Append(b, kv[1])
+	}
+	return append(b, '}')
+}
+
+// sendURL is the send path's URL for chat, built once per chat: the
+// chats are the run's, few and sent to over and over.
+func (c *client) sendURL(chat string) string {
+	if u, ok := c.sendURLs.Load(chat); ok {
+		return u.(string)
+	}
+	u := c.url(c.api.Send.Path, chat, nil)
+	c.sendURLs.Store(chat, u)
+	return u
 }

@@ -1,0 +1,176 @@
+package httptarget
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// A send's answer is read by scanning its bytes for the mapped fields,
+// not by decoding it into maps: decoding every answer whole was a fifth
+// of a send's client time and a quarter of its garbage, inside the
+// latency it measures (BenchmarkPersistClient). The results are what
+// decode and walk give (TestJSONFieldAgreesWithDecode).
+
+// jsonField returns the raw bytes of the value at a dotted path of
+// objects in body ("" is the whole body); false if body is not JSON or
+// the path is not there. Of a repeated key the last counts, as in
+// encoding/json.
+func jsonField(body []byte, path string) ([]byte, bool) { return readJSON(body).field(path) }
+
+// jsonDoc is a body checked once, for reading several fields.
+type jsonDoc struct {
+	body  []byte
+	valid bool // one JSON value and nothing more
+}
+
+func readJSON(body []byte) jsonDoc { return jsonDoc{body, json.Valid(body)} }
+
+func (d jsonDoc) field(path string) ([]byte, bool) {
+	body := d.body
+	if !d.valid {
+		// Not one JSON value: decode reads the first value, if any
+		// (trailing bytes after it are not read); rare, so the slow way.
+		doc, ok := decode(body)
+		if !ok {
+			return nil, false
+		}
+		v, ok := walk(doc, path)
+		if !ok {
+			return nil, false
+		}
+		raw, err := json.Marshal(v)
+		return raw, err == nil
+	}
+	v := bytes.TrimSpace(body)
+	for more := path != ""; more; {
+		var name string
+		name, path, more = strings.Cut(path, ".")
+		var ok bool
+		if v, ok = member(v, name); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// member is the value of key name in the valid JSON object v, the last
+// if repeated; false if v is not an object or has no such key.
+func member(v []byte, name string) ([]byte, bool) {
+	if len(v) == 0 || v[0] != '{' {
+		return nil, false
+	}
+	var found []byte
+	i := skipSpace(v, 1)
+	for i < len(v) && v[i] == '"' {
+		end := stringEnd(v, i)
+		key := v[i:end]
+		i = skipSpace(v, end)
+		i = skipSpace(v, i+1) // the colon
+		valEnd := valueEnd(v, i)
+		if keyIs(key, name) {
+			found = v[i:valEnd]
+		}
+		i = skipSpace(v, valEnd)
+		if i < len(v) && v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+	return found, found != nil
+}
+
+// keyIs says whether the quoted key names name, escapes decoded.
+func keyIs(quoted []byte, name string) bool {
+	if raw := quoted[1 : len(quoted)-1]; plainString(raw) {
+		return string(raw) == name
+	}
+	var s string
+	return json.Unmarshal(quoted, &s) == nil && s == name
+}
+
+// plainString: a string's bytes decode to themselves (no escapes, valid
+// UTF-8; encoding/json turns invalid bytes into U+FFFD).
+func plainString(b []byte) bool { return bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) }
+
+func skipSpace(v []byte, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index after the string starting at v[i] (a quote).
+func stringEnd(v []byte, i int) int {
+	for i++; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(v)
+}
+
+// valueEnd is the index after the valid JSON value starting at v[i].
+func valueEnd(v []byte, i int) int {
+	if i >= len(v) {
+		return i
+	}
+	switch v[i] {
+	case '"':
+		return stringEnd(v, i)
+	case '{', '[':
+		depth := 0
+		for i < len(v) {
+			switch v[i] {
+			case '"':
+				i = stringEnd(v, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(v) && v[i] != ',' && v[i] != '}' && v[i] != ']' && v[i] != ' ' && v[i] != '\t' && v[i] != '\n' && v[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// rawString is a raw JSON value as stringOf reads a decoded one: a
+// string's text, a number's digits, otherwise "".
+func rawString(raw []byte) string {
+	switch {
+	case len(raw) == 0:
+		return ""
+	case raw[0] == '"':
+		if plainString(raw[1 : len(raw)-1]) {
+			return string(raw[1 : len(raw)-1])
+		}
+		var s string
+		json.Unmarshal(raw, &s)
+		return s
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		return string(raw)
+	}
+	return ""
+}
+
+// rawUint is a raw JSON value as uintOf reads a decoded one: a number or
+// a string of digits.
+func rawUint(raw []byte) (uint64, bool) {
+	if len(raw) > 0 && (raw[0] == '"' || raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		n, err := strconv.ParseUint(rawString(raw), 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
