@@ -162,7 +162,7 @@ func runChatseq(b *testing.B, base *url.URL, rate float64, d time.Duration) driv
 	cfg.ChatPrefix = fmt.Sprintf("b%d-", time.Now().UnixNano())
 	cfg.HistoryPath = filepath.Join(b.TempDir(), "history.jsonl")
 	feed := checker.NewFeed(cfg.HistoryPath)
-	cfg.HistoryTee = feed
+	cfg.HistoryTap = feed.Tap()
 	res, err := bench.RunTarget(context.Background(), cfg, httptarget.Factory(base, httptarget.DefaultAPI(), nil))
 	if err != nil {
 		feed.Discard()
