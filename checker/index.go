@@ -145,6 +145,23 @@ func (x *index) limit(o int32) int { return int(x.ops.at(o).limit()) }
 // the next.
 type syncBuf struct{ seqs, ids, miss []uint64 }
 
+// syncSeqsOf is the sequences sync o returned, decoded into buf.seqs (a
+// slice of their own when it is nil), and false if it has no answer: for
+// the invariants that need no message ids.
+func (x *index) syncSeqsOf(o int32, buf *syncBuf) ([]uint64, bool) {
+	r := x.ops.at(o).sync()
+	if r < 0 {
+		buf.seqs = buf.seqs[:0]
+		return buf.seqs, false
+	}
+	code := x.syncSeqs.get(x.syncs[r].seqs)
+	if buf.seqs == nil {
+		buf.seqs = make([]uint64, 0, countSeqs(code))
+	}
+	buf.seqs = decodeSeqs(buf.seqs[:0], code)
+	return buf.seqs, true
+}
+
 // syncResult is what sync o returned: its sequences and message ids (as
 // many as its line had; a count that differs is sync_completeness's
 // failure), and false if it has no answer. The ids are hashes (compare
@@ -154,16 +171,10 @@ func (x *index) syncResult(o int32, buf *syncBuf) (seqs []uint64, ids []uint64, 
 	if buf == nil {
 		buf = &syncBuf{}
 	}
-	r := x.ops.at(o).sync()
-	if r < 0 {
-		return buf.seqs[:0], buf.ids[:0], false
+	if _, ok := x.syncSeqsOf(o, buf); !ok {
+		return buf.seqs, buf.ids[:0], false
 	}
-	ref := &x.syncs[r]
-	code := x.syncSeqs.get(ref.seqs)
-	if buf.seqs == nil {
-		buf.seqs = make([]uint64, 0, countSeqs(code))
-	}
-	buf.seqs = decodeSeqs(buf.seqs[:0], code)
+	ref := &x.syncs[x.ops.at(o).sync()]
 	if ref.explicit {
 		return buf.seqs, x.syncMids.get(ref.mids), true
 	}

@@ -75,7 +75,7 @@ func checkNoZeroSequence(x *index) Result {
 	}
 	var buf syncBuf
 	for i := range x.ops.count() {
-		seqs, _, ok := x.syncResult(int32(i), &buf)
+		seqs, ok := x.syncSeqsOf(int32(i), &buf)
 		if x.ops.at(i).fn != fnSync || x.ops.at(i).status != stOK || !ok {
 			continue
 		}

@@ -13,9 +13,9 @@ type stringArena struct {
 }
 
 // Blocks start small, so that reading a small history stays cheap, and
-// double up to the maximum. The maximum is small too: a parsed line in
-// flight keeps its block alive, and the batches in flight and the spare
-// ones' stale lines kept 30 MB of 1 MB blocks while bench's feed ran.
+// double up to the maximum. The maximum is small too: any string still
+// held (a parsed line in flight, a spare batch's stale line, an invoke
+// awaiting its completion) keeps its whole block alive.
 const (
 	arenaFirstBlock = 4 << 10
 	arenaMaxBlock   = 64 << 10
@@ -42,9 +42,8 @@ func (a *stringArena) string(b []byte) string {
 
 // interner shares one copy of values that repeat across lines: chat ids,
 // senders, error codes. Each is an allocation of its own, not in the
-// arena: a value held for the whole read would keep its arena block alive,
-// and a feed read while bench runs held a block for each chat (21 MB in a
-// 20 s run, growing with it).
+// arena: a value held for the whole read would keep its arena block alive
+// for as long.
 type interner struct {
 	shared map[string]string
 	last   string // the last value returned: most lines repeat it
