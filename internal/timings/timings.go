@@ -1,12 +1,18 @@
 // Package timings prints how long the phases of a run or a check take, to
 // standard error, when CHATSEQ_TIMINGS is set: for finding where the time
 // after the writers goes without a profiler.
+//
+// Each line gives the wall time and the CPU time the whole process used
+// meanwhile (user and system, every goroutine): on a shared machine the
+// CPU time is what a change to a phase moves, while its wall time also
+// moves with whatever else runs.
 package timings
 
 import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -20,9 +26,7 @@ func Since(name string, began time.Time) {
 	if !on {
 		return
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	fmt.Fprintf(os.Stderr, "timing: %-36s %8.3fs\n", name, time.Since(began).Seconds())
+	print(name, time.Since(began), -1)
 }
 
 // Phase starts a phase; the function it returns prints it.
@@ -30,6 +34,25 @@ func Phase(name string) func() {
 	if !on {
 		return func() {}
 	}
-	began := time.Now()
-	return func() { Since(name, began) }
+	began, cpu := time.Now(), processCPU()
+	return func() { print(name, time.Since(began), processCPU()-cpu) }
+}
+
+func print(name string, wall, cpu time.Duration) {
+	mu.Lock()
+	defer mu.Unlock()
+	if cpu < 0 {
+		fmt.Fprintf(os.Stderr, "timing: %-36s %8.3fs\n", name, wall.Seconds())
+		return
+	}
+	fmt.Fprintf(os.Stderr, "timing: %-36s %8.3fs  cpu %7.3fs\n", name, wall.Seconds(), cpu.Seconds())
+}
+
+// processCPU is the CPU time the process has used so far.
+func processCPU() time.Duration {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
