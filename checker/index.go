@@ -65,6 +65,8 @@ type index struct {
 	allocSpan   []int32
 	opsByChat   []int32 // ops in invoke order, per chat
 	opChatSpan  []int32
+	syncsByChat []int32 // syncs that completed ok, in invoke order, per chat
+	syncSpan    []int32
 	opsByKey    []int32 // persist ops in invoke order, per key
 	opKeySpan   []int32
 	counter     []int32 // per chat: index of its final counters line, -1
@@ -392,6 +394,16 @@ func (x *index) buildViews() {
 		},
 		func() {
 			x.opKeySpan, x.opsByKey = bucket(x.ops.len(), nk, func(i int) int32 { return x.ops.at(int32(i)).key })
+		},
+		// Read in record order, a few percent of the operations: picked
+		// out of opsByChat instead, every operation was a cache miss.
+		func() {
+			x.syncSpan, x.syncsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 {
+				if o := x.ops.at(int32(i)); o.fn == fnSync && o.status == stOK {
+					return o.chat
+				}
+				return -1
+			})
 		},
 		x.countUnknownUntraced,
 	})

@@ -306,15 +306,11 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1, base: x.initialCounter}
 	lo, hi := span(x.opChatSpan, c)
 	kinds := x.kindsOf(m.reject)
-	n, nsync := 0, 0
-	for _, o := range x.opsByChat[lo:hi] {
-		if kinds[o] != 0 {
-			n++
-		}
-		if kinds[o] == lSync {
-			nsync++
-		}
-	}
+	// Sized for every operation rather than counted first: the few left
+	// out cost less room than a pass of cache misses over the chat.
+	n := int(hi - lo)
+	slo, shi := span(x.syncSpan, c)
+	nsync := int(shi - slo)
 	m.ops = make([]linOp, 0, n)
 	m.syncs = make([]linSync, 0, nsync)
 	m.call, m.ret = make([]int64, 0, n), make([]int64, 0, n)

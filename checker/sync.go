@@ -101,13 +101,8 @@ func checkSyncCompleteness(x *index) (Result, int) {
 	var buf syncBuf // each sync's answer, decoded once for the four passes
 	total, unverified := 0, 0
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
-		syncs = syncs[:0]
-		lo, hi := span(x.opChatSpan, c)
-		for _, o := range x.opsByChat[lo:hi] {
-			if x.ops.at(o).fn == fnSync && x.ops.at(o).status == stOK {
-				syncs = append(syncs, o)
-			}
-		}
+		lo, hi := span(x.syncSpan, c)
+		syncs = append(syncs[:0], x.syncsByChat[lo:hi]...) // sorted below
 		if len(syncs) == 0 {
 			continue
 		}
