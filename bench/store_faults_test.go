@@ -103,12 +103,14 @@ func TestCorrectCorePassesWithStoreErrorsAcrossSeeds(t *testing.T) {
 func TestCorrectCorePassesStoreErrorWindows(t *testing.T) {
 	for _, strategy := range []sequencer.Strategy{sequencer.TwoPhase, sequencer.Optimistic} {
 		cfg := bench.DefaultConfig()
-		cfg.Writers, cfg.Chats, cfg.Duration, cfg.Rate = 6, 4, 900*time.Millisecond, 3000
+		// Windows of 300 ms: at 150 ms, a machine busy with other jobs
+		// could leave one window without a single operation to fail.
+		cfg.Writers, cfg.Chats, cfg.Duration, cfg.Rate = 6, 4, 1200*time.Millisecond, 3000
 		cfg.Strategy = strategy
 		cfg.Timed = []bench.TimedFault{
-			{Kind: bench.StoreThrottle, At: 100 * time.Millisecond, For: 150 * time.Millisecond},
-			{Kind: bench.StoreInternalError, At: 350 * time.Millisecond, For: 150 * time.Millisecond},
-			{Kind: bench.TxnCanceledOther, At: 600 * time.Millisecond, For: 150 * time.Millisecond},
+			{Kind: bench.StoreThrottle, At: 100 * time.Millisecond, For: 300 * time.Millisecond},
+			{Kind: bench.StoreInternalError, At: 450 * time.Millisecond, For: 300 * time.Millisecond},
+			{Kind: bench.TxnCanceledOther, At: 800 * time.Millisecond, For: 300 * time.Millisecond},
 		}
 		_, rep, h := runChecked(t, cfg)
 		if rep.Valid == nil || !*rep.Valid {
