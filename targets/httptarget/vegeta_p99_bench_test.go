@@ -1,10 +1,12 @@
 package httptarget_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -33,9 +35,11 @@ import (
 //     CLIs run. chatseq's process records the history and checks it as it
 //     goes, as chatseq bench does; a run whose check fails fails the
 //     benchmark.
-//   - Their schedules interleave: the second starts half a send interval
-//     after the first (0.5 ms at 1000/s), so that neither's sends land on
-//     the other's; which tool goes first alternates between rounds.
+//   - Both set up first (their chats created), then start
+//     when told, their schedules interleaved: the second starts half a
+//     send interval after the first (0.5 ms at 1000/s), so that neither's
+//     sends land on the other's; which tool goes first alternates
+//     between rounds.
 //   - Each round gives one ratio, chatseq's p99 over vegeta's, both from
 //     when a request was sent to when its answer was read (driverRun
 //     says why that is the same span on both sides), both from an HDR
@@ -55,7 +59,7 @@ import (
 //	go test -run '^$' -bench HTTPDriverVsVegetaP99 -benchtime 1x ./targets/httptarget/
 func BenchmarkHTTPDriverVsVegetaP99(b *testing.B) {
 	s := serveForBench(b)
-	const rate, step, roundsPerKind = 1000.0, 4 * time.Second, 7
+	const rate, step, roundsPerKind = 1000.0, 4 * time.Second, 9
 	for i := 0; i < b.N; i++ {
 		comparePairs(b, "http://"+s.Addr, rate, step, roundsPerKind)
 	}
@@ -73,7 +77,7 @@ var (
 func comparePairs(b *testing.B, url string, rate float64, step time.Duration, roundsPerKind int) {
 	// One unmeasured round: the server's first meets a heap still growing
 	// from nothing.
-	runPair(b, url, chatseqVsVegeta, rate, time.Second)
+	runPair(b, url, chatseqVsVegeta, rate, time.Second, "warm-up, unmeasured: ")
 	ratios := map[[2]string][]float64{}
 	for round := range roundsPerKind {
 		for _, pair := range [][2]string{chatseqVsVegeta, vegetaVsVegeta, chatseqVsSelf} {
@@ -81,7 +85,7 @@ func comparePairs(b *testing.B, url string, rate float64, step time.Duration, ro
 			if pair == chatseqVsVegeta && round%2 == 1 {
 				order = [2]string{toolVegeta, toolChatseq}
 			}
-			r := runPair(b, url, order, rate, step)
+			r := runPair(b, url, order, rate, step, "")
 			if order != pair { // vegeta went first: chatseq's result is r[1]
 				r[0], r[1] = r[1], r[0]
 			}
@@ -122,44 +126,69 @@ func formatRatios(rs []float64) string {
 
 // runPair runs tools[0] and tools[1] at rate for d each, at the same time,
 // each in its own process, the second's schedule half a send interval
-// behind the first's; it returns their results in that order.
-func runPair(b *testing.B, url string, tools [2]string, rate float64, d time.Duration) [2]loadResult {
-	// Room for both processes to start and create their chats before the
-	// first send is due.
-	start := time.Now().Add(1500 * time.Millisecond)
+// behind the first's; it returns their results in that order. Each
+// process says when its set-up is done and is then told when to start.
+func runPair(b *testing.B, url string, tools [2]string, rate float64, d time.Duration, label string) [2]loadResult {
 	var cmds [2]*exec.Cmd
-	var outs, errs [2]bytes.Buffer
+	var starts [2]io.WriteCloser
+	var outs [2]*bufio.Reader
+	var errs [2]bytes.Buffer
 	for i, tool := range tools {
-		spec, _ := json.Marshal(loadSpec{
-			Tool: tool, URL: url, Rate: rate, Duration: d,
-			Start:  start.Add(time.Duration(i) * time.Duration(float64(time.Second)/rate/2)),
-			Prefix: fmt.Sprintf("p%d-%d-", time.Now().UnixNano(), i),
-		})
+		spec, _ := json.Marshal(loadSpec{Tool: tool, URL: url, Rate: rate, Duration: d, Prefix: fmt.Sprintf("p%d-%d-", time.Now().UnixNano(), i)})
 		cmds[i] = exec.Command(os.Args[0])
 		cmds[i].Env = append(os.Environ(), loadgenEnv+"="+string(spec))
-		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &errs[i]
+		cmds[i].Stderr = &errs[i]
+		var err error
+		if starts[i], err = cmds[i].StdinPipe(); err != nil {
+			b.Fatal(err)
+		}
+		stdout, err := cmds[i].StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		outs[i] = bufio.NewReader(stdout)
 		if err := cmds[i].Start(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	failed := func(i int, err error) {
+		cmds[i].Wait()
+		b.Fatalf("the %s process: %v\n%s", tools[i], err, errs[i].String())
+	}
+	for i := range cmds {
+		if line, err := outs[i].ReadString('\n'); line != readyLine {
+			failed(i, fmt.Errorf("said %q, not that it is ready (%v)", line, err))
+		}
+	}
+	// A little room for both to read their start.
+	start := time.Now().Add(20 * time.Millisecond)
+	halfInterval := time.Duration(float64(time.Second) / rate / 2)
+	for i := range cmds {
+		fmt.Fprintln(starts[i], start.Add(time.Duration(i)*halfInterval).UnixNano())
+		starts[i].Close()
+	}
 	var res [2]loadResult
 	for i, cmd := range cmds {
+		out, err := io.ReadAll(outs[i])
+		if err != nil {
+			failed(i, err)
+		}
 		if err := cmd.Wait(); err != nil {
 			b.Fatalf("the %s process: %v\n%s", tools[i], err, errs[i].String())
 		}
-		if err := json.Unmarshal(outs[i].Bytes(), &res[i]); err != nil {
-			b.Fatalf("the %s process's result %q: %v\n%s", tools[i], outs[i].String(), err, errs[i].String())
+		if err := json.Unmarshal(out, &res[i]); err != nil {
+			b.Fatalf("the %s process's result %q: %v\n%s", tools[i], out, err, errs[i].String())
 		}
 		if res[i].Err != "" {
 			b.Fatalf("the %s process: %s", tools[i], res[i].Err)
 		}
 		// A late start shortens the time both run together.
 		if res[i].Late > d/20 {
-			b.Fatalf("the %s process started sending %s late: give the processes more room to start", tools[i], res[i].Late)
+			b.Fatalf("the %s process started sending %s late", tools[i], res[i].Late)
 		}
 	}
-	b.Logf("%-7s first: p50 %-8s p99 %-8s %5.0f ok/s | %-7s second: p50 %-8s p99 %-8s %5.0f ok/s | p99 ratio %.2f",
-		tools[0], res[0].P50, res[0].P99, float64(res[0].OK)/d.Seconds(),
+	b.Logf("%s%-7s first: p50 %-8s p99 %-8s %5.0f ok/s | %-7s second: p50 %-8s p99 %-8s %5.0f ok/s | p99 ratio %.2f",
+		label, tools[0], res[0].P50, res[0].P99, float64(res[0].OK)/d.Seconds(),
 		tools[1], res[1].P50, res[1].P99, float64(res[1].OK)/d.Seconds(), float64(res[0].P99)/float64(res[1].P99))
 	for i, r := range res {
 		if float64(r.OK) < 0.95*rate*d.Seconds() {
@@ -167,6 +196,24 @@ func runPair(b *testing.B, url string, tools [2]string, rate float64, d time.Dur
 		}
 	}
 	return res
+}
+
+// readyLine is what a load process prints when its set-up is done; it
+// then reads the time to start at (Unix nanoseconds) from its stdin.
+const readyLine = "ready\n"
+
+// waitForStart says the set-up is done, reads the start time and sleeps
+// until it; it returns how late it was.
+func waitForStart() (late time.Duration, err error) {
+	fmt.Print(readyLine)
+	var ns int64
+	if _, err := fmt.Fscanln(os.Stdin, &ns); err != nil {
+		return 0, fmt.Errorf("reading the start time: %w", err)
+	}
+	at := time.Unix(0, ns)
+	late = max(-time.Until(at), 0)
+	time.Sleep(time.Until(at))
+	return late, nil
 }
 
 const (
@@ -182,14 +229,13 @@ type loadSpec struct {
 	URL      string
 	Rate     float64
 	Duration time.Duration
-	Start    time.Time // when the first send is due, after the set-up
-	Prefix   string    // the run's chats' prefix
+	Prefix   string // the run's chats' prefix
 }
 
 type loadResult struct {
 	P50, P99 time.Duration // from when each request was sent
 	OK       int64         // answered 201
-	Late     time.Duration // how long after Start the sends began
+	Late     time.Duration // how long after the start it was given the sends began
 	Err      string
 }
 
@@ -216,7 +262,7 @@ func loadFromEnv(spec string) int {
 }
 
 // chatseqLoad is runChatseq's run, recorded and checked as it goes, its
-// writers starting at s.Start.
+// writers starting when told (waitForStart).
 func chatseqLoad(s loadSpec) (loadResult, error) {
 	base, err := url.Parse(s.URL)
 	if err != nil {
@@ -227,9 +273,10 @@ func chatseqLoad(s loadSpec) (loadResult, error) {
 		return loadResult{}, err
 	}
 	defer os.RemoveAll(dir)
-	var late time.Duration
+	started := &startsWhenTold{}
 	res, err := runChecked(base, s.Rate, s.Duration, s.Prefix, filepath.Join(dir, "history.jsonl"), func(t bench.Target) bench.Target {
-		return &startsAt{Target: t, at: s.Start, late: &late}
+		started.Target = t
+		return started
 	})
 	if err != nil {
 		return loadResult{}, err
@@ -237,39 +284,41 @@ func chatseqLoad(s loadSpec) (loadResult, error) {
 	h := res.Latency[bench.StepService]
 	return loadResult{
 		P50: time.Duration(h.ValueAtQuantile(50)), P99: time.Duration(h.ValueAtQuantile(99)),
-		OK: res.Counts.PersistOK, Late: late,
+		OK: res.Counts.PersistOK, Late: started.late,
 	}, nil
 }
 
-// startsAt holds the run back after its last chat is created until at:
-// the writers start right after the set-up.
-type startsAt struct {
+// startsWhenTold holds the run back after its last chat is created until
+// waitForStart returns: the writers start right after the set-up.
+type startsWhenTold struct {
 	bench.Target
-	at      time.Time
 	created int
-	late    *time.Duration
+	late    time.Duration
 }
 
-func (s *startsAt) CreateChat(ctx context.Context, chat string, members []string) error {
+func (s *startsWhenTold) CreateChat(ctx context.Context, chat string, members []string) error {
 	if err := s.Target.CreateChat(ctx, chat, members); err != nil {
 		return err
 	}
-	if s.created++; s.created == benchChats {
-		*s.late = max(-time.Until(s.at), 0)
-		time.Sleep(time.Until(s.at))
+	if s.created++; s.created < benchChats {
+		return nil
 	}
-	return nil
+	var err error
+	s.late, err = waitForStart()
+	return err
 }
 
-// vegetaLoad is runVegeta's attack, starting at s.Start, its latencies
+// vegetaLoad is runVegeta's attack, starting when told, its latencies
 // kept in the histogram chatseq keeps its own in.
 func vegetaLoad(s loadSpec) (loadResult, error) {
 	addr := strings.TrimPrefix(s.URL, "http://")
 	if err := createVegetaChats(addr, s.Prefix); err != nil {
 		return loadResult{}, err
 	}
-	late := max(-time.Until(s.Start), 0)
-	time.Sleep(time.Until(s.Start))
+	late, err := waitForStart()
+	if err != nil {
+		return loadResult{}, err
+	}
 	h := hdrhistogram.New(1, 3600e9, 3) // bench's (latency.go)
 	var ok int64
 	attacker := vegeta.NewAttacker(vegeta.KeepAlive(true))
