@@ -64,16 +64,18 @@ import (
 // run's interval is wide on a shared machine; -p99-rounds takes more
 // rounds (about 13 s for each of the three pairs).
 //
-// On the shared 2-core machine (load average 3-7, 2026-11-26), eight
-// runs (seven rounds of each pair in the first three, nine after) gave
-// chatseq/vegeta medians of 0.75-1.06, each run's interval reaching
-// 1.02-6.1 above; the controls' medians were 0.88-1.11 (vegeta/vegeta)
+// On the shared 2-core machine (load average 3-8, 2026-11-26), nine runs
+// (seven rounds of each pair in the first three, nine after) gave
+// chatseq/vegeta medians of 0.75-1.06, their intervals (where every
+// round was logged) reaching 1.02-6.1 above; the controls' medians were 0.88-1.11 (vegeta/vegeta)
 // and 0.92-1.47 (chatseq/chatseq). One run of 25 rounds: 0.905
 // (0.674-1.017), controls 0.973 (0.844-1.038) and 0.928 (0.850-1.097).
-// The 84 rounds of each pair from those runs with every round logged,
-// pooled: 0.905 (0.81-0.98), 0.995 (0.91-1.06), 1.06 (0.96-1.15).
-// chatseq's p50 was the higher in 63 of the 84 mixed rounds, by 4.8 µs
-// (2.3%) in the median round.
+// The 93 rounds of each pair from the runs that logged every round,
+// pooled (95% intervals): 0.905 (0.81-0.98), the same with chatseq first (0.904) or
+// second (0.909); vegeta/vegeta 1.00 (0.92-1.06); chatseq/chatseq 1.06
+// (1.00-1.15), the first-started of two chatseqs slightly the slower.
+// chatseq's p50 was the higher in 69 of the 93 mixed rounds, by 4.7 µs
+// (2.2%) in the median round.
 //
 //	go test -run '^$' -bench HTTPDriverVsVegetaP99 -benchtime 1x ./targets/httptarget/
 //	go test -run '^$' -bench HTTPDriverVsVegetaP99 -benchtime 1x ./targets/httptarget/ -p99-rounds 25
