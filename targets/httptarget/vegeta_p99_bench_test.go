@@ -67,15 +67,16 @@ import (
 // On the shared 2-core machine (load average 3-8, 2026-11-26), nine runs
 // (seven rounds of each pair in the first three, nine after) gave
 // chatseq/vegeta medians of 0.75-1.06, their intervals (where every
-// round was logged) reaching 1.02-6.1 above; the controls' medians were 0.88-1.11 (vegeta/vegeta)
-// and 0.92-1.47 (chatseq/chatseq). One run of 25 rounds: 0.905
-// (0.674-1.017), controls 0.973 (0.844-1.038) and 0.928 (0.850-1.097).
-// The 93 rounds of each pair from the runs that logged every round,
-// pooled (95% intervals): 0.905 (0.81-0.98), the same with chatseq first (0.904) or
-// second (0.909); vegeta/vegeta 1.00 (0.92-1.06); chatseq/chatseq 1.06
-// (1.00-1.15), the first-started of two chatseqs slightly the slower.
-// chatseq's p50 was the higher in 69 of the 93 mixed rounds, by 4.7 µs
-// (2.2%) in the median round.
+// round was logged) reaching 1.02-6.1 above; the controls' medians were
+// 0.88-1.11 (vegeta/vegeta) and 0.92-1.47 (chatseq/chatseq). Two runs of
+// 25 rounds: 0.905 (0.674-1.017) and 0.940 (0.778-1.045); controls
+// 0.973 (0.844-1.038) and 0.955 (0.858-1.093) for vegeta, 0.928
+// (0.850-1.097) and 1.009 (0.897-1.183) for chatseq. The 118 rounds of
+// each pair from the runs that logged every round, pooled (95%
+// intervals): 0.911 (0.815-0.965), about the same with chatseq first
+// (0.907) or second (0.923); vegeta/vegeta 0.996 (0.925-1.048);
+// chatseq/chatseq 1.042 (0.996-1.097). chatseq's p50 was the higher in
+// 87 of the 118 mixed rounds, by 4.5 µs (2.1%) in the median round.
 //
 //	go test -run '^$' -bench HTTPDriverVsVegetaP99 -benchtime 1x ./targets/httptarget/
 //	go test -run '^$' -bench HTTPDriverVsVegetaP99 -benchtime 1x ./targets/httptarget/ -p99-rounds 25
