@@ -61,7 +61,7 @@ func (r driverRun) sustained() bool { return r.throughput >= 0.95*r.rate }
 // offered rate answered 201) and their ratio (issue 13 asks ≥ 0.9), then
 // the p99 ratio at a fixed rate (within 10%) as
 // BenchmarkHTTPDriverVsVegetaP99 measures it, with three rounds of each
-// pair instead of seven.
+// pair instead of nine.
 //
 //	go test -run '^$' -bench HTTPDriverVsVegeta -benchtime 1x ./targets/httptarget/
 func BenchmarkHTTPDriverVsVegeta(b *testing.B) {
