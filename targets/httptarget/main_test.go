@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(serveEnv); spec != "" {
 		os.Exit(serveFromEnv(spec))
 	}
+	if spec := os.Getenv(loadgenEnv); spec != "" {
+		os.Exit(loadFromEnv(spec))
+	}
 	os.Exit(m.Run())
 }
 
