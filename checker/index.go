@@ -485,15 +485,16 @@ func compareKeys(p, q sortKey) int {
 	return cmp.Or(cmp.Compare(p.chat, q.chat), cmp.Compare(p.a, q.a), cmp.Compare(p.b, q.b), cmp.Compare(p.idx, q.idx))
 }
 
-// sortByKey orders idx by key. Where chat and a fit in 64 bits together
-// (chats and sequences are small numbers), a stable radix sort on the
-// pair does the work in a few linear passes, and only runs of equal pairs
-// (a sequence acknowledged twice) are sorted by b: a comparison sort of
-// millions of acks by chat took a tenth of a check.
+// sortByKey orders idx by key. Where chat, a (above the least) and the
+// index fit in 64 bits together (chats and sequences are small numbers),
+// a stable radix sort on the pair does the work in a few linear passes,
+// and only runs of equal pairs (a sequence acknowledged twice) are sorted
+// by b: a comparison sort of millions of acks by chat took a tenth of a
+// check.
 func sortByKey(idx []int32, key func(int32) sortKey) {
 	sorted, negative := true, false
-	var maxChat int32
-	var maxA uint64
+	var maxChat, maxIdx int32
+	var minA, maxA uint64 = math.MaxUint64, 0
 	var prev sortKey
 	for j, i := range idx {
 		k := key(i)
@@ -502,14 +503,16 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 			sorted = false
 		}
 		prev = k
-		negative = negative || k.chat < 0
-		maxChat, maxA = max(maxChat, k.chat), max(maxA, k.a)
+		negative = negative || k.chat < 0 || i < 0
+		maxChat, maxIdx = max(maxChat, k.chat), max(maxIdx, i)
+		minA, maxA = min(minA, k.a), max(maxA, k.a)
 	}
 	if sorted {
 		return
 	}
-	aBits := bits.Len64(maxA)
-	if negative || aBits+bits.Len32(uint32(maxChat)) > 64 {
+	aBits, idxBits := bits.Len64(maxA-minA), bits.Len32(uint32(maxIdx))
+	pairBits := aBits + bits.Len32(uint32(maxChat))
+	if negative || pairBits+idxBits > 64 {
 		ks := make([]sortKey, len(idx))
 		for j, i := range idx {
 			ks[j] = key(i)
@@ -521,29 +524,31 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 		}
 		return
 	}
-	// The keys are computed again rather than kept: three views are sorted
-	// side by side, and 32-byte keys for each of millions of records were
-	// the peak of a 5M-persist check's memory.
-	order := make([]hashed, len(idx))
+	// Each entry is the pair above the index, 8 bytes; the keys are
+	// computed again rather than kept: 32-byte keys for each of millions
+	// of records were the peak of a 5M-persist check's memory.
+	order := make([]uint64, len(idx))
 	for j, i := range idx {
 		k := key(i)
-		order[j] = hashed{h: uint64(k.chat)<<aBits | k.a, p: i}
+		order[j] = (uint64(k.chat)<<aBits|(k.a-minA))<<idxBits | uint64(i)
 	}
-	radixSortBits(order, aBits+bits.Len32(uint32(maxChat)))
+	radixSortRange(order, idxBits, idxBits+pairBits)
+	indexMask := uint64(1)<<idxBits - 1
 	for lo := 0; lo < len(order); {
 		hi := lo + 1
-		for hi < len(order) && order[hi].h == order[lo].h {
+		for hi < len(order) && order[hi]>>idxBits == order[lo]>>idxBits {
 			hi++
 		}
 		if hi-lo > 1 {
-			slices.SortFunc(order[lo:hi], func(p, q hashed) int {
-				return cmp.Or(cmp.Compare(key(p.p).b, key(q.p).b), cmp.Compare(p.p, q.p))
+			slices.SortFunc(order[lo:hi], func(p, q uint64) int {
+				pi, qi := int32(p&indexMask), int32(q&indexMask)
+				return cmp.Or(cmp.Compare(key(pi).b, key(qi).b), cmp.Compare(pi, qi))
 			})
 		}
 		lo = hi
 	}
 	for j, o := range order {
-		idx[j] = o.p
+		idx[j] = int32(o & indexMask)
 	}
 }
 
