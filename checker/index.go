@@ -69,15 +69,17 @@ type index struct {
 	opKeySpan   []int32
 	counter     []int32 // per chat: index of its final counters line, -1
 	keyMsg      []int32 // per key: first final message carrying it, -1
-	keyMsg2     []int32 // per key: a second one, -1
 	keyIdem     []int32 // per key: first final idempotency record, -1
-	keyIdem2    []int32 // per key: a second one, -1
 	keyCreated  []bool  // per key: some persist was acked as its new message
 	nKeylessMsg int     // final messages without a key
 	// nKeylessIdem counts final idempotency records no key is known for:
 	// under key_scope client, records without a sender that no single
 	// sender's key claims (canonicalMaps).
 	nKeylessIdem int
+	// keyMsg2 and keyIdem2 map the keys a second final message or
+	// idempotency record carries to it: rare (a failure), so not slices
+	// by key, which held 8 bytes a key.
+	keyMsg2, keyIdem2 map[int32]int32
 
 	hasCounters, hasMessages, hasIdem, hasEvents bool
 
@@ -411,8 +413,8 @@ func (x *index) finalViews(nc int32, nk int) {
 		}
 	}
 	x.msgs, x.events = make([]int32, 0, nMsgs), make([]int32, 0, nEvents)
-	x.keyMsg, x.keyMsg2 = filled(nk, -1), filled(nk, -1)
-	x.keyIdem, x.keyIdem2 = filled(nk, -1), filled(nk, -1)
+	x.keyMsg, x.keyMsg2 = filled(nk, -1), map[int32]int32{}
+	x.keyIdem, x.keyIdem2 = filled(nk, -1), map[int32]int32{}
 	for i := range x.fin.count() {
 		f := x.fin.at(i)
 		switch f.Table {
@@ -560,11 +562,12 @@ func filled(n int, v int32) []int32 {
 	return s
 }
 
-func setFirstTwo(first, second []int32, k, v int32) {
-	switch {
-	case first[k] < 0:
+// setFirstTwo notes v as key k's first, or else as its second unless it
+// has one.
+func setFirstTwo(first []int32, second map[int32]int32, k, v int32) {
+	if first[k] < 0 {
 		first[k] = v
-	case second[k] < 0:
+	} else if _, ok := second[k]; !ok {
 		second[k] = v
 	}
 }
