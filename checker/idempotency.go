@@ -46,7 +46,7 @@ func checkIdempotencyGuarantee(x *index) Result {
 					x.chatNames[x.keyChat[k]], x.keyText(k), x.ackSeq(first), x.midName(x.ackID(first)), x.doneLine(first), x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o))
 			}
 		}
-		if m2 := x.keyMsg2[k]; m2 >= 0 {
+		if m2, ok := x.keyMsg2[k]; ok {
 			a, b := x.fin.at(x.keyMsg[k]), x.fin.at(m2)
 			if a.Seq != b.Seq || a.MessageID != b.MessageID {
 				v.fail([]int{int(a.Line), int(b.Line)}, "chat %q key %q is carried by two final messages: seq %d (line %d) and seq %d (line %d)",
@@ -78,7 +78,7 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	pairs := 0
 	for k := int32(0); k < int32(len(x.keyNames)); k++ {
 		rec, msg := x.keyIdem[k], x.keyMsg[k]
-		if r2 := x.keyIdem2[k]; r2 >= 0 {
+		if r2, ok := x.keyIdem2[k]; ok {
 			a, b := x.fin.at(rec), x.fin.at(r2)
 			v.fail([]int{int(a.Line), int(b.Line)}, "chat %q key %q has two idempotency records (lines %d and %d)", x.chatNames[a.chat], x.finKeyName(a), a.Line, b.Line)
 		}

@@ -23,6 +23,10 @@ func TestIdempotencyGuaranteeOneMessagePerKey(t *testing.T) {
 	m1 := b.msg("A", 1, "m-k1", "k1")
 	m2 := b.msg("A", 2, "m-dup", "k1")
 	mustFail(t, b.check(t), NameIdempotencyGuarantee, m1, m2)
+
+	// A third message with the key: the first two are named.
+	b.msg("A", 3, "m-dup3", "k1")
+	mustFail(t, b.check(t), NameIdempotencyGuarantee, m1, m2)
 }
 
 func TestIdempotencyGuaranteePassesAndWarns(t *testing.T) {
@@ -73,6 +77,16 @@ func TestIdempotencySequenceConsistency(t *testing.T) {
 	b.idem("A", "other", 9, "m-9")
 	b.msg("A", 9, "m-9", "other")
 	mustFail(t, b.check(t), NameIdempotencySeqConsist, m) // k1's message has no record
+
+	// Three records of one key: the first two are named.
+	b = newHB()
+	b.send(1, "A", "k1", 1)
+	b.counter("A", 1)
+	b.msg("A", 1, "m-k1", "k1")
+	i1 := b.idem("A", "k1", 1, "m-k1")
+	i2 := b.idem("A", "k1", 1, "m-k1")
+	b.idem("A", "k1", 1, "m-k1")
+	mustFail(t, b.check(t), NameIdempotencySeqConsist, i1, i2)
 
 	must(t, validHistory().check(t), NameIdempotencySeqConsist, Pass)
 	b = newHB()

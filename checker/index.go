@@ -71,15 +71,17 @@ type index struct {
 	opKeySpan   []int32
 	counter     []int32 // per chat: index of its final counters line, -1
 	keyMsg      []int32 // per key: first final message carrying it, -1
-	keyMsg2     []int32 // per key: a second one, -1
 	keyIdem     []int32 // per key: first final idempotency record, -1
-	keyIdem2    []int32 // per key: a second one, -1
 	keyCreated  []bool  // per key: some persist was acked as its new message
 	nKeylessMsg int     // final messages without a key
 	// nKeylessIdem counts final idempotency records no key is known for:
 	// under key_scope client, records without a sender that no single
 	// sender's key claims (canonicalMaps).
 	nKeylessIdem int
+	// keyMsg2 and keyIdem2 map the keys a second final message or
+	// idempotency record carries to it: rare (a failure), so not slices
+	// by key, which held 8 bytes a key.
+	keyMsg2, keyIdem2 map[int32]int32
 
 	hasCounters, hasMessages, hasIdem, hasEvents bool
 
@@ -423,8 +425,8 @@ func (x *index) finalViews(nc int32, nk int) {
 		}
 	}
 	x.msgs, x.events = make([]int32, 0, nMsgs), make([]int32, 0, nEvents)
-	x.keyMsg, x.keyMsg2 = filled(nk, -1), filled(nk, -1)
-	x.keyIdem, x.keyIdem2 = filled(nk, -1), filled(nk, -1)
+	x.keyMsg, x.keyMsg2 = filled(nk, -1), map[int32]int32{}
+	x.keyIdem, x.keyIdem2 = filled(nk, -1), map[int32]int32{}
 	for i := range x.fin.count() {
 		f := x.fin.at(i)
 		switch f.Table {
@@ -497,15 +499,16 @@ func compareKeys(p, q sortKey) int {
 	return cmp.Or(cmp.Compare(p.chat, q.chat), cmp.Compare(p.a, q.a), cmp.Compare(p.b, q.b), cmp.Compare(p.idx, q.idx))
 }
 
-// sortByKey orders idx by key. Where chat and a fit in 64 bits together
-// (chats and sequences are small numbers), a stable radix sort on the
-// pair does the work in a few linear passes, and only runs of equal pairs
-// (a sequence acknowledged twice) are sorted by b: a comparison sort of
-// millions of acks by chat took a tenth of a check.
+// sortByKey orders idx by key. Where chat, a (above the least) and the
+// index fit in 64 bits together (chats and sequences are small numbers),
+// a stable radix sort on the pair does the work in a few linear passes,
+// and only runs of equal pairs (a sequence acknowledged twice) are sorted
+// by b: a comparison sort of millions of acks by chat took a tenth of a
+// check.
 func sortByKey(idx []int32, key func(int32) sortKey) {
 	sorted, negative := true, false
-	var maxChat int32
-	var maxA uint64
+	var maxChat, maxIdx int32
+	var minA, maxA uint64 = math.MaxUint64, 0
 	var prev sortKey
 	for j, i := range idx {
 		k := key(i)
@@ -514,14 +517,16 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 			sorted = false
 		}
 		prev = k
-		negative = negative || k.chat < 0
-		maxChat, maxA = max(maxChat, k.chat), max(maxA, k.a)
+		negative = negative || k.chat < 0 || i < 0
+		maxChat, maxIdx = max(maxChat, k.chat), max(maxIdx, i)
+		minA, maxA = min(minA, k.a), max(maxA, k.a)
 	}
 	if sorted {
 		return
 	}
-	aBits := bits.Len64(maxA)
-	if negative || aBits+bits.Len32(uint32(maxChat)) > 64 {
+	aBits, idxBits := bits.Len64(maxA-minA), bits.Len32(uint32(maxIdx))
+	pairBits := aBits + bits.Len32(uint32(maxChat))
+	if negative || pairBits+idxBits > 64 {
 		ks := make([]sortKey, len(idx))
 		for j, i := range idx {
 			ks[j] = key(i)
@@ -533,29 +538,31 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 		}
 		return
 	}
-	// The keys are computed again rather than kept: three views are sorted
-	// side by side, and 32-byte keys for each of millions of records were
-	// the peak of a 5M-persist check's memory.
-	order := make([]hashed, len(idx))
+	// Each entry is the pair above the index, 8 bytes; the keys are
+	// computed again rather than kept: 32-byte keys for each of millions
+	// of records were the peak of a 5M-persist check's memory.
+	order := make([]uint64, len(idx))
 	for j, i := range idx {
 		k := key(i)
-		order[j] = hashed{h: uint64(k.chat)<<aBits | k.a, p: i}
+		order[j] = (uint64(k.chat)<<aBits|(k.a-minA))<<idxBits | uint64(i)
 	}
-	radixSortBits(order, aBits+bits.Len32(uint32(maxChat)))
+	radixSortRange(order, idxBits, idxBits+pairBits)
+	indexMask := uint64(1)<<idxBits - 1
 	for lo := 0; lo < len(order); {
 		hi := lo + 1
-		for hi < len(order) && order[hi].h == order[lo].h {
+		for hi < len(order) && order[hi]>>idxBits == order[lo]>>idxBits {
 			hi++
 		}
 		if hi-lo > 1 {
-			slices.SortFunc(order[lo:hi], func(p, q hashed) int {
-				return cmp.Or(cmp.Compare(key(p.p).b, key(q.p).b), cmp.Compare(p.p, q.p))
+			slices.SortFunc(order[lo:hi], func(p, q uint64) int {
+				pi, qi := int32(p&indexMask), int32(q&indexMask)
+				return cmp.Or(cmp.Compare(key(pi).b, key(qi).b), cmp.Compare(pi, qi))
 			})
 		}
 		lo = hi
 	}
 	for j, o := range order {
-		idx[j] = o.p
+		idx[j] = int32(o & indexMask)
 	}
 }
 
@@ -567,11 +574,12 @@ func filled(n int, v int32) []int32 {
 	return s
 }
 
-func setFirstTwo(first, second []int32, k, v int32) {
-	switch {
-	case first[k] < 0:
+// setFirstTwo notes v as key k's first, or else as its second unless it
+// has one.
+func setFirstTwo(first []int32, second map[int32]int32, k, v int32) {
+	if first[k] < 0 {
 		first[k] = v
-	case second[k] < 0:
+	} else if _, ok := second[k]; !ok {
 		second[k] = v
 	}
 }

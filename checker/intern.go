@@ -1,9 +1,6 @@
 package checker
 
-import (
-	"fmt"
-	"sync"
-)
+import "fmt"
 
 // Keys and message ids are numbered in two steps. While lines are read
 // (one goroutine, the check's bottleneck), a string gets a provisional
@@ -72,31 +69,31 @@ func (l *Log) mid(s string) uint32 {
 // numbers. Under clientScope a final line that names no sender is
 // attributed by attributeSenderless; one it cannot be maps to -1 (keyless).
 func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		k := &l.newKeys
-		hashes := k.hash.flat()
-		for i := range hashes {
-			hashes[i] = scopedHash(*k.chat.at(int32(i)), hashes[i])
-			if clientScope {
-				hashes[i] = senderHash(*k.sender.at(int32(i)), hashes[i])
-			}
-		}
-		keyMap = canonical(hashes, func(a, b int32) bool {
-			return *k.chat.at(a) == *k.chat.at(b) && l.keys.get(*k.names.at(a)) == l.keys.get(*k.names.at(b)) &&
-				(!clientScope || *k.sender.at(a) == *k.sender.at(b))
-		})
+	// Keys, then message ids: side by side, their sorts' scratch (some 50
+	// bytes a name) was held twice at once, at the top of a large check's
+	// memory.
+	k := &l.newKeys
+	hashes := k.hash.flat()
+	for i := range hashes {
+		hashes[i] = scopedHash(*k.chat.at(int32(i)), hashes[i])
 		if clientScope {
-			l.attributeSenderless(keyMap)
+			hashes[i] = senderHash(*k.sender.at(int32(i)), hashes[i])
 		}
-		k.sender = chunked[uint32]{}
-		l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
+	}
+	keyMap = canonical(hashes, func(a, b int32) bool {
+		return *k.chat.at(a) == *k.chat.at(b) && l.keys.get(*k.names.at(a)) == l.keys.get(*k.names.at(b)) &&
+			(!clientScope || *k.sender.at(a) == *k.sender.at(b))
 	})
+	hashes = nil
+	if clientScope {
+		l.attributeSenderless(keyMap)
+	}
+	k.sender = chunked[uint32]{}
+	l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
 	m := &l.newMids
-	hashes := m.hash.flat()
+	hashes = m.hash.flat()
 	midMap = canonical(hashes, func(a, b int32) bool { return l.keys.get(*m.names.at(a)) == l.keys.get(*m.names.at(b)) })
 	l.midNames, l.midHash = compactChunked(midMap, &m.names), compact(midMap, hashes)
-	wg.Wait()
 	l.lastKey = nil
 	return keyMap, midMap
 }
@@ -185,25 +182,31 @@ func renumberFinals(fin *chunked[cfin], keyMap, midMap []int32) {
 // the first of them, and final numbers are dense in order of first
 // appearance.
 func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
-	order := make([]hashed, len(hashes))
+	// Each entry is a hash's top half above its provisional number: sorted
+	// by that half, equal strings are neighbours (with the rare others
+	// whose top halves collide), in 8 bytes where a hash and a number took
+	// 16.
+	order := make([]uint64, len(hashes))
 	for i, h := range hashes {
-		order[i] = hashed{h, int32(i)}
+		order[i] = h&^lowHalf | uint64(i)
 	}
-	radixSort(order)
-	first := make([]int32, len(hashes)) // provisional → first equal provisional
+	radixSortRange(order, 31, 64) // bit 31 is a provisional number's: 0
+	// first maps each provisional number to the first equal one, then,
+	// in place, to its final number.
+	first := make([]int32, len(hashes))
 	for i := 0; i < len(order); {
 		j := i + 1
-		for j < len(order) && order[j].h == order[i].h {
+		for j < len(order) && order[j]>>32 == order[i]>>32 {
 			j++
 		}
-		// order[i:j] share a hash: almost always equal strings. Each
-		// takes the first earlier one it equals (a collision of unequal
-		// strings leaves two groups).
+		// order[i:j] share a top half, in provisional order: almost
+		// always equal strings. Each takes the first earlier one it
+		// equals (a collision of unequal strings leaves two groups).
 		for a := i; a < j; a++ {
-			pa := order[a].p
+			pa := int32(uint32(order[a]))
 			first[pa] = pa
 			for b := i; b < a; b++ {
-				if pb := order[b].p; first[pb] == pb && same(pb, pa) {
+				if pb := int32(uint32(order[b])); first[pb] == pb && hashes[pb] == hashes[pa] && same(pb, pa) {
 					first[pa] = pb
 					break
 				}
@@ -211,69 +214,39 @@ func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
 		}
 		i = j
 	}
-	final := make([]int32, len(hashes))
 	next := int32(0)
-	for p := range final {
-		if first[p] == int32(p) {
-			final[p] = next
+	for p, f := range first {
+		if f == int32(p) {
+			first[p] = next
 			next++
 		} else {
-			final[p] = final[first[p]]
+			first[p] = first[f] // f < p: already its final number
 		}
 	}
-	return final
+	return first
 }
 
-// hashed is a provisional number and its hash.
-type hashed struct {
-	h uint64
-	p int32
-}
+// lowHalf is a uint64's low 32 bits.
+const lowHalf = 1<<32 - 1
 
-// radixSort sorts by hash, equal hashes in their order: a least-significant
-// digit first radix sort, stable. It takes a fifth of a comparison sort's
-// time on the millions of numbers a large history has. Hashes are uniform,
-// so three passes of 11 bits over their top 33 bits leave only runs of a
-// few sharing those bits (and of equal hashes: a key named again), which
-// are finished alone; six passes over everything had been a tenth of the
-// check after a bench run.
-func radixSort(a []hashed) {
-	const top = 31 // bits below the top 33
-	radixSortRange(a, top, 64)
-	for i := 0; i < len(a); {
-		j := i + 1
-		for j < len(a) && a[j].h>>top == a[i].h>>top {
-			j++
-		}
-		if run := a[i:j]; len(run) > 16 {
-			radixSortRange(run, 0, top)
-		} else {
-			for k := 1; k < len(run); k++ { // insertion sort: stable
-				for m := k; m > 0 && run[m-1].h > run[m].h; m-- {
-					run[m-1], run[m] = run[m], run[m-1]
-				}
-			}
-		}
-		i = j
-	}
-}
-
-// radixSortBits is radixSort for keys below 2^keyBits: a pass per 11 bits.
-func radixSortBits(a []hashed, keyBits int) { radixSortRange(a, 0, keyBits) }
-
-// radixSortRange sorts a stably by bits lo and up of each hash, up to bit
-// hi (and the few above it that the last 11-bit digit reaches).
-func radixSortRange(a []hashed, lo, hi int) {
+// radixSortRange sorts a stably by bits lo and up of each entry, up to bit
+// hi (and the few above it that the last 11-bit digit reaches): a least
+// significant digit first radix sort, a pass per 11 bits. On the millions
+// of entries a large history has it takes a fifth of a comparison sort's
+// time. Hashes are uniform, so three passes over their top 33 bits order
+// them; chats and sequences are small numbers, so a view's entries need
+// about as few.
+func radixSortRange(a []uint64, lo, hi int) {
 	const bits = 11
 	if len(a) < 2 {
 		return
 	}
-	tmp := make([]hashed, len(a))
+	tmp := make([]uint64, len(a))
 	src, dst := a, tmp
 	for shift := lo; shift < hi; shift += bits {
 		var count [1 << bits]int
 		for _, e := range src {
-			count[(e.h>>shift)&(1<<bits-1)]++
+			count[(e>>shift)&(1<<bits-1)]++
 		}
 		at := 0
 		for d, n := range count {
@@ -281,7 +254,7 @@ func radixSortRange(a []hashed, lo, hi int) {
 			at += n
 		}
 		for _, e := range src {
-			d := (e.h >> shift) & (1<<bits - 1)
+			d := (e >> shift) & (1<<bits - 1)
 			dst[count[d]] = e
 			count[d]++
 		}

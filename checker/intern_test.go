@@ -44,26 +44,32 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 	}
 }
 
-// The radix sort orders as a stable comparison sort does, equal hashes
-// kept in their order, with hashes spread over every digit and repeated.
-func TestRadixSortIsAStableSortByHash(t *testing.T) {
+// The radix sort orders as a stable comparison sort by the bits it is
+// given does (from lo up; the values have none above hi), equal digits
+// kept in their order, with values spread over every digit and repeated.
+func TestRadixSortIsAStableSortByItsBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 2, 3, 1000, 70000} {
-		a := make([]hashed, n)
-		for i := range a {
-			a[i] = hashed{h: rng.Uint64(), p: int32(i)}
-			if i > 0 && rng.IntN(4) == 0 {
-				a[i].h = a[rng.IntN(i)].h
+		for _, r := range []struct{ lo, hi int }{{31, 64}, {0, 64}, {7, 30}} {
+			a := make([]uint64, n)
+			for i := range a {
+				a[i] = rng.Uint64()
+				if i > 0 && rng.IntN(4) == 0 {
+					a[i] = a[rng.IntN(i)]&^(1<<r.lo-1) | rng.Uint64N(1<<r.lo) // equal bits above lo
+				}
+				if rng.IntN(8) == 0 {
+					a[i] &= 0xffff // small ones too
+				}
+				if r.hi < 64 {
+					a[i] &= 1<<r.hi - 1
+				}
 			}
-			if rng.IntN(8) == 0 {
-				a[i].h &= 0xffff // small ones too
+			want := slices.Clone(a)
+			slices.SortStableFunc(want, func(x, y uint64) int { return cmp.Compare(x>>r.lo, y>>r.lo) })
+			radixSortRange(a, r.lo, r.hi)
+			if !slices.Equal(a, want) {
+				t.Fatalf("n=%d, bits %d to %d: radix sort differs from a stable sort", n, r.lo, r.hi)
 			}
-		}
-		want := slices.Clone(a)
-		slices.SortStableFunc(want, func(x, y hashed) int { return cmp.Compare(x.h, y.h) })
-		radixSort(a)
-		if !slices.Equal(a, want) {
-			t.Fatalf("n=%d: radix sort differs from a stable sort", n)
 		}
 	}
 }

@@ -9,9 +9,9 @@ import (
 )
 
 // sortByKey orders a view exactly as a comparison sort by (chat, a, b,
-// index) does, on the radix path (small chats and sequences, repeated
-// pairs, indexes in any order) and on the comparison path (pairs wider
-// than 64 bits).
+// index) does, on the radix path (small chats and sequences, or large
+// sequences close together; repeated pairs, indexes in any order) and on
+// the comparison path (pairs and indexes wider than 64 bits).
 func TestSortByKeyIsACompareSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := range 400 {

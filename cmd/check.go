@@ -87,11 +87,12 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 		progress, p.stepsLabel = p, ""
 	}
 	name := strings.Join(paths, " ")
-	defer collectForCheck()()
 	opt := f.lin.options()
 	if err := checkFits(paths, opt.PorcupineMemory); err != nil {
 		return writeCheck(c, f.format, unchecked(err))
 	}
+	// After checkFits, which reads the limit in force before.
+	defer collectForCheck()()
 	contract, err := f.contract(history.Contract{})
 	if err != nil {
 		return err

@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 )
 
 // checkGCPercent is the collector's target while a history is judged. The
@@ -24,7 +27,19 @@ const runGCPercent = 25
 
 // collectForCheck sets the collector for the check, unless the user chose
 // GOGC, and returns what puts it back (bench runs its next target after).
-func collectForCheck() (restore func()) { return collectAt(checkGCPercent) }
+// Besides the target, the heap's growth between collections is held to
+// checkGrowth of what was live (growthLimit).
+func collectForCheck() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	restoreGC := collectAt(checkGCPercent)
+	stop := limitGrowth(checkGrowth)
+	return func() {
+		stop()
+		restoreGC()
+	}
+}
 
 // collectAt sets the collector's target to percent, unless the user chose
 // GOGC, and returns what puts it back.
@@ -34,4 +49,63 @@ func collectAt(percent int) (restore func()) {
 	}
 	was := debug.SetGCPercent(percent)
 	return func() { debug.SetGCPercent(was) }
+}
+
+// checkGrowth is how much a large check's heap may grow past what the last
+// collection found live: an eighth of it, or 256 MiB when that is more.
+// checkGCPercent's half of a 5M-persist check's 1.45 GB was 0.7 GB of
+// garbage, and with the free pages the runtime kept, 2.6-2.9 GB of
+// memory; held to 256 MiB, 1.8 GB. The check's records are pointer-free
+// blocks, which a collection marks without scanning: the 16 more
+// collections took 0.1 s of CPU in all. Below 512 MiB live the percent is
+// the stricter and this changes nothing.
+func checkGrowth(live int64) int64 { return max(live/8, 256<<20) }
+
+// growthLimit holds the runtime's soft memory limit at the live heap plus
+// growth(live), set anew after every collection; a limit rather than the
+// collector's percent so that the runtime also returns the pages it frees
+// (below its percent it keeps them, a fifth of a large check's memory). As
+// it follows the live heap it never makes the collector run without pause,
+// as a fixed limit does once the heap outgrows it, and it never fails a
+// check: it stays soft, and never above the limit in force before
+// (GOMEMLIMIT's, or automemlimit's share of the machine).
+type growthLimit struct {
+	mu      sync.Mutex
+	ceiling int64
+	growth  func(live int64) int64
+	stopped bool
+}
+
+// limitGrowth starts a growthLimit; stop puts the limit in force before
+// back.
+func limitGrowth(growth func(live int64) int64) (stop func()) {
+	g := &growthLimit{ceiling: debug.SetMemoryLimit(-1), growth: growth}
+	g.arm()
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.stopped = true
+		debug.SetMemoryLimit(g.ceiling)
+	}
+}
+
+// collectionSentinel is garbage as soon as it is made, so that its
+// finalizer runs after the next collection. It holds a pointer so that it
+// is never one of the tiny allocator's objects, whose finalizers may never
+// run.
+type collectionSentinel struct{ _ *byte }
+
+func (g *growthLimit) arm() { runtime.SetFinalizer(&collectionSentinel{}, g.collected) }
+
+func (g *growthLimit) collected(*collectionSentinel) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		return
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	n := int64(live[0].Value.Uint64())
+	debug.SetMemoryLimit(min(g.ceiling, n+g.growth(n)))
+	g.arm()
 }
