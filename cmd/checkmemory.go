@@ -13,11 +13,20 @@ import (
 	"github.com/chatseq/chatseq/checker"
 )
 
-// historyHeapPerByte is how many bytes of heap checking a history holds
-// per byte of its file, at least: a 184-byte event for each line of about
-// 140 bytes, the line's strings, and the checker's index. Measured live
-// after collections: 1.4 to 1.65.
-const historyHeapPerByte = 1.4
+// historyHeapPerByte and checkHeapBase estimate the memory checking a
+// history takes from its file's size: the check's records, its index and
+// the growth the collector allows past them (checkGrowth). Peak resident
+// memory per byte of file, measured: 0.35 for 5M persists over 500 chats
+// (1.76 GB), 0.63 after a 10 s bench (0.74 GB), 0.76 for the 1M-persist
+// hot chat (0.75 GB), 0.87 for a 515 MB single-chat bench history (0.45
+// GB), where the fixed part weighs most. The estimate keeps a margin over
+// each: an estimate too low lets a check be killed halfway, one too high
+// refuses a check the machine could run (it asked 7.8 GB for the 5M
+// history at 1.4 a byte).
+const (
+	historyHeapPerByte = 0.8
+	checkHeapBase      = 256 << 20
+)
 
 // machineMemory is the memory this process can have: its cgroup's limit,
 // else the machine's. A variable so tests can shrink the machine.
@@ -51,7 +60,7 @@ func checkFits(paths []string, linMemory int64) error {
 		size += fi.Size()
 	}
 	ceiling := memoryCeiling()
-	need := int64(float64(size)*historyHeapPerByte) + linMemory
+	need := int64(float64(size)*historyHeapPerByte) + checkHeapBase + linMemory
 	if need <= ceiling {
 		return nil
 	}
