@@ -28,7 +28,7 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 			{Kind: history.KindOK, F: history.FPersist, Process: b, Chat: "c2", Key: "k2", Seq: 2, MessageID: "m2"},
 			{Kind: history.KindInfo, F: history.FPersist, Process: c, Error: "crash"},
 			{Kind: history.KindOK, F: history.FPersist, Process: c, Seq: 3, MessageID: "m3"}, // nothing open
-			{Kind: history.KindTrace, F: history.FAllocate, Process: c, Chat: "c2", Seq: 4}, // no owner, no start
+			{Kind: history.KindTrace, F: history.FAllocate, Process: c, Chat: "c2", Seq: 4},  // no owner, no start
 			{Kind: history.KindInvoke, F: history.FSync, Process: a, Chat: "c1", Limit: 10},
 			{Kind: history.KindTrace, F: history.FAllocate, Process: a, Chat: "c1", Seq: 5, HasStart: true}, // owner is a sync
 			{Kind: history.KindInvoke, F: history.FPersist, Process: b, Chat: "c1", Key: "k5", Sender: "dave"},
