@@ -71,12 +71,33 @@ func (c *bucketCounts) RecordValue(v int64) error {
 func (c *bucketCounts) any() bool { return len(c.touched) > 0 }
 
 // moveTo records the counts into h, which must be empty (a fresh or Reset
-// one, so each bucket appends in order), and empties c.
+// one, so each bucket appends in order), and empties c. The buckets go in
+// order: by a walk over the counts between the lowest and highest touched
+// when they are dense there (a run's values mostly are), which costs less
+// than sorting the touched ones.
 func (c *bucketCounts) moveTo(h *hdrhistogram.PackedHistogram) {
-	slices.Sort(c.touched)
-	for _, i := range c.touched {
+	if len(c.touched) == 0 {
+		return
+	}
+	lo, hi := slices.Min(c.touched), slices.Max(c.touched)
+	move := func(i int32) {
 		_ = h.RecordValues(bucketValue(i), int64(c.counts[i]))
 		c.counts[i] = 0
 	}
+	if int(hi-lo) <= walkDensity*len(c.touched) {
+		for i, n := range c.counts[lo : hi+1] {
+			if n != 0 {
+				move(lo + int32(i))
+			}
+		}
+	} else {
+		slices.Sort(c.touched)
+		for _, i := range c.touched {
+			move(i)
+		}
+	}
 	c.touched = c.touched[:0]
 }
+
+// walkDensity is how many counts moveTo walks per bucket touched at most.
+const walkDensity = 16
