@@ -185,9 +185,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 		} else {
 			sh.taps = append(sh.taps, tapLine{})
 		}
-		l := &sh.taps[n]
-		l.Event, l.final = *e, nil
-		l.Time = t
+		sh.taps[n].set(e, t)
 	}
 	r.unlockAndMaybeFlush(sh, t)
 	e.Time = t

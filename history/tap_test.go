@@ -122,6 +122,9 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 			})
 		}
 		wg.Wait()
+		// A process beyond 32 bits: its lines go to the tap whole.
+		rec.Record(&Event{Kind: KindInvoke, Process: 1 << 40, F: FPersist, Chat: "c0", Key: "big", Sender: "s"})
+		rec.RecordAt(&Event{Kind: KindOK, Process: 1 << 40, F: FPersist, Seq: 7, MessageID: "mbig"}, rec.Now())
 		for i, s := range tapStrings {
 			rec.RecordFinal(Final{Table: TableEvents, Chat: "c1", Seq: uint64(i), MessageID: s, Partition: int32(i), Offset: int64(i)})
 		}
