@@ -206,6 +206,8 @@ func (t *Tap) read() (*History, error) {
 				err = t.dec.final(l.final, lineNo, &pl)
 			case l.ev != nil:
 				err = t.dec.event(l.ev, lineNo, &pl)
+			case b.addLine(l, lineNo):
+				continue
 			default:
 				err = t.dec.line(l, lineNo, &pl)
 			}

@@ -351,3 +351,72 @@ func finalFast(f *Final, lineNo int, pl *parsedLine) bool {
 func validUTF8(a, b, c string) bool {
 	return utf8.ValidString(a) && utf8.ValidString(b) && utf8.ValidString(c)
 }
+
+// addLine is the builder's add of a compact line, without the parsedLine
+// between them: the same rules, the same Event to the sink. It takes the
+// lines a run records, whose strings are valid and which keep the rules,
+// except a sync's answer; for any other it does nothing and reports false,
+// and the caller takes the general way, which accepts or fails the line as
+// the file's reader does (TestTapHandsTheSinkWhatScanReads).
+func (b *builder) addLine(l *tapLine, lineNo int) bool {
+	if b.h.End > 0 || b.finalsFrom > 0 || l.process < 0 || b.lastTimeLine > 0 && l.time < b.lastTime || !utf8.ValidString(l.chat) {
+		return false
+	}
+	p := int(l.process)
+	switch l.kind {
+	case KindInvoke:
+		if b.open.get(p) != nil {
+			return false
+		}
+		e := &b.scratch
+		if l.f == tapSync {
+			if l.aux < 0 {
+				return false
+			}
+			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FSync, Time: l.time, Chat: l.chat, After: l.num, Limit: int(l.aux), Reader: l.flags&tapReader != 0}
+		} else {
+			if !validUTF8(l.key, l.s1, l.s2) {
+				return false
+			}
+			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FPersist, Time: l.time, Chat: l.chat, Key: l.key, Sender: l.s1, PayloadHash: l.s2}
+		}
+		b.open.set(p, b.emit(e))
+	case KindTrace:
+		inv := b.open.get(p)
+		hasStart := l.flags&tapHasStart != 0
+		if inv == nil || inv.F != FPersist || l.chat != inv.Chat || hasStart && l.aux > l.time {
+			return false
+		}
+		var start int64
+		if hasStart {
+			start = l.aux
+		}
+		b.scratch = Event{Line: lineNo, Kind: KindTrace, Process: p, F: FAllocate, Time: l.time, Start: start, HasStart: hasStart, Chat: inv.Chat, Seq: l.num}
+		b.emit(&b.scratch)
+	default: // completions
+		inv := b.open.get(p)
+		if inv == nil || inv.F != tapFNames[l.f] || l.chat != "" && l.chat != inv.Chat || l.kind == KindOK && l.f == tapSync || !utf8.ValidString(l.s1) {
+			return false
+		}
+		e := &b.scratch
+		*e = Event{Line: lineNo, Kind: l.kind, Process: p, F: inv.F, Time: l.time, Chat: inv.Chat}
+		if inv.F == FPersist {
+			if l.key != "" && (!utf8.ValidString(l.key) || l.key != inv.Key) {
+				return false
+			}
+			e.Key = inv.Key
+		}
+		if l.kind != KindOK {
+			e.Error = l.s1
+		} else {
+			e.Seq, e.MessageID, e.Dedup = l.num, l.s1, l.flags&tapDedup != 0
+		}
+		b.open.remove(p)
+		b.emit(e)
+		if b.sink != nil {
+			b.slots.release(p)
+		}
+	}
+	b.lastTime, b.lastTimeLine = l.time, lineNo
+	return true
+}
