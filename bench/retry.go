@@ -17,8 +17,12 @@ type RetryDelayer interface {
 // client delay).
 const maxRetryAfter = 5 * time.Second
 
-// retryDelay is err's Retry-After, or 0.
+// retryDelay is err's Retry-After, or 0. Every attempt asks, so no error
+// returns at once: errors.As's target escapes, an allocation an attempt.
 func retryDelay(err error) time.Duration {
+	if err == nil {
+		return 0
+	}
 	var rd RetryDelayer
 	if errors.As(err, &rd) {
 		return min(max(rd.RetryDelay(), 0), maxRetryAfter)

@@ -66,12 +66,13 @@ type Progress struct {
 // ProgressEvery is how often Config.Progress is called.
 const ProgressEvery = 250 * time.Millisecond
 
-// series is the run's intervals. Shards record into sparse histograms of
-// the current interval of their own and merge them here when it ends, so
-// writers contend only on their shard. (Dense ones record faster, but
-// moving one is a walk over all its 33k counts: ten times a second per
-// shard and step, that cost more than it saved, and under the race
-// detector it starved the writers; BenchmarkIntervalRecording.)
+// series is the run's intervals. Shards count the values of the current
+// interval of their own per bucket (bucketCounts) and merge them here when
+// it ends, so writers contend only on their shard. (A dense histogram
+// records as fast, but moving one is a walk over all its 33k counts: ten
+// times a second per shard and step, that cost more than it saved, and
+// under the race detector it starved the writers; a sparse one searches
+// its buckets for every value. BenchmarkIntervalRecording.)
 type series struct {
 	mu sync.Mutex
 	// clock is the run clock (nanoseconds) and start its reading when the
@@ -95,19 +96,16 @@ type intervalData struct {
 
 // intervalShard is one latency shard's part of the current interval.
 type intervalShard struct {
-	series *series
-	index  int // interval the fields below belong to
-	hists  [stepCount]*hdrhistogram.PackedHistogram
-	counts Counts
-	dirty  bool
+	series  *series
+	index   int // interval the fields below belong to
+	buckets [stepCount]bucketCounts
+	counts  Counts
+	dirty   bool
+	moving  *hdrhistogram.PackedHistogram // flush's: a step's buckets on their way to the series
 }
 
 func newIntervalShard(s *series) intervalShard {
-	sh := intervalShard{series: s, counts: Counts{ErrorCodes: map[string]int64{}}}
-	for i := range sh.hists {
-		sh.hists[i] = NewIntervalHistogram()
-	}
-	return sh
+	return intervalShard{series: s, counts: Counts{ErrorCodes: map[string]int64{}}, moving: NewIntervalHistogram()}
 }
 
 // NewIntervalHistogram is an empty interval histogram with the range and
@@ -196,7 +194,13 @@ func (sh *intervalShard) apply(now int64, values *[stepCount]int64, f func(*Coun
 		return
 	}
 	sh.roll(i)
-	recordValues(&sh.hists, values)
+	if values != nil {
+		for step, v := range values {
+			if v > 0 {
+				_ = sh.buckets[step].RecordValue(min(v, histHighest))
+			}
+		}
+	}
 	f(&sh.counts)
 	sh.dirty = true
 }
@@ -231,10 +235,11 @@ func (sh *intervalShard) flush() {
 	s := sh.series
 	s.mu.Lock()
 	d := s.at(sh.index)
-	for step, h := range sh.hists {
-		if h.TotalCount() > 0 {
-			d.hists[step].Merge(h)
-			h.Reset()
+	for step := range sh.buckets {
+		if b := &sh.buckets[step]; b.any() {
+			sh.moving.Reset()
+			b.moveTo(sh.moving)
+			d.hists[step].Merge(sh.moving)
 		}
 	}
 	d.counts.add(sh.counts)

@@ -50,9 +50,10 @@ type Log struct {
 	}
 	acked recentAcks // finals find their ids by their acks (intern.go)
 
-	senderIDs map[string]uint32
-	errIDs    map[string]uint16
-	errNames  []string
+	senderIDs   map[string]uint32
+	senderNames []string // by number, the Log's copies
+	errIDs      map[string]uint16
+	errNames    []string
 
 	// Records as lines come in; the index takes them as slices.
 	ops    chunked[op]
@@ -69,7 +70,12 @@ type Log struct {
 	idScr    []uint64     // addSync's scratch
 	ackHash  ackHashes    // the index's: the first ack's message id hash by chat and sequence
 
-	outstanding map[int]int32 // process → its open operation
+	// Each process's open operation: by process in open (-1 none) for
+	// the dense process numbers a run hands out, in outstanding for the
+	// rest. A map look-up a line was a tenth of a line's cost.
+	open        []int32
+	outstanding map[int]int32
+	senders     [senderCache]cachedSender // by process: its last sender
 	lastTime    int64
 	disorder    int
 	sawEvent    bool
@@ -250,9 +256,34 @@ func (l *Log) chat(name string) int32 {
 func (l *Log) sender(s string) uint32 {
 	id, ok := l.senderIDs[s]
 	if !ok {
-		id = uint32(len(l.senderIDs))
-		l.senderIDs[l.names.string(s)] = id
+		id = uint32(len(l.senderNames))
+		s = l.names.string(s)
+		l.senderIDs[s] = id
+		l.senderNames = append(l.senderNames, s)
 	}
+	return id
+}
+
+// senderCache is how many processes' last senders the Log remembers, by
+// process modulo it: a process mostly sends as one user.
+const senderCache = 64
+
+// cachedSender is a sender's name (the Log's own copy) and number.
+type cachedSender struct {
+	name string
+	id   uint32
+}
+
+// senderOf is sender(s) for a persist of process, mostly without a map
+// look-up. The name cached is the Log's copy, never the line's: a
+// reader's string may be a view of a buffer it reuses.
+func (l *Log) senderOf(process int, s string) uint32 {
+	c := &l.senders[uint(process)%senderCache]
+	if c.name == s && s != "" {
+		return c.id
+	}
+	id := l.sender(s)
+	*c = cachedSender{l.senderNames[id], id}
 	return id
 }
 
@@ -268,6 +299,44 @@ func (l *Log) errCode(s string) uint16 {
 		l.errNames = append(l.errNames, s)
 	}
 	return id
+}
+
+// denseProcesses bounds the processes whose open operation is kept by
+// number (open); a run numbers its processes densely from 1.
+const denseProcesses = 1 << 20
+
+// openOf is process's open operation.
+func (l *Log) openOf(process int) (int32, bool) {
+	if uint(process) < uint(len(l.open)) {
+		oi := l.open[process]
+		return oi, oi >= 0
+	}
+	if uint(process) < denseProcesses {
+		return 0, false
+	}
+	oi, ok := l.outstanding[process]
+	return oi, ok
+}
+
+// setOpen makes oi process's open operation.
+func (l *Log) setOpen(process int, oi int32) {
+	if uint(process) >= denseProcesses {
+		l.outstanding[process] = oi
+		return
+	}
+	for process >= len(l.open) {
+		l.open = append(l.open, -1)
+	}
+	l.open[process] = oi
+}
+
+// closeOpen leaves process with no open operation.
+func (l *Log) closeOpen(process int) {
+	if uint(process) < uint(len(l.open)) {
+		l.open[process] = -1
+	} else {
+		delete(l.outstanding, process)
+	}
 }
 
 // Event takes the next operation or trace line, in file order. It pairs
@@ -306,12 +375,12 @@ func (l *Log) invoke(e *history.Event) {
 		l.warn("line %d: invoke of unknown f %q ignored", e.Line, e.F)
 		return
 	}
-	if prev, ok := l.outstanding[e.Process]; ok {
+	if prev, ok := l.openOf(e.Process); ok {
 		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.ops.at(prev).invLine)
 	}
 	o := op{call: e.Time, invLine: int32(e.Line), process: int32(e.Process), chat: l.chat(e.Chat), key: -1, fn: fn}
 	if fn == fnPersist {
-		o.aux = l.sender(e.Sender)
+		o.aux = l.senderOf(e.Process, e.Sender)
 		if e.Key == "" {
 			l.warn("line %d: persist without key: left out of key-based invariants", e.Line)
 		} else {
@@ -322,16 +391,16 @@ func (l *Log) invoke(e *history.Event) {
 		o.seq, o.aux = e.After, uint32(int32(min(max(e.Limit, math.MinInt32), math.MaxInt32)))
 		o.flag = e.Reader
 	}
-	l.outstanding[e.Process] = l.ops.add(o)
+	l.setOpen(e.Process, l.ops.add(o))
 }
 
 func (l *Log) complete(e *history.Event) {
-	oi, ok := l.outstanding[e.Process]
+	oi, ok := l.openOf(e.Process)
 	if !ok {
 		l.warn("line %d: %s for process %d, which has no outstanding operation: ignored", e.Line, e.Kind, e.Process)
 		return
 	}
-	delete(l.outstanding, e.Process)
+	l.closeOpen(e.Process)
 	o := l.ops.at(oi)
 	var f string
 	switch o.fn {
@@ -421,8 +490,13 @@ func (l *Log) trace(e *history.Event) {
 		l.warn("line %d: trace of unknown f %q ignored", e.Line, e.F)
 		return
 	}
-	a := alloc{end: e.Time, seq: e.Seq, line: int32(e.Line), op: -1, chat: l.chat(e.Chat), start: e.Start, hasStart: e.HasStart}
-	oi, ok := l.outstanding[e.Process]
+	a := alloc{end: e.Time, seq: e.Seq, line: int32(e.Line), op: -1, chat: -1, start: e.Start, hasStart: e.HasStart}
+	oi, ok := l.openOf(e.Process)
+	if ok && l.ops.at(oi).fn == fnPersist && l.chatNames[l.ops.at(oi).chat] == e.Chat {
+		a.chat = l.ops.at(oi).chat // its owner's: no look-up
+	} else {
+		a.chat = l.chat(e.Chat)
+	}
 	if ok && l.ops.at(oi).fn != fnPersist {
 		l.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, l.ops.at(oi).invLine)
 		ok = false

@@ -59,12 +59,14 @@ const (
 	// mask. Writers are numbered densely, so a few dozen rarely share one.
 	recordShards = 16
 	// recordShardSize is how much one shard buffers before it wakes the
-	// flusher; at recordShardLimit the writer flushes itself. A killed
-	// process loses what was not flushed (at most recordShards times the
-	// limit, normally a shard's size per shard) and leaves at most one
-	// partial line.
-	recordShardSize  = 32 << 10
-	recordShardLimit = 8 * recordShardSize
+	// flusher; at recordShardLimit the writer flushes itself, unless a
+	// flush is under way: then it waits for it only at
+	// recordShardHardLimit. A killed process loses what was not flushed
+	// (at most recordShards times the hard limit, normally a shard's size
+	// per shard) and leaves at most one partial line.
+	recordShardSize      = 32 << 10
+	recordShardLimit     = 8 * recordShardSize
+	recordShardHardLimit = 4 * recordShardLimit
 	// recordScratch is the stack buffer a line is encoded in; longer lines
 	// (a sync returning many messages) go to the heap. A persist's lines
 	// are under 200 bytes, and the buffer is zeroed on every call: 256
@@ -185,9 +187,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 		} else {
 			sh.taps = append(sh.taps, tapLine{})
 		}
-		l := &sh.taps[n]
-		l.Event, l.final = *e, nil
-		l.Time = t
+		sh.taps[n].set(e, t)
 	}
 	r.unlockAndMaybeFlush(sh, t)
 	e.Time = t
@@ -244,20 +244,33 @@ var finalBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // unlockAndMaybeFlush marks the line just appended, releases the shard and,
 // if the shard is full, wakes the flusher, or flushes here if the flusher
-// is far behind.
+// is far behind. A writer waits for a flush under way only once its shard
+// holds recordShardHardLimit: before, it carries on, its lines left to the
+// next flush. (Waiting at recordShardLimit, for a flush whose write the
+// kernel had held up, left the cores idle: a seventh of a run's writer
+// time blocked in flush.)
 func (r *Recorder) unlockAndMaybeFlush(sh *recordShard, t int64) {
 	sh.lines = append(sh.lines, lineMark{time: t, end: len(sh.buf)})
 	n := len(sh.buf)
 	sh.mu.Unlock()
-	switch {
-	case n >= recordShardLimit:
-		r.flush()
-	case n >= recordShardSize:
-		select {
-		case r.kick <- struct{}{}:
-			r.flushWanted.Store(true)
-		default: // already woken
+	if n < recordShardSize {
+		return
+	}
+	if n >= recordShardLimit {
+		if r.writeMu.TryLock() {
+			r.flushLocked()
+			r.writeMu.Unlock()
+			return
 		}
+		if n >= recordShardHardLimit {
+			r.flush()
+			return
+		}
+	}
+	select {
+	case r.kick <- struct{}{}:
+		r.flushWanted.Store(true)
+	default: // already woken
 	}
 }
 

@@ -201,10 +201,15 @@ func (t *Tap) read() (*History, error) {
 		for i := range it.lines {
 			lineNo++
 			l := &it.lines[i]
-			if l.final != nil {
+			switch {
+			case l.final != nil:
 				err = t.dec.final(l.final, lineNo, &pl)
-			} else {
-				err = t.dec.event(&l.Event, lineNo, &pl)
+			case l.ev != nil:
+				err = t.dec.event(l.ev, lineNo, &pl)
+			case b.addLine(l, lineNo):
+				continue
+			default:
+				err = t.dec.line(l, lineNo, &pl)
 			}
 			if err == nil {
 				err = b.add(&pl)

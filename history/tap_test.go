@@ -122,6 +122,9 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 			})
 		}
 		wg.Wait()
+		// A process beyond 32 bits: its lines go to the tap whole.
+		rec.Record(&Event{Kind: KindInvoke, Process: 1 << 40, F: FPersist, Chat: "c0", Key: "big", Sender: "s"})
+		rec.RecordAt(&Event{Kind: KindOK, Process: 1 << 40, F: FPersist, Seq: 7, MessageID: "mbig"}, rec.Now())
 		for i, s := range tapStrings {
 			rec.RecordFinal(Final{Table: TableEvents, Chat: "c1", Seq: uint64(i), MessageID: s, Partition: int32(i), Offset: int64(i)})
 		}
@@ -158,6 +161,13 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 		{"an unknown function", Event{Kind: KindInvoke, Process: 9, F: "publish", Chat: "c"}},
 		{"a negative process", Event{Kind: KindInvoke, Process: -1, F: FPersist, Chat: "c", Key: "k"}},
 		{"an allocate invoke", Event{Kind: KindInvoke, Process: 9, F: FAllocate, Chat: "c"}},
+		{"an allocation on another chat", Event{Kind: KindTrace, Process: 1, F: FAllocate, Chat: "other", Seq: 1, Start: 1, HasStart: true}},
+		{"an allocation that starts after it returned", Event{Kind: KindTrace, Process: 1, F: FAllocate, Chat: "c", Seq: 1, Start: 1 << 60, HasStart: true}},
+		{"an allocation of no persist", Event{Kind: KindTrace, Process: 9, F: FAllocate, Chat: "c", Seq: 1}},
+		{"a completion on another chat", Event{Kind: KindOK, Process: 1, F: FPersist, Chat: "other", Key: "k", Seq: 1, MessageID: "m"}},
+		{"a completion of another key", Event{Kind: KindInfo, Process: 1, F: FPersist, Key: "other"}},
+		{"a completion of another function", Event{Kind: KindFail, Process: 1, F: FSync}},
+		{"an invoke while one is open", Event{Kind: KindInvoke, Process: 1, F: FSync, Chat: "c", Limit: 1}},
 	} {
 		_, err := sameAsScan(t, bad.name, false, func(rec *Recorder) {
 			rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: "k"})

@@ -6,8 +6,8 @@ import (
 )
 
 // A Tap hands the builder each recorded line as the decoder would have
-// read it from the file, without the file: tapLineOf fills a parsedLine
-// from the Event the recorder encoded, writing the fields the encoder
+// read it from the file, without the file: lineFast fills a parsedLine
+// from the compact line of the Event the recorder encoded, writing the fields the encoder
 // writes (encode.go) and nothing else. Only lines whose every value reads
 // back as it was take this way: a string of invalid UTF-8 (written as
 // U+FFFD), an unknown kind or function, or a number the reader refuses
@@ -15,11 +15,139 @@ import (
 // instead, so the tap's lines are the file's in every case
 // (TestTapLineIsTheDecodedLine).
 
-// tapLine is one line a flush took: an operation or trace (Event, its
-// Time stamped), or a final line recorded one at a time (final).
+// tapLine is one line a flush took, compact: what the encoder writes of
+// an operation or trace line, by kind (a persist's, a sync's and a trace's
+// fields share places), its time stamped; or a final line recorded one at
+// a time (final); or, whole, an event whose kind and function the compact
+// form does not hold (ev). A flush's lines are copied twice and read once,
+// and an Event is 192 bytes: the compact line is 120.
 type tapLine struct {
-	Event
-	final *Final
+	chat, key string
+	s1, s2    string // invoke persist: sender, payload hash; completion: message id (persist ok) or error (fail, info)
+	time      int64
+	num       uint64 // trace, persist ok: seq; sync invoke: after
+	aux       int64  // trace: start; sync invoke: limit
+	sync      *SyncResult
+	final     *Final
+	ev        *Event
+	process   int32
+	kind      Kind
+	f         uint8 // tapPersist, tapSync, tapAllocate
+	flags     uint8 // tapHasStart, tapDedup, tapReader
+}
+
+// The functions a compact line names, and its flags.
+const (
+	tapPersist uint8 = iota + 1
+	tapSync
+	tapAllocate
+)
+
+const (
+	tapHasStart uint8 = 1 << iota
+	tapDedup
+	tapReader
+)
+
+var tapFNames = [...]string{tapPersist: FPersist, tapSync: FSync, tapAllocate: FAllocate}
+
+// set makes l e's line stamped t: compact when it can be, else e whole.
+func (l *tapLine) set(e *Event, t int64) {
+	if !l.compact(e, t) {
+		ev := new(Event)
+		*ev = *e
+		ev.Time = t
+		*l = tapLine{ev: ev}
+	}
+}
+
+// compact makes l e's line stamped t and reports whether the compact form
+// holds it: a trace of an allocation, or an operation line of a persist or
+// a sync, of a process that fits 32 bits.
+func (l *tapLine) compact(e *Event, t int64) bool {
+	var f uint8
+	switch e.F {
+	case FPersist:
+		f = tapPersist
+	case FSync:
+		f = tapSync
+	case FAllocate:
+		f = tapAllocate
+	default:
+		return false
+	}
+	switch {
+	case int(int32(e.Process)) != e.Process:
+		return false
+	case e.Kind == KindTrace:
+		if f != tapAllocate {
+			return false
+		}
+	case e.Kind >= KindInvoke && e.Kind <= KindInfo:
+		if f == tapAllocate {
+			return false
+		}
+	default:
+		return false
+	}
+	*l = tapLine{chat: e.Chat, time: t, process: int32(e.Process), kind: e.Kind, f: f}
+	switch e.Kind {
+	case KindInvoke:
+		if f == tapSync {
+			l.num, l.aux = e.After, int64(e.Limit)
+			if e.Reader {
+				l.flags = tapReader
+			}
+		} else {
+			l.key, l.s1, l.s2 = e.Key, e.Sender, e.PayloadHash
+		}
+	case KindTrace:
+		l.num, l.aux = e.Seq, e.Start
+		if e.HasStart {
+			l.flags = tapHasStart
+		}
+	default:
+		l.key = e.Key
+		switch {
+		case e.Kind != KindOK:
+			l.s1 = e.Error
+		case f == tapSync:
+			l.sync = e.Sync
+		default:
+			l.num, l.s1 = e.Seq, e.MessageID
+			if e.Dedup {
+				l.flags = tapDedup
+			}
+		}
+	}
+	return true
+}
+
+// event is the Event of a compact line, with every field the encoder
+// writes of it: it encodes as the line recorded did.
+func (l *tapLine) event() Event {
+	e := Event{Kind: l.kind, Process: int(l.process), F: tapFNames[l.f], Time: l.time, Chat: l.chat}
+	switch l.kind {
+	case KindInvoke:
+		if l.f == tapSync {
+			e.After, e.Limit, e.Reader = l.num, int(l.aux), l.flags&tapReader != 0
+		} else {
+			e.Key, e.Sender, e.PayloadHash = l.key, l.s1, l.s2
+		}
+	case KindTrace:
+		e.Seq, e.Start, e.HasStart = l.num, l.aux, l.flags&tapHasStart != 0
+	default:
+		e.Key = l.key
+		switch {
+		case l.kind != KindOK:
+			e.Error = l.s1
+		case l.f == tapSync:
+			e.Sync = l.sync
+		default:
+			e.Seq, e.MessageID, e.Dedup = l.num, l.s1, l.flags&tapDedup != 0
+		}
+	}
+	return e
 }
 
 // tapDecoder turns recorded lines into parsedLines for one Tap.
@@ -37,10 +165,21 @@ func newTapDecoder(file string, hashID func([]byte) uint64) *tapDecoder {
 
 // event fills pl with e as line lineNo reads back from the file.
 func (d *tapDecoder) event(e *Event, lineNo int, pl *parsedLine) error {
-	if d.eventFast(e, lineNo, pl) {
-		return nil
+	var l tapLine
+	if l.compact(e, e.Time) {
+		return d.line(&l, lineNo, pl)
 	}
 	d.enc = appendEvent(d.enc[:0], e)
+	return d.decode(lineNo, pl)
+}
+
+// line fills pl with a compact line as line lineNo reads back.
+func (d *tapDecoder) line(l *tapLine, lineNo int, pl *parsedLine) error {
+	if d.lineFast(l, lineNo, pl) {
+		return nil
+	}
+	e := l.event()
+	d.enc = appendEvent(d.enc[:0], &e)
 	return d.decode(lineNo, pl)
 }
 
@@ -62,84 +201,81 @@ func (d *tapDecoder) decode(lineNo int, pl *parsedLine) error {
 	return nil
 }
 
-func (d *tapDecoder) eventFast(e *Event, lineNo int, pl *parsedLine) bool {
-	if e.Process < 0 || !utf8.ValidString(e.Chat) {
+func (d *tapDecoder) lineFast(l *tapLine, lineNo int, pl *parsedLine) bool {
+	if l.process < 0 || !utf8.ValidString(l.chat) {
 		return false
 	}
 	var sh *shape
-	switch {
-	case e.Kind == KindTrace && e.F == FAllocate:
+	if l.kind == KindTrace {
 		sh = traceAllocate
-	case e.Kind >= KindInvoke && e.Kind <= KindInfo && (e.F == FPersist || e.F == FSync):
-		sh = operationShape(e.Kind, e.F)
-	default:
-		return false
+	} else {
+		sh = operationShape(l.kind, tapFNames[l.f])
 	}
-	*pl = parsedLine{lineNo: lineNo, shape: sh, present: operation, kind: e.Kind, f: e.F, process: e.Process, time: e.Time}
-	switch e.Kind {
+	*pl = parsedLine{lineNo: lineNo, shape: sh, present: operation, kind: l.kind, f: tapFNames[l.f], process: int(l.process), time: l.time}
+	switch l.kind {
 	case KindInvoke:
-		pl.chat = e.Chat
+		pl.chat = l.chat
 		pl.present |= fields(fieldChat)
-		if e.F == FSync {
-			if e.Limit < 0 {
+		if l.f == tapSync {
+			if l.aux < 0 {
 				return false
 			}
-			pl.after, pl.limit, pl.reader = e.After, e.Limit, e.Reader
+			pl.after, pl.limit, pl.reader = l.num, int(l.aux), l.flags&tapReader != 0
 			pl.present |= fields(fieldAfter, fieldLimit)
-			if e.Reader {
+			if pl.reader {
 				pl.present |= fields(fieldReader)
 			}
 			return true
 		}
-		if !validUTF8(e.Key, e.Sender, e.PayloadHash) {
+		if !validUTF8(l.key, l.s1, l.s2) {
 			return false
 		}
-		pl.key = e.Key
+		pl.key = l.key
 		pl.present |= fields(fieldKey)
-		if e.Sender != "" {
-			pl.sender = e.Sender
+		if l.s1 != "" {
+			pl.sender = l.s1
 			pl.present |= fields(fieldSender)
 		}
-		if e.PayloadHash != "" {
-			pl.payloadHash = e.PayloadHash
+		if l.s2 != "" {
+			pl.payloadHash = l.s2
 			pl.present |= fields(fieldPayloadHash)
 		}
 	case KindTrace:
-		pl.chat, pl.seq = e.Chat, e.Seq
+		pl.chat, pl.seq = l.chat, l.num
 		pl.present |= fields(fieldChat, fieldSeq)
-		if e.HasStart {
-			pl.start = e.Start
+		if l.flags&tapHasStart != 0 {
+			pl.start = l.aux
 			pl.present |= fields(fieldStart)
 		}
 	default: // completions
-		if e.Chat != "" {
-			pl.chat = e.Chat
+		if l.chat != "" {
+			pl.chat = l.chat
 			pl.present |= fields(fieldChat)
 		}
-		if e.F != FSync && e.Key != "" {
-			if !utf8.ValidString(e.Key) {
+		if l.f != tapSync && l.key != "" {
+			if !utf8.ValidString(l.key) {
 				return false
 			}
-			pl.key = e.Key
+			pl.key = l.key
 			pl.present |= fields(fieldKey)
 		}
 		switch {
-		case e.Kind != KindOK:
-			if e.Error != "" {
-				if !utf8.ValidString(e.Error) {
+		case l.kind != KindOK:
+			if l.s1 != "" {
+				if !utf8.ValidString(l.s1) {
 					return false
 				}
-				pl.errorCode = e.Error
+				pl.errorCode = l.s1
 				pl.present |= fields(fieldError)
 			}
-		case e.F == FSync:
+		case l.f == tapSync:
 			pl.present |= fields(fieldSeqs, fieldMessageIDs)
-			return d.syncResult(e.Sync, pl)
+			return d.syncResult(l.sync, pl)
 		default:
-			if !utf8.ValidString(e.MessageID) {
+			if !utf8.ValidString(l.s1) {
 				return false
 			}
-			pl.seq, pl.messageID, pl.dedup = e.Seq, e.MessageID, e.Dedup
+			pl.seq, pl.messageID, pl.dedup = l.num, l.s1, l.flags&tapDedup != 0
 			pl.present |= fields(fieldSeq, fieldMessageID, fieldDedup)
 		}
 	}
@@ -214,4 +350,73 @@ func finalFast(f *Final, lineNo int, pl *parsedLine) bool {
 
 func validUTF8(a, b, c string) bool {
 	return utf8.ValidString(a) && utf8.ValidString(b) && utf8.ValidString(c)
+}
+
+// addLine is the builder's add of a compact line, without the parsedLine
+// between them: the same rules, the same Event to the sink. It takes the
+// lines a run records, whose strings are valid and which keep the rules,
+// except a sync's answer; for any other it does nothing and reports false,
+// and the caller takes the general way, which accepts or fails the line as
+// the file's reader does (TestTapHandsTheSinkWhatScanReads).
+func (b *builder) addLine(l *tapLine, lineNo int) bool {
+	if b.h.End > 0 || b.finalsFrom > 0 || l.process < 0 || b.lastTimeLine > 0 && l.time < b.lastTime || !utf8.ValidString(l.chat) {
+		return false
+	}
+	p := int(l.process)
+	switch l.kind {
+	case KindInvoke:
+		if b.open.get(p) != nil {
+			return false
+		}
+		e := &b.scratch
+		if l.f == tapSync {
+			if l.aux < 0 {
+				return false
+			}
+			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FSync, Time: l.time, Chat: l.chat, After: l.num, Limit: int(l.aux), Reader: l.flags&tapReader != 0}
+		} else {
+			if !validUTF8(l.key, l.s1, l.s2) {
+				return false
+			}
+			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FPersist, Time: l.time, Chat: l.chat, Key: l.key, Sender: l.s1, PayloadHash: l.s2}
+		}
+		b.open.set(p, b.emit(e))
+	case KindTrace:
+		inv := b.open.get(p)
+		hasStart := l.flags&tapHasStart != 0
+		if inv == nil || inv.F != FPersist || l.chat != inv.Chat || hasStart && l.aux > l.time {
+			return false
+		}
+		var start int64
+		if hasStart {
+			start = l.aux
+		}
+		b.scratch = Event{Line: lineNo, Kind: KindTrace, Process: p, F: FAllocate, Time: l.time, Start: start, HasStart: hasStart, Chat: inv.Chat, Seq: l.num}
+		b.emit(&b.scratch)
+	default: // completions
+		inv := b.open.get(p)
+		if inv == nil || inv.F != tapFNames[l.f] || l.chat != "" && l.chat != inv.Chat || l.kind == KindOK && l.f == tapSync || !utf8.ValidString(l.s1) {
+			return false
+		}
+		e := &b.scratch
+		*e = Event{Line: lineNo, Kind: l.kind, Process: p, F: inv.F, Time: l.time, Chat: inv.Chat}
+		if inv.F == FPersist {
+			if l.key != "" && (!utf8.ValidString(l.key) || l.key != inv.Key) {
+				return false
+			}
+			e.Key = inv.Key
+		}
+		if l.kind != KindOK {
+			e.Error = l.s1
+		} else {
+			e.Seq, e.MessageID, e.Dedup = l.num, l.s1, l.flags&tapDedup != 0
+		}
+		b.open.remove(p)
+		b.emit(e)
+		if b.sink != nil {
+			b.slots.release(p)
+		}
+	}
+	b.lastTime, b.lastTimeLine = l.time, lineNo
+	return true
 }
