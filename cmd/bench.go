@@ -387,7 +387,7 @@ func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, c
 	// 1000/s over http: 1.6 ms at the default, 3.3-6.6 ms at 25).
 	restore := func() {}
 	if !opened.Remote {
-		restore = collectAt(runGCPercent)
+		restore = collectForRun()
 	}
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
 	restore()

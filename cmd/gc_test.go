@@ -81,48 +81,55 @@ func TestGrowthLimitStaysUnderTheLimitBefore(t *testing.T) {
 	})
 }
 
-// A user who chose GOGC chose the collector's policy: the check keeps both
-// the percent and the limit as they were.
+// The ways the collector is set: for the check, and for bench's writers.
+var collectors = map[string]func() (restore func()){"check": collectForCheck, "run": collectForRun}
+
+// A user who chose GOGC chose the collector's policy: the check and the
+// run keep both the percent and the limit as they were.
 func TestCollectForCheckLeavesAChosenGOGCAlone(t *testing.T) {
 	t.Setenv("GOGC", "100")
 	const ceiling = 1 << 40
-	withLimit(t, ceiling, func() {
-		percent := debug.SetGCPercent(100)
-		defer debug.SetGCPercent(percent)
-		restore := collectForCheck()
-		defer restore()
-		collectAFewTimes()
-		if got := debug.SetMemoryLimit(-1); got != ceiling {
-			t.Fatalf("limit %d with GOGC set, want it left at %d", got, ceiling)
-		}
-		if got := debug.SetGCPercent(100); got != 100 {
-			t.Fatalf("collector percent %d with GOGC=100, want it left at 100", got)
-		}
-	})
+	for name, collect := range collectors {
+		withLimit(t, ceiling, func() {
+			percent := debug.SetGCPercent(100)
+			defer debug.SetGCPercent(percent)
+			restore := collect()
+			defer restore()
+			collectAFewTimes()
+			if got := debug.SetMemoryLimit(-1); got != ceiling {
+				t.Fatalf("%s: limit %d with GOGC set, want it left at %d", name, got, ceiling)
+			}
+			if got := debug.SetGCPercent(100); got != 100 {
+				t.Fatalf("%s: collector percent %d with GOGC=100, want it left at 100", name, got)
+			}
+		})
+	}
 }
 
-// The check holds the heap's growth, and puts the limit and the percent
-// back when done.
+// The check and the run hold the heap's growth, and put the limit and the
+// percent back when done.
 func TestCollectForCheckHoldsTheHeapsGrowth(t *testing.T) {
 	if gogc, had := os.LookupEnv("GOGC"); had {
 		os.Unsetenv("GOGC")
 		defer os.Setenv("GOGC", gogc)
 	}
 	const ceiling = 1 << 40
-	withLimit(t, ceiling, func() {
-		percent := debug.SetGCPercent(100)
-		defer debug.SetGCPercent(percent)
-		restore := collectForCheck()
-		got := limitAfterCollections(ceiling)
-		restore()
-		if got >= ceiling {
-			t.Fatalf("limit %d while checking, want it held under %d", got, ceiling)
-		}
-		if got := debug.SetMemoryLimit(-1); got != ceiling {
-			t.Fatalf("limit %d after the check, want %d", got, ceiling)
-		}
-		if got := debug.SetGCPercent(100); got != 100 {
-			t.Fatalf("collector percent %d after the check, want 100 back", got)
-		}
-	})
+	for name, collect := range collectors {
+		withLimit(t, ceiling, func() {
+			percent := debug.SetGCPercent(100)
+			defer debug.SetGCPercent(percent)
+			restore := collect()
+			got := limitAfterCollections(ceiling)
+			restore()
+			if got >= ceiling {
+				t.Fatalf("%s: limit %d meanwhile, want it held under %d", name, got, ceiling)
+			}
+			if got := debug.SetMemoryLimit(-1); got != ceiling {
+				t.Fatalf("%s: limit %d after, want %d", name, got, ceiling)
+			}
+			if got := debug.SetGCPercent(100); got != 100 {
+				t.Fatalf("%s: collector percent %d after, want 100 back", name, got)
+			}
+		})
+	}
 }
