@@ -84,26 +84,33 @@ func TestGrowthLimitStaysUnderTheLimitBefore(t *testing.T) {
 // The ways the collector is set: for the check, and for bench's writers.
 var collectors = map[string]func() (restore func()){"check": collectForCheck, "run": collectForRun}
 
+// forEachCollector runs f for each of collectors, with the memory limit at
+// ceiling and the collector's percent at 100, both put back after.
+func forEachCollector(t *testing.T, ceiling int64, f func(name string, collect func() (restore func()))) {
+	for name, collect := range collectors {
+		withLimit(t, ceiling, func() {
+			defer debug.SetGCPercent(debug.SetGCPercent(100))
+			f(name, collect)
+		})
+	}
+}
+
 // A user who chose GOGC chose the collector's policy: the check and the
 // run keep both the percent and the limit as they were.
 func TestCollectForCheckLeavesAChosenGOGCAlone(t *testing.T) {
 	t.Setenv("GOGC", "100")
 	const ceiling = 1 << 40
-	for name, collect := range collectors {
-		withLimit(t, ceiling, func() {
-			percent := debug.SetGCPercent(100)
-			defer debug.SetGCPercent(percent)
-			restore := collect()
-			defer restore()
-			collectAFewTimes()
-			if got := debug.SetMemoryLimit(-1); got != ceiling {
-				t.Fatalf("%s: limit %d with GOGC set, want it left at %d", name, got, ceiling)
-			}
-			if got := debug.SetGCPercent(100); got != 100 {
-				t.Fatalf("%s: collector percent %d with GOGC=100, want it left at 100", name, got)
-			}
-		})
-	}
+	forEachCollector(t, ceiling, func(name string, collect func() (restore func())) {
+		restore := collect()
+		defer restore()
+		collectAFewTimes()
+		if got := debug.SetMemoryLimit(-1); got != ceiling {
+			t.Fatalf("%s: limit %d with GOGC set, want it left at %d", name, got, ceiling)
+		}
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Fatalf("%s: collector percent %d with GOGC=100, want it left at 100", name, got)
+		}
+	})
 }
 
 // The check and the run hold the heap's growth, and put the limit and the
@@ -114,22 +121,18 @@ func TestCollectForCheckHoldsTheHeapsGrowth(t *testing.T) {
 		defer os.Setenv("GOGC", gogc)
 	}
 	const ceiling = 1 << 40
-	for name, collect := range collectors {
-		withLimit(t, ceiling, func() {
-			percent := debug.SetGCPercent(100)
-			defer debug.SetGCPercent(percent)
-			restore := collect()
-			got := limitAfterCollections(ceiling)
-			restore()
-			if got >= ceiling {
-				t.Fatalf("%s: limit %d meanwhile, want it held under %d", name, got, ceiling)
-			}
-			if got := debug.SetMemoryLimit(-1); got != ceiling {
-				t.Fatalf("%s: limit %d after, want %d", name, got, ceiling)
-			}
-			if got := debug.SetGCPercent(100); got != 100 {
-				t.Fatalf("%s: collector percent %d after, want 100 back", name, got)
-			}
-		})
-	}
+	forEachCollector(t, ceiling, func(name string, collect func() (restore func())) {
+		restore := collect()
+		got := limitAfterCollections(ceiling)
+		restore()
+		if got >= ceiling {
+			t.Fatalf("%s: limit %d meanwhile, want it held under %d", name, got, ceiling)
+		}
+		if got := debug.SetMemoryLimit(-1); got != ceiling {
+			t.Fatalf("%s: limit %d after, want %d", name, got, ceiling)
+		}
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Fatalf("%s: collector percent %d after, want 100 back", name, got)
+		}
+	})
 }
