@@ -50,22 +50,12 @@ func collectWithin(percent int, growth func(live int64) int64) (restore func()) 
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}
-	restoreGC := collectAt(percent)
+	was := debug.SetGCPercent(percent)
 	stop := limitGrowth(growth)
 	return func() {
 		stop()
-		restoreGC()
+		debug.SetGCPercent(was)
 	}
-}
-
-// collectAt sets the collector's target to percent, unless the user chose
-// GOGC, and returns what puts it back.
-func collectAt(percent int) (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	was := debug.SetGCPercent(percent)
-	return func() { debug.SetGCPercent(was) }
 }
 
 // checkGrowth is how much a large check's heap may grow past what the last
