@@ -308,10 +308,11 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 		func() { renumberFinals(x.fin, keyMap, midMap) },
 	})
 	done()
-	if n := len(l.outstanding); n > 0 {
-		// Operations still open at the end never completed: unfinished.
-		clear(l.outstanding)
-	}
+	// Operations still open at the end never completed (unfinished): where
+	// each process's open one was is not needed any more, in the dense
+	// slice or the map.
+	l.open = nil
+	clear(l.outstanding)
 	if l.disorder > 1 {
 		l.warn("events earlier than an event before them: %d", l.disorder)
 	}
