@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -91,7 +90,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		return nil, err
 	}
 
-	f, err := os.Create(cfg.HistoryPath)
+	f, err := history.Create(cfg.HistoryPath)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}

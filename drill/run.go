@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -82,7 +81,7 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 		return nil, fmt.Errorf("drill: creating chat %q: %w", cfg.Chat, err)
 	}
 
-	f, err := os.Create(cfg.HistoryPath)
+	f, err := history.Create(cfg.HistoryPath)
 	if err != nil {
 		return nil, fmt.Errorf("drill: history: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/chatseq/chatseq/history"
 	"io"
 	"os"
 	"time"
@@ -69,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *out == "-" {
 		summary = stderr
 	} else {
-		f, err := os.Create(*out)
+		f, err := history.Create(*out)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,73 @@
+package history
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A history written over an old one is a new file, not the old one
+// truncated: ext4 flushes a truncated file when it is closed.
+func TestCreateReplacesAnOldHistoryRatherThanTruncatingIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := os.WriteFile(path, []byte("old history\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A reader still holding the old history keeps reading it whole.
+	old, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("new\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != "new\n" {
+		t.Fatalf("path holds %q (%v), want the new history", got, err)
+	}
+	kept := make([]byte, 64)
+	n, _ := old.Read(kept)
+	if string(kept[:n]) != "old history\n" {
+		t.Fatalf("the old file was truncated in place: a reader of it sees %q", kept[:n])
+	}
+}
+
+// Only a regular file is replaced: a device is opened as it is.
+func TestCreateOpensADeviceInPlace(t *testing.T) {
+	f, err := Create(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("discarded\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(os.DevNull); err != nil {
+		t.Fatalf("%s is gone: %v", os.DevNull, err)
+	}
+	info, _ := os.Stat(os.DevNull)
+	if info.Mode().IsRegular() {
+		t.Fatalf("%s became a regular file", os.DevNull)
+	}
+}
+
+// A missing file is created; a path in a missing directory fails.
+func TestCreateMakesANewFileAndReportsAMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "new.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := Create(filepath.Join(dir, "missing", "h.jsonl")); err == nil {
+		t.Fatal("a path in a missing directory was accepted")
+	}
+}
