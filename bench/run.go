@@ -120,6 +120,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 
 	lat := newLatencies()
 	res.Started = time.Now()
+	timings.Since("process: start → writers", timings.Start)
 	clock.begin()
 	lat.begin(rec.Now, IntervalFor(&cfg))
 	cfg.Metrics.SetPhase(PhaseWriters)

@@ -5,6 +5,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/chatseq/chatseq/internal/timings"
 	"io"
 	"os"
 	"strings"
@@ -96,7 +97,11 @@ func isCobraUsage(err error) bool {
 }
 
 // Main is the binary's entry point.
-func Main() { os.Exit(runProcess(os.Args[1:], os.Stdout, os.Stderr)) }
+func Main() {
+	rc := runProcess(os.Args[1:], os.Stdout, os.Stderr)
+	timings.Since("process: start → exit", timings.Start)
+	os.Exit(rc)
+}
 
 // runProcess is Execute with what only a whole process should do first:
 // setting the runtime's memory limit.

@@ -18,6 +18,9 @@ import (
 
 var (
 	on = os.Getenv("CHATSEQ_TIMINGS") != ""
+	// Start is about when the process started: what comes before the
+	// writers or after the last phase shows only as time since it.
+	Start = time.Now()
 	mu sync.Mutex
 )
 
