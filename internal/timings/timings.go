@@ -21,7 +21,7 @@ var (
 	// Start is about when the process started: what comes before the
 	// writers or after the last phase shows only as time since it.
 	Start = time.Now()
-	mu sync.Mutex
+	mu    sync.Mutex
 )
 
 // Since prints the time from began to now under name.
