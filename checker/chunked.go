@@ -28,6 +28,21 @@ func (c *chunked[T]) add(v T) int32 {
 	return int32(c.n - 1)
 }
 
+// addAll appends vs in order.
+func (c *chunked[T]) addAll(vs []T) {
+	for len(vs) > 0 {
+		last := len(c.blocks) - 1
+		if last < 0 || len(c.blocks[last]) == chunkLen {
+			c.blocks = append(c.blocks, make([]T, 0, chunkLen))
+			last++
+		}
+		k := min(len(vs), chunkLen-len(c.blocks[last]))
+		c.blocks[last] = append(c.blocks[last], vs[:k]...)
+		c.n += k
+		vs = vs[k:]
+	}
+}
+
 // at is record i, to be read or updated in place.
 func (c *chunked[T]) at(i int32) *T {
 	return &c.blocks[i>>chunkShift][i&(chunkLen-1)]

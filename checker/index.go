@@ -299,20 +299,22 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 	// invariants take theirs.
 	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil
 	l.ackHash, l.acked = l.acked.hashes(), recentAcks{}
-	done := timings.Phase("index: canonical numbering")
-	var keyMap, midMap []int32
-	x.ops, x.fin, x.allocs = &l.ops, &l.fin, &l.allocs
-	keyMap, midMap = l.canonicalMaps(clientScope)
-	runAll([]func(){
-		func() { renumberOps(x.ops, keyMap, midMap) },
-		func() { renumberFinals(x.fin, keyMap, midMap) },
-	})
-	done()
 	// Operations still open at the end never completed (unfinished): where
 	// each process's open one was is not needed any more, in the dense
 	// slice or the map.
 	l.open = nil
 	clear(l.outstanding)
+	done := timings.Phase("index: records numbered densely")
+	x.ops, x.allocs = l.compactRecords()
+	x.fin = &l.fin
+	done()
+	done = timings.Phase("index: canonical numbering")
+	keyMap, midMap := l.canonicalMaps(clientScope)
+	runAll([]func(){
+		func() { renumberOps(x.ops, keyMap, midMap) },
+		func() { renumberFinals(x.fin, keyMap, midMap) },
+	})
+	done()
 	if l.disorder > 1 {
 		l.warn("events earlier than an event before them: %d", l.disorder)
 	}
@@ -322,6 +324,27 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 	x.buildViews()
 	done()
 	return x
+}
+
+// compactRecords numbers the Log's operations and allocations densely,
+// each chat's still one after another, and points each allocation at its
+// operation's new number.
+func (l *Log) compactRecords() (*chunked[op], *chunked[alloc]) {
+	opAt := l.ops.renumbering()
+	var ops chunked[op]
+	var allocs chunked[alloc]
+	runAll([]func(){
+		func() { ops = l.ops.compact() },
+		func() {
+			allocs = l.allocs.compact()
+			allocs.each(func(a *alloc) {
+				if a.op >= 0 {
+					a.op = opAt.of(a.op)
+				}
+			})
+		},
+	})
+	return &ops, &allocs
 }
 
 // initialCounterOf reads the header's "initial_counter" extension.

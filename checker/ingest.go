@@ -55,11 +55,15 @@ type Log struct {
 	errIDs      map[string]uint16
 	errNames    []string
 
-	// Records as lines come in; the index takes them as slices.
-	ops    chunked[op]
-	allocs chunked[alloc]
+	// Records as lines come in. Operations and allocations are kept by
+	// chat (grouped.go); the index takes them numbered densely.
+	ops    grouped[op]
+	allocs grouped[alloc]
 	fin    chunked[cfin]
-	evPos  chunked[evPos] // of the events lines in fin
+	// recordOrder keeps every record in shared blocks, in the order read:
+	// a test's reference for grouping by chat.
+	recordOrder bool
+	evPos       chunked[evPos] // of the events lines in fin
 
 	syncs    []syncRef
 	syncSeqs slab[byte]   // each answer's sequences, coded (seqcode.go)
@@ -391,7 +395,7 @@ func (l *Log) invoke(e *history.Event) {
 		o.seq, o.aux = e.After, uint32(int32(min(max(e.Limit, math.MinInt32), math.MaxInt32)))
 		o.flag = e.Reader
 	}
-	l.setOpen(e.Process, l.ops.add(o))
+	l.setOpen(e.Process, l.ops.add(l.groupOf(o.chat), o))
 }
 
 func (l *Log) complete(e *history.Event) {
@@ -521,7 +525,7 @@ func (l *Log) trace(e *history.Event) {
 		l.warn("line %d: allocation starts at %d, after it returned at %d: its start is taken as %d", e.Line, a.start, e.Time, e.Time)
 		a.start = e.Time
 	}
-	l.allocs.add(a)
+	l.allocs.add(l.groupOf(a.chat), a)
 }
 
 // Final takes the next final line; finals come after every event.
@@ -585,6 +589,14 @@ func (l *Log) finKeyName(f *cfin) string {
 
 // unsafeString is b as a string without a copy; b is never written again.
 func unsafeString(b []byte) string { return unsafe.String(&b[0], len(b)) }
+
+// groupOf is the group a chat's records are kept in (grouped.go).
+func (l *Log) groupOf(chat int32) int32 {
+	if l.recordOrder {
+		return -1
+	}
+	return chat
+}
 
 // logOf is a Log of h's lines.
 func logOf(h *history.History) *Log {

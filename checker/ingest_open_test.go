@@ -41,7 +41,8 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 			e.Line, e.Time = i+2, int64(10*i)
 			l.Event(&e)
 		}
-		ops = slices.Clone(l.ops.flat())
+		dense, denseAllocs := l.compactRecords()
+		ops = slices.Clone(dense.flat())
 		for i := range ops {
 			ops[i].process = 0
 		}
@@ -55,7 +56,7 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 		for i := range ops {
 			senders = append(senders, ops[i].sender())
 		}
-		return ops, slices.Clone(l.allocs.flat()), senders, l.warnings
+		return ops, slices.Clone(denseAllocs.flat()), senders, l.warnings
 	}
 	wantOps, wantAllocs, wantSenders, wantWarnings := read([3]int{1, 2, 2 + senderCache})
 	if len(wantWarnings) != 6 || !slices.Equal(wantSenders, []uint32{0, 1, 2, 1, 0, 3, 0}) {

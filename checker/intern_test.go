@@ -32,13 +32,14 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 		l.keyID(1, c0, 0, "k"), l.keyID(2, c0, 1, "k"), l.keyID(1, c0, 0, "k"),
 		l.keyID(3, c1, 0, "k"), l.newKey(c0, noSender, "k"), l.keyID(2, c0, 1, "other"),
 	}
+	var ops chunked[op]
 	for _, k := range ids {
-		l.ops.add(op{key: k})
+		ops.add(op{key: k})
 	}
 	keyMap, midMap := l.canonicalMaps(false)
-	renumberOps(&l.ops, keyMap, midMap)
+	renumberOps(&ops, keyMap, midMap)
 	var got []int32
-	l.ops.each(func(o *op) { got = append(got, o.key) })
+	ops.each(func(o *op) { got = append(got, o.key) })
 	if want := []int32{0, 0, 0, 1, 0, 2}; !slices.Equal(got, want) || len(l.keyNames) != 3 {
 		t.Fatalf("keys %v (%d names), want %v", got, len(l.keyNames), want)
 	}

@@ -1,0 +1,170 @@
+package checker
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// Records added to groups are found by the numbers add gave, and compact
+// numbers them densely: each group's records stay in the order added, a
+// small group's share blocks with other groups', and renumbering says
+// where each record went.
+func TestGroupedKeepsEachGroupsOrderAndCompactsDensely(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	type rec struct{ group, nth int32 }
+	var g grouped[rec]
+	var numbers []int32
+	var added []rec
+	perGroup := map[int32]int32{}
+	// Group 0 is hot, 1..5 warm, 6..200 cold, -1 shares always.
+	for range 20 * groupLen {
+		var grp int32
+		switch r := rng.IntN(10); {
+		case r < 5:
+			grp = 0
+		case r < 8:
+			grp = 1 + rng.Int32N(5)
+		case r < 9:
+			grp = 6 + rng.Int32N(195)
+		default:
+			grp = -1
+		}
+		v := rec{grp, perGroup[grp]}
+		perGroup[grp]++
+		i := g.add(grp, v)
+		if *g.at(i) != v {
+			t.Fatalf("at(%d) = %v, want %v", i, *g.at(i), v)
+		}
+		numbers, added = append(numbers, i), append(added, v)
+	}
+	for k, i := range numbers { // nothing added later moved an earlier record
+		if *g.at(i) != added[k] {
+			t.Fatalf("at(%d) = %v after every add, want %v", i, *g.at(i), added[k])
+		}
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(numbers)))) != len(numbers) {
+		t.Fatal("two records were given one number")
+	}
+	own := 0
+	for b := range g.blocks {
+		if g.blocks[b][0].group == 0 && len(g.blocks[b]) == groupLen && !slices.ContainsFunc(g.blocks[b], func(r rec) bool { return r.group != 0 }) {
+			own++
+		}
+	}
+	if own < 8 { // 10 blocks' worth of group 0, its first in shared blocks
+		t.Fatalf("group 0 has %d full blocks of its own, want at least 8", own)
+	}
+	at := g.renumbering()
+	n := g.len()
+	dense := g.compact()
+	if dense.len() != n || n != len(added) {
+		t.Fatalf("compacted %d records of %d, added %d", dense.len(), n, len(added))
+	}
+	for k, i := range numbers {
+		if got := *dense.at(at.of(i)); got != added[k] {
+			t.Fatalf("record %d renumbered to %d holds %v, want %v", i, at.of(i), got, added[k])
+		}
+	}
+	next := map[int32]int32{}
+	dense.each(func(r *rec) {
+		if r.nth != next[r.group] {
+			t.Fatalf("group %d: record %d follows %d", r.group, r.nth, next[r.group]-1)
+		}
+		next[r.group]++
+	})
+}
+
+// Grouping a Log's records by chat changes no report: the same histories,
+// valid and broken, read into a Log that keeps every record in the order
+// read, are judged the same, chats of thousands of operations included.
+func TestGroupingByChatChangesNoReport(t *testing.T) {
+	for seed := range uint64(12) {
+		cfg := genConfig{chats: 1 + int(seed%5), writers: 24, readers: 2, ops: 6000 + 1000*int(seed%4), crash: 0.03, crashCommitted: 0.02, replay: 0.05, limit: 10, events: seed%2 == 0, gapless: seed%3 == 2, seed: seed}
+		h := generate(cfg)
+		if seed >= 4 {
+			breakHistory(h, rand.New(rand.NewPCG(seed, 7)), int(seed%4))
+		}
+		grouped, inOrder := logOf(h), NewLog()
+		inOrder.recordOrder = true
+		for i := range h.Events {
+			inOrder.Event(&h.Events[i])
+		}
+		for i := range h.Finals {
+			inOrder.Final(&h.Finals[i])
+		}
+		if !slices.ContainsFunc(grouped.ops.own, func(b int) bool { return b > 0 }) {
+			t.Fatalf("seed %d: no chat got blocks of its own", seed)
+		}
+		a, b := grouped.Check(h, Options{}), inOrder.Check(h, Options{})
+		a.Stats.CheckMillis, b.Stats.CheckMillis = 0, 0
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Fatalf("seed %d: grouped by chat:\n%s\nin record order:\n%s", seed, ja, jb)
+		}
+		if seed >= 4 && *a.Valid {
+			t.Fatalf("seed %d: the broken history passed", seed)
+		}
+	}
+}
+
+// breakHistory breaks h in one of four ways, a few times over: acks
+// moved to another's sequence, final messages dropped, sync answers
+// missing an entry, allocations repeated (acks moved when h traces none).
+func breakHistory(h *history.History, rng *rand.Rand, how int) {
+	if how == 3 && !slices.ContainsFunc(h.Events, func(e history.Event) bool { return e.Kind == history.KindTrace }) {
+		how = 0
+	}
+	for range 5 {
+		switch how {
+		case 0:
+			var acks []int
+			for i, e := range h.Events {
+				if e.Kind == history.KindOK && e.F == history.FPersist {
+					acks = append(acks, i)
+				}
+			}
+			a, b := acks[rng.IntN(len(acks))], acks[rng.IntN(len(acks))]
+			h.Events[a].Seq = h.Events[b].Seq
+		case 1:
+			var msgs []int
+			for i, f := range h.Finals {
+				if f.Table == history.TableMessages {
+					msgs = append(msgs, i)
+				}
+			}
+			i := msgs[rng.IntN(len(msgs))]
+			h.Finals = slices.Delete(h.Finals, i, i+1)
+		case 2:
+			var syncs []int
+			for i, e := range h.Events {
+				if e.Kind == history.KindOK && e.Sync != nil && len(e.Sync.Seqs) > 1 {
+					syncs = append(syncs, i)
+				}
+			}
+			s := h.Events[syncs[rng.IntN(len(syncs))]].Sync
+			j := rng.IntN(len(s.Seqs))
+			s.Seqs = slices.Delete(slices.Clone(s.Seqs), j, j+1)
+			if len(s.MessageIDs) > j {
+				s.MessageIDs = slices.Delete(slices.Clone(s.MessageIDs), j, j+1)
+			}
+		case 3:
+			var traces []int
+			for i, e := range h.Events {
+				if e.Kind == history.KindTrace {
+					traces = append(traces, i)
+				}
+			}
+			a, b := traces[rng.IntN(len(traces))], traces[rng.IntN(len(traces))]
+			if h.Events[a].Chat == h.Events[b].Chat {
+				h.Events[a].Seq = h.Events[b].Seq
+			} else {
+				h.Events[a].Seq = 0
+			}
+		}
+	}
+}
