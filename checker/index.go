@@ -308,20 +308,28 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 	x.ops, x.allocs = l.compactRecords()
 	x.fin = &l.fin
 	done()
-	done = timings.Phase("index: canonical numbering")
-	keyMap, midMap := l.canonicalMaps(clientScope)
+	// Keys and message ids are numbered on one core while the views that
+	// need no key are sorted on the other: numbering had left a core idle.
+	done = timings.Phase("index: numbering, chat views")
+	nc := int32(len(x.chatNames))
 	runAll([]func(){
-		func() { renumberOps(x.ops, keyMap, midMap) },
-		func() { renumberFinals(x.fin, keyMap, midMap) },
+		func() {
+			keyMap, midMap := l.canonicalMaps(clientScope)
+			runAll([]func(){
+				func() { renumberOps(x.ops, keyMap, midMap) },
+				func() { renumberFinals(x.fin, keyMap, midMap) },
+			})
+		},
+		func() { x.chatViews(nc) },
 	})
 	done()
 	if l.disorder > 1 {
 		l.warn("events earlier than an event before them: %d", l.disorder)
 	}
 	x.initialCounter = initialCounterOf(h)
-	done = timings.Phase("index: finals, views")
+	done = timings.Phase("index: finals, key views")
 	x.indexFinals()
-	x.buildViews()
+	x.keyViews(nc, len(x.keyNames))
 	done()
 	return x
 }
@@ -399,39 +407,39 @@ func (x *index) indexFinals() {
 	}
 }
 
-// buildViews sorts the per-chat and per-key views once, each view on a
+// chatViews sorts the views by chat that read no key or message id
+// number, one after another: they run beside the numbering.
+func (x *index) chatViews(nc int32) {
+	x.ackView(nc)
+	x.allocBySeq = make([]int32, x.allocs.len())
+	for i := range x.allocBySeq {
+		x.allocBySeq[i] = int32(i)
+	}
+	sortByKey(x.allocBySeq, func(i int32) sortKey { return sortKey{chat: x.allocs.at(i).chat, a: x.allocSeq(i), b: x.allocEnd(i)} })
+	x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs.at(i).chat })
+	// Counting sorts keep invoke order within each chat.
+	x.opChatSpan, x.opsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 { return x.ops.at(int32(i)).chat })
+	// Read in record order, a few percent of the operations: picked out
+	// of opsByChat instead, every operation was a cache miss.
+	x.syncSpan, x.syncsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 {
+		if o := x.ops.at(int32(i)); o.fn == fnSync && o.status == stOK {
+			return o.chat
+		}
+		return -1
+	})
+	x.countUnknownUntraced()
+}
+
+// keyViews sorts the views by key once keys are numbered, each on a
 // goroutine of its own (they read the records and write their own fields).
-func (x *index) buildViews() {
-	nc, nk := int32(len(x.chatNames)), len(x.keyNames)
+func (x *index) keyViews(nc int32, nk int) {
 	runAll([]func(){
 		func() { x.finalViews(nc, nk) },
-		func() { x.ackView(nc, nk) },
-		func() {
-			x.allocBySeq = make([]int32, x.allocs.len())
-			for i := range x.allocBySeq {
-				x.allocBySeq[i] = int32(i)
-			}
-			sortByKey(x.allocBySeq, func(i int32) sortKey { return sortKey{chat: x.allocs.at(i).chat, a: x.allocSeq(i), b: x.allocEnd(i)} })
-			x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs.at(i).chat })
-		},
-		// Counting sorts keep invoke order within each chat and key.
-		func() {
-			x.opChatSpan, x.opsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 { return x.ops.at(int32(i)).chat })
-		},
+		func() { x.keysCreated(nk) },
+		// A counting sort keeps invoke order within each key.
 		func() {
 			x.opKeySpan, x.opsByKey = bucket(x.ops.len(), nk, func(i int) int32 { return x.ops.at(int32(i)).key })
 		},
-		// Read in record order, a few percent of the operations: picked
-		// out of opsByChat instead, every operation was a cache miss.
-		func() {
-			x.syncSpan, x.syncsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 {
-				if o := x.ops.at(int32(i)); o.fn == fnSync && o.status == stOK {
-					return o.chat
-				}
-				return -1
-			})
-		},
-		x.countUnknownUntraced,
 	})
 }
 
@@ -485,9 +493,8 @@ func (x *index) finalViews(nc int32, nk int) {
 	x.eventSpan = spans(x.events, nc, finChat)
 }
 
-// ackView sorts persist acks by (chat, seq, call) and notes the keys some
-// ack created.
-func (x *index) ackView(nc int32, nk int) {
+// ackView sorts persist acks by (chat, seq, call).
+func (x *index) ackView(nc int32) {
 	nAcks := 0
 	for i := range x.ops.count() {
 		if x.ops.at(i).fn == fnPersist && x.ops.at(i).status == stOK {
@@ -495,17 +502,23 @@ func (x *index) ackView(nc int32, nk int) {
 		}
 	}
 	x.acks = make([]int32, 0, nAcks)
-	x.keyCreated = make([]bool, nk)
 	for i := range x.ops.count() {
 		if x.ops.at(i).fn == fnPersist && x.ops.at(i).status == stOK {
 			x.acks = append(x.acks, int32(i))
-			if k := x.ops.at(i).key; k >= 0 && !x.isDedup(int32(i)) {
-				x.keyCreated[k] = true
-			}
 		}
 	}
 	sortByKey(x.acks, func(i int32) sortKey { return sortKey{chat: x.ops.at(i).chat, a: x.ackSeq(i), b: x.call(i)} })
 	x.ackSpan = spans(x.acks, nc, func(i int32) int32 { return x.ops.at(i).chat })
+}
+
+// keysCreated notes the keys some ack created (not a replay's).
+func (x *index) keysCreated(nk int) {
+	x.keyCreated = make([]bool, nk)
+	for _, o := range x.acks {
+		if k := x.ops.at(o).key; k >= 0 && !x.isDedup(o) {
+			x.keyCreated[k] = true
+		}
+	}
 }
 
 // sortKey orders a view: by chat, then a, then b, then index. Sorting
