@@ -362,8 +362,7 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 		go func() {
 			defer encoders.Done()
 			for b := range batches {
-				rec.RecordFinals(b)
-				spare <- b[:0]
+				spare <- rec.RecordFinalBatch(b)
 			}
 		}()
 	}
@@ -439,11 +438,10 @@ func recordEvents(ctx context.Context, tail *kafka.Tail, chats []string, rec *hi
 		res.Events++
 		batch = append(batch, history.Final{Table: history.TableEvents, Chat: e.Chat, Seq: e.Seq, MessageID: e.MessageID, Partition: e.Partition, Offset: e.Offset})
 		if len(batch) == finalBatch {
-			rec.RecordFinals(batch)
-			batch = batch[:0]
+			batch = rec.RecordFinalBatch(batch)
 		}
 	}
-	rec.RecordFinals(batch)
+	rec.RecordFinalBatch(batch)
 	return nil
 }
 

@@ -115,10 +115,11 @@ func appendSyncResult(b []byte, r *SyncResult) []byte {
 	return append(b, ']')
 }
 
-func appendFinal(b []byte, f *Final) []byte {
+func appendFinal(b []byte, f *Final) (line []byte, plain bool) {
 	b = append(b, `{"type":"final","table":`...)
-	b = appendString(b, f.Table)
-	b = appendStringField(b, `,"chat":`, f.Chat)
+	b, plain = jsonstr.AppendPlain(b, f.Table)
+	b, p := appendPlainField(b, `,"chat":`, f.Chat)
+	plain = plain && p
 	switch f.Table {
 	case TableCounters:
 		if f.Missing {
@@ -128,20 +129,24 @@ func appendFinal(b []byte, f *Final) []byte {
 		}
 	case TableEvents:
 		b = appendUintField(b, `,"seq":`, f.Seq)
-		b = appendStringField(b, `,"message_id":`, f.MessageID)
+		b, p = appendPlainField(b, `,"message_id":`, f.MessageID)
+		plain = plain && p
 		b = append(b, `,"partition":`...)
 		b = strconv.AppendInt(b, int64(f.Partition), 10)
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, f.Offset, 10)
 	default: // messages, idempotency
 		b = appendUintField(b, `,"seq":`, f.Seq)
-		b = appendStringField(b, `,"message_id":`, f.MessageID)
-		b = appendStringField(b, `,"key":`, f.Key)
+		b, p = appendPlainField(b, `,"message_id":`, f.MessageID)
+		plain = plain && p
+		b, p = appendPlainField(b, `,"key":`, f.Key)
+		plain = plain && p
 		if f.Sender != "" {
-			b = appendStringField(b, `,"sender":`, f.Sender)
+			b, p = appendPlainField(b, `,"sender":`, f.Sender)
+			plain = plain && p
 		}
 	}
-	return append(b, "}\n"...)
+	return append(b, "}\n"...), plain
 }
 
 // endLine is the line that ends a complete file whose header promised it.
@@ -235,6 +240,12 @@ func checkContract(c Contract) error {
 
 func appendStringField(b []byte, prefix, s string) []byte {
 	return appendString(append(b, prefix...), s)
+}
+
+// appendPlainField is appendStringField, and reports whether s was plain
+// ASCII (jsonstr.AppendPlain).
+func appendPlainField(b []byte, prefix, s string) ([]byte, bool) {
+	return jsonstr.AppendPlain(append(b, prefix...), s)
 }
 
 func appendUintField(b []byte, prefix string, v uint64) []byte {

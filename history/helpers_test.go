@@ -21,7 +21,7 @@ func encodeHistory(t testing.TB, h *History) []byte {
 		b = appendEvent(b, &h.Events[i])
 	}
 	for i := range h.Finals {
-		b = appendFinal(b, &h.Finals[i])
+		b, _ = appendFinal(b, &h.Finals[i])
 	}
 	if h.End > 0 {
 		b = append(b, endLine...)
@@ -154,7 +154,7 @@ func generateHistory(w io.Writer, ops, processes int) error {
 		}
 		done += round
 	}
-	b = appendFinal(b, &Final{Table: TableCounters, Chat: chat, Value: seq})
+	b, _ = appendFinal(b, &Final{Table: TableCounters, Chat: chat, Value: seq})
 	if _, err := bw.Write(b); err != nil {
 		return err
 	}

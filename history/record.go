@@ -198,7 +198,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 // and trace; they carry no time, and are ordered by when they are recorded.
 func (r *Recorder) RecordFinal(f Final) {
 	var scratch [recordScratch]byte
-	line := appendFinal(scratch[:0], &f)
+	line, _ := appendFinal(scratch[:0], &f)
 	// In the first shard, stamped now: later than every operation's line.
 	sh := &r.shards[0]
 	sh.mu.Lock()
@@ -219,23 +219,43 @@ func (r *Recorder) RecordFinal(f Final) {
 // same time (each line reads its strings, which after a long run are
 // mostly cache misses) while one writes, and the lines are copied once
 // rather than into a shard, merged and copied again.
-func (r *Recorder) RecordFinals(fs []Final) {
+func (r *Recorder) RecordFinals(fs []Final) { r.recordFinals(fs, false) }
+
+// RecordFinalBatch is RecordFinals for a caller that hands fs over: a tap
+// keeps fs itself rather than a copy (after a long run, the final state's
+// lines are copied once fewer). It returns an empty batch to fill next:
+// fs's own storage when nothing taps the recorder, else one the tap is
+// done with, or a new one as large as fs.
+func (r *Recorder) RecordFinalBatch(fs []Final) (next []Final) { return r.recordFinals(fs, true) }
+
+func (r *Recorder) recordFinals(fs []Final, handedOver bool) (next []Final) {
 	if len(fs) == 0 {
-		return
+		return fs
 	}
 	buf := finalBuffers.Get().(*[]byte)
 	enc := (*buf)[:0]
+	plain := true
 	for i := range fs {
-		enc = appendFinal(enc, &fs[i])
+		var p bool
+		enc, p = appendFinal(enc, &fs[i])
+		plain = plain && p
 	}
+	next = fs[:0]
 	r.writeMu.Lock()
 	r.flushLocked()
 	if r.write(enc) && r.tap != nil {
-		r.tap.add(tapItem{finals: r.tap.finalsOf(fs)}, len(fs))
+		it := tapItem{finals: fs, plainFinals: plain}
+		if handedOver {
+			next = r.tap.finalBuffer(cap(fs))
+		} else {
+			it.finals = r.tap.finalsOf(fs)
+		}
+		r.tap.add(it, len(fs))
 	}
 	r.writeMu.Unlock()
 	*buf = enc
 	finalBuffers.Put(buf)
+	return next
 }
 
 // finalBuffers recycles RecordFinals' encoding buffers: a batch of a

@@ -41,7 +41,10 @@ type tapItem struct {
 	header []byte
 	lines  []tapLine
 	finals []Final
-	end    bool
+	// plainFinals says every string of finals is plain ASCII, so valid
+	// UTF-8: the reader need not check them again (builder.addTapFinal).
+	plainFinals bool
+	end         bool
 }
 
 // pacedLines is how far a paced tap's reader may fall behind: a few tens
@@ -152,14 +155,23 @@ func (t *Tap) lineBuffer(n int) []tapLine {
 
 // finalsOf is a copy of fs in a buffer the reader is done with.
 func (t *Tap) finalsOf(fs []Final) []Final {
+	return append(t.finalBuffer(0), fs...)
+}
+
+// finalBuffer is an empty buffer the reader is done with, or a new one
+// of capacity n.
+func (t *Tap) finalBuffer(n int) []Final {
 	t.mu.Lock()
-	var b []Final
-	if n := len(t.spareF); n > 0 {
-		b = t.spareF[n-1]
-		t.spareF = t.spareF[:n-1]
+	defer t.mu.Unlock()
+	if k := len(t.spareF); k > 0 {
+		b := t.spareF[k-1]
+		t.spareF = t.spareF[:k-1]
+		return b
 	}
-	t.mu.Unlock()
-	return append(b, fs...)
+	if n == 0 {
+		return nil
+	}
+	return make([]Final, 0, n)
 }
 
 // tapSpares bounds the buffers kept for reuse.
@@ -220,6 +232,9 @@ func (t *Tap) read() (*History, error) {
 		}
 		for i := range it.finals {
 			lineNo++
+			if it.plainFinals && b.addTapFinal(&it.finals[i], lineNo) {
+				continue
+			}
 			if err = t.dec.final(&it.finals[i], lineNo, &pl); err == nil {
 				err = b.add(&pl)
 			}

@@ -136,6 +136,21 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 				Final{Table: TableCounters, Chat: s, Value: uint64(i), Missing: i%2 == 0})
 		}
 		rec.RecordFinals(fs)
+		// Plain batches, handed over: the tap keeps them, and reads them
+		// without checking their strings again.
+		var plain []Final
+		for i := range 3000 {
+			c := fmt.Sprintf("p%d", i%5)
+			plain = append(plain,
+				Final{Table: TableMessages, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Key: fmt.Sprintf("k%d", i), Sender: []string{"", "s"}[i%2], Value: 9, Partition: 3},
+				Final{Table: TableIdempotency, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Key: fmt.Sprintf("k%d", i), Offset: 4},
+				Final{Table: TableEvents, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Partition: int32(i % 3), Offset: int64(i), Key: "ignored"},
+				Final{Table: TableCounters, Chat: c, Value: uint64(i), Missing: i%3 == 0, Seq: 5, MessageID: "ignored"})
+			if len(plain) >= 1000 {
+				plain = rec.RecordFinalBatch(plain)
+			}
+		}
+		rec.RecordFinalBatch(plain)
 	}
 	for _, hashing := range []bool{false, true} {
 		h, err := sameAsScan(t, "complete", hashing, func(rec *Recorder) {
@@ -179,6 +194,21 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 			t.Fatalf("%s: %v, want an error naming h.jsonl:3", bad.name, err)
 		}
 	}
+	// A plain final the reader refuses is refused the general way.
+	for _, bad := range []Final{
+		{Table: TableEvents, Chat: "c", Seq: 1, MessageID: "m", Partition: -1},
+		{Table: TableEvents, Chat: "c", Seq: 1, MessageID: "m", Offset: -1},
+		{Table: "other", Chat: "c", Seq: 1},
+	} {
+		_, err := sameAsScan(t, "a bad plain final", false, func(rec *Recorder) {
+			rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: "k"})
+			rec.RecordFinalBatch([]Final{{Table: TableCounters, Chat: "c", Value: 1}, bad})
+			rec.End()
+		})
+		if err == nil || !strings.Contains(err.Error(), "h.jsonl:4") {
+			t.Fatalf("%+v: %v, want an error naming h.jsonl:4", bad, err)
+		}
+	}
 	if _, err := NewTap("none.jsonl", &collectSink{}).Wait(); err == nil || !strings.Contains(err.Error(), "empty history") {
 		t.Fatalf("a tap no recorder wrote to: %v", err)
 	}
@@ -204,7 +234,7 @@ func TestTapLineIsTheDecodedLine(t *testing.T) {
 				f := Final{Table: pick(tables), Chat: strs(), Value: rng.Uint64(), Seq: rng.Uint64N(100), MessageID: strs(), Key: strs(), Sender: strs(),
 					Offset: rng.Int64N(5) - 1, Partition: rng.Int32N(5) - 1, Missing: rng.IntN(2) == 0}
 				err = fast.final(&f, i, &pl)
-				slow.enc = appendFinal(slow.enc[:0], &f)
+				slow.enc, _ = appendFinal(slow.enc[:0], &f)
 				wantErr = slow.decode(i, &want)
 			} else {
 				e := Event{Kind: Kind(rng.IntN(9)), Process: rng.IntN(5) - 1, F: pick(fs), Time: rng.Int64N(1000) - 10, Start: rng.Int64N(1000),

@@ -188,7 +188,7 @@ func (d *tapDecoder) final(f *Final, lineNo int, pl *parsedLine) error {
 	if finalFast(f, lineNo, pl) {
 		return nil
 	}
-	d.enc = appendFinal(d.enc[:0], f)
+	d.enc, _ = appendFinal(d.enc[:0], f)
 	return d.decode(lineNo, pl)
 }
 
@@ -345,6 +345,40 @@ func finalFast(f *Final, lineNo int, pl *parsedLine) bool {
 		return false
 	}
 	pl.shape = finalShape(f.Table)
+	return true
+}
+
+// addTapFinal is the builder's add of a tapped final line whose strings
+// the recorder found plain, without the parsedLine between them: the
+// rules finalFast and addFinal apply, the same Final to the sink. For a
+// line they would not take as it is, it does nothing and reports false,
+// and the caller takes the general way.
+func (b *builder) addTapFinal(f *Final, lineNo int) bool {
+	if b.h.End > 0 {
+		return false
+	}
+	out := &b.scratchFinal
+	switch f.Table {
+	case TableCounters:
+		*out = Final{Table: f.Table, Chat: f.Chat, Missing: f.Missing}
+		if !f.Missing {
+			out.Value = f.Value
+		}
+	case TableEvents:
+		if f.Partition < 0 || f.Offset < 0 {
+			return false
+		}
+		*out = Final{Table: f.Table, Chat: f.Chat, Seq: f.Seq, MessageID: f.MessageID, Partition: f.Partition, Offset: f.Offset}
+	case TableMessages, TableIdempotency:
+		*out = Final{Table: f.Table, Chat: f.Chat, Seq: f.Seq, MessageID: f.MessageID, Key: f.Key, Sender: f.Sender}
+	default:
+		return false
+	}
+	out.Line = lineNo
+	if b.finalsFrom == 0 {
+		b.finalsFrom = lineNo
+	}
+	b.emitFinal(out)
 	return true
 }
 

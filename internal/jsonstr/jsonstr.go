@@ -50,6 +50,21 @@ func plainPrefix(s string) int {
 // valid UTF-8.
 func Append(b []byte, s string) []byte { return appendFrom(b, s, plainPrefix(s)) }
 
+// AppendPlain is Append, and reports whether s was all plain ASCII: copied
+// as it is, so valid UTF-8 with nothing escaped.
+func AppendPlain(b []byte, s string) ([]byte, bool) {
+	i := plainPrefix(s)
+	for i < len(s) && PlainASCII[s[i]] {
+		i++
+	}
+	if i < len(s) {
+		return appendFrom(b, s, i), false
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), true
+}
+
 // appendFrom is Append for an s whose first plain bytes need no look.
 func appendFrom(b []byte, s string, plain int) []byte {
 	b = append(b, '"')

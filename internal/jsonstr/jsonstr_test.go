@@ -51,6 +51,36 @@ func TestPlainPrefixStopsBeforeEveryByteThatNeedsEscaping(t *testing.T) {
 	}
 }
 
+// AppendPlain encodes as Append does, and says plain exactly when every
+// byte of s is plain ASCII, wherever the first that is not sits.
+func TestAppendPlainSaysWhetherEveryByteWasPlain(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 20; pos++ {
+			buf := []byte("abcdefghijklmnopqrst")
+			buf[pos] = byte(c)
+			checkAppendPlain(t, string(buf))
+		}
+	}
+	for _, s := range []string{"", "a", "é", "bad \xff", "\u2028"} {
+		checkAppendPlain(t, s)
+	}
+}
+
+func checkAppendPlain(t *testing.T, s string) {
+	t.Helper()
+	got, plain := AppendPlain([]byte("x"), s)
+	if want := Append([]byte("x"), s); string(got) != string(want) {
+		t.Fatalf("%q: AppendPlain gives %s, Append %s", s, got, want)
+	}
+	want := true
+	for i := 0; i < len(s); i++ {
+		want = want && PlainASCII[s[i]]
+	}
+	if plain != want {
+		t.Fatalf("%q: plain %v, want %v", s, plain, want)
+	}
+}
+
 // FuzzAppend: any string encodes as the byte loop encodes it, to valid
 // UTF-8 JSON.
 func FuzzAppend(f *testing.F) {
@@ -62,6 +92,7 @@ func FuzzAppend(f *testing.F) {
 		if want := appendFrom(nil, s, 0); string(got) != string(want) {
 			t.Fatalf("%q: %s, the byte loop gives %s", s, got, want)
 		}
+		checkAppendPlain(t, s)
 		var back string
 		if !utf8.Valid(got) || json.Unmarshal(got, &back) != nil {
 			t.Fatalf("%q encoded to %q: not valid JSON", s, got)
