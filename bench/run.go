@@ -352,24 +352,39 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {
 	// The walk hands items over in batches to encoders on every core:
 	// after a long run each line's strings are cache misses, which one
-	// goroutine would take one at a time.
-	// Encoded batches come back for the walk to fill again.
-	batches := make(chan []history.Final, runtime.GOMAXPROCS(0))
+	// goroutine would take one at a time. Each batch is written after the
+	// one before it, so the file lists the final state in the walk's
+	// order (each chat's messages in sequence order, which the check then
+	// need not sort). Encoded batches come back for the walk to fill again.
+	type job struct {
+		finals        []history.Final
+		before, after chan struct{} // the batch before is written; this one is
+	}
+	batches := make(chan job, runtime.GOMAXPROCS(0))
 	spare := make(chan []history.Final, 2*runtime.GOMAXPROCS(0)+1)
 	var encoders sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		encoders.Add(1)
 		go func() {
 			defer encoders.Done()
-			for b := range batches {
-				spare <- rec.RecordFinalBatch(b)
+			for j := range batches {
+				next := rec.RecordFinalBatch(j.finals, func() { <-j.before })
+				close(j.after)
+				spare <- next
 			}
 		}()
 	}
+	written := make(chan struct{})
+	close(written)
 	batch := make([]history.Final, 0, finalBatch)
+	send := func() {
+		j := job{finals: batch, before: written, after: make(chan struct{})}
+		written = j.after
+		batches <- j
+	}
 	add := func(f history.Final) {
 		if batch = append(batch, f); len(batch) == finalBatch {
-			batches <- batch
+			send()
 			select {
 			case batch = <-spare:
 			default:
@@ -387,7 +402,7 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 		add(f)
 	})
 	err := store.Walk(ctx, t, chats, v)
-	batches <- batch
+	send()
 	close(batches)
 	encoders.Wait()
 	if err != nil {
@@ -438,10 +453,10 @@ func recordEvents(ctx context.Context, tail *kafka.Tail, chats []string, rec *hi
 		res.Events++
 		batch = append(batch, history.Final{Table: history.TableEvents, Chat: e.Chat, Seq: e.Seq, MessageID: e.MessageID, Partition: e.Partition, Offset: e.Offset})
 		if len(batch) == finalBatch {
-			batch = rec.RecordFinalBatch(batch)
+			batch = rec.RecordFinalBatch(batch, nil)
 		}
 	}
-	rec.RecordFinalBatch(batch)
+	rec.RecordFinalBatch(batch, nil)
 	return nil
 }
 

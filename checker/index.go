@@ -536,6 +536,76 @@ func compareKeys(p, q sortKey) int {
 	return cmp.Or(cmp.Compare(p.chat, q.chat), cmp.Compare(p.a, q.a), cmp.Compare(p.b, q.b), cmp.Compare(p.idx, q.idx))
 }
 
+// chatRuns notes where a view's chat changes, for the common case of a
+// view sorted within each chat whose chats come one after another in
+// another order (final messages, walked chat by chat in the run's order):
+// putting the chats in order is then a copy, not a sort.
+type chatRuns struct {
+	starts []int   // where each chat's run begins, after the first's (0)
+	chats  []int32 // each run's chat, after the first's
+	first  int32
+	broken bool // some break is within a chat: a sort is needed
+}
+
+// step notes the order between positions j-1 (key p) and j (key k):
+// where the chat changes, a run begins; a break within a chat needs a
+// sort.
+func (r *chatRuns) step(j int, p, k sortKey, order int) {
+	switch {
+	case r.broken:
+	case p.chat == k.chat:
+		r.broken = order > 0
+	case len(r.starts) == maxChatRuns:
+		r.broken = true
+	default:
+		if len(r.starts) == 0 {
+			r.first = p.chat
+		}
+		r.starts, r.chats = append(r.starts, j), append(r.chats, k.chat)
+	}
+}
+
+// maxChatRuns bounds the runs kept: beyond it the view is sorted.
+const maxChatRuns = 1 << 16
+
+// inOrder reports whether the view of n entries is sorted within runs of
+// one chat each, no chat in two runs.
+func (r *chatRuns) inOrder(n int) bool {
+	if r.broken || len(r.starts) == 0 || n == 0 {
+		return false
+	}
+	seen := map[int32]bool{r.first: true}
+	for _, c := range r.chats {
+		if seen[c] {
+			return false
+		}
+		seen[c] = true
+	}
+	return true
+}
+
+// concatenate rewrites idx with its runs in chat order.
+func (r *chatRuns) concatenate(idx []int32) {
+	type run struct {
+		chat   int32
+		lo, hi int
+	}
+	runs := []run{{r.first, 0, r.starts[0]}}
+	for i, lo := range r.starts {
+		hi := len(idx)
+		if i+1 < len(r.starts) {
+			hi = r.starts[i+1]
+		}
+		runs = append(runs, run{r.chats[i], lo, hi})
+	}
+	slices.SortFunc(runs, func(a, b run) int { return cmp.Compare(a.chat, b.chat) })
+	out := make([]int32, 0, len(idx))
+	for _, rn := range runs {
+		out = append(out, idx[rn.lo:rn.hi]...)
+	}
+	copy(idx, out)
+}
+
 // sortByKey orders idx by key. Where chat, a (above the least) and the
 // index fit in 64 bits together (chats and sequences are small numbers),
 // a stable radix sort on the pair does the work in a few linear passes,
@@ -547,11 +617,14 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 	var maxChat, maxIdx int32
 	var minA, maxA uint64 = math.MaxUint64, 0
 	var prev sortKey
+	runs := chatRuns{}
 	for j, i := range idx {
 		k := key(i)
 		k.idx = i
-		if j > 0 && compareKeys(prev, k) > 0 {
-			sorted = false
+		if j > 0 {
+			order := compareKeys(prev, k)
+			sorted = sorted && order <= 0
+			runs.step(j, prev, k, order)
 		}
 		prev = k
 		negative = negative || k.chat < 0 || i < 0
@@ -559,6 +632,10 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 		minA, maxA = min(minA, k.a), max(maxA, k.a)
 	}
 	if sorted {
+		return
+	}
+	if runs.inOrder(len(idx)) {
+		runs.concatenate(idx)
 		return
 	}
 	aBits, idxBits := bits.Len64(maxA-minA), bits.Len32(uint32(maxIdx))

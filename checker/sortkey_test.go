@@ -36,8 +36,22 @@ func TestSortByKeyIsACompareSort(t *testing.T) {
 			idx[i] = int32(i)
 		}
 		rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		if round%3 == 0 {
+		switch round % 6 {
+		case 0, 3:
 			slices.Sort(idx)
+		case 1:
+			chatsInRuns(rng, idx, keys)
+		case 2:
+			// In chat runs but for one swap, or one chat split in two.
+			chatsInRuns(rng, idx, keys)
+			if n > 2 {
+				i := rng.IntN(n - 1)
+				idx[i], idx[i+1] = idx[i+1], idx[i]
+				if rng.IntN(2) == 0 {
+					j := rng.IntN(n)
+					idx = append(idx[:j:j], append([]int32{idx[n-1]}, idx[j:n-1]...)...)
+				}
+			}
 		}
 		key := func(i int32) sortKey { k := keys[i]; k.idx = -1; return k }
 		want := slices.Clone(idx)
@@ -49,4 +63,17 @@ func TestSortByKeyIsACompareSort(t *testing.T) {
 			t.Fatalf("round %d (n=%d): sortByKey differs from a comparison sort", round, n)
 		}
 	}
+}
+
+// chatsInRuns orders idx sorted within each chat, the chats one after
+// another in a random order, as final messages walked chat by chat are.
+func chatsInRuns(rng *rand.Rand, idx []int32, keys []sortKey) {
+	if len(keys) == 0 {
+		return
+	}
+	order := rng.Perm(1 + int(slices.MaxFunc(keys, func(a, b sortKey) int { return cmp.Compare(a.chat, b.chat) }).chat))
+	slices.SortFunc(idx, func(p, q int32) int {
+		kp, kq := keys[p], keys[q]
+		return cmp.Or(cmp.Compare(order[kp.chat], order[kq.chat]), cmp.Compare(kp.a, kq.a), cmp.Compare(kp.b, kq.b), cmp.Compare(p, q))
+	})
 }

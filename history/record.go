@@ -219,17 +219,25 @@ func (r *Recorder) RecordFinal(f Final) {
 // same time (each line reads its strings, which after a long run are
 // mostly cache misses) while one writes, and the lines are copied once
 // rather than into a shard, merged and copied again.
-func (r *Recorder) RecordFinals(fs []Final) { r.recordFinals(fs, false) }
+func (r *Recorder) RecordFinals(fs []Final) { r.recordFinals(fs, false, nil) }
 
 // RecordFinalBatch is RecordFinals for a caller that hands fs over: a tap
 // keeps fs itself rather than a copy (after a long run, the final state's
 // lines are copied once fewer). It returns an empty batch to fill next:
 // fs's own storage when nothing taps the recorder, else one the tap is
-// done with, or a new one as large as fs.
-func (r *Recorder) RecordFinalBatch(fs []Final) (next []Final) { return r.recordFinals(fs, true) }
+// done with, or a new one as large as fs. turn, unless nil, is called
+// once fs is encoded and before it is written: callers encoding batches
+// side by side wait there for the batch before theirs, so that the file
+// keeps their order.
+func (r *Recorder) RecordFinalBatch(fs []Final, turn func()) (next []Final) {
+	return r.recordFinals(fs, true, turn)
+}
 
-func (r *Recorder) recordFinals(fs []Final, handedOver bool) (next []Final) {
+func (r *Recorder) recordFinals(fs []Final, handedOver bool, turn func()) (next []Final) {
 	if len(fs) == 0 {
+		if turn != nil {
+			turn()
+		}
 		return fs
 	}
 	buf := finalBuffers.Get().(*[]byte)
@@ -241,6 +249,9 @@ func (r *Recorder) recordFinals(fs []Final, handedOver bool) (next []Final) {
 		plain = plain && p
 	}
 	next = fs[:0]
+	if turn != nil {
+		turn()
+	}
 	r.writeMu.Lock()
 	r.flushLocked()
 	if r.write(enc) && r.tap != nil {

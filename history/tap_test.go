@@ -147,10 +147,10 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 				Final{Table: TableEvents, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Partition: int32(i % 3), Offset: int64(i), Key: "ignored"},
 				Final{Table: TableCounters, Chat: c, Value: uint64(i), Missing: i%3 == 0, Seq: 5, MessageID: "ignored"})
 			if len(plain) >= 1000 {
-				plain = rec.RecordFinalBatch(plain)
+				plain = rec.RecordFinalBatch(plain, nil)
 			}
 		}
-		rec.RecordFinalBatch(plain)
+		rec.RecordFinalBatch(plain, nil)
 	}
 	for _, hashing := range []bool{false, true} {
 		h, err := sameAsScan(t, "complete", hashing, func(rec *Recorder) {
@@ -202,7 +202,7 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 	} {
 		_, err := sameAsScan(t, "a bad plain final", false, func(rec *Recorder) {
 			rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: "k"})
-			rec.RecordFinalBatch([]Final{{Table: TableCounters, Chat: "c", Value: 1}, bad})
+			rec.RecordFinalBatch([]Final{{Table: TableCounters, Chat: "c", Value: 1}, bad}, nil)
 			rec.End()
 		})
 		if err == nil || !strings.Contains(err.Error(), "h.jsonl:4") {
