@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -763,31 +764,23 @@ func sortFacts(facts []seqFact) {
 		return
 	}
 	// Sorted as numbers, the sequence above the position: on a hot
-	// chat's million facts a third of the time of sorting the facts.
+	// chat's million facts a third of the time of sorting the facts. The
+	// positions are in order already, so a stable radix sort of the
+	// sequences alone orders the keys (a fifth of slices.Sort's time).
 	keys := make([]uint64, len(facts))
 	for i, f := range facts {
 		keys[i] = (f.seq-lo)<<32 | uint64(i)
 	}
-	slices.Sort(keys)
-	// Position i takes the fact at position uint32(keys[i]): follow each
-	// cycle of that permutation once, marking the positions done.
-	const done = 1 << 31
-	for i := range keys {
-		if keys[i]&done != 0 {
-			continue
-		}
-		first := facts[i]
-		for j := i; ; {
-			src := int(uint32(keys[j]) &^ done)
-			keys[j] |= done
-			if src == i {
-				facts[j] = first
-				break
-			}
-			facts[j] = facts[src]
-			j = src
-		}
+	radixSortRange(keys, 32, 32+bits.Len64(hi-lo))
+	// Gathered into a copy: facts are made in runs by kind that are each
+	// nearly in sequence order, so the reads go mostly forward; moved in
+	// place, cycle by cycle, each move waited for the one before (a
+	// third of a hot chat's exact check).
+	sorted := make([]seqFact, len(facts))
+	for i, k := range keys {
+		sorted[i] = facts[uint32(k)]
 	}
+	copy(facts, sorted)
 }
 
 // mergeFacts merges two lists of facts each ordered by sequence, kind,
