@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/chatseq/chatseq/history"
@@ -89,21 +88,16 @@ func TestGroupingByChatChangesNoReport(t *testing.T) {
 		if seed >= 4 {
 			breakHistory(h, rand.New(rand.NewPCG(seed, 7)), int(seed%4))
 		}
-		grouped, inOrder := NewLog(), NewLog()
+		grouped, inOrder := logOf(h), NewLog()
 		inOrder.recordOrder = true
-		for _, l := range []*Log{grouped, inOrder} {
-			for i := range h.Events {
-				l.Event(&h.Events[i])
-			}
+		for i := range h.Events {
+			inOrder.Event(&h.Events[i])
 		}
-		// Before the final lines, which start the index on the records.
+		for i := range h.Finals {
+			inOrder.Final(&h.Finals[i])
+		}
 		if !slices.ContainsFunc(grouped.ops.own, func(b int) bool { return b > 0 }) {
 			t.Fatalf("seed %d: no chat got blocks of its own", seed)
-		}
-		for _, l := range []*Log{grouped, inOrder} {
-			for i := range h.Finals {
-				l.Final(&h.Finals[i])
-			}
 		}
 		a, b := grouped.Check(h, Options{}), inOrder.Check(h, Options{})
 		a.Stats.CheckMillis, b.Stats.CheckMillis = 0, 0
@@ -172,49 +166,5 @@ func breakHistory(h *history.History, rng *rand.Rand, how int) {
 				h.Events[a].Seq = 0
 			}
 		}
-	}
-}
-
-// The views by chat are begun at the first final line: a chat that only
-// final lines name still gets its (empty) share of each, and an event
-// after the final lines, which the reader refuses, is warned about and
-// left out rather than changing the operations being indexed.
-func TestViewsBegunAtTheFinalLinesCoverEveryChat(t *testing.T) {
-	h := generate(genConfig{chats: 3, writers: 8, ops: 3000, crash: 0.05, limit: 10, seed: 9})
-	want := Check(h, Options{})
-	// The same final lines, and more for a chat no operation touched.
-	extra := []history.Final{
-		{Table: history.TableCounters, Chat: "only-final", Value: 3},
-		{Table: history.TableMessages, Chat: "only-final", Seq: 1, MessageID: "mx1", Key: "kx1"},
-		{Table: history.TableMessages, Chat: "only-final", Seq: 2, MessageID: "mx2", Key: "kx2"},
-		{Table: history.TableIdempotency, Chat: "only-final", Seq: 1, MessageID: "mx1", Key: "kx1"},
-		{Table: history.TableIdempotency, Chat: "only-final", Seq: 2, MessageID: "mx2", Key: "kx2"},
-	}
-	l := NewLog()
-	for i := range h.Events {
-		l.Event(&h.Events[i])
-	}
-	for i := range h.Finals {
-		l.Final(&h.Finals[i])
-	}
-	for i := range extra {
-		l.Final(&extra[i])
-	}
-	late := h.Events[0]
-	l.Event(&late)
-	got := l.Check(h, Options{})
-	if got.Stats.Chats != want.Stats.Chats+1 || got.Stats.Operations != want.Stats.Operations {
-		t.Fatalf("chats %d, operations %d; want %d and %d", got.Stats.Chats, got.Stats.Operations, want.Stats.Chats+1, want.Stats.Operations)
-	}
-	for i, r := range got.Invariants {
-		if strings.Contains(r.Detail, `"only-final"`) {
-			continue // judged on the extra chat's lines, as it should be
-		}
-		if r.Status != want.Invariants[i].Status {
-			t.Fatalf("%s: %s (%s), without the extra chat %s", r.Name, r.Status, r.Detail, want.Invariants[i].Status)
-		}
-	}
-	if !slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, "after the final lines ignored") }) {
-		t.Fatalf("no warning for the event after the final lines: %q", got.Warnings)
 	}
 }

@@ -299,19 +299,19 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 	// invariants take theirs.
 	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil
 	l.ackHash, l.acked = l.acked.hashes(), recentAcks{}
+	// Operations still open at the end never completed (unfinished): where
+	// each process's open one was is not needed any more, in the dense
+	// slice or the map.
+	l.open = nil
+	clear(l.outstanding)
+	done := timings.Phase("index: records numbered densely")
+	x.ops, x.allocs = l.compactRecords()
 	x.fin = &l.fin
-	nc := int32(len(x.chatNames))
+	done()
 	// Keys and message ids are numbered on one core while the views that
 	// need no key are sorted on the other: numbering had left a core idle.
-	// The views were begun with the final lines, if there were any.
-	if l.prep == nil {
-		l.prepare()
-	}
-	done := timings.Phase("index: records numbered densely")
-	<-l.prep.compacted
-	x.ops, x.allocs = l.prep.x.ops, l.prep.x.allocs
-	done()
 	done = timings.Phase("index: numbering, chat views")
+	nc := int32(len(x.chatNames))
 	runAll([]func(){
 		func() {
 			keyMap, midMap := l.canonicalMaps(clientScope)
@@ -320,7 +320,7 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 				func() { renumberFinals(x.fin, keyMap, midMap) },
 			})
 		},
-		func() { x.takePrepared(l.prep, nc) },
+		func() { x.chatViews(nc) },
 	})
 	done()
 	if l.disorder > 1 {
@@ -368,15 +368,15 @@ func initialCounterOf(h history.Header) uint64 {
 	return v
 }
 
-// countUnknownUntraced fills unknownUntraced for nc chats.
-func (x *index) countUnknownUntraced(nc int32) {
+// countUnknownUntraced fills unknownUntraced.
+func (x *index) countUnknownUntraced() {
 	traced := make([]bool, x.ops.len())
 	x.allocs.each(func(a *alloc) {
 		if a.op >= 0 {
 			traced[a.op] = true
 		}
 	})
-	x.unknownUntraced = make([]uint64, nc)
+	x.unknownUntraced = make([]uint64, len(x.chatNames))
 	i := 0
 	x.ops.each(func(o *op) {
 		if o.fn == fnPersist && (o.status == stInfo || o.status == stOpen) && !traced[i] {
@@ -407,54 +407,6 @@ func (x *index) indexFinals() {
 	}
 }
 
-// prepared is the index's part that reads only operations and
-// allocations: numbered densely, and the views by chat of them. The Log
-// begins it at its first final line, when no operation can come any more,
-// so that it is built while the final state is still coming in (after a
-// run, the cores are not all busy with that).
-type prepared struct {
-	compacted chan struct{} // x.ops and x.allocs are numbered densely
-	done      chan struct{} // and the views are built
-	x         *index        // ops, allocs and chatViews' fields
-	nc        int32         // the chats then
-}
-
-// prepare starts the prepared part; operations still open now never
-// completed (unfinished), and where each process's open one was is not
-// needed any more.
-func (l *Log) prepare() {
-	l.open = nil
-	clear(l.outstanding)
-	p := &prepared{compacted: make(chan struct{}), done: make(chan struct{}), x: &index{}, nc: int32(len(l.chatNames))}
-	l.prep = p
-	go func() {
-		defer close(p.done)
-		p.x.ops, p.x.allocs = l.compactRecords()
-		close(p.compacted)
-		p.x.chatViews(p.nc)
-	}()
-}
-
-// takePrepared waits for p and takes its part, the views by chat extended
-// to nc chats: chats that only final lines name have no operations.
-func (x *index) takePrepared(p *prepared, nc int32) {
-	<-p.done
-	px := p.x
-	x.acks, x.ackSpan = px.acks, extendSpans(px.ackSpan, nc)
-	x.allocBySeq, x.allocSpan = px.allocBySeq, extendSpans(px.allocSpan, nc)
-	x.opsByChat, x.opChatSpan = px.opsByChat, extendSpans(px.opChatSpan, nc)
-	x.syncsByChat, x.syncSpan = px.syncsByChat, extendSpans(px.syncSpan, nc)
-	x.unknownUntraced = append(px.unknownUntraced, make([]uint64, nc-p.nc)...)
-}
-
-// extendSpans gives chats p.nc..nc-1 empty spans at the end of a view.
-func extendSpans(sp []int32, nc int32) []int32 {
-	for int32(len(sp)) < nc+1 {
-		sp = append(sp, sp[len(sp)-1])
-	}
-	return sp
-}
-
 // chatViews sorts the views by chat that read no key or message id
 // number, one after another: they run beside the numbering.
 func (x *index) chatViews(nc int32) {
@@ -475,7 +427,7 @@ func (x *index) chatViews(nc int32) {
 		}
 		return -1
 	})
-	x.countUnknownUntraced(nc)
+	x.countUnknownUntraced()
 }
 
 // keyViews sorts the views by key once keys are numbered, each on a

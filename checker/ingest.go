@@ -63,10 +63,7 @@ type Log struct {
 	// recordOrder keeps every record in shared blocks, in the order read:
 	// a test's reference for grouping by chat.
 	recordOrder bool
-	// prep is the index's part that reads only operations and
-	// allocations, begun at the first final line (prepare).
-	prep  *prepared
-	evPos chunked[evPos] // of the events lines in fin
+	evPos       chunked[evPos] // of the events lines in fin
 
 	syncs    []syncRef
 	syncSeqs slab[byte]   // each answer's sequences, coded (seqcode.go)
@@ -351,12 +348,6 @@ func (l *Log) closeOpen(process int) {
 // allocate trace to the operation its process has outstanding; what does
 // not fit is warned about, as HISTORY.md's structure rules say.
 func (l *Log) Event(e *history.Event) {
-	if l.prep != nil {
-		// The operations are being indexed: HISTORY.md puts final lines
-		// last, and the reader refuses an event after them.
-		l.warn("line %d: %s after the final lines ignored", e.Line, e.Kind)
-		return
-	}
 	if l.sawEvent && e.Time < l.lastTime {
 		if l.disorder == 0 {
 			l.warn("line %d: time %d is earlier than the event before it; events should be in time order", e.Line, e.Time)
@@ -539,9 +530,6 @@ func (l *Log) trace(e *history.Event) {
 
 // Final takes the next final line; finals come after every event.
 func (l *Log) Final(f *history.Final) {
-	if l.prep == nil {
-		l.prepare()
-	}
 	c := cfin{Seq: f.Seq, Line: int32(f.Line), chat: l.chat(f.Chat), key: -1, Table: tableOf(f.Table), Missing: f.Missing}
 	switch c.Table {
 	case tableCounters:
