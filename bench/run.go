@@ -428,7 +428,7 @@ func FinalVisitor(add func(history.Final)) store.StateVisitor {
 }
 
 // finalBatch is how many final lines an encoder takes at a time.
-const finalBatch = 1024
+const finalBatch = 4096
 
 // recordEvents writes what the topic holds for this run's chats: shards of
 // one run (or other runs) may share the topic, and their events are theirs.
