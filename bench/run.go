@@ -370,7 +370,10 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 			for j := range batches {
 				next := rec.RecordFinalBatch(j.finals, func() { <-j.before })
 				close(j.after)
-				spare <- next
+				select {
+				case spare <- next:
+				default: // the walk has all it can use: let it go
+				}
 			}
 		}()
 	}
