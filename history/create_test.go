@@ -71,3 +71,23 @@ func TestCreateMakesANewFileAndReportsAMissingDirectory(t *testing.T) {
 		t.Fatal("a path in a missing directory was accepted")
 	}
 }
+
+// A history that cannot be unlinked (its directory is not writable) is
+// written over in place, as os.Create does, rather than refused.
+func TestCreateWritesOverAHistoryItCannotUnlink(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	removeFile = func(string) error { return os.ErrPermission }
+	defer func() { removeFile = os.Remove }()
+	f, err := Create(path)
+	if err != nil {
+		t.Fatalf("Create over a file it cannot unlink: %v", err)
+	}
+	f.WriteString("new\n")
+	f.Close()
+	if got, _ := os.ReadFile(path); string(got) != "new\n" {
+		t.Fatalf("path holds %q, want the new history", got)
+	}
+}
