@@ -419,8 +419,9 @@ func (x *index) chatViews(nc int32) {
 	x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs.at(i).chat })
 	// Counting sorts keep invoke order within each chat.
 	x.opChatSpan, x.opsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 { return x.ops.at(int32(i)).chat })
-	// Read in record order, a few percent of the operations: picked out
-	// of opsByChat instead, every operation was a cache miss.
+	// Read in the records' order, a few percent of the operations:
+	// picked out of opsByChat, every operation had been a cache miss
+	// (before the Log kept each chat's records together, grouped.go).
 	x.syncSpan, x.syncsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 {
 		if o := x.ops.at(int32(i)); o.fn == fnSync && o.status == stOK {
 			return o.chat

@@ -258,9 +258,10 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 // loses nothing), or the final table, which lists keys, has no message
 // with its key. Left in, each would let porcupine try it at every point of
 // the history.
-// kindsOf is every operation's linKindOf, worked out once in record order:
-// asked per chat, in each chat's invoke order, every look-up was a cache
-// miss, three times an operation, a fifth of the check after a run.
+// kindsOf is every operation's linKindOf, worked out once in the records'
+// order: asked per chat, in each chat's invoke order, every look-up was a
+// cache miss, three times an operation, a fifth of the check after a run
+// (before the Log kept each chat's records together, grouped.go).
 func (x *index) kindsOf(reject bool) []linKind {
 	x.kindsMu.Lock()
 	defer x.kindsMu.Unlock()
