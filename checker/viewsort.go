@@ -1,0 +1,205 @@
+package checker
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// The views' sorts: by chat, sequence and a tie-break, each entry an
+// index into the Log's records.
+
+// sortKey orders a view: by chat, then a, then b, then index. Sorting
+// these small records in place of comparing through the history's large
+// structs keeps the sort in cache; input that is already in order (final
+// tables usually are) is detected in one pass and left alone.
+type sortKey struct {
+	a    uint64
+	b    int64
+	chat int32
+	idx  int32
+}
+
+func compareKeys(p, q sortKey) int {
+	return cmp.Or(cmp.Compare(p.chat, q.chat), cmp.Compare(p.a, q.a), cmp.Compare(p.b, q.b), cmp.Compare(p.idx, q.idx))
+}
+
+// chatRuns notes where a view's chat changes, for the common case of a
+// view sorted within each chat whose chats come one after another in
+// another order (final messages, walked chat by chat in the run's order):
+// putting the chats in order is then a copy, not a sort.
+type chatRuns struct {
+	starts []int   // where each chat's run begins, after the first's (0)
+	chats  []int32 // each run's chat, after the first's
+	first  int32
+	broken bool // some break is within a chat: a sort is needed
+}
+
+// step notes the order between positions j-1 (key p) and j (key k):
+// where the chat changes, a run begins; a break within a chat needs a
+// sort.
+func (r *chatRuns) step(j int, p, k sortKey, order int) {
+	switch {
+	case r.broken:
+	case p.chat == k.chat:
+		r.broken = order > 0
+	case len(r.starts) == maxChatRuns:
+		r.broken = true
+	default:
+		if len(r.starts) == 0 {
+			r.first = p.chat
+		}
+		r.starts, r.chats = append(r.starts, j), append(r.chats, k.chat)
+	}
+}
+
+// maxChatRuns bounds the runs kept: beyond it the view is sorted.
+const maxChatRuns = 1 << 16
+
+// inOrder reports whether the view of n entries is sorted within runs of
+// one chat each, no chat in two runs.
+func (r *chatRuns) inOrder(n int) bool {
+	if r.broken || len(r.starts) == 0 || n == 0 {
+		return false
+	}
+	seen := map[int32]bool{r.first: true}
+	for _, c := range r.chats {
+		if seen[c] {
+			return false
+		}
+		seen[c] = true
+	}
+	return true
+}
+
+// concatenate rewrites idx with its runs in chat order.
+func (r *chatRuns) concatenate(idx []int32) {
+	type run struct {
+		chat   int32
+		lo, hi int
+	}
+	runs := []run{{r.first, 0, r.starts[0]}}
+	for i, lo := range r.starts {
+		hi := len(idx)
+		if i+1 < len(r.starts) {
+			hi = r.starts[i+1]
+		}
+		runs = append(runs, run{r.chats[i], lo, hi})
+	}
+	slices.SortFunc(runs, func(a, b run) int { return cmp.Compare(a.chat, b.chat) })
+	out := make([]int32, 0, len(idx))
+	for _, rn := range runs {
+		out = append(out, idx[rn.lo:rn.hi]...)
+	}
+	copy(idx, out)
+}
+
+// sortByKey orders idx by key. Where chat, a (above the least) and the
+// index fit in 64 bits together (chats and sequences are small numbers),
+// a stable radix sort on the pair does the work in a few linear passes,
+// and only runs of equal pairs (a sequence acknowledged twice) are sorted
+// by b: a comparison sort of millions of acks by chat took a tenth of a
+// check.
+func sortByKey(idx []int32, key func(int32) sortKey) {
+	sorted, negative := true, false
+	var maxChat, maxIdx int32
+	var minA, maxA uint64 = math.MaxUint64, 0
+	var prev sortKey
+	runs := chatRuns{}
+	for j, i := range idx {
+		k := key(i)
+		k.idx = i
+		if j > 0 {
+			order := compareKeys(prev, k)
+			sorted = sorted && order <= 0
+			runs.step(j, prev, k, order)
+		}
+		prev = k
+		negative = negative || k.chat < 0 || i < 0
+		maxChat, maxIdx = max(maxChat, k.chat), max(maxIdx, i)
+		minA, maxA = min(minA, k.a), max(maxA, k.a)
+	}
+	if sorted {
+		return
+	}
+	if runs.inOrder(len(idx)) {
+		runs.concatenate(idx)
+		return
+	}
+	aBits, idxBits := bits.Len64(maxA-minA), bits.Len32(uint32(maxIdx))
+	pairBits := aBits + bits.Len32(uint32(maxChat))
+	if negative || pairBits+idxBits > 64 {
+		ks := make([]sortKey, len(idx))
+		for j, i := range idx {
+			ks[j] = key(i)
+			ks[j].idx = i
+		}
+		slices.SortFunc(ks, compareKeys)
+		for j := range ks {
+			idx[j] = ks[j].idx
+		}
+		return
+	}
+	// Each entry is the pair above the index, 8 bytes; the keys are
+	// computed again rather than kept: 32-byte keys for each of millions
+	// of records were the peak of a 5M-persist check's memory.
+	order := make([]uint64, len(idx))
+	for j, i := range idx {
+		k := key(i)
+		order[j] = (uint64(k.chat)<<aBits|(k.a-minA))<<idxBits | uint64(i)
+	}
+	radixSortRange(order, idxBits, idxBits+pairBits)
+	indexMask := uint64(1)<<idxBits - 1
+	for lo := 0; lo < len(order); {
+		hi := lo + 1
+		for hi < len(order) && order[hi]>>idxBits == order[lo]>>idxBits {
+			hi++
+		}
+		if hi-lo > 1 {
+			slices.SortFunc(order[lo:hi], func(p, q uint64) int {
+				pi, qi := int32(p&indexMask), int32(q&indexMask)
+				return cmp.Or(cmp.Compare(key(pi).b, key(qi).b), cmp.Compare(pi, qi))
+			})
+		}
+		lo = hi
+	}
+	for j, o := range order {
+		idx[j] = int32(o & indexMask)
+	}
+}
+
+// spans returns offsets such that sorted[sp[c]:sp[c+1]] are chat c's items;
+// sorted must be ordered by chat.
+func spans(sorted []int32, nchats int32, chatOf func(int32) int32) []int32 {
+	sp := make([]int32, nchats+1)
+	for _, v := range sorted {
+		sp[chatOf(v)+1]++
+	}
+	for c := int32(0); c < nchats; c++ {
+		sp[c+1] += sp[c]
+	}
+	return sp
+}
+
+// bucket is a stable counting sort of 0..n-1 by group (-1 = left out).
+func bucket(n, groups int, groupOf func(int) int32) (sp, items []int32) {
+	sp = make([]int32, groups+1)
+	for i := 0; i < n; i++ {
+		if g := groupOf(i); g >= 0 {
+			sp[g+1]++
+		}
+	}
+	for g := 0; g < groups; g++ {
+		sp[g+1] += sp[g]
+	}
+	items = make([]int32, sp[groups])
+	next := slices.Clone(sp[:groups])
+	for i := 0; i < n; i++ {
+		if g := groupOf(i); g >= 0 {
+			items[next[g]] = int32(i)
+			next[g]++
+		}
+	}
+	return sp, items
+}
