@@ -55,8 +55,8 @@ func TestGroupedKeepsEachGroupsOrderAndCompactsDensely(t *testing.T) {
 			own++
 		}
 	}
-	if own < 8 { // 10 blocks' worth of group 0, its first in shared blocks
-		t.Fatalf("group 0 has %d full blocks of its own, want at least 8", own)
+	if own < 5 { // 10 blocks' worth of group 0, its first 4 in shared blocks
+		t.Fatalf("group 0 has %d full blocks of its own, want at least 5", own)
 	}
 	at := g.renumbering()
 	n := g.len()
@@ -83,7 +83,8 @@ func TestGroupedKeepsEachGroupsOrderAndCompactsDensely(t *testing.T) {
 // read, are judged the same, chats of thousands of operations included.
 func TestGroupingByChatChangesNoReport(t *testing.T) {
 	for seed := range uint64(12) {
-		cfg := genConfig{chats: 1 + int(seed%5), writers: 24, readers: 2, ops: 6000 + 1000*int(seed%4), crash: 0.03, crashCommitted: 0.02, replay: 0.05, limit: 10, events: seed%2 == 0, gapless: seed%3 == 2, seed: seed}
+		chats := 1 + int(seed%5)
+		cfg := genConfig{chats: chats, writers: 24, readers: 2, ops: 5500*chats + 1000*int(seed%4), crash: 0.03, crashCommitted: 0.02, replay: 0.05, limit: 10, events: seed%2 == 0, gapless: seed%3 == 2, seed: seed}
 		h := generate(cfg)
 		if seed >= 4 {
 			breakHistory(h, rand.New(rand.NewPCG(seed, 7)), int(seed%4))
