@@ -485,6 +485,20 @@ func (r *Recorder) End() error {
 	return r.err
 }
 
+// shardFull reports whether some shard holds recordShardSize or more.
+func (r *Recorder) shardFull() bool {
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		n := len(sh.buf)
+		sh.mu.Unlock()
+		if n >= recordShardSize {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *Recorder) stopFlusher() {
 	r.closeOnce.Do(func() {
 		close(r.stop)
@@ -505,6 +519,9 @@ func (r *Recorder) flushInBackground(every time.Duration) {
 		case <-tick:
 		case <-r.kick:
 			r.flushWanted.Store(false)
+			if !r.shardFull() {
+				continue
+			}
 		case <-r.stop:
 			return
 		}
