@@ -361,11 +361,19 @@ func (r *Recorder) flushLocked() {
 		}
 		taps = r.tap.lineBuffer(n)
 	}
-	out, taps := mergeByTime(r.out[:0], taps, &taken)
+	var out []byte
+	if only := onlyShardWithLines(&taken); only >= 0 {
+		// Mostly the lines of one writer: with more writers than cores,
+		// each runs a while. They need no merging, and are written from
+		// the shard's own buffer.
+		out, taps = taken[only].buf, append(taps, taken[only].taps...)
+	} else {
+		out, taps = mergeByTime(r.out[:0], taps, &taken)
+		r.out = out[:0]
+	}
 	if r.write(out) && len(taps) > 0 {
 		r.tap.add(tapItem{lines: taps}, len(taps))
 	}
-	r.out = out[:0]
 
 	// Hand the emptied buffers back as the next spares; writeMu keeps
 	// them ours until then.
@@ -403,6 +411,21 @@ type shardLines struct {
 	buf   []byte
 	lines []lineMark
 	taps  []tapLine // with a tap
+}
+
+// onlyShardWithLines is the one shard a flush took lines from, or -1 if
+// it took them from several or none.
+func onlyShardWithLines(taken *[recordShards]shardLines) int {
+	only := -1
+	for i := range taken {
+		if len(taken[i].lines) > 0 {
+			if only >= 0 {
+				return -1
+			}
+			only = i
+		}
+	}
+	return only
 }
 
 // mergeByTime appends the lines of every shard to out, earliest first (each
