@@ -164,7 +164,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 	var scratch [recordScratch]byte
 	line := appendEventHead(scratch[:0], e)
 	head := len(line)
-	line = appendEventTail(line, e)
+	line, plain := appendEventTail(line, e)
 	sh := &r.shards[uint(e.Process)%recordShards]
 	sh.mu.Lock()
 	var t int64
@@ -187,7 +187,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 		} else {
 			sh.taps = append(sh.taps, tapLine{})
 		}
-		sh.taps[n].set(e, t)
+		sh.taps[n].set(e, t, plain)
 	}
 	r.unlockAndMaybeFlush(sh, t)
 	e.Time = t
