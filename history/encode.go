@@ -17,7 +17,8 @@ import (
 func appendEvent(b []byte, e *Event) []byte {
 	b = appendEventHead(b, e)
 	b = strconv.AppendInt(b, e.Time, 10)
-	return appendEventTail(b, e)
+	b, _ = appendEventTail(b, e)
+	return b
 }
 
 // appendEventHead encodes the line up to its time; appendEventTail the
@@ -41,10 +42,15 @@ func appendEventHead(b []byte, e *Event) []byte {
 	return append(b, `,"time":`...)
 }
 
-func appendEventTail(b []byte, e *Event) []byte {
+// appendEventTail also reports whether the line's strings, but for a
+// sync's answer, were all plain ASCII (jsonstr.AppendPlain): the tap's
+// reader then need not check them again.
+func appendEventTail(b []byte, e *Event) (line []byte, plain bool) {
+	plain = true
+	var p bool
 	switch e.Kind {
 	case KindInvoke:
-		b = appendStringField(b, `,"chat":`, e.Chat)
+		b, plain = appendPlainField(b, `,"chat":`, e.Chat)
 		if e.F == FSync {
 			b = appendUintField(b, `,"after":`, e.After)
 			b = append(b, `,"limit":`...)
@@ -54,15 +60,18 @@ func appendEventTail(b []byte, e *Event) []byte {
 			}
 			break
 		}
-		b = appendStringField(b, `,"key":`, e.Key)
+		b, p = appendPlainField(b, `,"key":`, e.Key)
+		plain = plain && p
 		if e.Sender != "" {
-			b = appendStringField(b, `,"sender":`, e.Sender)
+			b, p = appendPlainField(b, `,"sender":`, e.Sender)
+			plain = plain && p
 		}
 		if e.PayloadHash != "" {
-			b = appendStringField(b, `,"payload_hash":`, e.PayloadHash)
+			b, p = appendPlainField(b, `,"payload_hash":`, e.PayloadHash)
+			plain = plain && p
 		}
 	case KindTrace:
-		b = appendStringField(b, `,"chat":`, e.Chat)
+		b, plain = appendPlainField(b, `,"chat":`, e.Chat)
 		b = appendUintField(b, `,"seq":`, e.Seq)
 		if e.HasStart {
 			b = append(b, `,"start":`...)
@@ -70,26 +79,29 @@ func appendEventTail(b []byte, e *Event) []byte {
 		}
 	default: // completions; chat and key may be left to the invoke
 		if e.Chat != "" {
-			b = appendStringField(b, `,"chat":`, e.Chat)
+			b, plain = appendPlainField(b, `,"chat":`, e.Chat)
 		}
 		if e.F != FSync && e.Key != "" {
-			b = appendStringField(b, `,"key":`, e.Key)
+			b, p = appendPlainField(b, `,"key":`, e.Key)
+			plain = plain && p
 		}
 		switch {
 		case e.Kind != KindOK:
 			if e.Error != "" {
-				b = appendStringField(b, `,"error":`, e.Error)
+				b, p = appendPlainField(b, `,"error":`, e.Error)
+				plain = plain && p
 			}
 		case e.F == FSync:
 			b = appendSyncResult(b, e.Sync)
 		default:
 			b = appendUintField(b, `,"seq":`, e.Seq)
-			b = appendStringField(b, `,"message_id":`, e.MessageID)
+			b, p = appendPlainField(b, `,"message_id":`, e.MessageID)
+			plain = plain && p
 			b = append(b, `,"dedup":`...)
 			b = strconv.AppendBool(b, e.Dedup)
 		}
 	}
-	return append(b, "}\n"...)
+	return append(b, "}\n"...), plain
 }
 
 func appendSyncResult(b []byte, r *SyncResult) []byte {

@@ -164,7 +164,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 	var scratch [recordScratch]byte
 	line := appendEventHead(scratch[:0], e)
 	head := len(line)
-	line = appendEventTail(line, e)
+	line, plain := appendEventTail(line, e)
 	sh := &r.shards[uint(e.Process)%recordShards]
 	sh.mu.Lock()
 	var t int64
@@ -187,7 +187,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 		} else {
 			sh.taps = append(sh.taps, tapLine{})
 		}
-		sh.taps[n].set(e, t)
+		sh.taps[n].set(e, t, plain)
 	}
 	r.unlockAndMaybeFlush(sh, t)
 	e.Time = t
@@ -361,11 +361,19 @@ func (r *Recorder) flushLocked() {
 		}
 		taps = r.tap.lineBuffer(n)
 	}
-	out, taps := mergeByTime(r.out[:0], taps, &taken)
+	var out []byte
+	if only := onlyShardWithLines(&taken); only >= 0 {
+		// Mostly the lines of one writer: with more writers than cores,
+		// each runs a while. They need no merging, and are written from
+		// the shard's own buffer.
+		out, taps = taken[only].buf, append(taps, taken[only].taps...)
+	} else {
+		out, taps = mergeByTime(r.out[:0], taps, &taken)
+		r.out = out[:0]
+	}
 	if r.write(out) && len(taps) > 0 {
 		r.tap.add(tapItem{lines: taps}, len(taps))
 	}
-	r.out = out[:0]
 
 	// Hand the emptied buffers back as the next spares; writeMu keeps
 	// them ours until then.
@@ -403,6 +411,21 @@ type shardLines struct {
 	buf   []byte
 	lines []lineMark
 	taps  []tapLine // with a tap
+}
+
+// onlyShardWithLines is the one shard a flush took lines from, or -1 if
+// it took them from several or none.
+func onlyShardWithLines(taken *[recordShards]shardLines) int {
+	only := -1
+	for i := range taken {
+		if len(taken[i].lines) > 0 {
+			if only >= 0 {
+				return -1
+			}
+			only = i
+		}
+	}
+	return only
 }
 
 // mergeByTime appends the lines of every shard to out, earliest first (each
@@ -485,6 +508,20 @@ func (r *Recorder) End() error {
 	return r.err
 }
 
+// shardFull reports whether some shard holds recordShardSize or more.
+func (r *Recorder) shardFull() bool {
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		n := len(sh.buf)
+		sh.mu.Unlock()
+		if n >= recordShardSize {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *Recorder) stopFlusher() {
 	r.closeOnce.Do(func() {
 		close(r.stop)
@@ -505,6 +542,9 @@ func (r *Recorder) flushInBackground(every time.Duration) {
 		case <-tick:
 		case <-r.kick:
 			r.flushWanted.Store(false)
+			if !r.shardFull() {
+				continue
+			}
 		case <-r.stop:
 			return
 		}

@@ -145,12 +145,14 @@ func (t *Tap) lineBuffer(n int) []tapLine {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if k := len(t.spare); k > 0 && cap(t.spare[k-1]) >= n {
+	if k := len(t.spare); k > 0 {
 		b := t.spare[k-1]
 		t.spare = t.spare[:k-1]
-		return b
+		if cap(b) >= n {
+			return b
+		}
 	}
-	return make([]tapLine, 0, n)
+	return make([]tapLine, 0, n+n/2)
 }
 
 // finalsOf is a copy of fs in a buffer the reader is done with.

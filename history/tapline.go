@@ -47,17 +47,23 @@ const (
 	tapHasStart uint8 = 1 << iota
 	tapDedup
 	tapReader
+	// tapPlain: the encoder wrote each of the line's strings (but for a
+	// sync's answer) as it is, plain ASCII, so each is valid UTF-8.
+	tapPlain
 )
 
 var tapFNames = [...]string{tapPersist: FPersist, tapSync: FSync, tapAllocate: FAllocate}
 
-// set makes l e's line stamped t: compact when it can be, else e whole.
-func (l *tapLine) set(e *Event, t int64) {
+// set makes l e's line stamped t: compact when it can be, else e whole;
+// plain says the encoder found its strings plain (tapPlain).
+func (l *tapLine) set(e *Event, t int64, plain bool) {
 	if !l.compact(e, t) {
 		ev := new(Event)
 		*ev = *e
 		ev.Time = t
 		*l = tapLine{ev: ev}
+	} else if plain {
+		l.flags |= tapPlain
 	}
 }
 
@@ -393,7 +399,8 @@ func validUTF8(a, b, c string) bool {
 // and the caller takes the general way, which accepts or fails the line as
 // the file's reader does (TestTapHandsTheSinkWhatScanReads).
 func (b *builder) addLine(l *tapLine, lineNo int) bool {
-	if b.h.End > 0 || b.finalsFrom > 0 || l.process < 0 || b.lastTimeLine > 0 && l.time < b.lastTime || !utf8.ValidString(l.chat) {
+	plain := l.flags&tapPlain != 0 // its strings need no check
+	if b.h.End > 0 || b.finalsFrom > 0 || l.process < 0 || b.lastTimeLine > 0 && l.time < b.lastTime || !plain && !utf8.ValidString(l.chat) {
 		return false
 	}
 	p := int(l.process)
@@ -409,7 +416,7 @@ func (b *builder) addLine(l *tapLine, lineNo int) bool {
 			}
 			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FSync, Time: l.time, Chat: l.chat, After: l.num, Limit: int(l.aux), Reader: l.flags&tapReader != 0}
 		} else {
-			if !validUTF8(l.key, l.s1, l.s2) {
+			if !plain && !validUTF8(l.key, l.s1, l.s2) {
 				return false
 			}
 			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FPersist, Time: l.time, Chat: l.chat, Key: l.key, Sender: l.s1, PayloadHash: l.s2}
@@ -429,13 +436,13 @@ func (b *builder) addLine(l *tapLine, lineNo int) bool {
 		b.emit(&b.scratch)
 	default: // completions
 		inv := b.open.get(p)
-		if inv == nil || inv.F != tapFNames[l.f] || l.chat != "" && l.chat != inv.Chat || l.kind == KindOK && l.f == tapSync || !utf8.ValidString(l.s1) {
+		if inv == nil || inv.F != tapFNames[l.f] || l.chat != "" && l.chat != inv.Chat || l.kind == KindOK && l.f == tapSync || !plain && !utf8.ValidString(l.s1) {
 			return false
 		}
 		e := &b.scratch
 		*e = Event{Line: lineNo, Kind: l.kind, Process: p, F: inv.F, Time: l.time, Chat: inv.Chat}
 		if inv.F == FPersist {
-			if l.key != "" && (!utf8.ValidString(l.key) || l.key != inv.Key) {
+			if l.key != "" && (!plain && !utf8.ValidString(l.key) || l.key != inv.Key) {
 				return false
 			}
 			e.Key = inv.Key
