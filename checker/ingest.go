@@ -80,6 +80,7 @@ type Log struct {
 	open        []int32
 	outstanding map[int]int32
 	senders     [senderCache]cachedSender // by process: its last sender
+	lastChat    cachedChat                // the chat chat() last found
 	lastTime    int64
 	disorder    int
 	sawEvent    bool
@@ -247,7 +248,13 @@ func (l *Log) warn(format string, args ...any) {
 }
 
 func (l *Log) chat(name string) int32 {
+	// Final lines come chat by chat: the last one found is mostly the
+	// next one asked for (its name is the Log's own copy, see below).
+	if name == l.lastChat.name && name != "" {
+		return l.lastChat.id
+	}
 	if id, ok := l.chatIDs[name]; ok {
+		l.lastChat = cachedChat{l.chatNames[id], id}
 		return id
 	}
 	id := int32(len(l.chatNames))
@@ -271,6 +278,12 @@ func (l *Log) sender(s string) uint32 {
 // senderCache is how many processes' last senders the Log remembers, by
 // process modulo it: a process mostly sends as one user.
 const senderCache = 64
+
+// cachedChat is a chat's name (the Log's own copy) and number.
+type cachedChat struct {
+	name string
+	id   int32
+}
 
 // cachedSender is a sender's name (the Log's own copy) and number.
 type cachedSender struct {
