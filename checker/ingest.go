@@ -81,9 +81,11 @@ type Log struct {
 	outstanding map[int]int32
 	senders     [senderCache]cachedSender // by process: its last sender
 	lastChat    cachedChat                // the chat chat() last found
-	lastTime    int64
-	disorder    int
-	sawEvent    bool
+	// finalSenders are the senders final lines named last (finalSender).
+	finalSenders [16]cachedSender
+	lastTime     int64
+	disorder     int
+	sawEvent     bool
 
 	warnings []string
 }
@@ -297,6 +299,22 @@ type cachedSender struct {
 func (l *Log) senderOf(process int, s string) uint32 {
 	c := &l.senders[uint(process)%senderCache]
 	if c.name == s && s != "" {
+		return c.id
+	}
+	id := l.sender(s)
+	*c = cachedSender{l.senderNames[id], id}
+	return id
+}
+
+// finalSender is sender(s) for a final line, mostly without a map
+// look-up: a run's messages come from a few senders, remembered by the
+// last byte and length of their names.
+func (l *Log) finalSender(s string) uint32 {
+	if s == "" {
+		return l.sender(s)
+	}
+	c := &l.finalSenders[(len(s)*7+int(s[len(s)-1]))%len(l.finalSenders)]
+	if c.name == s {
 		return c.id
 	}
 	id := l.sender(s)
@@ -550,7 +568,7 @@ func (l *Log) Final(f *history.Final) {
 	case tableMessages, tableIdempotency:
 		sender := noSender // an optional field: who sent the key
 		if f.Sender != "" {
-			sender = l.sender(f.Sender)
+			sender = l.finalSender(f.Sender)
 		}
 		c.MessageID, c.key = l.finalIDs(c.chat, f.Seq, f.MessageID, f.Key, sender)
 		if c.key < 0 && c.Table == tableIdempotency {

@@ -73,3 +73,18 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 		}
 	}
 }
+
+// A final line's sender is the one sender() gives, whichever names share
+// finalSender's cache slot (same length, same last byte) and in whatever
+// order they come.
+func TestFinalSenderIsTheSender(t *testing.T) {
+	l, ref := NewLog(), NewLog()
+	names := []string{"alice1", "bobby1", "carol1", "a", "b", "alice1", "user-7", "user-17", "bobby1", "user-7", "é1", ""}
+	for round := range 3 {
+		for i, s := range names {
+			if got, want := l.finalSender(s), ref.sender(s); got != want || l.senderNames[got] != s {
+				t.Fatalf("round %d, name %d %q: finalSender %d (%q), sender %d", round, i, s, got, l.senderNames[got], want)
+			}
+		}
+	}
+}
