@@ -297,13 +297,7 @@ type cachedSender struct {
 // look-up. The name cached is the Log's copy, never the line's: a
 // reader's string may be a view of a buffer it reuses.
 func (l *Log) senderOf(process int, s string) uint32 {
-	c := &l.senders[uint(process)%senderCache]
-	if c.name == s && s != "" {
-		return c.id
-	}
-	id := l.sender(s)
-	*c = cachedSender{l.senderNames[id], id}
-	return id
+	return l.senderVia(&l.senders[uint(process)%senderCache], s)
 }
 
 // finalSender is sender(s) for a final line, mostly without a map
@@ -313,8 +307,13 @@ func (l *Log) finalSender(s string) uint32 {
 	if s == "" {
 		return l.sender(s)
 	}
-	c := &l.finalSenders[(len(s)*7+int(s[len(s)-1]))%len(l.finalSenders)]
-	if c.name == s {
+	return l.senderVia(&l.finalSenders[(len(s)*7+int(s[len(s)-1]))%len(l.finalSenders)], s)
+}
+
+// senderVia is sender(s), taken from c when c holds s, else looked up and
+// left in c.
+func (l *Log) senderVia(c *cachedSender, s string) uint32 {
+	if c.name == s && s != "" {
 		return c.id
 	}
 	id := l.sender(s)

@@ -57,10 +57,10 @@ func (r *chatRuns) step(j int, p, k sortKey, order int) {
 // maxChatRuns bounds the runs kept: beyond it the view is sorted.
 const maxChatRuns = 1 << 16
 
-// inOrder reports whether the view of n entries is sorted within runs of
-// one chat each, no chat in two runs.
-func (r *chatRuns) inOrder(n int) bool {
-	if r.broken || len(r.starts) == 0 || n == 0 {
+// inOrder reports whether the view is sorted within runs of one chat
+// each, no chat in two runs.
+func (r *chatRuns) inOrder() bool {
+	if r.broken || len(r.starts) == 0 {
 		return false
 	}
 	seen := map[int32]bool{r.first: true}
@@ -123,7 +123,7 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 	if sorted {
 		return
 	}
-	if runs.inOrder(len(idx)) {
+	if runs.inOrder() {
 		runs.concatenate(idx)
 		return
 	}

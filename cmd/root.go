@@ -5,11 +5,11 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"github.com/chatseq/chatseq/internal/timings"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/spf13/cobra"
 
 	// Every design chatseq drives registers itself.

@@ -47,10 +47,9 @@ func appendEventHead(b []byte, e *Event) []byte {
 // reader then need not check them again.
 func appendEventTail(b []byte, e *Event) (line []byte, plain bool) {
 	plain = true
-	var p bool
 	switch e.Kind {
 	case KindInvoke:
-		b, plain = appendPlainField(b, `,"chat":`, e.Chat)
+		b = appendPlainField(b, `,"chat":`, e.Chat, &plain)
 		if e.F == FSync {
 			b = appendUintField(b, `,"after":`, e.After)
 			b = append(b, `,"limit":`...)
@@ -60,18 +59,15 @@ func appendEventTail(b []byte, e *Event) (line []byte, plain bool) {
 			}
 			break
 		}
-		b, p = appendPlainField(b, `,"key":`, e.Key)
-		plain = plain && p
+		b = appendPlainField(b, `,"key":`, e.Key, &plain)
 		if e.Sender != "" {
-			b, p = appendPlainField(b, `,"sender":`, e.Sender)
-			plain = plain && p
+			b = appendPlainField(b, `,"sender":`, e.Sender, &plain)
 		}
 		if e.PayloadHash != "" {
-			b, p = appendPlainField(b, `,"payload_hash":`, e.PayloadHash)
-			plain = plain && p
+			b = appendPlainField(b, `,"payload_hash":`, e.PayloadHash, &plain)
 		}
 	case KindTrace:
-		b, plain = appendPlainField(b, `,"chat":`, e.Chat)
+		b = appendPlainField(b, `,"chat":`, e.Chat, &plain)
 		b = appendUintField(b, `,"seq":`, e.Seq)
 		if e.HasStart {
 			b = append(b, `,"start":`...)
@@ -79,24 +75,21 @@ func appendEventTail(b []byte, e *Event) (line []byte, plain bool) {
 		}
 	default: // completions; chat and key may be left to the invoke
 		if e.Chat != "" {
-			b, plain = appendPlainField(b, `,"chat":`, e.Chat)
+			b = appendPlainField(b, `,"chat":`, e.Chat, &plain)
 		}
 		if e.F != FSync && e.Key != "" {
-			b, p = appendPlainField(b, `,"key":`, e.Key)
-			plain = plain && p
+			b = appendPlainField(b, `,"key":`, e.Key, &plain)
 		}
 		switch {
 		case e.Kind != KindOK:
 			if e.Error != "" {
-				b, p = appendPlainField(b, `,"error":`, e.Error)
-				plain = plain && p
+				b = appendPlainField(b, `,"error":`, e.Error, &plain)
 			}
 		case e.F == FSync:
 			b = appendSyncResult(b, e.Sync)
 		default:
 			b = appendUintField(b, `,"seq":`, e.Seq)
-			b, p = appendPlainField(b, `,"message_id":`, e.MessageID)
-			plain = plain && p
+			b = appendPlainField(b, `,"message_id":`, e.MessageID, &plain)
 			b = append(b, `,"dedup":`...)
 			b = strconv.AppendBool(b, e.Dedup)
 		}
@@ -130,8 +123,7 @@ func appendSyncResult(b []byte, r *SyncResult) []byte {
 func appendFinal(b []byte, f *Final) (line []byte, plain bool) {
 	b = append(b, `{"type":"final","table":`...)
 	b, plain = jsonstr.AppendPlain(b, f.Table)
-	b, p := appendPlainField(b, `,"chat":`, f.Chat)
-	plain = plain && p
+	b = appendPlainField(b, `,"chat":`, f.Chat, &plain)
 	switch f.Table {
 	case TableCounters:
 		if f.Missing {
@@ -141,21 +133,17 @@ func appendFinal(b []byte, f *Final) (line []byte, plain bool) {
 		}
 	case TableEvents:
 		b = appendUintField(b, `,"seq":`, f.Seq)
-		b, p = appendPlainField(b, `,"message_id":`, f.MessageID)
-		plain = plain && p
+		b = appendPlainField(b, `,"message_id":`, f.MessageID, &plain)
 		b = append(b, `,"partition":`...)
 		b = strconv.AppendInt(b, int64(f.Partition), 10)
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, f.Offset, 10)
 	default: // messages, idempotency
 		b = appendUintField(b, `,"seq":`, f.Seq)
-		b, p = appendPlainField(b, `,"message_id":`, f.MessageID)
-		plain = plain && p
-		b, p = appendPlainField(b, `,"key":`, f.Key)
-		plain = plain && p
+		b = appendPlainField(b, `,"message_id":`, f.MessageID, &plain)
+		b = appendPlainField(b, `,"key":`, f.Key, &plain)
 		if f.Sender != "" {
-			b, p = appendPlainField(b, `,"sender":`, f.Sender)
-			plain = plain && p
+			b = appendPlainField(b, `,"sender":`, f.Sender, &plain)
 		}
 	}
 	return append(b, "}\n"...), plain
@@ -254,10 +242,12 @@ func appendStringField(b []byte, prefix, s string) []byte {
 	return appendString(append(b, prefix...), s)
 }
 
-// appendPlainField is appendStringField, and reports whether s was plain
-// ASCII (jsonstr.AppendPlain).
-func appendPlainField(b []byte, prefix, s string) ([]byte, bool) {
-	return jsonstr.AppendPlain(append(b, prefix...), s)
+// appendPlainField is appendStringField, and clears *plain unless s was
+// plain ASCII (jsonstr.AppendPlain).
+func appendPlainField(b []byte, prefix, s string, plain *bool) []byte {
+	b, p := jsonstr.AppendPlain(append(b, prefix...), s)
+	*plain = *plain && p
+	return b
 }
 
 func appendUintField(b []byte, prefix string, v uint64) []byte {

@@ -7,13 +7,13 @@ import (
 
 // A Tap hands the builder each recorded line as the decoder would have
 // read it from the file, without the file: lineFast fills a parsedLine
-// from the compact line of the Event the recorder encoded, writing the fields the encoder
-// writes (encode.go) and nothing else. Only lines whose every value reads
-// back as it was take this way: a string of invalid UTF-8 (written as
-// U+FFFD), an unknown kind or function, or a number the reader refuses
-// (a negative process, limit, partition or offset) is encoded and decoded
-// instead, so the tap's lines are the file's in every case
-// (TestTapLineIsTheDecodedLine).
+// from the compact line of the Event the recorder encoded, writing the
+// fields the encoder writes (encode.go) and nothing else. Only lines
+// whose every value reads back as it was take this way: a string of
+// invalid UTF-8 (written as U+FFFD), an unknown kind or function, or a
+// number the reader refuses (a negative process, limit, partition or
+// offset) is encoded and decoded instead, so the tap's lines are the
+// file's in every case (TestTapLineIsTheDecodedLine).
 
 // tapLine is one line a flush took, compact: what the encoder writes of
 // an operation or trace line, by kind (a persist's, a sync's and a trace's

@@ -14,11 +14,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/chatseq/chatseq/history"
 	"io"
 	"os"
 	"time"
 
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/histgen"
 )
 
