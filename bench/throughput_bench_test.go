@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -259,7 +260,12 @@ func runRateWith(b *testing.B, n int, set func(*bench.Config)) (rate float64, cp
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	rep, _, err := feed.Check(checker.Options{})
+	// Labelled, so a profile of the benchmark can leave the check out:
+	// -tagignore phase=check.
+	var rep checker.Report
+	pprof.Do(context.Background(), pprof.Labels("phase", "check"), func(context.Context) {
+		rep, _, err = feed.Check(checker.Options{})
+	})
 	if err != nil || rep.ExitCode() != 0 {
 		b.Fatalf("the run's check: exit %d, %v", rep.ExitCode(), err)
 	}
