@@ -17,6 +17,10 @@ type builder struct {
 	// handing a line to a sink allocates nothing.
 	scratch      Event
 	scratchFinal Final
+	// A compact line's Event, one per shape: each line sets its shape's
+	// fields and no other is ever set, so none is cleared (writing a whole
+	// Event each line was a sixth of the tap's time in a run).
+	tapInvoke, tapTrace, tapDone Event
 	open         openOps
 	// lastTime is the latest time seen, from line lastTimeLine (0: none yet).
 	lastTime     int64

@@ -419,7 +419,9 @@ func (b *builder) addLine(l *tapLine, lineNo int) bool {
 			if !plain && !validUTF8(l.key, l.s1, l.s2) {
 				return false
 			}
-			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FPersist, Time: l.time, Chat: l.chat, Key: l.key, Sender: l.s1, PayloadHash: l.s2}
+			e = &b.tapInvoke
+			e.Line, e.Kind, e.Process, e.F, e.Time = lineNo, KindInvoke, p, FPersist, l.time
+			e.Chat, e.Key, e.Sender, e.PayloadHash = l.chat, l.key, l.s1, l.s2
 		}
 		b.open.set(p, b.emit(e))
 	case KindTrace:
@@ -432,19 +434,22 @@ func (b *builder) addLine(l *tapLine, lineNo int) bool {
 		if hasStart {
 			start = l.aux
 		}
-		b.scratch = Event{Line: lineNo, Kind: KindTrace, Process: p, F: FAllocate, Time: l.time, Start: start, HasStart: hasStart, Chat: inv.Chat, Seq: l.num}
-		b.emit(&b.scratch)
+		e := &b.tapTrace
+		e.Line, e.Kind, e.Process, e.F, e.Time = lineNo, KindTrace, p, FAllocate, l.time
+		e.Start, e.HasStart, e.Chat, e.Seq = start, hasStart, inv.Chat, l.num
+		b.emit(e)
 	default: // completions
 		inv := b.open.get(p)
 		if inv == nil || inv.F != tapFNames[l.f] || l.chat != "" && l.chat != inv.Chat || l.kind == KindOK && l.f == tapSync || !plain && !utf8.ValidString(l.s1) {
 			return false
 		}
-		e := &b.scratch
-		*e = Event{Line: lineNo, Kind: l.kind, Process: p, F: inv.F, Time: l.time, Chat: inv.Chat}
+		if inv.F == FPersist && l.key != "" && (!plain && !utf8.ValidString(l.key) || l.key != inv.Key) {
+			return false
+		}
+		e := &b.tapDone
+		e.Line, e.Kind, e.Process, e.F, e.Time, e.Chat = lineNo, l.kind, p, inv.F, l.time, inv.Chat
+		e.Key, e.Error, e.Seq, e.MessageID, e.Dedup = "", "", 0, "", false
 		if inv.F == FPersist {
-			if l.key != "" && (!plain && !utf8.ValidString(l.key) || l.key != inv.Key) {
-				return false
-			}
 			e.Key = inv.Key
 		}
 		if l.kind != KindOK {

@@ -31,7 +31,7 @@ func Since(name string, began time.Time) {
 	if !on {
 		return
 	}
-	print(name, time.Since(began), -1)
+	print(name, time.Since(began), cpuTime{total: -1})
 }
 
 // Phase starts a phase; the function it returns prints it. Meanwhile the
@@ -45,28 +45,33 @@ func Phase(name string) func() {
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("phase", name)))
 	began, cpu := time.Now(), processCPU()
 	return func() {
-		print(name, time.Since(began), processCPU()-cpu)
+		now := processCPU()
+		print(name, time.Since(began), cpuTime{now.total - cpu.total, now.sys - cpu.sys})
 		// Labels cannot be read back, so an enclosing phase's is not
 		// restored: what follows an inner phase goes unlabelled.
 		pprof.SetGoroutineLabels(context.Background())
 	}
 }
 
-func print(name string, wall, cpu time.Duration) {
+// cpuTime is CPU time, user and system, and the system part of it (page
+// faults and file writes are most of it).
+type cpuTime struct{ total, sys time.Duration }
+
+func print(name string, wall time.Duration, cpu cpuTime) {
 	mu.Lock()
 	defer mu.Unlock()
-	if cpu < 0 {
+	if cpu.total < 0 {
 		fmt.Fprintf(os.Stderr, "timing: %-36s %8.3fs\n", name, wall.Seconds())
 		return
 	}
-	fmt.Fprintf(os.Stderr, "timing: %-36s %8.3fs  cpu %7.3fs\n", name, wall.Seconds(), cpu.Seconds())
+	fmt.Fprintf(os.Stderr, "timing: %-36s %8.3fs  cpu %7.3fs  sys %6.3fs\n", name, wall.Seconds(), cpu.total.Seconds(), cpu.sys.Seconds())
 }
 
 // processCPU is the CPU time the process has used so far.
-func processCPU() time.Duration {
+func processCPU() cpuTime {
 	var u syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
-		return 0
+		return cpuTime{}
 	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	return cpuTime{total: time.Duration(u.Utime.Nano() + u.Stime.Nano()), sys: time.Duration(u.Stime.Nano())}
 }
