@@ -21,7 +21,7 @@ type builder struct {
 	// fields and no other is ever set, so none is cleared (writing a whole
 	// Event each line was a sixth of the tap's time in a run).
 	tapInvoke, tapTrace, tapDone Event
-	open         openOps
+	open                         openOps
 	// lastTime is the latest time seen, from line lastTimeLine (0: none yet).
 	lastTime     int64
 	lastTimeLine int
