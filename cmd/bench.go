@@ -330,7 +330,7 @@ func (f *benchFlags) check(name string, res *bench.Result, feed *checker.Feed, p
 	done := timings.Phase("collected before the check")
 	runtime.GC()
 	done()
-	defer collectForCheck()()
+	defer collectForRunCheck()()
 	opt.VisualizeDir = f.output.visualizeDir(name)
 	opt.Interval = res.IntervalLength // allocations and gaps per interval of the run's
 	checkDone := f.cfg.Metrics.Checking(path)

@@ -136,3 +136,30 @@ func TestCollectForCheckHoldsTheHeapsGrowth(t *testing.T) {
 		}
 	})
 }
+
+// The check after a run sets the collector's percent alone: the memory
+// limit stays as it was, so the runtime keeps the pages the run's store
+// left for the check to reuse.
+func TestCollectForRunCheckLeavesTheLimitAlone(t *testing.T) {
+	if gogc, had := os.LookupEnv("GOGC"); had {
+		os.Unsetenv("GOGC")
+		defer os.Setenv("GOGC", gogc)
+	}
+	const ceiling = 1 << 40
+	withLimit(t, ceiling, func() {
+		defer debug.SetGCPercent(debug.SetGCPercent(100))
+		restore := collectForRunCheck()
+		collectAFewTimes()
+		limit, percent := debug.SetMemoryLimit(-1), debug.SetGCPercent(checkGCPercent)
+		restore()
+		if limit != ceiling {
+			t.Fatalf("limit %d during the check after a run, want it left at %d", limit, ceiling)
+		}
+		if percent != checkGCPercent {
+			t.Fatalf("collector percent %d during the check after a run, want %d", percent, checkGCPercent)
+		}
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Fatalf("collector percent %d after, want 100 back", got)
+		}
+	})
+}
