@@ -92,6 +92,21 @@ func (g *grouped[T]) renumbering() renumbering {
 	return r
 }
 
+// compose maps each grouped number to dense's value at its dense number
+// (n records in all): a map by grouped number, for records that keep the
+// numbers add gave them.
+func (r renumbering) compose(dense []int32, n int) []int32 {
+	out := make([]int32, len(r)<<groupShift)
+	for b, first := range r {
+		end := n
+		if b+1 < len(r) {
+			end = int(r[b+1])
+		}
+		copy(out[b<<groupShift:], dense[first:end])
+	}
+	return out
+}
+
 // compact moves every record to a chunked in block order (renumbering
 // says where each went) and empties g; each block is let go once copied,
 // so the records are held about once.

@@ -44,10 +44,11 @@ type Log struct {
 	// odds of 2^-64, could only hide a mismatch).
 	midNames []nameRef // in keys
 	midHash  []uint64
-	newMids  struct {
-		names chunked[nameRef]
-		hash  chunked[uint64]
-	}
+	// Kept by chat, as operations are (grouped.go): numbered in that
+	// order, a chat's message ids are neighbours by number, and what is
+	// looked up by message id for a chat's operations or final lines in
+	// turn is read in order, not one cache miss each.
+	newMids grouped[midRecord]
 	acked recentAcks // finals find their ids by their acks (intern.go)
 
 	senderIDs   map[string]uint32
@@ -240,8 +241,7 @@ func NewLog() *Log {
 		outstanding: map[int]int32{},
 		lastTime:    math.MinInt64,
 	}
-	l.newMids.names.add(0) // message id 0 is none
-	l.newMids.hash.add(0)
+	l.newMids.add(-1, midRecord{}) // message id 0 is none
 	return l
 }
 
@@ -454,9 +454,9 @@ func (l *Log) complete(e *history.Event) {
 	case history.KindOK:
 		o.status = stOK
 		if o.fn == fnPersist {
-			o.seq, o.ref, o.flag = e.Seq, l.mid(e.MessageID), e.Dedup
+			o.seq, o.ref, o.flag = e.Seq, l.mid(o.chat, e.MessageID), e.Dedup
 			if o.ref != 0 {
-				a := ackAt{mid: o.ref, key: o.key, sender: o.aux, midHash: *l.newMids.hash.at(int32(o.ref))}
+				a := ackAt{mid: o.ref, key: o.key, sender: o.aux, midHash: l.newMids.at(int32(o.ref)).hash}
 				if o.key >= 0 {
 					a.keyHash = *l.newKeys.hash.at(o.key)
 				}

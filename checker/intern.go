@@ -52,14 +52,19 @@ func (l *Log) newKey(chat int32, sender uint32, key string) int32 {
 	return l.newKeys.names.add(l.keys.add(key))
 }
 
-// mid numbers a message id (0 is "none") and keeps its hash, which sync
-// answers are compared by.
-func (l *Log) mid(s string) uint32 {
+// midRecord is a message id as numbered provisionally: its hash, which
+// sync answers are compared by, and its name.
+type midRecord struct {
+	hash uint64
+	name nameRef
+}
+
+// mid numbers a message id of chat (0 is "none") and keeps its hash.
+func (l *Log) mid(chat int32, s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	l.newMids.hash.add(stringHash(s))
-	return uint32(l.newMids.names.add(l.keys.add(s)))
+	return uint32(l.newMids.add(l.groupOf(chat), midRecord{hash: stringHash(s), name: l.keys.add(s)}))
 }
 
 // canonicalMaps gives equal keys (in one chat, and under clientScope of
@@ -90,12 +95,22 @@ func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
 	}
 	k.sender = chunked[uint32]{}
 	l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
-	m := &l.newMids
-	hashes = m.hash.flat()
-	midMap = canonical(hashes, func(a, b int32) bool { return l.keys.get(*m.names.at(a)) == l.keys.get(*m.names.at(b)) })
-	l.midNames, l.midHash = compactChunked(midMap, &m.names), compact(midMap, hashes)
+	midAt := l.newMids.renumbering()
+	mids := l.newMids.compact()
+	hashes = make([]uint64, 0, mids.len())
+	mids.each(func(r *midRecord) { hashes = append(hashes, r.hash) })
+	dense := canonical(hashes, func(a, b int32) bool { return l.keys.get(mids.at(a).name) == l.keys.get(mids.at(b).name) })
+	l.midNames = make([]nameRef, 0, len(hashes))
+	p := 0
+	mids.each(func(r *midRecord) {
+		if int(dense[p]) == len(l.midNames) {
+			l.midNames = append(l.midNames, r.name)
+		}
+		p++
+	})
+	l.midHash = compact(dense, hashes)
 	l.lastKey = nil
-	return keyMap, midMap
+	return keyMap, midAt.compose(dense, mids.len())
 }
 
 // attributeSenderless, under key_scope client, gives each key that only
@@ -434,7 +449,7 @@ func (h *ackHashes) at(chat int32, seq uint64) uint64 {
 func (l *Log) finalIDs(chat int32, seq uint64, mid, key string, sender uint32) (uint32, int32) {
 	a := l.acked.at(chat, seq)
 	if a == nil || a.midHash != stringHash(mid) {
-		id := l.mid(mid)
+		id := l.mid(chat, mid)
 		if key == "" {
 			return id, -1
 		}

@@ -82,15 +82,15 @@ func TestFinalsRepeatingAnAckKeepNoNewID(t *testing.T) {
 	l := NewLog()
 	l.Event(&history.Event{Kind: history.KindInvoke, Process: 1, F: history.FPersist, Time: 1, Chat: "c", Key: "k", Line: 2})
 	l.Event(&history.Event{Kind: history.KindOK, Process: 1, F: history.FPersist, Time: 2, Chat: "c", Key: "k", Seq: 1, MessageID: "m1", Line: 3})
-	before := l.newMids.names.len()
+	before := l.newMids.len()
 	for i, table := range []string{history.TableMessages, history.TableIdempotency, history.TableEvents} {
 		l.Final(&history.Final{Table: table, Chat: "c", Seq: 1, MessageID: "m1", Key: "k", Line: 4 + i})
 	}
-	if got := l.newMids.names.len(); got != before {
+	if got := l.newMids.len(); got != before {
 		t.Fatalf("%d message ids kept for three final lines repeating the ack, want none", got-before)
 	}
 	l.Final(&history.Final{Table: history.TableEvents, Chat: "c", Seq: 1, MessageID: "other", Line: 7})
-	if got := l.newMids.names.len(); got != before+1 {
+	if got := l.newMids.len(); got != before+1 {
 		t.Fatalf("an event with another id kept %d ids, want 1", got-before)
 	}
 	var ids []uint32
