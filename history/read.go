@@ -131,9 +131,11 @@ func ScanFile(path string, sink Sink) (*History, error) {
 		return nil, err
 	}
 	defer f.Close()
+	in, release := uncachedReader(f)
+	defer release()
 	// No pass over the file first: a sink keeps its own records, in
 	// blocks that grow without copying (the checker's Log).
-	return readTo(f, path, sizeHint{bytes: -1}, sink)
+	return readTo(in, path, sizeHint{bytes: -1}, sink)
 }
 
 // Scan reads a history from in as ScanFile reads a file, handing each line
