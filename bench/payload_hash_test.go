@@ -43,3 +43,21 @@ func TestAppendHexAgreesWithStrconv(t *testing.T) {
 		}
 	}
 }
+
+// Contents cut from one slab stay as they were cut while later ones fill
+// its blocks: each equals the content made on its own.
+func TestSlabContentsStayIntact(t *testing.T) {
+	var s stringSlab
+	type cut struct{ content, hash string }
+	var cuts []cut
+	for op := range 5000 {
+		c, h := s.messageContent(op%7, op)
+		cuts = append(cuts, cut{c, h})
+	}
+	for op, got := range cuts {
+		c, h := messageContent(op%7, op)
+		if got.content != c || got.hash != h {
+			t.Fatalf("op %d: cut %q %q, want %q %q", op, got.content, got.hash, c, h)
+		}
+	}
+}
