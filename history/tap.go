@@ -145,10 +145,10 @@ func (t *Tap) lineBuffer(n int) []tapLine {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if k := len(t.spare); k > 0 {
-		b := t.spare[k-1]
-		t.spare = t.spare[:k-1]
-		if cap(b) >= n {
+	for i := len(t.spare) - 1; i >= 0; i-- {
+		if b := t.spare[i]; cap(b) >= n {
+			last := len(t.spare) - 1
+			t.spare[i], t.spare = t.spare[last], t.spare[:last]
 			return b
 		}
 	}
@@ -177,7 +177,7 @@ func (t *Tap) finalBuffer(n int) []Final {
 }
 
 // tapSpares bounds the buffers kept for reuse.
-const tapSpares = 8
+const tapSpares = 64
 
 func (t *Tap) recycle(it tapItem) {
 	t.mu.Lock()
