@@ -49,7 +49,7 @@ type Log struct {
 	// looked up by message id for a chat's operations or final lines in
 	// turn is read in order, not one cache miss each.
 	newMids grouped[midRecord]
-	acked recentAcks // finals find their ids by their acks (intern.go)
+	acked   recentAcks // finals find their ids by their acks (intern.go)
 
 	senderIDs   map[string]uint32
 	senderNames []string // by number, the Log's copies
