@@ -125,9 +125,17 @@ func NewTappedRecorder(w io.Writer, h Header, flushEvery time.Duration, tap *Tap
 		tap.add(tapItem{header: header}, 0)
 	}
 	r := &Recorder{w: w, base: time.Now(), tap: tap, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	// Each shard's buffers are made as large as a shard holds before its
+	// writer waits for a flush: the flusher often comes much later than
+	// at recordShardSize, and buffers grown by doubling were 93 MB of
+	// allocations in a run of 1M persists. Pages not written to are not
+	// taken from the system, and these hold no pointers for a collection
+	// to scan (a tap's lines, which do, grow as they are used).
+	const lines = recordShardHardLimit / 128 // a persist's lines are 110-200 bytes
 	for i := range r.shards {
 		sh := &r.shards[i]
-		sh.buf, sh.spareBuf = make([]byte, 0, recordShardSize+recordScratch), make([]byte, 0, recordShardSize+recordScratch)
+		sh.buf, sh.spareBuf = make([]byte, 0, recordShardHardLimit+recordScratch), make([]byte, 0, recordShardHardLimit+recordScratch)
+		sh.lines, sh.spareLines = make([]lineMark, 0, lines), make([]lineMark, 0, lines)
 	}
 	r.flusherWG.Add(1)
 	go r.flushInBackground(flushEvery)
