@@ -97,20 +97,15 @@ func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
 	l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
 	midAt := l.newMids.renumbering()
 	mids := l.newMids.compact()
-	hashes = make([]uint64, 0, mids.len())
-	mids.each(func(r *midRecord) { hashes = append(hashes, r.hash) })
-	dense := canonical(hashes, func(a, b int32) bool { return l.keys.get(mids.at(a).name) == l.keys.get(mids.at(b).name) })
-	l.midNames = make([]nameRef, 0, len(hashes))
-	p := 0
-	mids.each(func(r *midRecord) {
-		if int(dense[p]) == len(l.midNames) {
-			l.midNames = append(l.midNames, r.name)
-		}
-		p++
-	})
-	l.midHash = compact(dense, hashes)
+	n := mids.len()
+	hashes = make([]uint64, 0, n)
+	names := make([]nameRef, 0, n)
+	mids.each(func(r *midRecord) { hashes, names = append(hashes, r.hash), append(names, r.name) })
+	mids = chunked[midRecord]{}
+	dense := canonical(hashes, func(a, b int32) bool { return l.keys.get(names[a]) == l.keys.get(names[b]) })
+	l.midNames, l.midHash = compact(dense, names), compact(dense, hashes)
 	l.lastKey = nil
-	return keyMap, midAt.compose(dense, mids.len())
+	return keyMap, midAt.compose(dense, n)
 }
 
 // attributeSenderless, under key_scope client, gives each key that only

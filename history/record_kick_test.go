@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bytes"
 	"runtime"
 	"strings"
 	"sync"
@@ -11,8 +10,8 @@ import (
 // hookedWriter counts writes and calls onWrite (once) inside the first
 // write after the header.
 type hookedWriter struct {
+	lockedBuffer
 	mu      sync.Mutex
-	buf     bytes.Buffer
 	writes  int
 	onWrite func()
 }
@@ -30,9 +29,7 @@ func (w *hookedWriter) Write(p []byte) (int, error) {
 	if hook != nil {
 		hook()
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
+	return w.lockedBuffer.Write(p)
 }
 
 func (w *hookedWriter) count() int {
@@ -83,7 +80,7 @@ func TestFlusherSkipsAKickWhoseShardWasFlushed(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	h, err := Read(bytes.NewReader(w.buf.Bytes()), "h.jsonl")
+	h, err := Read(strings.NewReader(w.String()), "h.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

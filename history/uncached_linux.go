@@ -52,7 +52,6 @@ func directOrPlain(f *os.File) (r io.Reader, close func()) {
 	first := <-u.free
 	n, err := d.ReadAt(first, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		u.free <- first
 		u.release()
 		return f, func() {}
 	}
