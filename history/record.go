@@ -65,12 +65,13 @@ const (
 	// (at most recordShards times the hard limit, normally a shard's size
 	// per shard) and leaves at most one partial line.
 	//
-	// A flush writes every shard's lines at once, so a shard's size sets
-	// how much each write puts in the page cache: 256 KB a shard makes
-	// writes of 256 KB to 1 MB, where 32 KB made writes of 32-64 KB, which
-	// cost ext4 about 40% more system time a byte, and five times as many
-	// flushes (merges, tap hand-overs, flusher wake-ups). A whole run took
-	// 5-10% less CPU a persist.
+	// A flush takes every shard's lines at once, so a shard's size sets
+	// how often a run merges, writes, hands its tap a batch and wakes the
+	// flusher and the tap's reader: at 256 KB a run of 1M persists made a
+	// fifth as many flushes as at 32 KB (writes of 256 KB-1 MB, not 32-64
+	// KB) and took 5-10% less CPU a persist. The flush cycles were the
+	// cost: 32 KB shards whose flushes were written 512 KB at a time took
+	// as much CPU as before.
 	recordShardSize      = 256 << 10
 	recordShardLimit     = 4 * recordShardSize
 	recordShardHardLimit = 4 * recordShardLimit
