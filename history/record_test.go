@@ -427,6 +427,7 @@ func TestRecordDoesNotWaitForTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	<-w.writing // the header's write; the next signal must be the flusher's
 	w.release = make(chan struct{})
 	key := strings.Repeat("k", 200)
 	lines := 0
@@ -444,7 +445,7 @@ func TestRecordDoesNotWaitForTheFile(t *testing.T) {
 		record(recordShardSize/200 + 10)
 		close(filled)
 		<-w.writing
-		record(2 * recordShardSize / 200)
+		record(recordShardLimit / 200) // past the limit, short of the hard limit
 		close(done)
 	}()
 	for _, step := range []struct {
