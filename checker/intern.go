@@ -203,7 +203,13 @@ func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
 	radixSortRange(order, 31, 64) // bit 31 is a provisional number's: 0
 	// first maps each provisional number to the first equal one, then,
 	// in place, to its final number.
+	// Each is its own first until found equal to an earlier one: set in
+	// order, not at each provisional number as the sorted order reaches
+	// it, a cache miss each, since most strings appear once.
 	first := make([]int32, len(hashes))
+	for p := range first {
+		first[p] = int32(p)
+	}
 	for i := 0; i < len(order); {
 		j := i + 1
 		for j < len(order) && order[j]>>32 == order[i]>>32 {
@@ -212,9 +218,8 @@ func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
 		// order[i:j] share a top half, in provisional order: almost
 		// always equal strings. Each takes the first earlier one it
 		// equals (a collision of unequal strings leaves two groups).
-		for a := i; a < j; a++ {
+		for a := i + 1; a < j; a++ {
 			pa := int32(uint32(order[a]))
-			first[pa] = pa
 			for b := i; b < a; b++ {
 				if pb := int32(uint32(order[b])); first[pb] == pb && hashes[pb] == hashes[pa] && same(pb, pa) {
 					first[pa] = pb
@@ -238,42 +243,6 @@ func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
 
 // lowHalf is a uint64's low 32 bits.
 const lowHalf = 1<<32 - 1
-
-// radixSortRange sorts a stably by bits lo and up of each entry, up to bit
-// hi (and the few above it that the last 11-bit digit reaches): a least
-// significant digit first radix sort, a pass per 11 bits. On the millions
-// of entries a large history has it takes a fifth of a comparison sort's
-// time. Hashes are uniform, so three passes over their top 33 bits order
-// them; chats and sequences are small numbers, so a view's entries need
-// about as few.
-func radixSortRange(a []uint64, lo, hi int) {
-	const bits = 11
-	if len(a) < 2 {
-		return
-	}
-	tmp := make([]uint64, len(a))
-	src, dst := a, tmp
-	for shift := lo; shift < hi; shift += bits {
-		var count [1 << bits]int
-		for _, e := range src {
-			count[(e>>shift)&(1<<bits-1)]++
-		}
-		at := 0
-		for d, n := range count {
-			count[d] = at
-			at += n
-		}
-		for _, e := range src {
-			d := (e >> shift) & (1<<bits - 1)
-			dst[count[d]] = e
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &a[0] {
-		copy(a, src)
-	}
-}
 
 // compact keeps the value of each final number, from its first provisional
 // one.

@@ -50,8 +50,8 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 // kept in their order, with values spread over every digit and repeated.
 func TestRadixSortIsAStableSortByItsBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 2, 3, 1000, 70000} {
-		for _, r := range []struct{ lo, hi int }{{31, 64}, {0, 64}, {7, 30}} {
+	for _, n := range []int{0, 1, 2, 3, 33, 1000, 70000, 300000} {
+		for _, r := range []struct{ lo, hi int }{{31, 64}, {0, 64}, {7, 30}, {20, 40}, {3, 12}} {
 			a := make([]uint64, n)
 			for i := range a {
 				a[i] = rng.Uint64()
