@@ -121,9 +121,36 @@ func appendSyncResult(b []byte, r *SyncResult) []byte {
 }
 
 func appendFinal(b []byte, f *Final) (line []byte, plain bool) {
+	b, plain = appendFinalPrefix(b, f)
+	return appendFinalRest(b, f, plain)
+}
+
+// appendFinalPrefix encodes a final line up to its chat.
+func appendFinalPrefix(b []byte, f *Final) (line []byte, plain bool) {
 	b = append(b, `{"type":"final","table":`...)
 	b, plain = jsonstr.AppendPlain(b, f.Table)
-	b = appendPlainField(b, `,"chat":`, f.Chat, &plain)
+	return appendPlainField(b, `,"chat":`, f.Chat, &plain), plain
+}
+
+// finalPrefixes encodes final lines, each line's table and chat once for
+// a run of lines that share them: a store's final state lists a chat's
+// messages, then its idempotency records, thousands at a time.
+type finalPrefixes struct {
+	table, chat string
+	prefix      []byte
+	plain       bool
+}
+
+func (c *finalPrefixes) appendFinal(b []byte, f *Final) (line []byte, plain bool) {
+	if c.prefix == nil || f.Table != c.table || f.Chat != c.chat {
+		c.table, c.chat = f.Table, f.Chat
+		c.prefix, c.plain = appendFinalPrefix(c.prefix[:0], f)
+	}
+	return appendFinalRest(append(b, c.prefix...), f, c.plain)
+}
+
+// appendFinalRest encodes a final line after its chat.
+func appendFinalRest(b []byte, f *Final, plain bool) (line []byte, _ bool) {
 	switch f.Table {
 	case TableCounters:
 		if f.Missing {

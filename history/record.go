@@ -260,9 +260,10 @@ func (r *Recorder) recordFinals(fs []Final, handedOver bool, turn func()) (next 
 	buf := finalBuffers.Get().(*[]byte)
 	enc := (*buf)[:0]
 	plain := true
+	var prefixes finalPrefixes
 	for i := range fs {
 		var p bool
-		enc, p = appendFinal(enc, &fs[i])
+		enc, p = prefixes.appendFinal(enc, &fs[i])
 		plain = plain && p
 	}
 	next = fs[:0]
