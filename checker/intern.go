@@ -202,10 +202,10 @@ func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
 	}
 	radixSortRange(order, 31, 64) // bit 31 is a provisional number's: 0
 	// first maps each provisional number to the first equal one, then,
-	// in place, to its final number.
-	// Each is its own first until found equal to an earlier one: set in
-	// order, not at each provisional number as the sorted order reaches
-	// it, a cache miss each, since most strings appear once.
+	// in place, to its final number. Each is its own first until found
+	// equal to an earlier one: set in order, not at each provisional
+	// number as the sorted order reaches it, a cache miss each, since most
+	// strings appear once.
 	first := make([]int32, len(hashes))
 	for p := range first {
 		first[p] = int32(p)

@@ -22,22 +22,12 @@ func radixSortRange(a []uint64, lo, hi int) {
 		return
 	}
 	top := hi - radixBits
-	var start [1<<radixBits + 1]int
-	for _, e := range a {
-		start[(e>>top)&radixMask+1]++
-	}
-	for d := 1; d < len(start); d++ {
-		start[d] += start[d-1]
-	}
-	next := start
-	for _, e := range a {
-		d := (e >> top) & radixMask
-		tmp[next[d]] = e
-		next[d]++
-	}
-	for d := range 1 << radixBits {
-		s, e := start[d], start[d+1]
-		sortDigits(tmp[s:e], a[s:e], lo, top)
+	var end [1 << radixBits]int
+	scatterByDigit(a, tmp, top, radixMask, end[:])
+	start := 0
+	for _, e := range end {
+		sortDigits(tmp[start:e], a[start:e], lo, top)
+		start = e
 	}
 }
 
@@ -79,24 +69,30 @@ func sortDigits(src, dst []uint64, lo, hi int) {
 	var count [1 << radixBits]int
 	from, to := src, dst
 	for shift := lo; shift < hi; shift += width {
-		c := count[:mask+1]
-		clear(c)
-		for _, e := range from {
-			c[(e>>shift)&mask]++
-		}
-		at := 0
-		for d, k := range c {
-			c[d] = at
-			at += k
-		}
-		for _, e := range from {
-			d := (e >> shift) & mask
-			to[c[d]] = e
-			c[d]++
-		}
+		scatterByDigit(from, to, shift, mask, count[:mask+1])
 		from, to = to, from
 	}
 	if &from[0] != &dst[0] {
 		copy(dst, from)
+	}
+}
+
+// scatterByDigit moves from's entries to to, stably ordered by their digit
+// (e>>shift)&mask, and leaves count[d] (one a digit) at the end of digit
+// d's entries in to.
+func scatterByDigit(from, to []uint64, shift int, mask uint64, count []int) {
+	clear(count)
+	for _, e := range from {
+		count[(e>>shift)&mask]++
+	}
+	at := 0
+	for d, k := range count {
+		count[d] = at
+		at += k
+	}
+	for _, e := range from {
+		d := (e >> shift) & mask
+		to[count[d]] = e
+		count[d]++
 	}
 }
