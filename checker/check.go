@@ -137,7 +137,9 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	}
 	switch con.Events {
 	case history.EventsAtLeastOnce:
-		tasks = append(tasks, func() { var res Result; res, dups = checkEventCompleteness(x); put(res) })
+		// Early, beside sync completeness: at the end of the list it
+		// was the last task of a default run's check, alone on a core.
+		tasks = slices.Insert(tasks, 1, func() { var res Result; res, dups = checkEventCompleteness(x); put(res) })
 	case history.EventsNone:
 		if stated {
 			notApplicable(NameEventCompleteness, "contract events: none")

@@ -61,7 +61,7 @@ func findingTasks(x *index, con history.Contract, claims map[string]string, put 
 		}
 		tasks = append(tasks, func() {
 			var res Result
-			res, fs.outOfOrder, _ = checkEventOrder(x)
+			res, fs.outOfOrder, _ = x.eventOrder()
 			putCited(res)
 		})
 	case history.EventOrderNone:
@@ -72,7 +72,7 @@ func findingTasks(x *index, con history.Contract, claims map[string]string, put 
 	if con.EventOrder != history.EventOrderPerChat && x.hasEvents {
 		// Not promised, still counted: events_out_of_order is a fact of
 		// the topic.
-		tasks = append(tasks, func() { _, fs.outOfOrder, _ = checkEventOrder(x) })
+		tasks = append(tasks, func() { _, fs.outOfOrder, _ = x.eventOrder() })
 	}
 	return tasks
 }

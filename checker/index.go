@@ -46,6 +46,11 @@ type index struct {
 	kinds       []linKind
 	kindsReject bool
 
+	// eventOrder is judged once: event_completeness notes what it
+	// counts, and the findings judge or count it too.
+	eventOrderOnce sync.Once
+	eventOrderRes  eventOrderResult
+
 	// The Log's records, in the blocks they were read into: gathering
 	// them into one slice each copied a quarter of a run's memory at once
 	// (chunked.go).
@@ -274,19 +279,6 @@ func (x *index) hasMsgHashFrom(msgs []int32, from int, seq uint64, h uint64) (fo
 		}
 	}
 	return false, at, i
-}
-
-// hasMsg reports whether chat c's final messages hold (seq, id).
-func (x *index) hasMsg(c int32, seq uint64, id uint32) (found bool, at int32) {
-	i, j := x.msgAt(c, seq)
-	at = -1
-	for ; i < j; i++ {
-		at = x.msgs[i]
-		if x.fin.at(at).MessageID == id {
-			return true, at
-		}
-	}
-	return false, at
 }
 
 // buildIndex sorts the Log's views; the Log becomes the index's. Its steps

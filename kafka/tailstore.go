@@ -98,15 +98,71 @@ func (s *eventStore) at(i int32) *storedEvent {
 // entry in until (a partition not named keeps none), by partition and
 // offset.
 func (s *eventStore) sorted(until map[int32]int64) Events {
+	if order, ok := s.byPartition(until); ok {
+		return Events{store: s, order: order}
+	}
 	order := make([]int32, 0, s.n)
 	for i := range int32(s.n) {
 		if r := s.at(i); r.offset < until[r.partition] {
 			order = append(order, i)
 		}
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		ra, rb := s.at(a), s.at(b)
-		return cmp.Or(cmp.Compare(ra.partition, rb.partition), cmp.Compare(ra.offset, rb.offset))
-	})
+	slices.SortFunc(order, s.byOffset)
 	return Events{store: s, order: order}
+}
+
+// maxDensePartition bounds the partition numbers byPartition counts in a
+// slice; a topic has partitions 0 to n-1, and n is seldom over a few
+// hundred.
+const maxDensePartition = 1 << 16
+
+// byPartition is sorted's order by a stable counting sort on partition: a
+// tail reads each partition in offset order, so the events' arrival order
+// within a partition is already offset order (checked; a partition that
+// is not is sorted). A comparison sort of a default one-minute run's 1.5M
+// events took about 0.4 s. It reports false, and does nothing, when a
+// partition number is negative or past maxDensePartition.
+func (s *eventStore) byPartition(until map[int32]int64) ([]int32, bool) {
+	limit := []int64{}
+	for p, end := range until {
+		if p < 0 || p >= maxDensePartition {
+			return nil, false
+		}
+		if int(p) >= len(limit) {
+			limit = append(limit, make([]int64, int(p)+1-len(limit))...)
+		}
+		limit[p] = end
+	}
+	kept := func(r *storedEvent) bool {
+		return r.partition >= 0 && int(r.partition) < len(limit) && r.offset < limit[r.partition]
+	}
+	start := make([]int, len(limit)+1)
+	for i := range int32(s.n) {
+		if r := s.at(i); kept(r) {
+			start[r.partition+1]++
+		}
+	}
+	for p := range limit {
+		start[p+1] += start[p]
+	}
+	order := make([]int32, start[len(limit)])
+	next := slices.Clone(start[:len(limit)])
+	for i := range int32(s.n) {
+		if r := s.at(i); kept(r) {
+			order[next[r.partition]] = i
+			next[r.partition]++
+		}
+	}
+	for p := range limit {
+		if part := order[start[p]:start[p+1]]; !slices.IsSortedFunc(part, s.byOffset) {
+			slices.SortFunc(part, s.byOffset)
+		}
+	}
+	return order, true
+}
+
+// byOffset orders two stored events by partition, then offset.
+func (s *eventStore) byOffset(a, b int32) int {
+	ra, rb := s.at(a), s.at(b)
+	return cmp.Or(cmp.Compare(ra.partition, rb.partition), cmp.Compare(ra.offset, rb.offset))
 }
