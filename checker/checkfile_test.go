@@ -1,6 +1,7 @@
 package checker_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,37 +14,64 @@ import (
 )
 
 // CheckFile, which streams a file into a Log, judges exactly as Check does
-// on the same file read whole: on a valid generated history and on one with
-// a stale sync that only linearizability catches.
+// on the same file read whole: on a valid generated history, on one with a
+// stale sync that only linearizability catches, over many chats, and with
+// chats that only final lines name (they have no operation).
 func TestCheckFileJudgesAsCheck(t *testing.T) {
-	for _, stale := range []bool{false, true} {
-		path := filepath.Join(t.TempDir(), "h.jsonl")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := histgen.Default()
-		cfg.Persists, cfg.Chats, cfg.Hot, cfg.StaleSync = 4000, 1, true, stale
-		if _, err := histgen.Generate(f, cfg); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		h, err := history.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := checker.Check(h, checker.Options{})
-		got, _, err := checker.CheckFile(path, checker.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want.Stats.CheckMillis, got.Stats.CheckMillis = 0, 0
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("stale=%v: CheckFile and Check differ:\n%+v\n%+v", stale, got, want)
-		}
-		if lin := got.Invariants[len(got.Invariants)-1]; stale != (got.ExitCode() == 1) || stale && !strings.Contains(lin.Detail, "not linearizable") {
-			t.Fatalf("stale=%v: exit %d, %s: %s", stale, got.ExitCode(), lin.Name, lin.Detail)
-		}
+	for _, tc := range []struct {
+		name        string
+		chats       int
+		hot, stale  bool
+		finalsChats int // chats named by final lines only
+	}{
+		{"hot chat", 1, true, false, 0},
+		{"hot chat, stale sync", 1, true, true, 0},
+		{"many chats", 12, false, false, 0},
+		{"chats only final lines name", 12, false, false, 3},
+		{"stale sync, chats only final lines name", 1, true, true, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			cfg := histgen.Default()
+			cfg.Persists, cfg.Chats, cfg.Hot, cfg.StaleSync = 4000, tc.chats, tc.hot, tc.stale
+			if _, err := histgen.Generate(&b, cfg); err != nil {
+				t.Fatal(err)
+			}
+			text := b.String()
+			if tc.finalsChats > 0 {
+				first := strings.Index(text, `{"type":"final"`)
+				var extra strings.Builder
+				for i := range tc.finalsChats {
+					fmt.Fprintf(&extra, `{"type":"final","table":"counters","chat":"only-final-%d","value":%d}`+"\n", i, i)
+					fmt.Fprintf(&extra, `{"type":"final","table":"messages","chat":"only-final-%d","seq":1,"message_id":"m-only-%d","key":"k-only-%d"}`+"\n", i, i, i)
+				}
+				text = text[:first] + extra.String() + text[first:]
+			}
+			path := filepath.Join(t.TempDir(), "h.jsonl")
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			h, err := history.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := checker.Check(h, checker.Options{})
+			got, _, err := checker.CheckFile(path, checker.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Stats.CheckMillis, got.Stats.CheckMillis = 0, 0
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("CheckFile and Check differ:\n%+v\n%+v", got, want)
+			}
+			lin := got.Invariants[len(got.Invariants)-1]
+			if tc.stale && (got.ExitCode() != 1 || !strings.Contains(lin.Detail, "not linearizable")) {
+				t.Fatalf("exit %d, %s: %s", got.ExitCode(), lin.Name, lin.Detail)
+			}
+			if !tc.stale && tc.finalsChats == 0 && got.ExitCode() != 0 {
+				t.Fatalf("a valid history: exit %d\n%+v", got.ExitCode(), got)
+			}
+		})
 	}
 }
 
