@@ -47,23 +47,7 @@ func TestCheckFileJudgesAsCheck(t *testing.T) {
 				}
 				text = text[:first] + extra.String() + text[first:]
 			}
-			path := filepath.Join(t.TempDir(), "h.jsonl")
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			h, err := history.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := checker.Check(h, checker.Options{})
-			got, _, err := checker.CheckFile(path, checker.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want.Stats.CheckMillis, got.Stats.CheckMillis = 0, 0
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("CheckFile and Check differ:\n%+v\n%+v", got, want)
-			}
+			got, _, _ := checkFileAsCheck(t, tc.name, text)
 			lin := got.Invariants[len(got.Invariants)-1]
 			if tc.stale && (got.ExitCode() != 1 || !strings.Contains(lin.Detail, "not linearizable")) {
 				t.Fatalf("exit %d, %s: %s", got.ExitCode(), lin.Name, lin.Detail)
@@ -103,23 +87,7 @@ func TestCheckFileEndLine(t *testing.T) {
 		{"cut in the final state", body[:firstFinal+len(finals)/3], true},
 		{"cut before the final state", body[:firstFinal], true},
 	} {
-		path := filepath.Join(t.TempDir(), "h.jsonl")
-		if err := os.WriteFile(path, []byte(header+"\n"+tt.body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		h, err := history.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		want := checker.Check(h, checker.Options{})
-		got, read, err := checker.CheckFile(path, checker.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want.Stats.CheckMillis, got.Stats.CheckMillis = 0, 0
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: CheckFile and Check differ:\n%+v\n%+v", tt.name, got, want)
-		}
+		got, read, h := checkFileAsCheck(t, tt.name, header+"\n"+tt.body)
 		if read.CutShort() != tt.cut || h.CutShort() != tt.cut {
 			t.Fatalf("%s: cut short %v / %v", tt.name, read.CutShort(), h.CutShort())
 		}
@@ -134,4 +102,30 @@ func TestCheckFileEndLine(t *testing.T) {
 			t.Fatalf("%s: ack_implies_persistence %s: %s", tt.name, res.Status, res.Detail)
 		}
 	}
+}
+
+// checkFileAsCheck writes text to a file and judges it streamed
+// (CheckFile) and read whole (Check), failing t, with name, where the two
+// reports differ. It returns CheckFile's report, what CheckFile read and
+// the file read whole.
+func checkFileAsCheck(t *testing.T, name, text string) (checker.Report, *history.History, *history.History) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	want := checker.Check(h, checker.Options{})
+	got, read, err := checker.CheckFile(path, checker.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	want.Stats.CheckMillis, got.Stats.CheckMillis = 0, 0
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: CheckFile and Check differ:\n%+v\n%+v", name, got, want)
+	}
+	return got, read, h
 }

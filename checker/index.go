@@ -254,18 +254,6 @@ func maxSpan(sp []int32) int {
 	return int(m)
 }
 
-// msgAt returns the range of chat c's final messages at seq.
-func (x *index) msgAt(c int32, seq uint64) (int, int) {
-	lo, hi := span(x.msgSpan, c)
-	s := x.msgs[lo:hi]
-	i, _ := slices.BinarySearchFunc(s, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.at(m).Seq, t) })
-	j := i
-	for j < len(s) && x.fin.at(s[j]).Seq == seq {
-		j++
-	}
-	return lo + i, lo + j
-}
-
 // hasMsgHashFrom reports whether one chat's msgs hold seq with a message
 // id of hash h, looking from index from of them on (searchFrom); it
 // returns where the sequence's messages begin, for the next look-up.

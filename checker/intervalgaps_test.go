@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -71,4 +72,17 @@ func TestIntervalGapsMergeAgreesWithSearch(t *testing.T) {
 			t.Fatal("seed 0 has no gaps: the comparison tests nothing")
 		}
 	}
+}
+
+// msgAt returns the range of chat c's final messages at seq, by a binary
+// search: the reference the merge is compared with.
+func (x *index) msgAt(c int32, seq uint64) (int, int) {
+	lo, hi := span(x.msgSpan, c)
+	s := x.msgs[lo:hi]
+	i, _ := slices.BinarySearchFunc(s, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.at(m).Seq, t) })
+	j := i
+	for j < len(s) && x.fin.at(s[j]).Seq == seq {
+		j++
+	}
+	return lo + i, lo + j
 }
