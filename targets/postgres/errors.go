@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/chatseq/chatseq/sequencer"
@@ -78,10 +79,14 @@ func failBeforeCommit(err error) error {
 	return &sequencer.Error{Code: sequencer.CodeStoreError, Definite: true, Err: err}
 }
 
-// failAtCommit classifies an error of COMMIT itself: definite only when the
-// server answered with an error or the COMMIT never left; a lost answer
-// (a dropped connection, a timeout) leaves the outcome unknown.
-func failAtCommit(err error) error {
+// failAtCommit classifies an error of COMMIT itself. openBefore says the
+// connection was open when COMMIT started, so COMMIT may have left: then
+// only the server's own answer is definite. pgx (v5.12) reports an answer
+// lost after COMMIT left as "conn closed", which pgconn.SafeToRetry calls
+// safe: MultiResultReader.NextResult drops the read error and the next
+// read finds the connection it closed. A lost answer leaves the outcome
+// unknown.
+func failAtCommit(err error, openBefore bool) error {
 	switch {
 	case serverShuttingDown(err):
 		// The server is going down (a crash, an immediate shutdown): it
@@ -89,12 +94,21 @@ func failAtCommit(err error) error {
 		return &sequencer.Error{Code: CodeCommitUnacknowledged, Err: err}
 	case serverRejected(err):
 		return &sequencer.Error{Code: sequencer.CodeStoreError, Definite: true, Err: err}
-	case notSent(err):
+	case notSent(err) && !openBefore:
 		return &sequencer.Error{Code: CodeDBUnavailable, Definite: true, Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &sequencer.Error{Code: "timeout", Err: err}
 	}
 	return &sequencer.Error{Code: CodeCommitUnacknowledged, Err: err}
+}
+
+// commitTx sends COMMIT and classifies its failure.
+func commitTx(ctx context.Context, tx pgx.Tx) error {
+	openBefore := !tx.Conn().PgConn().IsClosed()
+	if err := tx.Commit(ctx); err != nil {
+		return failAtCommit(err, openBefore)
+	}
+	return nil
 }
 
 // failAllocate classifies an error of the autocommit counter update: the

@@ -18,7 +18,7 @@ func TestCommitErrorsOfAServerGoingDown(t *testing.T) {
 		{Severity: "ERROR", Code: "08006"}, // connection failure
 	} {
 		var serr *sequencer.Error
-		if !errors.As(failAtCommit(pg), &serr) || serr.Definite {
+		if !errors.As(failAtCommit(pg, true), &serr) || serr.Definite {
 			t.Fatalf("%s %s at COMMIT classified %+v, want an unknown outcome", pg.Severity, pg.Code, serr)
 		}
 	}
@@ -28,7 +28,7 @@ func TestCommitErrorsOfAServerGoingDown(t *testing.T) {
 		t.Fatalf("admin shutdown at the counter update classified %+v, want an unknown outcome", alloc)
 	}
 	var serr *sequencer.Error
-	if !errors.As(failAtCommit(&pgconn.PgError{Severity: "ERROR", Code: "40001"}), &serr) || !serr.Definite {
+	if !errors.As(failAtCommit(&pgconn.PgError{Severity: "ERROR", Code: "40001"}, true), &serr) || !serr.Definite {
 		t.Fatalf("a serialization failure at COMMIT classified %+v, want a definite fail", serr)
 	}
 }

@@ -287,10 +287,7 @@ func (s *send) commit(tx pgx.Tx, seq uint64) error {
 		}
 		return persistErr(CodeCommitUnacknowledged, false, errDBDown)
 	}
-	if err := tx.Commit(s.ctx); err != nil {
-		return failAtCommit(err)
-	}
-	return nil
+	return commitTx(s.ctx, tx)
 }
 
 // commitAfterAck is the AckBeforeCommit variant's step 7, sent after
