@@ -3,6 +3,8 @@
 package history
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -136,17 +138,47 @@ func (u *directReader) readAhead(off int64) {
 }
 
 func (u *directReader) Read(p []byte) (int, error) {
+	if err := u.fill(); err != nil {
+		return 0, err
+	}
+	n := copy(p, u.cur)
+	u.cur = u.cur[n:]
+	return n, nil
+}
+
+// ReadSlice is bufio.Reader's, over the chunks themselves: a line that
+// runs past the end of its chunk comes in two parts, the first with
+// bufio.ErrBufferFull. The slice is valid until the next call, which may
+// hand its chunk back to be read into.
+func (u *directReader) ReadSlice(delim byte) ([]byte, error) {
+	if err := u.fill(); err != nil {
+		return nil, err
+	}
+	if i := bytes.IndexByte(u.cur, delim); i >= 0 {
+		line := u.cur[:i+1]
+		u.cur = u.cur[i+1:]
+		return line, nil
+	}
+	rest := u.cur
+	u.cur = nil
+	if u.pending != nil {
+		return rest, u.pending
+	}
+	return rest, bufio.ErrBufferFull
+}
+
+// fill makes cur the next unread bytes, handing each chunk read through
+// back, or returns the error that ended the input.
+func (u *directReader) fill() error {
 	for len(u.cur) == 0 {
 		if u.pending != nil {
-			return 0, u.pending
+			return u.pending
 		}
 		u.free <- u.curBuf
 		c := <-u.chunks
 		u.cur, u.curBuf, u.pending = c.buf[:c.n], c.buf, c.err
 	}
-	n := copy(p, u.cur)
-	u.cur = u.cur[n:]
-	return n, nil
+	return nil
 }
 
 // release stops the read-ahead and lets the buffers and the descriptor go.

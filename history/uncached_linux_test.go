@@ -22,8 +22,14 @@ func writeRandomFile(t *testing.T, n int) (string, []byte) {
 	for i := range want {
 		want[i] = byte(rng.Uint32())
 	}
+	return writeSyncedFile(t, want), want
+}
+
+// writeSyncedFile writes data to a new file and syncs it.
+func writeSyncedFile(t *testing.T, data []byte) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "history.jsonl")
-	if err := os.WriteFile(path, want, 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -34,7 +40,7 @@ func writeRandomFile(t *testing.T, n int) (string, []byte) {
 	if err := f.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	return path, want
+	return path
 }
 
 // directSupported reports whether dir's file system opens files with
@@ -122,5 +128,56 @@ func TestUncachedReaderOnlyForUncachedFiles(t *testing.T) {
 	got, err := io.ReadAll(r)
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("uncached file read back %d bytes (%v), want the file's %d", len(got), err, len(want))
+	}
+}
+
+// Split into lines straight from the chunks (ReadSlice), a file gives the
+// lines it gives through a buffer: lines across a chunk's end, one longer
+// than a chunk, one ending exactly at a chunk's end, and a last line with
+// no newline.
+func TestDirectLinesAreTheFilesLines(t *testing.T) {
+	var text []byte
+	rng := rand.New(rand.NewPCG(3, 5))
+	for len(text) < 3*uncachedChunk {
+		n := rng.IntN(5000)
+		if rng.IntN(200) == 0 {
+			n = uncachedChunk + rng.IntN(1000) // longer than a chunk
+		}
+		if room := uncachedChunk - len(text)%uncachedChunk; room > 1 && room < 5000 && rng.IntN(4) == 0 {
+			n = room - 1 // its newline is a chunk's last byte
+		}
+		text = append(text, bytes.Repeat([]byte{'a' + byte(rng.IntN(26))}, n)...)
+		text = append(text, '\n')
+	}
+	text = append(text, "last line, unterminated"...)
+	path := writeSyncedFile(t, text)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, release := directOrPlain(f)
+	defer release()
+	if _, direct := r.(*directReader); direct != directSupported(path) {
+		t.Fatalf("read with O_DIRECT %v, where the file system takes it %v", direct, directSupported(path))
+	}
+	direct := newLineParser(r, path, readBufferSize)
+	buffered := newLineParser(bytes.NewReader(text), path, readBufferSize)
+	for n := 1; ; n++ {
+		got, gotErr := direct.nextLine()
+		want, wantErr := buffered.nextLine()
+		if gotErr != wantErr || !bytes.Equal(got, want) || direct.unterminated != buffered.unterminated {
+			t.Fatalf("line %d: %d bytes (%v, unterminated %v), want %d bytes (%v, unterminated %v)",
+				n, len(got), gotErr, direct.unterminated, len(want), wantErr, buffered.unterminated)
+		}
+		if wantErr == io.EOF {
+			if n < 100 {
+				t.Fatalf("only %d lines: the test file is too small", n)
+			}
+			return
+		}
+		if wantErr != nil {
+			t.Fatal(wantErr)
+		}
 	}
 }
