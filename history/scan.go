@@ -484,13 +484,56 @@ func (s *scanner) nextElement() (done bool, err error) {
 }
 
 func (s *scanner) readUintArray(name string) ([]uint64, error) {
+	if v, ok := s.plainUintArray(); ok {
+		return v, nil
+	}
 	return readArray(s, name, "an array of non-negative integers", &s.u64, &s.carve, func(i int) (uint64, error) {
 		return s.readUint(name, i, math.MaxUint64)
 	})
 }
 
+// plainUintArray reads an array written plainly, `[d,d,...,d]` with no
+// space and each number as plainUint takes it, as a sync's seqs are; on
+// anything else it moves nothing, and readArray reads the array the
+// general way (and names what is wrong). One loop per array rather than
+// calls per element: a large history is mostly such arrays.
+func (s *scanner) plainUintArray() ([]uint64, bool) {
+	b, i := s.b, s.i
+	if i+1 >= len(b) || b[i] != '[' || b[i+1] == ']' {
+		return nil, false
+	}
+	out := s.u64[:0]
+	for i++; ; {
+		var v uint64
+		j, end := i, min(len(b), i+18) // fewer than 19 digits always fit
+		for ; j < end; j++ {
+			d := b[j] - '0'
+			if d > 9 {
+				break
+			}
+			v = v*10 + uint64(d)
+		}
+		if j == i || j == len(b) || b[i] == '0' && j > i+1 {
+			return nil, false
+		}
+		out = append(out, v)
+		switch b[j] {
+		case ',':
+			i = j + 1
+		case ']':
+			s.i, s.u64 = j+1, out
+			return s.carve.take(out), true
+		default:
+			return nil, false
+		}
+	}
+}
+
 // readHashArray reads an array of strings as their hashes.
 func (s *scanner) readHashArray(name string, hash func([]byte) uint64) ([]uint64, error) {
+	if v, ok := s.plainHashArray(hash); ok {
+		return v, nil
+	}
 	return readArray(s, name, "an array of strings", &s.u64, &s.carve, func(i int) (uint64, error) {
 		v, err := s.readStr(name, i)
 		if err != nil {
@@ -498,6 +541,39 @@ func (s *scanner) readHashArray(name string, hash func([]byte) uint64) ([]uint64
 		}
 		return hash(v), nil
 	})
+}
+
+// plainHashArray reads as their hashes an array of strings written
+// plainly, `["s",...,"s"]` with no space and no escape in any (plainPrefix),
+// as a sync's message_ids are; on anything else it moves nothing, and
+// readArray reads the array the general way.
+func (s *scanner) plainHashArray(hash func([]byte) uint64) ([]uint64, bool) {
+	b, i := s.b, s.i
+	if i+1 >= len(b) || b[i] != '[' || b[i+1] == ']' {
+		return nil, false
+	}
+	out := s.u64[:0]
+	for i++; ; {
+		if b[i] != '"' {
+			return nil, false
+		}
+		j := i + 1 + plainPrefix(b[i+1:])
+		if j+1 >= len(b) || b[j] != '"' {
+			return nil, false
+		}
+		out = append(out, hash(b[i+1:j]))
+		switch b[j+1] {
+		case ',':
+			if i = j + 2; i >= len(b) {
+				return nil, false
+			}
+		case ']':
+			s.i, s.u64 = j+2, out
+			return s.carve.take(out), true
+		default:
+			return nil, false
+		}
+	}
 }
 
 // readStringArray reads an array of strings; newString copies each element
