@@ -402,16 +402,23 @@ func porcupineVerdict(t *testing.T, x *index, con history.Contract) bool {
 	return res == porcupine.Ok
 }
 
-func TestExactAgreesWithPorcupine(t *testing.T) {
-	runs := 12_000
-	if testing.Short() {
-		runs = 2_000
-	}
+// mutationNames is exactMutations' names in order, so that a seeded run
+// draws the same mutations every time.
+func mutationNames() []string {
 	names := make([]string, 0, len(exactMutations))
 	for n := range exactMutations {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	return names
+}
+
+func TestExactAgreesWithPorcupine(t *testing.T) {
+	runs := 12_000
+	if testing.Short() {
+		runs = 2_000
+	}
+	names := mutationNames()
 	rng := rand.New(rand.NewPCG(11, 7))
 	legal, illegal, fallback := 0, 0, 0
 	caught := map[string]int{}

@@ -13,11 +13,7 @@ import (
 // sync returning what was not acked, acks moved), every answer must read
 // back exactly as its line had it.
 func TestSyncAnswersReadBackAsWritten(t *testing.T) {
-	names := make([]string, 0, len(exactMutations))
-	for n := range exactMutations {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := mutationNames()
 	rng := rand.New(rand.NewPCG(7, 11))
 	checked, fromAcks := 0, 0
 	for run := range 1500 {

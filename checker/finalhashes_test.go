@@ -1,0 +1,57 @@
+package checker
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// What the final hashes table holds, the final messages table holds: on
+// random histories (broken ones included: messages sharing a sequence,
+// ids swapped), holds(seq, h) is true only where hasMsgHashFrom finds a
+// message of hash h at seq, and true for every sequence only one final
+// message holds (of several, a sync naming one the table does not keep is
+// looked up the slow way).
+func TestFinalHashesHoldWhatTheTableHolds(t *testing.T) {
+	names := mutationNames()
+	rng := rand.New(rand.NewPCG(5, 13))
+	held, shared := 0, 0
+	var f finalHashes
+	for run := range 1500 {
+		x := indexOf(randomExactCase(rng, run, names).h)
+		if !x.hasMessages {
+			continue
+		}
+		for c := int32(0); c < int32(len(x.chatNames)); c++ {
+			f.build(x, c)
+			mlo, mhi := span(x.msgSpan, c)
+			msgs := x.msgs[mlo:mhi]
+			at := map[uint64][]uint64{} // seq → hashes of its final messages
+			for _, m := range msgs {
+				r := x.fin.at(m)
+				at[r.Seq] = append(at[r.Seq], x.midHash[r.MessageID])
+			}
+			for seq, hs := range at {
+				for _, h := range append(hs, hs[0]+1, 0) {
+					found, _, _ := x.hasMsgHashFrom(msgs, 0, seq, h)
+					if f.holds(seq, h) && !found {
+						t.Fatalf("run %d chat %d: the table holds seq %d with hash %x, the final messages do not", run, c, seq, h)
+					}
+				}
+				if len(hs) > 1 {
+					shared++
+					continue
+				}
+				if hs[0] != 0 && !f.holds(seq, hs[0]) {
+					t.Fatalf("run %d chat %d: seq %d's only final message is not in the table", run, c, seq)
+				}
+				held++
+			}
+			if f.holds(0, 1) || f.holds(^uint64(0), 1) {
+				t.Fatalf("run %d chat %d: the table holds a sequence no final message has", run, c)
+			}
+		}
+	}
+	if held == 0 || shared == 0 {
+		t.Fatalf("%d sequences held by one final message, %d by several: the histories do not try both", held, shared)
+	}
+}
