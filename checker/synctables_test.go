@@ -55,3 +55,38 @@ func TestFinalHashesHoldWhatTheTableHolds(t *testing.T) {
 		t.Fatalf("%d sequences held by one final message, %d by several: the histories do not try both", held, shared)
 	}
 }
+
+// knownRanks places every sequence where sort1 and searchFrom do: dense
+// knowns (ranked by index), sparse ones (searched), and sequences below,
+// between and above them.
+func TestKnownRanksPlaceAsSearchesDo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	var r knownRanks
+	for run := range 2000 {
+		var ks []known
+		seq := uint64(rng.IntN(5))
+		for range rng.IntN(60) {
+			seq += 1 + uint64(rng.IntN(3))
+			if run%10 == 0 {
+				seq += uint64(rng.IntN(1 << 20)) // too sparse for ranks
+			}
+			ks = append(ks, known{seq: seq})
+		}
+		r.build(ks)
+		var probes []uint64
+		for _, k := range ks {
+			probes = append(probes, k.seq-1, k.seq, k.seq+1)
+		}
+		probes = append(probes, 0, seq+2, ^uint64(0))
+		for _, s := range probes {
+			want := sort1(ks, s)
+			if got := r.rank(s); got != want {
+				t.Fatalf("run %d: rank(%d) = %d, sort1 %d (knowns %v)", run, s, got, want, ks)
+			}
+			k, ok := r.find(s, rng.IntN(len(ks)+1))
+			if k != want || ok != (want < len(ks) && ks[want].seq == s) {
+				t.Fatalf("run %d: find(%d) = %d, %v; sort1 %d", run, s, k, ok, want)
+			}
+		}
+	}
+}
