@@ -357,56 +357,34 @@ func (f *finalHashes) holds(seq, h uint64) bool {
 	return h != 0 && seq >= f.base && seq-f.base < uint64(len(f.bySeq)) && f.bySeq[seq-f.base] == h
 }
 
-// knownRanks places a sequence among one chat's knowns by index: its rank
-// is sort1's, the first known at or above it. Each sequence a sync
-// returned was found by a search (searchFrom), a step or two each, for the
-// 28M answered messages of a 5M-persist history.
+// knownRanks places a sequence among one chat's knowns: its rank is
+// sort1's, the first known at or above it, read from a table (seqRanks)
+// unless the knowns are too sparse for one.
 type knownRanks struct {
 	ks    []known
-	base  uint64
-	ranks []int32 // sort1(ks, base+i); empty when ks is too sparse for it
+	table seqRanks
 }
 
 // build makes r the ranks of ks, sorted by sequence, each sequence once.
 func (r *knownRanks) build(ks []known) {
-	r.ks, r.ranks = ks, r.ranks[:0]
-	if len(ks) == 0 {
-		return
-	}
-	first, last := ks[0].seq, ks[len(ks)-1].seq
-	if last-first >= uint64(2*len(ks)+1024) {
-		return // a corrupt or hostile sequence: searched for instead
-	}
-	r.base = first
-	r.ranks = slices.Grow(r.ranks, int(last-first+1))[:last-first+1]
-	k := 0
-	for i := range r.ranks {
-		for ks[k].seq < first+uint64(i) {
-			k++
-		}
-		r.ranks[i] = int32(k)
-	}
+	r.ks = ks
+	r.table.build(len(ks), func(i int) uint64 { return ks[i].seq })
 }
 
 // rank is sort1(r.ks, s).
 func (r *knownRanks) rank(s uint64) int {
-	switch {
-	case len(r.ranks) == 0:
+	if !r.table.built() {
 		return sort1(r.ks, s)
-	case s <= r.base:
-		return 0
-	case s-r.base >= uint64(len(r.ranks)):
-		return len(r.ks)
 	}
-	return int(r.ranks[s-r.base])
+	return r.table.rank(s)
 }
 
 // find is s's index among r.ks and whether it is there; at is where a
-// search would start, for ks too sparse for ranks (searchFrom).
+// search would start (searchFrom).
 func (r *knownRanks) find(s uint64, at int) (int, bool) {
-	if len(r.ranks) == 0 {
+	if !r.table.built() {
 		return searchFrom(r.ks, at, s, compareKnown)
 	}
-	k := r.rank(s)
+	k := r.table.rank(s)
 	return k, k < len(r.ks) && r.ks[k].seq == s
 }
