@@ -48,6 +48,8 @@ echo "== fuzz the parsers"
 # deadline exceeded", no crasher written) when the machine is loaded.
 # -fuzzminimizetime keeps the fuzzer fuzzing rather than minimising.
 go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 300000x -fuzzminimizetime 100x ./history/
+# The reader's shortcuts for plainly written arrays against its general path.
+go test -run '^$' -fuzz '^FuzzPlainArraysReadAsArrays$' -fuzztime 100000x -fuzzminimizetime 100x ./history/
 go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 40000x -fuzzminimizetime 100x ./scenarios/
 go test -run '^$' -fuzz '^FuzzParseSchedule$' -fuzztime 10000x -fuzzminimizetime 100x ./scenarios/
 # Every history the reader accepts is judged without a panic, under every
