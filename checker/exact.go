@@ -626,17 +626,8 @@ func (e *exactChat) linkSyncs() {
 	// grown by appends, the edges of a hot chat held 2.3 times their
 	// size at once.
 	var links rangeLinks
-	var ranks seqRanks
-	table := ranks.build(len(e.seqs), func(i int) uint64 { return e.seqs[i] })
-	// place is where s is or would go among the leaves' sequences,
-	// searched from index from on without a table.
-	place := func(s uint64, from int) int {
-		if table {
-			return ranks.rank(s)
-		}
-		j, _ := searchFrom(e.seqs, from, s, cmp.Compare[uint64])
-		return j
-	}
+	var ranks seqRanks // of the leaves' sequences
+	ranks.build(len(e.seqs), func(i int) uint64 { return e.seqs[i] })
 	for i := range m.ops {
 		if m.ops[i].kind != lSync {
 			continue
@@ -644,15 +635,15 @@ func (e *exactChat) linkSyncs() {
 		o := m.syncOf(&m.ops[i])
 		v := int32(i)
 		// [lo, hi): the leaves its answer covers.
-		lo := place(o.after+1, 0)
+		lo := place(&ranks, e.seqs, o.after+1, 0, cmp.Compare[uint64])
 		hi := len(e.seqs)
 		if o.top > 0 { // a full page answers up to its last sequence
-			hi = place(o.top+1, lo)
+			hi = place(&ranks, e.seqs, o.top+1, lo, cmp.Compare[uint64])
 		}
 		at := lo
 		run := -1 // start of the current run of returned leaves
 		for _, q := range o.seqs {
-			j := place(q, at) // present: every observed sequence has a node
+			j := place(&ranks, e.seqs, q, at, cmp.Compare[uint64]) // present: every observed sequence has a node
 			if run >= 0 && j != at {
 				links.add(rangeLink{v, int32(run), int32(at), true})
 				run = -1

@@ -22,11 +22,12 @@ func (r *seqRanks) build(n int, seq func(i int) uint64) bool {
 		return false
 	}
 	first, last := seq(0), seq(n-1)
-	if last-first >= uint64(2*n+1024) {
+	size, ok := tableSize(first, last, n)
+	if !ok {
 		return false
 	}
 	r.base = first
-	r.ranks = slices.Grow(r.ranks, int(last-first+1))[:last-first+1]
+	r.ranks = slices.Grow(r.ranks, size)[:size]
 	k := 0
 	for i := range r.ranks {
 		for seq(k) < first+uint64(i) {
@@ -49,4 +50,26 @@ func (r *seqRanks) rank(s uint64) int {
 		return r.n
 	}
 	return int(r.ranks[s-r.base])
+}
+
+// place is where s is or would go in l, sorted by sequence (cmp orders an
+// element against a sequence), of which r holds the ranks: read from r's
+// table when it has one, else searched for from index from on
+// (searchFrom).
+func place[E any](r *seqRanks, l []E, s uint64, from int, cmp func(E, uint64) int) int {
+	if r.built() {
+		return r.rank(s)
+	}
+	i, _ := searchFrom(l, from, s, cmp)
+	return i
+}
+
+// tableSize is the length of a table indexed by sequence from first to
+// last, for n entries; false when they are too sparse for one (a corrupt
+// or hostile sequence), so that a few entries never take gigabytes.
+func tableSize(first, last uint64, n int) (int, bool) {
+	if last-first >= uint64(2*n+1024) {
+		return 0, false
+	}
+	return int(last - first + 1), true
 }

@@ -279,12 +279,6 @@ func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, r *known
 	}
 }
 
-// sort1 is the first index of ks with seq >= s.
-func sort1(ks []known, s uint64) int {
-	i, _ := slices.BinarySearchFunc(ks, s, func(k known, s uint64) int { return cmp.Compare(k.seq, s) })
-	return i
-}
-
 // lateCommits counts messages with a sequence between y's after and the
 // highest sequence y returned, that y did not return and that were not
 // acknowledged before y was invoked (those are sync_completeness failures):
@@ -318,9 +312,9 @@ func (s *syncScan) lateCommits(x *index, c int32, y int32, seqs []uint64, r *kno
 }
 
 // finalHashes is one chat's final messages as the message id hash at each
-// sequence from base on, 0 where there is none: a sync's answer is checked against it by index, and
-// only what it does not hold is looked up in the table itself
-// (hasMsgHashFrom). Each look-up there read an id's hash in an array of
+// sequence from base on, 0 where there is none: a sync's answer is checked
+// against it by index, and only what it does not hold is looked up in the
+// table itself (hasMsgHashFrom). Each look-up there read an id's hash in an array of
 // all ids, a cache miss for each of a 5M-persist history's 28M answered
 // messages.
 type finalHashes struct {
@@ -338,11 +332,12 @@ func (f *finalHashes) build(x *index, c int32) {
 		return
 	}
 	first, last := x.fin.at(msgs[0]).Seq, x.fin.at(msgs[len(msgs)-1]).Seq
-	if last-first >= uint64(2*len(msgs)+1024) {
+	size, ok := tableSize(first, last, len(msgs))
+	if !ok {
 		return
 	}
 	f.base = first
-	f.bySeq = slices.Grow(f.bySeq, int(last-first+1))[:last-first+1]
+	f.bySeq = slices.Grow(f.bySeq, size)[:size]
 	clear(f.bySeq)
 	for _, m := range msgs {
 		// Of several messages at one sequence the last is kept: a sync
@@ -357,9 +352,9 @@ func (f *finalHashes) holds(seq, h uint64) bool {
 	return h != 0 && seq >= f.base && seq-f.base < uint64(len(f.bySeq)) && f.bySeq[seq-f.base] == h
 }
 
-// knownRanks places a sequence among one chat's knowns: its rank is
-// sort1's, the first known at or above it, read from a table (seqRanks)
-// unless the knowns are too sparse for one.
+// knownRanks places a sequence among one chat's knowns: its rank is the
+// first known at or above it, read from a table (seqRanks) unless the
+// knowns are too sparse for one.
 type knownRanks struct {
 	ks    []known
 	table seqRanks
@@ -371,20 +366,12 @@ func (r *knownRanks) build(ks []known) {
 	r.table.build(len(ks), func(i int) uint64 { return ks[i].seq })
 }
 
-// rank is sort1(r.ks, s).
-func (r *knownRanks) rank(s uint64) int {
-	if !r.table.built() {
-		return sort1(r.ks, s)
-	}
-	return r.table.rank(s)
-}
+// rank is the index of the first known at or above s.
+func (r *knownRanks) rank(s uint64) int { return place(&r.table, r.ks, s, 0, compareKnown) }
 
 // find is s's index among r.ks and whether it is there; at is where a
 // search would start (searchFrom).
 func (r *knownRanks) find(s uint64, at int) (int, bool) {
-	if !r.table.built() {
-		return searchFrom(r.ks, at, s, compareKnown)
-	}
-	k := r.table.rank(s)
+	k := place(&r.table, r.ks, s, at, compareKnown)
 	return k, k < len(r.ks) && r.ks[k].seq == s
 }

@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -89,4 +91,10 @@ func TestKnownRanksPlaceAsSearchesDo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sort1 is the first index of ks with seq >= s: knownRanks' reference.
+func sort1(ks []known, s uint64) int {
+	i, _ := slices.BinarySearchFunc(ks, s, func(k known, s uint64) int { return cmp.Compare(k.seq, s) })
+	return i
 }

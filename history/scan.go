@@ -496,7 +496,9 @@ func (s *scanner) readUintArray(name string) ([]uint64, error) {
 // space and each number as plainUint takes it, as a sync's seqs are; on
 // anything else it moves nothing, and readArray reads the array the
 // general way (and names what is wrong). One loop per array rather than
-// calls per element: a large history is mostly such arrays.
+// calls per element: a large history is mostly such arrays. Its digit
+// loop is plainUint's, written out: calling plainUint for each number
+// cost 1466-1512 ns a 50-number sync line against 1347-1372.
 func (s *scanner) plainUintArray() ([]uint64, bool) {
 	b, i := s.b, s.i
 	if i+1 >= len(b) || b[i] != '[' || b[i+1] == ']' {
