@@ -1,0 +1,661 @@
+package oracle
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The sequential specification of one chat's sequencer, read from
+// HISTORY.md, history/FORMAT.md, ADR-001 and ADR-004:
+//
+//   - The state is the set of committed messages: (seq, message_id, key,
+//     sender, payload_hash). Before the run it holds only messages at
+//     sequences 1..initial_counter (any of them, with any keys: the
+//     documents say syncs "may" return them and replays "may" answer
+//     them, so the oracle never requires them to be gapless).
+//   - persist ok dedup=false: the key (scoped per chat, or per sender per
+//     chat under key_scope client) is not committed; the sequence is
+//     unused, >= 1 and above initial_counter; under gaps forbidden it is
+//     exactly one above the highest sequence held. It commits.
+//   - persist ok dedup=true: the key is committed with that (seq,
+//     message_id); under key_reuse reject the committed content
+//     (payload_hash) is the persist's own.
+//   - persist fail idempotency_key_reused under key_reuse reject: the key
+//     is committed with other content. Any other fail: no effect, nothing
+//     observed.
+//   - persist info (or never completed): at most one commit, of its own
+//     key and content, at any point after its invoke (even after the info
+//     line: the request may still be in flight), with any sequence the
+//     rules above allow and any message id.
+//   - sync ok: exactly the committed messages above after, ascending, the
+//     first limit of them (0: no limit). A failed or unknown sync reads
+//     nothing.
+//
+// Choices where the documents leave room, taken as a demanding user would:
+//   - Message ids are unique: two messages never share one (ADR-001 calls
+//     it the server-assigned message identifier).
+//   - Without sole_writer other clients may write the chat: a message that
+//     no persist of the history could have written (its key is none of the
+//     chat's persists' keys, or it is only seen by a sync) may have been
+//     committed by another writer at any time. Another writer never uses a
+//     key of the history: a key the history used only in fail answers
+//     therefore explains no message (HISTORY.md: "a final message whose
+//     key only ever had fail answers breaks the history").
+//   - With sole_writer no other writer exists during the run; messages at
+//     or below initial_counter still predate it and are allowed.
+//   - A payload_hash absent is the empty string, compared as any other.
+//   - Final tables are the state after the run: a read messages table
+//     holds exactly the committed messages; a read idempotency table holds
+//     exactly one record per message committed during the run (records of
+//     messages from before it are optional: their keys may have expired,
+//     ADR-001's 7-day TTL) and no record without its message; a read
+//     counters table holds each chat's counter, at least every committed
+//     sequence and initial_counter (the counter only grows), exactly the
+//     highest under gaps forbidden. A chat with no counter line in a read
+//     counters table has lost its counter, as a "missing" one has.
+//   - Exact duplicate final lines are one row written twice; two different
+//     rows at one sequence (or one key's two records) break the history.
+//   - Under key_scope client a final line without sender may be any
+//     sender's: the chat is valid when some attribution makes it valid.
+
+// keyRef is a scoped idempotency key.
+type keyRef struct {
+	raw, sender string
+	anySender   bool   // a final line under key_scope client without sender
+	unique      string // non-empty: a key no other message can share
+}
+
+func (k keyRef) id() string {
+	if k.unique != "" {
+		return "\x02" + k.unique
+	}
+	return k.sender + "\x00" + k.raw
+}
+
+type message struct {
+	seq     uint64
+	mid     string
+	key     keyRef
+	payload string
+}
+
+type dkind int
+
+const (
+	dNew dkind = iota
+	dReplay
+	dReject
+	dSync
+	dInfo    // optional: may commit its own message
+	dForeign // optional: another writer's message, fixed
+	dGhostK  // optional, before the run: a history key's message
+)
+
+type dop struct {
+	kind             dkind
+	invoke, complete int64
+	key              keyRef
+	payload          string
+	seq              uint64
+	mid              string
+	after, limit     uint64
+	seqs             []uint64
+	mids             []string
+	msg              message // dForeign
+	payloads         []string
+}
+
+func (d *dop) mandatory() bool { return d.kind <= dSync }
+func (d *dop) ghost() bool {
+	return d.kind == dGhostK || (d.kind == dForeign && d.invoke == always && d.complete == always)
+}
+
+// chatJudge decides one chat.
+type chatJudge struct {
+	s         *spec
+	ops       []dop
+	mentioned map[uint64]bool
+	pairs     map[uint64][]string // seq -> every message id shown with it
+	critical  []uint64
+	finals    map[string][]finalLine // table -> this chat's distinct lines
+	memo      map[string]bool
+	noFinal   bool // judge the operations alone (for the reason)
+	steps     int
+}
+
+// other is the content of a message from before the run whose content
+// differs from every persist's.
+const other = "\x03other"
+
+func (s *spec) scoped(key, sender string) keyRef {
+	if s.clientScope {
+		return keyRef{raw: key, sender: sender}
+	}
+	return keyRef{raw: key}
+}
+
+// judge returns whether every chat is valid and, if not, why the first
+// invalid chat is.
+func (s *spec) judge() (bool, string) {
+	for _, c := range s.chats() {
+		if ok, why := s.judgeChat(c); !ok {
+			return false, fmt.Sprintf("chat %q: %s", c, why)
+		}
+	}
+	return true, ""
+}
+
+func (s *spec) judgeChat(chat string) (bool, string) {
+	var ops []operation
+	for _, op := range s.ops {
+		if op.chat == chat {
+			ops = append(ops, op)
+		}
+	}
+	if why := sequenceMonotonic(ops); why != "" {
+		return false, why
+	}
+	j := s.newJudge(chat, ops)
+	if j.search() {
+		return true, ""
+	}
+	j.noFinal, j.memo = true, map[string]bool{}
+	if j.search() {
+		return false, "the operations linearize, but no linearization leaves the final tables' state"
+	}
+	return false, "no linearization of the operations"
+}
+
+// sequenceMonotonic: of two persists acked as new, the one acked before the
+// other was invoked has the smaller sequence (HISTORY.md).
+func sequenceMonotonic(ops []operation) string {
+	for _, a := range ops {
+		for _, b := range ops {
+			if a.kind == persistOK && b.kind == persistOK && !a.dedup && !b.dedup &&
+				a.complete < b.invoke && a.seq >= b.seq {
+				return fmt.Sprintf("sequence_monotonic: seq %d acked at %d, then seq %d invoked at %d", a.seq, a.complete, b.seq, b.invoke)
+			}
+		}
+	}
+	return ""
+}
+
+func (s *spec) newJudge(chat string, ops []operation) *chatJudge {
+	j := &chatJudge{s: s, mentioned: map[uint64]bool{}, pairs: map[uint64][]string{},
+		finals: map[string][]finalLine{}, memo: map[string]bool{}}
+	pair := func(seq uint64, mid string) {
+		j.mentioned[seq] = true
+		for _, m := range j.pairs[seq] {
+			if m == mid {
+				return
+			}
+		}
+		j.pairs[seq] = append(j.pairs[seq], mid)
+	}
+	crit := map[uint64]bool{0: true, s.initial: true}
+	historyKeys := map[string]keyRef{}
+	payloads := map[string][]string{}
+	for _, op := range ops {
+		if op.kind == persistOK || op.kind == persistFail || op.kind == persistInfo {
+			k := s.scoped(op.key, op.sender)
+			historyKeys[k.id()] = k
+			if !contains(payloads[k.id()], op.payload) {
+				payloads[k.id()] = append(payloads[k.id()], op.payload)
+			}
+		}
+		switch op.kind {
+		case persistOK:
+			pair(op.seq, op.mid)
+			d := dop{kind: dNew, invoke: op.invoke, complete: op.complete,
+				key: s.scoped(op.key, op.sender), payload: op.payload, seq: op.seq, mid: op.mid}
+			if op.dedup {
+				d.kind = dReplay
+			}
+			j.ops = append(j.ops, d)
+		case persistFail:
+			if s.reject && op.errCode == "idempotency_key_reused" {
+				j.ops = append(j.ops, dop{kind: dReject, invoke: op.invoke, complete: op.complete,
+					key: s.scoped(op.key, op.sender), payload: op.payload})
+			}
+		case persistInfo:
+			j.ops = append(j.ops, dop{kind: dInfo, invoke: op.invoke, complete: never,
+				key: s.scoped(op.key, op.sender), payload: op.payload})
+		case syncOK:
+			crit[op.after] = true
+			for i := range op.seqs {
+				pair(op.seqs[i], op.mids[i])
+			}
+			j.ops = append(j.ops, dop{kind: dSync, invoke: op.invoke, complete: op.complete,
+				after: op.after, limit: op.limit, seqs: op.seqs, mids: op.mids})
+		}
+	}
+	seen := map[finalLine]bool{}
+	for _, f := range s.finals {
+		if f.chat != chat || seen[f] {
+			continue
+		}
+		seen[f] = true
+		j.finals[f.table] = append(j.finals[f.table], f)
+		if f.table == "messages" || f.table == "idempotency" {
+			pair(f.seq, f.mid)
+		}
+	}
+	// A history key's message from before the run.
+	if s.initial > 0 {
+		ids := make([]string, 0, len(historyKeys))
+		for id := range historyKeys {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			ps := []string{""}
+			if s.reject {
+				ps = append(append([]string{}, payloads[id]...), other)
+			}
+			j.ops = append(j.ops, dop{kind: dGhostK, invoke: always, complete: always, key: historyKeys[id], payloads: ps})
+		}
+	}
+	// Messages another writer may have written, or that predate the run.
+	foreign := map[string]bool{}
+	addForeign := func(m message) {
+		preRun := m.seq <= s.initial
+		if !preRun && s.soleWriter {
+			return
+		}
+		id := fmt.Sprintf("%d\x00%s\x00%s", m.seq, m.mid, m.key.id())
+		if foreign[id] {
+			return
+		}
+		foreign[id] = true
+		d := dop{kind: dForeign, invoke: always, complete: never, msg: m}
+		if preRun {
+			d.complete = always
+		}
+		j.ops = append(j.ops, d)
+	}
+	for _, f := range j.finals["messages"] {
+		j.lineForeign(f, historyKeys, addForeign)
+	}
+	for _, f := range j.finals["idempotency"] {
+		j.lineForeign(f, historyKeys, addForeign)
+	}
+	for _, op := range ops {
+		if op.kind == syncOK {
+			for i := range op.seqs {
+				addForeign(message{seq: op.seqs[i], mid: op.mids[i],
+					key: keyRef{unique: fmt.Sprintf("sync %d %s", op.seqs[i], op.mids[i])}})
+			}
+		}
+	}
+	for seq := range j.mentioned {
+		crit[seq] = true
+	}
+	for c := range crit {
+		j.critical = append(j.critical, c)
+	}
+	sort.Slice(j.critical, func(a, b int) bool { return j.critical[a] < j.critical[b] })
+	return j
+}
+
+// lineForeign adds the message a final line shows as another writer's (or a
+// pre-run one's) when no persist of the history could have written it.
+func (j *chatJudge) lineForeign(f finalLine, historyKeys map[string]keyRef, add func(message)) {
+	s := j.s
+	switch {
+	case s.clientScope && !f.hasSender:
+		// Any sender's: another writer's too, whoever used the key.
+		add(message{seq: f.seq, mid: f.mid, key: keyRef{raw: f.key, anySender: true,
+			unique: fmt.Sprintf("line %d %s %s", f.seq, f.mid, f.key)}})
+	default:
+		k := s.scoped(f.key, f.sender)
+		if _, used := historyKeys[k.id()]; !used {
+			add(message{seq: f.seq, mid: f.mid, key: k})
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// state is the committed messages, sorted by sequence.
+type state []message
+
+func (st state) at(seq uint64) (message, bool) {
+	for _, m := range st {
+		if m.seq == seq {
+			return m, true
+		}
+	}
+	return message{}, false
+}
+
+func (st state) byKey(k keyRef) (message, bool) {
+	if k.unique != "" {
+		return message{}, false
+	}
+	for _, m := range st {
+		if m.key.unique == "" && m.key.id() == k.id() {
+			return m, true
+		}
+	}
+	return message{}, false
+}
+
+func (st state) midUsed(mid string) bool {
+	for _, m := range st {
+		if m.mid == mid {
+			return true
+		}
+	}
+	return false
+}
+
+func (st state) with(m message) state {
+	out := make(state, 0, len(st)+1)
+	out = append(out, st...)
+	out = append(out, m)
+	sort.Slice(out, func(a, b int) bool { return out[a].seq < out[b].seq })
+	return out
+}
+
+func (j *chatJudge) top(st state) uint64 {
+	t := j.s.initial
+	if len(st) > 0 && st[len(st)-1].seq > t {
+		t = st[len(st)-1].seq
+	}
+	return t
+}
+
+// canCommit: m may be committed now as a message of the run (or, preRun,
+// before it).
+func (j *chatJudge) canCommit(st state, m message, preRun bool) bool {
+	if m.seq == 0 {
+		return false
+	}
+	if _, used := st.at(m.seq); used {
+		return false
+	}
+	if st.midUsed(m.mid) {
+		return false
+	}
+	if _, dup := st.byKey(m.key); dup {
+		return false
+	}
+	if preRun {
+		return m.seq <= j.s.initial
+	}
+	if m.seq <= j.s.initial {
+		return false
+	}
+	return !j.s.gapsForbidden || m.seq == j.top(st)+1
+}
+
+func (j *chatJudge) search() bool {
+	return j.dfs(0, nil)
+}
+
+func (j *chatJudge) memoKey(done uint64, st state) string {
+	var b strings.Builder
+	b.WriteString(strconv.FormatUint(done, 16))
+	for _, m := range st {
+		fmt.Fprintf(&b, "|%d\x00%s\x00%s\x00%s", m.seq, m.mid, m.key.id(), m.payload)
+	}
+	return b.String()
+}
+
+func (j *chatJudge) dfs(done uint64, st state) bool {
+	key := j.memoKey(done, st)
+	if j.memo[key] {
+		return false
+	}
+	j.steps++
+	minComplete := never
+	allDone := true
+	var runStarted bool
+	for i := range j.ops {
+		d := &j.ops[i]
+		if done&(1<<i) != 0 {
+			if !d.ghost() {
+				runStarted = true
+			}
+			continue
+		}
+		if d.mandatory() {
+			allDone = false
+			if d.complete < minComplete {
+				minComplete = d.complete
+			}
+		}
+	}
+	if allDone && (j.noFinal || j.finalOK(st)) {
+		return true
+	}
+	lastGhost := -1
+	for i := range j.ops {
+		if done&(1<<i) != 0 && j.ops[i].ghost() {
+			lastGhost = i
+		}
+	}
+	for i := range j.ops {
+		d := &j.ops[i]
+		if done&(1<<i) != 0 || d.invoke > minComplete {
+			continue
+		}
+		if d.ghost() && (runStarted || i < lastGhost) {
+			continue // before the run, in one canonical order
+		}
+		for _, next := range j.outcomes(d, st) {
+			if j.dfs(done|1<<i, next) {
+				return true
+			}
+		}
+	}
+	j.memo[key] = true
+	return false
+}
+
+// outcomes lists the states d may lead to from st (none: d cannot take
+// effect now).
+func (j *chatJudge) outcomes(d *dop, st state) []state {
+	switch d.kind {
+	case dNew:
+		m := message{seq: d.seq, mid: d.mid, key: d.key, payload: d.payload}
+		if j.canCommit(st, m, false) {
+			return []state{st.with(m)}
+		}
+	case dReplay:
+		if m, ok := st.byKey(d.key); ok && m.seq == d.seq && m.mid == d.mid &&
+			(!j.s.reject || m.payload == d.payload) {
+			return []state{st}
+		}
+	case dReject:
+		if m, ok := st.byKey(d.key); ok && m.payload != d.payload {
+			return []state{st}
+		}
+	case dSync:
+		if j.syncAnswers(d, st) {
+			return []state{st}
+		}
+	case dForeign:
+		if j.canCommit(st, d.msg, d.complete == always) {
+			return []state{st.with(d.msg)}
+		}
+	case dInfo:
+		var out []state
+		for _, seq := range j.seqCandidates(st, false) {
+			for _, mid := range j.midCandidates(seq, d) {
+				m := message{seq: seq, mid: mid, key: d.key, payload: d.payload}
+				if j.canCommit(st, m, false) {
+					out = append(out, st.with(m))
+				}
+			}
+		}
+		return out
+	case dGhostK:
+		var out []state
+		for _, seq := range j.seqCandidates(st, true) {
+			for _, mid := range j.midCandidates(seq, d) {
+				for _, p := range d.payloads {
+					m := message{seq: seq, mid: mid, key: d.key, payload: p}
+					if j.canCommit(st, m, true) {
+						out = append(out, st.with(m))
+					}
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// seqCandidates: every sequence the history shows, and, between each two
+// values it names, the lowest one it does not show (the only sequences a
+// message no one saw may take that make a difference).
+func (j *chatJudge) seqCandidates(st state, preRun bool) []uint64 {
+	lo, hi := j.s.initial+1, uint64(1<<63)
+	if preRun {
+		lo, hi = 1, j.s.initial
+	}
+	if !preRun && j.s.gapsForbidden {
+		return []uint64{j.top(st) + 1}
+	}
+	var out []uint64
+	add := func(x uint64) {
+		if x < lo || x > hi {
+			return
+		}
+		if _, used := st.at(x); used {
+			return
+		}
+		for _, y := range out {
+			if y == x {
+				return
+			}
+		}
+		out = append(out, x)
+	}
+	for seq := range j.mentioned {
+		add(seq)
+	}
+	for _, c := range j.critical {
+		x := c + 1
+		if x < lo {
+			x = lo
+		}
+		for x <= hi {
+			_, used := st.at(x)
+			if !used && !j.mentioned[x] {
+				break
+			}
+			x++
+		}
+		add(x)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+	return out
+}
+
+// midCandidates: the ids shown with seq, and one no line shows.
+func (j *chatJudge) midCandidates(seq uint64, d *dop) []string {
+	out := append([]string{}, j.pairs[seq]...)
+	return append(out, fmt.Sprintf("\x01fresh %p %d", d, seq))
+}
+
+func (j *chatJudge) syncAnswers(d *dop, st state) bool {
+	var want []message
+	for _, m := range st {
+		if m.seq > d.after {
+			want = append(want, m)
+		}
+	}
+	if d.limit > 0 && uint64(len(want)) > d.limit {
+		want = want[:d.limit]
+	}
+	if len(want) != len(d.seqs) {
+		return false
+	}
+	for i, m := range want {
+		if m.seq != d.seqs[i] || m.mid != d.mids[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lineMatches: a final line's key may be m's.
+func (j *chatJudge) lineMatches(f finalLine, m message) bool {
+	if m.mid != f.mid || m.seq != f.seq {
+		return false
+	}
+	k := m.key
+	if k.unique != "" && k.raw == "" && !k.anySender {
+		return false // seen only by a sync: no line names its key
+	}
+	if k.raw != f.key {
+		return false
+	}
+	if !j.s.clientScope || !f.hasSender {
+		return true
+	}
+	return k.anySender || k.sender == f.sender
+}
+
+// finalOK: the tables read show st as the state after the run.
+func (j *chatJudge) finalOK(st state) bool {
+	s := j.s
+	if s.read["messages"] {
+		lines := j.finals["messages"]
+		seqs := map[uint64]bool{}
+		for _, f := range lines {
+			if seqs[f.seq] {
+				return false // two different rows at one sequence
+			}
+			seqs[f.seq] = true
+			m, ok := st.at(f.seq)
+			if !ok || !j.lineMatches(f, m) {
+				return false
+			}
+		}
+		if len(seqs) != len(st) {
+			return false
+		}
+	}
+	if s.read["idempotency"] {
+		seqs := map[uint64]bool{}
+		for _, f := range j.finals["idempotency"] {
+			if seqs[f.seq] {
+				return false
+			}
+			seqs[f.seq] = true
+			m, ok := st.at(f.seq)
+			if !ok || !j.lineMatches(f, m) {
+				return false
+			}
+		}
+		for _, m := range st {
+			if m.seq > s.initial && !seqs[m.seq] {
+				return false
+			}
+		}
+	}
+	if s.read["counters"] {
+		lines := j.finals["counters"]
+		if len(lines) != 1 || lines[0].missing {
+			return false // missing, or two different values
+		}
+		top := j.top(st)
+		v := lines[0].value
+		if v < top || (s.gapsForbidden && v != top) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,121 @@
+package oracle
+
+import "testing"
+
+const hdr = `{"format":"chatseq-history","version":1`
+
+// ruleCases pin the oracle's reading of single rules, each beside the
+// history that differs in the rule alone.
+var ruleCases = []struct {
+	name  string
+	valid bool
+	text  string
+}{
+	{"two-phase: 12 commits before 11", true, hdr + `,"initial_counter":10}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"invoke","process":2,"f":"persist","time":1,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":2,"f":"persist","time":2,"seq":12,"message_id":"m12","dedup":false}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":11,"message_id":"m11","dedup":false}
+`},
+	{"sequence_monotonic: a later new persist takes a smaller sequence", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":2,"message_id":"m2","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":2,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":false}
+`},
+	{"a table read and empty loses the ack", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"table_read","table":"messages","lines":0}
+`},
+	{"a table not read judges nothing", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"final","table":"counters","chat":"c","value":1}
+`},
+	{"gaps forbidden: the counter above the highest message", false, hdr + `,"contract":{"gaps":"forbidden"}}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"final","table":"counters","chat":"c","value":2}
+`},
+	{"gaps allowed: the counter above the highest message", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"final","table":"counters","chat":"c","value":2}
+`},
+	{"a missing counter", false, hdr + `}
+{"type":"final","table":"counters","chat":"c","missing":true}
+`},
+	{"a sync's first page", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":3,"message_id":"m3","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c","key":"d","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":5,"seq":4,"message_id":"m4","dedup":false}
+{"type":"invoke","process":1,"f":"sync","time":6,"chat":"c","after":0,"limit":2}
+{"type":"ok","process":1,"f":"sync","time":7,"seqs":[1,3],"message_ids":["m1","m3"]}
+`},
+	{"a sync's page skipping a message", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":3,"message_id":"m3","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c","key":"d","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":5,"seq":4,"message_id":"m4","dedup":false}
+{"type":"invoke","process":1,"f":"sync","time":6,"chat":"c","after":0,"limit":2}
+{"type":"ok","process":1,"f":"sync","time":7,"seqs":[1,4],"message_ids":["m1","m4"]}
+`},
+	{"two messages share one id", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":2,"message_id":"m","dedup":false}
+`},
+	{"another writer's message, seen by a sync", true, hdr + `}
+{"type":"invoke","process":1,"f":"sync","time":0,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":1,"seqs":[1],"message_ids":["x"]}
+`},
+	{"a sole writer's sync shows a message no one sent", false, hdr + `,"sole_writer":true}
+{"type":"invoke","process":1,"f":"sync","time":0,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":1,"seqs":[1],"message_ids":["x"]}
+`},
+	{"return-original: a reused key gets the original", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h1"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"a","payload_hash":"h2"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":true}
+`},
+	{"reject: a reused key must not get the original", false, hdr + `,"contract":{"key_reuse":"reject"}}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h1"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"a","payload_hash":"h2"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":true}
+`},
+	{"key_scope client: two senders, one key, two messages", true, hdr + `,"contract":{"key_scope":"client"}}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c","key":"a","sender":"s2","payload_hash":"h"}
+{"type":"ok","process":2,"f":"persist","time":3,"seq":2,"message_id":"m2","dedup":false}
+`},
+	{"key_scope chat: two senders, one key, two messages", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c","key":"a","sender":"s2","payload_hash":"h"}
+{"type":"ok","process":2,"f":"persist","time":3,"seq":2,"message_id":"m2","dedup":false}
+`},
+	{"equal times are concurrent", true, hdr + `}
+{"type":"invoke","process":1,"f":"sync","time":0,"chat":"c","after":0,"limit":0}
+{"type":"invoke","process":2,"f":"persist","time":1,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"sync","time":1,"seqs":[1],"message_ids":["m1"]}
+{"type":"ok","process":2,"f":"persist","time":2,"seq":1,"message_id":"m1","dedup":false}
+`},
+}
+
+func TestOracleRules(t *testing.T) {
+	for _, c := range ruleCases {
+		if ok, why := judgeText(t, c.text); ok != c.valid {
+			t.Errorf("%s: the oracle says valid=%v (%s), want %v", c.name, ok, why, c.valid)
+		}
+	}
+}
