@@ -257,3 +257,17 @@ func reportText(r Report) string {
 	}
 	return sb.String()
 }
+
+// tableRead writes a table_read line for table, promising the lines of it
+// written so far (plus more: a table cut short).
+func (b *hb) tableRead(table string, more uint64) int {
+	b.line++
+	var n uint64
+	for _, f := range b.h.Finals {
+		if f.Table == table {
+			n++
+		}
+	}
+	b.h.TablesRead = append(b.h.TablesRead, history.TableRead{Line: b.line, Table: table, Lines: n + more, Found: n})
+	return b.line
+}

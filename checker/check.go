@@ -49,7 +49,8 @@ func (l *Log) Check(h *history.History, opt Options) Report {
 func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	hasEvents := false
 	l.fin.each(func(f *cfin) { hasEvents = hasEvents || f.Table == tableEvents })
-	cut := h.CutShort()
+	note := cutShortNoteOf(h)
+	cut := note != ""
 	finals := l.fin.len()
 	if cut {
 		l.fin = chunked[cfin]{}
@@ -60,12 +61,14 @@ func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	x := buildIndex(l, h.Header, scope.KeyScope == history.KeyScopeClient)
 	if cut {
 		x.warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
-			cutShortNote, finals)
+			note, finals)
 	}
-	return checkIndex(x, h, opt, began, hasEvents, cut)
+	return checkIndex(x, h, opt, began, hasEvents, note)
 }
 
-func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasEvents, cut bool) Report {
+// checkIndex judges x; cutNote, unless empty, says why its final lines
+// were dropped (cutShortNoteOf).
+func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasEvents bool, cutNote string) Report {
 	built := len(x.warnings) // later warnings come from concurrent checkers
 	con, stated := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
 	r := Report{Contract: con, Invariants: []Result{}, NotApplicable: []NotApplicable{}}
@@ -176,10 +179,10 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	runAll(tasks)
 	done()
 
-	if cut {
+	if cutNote != "" {
 		for name, res := range results {
 			if !byContract[name] {
-				results[name] = cutShort(res)
+				results[name] = cutShort(res, cutNote)
 			}
 		}
 	}
@@ -235,6 +238,20 @@ var readsFinalLines = map[string]bool{
 // could not judge.
 const cutShortNote = "the final state was cut short (the header promises an end line and the file has none)"
 
+// cutShortNoteOf says why h's final lines prove nothing, "" when they do:
+// its promised end line is missing, or a table holds another count of
+// lines than its table_read line promised.
+func cutShortNoteOf(h *history.History) string {
+	if h.CutShort() {
+		return cutShortNote
+	}
+	if short := h.ShortTables(); len(short) > 0 {
+		t := short[0]
+		return fmt.Sprintf("the final state was cut short (the table_read line %d promises %d final %s lines and the file holds %d)", t.Line, t.Lines, t.Table, t.Found)
+	}
+	return ""
+}
+
 // cutShort adjusts res, judged without the final lines of a history that
 // was cut short. An invariant that reads final lines is unknown: a table
 // cut halfway proves nothing, and one not read back at all would have made
@@ -242,16 +259,16 @@ const cutShortNote = "the final state was cut short (the header promises an end 
 // alone prove it. Invariants that read only operations are as judged.
 // Results the contract decides (not applicable under it, unknown for a
 // value HISTORY.md does not define) are not passed here.
-func cutShort(res Result) Result {
+func cutShort(res Result, note string) Result {
 	switch {
 	case res.Name == NameLinearizability && res.Status != statusNA:
 		res.Detail += "; judged without the final messages table, which was cut short"
 	case !readsFinalLines[res.Name]:
 	case res.Status == Fail:
-		res.Detail += "; " + cutShortNote + ": this violation is in the operations alone"
+		res.Detail += "; " + note + ": this violation is in the operations alone"
 	default:
 		res.Status = Unknown
-		res.Detail = cutShortNote + "; over the operations alone: " + res.Detail
+		res.Detail = note + "; over the operations alone: " + res.Detail
 		res.Lines = []int{}
 	}
 	return res

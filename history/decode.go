@@ -32,6 +32,7 @@ type rawLine struct {
 	messageIDs  []string
 	idHashes    []uint64 // message_ids as hashes, when hashID is set
 	reader      bool
+	lines       uint64 // table_read
 
 	unknown [][]byte // names of unknown fields, in line order
 	// hashID, if set, turns a sync's message ids into hashes rather than
@@ -171,17 +172,19 @@ func decodeField(s *scanner, id fieldID, l *rawLine, newString func([]byte) stri
 		}
 	case fieldReader:
 		l.reader, err = s.readBool(name)
+	case fieldLines:
+		l.lines, err = s.readUint(name, -1, math.MaxUint64)
 	}
 	return err
 }
 
 func parseKind(v []byte) (Kind, error) {
-	for k := KindInvoke; k <= KindEnd; k++ {
+	for k := KindInvoke; k <= KindTableRead; k++ {
 		if string(v) == kindNames[k] {
 			return k, nil
 		}
 	}
-	return 0, contentErr(`unknown "type" %s; expected invoke, ok, fail, info, trace, final or end`, quoteBytes(v))
+	return 0, contentErr(`unknown "type" %s; expected invoke, ok, fail, info, trace, final, table_read or end`, quoteBytes(v))
 }
 
 func parseF(v []byte) (string, error) {
@@ -235,6 +238,8 @@ func lineShape(l *rawLine) (*shape, error) {
 	switch l.kind {
 	case KindEnd:
 		sh = endShape
+	case KindTableRead:
+		sh = tableReadShape
 	case KindFinal:
 		if !l.present.has(fieldTable) {
 			return nil, contentErr(`missing "table", which a final line requires`)
@@ -278,6 +283,17 @@ const (
 // counter before the run. It stays in Header.Extra (as its decimal digits),
 // but the reader checks it: a value the checker would misread is an error.
 const InitialCounterField = "initial_counter"
+
+// SoleWriterField is the header extension that says the history's clients
+// are the only writers of its chats (besides messages from before the run,
+// at or below initial_counter): a final message no persist of the history
+// sent is then a phantom write, not another writer's (no_phantom_messages).
+// It stays in Header.Extra as "true" or "false"; the reader checks that it
+// is a JSON bool.
+const SoleWriterField = "sole_writer"
+
+// SoleWriter reports whether h says its clients are its chats' only writers.
+func (h Header) SoleWriter() bool { return h.Extra[SoleWriterField] == "true" }
 
 // initialCounterWant describes the values InitialCounterField accepts.
 const initialCounterWant = "a non-negative integer (every chat's counter before the run)"
@@ -360,6 +376,16 @@ func decodeHeader(s *scanner, line []byte) (Header, error) {
 					h.Extra = map[string]string{}
 				}
 				h.Extra[InitialCounterField] = strconv.FormatUint(v, 10)
+			}
+		case SoleWriterField:
+			// Kept in Extra, but checked: "yes", 1 or "true" must not
+			// pass for a claim the checker fails histories on.
+			var v bool
+			if v, err = s.readBool(SoleWriterField); err == nil {
+				if h.Extra == nil {
+					h.Extra = map[string]string{}
+				}
+				h.Extra[SoleWriterField] = strconv.FormatBool(v)
 			}
 		default:
 			start := s.i

@@ -176,6 +176,15 @@ func appendFinalRest(b []byte, f *Final, plain bool) (line []byte, _ bool) {
 	return append(b, "}\n"...), plain
 }
 
+// appendTableRead encodes a table_read line: table was read and lines of
+// its lines are in the file.
+func appendTableRead(b []byte, t *TableRead) []byte {
+	b = append(b, `{"type":"table_read","table":`...)
+	b = appendString(b, t.Table)
+	b = appendUintField(b, `,"lines":`, t.Lines)
+	return append(b, "}\n"...)
+}
+
 // endLine is the line that ends a complete file whose header promised it.
 const endLine = `{"type":"end"}` + "\n"
 
@@ -233,6 +242,9 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 			if _, err := parseInitialCounter(value); err != nil {
 				return b, fmt.Errorf("history header: %w", err)
 			}
+		}
+		if name == SoleWriterField && value != "true" && value != "false" {
+			return b, fmt.Errorf("history header: %q must be true or false, got %s", SoleWriterField, value)
 		}
 		b = append(b, ',')
 		b = appendString(b, name)

@@ -21,9 +21,13 @@ const (
 	// KindEnd is the end line, {"type":"end"}: never an Event, it marks
 	// a complete file (History.End).
 	KindEnd
+	// KindTableRead is a table_read line, {"type":"table_read",...}:
+	// never an Event, it says a final table was read and how many of its
+	// lines the file holds (History.TablesRead).
+	KindTableRead
 )
 
-var kindNames = [...]string{"", "invoke", "ok", "fail", "info", "trace", "final", "end"}
+var kindNames = [...]string{"", "invoke", "ok", "fail", "info", "trace", "final", "end", "table_read"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -106,6 +110,21 @@ type Final struct {
 	Missing   bool  // counters: the item is gone
 }
 
+// TableRead is a table_read line: the writer read a final table, even one
+// it found empty, and wrote Lines of its lines to the file. Found is how
+// many final lines of Table the file holds, as the reader counted them; a
+// table whose Found differs from Lines was cut short (History.ShortTables).
+type TableRead struct {
+	Line  int
+	Table string
+	Lines uint64
+	Found uint64
+}
+
+// Short reports whether the file holds another number of the table's
+// lines than the table_read line promised.
+func (t TableRead) Short() bool { return t.Lines != t.Found }
+
 // Contract is what the sequencer under test promises.
 type Contract struct {
 	Gaps     string `json:"gaps,omitempty"`      // GapsAllowed | GapsForbidden
@@ -174,6 +193,35 @@ type History struct {
 	// End is the line of the end line ({"type":"end"}), 0 if the file
 	// has none.
 	End int
+	// TablesRead are the file's table_read lines, at most one a table
+	// (a merged history may hold one a file: ReadFiles).
+	TablesRead []TableRead
+}
+
+// TableRead reports whether the writer said it read table: a table_read
+// line names it. A table with final lines and no table_read line is
+// present as well (older files), but only this tells "read and empty"
+// from "not read".
+func (h *History) TableRead(table string) bool {
+	for _, t := range h.TablesRead {
+		if t.Table == table {
+			return true
+		}
+	}
+	return false
+}
+
+// ShortTables are the table_read lines whose promised count the file does
+// not hold: those tables were cut short, and the final state proves
+// nothing, as in a file that lacks its promised end line.
+func (h *History) ShortTables() []TableRead {
+	var short []TableRead
+	for _, t := range h.TablesRead {
+		if t.Short() {
+			short = append(short, t)
+		}
+	}
+	return short
 }
 
 // CutShort reports whether h promised an end line (Header.EndLine) and

@@ -32,6 +32,7 @@ const (
 	fieldPartition
 	fieldOffset
 	fieldReader
+	fieldLines
 	numFields
 	fieldUnknown = numFields
 )
@@ -40,7 +41,7 @@ var fieldNames = [numFields]string{
 	"type", "process", "f", "time", "start", "chat", "key", "sender",
 	"payload_hash", "seq", "message_id", "dedup", "error", "after", "limit",
 	"seqs", "message_ids", "table", "value", "missing", "partition", "offset",
-	"reader",
+	"reader", "lines",
 }
 
 // fieldTokens are the known names as the recorder writes them, quoted and
@@ -140,6 +141,8 @@ func lookupField(name []byte) fieldID {
 		return fieldOffset
 	case "reader":
 		return fieldReader
+	case "lines":
+		return fieldLines
 	}
 	return fieldUnknown
 }
@@ -194,6 +197,10 @@ var (
 	finalMessages    = newShape("final messages", finalRow|fields(fieldSeq, fieldMessageID, fieldKey), fields(fieldSender))
 	finalIdempotency = newShape("final idempotency", finalRow|fields(fieldKey, fieldSeq, fieldMessageID), fields(fieldSender))
 	finalEvents      = newShape("final events", finalRow|fields(fieldSeq, fieldMessageID, fieldPartition, fieldOffset), 0)
+
+	// A table_read line says a final table was read and how many of its
+	// lines the file holds.
+	tableReadShape = newShape("table_read", fields(fieldType, fieldTable, fieldLines), 0)
 
 	// The end line is {"type":"end"}: anything else on it is ignored
 	// with a warning, as on other lines.

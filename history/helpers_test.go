@@ -23,6 +23,9 @@ func encodeHistory(t testing.TB, h *History) []byte {
 	for i := range h.Finals {
 		b, _ = appendFinal(b, &h.Finals[i])
 	}
+	for i := range h.TablesRead {
+		b = appendTableRead(b, &h.TablesRead[i])
+	}
 	if h.End > 0 {
 		b = append(b, endLine...)
 	}
@@ -75,6 +78,18 @@ func sameContent(t testing.TB, a, b *History) {
 	if !reflect.DeepEqual(af, bf) {
 		t.Fatalf("finals differ:\n%+v\n%+v", af, bf)
 	}
+	if ar, br := tablesReadWithoutLines(a), tablesReadWithoutLines(b); !reflect.DeepEqual(ar, br) {
+		t.Fatalf("table_read lines differ:\n%+v\n%+v", ar, br)
+	}
+}
+
+func tablesReadWithoutLines(h *History) []TableRead {
+	var out []TableRead
+	for _, t := range h.TablesRead {
+		t.Line = 0
+		out = append(out, t)
+	}
+	return out
 }
 
 func mustRead(t testing.TB, text string) *History {

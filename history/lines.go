@@ -41,6 +41,7 @@ type parsedLine struct {
 	messageIDs  []string
 	idHashes    []uint64
 	reader      bool
+	lines       uint64 // table_read
 }
 
 // batch carries lines from the reader, through a parse worker, to the
@@ -281,6 +282,7 @@ func (p *lineDecoder) parse(line []byte, lineNo int, pl *parsedLine) error {
 		messageIDs: l.messageIDs,
 		idHashes:   l.idHashes,
 		reader:     l.reader,
+		lines:      l.lines,
 	}
 	for _, name := range l.unknown {
 		pl.unknown = append(pl.unknown, string(name))

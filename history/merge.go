@@ -45,7 +45,8 @@ func (m *Merged) Locate(line int) (file string, fileLine int) {
 // other header fields are kept where they agree. A file that promised an
 // end line and lacks it makes the merged history cut short (its End is 0
 // and its header promises one); otherwise End is the last file's end line
-// that exists.
+// that exists. A table counts as read (a table_read line) only when every
+// file read it; one cut short in any file stays cut short.
 func ReadFiles(paths []string) (*Merged, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no history files given")
@@ -207,6 +208,7 @@ func mergeBodies(parts []*History, header Header) *Merged {
 		File: strings.Join(files, ","), Header: header,
 		Events: make([]Event, 0, nEvents), Finals: make([]Final, 0, nFinals),
 	}}
+	m.TablesRead = mergeTablesRead(parts)
 	lineOffset, nextProc := 0, 0
 	var lastTime int64
 	cut := false // a file promised an end line and lacks it
@@ -260,6 +262,31 @@ func mergeBodies(parts []*History, header Header) *Merged {
 	return m
 }
 
+// mergeTablesRead keeps a table's table_read lines (renumbered) only when
+// every file read that table: a file that did not read it holds none of
+// its chats' lines, and "read and empty" over all files would call them
+// lost. A table cut short in one file stays cut short in the whole.
+func mergeTablesRead(parts []*History) []TableRead {
+	readBy := map[string]int{}
+	for _, h := range parts {
+		for _, t := range h.TablesRead {
+			readBy[t.Table]++
+		}
+	}
+	var out []TableRead
+	lineOffset := 0 // as mergeBodies numbers the lines
+	for _, h := range parts {
+		for _, t := range h.TablesRead {
+			if readBy[t.Table] == len(parts) || t.Short() {
+				t.Line += lineOffset
+				out = append(out, t)
+			}
+		}
+		lineOffset += extent(h)
+	}
+	return out
+}
+
 // processRange is the smallest and largest process id and the earliest
 // time among h's events.
 func processRange(h *History) (minProc, maxProc int, minTime int64) {
@@ -286,6 +313,9 @@ func extent(h *History) int {
 	}
 	for i := range h.Warnings {
 		n = max(n, h.Warnings[i].Line)
+	}
+	for i := range h.TablesRead {
+		n = max(n, h.TablesRead[i].Line)
 	}
 	return max(n, h.End)
 }

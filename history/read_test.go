@@ -176,7 +176,7 @@ var malformed = []struct {
 	// Kinds and values.
 	{"not an object", lines(testHeader, `[1,2]`), 2, "each line must be a JSON object, got [1,2]"},
 	{"no type", lines(testHeader, `{"process":1}`), 2, `missing "type"`},
-	{"unknown type", lines(testHeader, `{"type":"commit","process":1}`), 2, `unknown "type" "commit"; expected invoke, ok, fail, info, trace, final or end`},
+	{"unknown type", lines(testHeader, `{"type":"commit","process":1}`), 2, `unknown "type" "commit"; expected invoke, ok, fail, info, trace, final, table_read or end`},
 	{"type not a string", lines(testHeader, `{"type":1}`), 2, `"type" must be a string, got 1`},
 	{"unknown f", lines(testHeader, `{"type":"invoke","process":1,"f":"delete","time":1}`), 2, `unknown "f" "delete"`},
 	{"missing f", lines(testHeader, `{"type":"invoke","process":1,"time":1,"chat":"c"}`), 2, `missing "f", which an invoke line requires`},
@@ -241,6 +241,19 @@ var malformed = []struct {
 	{"event without offset", lines(testHeader, `{"type":"final","table":"events","chat":"c1","seq":1,"message_id":"m1","partition":0}`), 2, `missing "offset", which a final events line requires`},
 	{"partition too big", lines(testHeader, `{"type":"final","table":"events","chat":"c1","seq":1,"message_id":"m1","partition":2147483648,"offset":0}`), 2, `"partition" is out of range: 2147483648 (at most 2147483647)`},
 	{"value negative", lines(testHeader, `{"type":"final","table":"counters","chat":"c1","value":-1}`), 2, `"value" must be a non-negative integer, got -1`},
+
+	// table_read lines and the sole_writer header extension.
+	{"table_read without lines", lines(testHeader, `{"type":"table_read","table":"messages"}`), 2, `missing "lines", which a table_read line requires`},
+	{"table_read without table", lines(testHeader, `{"type":"table_read","lines":0}`), 2, `missing "table", which a table_read line requires`},
+	{"table_read of an unknown table", lines(testHeader, `{"type":"table_read","table":"members","lines":0}`), 2, `unknown "table" "members"`},
+	{"table_read lines negative", lines(testHeader, `{"type":"table_read","table":"messages","lines":-1}`), 2, `"lines" must be a non-negative integer, got -1`},
+	{"table_read lines text", lines(testHeader, `{"type":"table_read","table":"messages","lines":"3"}`), 2, `"lines" must be a non-negative integer, got "3"`},
+	{"table_read twice", lines(testHeader, `{"type":"table_read","table":"messages","lines":0}`, `{"type":"table_read","table":"messages","lines":0}`), 3, `a second table_read line for table "messages" (the first is on line 2)`},
+	{"operation after table_read", lines(testHeader, `{"type":"table_read","table":"counters","lines":0}`, invokeP1), 3, "invoke line after the final lines (which began on line 2)"},
+	{"table_read after end", lines(`{"format":"chatseq-history","version":1,"end_line":true}`, `{"type":"end"}`, `{"type":"table_read","table":"messages","lines":0}`), 3, "table_read line after the end line (line 2)"},
+	{"sole_writer string", lines(`{"format":"chatseq-history","version":1,"sole_writer":"true"}`, invokeP1), 1, `"sole_writer" must be true or false, got "true"`},
+	{"sole_writer number", lines(`{"format":"chatseq-history","version":1,"sole_writer":1}`, invokeP1), 1, `"sole_writer" must be true or false, got 1`},
+	{"sole_writer null", lines(`{"format":"chatseq-history","version":1,"sole_writer":null}`, invokeP1), 1, `"sole_writer" must be true or false, got null`},
 }
 
 func TestReadMalformed(t *testing.T) {

@@ -2,6 +2,7 @@ package history
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"strconv"
@@ -285,6 +286,27 @@ func (r *Recorder) recordFinals(fs []Final, handedOver bool, turn func()) (next 
 	*buf = enc
 	finalBuffers.Put(buf)
 	return next
+}
+
+// RecordTableRead writes a table_read line: the caller read the final
+// table and recorded lines of its lines, 0 when it found the table empty.
+// Call it once a table, after reading the table (its lines may come before
+// or after it, among the final lines); without it a table with no lines
+// reads as not read at all. An unknown table is an error, and nothing is
+// written.
+func (r *Recorder) RecordTableRead(table string, lines int) error {
+	if _, err := parseTable([]byte(table)); err != nil || lines < 0 {
+		return fmt.Errorf("history: table_read of table %q with %d lines: not a final table and a count", table, lines)
+	}
+	t := TableRead{Table: table, Lines: uint64(lines)}
+	line := appendTableRead(nil, &t)
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	r.flushLocked() // after every line recorded before it
+	if r.write(line) && r.tap != nil {
+		r.tap.add(tapItem{tableRead: &t}, 1)
+	}
+	return nil
 }
 
 // finalBuffers recycles RecordFinals' encoding buffers: a batch of a

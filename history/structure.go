@@ -25,8 +25,12 @@ type builder struct {
 	// lastTime is the latest time seen, from line lastTimeLine (0: none yet).
 	lastTime     int64
 	lastTimeLine int
-	// finalsFrom is the line of the first final line (0: none yet).
+	// finalsFrom is the line of the first final or table_read line (0:
+	// none yet).
 	finalsFrom int
+	// finalsOf counts the final lines of each table (tableIndex), for the
+	// table_read lines' counts.
+	finalsOf [numTables]uint64
 	// Warnings about a field are given once, at its first line.
 	warnedUnknown   map[string]bool
 	warnedMisplaced map[misplaced]bool
@@ -56,6 +60,14 @@ func newBuilder(h *History, hint sizeHint) *builder {
 func (b *builder) finish(lastLine int) {
 	if b.sink == nil {
 		b.h.Events = b.events.events()
+	}
+	for i := range b.h.TablesRead {
+		t := &b.h.TablesRead[i]
+		t.Found = b.finalsOf[tableIndex(t.Table)]
+		if t.Short() {
+			b.h.Warnings = append(b.h.Warnings, Warning{Line: t.Line,
+				Message: fmt.Sprintf("the table_read line promises %d final %s lines and the file holds %d: the table was cut short, so its final state is not judged", t.Lines, t.Table, t.Found)})
+		}
 	}
 	if b.h.CutShort() {
 		b.h.Warnings = append(b.h.Warnings, Warning{Line: max(lastLine, 1),
@@ -101,6 +113,8 @@ func (b *builder) add(l *parsedLine) error {
 		b.h.End = l.lineNo
 	case l.kind == KindFinal:
 		err = b.addFinal(l)
+	case l.kind == KindTableRead:
+		err = b.addTableRead(l)
 	default:
 		err = b.addEvent(l)
 	}
@@ -271,6 +285,7 @@ func (b *builder) addFinal(l *parsedLine) error {
 	if b.finalsFrom == 0 {
 		b.finalsFrom = l.lineNo
 	}
+	b.finalsOf[tableIndex(l.table)]++
 	f := &b.scratchFinal
 	*f = Final{
 		Line:  l.lineNo,
@@ -288,4 +303,35 @@ func (b *builder) addFinal(l *parsedLine) error {
 	}
 	b.emitFinal(f)
 	return nil
+}
+
+// addTableRead takes a table_read line: among the final lines, at most one
+// a table. Its count is compared with the table's lines at the end
+// (finish), wherever in the final lines it stands.
+func (b *builder) addTableRead(l *parsedLine) error {
+	for _, t := range b.h.TablesRead {
+		if t.Table == l.table {
+			return contentErr("a second table_read line for table %q (the first is on line %d); a table is read once", l.table, t.Line)
+		}
+	}
+	if b.finalsFrom == 0 {
+		b.finalsFrom = l.lineNo
+	}
+	b.h.TablesRead = append(b.h.TablesRead, TableRead{Line: l.lineNo, Table: l.table, Lines: l.lines})
+	return nil
+}
+
+// numTables is how many final tables there are; tableIndex numbers them.
+const numTables = 4
+
+func tableIndex(table string) int {
+	switch table {
+	case TableCounters:
+		return 0
+	case TableMessages:
+		return 1
+	case TableIdempotency:
+		return 2
+	}
+	return 3 // events: the reader accepts no other table
 }

@@ -36,7 +36,7 @@ type Tap struct {
 }
 
 // tapItem is one write's worth of lines: the header, a flush's lines, a
-// batch of finals, or the end line.
+// batch of finals, a table_read line, or the end line.
 type tapItem struct {
 	header []byte
 	lines  []tapLine
@@ -44,6 +44,7 @@ type tapItem struct {
 	// plainFinals says every string of finals is plain ASCII, so valid
 	// UTF-8: the reader need not check them again (builder.addTapFinal).
 	plainFinals bool
+	tableRead   *TableRead
 	end         bool
 }
 
@@ -131,6 +132,9 @@ func (t *Tap) next() (tapItem, bool) {
 	t.queue[0] = tapItem{}
 	t.queue = t.queue[1:]
 	t.queued -= len(it.lines) + len(it.finals)
+	if it.tableRead != nil {
+		t.queued--
+	}
 	if t.queued <= pacedLines {
 		t.drained.Broadcast()
 	}
@@ -241,6 +245,13 @@ func (t *Tap) read() (*History, error) {
 				err = b.add(&pl)
 			}
 			if err != nil {
+				return nil, err
+			}
+		}
+		if t := it.tableRead; t != nil {
+			lineNo++
+			pl = parsedLine{lineNo: lineNo, shape: tableReadShape, present: tableReadShape.required, kind: KindTableRead, table: t.Table, lines: t.Lines}
+			if err = b.add(&pl); err != nil {
 				return nil, err
 			}
 		}

@@ -384,6 +384,7 @@ func (b *builder) addTapFinal(f *Final, lineNo int) bool {
 	if b.finalsFrom == 0 {
 		b.finalsFrom = lineNo
 	}
+	b.finalsOf[tableIndex(f.Table)]++
 	b.emitFinal(out)
 	return true
 }
