@@ -267,6 +267,11 @@ func header(cfg Config) history.Header {
 		Contract: contract, Extra: map[string]string{},
 	}
 	h.Extra["strategy"] = jsonString(string(cfg.Strategy))
+	// The run creates its chats under ids of its own (a run prefix on
+	// shared tables and on a user's service: cmd's runChatPrefix), so
+	// only its clients write them: a final message none of them sent is
+	// a phantom write (no_phantom_messages).
+	h.Extra[history.SoleWriterField] = "true"
 	if cfg.InitialCounter > 0 {
 		// A chatseq extension the checker reads: sequences up to it
 		// predate the run and are not its gaps.
@@ -395,7 +400,8 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 			}
 		}
 	}
-	v := FinalVisitor(func(f history.Final) {
+	var read TablesRead
+	v := read.Visitor(func(f history.Final) {
 		switch f.Table {
 		case history.TableCounters:
 			res.Allocations += int64(f.Value)
@@ -411,7 +417,7 @@ func recordFinalState(ctx context.Context, t Target, chats []string, rec *histor
 	if err != nil {
 		return fmt.Errorf("reading final state: %w", err)
 	}
-	return nil
+	return read.Record(rec)
 }
 
 // FinalVisitor hands each item of a store's state to add as the final line
@@ -460,7 +466,8 @@ func recordEvents(ctx context.Context, tail *kafka.Tail, chats []string, rec *hi
 		}
 	}
 	rec.RecordFinalBatch(batch, nil)
-	return nil
+	// The topic was read: no events for this run's chats is an answer.
+	return rec.RecordTableRead(history.TableEvents, int(res.Events))
 }
 
 // jsonString encodes s as a JSON string, for the header's extra fields.

@@ -343,8 +343,9 @@ func (ru *run) finish(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("drill: reading the final state: %w", err)
 	}
-	state.Visit(bench.FinalVisitor(ru.r.rec.RecordFinal))
-	return nil
+	var read bench.TablesRead
+	state.Visit(read.Visitor(ru.r.rec.RecordFinal))
+	return read.Record(ru.r.rec)
 }
 
 func header(cfg Config, proc procedure) history.Header {
@@ -356,6 +357,9 @@ func header(cfg Config, proc procedure) history.Header {
 		Extra: map[string]string{
 			"drill_chat": str(cfg.Chat), "strategy": str(string(cfg.Strategy)),
 			"orphans": fmt.Sprint(cfg.Orphans), "writers": fmt.Sprint(cfg.Writers),
+			// The drill's chat is its own (a run prefix) and every write
+			// to it is a recorded persist.
+			history.SoleWriterField: "true",
 		},
 	}
 }

@@ -123,7 +123,22 @@ type State struct {
 	Counters    []Counter
 	Messages    []Message
 	Idempotency []IdempotencyRecord
+	// Read says which tables were read, empty ones included: a history
+	// tells "read and empty" (every message lost) from "not read".
+	Read Tables
 }
+
+// Tables is a set of the tables a read-back read.
+type Tables uint8
+
+const (
+	CountersTable Tables = 1 << iota
+	MessagesTable
+	IdempotencyTable
+	// AllTables: a store that reads back counters, messages and
+	// idempotency records.
+	AllTables = CountersTable | MessagesTable | IdempotencyTable
+)
 
 // Store is the sequencing core's view of its tables.
 type Store interface {

@@ -8,6 +8,16 @@ type StateVisitor struct {
 	Counter     func(Counter)
 	Message     func(Message)
 	Idempotency func(IdempotencyRecord)
+	// TablesRead, if set, is told once, after every item, which tables
+	// were read (State.Read), empty ones included.
+	TablesRead func(Tables)
+}
+
+// Read tells v's TablesRead, if any, which tables were read.
+func (v StateVisitor) Read(t Tables) {
+	if v.TablesRead != nil {
+		v.TablesRead(t)
+	}
 }
 
 // Walker is a store that can hand its state over item by item instead of
@@ -48,4 +58,5 @@ func (s State) Visit(v StateVisitor) {
 	for _, r := range s.Idempotency {
 		v.Idempotency(r)
 	}
+	v.Read(s.Read)
 }

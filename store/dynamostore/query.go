@@ -54,7 +54,7 @@ func (s *Store) QueryMessages(ctx context.Context, q store.Query) ([]store.Messa
 // message in sequence order and every idempotency record in key order, all
 // with strongly consistent reads.
 func (s *Store) Dump(ctx context.Context, chats []string) (store.State, error) {
-	var st store.State
+	st := store.State{Read: store.AllTables}
 	for _, chat := range chats {
 		c, err := s.GetCounter(ctx, chat, true)
 		if err != nil {

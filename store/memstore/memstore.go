@@ -159,6 +159,7 @@ func (s *Store) Dump(ctx context.Context, chats []string) (store.State, error) {
 		Counter:     func(c store.Counter) { st.Counters = append(st.Counters, c) },
 		Message:     func(m store.Message) { st.Messages = append(st.Messages, m) },
 		Idempotency: func(r store.IdempotencyRecord) { st.Idempotency = append(st.Idempotency, r) },
+		TablesRead:  func(t store.Tables) { st.Read = t },
 	})
 	return st, err
 }
@@ -185,7 +186,11 @@ func (s *Store) Walk(ctx context.Context, chats []string, v store.StateVisitor) 
 		c.idempotency.each(id, v.Idempotency)
 		c.mu.Unlock()
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	v.Read(store.AllTables)
+	return nil
 }
 
 // Close does nothing: the store lives in memory.

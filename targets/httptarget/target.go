@@ -213,7 +213,9 @@ func (c *client) Settle(context.Context) error { return nil }
 // chat through the sync API from sequence 0, page by page, and the
 // counters when it has chatseq serve's hook.
 func (c *client) Dump(ctx context.Context, chats []string) (store.State, error) {
-	var st store.State
+	// The messages are always read back; the counters only through the
+	// hook; idempotency records never (the API shows none).
+	st := store.State{Read: store.MessagesTable}
 	limit := min(defaultPageLimit, c.api.Sync.MaxLimit)
 	for _, chat := range chats {
 		after := uint64(0)
@@ -237,12 +239,16 @@ func (c *client) Dump(ctx context.Context, chats []string) (store.State, error) 
 	if err != nil {
 		return store.State{}, err
 	}
+	if counters != nil {
+		st.Read |= store.CountersTable
+	}
 	st.Counters = counters
 	return st, nil
 }
 
-// counters reads every chat's counter through the hook; none when the
-// service has no hook (a 404 that is not the hook's own "no counter").
+// counters reads every chat's counter through the hook; nil when the
+// service has no hook (a 404 that is not the hook's own "no counter"):
+// then the counters were not read.
 func (c *client) counters(ctx context.Context, chats []string) ([]store.Counter, error) {
 	if c.api.Counter.Path == "" || c.noCounter {
 		return nil, nil

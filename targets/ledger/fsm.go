@@ -260,7 +260,7 @@ func (f *fsm) read(chat string, after uint64, limit int) ([]store.Message, bool)
 func (f *fsm) dump(chats []string) store.State {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	var st store.State
+	st := store.State{Read: store.AllTables}
 	want := map[string]bool{}
 	for _, c := range chats {
 		want[c] = true

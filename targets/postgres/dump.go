@@ -11,7 +11,7 @@ import (
 // its counter, the messages, and the idempotency records (whose chat is in
 // the cached response: the design keys them by (key, user_id) alone).
 func (t *target) Dump(ctx context.Context, chats []string) (store.State, error) {
-	var st store.State
+	st := store.State{Read: store.AllTables}
 	seen := map[string]bool{}
 	rows, err := t.pool.Query(ctx,
 		"SELECT conversation_id, last_sequence FROM conversation_sequences WHERE conversation_id = ANY($1) ORDER BY conversation_id", chats)
