@@ -29,6 +29,10 @@ type exactChat struct {
 	leaves    []int32 // node holding each of seqs
 	unknown   []exactUnknown
 	blame     []int32 // the operations a counterexample names
+	// rejected are the keys (in keys) rejected as reused and never
+	// replayed whose message no final line holds: committed at a
+	// sequence no one names (decideRejected).
+	rejected []int32
 }
 
 // exactKey gathers one key's operations. A key is committed by its persist
@@ -92,6 +96,9 @@ func (e *exactChat) decide() (string, []int) {
 	if late >= 0 {
 		return e.explainLate(late)
 	}
+	if len(e.rejected) > 0 {
+		return e.decideRejected()
+	}
 	return e.matchUnknowns()
 }
 
@@ -126,6 +133,9 @@ func (e *exactChat) checkSingles() (string, []int) {
 		case lNew, lDedup:
 			if o.seq == 0 {
 				return e.alone(int32(i), "it answers sequence 0, which no message holds")
+			}
+			if o.kind == lNew && o.seq <= e.m.base {
+				return e.alone(int32(i), fmt.Sprintf("a new message's sequence is above the initial counter %d: the counter only grows from where it stood", e.m.base))
 			}
 		case lSync:
 			y := e.m.syncOf(o)
@@ -236,6 +246,9 @@ func (e *exactChat) settleKey(k *exactKey) (string, []int) {
 		}
 		return "", nil
 	}
+	if pre := e.preRunRef(k); pre >= 0 {
+		return e.settlePreRun(k, pre)
+	}
 	// Committed, if at all, by a persist of unknown outcome: all of them
 	// carry the key's final message (or none).
 	var replayHash, rejected []uint64
@@ -320,7 +333,7 @@ func (e *exactChat) placeSequences() (string, []int) {
 	m := e.m
 	nfacts := 0
 	for i := range m.ops {
-		if k := m.ops[i].kind; k == lNew || k == lDedup {
+		if k := m.ops[i].kind; k == lNew || k == lDedup && m.ops[i].seq > m.base {
 			nfacts++
 		}
 	}
@@ -350,7 +363,9 @@ func (e *exactChat) placeSequences() (string, []int) {
 		}
 	}
 	for i := range m.ops {
-		if o := &m.ops[i]; o.kind == lDedup {
+		if o := &m.ops[i]; o.kind == lDedup && o.seq > m.base {
+			// (A replay at or below the initial counter is of a key from
+			// before the run: settlePreRun judged it.)
 			facts = append(facts, seqFact{seq: o.seq, kind: factObserved, ref: int32(i), id: o.id})
 		}
 	}
@@ -557,12 +572,13 @@ func (e *exactChat) addLeaf(s uint64, node int32) {
 }
 
 // addUnknown gives s a node for the unknown-outcome persist that commits
-// it: the key whose replays answered s, or one to be matched later. Under
-// gaps: forbidden that persist commits s; under gaps allowed the node is
-// when s became visible (a wildcard's sequence shows once observed).
+// it: the key whose replays answered s, or one to be matched later. The
+// node is when s was committed (under gaps allowed, visible): for a key
+// whose replay answered s, no earlier than that key's first persist that
+// may commit it, since no other persist can have made s.
 func (e *exactChat) addUnknown(s uint64, key int32) {
 	lo, op := int64(timeMin), int32(-1)
-	if key >= 0 && e.forbidden {
+	if key >= 0 {
 		lo, op = e.keys[key].release, e.keys[key].relOp
 	}
 	n := e.g.node(lo, timeMax, op)
@@ -591,25 +607,20 @@ func (e *exactChat) linkKeys() (string, []int) {
 			at = e.leafOf(key.seq)
 		}
 		wildcard := key.n < 0 && key.seqZero
-		if wildcard && e.forbidden && at < 0 {
-			// Under gaps: forbidden a wildcard commits at the next
-			// sequence: one rejected but never replayed takes a
-			// sequence no one names.
-			return errFallback, nil
+		if wildcard && at < 0 {
+			// Rejected, never replayed, no final message: it commits at a
+			// sequence no one names (decideRejected).
+			e.rejected = append(e.rejected, int32(k))
 		}
 		for _, i := range key.ops {
 			if kd := m.ops[i].kind; kd != lDedup && kd != lRejected {
 				continue
 			}
-			switch {
-			case wildcard && !e.forbidden && m.ops[i].kind == lRejected:
-				// The key commits unseen: a rejection needs the commit,
-				// not its sequence shown.
-			case at >= 0:
+			if at >= 0 {
 				e.g.edge(at, i)
 			}
-			if wildcard && !e.forbidden {
-				// The key commits (unseen) no earlier than its persist.
+			if wildcard {
+				// The key commits no earlier than its persist.
 				e.g.raise(i, key.release)
 			}
 		}
@@ -715,9 +726,15 @@ func (ls *rangeLinks) each(f func(*rangeLink)) {
 // a persist invoked no later than the latest time u's node can take, and
 // these sets are nested, so sorted comparison decides the matching.
 func (e *exactChat) matchUnknowns() (string, []int) {
+	return e.matchUnknownsWith(e.g.latest(), nil)
+}
+
+// matchUnknownsWith matches the unknown sequences that taken (indexed as
+// e.unknown, nil: none) leaves, by the latest times lst.
+func (e *exactChat) matchUnknownsWith(lst []int64, taken []bool) (string, []int) {
 	var need []exactUnknown
-	for _, u := range e.unknown {
-		if !e.forbidden || u.bound < 0 {
+	for j, u := range e.unknown {
+		if u.bound < 0 && (taken == nil || !taken[j]) {
 			need = append(need, u)
 		}
 	}
@@ -728,13 +745,12 @@ func (e *exactChat) matchUnknowns() (string, []int) {
 	var supplyOp []int32
 	for k := range e.keys {
 		key := &e.keys[k]
-		if key.n >= 0 || !key.seqZero || key.relOp < 0 || e.forbidden && key.first >= 0 {
-			continue
+		if key.n >= 0 || !key.seqZero || key.relOp < 0 || key.first >= 0 {
+			continue // (a key a replay or rejection needs is bound, or placed by decideRejected)
 		}
 		supply = append(supply, key.release)
 		supplyOp = append(supplyOp, key.relOp)
 	}
-	lst := e.g.latest()
 	slices.SortFunc(need, func(a, b exactUnknown) int { return cmp.Compare(lst[a.node], lst[b.node]) })
 	order := make([]int, len(supply))
 	for i := range order {

@@ -78,6 +78,9 @@ type index struct {
 	keyIdem     []int32 // per key: first final idempotency record, -1
 	keyCreated  []bool  // per key: some persist was acked as its new message
 	nKeylessMsg int     // final messages without a key
+	// keylessMsgIn counts them by chat: only their chat's operations of
+	// unknown outcome may be theirs.
+	keylessMsgIn map[int32]int
 	// nKeylessIdem counts final idempotency records no key is known for:
 	// under key_scope client, records without a sender that no single
 	// sender's key claims (canonicalMaps).
@@ -452,6 +455,10 @@ func (x *index) finalViews(nc int32, nk int) {
 				setFirstTwo(x.keyMsg, x.keyMsg2, k, int32(i))
 			} else {
 				x.nKeylessMsg++
+				if x.keylessMsgIn == nil {
+					x.keylessMsgIn = map[int32]int{}
+				}
+				x.keylessMsgIn[f.chat]++
 			}
 		case tableIdempotency:
 			if f.key >= 0 {

@@ -2,6 +2,8 @@ package checker
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -14,12 +16,28 @@ import (
 // equivalent to being linearized after every other operation, which the
 // open-ended interval allows and where the step is always legal, so
 // porcupine finds that case by placing the operation last. When the final
-// table says which message the key got, the effect is that message; else the
-// key is committed with its sequence unknown (a "wildcard"), bound by the
-// first later observation: a replay for the key, or a sync returning a
-// sequence no known message holds ("anonymous" until a replay claims it).
-// A wildcard the syncs never show is assumed to lie outside what they read,
-// so wildcards can hide a violation but never invent one.
+// table says which message the key got, the effect is that message.
+//
+// Otherwise, under gaps: allowed, the key is committed with its sequence not
+// yet known: a *pending* commit. Its sequence is whatever free value the
+// rest of the history needs, so it is decided when something observes it:
+// a replay of the key binds it to the sequence answered, and a sync that
+// returns a sequence no committed message holds binds it to one of the
+// pending commits (each choice a separate state: the model is
+// nondeterministic there). Until then every sync linearized after the
+// commit that did not return it hid it, so its sequence lies outside the
+// range that sync answered; a pending commit records those ranges, is
+// bound only to a sequence outside them, and, bound or not, must hold a
+// sequence of its own: after each step the pending commits must fit in
+// distinct free sequences outside their ranges (checked exactly; see
+// pendingFit). Under gaps: forbidden a commit takes the next sequence, so
+// nothing is pending.
+//
+// An initial counter (the header's initial_counter) puts messages before
+// the run at the sequences up to it: a run's new message is above it; a
+// replay answering a sequence at or below it is of a key from before the
+// run, committed from the start (initialState); what syncs return at or
+// below it is left out of their answers (linearizabilityHistory).
 //
 // Porcupine linearizes eagerly: with many writers in flight around a read
 // it would try every subset of them before the read, 2^writers states. So
@@ -70,12 +88,23 @@ type linSync struct {
 	ids      []uint64
 }
 
+// hidRange is a range of sequences a sync answered, (lo, hi]: a pending
+// commit linearized before that sync and not returned by it lies outside.
+type hidRange struct{ lo, hi uint64 }
+
+// pendingCommit is a key committed under gaps: allowed by an operation of
+// unknown outcome whose sequence nothing has observed yet.
+type pendingCommit struct {
+	key    int32
+	hash   uint64
+	hidden []hidRange // sorted, disjoint, not touching
+}
+
 type lstate struct {
 	seqs, keys *tnode
 	synced     *tnode // linearized syncs, by index in model.ops
 	nseq       int    // entries in seqs
-	wild       int    // keys committed with unknown sequence
-	anon       int    // sequences seen with unknown key; never above wild
+	pending    []pendingCommit
 	h          uint64
 }
 
@@ -85,6 +114,14 @@ func seqHash(e entry) uint64 {
 
 func keyHash(e entry) uint64 {
 	return mix64(2 ^ e.seq*0xc2b2ae3d27d4eb4f ^ uint64(uint32(e.key))<<32 ^ e.id ^ mix64(e.hash))
+}
+
+func pendingHash(p *pendingCommit) uint64 {
+	h := mix64(4 ^ uint64(uint32(p.key))<<32 ^ mix64(p.hash))
+	for _, r := range p.hidden {
+		h = mix64(h ^ r.lo*0x9e3779b97f4a7c15 ^ mix64(r.hi))
+	}
+	return h
 }
 
 // withSeq returns a copy of s with e under e.seq (replacing old if had).
@@ -118,8 +155,35 @@ func (s *lstate) commit(e entry) *lstate {
 	return n
 }
 
+// pendingOf is the index of key's pending commit, -1 if none.
+func (s *lstate) pendingOf(key int32) int {
+	for i := range s.pending {
+		if s.pending[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// withPending returns a copy of s whose pending commits are ps (a fresh
+// slice the state now owns).
+func (s *lstate) withPending(ps []pendingCommit) *lstate {
+	n := *s
+	for i := range s.pending {
+		n.h ^= pendingHash(&s.pending[i])
+	}
+	for i := range ps {
+		n.h ^= pendingHash(&ps[i])
+	}
+	n.pending = ps
+	return &n
+}
+
 func equalStates(a, b *lstate) bool {
-	return a == b || a.h == b.h && a.nseq == b.nseq && a.wild == b.wild && a.anon == b.anon &&
+	return a == b || a.h == b.h && a.nseq == b.nseq &&
+		slices.EqualFunc(a.pending, b.pending, func(p, q pendingCommit) bool {
+			return p.key == q.key && p.hash == q.hash && slices.Equal(p.hidden, q.hidden)
+		}) &&
 		tequal(a.seqs, b.seqs) && tequal(a.keys, b.keys) && tequal(a.synced, b.synced)
 }
 
@@ -162,139 +226,192 @@ func (m *model) waitOf(i int32) []int32 {
 	return m.waits[i]
 }
 
-func (m *model) step(s *lstate, i int32) (bool, *lstate) {
-	if m.maxSteps >= 0 && m.steps >= m.maxSteps {
-		m.aborted = true
-		return false, nil
+// nondeterministic reports whether some step may have several outcomes:
+// a pending commit can exist (gaps: allowed, an operation of unknown
+// outcome with no final message).
+func (m *model) nondeterministic() bool {
+	if m.forbidden {
+		return false
 	}
-	ok, n := m.apply(s, i)
-	if ok {
-		m.steps++
+	for i := range m.ops {
+		if m.ops[i].kind == lInfo && m.ops[i].seq == 0 {
+			return true
+		}
 	}
-	return ok, n
+	return false
 }
 
-func (m *model) apply(s *lstate, i int32) (bool, *lstate) {
+// initialState commits, from the start, the keys of messages from before
+// the run: those a replay answers, or the final table holds, at a sequence
+// at or below the initial counter (no commit of the run is there). They are
+// kept by key only: syncs leave out what lies at or below the counter.
+func (m *model) initialState() *lstate {
+	s := &lstate{}
+	if m.base == 0 {
+		return s
+	}
+	for i := range m.ops {
+		o := &m.ops[i]
+		if (o.kind == lDedup || o.kind == lInfo) && o.seq != 0 && o.seq <= m.base {
+			old, had := tget(s.keys, uint64(o.key))
+			e := old
+			if !had {
+				e = entry{seq: o.seq, key: o.key, id: o.id}
+			}
+			if m.reject && o.kind == lDedup && e.hash == 0 {
+				e.hash = o.hash // its content, as its first replay says
+			}
+			n := *s
+			n.withKey(e, old, had)
+			s = &n
+		}
+	}
+	return s
+}
+
+func (m *model) step(s *lstate, i int32) []*lstate {
+	if m.maxSteps >= 0 && m.steps >= m.maxSteps {
+		m.aborted = true
+		return nil
+	}
+	next := m.apply(s, i)
+	m.steps += len(next)
+	return next
+}
+
+func one(ok bool, s *lstate) []*lstate {
+	if !ok {
+		return nil
+	}
+	return []*lstate{s}
+}
+
+func (m *model) apply(s *lstate, i int32) []*lstate {
 	o := &m.ops[i]
 	switch o.kind {
 	case lNew:
-		if o.seq == 0 {
-			return false, nil
-		}
-		if _, ok := tget(s.keys, uint64(o.key)); ok {
-			return false, nil
+		if o.seq <= m.base || m.committed(s, o.key) {
+			return nil
 		}
 		if _, ok := tget(s.seqs, o.seq); ok {
-			return false, nil
+			return nil
 		}
 		if m.forbidden && o.seq != m.base+uint64(s.nseq)+1 {
-			return false, nil
+			return nil
 		}
 		if !s.waited(m.waitOf(i)) {
-			return false, nil
+			return nil
 		}
-		return true, s.commit(entry{seq: o.seq, key: o.key, id: o.id, hash: o.hash})
+		return m.fit(s.commit(entry{seq: o.seq, key: o.key, id: o.id, hash: o.hash}))
 	case lDedup:
 		return m.replay(s, o)
 	case lInfo:
-		if _, ok := tget(s.keys, uint64(o.key)); ok {
-			return true, s // a retry of a committed key changes nothing
+		if m.committed(s, o.key) {
+			return one(true, s) // a retry of a committed key changes nothing
 		}
 		seq := o.seq
 		if m.forbidden {
 			if next := m.base + uint64(s.nseq) + 1; seq == 0 || seq == next {
 				seq = next
 			} else {
-				return true, s // its message is elsewhere: here it had no effect
+				return one(true, s) // its message is elsewhere: here it had no effect
 			}
 		}
 		if seq == 0 {
-			n := *s
-			n.wild++
-			n.withKey(entry{key: o.key, hash: o.hash}, entry{}, false)
-			return true, &n
+			ps := append(slices.Clone(s.pending), pendingCommit{key: o.key, hash: o.hash})
+			slices.SortFunc(ps, func(a, b pendingCommit) int { return int(a.key) - int(b.key) })
+			return one(true, s.withPending(ps))
 		}
 		if _, used := tget(s.seqs, seq); used {
-			return true, s // that sequence is taken: here it had no effect
+			return one(true, s) // that sequence is taken: here it had no effect
 		}
 		if !s.waited(m.waitOf(i)) {
-			return false, nil // taking effect here fails a later sync; later it may
+			return nil // taking effect here fails a later sync; later it may
 		}
-		return true, s.commit(entry{seq: seq, key: o.key, id: o.id, hash: o.hash})
+		return m.fit(s.commit(entry{seq: seq, key: o.key, id: o.id, hash: o.hash}))
 	case lRejected:
+		if p := s.pendingOf(o.key); p >= 0 {
+			h := s.pending[p].hash
+			return one(h == 0 || h != o.hash, s)
+		}
 		e, ok := tget(s.keys, uint64(o.key))
 		if !ok || (e.hash != 0 && e.hash == o.hash) {
-			return false, nil
+			return nil
 		}
-		return true, s
+		return one(true, s)
 	case lSync:
-		ok, n := m.sync(s, m.syncOf(o))
-		if !ok {
-			return false, nil
+		var out []*lstate
+		for _, n := range m.sync(s, m.syncOf(o)) {
+			if n == s {
+				c := *s
+				n = &c
+			}
+			self := uint64(i)
+			n.synced = tput(n.synced, self, entry{})
+			n.h ^= mix64(3 ^ self*0xd6e8feb86659fd93)
+			out = append(out, n)
 		}
-		if n == s {
-			c := *s
-			n = &c
-		}
-		self := uint64(i)
-		n.synced = tput(n.synced, self, entry{})
-		n.h ^= mix64(3 ^ self*0xd6e8feb86659fd93)
-		return true, n
+		return out
 	}
-	return false, nil
+	return nil
+}
+
+// committed reports whether key holds a message, known or pending.
+func (m *model) committed(s *lstate, key int32) bool {
+	if _, ok := tget(s.keys, uint64(key)); ok {
+		return true
+	}
+	return s.pendingOf(key) >= 0
 }
 
 // replay steps a persist answered dedup=true: its key was committed with
 // the answered sequence and message.
-func (m *model) replay(s *lstate, o *linOp) (bool, *lstate) {
+func (m *model) replay(s *lstate, o *linOp) []*lstate {
+	if o.seq == 0 {
+		return nil
+	}
+	if p := s.pendingOf(o.key); p >= 0 {
+		// This answer binds the pending commit's sequence.
+		pc := &s.pending[p]
+		if m.reject && pc.hash != 0 && o.hash != 0 && pc.hash != o.hash {
+			return nil
+		}
+		if o.seq <= m.base || hides(pc.hidden, o.seq) {
+			return nil
+		}
+		if _, used := tget(s.seqs, o.seq); used {
+			return nil
+		}
+		n := s.withPending(slices.Delete(slices.Clone(s.pending), p, p+1))
+		return m.fit(n.commit(entry{seq: o.seq, key: o.key, id: o.id, hash: pc.hash}))
+	}
 	e, ok := tget(s.keys, uint64(o.key))
-	if !ok || o.seq == 0 {
-		return false, nil
+	if !ok {
+		return nil
 	}
 	if m.reject && e.hash != 0 && o.hash != 0 && e.hash != o.hash {
-		return false, nil // other content must be rejected, not replayed
+		return nil // other content must be rejected, not replayed
 	}
-	if e.seq != 0 {
-		switch {
-		case e.seq != o.seq:
-			return false, nil
-		case e.id == o.id:
-			return true, s
-		case e.id != 0:
-			return false, nil
-		}
-		e.id = o.id // first observation of a message_id
-		return true, s.commit(e)
+	if e.seq != o.seq || e.id != 0 && e.id != o.id {
+		return nil
 	}
-	// A wildcard: this answer binds its sequence.
-	se, used := tget(s.seqs, o.seq)
-	e.seq, e.id = o.seq, o.id
-	switch {
-	case !used:
-		if s.anon > s.wild-1 {
-			return false, nil // every remaining wildcard already owns a seen sequence
-		}
-	case se.key != -1 || se.id != o.id:
-		return false, nil
+	if e.id == o.id {
+		return one(true, s)
 	}
-	n := s.commit(e)
-	n.wild--
-	if used {
-		n.anon--
-	}
-	return true, n
+	e.id = o.id // first observation of a message_id
+	return one(true, s.commit(e))
 }
 
 // sync steps a read: the committed sequences above after, ascending, the
 // first limit of them, are exactly what was returned. A returned sequence
-// the model does not hold is a wildcard's, if one is unbound.
-func (m *model) sync(s *lstate, o *linSync) (bool, *lstate) {
+// no committed message holds binds a pending commit, in every way one can.
+func (m *model) sync(s *lstate, o *linSync) []*lstate {
 	if o.limit > 0 && o.answered > o.limit {
-		return false, nil
+		return nil
 	}
 	for i, q := range o.seqs {
 		if q <= o.after || (i > 0 && q <= o.seqs[i-1]) {
-			return false, nil
+			return nil
 		}
 	}
 	var unknown []int  // indexes of returned sequences the model lacks
@@ -325,16 +442,13 @@ func (m *model) sync(s *lstate, o *linSync) (bool, *lstate) {
 		return true
 	})
 	if !ok {
-		return false, nil
+		return nil
 	}
 	for ; i < len(o.seqs); i++ {
 		unknown = append(unknown, i)
 	}
-	if len(unknown) == 0 && len(bindIDs) == 0 {
-		return true, s
-	}
-	if s.anon+len(unknown) > s.wild {
-		return false, nil
+	if len(unknown) > len(s.pending) {
+		return nil
 	}
 	n := s
 	for j, idx := range bindIDs {
@@ -342,17 +456,127 @@ func (m *model) sync(s *lstate, o *linSync) (bool, *lstate) {
 		e.id = o.ids[idx]
 		n = n.commit(e)
 	}
-	for _, idx := range unknown {
-		n = n.withSeq(entry{seq: o.seqs[idx], key: -1, id: o.ids[idx]}, entry{}, false)
-		n.anon++
+	if len(unknown) == 0 && len(s.pending) == 0 {
+		return []*lstate{n}
 	}
-	return true, n
+	// Each unknown sequence takes a distinct pending commit that may hold
+	// it; those left were hidden by this sync.
+	answered := hidRange{lo: o.after, hi: math.MaxUint64}
+	if o.top > 0 {
+		answered.hi = o.top
+	}
+	var out []*lstate
+	used := make([]bool, len(s.pending))
+	var bind func(u int, st *lstate)
+	bind = func(u int, st *lstate) {
+		if u == len(unknown) {
+			var rest []pendingCommit
+			for p := range s.pending {
+				if !used[p] {
+					pc := s.pending[p]
+					pc.hidden = withRange(pc.hidden, answered)
+					rest = append(rest, pc)
+				}
+			}
+			out = append(out, m.fit(st.withPending(rest))...)
+			return
+		}
+		q, id := o.seqs[unknown[u]], o.ids[unknown[u]]
+		for p := range s.pending {
+			pc := &s.pending[p]
+			if used[p] || hides(pc.hidden, q) {
+				continue
+			}
+			used[p] = true
+			bind(u+1, st.commit(entry{seq: q, key: pc.key, id: id, hash: pc.hash}))
+			used[p] = false
+		}
+	}
+	bind(0, n)
+	return out
+}
+
+// hides reports whether q lies in one of the sorted ranges.
+func hides(rs []hidRange, q uint64) bool {
+	i, _ := slices.BinarySearchFunc(rs, q, func(r hidRange, q uint64) int {
+		switch {
+		case r.hi < q:
+			return -1
+		case r.lo >= q:
+			return 1
+		}
+		return 0
+	})
+	return i < len(rs) && rs[i].lo < q && q <= rs[i].hi
+}
+
+// withRange returns a fresh copy of rs with r added, merged with the
+// ranges it overlaps or touches.
+func withRange(rs []hidRange, r hidRange) []hidRange {
+	out := make([]hidRange, 0, len(rs)+1)
+	for _, x := range rs {
+		switch {
+		case x.hi < r.lo:
+			out = append(out, x)
+		case x.lo > r.hi:
+			if r.lo < r.hi {
+				out = append(out, r)
+				r = hidRange{}
+			}
+			out = append(out, x)
+		default:
+			r = hidRange{lo: min(r.lo, x.lo), hi: max(r.hi, x.hi)}
+		}
+	}
+	if r.lo < r.hi {
+		out = append(out, r)
+	}
+	return out
+}
+
+// fit returns s if its pending commits can each hold a distinct free
+// sequence above the initial counter outside the ranges that hid it, else
+// nothing. Each commit's ranges are those of the syncs linearized after it,
+// so the sets of sequences left to them are nested (an older commit's
+// within a younger one's), and Hall's condition reduces to: the j-th most
+// constrained has at least j sequences.
+func (m *model) fit(s *lstate) []*lstate {
+	if len(s.pending) == 0 {
+		return []*lstate{s}
+	}
+	counts := make([]uint64, len(s.pending))
+	for i := range s.pending {
+		counts[i] = m.room(s, s.pending[i].hidden, uint64(len(s.pending)))
+	}
+	slices.Sort(counts)
+	for j, c := range counts {
+		if c < uint64(j+1) {
+			return nil
+		}
+	}
+	return []*lstate{s}
+}
+
+// room counts, up to enough, the free sequences above the initial counter
+// outside rs.
+func (m *model) room(s *lstate, rs []hidRange, enough uint64) uint64 {
+	return freeOutside(rs, m.base, enough, func(lo, hi uint64) uint64 {
+		var n uint64
+		tascend(s.seqs, lo, func(k uint64, _ entry) bool {
+			if k > hi {
+				return false
+			}
+			n++
+			return true
+		})
+		return n
+	})
 }
 
 func (m *model) describeState(s *lstate) string {
 	d := fmt.Sprintf("%d msgs, max seq %d", s.nseq, tmax(s.seqs))
-	if s.wild > 0 {
-		d += fmt.Sprintf(", %d unbound (%d seen)", s.wild, s.anon)
+	if len(s.pending) > 0 {
+		d += fmt.Sprintf(", %d committed unseen", len(s.pending))
 	}
 	return d
 }

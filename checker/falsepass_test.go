@@ -1,0 +1,231 @@
+package checker
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Histories that break the model and once passed (issue 26): each must
+// fail linearizability by the exact checker and by porcupine alike, and a
+// near twin that keeps the model must pass by both.
+
+// checkBoth judges a history written as JSON lines by the exact checker and
+// by porcupine, as `chatseq check` reads a file.
+func checkBoth(t *testing.T, lines string) (exact, porc Report) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := os.WriteFile(path, []byte(strings.TrimSpace(lines)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exact, _, err := CheckFile(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	porc, _, err = CheckFile(path, Options{Porcupine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exact, porc
+}
+
+func mustBoth(t *testing.T, lines, name string, want Status) {
+	t.Helper()
+	exact, porc := checkBoth(t, lines)
+	must(t, exact, name, want)
+	must(t, porc, name, want)
+}
+
+// A replay binds a sequence that a sync showed before the replayed key's
+// first send began: the key's message cannot be the one shown, whatever
+// another key's unknown outcome did.
+func TestReplayBindsNoSequenceShownBeforeItsKeyWasSent(t *testing.T) {
+	const head = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"}}`
+	broken := head + `
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"A"}
+{"type":"invoke","process":2,"f":"sync","time":1,"chat":"c","after":0,"limit":0}
+{"type":"info","process":1,"f":"persist","time":2,"chat":"c","key":"A"}
+{"type":"ok","process":2,"f":"sync","time":5,"chat":"c","seqs":[1],"message_ids":["x"]}
+{"type":"invoke","process":3,"f":"persist","time":10,"chat":"c","key":"B"}
+{"type":"info","process":3,"f":"persist","time":11,"chat":"c","key":"B"}
+{"type":"invoke","process":4,"f":"persist","time":20,"chat":"c","key":"B"}
+{"type":"ok","process":4,"f":"persist","time":21,"chat":"c","key":"B","seq":1,"message_id":"x","dedup":true}`
+	mustBoth(t, broken, NameLinearizability, Fail)
+	// B's first send before the sync: its message may be the one shown.
+	kept := strings.Replace(broken, `"time":10,"chat":"c","key":"B"}`, `"time":0,"chat":"c","key":"B"}`, 1)
+	kept = reorderByTime(t, kept)
+	mustBoth(t, kept, NameLinearizability, Pass)
+}
+
+// A rejection proves its key was committed, at some sequence above 0: a
+// sync after it that answers everything above 0 must return something.
+func TestRejectionProvesACommitNoSyncMayHide(t *testing.T) {
+	const head = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"}}`
+	broken := head + `
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"k","payload_hash":"h1"}
+{"type":"info","process":1,"f":"persist","time":1,"chat":"c","key":"k"}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c","key":"k","payload_hash":"h2"}
+{"type":"fail","process":2,"f":"persist","time":3,"chat":"c","key":"k","error":"idempotency_key_reused"}
+{"type":"invoke","process":3,"f":"sync","time":4,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":3,"f":"sync","time":5,"chat":"c","seqs":[],"message_ids":[]}`
+	mustBoth(t, broken, NameLinearizability, Fail)
+	// A sync after 1 may miss it, at sequence 1.
+	mustBoth(t, strings.Replace(broken, `"after":0,"limit":0`, `"after":1,"limit":0`, 1), NameLinearizability, Pass)
+	// And one that returned it is fine.
+	mustBoth(t, strings.Replace(broken, `"seqs":[],"message_ids":[]`, `"seqs":[4],"message_ids":["m"]`, 1), NameLinearizability, Pass)
+}
+
+// Under key_scope client, a final line that names no sender and cannot be
+// attributed relaxes only its own chat, and only to unknown.
+func TestUnattributedFinalLineRelaxesOnlyItsChat(t *testing.T) {
+	const head = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_scope":"client"}}`
+	// c1: the final table says k2's message is the one a sync showed
+	// before k2 was sent: not linearizable.
+	c1 := `
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"k1","sender":"s1"}
+{"type":"info","process":1,"f":"persist","time":1,"chat":"c1","key":"k1"}
+{"type":"invoke","process":2,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":2,"chat":"c1","seqs":[1],"message_ids":["m1"]}
+{"type":"invoke","process":1,"f":"persist","time":3,"chat":"c1","key":"k2","sender":"s1"}
+{"type":"info","process":1,"f":"persist","time":4,"chat":"c1","key":"k2"}`
+	// c2: two senders used key x; a final line for x names no sender.
+	c2 := `
+{"type":"invoke","process":3,"f":"persist","time":5,"chat":"c2","key":"x","sender":"a"}
+{"type":"info","process":3,"f":"persist","time":6,"chat":"c2","key":"x"}
+{"type":"invoke","process":4,"f":"persist","time":7,"chat":"c2","key":"x","sender":"b"}
+{"type":"info","process":4,"f":"persist","time":8,"chat":"c2","key":"x"}`
+	finals := `
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m1","key":"k2","sender":"s1"}`
+	mustBoth(t, head+c1+finals, NameLinearizability, Fail)
+	withC2 := head + c1 + c2 + finals + `
+{"type":"final","table":"messages","chat":"c2","seq":1,"message_id":"mx","key":"x"}`
+	mustBoth(t, withC2, NameLinearizability, Fail)
+	// c2 alone is not judged a pass: its line could be either sender's.
+	alone := head + c2 + `
+{"type":"final","table":"messages","chat":"c2","seq":1,"message_id":"mx","key":"x"}`
+	exact, porc := checkBoth(t, alone)
+	for _, r := range []Report{exact, porc} {
+		res := must(t, r, NameLinearizability, Unknown)
+		mustContain(t, res.Detail, "without a key")
+	}
+}
+
+// A new message is above the initial counter under every contract; a
+// replay at or below it is of a key from before the run.
+func TestNewMessageBelowTheInitialCounter(t *testing.T) {
+	for _, gaps := range []string{"allowed", "forbidden"} {
+		head := fmt.Sprintf(`{"format":"chatseq-history","version":1,"contract":{"gaps":%q},"initial_counter":5}`, gaps)
+		mustBoth(t, head+`
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":1,"chat":"c","key":"k","seq":3,"message_id":"m","dedup":false}`,
+			NameLinearizability, Fail)
+		mustBoth(t, head+`
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":1,"chat":"c","key":"k","seq":3,"message_id":"m","dedup":true}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":3,"chat":"c","key":"k","seq":3,"message_id":"m","dedup":true}`,
+			NameLinearizability, Pass)
+		// A key from before the run holds one message.
+		mustBoth(t, head+`
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":1,"chat":"c","key":"k","seq":3,"message_id":"m","dedup":true}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":3,"chat":"c","key":"k","seq":2,"message_id":"m","dedup":true}`,
+			NameLinearizability, Fail)
+	}
+}
+
+// reorderByTime sorts operation lines by their time, keeping the header
+// first, for twins made by changing a time.
+func reorderByTime(t *testing.T, lines string) string {
+	t.Helper()
+	ls := strings.Split(strings.TrimSpace(lines), "\n")
+	body := ls[1:]
+	timeOf := func(l string) int {
+		var n int
+		i := strings.Index(l, `"time":`)
+		if i < 0 {
+			t.Fatalf("no time in %s", l)
+		}
+		fmt.Sscanf(l[i+len(`"time":`):], "%d", &n)
+		return n
+	}
+	for i := 1; i < len(body); i++ {
+		for j := i; j > 0 && timeOf(body[j]) < timeOf(body[j-1]); j-- {
+			body[j], body[j-1] = body[j-1], body[j]
+		}
+	}
+	return ls[0] + "\n" + strings.Join(body, "\n")
+}
+
+// A key rejected as reused whose committer's outcome is unknown, under gaps:
+// forbidden, key_reuse reject and no final table, in a chat of a thousand
+// operations: decided exactly (it once went to porcupine, which gave up).
+func TestRejectedKeyOfUnknownCommitterDecidedExactly(t *testing.T) {
+	build := func(rejectFirst bool) string {
+		var b strings.Builder
+		b.WriteString(`{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden","key_reuse":"reject"}}` + "\n")
+		now, seq := 0, 0
+		line := func(format string, args ...any) {
+			fmt.Fprintf(&b, format+"\n", args...)
+			now++
+		}
+		reject := func() {
+			line(`{"type":"invoke","process":3,"f":"persist","time":%d,"chat":"c","key":"r","payload_hash":"h2"}`, now)
+			line(`{"type":"fail","process":3,"f":"persist","time":%d,"chat":"c","key":"r","error":"idempotency_key_reused"}`, now)
+		}
+		var ids []string
+		for i := range 400 {
+			switch {
+			case i == 100 && rejectFirst:
+				reject()
+			case i == 120:
+				// r's send: committed, its answer lost.
+				seq++
+				ids = append(ids, "m-r")
+				line(`{"type":"invoke","process":2,"f":"persist","time":%d,"chat":"c","key":"r","payload_hash":"h1"}`, now)
+				line(`{"type":"info","process":2,"f":"persist","time":%d,"chat":"c","key":"r","error":"timeout"}`, now)
+			case i == 140 && !rejectFirst:
+				reject()
+			case i%10 == 5:
+				after := max(0, seq-4)
+				var seqs, mids []string
+				for s := after + 1; s <= seq; s++ {
+					seqs = append(seqs, fmt.Sprint(s))
+					mids = append(mids, fmt.Sprintf("%q", ids[s-1]))
+				}
+				line(`{"type":"invoke","process":1,"f":"sync","time":%d,"chat":"c","after":%d,"limit":0}`, now, after)
+				line(`{"type":"ok","process":1,"f":"sync","time":%d,"chat":"c","seqs":[%s],"message_ids":[%s]}`, now, strings.Join(seqs, ","), strings.Join(mids, ","))
+			default:
+				seq++
+				id := fmt.Sprintf("m%d", i)
+				ids = append(ids, id)
+				line(`{"type":"invoke","process":0,"f":"persist","time":%d,"chat":"c","key":"k%d","payload_hash":"p%d"}`, now, i, i)
+				line(`{"type":"ok","process":0,"f":"persist","time":%d,"chat":"c","key":"k%d","seq":%d,"message_id":%q,"dedup":false}`, now, i, seq, id)
+			}
+		}
+		return b.String()
+	}
+	res := must(t, mustExact(t, build(false)), NameLinearizability, Pass)
+	if strings.Contains(res.Detail, "porcupine") {
+		t.Fatalf("handed to porcupine: %s", res.Detail)
+	}
+	// Rejected before r was first sent: no commit can precede it.
+	res = must(t, mustExact(t, build(true)), NameLinearizability, Fail)
+	mustContain(t, res.Detail, "persist r → rejected (reused)")
+}
+
+func mustExact(t *testing.T, lines string) Report {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := CheckFile(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
