@@ -45,6 +45,9 @@ type Result struct {
 	// or operations were done, when the process neared its memory ceiling;
 	// empty otherwise.
 	StoppedForMemory string
+	// BadAnswer is the first answer the service gave in breach of its
+	// API, as the target describes it (BadAnswerExampler); "" none.
+	BadAnswer string
 }
 
 // Throughput is operations per second of writer time.
@@ -160,6 +163,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	detachMetrics()
 	res.Latency, res.Counts = lat.totals()
 	res.Intervals, res.IntervalLength = lat.intervals(res.Elapsed)
+	if ex, ok := target.(BadAnswerExampler); ok {
+		res.BadAnswer = ex.BadAnswerExample()
+	}
 
 	timings.Since("writers done → settled", afterWriters)
 	cfg.phase(PhaseFinalState)

@@ -29,6 +29,15 @@ type Target interface {
 	Close() error
 }
 
+// BadAnswerExampler is a target that keeps the first answer its service
+// gave in breach of its API (history.ErrorBadResponse): the request and
+// the answer's first bytes, never a credential. The report shows it
+// beside api_conformance's failure, which the history alone can only
+// point at by line.
+type BadAnswerExampler interface {
+	BadAnswerExample() string
+}
+
 // TargetEnv is what the runner hands a target it builds.
 type TargetEnv struct {
 	Config Config

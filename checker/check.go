@@ -109,6 +109,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		func() { put(checkIdempotencySequenceConsistency(x)) },
 		func() { put(checkAckImpliesPersistence(x)) },
 		func() { var res Result; res, gs = checkGaps(x); put(res) },
+		func() { put(checkAPIConformance(x)) },
 		func() { ops = x.opStats() },
 		func() {
 			if opt.Interval > 0 {

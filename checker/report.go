@@ -48,6 +48,7 @@ const (
 	NameCatchUpCompleteness     = "catch_up_completeness"
 	NameEventOrder              = "event_order"
 	NameLinearizability         = "linearizability"
+	NameAPIConformance          = "api_conformance"
 	defaultLinearizabilityLimit = 10 * time.Second
 )
 
@@ -58,7 +59,7 @@ var InvariantNames = []string{
 	NameCounterLowerBound, NameIdempotencyGuarantee, NameIdempotencySeqConsist,
 	NameAckImpliesPersistence, NameGapIsAllocation, NameGapless, NameKeyReuse,
 	NameSyncCompleteness, NameEventCompleteness, NameCatchUpCompleteness,
-	NameEventOrder, NameLinearizability,
+	NameEventOrder, NameAPIConformance, NameLinearizability,
 }
 
 // Result is one judged invariant.

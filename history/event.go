@@ -46,6 +46,11 @@ const (
 	FAllocate = "allocate" // trace only
 )
 
+// ErrorBadResponse is the error code of a completion whose answer broke
+// the service's API (FORMAT.md): a finding about the service, which the
+// checker's api_conformance fails on, whatever the completion's outcome.
+const ErrorBadResponse = "bad_response"
+
 // Final-state tables.
 const (
 	TableCounters    = "counters"

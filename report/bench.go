@@ -3,6 +3,7 @@
 package report
 
 import (
+	"slices"
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
@@ -107,6 +108,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 	if b.ErrorCodes == nil {
 		b.ErrorCodes = map[string]int64{}
 	}
+	b.Check = withBadAnswer(b.Check, res.BadAnswer)
 	if res.Readers.Readers > 0 {
 		rc := res.Readers
 		b.Readers = &rc
@@ -142,3 +144,20 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 }
 
 func ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
+
+// withBadAnswer adds the target's example of an answer that broke the
+// service's API to api_conformance's failure: the history points at the
+// line, the example shows the request and what came back.
+func withBadAnswer(check checker.Report, example string) checker.Report {
+	if example == "" {
+		return check
+	}
+	invs := slices.Clone(check.Invariants)
+	for i, inv := range invs {
+		if inv.Name == checker.NameAPIConformance && inv.Status == checker.Fail {
+			invs[i].Detail += "; the first such answer: " + example
+		}
+	}
+	check.Invariants = invs
+	return check
+}

@@ -6,9 +6,11 @@ package targets
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
@@ -35,6 +37,20 @@ type Options struct {
 	// KeyScope is the key_scope the service behind target http states
 	// (--key-scope): "" keeps its mapping's (chat unless it says).
 	KeyScope string
+	// HTTP is how target http's requests reach the service.
+	HTTP HTTPOptions
+}
+
+// HTTPOptions are target http's transport settings (bench's --header,
+// --insecure, --ca-cert, --client-cert, --client-key, --http-timeout,
+// --max-answer-bytes). Header values are credentials: never show them.
+type HTTPOptions struct {
+	Header                http.Header
+	Insecure              bool
+	CACert                string
+	ClientCert, ClientKey string
+	Timeout               time.Duration // one request, its answer read whole included; 0: the default
+	MaxAnswerBytes        int64         // a sync page's answer; 0: the default
 }
 
 // Opened is a target ready for bench.RunTarget.

@@ -21,8 +21,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/sequencer"
 )
@@ -32,10 +34,27 @@ const (
 	CodeTimeout       = "timeout"
 	CodeConnection    = "connection_lost"
 	CodeRefused       = "connection_refused"
-	CodeBadResponse   = "bad_response"
+	CodeBadResponse   = history.ErrorBadResponse
 	codeStatusPrefix  = "http_"
 	defaultPageLimit  = 1000
 	maxErrorBodyBytes = 64 << 10
+)
+
+// What one request may cost: past the timeout its outcome is unknown,
+// and an answer is read up to a bound, never whole whatever its size (a
+// hostile or broken service's 2 GiB or endless answer).
+const (
+	// DefaultTimeout bounds one request, its answer read whole included
+	// (--http-timeout).
+	DefaultTimeout = 10 * time.Second
+	// MaxCallAnswerBytes bounds every answer but a sync page's: a send's
+	// is four fields, a chat's creation and a counter's fewer.
+	MaxCallAnswerBytes = 4 << 20
+	// DefaultMaxPageBytes bounds a sync page's answer (--max-answer-bytes):
+	// 1000 messages of 16 KiB each.
+	DefaultMaxPageBytes = 16 << 20
+	// shownAnswerBytes is how much of an answer a message quotes.
+	shownAnswerBytes = 200
 )
 
 // client is one run's connection to the service.
@@ -43,10 +62,12 @@ type client struct {
 	base      *url.URL
 	api       *API
 	http      *http.Client
+	settings  settings
 	faults    bool // forward fault plans and races (chatseq serve's test hooks)
 	noCounter bool // the service answered the counter hook with a 404 of its own: it has none
 	retry     statusRetry
 	sendURLs  sync.Map // chat → its send URL (sendURL)
+	firstBad  atomic.Pointer[string]
 	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
 	nemesis func(context.Context) error
 }
@@ -59,13 +80,23 @@ func (c *client) KillServer(ctx context.Context) error {
 	return c.nemesis(ctx)
 }
 
-func newClient(base *url.URL, api *API, timeout time.Duration, conns int, rt http.RoundTripper) *client {
+func newClient(base *url.URL, api *API, s settings, conns int, rt http.RoundTripper) *client {
 	if rt == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConns, t.MaxIdleConnsPerHost = 0, conns
+		if s.tls != nil {
+			t.TLSClientConfig = s.tls
+		}
 		rt = t
 	}
-	return &client{base: base, api: api, faults: api.TestHooks, http: &http.Client{Transport: rt, Timeout: timeout}}
+	return &client{base: base, api: api, faults: api.TestHooks, settings: s, http: &http.Client{
+		Transport: rt, Timeout: s.timeout,
+		// No redirect is followed: net/http would resend a POST as a GET
+		// and record the GET's answer as the send's, and would carry
+		// --header's credentials to wherever Location points. A 3xx is
+		// the answer (docs/http-api.md, "Redirects").
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
 }
 
 // url fills {chat} into path and resolves it against the base URL.
@@ -79,20 +110,24 @@ func (c *client) url(path, chat string, query url.Values) string {
 	return u.String()
 }
 
-// answer is a response read whole.
+// answer is a response read whole, or up to its bound.
 type answer struct {
 	status int
 	header http.Header
 	body   []byte
+	// cut: the answer was longer than its bound; body holds its first
+	// bytes, up to the bound.
+	cut bool
 }
 
-// do sends one request with body (JSON; nil: none); a nil answer comes
-// with the error the client saw.
-func (c *client) do(ctx context.Context, method, url string, header http.Header, body []byte) (*answer, error) {
+// do sends one request with body (JSON; nil: none) and reads at most
+// limit bytes of its answer; a nil answer comes with the error the
+// client saw.
+func (c *client) do(ctx context.Context, method, url string, header http.Header, body []byte, limit int64) (*answer, error) {
 	deadline := time.Now().Add(refusedPatience)
 	wait := refusedBackoff
 	for {
-		a, err := c.send(ctx, method, url, header, body, body != nil)
+		a, err := c.send(ctx, method, url, header, body, body != nil, limit)
 		if err == nil || !refused(err) || time.Now().After(deadline) {
 			return a, err
 		}
@@ -106,7 +141,7 @@ func (c *client) do(ctx context.Context, method, url string, header http.Header,
 }
 
 // send is one attempt of do.
-func (c *client) send(ctx context.Context, method, url string, header http.Header, payload []byte, hasBody bool) (*answer, error) {
+func (c *client) send(ctx context.Context, method, url string, header http.Header, payload []byte, hasBody bool, limit int64) (*answer, error) {
 	var rd io.Reader
 	if hasBody {
 		// A bytes.Reader, which net/http writes with the headers in one
@@ -123,6 +158,7 @@ func (c *client) send(ctx context.Context, method, url string, header http.Heade
 	// when a reused connection drops (a crashed server), and the history
 	// would show one attempt where the service saw two.
 	req.GetBody = nil
+	c.settings.applyHeader(req)
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
@@ -134,11 +170,111 @@ func (c *client) send(ctx context.Context, method, url string, header http.Heade
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	b, cut, err := readBounded(resp.Body, resp.ContentLength, limit)
 	if err != nil {
 		return nil, err // cut off mid-answer: as if none came
 	}
-	return &answer{status: resp.StatusCode, header: resp.Header, body: b}, nil
+	return &answer{status: resp.StatusCode, header: resp.Header, body: b, cut: cut}, nil
+}
+
+// readBounded reads r up to limit bytes; cut says it held more, and then
+// only its first bytes are kept. It reads in chunks and joins them once
+// the whole answer is in, so an answer near the bound costs about the
+// bound, not a buffer doubled past it; and one announced (Content-Length)
+// beyond the bound is not read on.
+func readBounded(r io.Reader, announced, limit int64) ([]byte, bool, error) {
+	const chunk = 64 << 10
+	if announced > limit {
+		first := make([]byte, min(chunk, limit))
+		n, err := io.ReadFull(r, first)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, false, err
+		}
+		return first[:n], true, nil
+	}
+	var chunks [][]byte
+	total := int64(0)
+	next := int64(512) // a send's answer fits, read at once
+	if announced >= 0 {
+		next = announced + 1 // and one byte more, to see the end
+	}
+	for {
+		buf := make([]byte, min(next, limit+1-total))
+		next = min(max(2*total, 512), chunk)
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			chunks = append(chunks, buf[:n])
+			total += int64(n)
+		}
+		if total > limit {
+			return chunks[0][:min(int64(len(chunks[0])), limit)], true, nil
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	if len(chunks) == 1 {
+		return chunks[0], false, nil
+	}
+	return bytes.Join(chunks, nil), false, nil
+}
+
+// badAnswer is an answer that breaks the service's API: a finding about
+// the service, recorded as bad_response, which the checker's
+// api_conformance fails on. Its message names the request and quotes the
+// answer's first bytes. A send's outcome is unknown (the service may have
+// written before answering so); a sync, a read, had no effect.
+// The first is kept for the report (BadAnswerExample).
+func (c *client) badAnswer(method, url string, a *answer, definite bool, problem string) error {
+	err := fmt.Errorf("%s %s answered %d %s: %s", method, requestPath(url), a.status, problem, quoteAnswer(a))
+	msg := err.Error()
+	c.firstBad.CompareAndSwap(nil, &msg)
+	return &sequencer.Error{Code: CodeBadResponse, Definite: definite, Err: err}
+}
+
+// BadAnswerExample is the first answer that broke the API (bench.BadAnswerExampler).
+func (c *client) BadAnswerExample() string {
+	if p := c.firstBad.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// requestPath is url without scheme, host or credentials: what a
+// message may show of a request.
+func requestPath(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	return u.RequestURI()
+}
+
+// quoteAnswer quotes an answer's first bytes, and says how long it was.
+func quoteAnswer(a *answer) string {
+	if len(a.body) == 0 {
+		return "an empty body"
+	}
+	q := fmt.Sprintf("%.*q", shownAnswerBytes, a.body[:min(len(a.body), 4*shownAnswerBytes)])
+	switch {
+	case a.cut:
+		q += fmt.Sprintf(" (the first %d bytes of an answer longer than that)", len(a.body))
+	case len(a.body) > shownAnswerBytes:
+		q += fmt.Sprintf(" (the first %d bytes of %d)", shownAnswerBytes, len(a.body))
+	}
+	return q
+}
+
+// redirect names a 3xx answer's destination.
+func redirect(a *answer) string {
+	loc := a.header.Get("Location")
+	if u, err := url.Parse(loc); err == nil {
+		loc = u.Redacted()
+	}
+	return fmt.Sprintf("with a redirect to %q, which the API never answers (chatseq follows no redirect)", loc)
 }
 
 // Refused connections are retried for up to refusedPatience, from

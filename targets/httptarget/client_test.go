@@ -36,7 +36,7 @@ func testClient(t *testing.T, srv *httptest.Server, writes *atomic.Int64) *clien
 		}
 		return countingConn{c, writes}, nil
 	}}
-	c := newClient(base, DefaultAPI(), 5*time.Second, 4, tr)
+	c := newClient(base, DefaultAPI(), settings{timeout: 5 * time.Second, maxPage: DefaultMaxPageBytes}, 4, tr)
 	c.retry = statusRetry{attempts: 1}
 	t.Cleanup(func() { c.Close() })
 	return c

@@ -102,7 +102,7 @@ func TestSendBodyAsTheMapWas(t *testing.T) {
 // Counted, not timed.
 func TestASendAllocatesLittle(t *testing.T) {
 	base, _ := url.Parse("http://127.0.0.1:8480")
-	c := newClient(base, DefaultAPI(), RequestTimeout, 4, cannedRT{})
+	c := newClient(base, DefaultAPI(), defaultSettings(), 4, cannedRT{})
 	c.retry = statusRetry{attempts: 1}
 	allocs := testing.AllocsPerRun(200, func() {
 		if _, err := c.Persist(context.Background(), testSend, nil); err != nil {

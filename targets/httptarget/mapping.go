@@ -327,3 +327,16 @@ func (a *API) outcome(status int) Outcome {
 	}
 	return Outcome{Outcome: OutcomeFail}
 }
+
+// offAPI says how an answer breaks the API, "" when it does not: it was
+// longer than limit, or it is a redirect the mapping does not give a
+// meaning (statuses), which chatseq's API never answers.
+func (a *API) offAPI(ans *answer, limit int64) string {
+	if ans.cut {
+		return fmt.Sprintf("with more than %d bytes, read up to there (--max-answer-bytes bounds a sync page's answer, %d bytes any other)", limit, MaxCallAnswerBytes)
+	}
+	if _, mapped := a.Statuses[ans.status]; !mapped && ans.status/100 == 3 {
+		return redirect(ans)
+	}
+	return ""
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
@@ -15,9 +14,6 @@ import (
 
 // Name is the target's name.
 const Name = "http"
-
-// RequestTimeout bounds one request: past it the outcome is unknown.
-const RequestTimeout = 10 * time.Second
 
 func init() { targets.Register(Name, Open) }
 
@@ -67,7 +63,11 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 	if opts.NemesisCmd != "" {
 		kill = func(ctx context.Context) error { return runNemesis(ctx, opts.NemesisCmd, base.String()) }
 	}
-	o.Factory = Factory(base, api, nil)
+	s, err := newSettings(opts.HTTP)
+	if err != nil {
+		return nil, err
+	}
+	o.Factory = factory(base, api, s, nil)
 	if kill != nil {
 		o.Factory = withNemesis(o.Factory, kill)
 	}
@@ -110,9 +110,14 @@ func (a *API) contract() history.Contract {
 // budget; rt, when set, carries the requests (a test's validating
 // transport).
 func Factory(base *url.URL, api *API, rt http.RoundTripper) bench.TargetFactory {
+	return factory(base, api, defaultSettings(), rt)
+}
+
+// factory is Factory with the run's transport settings.
+func factory(base *url.URL, api *API, s settings, rt http.RoundTripper) bench.TargetFactory {
 	return func(_ context.Context, env bench.TargetEnv) (bench.Target, error) {
 		conns := 2*env.Config.Writers + env.Config.Readers + 4
-		c := newClient(base, api, RequestTimeout, conns, rt)
+		c := newClient(base, api, s, conns, rt)
 		// A send answered 503 or 429 is retried within the run's own
 		// budget and from its clients' first wait (--max-attempts,
 		// --retry-backoff), and at most as the strategy document says.

@@ -77,7 +77,7 @@ func pipeTransport() *http.Transport {
 //	go test -run '^$' -bench 'PersistClient|VegetaHitClient' -benchmem ./targets/httptarget/
 func BenchmarkPersistClient(b *testing.B) {
 	base, _ := url.Parse("http://127.0.0.1:8480")
-	c := newClient(base, DefaultAPI(), RequestTimeout, 4, pipeTransport())
+	c := newClient(base, DefaultAPI(), defaultSettings(), 4, pipeTransport())
 	c.retry = statusRetry{attempts: 1}
 	ctx := context.Background()
 	req := sequencer.Request{Chat: "b1-chat-0001", Key: "w1-m1", Sender: "user-1", Content: "message 1 from user-1"}

@@ -26,12 +26,12 @@ func (c *client) CreateChat(ctx context.Context, chat string, members []string) 
 	if err != nil {
 		return err
 	}
-	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), nil, payload)
+	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), nil, payload, MaxCallAnswerBytes)
 	if err != nil {
 		return err
 	}
 	if a.status/100 != 2 {
-		return fmt.Errorf("%s %s answered %d: %s", spec.Method, spec.Path, a.status, a.body)
+		return fmt.Errorf("%s %s answered %d: %s", spec.Method, spec.Path, a.status, quoteAnswer(a))
 	}
 	return nil
 }
@@ -53,12 +53,12 @@ func (c *client) SetCounter(ctx context.Context, chat string, v uint64) error {
 	if err != nil {
 		return err
 	}
-	a, err := c.do(ctx, http.MethodPut, c.url(c.api.Counter.Path, chat, nil), nil, payload)
+	a, err := c.do(ctx, http.MethodPut, c.url(c.api.Counter.Path, chat, nil), nil, payload, MaxCallAnswerBytes)
 	if err != nil {
 		return err
 	}
 	if a.status/100 != 2 {
-		return fmt.Errorf("setting the counter answered %d: %s", a.status, a.body)
+		return fmt.Errorf("setting the counter answered %d: %s", a.status, quoteAnswer(a))
 	}
 	return nil
 }
@@ -67,12 +67,12 @@ func (c *client) DeleteCounter(ctx context.Context, chat string) error {
 	if err := c.counterHook(); err != nil {
 		return err
 	}
-	a, err := c.do(ctx, http.MethodDelete, c.url(c.api.Counter.Path, chat, nil), nil, nil)
+	a, err := c.do(ctx, http.MethodDelete, c.url(c.api.Counter.Path, chat, nil), nil, nil, MaxCallAnswerBytes)
 	if err != nil {
 		return err
 	}
 	if a.status/100 != 2 {
-		return fmt.Errorf("deleting the counter answered %d: %s", a.status, a.body)
+		return fmt.Errorf("deleting the counter answered %d: %s", a.status, quoteAnswer(a))
 	}
 	return nil
 }
@@ -109,8 +109,8 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	if c.faults && req.Faults.StoreError.Kind != sequencer.NoStoreError {
 		maxSends = 1
 	}
-	a, err := c.do(ctx, spec.Method, to, header, body)
-	for sent := 1; err == nil && retryableStatus(a.status) && sent < maxSends; sent++ {
+	a, err := c.do(ctx, spec.Method, to, header, body, MaxCallAnswerBytes)
+	for sent := 1; err == nil && !a.cut && retryableStatus(a.status) && sent < maxSends; sent++ {
 		if !c.retry.wait(ctx, sent, a) {
 			break
 		}
@@ -118,7 +118,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		// decides the outcome), but no longer racing its twin, which has
 		// its answer.
 		header.Del(httpapi.HeaderRace)
-		a, err = c.do(ctx, spec.Method, to, header, body)
+		a, err = c.do(ctx, spec.Method, to, header, body, MaxCallAnswerBytes)
 	}
 	if err != nil {
 		e := transportError(err)
@@ -128,6 +128,10 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 			e.Code = code
 		}
 		return sequencer.Outcome{}, e
+	}
+	if problem := c.api.offAPI(a, MaxCallAnswerBytes); problem != "" {
+		// The service may have written before answering so.
+		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, problem)
 	}
 	o := c.api.outcome(a.status)
 	if o.Outcome != OutcomeOK {
@@ -140,7 +144,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	if !ok1 || !ok2 || seq == 0 {
 		// A success the client cannot read: it knows the write happened,
 		// not what it was given.
-		return sequencer.Outcome{}, &sequencer.Error{Code: CodeBadResponse, Err: fmt.Errorf("HTTP %d without a sequence at %q: %s", a.status, spec.Sequence, a.body)}
+		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, fmt.Sprintf("without a sequence (a whole number from 1 to 2^64-1) at %q", spec.Sequence))
 	}
 	res := sequencer.Result{Seq: seq}
 	if spec.MessageID != "" {
@@ -164,9 +168,13 @@ func (c *client) Sync(ctx context.Context, chat string, after uint64, limit int)
 func (c *client) page(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, bool, error) {
 	spec := c.api.Sync
 	q := url.Values{spec.AfterParam: {strconv.FormatUint(after, 10)}, spec.LimitParam: {strconv.Itoa(limit)}}
-	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, q), nil, nil)
+	to := c.url(spec.Path, chat, q)
+	a, err := c.do(ctx, spec.Method, to, nil, nil, c.settings.maxPage)
 	if err != nil {
 		return nil, false, transportError(err)
+	}
+	if problem := c.api.offAPI(a, c.settings.maxPage); problem != "" {
+		return nil, false, c.badAnswer(spec.Method, to, a, true, problem)
 	}
 	if a.status/100 != 2 {
 		o := c.api.outcome(a.status)
@@ -178,14 +186,14 @@ func (c *client) page(ctx context.Context, chat string, after uint64, limit int)
 	list, ok := field(a.body, spec.Messages)
 	items, isList := list.([]any)
 	if !ok || !isList {
-		return nil, false, &sequencer.Error{Code: CodeBadResponse, Definite: true, Err: fmt.Errorf("a sync answer without a list at %q: %.300s", spec.Messages, a.body)}
+		return nil, false, c.badAnswer(spec.Method, to, a, true, fmt.Sprintf("without a list at %q", spec.Messages))
 	}
 	msgs := make([]store.Message, 0, len(items))
 	for _, it := range items {
 		seqV, _ := walk(it, spec.Sequence)
 		seq, ok := uintOf(seqV)
 		if !ok {
-			return nil, false, &sequencer.Error{Code: CodeBadResponse, Definite: true, Err: fmt.Errorf("a synced message without a sequence at %q", spec.Sequence)}
+			return nil, false, c.badAnswer(spec.Method, to, a, true, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence))
 		}
 		m := store.Message{Chat: chat, Seq: seq}
 		if v, ok := walk(it, spec.MessageID); ok {
@@ -255,7 +263,7 @@ func (c *client) counters(ctx context.Context, chats []string) ([]store.Counter,
 	}
 	out := make([]store.Counter, 0, len(chats))
 	for _, chat := range chats {
-		a, err := c.do(ctx, http.MethodGet, c.url(c.api.Counter.Path, chat, nil), nil, nil)
+		a, err := c.do(ctx, http.MethodGet, c.url(c.api.Counter.Path, chat, nil), nil, nil, MaxCallAnswerBytes)
 		if err != nil {
 			return nil, fmt.Errorf("reading the counter of %s: %w", chat, err)
 		}
@@ -264,7 +272,7 @@ func (c *client) counters(ctx context.Context, chats []string) ([]store.Counter,
 			v, ok := field(a.body, c.api.Counter.Value)
 			n, ok2 := uintOf(v)
 			if !ok || !ok2 {
-				return nil, fmt.Errorf("the counter of %s: no value at %q: %s", chat, c.api.Counter.Value, a.body)
+				return nil, fmt.Errorf("the counter of %s: no value at %q: %s", chat, c.api.Counter.Value, quoteAnswer(a))
 			}
 			out = append(out, store.Counter{Chat: chat, Value: n})
 		case a.status == http.StatusNotFound && errorCode(a.body) == httpapi.CodeChatNotFound:
@@ -273,7 +281,7 @@ func (c *client) counters(ctx context.Context, chats []string) ([]store.Counter,
 			c.noCounter = true
 			return nil, nil
 		default:
-			return nil, fmt.Errorf("reading the counter of %s answered %d: %s", chat, a.status, a.body)
+			return nil, fmt.Errorf("reading the counter of %s answered %d: %s", chat, a.status, quoteAnswer(a))
 		}
 	}
 	return out, nil

@@ -1,0 +1,121 @@
+package httptarget_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/targets/httptarget"
+)
+
+// redirectingService answers every send and every page with a 302 to
+// /elsewhere, which answers 404: what net/http's redirect rule turned into
+// a send's definite failure.
+type redirectingService struct{ elsewhere atomic.Int64 }
+
+func (s *redirectingService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	if r.URL.Path == "/elsewhere" {
+		s.elsewhere.Add(1)
+		http.NotFound(w, r)
+		return
+	}
+	http.Redirect(w, r, "/elsewhere", http.StatusFound)
+}
+
+func openTarget(t *testing.T, h http.Handler) bench.Target {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	base, _ := url.Parse(srv.URL)
+	target, err := httptarget.Factory(base, httptarget.DefaultAPI(), nil)(context.Background(), bench.TargetEnv{Config: bench.DefaultConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { target.Close() })
+	return target
+}
+
+// A send answered 302 is not followed, and never recorded as a definite
+// failure: the service may have written before redirecting, and a
+// redirect is no answer of the API (bad_response, api_conformance).
+func TestARedirectedSendIsNotFollowedNorAFailure(t *testing.T) {
+	s := &redirectingService{}
+	target := openTarget(t, s)
+	_, err := target.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+	kind, code := bench.Completion(err)
+	if kind != history.KindInfo || code != history.ErrorBadResponse {
+		t.Fatalf("a send answered 302 is recorded %s %q (%v), want info %q", kind, code, err, history.ErrorBadResponse)
+	}
+	if !strings.Contains(err.Error(), `redirect to "/elsewhere"`) {
+		t.Errorf("the error does not name the redirect: %v", err)
+	}
+	_, err = target.Sync(context.Background(), "c", 0, 10)
+	if kind, code := bench.Completion(err); kind != history.KindFail || code != history.ErrorBadResponse {
+		t.Fatalf("a sync answered 302 is recorded %s %q (%v), want fail %q", kind, code, err, history.ErrorBadResponse)
+	}
+	if n := s.elsewhere.Load(); n != 0 {
+		t.Fatalf("the redirect was followed %d times", n)
+	}
+}
+
+// A mapping that gives a 3xx a meaning is taken at its word.
+func TestAMappedRedirectIsAnOrdinaryAnswer(t *testing.T) {
+	api, err := httptarget.ParseAPI("api.yaml", []byte("statuses:\n  302: info\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(&redirectingService{})
+	t.Cleanup(srv.Close)
+	base, _ := url.Parse(srv.URL)
+	target, err := httptarget.Factory(base, api, nil)(context.Background(), bench.TargetEnv{Config: bench.DefaultConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	_, err = target.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+	if kind, code := bench.Completion(err); kind != history.KindInfo || code != "http_302" {
+		t.Fatalf("a send answered 302 under statuses {302: info} is recorded %s %q, want info http_302", kind, code)
+	}
+}
+
+// endless writes an answer with no end; huge announces 2 GiB and sends
+// its first megabytes. Each is read up to its bound, then dropped: the
+// send is a bad_response naming the bound, at once.
+func TestAnAnswerPastItsBoundIsABadResponse(t *testing.T) {
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	for name, h := range map[string]http.HandlerFunc{
+		"endless": func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusCreated)
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		},
+		"2 GiB announced": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "2147483648")
+			w.WriteHeader(http.StatusCreated)
+			for i := 0; i < 160 && r.Context().Err() == nil; i++ {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		},
+	} {
+		target := openTarget(t, h)
+		_, err := target.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+		kind, code := bench.Completion(err)
+		if kind != history.KindInfo || code != history.ErrorBadResponse || !strings.Contains(err.Error(), "with more than 4194304 bytes") {
+			t.Fatalf("%s: recorded %s %q: %v; want info %q naming the bound", name, kind, code, err, history.ErrorBadResponse)
+		}
+	}
+}
