@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -19,6 +21,14 @@ type httpFlags struct {
 	serve, nemesisCmd string
 	keyScope          string
 	killEvery         time.Duration
+	// How requests reach the service: headers (credentials: never
+	// shown), TLS, the per-request timeout, the sync page's bound.
+	headers                       []string
+	insecure                      bool
+	caCert, clientCert, clientKey string
+	timeout                       time.Duration
+	maxAnswerBytes                int64
+	header                        http.Header // headers, parsed by resolve
 }
 
 func (h *httpFlags) register(fl *pflag.FlagSet) {
@@ -28,12 +38,23 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&h.nemesisCmd, "nemesis-cmd", "", "shell command run on each kill_server fault instead (e.g. 'docker restart api'); chatseq then waits until the service answers")
 	fl.StringVar(&h.keyScope, "key-scope", "", "what the service behind --target http scopes an idempotency key to: chat (ADR-004; the default, or the --api mapping's contract.key_scope) or client (ADR-001: per sender per chat)")
 	fl.DurationVar(&h.killEvery, "kill-every", 0, "kill_server every this long while the writers run (needs --duration, and --serve or --nemesis-cmd)")
+	fl.StringArrayVar(&h.headers, "header", nil, "a request header for --target http, 'Name: value' (e.g. 'Authorization: Bearer …'); repeat for several. Values are credentials: every report, results.json and command line shows them as 'Name: ***'")
+	fl.BoolVar(&h.insecure, "insecure", false, "--target http over https: accept any server certificate (a self-signed one); prefer --ca-cert")
+	fl.StringVar(&h.caCert, "ca-cert", "", "--target http over https: PEM file of the certificate authorities to trust instead of the system's")
+	fl.StringVar(&h.clientCert, "client-cert", "", "--target http over https: PEM client certificate to present (mutual TLS), with --client-key")
+	fl.StringVar(&h.clientKey, "client-key", "", "PEM private key of --client-cert")
+	fl.DurationVar(&h.timeout, "http-timeout", httptarget.DefaultTimeout, "--target http: one request's time, its answer read whole included; past it a send's outcome is unknown (info, timeout)")
+	fl.Int64Var(&h.maxAnswerBytes, "max-answer-bytes", httptarget.DefaultMaxPageBytes, "--target http: the most of a sync page's answer read (any other answer: 4 MiB); a longer one is a bad_response, which fails api_conformance")
 }
 
 // options are how the target is reached.
 func (h *httpFlags) options(o targets.Options) targets.Options {
 	o.URL, o.API, o.Serve, o.NemesisCmd = h.url, h.api, h.serve, h.nemesisCmd
 	o.KeyScope = h.keyScope
+	o.HTTP = targets.HTTPOptions{
+		Header: h.header, Insecure: h.insecure, CACert: h.caCert, ClientCert: h.clientCert, ClientKey: h.clientKey,
+		Timeout: h.timeout, MaxAnswerBytes: h.maxAnswerBytes,
+	}
 	return o
 }
 
@@ -58,6 +79,18 @@ func (h *httpFlags) resolve(cfg *bench.Config) error {
 		return badInput("--kill-every needs a --duration to space the kills over")
 	case h.killEvery > 0 && h.serve == "" && h.nemesisCmd == "":
 		return badInput("--kill-every needs --serve CMD (chatseq starts and kills the service) or --nemesis-cmd CMD")
+	case h.timeout <= 0:
+		return badInput("--http-timeout must be positive, got %s", h.timeout)
+	case h.maxAnswerBytes < minAnswerBytes:
+		return badInput("--max-answer-bytes must be at least %d, got %d", minAnswerBytes, h.maxAnswerBytes)
+	}
+	header, err := parseHeaders(h.headers)
+	if err != nil {
+		return usageError{err}
+	}
+	h.header = header
+	if err := httptarget.CheckOptions(h.options(targets.Options{}).HTTP); err != nil {
+		return usageError{err}
 	}
 	cfg.Timed = append(cfg.Timed, h.kills(cfg.Duration)...)
 	if h.api != "" {
@@ -111,4 +144,56 @@ func (h *httpFlags) check(names []string) error {
 		}
 	}
 	return nil
+}
+
+// minAnswerBytes is the least --max-answer-bytes: an empty page's answer
+// and a little more.
+const minAnswerBytes = 1 << 10
+
+// parseHeaders reads --header values, "Name: value". An error names the
+// header by its place and name, never its value, a credential.
+func parseHeaders(values []string) (http.Header, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	h := http.Header{}
+	for i, v := range values {
+		name, value, ok := strings.Cut(v, ":")
+		name = strings.TrimSpace(name)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("--header #%d has no colon: give it as 'Name: value'", i+1)
+		case !isToken(name):
+			return nil, fmt.Errorf("--header #%d: %q is not a header name", i+1, name)
+		}
+		value = strings.TrimSpace(value)
+		if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+			return nil, fmt.Errorf("--header %s: its value holds a control character (a line break?)", name)
+		}
+		h.Add(name, value)
+	}
+	return h, nil
+}
+
+// redactHeader is a --header value as any output shows it: the name,
+// never the value.
+func redactHeader(v string) string {
+	name, _, ok := strings.Cut(v, ":")
+	if !ok {
+		return "***"
+	}
+	return strings.TrimSpace(name) + ": ***"
+}
+
+// isToken: s is an HTTP header name (RFC 9110's token).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
+			return false
+		}
+	}
+	return true
 }

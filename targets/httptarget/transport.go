@@ -66,6 +66,13 @@ func newSettings(o targets.HTTPOptions) (settings, error) {
 	return s, nil
 }
 
+// CheckOptions reads o as a run would, so that a bad certificate file
+// stops bench before anything runs.
+func CheckOptions(o targets.HTTPOptions) error {
+	_, err := newSettings(o)
+	return err
+}
+
 // defaultSettings are a run's without flags.
 func defaultSettings() settings {
 	return settings{timeout: DefaultTimeout, maxPage: DefaultMaxPageBytes}
