@@ -45,6 +45,9 @@ type Result struct {
 	// or operations were done, when the process neared its memory ceiling;
 	// empty otherwise.
 	StoppedForMemory string
+	// Lateness is how far the open loop fell behind its rate (zero in a
+	// closed loop).
+	Lateness Lateness
 	// BadAnswer is the first answer the service gave in breach of its
 	// API, as the target describes it (BadAnswerExampler); "" none.
 	BadAnswer string
@@ -358,6 +361,13 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 	wg.Wait()
 	close(writersDone)
 	res.Readers = waitReaders()
+	if interval > 0 {
+		for _, w := range writers {
+			if w != nil {
+				res.Lateness.add(w.lateness)
+			}
+		}
+	}
 }
 
 func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {

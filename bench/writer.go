@@ -77,6 +77,8 @@ type writer struct {
 	// back-off, from a source of its own so plans stay as seeded.
 	retryAfter time.Duration
 	jitter     *rand.Rand
+	// lateness is how far this writer's open loop fell behind.
+	lateness Lateness
 }
 
 func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
@@ -106,9 +108,14 @@ func (w *writer) newPID() int {
 // start plus the writer's phase on the recorder's clock.
 func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start int64, interval time.Duration) {
 	w.stop = stop
+	end := start + int64(w.cfg.Duration)
 	start += int64(w.cfg.writerPhase(w.id))
+	w.lateness.Threshold = lateThreshold(interval)
 	for op := 0; ops == 0 || op < ops; op++ {
 		if w.stopped(ctx) {
+			if interval > 0 && ops == 0 && w.cfg.Duration > 0 {
+				w.lateness.unsent(start, min(end, w.rec.Now()), interval, op)
+			}
 			return
 		}
 		w.rec.YieldToFlusher()
@@ -127,6 +134,7 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 				case <-time.After(d):
 				}
 			}
+			w.lateness.start(time.Duration(w.rec.Now() - intended))
 		}
 		plan := w.planner.plan(op)
 		if plan.Sync {

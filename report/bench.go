@@ -76,6 +76,9 @@ type Bench struct {
 	MaxAttempts        int64          `json:"max_attempts"`
 	Latency            []Percentiles  `json:"latency"`
 	Check              checker.Report `json:"check"`
+	// Schedule is how far an open loop fell behind its rate; left out
+	// in a closed loop.
+	Schedule *Schedule `json:"schedule,omitempty"`
 	// Thresholds are the run's --threshold conditions, judged; left out
 	// when it had none.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
@@ -109,6 +112,9 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 		b.ErrorCodes = map[string]int64{}
 	}
 	b.Check = withBadAnswer(b.Check, res.BadAnswer)
+	if res.Config.Rate > 0 {
+		b.Schedule = scheduleOf(res)
+	}
 	if res.Readers.Readers > 0 {
 		rc := res.Readers
 		b.Readers = &rc

@@ -61,6 +61,9 @@ func writeText(w io.Writer, b Bench, width int) error {
 	if err := t.write(w, width); err != nil {
 		return err
 	}
+	if b.Schedule != nil && b.Schedule.Warning != "" {
+		wrapLine(w, "warning: "+b.Schedule.Warning, width, indent)
+	}
 
 	fmt.Fprintln(w)
 	lat := table{right: true}
