@@ -261,9 +261,9 @@ func quoteAnswer(a *answer) string {
 	q := fmt.Sprintf("%.*q", shownAnswerBytes, a.body[:min(len(a.body), 4*shownAnswerBytes)])
 	switch {
 	case a.cut:
-		q += fmt.Sprintf(" (the first %d bytes of an answer longer than that)", len(a.body))
+		q += " …" // its length is in the problem named
 	case len(a.body) > shownAnswerBytes:
-		q += fmt.Sprintf(" (the first %d bytes of %d)", shownAnswerBytes, len(a.body))
+		q += fmt.Sprintf(" … (%d bytes)", len(a.body))
 	}
 	return q
 }
