@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // The sequential specification of one chat's sequencer, read from
@@ -43,20 +42,25 @@ import (
 //     key of the history: a key the history used only in fail answers
 //     therefore explains no message (HISTORY.md: "a final message whose
 //     key only ever had fail answers breaks the history").
+//     Under gaps forbidden such a message may also be one no line shows,
+//     taking the next sequence (a gap in the acks is then another
+//     writer's message, unless a table read or a sync shows none there).
 //   - With sole_writer no other writer exists during the run; messages at
 //     or below initial_counter still predate it and are allowed.
 //   - A payload_hash absent is the empty string, compared as any other.
 //   - Final tables are the state after the run: a read messages table
 //     holds exactly the committed messages; a read idempotency table holds
-//     exactly one record per message committed during the run (records of
-//     messages from before it are optional: their keys may have expired,
-//     ADR-001's 7-day TTL) and no record without its message; a read
+//     exactly one record per message (those from before the run included:
+//     the state is judged, whoever made it) and no record without its
+//     message; a read
 //     counters table holds each chat's counter, at least every committed
 //     sequence and initial_counter (the counter only grows), exactly the
 //     highest under gaps forbidden. A chat with no counter line in a read
 //     counters table has lost its counter, as a "missing" one has.
-//   - Exact duplicate final lines are one row written twice; two different
-//     rows at one sequence (or one key's two records) break the history.
+//   - A final table has a primary key: messages (chat, seq), idempotency
+//     (chat, key), counters (chat). Two lines under one primary key, even
+//     two equal lines, are a table that holds two rows where it can hold
+//     one: they break the history.
 //   - Under key_scope client a final line without sender may be any
 //     sender's: the chat is valid when some attribution makes it valid.
 
@@ -105,6 +109,7 @@ type dop struct {
 	mids             []string
 	msg              message // dForeign
 	payloads         []string
+	anySeq           bool // dGhostK: any free sequence, besides seqs
 }
 
 func (d *dop) mandatory() bool { return d.kind <= dSync }
@@ -121,8 +126,11 @@ type chatJudge struct {
 	critical  []uint64
 	finals    map[string][]finalLine // table -> this chat's distinct lines
 	memo      map[string]bool
+	anonBound uint64
 	noFinal   bool // judge the operations alone (for the reason)
-	steps     int
+	// anonBound: under gaps forbidden without sole_writer, the highest
+	// sequence an unseen writer's message may take (0: none may).
+	steps int
 }
 
 // other is the content of a message from before the run whose content
@@ -231,18 +239,18 @@ func (s *spec) newJudge(chat string, ops []operation) *chatJudge {
 				after: op.after, limit: op.limit, seqs: op.seqs, mids: op.mids})
 		}
 	}
-	seen := map[finalLine]bool{}
 	for _, f := range s.finals {
-		if f.chat != chat || seen[f] {
+		if f.chat != chat {
 			continue
 		}
-		seen[f] = true
 		j.finals[f.table] = append(j.finals[f.table], f)
 		if f.table == "messages" || f.table == "idempotency" {
 			pair(f.seq, f.mid)
 		}
 	}
-	// A history key's message from before the run.
+	// A history key's message from before the run, where something shows
+	// one: a replay answering a sequence at or below the initial counter,
+	// a final line there under the key, or (under reject) a rejection.
 	if s.initial > 0 {
 		ids := make([]string, 0, len(historyKeys))
 		for id := range historyKeys {
@@ -250,16 +258,55 @@ func (s *spec) newJudge(chat string, ops []operation) *chatJudge {
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
+			k := historyKeys[id]
+			var seqs []uint64
 			ps := []string{""}
 			if s.reject {
-				ps = append(append([]string{}, payloads[id]...), other)
+				ps = []string{other}
 			}
-			j.ops = append(j.ops, dop{kind: dGhostK, invoke: always, complete: always, key: historyKeys[id], payloads: ps})
+			rejected := false
+			for _, d := range j.ops {
+				if d.key.id() != id {
+					continue
+				}
+				switch {
+				case d.kind == dReplay && d.seq >= 1 && d.seq <= s.initial:
+					seqs = appendSeq(seqs, d.seq)
+					if s.reject && !contains(ps, d.payload) {
+						ps = append(ps, d.payload)
+					}
+				case d.kind == dReject:
+					rejected = true
+				}
+			}
+			for _, t := range []string{"messages", "idempotency"} {
+				for _, f := range j.finals[t] {
+					if f.seq >= 1 && f.seq <= s.initial && f.key == k.raw &&
+						(!s.clientScope || !f.hasSender || f.sender == k.sender) {
+						seqs = appendSeq(seqs, f.seq)
+					}
+				}
+			}
+			if len(seqs) == 0 && !rejected {
+				continue
+			}
+			j.ops = append(j.ops, dop{kind: dGhostK, invoke: always, complete: always, key: k,
+				payloads: ps, seqs: seqs, anySeq: rejected})
 		}
 	}
 	// Messages another writer may have written, or that predate the run.
 	foreign := map[string]bool{}
+	acked := map[uint64]bool{}
+	ackedMid := map[string]bool{}
+	for _, d := range j.ops {
+		if d.kind == dNew || d.kind == dReplay {
+			acked[d.seq], ackedMid[d.mid] = true, true
+		}
+	}
 	addForeign := func(m message) {
+		if acked[m.seq] || ackedMid[m.mid] {
+			return // a persist's message: another writer's there is ruled out
+		}
 		preRun := m.seq <= s.initial
 		if !preRun && s.soleWriter {
 			return
@@ -291,6 +338,14 @@ func (s *spec) newJudge(chat string, ops []operation) *chatJudge {
 	}
 	for seq := range j.mentioned {
 		crit[seq] = true
+		if s.gapsForbidden && !s.soleWriter && seq > j.anonBound {
+			j.anonBound = seq
+		}
+	}
+	for _, f := range j.finals["counters"] {
+		if s.gapsForbidden && !s.soleWriter && f.value > j.anonBound {
+			j.anonBound = f.value
+		}
 	}
 	for c := range crit {
 		j.critical = append(j.critical, c)
@@ -314,6 +369,38 @@ func (j *chatJudge) lineForeign(f finalLine, historyKeys map[string]keyRef, add 
 			add(message{seq: f.seq, mid: f.mid, key: k})
 		}
 	}
+}
+
+func appendSeq(list []uint64, x uint64) []uint64 {
+	for _, y := range list {
+		if y == x {
+			return list
+		}
+	}
+	return append(list, x)
+}
+
+// takenSeq: an ack shows seq as another persist's: a persist acked new
+// (whatever its key: its own commit needs the sequence, or its key
+// uncommitted) or a replay of another key.
+func (j *chatJudge) takenSeq(seq uint64, k keyRef) bool {
+	for i := range j.ops {
+		d := &j.ops[i]
+		if d.seq == seq && (d.kind == dNew || d.kind == dReplay && d.key.id() != k.id()) {
+			return true
+		}
+	}
+	return false
+}
+
+func (j *chatJudge) takenMid(mid string, k keyRef) bool {
+	for i := range j.ops {
+		d := &j.ops[i]
+		if d.mid == mid && (d.kind == dNew || d.kind == dReplay && d.key.id() != k.id()) {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {
@@ -403,12 +490,19 @@ func (j *chatJudge) search() bool {
 }
 
 func (j *chatJudge) memoKey(done uint64, st state) string {
-	var b strings.Builder
-	b.WriteString(strconv.FormatUint(done, 16))
+	b := make([]byte, 0, 16+len(st)*24)
+	b = strconv.AppendUint(b, done, 16)
 	for _, m := range st {
-		fmt.Fprintf(&b, "|%d\x00%s\x00%s\x00%s", m.seq, m.mid, m.key.id(), m.payload)
+		b = append(b, '|')
+		b = strconv.AppendUint(b, m.seq, 10)
+		b = append(b, 0)
+		b = append(b, m.mid...)
+		b = append(b, 0)
+		b = append(b, m.key.id()...)
+		b = append(b, 0)
+		b = append(b, m.payload...)
 	}
-	return b.String()
+	return string(b)
 }
 
 func (j *chatJudge) dfs(done uint64, st state) bool {
@@ -458,6 +552,16 @@ func (j *chatJudge) dfs(done uint64, st state) bool {
 			}
 		}
 	}
+	// Under gaps forbidden another writer's message no line shows may
+	// have taken the next sequence, at any time (without sole_writer).
+	if j.anonBound > 0 {
+		if next := j.top(st) + 1; next <= j.anonBound {
+			m := message{seq: next, mid: fmt.Sprintf("\x01anon %d", next), key: keyRef{unique: fmt.Sprintf("anon %d", next)}}
+			if j.dfs(done, st.with(m)) {
+				return true
+			}
+		}
+	}
 	j.memo[key] = true
 	return false
 }
@@ -491,7 +595,13 @@ func (j *chatJudge) outcomes(d *dop, st state) []state {
 	case dInfo:
 		var out []state
 		for _, seq := range j.seqCandidates(st, false) {
+			if j.takenSeq(seq, d.key) {
+				continue
+			}
 			for _, mid := range j.midCandidates(seq, d) {
+				if j.takenMid(mid, d.key) {
+					continue
+				}
 				m := message{seq: seq, mid: mid, key: d.key, payload: d.payload}
 				if j.canCommit(st, m, false) {
 					out = append(out, st.with(m))
@@ -500,8 +610,12 @@ func (j *chatJudge) outcomes(d *dop, st state) []state {
 		}
 		return out
 	case dGhostK:
+		seqs := d.seqs
+		if d.anySeq {
+			seqs = append(append([]uint64{}, seqs...), j.seqCandidates(st, true)...)
+		}
 		var out []state
-		for _, seq := range j.seqCandidates(st, true) {
+		for _, seq := range seqs {
 			for _, mid := range j.midCandidates(seq, d) {
 				for _, p := range d.payloads {
 					m := message{seq: seq, mid: mid, key: d.key, payload: p}
@@ -641,7 +755,7 @@ func (j *chatJudge) finalOK(st state) bool {
 			}
 		}
 		for _, m := range st {
-			if m.seq > s.initial && !seqs[m.seq] {
+			if !seqs[m.seq] {
 				return false
 			}
 		}

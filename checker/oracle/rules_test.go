@@ -1,6 +1,9 @@
 package oracle
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 const hdr = `{"format":"chatseq-history","version":1`
 
@@ -33,10 +36,30 @@ var ruleCases = []struct {
 {"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
 {"type":"final","table":"counters","chat":"c","value":1}
 `},
-	{"gaps forbidden: the counter above the highest message", false, hdr + `,"contract":{"gaps":"forbidden"}}
+	{"gaps forbidden, sole writer: the counter above the highest message", false, hdr + `,"contract":{"gaps":"forbidden"},"sole_writer":true}
 {"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
 {"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
 {"type":"final","table":"counters","chat":"c","value":2}
+`},
+	{"gaps forbidden, sole writer: a gap between two acks", false, hdr + `,"contract":{"gaps":"forbidden"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":3,"message_id":"m3","dedup":false}
+`},
+	{"gaps forbidden: a gap between two acks is another writer's message", true, hdr + `,"contract":{"gaps":"forbidden"}}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":3,"message_id":"m3","dedup":false}
+`},
+	{"gaps forbidden: a gap the messages table shows empty", false, hdr + `,"contract":{"gaps":"forbidden"}}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":3,"message_id":"m3","dedup":false}
+{"type":"final","table":"messages","chat":"c","seq":1,"message_id":"m1","key":"a"}
+{"type":"final","table":"messages","chat":"c","seq":3,"message_id":"m3","key":"b"}
 `},
 	{"gaps allowed: the counter above the highest message", true, hdr + `}
 {"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
@@ -116,6 +139,23 @@ func TestOracleRules(t *testing.T) {
 	for _, c := range ruleCases {
 		if ok, why := judgeText(t, c.text); ok != c.valid {
 			t.Errorf("%s: the oracle says valid=%v (%s), want %v", c.name, ok, why, c.valid)
+		}
+	}
+}
+
+// The generator's correct sequencer never breaks the model: the oracle must
+// find every history it records valid (a check of the oracle and of the
+// generator alike).
+func TestOracleAcceptsCorrectSequencer(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		h := generateCorrect(rand.New(rand.NewPCG(seed, 27)), seed%2 == 0)
+		data := h.encode()
+		if ok, why := judgeText(t, string(data)); !ok {
+			t.Fatalf("seed %d: the oracle says INVALID (%s) on a correct sequencer's history:\n%s", seed, why, data)
 		}
 	}
 }
