@@ -50,9 +50,13 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		Topic:    sequencer.Topic,
 		Remote:   true,
 	}
+	s, err := newSettings(opts.HTTP)
+	if err != nil {
+		return nil, err
+	}
 	var kill func(context.Context) error
 	if opts.Serve != "" {
-		p, err := startProcess(ctx, opts.Serve, base.String())
+		p, err := startProcess(ctx, opts.Serve, base.String(), s.tls)
 		if err != nil {
 			return nil, err
 		}
@@ -61,11 +65,7 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		kill = p.restart
 	}
 	if opts.NemesisCmd != "" {
-		kill = func(ctx context.Context) error { return runNemesis(ctx, opts.NemesisCmd, base.String()) }
-	}
-	s, err := newSettings(opts.HTTP)
-	if err != nil {
-		return nil, err
+		kill = func(ctx context.Context) error { return runNemesis(ctx, opts.NemesisCmd, base.String(), s.tls) }
 	}
 	o.Factory = factory(base, api, s, nil)
 	if kill != nil {

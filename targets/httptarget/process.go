@@ -3,6 +3,7 @@ package httptarget
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -23,7 +24,8 @@ const ReadyTimeout = 3 * time.Minute
 // whatever it started ('go run' and the binary it builds).
 type process struct {
 	command string
-	probe   string // any HTTP answer from here means the service is up
+	probe   string      // any HTTP answer from here means the service is up
+	tls     *tls.Config // the run's (--ca-cert, --insecure): nil, Go's defaults
 	log     *os.File
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -31,13 +33,14 @@ type process struct {
 	starts  int
 }
 
-// startProcess runs command and waits until probe answers.
-func startProcess(ctx context.Context, command, probe string) (*process, error) {
+// startProcess runs command and waits until probe answers, over tlsConf
+// when it is https.
+func startProcess(ctx context.Context, command, probe string, tlsConf *tls.Config) (*process, error) {
 	log, err := os.CreateTemp("", "chatseq-serve-*.log")
 	if err != nil {
 		return nil, err
 	}
-	p := &process{command: command, probe: probe, log: log}
+	p := &process{command: command, probe: probe, tls: tlsConf, log: log}
 	if err := p.start(ctx); err != nil {
 		p.stop()
 		return nil, err
@@ -65,6 +68,13 @@ func (p *process) waitReady(ctx context.Context, exited <-chan struct{}) error {
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()
 	client := &http.Client{Timeout: time.Second}
+	if p.tls != nil {
+		// A self-signed service answers only a client that trusts it.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = p.tls
+		client.Transport = t
+		defer t.CloseIdleConnections()
+	}
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.probe, nil)
 		if resp, err := client.Do(req); err == nil {
@@ -163,11 +173,11 @@ func processGroup() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: 
 
 // runNemesis runs a user's command (--nemesis-cmd, e.g. 'docker restart
 // api') and waits until the service answers again.
-func runNemesis(ctx context.Context, command, probe string) error {
+func runNemesis(ctx context.Context, command, probe string, tlsConf *tls.Config) error {
 	out, err := exec.CommandContext(ctx, "sh", "-c", command).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("--nemesis-cmd %q: %w: %s", command, err, bytes.TrimSpace(out))
 	}
-	p := &process{command: command, probe: probe}
+	p := &process{command: command, probe: probe, tls: tlsConf}
 	return p.waitReady(ctx, nil)
 }
