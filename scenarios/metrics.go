@@ -48,6 +48,7 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 		"late_commits": float64(rep.Stats.LateCommits), "errors": float64(errs),
 		"catch_up_missed": float64(rep.Stats.CatchUpMissed), "events_out_of_order": float64(rep.Stats.EventsOutOfOrder),
 		"reader_syncs": float64(res.Readers.Syncs), "reader_received": float64(res.Readers.Received),
+		"late_starts": float64(res.Lateness.Late), "unsent_starts": float64(res.Lateness.Unsent),
 	}
 	if !checked {
 		for _, name := range []string{"unfinished", "duplicate_events", "late_commits", "catch_up_missed", "events_out_of_order"} {

@@ -65,6 +65,8 @@ var countMetrics = map[string]string{
 	"events_out_of_order":   "events that reach the topic after a higher sequence of their chat",
 	"reader_syncs":          "syncs the readers sent (not in operations)",
 	"reader_received":       "messages the readers' syncs returned",
+	"late_starts":           "open loop: operations started more than one interval (at least 1 ms) after their intended start",
+	"unsent_starts":         "open loop: intended starts due before the run ended that were never made (k6's dropped iterations)",
 	"errors":                "failed and unknown outcomes, all codes",
 	"max_seq":               "highest sequence acknowledged to a client",
 }

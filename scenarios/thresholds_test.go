@@ -96,6 +96,7 @@ func newFakeMetrics() *Metrics {
 			Fail: 10, Info: 40, Retries: 40, ErrorCodes: map[string]int64{"counter_missing": 10, "crash_after_allocate": 40},
 		},
 		Latency: lat, Allocations: 100 + 2*10, Persisted: 95,
+		Lateness: bench.Lateness{Started: 900, Late: 300, Unsent: 1200},
 	}
 	rep := checker.Report{Stats: checker.Stats{Allocations: 100, MaxAckedSeq: 42}}
 	return NewMetrics(res, rep, true, 10)
@@ -130,6 +131,8 @@ func TestEvaluateThresholds(t *testing.T) {
 		{"idempotency_hit_rate == 10%", true, "10.00%"},
 		{"max_seq == 42", true, "42"},
 		{"fail != 10", false, "10"},
+		{"unsent_starts == 0", false, "1200"}, // an open loop that fell behind
+		{"late_starts < 100", false, "300"},
 	}
 	for _, c := range cases {
 		th, err := ParseThreshold(c.expr)
