@@ -80,3 +80,16 @@ func TestBenchFailsAServiceWhoseSuccessesBreakTheAPI(t *testing.T) {
 		}
 	}
 }
+
+// A send answered 302 is not followed (net/http resent it as a GET and
+// recorded that GET's 404 as the send's definite failure): it is a
+// bad_response, and the run fails naming the redirect.
+func TestBenchFailsAServiceThatRedirectsSends(t *testing.T) {
+	srv := hostileService(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/elsewhere", http.StatusFound)
+	})
+	code, out, errOut := benchHTTP(t, srv.URL)
+	if code != ExitViolation || !strings.Contains(out, `answered 302 with a redirect to "/elsewhere"`) || strings.Contains(out, "http_404") {
+		t.Fatalf("exit %d, want %d naming the redirect and no 404\n%s\n%s", code, ExitViolation, out, errOut)
+	}
+}
