@@ -33,7 +33,7 @@ func lateCommit(b *hb) (si, so, final11 int) {
 
 func TestCatchUpCompletenessFailsOnALateCommitBelowTheCursor(t *testing.T) {
 	b := newHBContract(history.Contract{Gaps: history.GapsAllowed, CatchUp: history.CatchUpCursor})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10",
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10",
 		history.ClaimsField: history.EncodeClaims(map[string]string{NameCatchUpCompleteness: "ADR-001 promises no lost messages", NameGapless: "not read"})}
 	si, so, m11 := lateCommit(b)
 	r := b.check(t)
@@ -60,7 +60,7 @@ func TestCatchUpCompletenessPassesWhenTheReaderWaitsBelowACommitInFlight(t *test
 	// A watermark: while 11 is in flight the sync serves nothing at or
 	// above it, so the reader's cursor never passes 11.
 	b := newHBContract(history.Contract{CatchUp: history.CatchUpCursor})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10",
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10",
 		history.ClaimsField: history.EncodeClaims(map[string]string{NameCatchUpCompleteness: "ADR-001 promises no lost messages"})}
 	b.invoke(1, "A", "k11")
 	b.alloc(1, "A", 11)
@@ -86,7 +86,7 @@ func TestCatchUpCompletenessPassesWhenTheReaderWaitsBelowACommitInFlight(t *test
 func TestCatchUpCompletenessCountsWhatAnySyncOfTheReaderReturned(t *testing.T) {
 	// The reader rewinds (after=10 again) and receives 11: nothing lost.
 	b := newHBContract(history.Contract{})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 	b.invoke(1, "A", "k11")
 	b.alloc(1, "A", 11)
 	b.send(2, "A", "k12", 12)
@@ -99,7 +99,7 @@ func TestCatchUpCompletenessCountsWhatAnySyncOfTheReaderReturned(t *testing.T) {
 
 	// A reader that joined above the message never followed the chat past it.
 	b = newHBContract(history.Contract{})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 	b.invoke(1, "A", "k11")
 	b.alloc(1, "A", 11)
 	b.send(2, "A", "k12", 12)
@@ -114,7 +114,7 @@ func TestCatchUpCompletenessIsNotApplicableWithoutReaders(t *testing.T) {
 	// The same race seen only by a writer's sync: no catch-up client,
 	// n/a (today's histories keep their verdict), and the warning stays.
 	b := newHB()
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 	b.invoke(1, "A", "k11")
 	b.alloc(1, "A", 11)
 	b.send(2, "A", "k12", 12)
@@ -135,7 +135,7 @@ func TestCatchUpCompletenessIsNotApplicableWithoutReaders(t *testing.T) {
 
 	// catch_up: none promises readers nothing.
 	b = newHBContract(history.Contract{CatchUp: history.CatchUpNone})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 	lateCommit(b)
 	r = b.check(t)
 	mustContain(t, mustNA(t, r, NameCatchUpCompleteness).Reason, "catch_up: none")
@@ -145,7 +145,7 @@ func TestCatchUpCompletenessIsNotApplicableWithoutReaders(t *testing.T) {
 
 	// Options override the header, field by field.
 	b = newHBContract(history.Contract{CatchUp: history.CatchUpNone})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 	si, so, m11 := lateCommit(b)
 	mustFail(t, Check(&b.h, Options{Contract: &history.Contract{CatchUp: history.CatchUpCursor}}), NameCatchUpCompleteness, si, so, m11)
 
@@ -165,7 +165,7 @@ func TestCatchUpCompletenessIsNotApplicableWithoutReaders(t *testing.T) {
 
 func TestCatchUpCompletenessWithoutTheFinalTableJudgesAcks(t *testing.T) {
 	b := newHB()
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 	b.invoke(1, "A", "k11")
 	b.alloc(1, "A", 11)
 	b.send(2, "A", "k12", 12)
@@ -458,7 +458,7 @@ func dumpHistory(h *history.History) string {
 // over them proves nothing and is unknown, and so is event_order.
 func TestFindingsOnAHistoryCutShort(t *testing.T) {
 	b := newHBContract(history.Contract{EventOrder: history.EventOrderPerChat})
-	b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 	b.h.Header.EndLine = true
 	b.invoke(1, "A", "k11")
 	b.alloc(1, "A", 11)
@@ -481,7 +481,7 @@ func TestFindingsOnAHistoryCutShort(t *testing.T) {
 
 func TestMalformedClaimsAreAWarning(t *testing.T) {
 	b := newHB()
-	b.h.Header.Extra = map[string]string{history.ClaimsField: `"just a string"`}
+	b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", history.ClaimsField: `"just a string"`}
 	b.send(1, "A", "k1", 1)
 	b.dump(false)
 	r := b.check(t)

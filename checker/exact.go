@@ -33,6 +33,9 @@ type exactChat struct {
 	// replayed whose message no final line holds: committed at a
 	// sequence no one names (decideRejected).
 	rejected []int32
+	// others are sequences no persist of the history could have made in
+	// time, taken as other writers' (the header does not say sole_writer).
+	others []uint64
 }
 
 // exactKey gathers one key's operations. A key is committed by its persist
@@ -53,7 +56,8 @@ type exactKey struct {
 type exactUnknown struct {
 	seq   uint64
 	node  int32
-	bound int32 // the key whose replay answered this sequence, -1
+	bound int32  // the key whose replay answered this sequence, -1
+	id    uint64 // the message id seen at it, 0 if none
 }
 
 const errFallback = "fallback"
@@ -65,6 +69,7 @@ func (x *index) exactLinearizability(c int32, m *model, vizDir string) chatOutco
 	switch {
 	case detail == "":
 		out.status = Pass
+		out.others = e.others
 	case detail == errFallback:
 		out.status, out.why = Unknown, "fallback"
 	default:
@@ -441,7 +446,7 @@ func (e *exactChat) enoughCommitters(facts []seqFact, top uint64, shown seqFact)
 			could++
 		}
 	}
-	if top <= e.m.base || top-e.m.base <= could {
+	if top <= e.m.base || top-e.m.base <= could || e.m.external {
 		return "", nil
 	}
 	why := fmt.Sprintf("under gaps: forbidden sequence %d needs %d..%d committed, and only %d persists could commit one", top, e.m.base+1, top, could)
@@ -551,6 +556,7 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		e.addUnknown(s, key)
 	case len(observed) > 0 || e.forbidden:
 		e.addUnknown(s, -1)
+		e.unknown[len(e.unknown)-1].id = cid
 	}
 	return "", nil
 }
@@ -757,6 +763,20 @@ func (e *exactChat) matchUnknownsWith(lst []int64, taken []bool) (string, []int)
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(supply[a], supply[b]) })
+	if e.m.external {
+		// Without "sole_writer" another writer may have made those that
+		// the final table, if read, holds under a key no persist of the
+		// history used (they need no persist of the history).
+		kept := need[:0]
+		for _, u := range need {
+			if e.m.othersMayHold(u.seq, u.id) {
+				e.others = append(e.others, u.seq)
+			} else {
+				kept = append(kept, u)
+			}
+		}
+		need = kept
+	}
 	for i, u := range need {
 		if i < len(order) && supply[order[i]] <= lst[u.node] {
 			continue

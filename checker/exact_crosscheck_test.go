@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -299,7 +300,7 @@ func mutInfoUnseen(rng *rand.Rand, h *history.History) bool {
 // the run explains and the model must leave alone.
 func shiftByInitialCounter(rng *rand.Rand, h *history.History) {
 	base := uint64(1 + rng.IntN(4))
-	h.Header.Extra = map[string]string{"initial_counter": fmt.Sprint(base)}
+	h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": fmt.Sprint(base)}
 	for i := range h.Events {
 		e := &h.Events[i]
 		if e.Seq > 0 {
@@ -373,6 +374,11 @@ func randomExactCase(rng *rand.Rand, run int, names []string) exactCase {
 	}
 	if rng.IntN(4) == 0 {
 		shiftByInitialCounter(rng, &cp)
+	}
+	if rng.IntN(3) == 0 {
+		// Other writers may exist: what no persist made is theirs.
+		cp.Header.Extra = maps.Clone(cp.Header.Extra)
+		delete(cp.Header.Extra, history.SoleWriterField)
 	}
 	if run%3 != 0 {
 		for n := 1 + rng.IntN(2); n > 0; {

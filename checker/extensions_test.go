@@ -3,6 +3,8 @@ package checker
 import (
 	"strings"
 	"testing"
+
+	"github.com/chatseq/chatseq/history"
 )
 
 // A run that starts every counter at 10 (ADR-004 scenario 1) declares it in
@@ -11,7 +13,7 @@ func TestInitialCounterExtension(t *testing.T) {
 	build := func(declare bool) Report {
 		b := newHB()
 		if declare {
-			b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+			b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 		}
 		b.send(1, "A", "uuid-1", 11)
 		b.dump(false)

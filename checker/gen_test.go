@@ -51,7 +51,7 @@ type genProc struct {
 // operations overlap.
 func generate(cfg genConfig) *history.History {
 	rng := rand.New(rand.NewPCG(cfg.seed, 99))
-	h := &history.History{Header: history.Header{Version: history.Version}}
+	h := &history.History{Header: history.Header{Version: history.Version, Extra: map[string]string{history.SoleWriterField: "true"}}}
 	chats := make([]*genChat, cfg.chats)
 	for i := range chats {
 		chats[i] = &genChat{name: fmt.Sprintf("chat-%d", i)}

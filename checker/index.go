@@ -92,6 +92,10 @@ type index struct {
 
 	hasCounters, hasMessages, hasIdem, hasEvents bool
 
+	// soleWriter: the header says the history's clients are its chats'
+	// only writers. Without it a message no client of the history could
+	// have made is another writer's: allowed, with a warning.
+	soleWriter bool
 	// initialCounter is every chat's counter before the run (the header's
 	// "initial_counter", a chatseq extension; 0 without it).
 	initialCounter uint64
@@ -309,6 +313,7 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 		l.warn("events earlier than an event before them: %d", l.disorder)
 	}
 	x.initialCounter = initialCounterOf(h)
+	x.soleWriter = h.SoleWriter()
 	done = timings.Phase("index: finals, key views")
 	x.indexFinals()
 	x.keyViews(nc, len(x.keyNames))

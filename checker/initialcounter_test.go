@@ -14,7 +14,7 @@ import (
 func TestInitialCounterUnderGapsForbidden(t *testing.T) {
 	build := func(ack ...uint64) *hb {
 		b := newHBContract(history.Contract{Gaps: history.GapsForbidden})
-		b.h.Header.Extra = map[string]string{"initial_counter": "10"}
+		b.h.Header.Extra = map[string]string{history.SoleWriterField: "true", "initial_counter": "10"}
 		for i, s := range ack {
 			b.send(1, "A", "k"+string(rune('a'+i)), s)
 		}

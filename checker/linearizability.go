@@ -78,6 +78,9 @@ type chatOutcome struct {
 	detail string
 	lines  []int
 	viz    string // visualization file written, or why not
+	// others: sequences taken as other writers' (exact checker, passed
+	// chats of a history without sole_writer).
+	others []uint64
 }
 
 func checkLinearizability(x *index, con history.Contract, opt Options) (Result, int, int) {
@@ -218,6 +221,10 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 			decided++
 			passed++
 			passedOps += o.ops
+			if len(o.others) > 0 {
+				x.warn("chat %q: %s no persist of the history could have committed in time; the header does not say \"sole_writer\", so they are taken as other writers' messages (chatseq check --sole-writer judges them as violations)",
+					x.chatNames[o.chat], seqList(o.others))
+			}
 		}
 	}
 	for _, why := range []string{"size", "budget", "timeout", "memory", "keyless"} {
@@ -317,7 +324,7 @@ func (x *index) linKindOf(o int32, reject bool) linKind {
 // intervals; porcupine's operations and the waits only with forPorcupine
 // (the exact checker needs neither).
 func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupine bool) (*model, []porcupine.Operation) {
-	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1, base: x.initialCounter}
+	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1, base: x.initialCounter, external: !x.soleWriter}
 	lo, hi := span(x.opChatSpan, c)
 	kinds := x.kindsOf(m.reject)
 	// Sized for every operation rather than counted first: the few left
@@ -328,6 +335,17 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	m.ops = make([]linOp, 0, n)
 	m.syncs = make([]linSync, 0, nsync)
 	m.call, m.ret = make([]int64, 0, n), make([]int64, 0, n)
+	if m.external && x.hasMessages {
+		m.tableRead = true
+		m.foreign = map[uint64]uint64{}
+		flo, fhi := span(x.msgSpan, c)
+		for _, i := range x.msgs[flo:fhi] {
+			f := x.fin.at(i)
+			if k := f.key; k < 0 || !x.keyUsed(k) {
+				m.foreign[f.Seq] = x.midHash[f.MessageID]
+			}
+		}
+	}
 	for _, o := range x.opsByChat[lo:hi] {
 		kind := kinds[o]
 		if kind == 0 {
@@ -371,6 +389,18 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	}
 	if !forPorcupine {
 		return m, nil
+	}
+	if m.forbidden && m.external {
+		for i := range m.ops {
+			switch o := &m.ops[i]; o.kind {
+			case lDedup:
+				m.observed = append(m.observed, o.seq)
+			case lSync:
+				m.observed = append(m.observed, m.syncOf(o).seqs...)
+			}
+		}
+		slices.Sort(m.observed)
+		m.observed = slices.Compact(m.observed)
 	}
 	clients := map[int]int{}
 	ops := make([]porcupine.Operation, len(m.ops))
@@ -714,4 +744,30 @@ func forEach(workers, n int, f func(i int)) {
 		})
 	}
 	wg.Wait()
+}
+
+// seqList names a few sequences: "sequences 3, 5 and 2 more".
+func seqList(seqs []uint64) string {
+	var b strings.Builder
+	b.WriteString("sequence")
+	if len(seqs) > 1 {
+		b.WriteString("s")
+	}
+	for i, q := range seqs {
+		if i == 5 {
+			fmt.Fprintf(&b, " and %d more", len(seqs)-5)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %d", q)
+	}
+	return b.String()
+}
+
+// keyUsed reports whether some persist of the history used key k.
+func (x *index) keyUsed(k int32) bool {
+	lo, hi := span(x.opKeySpan, k)
+	return hi > lo
 }

@@ -208,6 +208,19 @@ type model struct {
 	forbidden bool    // contract gaps: forbidden
 	base      uint64  // the header's initial_counter: sequences up to it predate the run
 	reject    bool    // contract key_reuse: reject
+	// external: the header does not say sole_writer, so writers outside the
+	// history may commit messages (never with the history's keys): a sync
+	// may show, and under gaps: forbidden a commit may follow, a message
+	// no operation of the history made.
+	external bool
+	// tableRead: the final messages table was read: the state after the
+	// run. Other writers' messages are then those of its lines whose key
+	// no persist of the chat used (foreign: sequence to message id).
+	tableRead bool
+	foreign   map[uint64]uint64
+	// observed: the sequences replays answered and syncs returned, sorted
+	// (gaps: forbidden with other writers only).
+	observed []uint64
 	// steps counts successful steps, a bound on porcupine's cache entries;
 	// past maxSteps (when not negative) every step fails so porcupine
 	// unwinds, and aborted turns its verdict into unknown.
@@ -230,7 +243,7 @@ func (m *model) waitOf(i int32) []int32 {
 // a pending commit can exist (gaps: allowed, an operation of unknown
 // outcome with no final message).
 func (m *model) nondeterministic() bool {
-	if m.forbidden {
+	if m.forbidden && !m.external {
 		return false
 	}
 	for i := range m.ops {
@@ -296,11 +309,14 @@ func (m *model) apply(s *lstate, i int32) []*lstate {
 		if _, ok := tget(s.seqs, o.seq); ok {
 			return nil
 		}
-		if m.forbidden && o.seq != m.base+uint64(s.nseq)+1 {
-			return nil
-		}
 		if !s.waited(m.waitOf(i)) {
 			return nil
+		}
+		if m.forbidden {
+			var ok bool
+			if s, ok = m.fillTo(s, o.seq); !ok {
+				return nil
+			}
 		}
 		return m.fit(s.commit(entry{seq: o.seq, key: o.key, id: o.id, hash: o.hash}))
 	case lDedup:
@@ -311,10 +327,23 @@ func (m *model) apply(s *lstate, i int32) []*lstate {
 		}
 		seq := o.seq
 		if m.forbidden {
-			if next := m.base + uint64(s.nseq) + 1; seq == 0 || seq == next {
+			next := m.base + uint64(s.nseq) + 1
+			switch {
+			case seq == 0 && m.external:
+				return m.commitAfterOthers(s, o, i)
+			case seq == 0:
 				seq = next
-			} else {
+			case seq < next:
 				return one(true, s) // its message is elsewhere: here it had no effect
+			case seq > next:
+				if !s.waited(m.waitOf(i)) {
+					return nil
+				}
+				n, ok := m.fillTo(s, seq)
+				if !ok {
+					return one(true, s) // it may commit later
+				}
+				return m.fit(n.commit(entry{seq: seq, key: o.key, id: o.id, hash: o.hash}))
 			}
 		}
 		if seq == 0 {
@@ -354,6 +383,76 @@ func (m *model) apply(s *lstate, i int32) []*lstate {
 		return out
 	}
 	return nil
+}
+
+// othersMayHold reports whether another writer's message can be at seq,
+// with message id id (0: not seen).
+func (m *model) othersMayHold(seq, id uint64) bool {
+	if !m.external || seq <= m.base {
+		return false
+	}
+	if !m.tableRead {
+		return true
+	}
+	fid, ok := m.foreign[seq]
+	return ok && (id == 0 || id == fid)
+}
+
+// record stores e, a message whose id was just seen: under its sequence,
+// and under its key unless it is another writer's (key -1).
+func (s *lstate) record(e entry) *lstate {
+	if e.key < 0 {
+		old, had := tget(s.seqs, e.seq)
+		return s.withSeq(e, old, had)
+	}
+	return s.commit(e)
+}
+
+// maxExternalFill bounds the other writers' messages one step may
+// materialize under gaps: forbidden; past it the chat is unknown.
+const maxExternalFill = 1 << 16
+
+// fillTo readies s for a commit at seq under gaps: forbidden: seq must be
+// the next sequence, unless other writers (without sole_writer) committed
+// the ones between, which this adds.
+func (m *model) fillTo(s *lstate, seq uint64) (*lstate, bool) {
+	next := m.base + uint64(s.nseq) + 1
+	if seq == next {
+		return s, true
+	}
+	if seq < next || !m.external {
+		return s, false
+	}
+	if seq-next > maxExternalFill {
+		m.aborted = true
+		return s, false
+	}
+	for q := next; q < seq; q++ {
+		if !m.othersMayHold(q, 0) {
+			return s, false
+		}
+		s = s.withSeq(entry{seq: q, key: -1, id: m.foreign[q]}, entry{}, false)
+	}
+	return s, true
+}
+
+// commitAfterOthers steps, under gaps: forbidden with other writers, a
+// persist of unknown outcome whose message no final line places: it takes
+// the next sequence, or one that something observed after other writers
+// took those before it (only an observed sequence can tell these apart).
+func (m *model) commitAfterOthers(s *lstate, o *linOp, i int32) []*lstate {
+	next := m.base + uint64(s.nseq) + 1
+	out := m.fit(s.commit(entry{seq: next, key: o.key, hash: o.hash}))
+	if !s.waited(m.waitOf(i)) {
+		return out
+	}
+	k, _ := slices.BinarySearch(m.observed, next+1)
+	for _, q := range m.observed[k:] {
+		if n, ok := m.fillTo(s, q); ok {
+			out = append(out, m.fit(n.commit(entry{seq: q, key: o.key, hash: o.hash}))...)
+		}
+	}
+	return out
 }
 
 // committed reports whether key holds a message, known or pending.
@@ -447,16 +546,28 @@ func (m *model) sync(s *lstate, o *linSync) []*lstate {
 	for ; i < len(o.seqs); i++ {
 		unknown = append(unknown, i)
 	}
-	if len(unknown) > len(s.pending) {
+	if len(unknown) > len(s.pending) && !m.external {
 		return nil
 	}
 	n := s
 	for j, idx := range bindIDs {
 		e := bindAt[j]
 		e.id = o.ids[idx]
-		n = n.commit(e)
+		n = n.record(e)
 	}
 	if len(unknown) == 0 && len(s.pending) == 0 {
+		return []*lstate{n}
+	}
+	if m.forbidden {
+		// Only other writers can have made them: under gaps: forbidden
+		// they committed the next sequences, in order.
+		for _, idx := range unknown {
+			q := o.seqs[idx]
+			if !m.othersMayHold(q, o.ids[idx]) || q != m.base+uint64(n.nseq)+1 {
+				return nil
+			}
+			n = n.withSeq(entry{seq: q, key: -1, id: o.ids[idx]}, entry{}, false)
+		}
 		return []*lstate{n}
 	}
 	// Each unknown sequence takes a distinct pending commit that may hold
@@ -482,6 +593,10 @@ func (m *model) sync(s *lstate, o *linSync) []*lstate {
 			return
 		}
 		q, id := o.seqs[unknown[u]], o.ids[unknown[u]]
+		if m.othersMayHold(q, id) {
+			// Another writer's message.
+			bind(u+1, st.withSeq(entry{seq: q, key: -1, id: id}, entry{}, false))
+		}
 		for p := range s.pending {
 			pc := &s.pending[p]
 			if used[p] || hides(pc.hidden, q) {
