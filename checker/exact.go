@@ -130,8 +130,15 @@ func (e *exactChat) alone(a int32, why string) (string, []int) {
 	return fmt.Sprintf("%s can take effect in no order: %s", e.desc(a), why), e.lines(a)
 }
 
-// checkSingles finds operations no state accepts.
+// checkSingles finds operations no state accepts, and what is known of
+// the messages from before the run that cannot hold.
 func (e *exactChat) checkSingles() (string, []int) {
+	if a, b, why, found := e.m.preRunContradiction(); found {
+		if a < 0 {
+			return e.alone(b, why)
+		}
+		return e.both(a, b, why)
+	}
 	for i := range e.m.ops {
 		o := &e.m.ops[i]
 		switch o.kind {
@@ -284,6 +291,12 @@ func (e *exactChat) settleKey(k *exactKey) (string, []int) {
 		}
 	}
 	if k.first < 0 {
+		return "", nil
+	}
+	if _, pre := e.m.rejectedOnly()[m.ops[k.first].key]; pre && k.relOp < 0 {
+		// Only rejected: a key from before the run (checkSingles found
+		// it room there).
+		k.first = -1
 		return "", nil
 	}
 	if k.relOp < 0 {

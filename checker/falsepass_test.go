@@ -229,3 +229,51 @@ func mustExact(t *testing.T, lines string) Report {
 	}
 	return r
 }
+
+// Messages from before the run never change: a sync that answers the range
+// of one known from the final table returns it.
+func TestMessageFromBeforeTheRunIsReturned(t *testing.T) {
+	h := `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"initial_counter":1,"sole_writer":true}
+{"type":"invoke","process":3,"f":"persist","time":1,"chat":"c1","key":"k1"}
+{"type":"invoke","process":2,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":3,"seqs":[2],"message_ids":["m1"]}
+{"type":"ok","process":3,"f":"persist","time":4,"seq":2,"message_id":"m1","dedup":false}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m0","key":"k0"}
+{"type":"final","table":"messages","chat":"c1","seq":2,"message_id":"m1","key":"k1"}`
+	mustBoth(t, h, NameLinearizability, Fail)
+	mustBoth(t, strings.Replace(h, `"seqs":[2],"message_ids":["m1"]`, `"seqs":[1,2],"message_ids":["m0","m1"]`, 1), NameLinearizability, Pass)
+	// A key rejected as reused that no persist of the run could have
+	// committed may be from before the run, if one of its messages can be.
+	rej := `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":4,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"p1","payload_hash":"h"}
+{"type":"fail","process":1,"f":"persist","time":9,"error":"idempotency_key_reused"}`
+	mustBoth(t, rej, NameLinearizability, Pass)
+	must(t, mustExact(t, rej), NameKeyReuse, Pass)
+	// Not when a sync after that answered everything and showed none.
+	mustBoth(t, rej+`
+{"type":"invoke","process":2,"f":"sync","time":10,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":11,"seqs":[],"message_ids":[]}`, NameLinearizability, Fail)
+}
+
+// Without "sole_writer" in the header, a message no persist of the history
+// made is another writer's (never under one of the history's keys); with
+// it, a violation.
+func TestOtherWritersUnlessSoleWriter(t *testing.T) {
+	const others = `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"}}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k4"}
+{"type":"ok","process":1,"f":"persist","time":7,"seq":4,"message_id":"m4","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":8,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":9,"seqs":[1,2,3,4],"message_ids":["a","b","c","m4"]}`
+	mustBoth(t, others, NameLinearizability, Pass)
+	mustBoth(t, others, NameGapless, Pass)
+	sole := strings.Replace(others, `"version":1,`, `"version":1,"sole_writer":true,`, 1)
+	mustBoth(t, sole, NameLinearizability, Fail)
+	// Another writer's message still never skips: the sync after 0
+	// answers up to 4 and leaves out 2.
+	mustBoth(t, strings.Replace(others, `"seqs":[1,2,3,4],"message_ids":["a","b","c","m4"]`, `"seqs":[1,3,4],"message_ids":["a","c","m4"]`, 1), NameLinearizability, Fail)
+	// And it never uses a key of the history: a replay of a key no
+	// persist committed has no other writer to answer for it.
+	mustBoth(t, `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"}}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k"}
+{"type":"ok","process":1,"f":"persist","time":7,"seq":4,"message_id":"m4","dedup":true}`, NameLinearizability, Fail)
+}

@@ -335,6 +335,20 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	m.ops = make([]linOp, 0, n)
 	m.syncs = make([]linSync, 0, nsync)
 	m.call, m.ret = make([]int64, 0, n), make([]int64, 0, n)
+	if x.hasMessages && m.base > 0 {
+		m.messagesRead = true
+		m.preFinal, m.preRunKeySeq = map[uint64]uint64{}, map[int32]uint64{}
+		flo, fhi := span(x.msgSpan, c)
+		for _, i := range x.msgs[flo:fhi] {
+			f := x.fin.at(i)
+			if f.Seq <= m.base {
+				m.preFinal[f.Seq] = x.midHash[f.MessageID]
+			}
+			if f.key >= 0 {
+				m.preRunKeySeq[f.key] = f.Seq
+			}
+		}
+	}
 	if m.external && x.hasMessages {
 		m.tableRead = true
 		m.foreign = map[uint64]uint64{}
@@ -369,6 +383,7 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 				// run: what a sync shows of them is not the model's.
 				if m.base > 0 && slices.IsSorted(seqs) {
 					k, _ := slices.BinarySearch(seqs, m.base+1)
+					y.pre, y.preIDs = y.seqs[:k], y.ids[:k]
 					y.seqs, y.ids = y.seqs[k:], y.ids[k:]
 				}
 			}
@@ -545,6 +560,11 @@ func (x *index) runPorcupine(c int32, m *model, ops []porcupine.Operation, timeo
 		// No order can satisfy both: porcupine would have to exhaust every
 		// interleaving to say so.
 		out.status = Fail
+		if a == b {
+			out.detail = fmt.Sprintf("line %d %s can take effect in no order: %s", x.invLine(m.ops[a].op), m.describe(x, a), why)
+			out.lines = x.opLines(m.ops[a].op)
+			return out
+		}
 		out.detail = fmt.Sprintf("no order satisfies both line %d %s and line %d %s: %s",
 			x.invLine(m.ops[a].op), m.describe(x, a), x.invLine(m.ops[b].op), m.describe(x, b), why)
 		out.lines = append(x.opLines(m.ops[a].op), x.opLines(m.ops[b].op)...)
@@ -578,6 +598,12 @@ func (x *index) runPorcupine(c int32, m *model, ops []porcupine.Operation, timeo
 // persist can have committed the key; operations of unknown outcome on it
 // are left out).
 func (m *model) contradiction() (a, b int, why string, found bool) {
+	if a, b, why, found := m.preRunContradiction(); found {
+		if a < 0 {
+			a = b // the final table: the operation alone
+		}
+		return int(a), int(b), why, true
+	}
 	byKey := map[int32]int{}
 	bySeq := map[uint64]int{}
 	for i, o := range m.ops {

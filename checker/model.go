@@ -86,6 +86,9 @@ type linSync struct {
 	answered int
 	seqs     []uint64
 	ids      []uint64
+	// pre, preIDs: what it returned at or below the initial counter
+	// (preRunContradiction judges them).
+	pre, preIDs []uint64
 }
 
 // hidRange is a range of sequences a sync answered, (lo, hi]: a pending
@@ -218,6 +221,14 @@ type model struct {
 	// no persist of the chat used (foreign: sequence to message id).
 	tableRead bool
 	foreign   map[uint64]uint64
+	// messagesRead: the final messages table was read. preFinal holds its
+	// lines at or below the initial counter (sequence to message id), and
+	// preRunKeySeq the sequence of each key's line (for keys only
+	// rejected; see preRunContradiction).
+	messagesRead bool
+	preFinal     map[uint64]uint64
+	preRunKeySeq map[int32]uint64
+	rejOnly      map[int32]int32 // rejectedOnly's answer, once worked out
 	// observed: the sequences replays answered and syncs returned, sorted
 	// (gaps: forbidden with other writers only).
 	observed []uint64
@@ -262,6 +273,13 @@ func (m *model) initialState() *lstate {
 	s := &lstate{}
 	if m.base == 0 {
 		return s
+	}
+	for k := range m.rejectedOnly() {
+		// Only rejected: a key from before the run (its message and
+		// content unknown; preRunContradiction checks there is room).
+		n := *s
+		n.withKey(entry{key: k}, entry{}, false)
+		s = &n
 	}
 	for i := range m.ops {
 		o := &m.ops[i]

@@ -1,0 +1,168 @@
+package checker
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+)
+
+// Messages from before the run (at or below the initial counter) never
+// change during it: no commit of the run is there. So what is known of
+// them is checked once, outside any order (preRunContradiction), by the
+// exact checker and before porcupine alike:
+//
+//   - every sight of one (a sync's answer, a replay, the final table) gives
+//     it one message id;
+//   - every sync whose range covers a known one returned it;
+//   - a key rejected as reused that no persist of the run can have
+//     committed is a key from before the run (preRunRejected): each needs a
+//     message there, one a sync showed under no known key, or a free
+//     sequence no sync's range covers; when the final messages table was
+//     read, the key's own line at or below the counter.
+
+// preRunSight is one sight of a message from before the run.
+type preRunSight struct {
+	id uint64
+	op int32 // -1: the final table
+}
+
+// preRunContradiction returns a counterexample (a may be -1: the final
+// table) when what is known of the messages before the run cannot hold.
+func (m *model) preRunContradiction() (a, b int32, why string, found bool) {
+	if m.base == 0 {
+		return 0, 0, "", false
+	}
+	known := map[uint64]preRunSight{}
+	for s, id := range m.preFinal {
+		known[s] = preRunSight{id: id, op: -1}
+	}
+	sight := func(s, id uint64, op int32) (int32, bool) {
+		k, ok := known[s]
+		switch {
+		case !ok:
+			known[s] = preRunSight{id: id, op: op}
+		case k.id == 0:
+			known[s] = preRunSight{id: id, op: op}
+		case id != 0 && id != k.id:
+			return k.op, true
+		}
+		return 0, false
+	}
+	shown := map[uint64]bool{} // seen by a sync
+	keyed := map[uint64]bool{} // its key known: a replay's or a final line's
+	for s := range m.preFinal {
+		keyed[s] = true
+	}
+	for i := range m.ops {
+		o := &m.ops[i]
+		switch o.kind {
+		case lDedup, lInfo:
+			if o.seq != 0 && o.seq <= m.base {
+				keyed[o.seq] = true
+				if j, bad := sight(o.seq, o.id, int32(i)); bad {
+					return j, int32(i), fmt.Sprintf("they give sequence %d, from before the run, different message ids", o.seq), true
+				}
+			}
+		case lSync:
+			y := m.syncOf(o)
+			for k, s := range y.pre {
+				shown[s] = true
+				if j, bad := sight(s, y.preIDs[k], int32(i)); bad {
+					return j, int32(i), fmt.Sprintf("they give sequence %d, from before the run, different message ids", s), true
+				}
+			}
+		}
+	}
+	seqs := slices.Sorted(maps.Keys(known))
+	for i := range m.ops {
+		o := &m.ops[i]
+		if o.kind != lSync {
+			continue
+		}
+		y := m.syncOf(o)
+		hi := m.base
+		if y.top > 0 {
+			hi = min(hi, y.top)
+		}
+		lo, _ := slices.BinarySearch(seqs, y.after+1)
+		for _, s := range seqs[lo:] {
+			if s > hi {
+				break
+			}
+			if !slices.Contains(y.pre, s) {
+				return known[s].op, int32(i), fmt.Sprintf("the message at sequence %d predates the run, so every sync after %d that answers up to it returns it", s, y.after), true
+			}
+		}
+	}
+	// Keys only rejected: each from before the run, with a message there.
+	rejected := slices.Sorted(maps.Values(m.rejectedOnly()))
+	if len(rejected) == 0 {
+		return 0, 0, "", false
+	}
+	if m.messagesRead {
+		for _, op := range rejected {
+			if s := m.preRunKeySeq[m.ops[op].key]; s == 0 || s > m.base {
+				return -1, op, "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
+			}
+		}
+		return 0, 0, "", false
+	}
+	free := uint64(0)
+	for _, s := range seqs {
+		if shown[s] && !keyed[s] {
+			free++ // shown under no known key
+		}
+	}
+	var covered []hidRange
+	for i := range m.ops {
+		if o := &m.ops[i]; o.kind == lSync {
+			y := m.syncOf(o)
+			r := hidRange{lo: y.after, hi: math.MaxUint64}
+			if y.top > 0 {
+				r.hi = y.top
+			}
+			covered = withRange(covered, r)
+		}
+	}
+	covered = withRange(covered, hidRange{lo: m.base, hi: math.MaxUint64})
+	need := uint64(len(rejected))
+	free += freeOutside(covered, 0, need, func(lo, hi uint64) uint64 {
+		a, _ := slices.BinarySearch(seqs, lo+1)
+		b, _ := slices.BinarySearch(seqs, hi+1)
+		return uint64(b - a)
+	})
+	if free < need {
+		return -1, rejected[0], "the rejection proves the key was committed, no persist of the run can have, and no message from before the run can be its: every sequence up to the initial counter is another message's or in a range a sync answered without it", true
+	}
+	return 0, 0, "", false
+}
+
+// rejectedOnly returns, per key whose only operations are rejections as
+// reused, its first rejection: with an initial counter, keys from before
+// the run.
+func (m *model) rejectedOnly() map[int32]int32 {
+	if m.base == 0 || !m.reject {
+		return nil
+	}
+	if m.rejOnly != nil {
+		return m.rejOnly
+	}
+	first := map[int32]int32{}
+	other := map[int32]bool{}
+	for i := range m.ops {
+		switch o := &m.ops[i]; o.kind {
+		case lRejected:
+			if _, ok := first[o.key]; !ok {
+				first[o.key] = int32(i)
+			}
+		case lNew, lDedup, lInfo:
+			other[o.key] = true
+		}
+	}
+	for k := range other {
+		delete(first, k)
+	}
+	m.rejOnly = first
+	return first
+}
