@@ -47,18 +47,22 @@ func (l *Log) Check(h *history.History, opt Options) Report {
 }
 
 func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
-	hasEvents := false
+	hasEvents := h.TableRead(history.TableEvents)
 	l.fin.each(func(f *cfin) { hasEvents = hasEvents || f.Table == tableEvents })
 	note := cutShortNoteOf(h)
 	cut := note != ""
 	finals := l.fin.len()
+	tablesRead := h.TablesRead
 	if cut {
-		l.fin = chunked[cfin]{}
+		l.fin, tablesRead = chunked[cfin]{}, nil
 	}
 	defer timings.Phase("check: all")()
 	// The key scope decides how keys are numbered, before any invariant.
 	scope, _ := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
-	x := buildIndex(l, h.Header, scope.KeyScope == history.KeyScopeClient)
+	x := buildIndex(l, h.Header, tablesRead, scope.KeyScope == history.KeyScopeClient)
+	if opt.SoleWriter != nil {
+		x.soleWriter = *opt.SoleWriter
+	}
 	if cut {
 		x.warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
 			note, finals)
@@ -108,6 +112,8 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		func() { put(checkIdempotencyGuarantee(x)) },
 		func() { put(checkIdempotencySequenceConsistency(x)) },
 		func() { put(checkAckImpliesPersistence(x)) },
+		func() { put(checkFailHasNoEffect(x)) },
+		func() { put(checkNoPhantomMessages(x)) },
 		func() { var res Result; res, gs = checkGaps(x); put(res) },
 		func() { put(checkAPIConformance(x)) },
 		func() { ops = x.opStats() },
@@ -233,6 +239,7 @@ var readsFinalLines = map[string]bool{
 	NameIdempotencySeqConsist: true, NameAckImpliesPersistence: true, NameGapIsAllocation: true,
 	NameGapless: true, NameSyncCompleteness: true, NameEventCompleteness: true,
 	NameCatchUpCompleteness: true, NameEventOrder: true, // the messages table; the events
+	NameFailHasNoEffect: true, NameNoPhantomMessages: true,
 }
 
 // cutShortNote begins the detail of every invariant a cut-short history

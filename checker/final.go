@@ -84,6 +84,12 @@ func checkCounterIsLastAllocated(x *index) Result {
 			continue
 		}
 		present++
+		if f.value() < x.initialCounter {
+			// Whatever was traced: the counter only grows from where it
+			// stood before the run.
+			v.fail([]int{int(f.Line)}, "chat %q: final counter is %d (line %d), below initial_counter %d, where it stood before the run", x.chatNames[f.chat], f.value(), f.Line, x.initialCounter)
+			continue
+		}
 		if x.allocs.len() == 0 {
 			continue
 		}
@@ -149,6 +155,9 @@ func checkSequenceMonotonicity(x *index) Result {
 		}
 		judged++
 		f := x.fin.at(fi)
+		if f.value() < x.initialCounter {
+			v.fail([]int{int(f.Line)}, "chat %q: final counter %d (line %d) is below initial_counter %d, where it stood before the run", x.chatNames[f.chat], f.value(), f.Line, x.initialCounter)
+		}
 		if mhi > mlo {
 			if m := x.fin.at(x.msgs[mhi-1]); m.Seq > f.value() {
 				v.fail([]int{int(f.Line), int(m.Line)}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, m.Seq, m.Line)
@@ -233,6 +242,10 @@ func checkAckImpliesPersistence(x *index) Result {
 		v.notApplicable("no acknowledged persists")
 		return v.result()
 	}
+	if len(x.msgs) == 0 && x.readEmpty[tableMessages] {
+		v.note("the final messages table was read and is empty")
+	}
+	keyless := 0 // acks whose final message carries no key to compare
 	// Acks and final messages are both sorted by chat and sequence: one
 	// walk along each chat's messages finds them all, where a binary
 	// search per ack was a chain of cache misses.
@@ -253,11 +266,34 @@ func checkAckImpliesPersistence(x *index) Result {
 			}
 			if !found {
 				ackNotPersisted(v, x, o, c, seq, id, at)
+				continue
+			}
+			switch k, fk := x.ops.at(o).key, x.fin.at(at).key; {
+			case k < 0 || fk < 0:
+				keyless++
+			case fk != k:
+				ackUnderAnotherKey(v, x, o, c, at)
 			}
 		}
 	}
-	v.pass("%s found in the final messages table with the acknowledged message_id", plural(len(x.acks), "ack"))
+	if keyless > 0 {
+		v.note("%s: the persist or its final message carries no key (or one no single sender used, key_scope client): keys not compared", plural(keyless, "ack"))
+	}
+	v.pass("%s found in the final messages table with the acknowledged message_id and key", plural(len(x.acks), "ack"))
 	return v.result()
+}
+
+// ackUnderAnotherKey fails ack o, whose message the final table holds
+// (at) under another key: a retry of the acknowledged key would not find
+// it, and would write the message again.
+func ackUnderAnotherKey(v *verdict, x *index, o, c, at int32) {
+	k, f := x.ops.at(o).key, x.fin.at(at)
+	other := fmt.Sprintf("key %q", x.keyText(f.key))
+	if x.keyText(f.key) == x.keyText(k) {
+		other = fmt.Sprintf("key %q of another sender (key_scope client)", x.keyText(f.key))
+	}
+	v.fail([]int{x.doneLine(o), int(f.Line)}, "chat %q seq %d was acknowledged as %q for key %q (line %d) but the final table holds it under %s (line %d)",
+		x.chatNames[c], x.ackSeq(o), x.midName(x.ackID(o)), x.keyText(k), x.doneLine(o), other, f.Line)
 }
 
 // ackNotPersisted fails ack o: the final table holds another message at

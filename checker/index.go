@@ -90,11 +90,17 @@ type index struct {
 	// by key, which held 8 bytes a key.
 	keyMsg2, keyIdem2 map[int32]int32
 
+	// hasCounters and the others: the table is present, with final lines
+	// or a table_read line (read, even empty).
 	hasCounters, hasMessages, hasIdem, hasEvents bool
+	// readEmpty names the tables a table_read line says were read and
+	// found empty, for the details of the invariants that read them.
+	readEmpty map[tableKind]bool
 
-	// soleWriter: the header says the history's clients are its chats'
-	// only writers. Without it a message no client of the history could
-	// have made is another writer's: allowed, with a warning.
+	// soleWriter: the history's clients are its chats' only writers (the
+	// header's sole_writer, or Options.SoleWriter). Without it a message
+	// no client of the history could have made is another writer's:
+	// allowed, with a warning.
 	soleWriter bool
 	// initialCounter is every chat's counter before the run (the header's
 	// "initial_counter", a chatseq extension; 0 without it).
@@ -279,7 +285,9 @@ func (x *index) hasMsgHashFrom(msgs []int32, from int, seq uint64, h uint64) (fo
 // buildIndex sorts the Log's views; the Log becomes the index's. Its steps
 // that touch different records run side by side: after the writers stop,
 // this is most of what bench waits for.
-func buildIndex(l *Log, h history.Header, clientScope bool) *index {
+// tablesRead are the history's table_read lines (none for a history cut
+// short: its final state is not judged).
+func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, clientScope bool) *index {
 	x := &index{Log: l}
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
@@ -315,7 +323,7 @@ func buildIndex(l *Log, h history.Header, clientScope bool) *index {
 	x.initialCounter = initialCounterOf(h)
 	x.soleWriter = h.SoleWriter()
 	done = timings.Phase("index: finals, key views")
-	x.indexFinals()
+	x.indexFinals(tablesRead)
 	x.keyViews(nc, len(x.keyNames))
 	done()
 	return x
@@ -373,7 +381,23 @@ func (x *index) countUnknownUntraced() {
 	})
 }
 
-func (x *index) indexFinals() {
+func (x *index) indexFinals(tablesRead []history.TableRead) {
+	x.readEmpty = map[tableKind]bool{}
+	for _, t := range tablesRead {
+		switch tableOf(t.Table) {
+		case tableCounters:
+			x.hasCounters = true
+		case tableMessages:
+			x.hasMessages = true
+		case tableIdempotency:
+			x.hasIdem = true
+		case tableEvents:
+			x.hasEvents = true
+		}
+		if t.Lines == 0 {
+			x.readEmpty[tableOf(t.Table)] = true
+		}
+	}
 	seenCounter := map[int32]bool{}
 	for i := range x.fin.count() {
 		f := x.fin.at(i)

@@ -14,6 +14,12 @@ func checkAllocationMonotonicity(x *index) Result {
 	buf := make([]interval, 0, maxSpan(x.allocSpan))
 	for c := range x.chatNames {
 		lo, hi := span(x.allocSpan, int32(c))
+		if hi > lo && x.initialCounter > 0 && x.allocSeq(x.allocBySeq[lo]) <= x.initialCounter {
+			// The counter only grows from where it stood before the run.
+			a := x.allocBySeq[lo]
+			v.fail([]int{int(x.allocs.at(a).line)}, "chat %q: an allocation returned %d (line %d), not above initial_counter %d, where the counter stood before the run",
+				x.chatNames[c], x.allocSeq(a), x.allocs.at(a).line, x.initialCounter)
+		}
 		buf = buf[:0]
 		for _, a := range x.allocBySeq[lo:hi] {
 			buf = append(buf, interval{start: x.allocs.at(a).start, end: x.allocEnd(a), value: x.allocSeq(a), ref: a})
@@ -54,6 +60,14 @@ func checkSequenceMonotonic(x *index) Result {
 			}
 		}
 		total += len(buf)
+		// Acks are by sequence: the first new message is the lowest. A
+		// replay may answer a message from before the run; a new one
+		// is above where the counter stood.
+		if len(buf) > 0 && buf[0].value <= x.initialCounter && x.initialCounter > 0 {
+			o := buf[0].ref
+			v.fail([]int{x.doneLine(o)}, "chat %q: a persist was acked seq %d as a new message (line %d), not above initial_counter %d, where the counter stood before the run",
+				x.chatNames[c], x.ackSeq(o), x.doneLine(o), x.initialCounter)
+		}
 		n, first := findOrderViolations(buf, equalViolatesIfOrdered)
 		if n == 0 {
 			continue

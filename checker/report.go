@@ -40,6 +40,8 @@ const (
 	NameIdempotencyGuarantee    = "idempotency_guarantee"
 	NameIdempotencySeqConsist   = "idempotency_sequence_consistency"
 	NameAckImpliesPersistence   = "ack_implies_persistence"
+	NameFailHasNoEffect         = "fail_has_no_effect"
+	NameNoPhantomMessages       = "no_phantom_messages"
 	NameGapIsAllocation         = "gap_is_allocation_without_persistence"
 	NameGapless                 = "gapless"
 	NameKeyReuse                = "key_reuse"
@@ -57,7 +59,8 @@ var InvariantNames = []string{
 	NameSequenceUniqueness, NameNoZeroSequence, NameAllocationMonotonicity,
 	NameSequenceMonotonic, NameCounterIsLastAllocated, NameSequenceMonotonicity,
 	NameCounterLowerBound, NameIdempotencyGuarantee, NameIdempotencySeqConsist,
-	NameAckImpliesPersistence, NameGapIsAllocation, NameGapless, NameKeyReuse,
+	NameAckImpliesPersistence, NameFailHasNoEffect, NameNoPhantomMessages,
+	NameGapIsAllocation, NameGapless, NameKeyReuse,
 	NameSyncCompleteness, NameEventCompleteness, NameCatchUpCompleteness,
 	NameEventOrder, NameAPIConformance, NameLinearizability,
 }
@@ -108,6 +111,11 @@ type Options struct {
 	// InvariantNames (see CheckRequire); others are ignored with a
 	// warning.
 	Require []string
+	// SoleWriter, when non-nil, overrides the header's sole_writer: true
+	// says the history's clients are its chats' only writers, so that a
+	// final message none of them sent fails no_phantom_messages; false
+	// takes a header's claim back (chatseq check --sole-writer).
+	SoleWriter *bool
 }
 
 // Report is the outcome of Check.

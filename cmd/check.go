@@ -24,6 +24,8 @@ type checkFlags struct {
 	keyScope  string
 	lin       linFlags
 	visualize string
+	// soleWriter is --sole-writer, used only when given.
+	soleWriter bool
 }
 
 func newCheckCommand() *cobra.Command {
@@ -42,8 +44,9 @@ An invariant the contract does not require, or whose evidence the history
 holds none of (no sync, no allocate trace, no final lines of a table it
 needs), is n/a, listed with the reason, and does not count against the
 verdict; --require makes the named ones unknown instead. A history whose
-header promises an end line it lacks was cut short: its final-state
-invariants are unknown.
+header promises an end line it lacks, or a table that holds another count
+of lines than its table_read line promised, was cut short: its
+final-state invariants are unknown.
 
 Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -64,6 +67,7 @@ Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 	fl.StringVar(&f.keyScope, "key-scope", "", "override contract: chat (ADR-004: a key is unique in its chat) or client (ADR-001: unique per sender per chat)")
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine's view of chats that fail linearizability (around the counterexample; created if need be; it must be writable)")
+	fl.BoolVar(&f.soleWriter, "sole-writer", false, "state that the history's clients are its chats' only writers (as the header's sole_writer does), so a final message no persist sent fails no_phantom_messages; --sole-writer=false takes a header's claim back (default: the header's)")
 	return c
 }
 
@@ -98,6 +102,9 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 		return err
 	}
 	opt.Contract, opt.VisualizeDir = contract, f.visualize
+	if c.Flags().Changed("sole-writer") {
+		opt.SoleWriter = &f.soleWriter
+	}
 	var rep checker.Report
 	var warnings []history.Warning
 	locate := func(line int) (string, int) { return paths[0], line }

@@ -1,0 +1,162 @@
+package checker
+
+// The final tables as the state after the run, not only as evidence for
+// operations of unknown outcome: a persist that ended fail left nothing
+// behind, and (when the history is its chats' only writer) nothing is there
+// that no persist sent.
+
+// checkFailHasNoEffect: a fail means the persist definitely took no effect
+// (HISTORY.md), so no final message or idempotency record above
+// initial_counter may carry a key (as key_scope scopes it) that only
+// persists that ended fail used. A rejection of a reused key
+// (idempotency_key_reused) says the key is held by other content: it
+// blames no effect on itself, so a key's rejections neither make nor
+// spare a case (a key only rejections used is key_reuse's, or a message
+// from before the run).
+func checkFailHasNoEffect(x *index) Result {
+	v := newVerdict(NameFailHasNoEffect)
+	fails := 0
+	for i := range x.ops.count() {
+		if o := int32(i); x.ops.at(o).fn == fnPersist && x.ops.at(o).status == stFail && !x.isRejection(o) {
+			fails++
+		}
+	}
+	switch {
+	case fails == 0:
+		v.notApplicable("no persist ended fail (other than a rejection of a reused key)")
+		return v.result()
+	case !x.hasMessages && !x.hasIdem:
+		v.notApplicable("%s but no final messages or idempotency lines: the history holds no final state to look for their effects in", plural(fails, "failed persist"))
+		return v.result()
+	}
+	keyed, keyless := x.keyedFinals()
+	if keyed == 0 && keyless > 0 {
+		v.notApplicable("no final message or idempotency record above initial_counter carries a key that can be attributed (%d carry none): a failed persist's message cannot be recognized", keyless)
+		return v.result()
+	}
+	unseen := 0 // keys only fails used, with no keyed final line
+	for k := range int32(len(x.keyNames)) {
+		ops := x.keyOps(k)
+		failed, onlyFails := 0, len(ops) > 0
+		for _, o := range ops {
+			switch {
+			case x.isRejection(o):
+			case x.ops.at(o).status == stFail:
+				failed++
+			default:
+				onlyFails = false
+			}
+		}
+		if !onlyFails || failed == 0 {
+			continue
+		}
+		f := x.laterFinalOfKey(k)
+		if f < 0 {
+			unseen++
+			continue
+		}
+		fl := x.fin.at(f)
+		lines := []int{int(fl.Line)}
+		for _, o := range ops {
+			if !x.isRejection(o) {
+				lines = append(lines, x.doneLine(o))
+			}
+		}
+		v.fail(lines, "chat %q key %q: every persist of the key ended fail (e.g. %s at line %d), yet the final %s table holds it at seq %d (line %d): a fail must take no effect",
+			x.chatNames[fl.chat], x.keyText(k), x.errCode(ops[0]), x.doneLine(ops[0]), fl.Table, fl.Seq, fl.Line)
+	}
+	if unseen > 0 && keyless > 0 {
+		v.unknown("%d final lines above initial_counter carry no key that can be attributed: %s only failed persists used may be among them", keyless, plural(unseen, "key"))
+	}
+	v.pass("%s: no final message or idempotency record carries a key only they used", plural(fails, "failed persist"))
+	return v.result()
+}
+
+// checkNoPhantomMessages: with sole_writer (the history's clients are its
+// chats' only writers), every final message above initial_counter carries
+// a key some persist of its chat used (in key_scope); one that none did
+// was written by no client of the history. A key only failed persists
+// used is not a phantom's but fail_has_no_effect's. Without sole_writer
+// such messages may be another writer's: warned about, not judged.
+func checkNoPhantomMessages(x *index) Result {
+	v := newVerdict(NameNoPhantomMessages)
+	if !x.hasMessages {
+		v.notApplicable("no final messages lines")
+		return v.result()
+	}
+	var phantoms []int32
+	judged, keyless := 0, 0
+	for _, m := range x.msgs {
+		f := x.fin.at(m)
+		switch {
+		case f.Seq <= x.initialCounter: // from before the run
+		case f.key < 0:
+			keyless++
+		default:
+			judged++
+			if len(x.keyOps(f.key)) == 0 {
+				phantoms = append(phantoms, m)
+			}
+		}
+	}
+	if judged == 0 && keyless > 0 {
+		v.notApplicable("no final message above initial_counter carries a key that can be attributed (%d carry none): a message no client sent cannot be recognized", keyless)
+		return v.result()
+	}
+	if !x.soleWriter {
+		if len(phantoms) > 0 {
+			f := x.fin.at(phantoms[0])
+			x.warn("%s above initial_counter carry a key no persist of their chat sent, e.g. chat %q seq %d key %q (line %d): another writer's, or phantom writes (not judged: the history does not say it is its chats' only writer)",
+				plural(len(phantoms), "final message"), x.chatNames[f.chat], f.Seq, x.finKeyName(f), f.Line)
+		}
+		v.notApplicable("the history does not say its clients are its chats' only writers (header sole_writer, or chatseq check --sole-writer): %s no persist sent may be another writer's, warned about and not judged",
+			plural(len(phantoms), "final message"))
+		return v.result()
+	}
+	for _, m := range phantoms {
+		f := x.fin.at(m)
+		v.fail([]int{int(f.Line)}, "chat %q seq %d: the final message %q (line %d) carries key %q, which no persist of the chat sent, and the history says its clients are the chat's only writers (sole_writer)",
+			x.chatNames[f.chat], f.Seq, x.midName(f.MessageID), f.Line, x.finKeyName(f))
+	}
+	if keyless > 0 {
+		v.unknown("%d final messages above initial_counter carry no key that can be attributed", keyless)
+	}
+	v.pass("%s above initial_counter: each carries a key a persist of its chat sent", plural(judged, "final message"))
+	return v.result()
+}
+
+// keyedFinals counts the final messages and idempotency records above
+// initial_counter with a key, and those without one that can be
+// attributed (no key, or under key_scope client a key no single sender
+// used).
+func (x *index) keyedFinals() (keyed, keyless int) {
+	for i := range x.fin.count() {
+		f := x.fin.at(i)
+		if (f.Table != tableMessages && f.Table != tableIdempotency) || f.Seq <= x.initialCounter {
+			continue
+		}
+		if f.key < 0 {
+			keyless++
+		} else {
+			keyed++
+		}
+	}
+	return keyed, keyless
+}
+
+// laterFinalOfKey is a final message or idempotency record of key k above
+// initial_counter (a message first), -1 if none.
+func (x *index) laterFinalOfKey(k int32) int32 {
+	second := func(m map[int32]int32) int32 {
+		if f, ok := m[k]; ok {
+			return f
+		}
+		return -1
+	}
+	for _, f := range []int32{x.keyMsg[k], second(x.keyMsg2), x.keyIdem[k], second(x.keyIdem2)} {
+		if f >= 0 && x.fin.at(f).Seq > x.initialCounter {
+			return f
+		}
+	}
+	return -1
+}

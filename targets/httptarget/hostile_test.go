@@ -1,0 +1,101 @@
+package httptarget_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/httptarget"
+)
+
+// forgetfulService answers every send 201 with a fresh sequence (a retry
+// of a key gets its first answer again, as a replay) and every sync
+// with no message: it keeps nothing it acknowledged. It has no counter
+// hook.
+type forgetfulService struct {
+	mu      sync.Mutex
+	next    map[string]uint64
+	answers map[string][]byte // by chat and key
+}
+
+func (s *forgetfulService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/") // v1 chats {chat} [messages]
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case len(parts) == 3 && r.Method == http.MethodPut:
+		w.WriteHeader(http.StatusCreated)
+		w.Write([]byte(`{}`))
+	case len(parts) == 4 && parts[3] == "messages" && r.Method == http.MethodPost:
+		chat, key := parts[2], r.Header.Get(httpapi.HeaderIdempotencyKey)
+		s.mu.Lock()
+		answer, replay := s.answers[chat+"\x00"+key]
+		if !replay {
+			s.next[chat]++
+			answer, _ = json.Marshal(map[string]any{"sequence": s.next[chat], "message_id": fmt.Sprintf("m-%s-%d", chat, s.next[chat])})
+			s.answers[chat+"\x00"+key] = answer
+		}
+		s.mu.Unlock()
+		if replay {
+			w.Header().Set(httpapi.HeaderReplayed, "true")
+		}
+		w.WriteHeader(http.StatusCreated)
+		w.Write(answer)
+	case len(parts) == 4 && parts[3] == "messages" && r.Method == http.MethodGet:
+		w.Write([]byte(`{"messages":[]}`))
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{}`))
+	}
+}
+
+// Issue 27: a service that answers 201 to every send and [] to every
+// sync lost every acknowledged message. Driven by the real http target,
+// its history says the messages were read back and found empty, and
+// ack_implies_persistence fails (it was n/a: the history could not say
+// "read and empty"), exit 1.
+func TestAServiceThatLosesEveryAckFails(t *testing.T) {
+	srv := httptest.NewServer(&forgetfulService{next: map[string]uint64{}, answers: map[string][]byte{}})
+	defer srv.Close()
+	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opened.Close()
+	cfg := bench.DefaultConfig()
+	cfg.Seed, cfg.Ops, cfg.Duration, cfg.Writers, cfg.Chats = 1, 80, 0, 4, 2
+	cfg.Faults = bench.FaultRates{} // what bench does for a remote target unless asked
+	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
+	opened.AdjustRun(&cfg)
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	rep, h, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.TableRead("messages") || res.Persisted != 0 {
+		t.Fatalf("messages read back: %v, %d persisted", h.TablesRead, res.Persisted)
+	}
+	r, ok := rep.Result(checker.NameAckImpliesPersistence)
+	if !ok || r.Status != checker.Fail || rep.ExitCode() != 1 {
+		t.Fatalf("ack_implies_persistence %+v, exit %d; want fail, exit 1", r, rep.ExitCode())
+	}
+	if !strings.Contains(r.Detail, "the final messages table was read and is empty") {
+		t.Fatalf("detail %q", r.Detail)
+	}
+}
