@@ -384,16 +384,7 @@ func (x *index) countUnknownUntraced() {
 func (x *index) indexFinals(tablesRead []history.TableRead) {
 	x.readEmpty = map[tableKind]bool{}
 	for _, t := range tablesRead {
-		switch tableOf(t.Table) {
-		case tableCounters:
-			x.hasCounters = true
-		case tableMessages:
-			x.hasMessages = true
-		case tableIdempotency:
-			x.hasIdem = true
-		case tableEvents:
-			x.hasEvents = true
-		}
+		x.markPresent(tableOf(t.Table))
 		if t.Lines == 0 {
 			x.readEmpty[tableOf(t.Table)] = true
 		}
@@ -401,20 +392,27 @@ func (x *index) indexFinals(tablesRead []history.TableRead) {
 	seenCounter := map[int32]bool{}
 	for i := range x.fin.count() {
 		f := x.fin.at(i)
-		switch f.Table {
-		case tableCounters:
-			x.hasCounters = true
+		x.markPresent(f.Table)
+		if f.Table == tableCounters {
 			if seenCounter[f.chat] {
 				x.warn("line %d: a second counters line for chat %q: the first is used", f.Line, x.chatNames[f.chat])
 			}
 			seenCounter[f.chat] = true
-		case tableMessages:
-			x.hasMessages = true
-		case tableIdempotency:
-			x.hasIdem = true
-		case tableEvents:
-			x.hasEvents = true
 		}
+	}
+}
+
+// markPresent notes that table t is present: read, or holding lines.
+func (x *index) markPresent(t tableKind) {
+	switch t {
+	case tableCounters:
+		x.hasCounters = true
+	case tableMessages:
+		x.hasMessages = true
+	case tableIdempotency:
+		x.hasIdem = true
+	case tableEvents:
+		x.hasEvents = true
 	}
 }
 
