@@ -1,5 +1,7 @@
 package checker
 
+import "fmt"
+
 // The final tables as the state after the run, not only as evidence for
 // operations of unknown outcome: a persist that ended fail left nothing
 // behind, and (when the history is its chats' only writer) nothing is there
@@ -90,6 +92,9 @@ func checkNoPhantomMessages(x *index) Result {
 		f := x.fin.at(m)
 		switch {
 		case f.Seq <= x.initialCounter: // from before the run
+		case f.key == finKeyUnsent:
+			judged++
+			phantoms = append(phantoms, m)
 		case f.key < 0:
 			keyless++
 		default:
@@ -106,8 +111,8 @@ func checkNoPhantomMessages(x *index) Result {
 	if !x.soleWriter {
 		if len(phantoms) > 0 {
 			f := x.fin.at(phantoms[0])
-			x.warn("%s above initial_counter carry a key no persist of their chat sent, e.g. chat %q seq %d key %q (line %d): another writer's, or phantom writes (not judged: the history does not say it is its chats' only writer)",
-				plural(len(phantoms), "final message"), x.chatNames[f.chat], f.Seq, x.finKeyName(f), f.Line)
+			x.warn("%s above initial_counter carry a key no persist of their chat sent, e.g. chat %q seq %d, %s (line %d): another writer's, or phantom writes (not judged: the history does not say it is its chats' only writer)",
+				plural(len(phantoms), "final message"), x.chatNames[f.chat], f.Seq, x.phantomKey(f), f.Line)
 		}
 		v.notApplicable("the history does not say its clients are its chats' only writers (header sole_writer, or chatseq check --sole-writer): %s no persist sent may be another writer's, warned about and not judged",
 			plural(len(phantoms), "final message"))
@@ -115,8 +120,8 @@ func checkNoPhantomMessages(x *index) Result {
 	}
 	for _, m := range phantoms {
 		f := x.fin.at(m)
-		v.fail([]int{int(f.Line)}, "chat %q seq %d: the final message %q (line %d) carries key %q, which no persist of the chat sent, and the history says its clients are the chat's only writers (sole_writer)",
-			x.chatNames[f.chat], f.Seq, x.midName(f.MessageID), f.Line, x.finKeyName(f))
+		v.fail([]int{int(f.Line)}, "chat %q seq %d: the final message %q (line %d) carries %s, which no persist of the chat sent, and the history says its clients are the chat's only writers (sole_writer)",
+			x.chatNames[f.chat], f.Seq, x.midName(f.MessageID), f.Line, x.phantomKey(f))
 	}
 	if keyless > 0 {
 		v.unknown("%d final messages above initial_counter carry no key that can be attributed", keyless)
@@ -127,7 +132,7 @@ func checkNoPhantomMessages(x *index) Result {
 
 // keyedFinals counts the final messages and idempotency records above
 // initial_counter with a key, and those without one that can be
-// attributed (no key, or under key_scope client a key no single sender
+// attributed (no key, or under key_scope client a key several senders
 // used).
 func (x *index) keyedFinals() (keyed, keyless int) {
 	for i := range x.fin.count() {
@@ -135,10 +140,10 @@ func (x *index) keyedFinals() (keyed, keyless int) {
 		if (f.Table != tableMessages && f.Table != tableIdempotency) || f.Seq <= x.initialCounter {
 			continue
 		}
-		if f.key < 0 {
+		if f.key == finKeyless {
 			keyless++
 		} else {
-			keyed++
+			keyed++ // a key no persist used (finKeyUnsent) is no failed key
 		}
 	}
 	return keyed, keyless
@@ -159,4 +164,13 @@ func (x *index) laterFinalOfKey(k int32) int32 {
 		}
 	}
 	return -1
+}
+
+// phantomKey names a phantom message's key: its text, or, for a line
+// without a sender whose key no sender used (key_scope client), that.
+func (x *index) phantomKey(f *cfin) string {
+	if f.key == finKeyUnsent {
+		return "a key, without a sender, that no sender of the chat used (key_scope client)"
+	}
+	return fmt.Sprintf("key %q", x.finKeyName(f))
 }

@@ -149,7 +149,10 @@ func (l *Log) attributeSenderless(keyMap []int32) {
 	for p, f := range keyMap {
 		if *k.sender.at(int32(p)) == noSender {
 			if f = owner[chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}]; f < 0 {
-				keyMap[p] = -1
+				keyMap[p] = finKeyless
+				if f == nobody {
+					keyMap[p] = finKeyUnsent
+				}
 				unattributed++
 				continue
 			}
@@ -164,6 +167,17 @@ func (l *Log) attributeSenderless(keyMap []int32) {
 		l.warnings = append(l.warnings, fmt.Sprintf("key_scope client: %s without a sender whose key no single sender used in its chat: judged as lines without a key", plural(unattributed, "final key")))
 	}
 }
+
+// A final line's key number when it has none to compare: finKeyless (no key,
+// or under key_scope client one several senders used), or finKeyUnsent (under
+// key_scope client, without a sender, a key no persist of its chat used
+// under any sender: no client of the history sent it). Both are < 0, so
+// every invariant that compares keys takes either as keyless; only
+// no_phantom_messages tells them apart.
+const (
+	finKeyless   int32 = -1
+	finKeyUnsent int32 = -2
+)
 
 // renumberOps gives operations their final key and message id numbers.
 func renumberOps(ops *chunked[op], keyMap, midMap []int32) {
@@ -181,7 +195,7 @@ func renumberOps(ops *chunked[op], keyMap, midMap []int32) {
 func renumberFinals(fin *chunked[cfin], keyMap, midMap []int32) {
 	fin.each(func(f *cfin) {
 		if f.key >= 0 {
-			f.key = keyMap[f.key] // -1: keyless (attributeSenderless)
+			f.key = keyMap[f.key] // keyless or finKeyUnsent (attributeSenderless)
 		}
 		f.MessageID = uint32(midMap[f.MessageID])
 	})

@@ -183,7 +183,7 @@ func TestNoPhantomMessages(t *testing.T) {
 	r := b.check(t)
 	mustContain(t, mustNA(t, r, NameNoPhantomMessages).Reason, "the history does not say its clients are its chats' only writers")
 	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
-		return strings.Contains(w, `1 final message above initial_counter carry a key no persist of their chat sent, e.g. chat "A" seq 4 key "ghost"`)
+		return strings.Contains(w, `1 final message above initial_counter carry a key no persist of their chat sent, e.g. chat "A" seq 4, key "ghost"`)
 	}) {
 		t.Fatalf("no warning about the phantom: %q", r.Warnings)
 	}
@@ -211,6 +211,12 @@ func TestNoPhantomMessages(t *testing.T) {
 	must(t, b.check(t), NameNoPhantomMessages, Pass)
 	other := b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 2, MessageID: "m2", Key: "k1", Sender: "u7"})
 	mustFail(t, b.check(t), NameNoPhantomMessages, other)
+	// A line without a sender whose key no sender of the chat used is no
+	// client's either, though it cannot be attributed.
+	b.h.Finals = b.h.Finals[:1]
+	unsent := b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 3, MessageID: "m3", Key: "k-nobody"})
+	res = mustFail(t, b.check(t), NameNoPhantomMessages, unsent)
+	mustContain(t, res.Detail, "a key, without a sender, that no sender of the chat used")
 }
 
 // issue 26 case 4 and issue 27: the counter only grows from
