@@ -128,6 +128,8 @@ func (g *gen) header() {
 	}
 	b = append(b, `","seed":`...)
 	b = strconv.AppendInt(b, c.Seed, 10)
+	// The simulated clients are the only writers of the simulated store.
+	b = append(b, `,"sole_writer":true`...)
 	b = append(b, `,"generator":"chatseq internal/histgen","histgen":{"persists":`...)
 	b = strconv.AppendInt(b, int64(c.Persists), 10)
 	b = append(b, `,"chats":`...)
@@ -251,6 +253,17 @@ func (g *gen) finalCounter(c *chat) {
 	b = append(b, c.name...)
 	b = append(b, `,"value":`...)
 	g.buf = strconv.AppendUint(b, c.counter, 10)
+	g.end()
+}
+
+// tableRead writes a table_read line (table quoted): the table was read
+// and lines of it are in the file.
+func (g *gen) tableRead(table string, lines int) {
+	g.line++
+	b := append(g.buf, `{"type":"table_read","table":`...)
+	b = append(b, table...)
+	b = append(b, `,"lines":`...)
+	g.buf = strconv.AppendInt(b, int64(lines), 10)
 	g.end()
 }
 

@@ -376,12 +376,15 @@ func (g *gen) staleSync(i int) bool {
 	return false
 }
 
-// finals writes the final counters, messages and idempotency tables.
+// finals writes the final counters, messages and idempotency tables,
+// each with its table_read line: the simulated store was read whole.
 func (g *gen) finals() {
 	for i := range g.chats {
 		g.finalCounter(&g.chats[i])
 	}
+	g.tableRead(`"counters"`, len(g.chats))
 	for _, table := range []string{`"messages"`, `"idempotency"`} {
+		n := 0
 		for i := range g.chats {
 			c := &g.chats[i]
 			for s, key := range c.keys {
@@ -390,8 +393,10 @@ func (g *gen) finals() {
 				}
 				if key != 0 {
 					g.finalMessage(table, i, c, uint64(s+1), key)
+					n++
 				}
 			}
 		}
+		g.tableRead(table, n)
 	}
 }
