@@ -171,9 +171,33 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 	}
 	j.noFinal, j.memo = true, map[string]bool{}
 	if j.search() {
-		return false, "the operations linearize, but no linearization leaves the final tables' state"
+		return false, "the operations linearize, but no linearization leaves the final tables' state" + s.finalCulprit(chat, ops)
 	}
 	return false, "no linearization of the operations"
+}
+
+// finalCulprit names what in the final tables no linearization meets: a
+// sole writer's phantom, or each table that alone suffices.
+func (s *spec) finalCulprit(chat string, ops []operation) string {
+	if s.soleWriter {
+		c := *s
+		c.soleWriter = false
+		if c.newJudge(chat, ops).search() {
+			return " (sole_writer: a message no persist could have written)"
+		}
+	}
+	var alone []string
+	for _, t := range []string{"messages", "idempotency", "counters"} {
+		if !s.read[t] {
+			continue
+		}
+		c := *s
+		c.read = map[string]bool{t: true}
+		if !c.newJudge(chat, ops).search() {
+			alone = append(alone, t)
+		}
+	}
+	return fmt.Sprintf(" (tables that alone break it: %v)", alone)
 }
 
 // sequenceMonotonic: of two persists acked as new, the one acked before the
