@@ -277,3 +277,35 @@ func TestOtherWritersUnlessSoleWriter(t *testing.T) {
 {"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k"}
 {"type":"ok","process":1,"f":"persist","time":7,"seq":4,"message_id":"m4","dedup":true}`, NameLinearizability, Fail)
 }
+
+// A message id names one message: one at two sequences fails
+// sequence_uniqueness, whether acks, final lines or (without the final
+// table) a sync's answer place it there.
+func TestMessageIDAtTwoSequences(t *testing.T) {
+	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"sole_writer":true}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c2","key":"k1"}
+{"type":"ok","process":3,"f":"persist","time":8,"seq":1,"message_id":"m2","dedup":false}
+{"type":"invoke","process":3,"f":"persist","time":10,"chat":"c2","key":"k2"}
+{"type":"ok","process":3,"f":"persist","time":11,"seq":2,"message_id":"m2","dedup":false}`
+	must(t, mustExact(t, h), NameSequenceUniqueness, Fail)
+	must(t, mustExact(t, strings.Replace(h, `"seq":2,"message_id":"m2"`, `"seq":2,"message_id":"m3"`, 1)), NameSequenceUniqueness, Pass)
+	const bySync = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"k2"}
+{"type":"info","process":1,"f":"persist","time":12,"error":"timeout"}
+{"type":"invoke","process":1,"f":"persist","time":12,"chat":"c1","key":"k1"}
+{"type":"ok","process":1,"f":"persist","time":15,"seq":3,"message_id":"m3","dedup":false}
+{"type":"invoke","process":1,"f":"sync","time":26,"chat":"c1","after":1,"limit":1}
+{"type":"ok","process":1,"f":"sync","time":30,"seqs":[2],"message_ids":["m3"]}`
+	must(t, mustExact(t, bySync), NameSequenceUniqueness, Fail)
+	must(t, mustExact(t, strings.Replace(bySync, `"message_ids":["m3"]`, `"message_ids":["m2"]`, 1)), NameSequenceUniqueness, Pass)
+}
+
+// Under gaps: forbidden the counter is the highest message, with the
+// messages table read.
+func TestForbiddenCounterIsTheHighestMessage(t *testing.T) {
+	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"},"sole_writer":true}
+{"type":"final","table":"counters","chat":"c2","value":1}
+{"type":"final","table":"messages","chat":"c2","seq":1,"message_id":"m1","key":"k"}`
+	must(t, mustExact(t, h), NameGapless, Pass)
+	must(t, mustExact(t, strings.Replace(h, `"value":1`, `"value":2`, 1)), NameGapless, Fail)
+}

@@ -492,6 +492,17 @@ func checkGapless(x *index) Result {
 				}
 				want++
 			}
+			// Assigned at apply time, the counter is the highest message
+			// (or where it stood, with none).
+			top := x.initialCounter
+			if hi > lo {
+				top = max(top, x.fin.at(x.msgs[hi-1]).Seq)
+			}
+			if fi := x.counter[c]; fi >= 0 && !x.fin.at(fi).Missing && want > top {
+				if cv := x.fin.at(fi).value(); cv != top {
+					v.fail([]int{int(x.fin.at(fi).Line)}, "chat %q: the counter is %d (line %d), but under gaps: forbidden it is the highest message's sequence, %d", x.chatNames[c], cv, x.fin.at(fi).Line, top)
+				}
+			}
 			continue
 		}
 		// Without the final table: every hole below the highest ack must

@@ -49,10 +49,11 @@ func checkSequenceUniqueness(x *index) Result {
 			i = j
 		}
 	}
+	x.idAtTwoSequences(v)
 	if dupLines > 0 {
 		v.note("%d final messages lines repeat an earlier line", dupLines)
 	}
-	v.pass("%s and %s: no sequence holds two message ids", plural(len(x.msgs), "final message"), plural(len(x.acks), "ack"))
+	v.pass("%s and %s: no sequence holds two message ids, no id two sequences", plural(len(x.msgs), "final message"), plural(len(x.acks), "ack"))
 	return v.result()
 }
 
