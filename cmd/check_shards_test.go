@@ -58,3 +58,30 @@ func TestCheckShardHistoriesAsOneRun(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// A history whose times span the int64 range fails on its own (a sync at
+// the end misses a message acknowledged at the start). Merged after
+// another file its times would wrap round, putting the sync first, and
+// the failure would pass: the merge is refused instead.
+func TestCheckRefusesAMergeWhoseTimesWouldOverflow(t *testing.T) {
+	const header = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"seed":7,"initial_counter":0}` + "\n"
+	a := writeFile(t, "a.jsonl", header+
+		`{"type":"invoke","process":0,"f":"persist","time":100,"chat":"chat-a","key":"k1"}`+"\n"+
+		`{"type":"ok","process":0,"f":"persist","time":200,"chat":"chat-a","key":"k1","seq":1,"message_id":"m1"}`+"\n"+
+		`{"type":"final","table":"counters","chat":"chat-a","value":1}`+"\n"+
+		`{"type":"final","table":"messages","chat":"chat-a","seq":1,"message_id":"m1","key":"k1"}`+"\n")
+	b := writeFile(t, "b.jsonl", header+
+		`{"type":"invoke","process":0,"f":"persist","time":-9223372036854775808,"chat":"chat-b","key":"k1"}`+"\n"+
+		`{"type":"ok","process":0,"f":"persist","time":-9223372036854775000,"chat":"chat-b","key":"k1","seq":1,"message_id":"m2"}`+"\n"+
+		`{"type":"invoke","process":1,"f":"sync","time":9223372036854775000,"chat":"chat-b","after":0,"limit":10}`+"\n"+
+		`{"type":"ok","process":1,"f":"sync","time":9223372036854775807,"chat":"chat-b","seqs":[],"message_ids":[]}`+"\n"+
+		`{"type":"final","table":"counters","chat":"chat-b","value":1}`+"\n"+
+		`{"type":"final","table":"messages","chat":"chat-b","seq":1,"message_id":"m2","key":"k1"}`+"\n")
+	if code, out, errOut := run(t, "check", b); code != ExitViolation || !strings.Contains(out, "sync_completeness") {
+		t.Fatalf("the wide history alone: exit %d, want 1 for sync_completeness\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := run(t, "check", a, b)
+	if code != ExitBadInput || !strings.Contains(errOut, b+": its times span") {
+		t.Fatalf("merged: exit %d, want 2 naming %s\n%s\n%s", code, b, out, errOut)
+	}
+}

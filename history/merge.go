@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -72,7 +73,7 @@ func ReadFiles(paths []string) (*Merged, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mergeBodies(parts, header), nil
+	return mergeBodies(parts, header)
 }
 
 // disjointChats rejects two files that write or hold the same chat.
@@ -196,7 +197,7 @@ func joinDistinct(a, b string) string {
 
 // mergeBodies concatenates the files' events and finals, renumbering
 // lines, offsetting process ids and shifting times.
-func mergeBodies(parts []*History, header Header) *Merged {
+func mergeBodies(parts []*History, header Header) (*Merged, error) {
 	nEvents, nFinals := 0, 0
 	files := make([]string, len(parts))
 	for i, h := range parts {
@@ -220,15 +221,14 @@ func mergeBodies(parts []*History, header Header) *Merged {
 			m.End = lineOffset + h.End
 		}
 		span := extent(h)
-		minProc, maxProc, minTime := processRange(h)
+		r := eventRanges(h)
 		// Process ids of this file start after every id so far; the first
 		// file keeps its own.
 		procOffset, shift := 0, int64(0)
-		if i > 0 {
-			procOffset = nextProc - minProc
-			if len(h.Events) > 0 {
-				// This file starts one nanosecond after the previous ended.
-				shift = lastTime + 1 - minTime
+		if len(h.Events) > 0 {
+			var err error
+			if procOffset, shift, err = placeAfter(r, i == 0, nextProc, lastTime); err != nil {
+				return nil, fmt.Errorf("%s: %w", h.File, err)
 			}
 		}
 		for _, e := range h.Events {
@@ -253,13 +253,13 @@ func mergeBodies(parts []*History, header Header) *Merged {
 		parts[i] = nil // copied: the collector may take it while the next is
 		lineOffset += span
 		if len(h.Events) > 0 {
-			nextProc = max(nextProc, maxProc+procOffset+1)
+			nextProc = max(nextProc, r.maxProc+procOffset+1)
 		}
 	}
 	if cut {
 		m.End = 0 // the merged history is cut short where that file was
 	}
-	return m
+	return m, nil
 }
 
 // mergeTablesRead keeps a table's table_read lines (renumbered) only when
@@ -287,18 +287,56 @@ func mergeTablesRead(parts []*History) []TableRead {
 	return out
 }
 
-// processRange is the smallest and largest process id and the earliest
-// time among h's events.
-func processRange(h *History) (minProc, maxProc int, minTime int64) {
+// ranges are the extremes of a file's events: process ids, and times with
+// allocation starts.
+type ranges struct {
+	minProc, maxProc int
+	minTime, maxTime int64
+}
+
+func eventRanges(h *History) ranges {
+	var r ranges
 	for i := range h.Events {
 		e := &h.Events[i]
 		if i == 0 {
-			minProc, maxProc, minTime = e.Process, e.Process, e.Time
-			continue
+			r = ranges{e.Process, e.Process, e.Time, e.Time}
 		}
-		minProc, maxProc, minTime = min(minProc, e.Process), max(maxProc, e.Process), min(minTime, e.Time)
+		r.minProc, r.maxProc = min(r.minProc, e.Process), max(r.maxProc, e.Process)
+		r.minTime, r.maxTime = min(r.minTime, e.Time), max(r.maxTime, e.Time)
+		if e.HasStart {
+			r.minTime = min(r.minTime, e.Start)
+		}
 	}
-	return minProc, maxProc, minTime
+	return r
+}
+
+// placeAfter is the process offset and time shift that put a file's events
+// after every process id below nextProc and every time up to lastTime (its
+// first time becomes lastTime+1), or nothing for the first file, which
+// keeps its own. Times are int64 nanoseconds and process ids ints; a file
+// that cannot follow without leaving their range is refused rather than
+// wrapped round, which would reorder its events and change what is judged.
+func placeAfter(r ranges, first bool, nextProc int, lastTime int64) (procOffset int, shift int64, err error) {
+	if !first {
+		procOffset = nextProc - r.minProc // both at least 0: cannot overflow
+	}
+	// The merged ids run to maxProc+procOffset, and the next file's from one more.
+	if r.maxProc >= math.MaxInt-procOffset {
+		return 0, 0, fmt.Errorf("its process ids %d to %d cannot follow the previous files' ids below %d without overflowing an int; check it on its own", r.minProc, r.maxProc, nextProc)
+	}
+	if first {
+		return procOffset, 0, nil
+	}
+	// The file's span in uint64, which holds any difference of two int64s;
+	// lastTime is at least 0.
+	span := uint64(r.maxTime) - uint64(r.minTime)
+	if lastTime == math.MaxInt64 || span > uint64(math.MaxInt64-(lastTime+1)) {
+		return 0, 0, fmt.Errorf("its times span %d to %d, which cannot follow the previous files' last time %d in int64 nanoseconds without overflowing; check it on its own", r.minTime, r.maxTime, lastTime)
+	}
+	// lastTime+1-minTime need not fit an int64 (minTime may be far below
+	// 0), but every shifted time does, and adding the wrapped difference
+	// gives each exactly.
+	return procOffset, int64(uint64(lastTime+1) - uint64(r.minTime)), nil
 }
 
 // extent is the highest line number a file's history mentions (at least

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,5 +161,47 @@ func TestReadFilesRejectsWhatIsNotOneRun(t *testing.T) {
 	}
 	if _, err := ReadFiles(nil); err == nil {
 		t.Error("no files is not an error")
+	}
+}
+
+// A file's times are shifted to follow the previous file's; one whose
+// times span the int64 range cannot follow anything without wrapping round,
+// which would move its last events before its first. It is refused, naming
+// the file, and a file that fits right up to the top of the range is not.
+func TestReadFilesRefusesTimesThatWouldOverflow(t *testing.T) {
+	dir := t.TempDir()
+	a := writeHistory(t, dir, "a.jsonl", shard("chat-0000", shardHeader))
+	wide := strings.NewReplacer(`"time":100,`, `"time":-9223372036854775808,`, `"time":400,`, `"time":9223372036854775807,`).
+		Replace(shard("chat-0001", shardHeader))
+	b := writeHistory(t, dir, "b.jsonl", wide)
+	if _, err := ReadFiles([]string{b}); err != nil {
+		t.Fatalf("the wide file alone: %v", err)
+	}
+	_, err := ReadFiles([]string{a, b})
+	if err == nil || !strings.Contains(err.Error(), b+": its times span -9223372036854775808 to 9223372036854775807") ||
+		!strings.Contains(err.Error(), "without overflowing") {
+		t.Fatalf("merging a file whose times span the int64 range: %v, want it refused naming %s", err, b)
+	}
+
+	// Times up to the top of the range still merge, in order: a's last
+	// time is 400, so b may span 2^63-1-401 nanoseconds.
+	topped := strings.NewReplacer(`"time":100,`, `"time":-1000,`, `"time":400,`, `"time":`+strconv.FormatInt(math.MaxInt64-401-1000, 10)+`,`).
+		Replace(shard("chat-0001", shardHeader))
+	c := writeHistory(t, dir, "c.jsonl", topped)
+	m, err := ReadFiles([]string{a, c})
+	if err != nil {
+		t.Fatalf("a file that fits: %v", err)
+	}
+	for i := 1; i < len(m.Events); i++ {
+		if m.Events[i].Time <= m.Events[i-1].Time {
+			t.Fatalf("event %d at %d is not after %d", i, m.Events[i].Time, m.Events[i-1].Time)
+		}
+	}
+	if last := m.Events[len(m.Events)-1].Time; last != math.MaxInt64 {
+		t.Fatalf("the last merged time is %d, want %d", last, int64(math.MaxInt64))
+	}
+	d := writeHistory(t, dir, "d.jsonl", shard("chat-0002", shardHeader))
+	if _, err := ReadFiles([]string{a, c, d}); err == nil || !strings.Contains(err.Error(), d+": its times span 100 to 400") {
+		t.Fatalf("a file after one that ends at the top of the range: %v, want it refused", err)
 	}
 }
