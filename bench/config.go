@@ -190,6 +190,9 @@ func (c Config) Validate() error {
 		if err := f.validate(c.Chats); err != nil {
 			return err
 		}
+		if problem := f.OutlastsRun(c.Duration); problem != "" {
+			return fmt.Errorf("--schedule: %s", problem)
+		}
 		if f.Kind == DeleteCounter && f.Chat%c.shards() != c.ShardIndex {
 			return fmt.Errorf("%s names chat %d, which shard %d/%d does not drive", f.Kind, f.Chat, c.ShardIndex, c.shards())
 		}

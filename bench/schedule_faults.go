@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -78,6 +79,41 @@ func (f TimedFault) validate(chats int) error {
 	}
 	return nil
 }
+
+// MaxFaultWithoutDuration bounds a stall's end and a store latency in a run
+// bounded by --ops alone, which has no end to measure them against: a typo
+// of 1h for 1s, or a latency of 2562047h, would otherwise hold the run for
+// as long.
+const MaxFaultWithoutDuration = time.Hour
+
+// OutlastsRun says why f cannot be carried out within a run of the given
+// duration (0: bounded by --ops alone), or returns "": a window whose end
+// overflows the clock, a fault that starts after the run is over, a stall
+// still on when the writers stop (every call in flight would wait for its
+// end), or a store latency longer than the run.
+func (f TimedFault) OutlastsRun(duration time.Duration) string {
+	name := f.ScheduleName()
+	if f.For > 0 && f.At > math.MaxInt64-f.For {
+		return fmt.Sprintf("%s at %s for %s ends beyond the clock's range", name, f.At, f.For)
+	}
+	end, bound, bounded := f.At+f.For, duration, "the "+duration.String()+" run"
+	if duration <= 0 {
+		bound, bounded = MaxFaultWithoutDuration, "the "+MaxFaultWithoutDuration.String()+" a run without --duration allows"
+	} else if f.At >= duration {
+		return fmt.Sprintf("%s at %s starts when the %s run is over: it would never happen", name, f.At, duration)
+	}
+	switch {
+	case f.Kind == StoreStall && end > bound:
+		return fmt.Sprintf("%s from %s to %s outlasts %s: the calls in flight when the writers stop would wait for its end", name, f.At, end, bounded)
+	case f.Kind == StoreLatency && f.Latency > bound:
+		return fmt.Sprintf("%s at %s delays each store call by %s, longer than %s", name, f.At, f.Latency, bounded)
+	}
+	return ""
+}
+
+// ScheduleName is the fault's name in the schedule language of scenario
+// files and --schedule: its kind with underscores (store_stall).
+func (f TimedFault) ScheduleName() string { return strings.ReplaceAll(f.Kind, "-", "_") }
 
 func (f TimedFault) active(elapsed time.Duration) bool {
 	return elapsed >= f.At && elapsed < f.At+f.For

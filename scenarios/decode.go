@@ -150,6 +150,9 @@ func (d *decoder) finish(root *yaml.Node) {
 		if f.Kind == bench.DeleteCounter && f.Chat >= sc.Chats {
 			d.errAt(d.scheduleLines[i], "schedule: delete_counter names chat %d, but the scenario has chats 0..%d", f.Chat, sc.Chats-1)
 		}
+		if problem := f.OutlastsRun(sc.Duration); problem != "" {
+			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
+		}
 	}
 }
 

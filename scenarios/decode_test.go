@@ -302,6 +302,23 @@ func TestDurationsNeedUnits(t *testing.T) {
 	wantError(t, es, 3, "schedule[0].for", "longer than 0s")
 }
 
+// A timed fault that would hold the run past its end is refused at its
+// line, named as the file names it.
+func TestScheduleFaultsThatOutlastTheRun(t *testing.T) {
+	es := decodeErrors(t, `duration: 300ms
+schedule:
+  - {fault: store_stall, at: 0s, for: 1h}
+  - {fault: store_latency, at: 0s, for: 1s, latency: 2562047h}
+  - {fault: store_stall, at: 100ms, for: 200ms}
+expect: pass
+`)
+	wantError(t, es, 3, "schedule: store_stall from 0s to 1h0m0s outlasts the 300ms run")
+	wantError(t, es, 4, "schedule: store_latency at 0s delays each store call by 2562047h0m0s, longer than the 300ms run")
+	if len(es) != 2 {
+		t.Errorf("%d errors, want 2 (a stall that ends with the run fits): %v", len(es), es)
+	}
+}
+
 func TestCrossKeyProblems(t *testing.T) {
 	es := decodeErrors(t, `name: cross
 chats: 2
