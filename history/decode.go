@@ -92,9 +92,12 @@ func eventFieldName(s *scanner) (id fieldID, name []byte, err error) {
 }
 
 func (l *rawLine) addUnknown(name []byte) error {
+	if len(name) > MaxStringBytes {
+		return contentErr("a field name of %d bytes, more than the %d a string may have: %s", len(name), MaxStringBytes, quoteBytes(name))
+	}
 	for _, u := range l.unknown {
 		if string(u) == string(name) {
-			return contentErr("duplicate field %q", u)
+			return contentErr("duplicate field %s", quoteBytes(u))
 		}
 	}
 	l.unknown = append(l.unknown, name)
@@ -338,7 +341,7 @@ func decodeHeader(s *scanner, line []byte) (Header, error) {
 			return h, err
 		}
 		if seen[string(name)] {
-			return h, contentErr("duplicate field %q", name)
+			return h, contentErr("duplicate field %s", quoteBytes(name))
 		}
 		seen[string(name)] = true
 		switch string(name) {

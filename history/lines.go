@@ -75,6 +75,7 @@ type lineParser struct {
 	// newline: the input ended inside it.
 	unterminated bool
 	spill        []byte // a line longer than the buffer
+	inHeader     bool   // the line being read is the header's (limits.go)
 	sc           scanner
 	hashID       func([]byte) uint64 // rawLine.hashID for every decoder
 }
@@ -122,6 +123,8 @@ func newLineDecoder(file string, hashID func([]byte) uint64) *lineDecoder {
 
 // header reads the first non-blank line as the header.
 func (p *lineParser) header() (Header, error) {
+	p.inHeader = true
+	defer func() { p.inHeader = false }()
 	for {
 		line, err := p.nextLine()
 		if err == io.EOF {
@@ -341,23 +344,23 @@ func (p *lineDecoder) key(l *rawLine) string {
 func (p *lineParser) nextLine() ([]byte, error) {
 	line, err := p.in.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
-		p.spill = append(p.spill[:0], line...)
-		for err == bufio.ErrBufferFull {
-			line, err = p.in.ReadSlice('\n')
-			p.spill = append(p.spill, line...)
-		}
-		line = p.spill
+		return p.longLine(line)
 	}
 	if err != nil && (err != io.EOF || len(line) == 0) {
 		return nil, err
 	}
+	return p.ended(line), nil
+}
+
+// ended counts a line read whole and takes its newline off.
+func (p *lineParser) ended(line []byte) []byte {
 	p.lineNo++
 	p.unterminated = true
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 		p.unterminated = false
 	}
-	return line, nil
+	return line
 }
 
 func isBlank(line []byte) bool {
@@ -370,6 +373,9 @@ func isBlank(line []byte) bool {
 }
 
 func (p *lineParser) readError(err error) error {
+	if perr, ok := err.(*ParseError); ok {
+		return perr // a line refused while it was read (limits.go)
+	}
 	if p.lineNo == 0 {
 		return fmt.Errorf("reading %s: %w", p.file, err)
 	}

@@ -427,7 +427,11 @@ func (s *scanner) readStr(name string, index int) ([]byte, error) {
 		}
 		return nil, contentErr("%s must be a string, got %s", fieldLabel(name, index), s.token(s.i))
 	}
-	return s.readString()
+	v, err := s.readString()
+	if err == nil && len(v) > MaxStringBytes {
+		return nil, contentErr("%s is %d bytes long, more than the %d a string may have: %s", fieldLabel(name, index), len(v), MaxStringBytes, quoteBytes(v))
+	}
+	return v, err
 }
 
 func (s *scanner) readBool(name string) (bool, error) {
@@ -560,7 +564,7 @@ func (s *scanner) plainHashArray(hash func([]byte) uint64) ([]uint64, bool) {
 			return nil, false
 		}
 		j := i + 1 + plainPrefix(b[i+1:])
-		if j+1 >= len(b) || b[j] != '"' {
+		if j+1 >= len(b) || b[j] != '"' || j-i-1 > MaxStringBytes {
 			return nil, false
 		}
 		out = append(out, hash(b[i+1:j]))

@@ -126,7 +126,7 @@ func (b *builder) add(l *parsedLine) error {
 	for _, name := range l.unknown {
 		if !b.warnedUnknown[name] {
 			b.warnedUnknown[name] = true
-			b.warn(l, fmt.Sprintf("unknown field %q ignored", name))
+			b.warn(l, fmt.Sprintf("unknown field %s ignored", quote(name)))
 		}
 	}
 	for extra := l.present &^ l.shape.allowed; extra != 0; extra &= extra - 1 {
