@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,21 +31,34 @@ func TestOpenLoopWritersSendEvenlyNotInBursts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without faults a writer keeps its process id (its own number).
-	first := map[int]int64{}
+	var sends []int64
+	writers := map[int]bool{}
 	for _, e := range h.Events {
-		if _, seen := first[e.Process]; e.Kind == history.KindInvoke && !seen {
-			first[e.Process] = e.Time
+		if e.Kind == history.KindInvoke {
+			sends = append(sends, e.Time)
+			writers[e.Process] = true
 		}
 	}
-	if len(first) != cfg.Writers {
-		t.Fatalf("%d processes sent, want %d writers", len(first), cfg.Writers)
+	if len(writers) != cfg.Writers {
+		t.Fatalf("%d processes sent, want %d writers", len(writers), cfg.Writers)
 	}
-	// A timer never fires early; writer 0 may start late by a few ms.
-	const slack = 10 * time.Millisecond
+	// Judged by the median gap between consecutive sends, not by each
+	// writer's first send against writer 0's: on a loaded machine writer 0
+	// alone may start late by more than any fixed slack. An even pace
+	// spaces sends 1/rate apart, so most gaps are about that; writers in
+	// step send in bursts, so most gaps are about 0. Load delays a send
+	// only now and then, which moves the median little.
+	slices.Sort(sends)
+	gaps := make([]time.Duration, 0, len(sends))
+	for i := 1; i < len(sends); i++ {
+		gaps = append(gaps, time.Duration(sends[i]-sends[i-1]))
+	}
+	if len(gaps) < 2*cfg.Writers {
+		t.Fatalf("%d sends in %v at %v ops/s, want at least %d", len(sends), cfg.Duration, cfg.Rate, 2*cfg.Writers+1)
+	}
+	slices.Sort(gaps)
 	spacing := time.Duration(float64(time.Second) / cfg.Rate)
-	for w := 1; w < cfg.Writers; w++ {
-		if d := time.Duration(first[w] - first[0]); d < time.Duration(w)*spacing-slack {
-			t.Errorf("writer %d first sent %s after writer 0, want %s (%d × 1/rate)", w, d, time.Duration(w)*spacing, w)
-		}
+	if median := gaps[len(gaps)/2]; median < spacing/2 {
+		t.Errorf("the median gap between consecutive sends is %v, want about 1/rate = %v (sends came in bursts)", median, spacing)
 	}
 }

@@ -201,7 +201,11 @@ func derefOr(p *float64) any {
 // runs of one command. Both comparisons use --alpha 0.01, so that two sets
 // of one command fail by chance about once in two hundred runs of the
 // test rather than once in forty; the slowed store's p is far below
-// either.
+// either. Both allow a change of half (--tolerance 50%) and a latency rise
+// of 20 ms (--min-change): on a machine shared with other jobs the pooled
+// figures of interleaved runs of one command move by less, while the
+// slowed store cuts throughput to a fraction and adds milliseconds to
+// every persist, so no load can flip either verdict.
 func TestCompareSeveralClosedLoopRunsASide(t *testing.T) {
 	root := t.TempDir()
 	var a, b, slow []string
@@ -217,14 +221,16 @@ func TestCompareSeveralClosedLoopRunsASide(t *testing.T) {
 		slow = append(slow, copyRun(t, dir, func(doc map[string]any) { doc["timed_faults"] = []any{} }))
 	}
 
+	margins := []string{"--alpha", "0.01", "--tolerance", "50%", "--min-change", "20ms"}
 	args := append(append(append([]string{"compare"}, a...), "--vs"), b...)
-	code, out, errOut := run(t, append(args, "--alpha", "0.01")...)
+	code, out, errOut := run(t, append(args, margins...)...)
+	t.Logf("three runs of one command a side:\n%s", out)
 	if code != ExitOK || !strings.HasPrefix(out, "verdict: no regression") || !strings.Contains(out, "pooled over 3 runs A, 3 runs B") || !strings.Contains(out, "p runs") {
 		t.Fatalf("three runs of one command a side: exit %d, want 0, no regression, pooled over 3 runs a side\n%s\n%s", code, out, errOut)
 	}
 
 	args = append(append(append([]string{"compare"}, a...), "--vs"), slow...)
-	code, out, errOut = run(t, append(args, "--alpha", "0.01", "--format", "json")...)
+	code, out, errOut = run(t, append(args, append(margins, "--format", "json")...)...)
 	var cmp report.Comparison
 	if err := json.Unmarshal([]byte(out), &cmp); err != nil || code != ExitViolation || cmp.Verdict != report.VerdictRegression {
 		t.Fatalf("against a store slowed by 1ms a call: exit %d, %v, want 1 and a regression\n%s\n%s", code, err, out, errOut)

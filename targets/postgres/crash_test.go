@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker/checkertest"
 	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
 	"github.com/chatseq/chatseq/history"
@@ -19,9 +21,19 @@ func TestRealDatabaseCrashMidRun(t *testing.T) {
 	c := pgfixture.StartForTest(t)
 	cfg := benchConfig(t, 8, 8, 2*time.Second)
 	cfg.Contract.EventOrder = history.EventOrderNone // ordering_test.go judges order
+	// The crash waits for the writers to have sent something, not for a
+	// fixed time: on a loaded machine setting the run up can take longer
+	// than the run, and a crash before it would touch no send.
+	sending := make(chan struct{})
+	var once sync.Once
+	cfg.Progress = func(p bench.Progress) {
+		if p.Operations > 0 && !p.Done {
+			once.Do(func() { close(sending) })
+		}
+	}
 	crashed := make(chan error, 1)
 	go func() {
-		time.Sleep(700 * time.Millisecond)
+		<-sending
 		if err := c.Halt(); err != nil {
 			crashed <- err
 			return
@@ -30,6 +42,7 @@ func TestRealDatabaseCrashMidRun(t *testing.T) {
 		crashed <- c.Resume(context.Background())
 	}()
 	res, rep, h := runAndCheck(t, cfg, Config{DSN: c.DSN(), RelayCrash: 0.02})
+	once.Do(func() { close(sending) }) // a run that sent nothing still ends the crash goroutine
 	if err := <-crashed; err != nil {
 		t.Fatalf("crashing the database: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/store"
 )
 
 // newTarget builds a target without Kafka (no relay) for direct calls.
@@ -78,18 +79,46 @@ func TestReusedKeyReturnsTheOriginal(t *testing.T) {
 }
 
 // A key past expires_at counts as new: its send stores a second message
-// and replaces the record.
+// and replaces the record. The record is aged in the table rather than by
+// sleeping past a short TTL: on a loaded machine a short TTL could also
+// lapse between the renewal and the retry that must find it.
 func TestExpiredKeyIsNew(t *testing.T) {
-	tgt := newTarget(t, Config{IdempotencyTTL: 200 * time.Millisecond}, "c")
+	const ttl = time.Hour
+	tgt := newTarget(t, Config{IdempotencyTTL: ttl}, "c")
 	first := sendOK(t, tgt, "c", "alice", "k", "hello")
-	time.Sleep(300 * time.Millisecond)
+	record := idempotencyRecord(t, tgt, "c")
+	if lasts := record.ExpiresAt.Sub(record.CreatedAt); lasts != ttl {
+		t.Fatalf("the key's record lasts %v (created %v, expires %v), want the TTL %v", lasts, record.CreatedAt, record.ExpiresAt, ttl)
+	}
+	if _, err := tgt.(*target).pool.Exec(context.Background(), `
+		UPDATE idempotency_keys SET created_at = created_at - $1 * interval '1 microsecond',
+			expires_at = expires_at - $1 * interval '1 microsecond'
+		WHERE key = $2 AND user_id = $3`, (ttl + time.Second).Microseconds(), "k", "alice"); err != nil {
+		t.Fatal(err)
+	}
 	second := sendOK(t, tgt, "c", "alice", "k", "hello")
 	if second.Dedup || second.Seq == first.Seq {
 		t.Fatalf("send after expiry got %+v, want a new message after %+v", second, first)
 	}
+	if renewed := idempotencyRecord(t, tgt, "c"); renewed.MessageID != second.MessageID || !renewed.ExpiresAt.After(record.ExpiresAt) {
+		t.Fatalf("the record after the new send is %+v, want it renewed for %+v (it expired at %v)", renewed, second, record.ExpiresAt)
+	}
 	if again := sendOK(t, tgt, "c", "alice", "k", "hello"); !again.Dedup || again.MessageID != second.MessageID {
 		t.Fatalf("retry after the renewal got %+v, want %+v", again, second)
 	}
+}
+
+// idempotencyRecord is the one idempotency record of chat.
+func idempotencyRecord(t *testing.T, tgt bench.Target, chat string) store.IdempotencyRecord {
+	t.Helper()
+	st, err := tgt.Dump(context.Background(), []string{chat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Idempotency) != 1 {
+		t.Fatalf("chat %s has %d idempotency records, want 1: %+v", chat, len(st.Idempotency), st.Idempotency)
+	}
+	return st.Idempotency[0]
 }
 
 // The design's scope omits the conversation (§7.2 says (key, user_id);
