@@ -112,7 +112,7 @@ func Start(ctx context.Context, o ServeOptions) (_ *Serving, err error) {
 	s.Addr = ln.Addr().String()
 	live := o.Metrics.NewRecorder(0)
 	s.closers.Push(func() error { live.Close(); return nil })
-	s.srv = &http.Server{Handler: NewServer(target).CountInto(live).Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.srv = newHTTPServer(NewServer(target).CountInto(live).Handler(), serverTimeouts)
 	go func() { s.done <- s.srv.Serve(ln) }()
 	return s, nil
 }
@@ -166,4 +166,19 @@ func (s *Serving) Close() error {
 		}
 	}
 	return errors.Join(err, s.closers.Close())
+}
+
+// timeouts bound how long one connection may hold the server: a client that
+// sends its headers or body slowly, or never, or keeps a connection open
+// without asking anything, is cut off rather than kept for good.
+type timeouts struct {
+	header, read, write, idle time.Duration
+}
+
+// serverTimeouts are generous for any honest client: a body is at most 1 MB
+// (maxBody) and a sync page at most a thousand messages.
+var serverTimeouts = timeouts{header: 10 * time.Second, read: 30 * time.Second, write: 2 * time.Minute, idle: 2 * time.Minute}
+
+func newHTTPServer(h http.Handler, t timeouts) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.header, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle}
 }
