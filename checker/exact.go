@@ -626,6 +626,9 @@ func (e *exactChat) linkKeys() (string, []int) {
 			at = e.leafOf(key.seq)
 		}
 		wildcard := key.n < 0 && key.seqZero
+		// A key that may be from before the run needs no commit of it
+		// (decideRejected tries both).
+		mayPreRun := e.m.preRunSlack > 0 && slices.Contains(e.m.preRunOptional(), m.ops[key.ops[0]].key)
 		if wildcard && at < 0 {
 			// Rejected, never replayed, no final message: it commits at a
 			// sequence no one names (decideRejected).
@@ -638,7 +641,7 @@ func (e *exactChat) linkKeys() (string, []int) {
 			if at >= 0 {
 				e.g.edge(at, i)
 			}
-			if wildcard {
+			if wildcard && !mayPreRun {
 				// The key commits no earlier than its persist.
 				e.g.raise(i, key.release)
 			}

@@ -17,6 +17,9 @@ import (
 //     line holds (e.rejected): the rejection proves it was committed before
 //     the rejection, at a sequence no one names. decideRejected places it.
 
+// preRunAway marks, in an assignment, a key from before the run.
+const preRunAway = -2
+
 // maxRejectedTrials bounds the placements decideRejected tries before it
 // hands the chat to porcupine; each costs a pass over the graph.
 const maxRejectedTrials = 256
@@ -76,6 +79,7 @@ func (e *exactChat) settlePreRun(k *exactKey, ref int32) (string, []int) {
 type rejectedKey struct {
 	rel, deadline int64
 	first         int32 // its first rejection
+	preRun        bool  // it may be a key from before the run (preRunOptional)
 }
 
 // decideRejected places the keys of e.rejected. Each is committed, before
@@ -92,7 +96,8 @@ func (e *exactChat) decideRejected() (string, []int) {
 	rs := make([]rejectedKey, len(e.rejected))
 	for i, k := range e.rejected {
 		key := &e.keys[k]
-		r := rejectedKey{rel: key.release, deadline: timeMax, first: -1}
+		r := rejectedKey{rel: key.release, deadline: timeMax, first: -1,
+			preRun: slices.Contains(e.m.preRunOptional(), e.m.ops[key.ops[0]].key)}
 		for _, op := range key.ops {
 			if e.m.ops[op].kind == lRejected {
 				if e.m.ret[op] < r.deadline {
@@ -122,7 +127,8 @@ func (e *exactChat) decideRejected() (string, []int) {
 		}
 		slices.SortFunc(eligible[i], func(a, b int) int { return cmp.Compare(lst[e.unknown[a].node], lst[e.unknown[b].node]) })
 	}
-	assign := make([]int, len(sorted)) // per key: the unknown it commits, -1 away
+	assign := make([]int, len(sorted)) // per key: the unknown it commits, -1 away, preRunAway from before the run
+	preRun := 0
 	taken := make([]bool, len(e.unknown))
 	trials := 0
 	var firstD string
@@ -142,6 +148,15 @@ func (e *exactChat) decideRejected() (string, []int) {
 				firstD, firstL = d, l
 			}
 			return false
+		}
+		if sorted[i].preRun && preRun < e.m.preRunSlack {
+			// From before the run: it needs no commit of the run.
+			assign[i], preRun = preRunAway, preRun+1
+			ok := try(i + 1)
+			preRun--
+			if ok {
+				return true
+			}
 		}
 		assign[i] = -1
 		if try(i + 1) {
@@ -196,8 +211,11 @@ func (e *exactChat) rejectedTrial(rs []rejectedKey, assign []int, taken []bool) 
 	}
 	var away []int // indexes in rs, by deadline
 	for i, j := range assign {
-		if j < 0 {
+		if j == -1 {
 			away = append(away, i)
+			if rs[i].rel > rs[i].deadline {
+				return e.alone(rs[i].first, "it must take effect after a commit that could not happen before it completed")
+			}
 		}
 	}
 	// Under gaps: forbidden, the syncs (and the highest needed sequence)

@@ -309,3 +309,30 @@ func TestForbiddenCounterIsTheHighestMessage(t *testing.T) {
 	must(t, mustExact(t, h), NameGapless, Pass)
 	must(t, mustExact(t, strings.Replace(h, `"value":1`, `"value":2`, 1)), NameGapless, Fail)
 }
+
+// A key replayed or rejected with an initial counter may be from before
+// the run: key_reuse and linearizability accept it when a message there
+// can be its.
+func TestRejectionOfAKeyFromBeforeTheRun(t *testing.T) {
+	const replayed = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":4,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":5,"chat":"c1","key":"p2","payload_hash":"hp2"}
+{"type":"ok","process":1,"f":"persist","time":8,"seq":2,"message_id":"pm2c1","dedup":true}
+{"type":"invoke","process":1,"f":"persist","time":8,"chat":"c1","key":"p2","payload_hash":"hp2x"}
+{"type":"fail","process":1,"f":"persist","time":13,"error":"idempotency_key_reused"}`
+	must(t, mustExact(t, replayed), NameKeyReuse, Pass)
+	mustBoth(t, replayed, NameLinearizability, Pass)
+	// Rejecting the very content it was replayed with is false.
+	must(t, mustExact(t, strings.Replace(replayed, `"hp2x"`, `"hp2"`, 1)), NameKeyReuse, Fail)
+	const retried = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":1,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"fail","process":1,"f":"persist","time":8,"error":"idempotency_key_reused"}
+{"type":"invoke","process":1,"f":"persist","time":9,"chat":"c1","key":"p1","payload_hash":"hp1"}
+{"type":"info","process":1,"f":"persist","time":15,"error":"timeout"}`
+	mustBoth(t, retried, NameLinearizability, Pass)
+	must(t, mustExact(t, retried), NameKeyReuse, Pass)
+	// No room before the run: a sync after the rejection answered all of
+	// it and showed nothing.
+	mustBoth(t, retried+`
+{"type":"invoke","process":2,"f":"sync","time":16,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":17,"seqs":[],"message_ids":[]}`, NameLinearizability, Fail)
+}

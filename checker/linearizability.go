@@ -534,7 +534,13 @@ func (x *index) porcupineModel(m *model) porcupine.Model {
 	// A sync that returns sequences no committed message holds binds them
 	// to pending commits in every way it can: a set of states per step.
 	nm := porcupine.NondeterministicModel{
-		Init: func() []any { return []any{m.initialState()} },
+		Init: func() []any {
+			var out []any
+			for _, s := range m.initialStates() {
+				out = append(out, s)
+			}
+			return out
+		},
 		Step: func(s, in, _ any) []any {
 			next := m.step(s.(*lstate), in.(int32))
 			out := make([]any, len(next))

@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -229,6 +230,11 @@ type model struct {
 	preFinal     map[uint64]uint64
 	preRunKeySeq map[int32]uint64
 	rejOnly      map[int32]int32 // rejectedOnly's answer, once worked out
+	// optional: preRunOptional's answer; preRunSlack: how many of them
+	// can be from before the run (preRunContradiction works it out).
+	optional    []int32
+	optDone     bool
+	preRunSlack int
 	// observed: the sequences replays answered and syncs returned, sorted
 	// (gaps: forbidden with other writers only).
 	observed []uint64
@@ -254,6 +260,9 @@ func (m *model) waitOf(i int32) []int32 {
 // a pending commit can exist (gaps: allowed, an operation of unknown
 // outcome with no final message).
 func (m *model) nondeterministic() bool {
+	if m.preRunSlack > 0 {
+		return true // which optional keys are from before the run
+	}
 	if m.forbidden && !m.external {
 		return false
 	}
@@ -270,6 +279,45 @@ func (m *model) nondeterministic() bool {
 // at or below the initial counter (no commit of the run is there). They are
 // kept by key only: syncs leave out what lies at or below the counter.
 func (m *model) initialState() *lstate {
+	return m.initialStates()[0]
+}
+
+// maxPreRunChoices bounds the keys whose origin (before the run or not)
+// porcupine tries both ways; past it the chat is unknown.
+const maxPreRunChoices = 8
+
+// initialStates is the state before the run for each choice of the
+// optional keys from before it (preRunOptional), at most preRunSlack of
+// them: there is room for no more.
+func (m *model) initialStates() []*lstate {
+	base := m.baseState()
+	opt := m.preRunOptional()
+	if m.preRunSlack == 0 || len(opt) == 0 {
+		return []*lstate{base}
+	}
+	if len(opt) > maxPreRunChoices {
+		m.aborted = true
+		return []*lstate{base}
+	}
+	var out []*lstate
+	for mask := 0; mask < 1<<len(opt); mask++ {
+		if bits.OnesCount(uint(mask)) > m.preRunSlack {
+			continue
+		}
+		s := base
+		for j, k := range opt {
+			if mask&(1<<j) != 0 {
+				n := *s
+				n.withKey(entry{key: k}, entry{}, false)
+				s = &n
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (m *model) baseState() *lstate {
 	s := &lstate{}
 	if m.base == 0 {
 		return s

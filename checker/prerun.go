@@ -96,8 +96,10 @@ func (m *model) preRunContradiction() (a, b int32, why string, found bool) {
 		}
 	}
 	// Keys only rejected: each from before the run, with a message there.
+	// Keys rejected whose other persists have unknown outcomes may be.
 	rejected := slices.Sorted(maps.Values(m.rejectedOnly()))
-	if len(rejected) == 0 {
+	optional := m.preRunOptional()
+	if len(rejected) == 0 && len(optional) == 0 {
 		return 0, 0, "", false
 	}
 	if m.messagesRead {
@@ -127,15 +129,55 @@ func (m *model) preRunContradiction() (a, b int32, why string, found bool) {
 	}
 	covered = withRange(covered, hidRange{lo: m.base, hi: math.MaxUint64})
 	need := uint64(len(rejected))
-	free += freeOutside(covered, 0, need, func(lo, hi uint64) uint64 {
+	free += freeOutside(covered, 0, need+uint64(len(optional)), func(lo, hi uint64) uint64 {
 		a, _ := slices.BinarySearch(seqs, lo+1)
 		b, _ := slices.BinarySearch(seqs, hi+1)
 		return uint64(b - a)
 	})
+	if free >= need {
+		m.preRunSlack = int(min(free-need, uint64(len(optional))))
+	}
 	if free < need {
 		return -1, rejected[0], "the rejection proves the key was committed, no persist of the run can have, and no message from before the run can be its: every sequence up to the initial counter is another message's or in a range a sync answered without it", true
 	}
 	return 0, 0, "", false
+}
+
+// preRunOptional returns the keys rejected as reused whose other persists
+// all have unknown outcomes and no final line (none acked, none replayed):
+// each was committed either by one of them or, with an initial counter,
+// before the run. Without a final messages table only (with it, the key's
+// line says which).
+func (m *model) preRunOptional() []int32 {
+	if m.base == 0 || !m.reject || m.messagesRead {
+		return nil
+	}
+	if m.optDone {
+		return m.optional
+	}
+	m.optDone = true
+	rejected, other := map[int32]bool{}, map[int32]bool{}
+	for i := range m.ops {
+		switch o := &m.ops[i]; {
+		case o.kind == lRejected:
+			rejected[o.key] = true
+		case o.kind == lInfo && o.seq == 0:
+		default:
+			other[o.key] = true
+		}
+	}
+	for k := range rejected {
+		if !other[k] && !m.onlyRejected(k) {
+			m.optional = append(m.optional, k)
+		}
+	}
+	slices.Sort(m.optional)
+	return m.optional
+}
+
+func (m *model) onlyRejected(k int32) bool {
+	_, ok := m.rejectedOnly()[k]
+	return ok
 }
 
 // rejectedOnly returns, per key whose only operations are rejections as
