@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/spf13/cobra"
 
@@ -76,7 +77,8 @@ func Execute(args []string, out, errOut io.Writer) int {
 	if errors.As(err, &exit) {
 		return exit.code
 	}
-	fmt.Fprintln(errOut, "chatseq:", err)
+	// An error may quote a --dsn or a --serve command: never its password.
+	fmt.Fprintln(errOut, "chatseq:", redact.Text(err.Error()))
 	var usage usageError
 	if errors.As(err, &usage) || isCobraUsage(err) {
 		return ExitBadInput

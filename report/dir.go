@@ -15,6 +15,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // A results directory holds one run: the history it streamed
@@ -43,7 +44,7 @@ func SaveRun(dir string, res *bench.Result, b Bench, command string) (*Saved, er
 		return nil, fmt.Errorf("results directory %s has no %s: %w", dir, HistoryFile, err)
 	}
 	r := NewResults(res, b)
-	r.Command = command
+	r.Command = redact.Text(command) // results.json is shared
 	vizs, err := listVisualizations(dir)
 	if err != nil {
 		return nil, err

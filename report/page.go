@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // maxShownLines caps the counterexample lines the report prints per
@@ -97,6 +98,9 @@ type stepDistributionRow struct {
 // newPage assembles the page from the saved results, the latency series
 // and the counterexample lines read from the history.
 func newPage(r Results, lat *latencySeries, lines map[int]string, generated time.Time) page {
+	// A results.json of an older chatseq may hold a credential in its
+	// command: the page, which is shared, never shows it.
+	r.Command = redact.Text(r.Command)
 	p := page{
 		R: r, Verdict: Verdict(r.Check), NotApplicable: r.Check.NotApplicable,
 		Generated: generated.UTC().Format(time.RFC3339),

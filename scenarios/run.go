@@ -14,6 +14,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/targets"
 )
@@ -61,7 +62,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	o.Elapsed = time.Since(began)
 	if err != nil {
 		o.Verdict, o.Err = RunError, err
-		o.Problems = []string{"the run could not be carried out: " + err.Error()}
+		o.Problems = []string{"the run could not be carried out: " + redact.Text(err.Error())}
 		return o
 	}
 	o.Check = rep
@@ -73,7 +74,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	judge(o, m)
 	if err := saveResults(o, res, report.FromBench(res, describe, rep)); err != nil {
 		o.Verdict, o.Err = RunError, err
-		o.Problems = append(o.Problems, "the results directory could not be written: "+err.Error())
+		o.Problems = append(o.Problems, "the results directory could not be written: "+redact.Text(err.Error()))
 	}
 	return o
 }

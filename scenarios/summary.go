@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/internal/textwidth"
 	"github.com/chatseq/chatseq/report"
 )
@@ -55,10 +56,17 @@ func (o *Outcome) Repro() string {
 }
 
 // Command renders `chatseq run FILE` with overrides as flags, quoted for
-// a POSIX shell.
+// a POSIX shell, credentials masked (redact.Flag): it is printed and kept
+// in JUnit files.
 func Command(file string, ov Overrides) string {
 	parts := []string{"chatseq", "run", shellQuote(file)}
+	flag := ""
 	for _, a := range ov.Args() {
+		if name, ok := strings.CutPrefix(a, "--"); ok && flag == "" {
+			flag = name
+		} else {
+			a, flag = redact.Flag(flag, a), ""
+		}
 		parts = append(parts, shellQuote(a))
 	}
 	return strings.Join(parts, " ")
@@ -255,7 +263,7 @@ func WriteJSON(w io.Writer, s *Summary) error {
 			j.Invariants = []checker.Result{}
 		}
 		if o.Err != nil {
-			j.Error = o.Err.Error()
+			j.Error = redact.Text(o.Err.Error())
 		} else {
 			j.History = o.History
 		}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // ReadyTimeout bounds the wait for a started (or restarted) service to
@@ -53,7 +55,7 @@ func (p *process) start(ctx context.Context) error {
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = processGroup()
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("--serve %q: %w", p.command, err)
+		return fmt.Errorf("--serve %q: %w", redact.Text(p.command), err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
@@ -83,9 +85,9 @@ func (p *process) waitReady(ctx context.Context, exited <-chan struct{}) error {
 		}
 		select {
 		case <-exited:
-			return fmt.Errorf("--serve %q exited before it answered at %s%s", p.command, p.probe, p.logTail())
+			return fmt.Errorf("--serve %q exited before it answered at %s%s", redact.Text(p.command), redact.Text(p.probe), p.logTail())
 		case <-ctx.Done():
-			return fmt.Errorf("--serve %q did not answer at %s within %s%s", p.command, p.probe, ReadyTimeout, p.logTail())
+			return fmt.Errorf("--serve %q did not answer at %s within %s%s", redact.Text(p.command), redact.Text(p.probe), ReadyTimeout, p.logTail())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -101,7 +103,7 @@ func (p *process) logTail() string {
 		return ""
 	}
 	b = bytes.TrimSpace(b[max(0, len(b)-1000):])
-	return ":\n" + string(b)
+	return ":\n" + redact.Text(string(b))
 }
 
 // restart kills the service with SIGKILL, as Jepsen's process nemesis
@@ -176,7 +178,7 @@ func processGroup() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: 
 func runNemesis(ctx context.Context, command, probe string, tlsConf *tls.Config) error {
 	out, err := exec.CommandContext(ctx, "sh", "-c", command).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("--nemesis-cmd %q: %w: %s", command, err, bytes.TrimSpace(out))
+		return fmt.Errorf("--nemesis-cmd %q: %w: %s", redact.Text(command), err, redact.Text(string(bytes.TrimSpace(out))))
 	}
 	p := &process{command: command, probe: probe, tls: tlsConf}
 	return p.waitReady(ctx, nil)

@@ -1,0 +1,72 @@
+// Package redact hides credentials in text chatseq shows or keeps: a
+// command line in results.json or report.html, an error echoing a --serve
+// command or a DSN, what a started service printed. Every place that
+// prints a command, a DSN, a URL or an error built from them passes it
+// through Text (or Flag, for one flag's value), so that a results
+// directory, a JUnit file or a terminal log can be shared.
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Mask stands for a hidden credential.
+const Mask = "xxxxx"
+
+// secretName matches the name of a setting that holds a credential: a
+// libpq or URL parameter (password, sslpassword), an environment variable
+// (PGPASSWORD, MYSQL_PWD, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, any
+// *_TOKEN or *_SECRET), a command's flag (--password, --api-key).
+const secretName = `[A-Za-z0-9_.-]*(?:(?i)password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|credentials?)[A-Za-z0-9_.-]*`
+
+// A value ends at a space, a quote that closes what holds it, or a
+// separator of a URL query or a shell command; a quoted value (libpq's
+// 'with spaces', a shell's "…") runs to its closing quote.
+const value = `(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&;'"]+)`
+
+var (
+	// scheme://user:password@host: the password, as url.URL.Redacted.
+	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s/@:'"]*):([^\s@/'"]*)@`)
+	// password=…, PGPASSWORD=…, --password=…, ?password=…&
+	assignment = regexp.MustCompile(`(` + secretName + `\s*=\s*)` + value)
+	// --password VALUE, -password VALUE (a flag and its value as two words)
+	flagWord = regexp.MustCompile(`((?:^|\s)--?` + secretName + `\s+)` + value)
+	// An HTTP header that carries a credential, as a --header value or a
+	// curl command shows it.
+	header = regexp.MustCompile(`(?i)((?:^|[\s'"])(?:authorization|proxy-authorization|cookie|x-api-key|api-key|x-auth-token)\s*:\s*)[^\r\n'"]+`)
+)
+
+// Text returns s with every credential it recognises replaced by Mask:
+// the password of a URL's userinfo, a key=value setting whose key names a
+// password, secret, token or key (libpq's key=value DSN, a URL query, an
+// environment assignment before a command), a flag of such a name and its
+// value, and an Authorization, Cookie or API-key header's value.
+func Text(s string) string {
+	if s == "" {
+		return s
+	}
+	s = urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
+	s = assignment.ReplaceAllString(s, "${1}"+Mask)
+	s = flagWord.ReplaceAllString(s, "${1}"+Mask)
+	s = header.ReplaceAllString(s, "${1}"+Mask)
+	return s
+}
+
+// wholeValue are flags whose every value is hidden, whatever it looks
+// like: a header's value is as often a credential (a bearer token, an API
+// key under a name of the service's own) as not.
+var wholeValue = map[string]bool{"header": true}
+
+// Flag returns the value of flag name (without dashes) as a command line
+// that reproduces a run may show it: a --header's value behind its name
+// ("X-Token: xxxxx"), anything else through Text.
+func Flag(name, v string) string {
+	if wholeValue[name] {
+		if k, _, ok := strings.Cut(v, ":"); ok {
+			return k + ": " + Mask
+		}
+		return Mask
+	}
+	return Text(v)
+}
