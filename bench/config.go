@@ -110,6 +110,10 @@ type Config struct {
 	// Phase, if set, is called as each step after the writers begins, with
 	// what it does (PhaseFinalState, PhaseEvents).
 	Phase func(string) `json:"-"`
+	// WritersStopped, if set, is called once the writers have stopped,
+	// before the run settles and records its final state: bench's Ctrl-C
+	// then quits at once instead of stopping writers that are done.
+	WritersStopped func() `json:"-"`
 	// MemoryCeiling, if positive, is the memory this process can have: the
 	// writers stop early once it holds MemoryStopShare of it (the embedded
 	// store keeps every message), so the run ends with a report instead

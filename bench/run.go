@@ -118,7 +118,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		if err != nil {
 			return nil, err
 		}
-		if tail, err = kafka.StartTail(ctx, brokers, cfg.Topic, startOffsets, len(cfg.Brokers) == 0); err != nil {
+		// Not ended by an interrupt: the tail must read on to the topic's
+		// end after the writers stop, and a tail an interrupt cancelled
+		// left the read-back waiting a minute for offsets it never read.
+		// tail.Close and Finish end it.
+		if tail, err = kafka.StartTail(context.WithoutCancel(ctx), brokers, cfg.Topic, startOffsets, len(cfg.Brokers) == 0); err != nil {
 			return nil, err
 		}
 		defer tail.Close()
@@ -143,6 +147,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	}
 	runWriters(ctx, cfg, target, rec, lat, chats, res)
 	afterWriters := time.Now()
+	if cfg.WritersStopped != nil {
+		cfg.WritersStopped()
+	}
 	if cfg.HistoryTap != nil {
 		cfg.HistoryTap.Pace() // no operation waits for the check any more
 	}

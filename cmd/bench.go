@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/scenarios"
@@ -61,11 +63,12 @@ Exit status: 0 every invariant holds, 1 an invariant failed, 2 bad flags,
 3 some invariant could not be decided, 4 every invariant holds but a
 --threshold failed, 5 the run could not be carried out, 6 interrupted
 while the writers ran (the shorter run was checked and no invariant
-failed), 130 interrupted after the writers.
+failed), 130 interrupted outside the writers (after them, or before they
+started).
 
 Ctrl-C while the writers run stops them: what ran is still recorded whole,
-checked and reported. Ctrl-C after that quits at once, naming the history
-for 'chatseq check'.`,
+checked and reported. Ctrl-C after that (or before they start) quits at
+once, naming the history for 'chatseq check'.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBench(c, &f) },
 	}
@@ -240,6 +243,11 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 			cfg.MemoryCeiling = ceiling
 		}
 		b, err := f.runTarget(ctx, c, name, cfg, progress)
+		var early interruptedEarly
+		if errors.As(err, &early) {
+			interrupts.say(fmt.Sprintf("chatseq: interrupted before the writers of target %s started; nothing ran (%s)", name, redact.Text(early.err.Error())))
+			return exitError{ExitInterrupted}
+		}
 		if err != nil {
 			return fmt.Errorf("bench --target %s: %w", name, err)
 		}
@@ -287,10 +295,25 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	feed := checker.NewFeed(cfg.HistoryPath)
 	cfg.HistoryTap = feed.Tap()
 	f.interrupts.writersStart(ctx, cfg.HistoryPath, progress)
+	announce := cfg.Phase
+	cfg.Phase = func(name string) {
+		if announce != nil {
+			announce(name)
+		}
+		atPhase(name)
+	}
+	writersRan := false
+	cfg.WritersStopped = func() {
+		writersRan = true
+		f.interrupts.writersDone()
+	}
 	res, describe, err := f.drive(ctx, c, name, cfg)
 	f.interrupts.writersDone()
 	if err != nil {
 		feed.Discard()
+		if !writersRan && ctx.Err() != nil {
+			return report.Bench{}, interruptedEarly{err}
+		}
 		return report.Bench{}, err
 	}
 	checked, rep, err := f.check(name, res, feed, progress)
@@ -343,6 +366,15 @@ func (f *benchFlags) check(name string, res *bench.Result, feed *checker.Feed, p
 	progress.phase(name, "")
 	return true, rep, nil
 }
+
+// interruptedEarly is a target that Ctrl-C stopped while it started, its
+// writers not yet running: there is no run to check or report.
+type interruptedEarly struct{ err error }
+
+func (e interruptedEarly) Error() string {
+	return "interrupted before the writers started: " + e.err.Error()
+}
+func (e interruptedEarly) Unwrap() error { return e.err }
 
 // benchExit is one target's exit status: the check's, or ExitThresholds
 // when every invariant held but a threshold did not (as scenarios rank

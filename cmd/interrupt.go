@@ -116,3 +116,8 @@ func (in *interrupts) writersDone() {
 // beforeCheck runs just before bench checks a history; a test makes it
 // slow, to interrupt the check.
 var beforeCheck = func() {}
+
+// atPhase runs as a run begins each step after its writers
+// (bench.PhaseFinalState, bench.PhaseEvents); a test makes one slow, to
+// interrupt it.
+var atPhase = func(string) {}

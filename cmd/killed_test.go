@@ -27,6 +27,13 @@ func TestMain(m *testing.M) {
 		if os.Getenv("CHATSEQ_TEST_SLOW_CHECK") != "" {
 			beforeCheck = func() { time.Sleep(time.Minute) }
 		}
+		if slow := os.Getenv("CHATSEQ_TEST_SLOW_PHASE"); slow != "" {
+			atPhase = func(name string) {
+				if name == slow {
+					time.Sleep(time.Minute)
+				}
+			}
+		}
 		os.Exit(runProcess(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

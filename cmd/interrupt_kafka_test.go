@@ -1,0 +1,126 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+// interruptPatience bounds how long a bench may take to exit after Ctrl-C.
+// It promises 5 s; the bound is looser for a loaded machine, and still a
+// third of the minute a read-back once hung for.
+const interruptPatience = 20 * time.Second
+
+// exitWithin waits for the child and returns its exit code, failing the
+// test if it takes longer than interruptPatience after sent.
+func exitWithin(t *testing.T, child *exec.Cmd, sent time.Time) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- child.Wait() }()
+	select {
+	case err := <-done:
+		took := time.Since(sent)
+		t.Logf("exited %s after the interrupt", took.Round(time.Millisecond))
+		if took > interruptPatience {
+			t.Errorf("exited %s after the interrupt, want within %s", took.Round(time.Millisecond), interruptPatience)
+		}
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(interruptPatience):
+		child.Process.Kill()
+		<-done
+		t.Fatalf("still running %s after the interrupt", interruptPatience)
+		return -1
+	}
+}
+
+// lastLine is the file's last line.
+func lastLine(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.TrimRight(b, "\n")
+	return string(b[bytes.LastIndexByte(b, '\n')+1:])
+}
+
+// Ctrl-C while the writers of a default run (embedded Kafka) run stops
+// them, and the shorter run is read back, checked and reported: exit 6,
+// or 1 when an invariant failed, the history ended by its end line. The
+// read-back once waited a minute for a topic tail the interrupt had
+// cancelled, and exited 5 without a report.
+func TestInterruptADefaultRunWhileTheWritersRun(t *testing.T) {
+	for _, c := range []struct {
+		name, args, verdict string
+		code                int
+	}{
+		{"correct", "", "verdict: PASS", ExitInterruptedRun},
+		{"racy-counter", " --broken racy-counter", "verdict: FAIL", ExitViolation},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hist := filepath.Join(t.TempDir(), "h.jsonl")
+			child, stdout, lines := benchChild(t, "bench --duration 60s --writers 2 --chats 8"+c.args+" --history "+hist)
+			waitForHistory(t, child, hist, 256<<10)
+			sent := time.Now()
+			if err := child.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			code := exitWithin(t, child, sent)
+			var seen []string
+			for l := range lines {
+				seen = append(seen, l)
+			}
+			out := stdout.String()
+			if code != c.code || !strings.Contains(out, ", interrupted\n") || !strings.Contains(out, c.verdict) || !strings.Contains(out, "in-process kfake") {
+				t.Fatalf("exit %d, want %d with the shorter run reported (%q):\nstdout:\n%s\nstderr:\n%s", code, c.code, c.verdict, out, strings.Join(seen, "\n"))
+			}
+			if l := lastLine(t, hist); l != `{"type":"end"}` {
+				t.Fatalf("the history ends with %s, want its end line", l)
+			}
+		})
+	}
+}
+
+// Ctrl-C after the writers of a default run, whichever step it lands in,
+// quits at once (exit 130), naming the history for 'chatseq check'. Each
+// step is made to last a minute, so that the interrupt surely lands in it.
+func TestInterruptADefaultRunAfterTheWriters(t *testing.T) {
+	for _, c := range []struct{ step, env string }{
+		{bench.PhaseFinalState, "CHATSEQ_TEST_SLOW_PHASE=" + bench.PhaseFinalState},
+		{bench.PhaseEvents, "CHATSEQ_TEST_SLOW_PHASE=" + bench.PhaseEvents},
+		{phaseCheck, "CHATSEQ_TEST_SLOW_CHECK=1"},
+	} {
+		t.Run(c.step, func(t *testing.T) {
+			hist := filepath.Join(t.TempDir(), "h.jsonl")
+			child, _, lines := benchChild(t, "bench --ops 4000 --duration 0 --writers 2 --chats 8 --history "+hist, c.env)
+			waitFor(t, lines, c.step)
+			sent := time.Now()
+			if err := child.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			code := exitWithin(t, child, sent)
+			var seen []string
+			for l := range lines {
+				seen = append(seen, l)
+			}
+			if code != ExitInterrupted || !strings.Contains(strings.Join(seen, "\n"), "interrupted; the history so far is "+hist) {
+				t.Fatalf("exit %d, want %d naming the history:\n%s", code, ExitInterrupted, strings.Join(seen, "\n"))
+			}
+		})
+	}
+}
