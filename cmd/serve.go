@@ -65,7 +65,8 @@ where it listens and serves until interrupted.`,
 				return fmt.Errorf("serve --target %s: %w", target, err)
 			}
 			out := c.OutOrStdout()
-			fmt.Fprintf(out, "chatseq serve: %s listening on http://%s\n", srv.Describe, srv.Addr)
+			// bench --serve reads this line to learn where it listens.
+			fmt.Fprintln(out, httpapi.ListeningLine(srv.Describe, srv.Addr))
 			fmt.Fprintln(out, "  "+keyScopeLine(srv.Contract.KeyScope))
 			if len(srv.Brokers) > 0 {
 				fmt.Fprintf(out, "  publishing to Kafka %s, topic %s\n", strings.Join(srv.Brokers, ","), srv.Topic)

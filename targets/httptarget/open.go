@@ -25,6 +25,7 @@ const DefaultURL = "http://127.0.0.1:8480"
 // opts.Serve says how; otherwise the service is first reached when the run
 // creates its chats.
 func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
+	fixedURL := opts.URL != ""
 	if opts.URL == "" && opts.Serve != "" {
 		opts.URL = DefaultURL
 	}
@@ -45,7 +46,6 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		api.Contract.KeyScope = opts.KeyScope
 	}
 	o := &targets.Opened{
-		Describe: "HTTP service at " + base.Redacted() + apiName(opts.API),
 		Contract: api.contract(),
 		Topic:    sequencer.Topic,
 		Remote:   true,
@@ -55,17 +55,26 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		return nil, err
 	}
 	var kill func(context.Context) error
+	started := ""
 	if opts.Serve != "" {
-		p, err := startProcess(ctx, opts.Serve, base.String(), s.tls)
+		// Without --url, the service is wherever the command said it
+		// listens (chatseq serve --listen :8483), else DefaultURL.
+		p, err := startProcess(ctx, opts.Serve, base.String(), fixedURL, s.tls)
 		if err != nil {
 			return nil, err
 		}
 		o.OnClose(p.stop)
-		o.Describe += ", started by --serve"
+		if base, err = url.Parse(p.url); err != nil {
+			o.Close()
+			return nil, fmt.Errorf("--serve: the service's URL %q: %w", p.url, err)
+		}
+		started = ", started by --serve"
 		kill = p.restart
 	}
+	o.Describe = "HTTP service at " + base.Redacted() + apiName(opts.API) + started
 	if opts.NemesisCmd != "" {
-		kill = func(ctx context.Context) error { return runNemesis(ctx, opts.NemesisCmd, base.String(), s.tls) }
+		probe := base.String()
+		kill = func(ctx context.Context) error { return runNemesis(ctx, opts.NemesisCmd, probe, s.tls) }
 	}
 	o.Factory = factory(base, api, s, nil)
 	if kill != nil {

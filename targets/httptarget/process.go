@@ -1,19 +1,23 @@
 package httptarget
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/internal/redact"
 )
 
@@ -26,23 +30,27 @@ const ReadyTimeout = 3 * time.Minute
 // whatever it started ('go run' and the binary it builds).
 type process struct {
 	command string
-	probe   string      // any HTTP answer from here means the service is up
-	tls     *tls.Config // the run's (--ca-cert, --insecure): nil, Go's defaults
-	log     *os.File
-	mu      sync.Mutex
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	starts  int
+	// url is where the service answers: --url, or where the child said it
+	// listens (httpapi.ListeningLine on its stdout) when no --url was given.
+	url    string
+	fixed  bool        // --url given: the run drives it wherever the child listens
+	tls    *tls.Config // the run's (--ca-cert, --insecure): nil, Go's defaults
+	log    *os.File
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+	starts int
 }
 
-// startProcess runs command and waits until probe answers, over tlsConf
-// when it is https.
-func startProcess(ctx context.Context, command, probe string, tlsConf *tls.Config) (*process, error) {
+// startProcess runs command and waits until the service it starts
+// answers, at url unless the child says it listens elsewhere and fixed
+// (an explicit --url) is false; over tlsConf when it is https.
+func startProcess(ctx context.Context, command, url string, fixed bool, tlsConf *tls.Config) (*process, error) {
 	log, err := os.CreateTemp("", "chatseq-serve-*.log")
 	if err != nil {
 		return nil, err
 	}
-	p := &process{command: command, probe: probe, tls: tlsConf, log: log}
+	p := &process{command: command, url: url, fixed: fixed, tls: tlsConf, log: log}
 	if err := p.start(ctx); err != nil {
 		p.stop()
 		return nil, err
@@ -51,22 +59,70 @@ func startProcess(ctx context.Context, command, probe string, tlsConf *tls.Confi
 }
 
 func (p *process) start(ctx context.Context) error {
+	// Something that listens before the command starts is not what it
+	// started: a probe answered there would drive a stranger.
+	occupied := listens(p.url)
+	if occupied && p.fixed {
+		return fmt.Errorf("--serve %q: something already listens at %s (--url) before the command started: bench would drive it, not the service --serve starts; stop it, or point --url where the service listens", redact.Text(p.command), redact.Text(p.url))
+	}
+	stdout, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command("sh", "-c", p.command)
-	cmd.Stdout, cmd.Stderr = p.log, p.log
+	cmd.Stdout, cmd.Stderr = w, p.log
 	cmd.SysProcAttr = processGroup()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		stdout.Close()
 		return fmt.Errorf("--serve %q: %w", redact.Text(p.command), err)
 	}
+	announced := make(chan string, 1)
+	go p.readStdout(stdout, announced)
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	p.cmd, p.exited = cmd, exited
 	p.starts++
-	return p.waitReady(ctx, exited)
+	return p.waitReady(ctx, readiness{exited: exited, announced: announced, occupied: occupied})
 }
 
-// waitReady polls the probe until the service answers, the process exits
-// or ReadyTimeout passes.
-func (p *process) waitReady(ctx context.Context, exited <-chan struct{}) error {
+// readStdout copies the child's stdout to the log, line by line, and
+// hands on the first address it says it listens at. It reads to the end,
+// so that a child never blocks on a full pipe.
+func (p *process) readStdout(r io.ReadCloser, announced chan<- string) {
+	defer r.Close()
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		if len(line) > 0 {
+			_, _ = p.log.WriteString(line)
+			if u, ok := httpapi.ParseListening(strings.TrimRight(line, "\r\n")); ok {
+				select {
+				case announced <- u:
+				default:
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readiness is what waitReady watches besides the service's answers.
+type readiness struct {
+	exited    <-chan struct{} // the child exited (nil: no child)
+	announced <-chan string   // where the child said it listens
+	// occupied: something listened at the URL before the child started,
+	// so an answer there speaks for the child only once it said it
+	// listens somewhere (else).
+	occupied bool
+}
+
+// waitReady polls the service until it answers, the process exits or
+// ReadyTimeout passes.
+func (p *process) waitReady(ctx context.Context, r readiness) error {
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()
 	client := &http.Client{Timeout: time.Second}
@@ -77,20 +133,90 @@ func (p *process) waitReady(ctx context.Context, exited <-chan struct{}) error {
 		client.Transport = t
 		defer t.CloseIdleConnections()
 	}
+	trusted := !r.occupied
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.probe, nil)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
+		if trusted && answers(ctx, client, p.url) {
 			return nil
 		}
 		select {
-		case <-exited:
-			return fmt.Errorf("--serve %q exited before it answered at %s%s", redact.Text(p.command), redact.Text(p.probe), p.logTail())
+		case u := <-r.announced:
+			r.announced = nil
+			if err := p.listensAt(u); err != nil {
+				return err
+			}
+			trusted = true
+		case <-r.exited:
+			return fmt.Errorf("--serve %q exited before it answered at %s%s%s", redact.Text(p.command), redact.Text(p.url), p.occupiedNote(r.occupied), p.logTail())
 		case <-ctx.Done():
-			return fmt.Errorf("--serve %q did not answer at %s within %s%s", redact.Text(p.command), redact.Text(p.probe), ReadyTimeout, p.logTail())
+			return fmt.Errorf("--serve %q did not answer at %s within %s%s%s", redact.Text(p.command), redact.Text(p.url), ReadyTimeout, p.occupiedNote(r.occupied), p.logTail())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// listensAt takes the address the child said it listens at as the
+// service's URL, unless --url fixed it. A restarted service must listen
+// where the run's clients already send.
+func (p *process) listensAt(u string) error {
+	if p.fixed || u == p.url {
+		return nil
+	}
+	if p.starts > 1 {
+		return fmt.Errorf("--serve %q: restarted, it listens at %s, not at %s where the run sends: give it a fixed port (or --url)", redact.Text(p.command), u, redact.Text(p.url))
+	}
+	p.url = u
+	return nil
+}
+
+func (p *process) occupiedNote(occupied bool) string {
+	if !occupied {
+		return ""
+	}
+	return fmt.Sprintf(" (something else already listened at %s before it started; it said nowhere else that it listens)", redact.Text(p.url))
+}
+
+// answers reports whether any HTTP answer comes from u.
+func answers(ctx context.Context, client *http.Client, u string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
+}
+
+// listens reports whether something accepts connections at u's address.
+func listens(u string) bool {
+	addr, ok := hostPort(u)
+	if !ok {
+		return false
+	}
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// hostPort is u's host and port, the scheme's port when it names none.
+func hostPort(u string) (string, bool) {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Host == "" {
+		return "", false
+	}
+	port := parsed.Port()
+	if port == "" {
+		port = "80"
+		if parsed.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(parsed.Hostname(), port), true
 }
 
 // logTail is the end of what the service printed, for an error message.
@@ -123,25 +249,8 @@ func (p *process) restart(ctx context.Context) error {
 // may still hold its port a moment after the shell is gone, and a
 // restart then fails to listen ("address already in use").
 func (p *process) waitUnbound(ctx context.Context) {
-	u, err := url.Parse(p.probe)
-	if err != nil {
-		return
-	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	addr := net.JoinHostPort(u.Hostname(), port)
 	deadline := time.Now().Add(unbindPatience)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
-		if err != nil {
-			return // refused: nothing listens any more
-		}
-		c.Close()
+	for time.Now().Before(deadline) && ctx.Err() == nil && listens(p.url) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -180,6 +289,6 @@ func runNemesis(ctx context.Context, command, probe string, tlsConf *tls.Config)
 	if err != nil {
 		return fmt.Errorf("--nemesis-cmd %q: %w: %s", redact.Text(command), err, redact.Text(string(bytes.TrimSpace(out))))
 	}
-	p := &process{command: command, probe: probe, tls: tlsConf}
-	return p.waitReady(ctx, nil)
+	p := &process{command: command, url: probe, fixed: true, tls: tlsConf}
+	return p.waitReady(ctx, readiness{})
 }
