@@ -403,6 +403,9 @@ func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, c
 		return nil, "", err
 	}
 	defer opened.Close()
+	if err := opened.CheckKills(cfg.Timed); err != nil {
+		return nil, "", usageError{err}
+	}
 	f.http.adjust(c, opened, &cfg)
 	if !opened.Fresh {
 		cfg.ChatPrefix = runChatPrefix()

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,5 +29,23 @@ func TestHTTPTargetFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		if code != ExitBadInput || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 naming %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// serveSelf is a --serve command that runs this test binary as 'chatseq
+// serve' with args.
+func serveSelf(args string) string {
+	return "CHATSEQ_TEST_MAIN_ARGS='serve " + args + "' exec '" + os.Args[0] + "' -test.run='^$'"
+}
+
+// --kill-every against a service that keeps its state in its process (an
+// in-memory chatseq serve) would fail the run as if the service had lost
+// every message acknowledged before a kill: refused, exit 2, saying why.
+// The service is found where it says it listens, without --url.
+func TestKillsOfAServiceWhoseStateARestartWipesAreRefused(t *testing.T) {
+	listen := fmt.Sprintf("--listen 127.0.0.1:%d", closedPort(t))
+	code, out, errOut := run(t, "bench", "--target", "http", "--serve", serveSelf(listen), "--kill-every", "300ms", "--duration", "1s", "--history", filepath.Join(t.TempDir(), "h.jsonl"))
+	if code != ExitBadInput || !strings.Contains(errOut, "the restarted service starts empty") || !strings.Contains(errOut, "ADR-004 core, embedded") {
+		t.Fatalf("exit %d, want %d saying a restart wipes the in-memory store:\nstdout:\n%s\nstderr:\n%s", code, ExitBadInput, out, errOut)
 	}
 }

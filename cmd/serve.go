@@ -66,7 +66,7 @@ where it listens and serves until interrupted.`,
 			}
 			out := c.OutOrStdout()
 			// bench --serve reads this line to learn where it listens.
-			fmt.Fprintln(out, httpapi.ListeningLine(srv.Describe, srv.Addr))
+			fmt.Fprintln(out, httpapi.ListeningLine(srv.Describe, srv.Addr, srv.Volatile))
 			fmt.Fprintln(out, "  "+keyScopeLine(srv.Contract.KeyScope))
 			if len(srv.Brokers) > 0 {
 				fmt.Fprintf(out, "  publishing to Kafka %s, topic %s\n", strings.Join(srv.Brokers, ","), srv.Topic)

@@ -57,6 +57,9 @@ type Serving struct {
 	Contract history.Contract
 	Brokers  []string // the Kafka it publishes to, nil when off
 	Topic    string
+	// Volatile: the target's state lives in this process, so a restart
+	// starts it empty (targets.Opened.Volatile).
+	Volatile bool
 	srv      *http.Server
 	done     chan error
 	closers  closers.Stack
@@ -76,7 +79,7 @@ func Start(ctx context.Context, o ServeOptions) (_ *Serving, err error) {
 		return nil, err
 	}
 	s.closers.Push(opened.Close)
-	s.Describe, s.Topic, s.Contract = opened.Describe, opened.Topic, opened.Contract
+	s.Describe, s.Topic, s.Contract, s.Volatile = opened.Describe, opened.Topic, opened.Contract, opened.Volatile
 	if o.Topic != "" {
 		s.Topic = o.Topic
 	}

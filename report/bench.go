@@ -45,19 +45,22 @@ type Run struct {
 
 // Bench is the whole report of `chatseq bench`.
 type Bench struct {
-	Run            Run              `json:"run"`
-	Operations     int64            `json:"operations"`
-	Throughput     float64          `json:"throughput_ops_s"`
-	Persists       int64            `json:"persists"`
-	Syncs          int64            `json:"syncs"`
-	OK             int64            `json:"ok"`
-	PersistOK      int64            `json:"persist_ok"`
-	SyncOK         int64            `json:"sync_ok"`
-	Dedup          int64            `json:"dedup"`
-	Fail           int64            `json:"fail"`
-	Info           int64            `json:"info"`
-	Retries        int64            `json:"retries"`
-	FaultsInjected int64            `json:"faults_injected"`
+	Run            Run     `json:"run"`
+	Operations     int64   `json:"operations"`
+	Throughput     float64 `json:"throughput_ops_s"`
+	Persists       int64   `json:"persists"`
+	Syncs          int64   `json:"syncs"`
+	OK             int64   `json:"ok"`
+	PersistOK      int64   `json:"persist_ok"`
+	SyncOK         int64   `json:"sync_ok"`
+	Dedup          int64   `json:"dedup"`
+	Fail           int64   `json:"fail"`
+	Info           int64   `json:"info"`
+	Retries        int64   `json:"retries"`
+	FaultsInjected int64   `json:"faults_injected"` // server kills included
+	// ServerKills are the kill_server faults carried out (--kill-every,
+	// a schedule's kill_server); left out when none.
+	ServerKills    int              `json:"server_kills,omitempty"`
 	DuplicatesSent int64            `json:"duplicates_sent"`
 	ConcurrentDups int64            `json:"concurrent_duplicates"`
 	ErrorCodes     map[string]int64 `json:"error_codes"`
@@ -104,7 +107,8 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,
-		FaultsInjected: c.FaultsInjected, DuplicatesSent: c.DuplicatesSent, ConcurrentDups: c.ConcurrentDuplicates,
+		FaultsInjected: c.FaultsInjected + int64(res.ServerKills), ServerKills: res.ServerKills,
+		DuplicatesSent: c.DuplicatesSent, ConcurrentDups: c.ConcurrentDuplicates,
 		ErrorCodes: c.ErrorCodes, Allocated: res.Allocations, Persisted: res.Persisted,
 		EventsRead: res.Events, Check: check,
 	}

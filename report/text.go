@@ -46,7 +46,11 @@ func writeText(w io.Writer, b Bench, width int) error {
 	if rd := b.Readers; rd != nil {
 		t.add("  readers", fmt.Sprint(rd.Readers), fmt.Sprintf("%s by cursor (not in operations), ok %d, %s received", count(rd.Syncs, "sync"), rd.OK, count(rd.Received, "message")))
 	}
-	t.add("  faults injected", fmt.Sprint(b.FaultsInjected), fmt.Sprintf("retries %d, duplicates after ok %d, concurrent duplicates %d", b.Retries, b.DuplicatesSent, b.ConcurrentDups))
+	kills := ""
+	if b.ServerKills > 0 {
+		kills = fmt.Sprintf("server kills %d, ", b.ServerKills)
+	}
+	t.add("  faults injected", fmt.Sprint(b.FaultsInjected), fmt.Sprintf("%sretries %d, duplicates after ok %d, concurrent duplicates %d", kills, b.Retries, b.DuplicatesSent, b.ConcurrentDups))
 	if len(b.ErrorCodes) > 0 {
 		t.add("  errors", "", formatCodes(b.ErrorCodes))
 	}

@@ -140,6 +140,9 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 		return nil, checker.Report{}, "", err
 	}
 	defer release()
+	if err := opened.CheckKills(cfg.Timed); err != nil {
+		return nil, checker.Report{}, "", err
+	}
 	if opened.Remote && !cfg.KafkaOff {
 		cfg.Brokers = opts.Brokers
 	}

@@ -66,8 +66,29 @@ type Opened struct {
 	// Remote: the design runs in another process, which publishes to its
 	// own Kafka (read back only from --brokers) and sees only the faults
 	// a run asks for explicitly (through its test hooks).
-	Remote   bool
+	Remote bool
+	// Volatile: the design's state lives only as long as the process that
+	// opened it (an in-memory store, a throwaway cluster, a schema of its
+	// own dropped at exit), so a restarted server starts empty. A served
+	// one says so when it starts (httpapi.ListeningLine); kill_server
+	// faults against it are refused (CheckKills).
+	Volatile bool
 	cleanups closers.Stack
+}
+
+// CheckKills refuses kill_server faults against a service whose state a
+// restart wipes: every message acknowledged before a kill would be gone
+// after it, and the run would fail as if the service had lost them.
+func (o *Opened) CheckKills(timed []bench.TimedFault) error {
+	if !o.Volatile {
+		return nil
+	}
+	for _, f := range timed {
+		if f.Kind == bench.KillServer {
+			return fmt.Errorf("kill_server (--kill-every, or a schedule's kill_server) against %s: its state lives in the process a kill ends, so the restarted service starts empty and the run would fail as if it lost every message acknowledged before the kill; serve a store that outlives the process (chatseq serve --target postgres --dsn URL --schema NAME, or --target dynamodb), or drop the kills", o.Describe)
+		}
+	}
+	return nil
 }
 
 // AdjustRun fits a run's configuration to the target: a remote one
@@ -169,6 +190,9 @@ func adr004(kind string) Opener {
 		o := &Opened{
 			Factory: bench.CoreTarget(st.Store), Describe: "ADR-004 core, " + st.Describe,
 			Fresh: st.Fresh, Contract: adr004Contract, Claims: adr004Claims, Topic: sequencer.Topic,
+			// A store that starts empty for this process (memory, a DynamoDB
+			// Local it started) starts empty again after a restart.
+			Volatile: st.Fresh,
 		}
 		o.OnClose(st.Close)
 		return o, nil

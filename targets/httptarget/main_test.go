@@ -40,7 +40,7 @@ func serveFromEnv(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 5
 	}
-	fmt.Println(httpapi.ListeningLine(s.Describe, s.Addr))
+	fmt.Println(httpapi.ListeningLine(s.Describe, s.Addr, s.Volatile))
 	if err := s.Wait(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}

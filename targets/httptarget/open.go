@@ -69,6 +69,10 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 			return nil, fmt.Errorf("--serve: the service's URL %q: %w", p.url, err)
 		}
 		started = ", started by --serve"
+		if p.served != "" {
+			started += ": " + p.served
+		}
+		o.Volatile = p.volatile
 		kill = p.restart
 	}
 	o.Describe = "HTTP service at " + base.Redacted() + apiName(opts.API) + started

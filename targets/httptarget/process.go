@@ -32,14 +32,18 @@ type process struct {
 	command string
 	// url is where the service answers: --url, or where the child said it
 	// listens (httpapi.ListeningLine on its stdout) when no --url was given.
-	url    string
-	fixed  bool        // --url given: the run drives it wherever the child listens
-	tls    *tls.Config // the run's (--ca-cert, --insecure): nil, Go's defaults
-	log    *os.File
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
-	starts int
+	url   string
+	fixed bool        // --url given: the run drives it wherever the child listens
+	tls   *tls.Config // the run's (--ca-cert, --insecure): nil, Go's defaults
+	// served and volatile are what the child said it serves, and that a
+	// restart starts it empty.
+	served   string
+	volatile bool
+	log      *os.File
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	starts   int
 }
 
 // startProcess runs command and waits until the service it starts
@@ -78,7 +82,7 @@ func (p *process) start(ctx context.Context) error {
 		stdout.Close()
 		return fmt.Errorf("--serve %q: %w", redact.Text(p.command), err)
 	}
-	announced := make(chan string, 1)
+	announced := make(chan httpapi.Listening, 1)
 	go p.readStdout(stdout, announced)
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
@@ -90,7 +94,7 @@ func (p *process) start(ctx context.Context) error {
 // readStdout copies the child's stdout to the log, line by line, and
 // hands on the first address it says it listens at. It reads to the end,
 // so that a child never blocks on a full pipe.
-func (p *process) readStdout(r io.ReadCloser, announced chan<- string) {
+func (p *process) readStdout(r io.ReadCloser, announced chan<- httpapi.Listening) {
 	defer r.Close()
 	br := bufio.NewReader(r)
 	for {
@@ -112,8 +116,8 @@ func (p *process) readStdout(r io.ReadCloser, announced chan<- string) {
 
 // readiness is what waitReady watches besides the service's answers.
 type readiness struct {
-	exited    <-chan struct{} // the child exited (nil: no child)
-	announced <-chan string   // where the child said it listens
+	exited    <-chan struct{}          // the child exited (nil: no child)
+	announced <-chan httpapi.Listening // where the child said it listens
 	// occupied: something listened at the URL before the child started,
 	// so an answer there speaks for the child only once it said it
 	// listens somewhere (else).
@@ -139,9 +143,10 @@ func (p *process) waitReady(ctx context.Context, r readiness) error {
 			return nil
 		}
 		select {
-		case u := <-r.announced:
+		case l := <-r.announced:
 			r.announced = nil
-			if err := p.listensAt(u); err != nil {
+			p.served, p.volatile = l.Describe, l.Volatile
+			if err := p.listensAt(l.URL); err != nil {
 				return err
 			}
 			trusted = true

@@ -41,6 +41,7 @@ func Open(context.Context, targets.Options) (*targets.Opened, error) {
 		Factory:  Factory(cfg),
 		Describe: fmt.Sprintf("Raft ledger (hashicorp/raft, %d nodes in process), apply-time sequences", cfg.Nodes),
 		Fresh:    true,
+		Volatile: true, // its nodes live in this process
 		Contract: Contract,
 		Claims: map[string]string{
 			"catch_up_completeness": `ADR-001 promises that a client syncing with sequence > last_acked_sequence (§4) "catches up; no lost messages" (Appendix B)`,

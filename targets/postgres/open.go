@@ -48,7 +48,10 @@ func init() {
 
 // Open connects to opts.DSN, or starts a throwaway cluster when it is empty.
 func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
-	o := &targets.Opened{Fresh: true, Contract: Contract, Claims: Claims, Topic: Topic}
+	// Only a kept schema in a cluster of the user's outlives this process:
+	// a throwaway cluster stops with it, and a schema of its own is
+	// another after a restart.
+	o := &targets.Opened{Fresh: true, Contract: Contract, Claims: Claims, Topic: Topic, Volatile: opts.DSN == "" || opts.Schema == ""}
 	dsn := opts.DSN
 	if dsn == "" {
 		c, err := pgfixture.Start(ctx)
