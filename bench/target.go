@@ -95,6 +95,12 @@ func (t *coreTarget) CreateChat(ctx context.Context, chat string, members []stri
 	return t.st.CreateChat(ctx, chat, members)
 }
 
+// IsMember is step 2's membership read, for a server that lets only
+// members read a chat.
+func (t *coreTarget) IsMember(ctx context.Context, chat, user string) (bool, error) {
+	return t.st.IsMember(ctx, chat, user)
+}
+
 func (t *coreTarget) SetCounter(ctx context.Context, chat string, v uint64) error {
 	return t.st.PutCounter(ctx, store.Counter{Chat: chat, Value: v}, store.Unconditional)
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,33 +18,26 @@ import (
 // third of the minute a read-back once hung for.
 const interruptPatience = 20 * time.Second
 
-// exitWithin waits for the child and returns its exit code, failing the
-// test if it takes longer than interruptPatience after sent.
-func exitWithin(t *testing.T, child *exec.Cmd, sent time.Time) int {
+// interrupt sends the child SIGINT and returns its exit code and every
+// line of its stderr, failing the test if it takes longer than
+// interruptPatience to exit.
+func interrupt(t *testing.T, child *exec.Cmd, lines chan string) (int, []string) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- child.Wait() }()
-	select {
-	case err := <-done:
-		took := time.Since(sent)
-		t.Logf("exited %s after the interrupt", took.Round(time.Millisecond))
-		if took > interruptPatience {
-			t.Errorf("exited %s after the interrupt, want within %s", took.Round(time.Millisecond), interruptPatience)
-		}
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return exit.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(interruptPatience):
-		child.Process.Kill()
-		<-done
-		t.Fatalf("still running %s after the interrupt", interruptPatience)
-		return -1
+	sent := time.Now()
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
 	}
+	code := exitWithin(t, child, interruptPatience)
+	if took := time.Since(sent); took > interruptPatience {
+		t.Errorf("exited %s after the interrupt, want within %s", took.Round(time.Millisecond), interruptPatience)
+	} else {
+		t.Logf("exited %s after the interrupt", took.Round(time.Millisecond))
+	}
+	var seen []string
+	for l := range lines {
+		seen = append(seen, l)
+	}
+	return code, seen
 }
 
 // lastLine is the file's last line.
@@ -76,15 +68,7 @@ func TestInterruptADefaultRunWhileTheWritersRun(t *testing.T) {
 			hist := filepath.Join(t.TempDir(), "h.jsonl")
 			child, stdout, lines := benchChild(t, "bench --duration 60s --writers 2 --chats 8"+c.args+" --history "+hist)
 			waitForHistory(t, child, hist, 256<<10)
-			sent := time.Now()
-			if err := child.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			code := exitWithin(t, child, sent)
-			var seen []string
-			for l := range lines {
-				seen = append(seen, l)
-			}
+			code, seen := interrupt(t, child, lines)
 			out := stdout.String()
 			if code != c.code || !strings.Contains(out, ", interrupted\n") || !strings.Contains(out, c.verdict) || !strings.Contains(out, "in-process kfake") {
 				t.Fatalf("exit %d, want %d with the shorter run reported (%q):\nstdout:\n%s\nstderr:\n%s", code, c.code, c.verdict, out, strings.Join(seen, "\n"))
@@ -109,15 +93,7 @@ func TestInterruptADefaultRunAfterTheWriters(t *testing.T) {
 			hist := filepath.Join(t.TempDir(), "h.jsonl")
 			child, _, lines := benchChild(t, "bench --ops 4000 --duration 0 --writers 2 --chats 8 --history "+hist, c.env)
 			waitFor(t, lines, c.step)
-			sent := time.Now()
-			if err := child.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			code := exitWithin(t, child, sent)
-			var seen []string
-			for l := range lines {
-				seen = append(seen, l)
-			}
+			code, seen := interrupt(t, child, lines)
 			if code != ExitInterrupted || !strings.Contains(strings.Join(seen, "\n"), "interrupted; the history so far is "+hist) {
 				t.Fatalf("exit %d, want %d naming the history:\n%s", code, ExitInterrupted, strings.Join(seen, "\n"))
 			}

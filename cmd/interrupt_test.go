@@ -61,6 +61,13 @@ func waitFor(t *testing.T, lines chan string, want string) []string {
 
 func exitCode(t *testing.T, child *exec.Cmd) int {
 	t.Helper()
+	return exitWithin(t, child, time.Minute)
+}
+
+// exitWithin waits for the child and returns its exit code, killing it
+// and failing the test if it is still running after patience.
+func exitWithin(t *testing.T, child *exec.Cmd, patience time.Duration) int {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- child.Wait() }()
 	select {
@@ -73,9 +80,10 @@ func exitCode(t *testing.T, child *exec.Cmd) int {
 			t.Fatal(err)
 		}
 		return 0
-	case <-time.After(60 * time.Second):
+	case <-time.After(patience):
 		child.Process.Kill()
-		t.Fatal("the child did not exit within 60 s of the interrupt")
+		<-done
+		t.Fatalf("the child was still running %s after the interrupt", patience)
 		return -1
 	}
 }

@@ -31,7 +31,12 @@ func newServeCommand() *cobra.Command {
 		Long: `serve puts a target (memory by default, dynamodb, dynamodb-local, postgres,
 ledger), or one of its --broken variants, behind chatseq's HTTP API, the
 reference implementation 'chatseq bench --target http' drives. It prints
-where it listens and serves until interrupted.`,
+where it listens and serves until interrupted.
+
+Callers name themselves with the X-User-Id header (the user a gateway in
+front of it authenticated): a send's sender is that user, and only a chat's
+members read it. The test hooks are off unless --test-hooks (or
+CHATSEQ_SERVE_TEST_HOOKS=1, which bench --serve sets) turns them on.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !targets.Known(target) || target == "http" {
@@ -60,14 +65,21 @@ where it listens and serves until interrupted.`,
 				return err
 			}
 			o.Metrics.SetPhase("serving")
+			o.TestHooks = o.TestHooks || httpapi.TestHooksAsked()
 			srv, err := httpapi.Start(ctx, o)
 			if err != nil {
 				return fmt.Errorf("serve --target %s: %w", target, err)
+			}
+			if warning := httpapi.Exposed(srv.Addr, o.TestHooks); warning != "" {
+				fmt.Fprintln(c.ErrOrStderr(), warning)
 			}
 			out := c.OutOrStdout()
 			// bench --serve reads this line to learn where it listens.
 			fmt.Fprintln(out, httpapi.ListeningLine(srv.Describe, srv.Addr, srv.Volatile))
 			fmt.Fprintln(out, "  "+keyScopeLine(srv.Contract.KeyScope))
+			if o.TestHooks {
+				fmt.Fprintln(out, "  test hooks on: counter reads, resets and deletes, Chatseq-Faults and Chatseq-Race (for chatseq's runs only)")
+			}
 			if len(srv.Brokers) > 0 {
 				fmt.Fprintf(out, "  publishing to Kafka %s, topic %s\n", strings.Join(srv.Brokers, ","), srv.Topic)
 			}
@@ -76,7 +88,8 @@ where it listens and serves until interrupted.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&target, "target", storeopen.Memory, "design to serve: "+strings.Join(servable(), ", "))
-	fl.StringVar(&o.Listen, "listen", httpapi.DefaultListen, "address to listen on (port 0: any free port)")
+	fl.StringVar(&o.Listen, "listen", httpapi.DefaultListen, "address to listen on (port 0: any free port); beyond loopback it warns: the "+httpapi.HeaderUser+" header is trusted as the caller's identity")
+	fl.BoolVar(&o.TestHooks, "test-hooks", false, "answer the test hooks chatseq's runs use (counter read, reset and delete; the Chatseq-Faults and Chatseq-Race headers), which a client could use to overwrite acknowledged messages; bench --serve turns them on ("+httpapi.TestHooksEnv+"=1)")
 	live.register(fl)
 	fl.StringVar(&broken, "broken", "", "serve a deliberately broken variant of the target: "+variantHelp())
 	fl.StringVar(&strategy, "strategy", "two-phase", "ADR-004's allocation: two-phase or occ")

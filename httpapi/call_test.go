@@ -8,13 +8,14 @@ import (
 	"github.com/chatseq/chatseq/httpapi"
 )
 
-// apiCaller sends requests to the API at base: a JSON body, and the
-// idempotency key when one is given.
+// apiCaller sends requests to the API at base as user "u": a JSON body,
+// and the idempotency key when one is given.
 func apiCaller(t *testing.T, client *http.Client, base string) func(method, path, key, body string) *http.Response {
 	return func(method, path, key, body string) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(httpapi.HeaderUser, "u")
 		if key != "" {
 			req.Header.Set(httpapi.HeaderIdempotencyKey, key)
 		}

@@ -19,7 +19,7 @@ func TestServeCountsWhatItAnswers(t *testing.T) {
 	e := metrics.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := httpapi.Start(ctx, httpapi.ServeOptions{Target: "memory", Listen: "127.0.0.1:0", RepublishOnReplay: true, Seed: 1, Metrics: e})
+	srv, err := httpapi.Start(ctx, httpapi.ServeOptions{Target: "memory", Listen: "127.0.0.1:0", RepublishOnReplay: true, Seed: 1, Metrics: e, TestHooks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestServeCountsTheStepsOfEveryDesign(t *testing.T) {
 			e := metrics.New()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			srv, err := httpapi.Start(ctx, httpapi.ServeOptions{Target: c.target, Open: c.open, Listen: "127.0.0.1:0", Seed: 1, Metrics: e})
+			srv, err := httpapi.Start(ctx, httpapi.ServeOptions{Target: c.target, Open: c.open, Listen: "127.0.0.1:0", Seed: 1, Metrics: e, TestHooks: true})
 			if err != nil {
 				t.Fatal(err)
 			}

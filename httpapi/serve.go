@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
@@ -20,6 +21,32 @@ import (
 
 // DefaultListen is where chatseq serve listens unless told otherwise.
 const DefaultListen = "127.0.0.1:8480"
+
+// TestHooksEnv, set to 1 in chatseq serve's environment, turns its test
+// hooks on as --test-hooks does: bench --serve sets it for the command it
+// starts, which may be any shell command.
+const TestHooksEnv = "CHATSEQ_SERVE_TEST_HOOKS"
+
+// TestHooksAsked reports whether the environment asks for the test hooks.
+func TestHooksAsked() bool { return os.Getenv(TestHooksEnv) == "1" }
+
+// Exposed says why a server listening at addr can be reached beyond this
+// machine ("" when it listens on loopback only): it trusts HeaderUser as
+// its authentication, and its test hooks, when on, reach inside the design.
+func Exposed(addr string, hooks bool) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() || host == "localhost" {
+		return ""
+	}
+	msg := "WARNING: chatseq serve listens on " + addr + ", beyond loopback: it takes the " + HeaderUser + " header as the caller's identity without checking it, so whoever reaches it can act as any user"
+	if hooks {
+		msg += ", and its test hooks (--test-hooks) let anyone reset or delete counters, which overwrites acknowledged messages, and inject faults"
+	}
+	return msg + ". Listen on 127.0.0.1, or put it behind a gateway that authenticates callers and sets " + HeaderUser + "."
+}
 
 // Kafka modes of a served target's step 5.
 const (
@@ -46,6 +73,8 @@ type ServeOptions struct {
 	Seed        int64
 	// Metrics, if set, counts every send and sync for live metrics.
 	Metrics *metrics.Exporter
+	// TestHooks turns on the test hooks (Server.WithTestHooks).
+	TestHooks bool
 }
 
 // Serving is a running server.
@@ -115,7 +144,7 @@ func Start(ctx context.Context, o ServeOptions) (_ *Serving, err error) {
 	s.Addr = ln.Addr().String()
 	live := o.Metrics.NewRecorder(0)
 	s.closers.Push(func() error { live.Close(); return nil })
-	s.srv = newHTTPServer(NewServer(target).CountInto(live).Handler(), serverTimeouts)
+	s.srv = newHTTPServer(NewServer(target).CountInto(live).WithTestHooks(o.TestHooks).Handler(), serverTimeouts)
 	go func() { s.done <- s.srv.Serve(ln) }()
 	return s, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/chatseq/chatseq/bench"
@@ -28,9 +29,13 @@ const maxBody = 1 << 20
 
 // Server puts a bench.Target behind the API. It is safe for concurrent use.
 type Server struct {
-	target bench.Target
-	races  raceRegistry
-	live   *metrics.Recorder // nil: no live metrics
+	target  bench.Target
+	races   raceRegistry
+	live    *metrics.Recorder // nil: no live metrics
+	members memberships
+	// hooks: the test hooks answer (the counter paths, Chatseq-Faults,
+	// Chatseq-Race); off unless asked for (WithTestHooks).
+	hooks bool
 }
 
 // NewServer serves t.
@@ -43,29 +48,57 @@ func (s *Server) CountInto(r *metrics.Recorder) *Server {
 	return s
 }
 
+// WithTestHooks turns the test hooks on: the counter paths, which reach
+// inside the design (a counter reset overwrites acknowledged messages), and
+// the fault and race headers. Off, the counter paths answer 404 and a
+// fault header 400 (test_hooks.off); a race header is ignored.
+func (s *Server) WithTestHooks(on bool) *Server {
+	s.hooks = on
+	return s
+}
+
 // Handler routes the API's paths.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT /v1/chats/{chat_id}", s.createChat)
 	mux.HandleFunc("POST /v1/chats/{chat_id}/messages", s.send)
 	mux.HandleFunc("GET /v1/chats/{chat_id}/messages", s.sync)
-	mux.HandleFunc("GET /v1/chats/{chat_id}/counter", s.getCounter)
-	mux.HandleFunc("PUT /v1/chats/{chat_id}/counter", s.putCounter)
-	mux.HandleFunc("DELETE /v1/chats/{chat_id}/counter", s.deleteCounter)
+	mux.HandleFunc("GET /v1/chats/{chat_id}/counter", s.hook(s.getCounter))
+	mux.HandleFunc("PUT /v1/chats/{chat_id}/counter", s.hook(s.putCounter))
+	mux.HandleFunc("DELETE /v1/chats/{chat_id}/counter", s.hook(s.deleteCounter))
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	return mux
 }
 
+// hook answers a test hook's path only when the hooks are on.
+func (s *Server) hook(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.hooks {
+			writeError(w, http.StatusNotFound, CodeTestHooksOff, "the test hooks are off (chatseq serve --test-hooks)", "")
+			return
+		}
+		h(w, r)
+	}
+}
+
 func (s *Server) createChat(w http.ResponseWriter, r *http.Request) {
 	chat := r.PathValue("chat_id")
+	user := caller(w, r)
+	if user == "" {
+		return
+	}
 	var body CreateChatRequest
 	if !decodeBody(w, r, &body) {
 		return
 	}
 	if len(body.Members) == 0 {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "members must name at least one user", "")
+		return
+	}
+	if !slices.Contains(body.Members, user) {
+		writeError(w, http.StatusForbidden, CodeNotAMember, user+" creates a chat only among its members", "")
 		return
 	}
 	if err := s.target.CreateChat(r.Context(), chat, body.Members); err != nil {
@@ -76,11 +109,16 @@ func (s *Server) createChat(w http.ResponseWriter, r *http.Request) {
 		writeUnavailable(w, err)
 		return
 	}
+	s.members.record(chat, body.Members)
 	writeJSON(w, http.StatusCreated, Chat{ChatID: chat, Members: body.Members})
 }
 
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	chat := r.PathValue("chat_id")
+	user := caller(w, r)
+	if user == "" {
+		return
+	}
 	key := r.Header.Get(HeaderIdempotencyKey)
 	switch {
 	case key == "":
@@ -94,17 +132,17 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &body) {
 		return
 	}
-	if body.SenderID == "" {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, "sender_id is required", "")
+	// The sender is who is calling, never what the body claims.
+	switch {
+	case body.SenderID == "":
+		body.SenderID = user
+	case body.SenderID != user:
+		writeError(w, http.StatusForbidden, CodeSenderMismatch, "sender_id "+strconv.Quote(body.SenderID)+" is not the caller ("+HeaderUser+")", "")
 		return
 	}
-	faults, err := ParseFaults(r.Header.Get(HeaderFaults))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, HeaderFaults+": "+err.Error(), "")
+	faults, ok := s.faults(w, r, chat, key)
+	if !ok {
 		return
-	}
-	if r.Header.Get(HeaderRace) != "" {
-		faults.Race = s.races.join(chat, key)
 	}
 	req := sequencer.Request{
 		Chat: chat, Key: key, Sender: body.SenderID, Content: body.Content,
@@ -127,6 +165,26 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// faults reads the test hooks' headers of a send; false once it has
+// answered 400 (a fault plan asked of a server whose hooks are off, or
+// one it cannot read).
+func (s *Server) faults(w http.ResponseWriter, r *http.Request, chat, key string) (sequencer.FaultPlan, bool) {
+	h := r.Header.Get(HeaderFaults)
+	if h != "" && !s.hooks {
+		writeError(w, http.StatusBadRequest, CodeTestHooksOff, HeaderFaults+" asks for faults, but the test hooks are off (chatseq serve --test-hooks)", "")
+		return sequencer.FaultPlan{}, false
+	}
+	faults, err := ParseFaults(h)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, HeaderFaults+": "+err.Error(), "")
+		return sequencer.FaultPlan{}, false
+	}
+	if s.hooks && r.Header.Get(HeaderRace) != "" {
+		faults.Race = s.races.join(chat, key)
+	}
+	return faults, true
+}
+
 // PayloadHash is what tells a retry from a key reused with other content:
 // the sender, content type and content, hashed.
 func PayloadHash(b SendRequest) string {
@@ -141,6 +199,20 @@ func PayloadHash(b SendRequest) string {
 
 func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
 	chat := r.PathValue("chat_id")
+	user := caller(w, r)
+	if user == "" {
+		return
+	}
+	member, err := s.members.isMember(r.Context(), s.target, chat, user)
+	if err != nil {
+		writeUnavailable(w, err)
+		return
+	}
+	if !member {
+		// The same answer whether or not the chat exists.
+		writeError(w, http.StatusForbidden, CodeNotAMember, user+" is not a member of "+chat, "")
+		return
+	}
 	q := r.URL.Query()
 	after, limit := uint64(0), DefaultSyncLimit
 	if v := q.Get("after"); v != "" {

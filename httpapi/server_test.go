@@ -27,19 +27,25 @@ func (t rejectingTarget) Persist(ctx context.Context, req sequencer.Request, tr 
 	return t.Target.Persist(ctx, req, tr)
 }
 
+// newServer serves a fresh core with its test hooks on.
 func newServer(t *testing.T) (*httptest.Server, *apitest.Transport) {
+	return newServerHooks(t, true)
+}
+
+func newServerHooks(t *testing.T, hooks bool) (*httptest.Server, *apitest.Transport) {
 	t.Helper()
 	target, err := bench.CoreTarget(nil)(context.Background(), bench.TargetEnv{Config: bench.DefaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.NewServer(rejectingTarget{target}).Handler())
+	srv := httptest.NewServer(httpapi.NewServer(rejectingTarget{target}).WithTestHooks(hooks).Handler())
 	t.Cleanup(srv.Close)
 	return srv, apitest.NewTransport(t, nil)
 }
 
 type call struct {
 	name, method, path, key, faults, body string
+	user                                  string // X-User-Id: "" is u1, "-" none
 	status                                int
 	code                                  string // error code, or "" for success
 	replayed                              bool
@@ -62,7 +68,14 @@ func TestServerAnswersAsTheOpenAPIDocumentSays(t *testing.T) {
 		{name: "no key", method: "POST", path: "/v1/chats/c1/messages", body: send, status: 400, code: httpapi.CodeKeyRequired},
 		{name: "long key", method: "POST", path: "/v1/chats/c1/messages", key: strings.Repeat("k", 129), body: send, status: 400, code: httpapi.CodeKeyTooLong},
 		{name: "unknown field", method: "POST", path: "/v1/chats/c1/messages", key: "k9", body: `{"sender_id":"u1","text":"x"}`, status: 400, code: httpapi.CodeBadRequest},
-		{name: "not a member", method: "POST", path: "/v1/chats/c1/messages", key: "k2", body: `{"sender_id":"u9","content":"x"}`, status: 403, code: httpapi.CodeNotAMember},
+		{name: "not a member", method: "POST", path: "/v1/chats/c1/messages", key: "k2", user: "u9", body: `{"sender_id":"u9","content":"x"}`, status: 403, code: httpapi.CodeNotAMember},
+		{name: "sender is the caller", method: "POST", path: "/v1/chats/c1/messages", key: "k7", user: "u2", body: `{"content":"x"}`, status: 201},
+		{name: "sender is not the caller", method: "POST", path: "/v1/chats/c1/messages", key: "k8", user: "u2", body: send, status: 403, code: httpapi.CodeSenderMismatch},
+		{name: "send without a caller", method: "POST", path: "/v1/chats/c1/messages", key: "k8", user: "-", body: send, status: 401, code: httpapi.CodeUnauthenticated},
+		{name: "create among others", method: "PUT", path: "/v1/chats/c3", user: "u9", body: `{"members":["u1"]}`, status: 403, code: httpapi.CodeNotAMember},
+		{name: "sync by a non-member", method: "GET", path: "/v1/chats/c1/messages", user: "u9", status: 403, code: httpapi.CodeNotAMember},
+		{name: "sync of no chat", method: "GET", path: "/v1/chats/nowhere/messages", status: 403, code: httpapi.CodeNotAMember},
+		{name: "sync without a caller", method: "GET", path: "/v1/chats/c1/messages", user: "-", status: 401, code: httpapi.CodeUnauthenticated},
 		{name: "key reused", method: "POST", path: "/v1/chats/c1/messages", key: "reused", body: send, status: 409, code: httpapi.CodePayloadMismatch},
 		{name: "throttled", method: "POST", path: "/v1/chats/c1/messages", key: "k3", faults: "store=throttled/allocate", body: send, status: 503, code: httpapi.CodeUnavailable, retryAfter: true},
 		{name: "500 on the transaction", method: "POST", path: "/v1/chats/c1/messages", key: "k4", faults: "store=internal_error/transact/applied", body: send, status: 500, code: httpapi.CodeUnknownOutcome},
@@ -82,6 +95,13 @@ func TestServerAnswersAsTheOpenAPIDocumentSays(t *testing.T) {
 		}
 		if c.body != "" {
 			req.Header.Set("Content-Type", "application/json")
+		}
+		switch c.user {
+		case "":
+			req.Header.Set(httpapi.HeaderUser, "u1")
+		case "-":
+		default:
+			req.Header.Set(httpapi.HeaderUser, c.user)
 		}
 		if c.key != "" {
 			req.Header.Set(httpapi.HeaderIdempotencyKey, c.key)
@@ -120,11 +140,13 @@ func TestServerAnswersAsTheOpenAPIDocumentSays(t *testing.T) {
 func TestCrashDropsTheConnection(t *testing.T) {
 	srv, _ := newServer(t)
 	put, _ := http.NewRequest("PUT", srv.URL+"/v1/chats/c1", strings.NewReader(`{"members":["u1"]}`))
+	put.Header.Set(httpapi.HeaderUser, "u1")
 	if resp, err := http.DefaultClient.Do(put); err != nil || resp.StatusCode != 201 {
 		t.Fatalf("create: %v %v", resp, err)
 	}
 	req, _ := http.NewRequest("POST", srv.URL+"/v1/chats/c1/messages", strings.NewReader(`{"sender_id":"u1","content":"x"}`))
 	req.Header.Set(httpapi.HeaderIdempotencyKey, "k1")
+	req.Header.Set(httpapi.HeaderUser, "u1")
 	req.Header.Set(httpapi.HeaderFaults, "crash_after_allocate")
 	resp, err := http.DefaultClient.Do(req)
 	if err == nil {
@@ -179,4 +201,57 @@ func equal(a, b []uint64) bool {
 		}
 	}
 	return true
+}
+
+// Without --test-hooks, no client reaches inside the design: the counter
+// paths answer 404 and a fault plan 400 (test_hooks.off), a race header is
+// ignored, and the counter stays as the sends left it.
+func TestTestHooksAreOffUnlessAsked(t *testing.T) {
+	srv, tr := newServerHooks(t, false)
+	client := &http.Client{Transport: tr}
+	do := apiCaller(t, client, srv.URL)
+	expect := func(resp *http.Response, status int, code string) {
+		t.Helper()
+		defer resp.Body.Close()
+		var e httpapi.ErrorBody
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != status || code != "" && (json.Unmarshal(body, &e) != nil || e.Error.Code != code) {
+			t.Errorf("%s %s: %d %s, want %d %s", resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, body, status, code)
+		}
+	}
+	expect(do("PUT", "/v1/chats/c", "", `{"members":["u"]}`), 201, "")
+	expect(do("POST", "/v1/chats/c/messages", "k1", `{"content":"x"}`), 201, "")
+	expect(do("PUT", "/v1/chats/c/counter", "", `{"value":0}`), 404, httpapi.CodeTestHooksOff)
+	expect(do("DELETE", "/v1/chats/c/counter", "", ""), 404, httpapi.CodeTestHooksOff)
+	expect(do("GET", "/v1/chats/c/counter", "", ""), 404, httpapi.CodeTestHooksOff)
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/chats/c/messages", strings.NewReader(`{"content":"y"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(httpapi.HeaderUser, "u")
+	req.Header.Set(httpapi.HeaderIdempotencyKey, "k2")
+	req.Header.Set(httpapi.HeaderFaults, "crash_after_allocate")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("a fault plan sent to a server without hooks crashed it: %v", err)
+	}
+	expect(resp, 400, httpapi.CodeTestHooksOff)
+	req, _ = http.NewRequest("POST", srv.URL+"/v1/chats/c/messages", strings.NewReader(`{"content":"z"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(httpapi.HeaderUser, "u")
+	req.Header.Set(httpapi.HeaderIdempotencyKey, "k3")
+	req.Header.Set(httpapi.HeaderRace, "2")
+	if resp, err = client.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	expect(resp, 201, "")
+	// Both sends persisted: 1 and 2, the counter untouched by the hooks.
+	resp = do("GET", "/v1/chats/c/messages", "", "")
+	var page httpapi.SyncResponse
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(page.Messages) != 2 || page.Messages[1].Sequence != 2 || page.Messages[0].SenderID != "u" {
+		t.Errorf("sync after the refused hooks: %+v, want sequences 1 and 2 sent by u", page.Messages)
+	}
+	tr.Check(t)
 }

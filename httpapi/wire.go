@@ -28,6 +28,13 @@ const (
 	CodeBadRequest      = "request.invalid"
 	CodeUnavailable     = "service.unavailable"
 	CodeUnknownOutcome  = "service.unknown_outcome"
+	// CodeUnauthenticated: no X-User-Id (401). CodeSenderMismatch: a
+	// body's sender_id that is not the caller (403).
+	CodeUnauthenticated = "auth.required"
+	CodeSenderMismatch  = "auth.sender_mismatch"
+	// CodeTestHooksOff: a test hook asked of a server started without
+	// them (chatseq serve --test-hooks).
+	CodeTestHooksOff = "test_hooks.off"
 )
 
 // MaxKeyLength is the consistency strategy's limit on Idempotency-Key.
@@ -44,9 +51,10 @@ type Chat struct {
 	Members []string `json:"members"`
 }
 
-// SendRequest is POST /v1/chats/{chat_id}/messages's body.
+// SendRequest is POST /v1/chats/{chat_id}/messages's body. SenderID may
+// be left out; when given it must be the caller (HeaderUser).
 type SendRequest struct {
-	SenderID    string `json:"sender_id"`
+	SenderID    string `json:"sender_id,omitempty"`
 	Content     string `json:"content"`
 	ContentType string `json:"content_type,omitempty"`
 }

@@ -68,6 +68,7 @@ type client struct {
 	retry     statusRetry
 	sendURLs  sync.Map // chat → its send URL (sendURL)
 	firstBad  atomic.Pointer[string]
+	readers   sync.Map // chat → the member it reads the chat as (reader)
 	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
 	nemesis func(context.Context) error
 }

@@ -33,6 +33,8 @@ func serveFromEnv(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	// As chatseq serve does: bench --serve asks for the test hooks.
+	o.TestHooks = o.TestHooks || httpapi.TestHooksAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	s, err := httpapi.Start(ctx, o)

@@ -39,6 +39,10 @@ type API struct {
 	// TestHooks: the service is chatseq serve, which takes the
 	// Chatseq-Faults and Chatseq-Race headers.
 	TestHooks bool `yaml:"test_hooks"`
+	// UserHeader names the calling user on every request (chatseq's API:
+	// X-User-Id): the sender of a send, a member of the chat on a sync or
+	// its creation. "" sends none.
+	UserHeader string `yaml:"user_header"`
 }
 
 // ContractSpec is the part of history.Contract a service states.
@@ -149,8 +153,9 @@ func DefaultAPI() *API {
 			http.StatusServiceUnavailable:  {Outcome: OutcomeFail}, // the documented API: nothing written
 			http.StatusInternalServerError: {Outcome: OutcomeInfo},
 		},
-		ErrorCode: "error.cause",
-		TestHooks: true,
+		ErrorCode:  "error.cause",
+		TestHooks:  true,
+		UserHeader: httpapi.HeaderUser,
 	}
 }
 

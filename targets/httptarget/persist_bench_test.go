@@ -119,7 +119,7 @@ func BenchmarkVegetaHitClient(b *testing.B) {
 		t.Method = http.MethodPost
 		t.URL = "http://127.0.0.1:8480/v1/chats/v1-" + strconv.FormatInt(i%64, 10) + "/messages"
 		t.Body = body
-		t.Header = http.Header{"Content-Type": {"application/json"}, httpapi.HeaderIdempotencyKey: {"k" + strconv.FormatInt(i, 10)}}
+		t.Header = http.Header{"Content-Type": {"application/json"}, httpapi.HeaderIdempotencyKey: {"k" + strconv.FormatInt(i, 10)}, httpapi.HeaderUser: {"u"}}
 		return nil
 	}
 	b.ReportAllocs()

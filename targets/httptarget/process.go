@@ -74,6 +74,9 @@ func (p *process) start(ctx context.Context) error {
 		return err
 	}
 	cmd := exec.Command("sh", "-c", p.command)
+	// The run's faults, races and final counter read need chatseq
+	// serve's test hooks; another service ignores the variable.
+	cmd.Env = append(os.Environ(), httpapi.TestHooksEnv+"=1")
 	cmd.Stdout, cmd.Stderr = w, p.log
 	cmd.SysProcAttr = processGroup()
 	err = cmd.Start()

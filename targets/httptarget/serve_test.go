@@ -23,7 +23,7 @@ func serve(t *testing.T, variant sequencer.Variant, kafka bool) *httpapi.Serving
 	t.Helper()
 	o := httpapi.ServeOptions{
 		Target: "memory", Variant: variant, Strategy: sequencer.TwoPhase, RepublishOnReplay: true,
-		Kafka: httpapi.KafkaOff, Partitions: 8, Listen: "127.0.0.1:0", Seed: 1,
+		Kafka: httpapi.KafkaOff, Partitions: 8, Listen: "127.0.0.1:0", Seed: 1, TestHooks: true,
 	}
 	if kafka {
 		o.Kafka = httpapi.KafkaEmbedded

@@ -26,7 +26,11 @@ func (c *client) CreateChat(ctx context.Context, chat string, members []string) 
 	if err != nil {
 		return err
 	}
-	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), nil, payload, MaxCallAnswerBytes)
+	// A member creates the chat, and reads it afterwards.
+	if len(members) > 0 {
+		c.readers.Store(chat, members[0])
+	}
+	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), c.asUser(nil, c.reader(chat)), payload, MaxCallAnswerBytes)
 	if err != nil {
 		return err
 	}
@@ -34,6 +38,28 @@ func (c *client) CreateChat(ctx context.Context, chat string, members []string) 
 		return fmt.Errorf("%s %s answered %d: %s", spec.Method, spec.Path, a.status, quoteAnswer(a))
 	}
 	return nil
+}
+
+// reader is the member the client reads chat as: the first it created it
+// with ("" for a chat it did not create).
+func (c *client) reader(chat string) string {
+	if u, ok := c.readers.Load(chat); ok {
+		return u.(string)
+	}
+	return ""
+}
+
+// asUser names user in header (made when nil) as the API's user header
+// says; unchanged without one.
+func (c *client) asUser(header http.Header, user string) http.Header {
+	if c.api.UserHeader == "" || user == "" {
+		return header
+	}
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Set(c.api.UserHeader, user)
+	return header
 }
 
 // errNoCounter: the counter is reachable only through chatseq serve's
@@ -86,7 +112,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	if spec.ChatField != "" {
 		fields = fields.with(spec.ChatField, req.Chat)
 	}
-	header := http.Header{}
+	header := c.asUser(http.Header{}, req.Sender)
 	if spec.KeyHeader != "" {
 		header.Set(spec.KeyHeader, req.Key)
 	} else {
@@ -169,7 +195,7 @@ func (c *client) page(ctx context.Context, chat string, after uint64, limit int)
 	spec := c.api.Sync
 	q := url.Values{spec.AfterParam: {strconv.FormatUint(after, 10)}, spec.LimitParam: {strconv.Itoa(limit)}}
 	to := c.url(spec.Path, chat, q)
-	a, err := c.do(ctx, spec.Method, to, nil, nil, c.settings.maxPage)
+	a, err := c.do(ctx, spec.Method, to, c.asUser(nil, c.reader(chat)), nil, c.settings.maxPage)
 	if err != nil {
 		return nil, false, transportError(err)
 	}

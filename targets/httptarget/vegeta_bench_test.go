@@ -184,6 +184,7 @@ func runVegeta(b *testing.B, addr string, rate float64, d time.Duration) driverR
 func createVegetaChats(addr, prefix string) error {
 	for c := range benchChats {
 		req, _ := http.NewRequest(http.MethodPut, "http://"+addr+"/v1/chats/"+prefix+strconv.Itoa(c), stringsReader(`{"members":["u"]}`))
+		req.Header.Set(httpapi.HeaderUser, "u")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return fmt.Errorf("creating a chat for vegeta: %w", err)
@@ -206,7 +207,7 @@ func vegetaTargeter(addr, prefix string) vegeta.Targeter {
 		t.Method = http.MethodPost
 		t.URL = "http://" + addr + "/v1/chats/" + prefix + strconv.FormatInt(i%benchChats, 10) + "/messages"
 		t.Body = body
-		t.Header = http.Header{"Content-Type": {"application/json"}, httpapi.HeaderIdempotencyKey: {"k" + strconv.FormatInt(i, 10)}}
+		t.Header = http.Header{"Content-Type": {"application/json"}, httpapi.HeaderIdempotencyKey: {"k" + strconv.FormatInt(i, 10)}, httpapi.HeaderUser: {"u"}}
 		return nil
 	}
 }

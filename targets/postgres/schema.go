@@ -15,8 +15,9 @@ import (
 // counter that step 2 ("requests the next monotonic sequence") draws from.
 // messages.client_message_id is an addition so the final state can name
 // each message's idempotency key; the design keeps keys only in
-// idempotency_keys.
-const schemaDDL = `
+// idempotency_keys. conversation_members serves chatseq serve's read
+// check (only members sync a chat); the design's send path reads none.
+const schemaDDL = membersDDL + `
 CREATE TABLE conversation_sequences (
 	conversation_id text PRIMARY KEY,
 	last_sequence   bigint NOT NULL
@@ -57,6 +58,15 @@ CREATE TABLE idempotency_keys (
 );
 `
 
+// membersDDL is created in a kept schema of an older chatseq too.
+const membersDDL = `
+CREATE TABLE IF NOT EXISTS conversation_members (
+	conversation_id text NOT NULL,
+	user_id         text NOT NULL,
+	PRIMARY KEY (conversation_id, user_id)
+);
+`
+
 // newSchemaName names a schema of its own for one run, so runs sharing a
 // database (--dsn) never see each other's rows: a relay must not publish
 // another run's outbox into this run's topic.
@@ -84,6 +94,9 @@ func ensureSchema(ctx context.Context, pool *pgxpool.Pool, schema string) error 
 		return fmt.Errorf("postgres: looking for schema %s: %w", schema, err)
 	}
 	if exists {
+		if _, err := pool.Exec(ctx, membersDDL); err != nil {
+			return fmt.Errorf("postgres: adding conversation_members to %s: %w", schema, err)
+		}
 		return nil
 	}
 	return createSchema(ctx, pool, schema)

@@ -117,14 +117,25 @@ func openPool(ctx context.Context, dsn, schema string, writers int) (*pgxpool.Po
 	return pool, nil
 }
 
-// CreateChat creates the conversation's sequence row at 0. The design
-// checks no membership, so members are not stored.
-func (t *target) CreateChat(ctx context.Context, chat string, _ []string) error {
-	_, err := t.pool.Exec(ctx, "INSERT INTO conversation_sequences (conversation_id, last_sequence) VALUES ($1, 0)", chat)
+// CreateChat creates the conversation's sequence row at 0 and, in the
+// same statement, its members. The design's sends check no membership;
+// chatseq serve lets only members read a chat (IsMember).
+func (t *target) CreateChat(ctx context.Context, chat string, members []string) error {
+	_, err := t.pool.Exec(ctx, `
+		WITH c AS (INSERT INTO conversation_sequences (conversation_id, last_sequence) VALUES ($1, 0) RETURNING conversation_id)
+		INSERT INTO conversation_members (conversation_id, user_id)
+		SELECT c.conversation_id, m FROM c, unnest($2::text[]) AS m ON CONFLICT DO NOTHING`, chat, members)
 	if uniqueViolation(err) != "" {
 		return store.ErrChatExists
 	}
 	return err
+}
+
+// IsMember reports whether user is one of chat's members.
+func (t *target) IsMember(ctx context.Context, chat, user string) (bool, error) {
+	var member bool
+	err := t.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM conversation_members WHERE conversation_id = $1 AND user_id = $2)", chat, user).Scan(&member)
+	return member, err
 }
 
 // SetCounter puts the conversation's last sequence at v.
