@@ -175,16 +175,6 @@ func parseHeaders(values []string) (http.Header, error) {
 	return h, nil
 }
 
-// redactHeader is a --header value as any output shows it: the name,
-// never the value.
-func redactHeader(v string) string {
-	name, _, ok := strings.Cut(v, ":")
-	if !ok {
-		return "***"
-	}
-	return strings.TrimSpace(name) + ": ***"
-}
-
 // isToken: s is an HTTP header name (RFC 9110's token).
 func isToken(s string) bool {
 	if s == "" {

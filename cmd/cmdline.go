@@ -23,9 +23,6 @@ func reproduceCommand(c *cobra.Command) string {
 			values = sv.GetSlice()
 		}
 		for _, v := range values {
-			if f.Name == "header" {
-				v = redactHeader(v) // a credential
-			}
 			if f.Value.Type() == "bool" && v == "true" {
 				parts = append(parts, "--"+f.Name)
 				continue

@@ -12,7 +12,7 @@ import (
 )
 
 // Mask stands for a hidden credential.
-const Mask = "xxxxx"
+const Mask = "***"
 
 // secretName matches the name of a setting that holds a credential: a
 // libpq or URL parameter (password, sslpassword), an environment variable
@@ -60,11 +60,11 @@ var wholeValue = map[string]bool{"header": true}
 
 // Flag returns the value of flag name (without dashes) as a command line
 // that reproduces a run may show it: a --header's value behind its name
-// ("X-Token: xxxxx"), anything else through Text.
+// ("X-Token: ***"), anything else through Text.
 func Flag(name, v string) string {
 	if wholeValue[name] {
 		if k, _, ok := strings.Cut(v, ":"); ok {
-			return k + ": " + Mask
+			return strings.TrimSpace(k) + ": " + Mask
 		}
 		return Mask
 	}

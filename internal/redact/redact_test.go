@@ -7,18 +7,18 @@ import (
 
 func TestTextHidesEveryFormOfCredential(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{"postgres://app:S3cret@db:5432/chat", "postgres://app:xxxxx@db:5432/chat"},
-		{"--dsn=postgresql://app:S3cret@db/chat?sslmode=disable", "--dsn=postgresql://app:xxxxx@db/chat?sslmode=disable"},
-		{"postgres://db/chat?user=app&password=S3cret&sslmode=require", "postgres://db/chat?user=app&password=xxxxx&sslmode=require"},
-		{"host=db user=app password=S3cret dbname=chat", "host=db user=app password=xxxxx dbname=chat"},
-		{"host=db password='S3 cret\\'s' dbname=chat", "host=db password=xxxxx dbname=chat"},
-		{"sslpassword=S3cret host=db", "sslpassword=xxxxx host=db"},
-		{"PGPASSWORD=S3cret chatseq serve --target postgres", "PGPASSWORD=xxxxx chatseq serve --target postgres"},
-		{"env AWS_SECRET_ACCESS_KEY=S3cret AWS_SESSION_TOKEN=S3cret aws s3 ls", "env AWS_SECRET_ACCESS_KEY=xxxxx AWS_SESSION_TOKEN=xxxxx aws s3 ls"},
-		{"MYSQL_PWD=S3cret mysql", "MYSQL_PWD=xxxxx mysql"},
-		{"server --password S3cret --port 1", "server --password xxxxx --port 1"},
-		{`curl -H "Authorization: Bearer S3cret" http://x`, `curl -H "Authorization: xxxxx" http://x`},
-		{`--serve "PGPASSWORD=S3cret sh"`, `--serve "PGPASSWORD=xxxxx sh"`},
+		{"postgres://app:S3cret@db:5432/chat", "postgres://app:***@db:5432/chat"},
+		{"--dsn=postgresql://app:S3cret@db/chat?sslmode=disable", "--dsn=postgresql://app:***@db/chat?sslmode=disable"},
+		{"postgres://db/chat?user=app&password=S3cret&sslmode=require", "postgres://db/chat?user=app&password=***&sslmode=require"},
+		{"host=db user=app password=S3cret dbname=chat", "host=db user=app password=*** dbname=chat"},
+		{"host=db password='S3 cret\\'s' dbname=chat", "host=db password=*** dbname=chat"},
+		{"sslpassword=S3cret host=db", "sslpassword=*** host=db"},
+		{"PGPASSWORD=S3cret chatseq serve --target postgres", "PGPASSWORD=*** chatseq serve --target postgres"},
+		{"env AWS_SECRET_ACCESS_KEY=S3cret AWS_SESSION_TOKEN=S3cret aws s3 ls", "env AWS_SECRET_ACCESS_KEY=*** AWS_SESSION_TOKEN=*** aws s3 ls"},
+		{"MYSQL_PWD=S3cret mysql", "MYSQL_PWD=*** mysql"},
+		{"server --password S3cret --port 1", "server --password *** --port 1"},
+		{`curl -H "Authorization: Bearer S3cret" http://x`, `curl -H "Authorization: ***" http://x`},
+		{`--serve "PGPASSWORD=S3cret sh"`, `--serve "PGPASSWORD=*** sh"`},
 		// What must stay: plain words, URLs without a password, ports.
 		{"http://127.0.0.1:8480/chats", "http://127.0.0.1:8480/chats"},
 		{"postgres://app@db/chat", "postgres://app@db/chat"},
@@ -35,10 +35,10 @@ func TestTextHidesEveryFormOfCredential(t *testing.T) {
 }
 
 func TestFlagHidesEveryHeaderValue(t *testing.T) {
-	if got := Flag("header", "X-Service-Key: S3cret"); got != "X-Service-Key: xxxxx" {
+	if got := Flag("header", "X-Service-Key: S3cret"); got != "X-Service-Key: ***" {
 		t.Errorf("Flag(header) = %q", got)
 	}
-	if got := Flag("dsn", "postgres://a:S3cret@h/d"); got != "postgres://a:xxxxx@h/d" {
+	if got := Flag("dsn", "postgres://a:S3cret@h/d"); got != "postgres://a:***@h/d" {
 		t.Errorf("Flag(dsn) = %q", got)
 	}
 	if got := Flag("writers", "8"); got != "8" {
