@@ -50,9 +50,10 @@ import (
 //   - A payload_hash absent is the empty string, compared as any other.
 //   - Final tables are the state after the run: a read messages table
 //     holds exactly the committed messages; a read idempotency table holds
-//     exactly one record per message (those from before the run included:
-//     the state is judged, whoever made it) and no record without its
-//     message; a read
+//     exactly one record per message of the run (ADR-004 writes both in
+//     one transaction), none without its message, and for a message from
+//     before the run at most one (its key may have expired, ADR-001's
+//     7-day TTL, even during the run); a read
 //     counters table holds each chat's counter, at least every committed
 //     sequence and initial_counter (the counter only grows), exactly the
 //     highest under gaps forbidden. A chat with no counter line in a read
@@ -779,7 +780,7 @@ func (j *chatJudge) finalOK(st state) bool {
 			}
 		}
 		for _, m := range st {
-			if !seqs[m.seq] {
+			if m.seq > s.initial && !seqs[m.seq] {
 				return false
 			}
 		}
