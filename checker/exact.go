@@ -48,6 +48,9 @@ type exactKey struct {
 	relOp   int32   // that persist, -1 if none may
 	first   int32   // a replay or rejection that needs the key committed, -1
 	seqZero bool    // its unknown-outcome persists have no final message: a wildcard
+	// preRunOnly: no persist of it can have committed it, so it is a key
+	// from before the run, if one can be there (decideRejected).
+	preRunOnly bool
 }
 
 // exactUnknown is a sequence some operation observed (or that gaps:
@@ -297,6 +300,12 @@ func (e *exactChat) settleKey(k *exactKey) (string, []int) {
 		// Only rejected: a key from before the run (checkSingles found
 		// it room there).
 		k.first = -1
+		return "", nil
+	}
+	if k.relOp < 0 && k.seqZero && e.m.preRunSlack > 0 && slices.Contains(e.m.preRunOptional(), m.ops[k.first].key) {
+		// None of its persists carries content its rejections accept:
+		// it can only be from before the run (decideRejected counts it).
+		k.preRunOnly = true
 		return "", nil
 	}
 	if k.relOp < 0 {

@@ -80,6 +80,7 @@ type rejectedKey struct {
 	rel, deadline int64
 	first         int32 // its first rejection
 	preRun        bool  // it may be a key from before the run (preRunOptional)
+	preRunOnly    bool  // and nothing else (exactKey.preRunOnly)
 }
 
 // decideRejected places the keys of e.rejected. Each is committed, before
@@ -97,7 +98,8 @@ func (e *exactChat) decideRejected() (string, []int) {
 	for i, k := range e.rejected {
 		key := &e.keys[k]
 		r := rejectedKey{rel: key.release, deadline: timeMax, first: -1,
-			preRun: slices.Contains(e.m.preRunOptional(), e.m.ops[key.ops[0]].key)}
+			preRun:     slices.Contains(e.m.preRunOptional(), e.m.ops[key.ops[0]].key),
+			preRunOnly: key.preRunOnly}
 		for _, op := range key.ops {
 			if e.m.ops[op].kind == lRejected {
 				if e.m.ret[op] < r.deadline {
@@ -157,6 +159,13 @@ func (e *exactChat) decideRejected() (string, []int) {
 			if ok {
 				return true
 			}
+		}
+		if sorted[i].preRunOnly {
+			trials++
+			if trials == 1 {
+				firstD, firstL = e.alone(sorted[i].first, "the rejection proves the key was committed, no persist of the run carries content it rejects, and no message from before the run can be its")
+			}
+			return false
 		}
 		assign[i] = -1
 		if try(i + 1) {

@@ -336,3 +336,27 @@ func TestRejectionOfAKeyFromBeforeTheRun(t *testing.T) {
 {"type":"invoke","process":2,"f":"sync","time":16,"chat":"c1","after":0,"limit":0}
 {"type":"ok","process":2,"f":"sync","time":17,"seqs":[],"message_ids":[]}`, NameLinearizability, Fail)
 }
+
+// A key rejected as reused whose only other persist carries the rejected
+// content can only be from before the run.
+func TestRejectedKeyOnlyFromBeforeTheRun(t *testing.T) {
+	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":3,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"fail","process":1,"f":"persist","time":2,"error":"idempotency_key_reused"}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"info","process":3,"f":"persist","time":8,"error":"timeout"}`
+	mustBoth(t, h, NameLinearizability, Pass)
+	mustBoth(t, strings.Replace(h, `"initial_counter":3,`, ``, 1), NameLinearizability, Fail)
+}
+
+// Under gaps: forbidden a sole writer's counter says how many messages its
+// persists wrote.
+func TestForbiddenSoleWriterCounterNeedsItsPersists(t *testing.T) {
+	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k"}
+{"type":"info","process":1,"f":"persist","time":2,"error":"timeout"}
+{"type":"final","table":"counters","chat":"c1","value":1}
+{"type":"table_read","table":"counters","lines":1}`
+	must(t, mustExact(t, h), NameGapless, Pass)
+	must(t, mustExact(t, strings.Replace(h, `"value":1`, `"value":2`, 1)), NameGapless, Fail)
+}

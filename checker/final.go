@@ -467,7 +467,7 @@ func gapSummary(gs gapStats) string {
 // unknown outcome could not fill.
 func checkGapless(x *index) Result {
 	v := newVerdict(NameGapless)
-	if !x.hasMessages && len(x.acks) == 0 {
+	if !x.hasMessages && len(x.acks) == 0 && !(x.soleWriter && x.hasCounters) {
 		v.notApplicable("no final messages lines and no acks")
 		return v.result()
 	}
@@ -504,6 +504,22 @@ func checkGapless(x *index) Result {
 				}
 			}
 			continue
+		}
+		// Without the final table, a sole writer's counter: sequences
+		// 1..counter hold messages, each a persist's of the history.
+		if fi := x.counter[c]; x.soleWriter && fi >= 0 && !x.fin.at(fi).Missing {
+			could := uint64(0)
+			olo, ohi := span(x.opChatSpan, c)
+			for _, o := range x.opsByChat[olo:ohi] {
+				if x.ops.at(o).fn == fnPersist && x.ops.at(o).status != stFail && !(x.ops.at(o).status == stOK && x.isDedup(o)) {
+					could++
+				}
+			}
+			if cv := x.fin.at(fi).value(); cv > x.initialCounter && cv-x.initialCounter > could {
+				v.fail([]int{int(x.fin.at(fi).Line)}, "chat %q: under gaps: forbidden the counter %d (line %d) says sequences %d..%d hold messages, but only %d persists of the history could have written one, and the header says sole_writer",
+					x.chatNames[c], cv, x.fin.at(fi).Line, x.initialCounter+1, cv, could)
+				continue
+			}
 		}
 		// Without the final table: every hole below the highest ack must
 		// be filled by a persist of unknown outcome on this chat.
