@@ -60,6 +60,17 @@ func (h *gHist) clone() *gHist {
 	return &c
 }
 
+// dropLines removes every final line of a table.
+func (h *gHist) dropLines(table string) {
+	kept := h.finals[:0:0]
+	for _, f := range h.finals {
+		if f.table != table {
+			kept = append(kept, f)
+		}
+	}
+	h.finals = kept
+}
+
 // encode writes h as JSONL exactly as history/FORMAT.md gives the lines.
 func (h *gHist) encode() []byte {
 	var b strings.Builder
@@ -486,8 +497,6 @@ func (h *gHist) simulate(r *rand.Rand, plans []plan, foreign []foreignPlan) {
 		op.seq, op.mid, op.dedup = seq, newMid(), false
 		c.add(simMsg{seq: seq, mid: op.mid, key: op.key, sender: op.sender, ph: op.payload})
 	}
-	// A sync that never read (fail or info, its effect skipped) shows
-	// nothing; an ok one always read.
 }
 
 // writeFinals reads some of the final tables: the state after the run.

@@ -153,14 +153,8 @@ func mutate(r *rand.Rand, h *gHist) {
 		if !h.tableRead {
 			return
 		}
+		h.dropLines(t)
 		h.read[t] = true
-		kept := h.finals[:0:0]
-		for _, f := range h.finals {
-			if f.table != t {
-				kept = append(kept, f)
-			}
-		}
-		h.finals = kept
 	case 14: // a rejection turned into a plain failure, or back
 		if op := pick(func(op *gOp) bool { return op.f == "persist" && op.outcome == "fail" }); op != nil {
 			if op.errCode == "idempotency_key_reused" {
