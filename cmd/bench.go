@@ -403,6 +403,8 @@ func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, c
 		return nil, "", err
 	}
 	defer opened.Close()
+	// Registered after the Close above, so forgotten before it runs.
+	defer f.interrupts.onQuit(opened.Close)()
 	if err := opened.CheckKills(cfg.Timed); err != nil {
 		return nil, "", usageError{err}
 	}

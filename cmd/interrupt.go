@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"time"
 )
 
 // ExitInterrupted is the status of a bench ended by an interrupt after its
@@ -35,6 +36,54 @@ type interrupts struct {
 	// progress, when set, is the display drawn in place on stderr: a
 	// message takes its line rather than landing after its text.
 	progress *progressPrinter
+	// release stops what the run started outside this process (a --serve
+	// service, a throwaway cluster) when an interrupt quits at once.
+	release map[int]func() error
+	nextID  int
+}
+
+// quitCleanupPatience bounds the cleanups of a quit: the process exits
+// after it even if one hangs.
+const quitCleanupPatience = 3 * time.Second
+
+// onQuit registers f to run if an interrupt quits the process at once;
+// forget unregisters it (the run closed what f closes itself).
+func (in *interrupts) onQuit(f func() error) (forget func()) {
+	if in == nil {
+		return func() {}
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.release == nil {
+		in.release = map[int]func() error{}
+	}
+	id := in.nextID
+	in.nextID++
+	in.release[id] = f
+	return func() {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		delete(in.release, id)
+	}
+}
+
+// releaseAll runs the registered cleanups, for at most
+// quitCleanupPatience; in.mu is held.
+func (in *interrupts) releaseAll() {
+	if len(in.release) == 0 {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, f := range in.release {
+			_ = f()
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(quitCleanupPatience):
+	}
 }
 
 // say prints msg on a line of its own.
@@ -85,6 +134,8 @@ func (in *interrupts) interrupted() {
 	} else {
 		in.say("chatseq: interrupted")
 	}
+	// A service --serve started, a throwaway cluster: not left running.
+	in.releaseAll()
 	in.quit(ExitInterrupted)
 }
 

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,4 +101,45 @@ func TestInterruptADefaultRunAfterTheWriters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Ctrl-C that quits at once stops the service --serve started: left
+// running, it held its port, and the next run drove it as its own.
+func TestInterruptThatQuitsStopsTheServedService(t *testing.T) {
+	dir := t.TempDir()
+	port := closedPort(t)
+	script := filepath.Join(dir, "serve.sh")
+	body := fmt.Sprintf("#!/bin/sh\nCHATSEQ_TEST_MAIN_ARGS='serve --listen 127.0.0.1:%d' exec '%s' -test.run='^$'\n", port, os.Args[0])
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hist := filepath.Join(dir, "h.jsonl")
+	child, _, lines := benchChild(t, "bench --target http --serve "+script+" --ops 400 --duration 0 --writers 2 --chats 2 --history "+hist,
+		"CHATSEQ_TEST_SLOW_PHASE="+bench.PhaseFinalState)
+	waitFor(t, lines, bench.PhaseFinalState)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	if !listening(addr) {
+		t.Fatalf("nothing listens at %s while the run records its final state", addr)
+	}
+	code, seen := interrupt(t, child, lines)
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d:\n%s", code, ExitInterrupted, strings.Join(seen, "\n"))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for listening(addr) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the service --serve started still listens at %s 10 s after bench quit", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// listening reports whether something accepts connections at addr.
+func listening(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
