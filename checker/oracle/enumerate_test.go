@@ -50,10 +50,13 @@ import (
 //   - A payload_hash absent is the empty string, compared as any other.
 //   - Final tables are the state after the run: a read messages table
 //     holds exactly the committed messages; a read idempotency table holds
-//     exactly one record per message of the run (ADR-004 writes both in
-//     one transaction), none without its message, and for a message from
-//     before the run at most one (its key may have expired, ADR-001's
-//     7-day TTL, even during the run); a read
+//     at most one record per message and none without its message, and
+//     one for every message the history shows to exist (a line of the
+//     messages table read, or an ack; ADR-004 writes both in one
+//     transaction), before the run or not. A message nothing shows (an
+//     unacknowledged send's, another writer's) may lack its record: records
+//     expire, so the idempotency table is not the list of messages (the
+//     lead's decision on D11); a read
 //     counters table holds each chat's counter, at least every committed
 //     sequence and initial_counter (the counter only grows), exactly the
 //     highest under gaps forbidden. A chat with no counter line in a read

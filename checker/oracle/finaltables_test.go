@@ -76,8 +76,11 @@ func (j *chatJudge) finalOK(st state) bool {
 				return false
 			}
 		}
+		// A record is required of every message the history shows to
+		// exist: a line of the messages table read, or an ack. Its absence
+		// proves no message elsewhere (records expire: lead, D11).
 		for _, m := range st {
-			if m.seq > s.initial && !seqs[m.seq] {
+			if (s.read["messages"] || j.acked(m)) && !seqs[m.seq] {
 				return false
 			}
 		}
@@ -94,4 +97,15 @@ func (j *chatJudge) finalOK(st state) bool {
 		}
 	}
 	return true
+}
+
+// acked: an ok persist of the chat answered with m.
+func (j *chatJudge) acked(m message) bool {
+	for i := range j.ops {
+		d := &j.ops[i]
+		if (d.kind == dNew || d.kind == dReplay) && d.seq == m.seq && d.mid == m.mid {
+			return true
+		}
+	}
+	return false
 }
