@@ -54,7 +54,9 @@ idempotency keys, Kafka publish) with concurrent writers, injected crashes and
 duplicate retries, records a history, and checks its invariants.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("chatseq {{.Version}}\n")
 	root.SetOut(out)
 	root.SetErr(errOut)
 	root.SetFlagErrorFunc(flagError)
