@@ -69,7 +69,8 @@ duplicate retries, records a history, and checks its invariants.`,
 
 // Execute runs the command line and returns the process exit code.
 func Execute(args []string, out, errOut io.Writer) int {
-	root := NewRoot(out, errOut)
+	written := &countingWriter{w: out}
+	root := NewRoot(written, errOut)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -80,12 +81,17 @@ func Execute(args []string, out, errOut io.Writer) int {
 		return exit.code
 	}
 	// An error may quote a --dsn or a --serve command: never its password.
-	fmt.Fprintln(errOut, "chatseq:", redact.Text(err.Error()))
+	msg := redact.Text(err.Error())
+	fmt.Fprintln(errOut, "chatseq:", msg)
+	code := ExitRunError
 	var usage usageError
 	if errors.As(err, &usage) || isCobraUsage(err) {
-		return ExitBadInput
+		code = ExitBadInput
 	}
-	return ExitRunError
+	if written.n == 0 && asksForJSON(root, args) {
+		writeJSONError(out, msg, code)
+	}
+	return code
 }
 
 // isCobraUsage recognises argument errors cobra raises itself (unknown
