@@ -18,6 +18,9 @@ import (
 func reproduceCommand(c *cobra.Command) string {
 	parts := strings.Fields(c.CommandPath())
 	c.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name == "force" {
+			return // not a setting of the run: a rerun must not replace its results unasked
+		}
 		values := []string{f.Value.String()}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			values = sv.GetSlice()

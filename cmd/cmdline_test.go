@@ -34,6 +34,12 @@ func TestBenchOutRecordsTheCommandThatReproducesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := strings.Split(strings.TrimSuffix(string(words), "\n"), "\n")
+	// Into the same --out, which now holds the first run's results: only
+	// --force lets it replace them.
+	if code, _, errOut := run(t, args...); code != ExitBadInput || !strings.Contains(errOut, "--force") {
+		t.Fatalf("the recorded command into its own results: exit %d, want 2 asking for --force\n%s", code, errOut)
+	}
+	args = append(args, "--force")
 	if code, out, errOut := run(t, args...); code != ExitOK {
 		t.Fatalf("the recorded command %v: exit %d\n%s\n%s", args, code, out, errOut)
 	}

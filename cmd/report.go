@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ import (
 type outputFlags struct {
 	dir   string
 	quiet bool
+	force bool              // --force: --out may replace what a directory holds
 	dirs  map[string]string // target -> its results directory
 	// command reproduces the run (reproduceCommand), kept in results.json.
 	command string
@@ -29,6 +31,7 @@ type outputFlags struct {
 func addOutputFlags(fl *pflag.FlagSet, o *outputFlags) {
 	fl.StringVar(&o.dir, "out", "", "keep the run's results in this directory: history, results.json, latency.hlog (HdrHistogram log) and report.html; one subdirectory per target when several")
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	fl.BoolVar(&o.force, "force", false, "let --out replace the files of a directory that is not empty (a previous run's results)")
 }
 
 // prepare checks --out and makes a results directory per target. A
@@ -44,6 +47,9 @@ func (o *outputFlags) prepare(c *cobra.Command, targets []string) error {
 	}
 	if st, err := os.Stat(o.dir); err == nil && !st.IsDir() {
 		return badInput("--out %s is a file, not a directory", o.dir)
+	}
+	if err := o.refuseToReplace(); err != nil {
+		return err
 	}
 	o.dirs = map[string]string{}
 	for _, t := range targets {
@@ -63,6 +69,23 @@ func (o *outputFlags) prepare(c *cobra.Command, targets []string) error {
 		o.dirs[t] = d
 	}
 	return nil
+}
+
+// refuseToReplace refuses an --out directory that is not empty unless
+// --force says its files may go: it may be a baseline kept to compare
+// with, which a run would overwrite without a word.
+func (o *outputFlags) refuseToReplace() error {
+	entries, err := os.ReadDir(o.dir)
+	if err != nil || len(entries) == 0 || o.force {
+		return nil // a directory to make, or an empty one
+	}
+	held := "files (" + entries[0].Name() + ", …)"
+	if _, err := os.Stat(filepath.Join(o.dir, report.ResultsFile)); err == nil {
+		held = "a previous run's results"
+	} else if _, err := os.Stat(filepath.Join(o.dir, report.IndexFile)); err == nil {
+		held = "a previous run's results, one directory per target"
+	}
+	return badInput("--out %s is not empty: it holds %s; give a new or empty directory, or --force to replace them", o.dir, held)
 }
 
 // configure points the run at its results directory and, unless --quiet,
@@ -142,18 +165,25 @@ func (o *outputFlags) index(stderr io.Writer, runs []report.Bench) error {
 }
 
 func newReportCommand() *cobra.Command {
-	return &cobra.Command{
+	var all bool
+	c := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Redraw report.html of a results directory (chatseq bench --out DIR)",
 		Long: `report rebuilds DIR/report.html from the files chatseq bench --out saved there:
 results.json, the history (for the counterexamples' lines) and latency.hlog.
-A directory holding one subdirectory per target redraws each.
+A directory bench --out wrote for several targets (one subdirectory per
+target, and index.html) redraws each. Any other directory whose
+subdirectories hold runs is refused, naming them, unless --all asks to
+redraw every one.
 
 Exit status: 0 written, 2 not a usable results directory, 5 could not write.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dirs, err := resultDirs(args[0])
 			if err != nil {
+				return err
+			}
+			if err := oneRunOrAll(args[0], dirs, all); err != nil {
 				return err
 			}
 			for _, d := range dirs {
@@ -169,6 +199,27 @@ Exit status: 0 written, 2 not a usable results directory, 5 could not write.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&all, "all", false, "redraw every results directory right below DIR, when DIR is not one run's")
+	return c
+}
+
+// oneRunOrAll lets report redraw the subdirectories of path only when they
+// are one run's (bench --out with several targets wrote index.html beside
+// them) or --all asks for every one: a directory of baselines is not
+// rewritten because its parent was named.
+func oneRunOrAll(path string, dirs []string, all bool) error {
+	if all || len(dirs) == 1 && dirs[0] == path {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(path, report.IndexFile)); err == nil {
+		return nil
+	}
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = filepath.Base(d)
+	}
+	return badInput("%s holds no %s: it is not one run's results directory, and its subdirectories %s are runs of their own; give one of them, or --all to redraw each",
+		path, report.ResultsFile, strings.Join(names, ", "))
 }
 
 // resultDirs lists the results directories at path: path itself when it

@@ -170,9 +170,23 @@ func TestCompareTwoRunsOfOneCommandAndARealRegression(t *testing.T) {
 	if code != ExitViolation || !strings.Contains(out, "target memory") || !strings.Contains(out, "target other") {
 		t.Fatalf("per-target directories: exit %d\n%s", code, out)
 	}
-	code, out, _ = run(t, "report", multiA)
+	// Not written by one bench --out (no index.html beside them), the
+	// runs are redrawn only when --all asks.
+	code, _, errOut = run(t, "report", multiA)
+	if code != ExitBadInput || !strings.Contains(errOut, "its subdirectories memory, other are runs of their own; give one of them, or --all") {
+		t.Fatalf("report of a directory of runs: exit %d, want 2 naming them\n%s", code, errOut)
+	}
+	code, out, _ = run(t, "report", multiA, "--all")
 	if code != ExitOK || strings.Count(out, report.ReportFile) != 2 {
-		t.Fatalf("report of per-target directories: exit %d\n%s", code, out)
+		t.Fatalf("report --all of per-target directories: exit %d\n%s", code, out)
+	}
+	// One bench --out's several targets are redrawn together.
+	if err := os.WriteFile(filepath.Join(multiB, report.IndexFile), []byte("<html></html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "report", multiB)
+	if code != ExitOK || strings.Count(out, report.ReportFile) != 2 {
+		t.Fatalf("report of one run's per-target directories: exit %d\n%s", code, out)
 	}
 }
 
