@@ -184,7 +184,7 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	if temporary && worst == scenarios.Pass {
 		// Nothing to look at: do not leave histories behind.
 		os.RemoveAll(outDir)
-		sum.OutDir = ""
+		sum.HistoriesRemoved()
 	}
 	if f.junit != "" {
 		if err := writeJUnitFile(f.junit, sum, started); err != nil {

@@ -75,6 +75,11 @@ func TestRunPassingDirectoryWithJUnitAndJSON(t *testing.T) {
 	if suites.Tests != 8 || suites.Failures != 0 || suites.Errors != 0 || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 8 {
 		t.Fatalf("junit %+v", suites)
 	}
+	// Every scenario passed, so the temporary histories were deleted:
+	// neither the JUnit file nor the JSON names one.
+	if strings.Contains(string(data), "history") || strings.Contains(out, `"history"`) {
+		t.Fatalf("a passing run without --out names histories it deleted:\n%s\n%s", data, out)
+	}
 }
 
 // A negative scenario whose broken behaviour was removed fails the run

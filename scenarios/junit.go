@@ -125,7 +125,7 @@ func junitCase(o *Outcome, dir string) JUnitCase {
 		}
 		out += fmt.Sprintf("threshold %s: %s (%s)\n", t.Expr, t.Actual, mark)
 	}
-	if o.Verdict != RunError {
+	if o.Verdict != RunError && o.History != "" {
 		out += fmt.Sprintf("history: %s (%d lines)\n", o.History, o.Lines)
 	}
 	c.SystemOut = out
@@ -133,7 +133,7 @@ func junitCase(o *Outcome, dir string) JUnitCase {
 		return c
 	}
 	text := strings.Join(o.Problems, "\n") + "\n\nreproduce: " + o.Repro() + "\n"
-	if o.Verdict != RunError {
+	if o.Verdict != RunError && o.History != "" {
 		text += "history: " + o.History + "\n"
 	}
 	if sh := o.Shrunk; sh != nil && sh.History != "" {

@@ -20,6 +20,16 @@ type Summary struct {
 	Elapsed  time.Duration
 }
 
+// HistoriesRemoved records that the results directory was deleted (a
+// temporary one, after every scenario passed): no report, JUnit file or
+// JSON then names a history that is gone.
+func (s *Summary) HistoriesRemoved() {
+	s.OutDir = ""
+	for _, o := range s.Outcomes {
+		o.Dir, o.History, o.Lines = "", "", 0
+	}
+}
+
 // severity orders verdicts for the run's overall result: a broken
 // expectation is the news, then a run that could not be carried out, then
 // an undecided check, then a threshold.
