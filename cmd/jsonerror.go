@@ -19,6 +19,16 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Fd is the descriptor of the file written to, so that text is still
+// fitted to a terminal's width (report.TerminalWidth); an impossible one
+// when it writes elsewhere.
+func (c *countingWriter) Fd() uintptr {
+	if f, ok := c.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}
+
 // asksForJSON reports whether the command args ran was given --format json.
 func asksForJSON(root *cobra.Command, args []string) bool {
 	c, _, err := root.Find(args)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"io"
-	"os"
 	"strings"
 
 	"golang.org/x/term"
@@ -11,10 +10,11 @@ import (
 )
 
 // TerminalWidth is the width text written to w must fit: the terminal's,
-// less a column, when w is one; 0 (no limit) for a file or a pipe, which
-// keep whole lines for grep and diff.
+// less a column, when w is one (an *os.File, or a writer over one that
+// tells its descriptor); 0 (no limit) for a file or a pipe, which keep
+// whole lines for grep and diff.
 func TerminalWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return 0
 	}
