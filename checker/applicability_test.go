@@ -43,7 +43,7 @@ func TestClientOnlyHistoryPasses(t *testing.T) {
 		NameCounterIsLastAllocated: "no final counters lines",
 		NameSequenceMonotonicity:   "no final counters lines",
 		NameCounterLowerBound:      "no final counters or messages lines",
-		NameIdempotencySeqConsist:  "no final idempotency or messages lines",
+		NameIdempotencySeqConsist:  "no final idempotency lines",
 		NameAckImpliesPersistence:  "4 acks but no final messages lines",
 		NameGapIsAllocation:        "no final counters or messages lines",
 		NameSyncCompleteness:       "no sync in the history",

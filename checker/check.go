@@ -59,10 +59,11 @@ func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	defer timings.Phase("check: all")()
 	// The key scope decides how keys are numbered, before any invariant.
 	scope, _ := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
-	x := buildIndex(l, h.Header, tablesRead, scope.KeyScope == history.KeyScopeClient)
+	soleWriter := h.Header.SoleWriter()
 	if opt.SoleWriter != nil {
-		x.soleWriter = *opt.SoleWriter
+		soleWriter = *opt.SoleWriter
 	}
+	x := buildIndex(l, h.Header, tablesRead, scope.KeyScope == history.KeyScopeClient, soleWriter)
 	if cut {
 		x.warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
 			note, finals)

@@ -75,58 +75,65 @@ func checkFailHasNoEffect(x *index) Result {
 }
 
 // checkNoPhantomMessages: with sole_writer (the history's clients are its
-// chats' only writers), every final message above initial_counter carries
-// a key some persist of its chat used (in key_scope); one that none did
-// was written by no client of the history. A key only failed persists
-// used is not a phantom's but fail_has_no_effect's. Without sole_writer
-// such messages may be another writer's: warned about, not judged.
+// chats' only writers), every final message and idempotency record above
+// initial_counter carries a key some persist of its chat used (in
+// key_scope); one that none did was written by no client of the history
+// (a record is written with its message, in one transaction). A key only
+// failed persists used is not a phantom's but fail_has_no_effect's.
+// Without sole_writer such lines may be another writer's: warned about,
+// not judged.
 func checkNoPhantomMessages(x *index) Result {
 	v := newVerdict(NameNoPhantomMessages)
-	if !x.hasMessages {
-		v.notApplicable("no final messages lines")
+	if !x.hasMessages && !x.hasIdem {
+		v.notApplicable("no final messages or idempotency lines")
 		return v.result()
 	}
 	var phantoms []int32
 	judged, keyless := 0, 0
-	for _, m := range x.msgs {
-		f := x.fin.at(m)
+	for i := range x.fin.count() {
+		f := x.fin.at(i)
 		switch {
+		case f.Table != tableMessages && f.Table != tableIdempotency:
 		case f.Seq <= x.initialCounter: // from before the run
 		case f.key == finKeyUnsent:
 			judged++
-			phantoms = append(phantoms, m)
+			phantoms = append(phantoms, i)
 		case f.key < 0:
 			keyless++
 		default:
 			judged++
 			if len(x.keyOps(f.key)) == 0 {
-				phantoms = append(phantoms, m)
+				phantoms = append(phantoms, i)
 			}
 		}
 	}
 	if judged == 0 && keyless > 0 {
-		v.notApplicable("no final message above initial_counter carries a key that can be attributed (%d carry none): a message no client sent cannot be recognized", keyless)
+		v.notApplicable("no final message or idempotency record above initial_counter carries a key that can be attributed (%d carry none): a message no client sent cannot be recognized", keyless)
 		return v.result()
 	}
 	if !x.soleWriter {
 		if len(phantoms) > 0 {
 			f := x.fin.at(phantoms[0])
-			x.warn("%s above initial_counter carry a key no persist of their chat sent, e.g. chat %q seq %d, %s (line %d): another writer's, or phantom writes (not judged: the history does not say it is its chats' only writer)",
-				plural(len(phantoms), "final message"), x.chatNames[f.chat], f.Seq, x.phantomKey(f), f.Line)
+			x.warn("%s (messages or idempotency records) above initial_counter carry a key no persist of their chat sent, e.g. chat %q seq %d, %s (%s line %d): another writer's, or phantom writes (not judged: the history does not say it is its chats' only writer)",
+				plural(len(phantoms), "final line"), x.chatNames[f.chat], f.Seq, x.phantomKey(f), f.Table, f.Line)
 		}
-		v.notApplicable("the history does not say its clients are its chats' only writers (header sole_writer, or chatseq check --sole-writer): %s no persist sent may be another writer's, warned about and not judged",
-			plural(len(phantoms), "final message"))
+		v.notApplicable("the history does not say its clients are its chats' only writers (header sole_writer, or chatseq check --sole-writer): %s (messages or idempotency records) no persist sent may be another writer's, warned about and not judged",
+			plural(len(phantoms), "final line"))
 		return v.result()
 	}
-	for _, m := range phantoms {
-		f := x.fin.at(m)
-		v.fail([]int{int(f.Line)}, "chat %q seq %d: the final message %q (line %d) carries %s, which no persist of the chat sent, and the history says its clients are the chat's only writers (sole_writer)",
-			x.chatNames[f.chat], f.Seq, x.midName(f.MessageID), f.Line, x.phantomKey(f))
+	for _, i := range phantoms {
+		f := x.fin.at(i)
+		what := "message"
+		if f.Table == tableIdempotency {
+			what = "idempotency record of message"
+		}
+		v.fail([]int{int(f.Line)}, "chat %q seq %d: the final %s %q (line %d) carries %s, which no persist of the chat sent, and the history says its clients are the chat's only writers (sole_writer)",
+			x.chatNames[f.chat], f.Seq, what, x.midName(f.MessageID), f.Line, x.phantomKey(f))
 	}
 	if keyless > 0 {
-		v.unknown("%d final messages above initial_counter carry no key that can be attributed", keyless)
+		v.unknown("%d final messages or idempotency records above initial_counter carry no key that can be attributed", keyless)
 	}
-	v.pass("%s above initial_counter: each carries a key a persist of its chat sent", plural(judged, "final message"))
+	v.pass("%s (messages or idempotency records) above initial_counter: each carries a key a persist of its chat sent", plural(judged, "final line"))
 	return v.result()
 }
 

@@ -18,6 +18,8 @@ import (
 func (x *index) counterOf(c int32) (fi int32, why string) {
 	fi = x.counter[c]
 	switch {
+	case fi < 0 && x.wasRead(tableCounters):
+		return -1, "counter missing (the counters table was read and holds no line for it)"
 	case fi < 0:
 		return -1, "no final counters line"
 	case x.fin.at(fi).Missing:
@@ -60,7 +62,8 @@ func (u unjudged) report(x *index, v *verdict) {
 
 // checkCounterIsLastAllocated: the final counter equals the last traced
 // allocation (ADR-004 counter_is_last_allocated); a missing counter is
-// ADR-004's counter_must_exist incident.
+// ADR-004's counter_must_exist incident, and so is a chat of the history
+// without a line in a counters table that was read (table_read).
 func checkCounterIsLastAllocated(x *index) Result {
 	v := newVerdict(NameCounterIsLastAllocated)
 	if !x.hasCounters {
@@ -72,6 +75,12 @@ func checkCounterIsLastAllocated(x *index) Result {
 	var explained uint64
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
 		fi := x.counter[c]
+		if read, ok := x.read[tableCounters]; fi < 0 && ok {
+			// The table's content is known: every chat of the history
+			// has its counter, or lost it (ADR-004 counter_must_exist).
+			v.fail([]int{read}, "chat %q: counter missing: the counters table was read (line %d) and holds no line for it (ADR-004 counter_must_exist, a SEV-2 correctness incident)", x.chatNames[c], read)
+			continue
+		}
 		if fi < 0 {
 			if x.active(c) {
 				u.add("no final counters line", c)

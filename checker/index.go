@@ -85,6 +85,9 @@ type index struct {
 	// under key_scope client, records without a sender that no single
 	// sender's key claims (canonicalMaps).
 	nKeylessIdem int
+	// keylessIdemIn counts them by chat: only their chat's keys may be
+	// theirs.
+	keylessIdemIn map[int32]int
 	// keyMsg2 and keyIdem2 map the keys a second final message or
 	// idempotency record carries to it: rare (a failure), so not slices
 	// by key, which held 8 bytes a key.
@@ -96,6 +99,9 @@ type index struct {
 	// readEmpty names the tables a table_read line says were read and
 	// found empty, for the details of the invariants that read them.
 	readEmpty map[tableKind]bool
+	// read maps the tables a table_read line says were read to that
+	// line: their content is known, a row not there is not there.
+	read map[tableKind]int
 
 	// soleWriter: the history's clients are its chats' only writers (the
 	// header's sole_writer, or Options.SoleWriter). Without it a message
@@ -286,9 +292,10 @@ func (x *index) hasMsgHashFrom(msgs []int32, from int, seq uint64, h uint64) (fo
 // that touch different records run side by side: after the writers stop,
 // this is most of what bench waits for.
 // tablesRead are the history's table_read lines (none for a history cut
-// short: its final state is not judged).
-func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, clientScope bool) *index {
-	x := &index{Log: l}
+// short: its final state is not judged). soleWriter is the header's
+// sole_writer as the options leave it.
+func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, clientScope, soleWriter bool) *index {
+	x := &index{Log: l, soleWriter: soleWriter, initialCounter: initialCounterOf(h)}
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
 	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil
@@ -308,7 +315,11 @@ func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, client
 	nc := int32(len(x.chatNames))
 	runAll([]func(){
 		func() {
-			keyMap, midMap := l.canonicalMaps(clientScope)
+			var sl *senderlessRule
+			if clientScope {
+				sl = &senderlessRule{soleWriter: soleWriter, initialCounter: x.initialCounter, ops: x.ops}
+			}
+			keyMap, midMap := l.canonicalMaps(sl)
 			runAll([]func(){
 				func() { renumberOps(x.ops, keyMap, midMap) },
 				func() { renumberFinals(x.fin, keyMap, midMap) },
@@ -320,8 +331,6 @@ func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, client
 	if l.disorder > 1 {
 		l.warn("events earlier than an event before them: %d", l.disorder)
 	}
-	x.initialCounter = initialCounterOf(h)
-	x.soleWriter = h.SoleWriter()
 	done = timings.Phase("index: finals, key views")
 	x.indexFinals(tablesRead)
 	x.keyViews(nc, len(x.keyNames))
@@ -382,9 +391,10 @@ func (x *index) countUnknownUntraced() {
 }
 
 func (x *index) indexFinals(tablesRead []history.TableRead) {
-	x.readEmpty = map[tableKind]bool{}
+	x.readEmpty, x.read = map[tableKind]bool{}, map[tableKind]int{}
 	for _, t := range tablesRead {
 		x.markPresent(tableOf(t.Table))
+		x.read[tableOf(t.Table)] = t.Line
 		if t.Lines == 0 {
 			x.readEmpty[tableOf(t.Table)] = true
 		}
@@ -400,6 +410,12 @@ func (x *index) indexFinals(tablesRead []history.TableRead) {
 			seenCounter[f.chat] = true
 		}
 	}
+}
+
+// wasRead reports whether a table_read line names table t.
+func (x *index) wasRead(t tableKind) bool {
+	_, ok := x.read[t]
+	return ok
 }
 
 // markPresent notes that table t is present: read, or holding lines.
@@ -492,6 +508,10 @@ func (x *index) finalViews(nc int32, nk int) {
 				setFirstTwo(x.keyIdem, x.keyIdem2, f.key, int32(i))
 			} else {
 				x.nKeylessIdem++
+				if x.keylessIdemIn == nil {
+					x.keylessIdemIn = map[int32]int{}
+				}
+				x.keylessIdemIn[f.chat]++
 			}
 		case tableEvents:
 			x.events = append(x.events, int32(i))

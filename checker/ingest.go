@@ -642,5 +642,5 @@ func logOf(h *history.History) *Log {
 
 // indexOf is h's index, as Check builds it for a complete history.
 func indexOf(h *history.History) *index {
-	return buildIndex(logOf(h), h.Header, h.TablesRead, h.Header.Contract.KeyScope == history.KeyScopeClient)
+	return buildIndex(logOf(h), h.Header, h.TablesRead, h.Header.Contract.KeyScope == history.KeyScopeClient, h.Header.SoleWriter())
 }

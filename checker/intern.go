@@ -67,13 +67,15 @@ func (l *Log) mid(chat int32, s string) uint32 {
 	return uint32(l.newMids.add(l.groupOf(chat), midRecord{hash: stringHash(s), name: l.keys.add(s)}))
 }
 
-// canonicalMaps gives equal keys (in one chat, and under clientScope of
-// one sender) and equal message ids one number each, the lowest of their
-// provisional ones: the maps from provisional to final numbers, dense in
-// first-seen order. The Log's names and hashes are compacted to the final
-// numbers. Under clientScope a final line that names no sender is
-// attributed by attributeSenderless; one it cannot be maps to -1 (keyless).
-func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
+// canonicalMaps gives equal keys (in one chat, and under key_scope client
+// of one sender) and equal message ids one number each, the lowest of
+// their provisional ones: the maps from provisional to final numbers,
+// dense in first-seen order. The Log's names and hashes are compacted to
+// the final numbers. Under key_scope client (sl not nil) a final line that
+// names no sender is attributed by attributeSenderless; one it cannot be
+// maps to finKeyless or finKeyUnsent.
+func (l *Log) canonicalMaps(sl *senderlessRule) (keyMap, midMap []int32) {
+	clientScope := sl != nil
 	// Keys, then message ids: side by side, their sorts' scratch (some 50
 	// bytes a name) was held twice at once, at the top of a large check's
 	// memory.
@@ -91,7 +93,7 @@ func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
 	})
 	hashes = nil
 	if clientScope {
-		l.attributeSenderless(keyMap)
+		l.attributeSenderless(keyMap, sl)
 	}
 	k.sender = chunked[uint32]{}
 	l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
@@ -108,13 +110,28 @@ func (l *Log) canonicalMaps(clientScope bool) (keyMap, midMap []int32) {
 	return keyMap, midAt.compose(dense, n)
 }
 
+// senderlessRule is what attributeSenderless needs besides the keys: who
+// may have written the chats, and the persists' keys (provisional).
+type senderlessRule struct {
+	// soleWriter: the history's clients are its chats' only writers above
+	// initialCounter, so a key only one sender of the history used in a
+	// chat is that sender's there. Without it another writer's sender
+	// may have used the same key: any attribution by key is a guess.
+	soleWriter     bool
+	initialCounter uint64
+	ops            *chunked[op]
+}
+
 // attributeSenderless, under key_scope client, gives each key that only
 // final lines without a sender name (one the ack at their sequence did not
-// already claim, see finalIDs) the key of the one sender that used it in
-// its chat: matching falls back to the chat. When no sender or several
-// did, the line cannot be told apart soundly: it maps to -1 and is judged
-// as a line without a key. keyMap stays dense in first-seen order.
-func (l *Log) attributeSenderless(keyMap []int32) {
+// already claim, see finalIDs) the key of the one sender whose persists
+// used it in its chat (FORMAT.md rule 2), and only where that is no
+// guess: with sole_writer, on a line above initial_counter (below it a
+// message from before the run may be anyone's). Any other such line cannot
+// be told apart soundly: it maps to finKeyUnsent when no persist of its
+// chat used its key under any sender, else to finKeyless, and is judged as
+// a line without a key. keyMap stays dense in first-seen order.
+func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	k := &l.newKeys
 	type chatKey struct {
 		chat int32
@@ -130,8 +147,25 @@ func (l *Log) attributeSenderless(keyMap []int32) {
 	if len(owner) == 0 {
 		return
 	}
+	// Only persists say who used a key: a final line that names a sender
+	// may be another writer's, or a phantom.
+	used := map[int32]bool{}
+	sl.ops.each(func(o *op) {
+		if o.fn == fnPersist && o.key >= 0 {
+			used[keyMap[o.key]] = true
+		}
+	})
+	// A line at or below initial_counter is a message from before the run,
+	// whoever sent it. Senderless lines get provisional keys of their own
+	// (finalIDs), so the line's sequence is its key's.
+	preRun := map[int32]bool{}
+	l.fin.each(func(f *cfin) {
+		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && f.Seq <= sl.initialCounter && *k.sender.at(f.key) == noSender {
+			preRun[f.key] = true
+		}
+	})
 	for p, f := range keyMap {
-		if *k.sender.at(int32(p)) == noSender {
+		if *k.sender.at(int32(p)) == noSender || !used[f] {
 			continue
 		}
 		ck := chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}
@@ -148,14 +182,16 @@ func (l *Log) attributeSenderless(keyMap []int32) {
 	unattributed := 0
 	for p, f := range keyMap {
 		if *k.sender.at(int32(p)) == noSender {
-			if f = owner[chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}]; f < 0 {
+			o := owner[chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}]
+			if o < 0 || !sl.soleWriter || preRun[int32(p)] {
 				keyMap[p] = finKeyless
-				if f == nobody {
+				if o == nobody {
 					keyMap[p] = finKeyUnsent
 				}
 				unattributed++
 				continue
 			}
+			f = o
 		}
 		if dense[f] < 0 {
 			dense[f] = next
@@ -164,7 +200,11 @@ func (l *Log) attributeSenderless(keyMap []int32) {
 		keyMap[p] = dense[f]
 	}
 	if unattributed > 0 {
-		l.warnings = append(l.warnings, fmt.Sprintf("key_scope client: %s without a sender whose key no single sender used in its chat: judged as lines without a key", plural(unattributed, "final key")))
+		why := "no single sender's persists used in its chat"
+		if !sl.soleWriter {
+			why = "no ack claims (without sole_writer another writer's sender may have used the key)"
+		}
+		l.warnings = append(l.warnings, fmt.Sprintf("key_scope client: %s without a sender whose key %s: judged as lines without a key", plural(unattributed, "final key"), why))
 	}
 }
 

@@ -36,7 +36,7 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 	for _, k := range ids {
 		ops.add(op{key: k})
 	}
-	keyMap, midMap := l.canonicalMaps(false)
+	keyMap, midMap := l.canonicalMaps(nil)
 	renumberOps(&ops, keyMap, midMap)
 	var got []int32
 	ops.each(func(o *op) { got = append(got, o.key) })

@@ -4,9 +4,9 @@ import (
 	"slices"
 )
 
-// checkSequenceUniqueness: no two distinct messages share (chat, seq),
-// judged over the final messages lines (a user-written file may repeat a
-// primary key) and over acknowledged persists. DynamoDB's (chat_id,
+// checkSequenceUniqueness: no two messages share (chat, seq), judged over
+// the final messages lines (a user-written file may repeat a primary key,
+// even with an equal line) and over acknowledged persists. DynamoDB's (chat_id,
 // sequence) primary key makes the table side structurally true for an
 // unconditional Put — a second message at a sequence overwrites the first
 // — so the acks are where a collision is actually visible; an ack whose
@@ -17,7 +17,6 @@ func checkSequenceUniqueness(x *index) Result {
 		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}
-	dupLines := 0
 	for c := range x.chatNames {
 		lo, hi := span(x.msgSpan, int32(c))
 		ms := x.msgs[lo:hi]
@@ -29,7 +28,11 @@ func checkSequenceUniqueness(x *index) Result {
 					v.fail([]int{int(a.Line), int(b.Line)}, "chat %q seq %d holds two messages in the final table: %q (line %d) and %q (line %d)",
 						x.chatNames[c], a.Seq, x.midName(a.MessageID), a.Line, x.midName(b.MessageID), b.Line)
 				} else {
-					dupLines++
+					// Equal lines too: (chat, seq) is the table's primary
+					// key, one row each, as two records of one key fail
+					// idempotency_sequence_consistency.
+					v.fail([]int{int(a.Line), int(b.Line)}, "chat %q seq %d is in the final messages table twice (lines %d and %d), though (chat, seq) is its primary key",
+						x.chatNames[c], a.Seq, a.Line, b.Line)
 				}
 				j++
 			}
@@ -50,9 +53,6 @@ func checkSequenceUniqueness(x *index) Result {
 		}
 	}
 	x.idAtTwoSequences(v)
-	if dupLines > 0 {
-		v.note("%d final messages lines repeat an earlier line", dupLines)
-	}
 	v.pass("%s and %s: no sequence holds two message ids, no id two sequences", plural(len(x.msgs), "final message"), plural(len(x.acks), "ack"))
 	return v.result()
 }

@@ -183,7 +183,7 @@ func TestNoPhantomMessages(t *testing.T) {
 	r := b.check(t)
 	mustContain(t, mustNA(t, r, NameNoPhantomMessages).Reason, "the history does not say its clients are its chats' only writers")
 	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
-		return strings.Contains(w, `1 final message above initial_counter carry a key no persist of their chat sent, e.g. chat "A" seq 4, key "ghost"`)
+		return strings.Contains(w, `1 final line (messages or idempotency records) above initial_counter carry a key no persist of their chat sent, e.g. chat "A" seq 4, key "ghost" (messages line 9)`)
 	}) {
 		t.Fatalf("no warning about the phantom: %q", r.Warnings)
 	}
