@@ -138,15 +138,26 @@ func checkCounterIsLastAllocated(x *index) Result {
 }
 
 // checkSequenceMonotonicity: the final counter is at least every persisted
-// (final messages) and every acknowledged sequence of its chat.
+// (final messages and idempotency records) and every acknowledged sequence
+// of its chat.
 func checkSequenceMonotonicity(x *index) Result {
 	v := newVerdict(NameSequenceMonotonicity)
 	if !x.hasCounters {
 		v.notApplicable("no final counters lines")
 		return v.result()
 	}
-	if len(x.msgs) == 0 && len(x.acks) == 0 {
-		v.notApplicable("no final messages and no acks to compare counters with")
+	// An idempotency record is written with its message: its sequence was
+	// a message's, whether or not the message is still there.
+	topRecord := map[int32]int32{}
+	for i := range x.fin.count() {
+		if f := x.fin.at(i); f.Table == tableIdempotency {
+			if r, ok := topRecord[f.chat]; !ok || x.fin.at(r).Seq < f.Seq {
+				topRecord[f.chat] = i
+			}
+		}
+	}
+	if len(x.msgs) == 0 && len(x.acks) == 0 && len(topRecord) == 0 {
+		v.notApplicable("no final messages, idempotency records or acks to compare counters with")
 		return v.result()
 	}
 	u := unjudged{}
@@ -154,7 +165,8 @@ func checkSequenceMonotonicity(x *index) Result {
 	for c := int32(0); c < int32(len(x.chatNames)); c++ {
 		mlo, mhi := span(x.msgSpan, c)
 		alo, ahi := span(x.ackSpan, c)
-		if mhi == mlo && ahi == alo {
+		rec, hasRec := topRecord[c]
+		if mhi == mlo && ahi == alo && !hasRec {
 			continue
 		}
 		fi, why := x.counterOf(c)
@@ -170,6 +182,11 @@ func checkSequenceMonotonicity(x *index) Result {
 		if mhi > mlo {
 			if m := x.fin.at(x.msgs[mhi-1]); m.Seq > f.value() {
 				v.fail([]int{int(f.Line), int(m.Line)}, "chat %q: final counter %d (line %d) is below the persisted seq %d (line %d)", x.chatNames[f.chat], f.value(), f.Line, m.Seq, m.Line)
+			}
+		}
+		if hasRec {
+			if r := x.fin.at(rec); r.Seq > f.value() {
+				v.fail([]int{int(f.Line), int(r.Line)}, "chat %q: final counter %d (line %d) is below the seq %d of an idempotency record (line %d)", x.chatNames[f.chat], f.value(), f.Line, r.Seq, r.Line)
 			}
 		}
 		if ahi > alo {

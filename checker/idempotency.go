@@ -82,8 +82,8 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 		v.notApplicable("%s", x.lacking(history.TableIdempotency))
 		return v.result()
 	}
-	if !x.hasMessages && len(x.acks) == 0 && x.keyedRecords() == 0 {
-		v.notApplicable("no final messages lines and no acks to compare the idempotency records with")
+	if !x.hasMessages && len(x.acks) == 0 && len(x.syncsByChat) == 0 && x.keyedRecords() == 0 {
+		v.notApplicable("no final messages lines, acks or syncs to compare the idempotency records with")
 		return v.result()
 	}
 	pairs, doubtful := 0, 0
@@ -118,6 +118,8 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 		}
 	}
 	doubtful += x.acksAgainstRecords(v)
+	x.recordsSharingASequence(v)
+	x.syncsAgainstRecords(v)
 	if x.nKeylessMsg > 0 {
 		v.unknown("%s carry no key", plural(x.nKeylessMsg, "final message"))
 	}
@@ -158,6 +160,66 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 		}
 	}
 	return doubtful
+}
+
+// recordsSharingASequence fails two idempotency records of other keys (or
+// none that can be attributed) at one (chat, seq): one message has one key.
+func (x *index) recordsSharingASequence(v *verdict) {
+	var recs []int32
+	for i := range x.fin.count() {
+		if x.fin.at(i).Table == tableIdempotency {
+			recs = append(recs, i)
+		}
+	}
+	sortByKey(recs, func(i int32) sortKey {
+		return sortKey{chat: x.fin.at(i).chat, a: x.fin.at(i).Seq, b: int64(x.fin.at(i).Line)}
+	})
+	for j := 1; j < len(recs); j++ {
+		a, b := x.fin.at(recs[j-1]), x.fin.at(recs[j])
+		if a.chat != b.chat || a.Seq != b.Seq || (a.key == b.key && a.key >= 0) {
+			continue // one key's two records fail above
+		}
+		v.fail([]int{int(a.Line), int(b.Line)}, "chat %q seq %d has two idempotency records, of keys %q (line %d) and %q (line %d): one message has one key",
+			x.chatNames[a.chat], a.Seq, x.finKeyName(a), a.Line, x.finKeyName(b), b.Line)
+	}
+}
+
+// syncsAgainstRecords fails each message a sync returned that has no
+// idempotency record at its chat and sequence, or one naming another
+// message id: every message is written with its record, in one
+// transaction, whoever wrote it.
+func (x *index) syncsAgainstRecords(v *verdict) {
+	type chatSeq struct {
+		chat int32
+		seq  uint64
+	}
+	recAt := map[chatSeq]int32{}
+	for i := range x.fin.count() {
+		if f := x.fin.at(i); f.Table == tableIdempotency {
+			if _, ok := recAt[chatSeq{f.chat, f.Seq}]; !ok {
+				recAt[chatSeq{f.chat, f.Seq}] = i
+			}
+		}
+	}
+	var buf syncBuf
+	for _, o := range x.syncsByChat {
+		seqs, ids, ok := x.syncResult(o, &buf)
+		if !ok {
+			continue
+		}
+		c := x.ops.at(o).chat
+		for j, s := range seqs {
+			r, found := recAt[chatSeq{c, s}]
+			switch {
+			case !found:
+				v.fail(x.opLines(o), "chat %q: the sync at line %d returned seq %d, but the final idempotency table holds no record at that sequence%s",
+					x.chatNames[c], x.doneLine(o), s, x.readEmptyNote(tableIdempotency))
+			case j < len(ids) && x.midHash[x.fin.at(r).MessageID] != ids[j]:
+				v.fail(append(x.opLines(o), int(x.fin.at(r).Line)), "chat %q: the sync at line %d returned seq %d as another message than its idempotency record names, %q (line %d)",
+					x.chatNames[c], x.doneLine(o), s, x.midName(x.fin.at(r).MessageID), x.fin.at(r).Line)
+			}
+		}
+	}
 }
 
 // keyedRecords counts the final idempotency records with a key.
