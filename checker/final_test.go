@@ -70,7 +70,19 @@ func TestSequenceMonotonicity(t *testing.T) {
 	mustContain(t, mustNA(t, b.check(t), NameSequenceMonotonicity).Reason, "no final counters lines")
 	b = newHB()
 	b.counter("A", 0)
-	mustContain(t, mustNA(t, b.check(t), NameSequenceMonotonicity).Reason, "no final messages and no acks")
+	mustContain(t, mustNA(t, b.check(t), NameSequenceMonotonicity).Reason, "no final messages, idempotency records or acks")
+
+	// An idempotency record is written with its message: the counter is
+	// at least its sequence too (the oracle's reading).
+	b = newHB()
+	c = b.counter("A", 3)
+	b.tableRead(history.TableCounters, 0)
+	rec := b.idem("A", "k2", 4, "m3")
+	b.tableRead(history.TableIdempotency, 0)
+	res := mustFail(t, b.check(t), NameSequenceMonotonicity, c, rec)
+	mustContain(t, res.Detail, "final counter 3 (line 2) is below the seq 4 of an idempotency record (line 4)")
+	b.h.Finals[0].Value = 4
+	must(t, b.check(t), NameSequenceMonotonicity, Pass)
 }
 
 func TestCounterLowerBound(t *testing.T) {

@@ -135,3 +135,47 @@ func TestRecordsAndMessagesReadEmpty(t *testing.T) {
 	b.tableRead(history.TableIdempotency, 0)
 	must(t, b.check(t), NameIdempotencySeqConsist, Pass)
 }
+
+// Two idempotency records of two keys at one (chat, seq) fail: one message
+// has one key. One record per key and sequence passes.
+func TestTwoRecordsAtOneSequence(t *testing.T) {
+	build := func(second string) (*hb, int, int) {
+		b := newHB()
+		b.h.Header.Extra = nil // no sole_writer: the records may be another writer's
+		a := b.idem("A", "k1", 4, "m1")
+		c := b.idem("A", second, 5, "m2")
+		b.tableRead(history.TableIdempotency, 0)
+		return b, a, c
+	}
+	b, _, _ := build("kx0")
+	must(t, b.check(t), NameIdempotencySeqConsist, Pass)
+	b, a, c := build("kx0")
+	b.h.Finals[1].Seq, b.h.Finals[1].MessageID = 4, "m1"
+	res := mustFail(t, b.check(t), NameIdempotencySeqConsist, a, c)
+	mustContain(t, res.Detail, `chat "A" seq 4 has two idempotency records, of keys "k1" (line 2) and "kx0" (line 3): one message has one key`)
+}
+
+// Every message a sync returned has its record in a read idempotency
+// table, whoever wrote it (the record is written with the message).
+func TestSyncedMessageWithoutItsRecord(t *testing.T) {
+	build := func(rec bool) (*hb, []int) {
+		b := newHB()
+		b.h.Header.Extra = nil // another writer's message
+		i := b.syncInvoke(1, "A", 0, 0)
+		d := b.syncOKIDs(1, "A", []uint64{1}, []string{"m2"})
+		if rec {
+			b.idem("A", "f1", 1, "m2")
+		}
+		b.tableRead(history.TableIdempotency, 0)
+		return b, []int{i, d}
+	}
+	b, _ := build(true)
+	must(t, b.check(t), NameIdempotencySeqConsist, Pass)
+	b, lines := build(false)
+	res := mustFail(t, b.check(t), NameIdempotencySeqConsist, lines...)
+	mustContain(t, res.Detail, `the sync at line 3 returned seq 1, but the final idempotency table holds no record at that sequence (the final idempotency table was read and is empty)`)
+	b, lines = build(true)
+	b.h.Finals[0].MessageID = "m9"
+	res = mustFail(t, b.check(t), NameIdempotencySeqConsist, append(lines, 4)...)
+	mustContain(t, res.Detail, `returned seq 1 as another message than its idempotency record names, "m9" (line 4)`)
+}

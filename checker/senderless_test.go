@@ -1,0 +1,124 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// Under key_scope client a final line without a sender is attributed by
+// "the one sender that used its key" (FORMAT.md rule 2) only where that is
+// no guess: with sole_writer, above initial_counter. Elsewhere another
+// writer's sender, or a sender from before the run, may have used the key:
+// the line is judged as keyless, unknown at worst, never a failure
+// (oracle D10). Each shape below fails with sole_writer (the attribution
+// is sound) and does not fail without it.
+
+// clientScoped is an hb under key_scope client, with sole_writer or not,
+// and initial_counter when not 0.
+func clientScoped(sole bool, initial string) *hb {
+	b := newHBContract(history.Contract{KeyScope: history.KeyScopeClient})
+	b.h.Header.Extra = map[string]string{}
+	if sole {
+		b.h.Header.Extra[history.SoleWriterField] = "true"
+	}
+	if initial != "" {
+		b.h.Header.Extra[history.InitialCounterField] = initial
+	}
+	return b
+}
+
+func mustNotFail(t *testing.T, r Report) {
+	t.Helper()
+	for _, res := range r.Invariants {
+		if res.Status == Fail {
+			t.Fatalf("%s failed on a guess: %s\n%s", res.Name, res.Detail, reportText(r))
+		}
+	}
+}
+
+// The only persist of k1 (u2's) failed; a senderless message of k1 is u2's
+// only if no other writer exists.
+func TestSenderlessLineOfAFailedKey(t *testing.T) {
+	build := func(sole bool) *hb {
+		b := clientScoped(sole, "")
+		b.invoke(2, "A", "k1")
+		b.fail(2, "A", "k1", "crash_after_allocate")
+		b.syncInvoke(1, "A", 1, 0)
+		b.syncOKIDs(1, "A", []uint64{2}, []string{"m1"})
+		b.msg("A", 2, "m1", "k1")
+		b.tableRead(history.TableMessages, 0)
+		return b
+	}
+	mustFail(t, build(true).check(t), NameFailHasNoEffect, 3, 6)
+	r := build(false).check(t)
+	mustNotFail(t, r)
+	mustNA(t, r, NameFailHasNoEffect)
+	must(t, r, NameLinearizability, Unknown)
+}
+
+// Two messages of key k1: u2's, and a senderless one. Without sole_writer
+// the second may be another sender's k1, not a second message of u2's.
+func TestSenderlessLineIsNoSecondMessage(t *testing.T) {
+	build := func(sole bool) *hb {
+		b := clientScoped(sole, "")
+		b.invoke(2, "A", "k1")
+		b.info(2, "A", "k1", "timeout")
+		b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 1, MessageID: "m2", Key: "k1", Sender: "u2"})
+		b.msg("A", 3, "m3", "k1")
+		b.tableRead(history.TableMessages, 0)
+		return b
+	}
+	mustFail(t, build(true).check(t), NameIdempotencyGuarantee, 4, 5)
+	r := build(false).check(t)
+	mustNotFail(t, r)
+	must(t, r, NameIdempotencyGuarantee, Pass)
+}
+
+// u1's k1 timed out; the messages table holds k1 at 1 without a sender and
+// the idempotency table names u2 for it. With sole_writer the message is
+// u1's, and the record's u2 a phantom; without, u2 may be another writer
+// holding k1. Before the run (seq 1 at or below initial_counter) the
+// message may be anyone's, sole_writer or not.
+func TestSenderlessMessageBesideANamedRecord(t *testing.T) {
+	build := func(sole bool, initial string) *hb {
+		b := clientScoped(sole, initial)
+		b.invoke(1, "A", "k1")
+		b.info(1, "A", "k1", "timeout")
+		b.msg("A", 1, "m1", "k1")
+		b.tableRead(history.TableMessages, 0)
+		b.final(history.Final{Table: history.TableIdempotency, Chat: "A", Seq: 1, MessageID: "m1", Key: "k1", Sender: "u2"})
+		b.tableRead(history.TableIdempotency, 0)
+		return b
+	}
+	mustFail(t, build(true, "").check(t), NameIdempotencySeqConsist, 4)
+	for _, c := range []struct {
+		sole    bool
+		initial string
+	}{{false, ""}, {true, "1"}, {false, "1"}} {
+		r := build(c.sole, c.initial).check(t)
+		mustNotFail(t, r)
+		must(t, r, NameIdempotencySeqConsist, Unknown)
+	}
+}
+
+// A message that names its sender beside a senderless record of its key,
+// when no persist used the key: the record may be that message's. Named,
+// it is judged.
+func TestSenderlessRecordBesideANamedMessage(t *testing.T) {
+	build := func(recordSender string) *hb {
+		b := clientScoped(false, "")
+		b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 1, MessageID: "m2", Key: "k1", Sender: "s2"})
+		b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 2, MessageID: "m1", Key: "k1", Sender: "s1"})
+		b.tableRead(history.TableMessages, 0)
+		b.final(history.Final{Table: history.TableIdempotency, Chat: "A", Seq: 1, MessageID: "m2", Key: "k1", Sender: recordSender})
+		b.final(history.Final{Table: history.TableIdempotency, Chat: "A", Seq: 2, MessageID: "m1", Key: "k1", Sender: "s1"})
+		b.tableRead(history.TableIdempotency, 0)
+		return b
+	}
+	r := build("").check(t)
+	mustNotFail(t, r)
+	must(t, r, NameIdempotencySeqConsist, Unknown)
+	must(t, build("s2").check(t), NameIdempotencySeqConsist, Pass)
+	mustFail(t, build("s3").check(t), NameIdempotencySeqConsist, 2)
+}
