@@ -179,3 +179,25 @@ func TestSyncedMessageWithoutItsRecord(t *testing.T) {
 	res = mustFail(t, b.check(t), NameIdempotencySeqConsist, append(lines, 4)...)
 	mustContain(t, res.Detail, `returned seq 1 as another message than its idempotency record names, "m9" (line 4)`)
 }
+
+// Under key_reuse reject a rejection of a reused key says the key was held:
+// a read idempotency table without its record fails (here the key is one
+// from before the run, which only the record can show).
+func TestRejectionWithoutItsRecord(t *testing.T) {
+	build := func(rec bool) (*hb, []int) {
+		b := newHBContract(history.Contract{KeyReuse: history.KeyReuseReject})
+		b.h.Header.Extra = map[string]string{history.InitialCounterField: "1"}
+		i := b.invoke(2, "A", "k2")
+		f := b.fail(2, "A", "k2", "idempotency_key_reused")
+		if rec {
+			b.idem("A", "k2", 1, "m1")
+		}
+		b.tableRead(history.TableIdempotency, 0)
+		return b, []int{i, f}
+	}
+	b, _ := build(true)
+	must(t, b.check(t), NameIdempotencySeqConsist, Pass)
+	b, lines := build(false)
+	res := mustFail(t, b.check(t), NameIdempotencySeqConsist, lines...)
+	mustContain(t, res.Detail, `key "k2" was rejected as reused (line 3), so its record existed, but the final idempotency table holds no record of the key`)
+}

@@ -75,15 +75,16 @@ func checkIdempotencyGuarantee(x *index) Result {
 // run, and records are never deleted (within their TTL). Where a chat's
 // final lines carry no key that can be attributed (key_scope client,
 // FORMAT.md rule 3), a missing counterpart may be one of them: unknown,
-// never a failure claimed on a guess.
-func checkIdempotencySequenceConsistency(x *index) Result {
+// never a failure claimed on a guess. Under key_reuse reject (reject) a
+// rejection of a reused key shows its record existed too.
+func checkIdempotencySequenceConsistency(x *index, reject bool) Result {
 	v := newVerdict(NameIdempotencySeqConsist)
 	if !x.hasIdem {
 		v.notApplicable("%s", x.lacking(history.TableIdempotency))
 		return v.result()
 	}
-	if !x.hasMessages && len(x.acks) == 0 && len(x.syncsByChat) == 0 && x.keyedRecords() == 0 {
-		v.notApplicable("no final messages lines, acks or syncs to compare the idempotency records with")
+	if !x.hasMessages && len(x.acks) == 0 && len(x.syncsByChat) == 0 && x.keyedRecords() == 0 && !(reject && x.anyRejection()) {
+		v.notApplicable("no final messages lines, acks, syncs or rejections to compare the idempotency records with")
 		return v.result()
 	}
 	pairs, doubtful := 0, 0
@@ -118,6 +119,9 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 		}
 	}
 	doubtful += x.acksAgainstRecords(v)
+	if reject {
+		doubtful += x.rejectionsAgainstRecords(v)
+	}
 	x.recordsSharingASequence(v)
 	x.syncsAgainstRecords(v)
 	if x.nKeylessMsg > 0 {
@@ -158,6 +162,26 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 			v.fail(append(x.opLines(o), int(r.Line)), "chat %q key %q was acknowledged as seq %d %q (line %d) but its idempotency record says seq %d %q (line %d)",
 				x.chatNames[r.chat], x.keyText(k), x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o), r.Seq, x.midName(r.MessageID), r.Line)
 		}
+	}
+	return doubtful
+}
+
+// rejectionsAgainstRecords fails each rejection of a reused key
+// (idempotency_key_reused, under key_reuse reject) whose key has no
+// idempotency record: the rejection says the key was held, by its record.
+// It returns how many lack one in a chat with records no key is known for.
+func (x *index) rejectionsAgainstRecords(v *verdict) (doubtful int) {
+	for i := range x.ops.count() {
+		if !x.isRejection(i) || x.ops.at(i).key < 0 || x.keyIdem[x.ops.at(i).key] >= 0 {
+			continue
+		}
+		if c := x.ops.at(i).chat; x.keylessIdemIn[c] > 0 {
+			doubtful++
+			continue
+		}
+		k := x.ops.at(i).key
+		v.fail(x.opLines(i), "chat %q key %q was rejected as reused (line %d), so its record existed, but the final idempotency table holds no record of the key%s",
+			x.chatNames[x.keyChat[k]], x.keyText(k), x.doneLine(i), x.readEmptyNote(tableIdempotency))
 	}
 	return doubtful
 }
@@ -220,6 +244,16 @@ func (x *index) syncsAgainstRecords(v *verdict) {
 			}
 		}
 	}
+}
+
+// anyRejection reports whether a persist was rejected as reusing its key.
+func (x *index) anyRejection() bool {
+	for i := range x.ops.count() {
+		if x.isRejection(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyedRecords counts the final idempotency records with a key.
