@@ -111,7 +111,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		func() { put(checkSequenceMonotonicity(x)) },
 		func() { put(checkCounterLowerBound(x)) },
 		func() { put(checkIdempotencyGuarantee(x)) },
-		func() { put(checkIdempotencySequenceConsistency(x, con.KeyReuse == history.KeyReuseReject)) },
+		func() { put(checkIdempotencySequenceConsistency(x)) },
 		func() { put(checkAckImpliesPersistence(x)) },
 		func() { put(checkFailHasNoEffect(x)) },
 		func() { put(checkNoPhantomMessages(x)) },

@@ -75,16 +75,15 @@ func checkIdempotencyGuarantee(x *index) Result {
 // run, and records are never deleted (within their TTL). Where a chat's
 // final lines carry no key that can be attributed (key_scope client,
 // FORMAT.md rule 3), a missing counterpart may be one of them: unknown,
-// never a failure claimed on a guess. Under key_reuse reject (reject) a
-// rejection of a reused key shows its record existed too.
-func checkIdempotencySequenceConsistency(x *index, reject bool) Result {
+// never a failure claimed on a guess.
+func checkIdempotencySequenceConsistency(x *index) Result {
 	v := newVerdict(NameIdempotencySeqConsist)
 	if !x.hasIdem {
 		v.notApplicable("%s", x.lacking(history.TableIdempotency))
 		return v.result()
 	}
-	if !x.hasMessages && len(x.acks) == 0 && len(x.syncsByChat) == 0 && x.keyedRecords() == 0 && !(reject && x.anyRejection()) {
-		v.notApplicable("no final messages lines, acks, syncs or rejections to compare the idempotency records with")
+	if !x.hasMessages && len(x.acks) == 0 && len(x.syncsByChat) == 0 && x.keyedRecords() == 0 {
+		v.notApplicable("no final messages lines, acks or syncs to compare the idempotency records with")
 		return v.result()
 	}
 	pairs, doubtful := 0, 0
@@ -119,9 +118,6 @@ func checkIdempotencySequenceConsistency(x *index, reject bool) Result {
 		}
 	}
 	doubtful += x.acksAgainstRecords(v)
-	if reject {
-		doubtful += x.rejectionsAgainstRecords(v)
-	}
 	x.recordsSharingASequence(v)
 	x.syncsAgainstRecords(v)
 	if x.nKeylessMsg > 0 {
@@ -166,26 +162,6 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 	return doubtful
 }
 
-// rejectionsAgainstRecords fails each rejection of a reused key
-// (idempotency_key_reused, under key_reuse reject) whose key has no
-// idempotency record: the rejection says the key was held, by its record.
-// It returns how many lack one in a chat with records no key is known for.
-func (x *index) rejectionsAgainstRecords(v *verdict) (doubtful int) {
-	for i := range x.ops.count() {
-		if !x.isRejection(i) || x.ops.at(i).key < 0 || x.keyIdem[x.ops.at(i).key] >= 0 {
-			continue
-		}
-		if c := x.ops.at(i).chat; x.keylessIdemIn[c] > 0 {
-			doubtful++
-			continue
-		}
-		k := x.ops.at(i).key
-		v.fail(x.opLines(i), "chat %q key %q was rejected as reused (line %d), so its record existed, but the final idempotency table holds no record of the key%s",
-			x.chatNames[x.keyChat[k]], x.keyText(k), x.doneLine(i), x.readEmptyNote(tableIdempotency))
-	}
-	return doubtful
-}
-
 // recordsSharingASequence fails two idempotency records of other keys (or
 // none that can be attributed) at one (chat, seq): one message has one key.
 func (x *index) recordsSharingASequence(v *verdict) {
@@ -208,10 +184,11 @@ func (x *index) recordsSharingASequence(v *verdict) {
 	}
 }
 
-// syncsAgainstRecords fails each message a sync returned that has no
-// idempotency record at its chat and sequence, or one naming another
-// message id: every message is written with its record, in one
-// transaction, whoever wrote it.
+// syncsAgainstRecords fails each message a sync returned whose sequence
+// holds an idempotency record naming another message id: a record is its
+// message's, whoever wrote it. A message a sync alone shows may lack its
+// record (records expire: the idempotency table is not the list of
+// messages).
 func (x *index) syncsAgainstRecords(v *verdict) {
 	type chatSeq struct {
 		chat int32
@@ -225,6 +202,9 @@ func (x *index) syncsAgainstRecords(v *verdict) {
 			}
 		}
 	}
+	if len(recAt) == 0 {
+		return
+	}
 	var buf syncBuf
 	for _, o := range x.syncsByChat {
 		seqs, ids, ok := x.syncResult(o, &buf)
@@ -233,27 +213,12 @@ func (x *index) syncsAgainstRecords(v *verdict) {
 		}
 		c := x.ops.at(o).chat
 		for j, s := range seqs {
-			r, found := recAt[chatSeq{c, s}]
-			switch {
-			case !found:
-				v.fail(x.opLines(o), "chat %q: the sync at line %d returned seq %d, but the final idempotency table holds no record at that sequence%s",
-					x.chatNames[c], x.doneLine(o), s, x.readEmptyNote(tableIdempotency))
-			case j < len(ids) && x.midHash[x.fin.at(r).MessageID] != ids[j]:
+			if r, found := recAt[chatSeq{c, s}]; found && j < len(ids) && x.midHash[x.fin.at(r).MessageID] != ids[j] {
 				v.fail(append(x.opLines(o), int(x.fin.at(r).Line)), "chat %q: the sync at line %d returned seq %d as another message than its idempotency record names, %q (line %d)",
 					x.chatNames[c], x.doneLine(o), s, x.midName(x.fin.at(r).MessageID), x.fin.at(r).Line)
 			}
 		}
 	}
-}
-
-// anyRejection reports whether a persist was rejected as reusing its key.
-func (x *index) anyRejection() bool {
-	for i := range x.ops.count() {
-		if x.isRejection(i) {
-			return true
-		}
-	}
-	return false
 }
 
 // keyedRecords counts the final idempotency records with a key.
