@@ -113,7 +113,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 		func() { put(checkIdempotencyGuarantee(x)) },
 		func() { put(checkIdempotencySequenceConsistency(x)) },
 		func() { put(checkAckImpliesPersistence(x)) },
-		func() { put(checkFailHasNoEffect(x)) },
+		func() { put(checkFailHasNoEffect(x, con.KeyReuse == history.KeyReuseReject)) },
 		func() { put(checkNoPhantomMessages(x)) },
 		func() { var res Result; res, gs = checkGaps(x); put(res) },
 		func() { put(checkAPIConformance(x)) },

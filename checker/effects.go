@@ -10,16 +10,18 @@ import "fmt"
 // checkFailHasNoEffect: a fail means the persist definitely took no effect
 // (HISTORY.md), so no final message or idempotency record above
 // initial_counter may carry a key (as key_scope scopes it) that only
-// persists that ended fail used. A rejection of a reused key
-// (idempotency_key_reused) says the key is held by other content: it
-// blames no effect on itself, so a key's rejections neither make nor
-// spare a case (a key only rejections used is key_reuse's, or a message
-// from before the run).
-func checkFailHasNoEffect(x *index) Result {
+// persists that ended fail used. Under key_reuse reject (reject), a
+// rejection of a reused key (idempotency_key_reused) says the key is held
+// by other content: it blames no effect on itself, so a key's rejections
+// neither make nor spare a case (a key only rejections used is
+// key_reuse's, or a message from before the run). Under return-original
+// the contract has no rejection: that error is a fail like any other.
+func checkFailHasNoEffect(x *index, reject bool) Result {
 	v := newVerdict(NameFailHasNoEffect)
+	isRejection := func(o int32) bool { return reject && x.isRejection(o) }
 	fails := 0
 	for i := range x.ops.count() {
-		if o := int32(i); x.ops.at(o).fn == fnPersist && x.ops.at(o).status == stFail && !x.isRejection(o) {
+		if o := int32(i); x.ops.at(o).fn == fnPersist && x.ops.at(o).status == stFail && !isRejection(o) {
 			fails++
 		}
 	}
@@ -42,7 +44,7 @@ func checkFailHasNoEffect(x *index) Result {
 		failed, onlyFails := 0, len(ops) > 0
 		for _, o := range ops {
 			switch {
-			case x.isRejection(o):
+			case isRejection(o):
 			case x.ops.at(o).status == stFail:
 				failed++
 			default:
@@ -60,7 +62,7 @@ func checkFailHasNoEffect(x *index) Result {
 		fl := x.fin.at(f)
 		lines := []int{int(fl.Line)}
 		for _, o := range ops {
-			if !x.isRejection(o) {
+			if !isRejection(o) {
 				lines = append(lines, x.doneLine(o))
 			}
 		}

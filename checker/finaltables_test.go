@@ -179,3 +179,23 @@ func TestSyncedMessageAgainstItsRecord(t *testing.T) {
 	res := mustFail(t, b.check(t), NameIdempotencySeqConsist, append(lines, 4)...)
 	mustContain(t, res.Detail, `returned seq 1 as another message than its idempotency record names, "m9" (line 4)`)
 }
+
+// Under key_reuse return-original the contract has no rejection: a persist
+// that failed with idempotency_key_reused took no effect like any fail, and
+// a record of its key is that effect. Under reject the rejection blames no
+// effect on itself (the key is held by other content): not judged here.
+func TestReusedKeyErrorUnderReturnOriginal(t *testing.T) {
+	build := func(reuse string) (*hb, []int) {
+		b := newHBContract(history.Contract{KeyReuse: reuse})
+		b.invoke(2, "A", "k2")
+		f := b.fail(2, "A", "k2", "idempotency_key_reused")
+		rec := b.idem("A", "k2", 2, "m1")
+		b.tableRead(history.TableIdempotency, 0)
+		return b, []int{f, rec}
+	}
+	b, lines := build(history.KeyReuseReturnOriginal)
+	res := mustFail(t, b.check(t), NameFailHasNoEffect, lines...)
+	mustContain(t, res.Detail, `every persist of the key ended fail (e.g. idempotency_key_reused at line 3), yet the final idempotency table holds it at seq 2 (line 4)`)
+	b, _ = build(history.KeyReuseReject)
+	mustNA(t, b.check(t), NameFailHasNoEffect)
+}
