@@ -1,6 +1,9 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+)
 
 // Keys and message ids are numbered in two steps. While lines are read
 // (one goroutine, the check's bottleneck), a string gets a provisional
@@ -125,12 +128,14 @@ type senderlessRule struct {
 // attributeSenderless, under key_scope client, gives each key that only
 // final lines without a sender name (one the ack at their sequence did not
 // already claim, see finalIDs) the key of the one sender whose persists
-// used it in its chat (FORMAT.md rule 2), and only where that is no
-// guess: with sole_writer, on a line above initial_counter (below it a
-// message from before the run may be anyone's). Any other such line cannot
-// be told apart soundly: it maps to finKeyUnsent when no persist of its
-// chat used its key under any sender, else to finKeyless, and is judged as
-// a line without a key. keyMap stays dense in first-seen order.
+// used it in its chat (FORMAT.md rule 2), where that is no guess: with
+// sole_writer, on a line above initial_counter. A line at or below it (a
+// message from before the run) takes that sender only when no line names
+// another sender of the key either: the sender's replays and rejections
+// need the key from before the run. Any other such line cannot be told
+// apart soundly: it maps to finKeyUnsent when no persist of its chat used
+// its key under any sender, else to finKeyless, and is judged as a line
+// without a key. keyMap stays dense in first-seen order.
 func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	k := &l.newKeys
 	type chatKey struct {
@@ -156,25 +161,34 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		}
 	})
 	// A line at or below initial_counter is a message from before the run,
-	// whoever sent it. Senderless lines get provisional keys of their own
-	// (finalIDs), so the line's sequence is its key's.
+	// without sole_writer's promise. Senderless lines get provisional keys
+	// of their own (finalIDs), so the line's sequence is its key's.
 	preRun := map[int32]bool{}
 	l.fin.each(func(f *cfin) {
 		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && f.Seq <= sl.initialCounter && *k.sender.at(f.key) == noSender {
 			preRun[f.key] = true
 		}
 	})
+	// named: the one sender (of a persist or a final line) that used each
+	// key, which lines from before the run need as well.
+	named := maps.Clone(owner)
+	claim := func(m map[chatKey]int32, ck chatKey, f int32) {
+		switch o, ok := m[ck]; {
+		case !ok:
+		case o == nobody:
+			m[ck] = f
+		case o != f:
+			m[ck] = several
+		}
+	}
 	for p, f := range keyMap {
-		if *k.sender.at(int32(p)) == noSender || !used[f] {
+		if *k.sender.at(int32(p)) == noSender {
 			continue
 		}
 		ck := chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}
-		switch o, ok := owner[ck]; {
-		case !ok:
-		case o == nobody:
-			owner[ck] = f
-		case o != f:
-			owner[ck] = several
+		claim(named, ck, f)
+		if used[f] {
+			claim(owner, ck, f)
 		}
 	}
 	dense := filled(len(keyMap), int32(-1))
@@ -182,8 +196,12 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	unattributed := 0
 	for p, f := range keyMap {
 		if *k.sender.at(int32(p)) == noSender {
-			o := owner[chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}]
-			if o < 0 || !sl.soleWriter || preRun[int32(p)] {
+			ck := chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}
+			o := owner[ck]
+			if preRun[int32(p)] && named[ck] != o {
+				o = several
+			}
+			if o < 0 || !sl.soleWriter && !preRun[int32(p)] {
 				keyMap[p] = finKeyless
 				if o == nobody {
 					keyMap[p] = finKeyUnsent
@@ -202,7 +220,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	if unattributed > 0 {
 		why := "no single sender's persists used in its chat"
 		if !sl.soleWriter {
-			why = "no ack claims (without sole_writer another writer's sender may have used the key)"
+			why = "no ack claims (without sole_writer another writer's sender may have used the key; from before the run, no single sender used it)"
 		}
 		l.warnings = append(l.warnings, fmt.Sprintf("key_scope client: %s without a sender whose key %s: judged as lines without a key", plural(unattributed, "final key"), why))
 	}

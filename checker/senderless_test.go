@@ -122,3 +122,24 @@ func TestSenderlessRecordBesideANamedMessage(t *testing.T) {
 	must(t, build("s2").check(t), NameIdempotencySeqConsist, Pass)
 	mustFail(t, build("s3").check(t), NameIdempotencySeqConsist, 2)
 }
+
+// A senderless message from before the run whose key one sender used (and
+// no line names another) is that sender's: its rejection under key_reuse
+// reject is explained by it. Without the line nothing is.
+func TestSenderlessLineFromBeforeTheRun(t *testing.T) {
+	build := func(line bool) *hb {
+		b := newHBContract(history.Contract{KeyScope: history.KeyScopeClient, KeyReuse: history.KeyReuseReject})
+		b.h.Header.Extra = map[string]string{history.InitialCounterField: "1"}
+		b.invokeHash(2, "A", "p1", "h:other")
+		b.fail(2, "A", "p1", "idempotency_key_reused")
+		if line {
+			b.msg("A", 1, "pm1", "p1")
+		}
+		b.tableRead(history.TableMessages, 0)
+		return b
+	}
+	r := build(true).check(t)
+	mustNotFail(t, r)
+	must(t, r, NameLinearizability, Pass)
+	must(t, build(false).check(t), NameLinearizability, Fail)
+}
