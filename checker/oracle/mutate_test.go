@@ -43,7 +43,11 @@ func mutate(r *rand.Rand, h *gHist) {
 	okPersist := func(op *gOp) bool { return op.f == "persist" && op.outcome == "ok" }
 	okSync := func(op *gOp) bool { return op.f == "sync" && op.outcome == "ok" }
 	unsure := func(op *gOp) bool { return op.f == "persist" && (op.outcome == "info" || op.outcome == "") }
-	switch r.IntN(16) {
+	switch r.IntN(19) {
+	case 16, 17: // a later sync forgets what an earlier one showed
+		staleSync(r, h)
+	case 18: // a sync shows a message before its first send began
+		earlySync(r, h)
 	case 0: // an ack's sequence
 		if op := pick(okPersist); op != nil {
 			op.seq = pickSeq()
@@ -257,4 +261,80 @@ func (h *gHist) processWindow(op *gOp) (lo, hi int64) {
 		hi = op.invoke + 1
 	}
 	return lo, hi
+}
+
+// staleSync removes from an ok sync a message that an ok sync of its chat,
+// completed before it was invoked, returned in its range: only the order of
+// the two reads shows the loss.
+func staleSync(r *rand.Rand, h *gHist) {
+	type pair struct{ later, seq int }
+	var cands []pair
+	for i := range h.ops {
+		b := &h.ops[i]
+		if b.f != "sync" || b.outcome != "ok" {
+			continue
+		}
+		for j := range h.ops {
+			a := &h.ops[j]
+			if a.f != "sync" || a.outcome != "ok" || a.chat != b.chat || a.complete >= b.invoke {
+				continue
+			}
+			for k, seq := range b.seqs {
+				for _, s := range a.seqs {
+					if s == seq {
+						cands = append(cands, pair{i, k})
+					}
+				}
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	c := cands[r.IntN(len(cands))]
+	b := &h.ops[c.later]
+	b.seqs = append(b.seqs[:c.seq:c.seq], b.seqs[c.seq+1:]...)
+	b.mids = append(b.mids[:c.seq:c.seq], b.mids[c.seq+1:]...)
+}
+
+// earlySync adds to an ok sync, in order, a message an ack shows (new or a
+// replay) whose key's sends all began after the sync completed.
+func earlySync(r *rand.Rand, h *gHist) {
+	type pair struct{ sync, ack int }
+	var cands []pair
+	for i := range h.ops {
+		s := &h.ops[i]
+		if s.f != "sync" || s.outcome != "ok" {
+			continue
+		}
+	acks:
+		for j := range h.ops {
+			a := &h.ops[j]
+			if a.f != "persist" || a.outcome != "ok" || a.chat != s.chat || a.seq <= s.after {
+				continue
+			}
+			for k := range h.ops {
+				o := &h.ops[k]
+				if o.f == "persist" && o.chat == a.chat && o.key == a.key && o.invoke <= s.complete {
+					continue acks
+				}
+			}
+			cands = append(cands, pair{i, j})
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	c := cands[r.IntN(len(cands))]
+	s, a := &h.ops[c.sync], &h.ops[c.ack]
+	at := 0
+	for at < len(s.seqs) && s.seqs[at] < a.seq {
+		at++
+	}
+	if at < len(s.seqs) && s.seqs[at] == a.seq {
+		s.mids[at] = a.mid
+		return
+	}
+	s.seqs = append(s.seqs[:at:at], append([]uint64{a.seq}, s.seqs[at:]...)...)
+	s.mids = append(s.mids[:at:at], append([]string{a.mid}, s.mids[at:]...)...)
 }
