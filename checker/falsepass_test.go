@@ -360,3 +360,50 @@ func TestForbiddenSoleWriterCounterNeedsItsPersists(t *testing.T) {
 	must(t, mustExact(t, h), NameGapless, Pass)
 	must(t, mustExact(t, strings.Replace(h, `"value":1`, `"value":2`, 1)), NameGapless, Fail)
 }
+
+// Shapes the independent oracle (checker/oracle) found judged wrongly,
+// each by both checkers, as a whole verdict.
+func TestShapesTheOracleFound(t *testing.T) {
+	for _, c := range []struct {
+		name, history string
+		valid         bool
+	}{
+		{"one message id at two sequences of one chat, another chat using the same id", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"b0.c1","key":"k1","payload_hash":"hk1"}
+{"type":"invoke","process":1002,"f":"persist","time":0,"chat":"b1.c1","key":"k2","payload_hash":"hk2"}
+{"type":"ok","process":1002,"f":"persist","time":2,"seq":1,"message_id":"m1","dedup":false}
+{"type":"ok","process":1,"f":"persist","time":4,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1001,"f":"persist","time":5,"chat":"b1.c1","key":"k1","payload_hash":"hk1x"}
+{"type":"ok","process":1001,"f":"persist","time":11,"seq":2,"message_id":"m1","dedup":false}`, false},
+		{"gaps forbidden, a sync shows 4: other writers' 1..4", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"}}
+{"type":"invoke","process":1,"f":"sync","time":17,"chat":"c1","after":3,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":21,"seqs":[4],"message_ids":["m4"]}`, true},
+		{"two keys replayed with one message from before the run", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"initial_counter":1}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"p1","payload_hash":"hp1"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"pm1c1","dedup":true}
+{"type":"invoke","process":2,"f":"persist","time":9,"chat":"c1","key":"kx0","payload_hash":"hp1"}
+{"type":"ok","process":2,"f":"persist","time":15,"seq":1,"message_id":"pm1c1","dedup":true}`, false},
+		{"a sole writer's retry of a committed key cannot raise the counter", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"ok","process":1,"f":"persist","time":5,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":6,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"final","table":"counters","chat":"c1","value":2}
+{"type":"table_read","table":"counters","lines":1}`, false},
+		{"a rejection concurrent (equal times) with a send of other content", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"}}
+{"type":"invoke","process":3,"f":"persist","time":0,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"fail","process":3,"f":"persist","time":1,"error":"idempotency_key_reused"}
+{"type":"invoke","process":2,"f":"persist","time":1,"chat":"c1","key":"k1","payload_hash":"hk1x"}
+{"type":"info","process":2,"f":"persist","time":7,"error":"timeout"}`, true},
+		{"a rejected key whose later unfinished send carries the rejected content, from before the run", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":1}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"fail","process":1,"f":"persist","time":1,"error":"idempotency_key_reused"}
+{"type":"invoke","process":1,"f":"persist","time":8,"chat":"c1","key":"p1","payload_hash":"hp1x"}`, true},
+	} {
+		exact, porc := checkBoth(t, c.history)
+		for _, r := range []Report{exact, porc} {
+			if r.Valid == nil || *r.Valid != c.valid {
+				t.Errorf("%s: valid = %v, want %v: %+v", c.name, r.Valid, c.valid, r.Invariants)
+			}
+		}
+	}
+}

@@ -534,13 +534,16 @@ func checkGapless(x *index) Result {
 		// Without the final table, a sole writer's counter: sequences
 		// 1..counter hold messages, each a persist's of the history.
 		if fi := x.counter[c]; x.soleWriter && fi >= 0 && !x.fin.at(fi).Missing {
-			could := uint64(0)
+			// Each key commits once: count the keys some persist could
+			// have created.
+			keys := map[int32]bool{}
 			olo, ohi := span(x.opChatSpan, c)
 			for _, o := range x.opsByChat[olo:ohi] {
-				if x.ops.at(o).fn == fnPersist && x.ops.at(o).status != stFail && !(x.ops.at(o).status == stOK && x.isDedup(o)) {
-					could++
+				if x.ops.at(o).fn == fnPersist && x.ops.at(o).status != stFail && !(x.ops.at(o).status == stOK && x.isDedup(o)) && x.ops.at(o).key >= 0 {
+					keys[x.ops.at(o).key] = true
 				}
 			}
+			could := uint64(len(keys))
 			if cv := x.fin.at(fi).value(); cv > x.initialCounter && cv-x.initialCounter > could {
 				v.fail([]int{int(x.fin.at(fi).Line)}, "chat %q: under gaps: forbidden the counter %d (line %d) says sequences %d..%d hold messages, but only %d persists of the history could have written one, and the header says sole_writer",
 					x.chatNames[c], cv, x.fin.at(fi).Line, x.initialCounter+1, cv, could)

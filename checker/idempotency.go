@@ -314,7 +314,7 @@ func checkKeyReuse(x *index) Result {
 			case x.isDedup(b):
 				cands, other := 0, int32(-1)
 				for _, a := range ops {
-					if a == b || x.call(a) >= x.ret(b) {
+					if a == b || x.call(a) > x.ret(b) { // equal times are concurrent
 						continue
 					}
 					if st := x.ops.at(a).status; st == stOK && x.isDedup(a) || st == stFail {
@@ -383,7 +383,7 @@ func (x *index) falseRejection(r int32, ops, committers []int32) (string, []int)
 	onlyRejected := true
 	for _, a := range ops {
 		st := x.ops.at(a).status
-		if a != r && (st == stInfo || st == stOpen) && x.call(a) < x.ret(r) && hash(a) != hash(r) {
+		if a != r && (st == stInfo || st == stOpen) && x.call(a) <= x.ret(r) && hash(a) != hash(r) { // equal times are concurrent
 			return "", nil // a may have committed other content first
 		}
 		onlyRejected = onlyRejected && x.isRejection(a)

@@ -5,59 +5,66 @@ package checker
 // answers a new send with an old message's id, or shows one message at two
 // places, breaks sequence_uniqueness as two ids at one sequence do.
 
-// idAtTwoSequences finds, per chat, a message id that acks and final
+// idAtTwoSequences finds, chat by chat, a message id that acks and final
 // messages lines, and, without a final messages table, the sync answers at
 // sequences nothing else names, place at two sequences. It reports the
-// first one found.
+// first one found. Other chats never count: ids are compared within one.
 func (x *index) idAtTwoSequences(v *verdict) {
-	first := make([]int32, len(x.midNames)) // per id: the line of its first sight, 0 none
+	first := make([]int32, len(x.midNames)) // per id: the line of its first sight in this chat, 0 none
 	seqOf := make([]uint64, len(x.midNames))
-	chatOf := make([]int32, len(x.midNames))
+	var touched []uint32
 	found := false
 	sight := func(c int32, id uint32, seq uint64, line int) {
 		switch {
 		case found:
 		case first[id] == 0:
-			first[id], seqOf[id], chatOf[id] = int32(line), seq, c
-		case chatOf[id] == c && seqOf[id] != seq:
+			first[id], seqOf[id] = int32(line), seq
+			touched = append(touched, id)
+		case seqOf[id] != seq:
 			found = true
 			v.fail([]int{int(first[id]), line}, "chat %q message id %q names two sequences: %d (line %d) and %d (line %d)",
 				x.chatNames[c], x.midName(id), seqOf[id], first[id], seq, line)
 		}
 	}
-	for _, o := range x.acks {
-		sight(x.ops.at(o).chat, x.ackID(o), x.ackSeq(o), x.doneLine(o))
-	}
-	for _, i := range x.msgs {
-		f := x.fin.at(i)
-		sight(f.chat, f.MessageID, f.Seq, int(f.Line))
-	}
-	if found || x.hasMessages || len(x.syncsByChat) == 0 {
-		return
-	}
-	// What only syncs show, compared by the ids' hashes.
-	byHash := map[uint64]uint32{}
-	for id := range x.midNames {
-		if first[id] != 0 {
-			byHash[x.midHash[id]] = uint32(id)
-		}
-	}
+	var byHash map[uint64]uint32 // without the final table: ids by hash, for sync answers
 	var buf syncBuf
 	for c := int32(0); c < int32(len(x.chatNames)) && !found; c++ {
-		lo, hi := span(x.syncSpan, c)
-		for _, o := range x.syncsByChat[lo:hi] {
-			seqs, ids, ok := x.syncResult(o, &buf)
-			if !ok || len(ids) != len(seqs) {
-				continue
+		lo, hi := span(x.ackSpan, c)
+		for _, o := range x.acks[lo:hi] {
+			sight(c, x.ackID(o), x.ackSeq(o), x.doneLine(o))
+		}
+		lo, hi = span(x.msgSpan, c)
+		for _, i := range x.msgs[lo:hi] {
+			f := x.fin.at(i)
+			sight(c, f.MessageID, f.Seq, int(f.Line))
+		}
+		if !x.hasMessages && len(touched) > 0 {
+			clear(byHash)
+			if byHash == nil {
+				byHash = map[uint64]uint32{}
 			}
-			for k, h := range ids {
-				if id, named := byHash[h]; named {
-					sight(c, id, seqs[k], x.doneLine(o))
+			for _, id := range touched {
+				byHash[x.midHash[id]] = id
+			}
+			lo, hi = span(x.syncSpan, c)
+			for _, o := range x.syncsByChat[lo:hi] {
+				seqs, ids, ok := x.syncResult(o, &buf)
+				if !ok || len(ids) != len(seqs) {
+					continue
+				}
+				for k, h := range ids {
+					if id, named := byHash[h]; named {
+						sight(c, id, seqs[k], x.doneLine(o))
+					}
+				}
+				if found {
+					break
 				}
 			}
-			if found {
-				break
-			}
 		}
+		for _, id := range touched {
+			first[id] = 0
+		}
+		touched = touched[:0]
 	}
 }

@@ -629,6 +629,17 @@ func (m *model) sync(s *lstate, o *linSync) []*lstate {
 		// they committed the next sequences, in order.
 		for _, idx := range unknown {
 			q := o.seqs[idx]
+			if next := m.base + uint64(n.nseq) + 1; q > next {
+				// Those before it were other writers' too, below the
+				// cursor (else it would have returned them).
+				if q-1 > o.after {
+					return nil
+				}
+				var ok bool
+				if n, ok = m.fillTo(n, q); !ok {
+					return nil
+				}
+			}
 			if !m.othersMayHold(q, o.ids[idx]) || q != m.base+uint64(n.nseq)+1 {
 				return nil
 			}

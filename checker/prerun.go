@@ -49,6 +49,18 @@ func (m *model) preRunContradiction() (a, b int32, why string, found bool) {
 		}
 		return 0, false
 	}
+	// A message from before the run has one key.
+	keyAt := map[uint64]int32{} // sequence: the first operation naming its key
+	for i := range m.ops {
+		o := &m.ops[i]
+		if (o.kind == lDedup || o.kind == lInfo) && o.seq != 0 && o.seq <= m.base {
+			if j, ok := keyAt[o.seq]; !ok {
+				keyAt[o.seq] = int32(i)
+			} else if m.ops[j].key != o.key {
+				return j, int32(i), fmt.Sprintf("they give sequence %d, a message from before the run, two keys", o.seq), true
+			}
+		}
+	}
 	shown := map[uint64]bool{} // seen by a sync
 	keyed := map[uint64]bool{} // its key known: a replay's or a final line's
 	for s := range m.preFinal {
