@@ -138,8 +138,8 @@ func checkCounterIsLastAllocated(x *index) Result {
 }
 
 // checkSequenceMonotonicity: the final counter is at least every persisted
-// (final messages and idempotency records) and every acknowledged sequence
-// of its chat.
+// (final messages and idempotency records), every acknowledged and every
+// synced sequence of its chat.
 func checkSequenceMonotonicity(x *index) Result {
 	v := newVerdict(NameSequenceMonotonicity)
 	if !x.hasCounters {
@@ -156,8 +156,23 @@ func checkSequenceMonotonicity(x *index) Result {
 			}
 		}
 	}
-	if len(x.msgs) == 0 && len(x.acks) == 0 && len(topRecord) == 0 {
-		v.notApplicable("no final messages, idempotency records or acks to compare counters with")
+	// A sequence a sync returned was a message's too.
+	type synced struct {
+		seq uint64
+		op  int32 // the sync that returned it
+	}
+	topSynced := map[int32]synced{}
+	var buf syncBuf
+	for _, o := range x.syncsByChat {
+		seqs, _ := x.syncSeqsOf(o, &buf)
+		for _, s := range seqs {
+			if t, ok := topSynced[x.ops.at(o).chat]; !ok || t.seq < s {
+				topSynced[x.ops.at(o).chat] = synced{s, o}
+			}
+		}
+	}
+	if len(x.msgs) == 0 && len(x.acks) == 0 && len(topRecord) == 0 && len(topSynced) == 0 {
+		v.notApplicable("no final messages, idempotency records, acks or synced messages to compare counters with")
 		return v.result()
 	}
 	u := unjudged{}
@@ -166,7 +181,8 @@ func checkSequenceMonotonicity(x *index) Result {
 		mlo, mhi := span(x.msgSpan, c)
 		alo, ahi := span(x.ackSpan, c)
 		rec, hasRec := topRecord[c]
-		if mhi == mlo && ahi == alo && !hasRec {
+		top, hasSynced := topSynced[c]
+		if mhi == mlo && ahi == alo && !hasRec && !hasSynced {
 			continue
 		}
 		fi, why := x.counterOf(c)
@@ -188,6 +204,9 @@ func checkSequenceMonotonicity(x *index) Result {
 			if r := x.fin.at(rec); r.Seq > f.value() {
 				v.fail([]int{int(f.Line), int(r.Line)}, "chat %q: final counter %d (line %d) is below the seq %d of an idempotency record (line %d)", x.chatNames[f.chat], f.value(), f.Line, r.Seq, r.Line)
 			}
+		}
+		if hasSynced && top.seq > f.value() {
+			v.fail([]int{int(f.Line), x.doneLine(top.op)}, "chat %q: final counter %d (line %d) is below the seq %d a sync returned (line %d)", x.chatNames[f.chat], f.value(), f.Line, top.seq, x.doneLine(top.op))
 		}
 		if ahi > alo {
 			if o := x.acks[ahi-1]; x.ackSeq(o) > f.value() {

@@ -70,7 +70,7 @@ func TestSequenceMonotonicity(t *testing.T) {
 	mustContain(t, mustNA(t, b.check(t), NameSequenceMonotonicity).Reason, "no final counters lines")
 	b = newHB()
 	b.counter("A", 0)
-	mustContain(t, mustNA(t, b.check(t), NameSequenceMonotonicity).Reason, "no final messages, idempotency records or acks")
+	mustContain(t, mustNA(t, b.check(t), NameSequenceMonotonicity).Reason, "no final messages, idempotency records, acks or synced messages")
 
 	// An idempotency record is written with its message: the counter is
 	// at least its sequence too (the oracle's reading).
@@ -82,6 +82,17 @@ func TestSequenceMonotonicity(t *testing.T) {
 	res := mustFail(t, b.check(t), NameSequenceMonotonicity, c, rec)
 	mustContain(t, res.Detail, "final counter 3 (line 2) is below the seq 4 of an idempotency record (line 4)")
 	b.h.Finals[0].Value = 4
+	must(t, b.check(t), NameSequenceMonotonicity, Pass)
+
+	// And at least every sequence a sync returned: that was a message's.
+	b = newHB()
+	b.syncInvoke(1, "A", 0, 0)
+	synced := b.syncOKIDs(1, "A", []uint64{1}, []string{"m1"})
+	c = b.counter("A", 0)
+	b.tableRead(history.TableCounters, 0)
+	res = mustFail(t, b.check(t), NameSequenceMonotonicity, c, synced)
+	mustContain(t, res.Detail, "final counter 0 (line 4) is below the seq 1 a sync returned (line 3)")
+	b.h.Finals[0].Value = 1
 	must(t, b.check(t), NameSequenceMonotonicity, Pass)
 }
 
