@@ -199,3 +199,27 @@ func TestReusedKeyErrorUnderReturnOriginal(t *testing.T) {
 	b, _ = build(history.KeyReuseReject)
 	mustNA(t, b.check(t), NameFailHasNoEffect)
 }
+
+// A message id at two sequences of one chat fails sequence_uniqueness
+// whatever another chat does with the same id: a history that fails keeps
+// failing beside one that passes (issue 26 case 3's lesson), though ids
+// are numbered across chats.
+func TestIDAtTwoSequencesBesideAnotherChat(t *testing.T) {
+	build := func(other bool) (*hb, []int) {
+		b := newHB()
+		if other {
+			b.invoke(1, "B", "k1")
+			b.ok(1, "B", "k1", 1, "m1")
+		}
+		b.invoke(2, "A", "k2")
+		first := b.ok(2, "A", "k2", 1, "m1")
+		b.invoke(2, "A", "k1")
+		second := b.ok(2, "A", "k1", 2, "m1")
+		return b, []int{first, second}
+	}
+	for _, other := range []bool{false, true} {
+		b, lines := build(other)
+		res := mustFail(t, b.check(t), NameSequenceUniqueness, lines...)
+		mustContain(t, res.Detail, `chat "A" message id "m1" names two sequences: 1`)
+	}
+}
