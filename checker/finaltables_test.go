@@ -153,6 +153,11 @@ func TestTwoRecordsAtOneSequence(t *testing.T) {
 	b.h.Finals[1].Seq, b.h.Finals[1].MessageID = 4, "m1"
 	res := mustFail(t, b.check(t), NameIdempotencySeqConsist, a, c)
 	mustContain(t, res.Detail, `chat "A" seq 4 has two idempotency records, of keys "k1" (line 2) and "kx0" (line 3): one message has one key`)
+	// One message id at two sequences.
+	b, a, c = build("kx0")
+	b.h.Finals[1].MessageID = "m1"
+	res = mustFail(t, b.check(t), NameIdempotencySeqConsist, a, c)
+	mustContain(t, res.Detail, `the idempotency records at lines 2 and 3 name message "m1" at two sequences, 4 and 5`)
 }
 
 // A message a sync returned may lack its record (records expire: the

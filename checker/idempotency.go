@@ -163,7 +163,8 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 }
 
 // recordsSharingASequence fails two idempotency records of other keys (or
-// none that can be attributed) at one (chat, seq): one message has one key.
+// none that can be attributed) at one (chat, seq): one message has one key;
+// and two records naming one message id at two sequences of a chat.
 func (x *index) recordsSharingASequence(v *verdict) {
 	var recs []int32
 	for i := range x.fin.count() {
@@ -181,6 +182,17 @@ func (x *index) recordsSharingASequence(v *verdict) {
 		}
 		v.fail([]int{int(a.Line), int(b.Line)}, "chat %q seq %d has two idempotency records, of keys %q (line %d) and %q (line %d): one message has one key",
 			x.chatNames[a.chat], a.Seq, x.finKeyName(a), a.Line, x.finKeyName(b), b.Line)
+	}
+	// Nor does one message id name two sequences of a chat.
+	sortByKey(recs, func(i int32) sortKey {
+		return sortKey{chat: x.fin.at(i).chat, a: uint64(x.fin.at(i).MessageID), b: int64(x.fin.at(i).Line)}
+	})
+	for j := 1; j < len(recs); j++ {
+		a, b := x.fin.at(recs[j-1]), x.fin.at(recs[j])
+		if a.chat == b.chat && a.MessageID == b.MessageID && a.Seq != b.Seq {
+			v.fail([]int{int(a.Line), int(b.Line)}, "chat %q: the idempotency records at lines %d and %d name message %q at two sequences, %d and %d",
+				x.chatNames[a.chat], a.Line, b.Line, x.midName(a.MessageID), a.Seq, b.Seq)
+		}
 	}
 }
 
