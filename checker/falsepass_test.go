@@ -407,3 +407,42 @@ func TestShapesTheOracleFound(t *testing.T) {
 		}
 	}
 }
+
+// More shapes the oracle found: idempotency records as messages.
+func TestRecordShapesTheOracleFound(t *testing.T) {
+	for _, c := range []struct {
+		name, history string
+		valid         bool
+	}{
+		{"a sole writer's one send cannot reach the sequence its record holds (gaps forbidden)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"k1","payload_hash":"hk1x"}
+{"type":"info","process":1,"f":"persist","time":8,"error":"timeout"}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":3,"message_id":"mx0"}`, false},
+		{"a read counter below a sequence a sync showed", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"}}
+{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":7,"seqs":[4],"message_ids":["mx2"]}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":1}`, false},
+		{"an idempotency record shows a message from before the run that a sync omitted", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"initial_counter":4}
+{"type":"invoke","process":4,"f":"sync","time":1,"chat":"c2","after":2,"limit":0}
+{"type":"ok","process":4,"f":"sync","time":7,"seqs":[],"message_ids":[]}
+{"type":"final","table":"idempotency","chat":"c2","key":"f3","seq":4,"message_id":"m3"}
+{"type":"table_read","table":"idempotency","lines":1}`, false},
+		{"one sync shows one message id at two sequences", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"}}
+{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":7,"seqs":[1,3],"message_ids":["m1","m1"]}`, false},
+		{"a rejected key whose record puts its message inside the run, no persist able to write it", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":4}
+{"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"k2","payload_hash":"h"}
+{"type":"fail","process":1,"f":"persist","time":9,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":5,"message_id":"m5"}`, false},
+	} {
+		exact, porc := checkBoth(t, c.history)
+		for _, r := range []Report{exact, porc} {
+			if r.Valid == nil || *r.Valid != c.valid {
+				t.Errorf("%s: valid = %v, want %v: %+v", c.name, r.Valid, c.valid, r.Invariants)
+			}
+		}
+	}
+}

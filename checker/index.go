@@ -103,6 +103,9 @@ type index struct {
 	// line: their content is known, a row not there is not there.
 	read map[tableKind]int
 
+	// recordsByChat: the final idempotency records by chat (recordsOf).
+	recordsOnce   sync.Once
+	recordsByChat map[int32][]int32
 	// soleWriter: the history's clients are its chats' only writers (the
 	// header's sole_writer, or Options.SoleWriter). Without it a message
 	// no client of the history could have made is another writer's:

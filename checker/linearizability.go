@@ -335,8 +335,8 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	m.ops = make([]linOp, 0, n)
 	m.syncs = make([]linSync, 0, nsync)
 	m.call, m.ret = make([]int64, 0, n), make([]int64, 0, n)
-	if x.hasMessages && m.base > 0 {
-		m.messagesRead = true
+	if m.base > 0 {
+		m.messagesRead = x.hasMessages
 		m.preFinal, m.preRunKeySeq = map[uint64]uint64{}, map[int32]uint64{}
 		flo, fhi := span(x.msgSpan, c)
 		for _, i := range x.msgs[flo:fhi] {
@@ -346,6 +346,20 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 			}
 			if f.key >= 0 {
 				m.preRunKeySeq[f.key] = f.Seq
+			}
+		}
+		// An idempotency record is its message's: it shows one too.
+		for _, r := range x.recordsOf(c) {
+			if k := x.fin.at(r).key; k >= 0 {
+				f := x.fin.at(r)
+				if f.Seq <= m.base {
+					if _, had := m.preFinal[f.Seq]; !had {
+						m.preFinal[f.Seq] = x.midHash[f.MessageID]
+					}
+				}
+				if _, had := m.preRunKeySeq[k]; !had {
+					m.preRunKeySeq[k] = f.Seq
+				}
 			}
 		}
 	}
@@ -802,4 +816,18 @@ func seqList(seqs []uint64) string {
 func (x *index) keyUsed(k int32) bool {
 	lo, hi := span(x.opKeySpan, k)
 	return hi > lo
+}
+
+// recordsOf is chat c's final idempotency records, grouped once on first
+// use (chats are decided concurrently).
+func (x *index) recordsOf(c int32) []int32 {
+	x.recordsOnce.Do(func() {
+		x.recordsByChat = map[int32][]int32{}
+		for i := range x.fin.count() {
+			if f := x.fin.at(i); f.Table == tableIdempotency {
+				x.recordsByChat[f.chat] = append(x.recordsByChat[f.chat], i)
+			}
+		}
+	})
+	return x.recordsByChat[c]
 }

@@ -26,7 +26,13 @@ func (x *index) idAtTwoSequences(v *verdict) {
 				x.chatNames[c], x.midName(id), seqOf[id], first[id], seq, line)
 		}
 	}
-	var byHash map[uint64]uint32 // without the final table: ids by hash, for sync answers
+	// Without the final table, sync answers too: ids by hash, with the
+	// sequence and line of their first sight.
+	type seen struct {
+		seq  uint64
+		line int
+	}
+	var byHash map[uint64]seen
 	var buf syncBuf
 	for c := int32(0); c < int32(len(x.chatNames)) && !found; c++ {
 		lo, hi := span(x.ackSpan, c)
@@ -38,23 +44,31 @@ func (x *index) idAtTwoSequences(v *verdict) {
 			f := x.fin.at(i)
 			sight(c, f.MessageID, f.Seq, int(f.Line))
 		}
-		if !x.hasMessages && len(touched) > 0 {
+		if lo, hi := span(x.syncSpan, c); !x.hasMessages && hi > lo && !found {
 			clear(byHash)
 			if byHash == nil {
-				byHash = map[uint64]uint32{}
+				byHash = map[uint64]seen{}
 			}
 			for _, id := range touched {
-				byHash[x.midHash[id]] = id
+				byHash[x.midHash[id]] = seen{seqOf[id], int(first[id])}
 			}
-			lo, hi = span(x.syncSpan, c)
 			for _, o := range x.syncsByChat[lo:hi] {
 				seqs, ids, ok := x.syncResult(o, &buf)
 				if !ok || len(ids) != len(seqs) {
 					continue
 				}
 				for k, h := range ids {
-					if id, named := byHash[h]; named {
-						sight(c, id, seqs[k], x.doneLine(o))
+					at, named := byHash[h]
+					switch {
+					case !named:
+						byHash[h] = seen{seqs[k], x.doneLine(o)}
+					case at.seq != seqs[k]:
+						found = true
+						v.fail([]int{at.line, x.doneLine(o)}, "chat %q: one message id names two sequences: %d (line %d) and %d (line %d)",
+							x.chatNames[c], at.seq, at.line, seqs[k], x.doneLine(o))
+					}
+					if found {
+						break
 					}
 				}
 				if found {

@@ -114,12 +114,12 @@ func (m *model) preRunContradiction() (a, b int32, why string, found bool) {
 	if len(rejected) == 0 && len(optional) == 0 {
 		return 0, 0, "", false
 	}
-	if m.messagesRead {
-		for _, op := range rejected {
-			if s := m.preRunKeySeq[m.ops[op].key]; s == 0 || s > m.base {
-				return -1, op, "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
-			}
+	for _, op := range rejected {
+		if s := m.preRunKeySeq[m.ops[op].key]; s > m.base || s == 0 && m.messagesRead {
+			return -1, op, "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
 		}
+	}
+	if m.messagesRead {
 		return 0, 0, "", false
 	}
 	free := uint64(0)

@@ -13,7 +13,7 @@ import (
 // message was overwritten is ack_implies_persistence's failure.
 func checkSequenceUniqueness(x *index) Result {
 	v := newVerdict(NameSequenceUniqueness)
-	if len(x.msgs) == 0 && len(x.acks) == 0 {
+	if len(x.msgs) == 0 && len(x.acks) == 0 && (x.hasMessages || len(x.syncsByChat) == 0) {
 		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}
