@@ -432,6 +432,18 @@ func TestRecordShapesTheOracleFound(t *testing.T) {
 		{"one sync shows one message id at two sequences", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"}}
 {"type":"invoke","process":1,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
 {"type":"ok","process":1,"f":"sync","time":7,"seqs":[1,3],"message_ids":["m1","m1"]}`, false},
+		{"a sole writer's send of a key from before the run makes no new message (gaps forbidden)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"},"initial_counter":3,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":9,"chat":"c1","key":"p2","payload_hash":"hp2x"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":4}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"p2","seq":2,"message_id":"pm2c1"}`, false},
+		{"a rejected key whose own record places it before the run", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":2}
+{"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"p2","payload_hash":"hp2x"}
+{"type":"fail","process":1,"f":"persist","time":11,"error":"idempotency_key_reused"}
+{"type":"final","table":"idempotency","chat":"c1","key":"p1","seq":1,"message_id":"pm1c1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"p2","seq":2,"message_id":"pm2c1"}
+{"type":"table_read","table":"idempotency","lines":2}`, true},
 		{"a rejected key whose record puts its message inside the run, no persist able to write it", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":4}
 {"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"k2","payload_hash":"h"}
 {"type":"fail","process":1,"f":"persist","time":9,"error":"idempotency_key_reused"}

@@ -114,12 +114,18 @@ func (m *model) preRunContradiction() (a, b int32, why string, found bool) {
 	if len(rejected) == 0 && len(optional) == 0 {
 		return 0, 0, "", false
 	}
+	var unplaced []int32 // those no final line of their own places
 	for _, op := range rejected {
-		if s := m.preRunKeySeq[m.ops[op].key]; s > m.base || s == 0 && m.messagesRead {
+		switch s := m.preRunKeySeq[m.ops[op].key]; {
+		case s > m.base || s == 0 && m.messagesRead:
 			return -1, op, "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
+		case s != 0: // its own line places it
+		default:
+			unplaced = append(unplaced, op)
 		}
 	}
-	if m.messagesRead {
+	rejected = unplaced
+	if m.messagesRead || len(rejected) == 0 && len(optional) == 0 {
 		return 0, 0, "", false
 	}
 	free := uint64(0)
