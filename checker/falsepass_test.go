@@ -444,6 +444,53 @@ func TestRecordShapesTheOracleFound(t *testing.T) {
 {"type":"final","table":"idempotency","chat":"c1","key":"p1","seq":1,"message_id":"pm1c1"}
 {"type":"final","table":"idempotency","chat":"c1","key":"p2","seq":2,"message_id":"pm2c1"}
 {"type":"table_read","table":"idempotency","lines":2}`, true},
+		{"a record places a rejected key's message before the run (seed 35311)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":1}
+{"type":"invoke","process":4,"f":"persist","time":0,"chat":"c2","key":"p1","payload_hash":"hp1x"}
+{"type":"fail","process":4,"f":"persist","time":6,"error":"idempotency_key_reused"}
+{"type":"invoke","process":4,"f":"persist","time":10,"chat":"c2","key":"p1","payload_hash":"hp1"}
+{"type":"info","process":4,"f":"persist","time":12,"error":"timeout"}
+{"type":"final","table":"idempotency","chat":"c2","key":"p1","seq":1,"message_id":"pm1c2"}
+{"type":"table_read","table":"idempotency","lines":1}`, true},
+		{"a record places a rejected key before the run beside a sync (seed 64531)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":4}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"fail","process":1,"f":"persist","time":2,"error":"idempotency_key_reused"}
+{"type":"invoke","process":1,"f":"sync","time":18,"chat":"c1","after":1,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":24,"seqs":[4,6],"message_ids":["pm4c1","m1"]}
+{"type":"invoke","process":1,"f":"persist","time":28,"chat":"c1","key":"p1","payload_hash":"hp1"}
+{"type":"info","process":1,"f":"persist","time":29,"error":"timeout"}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"p1","seq":1,"message_id":"pm1c1","sender":"s1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"p4","seq":4,"message_id":"pm4c1","sender":"s1"}`, true},
+		{"a record gives a message a sync showed before its key was sent (seed 53158)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"}}
+{"type":"invoke","process":1,"f":"sync","time":2,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":8,"seqs":[1],"message_ids":["m1"]}
+{"type":"invoke","process":1,"f":"persist","time":9,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"info","process":1,"f":"persist","time":14,"error":"timeout"}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1"}`, false},
+		{"records under gaps forbidden order two keys' commits (seed 53321)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"}}
+{"type":"invoke","process":3,"f":"persist","time":1,"chat":"c1","key":"k3","payload_hash":"hk3"}
+{"type":"ok","process":3,"f":"persist","time":6,"seq":2,"message_id":"m2","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":14,"chat":"c1","key":"k2","payload_hash":"hk2x"}
+{"type":"info","process":1,"f":"persist","time":18,"error":"timeout"}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":1,"message_id":"m1","sender":"s2"}
+{"type":"final","table":"idempotency","chat":"c1","key":"k3","seq":2,"message_id":"m2","sender":"s1"}`, false},
+		{"a record and a sync give one message id two sequences (seed 65841)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"}}
+{"type":"invoke","process":2,"f":"sync","time":0,"chat":"c1","after":1,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":4,"seqs":[2],"message_ids":["pm2c1"]}
+{"type":"final","table":"idempotency","chat":"c1","key":"kx1","seq":1,"message_id":"pm2c1"}
+{"type":"table_read","table":"idempotency","lines":1}`, false},
+		{"a record places a sole writer's key before the run, so it fills no hole (seed 80810)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden"},"initial_counter":1,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"p1","payload_hash":"hp1"}
+{"type":"info","process":1,"f":"persist","time":4,"error":"timeout"}
+{"type":"invoke","process":1,"f":"persist","time":18,"chat":"c1","key":"k2","payload_hash":"hk2x"}
+{"type":"ok","process":1,"f":"persist","time":24,"seq":3,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":26,"chat":"c1","key":"k3","payload_hash":"hk3"}
+{"type":"info","process":1,"f":"persist","time":28,"error":"timeout"}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"p1","seq":1,"message_id":"pm1c1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":3,"message_id":"m1"}`, false},
 		{"a rejected key whose record puts its message inside the run, no persist able to write it", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":4}
 {"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"k2","payload_hash":"h"}
 {"type":"fail","process":1,"f":"persist","time":9,"error":"idempotency_key_reused"}
@@ -454,6 +501,30 @@ func TestRecordShapesTheOracleFound(t *testing.T) {
 		for _, r := range []Report{exact, porc} {
 			if r.Valid == nil || *r.Valid != c.valid {
 				t.Errorf("%s: valid = %v, want %v: %+v", c.name, r.Valid, c.valid, r.Invariants)
+			}
+		}
+	}
+}
+
+// Senderless lines that cannot be attributed leave the verdict unknown,
+// never a failure claimed on a guess (seeds 76804 and 52181).
+func TestUnattributableLinesAreNeverAFailure(t *testing.T) {
+	for _, h := range []string{`{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":4}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"p1","sender":"s2","payload_hash":"hp1x"}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c1","key":"p1","payload_hash":"hp1"}
+{"type":"info","process":2,"f":"persist","time":3,"error":"timeout"}
+{"type":"fail","process":1,"f":"persist","time":6,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"pm1c1","key":"p1"}`, `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_scope":"client"},"initial_counter":3}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"p1","sender":"s2","payload_hash":"hp1"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":4,"message_id":"m1","dedup":false}
+{"type":"table_read","table":"messages","lines":2}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"pm1c1","key":"p1"}
+{"type":"final","table":"messages","chat":"c1","seq":4,"message_id":"m1","key":"p1","sender":"s2"}`} {
+		exact, porc := checkBoth(t, h)
+		for _, r := range []Report{exact, porc} {
+			if r.Valid != nil {
+				t.Errorf("valid = %v, want unknown: %+v", *r.Valid, r.Invariants)
 			}
 		}
 	}

@@ -169,6 +169,15 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			preRun[f.key] = true
 		}
 	})
+	// lined: keys a final line names with its sender: that sender's key
+	// has its own line, so a senderless line from before the run is not
+	// its (it would be a second message of one key).
+	lined := map[chatKey]bool{}
+	l.fin.each(func(f *cfin) {
+		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && *k.sender.at(f.key) != noSender {
+			lined[chatKey{*k.chat.at(f.key), l.keys.get(*k.names.at(f.key))}] = true
+		}
+	})
 	// named: the one sender (of a persist or a final line) that used each
 	// key, which lines from before the run need as well.
 	named := maps.Clone(owner)
@@ -198,7 +207,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		if *k.sender.at(int32(p)) == noSender {
 			ck := chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}
 			o := owner[ck]
-			if preRun[int32(p)] && named[ck] != o {
+			if preRun[int32(p)] && (named[ck] != o || lined[ck]) {
 				o = several
 			}
 			if o < 0 || !sl.soleWriter && !preRun[int32(p)] {

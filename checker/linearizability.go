@@ -343,6 +343,9 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 			f := x.fin.at(i)
 			if f.Seq <= m.base {
 				m.preFinal[f.Seq] = x.midHash[f.MessageID]
+				if f.key < 0 {
+					m.preKeyless++ // some key's from before the run: perhaps a rejected one's
+				}
 			}
 			if f.key >= 0 {
 				m.preRunKeySeq[f.key] = f.Seq
@@ -360,6 +363,18 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 				if _, had := m.preRunKeySeq[k]; !had {
 					m.preRunKeySeq[k] = f.Seq
 				}
+			}
+		}
+	}
+	if m.external {
+		// What the final state gives a key of the history is no other
+		// writer's.
+		for _, r := range x.recordsOf(c) {
+			if f := x.fin.at(r); f.key >= 0 && x.keyUsed(f.key) {
+				if m.owned == nil {
+					m.owned = map[uint64]bool{}
+				}
+				m.owned[f.Seq] = true
 			}
 		}
 	}
@@ -408,6 +423,10 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 		case lInfo:
 			if fm := x.keyMsg[lop.key]; fm >= 0 {
 				lop.seq, lop.id = x.fin.at(fm).Seq, x.midHash[x.fin.at(fm).MessageID]
+			} else if fr := x.keyIdem[lop.key]; fr >= 0 && !x.hasMessages {
+				// Without the messages table, the key's record says where
+				// its message is (a record is written with its message).
+				lop.seq, lop.id = x.fin.at(fr).Seq, x.midHash[x.fin.at(fr).MessageID]
 			}
 		}
 		if kind != lSync {

@@ -44,6 +44,14 @@ func (x *index) idAtTwoSequences(v *verdict) {
 			f := x.fin.at(i)
 			sight(c, f.MessageID, f.Seq, int(f.Line))
 		}
+		if !x.hasMessages {
+			// A record names its message (with the messages table,
+			// idempotency_sequence_consistency compares the two).
+			for _, i := range x.recordsOf(c) {
+				f := x.fin.at(i)
+				sight(c, f.MessageID, f.Seq, int(f.Line))
+			}
+		}
 		if lo, hi := span(x.syncSpan, c); !x.hasMessages && hi > lo && !found {
 			clear(byHash)
 			if byHash == nil {

@@ -222,6 +222,7 @@ type model struct {
 	// no persist of the chat used (foreign: sequence to message id).
 	tableRead bool
 	foreign   map[uint64]uint64
+	owned     map[uint64]bool // sequences final records give the history's keys
 	// messagesRead: the final messages table was read. preFinal holds its
 	// lines at or below the initial counter (sequence to message id), and
 	// preRunKeySeq the sequence of each key's line (for keys only
@@ -229,6 +230,7 @@ type model struct {
 	messagesRead bool
 	preFinal     map[uint64]uint64
 	preRunKeySeq map[int32]uint64
+	preKeyless   int             // final messages lines at or below it without a key
 	rejOnly      map[int32]int32 // rejectedOnly's answer, once worked out
 	// optional: preRunOptional's answer; preRunSlack: how many of them
 	// can be from before the run (preRunContradiction works it out).
@@ -454,7 +456,7 @@ func (m *model) apply(s *lstate, i int32) []*lstate {
 // othersMayHold reports whether another writer's message can be at seq,
 // with message id id (0: not seen).
 func (m *model) othersMayHold(seq, id uint64) bool {
-	if !m.external || seq <= m.base {
+	if !m.external || seq <= m.base || m.owned[seq] {
 		return false
 	}
 	if !m.tableRead {

@@ -117,15 +117,24 @@ func (m *model) preRunContradiction() (a, b int32, why string, found bool) {
 	var unplaced []int32 // those no final line of their own places
 	for _, op := range rejected {
 		switch s := m.preRunKeySeq[m.ops[op].key]; {
-		case s > m.base || s == 0 && m.messagesRead:
-			return -1, op, "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
+		case s > m.base:
+			return -1, op, "the rejection proves the key was committed, no persist of the run can have, and its final line places its message in the run", true
 		case s != 0: // its own line places it
 		default:
 			unplaced = append(unplaced, op)
 		}
 	}
 	rejected = unplaced
-	if m.messagesRead || len(rejected) == 0 && len(optional) == 0 {
+	if m.messagesRead {
+		// The table holds every message: each such key's is one of its
+		// lines from before the run whose key is not known.
+		if len(rejected) > m.preKeyless {
+			return -1, rejected[m.preKeyless], "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
+		}
+		m.preRunSlack = min(m.preKeyless-len(rejected), len(optional))
+		return 0, 0, "", false
+	}
+	if len(rejected) == 0 && len(optional) == 0 {
 		return 0, 0, "", false
 	}
 	free := uint64(0)
