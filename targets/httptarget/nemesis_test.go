@@ -13,7 +13,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
 	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store/dynamostore"
 	"github.com/chatseq/chatseq/storeopen"
@@ -48,7 +48,7 @@ func killedRun(t *testing.T, o httpapi.ServeOptions, faults bench.FaultRates) (c
 	addr := freeAddr(t)
 	o.Strategy, o.RepublishOnReplay, o.Kafka, o.Listen, o.Seed = sequencer.TwoPhase, true, httpapi.KafkaOff, addr, 1
 	spec, _ := json.Marshal(o)
-	command := fmt.Sprintf("AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local %s=%s exec %s", serveEnv, shellQuote(string(spec)), shellQuote(os.Args[0]))
+	command := fmt.Sprintf("AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local %s=%s exec %s", serveEnv, scenarios.ShellQuote(string(spec)), scenarios.ShellQuote(os.Args[0]))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	opened, err := targets.Open(ctx, httptarget.Name, targets.Options{URL: "http://" + addr, Serve: command})
@@ -77,8 +77,6 @@ func killedRun(t *testing.T, o httpapi.ServeOptions, faults bench.FaultRates) (c
 	}
 	return rep, res
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // Kills of chatseq serve over a durable store lose nothing it
 // acknowledged; a variant that acknowledges before it commits loses what

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
@@ -26,7 +27,7 @@ func serveCommand(t *testing.T, listen string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf("%s=%s exec %s", serveEnv, shellQuote(string(spec)), shellQuote(os.Args[0]))
+	return fmt.Sprintf("%s=%s exec %s", serveEnv, scenarios.ShellQuote(string(spec)), scenarios.ShellQuote(os.Args[0]))
 }
 
 // openWithin opens the http target, giving up after a minute (a start
