@@ -491,6 +491,22 @@ func TestRecordShapesTheOracleFound(t *testing.T) {
 {"type":"table_read","table":"idempotency","lines":2}
 {"type":"final","table":"idempotency","chat":"c1","key":"p1","seq":1,"message_id":"pm1c1"}
 {"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":3,"message_id":"m1"}`, false},
+		{"a record gives seq 1 to a key sent after a sync showed it, beside another key's unknown outcome (seed 294537)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"}}
+{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":4,"seqs":[1],"message_ids":["m1"]}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k1","payload_hash":"hk1x"}
+{"type":"info","process":1,"f":"persist","time":10,"error":"timeout"}
+{"type":"invoke","process":1,"f":"persist","time":12,"chat":"c1","key":"k2","payload_hash":"hk2x"}
+{"type":"info","process":1,"f":"persist","time":18,"error":"timeout"}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":1,"message_id":"m1","sender":"s1"}`, false},
+		{"under key_scope client a senderless record from before the run proves no sender's key is (seed 209011)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden","key_scope":"client"},"initial_counter":3,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":9,"chat":"c1","key":"k4","sender":"s2","payload_hash":"hk4"}
+{"type":"info","process":1,"f":"persist","time":14,"error":"timeout"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":4}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k4","seq":1,"message_id":"mx2"}`, true},
 		{"a rejected key whose record puts its message inside the run, no persist able to write it", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":4}
 {"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"k2","payload_hash":"h"}
 {"type":"fail","process":1,"f":"persist","time":9,"error":"idempotency_key_reused"}

@@ -571,8 +571,10 @@ func checkGapless(x *index) Result {
 				switch {
 				case op.fn != fnPersist || op.key < 0:
 				case op.status == stOK && x.isDedup(o) && x.ackSeq(o) <= x.initialCounter,
-					x.keyIdem[op.key] >= 0 && x.fin.at(x.keyIdem[op.key]).Seq <= x.initialCounter,
-					x.keyMsg[op.key] >= 0 && x.fin.at(x.keyMsg[op.key]).Seq <= x.initialCounter:
+					// (Under key_scope client a line's sender may be
+					// attributed, not stated: then it proves nothing.)
+					!x.clientScope && x.keyIdem[op.key] >= 0 && x.fin.at(x.keyIdem[op.key]).Seq <= x.initialCounter,
+					!x.clientScope && x.keyMsg[op.key] >= 0 && x.fin.at(x.keyMsg[op.key]).Seq <= x.initialCounter:
 					preRun[op.key] = true // its message is from before the run
 				case op.status != stFail && !(op.status == stOK && x.isDedup(o)):
 					keys[op.key] = true

@@ -103,6 +103,8 @@ type index struct {
 	// line: their content is known, a row not there is not there.
 	read map[tableKind]int
 
+	// clientScope: key_scope client (a final line's sender may be a guess).
+	clientScope bool
 	// recordsByChat: the final idempotency records by chat (recordsOf).
 	recordsOnce   sync.Once
 	recordsByChat map[int32][]int32
@@ -309,6 +311,7 @@ func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, client
 	l.open = nil
 	clear(l.outstanding)
 	done := timings.Phase("index: records numbered densely")
+	x.clientScope = clientScope
 	x.ops, x.allocs = l.compactRecords()
 	x.fin = &l.fin
 	done()

@@ -366,15 +366,24 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 			}
 		}
 	}
-	if m.external {
-		// What the final state gives a key of the history is no other
-		// writer's.
-		for _, r := range x.recordsOf(c) {
-			if f := x.fin.at(r); f.key >= 0 && x.keyUsed(f.key) {
+	// What the final state gives a key of the history is that key's
+	// message: no other writer's, no other key's.
+	for _, r := range x.recordsOf(c) {
+		if f := x.fin.at(r); f.key >= 0 && x.keyUsed(f.key) {
+			if m.owned == nil {
+				m.owned = map[uint64]int32{}
+			}
+			m.owned[f.Seq] = f.key
+		}
+	}
+	if x.hasMessages {
+		flo, fhi := span(x.msgSpan, c)
+		for _, i := range x.msgs[flo:fhi] {
+			if f := x.fin.at(i); f.key >= 0 && x.keyUsed(f.key) {
 				if m.owned == nil {
-					m.owned = map[uint64]bool{}
+					m.owned = map[uint64]int32{}
 				}
-				m.owned[f.Seq] = true
+				m.owned[f.Seq] = f.key
 			}
 		}
 	}

@@ -222,7 +222,7 @@ type model struct {
 	// no persist of the chat used (foreign: sequence to message id).
 	tableRead bool
 	foreign   map[uint64]uint64
-	owned     map[uint64]bool // sequences final records give the history's keys
+	owned     map[uint64]int32 // sequences the final state gives the history's keys, to which key
 	// messagesRead: the final messages table was read. preFinal holds its
 	// lines at or below the initial counter (sequence to message id), and
 	// preRunKeySeq the sequence of each key's line (for keys only
@@ -456,7 +456,7 @@ func (m *model) apply(s *lstate, i int32) []*lstate {
 // othersMayHold reports whether another writer's message can be at seq,
 // with message id id (0: not seen).
 func (m *model) othersMayHold(seq, id uint64) bool {
-	if !m.external || seq <= m.base || m.owned[seq] {
+	if _, held := m.owned[seq]; !m.external || seq <= m.base || held {
 		return false
 	}
 	if !m.tableRead {
@@ -464,6 +464,13 @@ func (m *model) othersMayHold(seq, id uint64) bool {
 	}
 	fid, ok := m.foreign[seq]
 	return ok && (id == 0 || id == fid)
+}
+
+// mayHold reports whether key's message may be at seq: not when the
+// final state gives seq to another key of the history.
+func (m *model) mayHold(key int32, seq uint64) bool {
+	k, held := m.owned[seq]
+	return !held || k == key
 }
 
 // record stores e, a message whose id was just seen: under its sequence,
@@ -543,7 +550,7 @@ func (m *model) replay(s *lstate, o *linOp) []*lstate {
 		if m.reject && pc.hash != 0 && o.hash != 0 && pc.hash != o.hash {
 			return nil
 		}
-		if o.seq <= m.base || hides(pc.hidden, o.seq) {
+		if o.seq <= m.base || hides(pc.hidden, o.seq) || !m.mayHold(o.key, o.seq) {
 			return nil
 		}
 		if _, used := tget(s.seqs, o.seq); used {
@@ -678,7 +685,7 @@ func (m *model) sync(s *lstate, o *linSync) []*lstate {
 		}
 		for p := range s.pending {
 			pc := &s.pending[p]
-			if used[p] || hides(pc.hidden, q) {
+			if used[p] || hides(pc.hidden, q) || !m.mayHold(pc.key, q) {
 				continue
 			}
 			used[p] = true
