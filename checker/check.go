@@ -129,7 +129,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	tasks = append(tasks, findingTasks(x, con, claimsOf(h.Header, x), put, notApplicable, &fs)...)
 	switch con.Gaps {
 	case history.GapsForbidden:
-		tasks = append(tasks, func() { put(checkGapless(x)) })
+		tasks = append(tasks, func() { put(checkGapless(x, con.KeyReuse == history.KeyReuseReject)) })
 	case history.GapsAllowed:
 		// Worded for any design: the header may be another system's.
 		notApplicable(NameGapless, "contract gaps: allowed (the design may skip sequences; gap_is_allocation_without_persistence accounts for each gap)")

@@ -507,6 +507,33 @@ func TestRecordShapesTheOracleFound(t *testing.T) {
 {"type":"final","table":"counters","chat":"c1","value":4}
 {"type":"table_read","table":"idempotency","lines":1}
 {"type":"final","table":"idempotency","chat":"c1","key":"k4","seq":1,"message_id":"mx2"}`, true},
+		{"a record stating its sender places that key before the run, so it makes no new message (seed 331951)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden","key_scope":"client"},"initial_counter":4,"sole_writer":true}
+{"type":"invoke","process":2,"f":"persist","time":0,"chat":"c1","key":"p4","sender":"s1","payload_hash":"hp4"}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"p4","sender":"s2","payload_hash":"hp4"}
+{"type":"ok","process":1,"f":"persist","time":6,"seq":5,"message_id":"m1","dedup":false}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":6}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"p4","seq":4,"message_id":"pm4c1","sender":"s1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"p4","seq":5,"message_id":"m1","sender":"s2"}`, false},
+		{"the same beside an unfinished send of that key (seed 472099)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden","key_scope":"client"},"initial_counter":4,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"p4","sender":"s1","payload_hash":"hp4"}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c1","key":"p4","sender":"s2","payload_hash":"hp4"}
+{"type":"info","process":1,"f":"persist","time":6,"error":"timeout"}
+{"type":"ok","process":2,"f":"persist","time":8,"seq":5,"message_id":"m1","dedup":false}
+{"type":"final","table":"counters","chat":"c1","value":6}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"p4","seq":4,"message_id":"pm4c1","sender":"s1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"p4","seq":5,"message_id":"m1","sender":"s2"}
+{"type":"table_read","table":"idempotency","lines":2}`, false},
+		{"a send of the content its key was rejected for makes no new message (seed 310204)", `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden","key_reuse":"reject","key_scope":"client"},"initial_counter":1,"sole_writer":true}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c1","key":"p1","sender":"s1","payload_hash":"hp1x"}
+{"type":"info","process":2,"f":"persist","time":5,"error":"timeout"}
+{"type":"invoke","process":2,"f":"persist","time":5,"chat":"c1","key":"p1","sender":"s2","payload_hash":"hp1x"}
+{"type":"invoke","process":1,"f":"persist","time":18,"chat":"c1","key":"p1","sender":"s1","payload_hash":"hp1x"}
+{"type":"fail","process":1,"f":"persist","time":20,"error":"idempotency_key_reused"}
+{"type":"final","table":"counters","chat":"c1","value":3}
+{"type":"table_read","table":"counters","lines":1}`, false},
 		{"a rejected key whose record puts its message inside the run, no persist able to write it", `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":4}
 {"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"k2","payload_hash":"h"}
 {"type":"fail","process":1,"f":"persist","time":9,"error":"idempotency_key_reused"}

@@ -510,7 +510,7 @@ func gapSummary(gs gapStats) string {
 // checkGapless (contract gaps: forbidden): each chat's final messages are
 // exactly 1..max, and acked sequences leave no hole that the operations of
 // unknown outcome could not fill.
-func checkGapless(x *index) Result {
+func checkGapless(x *index, reject bool) Result {
 	v := newVerdict(NameGapless)
 	if !x.hasMessages && len(x.acks) == 0 && !(x.soleWriter && (x.hasCounters || x.hasIdem)) {
 		v.notApplicable("no final messages lines and no acks")
@@ -565,18 +565,27 @@ func checkGapless(x *index) Result {
 			// Each key commits once: count the keys some persist could
 			// have created (not a key from before the run).
 			keys, preRun := map[int32]bool{}, map[int32]bool{}
+			rejected := map[int32][]uint64{} // contents a key's rejections say it does not hold
 			olo, ohi := span(x.opChatSpan, c)
+			for _, o := range x.opsByChat[olo:ohi] {
+				if op := x.ops.at(o); reject && op.fn == fnPersist && op.key >= 0 && x.isRejection(o) && op.payload != 0 {
+					rejected[op.key] = append(rejected[op.key], op.payload)
+				}
+			}
 			for _, o := range x.opsByChat[olo:ohi] {
 				op := x.ops.at(o)
 				switch {
 				case op.fn != fnPersist || op.key < 0:
 				case op.status == stOK && x.isDedup(o) && x.ackSeq(o) <= x.initialCounter,
-					// (Under key_scope client a line's sender may be
-					// attributed, not stated: then it proves nothing.)
-					!x.clientScope && x.keyIdem[op.key] >= 0 && x.fin.at(x.keyIdem[op.key]).Seq <= x.initialCounter,
-					!x.clientScope && x.keyMsg[op.key] >= 0 && x.fin.at(x.keyMsg[op.key]).Seq <= x.initialCounter:
+					// (A sender attributed to a line, not stated on it,
+					// proves nothing.)
+					!x.attributed[op.key] && x.keyIdem[op.key] >= 0 && x.fin.at(x.keyIdem[op.key]).Seq <= x.initialCounter,
+					!x.attributed[op.key] && x.keyMsg[op.key] >= 0 && x.fin.at(x.keyMsg[op.key]).Seq <= x.initialCounter:
 					preRun[op.key] = true // its message is from before the run
-				case op.status != stFail && !(op.status == stOK && x.isDedup(o)):
+				case op.status == stOK && !x.isDedup(o),
+					op.status != stFail && op.status != stOK && (op.payload == 0 || !slices.Contains(rejected[op.key], op.payload)):
+					// (A send of content its key was rejected for did not
+					// make the key's message.)
 					keys[op.key] = true
 				}
 			}

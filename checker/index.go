@@ -103,8 +103,10 @@ type index struct {
 	// line: their content is known, a row not there is not there.
 	read map[tableKind]int
 
-	// clientScope: key_scope client (a final line's sender may be a guess).
+	// clientScope: key_scope client; attributed: the keys a final line
+	// without a sender was given by attribution (Log.attributed).
 	clientScope bool
+	attributed  map[int32]bool
 	// recordsByChat: the final idempotency records by chat (recordsOf).
 	recordsOnce   sync.Once
 	recordsByChat map[int32][]int32
@@ -337,6 +339,7 @@ func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, client
 	if l.disorder > 1 {
 		l.warn("events earlier than an event before them: %d", l.disorder)
 	}
+	x.attributed = l.attributed // (known once keys are numbered)
 	done = timings.Phase("index: finals, key views")
 	x.indexFinals(tablesRead)
 	x.keyViews(nc, len(x.keyNames))

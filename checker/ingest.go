@@ -20,6 +20,10 @@ import (
 type Log struct {
 	names stringArena // the bytes of chats, senders and error codes
 	keys  nameArena   // the bytes of keys and message ids
+	// attributed: the keys (final numbers) that a final line without a
+	// sender was given by attribution, under key_scope client: a guess
+	// some rules must not build on.
+	attributed map[int32]bool
 
 	chatNames []string
 	chatIDs   map[string]int32

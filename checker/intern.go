@@ -219,6 +219,14 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 				continue
 			}
 			f = o
+			if dense[f] < 0 {
+				dense[f] = next
+				next++
+			}
+			if l.attributed == nil {
+				l.attributed = map[int32]bool{}
+			}
+			l.attributed[dense[f]] = true
 		}
 		if dense[f] < 0 {
 			dense[f] = next
