@@ -399,12 +399,7 @@ func TestShapesTheOracleFound(t *testing.T) {
 {"type":"fail","process":1,"f":"persist","time":1,"error":"idempotency_key_reused"}
 {"type":"invoke","process":1,"f":"persist","time":8,"chat":"c1","key":"p1","payload_hash":"hp1x"}`, true},
 	} {
-		exact, porc := checkBoth(t, c.history)
-		for _, r := range []Report{exact, porc} {
-			if r.Valid == nil || *r.Valid != c.valid {
-				t.Errorf("%s: valid = %v, want %v: %+v", c.name, r.Valid, c.valid, r.Invariants)
-			}
-		}
+		mustVerdictBoth(t, c.name, c.history, c.valid)
 	}
 }
 
@@ -540,12 +535,7 @@ func TestRecordShapesTheOracleFound(t *testing.T) {
 {"type":"table_read","table":"idempotency","lines":1}
 {"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":5,"message_id":"m5"}`, false},
 	} {
-		exact, porc := checkBoth(t, c.history)
-		for _, r := range []Report{exact, porc} {
-			if r.Valid == nil || *r.Valid != c.valid {
-				t.Errorf("%s: valid = %v, want %v: %+v", c.name, r.Valid, c.valid, r.Invariants)
-			}
-		}
+		mustVerdictBoth(t, c.name, c.history, c.valid)
 	}
 }
 
@@ -569,6 +559,18 @@ func TestUnattributableLinesAreNeverAFailure(t *testing.T) {
 			if r.Valid != nil {
 				t.Errorf("valid = %v, want unknown: %+v", *r.Valid, r.Invariants)
 			}
+		}
+	}
+}
+
+// mustVerdictBoth requires the whole verdict, valid or not, of both
+// checkers on a history.
+func mustVerdictBoth(t *testing.T, name, history string, valid bool) {
+	t.Helper()
+	exact, porc := checkBoth(t, history)
+	for _, r := range []Report{exact, porc} {
+		if r.Valid == nil || *r.Valid != valid {
+			t.Errorf("%s: valid = %v, want %v: %+v", name, r.Valid, valid, r.Invariants)
 		}
 	}
 }
