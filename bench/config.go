@@ -14,6 +14,7 @@ import (
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 )
 
 // Distribution of writes over chats.
@@ -55,20 +56,29 @@ type Config struct {
 	Duration     time.Duration
 	Ops          int     // total operations across writers; 0 = until Duration
 	Rate         float64 // operations/s across writers; 0 = closed loop
-	Seed         int64
+	// Stages ramp an open loop's rate instead (k6's ramping arrival
+	// rate, stages.go); Duration is then their sum.
+	Stages []Stage
+	Seed   int64
 
 	Faults              FaultRates
-	Timed               []TimedFault  // faults on the run's clock
-	InitialCounter      uint64        // every chat's counter after creation
-	DuplicateAfterOK    float64       // probability a writer resends an acknowledged key
-	ConcurrentDuplicate float64       // probability a send is raced by a twin with the same key
-	ReuseKey            float64       // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
-	SyncRatio           float64       // share of operations that are syncs
-	SyncLimit           int           // page size of a sync
-	Readers             int           // catch-up clients following every chat by cursor (reader.go)
-	ReaderPoll          time.Duration // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
-	MaxAttempts         int           // sends per key before a writer gives up
-	RetryBackoff        time.Duration // wait before the first retry, doubling up to maxRetryBackoff
+	Timed               []target.TimedFault // faults on the run's clock
+	InitialCounter      uint64              // every chat's counter after creation
+	DuplicateAfterOK    float64             // probability a writer resends an acknowledged key
+	ConcurrentDuplicate float64             // probability a send is raced by a twin with the same key
+	ReuseKey            float64             // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
+	SyncRatio           float64             // share of operations that are syncs
+	SyncLimit           int                 // page size of a sync
+	Readers             int                 // catch-up clients following every chat by cursor (reader.go)
+	ReaderPoll          time.Duration       // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
+	// Receivers are each chat's receiving members, one device each,
+	// on the target's push channel (receivers.go); 0: none.
+	Receivers int
+	// DropConnectionsEvery drops every device's connection on this clock
+	// (a nemesis); 0: never.
+	DropConnectionsEvery time.Duration
+	MaxAttempts          int           // sends per key before a writer gives up
+	RetryBackoff         time.Duration // wait before the first retry, doubling up to maxRetryBackoff
 
 	Variant           sequencer.Variant
 	Strategy          sequencer.Strategy
@@ -114,6 +124,10 @@ type Config struct {
 	// before the run settles and records its final state: bench's Ctrl-C
 	// then quits at once instead of stopping writers that are done.
 	WritersStopped func() `json:"-"`
+	// Stop, if set, stops the writers early once it is closed, as their
+	// duration would (--fail-fast: the online check found a violation);
+	// the run then settles, records its final state and is checked.
+	Stop <-chan struct{} `json:"-"`
 	// MemoryCeiling, if positive, is the memory this process can have: the
 	// writers stop early once it holds MemoryStopShare of it (the embedded
 	// store keeps every message), so the run ends with a report instead
@@ -165,6 +179,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--readers must not be negative, got %d", c.Readers)
 	case c.ReaderPoll < 0:
 		return fmt.Errorf("--reader-poll must not be negative, got %s", c.ReaderPoll)
+	case c.Receivers < 0:
+		return fmt.Errorf("--receivers must not be negative, got %d", c.Receivers)
+	case c.DropConnectionsEvery < 0:
+		return fmt.Errorf("--drop-connections-every must not be negative, got %s", c.DropConnectionsEvery)
+	case c.DropConnectionsEvery > 0 && c.Receivers == 0:
+		return fmt.Errorf("--drop-connections-every drops the receivers' connections: give --receivers too")
 	case c.SyncLimit < 1:
 		return fmt.Errorf("--sync-limit must be at least 1, got %d", c.SyncLimit)
 	case c.RetryBackoff < 0:
@@ -184,6 +204,17 @@ func (c Config) Validate() error {
 	case !c.KafkaOff && strings.TrimSpace(c.Topic) == "":
 		return fmt.Errorf("--topic must name a Kafka topic")
 	}
+	if len(c.Stages) > 0 {
+		if problem := StagesProblem(c.Stages, c.Writers); problem != "" {
+			return fmt.Errorf("--stages %s: %s", StagesString(c.Stages), problem)
+		}
+		switch ramp := NewRamp(c.Stages); {
+		case c.Rate > 0:
+			return fmt.Errorf("give --rate or --stages, not both: --stages %s ramps the rate", StagesString(c.Stages))
+		case c.Duration != ramp.Duration():
+			return fmt.Errorf("--stages %s last %s, but the run's duration is %s: leave the duration out, the stages set it", StagesString(c.Stages), ramp.Duration(), c.Duration)
+		}
+	}
 	if problem := RateProblem(c.Rate, c.Writers, c.Duration, c.Ops); problem != "" {
 		return fmt.Errorf("--rate %g %s", c.Rate, problem)
 	}
@@ -191,17 +222,17 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--broken %s with --strategy %s: %w", c.Variant, c.Strategy, err)
 	}
 	for _, f := range c.Timed {
-		if err := f.validate(c.Chats); err != nil {
+		if err := f.Validate(c.Chats); err != nil {
 			return err
 		}
 		if problem := f.OutlastsRun(c.Duration); problem != "" {
 			return fmt.Errorf("--schedule: %s", problem)
 		}
-		if f.Kind == DeleteCounter && f.Chat%c.shards() != c.ShardIndex {
+		if f.Kind == target.DeleteCounter && f.Chat%c.shards() != c.ShardIndex {
 			return fmt.Errorf("%s names chat %d, which shard %d/%d does not drive", f.Kind, f.Chat, c.ShardIndex, c.shards())
 		}
-		if f.Kind == KafkaOutage && c.KafkaOff {
-			return fmt.Errorf("a %s is scheduled but Kafka is off", KafkaOutage)
+		if f.Kind == target.KafkaOutage && c.KafkaOff {
+			return fmt.Errorf("a %s is scheduled but Kafka is off", target.KafkaOutage)
 		}
 	}
 	probs := []struct {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatseq/chatseq/target"
 )
 
 // TestRateProblems: an open-loop rate runs as asked or is refused; it is
@@ -61,22 +63,22 @@ func TestValidateRefusesABadRate(t *testing.T) {
 // happen; each is refused, naming the fault, before the run starts.
 func TestValidateRefusesAFaultThatOutlastsTheRun(t *testing.T) {
 	for _, c := range []struct {
-		fault    TimedFault
+		fault    target.TimedFault
 		duration time.Duration
 		want     string // "" when the fault fits
 	}{
-		{TimedFault{Kind: StoreStall, At: 100 * time.Millisecond, For: 200 * time.Millisecond}, 300 * time.Millisecond, ""},
-		{TimedFault{Kind: StoreStall, At: 0, For: time.Hour}, 300 * time.Millisecond, "store_stall from 0s to 1h0m0s outlasts the 300ms run"},
-		{TimedFault{Kind: StoreStall, At: 0, For: time.Hour}, 0, ""}, // --ops alone: an hour is allowed
-		{TimedFault{Kind: StoreStall, At: 0, For: time.Hour + 1}, 0, "outlasts the 1h0m0s a run without --duration allows"},
-		{TimedFault{Kind: StoreStall, At: time.Second, For: math.MaxInt64}, 300 * time.Millisecond, "store_stall at 1s for 2562047h47m16.854775807s ends beyond the clock's range"},
-		{TimedFault{Kind: StoreLatency, At: 0, For: 10 * time.Second, Latency: time.Millisecond}, time.Second, ""}, // a window past the end only slows the last calls
-		{TimedFault{Kind: StoreLatency, At: 0, For: time.Second, Latency: 2562047 * time.Hour}, 300 * time.Millisecond, "store_latency at 0s delays each store call by 2562047h0m0s, longer than the 300ms run"},
-		{TimedFault{Kind: StoreLatency, At: 0, For: time.Second, Latency: 2562047 * time.Hour}, 0, "longer than the 1h0m0s a run without --duration allows"},
-		{TimedFault{Kind: KafkaOutage, At: 2 * time.Second, For: time.Second}, time.Second, "kafka_outage at 2s starts when the 1s run is over: it would never happen"},
+		{target.TimedFault{Kind: target.StoreStall, At: 100 * time.Millisecond, For: 200 * time.Millisecond}, 300 * time.Millisecond, ""},
+		{target.TimedFault{Kind: target.StoreStall, At: 0, For: time.Hour}, 300 * time.Millisecond, "store_stall from 0s to 1h0m0s outlasts the 300ms run"},
+		{target.TimedFault{Kind: target.StoreStall, At: 0, For: time.Hour}, 0, ""}, // --ops alone: an hour is allowed
+		{target.TimedFault{Kind: target.StoreStall, At: 0, For: time.Hour + 1}, 0, "outlasts the 1h0m0s a run without --duration allows"},
+		{target.TimedFault{Kind: target.StoreStall, At: time.Second, For: math.MaxInt64}, 300 * time.Millisecond, "store_stall at 1s for 2562047h47m16.854775807s ends beyond the clock's range"},
+		{target.TimedFault{Kind: target.StoreLatency, At: 0, For: 10 * time.Second, Latency: time.Millisecond}, time.Second, ""}, // a window past the end only slows the last calls
+		{target.TimedFault{Kind: target.StoreLatency, At: 0, For: time.Second, Latency: 2562047 * time.Hour}, 300 * time.Millisecond, "store_latency at 0s delays each store call by 2562047h0m0s, longer than the 300ms run"},
+		{target.TimedFault{Kind: target.StoreLatency, At: 0, For: time.Second, Latency: 2562047 * time.Hour}, 0, "longer than the 1h0m0s a run without --duration allows"},
+		{target.TimedFault{Kind: target.KafkaOutage, At: 2 * time.Second, For: time.Second}, time.Second, "kafka_outage at 2s starts when the 1s run is over: it would never happen"},
 	} {
 		cfg := DefaultConfig()
-		cfg.Duration, cfg.Ops, cfg.Timed = c.duration, 100, []TimedFault{c.fault}
+		cfg.Duration, cfg.Ops, cfg.Timed = c.duration, 100, []target.TimedFault{c.fault}
 		err := cfg.Validate()
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%+v in a run of %s: %v, want %q", c.fault, c.duration, err, c.want)

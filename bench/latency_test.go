@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/target"
 )
 
 // A 1 s store stall in an open-loop run must show in the latency measured
@@ -18,7 +19,7 @@ func TestOpenLoopLatencyIncludesAStall(t *testing.T) {
 	cfg.Faults = bench.FaultRates{}
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.SyncRatio = 0, 0, 0
 	cfg.KafkaOff = true
-	cfg.Timed = []bench.TimedFault{{Kind: bench.StoreStall, At: time.Second, For: time.Second}}
+	cfg.Timed = []target.TimedFault{{Kind: target.StoreStall, At: time.Second, For: time.Second}}
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "h.jsonl")
 	res, err := bench.Run(context.Background(), cfg, nil)
 	if err != nil {

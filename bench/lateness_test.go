@@ -9,12 +9,14 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
+	"github.com/chatseq/chatseq/target"
+	"github.com/chatseq/chatseq/targets/core"
 )
 
 // slowTarget answers every call after delay: a service slower than the
 // rate asked of it.
 type slowTarget struct {
-	bench.Target
+	target.Target
 	delay time.Duration
 }
 
@@ -39,8 +41,8 @@ func TestAnOpenLoopThatCannotKeepItsRateSaysSo(t *testing.T) {
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = 0, 0
 	cfg.KafkaOff = true
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "h.jsonl")
-	slow := func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
-		t, err := bench.CoreTarget(nil)(ctx, env) // a fresh store each run
+	slow := func(ctx context.Context, env target.Env) (target.Target, error) {
+		t, err := core.Factory(nil)(ctx, env) // a fresh store each run
 		return slowTarget{t, 10 * time.Millisecond}, err
 	}
 	res, err := bench.RunTarget(context.Background(), cfg, slow)

@@ -12,6 +12,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 )
 
 // gathered is one scrape: sample values by metric name and label values.
@@ -120,7 +121,7 @@ func TestLiveMetricsCountCounterMissing(t *testing.T) {
 	cfg.Writers, cfg.Chats, cfg.Duration, cfg.KafkaOff = 2, 2, 400*time.Millisecond, true
 	cfg.Faults = bench.FaultRates{}
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = 0, 0
-	cfg.Timed = []bench.TimedFault{{Kind: bench.DeleteCounter, At: 100 * time.Millisecond, Chat: 1}}
+	cfg.Timed = []target.TimedFault{{Kind: target.DeleteCounter, At: 100 * time.Millisecond, Chat: 1}}
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
 	cfg.Metrics = e
 	res, err := bench.Run(context.Background(), cfg, nil)

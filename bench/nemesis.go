@@ -6,18 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chatseq/chatseq/target"
 )
-
-// KillServer: at At the target's server process is killed (SIGKILL) and
-// restarted, or a user's nemesis command is run (the http target's
-// --serve and --nemesis-cmd), as Jepsen's process nemesis does.
-const KillServer = "kill-server"
-
-// ServerKiller is a target that can kill and restart its server; it
-// returns once the server answers again.
-type ServerKiller interface {
-	KillServer(ctx context.Context) error
-}
 
 // serverKills are the run's kill_server faults at work.
 type serverKills struct {
@@ -30,24 +21,24 @@ type serverKills struct {
 // scheduleServerKills kills the target's server at each KillServer fault
 // until ctx ends; wait for the kills in flight (the server is up again
 // after each) before reading the final state.
-func scheduleServerKills(ctx context.Context, t Target, cfg Config) (*serverKills, error) {
+func scheduleServerKills(ctx context.Context, t target.Target, cfg Config) (*serverKills, error) {
 	k := &serverKills{}
-	var faults []TimedFault
+	var faults []target.TimedFault
 	for _, f := range cfg.Timed {
-		if f.Kind == KillServer {
+		if f.Kind == target.KillServer {
 			faults = append(faults, f)
 		}
 	}
 	if len(faults) == 0 {
 		return k, nil
 	}
-	killer, ok := t.(ServerKiller)
+	killer, ok := t.(target.ServerKiller)
 	if !ok {
-		return nil, fmt.Errorf("target %s cannot kill its server: %s needs bench --target http --serve CMD (or --nemesis-cmd)", cfg.Target, KillServer)
+		return nil, fmt.Errorf("target %s cannot kill its server: %s needs bench --target http --serve CMD (or --nemesis-cmd)", cfg.Target, target.KillServer)
 	}
 	for _, f := range faults {
 		k.wg.Add(1)
-		go func(f TimedFault) {
+		go func(f target.TimedFault) {
 			defer k.wg.Done()
 			timer := time.NewTimer(f.At)
 			defer timer.Stop()

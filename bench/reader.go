@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/target"
 )
 
 // Readers are catch-up clients as ADR-001 §4 describes them: besides the
@@ -42,7 +43,7 @@ type readerTally struct {
 type catchUpReader struct {
 	id      int // 0-based among readers
 	cfg     *Config
-	target  Target
+	target  target.Target
 	rec     *history.Recorder
 	chats   []string
 	cursor  []uint64 // by chat index: the highest sequence received
@@ -66,7 +67,7 @@ func (c *Config) clients() int { return c.Writers + c.Readers }
 // startReaders starts cfg.Readers readers; they run until done or stop
 // closes, or ctx ends, and the returned function waits for them and
 // returns their counts.
-func startReaders(ctx context.Context, done, stop <-chan struct{}, cfg *Config, target Target, rec *history.Recorder, chats []string) func() ReaderCounts {
+func startReaders(ctx context.Context, done, stop <-chan struct{}, cfg *Config, target target.Target, rec *history.Recorder, chats []string) func() ReaderCounts {
 	tally := &readerTally{}
 	var wg sync.WaitGroup
 	for i := range cfg.Readers {
@@ -141,9 +142,9 @@ func (r *catchUpReader) sync(ctx context.Context, c int) bool {
 	msgs, err := r.target.Sync(ctx, chat, after, limit)
 	end := r.rec.Now()
 	ev := history.Event{Process: r.pid, F: history.FSync, Chat: chat}
-	ev.Kind, ev.Error = Completion(err)
+	ev.Kind, ev.Error = target.Completion(err)
 	if ev.Kind == history.KindOK {
-		ev.Sync = SyncResultOf(msgs)
+		ev.Sync = target.SyncResultOf(msgs)
 	}
 	r.rec.RecordAt(&ev, end)
 	r.tally.syncs.Add(1)

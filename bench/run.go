@@ -10,13 +10,16 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/chatseq/chatseq/fixtures/kfakecluster"
+	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/jsonstr"
 	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/chatseq/chatseq/kafka"
+	"github.com/chatseq/chatseq/kafka/embedded"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
+	"github.com/chatseq/chatseq/target"
+	"github.com/chatseq/chatseq/targets/core"
 )
 
 // Result is what a run measured. The verdicts come from checking the
@@ -39,12 +42,21 @@ type Result struct {
 	Interrupted bool
 	// Readers are what the catch-up clients did (cfg.Readers > 0).
 	Readers ReaderCounts
+	// Receivers are what the devices did and saw (cfg.Receivers > 0);
+	// FanOut is each first receipt's latency from the message's
+	// created_at, FullVisibility each message's from its created_at to
+	// its chat's last device's receipt.
+	Receivers              ReceiverCounts
+	FanOut, FullVisibility *hdrhistogram.Histogram
 	// ServerKills counts the kill_server faults carried out.
 	ServerKills int
 	// StoppedForMemory says why the writers stopped before their duration
 	// or operations were done, when the process neared its memory ceiling;
 	// empty otherwise.
 	StoppedForMemory string
+	// StoppedForViolation says which violation stopped the writers early
+	// (Config.Stop, --fail-fast); empty otherwise.
+	StoppedForViolation string
 	// Lateness is how far the open loop fell behind its rate (zero in a
 	// closed loop).
 	Lateness Lateness
@@ -64,14 +76,14 @@ func (r *Result) Throughput() float64 {
 // Run executes cfg against the ADR-004 core over st (nil: a fresh embedded
 // store) and streams the history to cfg.HistoryPath.
 func Run(ctx context.Context, cfg Config, st store.Store) (*Result, error) {
-	return RunTarget(ctx, cfg, CoreTarget(st))
+	return RunTarget(ctx, cfg, core.Factory(st))
 }
 
 // RunTarget executes cfg against the target newTarget builds. ctx ending
 // (an interrupt) stops the writers early, their operations in flight ending
 // with unknown outcomes; the run is still settled and its final state
 // recorded, so the history it leaves is complete.
-func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Result, error) {
+func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -84,14 +96,12 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	defer stopKafka()
 
 	clock := &runClock{}
-	target, err := newTarget(ctx, TargetEnv{
-		Config: cfg, Publisher: withOutages(publisherOrNil(pub), clock, cfg.Timed), Elapsed: clock.elapsed,
-	})
+	tgt, err := newTarget(ctx, cfg.TargetEnv(withOutages(publisherOrNil(pub), clock, cfg.Timed), clock.elapsed))
 	if err != nil {
 		return nil, err
 	}
-	defer target.Close()
-	chats, err := createChats(ctx, target, cfg)
+	defer tgt.Close()
+	chats, err := createChats(ctx, tgt, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +123,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	// writers stop, and the embedded broker, which is the run's own, drops
 	// what has been read instead of holding every record in memory.
 	var tail *kafka.Tail
+	var startOffsets map[int32]int64
 	if pub != nil {
-		startOffsets, err := kafka.EndOffsets(ctx, brokers, cfg.Topic)
-		if err != nil {
+		if startOffsets, err = kafka.EndOffsets(ctx, brokers, cfg.Topic); err != nil {
 			return nil, err
 		}
 		// Not ended by an interrupt: the tail must read on to the topic's
@@ -128,6 +138,17 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 		defer tail.Close()
 	}
 
+	var recv *receivers
+	if cfg.Receivers > 0 {
+		ch, err := pushChannel(ctx, &cfg, tgt, brokers, startOffsets, tail, chats)
+		if err != nil {
+			return nil, err
+		}
+		defer ch.Close()
+		recordJoins(rec, chats, chatMembers(&cfg, chats))
+		recv = startReceivers(ctx, &cfg, ch, rec, chats)
+	}
+
 	lat := newLatencies()
 	res.Started = time.Now()
 	timings.Since("process: start → writers", timings.Start)
@@ -138,14 +159,14 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	defer detachMetrics()
 	stopProgress := lat.reportProgress(&cfg, clock)
 	faultCtx, stopFaults := context.WithCancel(ctx)
-	scheduleCounterDeletions(faultCtx, target, cfg)
-	kills, err := scheduleServerKills(faultCtx, target, cfg)
+	scheduleCounterDeletions(faultCtx, tgt, cfg)
+	kills, err := scheduleServerKills(faultCtx, tgt, cfg)
 	if err != nil {
 		stopFaults()
 		stopProgress()
 		return nil, err
 	}
-	runWriters(ctx, cfg, target, rec, lat, chats, res)
+	runWriters(ctx, cfg, tgt, rec, lat, chats, res)
 	afterWriters := time.Now()
 	if cfg.WritersStopped != nil {
 		cfg.WritersStopped()
@@ -164,26 +185,40 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	// settled, read back and recorded, so the file is complete and checkable.
 	res.Interrupted = ctx.Err() != nil
 	ctx = context.WithoutCancel(ctx)
-	if err := target.Settle(ctx); err != nil {
+	if err := tgt.Settle(ctx); err != nil {
 		stopProgress()
 		return nil, fmt.Errorf("waiting for the target to settle: %w", err)
 	}
 	res.Elapsed = time.Since(res.Started)
+	if recv != nil {
+		done := timings.Phase("receivers settled")
+		if res.Receivers, err = recv.Settle(ctx); err != nil {
+			stopProgress()
+			return nil, err
+		}
+		res.FanOut, res.FullVisibility = recv.tally.histograms()
+		done()
+	}
 	stopProgress()
 	detachMetrics()
 	res.Latency, res.Counts = lat.totals()
 	res.Intervals, res.IntervalLength = lat.intervals(res.Elapsed)
-	if ex, ok := target.(BadAnswerExampler); ok {
+	if ex, ok := tgt.(target.BadAnswerExampler); ok {
 		res.BadAnswer = ex.BadAnswerExample()
 	}
 
 	timings.Since("writers done → settled", afterWriters)
 	cfg.phase(PhaseFinalState)
 	done := timings.Phase("final state recorded")
-	if err := recordFinalState(ctx, target, chats, rec, res); err != nil {
+	if err := recordFinalState(ctx, tgt, chats, rec, res); err != nil {
 		return nil, err
 	}
 	done()
+	if recv != nil {
+		if err := recordDeliveryState(ctx, recv.ch, chats, rec); err != nil {
+			return nil, err
+		}
+	}
 	if pub != nil {
 		cfg.phase(PhaseEvents)
 		if err := recordEvents(ctx, tail, chats, rec, res); err != nil {
@@ -199,9 +234,27 @@ func RunTarget(ctx context.Context, cfg Config, newTarget TargetFactory) (*Resul
 	return res, f.Close()
 }
 
+// pushChannel is the target's own push channel (a service), or else one
+// in process fed from the run's events topic, which the tail then keeps
+// until the feed has read it.
+func pushChannel(ctx context.Context, cfg *Config, tgt target.Target, brokers []string, from map[int32]int64, tail *kafka.Tail, chats []string) (gateway.Channel, error) {
+	if pt, ok := tgt.(gateway.ChannelServer); ok {
+		return pt.PushChannel(ctx)
+	}
+	if tail == nil {
+		return nil, fmt.Errorf("--receivers: the in-process push channel is fed from the events topic, and this run has none (Kafka is off, or the design publishes no events)")
+	}
+	lp, err := startLocalPush(context.WithoutCancel(ctx), tgt, brokers, cfg.Topic, from, chatMembers(cfg, chats))
+	if err != nil {
+		return nil, err
+	}
+	tail.HoldTrim(lp.feed.Position)
+	return lp, nil
+}
+
 // faultWindows tells the live metrics which kinds of scheduled fault
 // window are open now; nil when none is scheduled.
-func faultWindows(timed []TimedFault, clock *runClock) func() map[string]bool {
+func faultWindows(timed []target.TimedFault, clock *runClock) func() map[string]bool {
 	if len(timed) == 0 {
 		return nil
 	}
@@ -209,8 +262,8 @@ func faultWindows(timed []TimedFault, clock *runClock) func() map[string]bool {
 		open := map[string]bool{}
 		el := clock.elapsed()
 		for _, f := range timed {
-			if f.Kind != DeleteCounter {
-				open[f.Kind] = open[f.Kind] || f.active(el)
+			if f.Kind != target.DeleteCounter {
+				open[f.Kind] = open[f.Kind] || f.Active(el)
 			}
 		}
 		return open
@@ -218,10 +271,10 @@ func faultWindows(timed []TimedFault, clock *runClock) func() map[string]bool {
 }
 
 // withOutages fails publishes inside Kafka outage windows.
-func withOutages(pub sequencer.Publisher, clock *runClock, timed []TimedFault) sequencer.Publisher {
-	var outages []TimedFault
+func withOutages(pub sequencer.Publisher, clock *runClock, timed []target.TimedFault) sequencer.Publisher {
+	var outages []target.TimedFault
 	for _, f := range timed {
-		if f.Kind == KafkaOutage {
+		if f.Kind == target.KafkaOutage {
 			outages = append(outages, f)
 		}
 	}
@@ -256,7 +309,7 @@ func startKafka(ctx context.Context, cfg *Config, res *Result) (*kafka.Publisher
 	stop := func() {}
 	res.Kafka = "brokers " + fmt.Sprint(brokers)
 	if len(brokers) == 0 {
-		cluster, err := kfakecluster.Start(cfg.Topic, cfg.Partitions)
+		cluster, err := embedded.Start(cfg.Topic, cfg.Partitions)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -291,7 +344,7 @@ func header(cfg Config) history.Header {
 	if cfg.InitialCounter > 0 {
 		// A chatseq extension the checker reads: sequences up to it
 		// predate the run and are not its gaps.
-		h.Extra["initial_counter"] = strconv.FormatUint(cfg.InitialCounter, 10)
+		h.Extra[history.InitialCounterField] = strconv.FormatUint(cfg.InitialCounter, 10)
 	}
 	if cfg.ShardCount > 1 {
 		h.Extra["shard"] = jsonString(fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount))
@@ -305,15 +358,14 @@ func header(cfg Config) history.Header {
 	return h
 }
 
-func createChats(ctx context.Context, t Target, cfg Config) ([]string, error) {
-	members := make([]string, cfg.Writers)
-	for w := range members {
-		members[w] = SenderID(w)
-	}
+func createChats(ctx context.Context, t target.Target, cfg Config) ([]string, error) {
 	chats := make([]string, cfg.LocalChats())
 	for i := range chats {
 		chats[i] = cfg.ChatName(i)
-		if err := t.CreateChat(ctx, chats[i], members); err != nil {
+	}
+	members := chatMembers(&cfg, chats)
+	for i := range chats {
+		if err := t.CreateChat(ctx, chats[i], members[chats[i]]); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", chats[i], err)
 		}
 		if cfg.InitialCounter > 0 {
@@ -325,12 +377,23 @@ func createChats(ctx context.Context, t Target, cfg Config) ([]string, error) {
 	return chats, nil
 }
 
-func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Recorder, lat *latencies, chats []string, res *Result) {
+func runWriters(ctx context.Context, cfg Config, target target.Target, rec *history.Recorder, lat *latencies, chats []string, res *Result) {
 	stop := make(chan struct{})
 	stopWriters := sync.OnceFunc(func() { close(stop) })
 	if cfg.Duration > 0 {
 		timer := time.AfterFunc(cfg.Duration, stopWriters)
 		defer timer.Stop()
+	}
+	if cfg.Stop != nil {
+		quit := make(chan struct{})
+		go func() {
+			select {
+			case <-cfg.Stop:
+				stopWriters()
+			case <-quit:
+			}
+		}()
+		defer close(quit)
 	}
 	if cfg.MemoryCeiling > 0 {
 		quit, watched := make(chan struct{}), make(chan struct{})
@@ -344,6 +407,10 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 	writersDone := make(chan struct{})
 	waitReaders := startReaders(ctx, writersDone, stop, &cfg, target, rec, chats)
 	interval := cfg.Interval()
+	var ramp *Ramp
+	if len(cfg.Stages) > 0 {
+		ramp = NewRamp(cfg.Stages)
+	}
 	start := rec.At(res.Started)
 	writers := make([]*writer, cfg.Writers)
 	var wg sync.WaitGroup
@@ -360,15 +427,22 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 			}
 		}
 		wg.Add(1)
+		var p pace // nil: closed loop
+		switch {
+		case ramp != nil:
+			p = rampedPace{ramp: ramp, start: start, w: i, n: cfg.Writers}
+		case interval > 0:
+			p = steadyPace{first: start + int64(cfg.writerPhase(i)), interval: interval}
+		}
 		go func(w *writer, ops int) {
 			defer wg.Done()
-			w.run(ctx, stop, ops, start, interval)
+			w.run(ctx, stop, ops, start, p)
 		}(writers[i], ops)
 	}
 	wg.Wait()
 	close(writersDone)
 	res.Readers = waitReaders()
-	if interval > 0 {
+	if interval > 0 || ramp != nil {
 		for _, w := range writers {
 			if w != nil {
 				res.Lateness.add(w.lateness)
@@ -377,7 +451,7 @@ func runWriters(ctx context.Context, cfg Config, target Target, rec *history.Rec
 	}
 }
 
-func recordFinalState(ctx context.Context, t Target, chats []string, rec *history.Recorder, res *Result) error {
+func recordFinalState(ctx context.Context, t target.Target, chats []string, rec *history.Recorder, res *Result) error {
 	// The walk hands items over in batches to encoders on every core:
 	// after a long run each line's strings are cache misses, which one
 	// goroutine would take one at a time. Each batch is written after the

@@ -373,7 +373,7 @@ func (l *latencies) reportProgress(cfg *Config, clock *runClock) (stop func()) {
 		p.Duration, p.TargetOps = cfg.Duration, int64(cfg.Ops)
 		el := clock.elapsed()
 		for _, f := range cfg.Timed {
-			if f.active(el) {
+			if f.Active(el) {
 				p.ActiveFaults = append(p.ActiveFaults, f.Kind)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/target"
 )
 
 // The per-second intervals hold every operation and every latency value the
@@ -17,7 +18,7 @@ func TestIntervalsAddUpToTheRun(t *testing.T) {
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Duration, cfg.Rate = 4, 4, 2500*time.Millisecond, 400
 	cfg.KafkaOff = true
-	cfg.Timed = []bench.TimedFault{{Kind: bench.StoreLatency, At: time.Second, For: time.Second, Latency: 20 * time.Millisecond}}
+	cfg.Timed = []target.TimedFault{{Kind: target.StoreLatency, At: time.Second, For: time.Second, Latency: 20 * time.Millisecond}}
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "h.jsonl")
 	var mu sync.Mutex
 	var reports []bench.Progress
@@ -95,7 +96,7 @@ func TestIntervalsAddUpToTheRun(t *testing.T) {
 			t.Fatalf("operations went back from %d to %d", prev, p.Operations)
 		}
 		prev = p.Operations
-		if len(p.ActiveFaults) == 1 && p.ActiveFaults[0] == bench.StoreLatency {
+		if len(p.ActiveFaults) == 1 && p.ActiveFaults[0] == target.StoreLatency {
 			sawFault = true
 		}
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 )
 
 // Counts are what the clients saw.
@@ -58,7 +60,7 @@ func (c *Counts) add(o Counts) {
 type writer struct {
 	id       int
 	cfg      *Config
-	target   Target
+	target   target.Target
 	rec      *history.Recorder
 	lat      *latencyShard
 	planner  planner
@@ -81,7 +83,7 @@ type writer struct {
 	lateness Lateness
 }
 
-func newWriter(id int, cfg *Config, target Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
+func newWriter(id int, cfg *Config, target target.Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
 	w := &writer{
 		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
 		planner: newPlanner(cfg, id), chats: chats, tracer: history.ProcessTracer{Rec: rec},
@@ -103,18 +105,15 @@ func (w *writer) newPID() int {
 
 // run issues operations until ops are done, stop closes (the run's
 // duration is over: operations in flight still complete) or ctx ends (an
-// interrupt: operations in flight end with unknown outcomes). interval > 0
-// is the open-loop spacing between this writer's intended starts, from
-// start plus the writer's phase on the recorder's clock.
-func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start int64, interval time.Duration) {
+// interrupt: operations in flight end with unknown outcomes). An open
+// loop's pace (nil: closed loop) gives each operation's intended start.
+func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start int64, pace pace) {
 	w.stop = stop
 	end := start + int64(w.cfg.Duration)
-	start += int64(w.cfg.writerPhase(w.id))
-	w.lateness.Threshold = lateThreshold(interval)
 	for op := 0; ops == 0 || op < ops; op++ {
 		if w.stopped(ctx) {
-			if interval > 0 && ops == 0 && w.cfg.Duration > 0 {
-				w.lateness.unsent(start, min(end, w.rec.Now()), interval, op)
+			if pace != nil && ops == 0 && w.cfg.Duration > 0 {
+				w.lateness.Unsent += max(pace.due(min(end, w.rec.Now()))-int64(op), 0)
 			}
 			return
 		}
@@ -123,18 +122,22 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 			runtime.Gosched()
 		}
 		intended := atSend
-		if interval > 0 {
-			intended = start + int64(op)*int64(interval)
-			if d := time.Duration(intended - w.rec.Now()); d > 0 {
+		if pace != nil {
+			at, threshold, ok := pace.intended(op)
+			if !ok {
+				at = math.MaxInt64 // no start left in the run: wait for its end
+			}
+			if d := time.Duration(at - w.rec.Now()); d > 0 {
 				select {
 				case <-ctx.Done():
 					return
 				case <-stop:
-					return
+					return // its next start was not due before the end
 				case <-time.After(d):
 				}
 			}
-			w.lateness.start(time.Duration(w.rec.Now() - intended))
+			intended = at
+			w.lateness.start(time.Duration(w.rec.Now()-intended), threshold)
 		}
 		plan := w.planner.plan(op)
 		if plan.Sync {
@@ -233,7 +236,7 @@ func (w *writer) persistOnce(ctx context.Context, tr *history.ProcessTracer, pid
 	done := w.rec.Now()
 
 	ev := history.Event{Process: pid, F: history.FPersist, Chat: req.Chat, Key: req.Key}
-	kind, code := Completion(err)
+	kind, code := target.Completion(err)
 	ev.Kind, ev.Error = kind, code
 	if pid == w.pid {
 		w.retryAfter = retryDelay(err) // a twin runs under another pid
@@ -299,9 +302,9 @@ func (w *writer) sync(ctx context.Context, plannedChat int, intended int64) {
 	msgs, err := w.target.Sync(ctx, chat, after, w.cfg.SyncLimit)
 	done := w.rec.Now()
 	ev := history.Event{Process: w.pid, F: history.FSync, Chat: chat}
-	ev.Kind, ev.Error = Completion(err)
+	ev.Kind, ev.Error = target.Completion(err)
 	if ev.Kind == history.KindOK {
-		ev.Sync = SyncResultOf(msgs)
+		ev.Sync = target.SyncResultOf(msgs)
 	}
 	w.rec.RecordAt(&ev, done)
 	if ev.Kind == history.KindInfo {

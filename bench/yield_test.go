@@ -10,6 +10,8 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
+	"github.com/chatseq/chatseq/targets/core"
 )
 
 // A goroutine woken while a writer runs gets a core within a few of the
@@ -32,8 +34,8 @@ func TestWriterLetsAWokenGoroutineRunSoon(t *testing.T) {
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.SyncRatio = 0, 0, 0
 	cfg.KafkaOff = true
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
-	core := bench.CoreTarget(nil)
-	_, err := bench.RunTarget(context.Background(), cfg, func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
+	core := core.Factory(nil)
+	_, err := bench.RunTarget(context.Background(), cfg, func(ctx context.Context, env target.Env) (target.Target, error) {
 		target, err := core(ctx, env)
 		if err != nil {
 			return nil, err
@@ -55,7 +57,7 @@ func TestWriterLetsAWokenGoroutineRunSoon(t *testing.T) {
 
 // wakingTarget wakes a goroutine (closes woken) in its wakeAt-th persist.
 type wakingTarget struct {
-	bench.Target
+	target.Target
 	persists *atomic.Int64
 	wakeAt   int64
 	woken    chan struct{}

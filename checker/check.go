@@ -5,9 +5,9 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/timings"
 )
@@ -48,14 +48,15 @@ func (l *Log) Check(h *history.History, opt Options) Report {
 
 func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	hasEvents := h.TableRead(history.TableEvents)
-	l.fin.each(func(f *cfin) { hasEvents = hasEvents || f.Table == tableEvents })
+	l.fin.Each(func(f *cfin) { hasEvents = hasEvents || f.Table == tableEvents })
 	note := cutShortNoteOf(h)
 	cut := note != ""
-	finals := l.fin.len()
+	finals := l.fin.Len()
 	tablesRead := h.TablesRead
 	if cut {
-		l.fin, tablesRead = chunked[cfin]{}, nil
+		l.fin, tablesRead = columns.Chunked[cfin]{}, nil
 	}
+	l.finishDelivery(h, cut)
 	defer timings.Phase("check: all")()
 	// The key scope decides how keys are numbered, before any invariant.
 	scope, _ := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
@@ -77,46 +78,12 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	built := len(x.warnings) // later warnings come from concurrent checkers
 	con, stated := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
 	r := Report{Contract: con, Invariants: []Result{}, NotApplicable: []NotApplicable{}}
+	j := &judging{x: x, con: con, stated: stated, opt: opt, claims: claimsOf(h.Header, x)}
 
-	results := map[string]Result{}
-	var mu sync.Mutex
-	put := func(res Result) {
-		mu.Lock()
-		results[res.Name] = res
-		mu.Unlock()
-	}
-	// Invariants that do not apply under the contract (or whose contract
-	// value HISTORY.md does not define), whatever the history holds.
-	byContract := map[string]bool{}
-	notApplicable := func(name, reason string) {
-		byContract[name] = true
-		put(Result{Name: name, Status: statusNA, Detail: reason, Lines: []int{}})
-	}
-	var gs gapStats
-	late, dups := 0, 0
+	// Statistics that are no invariant's, counted beside them.
 	var ops Stats
 	var intervalAllocs, intervalGaps []int64
-
-	// The exact checkers only read the index, so they run side by side.
-	// The longest first, beside linearizability: sync completeness last
-	// in the list (0.52 s after a 10 s run) ran on one core for the last
-	// 0.1 to 0.3 s while the other had nothing left.
-	tasks := []func(){
-		func() { var res Result; res, late = checkSyncCompleteness(x); put(res) },
-		func() { put(checkSequenceUniqueness(x)) },
-		func() { put(checkNoZeroSequence(x)) },
-		func() { put(checkAllocationMonotonicity(x)) },
-		func() { put(checkSequenceMonotonic(x)) },
-		func() { put(checkCounterIsLastAllocated(x)) },
-		func() { put(checkSequenceMonotonicity(x)) },
-		func() { put(checkCounterLowerBound(x)) },
-		func() { put(checkIdempotencyGuarantee(x)) },
-		func() { put(checkIdempotencySequenceConsistency(x)) },
-		func() { put(checkAckImpliesPersistence(x)) },
-		func() { put(checkFailHasNoEffect(x, con.KeyReuse == history.KeyReuseReject)) },
-		func() { put(checkNoPhantomMessages(x)) },
-		func() { var res Result; res, gs = checkGaps(x); put(res) },
-		func() { put(checkAPIConformance(x)) },
+	extra := []func(){
 		func() { ops = x.opStats() },
 		func() {
 			if opt.Interval > 0 {
@@ -124,67 +91,8 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 			}
 		},
 	}
-	// Catch-up completeness and per-chat event order (findings.go).
-	var fs findingStats
-	tasks = append(tasks, findingTasks(x, con, claimsOf(h.Header, x), put, notApplicable, &fs)...)
-	switch con.Gaps {
-	case history.GapsForbidden:
-		tasks = append(tasks, func() { put(checkGapless(x, con.KeyReuse == history.KeyReuseReject)) })
-	case history.GapsAllowed:
-		// Worded for any design: the header may be another system's.
-		notApplicable(NameGapless, "contract gaps: allowed (the design may skip sequences; gap_is_allocation_without_persistence accounts for each gap)")
-	default:
-		byContract[NameGapless] = true
-		put(badContract(NameGapless, "gaps", con.Gaps))
-	}
-	switch con.KeyReuse {
-	case history.KeyReuseReject:
-		tasks = append(tasks, func() { put(checkKeyReuse(x)) })
-	case history.KeyReuseReturnOriginal:
-		notApplicable(NameKeyReuse, "contract key_reuse: return-original (a reused key must get the original sequence: idempotency_guarantee judges that)")
-	default:
-		byContract[NameKeyReuse] = true
-		put(badContract(NameKeyReuse, "key_reuse", con.KeyReuse))
-	}
-	switch con.Events {
-	case history.EventsAtLeastOnce:
-		// Early, beside sync completeness: at the end of the list it
-		// was the last task of a default run's check, alone on a core.
-		tasks = slices.Insert(tasks, 1, func() { var res Result; res, dups = checkEventCompleteness(x); put(res) })
-	case history.EventsNone:
-		if stated {
-			notApplicable(NameEventCompleteness, "contract events: none")
-		} else {
-			notApplicable(NameEventCompleteness, "no final events lines and the contract does not state events")
-		}
-	default:
-		byContract[NameEventCompleteness] = true
-		put(badContract(NameEventCompleteness, "events", con.Events))
-	}
-	decided, undecided := 0, 0
-	if res := contractProblem(con); res != "" {
-		byContract[NameLinearizability] = true
-		put(Result{Name: NameLinearizability, Status: Unknown, Detail: "the model needs a valid contract: " + res, Lines: []int{}})
-	}
-	linearize := func() {
-		defer timings.Phase("linearizability")()
-		var res Result
-		res, decided, undecided = checkLinearizability(x, con, opt)
-		put(res)
-	}
-	if _, invalid := byContract[NameLinearizability]; !invalid {
-		// First, beside the other invariants: chats are decided a few
-		// at a time, each let go when done, and the others fill the
-		// cores those leave idle. A chat holding most of the
-		// operations is one long task, so starting it first keeps it
-		// off the end: with one chat it was decided after the rest,
-		// 1.75 s alone after 1.06 s of invariants at the end of a
-		// 10 s run, for 6% more peak memory beside them (0.72 against
-		// 0.76 GB on the 1M-persist hot chat).
-		tasks = append([]func(){linearize}, tasks...)
-	}
 	done := timings.Phase("invariants")
-	runAll(tasks)
+	results, byContract := judgeAll(j, extra)
 	done()
 
 	if cutNote != "" {
@@ -221,26 +129,15 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	}
 	slices.Sort(x.warnings[built:])
 	r.Warnings = append(r.Warnings, x.warnings...)
-	r.Stats = x.stats(ops, gs, late, dups)
+	js := j.stats
+	r.Stats = x.stats(ops, js.gaps, js.late, js.dups)
 	r.Stats.IntervalAllocations, r.Stats.IntervalGaps = intervalAllocs, intervalGaps
-	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = decided, undecided
-	r.Stats.CatchUpMissed, r.Stats.EventsOutOfOrder = fs.missed, fs.outOfOrder
+	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = js.decided, js.undecided
+	r.Stats.CatchUpMissed, r.Stats.EventsOutOfOrder = js.missed, js.outOfOrder
+	r.Stats.Delivery = x.deliveryStats()
 	r.Stats.CheckMillis = time.Since(began).Milliseconds()
-	r.setValid()
+	r.SetValid()
 	return r
-}
-
-// readsFinalLines are the invariants judged, in whole or in part, by the
-// final state. The others read operations and traces only; linearizability
-// uses the final messages table only to bind operations of unknown outcome,
-// and without it treats them as wildcards, which is sound.
-var readsFinalLines = map[string]bool{
-	NameSequenceUniqueness: true, NameNoZeroSequence: true, NameCounterIsLastAllocated: true,
-	NameSequenceMonotonicity: true, NameCounterLowerBound: true, NameIdempotencyGuarantee: true,
-	NameIdempotencySeqConsist: true, NameAckImpliesPersistence: true, NameGapIsAllocation: true,
-	NameGapless: true, NameSyncCompleteness: true, NameEventCompleteness: true,
-	NameCatchUpCompleteness: true, NameEventOrder: true, // the messages table; the events
-	NameFailHasNoEffect: true, NameNoPhantomMessages: true,
 }
 
 // cutShortNote begins the detail of every invariant a cut-short history
@@ -269,10 +166,11 @@ func cutShortNoteOf(h *history.History) string {
 // Results the contract decides (not applicable under it, unknown for a
 // value HISTORY.md does not define) are not passed here.
 func cutShort(res Result, note string) Result {
+	inv, _ := invariantOf(res.Name)
 	switch {
-	case res.Name == NameLinearizability && res.Status != statusNA:
+	case inv.reads&bindsFinalMessages != 0 && res.Status != statusNA:
 		res.Detail += "; judged without the final messages table, which was cut short"
-	case !readsFinalLines[res.Name]:
+	case inv.reads&finalLines == 0:
 	case res.Status == Fail:
 		res.Detail += "; " + note + ": this violation is in the operations alone"
 	default:
@@ -289,76 +187,40 @@ func runAll(tasks []func()) {
 }
 
 // resolveContract fills in HISTORY.md's defaults; opt overrides the header
-// field by field. stated reports whether the events contract was given.
+// field by field. stated reports whether the events contract was given
+// (its default depends on whether the history holds events).
 func resolveContract(header history.Contract, opt *history.Contract, hasEvents bool) (c history.Contract, stated bool) {
 	c = header
 	if opt != nil {
-		if opt.Gaps != "" {
-			c.Gaps = opt.Gaps
-		}
-		if opt.KeyReuse != "" {
-			c.KeyReuse = opt.KeyReuse
-		}
-		if opt.Events != "" {
-			c.Events = opt.Events
-		}
-		if opt.CatchUp != "" {
-			c.CatchUp = opt.CatchUp
-		}
-		if opt.EventOrder != "" {
-			c.EventOrder = opt.EventOrder
-		}
-		if opt.KeyScope != "" {
-			c.KeyScope = opt.KeyScope
-		}
-	}
-	if c.KeyScope == "" {
-		c.KeyScope = history.KeyScopeChat
-	}
-	if c.CatchUp == "" {
-		c.CatchUp = history.CatchUpCursor // judged only with reader syncs
-	}
-	if c.EventOrder == "" {
-		c.EventOrder = history.EventOrderNone
-	}
-	if c.Gaps == "" {
-		c.Gaps = history.GapsAllowed
-	}
-	if c.KeyReuse == "" {
-		c.KeyReuse = history.KeyReuseReturnOriginal
+		c = opt.Over(c)
 	}
 	stated = c.Events != ""
-	if !stated {
-		c.Events = history.EventsNone
-		if hasEvents {
-			c.Events = history.EventsAtLeastOnce
+	for _, f := range history.ContractFields {
+		if v := f.Of(&c); *v == "" {
+			*v = f.DefaultFor(hasEvents)
 		}
 	}
 	return c, stated
 }
 
+// modelFields are the contract fields the linearizability model reads.
+var modelFields = []string{"gaps", "key_reuse", "key_scope"}
+
 // contractProblem describes invalid contract values the model depends on.
 func contractProblem(c history.Contract) string {
-	switch {
-	case c.Gaps != history.GapsAllowed && c.Gaps != history.GapsForbidden:
-		return fmt.Sprintf("gaps %q is neither %q nor %q", c.Gaps, history.GapsAllowed, history.GapsForbidden)
-	case c.KeyReuse != history.KeyReuseReturnOriginal && c.KeyReuse != history.KeyReuseReject:
-		return fmt.Sprintf("key_reuse %q is neither %q nor %q", c.KeyReuse, history.KeyReuseReturnOriginal, history.KeyReuseReject)
-	case c.KeyScope != history.KeyScopeChat && c.KeyScope != history.KeyScopeClient:
-		return fmt.Sprintf("key_scope %q is neither %q nor %q", c.KeyScope, history.KeyScopeChat, history.KeyScopeClient)
+	for _, name := range modelFields {
+		f := history.LookupContractField(name)
+		if v := *f.Of(&c); !f.Allows(v) {
+			return fmt.Sprintf("%s %q is neither %s", f.Name, v, f.Choices(true, "nor"))
+		}
 	}
 	return ""
-}
-
-func badContract(name, field, value string) Result {
-	return Result{Name: name, Status: Unknown, Lines: []int{},
-		Detail: fmt.Sprintf("contract %s %q is not a value HISTORY.md defines: cannot tell whether this invariant applies", field, value)}
 }
 
 // stats adds to the operations' counts (opStats) what the invariants
 // found.
 func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
-	s.Chats, s.Allocations, s.Messages = len(x.chatNames), x.allocs.len(), len(x.msgs)
+	s.Chats, s.Allocations, s.Messages = len(x.chatNames), x.allocs.Len(), len(x.msgs)
 	s.Gaps, s.GapCauses = int(min(gs.gaps, 1<<62)), maps.Clone(gs.causes)
 	s.LateCommits, s.DuplicateEvents = late, dups
 	if s.GapCauses == nil {
@@ -372,18 +234,18 @@ func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
 
 // opStats counts the operations by kind and outcome.
 func (x *index) opStats() Stats {
-	s := Stats{Operations: x.ops.len(), ErrorCodes: map[string]int{}}
-	for i := range x.ops.count() {
+	s := Stats{Operations: x.ops.Len(), ErrorCodes: map[string]int{}}
+	for i := range x.ops.Count() {
 		o := int32(i)
-		if x.ops.at(i).fn == fnPersist && x.ops.at(i).status == stOK {
+		if x.ops.At(i).fn == fnPersist && x.ops.At(i).status == stOK {
 			s.MaxAckedSeq = max(s.MaxAckedSeq, x.ackSeq(o))
 		}
-		if x.ops.at(i).fn == fnPersist {
+		if x.ops.At(i).fn == fnPersist {
 			s.Persists++
 		} else {
 			s.Syncs++
 		}
-		switch x.ops.at(i).status {
+		switch x.ops.At(i).status {
 		case stOK:
 			s.OK++
 			if x.isDedup(o) {
@@ -418,7 +280,7 @@ func (x *index) intervalGaps(every time.Duration) (allocs, gaps []int64) {
 		}
 		return k
 	}
-	for a := range x.allocs.count() {
+	for a := range x.allocs.Count() {
 		allocs[interval(x.allocEnd(a))]++
 	}
 	for c := range int32(len(x.chatNames)) {
@@ -430,13 +292,23 @@ func (x *index) intervalGaps(every time.Duration) (allocs, gaps []int64) {
 		ms, i := x.msgs[mlo:mhi], 0
 		for _, a := range x.allocBySeq[alo:ahi] {
 			seq := x.allocSeq(a)
-			for i < len(ms) && x.fin.at(ms[i]).Seq < seq {
+			for i < len(ms) && x.fin.At(ms[i]).Seq < seq {
 				i++
 			}
-			if i == len(ms) || x.fin.at(ms[i]).Seq != seq {
+			if i == len(ms) || x.fin.At(ms[i]).Seq != seq {
 				gaps[interval(x.allocEnd(a))]++
 			}
 		}
 	}
 	return allocs, gaps
+}
+
+// claimsOf reads the header's claims (history.ClaimsField); a malformed
+// value is a warning and no claims.
+func claimsOf(h history.Header, x *index) map[string]string {
+	claims, err := history.DecodeClaims(h.Extra[history.ClaimsField])
+	if err != nil {
+		x.warn("%v: ignored", err)
+	}
+	return claims
 }

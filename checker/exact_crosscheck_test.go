@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/chatseq/chatseq/checker/linearize"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -398,12 +399,10 @@ func randomExactCase(rng *rand.Rand, run int, names []string) exactCase {
 // the waits and the hash (themselves checked in model_test.go).
 func porcupineVerdict(t *testing.T, x *index, con history.Contract) bool {
 	ref, ops := x.linearizabilityHistory(0, con, true)
-	if _, _, _, found := ref.contradiction(); found {
-		return false // as runPorcupine: facts no order reconciles
+	model, contradicts := linearize.Reference(ref)
+	if contradicts {
+		return false // as linearize.Porcupine: facts no order reconciles
 	}
-	ref.waits = nil
-	model := x.porcupineModel(ref)
-	model.Hash = nil
 	res := porcupine.CheckOperationsTimeout(model, ops, 20*time.Second)
 	if res == porcupine.Unknown {
 		t.Fatal("porcupine timed out on a small history")
@@ -437,21 +436,21 @@ func TestExactAgreesWithPorcupine(t *testing.T) {
 		c := randomExactCase(rng, run, names)
 		x := indexOf(c.h)
 		m, _ := x.linearizabilityHistory(0, c.con, false)
-		if len(m.ops) == 0 {
+		if len(m.Ops) == 0 {
 			continue
 		}
-		got := x.exactLinearizability(0, m, "")
-		if got.why == "fallback" {
+		got := linearize.Exact(m, "")
+		if got.Why == "fallback" {
 			fallback++
 			continue
 		}
 		want := porcupineVerdict(t, x, c.con)
-		if (got.status == Pass) != want {
+		if (got.Status == linearize.Pass) != want {
 			t.Fatalf("run %d (%s, %s/%s, finals %d): exact says %s (%s), porcupine says linearizable=%v\n%s",
-				run, c.mutated, c.con.Gaps, c.con.KeyReuse, len(c.h.Finals), got.status, got.detail, want, dumpEvents(c.h))
+				run, c.mutated, c.con.Gaps, c.con.KeyReuse, len(c.h.Finals), got.Status, got.Detail, want, dumpEvents(c.h))
 		}
-		if got.status == Fail && len(got.lines) == 0 {
-			t.Fatalf("run %d: a failure names no lines: %s", run, got.detail)
+		if got.Status == linearize.Fail && len(got.Lines) == 0 {
+			t.Fatalf("run %d: a failure names no lines: %s", run, got.Detail)
 		}
 		if c.h.Header.Extra["initial_counter"] != "" {
 			if want {

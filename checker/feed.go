@@ -14,15 +14,24 @@ import (
 // the file gets, as Scan would read them, so the Feed's verdict is the
 // one 'chatseq check' gives that file.
 type Feed struct {
-	began time.Time
-	log   *Log
-	tap   *history.Tap
+	began  time.Time
+	log    *Log
+	tap    *history.Tap
+	online *Online
 }
 
 // NewFeed starts a Feed for a history that will be written to name.
-func NewFeed(name string) *Feed {
+func NewFeed(name string) *Feed { return NewOnlineFeed(name, nil) }
+
+// NewOnlineFeed is NewFeed whose lines also go to online as they are
+// read (the run's online check), unless it is nil.
+func NewOnlineFeed(name string, online *Online) *Feed {
 	l := NewLog()
-	return &Feed{began: time.Now(), log: l, tap: history.NewTap(name, l)}
+	var sink history.Sink = l
+	if online != nil {
+		sink = onlineSink{Log: l, online: online}
+	}
+	return &Feed{began: time.Now(), log: l, tap: history.NewTap(name, sink), online: online}
 }
 
 // Tap is what the recorder hands its lines to.

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"sync"
 
+	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/checker/linearize"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/timings"
 )
@@ -43,7 +44,7 @@ type index struct {
 
 	// kinds caches kindsOf for kindsReject.
 	kindsMu     sync.Mutex
-	kinds       []linKind
+	kinds       []linearize.Kind
 	kindsReject bool
 
 	// eventOrder is judged once: event_completeness notes what it
@@ -53,10 +54,10 @@ type index struct {
 
 	// The Log's records, in the blocks they were read into: gathering
 	// them into one slice each copied a quarter of a run's memory at once
-	// (chunked.go).
-	ops    *chunked[op]
-	allocs *chunked[alloc]
-	fin    *chunked[cfin]
+	// (columns.Chunked).
+	ops    *columns.Chunked[op]
+	allocs *columns.Chunked[alloc]
+	fin    *columns.Chunked[cfin]
 
 	// Sorted views; *Span[c]..*Span[c+1] is chat c's slice of each.
 	acks        []int32 // persist-ok ops by (chat, seq, call)
@@ -134,46 +135,46 @@ func (x *index) warn(format string, args ...any) {
 
 // Accessors.
 
-func (x *index) call(o int32) int64 { return x.ops.at(o).call }
+func (x *index) call(o int32) int64 { return x.ops.At(o).call }
 
 // ret is when o's effect is known to be over: its completion for ok and
 // fail, never for info and unfinished operations (open-ended).
 func (x *index) ret(o int32) int64 {
-	switch x.ops.at(o).status {
+	switch x.ops.At(o).status {
 	case stOK, stFail:
-		return x.ops.at(o).done
+		return x.ops.At(o).done
 	}
 	return timeMax
 }
 
-func (x *index) ackSeq(o int32) uint64 { return x.ops.at(o).seq }
+func (x *index) ackSeq(o int32) uint64 { return x.ops.At(o).seq }
 
-func (x *index) ackID(o int32) uint32 { return x.ops.at(o).mid() }
+func (x *index) ackID(o int32) uint32 { return x.ops.At(o).mid() }
 
 // midName is an interned message id's text.
-func (x *index) midName(id uint32) string { return x.keys.get(x.midNames[id]) }
+func (x *index) midName(id uint32) string { return x.keys.Get(x.midNames[id]) }
 
 // keyText is an interned key's text.
-func (x *index) keyText(k int32) string { return x.keys.get(x.keyNames[k]) }
+func (x *index) keyText(k int32) string { return x.keys.Get(x.keyNames[k]) }
 
-func (x *index) invLine(o int32) int { return int(x.ops.at(o).invLine) }
+func (x *index) invLine(o int32) int { return int(x.ops.At(o).invLine) }
 
-func (x *index) doneLine(o int32) int { return int(x.ops.at(o).doneLine) }
+func (x *index) doneLine(o int32) int { return int(x.ops.At(o).doneLine) }
 
 func (x *index) opLines(o int32) []int { return []int{x.invLine(o), x.doneLine(o)} }
 
 // keyName is o's idempotency key ("" for a keyless persist or a sync).
 func (x *index) keyName(o int32) string {
-	if k := x.ops.at(o).key; k >= 0 {
+	if k := x.ops.At(o).key; k >= 0 {
 		return x.keyText(k)
 	}
 	return ""
 }
 
 // after and limit are a sync's cursor and page size.
-func (x *index) after(o int32) uint64 { return x.ops.at(o).seq }
+func (x *index) after(o int32) uint64 { return x.ops.At(o).seq }
 
-func (x *index) limit(o int32) int { return int(x.ops.at(o).limit()) }
+func (x *index) limit(o int32) int { return int(x.ops.At(o).limit()) }
 
 // syncBuf holds a caller's decoded sync answers, reused from one sync to
 // the next.
@@ -183,16 +184,16 @@ type syncBuf struct{ seqs, ids, miss []uint64 }
 // slice of their own when it is nil), and false if it has no answer: for
 // the invariants that need no message ids.
 func (x *index) syncSeqsOf(o int32, buf *syncBuf) ([]uint64, bool) {
-	r := x.ops.at(o).sync()
+	r := x.ops.At(o).sync()
 	if r < 0 {
 		buf.seqs = buf.seqs[:0]
 		return buf.seqs, false
 	}
-	code := x.syncSeqs.get(x.syncs[r].seqs)
+	code := x.syncSeqs.Get(x.syncs[r].seqs)
 	if buf.seqs == nil {
-		buf.seqs = make([]uint64, 0, countSeqs(code))
+		buf.seqs = make([]uint64, 0, columns.CountSeqs(code))
 	}
-	buf.seqs = decodeSeqs(buf.seqs[:0], code)
+	buf.seqs = columns.DecodeSeqs(buf.seqs[:0], code)
 	return buf.seqs, true
 }
 
@@ -208,18 +209,18 @@ func (x *index) syncResult(o int32, buf *syncBuf) (seqs []uint64, ids []uint64, 
 	if _, ok := x.syncSeqsOf(o, buf); !ok {
 		return buf.seqs, buf.ids[:0], false
 	}
-	ref := &x.syncs[x.ops.at(o).sync()]
+	ref := &x.syncs[x.ops.At(o).sync()]
 	if ref.explicit {
-		return buf.seqs, x.syncMids.get(ref.mids), true
+		return buf.seqs, x.syncMids.Get(ref.mids), true
 	}
-	chat := x.ops.at(o).chat
+	chat := x.ops.At(o).chat
 	buf.ids = slices.Grow(buf.ids[:0], len(buf.seqs))
 	for _, s := range buf.seqs {
 		buf.ids = append(buf.ids, x.ackHash.at(chat, s))
 	}
-	mids := x.syncMids.get(ref.mids)
+	mids := x.syncMids.Get(ref.mids)
 	if len(mids) > 0 {
-		buf.miss = decodeSeqs(buf.miss[:0], x.syncMiss.get(ref.miss))
+		buf.miss = columns.DecodeSeqs(buf.miss[:0], x.syncMiss.Get(ref.miss))
 		for j, i := range buf.miss {
 			buf.ids[i] = mids[j]
 		}
@@ -227,14 +228,14 @@ func (x *index) syncResult(o int32, buf *syncBuf) (seqs []uint64, ids []uint64, 
 	return buf.seqs, buf.ids, true
 }
 
-func (x *index) allocSeq(a int32) uint64 { return x.allocs.at(a).seq }
+func (x *index) allocSeq(a int32) uint64 { return x.allocs.At(a).seq }
 
-func (x *index) allocEnd(a int32) int64 { return x.allocs.at(a).end }
+func (x *index) allocEnd(a int32) int64 { return x.allocs.At(a).end }
 
 // allocStartLines is the trace line plus, when the interval's start came
 // from the operation's invoke, that invoke's line.
 func (x *index) allocStartLines(a int32) []int {
-	al := x.allocs.at(a)
+	al := x.allocs.At(a)
 	lines := []int{int(al.line)}
 	if !al.hasStart && al.op >= 0 {
 		lines = append(lines, x.invLine(al.op))
@@ -243,9 +244,9 @@ func (x *index) allocStartLines(a int32) []int {
 }
 
 func (x *index) status(o int32) string {
-	switch x.ops.at(o).status {
+	switch x.ops.At(o).status {
 	case stOK:
-		if x.ops.at(o).dedup() {
+		if x.ops.At(o).dedup() {
 			return "ok(dedup)"
 		}
 		return "ok"
@@ -259,14 +260,14 @@ func (x *index) status(o int32) string {
 
 // errCode is o's completion error, or its status when it has none.
 func (x *index) errCode(o int32) string {
-	if e := x.ops.at(o).err(); e != 0 {
+	if e := x.ops.At(o).err(); e != 0 {
 		return x.errNames[e]
 	}
 	return x.status(o)
 }
 
 func (x *index) isDedup(o int32) bool {
-	return x.ops.at(o).dedup()
+	return x.ops.At(o).dedup()
 }
 
 func span(sp []int32, c int32) (int, int) { return int(sp[c]), int(sp[c+1]) }
@@ -284,11 +285,11 @@ func maxSpan(sp []int32) int {
 // id of hash h, looking from index from of them on (searchFrom); it
 // returns where the sequence's messages begin, for the next look-up.
 func (x *index) hasMsgHashFrom(msgs []int32, from int, seq uint64, h uint64) (found bool, at int32, next int) {
-	i, _ := searchFrom(msgs, from, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.at(m).Seq, t) })
+	i, _ := columns.SearchFrom(msgs, from, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.At(m).Seq, t) })
 	at = -1
-	for j := i; j < len(msgs) && x.fin.at(msgs[j]).Seq == seq; j++ {
+	for j := i; j < len(msgs) && x.fin.At(msgs[j]).Seq == seq; j++ {
 		at = msgs[j]
-		if x.midHash[x.fin.at(at).MessageID] == h {
+		if x.midHash[x.fin.At(at).MessageID] == h {
 			return true, at, i
 		}
 	}
@@ -302,7 +303,7 @@ func (x *index) hasMsgHashFrom(msgs []int32, from int, seq uint64, h uint64) (fo
 // short: its final state is not judged). soleWriter is the header's
 // sole_writer as the options leave it.
 func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, clientScope, soleWriter bool) *index {
-	x := &index{Log: l, soleWriter: soleWriter, initialCounter: initialCounterOf(h)}
+	x := &index{Log: l, soleWriter: soleWriter, initialCounter: h.InitialCounter()}
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
 	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil
@@ -350,17 +351,17 @@ func buildIndex(l *Log, h history.Header, tablesRead []history.TableRead, client
 // compactRecords numbers the Log's operations and allocations densely,
 // each chat's still one after another, and points each allocation at its
 // operation's new number.
-func (l *Log) compactRecords() (*chunked[op], *chunked[alloc]) {
-	opAt := l.ops.renumbering()
-	var ops chunked[op]
-	var allocs chunked[alloc]
+func (l *Log) compactRecords() (*columns.Chunked[op], *columns.Chunked[alloc]) {
+	opAt := l.ops.Renumbering()
+	var ops columns.Chunked[op]
+	var allocs columns.Chunked[alloc]
 	runAll([]func(){
-		func() { ops = l.ops.compact() },
+		func() { ops = l.ops.Compact() },
 		func() {
-			allocs = l.allocs.compact()
-			allocs.each(func(a *alloc) {
+			allocs = l.allocs.Compact()
+			allocs.Each(func(a *alloc) {
 				if a.op >= 0 {
-					a.op = opAt.of(a.op)
+					a.op = opAt.Of(a.op)
 				}
 			})
 		},
@@ -368,30 +369,17 @@ func (l *Log) compactRecords() (*chunked[op], *chunked[alloc]) {
 	return &ops, &allocs
 }
 
-// initialCounterOf reads the header's "initial_counter" extension.
-func initialCounterOf(h history.Header) uint64 {
-	raw, ok := h.Extra["initial_counter"]
-	if !ok {
-		return 0
-	}
-	v, err := strconv.ParseUint(raw, 10, 64)
-	if err != nil {
-		return 0
-	}
-	return v
-}
-
 // countUnknownUntraced fills unknownUntraced.
 func (x *index) countUnknownUntraced() {
-	traced := make([]bool, x.ops.len())
-	x.allocs.each(func(a *alloc) {
+	traced := make([]bool, x.ops.Len())
+	x.allocs.Each(func(a *alloc) {
 		if a.op >= 0 {
 			traced[a.op] = true
 		}
 	})
 	x.unknownUntraced = make([]uint64, len(x.chatNames))
 	i := 0
-	x.ops.each(func(o *op) {
+	x.ops.Each(func(o *op) {
 		if o.fn == fnPersist && (o.status == stInfo || o.status == stOpen) && !traced[i] {
 			x.unknownUntraced[o.chat]++
 		}
@@ -409,8 +397,8 @@ func (x *index) indexFinals(tablesRead []history.TableRead) {
 		}
 	}
 	seenCounter := map[int32]bool{}
-	for i := range x.fin.count() {
-		f := x.fin.at(i)
+	for i := range x.fin.Count() {
+		f := x.fin.At(i)
 		x.markPresent(f.Table)
 		if f.Table == tableCounters {
 			if seenCounter[f.chat] {
@@ -445,19 +433,19 @@ func (x *index) markPresent(t tableKind) {
 // number, one after another: they run beside the numbering.
 func (x *index) chatViews(nc int32) {
 	x.ackView(nc)
-	x.allocBySeq = make([]int32, x.allocs.len())
+	x.allocBySeq = make([]int32, x.allocs.Len())
 	for i := range x.allocBySeq {
 		x.allocBySeq[i] = int32(i)
 	}
-	sortByKey(x.allocBySeq, func(i int32) sortKey { return sortKey{chat: x.allocs.at(i).chat, a: x.allocSeq(i), b: x.allocEnd(i)} })
-	x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs.at(i).chat })
+	sortByKey(x.allocBySeq, func(i int32) sortKey { return sortKey{chat: x.allocs.At(i).chat, a: x.allocSeq(i), b: x.allocEnd(i)} })
+	x.allocSpan = spans(x.allocBySeq, nc, func(i int32) int32 { return x.allocs.At(i).chat })
 	// Counting sorts keep invoke order within each chat.
-	x.opChatSpan, x.opsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 { return x.ops.at(int32(i)).chat })
+	x.opChatSpan, x.opsByChat = bucket(x.ops.Len(), int(nc), func(i int) int32 { return x.ops.At(int32(i)).chat })
 	// Read in the records' order, a few percent of the operations:
 	// picked out of opsByChat, every operation had been a cache miss
-	// (before the Log kept each chat's records together, grouped.go).
-	x.syncSpan, x.syncsByChat = bucket(x.ops.len(), int(nc), func(i int) int32 {
-		if o := x.ops.at(int32(i)); o.fn == fnSync && o.status == stOK {
+	// (before the Log kept each chat's records together, columns.Grouped).
+	x.syncSpan, x.syncsByChat = bucket(x.ops.Len(), int(nc), func(i int) int32 {
+		if o := x.ops.At(int32(i)); o.fn == fnSync && o.status == stOK {
 			return o.chat
 		}
 		return -1
@@ -473,7 +461,7 @@ func (x *index) keyViews(nc int32, nk int) {
 		func() { x.keysCreated(nk) },
 		// A counting sort keeps invoke order within each key.
 		func() {
-			x.opKeySpan, x.opsByKey = bucket(x.ops.len(), nk, func(i int) int32 { return x.ops.at(int32(i)).key })
+			x.opKeySpan, x.opsByKey = bucket(x.ops.Len(), nk, func(i int) int32 { return x.ops.At(int32(i)).key })
 		},
 	})
 }
@@ -481,10 +469,10 @@ func (x *index) keyViews(nc int32, nk int) {
 // finalViews indexes the final tables: counters by chat, messages and
 // events by (chat, seq), messages and idempotency records by key.
 func (x *index) finalViews(nc int32, nk int) {
-	x.counter = filled(int(nc), -1)
+	x.counter = columns.Filled(int(nc), -1)
 	var nMsgs, nEvents int
-	for i := range x.fin.count() {
-		switch x.fin.at(i).Table {
+	for i := range x.fin.Count() {
+		switch x.fin.At(i).Table {
 		case tableMessages:
 			nMsgs++
 		case tableEvents:
@@ -492,10 +480,10 @@ func (x *index) finalViews(nc int32, nk int) {
 		}
 	}
 	x.msgs, x.events = make([]int32, 0, nMsgs), make([]int32, 0, nEvents)
-	x.keyMsg, x.keyMsg2 = filled(nk, -1), map[int32]int32{}
-	x.keyIdem, x.keyIdem2 = filled(nk, -1), map[int32]int32{}
-	for i := range x.fin.count() {
-		f := x.fin.at(i)
+	x.keyMsg, x.keyMsg2 = columns.Filled(nk, -1), map[int32]int32{}
+	x.keyIdem, x.keyIdem2 = columns.Filled(nk, -1), map[int32]int32{}
+	for i := range x.fin.Count() {
+		f := x.fin.At(i)
 		switch f.Table {
 		case tableCounters:
 			if x.counter[f.chat] < 0 {
@@ -527,11 +515,11 @@ func (x *index) finalViews(nc int32, nk int) {
 		}
 	}
 	bySeqLine := func(i int32) sortKey {
-		return sortKey{chat: x.fin.at(i).chat, a: x.fin.at(i).Seq, b: int64(x.fin.at(i).Line)}
+		return sortKey{chat: x.fin.At(i).chat, a: x.fin.At(i).Seq, b: int64(x.fin.At(i).Line)}
 	}
 	sortByKey(x.msgs, bySeqLine)
 	sortByKey(x.events, bySeqLine)
-	finChat := func(i int32) int32 { return x.fin.at(i).chat }
+	finChat := func(i int32) int32 { return x.fin.At(i).chat }
 	x.msgSpan = spans(x.msgs, nc, finChat)
 	x.eventSpan = spans(x.events, nc, finChat)
 }
@@ -539,37 +527,29 @@ func (x *index) finalViews(nc int32, nk int) {
 // ackView sorts persist acks by (chat, seq, call).
 func (x *index) ackView(nc int32) {
 	nAcks := 0
-	for i := range x.ops.count() {
-		if x.ops.at(i).fn == fnPersist && x.ops.at(i).status == stOK {
+	for i := range x.ops.Count() {
+		if x.ops.At(i).fn == fnPersist && x.ops.At(i).status == stOK {
 			nAcks++
 		}
 	}
 	x.acks = make([]int32, 0, nAcks)
-	for i := range x.ops.count() {
-		if x.ops.at(i).fn == fnPersist && x.ops.at(i).status == stOK {
+	for i := range x.ops.Count() {
+		if x.ops.At(i).fn == fnPersist && x.ops.At(i).status == stOK {
 			x.acks = append(x.acks, int32(i))
 		}
 	}
-	sortByKey(x.acks, func(i int32) sortKey { return sortKey{chat: x.ops.at(i).chat, a: x.ackSeq(i), b: x.call(i)} })
-	x.ackSpan = spans(x.acks, nc, func(i int32) int32 { return x.ops.at(i).chat })
+	sortByKey(x.acks, func(i int32) sortKey { return sortKey{chat: x.ops.At(i).chat, a: x.ackSeq(i), b: x.call(i)} })
+	x.ackSpan = spans(x.acks, nc, func(i int32) int32 { return x.ops.At(i).chat })
 }
 
 // keysCreated notes the keys some ack created (not a replay's).
 func (x *index) keysCreated(nk int) {
 	x.keyCreated = make([]bool, nk)
 	for _, o := range x.acks {
-		if k := x.ops.at(o).key; k >= 0 && !x.isDedup(o) {
+		if k := x.ops.At(o).key; k >= 0 && !x.isDedup(o) {
 			x.keyCreated[k] = true
 		}
 	}
-}
-
-func filled(n int, v int32) []int32 {
-	s := make([]int32, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
 }
 
 // setFirstTwo notes v as key k's first, or else as its second unless it
@@ -597,7 +577,7 @@ func (x *index) chatList(cs []int32) string {
 
 // largestChatShare is the largest chat's share of the operations.
 func (x *index) largestChatShare() float64 {
-	if x.ops.len() == 0 {
+	if x.ops.Len() == 0 {
 		return 0
 	}
 	most := 0
@@ -605,5 +585,5 @@ func (x *index) largestChatShare() float64 {
 		lo, hi := span(x.opChatSpan, c)
 		most = max(most, hi-lo)
 	}
-	return float64(most) / float64(x.ops.len())
+	return float64(most) / float64(x.ops.Len())
 }

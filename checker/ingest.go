@@ -2,10 +2,11 @@ package checker
 
 import (
 	"fmt"
-	"hash/maphash"
 	"math"
 	"unsafe"
 
+	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -18,8 +19,8 @@ import (
 // history is read straight into a Log (history.ScanFile) and never held
 // whole. It implements history.Sink.
 type Log struct {
-	names stringArena // the bytes of chats, senders and error codes
-	keys  nameArena   // the bytes of keys and message ids
+	names stringArena       // the bytes of chats, senders and error codes
+	keys  columns.NameArena // the bytes of keys and message ids
 	// attributed: the keys (final numbers) that a final line without a
 	// sender was given by attribution, under key_scope client: a guess
 	// some rules must not build on.
@@ -28,17 +29,20 @@ type Log struct {
 	chatNames []string
 	chatIDs   map[string]int32
 
+	// delivery holds the receivers' lines (store.Delivery); nil: none.
+	delivery *store.Delivery
+
 	// Keys and message ids are numbered provisionally while lines come
 	// in (newKeys, newMids), and once more when the Log is indexed
 	// (intern.go): keyNames, keyChat, midNames and midHash are by final
 	// number.
-	keyNames []nameRef // in keys
+	keyNames []columns.NameRef // in keys
 	keyChat  []int32
 	newKeys  struct {
-		names  chunked[nameRef]
-		chat   chunked[int32]
-		sender chunked[uint32] // of the persist, or the final line; noSender
-		hash   chunked[uint64] // stringHash of each name
+		names  columns.Chunked[columns.NameRef]
+		chat   columns.Chunked[int32]
+		sender columns.Chunked[uint32] // of the persist, or the final line; noSender
+		hash   columns.Chunked[uint64] // stringHash of each name
 	}
 	lastKey []int32 // by process: the key of its last persist, -1
 
@@ -46,13 +50,13 @@ type Log struct {
 	// hashed once; a sync's ids are only hashed: there are tens of them a
 	// sync, and they are only ever compared (stringHash: a collision, at
 	// odds of 2^-64, could only hide a mismatch).
-	midNames []nameRef // in keys
+	midNames []columns.NameRef // in keys
 	midHash  []uint64
-	// Kept by chat, as operations are (grouped.go): numbered in that
+	// Kept by chat, as operations are (columns.Grouped): numbered in that
 	// order, a chat's message ids are neighbours by number, and what is
 	// looked up by message id for a chat's operations or final lines in
 	// turn is read in order, not one cache miss each.
-	newMids grouped[midRecord]
+	newMids columns.Grouped[midRecord]
 	acked   recentAcks // finals find their ids by their acks (intern.go)
 
 	senderIDs   map[string]uint32
@@ -61,23 +65,23 @@ type Log struct {
 	errNames    []string
 
 	// Records as lines come in. Operations and allocations are kept by
-	// chat (grouped.go); the index takes them numbered densely.
-	ops    grouped[op]
-	allocs grouped[alloc]
-	fin    chunked[cfin]
+	// chat (columns.Grouped); the index takes them numbered densely.
+	ops    columns.Grouped[op]
+	allocs columns.Grouped[alloc]
+	fin    columns.Chunked[cfin]
 	// recordOrder keeps every record in shared blocks, in the order read:
 	// a test's reference for grouping by chat.
 	recordOrder bool
-	evPos       chunked[evPos] // of the events lines in fin
+	evPos       columns.Chunked[evPos] // of the events lines in fin
 
 	syncs    []syncRef
-	syncSeqs slab[byte]   // each answer's sequences, coded (seqcode.go)
-	seqCode  []byte       // addSync's scratch
-	syncMids slab[uint64] // stringHash of returned message ids the acks do not give
-	syncMiss slab[byte]   // where in their answers those are (coded as sequences)
-	missAt   []uint64     // addSync's scratch
-	idScr    []uint64     // addSync's scratch
-	ackHash  ackHashes    // the index's: the first ack's message id hash by chat and sequence
+	syncSeqs columns.Slab[byte]   // each answer's sequences, coded (columns.AppendSeqs)
+	seqCode  []byte               // addSync's scratch
+	syncMids columns.Slab[uint64] // stringHash of returned message ids the acks do not give
+	syncMiss columns.Slab[byte]   // where in their answers those are (coded as sequences)
+	missAt   []uint64             // addSync's scratch
+	idScr    []uint64             // addSync's scratch
+	ackHash  ackHashes            // the index's: the first ack's message id hash by chat and sequence
 
 	// Each process's open operation: by process in open (-1 none) for
 	// the dense process numbers a run hands out, in outstanding for the
@@ -116,7 +120,7 @@ type op struct {
 	fn     fnKind
 	status opStatus
 	// flag is a persist ok's dedup (answered as a replay), a sync's reader
-	// (a sync of a catch-up client, "reader": true, catchup.go).
+	// (a sync of a catch-up client, "reader": true, catch_up_completeness.go).
 	flag bool
 }
 
@@ -231,7 +235,7 @@ func tableOf(name string) tableKind {
 // made. mids holds the others, at the positions miss codes; or, when
 // explicit, every id the line had (as many as it had).
 type syncRef struct {
-	seqs, mids, miss slabRef
+	seqs, mids, miss columns.SlabRef
 	explicit         bool
 }
 
@@ -245,7 +249,7 @@ func NewLog() *Log {
 		outstanding: map[int]int32{},
 		lastTime:    math.MinInt64,
 	}
-	l.newMids.add(-1, midRecord{}) // message id 0 is none
+	l.newMids.Add(-1, midRecord{}) // message id 0 is none
 	return l
 }
 
@@ -414,7 +418,7 @@ func (l *Log) invoke(e *history.Event) {
 		return
 	}
 	if prev, ok := l.openOf(e.Process); ok {
-		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.ops.at(prev).invLine)
+		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.ops.At(prev).invLine)
 	}
 	o := op{call: e.Time, invLine: int32(e.Line), process: int32(e.Process), chat: l.chat(e.Chat), key: -1, fn: fn}
 	if fn == fnPersist {
@@ -429,7 +433,7 @@ func (l *Log) invoke(e *history.Event) {
 		o.seq, o.aux = e.After, uint32(int32(min(max(e.Limit, math.MinInt32), math.MaxInt32)))
 		o.flag = e.Reader
 	}
-	l.setOpen(e.Process, l.ops.add(l.groupOf(o.chat), o))
+	l.setOpen(e.Process, l.ops.Add(l.groupOf(o.chat), o))
 }
 
 func (l *Log) complete(e *history.Event) {
@@ -439,7 +443,7 @@ func (l *Log) complete(e *history.Event) {
 		return
 	}
 	l.closeOpen(e.Process)
-	o := l.ops.at(oi)
+	o := l.ops.At(oi)
 	var f string
 	switch o.fn {
 	case fnPersist:
@@ -460,9 +464,9 @@ func (l *Log) complete(e *history.Event) {
 		if o.fn == fnPersist {
 			o.seq, o.ref, o.flag = e.Seq, l.mid(o.chat, e.MessageID), e.Dedup
 			if o.ref != 0 {
-				a := ackAt{mid: o.ref, key: o.key, sender: o.aux, midHash: l.newMids.at(int32(o.ref)).hash}
+				a := ackAt{mid: o.ref, key: o.key, sender: o.aux, midHash: l.newMids.At(int32(o.ref)).hash}
 				if o.key >= 0 {
-					a.keyHash = *l.newKeys.hash.at(o.key)
+					a.keyHash = *l.newKeys.hash.At(o.key)
 				}
 				l.acked.remember(o.chat, o.seq, a)
 			}
@@ -480,8 +484,8 @@ func (l *Log) complete(e *history.Event) {
 }
 
 func (l *Log) addSync(chat int32, r *history.SyncResult) int32 {
-	l.seqCode = appendSeqs(l.seqCode[:0], r.Seqs)
-	ref := syncRef{seqs: l.syncSeqs.add(l.seqCode)}
+	l.seqCode = columns.AppendSeqs(l.seqCode[:0], r.Seqs)
+	ref := syncRef{seqs: l.syncSeqs.Add(l.seqCode)}
 	ids := r.IDHashes
 	if ids == nil && len(r.MessageIDs) > 0 {
 		ids = l.idScr[:0]
@@ -492,7 +496,7 @@ func (l *Log) addSync(chat int32, r *history.SyncResult) int32 {
 	}
 	if len(ids) != len(r.Seqs) {
 		ref.explicit = true // sync_completeness fails it: kept as it was
-		ref.mids = l.syncMids.add(ids)
+		ref.mids = l.syncMids.Add(ids)
 	} else {
 		// The positions of ids that are not their sequence's first ack's.
 		miss := l.missAt[:0]
@@ -503,12 +507,12 @@ func (l *Log) addSync(chat int32, r *history.SyncResult) int32 {
 		}
 		l.missAt = miss
 		var mids []uint64
-		mids, ref.mids = l.syncMids.grow(len(miss))
+		mids, ref.mids = l.syncMids.Grow(len(miss))
 		for j, i := range miss {
 			mids[j] = ids[i]
 		}
-		l.seqCode = appendSeqs(l.seqCode[:0], miss)
-		ref.miss = l.syncMiss.add(l.seqCode)
+		l.seqCode = columns.AppendSeqs(l.seqCode[:0], miss)
+		ref.miss = l.syncMiss.Add(l.seqCode)
 	}
 	l.syncs = append(l.syncs, ref)
 	return int32(len(l.syncs) - 1)
@@ -520,7 +524,7 @@ func (l *Log) HashID(id []byte) uint64 {
 	if len(id) == 0 {
 		return 0
 	}
-	return nonZero(maphash.Bytes(hashSeed, id))
+	return store.BytesHash(id)
 }
 
 func (l *Log) trace(e *history.Event) {
@@ -530,17 +534,17 @@ func (l *Log) trace(e *history.Event) {
 	}
 	a := alloc{end: e.Time, seq: e.Seq, line: int32(e.Line), op: -1, chat: -1, start: e.Start, hasStart: e.HasStart}
 	oi, ok := l.openOf(e.Process)
-	if ok && l.ops.at(oi).fn == fnPersist && l.chatNames[l.ops.at(oi).chat] == e.Chat {
-		a.chat = l.ops.at(oi).chat // its owner's: no look-up
+	if ok && l.ops.At(oi).fn == fnPersist && l.chatNames[l.ops.At(oi).chat] == e.Chat {
+		a.chat = l.ops.At(oi).chat // its owner's: no look-up
 	} else {
 		a.chat = l.chat(e.Chat)
 	}
-	if ok && l.ops.at(oi).fn != fnPersist {
-		l.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, l.ops.at(oi).invLine)
+	if ok && l.ops.At(oi).fn != fnPersist {
+		l.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, l.ops.At(oi).invLine)
 		ok = false
 	}
 	if ok {
-		o := l.ops.at(oi)
+		o := l.ops.At(oi)
 		a.op = oi
 		if !e.HasStart {
 			a.start = o.call
@@ -559,7 +563,7 @@ func (l *Log) trace(e *history.Event) {
 		l.warn("line %d: allocation starts at %d, after it returned at %d: its start is taken as %d", e.Line, a.start, e.Time, e.Time)
 		a.start = e.Time
 	}
-	l.allocs.add(l.groupOf(a.chat), a)
+	l.allocs.Add(l.groupOf(a.chat), a)
 }
 
 // Final takes the next final line; finals come after every event.
@@ -581,11 +585,11 @@ func (l *Log) Final(f *history.Final) {
 	case tableEvents:
 		// Events repeat the acks too: the ack's id where it is the same.
 		c.MessageID, _ = l.finalIDs(c.chat, f.Seq, f.MessageID, "", noSender)
-		c.ev = l.evPos.add(evPos{Offset: f.Offset, Partition: f.Partition})
+		c.ev = l.evPos.Add(evPos{Offset: f.Offset, Partition: f.Partition})
 	default:
 		l.warn("line %d: final line of unknown table %q ignored", f.Line, f.Table)
 	}
-	l.fin.add(c)
+	l.fin.Add(c)
 }
 
 // stringArena copies the strings a Log keeps into large shared blocks, so
@@ -618,13 +622,13 @@ func (l *Log) finKeyName(f *cfin) string {
 	if f.key < 0 {
 		return ""
 	}
-	return l.keys.get(l.keyNames[f.key])
+	return l.keys.Get(l.keyNames[f.key])
 }
 
 // unsafeString is b as a string without a copy; b is never written again.
 func unsafeString(b []byte) string { return unsafe.String(&b[0], len(b)) }
 
-// groupOf is the group a chat's records are kept in (grouped.go).
+// groupOf is the group a chat's records are kept in (columns.Grouped).
 func (l *Log) groupOf(chat int32) int32 {
 	if l.recordOrder {
 		return -1
@@ -640,6 +644,9 @@ func logOf(h *history.History) *Log {
 	}
 	for i := range h.Finals {
 		l.Final(&h.Finals[i])
+	}
+	for i := range h.Receivers {
+		l.Receiver(&h.Receivers[i])
 	}
 	return l
 }

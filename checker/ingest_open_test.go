@@ -42,7 +42,7 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 			l.Event(&e)
 		}
 		dense, denseAllocs := l.compactRecords()
-		ops = slices.Clone(dense.flat())
+		ops = slices.Clone(dense.Flat())
 		for i := range ops {
 			ops[i].process = 0
 		}
@@ -56,7 +56,7 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 		for i := range ops {
 			senders = append(senders, ops[i].sender())
 		}
-		return ops, slices.Clone(denseAllocs.flat()), senders, l.warnings
+		return ops, slices.Clone(denseAllocs.Flat()), senders, l.warnings
 	}
 	wantOps, wantAllocs, wantSenders, wantWarnings := read([3]int{1, 2, 2 + senderCache})
 	if len(wantWarnings) != 6 || !slices.Equal(wantSenders, []uint32{0, 1, 2, 1, 0, 3, 0}) {

@@ -3,6 +3,8 @@ package checker
 import (
 	"fmt"
 	"maps"
+
+	"github.com/chatseq/chatseq/checker/internal/columns"
 )
 
 // Keys and message ids are numbered in two steps. While lines are read
@@ -34,7 +36,7 @@ const noSender = ^uint32(0)
 // idempotency table).
 func (l *Log) keyID(process int, chat int32, sender uint32, key string) int32 {
 	if process >= 0 && process < len(l.lastKey) {
-		if k := l.lastKey[process]; k >= 0 && *l.newKeys.chat.at(k) == chat && *l.newKeys.sender.at(k) == sender && l.keys.get(*l.newKeys.names.at(k)) == key {
+		if k := l.lastKey[process]; k >= 0 && *l.newKeys.chat.At(k) == chat && *l.newKeys.sender.At(k) == sender && l.keys.Get(*l.newKeys.names.At(k)) == key {
 			return k
 		}
 	}
@@ -49,17 +51,17 @@ func (l *Log) keyID(process int, chat int32, sender uint32, key string) int32 {
 }
 
 func (l *Log) newKey(chat int32, sender uint32, key string) int32 {
-	l.newKeys.chat.add(chat)
-	l.newKeys.sender.add(sender)
-	l.newKeys.hash.add(stringHash(key))
-	return l.newKeys.names.add(l.keys.add(key))
+	l.newKeys.chat.Add(chat)
+	l.newKeys.sender.Add(sender)
+	l.newKeys.hash.Add(stringHash(key))
+	return l.newKeys.names.Add(l.keys.Add(key))
 }
 
 // midRecord is a message id as numbered provisionally: its hash, which
 // sync answers are compared by, and its name.
 type midRecord struct {
 	hash uint64
-	name nameRef
+	name columns.NameRef
 }
 
 // mid numbers a message id of chat (0 is "none") and keeps its hash.
@@ -67,7 +69,7 @@ func (l *Log) mid(chat int32, s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	return uint32(l.newMids.add(l.groupOf(chat), midRecord{hash: stringHash(s), name: l.keys.add(s)}))
+	return uint32(l.newMids.Add(l.groupOf(chat), midRecord{hash: stringHash(s), name: l.keys.Add(s)}))
 }
 
 // canonicalMaps gives equal keys (in one chat, and under key_scope client
@@ -83,34 +85,34 @@ func (l *Log) canonicalMaps(sl *senderlessRule) (keyMap, midMap []int32) {
 	// bytes a name) was held twice at once, at the top of a large check's
 	// memory.
 	k := &l.newKeys
-	hashes := k.hash.flat()
+	hashes := k.hash.Flat()
 	for i := range hashes {
-		hashes[i] = scopedHash(*k.chat.at(int32(i)), hashes[i])
+		hashes[i] = scopedHash(*k.chat.At(int32(i)), hashes[i])
 		if clientScope {
-			hashes[i] = senderHash(*k.sender.at(int32(i)), hashes[i])
+			hashes[i] = senderHash(*k.sender.At(int32(i)), hashes[i])
 		}
 	}
 	keyMap = canonical(hashes, func(a, b int32) bool {
-		return *k.chat.at(a) == *k.chat.at(b) && l.keys.get(*k.names.at(a)) == l.keys.get(*k.names.at(b)) &&
-			(!clientScope || *k.sender.at(a) == *k.sender.at(b))
+		return *k.chat.At(a) == *k.chat.At(b) && l.keys.Get(*k.names.At(a)) == l.keys.Get(*k.names.At(b)) &&
+			(!clientScope || *k.sender.At(a) == *k.sender.At(b))
 	})
 	hashes = nil
 	if clientScope {
 		l.attributeSenderless(keyMap, sl)
 	}
-	k.sender = chunked[uint32]{}
+	k.sender = columns.Chunked[uint32]{}
 	l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
-	midAt := l.newMids.renumbering()
-	mids := l.newMids.compact()
-	n := mids.len()
+	midAt := l.newMids.Renumbering()
+	mids := l.newMids.Compact()
+	n := mids.Len()
 	hashes = make([]uint64, 0, n)
-	names := make([]nameRef, 0, n)
-	mids.each(func(r *midRecord) { hashes, names = append(hashes, r.hash), append(names, r.name) })
-	mids = chunked[midRecord]{}
-	dense := canonical(hashes, func(a, b int32) bool { return l.keys.get(names[a]) == l.keys.get(names[b]) })
+	names := make([]columns.NameRef, 0, n)
+	mids.Each(func(r *midRecord) { hashes, names = append(hashes, r.hash), append(names, r.name) })
+	mids = columns.Chunked[midRecord]{}
+	dense := canonical(hashes, func(a, b int32) bool { return l.keys.Get(names[a]) == l.keys.Get(names[b]) })
 	l.midNames, l.midHash = compact(dense, names), compact(dense, hashes)
 	l.lastKey = nil
-	return keyMap, midAt.compose(dense, n)
+	return keyMap, midAt.Compose(dense, n)
 }
 
 // senderlessRule is what attributeSenderless needs besides the keys: who
@@ -122,7 +124,7 @@ type senderlessRule struct {
 	// may have used the same key: any attribution by key is a guess.
 	soleWriter     bool
 	initialCounter uint64
-	ops            *chunked[op]
+	ops            *columns.Chunked[op]
 }
 
 // attributeSenderless, under key_scope client, gives each key that only
@@ -145,8 +147,8 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	const nobody, several = -2, -1
 	owner := map[chatKey]int32{}
 	for p := range keyMap {
-		if *k.sender.at(int32(p)) == noSender {
-			owner[chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}] = nobody
+		if *k.sender.At(int32(p)) == noSender {
+			owner[chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}] = nobody
 		}
 	}
 	if len(owner) == 0 {
@@ -155,7 +157,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// Only persists say who used a key: a final line that names a sender
 	// may be another writer's, or a phantom.
 	used := map[int32]bool{}
-	sl.ops.each(func(o *op) {
+	sl.ops.Each(func(o *op) {
 		if o.fn == fnPersist && o.key >= 0 {
 			used[keyMap[o.key]] = true
 		}
@@ -164,8 +166,8 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// without sole_writer's promise. Senderless lines get provisional keys
 	// of their own (finalIDs), so the line's sequence is its key's.
 	preRun := map[int32]bool{}
-	l.fin.each(func(f *cfin) {
-		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && f.Seq <= sl.initialCounter && *k.sender.at(f.key) == noSender {
+	l.fin.Each(func(f *cfin) {
+		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && f.Seq <= sl.initialCounter && *k.sender.At(f.key) == noSender {
 			preRun[f.key] = true
 		}
 	})
@@ -173,9 +175,9 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// has its own line, so a senderless line from before the run is not
 	// its (it would be a second message of one key).
 	lined := map[chatKey]bool{}
-	l.fin.each(func(f *cfin) {
-		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && *k.sender.at(f.key) != noSender {
-			lined[chatKey{*k.chat.at(f.key), l.keys.get(*k.names.at(f.key))}] = true
+	l.fin.Each(func(f *cfin) {
+		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && *k.sender.At(f.key) != noSender {
+			lined[chatKey{*k.chat.At(f.key), l.keys.Get(*k.names.At(f.key))}] = true
 		}
 	})
 	// named: the one sender (of a persist or a final line) that used each
@@ -191,21 +193,21 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		}
 	}
 	for p, f := range keyMap {
-		if *k.sender.at(int32(p)) == noSender {
+		if *k.sender.At(int32(p)) == noSender {
 			continue
 		}
-		ck := chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}
+		ck := chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}
 		claim(named, ck, f)
 		if used[f] {
 			claim(owner, ck, f)
 		}
 	}
-	dense := filled(len(keyMap), int32(-1))
+	dense := columns.Filled(len(keyMap), int32(-1))
 	next := int32(0)
 	unattributed := 0
 	for p, f := range keyMap {
-		if *k.sender.at(int32(p)) == noSender {
-			ck := chatKey{*k.chat.at(int32(p)), l.keys.get(*k.names.at(int32(p)))}
+		if *k.sender.At(int32(p)) == noSender {
+			ck := chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}
 			o := owner[ck]
 			if preRun[int32(p)] && (named[ck] != o || lined[ck]) {
 				o = several
@@ -255,8 +257,8 @@ const (
 )
 
 // renumberOps gives operations their final key and message id numbers.
-func renumberOps(ops *chunked[op], keyMap, midMap []int32) {
-	ops.each(func(o *op) {
+func renumberOps(ops *columns.Chunked[op], keyMap, midMap []int32) {
+	ops.Each(func(o *op) {
 		if o.key >= 0 {
 			o.key = keyMap[o.key]
 		}
@@ -267,8 +269,8 @@ func renumberOps(ops *chunked[op], keyMap, midMap []int32) {
 }
 
 // renumberFinals gives final lines their final key and message id numbers.
-func renumberFinals(fin *chunked[cfin], keyMap, midMap []int32) {
-	fin.each(func(f *cfin) {
+func renumberFinals(fin *columns.Chunked[cfin], keyMap, midMap []int32) {
+	fin.Each(func(f *cfin) {
 		if f.key >= 0 {
 			f.key = keyMap[f.key] // keyless or finKeyUnsent (attributeSenderless)
 		}
@@ -289,7 +291,7 @@ func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
 	for i, h := range hashes {
 		order[i] = h&^lowHalf | uint64(i)
 	}
-	radixSortRange(order, 31, 64) // bit 31 is a provisional number's: 0
+	columns.RadixSortRange(order, 31, 64) // bit 31 is a provisional number's: 0
 	// first maps each provisional number to the first equal one, then,
 	// in place, to its final number. Each is its own first until found
 	// equal to an earlier one: set in order, not at each provisional
@@ -346,20 +348,20 @@ func compact[T any](final []int32, vals []T) []T {
 }
 
 // compactChunked is compact for values kept in blocks; it empties vals.
-func compactChunked[T any](final []int32, vals *chunked[T]) []T {
+func compactChunked[T any](final []int32, vals *columns.Chunked[T]) []T {
 	n := int32(0) // final numbers are dense: as many as the largest + 1
 	for _, f := range final {
 		n = max(n, f+1)
 	}
 	out := make([]T, 0, n)
 	p := 0
-	vals.each(func(v *T) {
+	vals.Each(func(v *T) {
 		if int(final[p]) == len(out) {
 			out = append(out, *v)
 		}
 		p++
 	})
-	*vals = chunked[T]{}
+	*vals = columns.Chunked[T]{}
 	return out
 }
 

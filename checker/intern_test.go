@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -32,14 +33,14 @@ func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
 		l.keyID(1, c0, 0, "k"), l.keyID(2, c0, 1, "k"), l.keyID(1, c0, 0, "k"),
 		l.keyID(3, c1, 0, "k"), l.newKey(c0, noSender, "k"), l.keyID(2, c0, 1, "other"),
 	}
-	var ops chunked[op]
+	var ops columns.Chunked[op]
 	for _, k := range ids {
-		ops.add(op{key: k})
+		ops.Add(op{key: k})
 	}
 	keyMap, midMap := l.canonicalMaps(nil)
 	renumberOps(&ops, keyMap, midMap)
 	var got []int32
-	ops.each(func(o *op) { got = append(got, o.key) })
+	ops.Each(func(o *op) { got = append(got, o.key) })
 	if want := []int32{0, 0, 0, 1, 0, 2}; !slices.Equal(got, want) || len(l.keyNames) != 3 {
 		t.Fatalf("keys %v (%d names), want %v", got, len(l.keyNames), want)
 	}
@@ -67,7 +68,7 @@ func TestRadixSortIsAStableSortByItsBits(t *testing.T) {
 			}
 			want := slices.Clone(a)
 			slices.SortStableFunc(want, func(x, y uint64) int { return cmp.Compare(x>>r.lo, y>>r.lo) })
-			radixSortRange(a, r.lo, r.hi)
+			columns.RadixSortRange(a, r.lo, r.hi)
 			if !slices.Equal(a, want) {
 				t.Fatalf("n=%d, bits %d to %d: radix sort differs from a stable sort", n, r.lo, r.hi)
 			}
@@ -82,19 +83,19 @@ func TestFinalsRepeatingAnAckKeepNoNewID(t *testing.T) {
 	l := NewLog()
 	l.Event(&history.Event{Kind: history.KindInvoke, Process: 1, F: history.FPersist, Time: 1, Chat: "c", Key: "k", Line: 2})
 	l.Event(&history.Event{Kind: history.KindOK, Process: 1, F: history.FPersist, Time: 2, Chat: "c", Key: "k", Seq: 1, MessageID: "m1", Line: 3})
-	before := l.newMids.len()
+	before := l.newMids.Len()
 	for i, table := range []string{history.TableMessages, history.TableIdempotency, history.TableEvents} {
 		l.Final(&history.Final{Table: table, Chat: "c", Seq: 1, MessageID: "m1", Key: "k", Line: 4 + i})
 	}
-	if got := l.newMids.len(); got != before {
+	if got := l.newMids.Len(); got != before {
 		t.Fatalf("%d message ids kept for three final lines repeating the ack, want none", got-before)
 	}
 	l.Final(&history.Final{Table: history.TableEvents, Chat: "c", Seq: 1, MessageID: "other", Line: 7})
-	if got := l.newMids.len(); got != before+1 {
+	if got := l.newMids.Len(); got != before+1 {
 		t.Fatalf("an event with another id kept %d ids, want 1", got-before)
 	}
 	var ids []uint32
-	l.fin.each(func(f *cfin) { ids = append(ids, f.MessageID) })
+	l.fin.Each(func(f *cfin) { ids = append(ids, f.MessageID) })
 	if ids[0] != ids[2] || ids[3] == ids[0] {
 		t.Fatalf("final lines' message ids %v: the events line repeating the ack must share its number, the other not", ids)
 	}

@@ -14,15 +14,15 @@ import (
 // search of the chat's messages per allocation: the reference the merge
 // must agree with.
 func (x *index) intervalGapsBySearch(every time.Duration) (allocs, gaps []int64) {
-	for a := range x.allocs.count() {
-		al := x.allocs.at(a)
+	for a := range x.allocs.Count() {
+		al := x.allocs.At(a)
 		k := int(max(al.end, 0) / int64(every))
 		for len(allocs) <= k {
 			allocs, gaps = append(allocs, 0), append(gaps, 0)
 		}
 		allocs[k]++
 		c := x.counter[al.chat]
-		if c < 0 || x.fin.at(c).Missing {
+		if c < 0 || x.fin.At(c).Missing {
 			continue
 		}
 		if i, j := x.msgAt(al.chat, al.seq); i == j {
@@ -79,9 +79,9 @@ func TestIntervalGapsMergeAgreesWithSearch(t *testing.T) {
 func (x *index) msgAt(c int32, seq uint64) (int, int) {
 	lo, hi := span(x.msgSpan, c)
 	s := x.msgs[lo:hi]
-	i, _ := slices.BinarySearchFunc(s, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.at(m).Seq, t) })
+	i, _ := slices.BinarySearchFunc(s, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.At(m).Seq, t) })
 	j := i
-	for j < len(s) && x.fin.at(s[j]).Seq == seq {
+	for j < len(s) && x.fin.At(s[j]).Seq == seq {
 		j++
 	}
 	return lo + i, lo + j

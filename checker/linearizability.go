@@ -1,15 +1,8 @@
 package checker
 
 import (
-	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
-	"hash/maphash"
-	"math"
-	"os"
-	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -18,8 +11,14 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/chatseq/chatseq/checker/internal/store"
+	"github.com/chatseq/chatseq/checker/linearize"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/timings"
 )
+
+// NameLinearizability is the invariant's name as HISTORY.md spells it.
+const NameLinearizability = "linearizability"
 
 // Limits that keep porcupine bounded. Its cache holds a bitset of n/8 bytes
 // per entry, so memory grows as n² on a linear history and faster when it
@@ -29,9 +28,6 @@ import (
 // is not tried; a larger budget (Options.PorcupineMemory, --lin-memory)
 // decides larger chats. The exact order checkers cover the others.
 const (
-	visualizeMaxOps   = 20_000
-	visualizeMaxBytes = 64 << 20
-	hintMaxLines      = 50
 	// DefaultPorcupineMemory is porcupine's cache budget over all its
 	// workers unless Options.PorcupineMemory says otherwise: with two
 	// workers, chats of up to 45k operations are tried.
@@ -47,40 +43,19 @@ func porcupineMemory(opt Options) int64 {
 	return DefaultPorcupineMemory
 }
 
-// porcupineEntryBytes is what one step that porcupine caches may hold on a
-// chat of n operations: a bitset of n/8 bytes, a state, and two treap
-// paths of ~1.5·log2(n) 64-byte nodes.
-func porcupineEntryBytes(n int) int64 {
-	return int64(n/8 + 2*64*int(1.5*math.Log2(float64(n+2))) + 256)
-}
-
 // porcupineMaxOps is the largest chat porcupine can take a linear pass
 // through (one cached step per operation) within mem bytes.
 func porcupineMaxOps(mem int64) int {
 	lo, hi := 0, 1<<30
 	for lo < hi {
 		n := lo + (hi-lo+1)/2
-		if int64(n)*porcupineEntryBytes(n) <= mem {
+		if int64(n)*linearize.EntryBytes(n) <= mem {
 			lo = n
 		} else {
 			hi = n - 1
 		}
 	}
 	return lo
-}
-
-// chatOutcome is porcupine's verdict on one chat.
-type chatOutcome struct {
-	chat   int32
-	ops    int
-	status Status
-	why    string // unknown: "timeout", "memory", "size", "budget"
-	detail string
-	lines  []int
-	viz    string // visualization file written, or why not
-	// others: sequences taken as other writers' (exact checker, passed
-	// chats of a history without sole_writer).
-	others []uint64
 }
 
 func checkLinearizability(x *index, con history.Contract, opt Options) (Result, int, int) {
@@ -91,7 +66,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	perChat := make([]int32, len(x.chatNames))
 	for o, k := range x.kindsOf(reject) {
 		if k != 0 {
-			perChat[x.ops.at(int32(o)).chat]++
+			perChat[x.ops.At(int32(o)).chat]++
 		}
 	}
 	for c, n := range perChat {
@@ -132,11 +107,11 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		}
 		forEach(workers, len(jobs), func(i int) {
 			m, _ := x.linearizabilityHistory(jobs[i].chat, con, false)
-			outcomes[i] = x.exactLinearizability(jobs[i].chat, m, opt.VisualizeDir)
+			outcomes[i] = chatOutcome{jobs[i].chat, linearize.Exact(m, opt.VisualizeDir)}
 		})
 		queue = queue[:0]
 		for i := range outcomes {
-			if outcomes[i].why == "fallback" {
+			if outcomes[i].Why == "fallback" {
 				outcomes[i] = chatOutcome{}
 				queue = append(queue, i)
 			}
@@ -163,7 +138,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 					i := queue[q]
 					j := jobs[i]
 					if int(j.n) > maxOps {
-						outcomes[i] = chatOutcome{chat: j.chat, ops: int(j.n), status: Unknown, why: "size"}
+						outcomes[i] = chatOutcome{j.chat, linearize.Outcome{Ops: int(j.n), Status: linearize.Unknown, Why: "size"}}
 						continue
 					}
 					// A fair share of what is left: the time remaining over
@@ -171,7 +146,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 					left := time.Until(deadline)
 					share := min(left, left*time.Duration(workers)/time.Duration(len(queue)-q))
 					m, ops := x.linearizabilityHistory(j.chat, con, true)
-					outcomes[i] = x.runPorcupine(j.chat, m, ops, share, memPerWorker, opt.VisualizeDir)
+					outcomes[i] = chatOutcome{j.chat, linearize.Porcupine(m, ops, share, memPerWorker, opt.VisualizeDir)}
 				}
 			}()
 		}
@@ -183,7 +158,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		run(queue)
 		var again []int
 		for _, i := range queue {
-			if outcomes[i].status == Unknown && outcomes[i].why == "timeout" {
+			if outcomes[i].Status == linearize.Unknown && outcomes[i].Why == "timeout" {
 				again = append(again, i)
 			}
 		}
@@ -193,37 +168,37 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		queue = again
 	}
 	for i := range outcomes {
-		if outcomes[i].status == "" { // never started
-			outcomes[i] = chatOutcome{chat: jobs[i].chat, ops: int(jobs[i].n), status: Unknown, why: "budget"}
+		if outcomes[i].Status == "" { // never started
+			outcomes[i] = chatOutcome{jobs[i].chat, linearize.Outcome{Ops: int(jobs[i].n), Status: linearize.Unknown, Why: "budget"}}
 		}
 	}
 
 	undecided := map[string][]chatOutcome{}
 	decided, passed, passedOps := 0, 0, 0
 	for _, o := range outcomes {
-		switch o.status {
-		case Fail:
+		switch o.Status {
+		case linearize.Fail:
 			decided++
-			v.fail(o.lines, "chat %q is not linearizable: %s%s", x.chatNames[o.chat], o.detail, o.viz)
-		case Unknown:
-			undecided[o.why] = append(undecided[o.why], o)
-		case Pass:
+			v.fail(o.Lines, "chat %q is not linearizable: %s%s", x.chatNames[o.chat], o.Detail, o.Viz)
+		case linearize.Unknown:
+			undecided[o.Why] = append(undecided[o.Why], o)
+		case linearize.Pass:
 			if x.keylessMsgIn[o.chat] > 0 {
 				// Its final messages without a key could be any of its
 				// operations of unknown outcome: a relaxation, which may
 				// hide a violation, so it never passes.
-				o.status, o.why = Unknown, "keyless"
-				undecided[o.why] = append(undecided[o.why], o)
+				o.Status, o.Why = linearize.Unknown, "keyless"
+				undecided[o.Why] = append(undecided[o.Why], o)
 				continue
 			}
 			fallthrough
 		default:
 			decided++
 			passed++
-			passedOps += o.ops
-			if len(o.others) > 0 {
+			passedOps += o.Ops
+			if len(o.Others) > 0 {
 				x.warn("chat %q: %s no persist of the history could have committed in time; the header does not say \"sole_writer\", so they are taken as other writers' messages (chatseq check --sole-writer judges them as violations)",
-					x.chatNames[o.chat], seqList(o.others))
+					x.chatNames[o.chat], seqList(o.Others))
 			}
 		}
 	}
@@ -236,14 +211,14 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		biggest := group[0]
 		for i, o := range group {
 			cs[i] = o.chat
-			if o.ops > biggest.ops {
+			if o.Ops > biggest.Ops {
 				biggest = o
 			}
 		}
 		switch why {
 		case "size":
 			v.unknown("%s too large for porcupine (over %d operations, the most a %d MB share allows; largest %q with %d): order invariants were checked exactly instead",
-				plural(len(group), "chat"), maxOps, memPerWorker>>20, x.chatNames[biggest.chat], biggest.ops)
+				plural(len(group), "chat"), maxOps, memPerWorker>>20, x.chatNames[biggest.chat], biggest.Ops)
 		case "budget":
 			v.unknown("time budget %s spent before %s could start: %s", budget, plural(len(group), "chat"), x.chatList(cs))
 		case "timeout":
@@ -281,13 +256,13 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 // kindsOf is every operation's linKindOf, worked out once in the records'
 // order: asked per chat, in each chat's invoke order, every look-up was a
 // cache miss, three times an operation, a fifth of the check after a run
-// (before the Log kept each chat's records together, grouped.go).
-func (x *index) kindsOf(reject bool) []linKind {
+// (before the Log kept each chat's records together, columns.Grouped).
+func (x *index) kindsOf(reject bool) []linearize.Kind {
 	x.kindsMu.Lock()
 	defer x.kindsMu.Unlock()
 	if x.kinds == nil || x.kindsReject != reject {
-		kinds := make([]linKind, x.ops.len())
-		for o := range x.ops.count() {
+		kinds := make([]linearize.Kind, x.ops.Len())
+		for o := range x.ops.Count() {
 			kinds[o] = x.linKindOf(o, reject)
 		}
 		x.kinds, x.kindsReject = kinds, reject
@@ -295,27 +270,27 @@ func (x *index) kindsOf(reject bool) []linKind {
 	return x.kinds
 }
 
-func (x *index) linKindOf(o int32, reject bool) linKind {
-	st := x.ops.at(o).status
+func (x *index) linKindOf(o int32, reject bool) linearize.Kind {
+	st := x.ops.At(o).status
 	switch {
-	case x.ops.at(o).fn == fnSync:
+	case x.ops.At(o).fn == fnSync:
 		if st == stOK {
-			return lSync
+			return linearize.KindSync
 		}
-	case x.ops.at(o).key < 0:
+	case x.ops.At(o).key < 0:
 		// keyless persist: cannot be modelled (warned when indexed)
 	case st == stOK:
 		if x.isDedup(o) {
-			return lDedup
+			return linearize.KindDedup
 		}
-		return lNew
+		return linearize.KindNew
 	case st == stFail:
 		if reject && x.isRejection(o) {
-			return lRejected
+			return linearize.KindRejected
 		}
-	case x.keyCreated[x.ops.at(o).key]:
-	case x.keyMsg[x.ops.at(o).key] >= 0 || !x.hasMessages || x.keylessMsgIn[x.ops.at(o).chat] > 0:
-		return lInfo
+	case x.keyCreated[x.ops.At(o).key]:
+	case x.keyMsg[x.ops.At(o).key] >= 0 || !x.hasMessages || x.keylessMsgIn[x.ops.At(o).chat] > 0:
+		return linearize.KindInfo
 	}
 	return 0
 }
@@ -323,45 +298,45 @@ func (x *index) linKindOf(o int32, reject bool) linKind {
 // linearizabilityHistory builds chat c's model and its operations'
 // intervals; porcupine's operations and the waits only with forPorcupine
 // (the exact checker needs neither).
-func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupine bool) (*model, []porcupine.Operation) {
-	m := &model{forbidden: con.Gaps == history.GapsForbidden, reject: con.KeyReuse == history.KeyReuseReject, maxSteps: -1, base: x.initialCounter, external: !x.soleWriter}
+func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupine bool) (*linearize.Chat, []porcupine.Operation) {
+	m := linearize.NewChat(opNames{x}, x.chatNames[c], con.Gaps == history.GapsForbidden, con.KeyReuse == history.KeyReuseReject, !x.soleWriter, x.initialCounter)
 	lo, hi := span(x.opChatSpan, c)
-	kinds := x.kindsOf(m.reject)
+	kinds := x.kindsOf(m.Reject)
 	// Sized for every operation rather than counted first: the few left
 	// out cost less room than a pass of cache misses over the chat.
 	n := int(hi - lo)
 	slo, shi := span(x.syncSpan, c)
 	nsync := int(shi - slo)
-	m.ops = make([]linOp, 0, n)
-	m.syncs = make([]linSync, 0, nsync)
-	m.call, m.ret = make([]int64, 0, n), make([]int64, 0, n)
-	if m.base > 0 {
-		m.messagesRead = x.hasMessages
-		m.preFinal, m.preRunKeySeq = map[uint64]uint64{}, map[int32]uint64{}
+	m.Ops = make([]linearize.Op, 0, n)
+	m.Syncs = make([]linearize.Sync, 0, nsync)
+	m.Call, m.Ret = make([]int64, 0, n), make([]int64, 0, n)
+	if m.Base > 0 {
+		m.MessagesRead = x.hasMessages
+		m.PreFinal, m.PreRunKeySeq = map[uint64]uint64{}, map[int32]uint64{}
 		flo, fhi := span(x.msgSpan, c)
 		for _, i := range x.msgs[flo:fhi] {
-			f := x.fin.at(i)
-			if f.Seq <= m.base {
-				m.preFinal[f.Seq] = x.midHash[f.MessageID]
+			f := x.fin.At(i)
+			if f.Seq <= m.Base {
+				m.PreFinal[f.Seq] = x.midHash[f.MessageID]
 				if f.key < 0 {
-					m.preKeyless++ // some key's from before the run: perhaps a rejected one's
+					m.PreKeyless++ // some key's from before the run: perhaps a rejected one's
 				}
 			}
 			if f.key >= 0 {
-				m.preRunKeySeq[f.key] = f.Seq
+				m.PreRunKeySeq[f.key] = f.Seq
 			}
 		}
 		// An idempotency record is its message's: it shows one too.
 		for _, r := range x.recordsOf(c) {
-			if k := x.fin.at(r).key; k >= 0 {
-				f := x.fin.at(r)
-				if f.Seq <= m.base {
-					if _, had := m.preFinal[f.Seq]; !had {
-						m.preFinal[f.Seq] = x.midHash[f.MessageID]
+			if k := x.fin.At(r).key; k >= 0 {
+				f := x.fin.At(r)
+				if f.Seq <= m.Base {
+					if _, had := m.PreFinal[f.Seq]; !had {
+						m.PreFinal[f.Seq] = x.midHash[f.MessageID]
 					}
 				}
-				if _, had := m.preRunKeySeq[k]; !had {
-					m.preRunKeySeq[k] = f.Seq
+				if _, had := m.PreRunKeySeq[k]; !had {
+					m.PreRunKeySeq[k] = f.Seq
 				}
 			}
 		}
@@ -369,32 +344,32 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	// What the final state gives a key of the history is that key's
 	// message: no other writer's, no other key's.
 	for _, r := range x.recordsOf(c) {
-		if f := x.fin.at(r); f.key >= 0 && x.keyUsed(f.key) {
-			if m.owned == nil {
-				m.owned = map[uint64]int32{}
+		if f := x.fin.At(r); f.key >= 0 && x.keyUsed(f.key) {
+			if m.Owned == nil {
+				m.Owned = map[uint64]int32{}
 			}
-			m.owned[f.Seq] = f.key
+			m.Owned[f.Seq] = f.key
 		}
 	}
 	if x.hasMessages {
 		flo, fhi := span(x.msgSpan, c)
 		for _, i := range x.msgs[flo:fhi] {
-			if f := x.fin.at(i); f.key >= 0 && x.keyUsed(f.key) {
-				if m.owned == nil {
-					m.owned = map[uint64]int32{}
+			if f := x.fin.At(i); f.key >= 0 && x.keyUsed(f.key) {
+				if m.Owned == nil {
+					m.Owned = map[uint64]int32{}
 				}
-				m.owned[f.Seq] = f.key
+				m.Owned[f.Seq] = f.key
 			}
 		}
 	}
-	if m.external && x.hasMessages {
-		m.tableRead = true
-		m.foreign = map[uint64]uint64{}
+	if m.External && x.hasMessages {
+		m.TableRead = true
+		m.Foreign = map[uint64]uint64{}
 		flo, fhi := span(x.msgSpan, c)
 		for _, i := range x.msgs[flo:fhi] {
-			f := x.fin.at(i)
+			f := x.fin.At(i)
 			if k := f.key; k < 0 || !x.keyUsed(k) {
-				m.foreign[f.Seq] = x.midHash[f.MessageID]
+				m.Foreign[f.Seq] = x.midHash[f.MessageID]
 			}
 		}
 	}
@@ -403,404 +378,76 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 		if kind == 0 {
 			continue
 		}
-		lop := linOp{kind: kind, op: o, key: x.ops.at(o).key}
+		lop := linearize.Op{Kind: kind, Op: o, Key: x.ops.At(o).key}
 		switch kind {
-		case lSync:
-			y := linSync{after: x.after(o), limit: x.limit(o)}
+		case linearize.KindSync:
+			y := linearize.Sync{After: x.after(o), Limit: x.limit(o)}
 			if seqs, ids, ok := x.syncResult(o, nil); ok {
-				y.seqs = seqs
-				y.ids = ids // decoded for the model, which only reads them
+				y.Seqs = seqs
+				y.IDs = ids // decoded for the model, which only reads them
 				if len(ids) != len(seqs) {
-					y.ids = make([]uint64, len(seqs)) // all 0: sync_completeness fails it
+					y.IDs = make([]uint64, len(seqs)) // all 0: sync_completeness fails it
 				}
-				y.answered = len(seqs)
-				if y.limit > 0 && len(seqs) == y.limit {
-					y.top = seqs[len(seqs)-1]
+				y.Answered = len(seqs)
+				if y.Limit > 0 && len(seqs) == y.Limit {
+					y.Top = seqs[len(seqs)-1]
 				}
 				// Messages at or below the initial counter predate the
 				// run: what a sync shows of them is not the model's.
-				if m.base > 0 && slices.IsSorted(seqs) {
-					k, _ := slices.BinarySearch(seqs, m.base+1)
-					y.pre, y.preIDs = y.seqs[:k], y.ids[:k]
-					y.seqs, y.ids = y.seqs[k:], y.ids[k:]
+				if m.Base > 0 && slices.IsSorted(seqs) {
+					k, _ := slices.BinarySearch(seqs, m.Base+1)
+					y.Pre, y.PreIDs = y.Seqs[:k], y.IDs[:k]
+					y.Seqs, y.IDs = y.Seqs[k:], y.IDs[k:]
 				}
 			}
-			lop.sync = int32(len(m.syncs))
-			m.syncs = append(m.syncs, y)
-		case lNew, lDedup:
-			lop.seq, lop.id = x.ackSeq(o), x.midHash[x.ackID(o)]
-		case lInfo:
-			if fm := x.keyMsg[lop.key]; fm >= 0 {
-				lop.seq, lop.id = x.fin.at(fm).Seq, x.midHash[x.fin.at(fm).MessageID]
-			} else if fr := x.keyIdem[lop.key]; fr >= 0 && !x.hasMessages {
+			lop.Sync = int32(len(m.Syncs))
+			m.Syncs = append(m.Syncs, y)
+		case linearize.KindNew, linearize.KindDedup:
+			lop.Seq, lop.ID = x.ackSeq(o), x.midHash[x.ackID(o)]
+		case linearize.KindInfo:
+			if fm := x.keyMsg[lop.Key]; fm >= 0 {
+				lop.Seq, lop.ID = x.fin.At(fm).Seq, x.midHash[x.fin.At(fm).MessageID]
+			} else if fr := x.keyIdem[lop.Key]; fr >= 0 && !x.hasMessages {
 				// Without the messages table, the key's record says where
 				// its message is (a record is written with its message).
-				lop.seq, lop.id = x.fin.at(fr).Seq, x.midHash[x.fin.at(fr).MessageID]
+				lop.Seq, lop.ID = x.fin.At(fr).Seq, x.midHash[x.fin.At(fr).MessageID]
 			}
 		}
-		if kind != lSync {
-			lop.hash = x.ops.at(o).payload
+		if kind != linearize.KindSync {
+			lop.Hash = x.ops.At(o).payload
 		}
-		m.ops = append(m.ops, lop)
-		m.call, m.ret = append(m.call, x.call(o)), append(m.ret, x.ret(o))
+		m.Ops = append(m.Ops, lop)
+		m.Call, m.Ret = append(m.Call, x.call(o)), append(m.Ret, x.ret(o))
 	}
 	if !forPorcupine {
 		return m, nil
 	}
-	if m.forbidden && m.external {
-		for i := range m.ops {
-			switch o := &m.ops[i]; o.kind {
-			case lDedup:
-				m.observed = append(m.observed, o.seq)
-			case lSync:
-				m.observed = append(m.observed, m.syncOf(o).seqs...)
-			}
-		}
-		slices.Sort(m.observed)
-		m.observed = slices.Compact(m.observed)
-	}
-	clients := map[int]int{}
-	ops := make([]porcupine.Operation, len(m.ops))
-	for i := range m.ops {
-		p := int(x.ops.at(m.ops[i].op).process)
-		cl, ok := clients[p]
-		if !ok {
-			cl = len(clients)
-			clients[p] = cl
-		}
-		ops[i] = porcupine.Operation{ClientId: cl, Input: int32(i), Call: m.call[i], Return: m.ret[i]}
-	}
-	linkWaits(m, ops)
-	return m, ops
+	return m, m.PorcupineOps()
 }
 
-// stringHash stands for a message id or payload hash in the model, which
-// only ever compares them: 0 for none. Two distinct values collide with
-// probability 2^-64, which could only hide a mismatch, never invent one.
-func stringHash(s string) uint64 {
-	if s == "" {
-		return 0
-	}
-	return nonZero(maphash.String(hashSeed, s))
+// chatOutcome is the verdict on chat number chat.
+type chatOutcome struct {
+	chat int32
+	linearize.Outcome
 }
 
-// nonZero keeps 0 for "no string": a hash that is 0 becomes 1.
-func nonZero(h uint64) uint64 {
-	if h == 0 {
-		return 1
-	}
-	return h
+// opNames names the index's operations for the linearizability engine
+// (linearize.History).
+type opNames struct{ x *index }
+
+func (n opNames) InvokeLine(op int32) int   { return n.x.invLine(op) }
+func (n opNames) DoneLine(op int32) int     { return n.x.doneLine(op) }
+func (n opNames) Lines(op int32) []int      { return n.x.opLines(op) }
+func (n opNames) Process(op int32) int      { return int(n.x.ops.At(op).process) }
+func (n opNames) Key(op int32) string       { return n.x.keyName(op) }
+func (n opNames) ErrorCode(op int32) string { return n.x.errCode(op) }
+func (n opNames) Ack(op int32) (uint64, string) {
+	return n.x.ackSeq(op), n.x.midName(n.x.ackID(op))
 }
+func (n opNames) Asked(op int32) (uint64, int) { return n.x.after(op), n.x.limit(op) }
 
-var hashSeed = maphash.MakeSeed()
-
-// linkWaits fills the wait list of each persist that commits a known
-// sequence (see model): the syncs concurrent with it whose answer covers
-// that sequence yet leaves it out. One sweep in call order meets every
-// overlapping pair once. An operation of unknown outcome never ends, so it
-// stops pairing once a sync has shown its sequence and returned: a later
-// sync that leaves it out fails whatever the order, and waits only ever
-// prune the search, so omitting one never changes a verdict.
-func linkWaits(m *model, ops []porcupine.Operation) {
-	order := make([]int32, len(ops))
-	until := make([]int64, len(ops)) // when an operation stops pairing
-	sorted := make([]bool, len(ops)) // a sync's answer is ascending
-	m.waits = make([][]int32, len(ops))
-	for i := range order {
-		order[i] = int32(i)
-		until[i] = ops[i].Return
-		sorted[i] = m.ops[i].kind != lSync || slices.IsSorted(m.syncOf(&m.ops[i]).seqs)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ops[a].Call, ops[b].Call) })
-	var persists, syncs []int32 // started, still pairing
-	prune := func(active []int32, now int64) []int32 {
-		kept := active[:0]
-		for _, i := range active {
-			if until[i] >= now {
-				kept = append(kept, i)
-			}
-		}
-		return kept
-	}
-	pair := func(p, s int32) {
-		po, so := &m.ops[p], m.syncOf(&m.ops[s])
-		if po.seq <= so.after || !sorted[s] {
-			return
-		}
-		if so.top > 0 && po.seq > so.top {
-			return
-		}
-		if _, shown := slices.BinarySearch(so.seqs, po.seq); shown {
-			until[p] = min(until[p], ops[s].Return)
-			return
-		}
-		m.waits[p] = append(m.waits[p], s)
-	}
-	for _, i := range order {
-		now := ops[i].Call
-		switch k := m.ops[i].kind; {
-		case k == lNew || k == lInfo && m.ops[i].seq != 0:
-			syncs = prune(syncs, now)
-			for _, s := range syncs {
-				pair(i, s)
-			}
-			persists = append(persists, i)
-		case k == lSync:
-			persists = prune(persists, now)
-			for _, p := range persists {
-				pair(p, i)
-			}
-			syncs = append(syncs, i)
-		}
-	}
-}
-
-func (x *index) porcupineModel(m *model) porcupine.Model {
-	equal := func(a, b any) bool { return equalStates(a.(*lstate), b.(*lstate)) }
-	hash := func(s any) uint64 { return s.(*lstate).h }
-	describeOp := func(in, _ any) string { return m.describe(x, int(in.(int32))) }
-	describeState := func(s any) string { return m.describeState(s.(*lstate)) }
-	if !m.nondeterministic() {
-		return porcupine.Model{
-			Init: func() any { return m.initialState() },
-			Step: func(s, in, _ any) (bool, any) {
-				next := m.step(s.(*lstate), in.(int32))
-				if len(next) == 0 {
-					return false, nil
-				}
-				return true, next[0]
-			},
-			Equal: equal, Hash: hash, DescribeOperation: describeOp, DescribeState: describeState,
-		}
-	}
-	// A sync that returns sequences no committed message holds binds them
-	// to pending commits in every way it can: a set of states per step.
-	nm := porcupine.NondeterministicModel{
-		Init: func() []any {
-			var out []any
-			for _, s := range m.initialStates() {
-				out = append(out, s)
-			}
-			return out
-		},
-		Step: func(s, in, _ any) []any {
-			next := m.step(s.(*lstate), in.(int32))
-			out := make([]any, len(next))
-			for i, n := range next {
-				out[i] = n
-			}
-			return out
-		},
-		Equal: equal, Hash: hash, DescribeOperation: describeOp, DescribeState: describeState,
-	}
-	return nm.ToModel()
-}
-
-// runPorcupine decides chat c within timeout and mem bytes of porcupine's
-// cache; the caller leaves out chats too large for mem.
-func (x *index) runPorcupine(c int32, m *model, ops []porcupine.Operation, timeout time.Duration, mem int64, vizDir string) chatOutcome {
-	out := chatOutcome{chat: c, ops: len(ops)}
-	if timeout < time.Millisecond {
-		out.status, out.why = Unknown, "budget"
-		return out
-	}
-	if a, b, why, found := m.contradiction(); found {
-		// No order can satisfy both: porcupine would have to exhaust every
-		// interleaving to say so.
-		out.status = Fail
-		if a == b {
-			out.detail = fmt.Sprintf("line %d %s can take effect in no order: %s", x.invLine(m.ops[a].op), m.describe(x, a), why)
-			out.lines = x.opLines(m.ops[a].op)
-			return out
-		}
-		out.detail = fmt.Sprintf("no order satisfies both line %d %s and line %d %s: %s",
-			x.invLine(m.ops[a].op), m.describe(x, a), x.invLine(m.ops[b].op), m.describe(x, b), why)
-		out.lines = append(x.opLines(m.ops[a].op), x.opLines(m.ops[b].op)...)
-		return out
-	}
-	// Each successful step may become a cache entry.
-	m.maxSteps = int(mem / porcupineEntryBytes(len(ops)))
-	model := x.porcupineModel(m)
-	res, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
-	switch {
-	case m.aborted:
-		out.status, out.why = Unknown, "memory"
-	case res == porcupine.Unknown:
-		out.status, out.why = Unknown, "timeout"
-	case res == porcupine.Ok:
-		out.status = Pass
-	default:
-		out.status = Fail
-		out.detail, out.lines = x.linearizabilityHint(m, ops, info)
-		m.maxSteps = -1 // replaying for the visualization must not hit the bound
-		if vizDir != "" {
-			out.viz = x.visualize(c, model, info, len(ops), vizDir)
-		}
-	}
-	return out
-}
-
-// contradiction finds two operations that are illegal together in every
-// order: two persists acked as new for one key or at one sequence, or a
-// replay that disagrees with the persist that created its key (only that
-// persist can have committed the key; operations of unknown outcome on it
-// are left out).
-func (m *model) contradiction() (a, b int, why string, found bool) {
-	if a, b, why, found := m.preRunContradiction(); found {
-		if a < 0 {
-			a = b // the final table: the operation alone
-		}
-		return int(a), int(b), why, true
-	}
-	byKey := map[int32]int{}
-	bySeq := map[uint64]int{}
-	for i, o := range m.ops {
-		if o.kind != lNew {
-			continue
-		}
-		if j, dup := byKey[o.key]; dup {
-			return j, i, "a key is created once", true
-		}
-		if j, dup := bySeq[o.seq]; dup {
-			return j, i, "a sequence holds one message", true
-		}
-		byKey[o.key], bySeq[o.seq] = i, i
-	}
-	// A key from before the run holds one message (its replay at or below
-	// the initial counter says which): another answer, or its final line
-	// elsewhere, contradicts it.
-	preRun := map[int32]int{}
-	for i, o := range m.ops {
-		if (o.kind == lDedup || o.kind == lInfo) && o.seq != 0 && o.seq <= m.base {
-			if _, seen := preRun[o.key]; !seen {
-				preRun[o.key] = i
-			}
-		}
-	}
-	for i, o := range m.ops {
-		j, ok := preRun[o.key]
-		if ok && (o.kind == lDedup || o.kind == lInfo) && o.seq != 0 && (o.seq != m.ops[j].seq || o.id != m.ops[j].id) {
-			return j, i, "the key's message predates the run: one message", true
-		}
-	}
-	for i, o := range m.ops {
-		if o.kind != lDedup {
-			continue
-		}
-		j, ok := byKey[o.key]
-		if !ok {
-			continue
-		}
-		c := m.ops[j]
-		if c.seq != o.seq || c.id != o.id {
-			return j, i, "a replay answers the message that created the key", true
-		}
-		if m.reject && c.hash != 0 && o.hash != 0 && c.hash != o.hash {
-			return j, i, "under key_reuse reject, other content is rejected, not replayed", true
-		}
-	}
-	return 0, 0, "", false
-}
-
-// linearizabilityHint names the longest linearizable prefix porcupine found
-// and the operations none of which could extend it.
-func (x *index) linearizabilityHint(m *model, ops []porcupine.Operation, info porcupine.LinearizationInfo) (string, []int) {
-	var longest []int
-	if parts := info.PartialLinearizations(); len(parts) > 0 {
-		for _, p := range parts[0] {
-			if len(p) > len(longest) {
-				longest = p
-			}
-		}
-	}
-	in := make([]bool, len(ops))
-	for _, id := range longest {
-		in[id] = true
-	}
-	// The frontier: operations left out that could have come next, i.e.
-	// invoked before every other left-out operation returned.
-	minRet := int64(timeMax)
-	for id, op := range ops {
-		if !in[id] {
-			minRet = min(minRet, op.Return)
-		}
-	}
-	var frontier []int
-	for id, op := range ops {
-		if !in[id] && op.Call <= minRet {
-			frontier = append(frontier, id)
-		}
-	}
-	var lines []int
-	add := func(id int) {
-		if len(lines)+2 <= hintMaxLines {
-			lines = append(lines, x.opLines(m.ops[id].op)...)
-		}
-	}
-	var descs []string
-	for i, id := range frontier {
-		add(id)
-		d := fmt.Sprintf("line %d %s", x.invLine(m.ops[id].op), m.describe(x, id))
-		// A persist held back by a sync that did not show it: that sync
-		// is part of the evidence.
-		for _, w := range m.waitOf(int32(id)) {
-			if !in[w] {
-				add(int(w))
-				d += fmt.Sprintf(" (which the sync at line %d did not show)", x.doneLine(m.ops[w].op))
-			}
-		}
-		if i < 3 {
-			descs = append(descs, d)
-		}
-	}
-	for k := max(0, len(longest)-5); k < len(longest); k++ {
-		add(longest[k])
-	}
-	more := ""
-	if len(frontier) > 3 {
-		more = fmt.Sprintf(" and %d more", len(frontier)-3)
-	}
-	d := fmt.Sprintf("the longest linearizable prefix has %d of %d operations; none of the operations that could come next fits: %s%s",
-		len(longest), len(ops), strings.Join(descs, "; "), more)
-	return d, lines
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// visualize writes porcupine's HTML for chat c, within visualizeMaxBytes.
-func (x *index) visualize(c int32, model porcupine.Model, info porcupine.LinearizationInfo, n int, dir string) string {
-	if n > visualizeMaxOps {
-		return fmt.Sprintf(" (no visualization: %d operations, over %d)", n, visualizeMaxOps)
-	}
-	var buf bytes.Buffer
-	w := &cappedWriter{w: &buf, left: visualizeMaxBytes}
-	if err := porcupine.Visualize(model, info, w); err != nil {
-		return fmt.Sprintf(" (no visualization: %v)", err)
-	}
-	name := filepath.Join(dir, fmt.Sprintf("linearizability-%s.html", unsafeName.ReplaceAllString(x.chatNames[c], "_")))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Sprintf(" (no visualization: %v)", err)
-	}
-	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
-		return fmt.Sprintf(" (no visualization: %v)", err)
-	}
-	return " (visualization: " + name + ")"
-}
-
-var errTooLarge = errors.New("visualization over the size cap")
-
-type cappedWriter struct {
-	w    *bytes.Buffer
-	left int
-}
-
-func (c *cappedWriter) Write(p []byte) (int, error) {
-	if len(p) > c.left {
-		return 0, errTooLarge
-	}
-	c.left -= len(p)
-	return c.w.Write(p)
-}
+// stringHash stands for a message id or payload hash (store.StringHash).
+func stringHash(s string) uint64 { return store.StringHash(s) }
 
 // forEach calls f(0..n-1) on up to workers goroutines.
 func forEach(workers, n int, f func(i int)) {
@@ -851,11 +498,27 @@ func (x *index) keyUsed(k int32) bool {
 func (x *index) recordsOf(c int32) []int32 {
 	x.recordsOnce.Do(func() {
 		x.recordsByChat = map[int32][]int32{}
-		for i := range x.fin.count() {
-			if f := x.fin.at(i); f.Table == tableIdempotency {
+		for i := range x.fin.Count() {
+			if f := x.fin.At(i); f.Table == tableIdempotency {
 				x.recordsByChat[f.chat] = append(x.recordsByChat[f.chat], i)
 			}
 		}
 	})
 	return x.recordsByChat[c]
+}
+
+// linearizabilityPromise: every contract promises linearizability, but
+// its model needs the contract's values defined.
+func linearizabilityPromise(j *judging) promise {
+	if problem := contractProblem(j.con); problem != "" {
+		return promise{undefined: "the model needs a valid contract: " + problem}
+	}
+	return promise{}
+}
+
+func judgeLinearizability(j *judging) Result {
+	defer timings.Phase("linearizability")()
+	res, decided, undecided := checkLinearizability(j.x, j.con, j.opt)
+	j.stats.decided, j.stats.undecided = decided, undecided
+	return res
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatseq/chatseq/checker/linearize"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -177,7 +178,7 @@ func TestLinearizabilityLimits(t *testing.T) {
 			t.Fatalf("largest chat tried: %d operations in 384 MB, %d in 1 GB", small, large)
 		}
 		for _, n := range []int{small, large} {
-			mem := int64(n) * porcupineEntryBytes(n)
+			mem := int64(n) * linearize.EntryBytes(n)
 			if porcupineMaxOps(mem) != n || porcupineMaxOps(mem-1) != n-1 {
 				t.Fatalf("porcupineMaxOps is not the largest n whose linear pass fits (n %d)", n)
 			}
@@ -186,8 +187,8 @@ func TestLinearizabilityLimits(t *testing.T) {
 	t.Run("memory", func(t *testing.T) {
 		x := indexOf(&validHistory().h)
 		m, ops := x.linearizabilityHistory(0, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}, true)
-		out := x.runPorcupine(0, m, ops, time.Second, 1, "")
-		if out.status != Unknown || out.why != "memory" {
+		out := linearize.Porcupine(m, ops, time.Second, 1, "")
+		if out.Status != linearize.Unknown || out.Why != "memory" {
 			t.Fatalf("outcome = %+v", out)
 		}
 	})

@@ -41,14 +41,14 @@ func (x *index) idAtTwoSequences(v *verdict) {
 		}
 		lo, hi = span(x.msgSpan, c)
 		for _, i := range x.msgs[lo:hi] {
-			f := x.fin.at(i)
+			f := x.fin.At(i)
 			sight(c, f.MessageID, f.Seq, int(f.Line))
 		}
 		if !x.hasMessages {
 			// A record names its message (with the messages table,
 			// idempotency_sequence_consistency compares the two).
 			for _, i := range x.recordsOf(c) {
-				f := x.fin.at(i)
+				f := x.fin.At(i)
 				sight(c, f.MessageID, f.Seq, int(f.Line))
 			}
 		}

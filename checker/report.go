@@ -7,82 +7,53 @@
 package checker
 
 import (
+	"io"
 	"time"
 
+	"github.com/chatseq/chatseq/checker/internal/render"
 	"github.com/chatseq/chatseq/history"
 )
 
-// Status is one invariant's verdict.
-type Status string
-
-const (
-	Pass Status = "pass"
-	Fail Status = "fail"
-	// Unknown: the history holds the evidence but it was not decided (a
-	// budget ran out, a contract value HISTORY.md does not define, a
-	// file cut short), or an invariant required by Options.Require has
-	// none.
-	Unknown Status = "unknown"
-	// statusNA marks a result that goes to Report.NotApplicable; no
-	// Result in Report.Invariants has it.
-	statusNA Status = "n/a"
+// A check's outcome lives in checker/internal/render (its Report,
+// Results, the Verdict an invariant fills and the text table); these are
+// its public names.
+type (
+	// Status is one invariant's verdict.
+	Status = render.Status
+	// Result is one judged invariant.
+	Result = render.Result
+	// NotApplicable is an invariant that was not judged and does not
+	// count against the verdict.
+	NotApplicable = render.NotApplicable
+	// Report is the outcome of Check.
+	Report = render.Report
+	// Stats summarise the history.
+	Stats = render.Stats
+	// DeliveryStats counts what a history's receiver lines hold.
+	DeliveryStats = render.DeliveryStats
 )
 
-// Invariant names, exactly as HISTORY.md spells them.
 const (
-	NameSequenceUniqueness      = "sequence_uniqueness"
-	NameNoZeroSequence          = "no_zero_sequence"
-	NameAllocationMonotonicity  = "allocation_monotonicity"
-	NameSequenceMonotonic       = "sequence_monotonic"
-	NameCounterIsLastAllocated  = "counter_is_last_allocated"
-	NameSequenceMonotonicity    = "sequence_monotonicity"
-	NameCounterLowerBound       = "counter_lower_bound"
-	NameIdempotencyGuarantee    = "idempotency_guarantee"
-	NameIdempotencySeqConsist   = "idempotency_sequence_consistency"
-	NameAckImpliesPersistence   = "ack_implies_persistence"
-	NameFailHasNoEffect         = "fail_has_no_effect"
-	NameNoPhantomMessages       = "no_phantom_messages"
-	NameGapIsAllocation         = "gap_is_allocation_without_persistence"
-	NameGapless                 = "gapless"
-	NameKeyReuse                = "key_reuse"
-	NameSyncCompleteness        = "sync_completeness"
-	NameEventCompleteness       = "event_completeness"
-	NameCatchUpCompleteness     = "catch_up_completeness"
-	NameEventOrder              = "event_order"
-	NameLinearizability         = "linearizability"
-	NameAPIConformance          = "api_conformance"
-	defaultLinearizabilityLimit = 10 * time.Second
+	Pass = render.Pass
+	Fail = render.Fail
+	// Unknown: the history holds the evidence but it was not decided, or
+	// an invariant required by Options.Require has none.
+	Unknown = render.Unknown
+	// statusNA marks a result that goes to Report.NotApplicable.
+	statusNA = render.StatusNA
 )
 
-// InvariantNames lists every invariant in report order.
-var InvariantNames = []string{
-	NameSequenceUniqueness, NameNoZeroSequence, NameAllocationMonotonicity,
-	NameSequenceMonotonic, NameCounterIsLastAllocated, NameSequenceMonotonicity,
-	NameCounterLowerBound, NameIdempotencyGuarantee, NameIdempotencySeqConsist,
-	NameAckImpliesPersistence, NameFailHasNoEffect, NameNoPhantomMessages,
-	NameGapIsAllocation, NameGapless, NameKeyReuse,
-	NameSyncCompleteness, NameEventCompleteness, NameCatchUpCompleteness,
-	NameEventOrder, NameAPIConformance, NameLinearizability,
-}
+// WriteText renders r as a human table: one row per invariant with its
+// status and detail, the counterexample lines under a failure, then the
+// invariants that do not apply, warnings and statistics.
+func WriteText(w io.Writer, r Report) error { return render.WriteText(w, r) }
 
-// Result is one judged invariant.
-type Result struct {
-	Name   string `json:"name"`
-	Status Status `json:"status"`
-	Detail string `json:"detail"`
-	// Lines is the smallest counterexample found, as file line numbers
-	// (ascending). Empty unless Status is fail.
-	Lines []int `json:"lines"`
-}
+// Each invariant's name (NameX), as HISTORY.md spells it, is in the
+// invariant's file, NAME.go; the registry (registry.go) lists them.
 
-// NotApplicable is an invariant that was not judged and does not count
-// against the verdict: the contract does not require it, or the history,
-// complete, holds none of the evidence it reads (no sync at all, no
-// allocate trace, no final lines of the tables it needs). Reason says which.
-type NotApplicable struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`
-}
+// defaultLinearizabilityLimit is porcupine's budget when
+// Options.LinearizabilityTimeout is 0.
+const defaultLinearizabilityLimit = 10 * time.Second
 
 // Options tune a check.
 type Options struct {
@@ -116,113 +87,4 @@ type Options struct {
 	// final message none of them sent fails no_phantom_messages; false
 	// takes a header's claim back (chatseq check --sole-writer).
 	SoleWriter *bool
-}
-
-// Report is the outcome of Check.
-type Report struct {
-	// Valid is false if any invariant failed, null if none failed but some
-	// are unknown, true otherwise.
-	Valid         *bool           `json:"valid"`
-	Invariants    []Result        `json:"invariants"`
-	NotApplicable []NotApplicable `json:"not_applicable"`
-	Warnings      []string        `json:"warnings"`
-	Stats         Stats           `json:"stats"`
-	// Contract is the contract the history was judged against, defaults
-	// filled in.
-	Contract history.Contract `json:"contract"`
-}
-
-// Stats summarise the history. Operation counts cover persists and syncs.
-type Stats struct {
-	Chats       int `json:"chats"`
-	Operations  int `json:"operations"`
-	Persists    int `json:"persists"`
-	Syncs       int `json:"syncs"`
-	OK          int `json:"ok"`
-	Dedup       int `json:"dedup"` // persist ok answered as a replay
-	Fail        int `json:"fail"`
-	Info        int `json:"info"`       // includes Unfinished
-	Unfinished  int `json:"unfinished"` // invoked, never completed
-	Allocations int `json:"allocations"`
-	Messages    int `json:"messages"` // final messages lines
-	// Gaps counts sequences 1..counter with no final message, over chats
-	// with a final counter; GapRate is Gaps over the sum of those counters
-	// (ADR-004's calculate_gap_rate).
-	Gaps    int     `json:"gaps"`
-	GapRate float64 `json:"gap_rate"`
-	// GapCauses classifies traced gaps by how the allocating operation
-	// ended: its error code, "raced" (answered as a replay), "unfinished",
-	// "untraced" (no allocation explains it) and so on.
-	GapCauses map[string]int `json:"gap_causes"`
-	// ErrorCodes counts fail and info completions by error code.
-	ErrorCodes map[string]int `json:"error_codes"`
-	// LateCommits counts messages below a sequence some sync had already
-	// returned without them (see sync_completeness).
-	LateCommits     int `json:"late_commits"`
-	DuplicateEvents int `json:"duplicate_events"`
-	// CatchUpMissed counts (reader, message) pairs of
-	// catch_up_completeness: a message a reader's cursor passed and that
-	// reader never received. EventsOutOfOrder counts events of event_order:
-	// a message's first event that comes after a higher sequence of its
-	// chat in its partition. Both are counted whenever the history holds
-	// the evidence (readers, events lines), whatever the contract.
-	CatchUpMissed    int `json:"catch_up_missed"`
-	EventsOutOfOrder int `json:"events_out_of_order"`
-	// MaxAckedSeq is the highest sequence a persist was acknowledged with.
-	MaxAckedSeq uint64 `json:"max_acked_seq"`
-	// IntervalAllocations and IntervalGaps count, per Options.Interval of
-	// the history's clock (when set), the traced allocations and those
-	// whose sequence no final message holds on a chat whose counter
-	// survived (the gap definition above).
-	IntervalAllocations []int64 `json:"interval_allocations,omitempty"`
-	IntervalGaps        []int64 `json:"interval_gaps,omitempty"`
-	// LinearizabilityChats counts chats decided; ...Undecided those that
-	// were not (only a chat handed to porcupine can be: its limits).
-	LinearizabilityChats     int `json:"linearizability_chats"`
-	LinearizabilityUndecided int `json:"linearizability_undecided"`
-	// CheckMillis is how long Check took.
-	CheckMillis int64 `json:"check_ms"`
-}
-
-// ExitCode is chatseq check's exit status for r: 0 valid, 1 any invariant
-// failed, 3 some unknown and none failed.
-func (r Report) ExitCode() int {
-	switch {
-	case r.Valid == nil:
-		return 3
-	case *r.Valid:
-		return 0
-	default:
-		return 1
-	}
-}
-
-// Result returns the named invariant's result and whether it was judged.
-func (r Report) Result(name string) (Result, bool) {
-	for _, res := range r.Invariants {
-		if res.Name == name {
-			return res, true
-		}
-	}
-	return Result{}, false
-}
-
-func (r *Report) setValid() {
-	anyUnknown := false
-	for _, res := range r.Invariants {
-		switch res.Status {
-		case Fail:
-			v := false
-			r.Valid = &v
-			return
-		case Unknown:
-			anyUnknown = true
-		}
-	}
-	if anyUnknown {
-		r.Valid = nil
-		return
-	}
-	v := true
-	r.Valid = &v
 }

@@ -22,7 +22,7 @@ func TestSyncAnswersReadBackAsWritten(t *testing.T) {
 		// The Log numbers operations in invoke order; find each sync's
 		// completion line among them.
 		byDone := map[int]int32{}
-		for o := range x.ops.count() {
+		for o := range x.ops.Count() {
 			byDone[x.doneLine(o)] = o
 		}
 		var buf syncBuf
@@ -44,7 +44,7 @@ func TestSyncAnswersReadBackAsWritten(t *testing.T) {
 				t.Fatalf("run %d line %d: read back seqs %v ids %v, the line had %v %v", run, e.Line, seqs, ids, e.Sync.Seqs, want)
 			}
 			checked += len(seqs)
-			fromAcks += len(seqs) - int(x.syncs[x.ops.at(o).sync()].mids.n)
+			fromAcks += len(seqs) - x.syncs[x.ops.At(o).sync()].mids.Len()
 		}
 	}
 	if checked == 0 || fromAcks == 0 || fromAcks == checked {

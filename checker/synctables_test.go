@@ -29,7 +29,7 @@ func TestFinalHashesHoldWhatTheTableHolds(t *testing.T) {
 			msgs := x.msgs[mlo:mhi]
 			at := map[uint64][]uint64{} // seq → hashes of its final messages
 			for _, m := range msgs {
-				r := x.fin.at(m)
+				r := x.fin.At(m)
 				at[r.Seq] = append(at[r.Seq], x.midHash[r.MessageID])
 			}
 			for seq, hs := range at {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/chatseq/chatseq/checker/internal/columns"
 )
 
 // The views' sorts: by chat, sequence and a tie-break, each entry an
@@ -100,11 +102,14 @@ func (r *chatRuns) concatenate(idx []int32) {
 // a stable radix sort on the pair does the work in a few linear passes,
 // and only runs of equal pairs (a sequence acknowledged twice) are sorted
 // by b: a comparison sort of millions of acks by chat took a tenth of a
-// check.
+// check. Where b (above the least) fits beside them too, the radix sort
+// takes the whole key and nothing is left to compare (events by chat,
+// partition and offset, whose runs of one pair are whole chats).
 func sortByKey(idx []int32, key func(int32) sortKey) {
 	sorted, negative := true, false
 	var maxChat, maxIdx int32
 	var minA, maxA uint64 = math.MaxUint64, 0
+	var minB, maxB int64 = math.MaxInt64, math.MinInt64
 	var prev sortKey
 	runs := chatRuns{}
 	for j, i := range idx {
@@ -119,6 +124,7 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 		negative = negative || k.chat < 0 || i < 0
 		maxChat, maxIdx = max(maxChat, k.chat), max(maxIdx, i)
 		minA, maxA = min(minA, k.a), max(maxA, k.a)
+		minB, maxB = min(minB, k.b), max(maxB, k.b)
 	}
 	if sorted {
 		return
@@ -129,6 +135,10 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 	}
 	aBits, idxBits := bits.Len64(maxA-minA), bits.Len32(uint32(maxIdx))
 	pairBits := aBits + bits.Len32(uint32(maxChat))
+	if bBits := bits.Len64(uint64(maxB - minB)); !negative && maxB-minB >= 0 && pairBits+bBits+idxBits <= 64 {
+		sortWhole(idx, key, pairBits+bBits+idxBits, aBits, bBits, idxBits, minA, minB)
+		return
+	}
 	if negative || pairBits+idxBits > 64 {
 		ks := make([]sortKey, len(idx))
 		for j, i := range idx {
@@ -149,24 +159,71 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 		k := key(i)
 		order[j] = (uint64(k.chat)<<aBits|(k.a-minA))<<idxBits | uint64(i)
 	}
-	radixSortRange(order, idxBits, idxBits+pairBits)
+	columns.RadixSortRange(order, idxBits, idxBits+pairBits)
 	indexMask := uint64(1)<<idxBits - 1
+	var tie []tieKey
 	for lo := 0; lo < len(order); {
 		hi := lo + 1
 		for hi < len(order) && order[hi]>>idxBits == order[lo]>>idxBits {
 			hi++
 		}
 		if hi-lo > 1 {
-			slices.SortFunc(order[lo:hi], func(p, q uint64) int {
-				pi, qi := int32(p&indexMask), int32(q&indexMask)
-				return cmp.Or(cmp.Compare(key(pi).b, key(qi).b), cmp.Compare(pi, qi))
-			})
+			tie = sortTies(tie[:0], order[lo:hi], indexMask, key)
 		}
 		lo = hi
 	}
 	for j, o := range order {
 		idx[j] = int32(o & indexMask)
 	}
+}
+
+// sortWhole orders idx by key with one radix sort of each entry's chat, a
+// and b (above their least) and index, packed in the low width bits.
+func sortWhole(idx []int32, key func(int32) sortKey, width, aBits, bBits, idxBits int, minA uint64, minB int64) {
+	order := make([]uint64, len(idx))
+	for j, i := range idx {
+		k := key(i)
+		order[j] = ((uint64(k.chat)<<aBits|(k.a-minA))<<bBits|uint64(k.b-minB))<<idxBits | uint64(i)
+	}
+	columns.RadixSortRange(order, 0, width)
+	indexMask := uint64(1)<<idxBits - 1
+	for j, o := range order {
+		idx[j] = int32(o & indexMask)
+	}
+}
+
+// tieKey is an entry of a run of equal pairs, with its b read once.
+type tieKey struct {
+	b   int64
+	idx int32
+}
+
+func compareTies(p, q tieKey) int { return cmp.Or(cmp.Compare(p.b, q.b), cmp.Compare(p.idx, q.idx)) }
+
+// sortTies orders a run of entries with one pair by b, then index. Each
+// b is read once into tie (returned for reuse), and a run already in
+// order is left alone: comparing through key read two records at random
+// for every comparison, which on a history whose events chats each held
+// hundreds of thousands of (one partition's) was most of event_order.
+func sortTies(tie []tieKey, run []uint64, indexMask uint64, key func(int32) sortKey) []tieKey {
+	sorted := true
+	for _, o := range run {
+		i := int32(o & indexMask)
+		k := tieKey{b: key(i).b, idx: i}
+		if len(tie) > 0 && compareTies(tie[len(tie)-1], k) > 0 {
+			sorted = false
+		}
+		tie = append(tie, k)
+	}
+	if sorted {
+		return tie
+	}
+	slices.SortFunc(tie, compareTies)
+	pair := run[0] &^ indexMask
+	for j, k := range tie {
+		run[j] = pair | uint64(k.idx)
+	}
+	return tie
 }
 
 // spans returns offsets such that sorted[sp[c]:sp[c+1]] are chat c's items;

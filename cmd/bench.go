@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
@@ -22,12 +23,16 @@ import (
 	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
 type benchFlags struct {
 	cfg        bench.Config
+	failFast   bool
 	broken     string
+	variant    string // --variant: a design that keeps a promise
 	kafkaMode  string
 	brokers    string
 	format     string
@@ -46,6 +51,8 @@ type benchFlags struct {
 	http           httpFlags // --target http (bench_http.go)
 	// --schedule as given; resolve puts its faults in cfg.Timed.
 	schedule string
+	// --stages as given; resolve puts them in cfg.Stages.
+	stages string
 }
 
 func newBenchCommand() *cobra.Command {
@@ -81,6 +88,7 @@ once, naming the history for 'chatseq check'.`,
 	fl.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long writers run (0 with --ops: until the ops are done)")
 	fl.IntVar(&cfg.Ops, "ops", cfg.Ops, "operations planned across writers; retries and duplicates add attempts (0: run for --duration)")
 	fl.Float64Var(&cfg.Rate, "rate", cfg.Rate, "open loop at this many operations/s in total, latency measured from intended start (0: closed loop); each writer starts one every writers/rate seconds, the writers 1/rate apart, so with --duration it must be more than writers/duration (or each writer sends only its first operation), and at most 1e9 per writer")
+	fl.StringVar(&f.stages, "stages", "", "open loop at a ramping rate, as k6's ramping-arrival-rate: duration:rate stages, comma-separated (e.g. 10s:100,30s:2000), each ramping linearly from the stage before's rate (0 before the first) to its own; the run lasts their sum, latency measured from intended start; instead of --rate and --duration")
 	fl.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of every random choice")
 	fl.Float64Var(&cfg.Faults.StaleRead, "stale-read", cfg.Faults.StaleRead, "probability step 1's eventually consistent idempotency read misses an existing record")
 	fl.Float64Var(&cfg.Faults.CrashAfterAllocate, "crash-after-allocate", cfg.Faults.CrashAfterAllocate, "probability the server crashes between allocate and persist")
@@ -100,9 +108,13 @@ once, naming the history for 'chatseq check'.`,
 	fl.IntVar(&cfg.SyncLimit, "sync-limit", cfg.SyncLimit, "page size of a sync")
 	fl.IntVar(&cfg.Readers, "readers", cfg.Readers, "catch-up clients besides the writers: each follows every chat by cursor (sync after the last sequence it received, page by page, over and over), recorded with \"reader\": true and judged by catch_up_completeness")
 	fl.DurationVar(&cfg.ReaderPoll, "reader-poll", bench.DefaultReaderPoll, "a reader's pause between rounds over its chats")
+	fl.IntVar(&cfg.Receivers, "receivers", cfg.Receivers, "receiving members per chat besides the writers, one device each on the push channel (in process from the events topic; over /v1/push for --target http), behaving as ADR-001's client (reorder by sequence, ack, reconnect and catch up by paged sync) and settling once the writers stop; recorded with the history's receiver lines and judged by the four delivery invariants")
+	fl.DurationVar(&cfg.DropConnectionsEvery, "drop-connections-every", 0, "a nemesis: drop every receiver's connection on this clock (each reconnects and catches up); needs --receivers")
 	fl.IntVar(&cfg.MaxAttempts, "max-attempts", cfg.MaxAttempts, "sends of one key before a client gives up")
 	fl.DurationVar(&cfg.RetryBackoff, "retry-backoff", cfg.RetryBackoff, "a client's wait before its first retry, doubling up to 50ms")
-	fl.StringVar(&f.broken, "broken", "", "run a deliberately broken variant of the target: "+variantHelp())
+	fl.BoolVar(&f.failFast, "fail-fast", false, "stop the writers at the online check's first violation, record the final state, check and exit 1")
+	fl.StringVar(&f.broken, "broken", "", "run a deliberately broken variant of the target, a bug an invariant must catch: "+variantHelp(false))
+	fl.StringVar(&f.variant, "variant", "", "run another design of the target, one that keeps a promise the design as written breaks: "+variantHelp(true))
 	fl.BoolVar(&cfg.RepublishOnReplay, "republish-on-replay", cfg.RepublishOnReplay, "publish again when a retry is answered from the idempotency record (ADR-004 §10); false is §7's pseudocode")
 	fl.StringVar(&f.kafkaMode, "kafka", "embedded", "step 5's Kafka: embedded (in-process kfake) or off")
 	fl.StringVar(&f.brokers, "brokers", "", "comma-separated brokers of a real Kafka cluster (overrides --kafka)")
@@ -124,14 +136,18 @@ once, naming the history for 'chatseq check'.`,
 	return c
 }
 
-func (f *benchFlags) resolve() error {
-	// Each target has its own variants: targetNames checks the name
+func (f *benchFlags) resolve(fl *pflag.FlagSet) error {
+	// Each target has its own variants: checkTargets checks the name
 	// against the targets chosen.
-	switch f.broken {
+	flag, chosen := "--broken", f.broken
+	if f.variant != "" {
+		flag, chosen = "--variant", f.variant
+	}
+	switch chosen {
 	case "", "none", "correct":
 		f.cfg.Variant = sequencer.Correct
 	default:
-		f.cfg.Variant = sequencer.Variant(f.broken)
+		f.cfg.Variant = sequencer.Variant(chosen)
 	}
 	switch f.kafkaMode {
 	case "embedded":
@@ -175,6 +191,9 @@ func (f *benchFlags) resolve() error {
 	if err := f.lin.resolve(); err != nil {
 		return err
 	}
+	if err := f.resolveStages(fl); err != nil { // before --kill-every spaces kills over the duration
+		return err
+	}
 	if err := f.http.resolve(&f.cfg); err != nil {
 		return err
 	}
@@ -192,11 +211,15 @@ func (f *benchFlags) resolve() error {
 			return usageError{err}
 		}
 		for _, tf := range timed {
-			if tf.Kind == bench.DeleteCounter && tf.Chat >= f.cfg.Chats {
+			if tf.Kind == target.DeleteCounter && tf.Chat >= f.cfg.Chats {
 				return badInput("--schedule %s: delete_counter names chat %d, but --chats %d gives chats 0..%d", f.schedule, tf.Chat, f.cfg.Chats, f.cfg.Chats-1)
 			}
 		}
 		f.cfg.Timed = timed
+	}
+	if err := f.cfg.Variant.CheckStrategy(f.cfg.Strategy); err != nil {
+		// Before Validate, which cannot tell which flag named it.
+		return badInput("%s %s with --strategy %s: %v", flag, f.cfg.Variant, f.cfg.Strategy, err)
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return usageError{err}
@@ -204,12 +227,36 @@ func (f *benchFlags) resolve() error {
 	return nil
 }
 
-func runBench(c *cobra.Command, f *benchFlags) error {
-	if err := f.resolve(); err != nil {
-		return err
+// resolveStages reads --stages: their sum is the run's duration, which
+// --duration may repeat but not contradict (Config.Validate), and a
+// --rate beside them is refused there too.
+func (f *benchFlags) resolveStages(fl *pflag.FlagSet) error {
+	if !fl.Changed("stages") {
+		return nil
 	}
+	stages, err := bench.ParseStages(f.stages)
+	if err != nil {
+		return usageError{err}
+	}
+	if problem := bench.StagesProblem(stages, f.cfg.Writers); problem != "" {
+		return badInput("--stages %s: %s", f.stages, problem)
+	}
+	f.cfg.Stages = stages
+	if !fl.Changed("duration") {
+		f.cfg.Duration = bench.NewRamp(stages).Duration()
+	}
+	return nil
+}
+
+func runBench(c *cobra.Command, f *benchFlags) error {
 	names, err := f.targetNames(c)
 	if err != nil {
+		return err
+	}
+	if err := f.resolve(c.Flags()); err != nil {
+		return err
+	}
+	if err := f.checkTargets(c, names); err != nil {
 		return err
 	}
 	f.store.Status = c.ErrOrStderr()
@@ -291,8 +338,11 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 
 // runTarget drives one target, checks the history and returns the report.
 func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name string, cfg bench.Config, progress *progressPrinter) (report.Bench, error) {
-	// The check reads the history as the recorder writes it.
-	feed := checker.NewFeed(cfg.HistoryPath)
+	// The check reads the history as the recorder writes it, and judges
+	// what operations alone prove while the writers run.
+	watch := newOnlineWatch(f.failFast, f.cfg.Metrics, progress, name)
+	cfg.Stop = watch.stop
+	feed := checker.NewOnlineFeed(cfg.HistoryPath, watch.online)
 	cfg.HistoryTap = feed.Tap()
 	f.interrupts.writersStart(ctx, cfg.HistoryPath, progress)
 	announce := cfg.Phase
@@ -316,11 +366,13 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 		}
 		return report.Bench{}, err
 	}
+	res.StoppedForViolation = watch.stoppedBy()
 	checked, rep, err := f.check(name, res, feed, progress)
 	if err != nil {
 		return report.Bench{}, err
 	}
 	b := report.FromBench(res, describe, rep)
+	b.Online = watch.online.Violations()
 	if len(f.thresholds) > 0 {
 		// A fresh or prefixed set of chats: every counter started at 0.
 		m := scenarios.NewMetrics(res, rep, checked, 0)
@@ -431,9 +483,14 @@ func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, c
 	return res, opened.Describe, err
 }
 
-// targetNames resolves --target and --store: --store X alone means
-// ADR-004's core on store X.
+// targetNames resolves --target and --store (--store X alone means
+// ADR-004's core on store X), and refuses the flags those targets would
+// ignore, before any other flag is read: a flag that means nothing to
+// the targets is the problem to name, not its value.
 func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
+	if err := f.store.Validate(); err != nil {
+		return nil, usageError{err}
+	}
 	names := []string{f.store.Kind}
 	if f.targets != "" {
 		if c.Flags().Changed("store") {
@@ -452,52 +509,57 @@ func (f *benchFlags) targetNames(c *cobra.Command) ([]string, error) {
 			names = append(names, n)
 		}
 	}
-	if f.http.keyScope != "" {
-		for _, n := range names {
-			if n != "http" {
-				// The other targets state their own (docs/targets.md).
-				return nil, badInput("--key-scope applies only to --target http (a service that states no scope of its own); target %s states its own", n)
-			}
-		}
+	if err := refuseIgnoredFlags(c.Flags(), names); err != nil {
+		return nil, err
 	}
-	if f.cfg.Strategy == sequencer.Optimistic {
-		for _, n := range names {
-			if !targets.HasStrategies(n) {
-				// Its header would say "strategy occ" of a run that had none.
-				return nil, badInput("--strategy occ applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s allocates its own way", n)
-			}
-		}
+	if c.Flags().Changed("reader-poll") && f.cfg.Readers == 0 {
+		return nil, badInput("--reader-poll paces the catch-up clients of --readers, and there are none: give --readers N too")
 	}
-	if f.cfg.Faults.StoreErrors() {
+	return names, nil
+}
+
+// checkTargets refuses what resolve read that the targets cannot do: a
+// scheduled store error outside ADR-004's core, a variant of another
+// target.
+func (f *benchFlags) checkTargets(c *cobra.Command, names []string) error {
+	if f.cfg.Receivers > 0 && f.cfg.KafkaOff {
 		for _, n := range names {
-			if !targets.RunsCore(n) {
-				// It would run without them under a report that lists them.
-				return nil, badInput("--store-throttle, --store-internal-error and --txn-canceled-other are DynamoDB's errors and apply only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject them", n)
+			if n != httptarget.Name {
+				return badInput("--receivers: target %s's devices are pushed from the run's events topic, and --kafka is off", n)
 			}
 		}
 	}
 	for _, tf := range f.cfg.Timed {
 		for _, n := range names {
-			if bench.IsStoreError(tf.Kind) && !targets.RunsCore(n) {
-				return nil, badInput("--schedule: %s applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject it", tf.Kind, n)
+			if target.CoreOnly(tf.Kind) && !targets.RunsCore(n) {
+				return badInput("--schedule: %s applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject it", tf.Kind, n)
 			}
 		}
 	}
-	if v := string(f.cfg.Variant); v != "" {
-		for _, n := range names {
-			if !targets.VariantKnown(n, v) {
-				return nil, badInput("--broken: %q is not a variant of target %s (its variants: %s)", v, n, strings.Join(targets.VariantNames(n), ", "))
-			}
+	notes := map[string]bool{}
+	for _, n := range names {
+		_, note, err := targets.SelectVariant(n, f.broken, f.variant, targets.FlagSpelling)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		if note != "" && !notes[note] {
+			notes[note] = true
+			c.PrintErrln("note: " + note)
 		}
 	}
-	return names, nil
+	return nil
 }
 
-// variantHelp lists each target's variants for --broken's help.
-func variantHelp() string {
+// variantHelp lists each target's bugs (--broken) or designs (--variant)
+// for the flag's help.
+func variantHelp(design bool) string {
 	var parts []string
 	for _, n := range targets.Names() {
-		if vs := targets.VariantNames(n); len(vs) > 0 && !strings.HasPrefix(n, "dynamodb") {
+		vs := targets.BrokenNames(n)
+		if design {
+			vs = targets.DesignNames(n)
+		}
+		if len(vs) > 0 && !strings.HasPrefix(n, "dynamodb") {
 			parts = append(parts, n+": "+strings.Join(vs, ", "))
 		}
 	}

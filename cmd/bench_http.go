@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
@@ -36,7 +37,7 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&h.api, "api", "", "YAML file mapping chatseq's calls onto the service's HTTP API (default: chatseq's own, docs/http-api.md)")
 	fl.StringVar(&h.serve, "serve", "", "shell command that starts the service --target http drives (e.g. 'go run ./cmd/chatseq serve'): chatseq starts it, waits until it answers, and SIGKILLs and restarts it on kill_server faults")
 	fl.StringVar(&h.nemesisCmd, "nemesis-cmd", "", "shell command run on each kill_server fault instead (e.g. 'docker restart api'); chatseq then waits until the service answers")
-	fl.StringVar(&h.keyScope, "key-scope", "", "what the service behind --target http scopes an idempotency key to: chat (ADR-004; the default, or the --api mapping's contract.key_scope) or client (ADR-001: per sender per chat)")
+	fl.StringVar(&h.keyScope, "key-scope", "", "what the service behind --target http scopes an idempotency key to (contract.key_scope): "+keyScopeField.Glossed()+"; default: the --api mapping's, else "+keyScopeField.Default)
 	fl.DurationVar(&h.killEvery, "kill-every", 0, "kill_server every this long while the writers run (needs --duration, and --serve or --nemesis-cmd)")
 	fl.StringArrayVar(&h.headers, "header", nil, "a request header for --target http, 'Name: value' (e.g. 'Authorization: Bearer …'); repeat for several. Values are credentials: every report, results.json and command line shows them as 'Name: ***'")
 	fl.BoolVar(&h.insecure, "insecure", false, "--target http over https: accept any server certificate (a self-signed one); prefer --ca-cert")
@@ -46,6 +47,9 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&h.timeout, "http-timeout", httptarget.DefaultTimeout, "--target http: one request's time, its answer read whole included; past it a send's outcome is unknown (info, timeout)")
 	fl.Int64Var(&h.maxAnswerBytes, "max-answer-bytes", httptarget.DefaultMaxPageBytes, "--target http: the most of a sync page's answer read (any other answer: 4 MiB); a longer one is a bad_response, which fails api_conformance")
 }
+
+// keyScopeField is the contract's key_scope, which --key-scope states.
+var keyScopeField = history.LookupContractField("key_scope")
 
 // options are how the target is reached.
 func (h *httpFlags) options(o targets.Options) targets.Options {
@@ -59,10 +63,10 @@ func (h *httpFlags) options(o targets.Options) targets.Options {
 }
 
 // kills are --kill-every's kill_server faults over a run of duration d.
-func (h *httpFlags) kills(d time.Duration) []bench.TimedFault {
-	var out []bench.TimedFault
+func (h *httpFlags) kills(d time.Duration) []target.TimedFault {
+	var out []target.TimedFault
 	for at := h.killEvery; h.killEvery > 0 && at < d; at += h.killEvery {
-		out = append(out, bench.TimedFault{Kind: bench.KillServer, At: at})
+		out = append(out, target.TimedFault{Kind: target.KillServer, At: at})
 	}
 	return out
 }
@@ -71,8 +75,8 @@ func (h *httpFlags) kills(d time.Duration) []bench.TimedFault {
 // runs.
 func (h *httpFlags) resolve(cfg *bench.Config) error {
 	switch {
-	case h.keyScope != "" && h.keyScope != history.KeyScopeChat && h.keyScope != history.KeyScopeClient:
-		return badInput("--key-scope must be chat or client, got %q", h.keyScope)
+	case h.keyScope != "" && !keyScopeField.Allows(h.keyScope):
+		return badInput("--key-scope must be %s, got %q", keyScopeField.Choices(false, "or"), h.keyScope)
 	case h.killEvery < 0:
 		return badInput("--kill-every must not be negative, got %s", h.killEvery)
 	case h.killEvery > 0 && cfg.Duration <= 0:
@@ -111,7 +115,9 @@ var faultFlags = []string{
 // and only the faults asked for on the command line reach it (through
 // chatseq serve's test hooks), not bench's defaults.
 func (h *httpFlags) adjust(c *cobra.Command, opened *targets.Opened, cfg *bench.Config) {
-	opened.AdjustRun(cfg)
+	if opened.NoTopicToRead(cfg.Brokers) {
+		cfg.KafkaOff = true
+	}
 	if !opened.Remote {
 		return
 	}

@@ -14,13 +14,14 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/targets/core"
 )
 
 // guardedService is chatseq's reference API over TLS, behind a bearer
 // token and an API key: a request without both is answered 401.
 func guardedService(t *testing.T, token, apiKey string) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	target, err := bench.CoreTarget(nil)(context.Background(), bench.TargetEnv{Config: bench.DefaultConfig()})
+	target, err := core.Factory(nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ func TestHTTPTargetFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--target", "http", "--serve", "true", "--kill-every", "1s", "--duration", "0", "--ops", "5"}, "--kill-every needs a --duration"},
 		{[]string{"serve", "--target", "http"}, "--target: unknown target \"http\""},
 		{[]string{"serve", "--broken", "nope"}, "has no variant \"nope\""},
+		{[]string{"serve", "--push-max-connections", "0"}, "--push-max-connections must be at least 1"},
 	}
 	for _, c := range cases {
 		code, _, errOut := run(t, c.args...)

@@ -15,13 +15,9 @@ import (
 )
 
 type checkFlags struct {
-	format    string
-	gaps      string
-	keyReuse  string
-	events    string
-	catchUp   string
-	order     string
-	keyScope  string
+	format string
+	// over holds the contract flags, one a history.ContractFields row.
+	over      history.Contract
 	lin       linFlags
 	visualize string
 	// soleWriter is --sole-writer, used only when given.
@@ -59,12 +55,9 @@ Exit status: 0 valid, 1 a violation, 2 unusable input or flags, 3 unknown.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
-	fl.StringVar(&f.gaps, "gaps", "", "override contract: allowed or forbidden")
-	fl.StringVar(&f.keyReuse, "key-reuse", "", "override contract: return-original or reject")
-	fl.StringVar(&f.events, "events", "", "override contract: none or at-least-once")
-	fl.StringVar(&f.catchUp, "catch-up", "", "override contract: cursor (readers must receive every message their cursor passed) or none")
-	fl.StringVar(&f.order, "event-order", "", "override contract: per-chat (each chat's events on the topic in sequence order) or none")
-	fl.StringVar(&f.keyScope, "key-scope", "", "override contract: chat (ADR-004: a key is unique in its chat) or client (ADR-001: unique per sender per chat)")
+	for _, cf := range history.ContractFields {
+		fl.StringVar(cf.Of(&f.over), cf.Flag, "", "override contract."+cf.Name+": "+cf.Glossed()+"; default: the header's, else "+cf.DefaultText())
+	}
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringVar(&f.visualize, "visualize", "", "directory for porcupine's view of chats that fail linearizability (around the counterexample; created if need be; it must be writable)")
 	fl.BoolVar(&f.soleWriter, "sole-writer", false, "state that the history's clients are its chats' only writers (as the header's sole_writer does), so a final message no persist sent fails no_phantom_messages; --sole-writer=false takes a header's claim back (default: the header's)")
@@ -169,46 +162,15 @@ func writeCheck(c *cobra.Command, format string, rep checker.Report) error {
 // contract applies the override flags to the header's contract, or returns
 // nil when no flag was given.
 func (f *checkFlags) contract(base history.Contract) (*history.Contract, error) {
-	if f.gaps == "" && f.keyReuse == "" && f.events == "" && f.catchUp == "" && f.order == "" && f.keyScope == "" {
+	if f.over == (history.Contract{}) {
 		return nil, nil
 	}
-	c := base
-	if f.gaps != "" {
-		if f.gaps != history.GapsAllowed && f.gaps != history.GapsForbidden {
-			return nil, badInput("--gaps must be allowed or forbidden, got %q", f.gaps)
+	for _, cf := range history.ContractFields {
+		if v := *cf.Of(&f.over); v != "" && !cf.Allows(v) {
+			return nil, badInput("--%s must be %s, got %q", cf.Flag, cf.Choices(false, "or"), v)
 		}
-		c.Gaps = f.gaps
 	}
-	if f.keyReuse != "" {
-		if f.keyReuse != history.KeyReuseReturnOriginal && f.keyReuse != history.KeyReuseReject {
-			return nil, badInput("--key-reuse must be return-original or reject, got %q", f.keyReuse)
-		}
-		c.KeyReuse = f.keyReuse
-	}
-	if f.events != "" {
-		if f.events != history.EventsNone && f.events != history.EventsAtLeastOnce {
-			return nil, badInput("--events must be none or at-least-once, got %q", f.events)
-		}
-		c.Events = f.events
-	}
-	if f.catchUp != "" {
-		if f.catchUp != history.CatchUpCursor && f.catchUp != history.CatchUpNone {
-			return nil, badInput("--catch-up must be cursor or none, got %q", f.catchUp)
-		}
-		c.CatchUp = f.catchUp
-	}
-	if f.order != "" {
-		if f.order != history.EventOrderPerChat && f.order != history.EventOrderNone {
-			return nil, badInput("--event-order must be per-chat or none, got %q", f.order)
-		}
-		c.EventOrder = f.order
-	}
-	if f.keyScope != "" {
-		if f.keyScope != history.KeyScopeChat && f.keyScope != history.KeyScopeClient {
-			return nil, badInput("--key-scope must be chat or client, got %q", f.keyScope)
-		}
-		c.KeyScope = f.keyScope
-	}
+	c := f.over.Over(base)
 	return &c, nil
 }
 

@@ -73,7 +73,9 @@ results.json) and compares their distributions, as benchstat does: each
 run's per-interval samples (throughput, and every step's p50, p90 and p99
 of each interval; the gap rate) are compared by the Mann-Whitney U test.
 B regresses against the baseline A when a change is significant (p below
---alpha) and its median moves by more than --tolerance the wrong way, or
+--alpha, Holm–Bonferroni-corrected over the rows tested, so that some
+twenty tests do not flag a change by chance) and its median moves by more
+than --tolerance the wrong way, or
 when its verdict is worse (PASS < UNKNOWN < FAIL). The verdict comes first,
 then ratios B/A ("×1.24"). Directories with several targets are matched by
 target name.
@@ -105,7 +107,7 @@ or runs whose settings differ.`,
 	f.vs.flags = fl
 	fl.Var(&f.vs, "vs", "B's runs, the candidate's, after A's: compare A1 A2 A3 --vs B1 B2 B3 (every argument after --vs is one of B's)")
 	fl.StringVar(&f.tolerance, "tolerance", "10%", "change of a median allowed before a significant change regresses, e.g. 10% (a bare number is a percentage too)")
-	fl.Float64Var(&f.alpha, "alpha", report.DefaultAlpha, "significance level: a change regresses only when p (the Mann-Whitney U test's) is below it, and p runs (the t-test's on the runs' medians) with several runs a side")
+	fl.Float64Var(&f.alpha, "alpha", report.DefaultAlpha, "significance level of the whole comparison: a change regresses only when p (the Mann-Whitney U test's) is below it, and p runs (the t-test's on the runs' medians) with several runs a side, each Holm–Bonferroni-corrected over the rows tested")
 	fl.DurationVar(&f.minChange, "min-change", time.Millisecond, "smallest rise of a latency median that regresses, however significant: on a shared machine the scheduler moves percentiles of microsecond steps by about a timeslice from run to run (0 on a quiet machine)")
 	fl.BoolVar(&f.allowSettings, "allow-different-settings", false, "compare runs whose load or fault settings differ, under a warning, rather than refuse")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/chatseq/chatseq/drill"
+	"github.com/chatseq/chatseq/internal/drill"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
 	"github.com/chatseq/chatseq/storeopen"
@@ -137,7 +137,7 @@ func (f *drillFlags) register(fl *pflag.FlagSet) {
 	addStoreFlags(fl, &f.store)
 }
 
-func (f *drillFlags) resolve() error {
+func (f *drillFlags) resolve(fl *pflag.FlagSet) error {
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format must be text or json, got %q", f.format)
 	}
@@ -152,6 +152,9 @@ func (f *drillFlags) resolve() error {
 	f.cfg.CheckOptions = f.lin.options()
 	if err := f.store.Validate(); err != nil {
 		return usageError{err}
+	}
+	if err := refuseIgnoredFlags(fl, []string{f.store.Kind}); err != nil {
+		return err
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return usageError{err}
@@ -180,7 +183,7 @@ func (f *drillFlags) openDrillStore(ctx context.Context, status io.Writer) (stor
 }
 
 func runCounterRecoveryDrill(c *cobra.Command, f *drillFlags) error {
-	if err := f.resolve(); err != nil {
+	if err := f.resolve(c.Flags()); err != nil {
 		return err
 	}
 	return f.withDrillStore(c, func(ctx context.Context, st store.Store, describe string) error {
@@ -221,7 +224,7 @@ func runUnsafeRecoveryDrill(c *cobra.Command, f *drillFlags) error {
 		}
 		cases = []drill.Case{one}
 	}
-	if err := f.resolve(); err != nil {
+	if err := f.resolve(c.Flags()); err != nil {
 		return err
 	}
 	if slices.Contains(cases, drill.CaseRacingWriter) && f.cfg.Strategy == sequencer.Optimistic {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
+	"github.com/chatseq/chatseq/localserver/dynamodblocal"
 )
 
 // newDynamoDBLocalCommand starts and stops a DynamoDB Local of the user's

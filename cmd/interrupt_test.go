@@ -39,11 +39,25 @@ func benchChild(t *testing.T, args string, env ...string) (*exec.Cmd, *bytes.Buf
 	return child, &stdout, lines
 }
 
-// waitFor reads lines until one contains want, and returns every line read.
+// A child on a machine busy with other jobs (under the race detector,
+// beside other engineers' builds) can take minutes to reach a step that
+// takes a second alone, talking all the while: a test waits as long as it
+// talks (a progress line, its history growing), and gives it up as hung
+// only after childSilence without a word, or after childWaitCap in all.
+const (
+	childSilence = 90 * time.Second
+	childWaitCap = 10 * time.Minute
+)
+
+// waitFor reads lines until one contains want, and returns every line
+// read; it fails t if the child ends, falls silent for childSilence, or
+// talks for childWaitCap without saying want.
 func waitFor(t *testing.T, lines chan string, want string) []string {
 	t.Helper()
 	var seen []string
-	timeout := time.After(30 * time.Second)
+	silence := time.NewTimer(childSilence)
+	defer silence.Stop()
+	limit := time.After(childWaitCap)
 	for {
 		select {
 		case l, ok := <-lines:
@@ -53,8 +67,11 @@ func waitFor(t *testing.T, lines chan string, want string) []string {
 			if seen = append(seen, l); strings.Contains(l, want) {
 				return seen
 			}
-		case <-timeout:
-			t.Fatalf("no %q on stderr in 30 s:\n%s", want, strings.Join(seen, "\n"))
+			silence.Reset(childSilence)
+		case <-silence.C:
+			t.Fatalf("no %q on stderr: the child said nothing for %s:\n%s", want, childSilence, strings.Join(seen, "\n"))
+		case <-limit:
+			t.Fatalf("no %q on stderr in %s:\n%s", want, childWaitCap, strings.Join(seen, "\n"))
 		}
 	}
 }

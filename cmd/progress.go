@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/chatseq/chatseq/checker"
 	"io"
 	"os"
 	"strconv"
@@ -36,6 +37,9 @@ type progressPrinter struct {
 	// over several rows, and all of them must be cleared.
 	drawn     int
 	nextPlain time.Duration
+	// violated are the invariants the online check found violated, in
+	// the order found: every later line names them.
+	violated []string
 	// The step after the writers under way, since when, and the steps
 	// done with their times.
 	step      string
@@ -121,6 +125,9 @@ func (p *progressPrinter) update(pr bench.Progress) {
 // narrow terminal shows as many as fit.
 func (p *progressPrinter) fields(pr bench.Progress) []string {
 	out := []string{pr.Target, elapsedOf(pr), fmt.Sprintf("%d ops", pr.Operations)}
+	if len(p.violated) > 0 {
+		out = append(out, "VIOLATED "+strings.Join(p.violated, ","))
+	}
 	switch {
 	case pr.Done && stoppedEarly(pr):
 		return append(out, "writers stopped early")
@@ -319,6 +326,19 @@ func (p *progressPrinter) clear() {
 		p.redraw("", false)
 		p.drawn = 0
 	}
+}
+
+// violation shows an invariant's first violation the moment the online
+// check finds it, on a line of its own, and names it on every later
+// progress line.
+func (p *progressPrinter) violation(target string, v checker.Violation) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.violated = append(p.violated, v.Invariant)
+	p.mu.Unlock()
+	p.message(fmt.Sprintf("%s: online check: %s violated at line %d: %s", target, v.Invariant, v.Lines[len(v.Lines)-1], v.Detail))
 }
 
 // message prints msg on a line of its own: on a terminal it takes the

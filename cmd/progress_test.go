@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/target"
 )
 
 // feed sends a 12 s run's reports every 250 ms, then the final one.
@@ -23,7 +24,7 @@ func feed(p *progressPrinter) {
 
 func activeAt(el time.Duration) []string {
 	if el >= 4*time.Second && el < 6*time.Second {
-		return []string{bench.KafkaOutage}
+		return []string{target.KafkaOutage}
 	}
 	return nil
 }

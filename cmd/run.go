@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/scenarios"
@@ -118,9 +120,21 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 		return err
 	}
 	// Flags a repro command must repeat to run against the same thing.
-	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "key-scope", "serve", "nemesis-cmd", "brokers", "lin-checker", "lin-timeout", "lin-memory"} {
+	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "key-scope", "serve", "nemesis-cmd",
+		"header", "insecure", "ca-cert", "client-cert", "client-key", "http-timeout", "max-answer-bytes", "brokers", "lin-checker", "lin-timeout", "lin-memory"} {
 		if flag := fl.Lookup(name); flag != nil && flag.Changed {
-			f.overrides.Flags = append(f.overrides.Flags, "--"+name, flag.Value.String())
+			values := []string{flag.Value.String()}
+			if sv, ok := flag.Value.(pflag.SliceValue); ok {
+				values = sv.GetSlice() // --header, once per header
+			}
+			for _, v := range values {
+				if flag.Value.Type() == "bool" {
+					// One word: a bool's value as a second word is a FILE.
+					f.overrides.Flags = append(f.overrides.Flags, "--"+name+"="+v)
+					continue
+				}
+				f.overrides.Flags = append(f.overrides.Flags, "--"+name, v)
+			}
 		}
 	}
 	f.overrides.Flags = append(f.overrides.Flags, f.lin.requireArgs()...)
@@ -141,6 +155,14 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	scs, err := scenarios.Load(files)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := refuseFlagsNoScenarioReads(c.Flags(), f.scenarioTargets(scs)); err != nil {
+		return err
+	}
+	for _, sc := range scs {
+		for _, n := range sc.Notes {
+			c.PrintErrln("note: " + n)
+		}
 	}
 	outDir, temporary, err := f.outDir()
 	if err != nil {
@@ -204,6 +226,20 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// scenarioTargets are the targets the scenarios run against, each once:
+// --target's, or each scenario's own.
+func (f *runFlags) scenarioTargets(scs []*scenarios.Scenario) []string {
+	if f.overrides.Target != "" {
+		return []string{f.overrides.Target}
+	}
+	var names []string
+	for _, sc := range scs {
+		names = append(names, sc.Target)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // outDir makes the history directory: --out, or a temporary one.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/report"
+	"github.com/chatseq/chatseq/target"
 )
 
 // --schedule puts timed faults on bench's clock: a Kafka outage shows in
@@ -31,7 +31,7 @@ func TestBenchScheduleInjectsTimedFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(r.Faults) != 1 || r.Faults[0].Kind != bench.KafkaOutage || r.Faults[0].Start != 0.4 || r.Faults[0].End != 1.0 {
+		if len(r.Faults) != 1 || r.Faults[0].Kind != target.KafkaOutage || r.Faults[0].Start != 0.4 || r.Faults[0].End != 1.0 {
 			t.Fatalf("%s: timed faults %+v, want one kafka-outage 0.4s-1.0s", name, r.Faults)
 		}
 		var inside, outside int64

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chatseq/chatseq/fixtures/postgres"
+	pgserver "github.com/chatseq/chatseq/localserver/postgres"
 )
 
 // password is what a leak test's credentials hold; no artifact may show it.
@@ -69,8 +70,8 @@ func TestNoCredentialInAnyArtifactOfARun(t *testing.T) {
 	cluster := postgres.StartForTest(t)
 	// The throwaway cluster trusts loopback: any password connects.
 	dsns := map[string]string{
-		"url":       fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/postgres?sslmode=disable", postgres.Superuser, password, cluster.Port()),
-		"key=value": fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s dbname=postgres sslmode=disable", cluster.Port(), postgres.Superuser, password),
+		"url":       fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/postgres?sslmode=disable", pgserver.Superuser, password, cluster.Port()),
+		"key=value": fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s dbname=postgres sslmode=disable", cluster.Port(), pgserver.Superuser, password),
 	}
 	for form, dsn := range dsns {
 		t.Run(form, func(t *testing.T) {

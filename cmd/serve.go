@@ -8,8 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/serve"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
@@ -17,9 +19,10 @@ import (
 
 func newServeCommand() *cobra.Command {
 	var (
-		o        = httpapi.ServeOptions{RepublishOnReplay: true, Seed: 1}
+		o        = serve.Options{RepublishOnReplay: true, Seed: 1}
 		target   string
 		broken   string
+		variant  string
 		strategy string
 		brokers  string
 		store    storeopen.Options
@@ -29,22 +32,35 @@ func newServeCommand() *cobra.Command {
 		Use:   "serve",
 		Short: "Serve a target through chatseq's chat sequencing HTTP API (docs/http-api.md)",
 		Long: `serve puts a target (memory by default, dynamodb, dynamodb-local, postgres,
-ledger), or one of its --broken variants, behind chatseq's HTTP API, the
-reference implementation 'chatseq bench --target http' drives. It prints
-where it listens and serves until interrupted.
+ledger), or one of its variants (--broken, --variant), behind chatseq's
+HTTP API, the reference implementation 'chatseq bench --target http'
+drives. It prints where it listens and serves until interrupted.
 
 Callers name themselves with the X-User-Id header (the user a gateway in
 front of it authenticated): a send's sender is that user, and only a chat's
-members read it. The test hooks are off unless --test-hooks (or
-CHATSEQ_SERVE_TEST_HOOKS=1, which bench --serve sets) turns them on.`,
+members read it. With Kafka (--kafka embedded, or --brokers) it also
+pushes: a device at /v1/push (WebSocket) receives its user's chats'
+messages from the topic, and its acks are kept as delivery_state
+(docs/http-api.md, "The push channel"). The test hooks are off unless
+--test-hooks (or CHATSEQ_SERVE_TEST_HOOKS=1, which bench --serve sets)
+turns them on.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if o.PushMaxConnections < 1 {
+				return badInput("--push-max-connections must be at least 1, got %d", o.PushMaxConnections)
+			}
 			if !targets.Known(target) || target == "http" {
 				return badInput("--target: unknown target %q (known: %s)", target, strings.Join(servable(), ", "))
 			}
-			variant, err := targets.ParseVariant(target, broken)
+			if err := refuseIgnoredFlags(c.Flags(), []string{target}); err != nil {
+				return err
+			}
+			chosen, note, err := targets.SelectVariant(target, broken, variant, targets.FlagSpelling)
 			if err != nil {
 				return usageError{err}
+			}
+			if note != "" {
+				c.PrintErrln("note: " + note)
 			}
 			s, ok := sequencer.ParseStrategy(strategy)
 			if !ok {
@@ -53,7 +69,7 @@ CHATSEQ_SERVE_TEST_HOOKS=1, which bench --serve sets) turns them on.`,
 			if err := store.Validate(); err != nil {
 				return usageError{err}
 			}
-			o.Target, o.Variant, o.Strategy, o.Open.Store = target, sequencer.Variant(variant), s, store
+			o.Target, o.Variant, o.Strategy, o.Open.Store = target, sequencer.Variant(chosen), s, store
 			for _, b := range strings.Split(brokers, ",") {
 				if b = strings.TrimSpace(b); b != "" {
 					o.Brokers = append(o.Brokers, b)
@@ -66,7 +82,7 @@ CHATSEQ_SERVE_TEST_HOOKS=1, which bench --serve sets) turns them on.`,
 			}
 			o.Metrics.SetPhase("serving")
 			o.TestHooks = o.TestHooks || httpapi.TestHooksAsked()
-			srv, err := httpapi.Start(ctx, o)
+			srv, err := serve.Start(ctx, o)
 			if err != nil {
 				return fmt.Errorf("serve --target %s: %w", target, err)
 			}
@@ -83,6 +99,7 @@ CHATSEQ_SERVE_TEST_HOOKS=1, which bench --serve sets) turns them on.`,
 			if len(srv.Brokers) > 0 {
 				fmt.Fprintf(out, "  publishing to Kafka %s, topic %s\n", strings.Join(srv.Brokers, ","), srv.Topic)
 			}
+			fmt.Fprintln(out, "  "+srv.PushLine())
 			return srv.Wait(ctx)
 		},
 	}
@@ -91,15 +108,17 @@ CHATSEQ_SERVE_TEST_HOOKS=1, which bench --serve sets) turns them on.`,
 	fl.StringVar(&o.Listen, "listen", httpapi.DefaultListen, "address to listen on (port 0: any free port); beyond loopback it warns: the "+httpapi.HeaderUser+" header is trusted as the caller's identity")
 	fl.BoolVar(&o.TestHooks, "test-hooks", false, "answer the test hooks chatseq's runs use (counter read, reset and delete; the Chatseq-Faults and Chatseq-Race headers), which a client could use to overwrite acknowledged messages; bench --serve turns them on ("+httpapi.TestHooksEnv+"=1)")
 	live.register(fl)
-	fl.StringVar(&broken, "broken", "", "serve a deliberately broken variant of the target: "+variantHelp())
+	fl.StringVar(&broken, "broken", "", "serve a deliberately broken variant of the target, a bug an invariant must catch: "+variantHelp(false))
+	fl.StringVar(&variant, "variant", "", "serve another design of the target, one that keeps a promise the design as written breaks: "+variantHelp(true))
 	fl.StringVar(&strategy, "strategy", "two-phase", "ADR-004's allocation: two-phase or occ")
 	fl.BoolVar(&o.RepublishOnReplay, "republish-on-replay", true, "publish again when a retry is answered from the idempotency record (ADR-004 §10)")
-	fl.StringVar(&o.Kafka, "kafka", httpapi.KafkaOff, "step 5's Kafka: off, or embedded (an in-process cluster whose address serve prints)")
+	fl.StringVar(&o.Kafka, "kafka", serve.KafkaOff, "step 5's Kafka: off, or embedded (an in-process cluster whose address serve prints)")
 	fl.StringVar(&brokers, "brokers", "", "comma-separated brokers of a real Kafka cluster to publish to (overrides --kafka)")
 	fl.StringVar(&o.Topic, "topic", "", "Kafka topic (default: the target's)")
 	fl.Int32Var(&o.Partitions, "partitions", 8, "partitions when serve creates the topic")
 	fl.StringVar(&o.Open.DSN, "dsn", "", "PostgreSQL connection string for --target postgres (default: a throwaway local cluster)")
 	fl.StringVar(&o.Open.Schema, "schema", "", "for --target postgres: a schema to use and keep (created when missing), so a restarted server finds its rows (default: a fresh one, dropped on exit)")
+	fl.IntVar(&o.PushMaxConnections, "push-max-connections", gateway.DefaultMaxDevices, "the most devices the push channel (/v1/push, on with --kafka embedded or --brokers) holds at once; more are refused 503 push.too_many_connections")
 	fl.IntVar(&o.Connections, "connections", 16, "the target's connection pool, where it has one (postgres)")
 	addStoreFlags(fl, &store)
 	_ = fl.MarkHidden("store")
@@ -122,7 +141,7 @@ func servable() []string {
 // drives it must say so.
 func keyScopeLine(scope string) string {
 	if scope == "" {
-		scope = history.KeyScopeChat
+		scope = keyScopeField.Default
 	}
 	what := "per chat (ADR-004)"
 	if scope == history.KeyScopeClient {

@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"strings"
 	"testing"
+
+	"github.com/chatseq/chatseq/history/internal/jsonscan"
 )
 
 // BenchmarkDecodeSyncLine decodes a sync's answer of 50 messages, the
@@ -18,12 +20,14 @@ func BenchmarkDecodeSyncLine(b *testing.B) {
 	line := []byte(`{"type":"ok","process":242,"f":"sync","time":1264567544,"chat":"chat-0000","seqs":[` +
 		strings.Join(seqs, ",") + `],"message_ids":[` + strings.Join(ids, ",") + `]}`)
 	seed := maphash.MakeSeed()
-	var s scanner
-	l := rawLine{hashID: func(id []byte) uint64 { return maphash.Bytes(seed, id) }}
+	var s jsonscan.Scanner
+	var l parsedLine
+	var v lineViews
+	hashID := func(id []byte) uint64 { return maphash.Bytes(seed, id) }
 	newString := func(v []byte) string { return string(v) }
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
-		if err := decodeLine(&s, line, &l, newString); err != nil {
+		if err := decodeLine(&s, line, &l, &v, newString, hashID); err != nil {
 			b.Fatal(err)
 		}
 		if len(l.seqs) != 50 || len(l.idHashes) != 50 {

@@ -1,12 +1,13 @@
 package history
 
 import (
-	"errors"
 	"fmt"
-	"github.com/chatseq/chatseq/internal/jsonstr"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chatseq/chatseq/history/internal/jsonscan"
+	"github.com/chatseq/chatseq/internal/jsonstr"
 )
 
 // The encoders append one line, newline included, to b. They write fields in
@@ -206,10 +207,10 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 	if c := h.Contract; c != (Contract{}) {
 		b = append(b, `,"contract":{`...)
 		sep := ""
-		for _, f := range [...]struct{ name, value string }{{"gaps", c.Gaps}, {"key_reuse", c.KeyReuse}, {"events", c.Events}, {"catch_up", c.CatchUp}, {"event_order", c.EventOrder}, {"key_scope", c.KeyScope}} {
-			if f.value != "" {
+		for _, f := range ContractFields {
+			if v := *f.Of(&c); v != "" {
 				b = append(b, sep...)
-				b = appendStringField(b, `"`+f.name+`":`, f.value)
+				b = appendStringField(b, `"`+f.Name+`":`, v)
 				sep = ","
 			}
 		}
@@ -238,13 +239,10 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 		if !isExtraValue(value) {
 			return b, fmt.Errorf("history header: extra field %q is not one JSON value on one line: %q", name, value)
 		}
-		if name == InitialCounterField {
-			if _, err := parseInitialCounter(value); err != nil {
+		if x := lookupExtension(name); x != nil {
+			if err := x.check(value); err != nil {
 				return b, fmt.Errorf("history header: %w", err)
 			}
-		}
-		if name == SoleWriterField && value != "true" && value != "false" {
-			return b, fmt.Errorf("history header: %q must be true or false, got %s", SoleWriterField, value)
 		}
 		b = append(b, ',')
 		b = appendString(b, name)
@@ -258,23 +256,13 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 // value and read back unchanged: one JSON value, no surrounding space, no
 // line break.
 func isExtraValue(v string) bool {
-	return v != "" && strings.TrimSpace(v) == v && !strings.ContainsRune(v, '\n') && checkSyntax([]byte(v)) == nil
+	return v != "" && strings.TrimSpace(v) == v && !strings.ContainsRune(v, '\n') && jsonscan.CheckSyntax([]byte(v)) == nil
 }
 
 func checkContract(c Contract) error {
-	var errs []error
-	check := func(name, value, a, b string) {
-		if value != "" && value != a && value != b {
-			errs = append(errs, fmt.Errorf("history header: contract %s must be %q or %q, got %q", name, a, b, value))
-		}
-	}
-	check("gaps", c.Gaps, GapsAllowed, GapsForbidden)
-	check("key_reuse", c.KeyReuse, KeyReuseReturnOriginal, KeyReuseReject)
-	check("events", c.Events, EventsNone, EventsAtLeastOnce)
-	check("catch_up", c.CatchUp, CatchUpCursor, CatchUpNone)
-	check("event_order", c.EventOrder, EventOrderPerChat, EventOrderNone)
-	check("key_scope", c.KeyScope, KeyScopeChat, KeyScopeClient)
-	return errors.Join(errs...)
+	return c.Validate(func(f *ContractField, v string) error {
+		return fmt.Errorf("history header: contract %s must be %s, got %q", f.Name, f.Choices(true, "or"), v)
+	})
 }
 
 func appendStringField(b []byte, prefix, s string) []byte {
@@ -292,10 +280,6 @@ func appendPlainField(b []byte, prefix, s string, plain *bool) []byte {
 func appendUintField(b []byte, prefix string, v uint64) []byte {
 	return strconv.AppendUint(append(b, prefix...), v, 10)
 }
-
-// plainASCII marks the bytes a JSON string may hold unescaped (the
-// scanner uses it too).
-var plainASCII = jsonstr.PlainASCII
 
 // appendString appends s as a JSON string.
 func appendString(b []byte, s string) []byte { return jsonstr.Append(b, s) }

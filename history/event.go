@@ -25,9 +25,22 @@ const (
 	// never an Event, it says a final table was read and how many of its
 	// lines the file holds (History.TablesRead).
 	KindTableRead
+	// The receivers' lines (FORMAT.md, "Receivers"): never an Event, each
+	// is a Receiver.
+	KindConnect
+	KindDisconnect
+	KindPush
+	KindDeliveryAck
+	KindJoin
+	KindLeave
+	KindSettled
 )
 
-var kindNames = [...]string{"", "invoke", "ok", "fail", "info", "trace", "final", "end", "table_read"}
+// lastKind is the highest Kind a line may name.
+const lastKind = KindSettled
+
+var kindNames = [...]string{"", "invoke", "ok", "fail", "info", "trace", "final", "end", "table_read",
+	"connect", "disconnect", "push", "delivery_ack", "join", "leave", "settled"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -57,6 +70,9 @@ const (
 	TableMessages    = "messages"
 	TableIdempotency = "idempotency"
 	TableEvents      = "events"
+	// TableDeliveryState is ADR-001 §5's delivery_state: each (chat, user)'s
+	// last_acked_sequence. Its lines are Receivers (Kind KindFinal).
+	TableDeliveryState = "delivery_state"
 )
 
 // Event is one operation or trace line. Fields that a kind does not carry are
@@ -130,25 +146,27 @@ type TableRead struct {
 // lines than the table_read line promised.
 func (t TableRead) Short() bool { return t.Lines != t.Found }
 
-// Contract is what the sequencer under test promises.
+// Contract is what the sequencer under test promises. ContractFields
+// describes each field: its values, default and spellings. The tags are
+// the header's names, which an --api mapping's contract uses too.
 type Contract struct {
-	Gaps     string `json:"gaps,omitempty"`      // GapsAllowed | GapsForbidden
-	KeyReuse string `json:"key_reuse,omitempty"` // KeyReuseReturnOriginal | KeyReuseReject
-	Events   string `json:"events,omitempty"`    // EventsNone | EventsAtLeastOnce
+	Gaps     string `json:"gaps,omitempty" yaml:"gaps,omitempty"`           // GapsAllowed | GapsForbidden
+	KeyReuse string `json:"key_reuse,omitempty" yaml:"key_reuse,omitempty"` // KeyReuseReturnOriginal | KeyReuseReject
+	Events   string `json:"events,omitempty" yaml:"events,omitempty"`       // EventsNone | EventsAtLeastOnce
 	// CatchUp is how clients catch up: CatchUpCursor (ADR-001 §4: sync
 	// with sequence > the last one received, never waiting for gaps), so
 	// every persisted message must reach every reader whose cursor passed
 	// it; CatchUpNone promises nothing to readers.
-	CatchUp string `json:"catch_up,omitempty"`
+	CatchUp string `json:"catch_up,omitempty" yaml:"catch_up,omitempty"`
 	// EventOrder is what the event stream promises about order:
 	// EventOrderPerChat (each chat's events reach the topic in sequence
 	// order) or EventOrderNone.
-	EventOrder string `json:"event_order,omitempty"`
+	EventOrder string `json:"event_order,omitempty" yaml:"event_order,omitempty"`
 	// KeyScope is what an idempotency key is unique within: KeyScopeChat
 	// (ADR-004: the idempotency table is keyed by chat and key) or
 	// KeyScopeClient (ADR-001: unique per client per chat, so two senders
 	// may use one key in one chat for two messages).
-	KeyScope string `json:"key_scope,omitempty"`
+	KeyScope string `json:"key_scope,omitempty" yaml:"key_scope,omitempty"`
 }
 
 // Contract values.
@@ -201,6 +219,10 @@ type History struct {
 	// TablesRead are the file's table_read lines, at most one a table
 	// (a merged history may hold one a file: ReadFiles).
 	TablesRead []TableRead
+	// Receivers are the delivery plane's lines (FORMAT.md, "Receivers"),
+	// in file order, final delivery_state lines included; a Sink that is a
+	// ReceiverSink gets them instead.
+	Receivers []Receiver
 }
 
 // TableRead reports whether the writer said it read table: a table_read

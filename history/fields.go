@@ -33,6 +33,11 @@ const (
 	fieldOffset
 	fieldReader
 	fieldLines
+	fieldDevice
+	fieldUser
+	fieldRefused
+	fieldCatchUp
+	fieldLastAcked
 	numFields
 	fieldUnknown = numFields
 )
@@ -41,7 +46,7 @@ var fieldNames = [numFields]string{
 	"type", "process", "f", "time", "start", "chat", "key", "sender",
 	"payload_hash", "seq", "message_id", "dedup", "error", "after", "limit",
 	"seqs", "message_ids", "table", "value", "missing", "partition", "offset",
-	"reader", "lines",
+	"reader", "lines", "device", "user", "refused", "catch_up", "last_acked_sequence",
 }
 
 // fieldTokens are the known names as the recorder writes them, quoted and
@@ -143,6 +148,16 @@ func lookupField(name []byte) fieldID {
 		return fieldReader
 	case "lines":
 		return fieldLines
+	case "device":
+		return fieldDevice
+	case "user":
+		return fieldUser
+	case "refused":
+		return fieldRefused
+	case "catch_up":
+		return fieldCatchUp
+	case "last_acked_sequence":
+		return fieldLastAcked
 	}
 	return fieldUnknown
 }
@@ -240,6 +255,8 @@ func finalShape(table string) *shape {
 		return finalMessages
 	case TableIdempotency:
 		return finalIdempotency
+	case TableDeliveryState:
+		return finalDeliveryState
 	}
 	return finalEvents
 }

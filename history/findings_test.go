@@ -87,11 +87,11 @@ func TestFindingContractAndReaderErrors(t *testing.T) {
 }
 
 func TestMergeFindingContracts(t *testing.T) {
-	c, err := mergeContract(Contract{CatchUp: CatchUpCursor}, Contract{EventOrder: EventOrderPerChat})
+	c, err := (Contract{CatchUp: CatchUpCursor}).agree(Contract{EventOrder: EventOrderPerChat})
 	if err != nil || c.CatchUp != CatchUpCursor || c.EventOrder != EventOrderPerChat {
 		t.Fatalf("merged %+v, %v", c, err)
 	}
-	if _, err := mergeContract(Contract{EventOrder: EventOrderNone}, Contract{EventOrder: EventOrderPerChat}); err == nil || !strings.Contains(err.Error(), "event_order") {
+	if _, err := (Contract{EventOrder: EventOrderNone}).agree(Contract{EventOrder: EventOrderPerChat}); err == nil || !strings.Contains(err.Error(), "event_order") {
 		t.Fatalf("different event_order merged: %v", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatseq/chatseq/history/internal/jsonscan"
 )
 
 // FuzzRead checks that Read never panics, that its errors name a real line,
@@ -26,6 +28,9 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 	}
 	for _, tt := range malformed {
+		f.Add([]byte(tt.input))
+	}
+	for _, tt := range malformedReceivers {
 		f.Add([]byte(tt.input))
 	}
 	var recorded bytes.Buffer
@@ -82,13 +87,14 @@ func FuzzStringRoundTrip(f *testing.F) {
 	f.Add("\xff\xfe\xed\xa0\x80")
 	f.Fuzz(func(t *testing.T, s string) {
 		encoded := appendString(nil, s)
-		if err := checkSyntax(encoded); err != nil {
+		if err := jsonscan.CheckSyntax(encoded); err != nil {
 			t.Fatalf("%q encodes as invalid JSON %s: %v", s, encoded, err)
 		}
-		sc := scanner{b: encoded}
-		decoded, err := sc.readString()
-		if err != nil || sc.i != len(encoded) {
-			t.Fatalf("%q: reading %s back: %v (stopped at %d)", s, encoded, err, sc.i)
+		var sc jsonscan.Scanner
+		sc.Reset(encoded)
+		decoded, err := sc.ReadString()
+		if err != nil || !sc.AtEnd() {
+			t.Fatalf("%q: reading %s back: %v (stopped at %d)", s, encoded, err, sc.Pos())
 		}
 		if want := string([]rune(s)); string(decoded) != want {
 			t.Fatalf("%q encodes as %s, which reads back as %q", s, encoded, decoded)

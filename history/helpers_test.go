@@ -17,11 +17,25 @@ func encodeHistory(t testing.TB, h *History) []byte {
 	if err != nil {
 		t.Fatalf("encoding a header that was read: %v", err)
 	}
+	// Receiver lines go among the events and the finals by line.
+	recv := h.Receivers
 	for i := range h.Events {
+		for len(recv) > 0 && recv[0].Kind != KindFinal && recv[0].Line < h.Events[i].Line {
+			b, recv = appendReceiver(b, &recv[0]), recv[1:]
+		}
 		b = appendEvent(b, &h.Events[i])
 	}
+	for len(recv) > 0 && recv[0].Kind != KindFinal {
+		b, recv = appendReceiver(b, &recv[0]), recv[1:]
+	}
 	for i := range h.Finals {
+		for len(recv) > 0 && recv[0].Line < h.Finals[i].Line {
+			b, recv = appendReceiver(b, &recv[0]), recv[1:]
+		}
 		b, _ = appendFinal(b, &h.Finals[i])
+	}
+	for _, rv := range recv {
+		b = appendReceiver(b, &rv)
 	}
 	for i := range h.TablesRead {
 		b = appendTableRead(b, &h.TablesRead[i])
@@ -81,6 +95,26 @@ func sameContent(t testing.TB, a, b *History) {
 	if ar, br := tablesReadWithoutLines(a), tablesReadWithoutLines(b); !reflect.DeepEqual(ar, br) {
 		t.Fatalf("table_read lines differ:\n%+v\n%+v", ar, br)
 	}
+	if ar, br := receiversWithoutLines(a), receiversWithoutLines(b); !reflect.DeepEqual(ar, br) {
+		t.Fatalf("receiver lines differ:\n%+v\n%+v", ar, br)
+	}
+}
+
+// receiversWithoutLines is h's receiver lines with Line zeroed and empty
+// pushes normalised.
+func receiversWithoutLines(h *History) []Receiver {
+	var out []Receiver
+	for _, r := range h.Receivers {
+		r.Line = 0
+		if len(r.Seqs) == 0 {
+			r.Seqs = nil
+		}
+		if len(r.MessageIDs) == 0 {
+			r.MessageIDs = nil
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func tablesReadWithoutLines(h *History) []TableRead {

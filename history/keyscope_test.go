@@ -53,7 +53,7 @@ func TestKeyScopeAndFinalSenderRoundTrip(t *testing.T) {
 	if _, err := NewRecorder(&bytes.Buffer{}, Header{Contract: Contract{KeyScope: "user"}}, 0); err == nil {
 		t.Error("a recorder accepted key_scope \"user\"")
 	}
-	if _, err := mergeContract(Contract{KeyScope: KeyScopeChat}, Contract{KeyScope: KeyScopeClient}); err == nil || !strings.Contains(err.Error(), "key_scope") {
+	if _, err := (Contract{KeyScope: KeyScopeChat}).agree(Contract{KeyScope: KeyScopeClient}); err == nil || !strings.Contains(err.Error(), "key_scope") {
 		t.Errorf("different key_scope merged: %v", err)
 	}
 	// A counters line does not carry a sender: ignored with a warning.

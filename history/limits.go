@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+
+	"github.com/chatseq/chatseq/history/internal/jsonscan"
 )
 
 // MaxLineBytes is the longest line a history may have, its newline aside.
@@ -17,7 +19,7 @@ const MaxLineBytes = 64 << 20
 // of message_ids), and the longest unknown field name: ids that long are no
 // real service's, and a report quotes them (a 200 MB chat id made a 600 MB
 // report).
-const MaxStringBytes = 64 << 10
+const MaxStringBytes = jsonscan.MaxStringBytes
 
 // earlyMargin is how far before the end of a line's first part a syntax
 // error must stand to be the whole line's first error: a value cut by the
@@ -29,8 +31,8 @@ const earlyMargin = 16
 // prefix, when it stands far enough before the part's end that no rest of
 // the line could have avoided it; nil otherwise.
 func earlySyntaxError(prefix []byte) error {
-	err := checkSyntax(prefix)
-	if le, ok := err.(*lineError); ok && le.col > 0 && le.col <= len(prefix)-earlyMargin {
+	err := jsonscan.CheckSyntax(prefix)
+	if le, ok := err.(*jsonscan.Error); ok && le.Col > 0 && le.Col <= len(prefix)-earlyMargin {
 		return err
 	}
 	return nil

@@ -2,8 +2,11 @@ package history
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/chatseq/chatseq/history/internal/jsonscan"
 )
 
 // readBufferSize is the reader's buffer; longer lines are still read whole.
@@ -14,7 +17,9 @@ const readBufferSize = 256 << 10
 const batchSize = 512
 
 // parsedLine is one event or final line, decoded and checked on its own, with
-// its strings made. Fields the line's kind does not carry are left empty.
+// its strings made: decodeLine fills it in (its strings as lineViews),
+// lineShape checks it, and lineDecoder.parse makes the strings. Fields the
+// line's kind does not carry are left empty.
 type parsedLine struct {
 	lineNo      int
 	shape       *shape
@@ -42,6 +47,11 @@ type parsedLine struct {
 	idHashes    []uint64
 	reader      bool
 	lines       uint64 // table_read
+	// receivers' lines (receiver_read.go)
+	device, user string
+	refused      bool
+	catchUp      bool
+	lastAcked    uint64
 }
 
 // batch carries lines from the reader, through a parse worker, to the
@@ -76,8 +86,8 @@ type lineParser struct {
 	unterminated bool
 	spill        []byte // a line longer than the buffer
 	inHeader     bool   // the line being read is the header's (limits.go)
-	sc           scanner
-	hashID       func([]byte) uint64 // rawLine.hashID for every decoder
+	sc           jsonscan.Scanner
+	hashID       func([]byte) uint64 // for every decoder: see decodeLine
 }
 
 // sliceReader hands out the input a line at a time, as bufio.Reader's
@@ -101,8 +111,9 @@ func newLineParser(in io.Reader, name string, bufferSize int) *lineParser {
 // with strings of its own.
 type lineDecoder struct {
 	file   string
-	sc     scanner
-	raw    rawLine
+	sc     jsonscan.Scanner
+	views  lineViews
+	hashID func([]byte) uint64 // see decodeLine
 	arena  stringArena
 	shared interner
 	// lastKey holds each process's last persist key, so that a completion
@@ -115,8 +126,7 @@ type lineDecoder struct {
 }
 
 func newLineDecoder(file string, hashID func([]byte) uint64) *lineDecoder {
-	d := &lineDecoder{file: file}
-	d.raw.hashID = hashID
+	d := &lineDecoder{file: file, hashID: hashID}
 	d.shared = interner{shared: map[string]string{}}
 	return d
 }
@@ -139,9 +149,10 @@ func (p *lineParser) header() (Header, error) {
 		h, err := decodeHeader(&p.sc, line)
 		if err != nil {
 			perr := errorAt(p.file, p.lineNo, line, err)
-			if le, ok := err.(*lineError); checkSyntax(line) != nil || ok && le.notHistory {
+			var nh *notHistoryError
+			if jsonscan.CheckSyntax(line) != nil || errors.As(err, &nh) {
 				perr.Msg = notAHistory + perr.Msg
-				if checkSyntax(line) != nil {
+				if jsonscan.CheckSyntax(line) != nil {
 					perr.Msg += "; the first line must be the header " + headerExample
 				}
 			}
@@ -255,86 +266,69 @@ func (d *lineDecoder) decode(work <-chan *batch) {
 // parse decodes line into pl, checks that it is a known kind of line with
 // the fields that kind requires, and makes the strings it carries.
 func (p *lineDecoder) parse(line []byte, lineNo int, pl *parsedLine) error {
-	l := &p.raw
-	if err := decodeLine(&p.sc, line, l, p.arena.string); err != nil {
+	v := &p.views
+	if err := decodeLine(&p.sc, line, pl, v, p.arena.string, p.hashID); err != nil {
 		return err
 	}
-	sh, err := lineShape(l)
+	sh, err := lineShape(pl, v)
 	if err != nil {
 		return err
 	}
-	*pl = parsedLine{
-		lineNo:     lineNo,
-		shape:      sh,
-		present:    l.present,
-		kind:       l.kind,
-		f:          l.f,
-		table:      l.table,
-		process:    l.process,
-		time:       l.time,
-		start:      l.start,
-		seq:        l.seq,
-		after:      l.after,
-		limit:      l.limit,
-		dedup:      l.dedup,
-		value:      l.value,
-		missing:    l.missing,
-		partition:  l.partition,
-		offset:     l.offset,
-		seqs:       l.seqs,
-		messageIDs: l.messageIDs,
-		idHashes:   l.idHashes,
-		reader:     l.reader,
-		lines:      l.lines,
-	}
-	for _, name := range l.unknown {
+	pl.lineNo, pl.shape = lineNo, sh
+	for _, name := range v.unknown {
 		pl.unknown = append(pl.unknown, string(name))
 	}
 	// Only fields the kind carries become strings; the builder ignores the
 	// others.
-	carried := l.present & sh.allowed
-	pl.chat = p.shared.string(l.chat)
+	carried := pl.present & sh.allowed
+	pl.chat = p.shared.string(v.chat)
 	if carried.has(fieldSender) {
-		pl.sender = p.shared.string(l.sender)
+		pl.sender = p.shared.string(v.sender)
 	}
 	if carried.has(fieldError) {
-		pl.errorCode = p.shared.string(l.errorCode)
+		pl.errorCode = p.shared.string(v.errorCode)
 	}
 	if carried.has(fieldPayloadHash) {
-		pl.payloadHash = p.arena.string(l.payloadHash)
+		pl.payloadHash = p.arena.string(v.payloadHash)
 	}
 	if carried.has(fieldMessageID) {
-		pl.messageID = p.arena.string(l.messageID)
+		pl.messageID = p.arena.string(v.messageID)
 	}
 	if carried.has(fieldKey) {
-		pl.key = p.key(l)
+		pl.key = p.key(pl.kind, pl.process, v.key)
+	}
+	if carried.has(fieldDevice) {
+		pl.device = p.shared.string(v.device)
+	}
+	if carried.has(fieldUser) {
+		pl.user = p.shared.string(v.user)
 	}
 	return nil
 }
 
 // key makes a persist line's key string, sharing it between an invoke and
 // the completion that repeats it.
-func (p *lineDecoder) key(l *rawLine) string {
-	if l.kind == KindFinal || l.process >= denseLimit {
-		return p.arena.string(l.key)
+func (p *lineDecoder) key(kind Kind, process int, key []byte) string {
+	if kind == KindFinal || process >= denseLimit {
+		return p.arena.string(key)
 	}
-	if l.process < len(p.lastKey) && p.lastKey[l.process] == string(l.key) {
-		k := p.lastKey[l.process]
-		if l.kind != KindInvoke {
-			p.lastKey[l.process] = "" // completed: the next invoke sets it
+	if process < len(p.lastKey) && p.lastKey[process] == string(key) {
+		k := p.lastKey[process]
+		if kind != KindInvoke {
+			p.lastKey[process] = "" // completed: the next invoke sets it
 		}
 		return k
 	}
-	k := p.arena.string(l.key)
+	k := p.arena.string(key)
 	if p.arena.blocks != p.lastKeyBlock {
 		clear(p.lastKey)
 		p.lastKeyBlock = p.arena.blocks
 	}
-	if l.kind == KindInvoke {
-		if l.process >= len(p.lastKey) {
-			p.lastKey = append(p.lastKey, make([]string, l.process+1-len(p.lastKey))...)
+	if kind == KindInvoke {
+		if process >= len(p.lastKey) {
+			p.lastKey = append(p.lastKey, make([]string, process+1-len(p.lastKey))...)
 		}
-		p.lastKey[l.process] = k
+		p.lastKey[process] = k
 	}
 	return k
 }
@@ -386,7 +380,7 @@ func (p *lineParser) readError(err error) error {
 // error is reported in preference to a content error found earlier in the
 // same line, since it is the more basic fault.
 func errorAt(file string, lineNo int, line []byte, err error) *ParseError {
-	if syntax := checkSyntax(line); syntax != nil {
+	if syntax := jsonscan.CheckSyntax(line); syntax != nil {
 		err = syntax
 	}
 	return &ParseError{File: file, Line: lineNo, Msg: err.Error()}
@@ -397,7 +391,7 @@ func errorAt(file string, lineNo int, line []byte, err error) *ParseError {
 // what a recorder killed mid-write leaves: skipped with a warning. A complete
 // line, one that ends with a newline, is an error wherever it stands.
 func (d *lineDecoder) fail(line []byte, lineNo int, unterminated bool, err error, bt *batch) {
-	syntax := checkSyntax(line)
+	syntax := jsonscan.CheckSyntax(line)
 	switch {
 	case syntax == nil:
 		bt.err = &ParseError{File: d.file, Line: lineNo, Msg: err.Error()}

@@ -106,8 +106,13 @@ func disjointChats(parts []*History) error {
 				return err
 			}
 		}
+		for k := range h.Receivers {
+			if err := claim(h.Receivers[k].Chat, h.Receivers[k].Line); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
+	return disjointDevices(parts)
 }
 
 // mergeHeaders combines the files' headers, refusing what would make
@@ -117,7 +122,7 @@ func mergeHeaders(parts []*History) (Header, error) {
 	out.Extra = map[string]string{}
 	for i, h := range parts[1:] {
 		a, b := parts[0], parts[i+1]
-		c, err := mergeContract(out.Contract, h.Header.Contract)
+		c, err := out.Contract.agree(h.Header.Contract)
 		if err != nil {
 			return Header{}, fmt.Errorf("%s and %s state different contracts (%v): they are not one run", a.File, b.File, err)
 		}
@@ -131,13 +136,18 @@ func mergeHeaders(parts []*History) (Header, error) {
 		// the end only if every file that promised one has it.
 		out.EndLine = out.EndLine || h.Header.EndLine
 	}
-	// initial_counter decides which sequences were allocated before the
-	// run, so the checker needs one value for all files.
-	const initial = "initial_counter"
-	first, firstHas := parts[0].Header.Extra[initial]
-	for _, h := range parts[1:] {
-		if v, has := h.Header.Extra[initial]; has != firstHas || v != first {
-			return Header{}, fmt.Errorf("%s and %s have different initial_counter (%q, %q): they are not one run", parts[0].File, h.File, first, v)
+	// Some extensions decide what the checker reads the whole run as
+	// (initial_counter: which sequences predate it), so the files must
+	// agree on them.
+	for _, x := range HeaderExtensions {
+		if !x.ShardsAgree {
+			continue
+		}
+		first, firstHas := parts[0].Header.Extra[x.Name]
+		for _, h := range parts[1:] {
+			if v, has := h.Header.Extra[x.Name]; has != firstHas || v != first {
+				return Header{}, fmt.Errorf("%s and %s have different %s (%q, %q): they are not one run", parts[0].File, h.File, x.Name, first, v)
+			}
 		}
 	}
 	for k, v := range parts[0].Header.Extra {
@@ -150,32 +160,6 @@ func mergeHeaders(parts []*History) (Header, error) {
 		if agree {
 			out.Extra[k] = v
 		}
-	}
-	return out, nil
-}
-
-func mergeContract(a, b Contract) (Contract, error) {
-	var diffs []string
-	pick := func(name string, x, y string) string {
-		switch {
-		case x == "":
-			return y
-		case y != "" && x != y:
-			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", name, x, y))
-		}
-		return x
-	}
-	out := Contract{
-		Gaps:     pick("gaps", a.Gaps, b.Gaps),
-		KeyReuse: pick("key_reuse", a.KeyReuse, b.KeyReuse),
-		Events:   pick("events", a.Events, b.Events),
-		// catch_up and event_order, like the three above
-		CatchUp:    pick("catch_up", a.CatchUp, b.CatchUp),
-		EventOrder: pick("event_order", a.EventOrder, b.EventOrder),
-		KeyScope:   pick("key_scope", a.KeyScope, b.KeyScope),
-	}
-	if len(diffs) > 0 {
-		return out, fmt.Errorf("%s", strings.Join(diffs, ", "))
 	}
 	return out, nil
 }
@@ -198,9 +182,10 @@ func joinDistinct(a, b string) string {
 // mergeBodies concatenates the files' events and finals, renumbering
 // lines, offsetting process ids and shifting times.
 func mergeBodies(parts []*History, header Header) (*Merged, error) {
-	nEvents, nFinals := 0, 0
+	nEvents, nFinals, nReceivers := 0, 0, 0
 	files := make([]string, len(parts))
 	for i, h := range parts {
+		nReceivers += len(h.Receivers)
 		nEvents += len(h.Events)
 		nFinals += len(h.Finals)
 		files[i] = h.File
@@ -209,6 +194,9 @@ func mergeBodies(parts []*History, header Header) (*Merged, error) {
 		File: strings.Join(files, ","), Header: header,
 		Events: make([]Event, 0, nEvents), Finals: make([]Final, 0, nFinals),
 	}}
+	if nReceivers > 0 {
+		m.Receivers = make([]Receiver, 0, nReceivers)
+	}
 	m.TablesRead = mergeTablesRead(parts)
 	lineOffset, nextProc := 0, 0
 	var lastTime int64
@@ -222,10 +210,11 @@ func mergeBodies(parts []*History, header Header) (*Merged, error) {
 		}
 		span := extent(h)
 		r := eventRanges(h)
+		r, timed := withReceiverTimes(r, h)
 		// Process ids of this file start after every id so far; the first
 		// file keeps its own.
 		procOffset, shift := 0, int64(0)
-		if len(h.Events) > 0 {
+		if timed {
 			var err error
 			if procOffset, shift, err = placeAfter(r, i == 0, nextProc, lastTime); err != nil {
 				return nil, fmt.Errorf("%s: %w", h.File, err)
@@ -244,6 +233,14 @@ func mergeBodies(parts []*History, header Header) (*Merged, error) {
 		for _, f := range h.Finals {
 			f.Line += lineOffset
 			m.Finals = append(m.Finals, f)
+		}
+		for _, rv := range h.Receivers {
+			rv.Line += lineOffset
+			if rv.Kind != KindFinal {
+				rv.Time += shift
+				lastTime = max(lastTime, rv.Time)
+			}
+			m.Receivers = append(m.Receivers, rv)
 		}
 		for _, w := range h.Warnings {
 			w.Line += lineOffset
@@ -354,6 +351,9 @@ func extent(h *History) int {
 	}
 	for i := range h.TablesRead {
 		n = max(n, h.TablesRead[i].Line)
+	}
+	for i := range h.Receivers {
+		n = max(n, h.Receivers[i].Line)
 	}
 	return max(n, h.End)
 }

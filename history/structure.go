@@ -3,6 +3,8 @@ package history
 import (
 	"fmt"
 	"strings"
+
+	"github.com/chatseq/chatseq/history/internal/jsonscan"
 )
 
 // builder is Read's second stage: it applies the format's rules about how
@@ -31,6 +33,9 @@ type builder struct {
 	// finalsOf counts the final lines of each table (tableIndex), for the
 	// table_read lines' counts.
 	finalsOf [numTables]uint64
+	// recv holds the receivers' state the rules between their lines need
+	// (receiver_read.go); nil until the first receiver line.
+	recv *receiverRules
 	// Warnings about a field are given once, at its first line.
 	warnedUnknown   map[string]bool
 	warnedMisplaced map[misplaced]bool
@@ -115,6 +120,8 @@ func (b *builder) add(l *parsedLine) error {
 		err = b.addFinal(l)
 	case l.kind == KindTableRead:
 		err = b.addTableRead(l)
+	case isReceiverKind(l.kind):
+		err = b.addReceiver(l)
 	default:
 		err = b.addEvent(l)
 	}
@@ -126,7 +133,7 @@ func (b *builder) add(l *parsedLine) error {
 	for _, name := range l.unknown {
 		if !b.warnedUnknown[name] {
 			b.warnedUnknown[name] = true
-			b.warn(l, fmt.Sprintf("unknown field %s ignored", quote(name)))
+			b.warn(l, fmt.Sprintf("unknown field %s ignored", jsonscan.Quote(name)))
 		}
 	}
 	for extra := l.present &^ l.shape.allowed; extra != 0; extra &= extra - 1 {
@@ -208,7 +215,7 @@ func (b *builder) addCompletion(l *parsedLine) error {
 		return contentErr("%s for process %d is %q, but its outstanding invoke on line %d is %q", l.kind, l.process, l.f, inv.Line, inv.F)
 	}
 	if l.present.has(fieldChat) && l.chat != inv.Chat {
-		return contentErr(`"chat" %s does not match %q of the invoke on line %d`, quote(l.chat), inv.Chat, inv.Line)
+		return contentErr(`"chat" %s does not match %q of the invoke on line %d`, jsonscan.Quote(l.chat), inv.Chat, inv.Line)
 	}
 	e := &b.scratch
 	*e = Event{
@@ -221,7 +228,7 @@ func (b *builder) addCompletion(l *parsedLine) error {
 	}
 	if inv.F == FPersist {
 		if l.present.has(fieldKey) && l.key != inv.Key {
-			return contentErr(`"key" %s does not match %q of the invoke on line %d`, quote(l.key), inv.Key, inv.Line)
+			return contentErr(`"key" %s does not match %q of the invoke on line %d`, jsonscan.Quote(l.key), inv.Key, inv.Line)
 		}
 		e.Key = inv.Key
 	}
@@ -253,7 +260,7 @@ func (b *builder) addTrace(l *parsedLine) error {
 		return contentErr("trace allocate for process %d, whose outstanding operation (line %d) is a %s, not a persist", l.process, inv.Line, inv.F)
 	}
 	if l.chat != inv.Chat {
-		return contentErr("trace allocate on chat %s for process %d, whose outstanding persist (line %d) is on chat %q", quote(l.chat), l.process, inv.Line, inv.Chat)
+		return contentErr("trace allocate on chat %s for process %d, whose outstanding persist (line %d) is on chat %q", jsonscan.Quote(l.chat), l.process, inv.Line, inv.Chat)
 	}
 	if l.present.has(fieldStart) && l.start > l.time {
 		return contentErr(`"start" %d is after "time" %d; an allocation cannot return before it was issued`, l.start, l.time)
@@ -286,6 +293,10 @@ func (b *builder) addFinal(l *parsedLine) error {
 		b.finalsFrom = l.lineNo
 	}
 	b.finalsOf[tableIndex(l.table)]++
+	if l.table == TableDeliveryState {
+		b.emitReceiver(&Receiver{Line: l.lineNo, Kind: KindFinal, Chat: l.chat, User: l.user, Seq: l.lastAcked})
+		return nil
+	}
 	f := &b.scratchFinal
 	*f = Final{
 		Line:  l.lineNo,
@@ -322,7 +333,7 @@ func (b *builder) addTableRead(l *parsedLine) error {
 }
 
 // numTables is how many final tables there are; tableIndex numbers them.
-const numTables = 4
+const numTables = 5
 
 func tableIndex(table string) int {
 	switch table {
@@ -332,6 +343,8 @@ func tableIndex(table string) int {
 		return 1
 	case TableIdempotency:
 		return 2
+	case TableDeliveryState:
+		return 4
 	}
 	return 3 // events: the reader accepts no other table
 }

@@ -222,6 +222,8 @@ func (t *Tap) read() (*History, error) {
 			switch {
 			case l.final != nil:
 				err = t.dec.final(l.final, lineNo, &pl)
+			case l.recv != nil:
+				err = t.dec.receiver(l.recv, lineNo, &pl)
 			case l.ev != nil:
 				err = t.dec.event(l.ev, lineNo, &pl)
 			case b.addLine(l, lineNo):

@@ -3,6 +3,8 @@ package history
 import (
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/chatseq/chatseq/history/internal/jsonscan"
 )
 
 // A Tap hands the builder each recorded line as the decoder would have
@@ -30,6 +32,7 @@ type tapLine struct {
 	sync      *SyncResult
 	final     *Final
 	ev        *Event
+	recv      *Receiver // a receiver line (receiver_write.go)
 	process   int32
 	kind      Kind
 	f         uint8 // tapPersist, tapSync, tapAllocate
@@ -159,7 +162,7 @@ func (l *tapLine) event() Event {
 // tapDecoder turns recorded lines into parsedLines for one Tap.
 type tapDecoder struct {
 	hashID  func([]byte) uint64
-	hashes  carver[uint64] // sync answers' id hashes, exact-length copies
+	hashes  jsonscan.Carver[uint64] // sync answers' id hashes, exact-length copies
 	scratch []uint64
 	slow    *lineDecoder // the lines the fast way cannot vouch for
 	enc     []byte
@@ -312,7 +315,7 @@ func (d *tapDecoder) syncResult(r *SyncResult, pl *parsedLine) bool {
 			hs = append(hs, d.hashID(unsafe.Slice(unsafe.StringData(id), len(id))))
 		}
 		d.scratch = hs
-		pl.idHashes = d.hashes.take(hs)
+		pl.idHashes = d.hashes.Take(hs)
 	}
 	return true
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
-	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/serve"
 	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/ledger"
@@ -19,7 +19,7 @@ func TestServeCountsWhatItAnswers(t *testing.T) {
 	e := metrics.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := httpapi.Start(ctx, httpapi.ServeOptions{Target: "memory", Listen: "127.0.0.1:0", RepublishOnReplay: true, Seed: 1, Metrics: e, TestHooks: true})
+	srv, err := serve.Start(ctx, serve.Options{Target: "memory", Listen: "127.0.0.1:0", RepublishOnReplay: true, Seed: 1, Metrics: e, TestHooks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +86,7 @@ func gathered(t *testing.T, e *metrics.Exporter) map[string]float64 {
 // transaction, the ledger's leader cache and the log entry whose apply
 // assigns the sequence.
 func TestServeCountsTheStepsOfEveryDesign(t *testing.T) {
-	cluster, err := pgfixture.Start(context.Background())
-	if err != nil {
-		t.Fatalf("starting PostgreSQL: %v", err)
-	}
-	t.Cleanup(func() { cluster.Stop() })
+	cluster := pgfixture.StartForTest(t)
 	for _, c := range []struct {
 		target string
 		open   targets.Options
@@ -105,7 +101,7 @@ func TestServeCountsTheStepsOfEveryDesign(t *testing.T) {
 			e := metrics.New()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			srv, err := httpapi.Start(ctx, httpapi.ServeOptions{Target: c.target, Open: c.open, Listen: "127.0.0.1:0", Seed: 1, Metrics: e, TestHooks: true})
+			srv, err := serve.Start(ctx, serve.Options{Target: c.target, Open: c.open, Listen: "127.0.0.1:0", Seed: 1, Metrics: e, TestHooks: true})
 			if err != nil {
 				t.Fatal(err)
 			}

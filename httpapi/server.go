@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
+	"github.com/chatseq/chatseq/target"
 )
 
 // Sync page sizes: the default when a request names none, and the most
@@ -27,19 +27,21 @@ const (
 // maxBody bounds a request body: a message is small, a member list too.
 const maxBody = 1 << 20
 
-// Server puts a bench.Target behind the API. It is safe for concurrent use.
+// Server puts a target.Target behind the API. It is safe for concurrent use.
 type Server struct {
-	target  bench.Target
+	target  target.Target
 	races   raceRegistry
 	live    *metrics.Recorder // nil: no live metrics
 	members memberships
 	// hooks: the test hooks answer (the counter paths, Chatseq-Faults,
 	// Chatseq-Race); off unless asked for (WithTestHooks).
-	hooks bool
+	hooks   bool
+	push    *Push // nil: no push channel (WithPush)
+	pushing pushConns
 }
 
 // NewServer serves t.
-func NewServer(t bench.Target) *Server { return &Server{target: t} }
+func NewServer(t target.Target) *Server { return &Server{target: t} }
 
 // CountInto counts every send and sync the server answers in r, for live
 // metrics (chatseq serve --metrics-addr); nil counts nothing.
@@ -63,6 +65,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("PUT /v1/chats/{chat_id}", s.createChat)
 	mux.HandleFunc("POST /v1/chats/{chat_id}/messages", s.send)
 	mux.HandleFunc("GET /v1/chats/{chat_id}/messages", s.sync)
+	mux.HandleFunc("GET /v1/chats/{chat_id}/delivery_state", s.deliveryState)
+	mux.HandleFunc("GET "+PushPath, s.pushDevice)
 	mux.HandleFunc("GET /v1/chats/{chat_id}/counter", s.hook(s.getCounter))
 	mux.HandleFunc("PUT /v1/chats/{chat_id}/counter", s.hook(s.putCounter))
 	mux.HandleFunc("DELETE /v1/chats/{chat_id}/counter", s.hook(s.deleteCounter))
@@ -110,6 +114,9 @@ func (s *Server) createChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.members.record(chat, body.Members)
+	if s.push != nil {
+		s.push.Gateway.SetMembers(chat, body.Members)
+	}
 	writeJSON(w, http.StatusCreated, Chat{ChatID: chat, Members: body.Members})
 }
 
@@ -150,7 +157,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 		Faults: faults,
 	}
 	out, err := s.target.Persist(r.Context(), req, nil)
-	kind, code := bench.Completion(err)
+	kind, code := target.Completion(err)
 	op := metrics.PersistOp(kind, code, out, faults.Any(), -1)
 	s.live.Record(&op)
 	if err != nil {
@@ -197,20 +204,30 @@ func PayloadHash(b SendRequest) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
-	chat := r.PathValue("chat_id")
+// memberChat reads the request's chat and caller and answers for it unless
+// the caller is one of the chat's members: 403 whether or not the chat
+// exists, so a non-member learns nothing of it.
+func (s *Server) memberChat(w http.ResponseWriter, r *http.Request) (chat string, ok bool) {
+	chat = r.PathValue("chat_id")
 	user := caller(w, r)
 	if user == "" {
-		return
+		return "", false
 	}
 	member, err := s.members.isMember(r.Context(), s.target, chat, user)
 	if err != nil {
 		writeUnavailable(w, err)
-		return
+		return "", false
 	}
 	if !member {
-		// The same answer whether or not the chat exists.
 		writeError(w, http.StatusForbidden, CodeNotAMember, user+" is not a member of "+chat, "")
+		return "", false
+	}
+	return chat, true
+}
+
+func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
+	chat, ok := s.memberChat(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
@@ -232,7 +249,7 @@ func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
 		limit = n
 	}
 	msgs, err := s.target.Sync(r.Context(), chat, after, limit)
-	kind, code := bench.Completion(err)
+	kind, code := target.Completion(err)
 	s.live.Record(&metrics.Op{Sync: true, Outcome: metrics.OutcomeOf(kind), Code: code, Chat: -1})
 	if err != nil {
 		writeUnavailable(w, err)

@@ -14,11 +14,13 @@ import (
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/httpapi/apitest"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
+	"github.com/chatseq/chatseq/targets/core"
 )
 
 // rejectingTarget answers the key "reused" as a reject-contract target
 // (the ledger) answers a key reused with other content.
-type rejectingTarget struct{ bench.Target }
+type rejectingTarget struct{ target.Target }
 
 func (t rejectingTarget) Persist(ctx context.Context, req sequencer.Request, tr sequencer.Tracer) (sequencer.Outcome, error) {
 	if req.Key == "reused" {
@@ -34,7 +36,7 @@ func newServer(t *testing.T) (*httptest.Server, *apitest.Transport) {
 
 func newServerHooks(t *testing.T, hooks bool) (*httptest.Server, *apitest.Transport) {
 	t.Helper()
-	target, err := bench.CoreTarget(nil)(context.Background(), bench.TargetEnv{Config: bench.DefaultConfig()})
+	target, err := core.Factory(nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package httpapi is chatseq's chat sequencing HTTP API (docs/http-api.md,
 // docs/openapi.yaml): the wire format, and a server that puts any
-// bench.Target behind it, the reference implementation `chatseq serve`
+// target.Target behind it, the reference implementation `chatseq serve`
 // runs and the http target drives.
 package httpapi
 

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatseq/chatseq/fixtures/kfakecluster"
 	"github.com/chatseq/chatseq/kafka"
+	"github.com/chatseq/chatseq/kafka/embedded"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
 func TestPublishThenReadBackFromOffsets(t *testing.T) {
-	cluster, err := kfakecluster.Start("t", 3)
+	cluster, err := embedded.Start("t", 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -30,6 +31,10 @@ type Tail struct {
 	next   map[int32]int64 // per partition: the offset after the last one read
 	err    error           // the first failure; ends the tail
 	cond   *sync.Cond      // signalled when next advances or err is set
+
+	// holds are other readers of the topic (a Feed's Position): the
+	// tail never trims past where they have read.
+	holds []func() map[int32]int64
 
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -100,15 +105,22 @@ func (t *Tail) run(ctx context.Context) {
 		failed := t.err != nil
 		var upTo map[int32]int64
 		if t.trim && time.Since(lastTrim) >= trimEvery {
-			upTo = map[int32]int64{}
-			for p, o := range t.next {
-				if o > trimmed[p] {
-					upTo[p] = o
-				}
-			}
+			upTo = maps.Clone(t.next)
 		}
+		holds := t.holds
 		t.cond.Broadcast()
 		t.mu.Unlock()
+		for _, hold := range holds {
+			at := hold()
+			for p, o := range upTo {
+				upTo[p] = min(o, at[p])
+			}
+		}
+		for p, o := range upTo {
+			if o <= trimmed[p] {
+				delete(upTo, p)
+			}
+		}
 		if failed {
 			return
 		}
@@ -123,6 +135,15 @@ func (t *Tail) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// HoldTrim keeps a trimming tail from deleting what another reader of the
+// topic has not read yet: pos says, per partition, the offset it has read
+// up to (Feed.Position). A partition pos does not name is not trimmed.
+func (t *Tail) HoldTrim(pos func() map[int32]int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.holds = append(t.holds, pos)
 }
 
 func (t *Tail) deleteUpTo(ctx context.Context, upTo map[int32]int64) error {

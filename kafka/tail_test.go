@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/chatseq/chatseq/fixtures/kfakecluster"
 	"github.com/chatseq/chatseq/kafka"
+	"github.com/chatseq/chatseq/kafka/embedded"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -39,7 +39,7 @@ func startOffsets(t *testing.T, ctx context.Context, brokers []string, topic str
 func TestTailReadsTheRunsEventsAndTrimsOnlyWhenAsked(t *testing.T) {
 	for _, trim := range []bool{true, false} {
 		t.Run(fmt.Sprint("trim=", trim), func(t *testing.T) {
-			cluster, err := kfakecluster.Start("t", 3)
+			cluster, err := embedded.Start("t", 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,5 +104,50 @@ func TestTailReadsTheRunsEventsAndTrimsOnlyWhenAsked(t *testing.T) {
 				t.Fatalf("a tail on a user's cluster deleted %d records", deleted)
 			}
 		})
+	}
+}
+
+// A trimming tail held by another reader (a Feed's position) deletes
+// nothing past where that reader has read.
+func TestATrimmingTailStopsWhereAHoldSays(t *testing.T) {
+	cluster, err := embedded.Start("t", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	pub, err := kafka.NewPublisher(ctx, cluster.Brokers(), "t", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	tail, err := kafka.StartTail(ctx, cluster.Brokers(), "t", nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tail.Close()
+	hold := map[int32]int64{0: 10, 1: 10, 2: 10}
+	tail.HoldTrim(func() map[int32]int64 { return hold })
+	for i := range 300 {
+		if err := pub.Publish(ctx, sequencer.MessagePersisted{Chat: fmt.Sprint("c", i%7), Seq: uint64(i/7 + 1), MessageID: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 150 {
+			time.Sleep(1500 * time.Millisecond) // past a trim
+		}
+	}
+	if _, err := tail.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deleted := int64(0)
+	for p, o := range startOffsets(t, ctx, cluster.Brokers(), "t") {
+		if o > hold[p] {
+			t.Errorf("partition %d trimmed to %d, past the hold at %d", p, o, hold[p])
+		}
+		deleted += o
+	}
+	if deleted == 0 {
+		t.Error("the held tail trimmed nothing, even below the hold")
 	}
 }

@@ -65,6 +65,8 @@ var (
 		"1 while the checker judges a history.", nil, nil)
 	descCheckBytes = prometheus.NewDesc("chatseq_check_history_bytes",
 		"Size of the history the checker judges now, or judged last.", nil, nil)
+	descViolations = prometheus.NewDesc("chatseq_violations_total",
+		"Invariants the online check found violated while the writers ran, by invariant (each run counts an invariant once, at its first violation).", []string{"invariant"}, nil)
 	descInvariants = prometheus.NewDesc("chatseq_invariants_judged_total",
 		"Invariants judged by finished checks, by verdict (pass, fail, unknown, n/a).", []string{"verdict"}, nil)
 )
@@ -75,7 +77,7 @@ var allDescs = []*prometheus.Desc{
 	descTransactions, descConflicts, descConflictRate, descPerChat,
 	descOps, descDedup, descDedupRate, descErrors, descFaults, descFaultWindow,
 	descRuns, descPhase, descChecksStarted, descChecksDone, descCheckRunning,
-	descCheckBytes, descInvariants,
+	descCheckBytes, descInvariants, descViolations,
 }
 
 // Describe is prometheus.Collector's.
@@ -138,6 +140,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	counter(descChecksDone, s.check.completed)
 	gauge(descCheckRunning, boolValue(s.check.running))
 	gauge(descCheckBytes, float64(s.check.historyBytes))
+	for _, name := range slices.Sorted(maps.Keys(s.check.violations)) {
+		counter(descViolations, s.check.violations[name], name)
+	}
 	for _, v := range slices.Sorted(maps.Keys(s.check.invariants)) {
 		counter(descInvariants, s.check.invariants[v], v)
 	}

@@ -38,12 +38,13 @@ type checkProgress struct {
 	running            bool
 	historyBytes       int64
 	invariants         map[string]int64 // by verdict
+	violations         map[string]int64 // online, by invariant
 }
 
 // New is an exporter with its own registry, which also holds the Go
 // runtime's and the process's standard collectors.
 func New() *Exporter {
-	e := &Exporter{ended: Tally{Errors: map[string]int64{}}, check: checkProgress{invariants: map[string]int64{}}}
+	e := &Exporter{ended: Tally{Errors: map[string]int64{}}, check: checkProgress{invariants: map[string]int64{}, violations: map[string]int64{}}}
 	e.reg = prometheus.NewRegistry()
 	e.reg.MustRegister(e, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return e
@@ -152,6 +153,17 @@ func (e *Exporter) CheckFinished(verdicts map[string]int) {
 	e.mu.Unlock()
 }
 
+// Violation counts an invariant the online check found violated while a
+// run's writers went.
+func (e *Exporter) Violation(invariant string) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	e.check.violations[invariant]++
+	e.mu.Unlock()
+}
+
 // snapshot is everything one scrape reports, read under the lock.
 type snapshot struct {
 	t            Tally
@@ -180,5 +192,6 @@ func (e *Exporter) snapshot(now time.Time) snapshot {
 	}
 	s.check = e.check
 	s.check.invariants = maps.Clone(e.check.invariants)
+	s.check.violations = maps.Clone(e.check.violations)
 	return s
 }

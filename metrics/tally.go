@@ -199,7 +199,7 @@ func OutcomeOf(k history.Kind) Outcome {
 }
 
 // PersistOp is one persist as a client saw it end (kind and code, as
-// bench.Completion gives them) with what the core's steps met; chat < 0
+// target.Completion gives them) with what the core's steps met; chat < 0
 // leaves it out of messages_per_chat_per_minute.
 func PersistOp(kind history.Kind, code string, out sequencer.Outcome, faulted bool, chat int) Op {
 	return Op{

@@ -41,6 +41,9 @@ type Run struct {
 	// StoppedForMemory: the writers stopped early because the process
 	// neared its memory ceiling, and why.
 	StoppedForMemory string `json:"stopped_for_memory,omitempty"`
+	// StoppedForViolation: --fail-fast stopped the writers at the online
+	// check's first violation, which it names.
+	StoppedForViolation string `json:"stopped_for_violation,omitempty"`
 }
 
 // Bench is the whole report of `chatseq bench`.
@@ -73,12 +76,19 @@ type Bench struct {
 	// Readers are the catch-up clients' syncs (bench --readers), not
 	// counted in Operations; left out without readers.
 	Readers *bench.ReaderCounts `json:"readers,omitempty"`
+	// Receivers are the devices of bench --receivers and the delivery
+	// plane's latencies; left out without receivers.
+	Receivers *Receivers `json:"receivers,omitempty"`
 	// Optimistic transactions per allocated sequence (1 under two-phase):
 	// ADR-004 option B's retry storm shows here.
 	AttemptsPerPersist float64        `json:"attempts_per_persist"`
 	MaxAttempts        int64          `json:"max_attempts"`
 	Latency            []Percentiles  `json:"latency"`
 	Check              checker.Report `json:"check"`
+	// Online is the first violation of each invariant the online check
+	// found while the writers ran, with its counterexample's lines; the
+	// verdict is Check's, on the whole history.
+	Online []checker.Violation `json:"online,omitempty"`
 	// Schedule is how far an open loop fell behind its rate; left out
 	// in a closed loop.
 	Schedule *Schedule `json:"schedule,omitempty"`
@@ -94,6 +104,9 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 	if res.Config.Rate > 0 {
 		loop = "open at " + formatRate(res.Config.Rate) + " ops/s"
 	}
+	if len(res.Config.Stages) > 0 {
+		loop = "open, ramping " + bench.StagesString(res.Config.Stages) + " (duration:ops/s)"
+	}
 	variant := string(res.Config.Variant)
 	if variant == "" {
 		variant = "correct"
@@ -103,7 +116,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Target: res.Config.Target, Store: storeName, Kafka: res.Kafka, Variant: variant, Strategy: string(res.Config.Strategy),
 			Writers: res.Config.Writers, Chats: res.Config.Chats, Distribution: res.Config.Distribution,
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
-			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory,
+			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory, StoppedForViolation: res.StoppedForViolation,
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,
@@ -116,13 +129,14 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 		b.ErrorCodes = map[string]int64{}
 	}
 	b.Check = withBadAnswer(b.Check, res.BadAnswer)
-	if res.Config.Rate > 0 {
+	if res.Config.Rate > 0 || len(res.Config.Stages) > 0 {
 		b.Schedule = scheduleOf(res)
 	}
 	if res.Readers.Readers > 0 {
 		rc := res.Readers
 		b.Readers = &rc
 	}
+	b.Receivers = receiversOf(res)
 	// The checker's gap count walks each chat's sequences up to its final
 	// counter, so a deleted counter cannot make it negative. A history too
 	// large to check has no such count: the counters' sum less the

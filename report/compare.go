@@ -57,15 +57,18 @@ type CompareOptions struct {
 // Comparison is B judged against baseline A, per target; each side is one
 // run or several runs of one command.
 type Comparison struct {
-	A           []string           `json:"a"` // the paths given, as given
-	B           []string           `json:"b"`
-	Verdict     string             `json:"verdict"` // VerdictRegression or VerdictNoRegression
-	Regressions int                `json:"regressions"`
-	Tolerance   float64            `json:"tolerance"`
-	Alpha       float64            `json:"alpha"`
-	MinChangeMs float64            `json:"min_latency_change_ms"`
-	Settings    []SettingDiff      `json:"settings_differ"`
-	Targets     []TargetComparison `json:"targets"`
+	A           []string `json:"a"` // the paths given, as given
+	B           []string `json:"b"`
+	Verdict     string   `json:"verdict"` // VerdictRegression or VerdictNoRegression
+	Regressions int      `json:"regressions"`
+	Tolerance   float64  `json:"tolerance"`
+	Alpha       float64  `json:"alpha"`
+	MinChangeMs float64  `json:"min_latency_change_ms"`
+	// Tests is the size of the family Holm–Bonferroni corrects over:
+	// the rows with a p.
+	Tests    int                `json:"tests"`
+	Settings []SettingDiff      `json:"settings_differ"`
+	Targets  []TargetComparison `json:"targets"`
 }
 
 // The comparison's verdicts.
@@ -111,13 +114,23 @@ type ComparisonRow struct {
 	PRuns    *float64 `json:"p_runs,omitempty"`
 	SamplesA int      `json:"samples_a"`
 	SamplesB int      `json:"samples_b"`
-	// Significant: P is below alpha, and so is PRuns when there is one.
+	// PHolm and PRunsHolm are P and PRuns adjusted by Holm–Bonferroni
+	// over the family of tests one comparison makes (every row's, every
+	// target's; holm.go): some twenty tests at alpha each would flag a
+	// change by chance alone in two runs of one command.
+	PHolm     *float64 `json:"p_holm,omitempty"`
+	PRunsHolm *float64 `json:"p_runs_holm,omitempty"`
+	// Significant: PHolm is below alpha, and so is PRunsHolm when there
+	// is one.
 	Significant bool `json:"significant"`
 	Checked     bool `json:"checked"`
 	Regression  bool `json:"regression"`
 	// Note says why a row could not be tested, or for the verdict how
 	// many of a side's runs had its worst verdict.
 	Note string `json:"note,omitempty"`
+	// exceeds: B is worse than A beyond the tolerance (and the latency
+	// floor); a tested row then regresses if the change is significant.
+	exceeds bool
 }
 
 // RunSets are one target's runs on each side: A the baseline's, B the
@@ -139,13 +152,15 @@ func Compare(sets []RunSets, opt CompareOptions) Comparison {
 	c := Comparison{Tolerance: opt.Tolerance, Alpha: opt.Alpha, MinChangeMs: opt.MinLatencyChange, Settings: []SettingDiff{}}
 	for _, set := range sets {
 		c.Settings = append(c.Settings, SettingsDiffer(set.A[0], set.B[0])...)
-		tc := compareRuns(set.A, set.B, opt)
-		for _, r := range tc.Rows {
+		c.Targets = append(c.Targets, compareRuns(set.A, set.B, opt))
+	}
+	c.Tests = judge(c.Targets, opt.Alpha)
+	for _, t := range c.Targets {
+		for _, r := range t.Rows {
 			if r.Regression {
 				c.Regressions++
 			}
 		}
-		c.Targets = append(c.Targets, tc)
 	}
 	c.Settings = slices.CompactFunc(c.Settings, func(x, y SettingDiff) bool { return x == y })
 	c.Verdict = VerdictNoRegression
@@ -161,14 +176,14 @@ func compareRuns(a, b []Results, opt CompareOptions) TargetComparison {
 		name = a[0].Run.Target + " → " + b[0].Run.Target
 	}
 	tc := TargetComparison{Target: name, RunsA: len(a), RunsB: len(b), IntervalA: a[0].IntervalS, IntervalB: b[0].IntervalS}
-	add := func(row ComparisonRow, worse bool) {
+	add := func(row ComparisonRow, exceeds bool) {
 		row.Checked = wanted(opt.Metrics, row.Metric) && (row.Step == "" || wanted(opt.Steps, row.Step))
-		row.Regression = row.Checked && worse
+		row.exceeds = exceeds
 		tc.Rows = append(tc.Rows, row)
 	}
 
 	row := sampleRow(MetricThroughput, "", "ops/s", perRun(a, throughputSamples), perRun(b, throughputSamples), opt.Alpha)
-	add(row, row.Significant && row.Ratio != nil && *row.Ratio < 1-opt.Tolerance)
+	add(row, row.Ratio != nil && *row.Ratio < 1-opt.Tolerance)
 
 	for _, step := range latencySteps(a[0], b[0]) {
 		for _, m := range LatencyMetrics {
@@ -177,10 +192,10 @@ func compareRuns(a, b []Results, opt CompareOptions) TargetComparison {
 			if need, got := minCountFor(m), min(medianCount(a, step), medianCount(b, step)); got < need {
 				// An interval's p99 of forty operations is their maximum:
 				// one operation, not a distribution.
-				row.P, row.PRuns, row.Significant = nil, nil, false
+				row.P, row.PRuns = nil, nil
 				row.Note = fmt.Sprintf("%d operations an interval: too few to estimate a %s (%d needed)", got, m, need)
 			}
-			add(row, row.Significant && row.Ratio != nil && *row.Ratio > 1+opt.Tolerance && *row.B-*row.A >= opt.MinLatencyChange)
+			add(row, row.Ratio != nil && *row.Ratio > 1+opt.Tolerance && *row.B-*row.A >= opt.MinLatencyChange)
 		}
 	}
 
@@ -190,7 +205,7 @@ func compareRuns(a, b []Results, opt CompareOptions) TargetComparison {
 	row = sampleRow(MetricGapRate, "", "ratio", perRun(a, gapSamples), perRun(b, gapSamples), opt.Alpha)
 	ga, gb := meanGapRate(a), meanGapRate(b)
 	row.A, row.B, row.Ratio = &ga, &gb, ratio(ga, gb)
-	add(row, row.Significant && gb-ga > gapRateFloor && (row.Ratio == nil || *row.Ratio > 1+opt.Tolerance))
+	add(row, gb-ga > gapRateFloor && (row.Ratio == nil || *row.Ratio > 1+opt.Tolerance))
 
 	va, vb := worstVerdict(a), worstVerdict(b)
 	verdict := ComparisonRow{Metric: MetricVerdict, Unit: "verdict", VerdictA: va, VerdictB: vb}
@@ -217,6 +232,7 @@ func perRun(runs []Results, samples func(Results) []float64) [][]float64 {
 // sampleRow compares two sides' samples, each a list of runs' samples:
 // the medians of the pooled samples, their ratio, the U test on the pools
 // and, with three runs or more in all, the t-test on the runs' medians.
+// Whether the change is significant is judge's to say, over every row.
 func sampleRow(metric, step, unit string, a, b [][]float64, alpha float64) ComparisonRow {
 	pa, pb := slices.Concat(a...), slices.Concat(b...)
 	row := ComparisonRow{Metric: metric, Step: step, Unit: unit, SamplesA: len(pa), SamplesB: len(pb)}
@@ -231,14 +247,11 @@ func sampleRow(metric, step, unit string, a, b [][]float64, alpha float64) Compa
 	if !math.IsNaN(cmp.P) {
 		p := cmp.P
 		row.P = &p
-		row.Significant = p < alpha
 	}
 	if len(cmp.Warnings) > 0 {
 		row.Note = cmp.Warnings[0].Error() // too few samples to ever reach alpha
 	}
-	if row.PRuns = runsP(a, b); row.PRuns != nil && *row.PRuns >= alpha {
-		row.Significant = false
-	}
+	row.PRuns = runsP(a, b)
 	return row
 }
 

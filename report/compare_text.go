@@ -27,7 +27,7 @@ func writeComparisonText(w io.Writer, c Comparison, width int) error {
 			}
 		}
 	}
-	rule := fmt.Sprintf("a change of the median beyond %s at p < %g", formatPct(c.Tolerance), c.Alpha)
+	rule := fmt.Sprintf("a change of the median beyond %s at p < %g, Holm–Bonferroni-corrected over the %d rows tested", formatPct(c.Tolerance), c.Alpha, c.Tests)
 	if c.MinChangeMs > 0 {
 		rule += ", a latency rise of at least " + fms(c.MinChangeMs)
 	}
@@ -55,9 +55,10 @@ func writeComparisonText(w io.Writer, c Comparison, width int) error {
 			wrapLine(w, "one run a side: p compares their intervals, which share what the machine did during each run; several runs a side (A1 A2 A3 --vs B1 B2 B3) weigh the machine's run-to-run noise", width, indent)
 		}
 		runsP := slices.ContainsFunc(t.Rows, func(r ComparisonRow) bool { return r.PRuns != nil })
-		header := []string{"metric", "A", "B", "B/A", "p", "samples", ""}
+		// The p shown is the one judged: Holm-corrected (holm.go).
+		header := []string{"metric", "A", "B", "B/A", "p (Holm)", "samples", ""}
 		if runsP {
-			header = slices.Insert(header, 5, "p runs")
+			header = slices.Insert(header, 5, "p runs (Holm)")
 		}
 		var rows [][]string
 		for _, r := range t.Rows {
@@ -73,9 +74,9 @@ func writeComparisonText(w io.Writer, c Comparison, width int) error {
 			if r.Unit != "verdict" {
 				samples = fmt.Sprintf("%d/%d", r.SamplesA, r.SamplesB)
 			}
-			row := []string{metric, a, b, FormatRatio(r.Ratio), formatP(r.P), samples, rowMark(r)}
+			row := []string{metric, a, b, FormatRatio(r.Ratio), formatP(r.PHolm), samples, rowMark(r)}
 			if runsP {
-				row = slices.Insert(row, 5, formatP(r.PRuns))
+				row = slices.Insert(row, 5, formatP(r.PRunsHolm))
 			}
 			rows = append(rows, row)
 		}

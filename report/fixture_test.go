@@ -12,6 +12,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 )
 
 // The tests share two saved runs, made as `chatseq bench --out` makes
@@ -76,10 +77,10 @@ func fixtureFor(t *testing.T, name string, config func(dir string) bench.Config)
 func healthyConfig(dir string) bench.Config {
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Rate, cfg.Duration = 4, 8, 400, 3*time.Second
-	cfg.Timed = []bench.TimedFault{
-		{Kind: bench.KafkaOutage, At: 600 * time.Millisecond, For: 500 * time.Millisecond},
-		{Kind: bench.StoreLatency, At: 1500 * time.Millisecond, For: 500 * time.Millisecond, Latency: 5 * time.Millisecond},
-		{Kind: bench.StoreStall, At: 2300 * time.Millisecond, For: 200 * time.Millisecond},
+	cfg.Timed = []target.TimedFault{
+		{Kind: target.KafkaOutage, At: 600 * time.Millisecond, For: 500 * time.Millisecond},
+		{Kind: target.StoreLatency, At: 1500 * time.Millisecond, For: 500 * time.Millisecond, Latency: 5 * time.Millisecond},
+		{Kind: target.StoreStall, At: 2300 * time.Millisecond, For: 200 * time.Millisecond},
 	}
 	cfg.HistoryPath = filepath.Join(dir, HistoryFile)
 	return cfg
@@ -98,9 +99,9 @@ func faultyConfig(dir string) bench.Config {
 	// there is no drawing to link.
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = 0, 0
 	cfg.Faults = bench.FaultRates{PublishFail: 0.02}
-	cfg.Timed = []bench.TimedFault{
-		{Kind: bench.KafkaOutage, At: 700 * time.Millisecond, For: 500 * time.Millisecond},
-		{Kind: bench.DeleteCounter, At: 2600 * time.Millisecond, Chat: 1},
+	cfg.Timed = []target.TimedFault{
+		{Kind: target.KafkaOutage, At: 700 * time.Millisecond, For: 500 * time.Millisecond},
+		{Kind: target.DeleteCounter, At: 2600 * time.Millisecond, Chat: 1},
 	}
 	cfg.HistoryPath = filepath.Join(dir, HistoryFile)
 	return cfg

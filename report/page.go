@@ -9,7 +9,9 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/redact"
+	"github.com/chatseq/chatseq/target"
 )
 
 // maxShownLines caps the counterexample lines the report prints per
@@ -18,14 +20,14 @@ const maxShownLines = 80
 
 // faultColors colour each timed fault kind, in the legend and the shading.
 var faultColors = map[string]string{
-	bench.KafkaOutage:   "#d62728",
-	bench.StoreLatency:  "#ff7f0e",
-	bench.StoreStall:    "#9467bd",
-	bench.DeleteCounter: "#8c564b",
+	target.KafkaOutage:   "#d62728",
+	target.StoreLatency:  "#ff7f0e",
+	target.StoreStall:    "#9467bd",
+	target.DeleteCounter: "#8c564b",
 	// Store errors.
-	bench.StoreThrottle:      "#bcbd22",
-	bench.StoreInternalError: "#e377c2",
-	bench.TxnCanceledOther:   "#17becf",
+	target.StoreThrottle:      "#bcbd22",
+	target.StoreInternalError: "#e377c2",
+	target.TxnCanceledOther:   "#17becf",
 }
 
 // page is what report.html's template reads.
@@ -299,8 +301,7 @@ func settings(r Results) []countRow {
 		{"syncs", fmt.Sprintf("ratio %g, page %d, %d readers", c.SyncRatio, c.SyncLimit, c.Readers)},
 		{"max attempts", fmt.Sprint(c.MaxAttempts)},
 		{"republish on replay", fmt.Sprint(c.RepublishOnReplay)},
-		{"contract", fmt.Sprintf("gaps %s, key reuse %s, events %s, catch-up %s, event order %s, key scope %s",
-			c.Contract.Gaps, c.Contract.KeyReuse, c.Contract.Events, c.Contract.CatchUp, c.Contract.EventOrder, orChat(c.Contract.KeyScope))},
+		{"contract", contractText(c.Contract)},
 	}
 	if c.InitialCounter > 0 {
 		rows = append(rows, countRow{"initial counter", fmt.Sprint(c.InitialCounter)})
@@ -330,10 +331,17 @@ func faultRatesText(f FaultRates) string {
 	return s
 }
 
-// orChat is a contract's key scope, chat when it does not state one.
-func orChat(scope string) string {
-	if scope == "" {
-		return "chat"
+// contractText lists the contract a run was judged under. A field a
+// results file from before it existed lacks is shown as its default, as
+// the checker applied it.
+func contractText(c history.Contract) string {
+	parts := make([]string, len(history.ContractFields))
+	for i, f := range history.ContractFields {
+		v := *f.Of(&c)
+		if v == "" {
+			v = f.Default
+		}
+		parts[i] = f.Prose + " " + v
 	}
-	return scope
+	return strings.Join(parts, ", ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/target"
 )
 
 // results.json identifies itself by ResultsSchema and ResultsVersion. The
@@ -64,6 +65,7 @@ type RunConfig struct {
 	Duration            float64          `json:"duration_s"`
 	Ops                 int              `json:"ops"`
 	Rate                float64          `json:"rate_ops_s"`
+	Stages              string           `json:"stages,omitempty"` // a ramping open loop's, duration:ops/s,…
 	Seed                int64            `json:"seed"`
 	FaultRates          FaultRates       `json:"fault_rates"`
 	DuplicateAfterOK    float64          `json:"duplicate_after_ok"`
@@ -72,6 +74,8 @@ type RunConfig struct {
 	SyncRatio           float64          `json:"sync_ratio"`
 	SyncLimit           int              `json:"sync_limit"`
 	Readers             int              `json:"readers"`
+	Receivers           int              `json:"receivers,omitempty"`
+	DropConnectionsS    float64          `json:"drop_connections_every_s,omitempty"`
 	MaxAttempts         int              `json:"max_attempts"`
 	InitialCounter      uint64           `json:"initial_counter"`
 	Strategy            string           `json:"strategy"`
@@ -166,7 +170,7 @@ func NewResults(res *bench.Result, b Bench) Results {
 		Bench:   b,
 		Config: RunConfig{
 			Writers: cfg.Writers, Chats: cfg.Chats, Distribution: cfg.Distribution, ZipfS: cfg.ZipfS,
-			Duration: cfg.Duration.Seconds(), Ops: cfg.Ops, Rate: cfg.Rate, Seed: cfg.Seed,
+			Duration: cfg.Duration.Seconds(), Ops: cfg.Ops, Rate: cfg.Rate, Stages: bench.StagesString(cfg.Stages), Seed: cfg.Seed,
 			FaultRates: FaultRates{
 				StaleRead: cfg.Faults.StaleRead, CrashAfterAllocate: cfg.Faults.CrashAfterAllocate,
 				CrashInPersist: cfg.Faults.CrashInPersist, CrashAfterPersist: cfg.Faults.CrashAfterPersist,
@@ -176,6 +180,7 @@ func NewResults(res *bench.Result, b Bench) Results {
 			},
 			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
 			ReuseKey: cfg.ReuseKey, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
+			Receivers: cfg.Receivers, DropConnectionsS: cfg.DropConnectionsEvery.Seconds(),
 			MaxAttempts: cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),
 			RepublishOnReplay: cfg.RepublishOnReplay, Partitions: cfg.Partitions, Contract: b.Check.Contract,
 		},
@@ -191,14 +196,14 @@ func NewResults(res *bench.Result, b Bench) Results {
 	return r
 }
 
-func faultWindows(timed []bench.TimedFault) []FaultWindow {
+func faultWindows(timed []target.TimedFault) []FaultWindow {
 	out := make([]FaultWindow, 0, len(timed))
 	for _, f := range timed {
 		w := FaultWindow{Kind: f.Kind, Start: f.At.Seconds(), End: (f.At + f.For).Seconds()}
 		switch f.Kind {
-		case bench.StoreLatency:
+		case target.StoreLatency:
 			w.LatencyMs = ms(int64(f.Latency))
-		case bench.DeleteCounter:
+		case target.DeleteCounter:
 			chat := f.Chat
 			w.End, w.ChatIndex = w.Start, &chat
 		}

@@ -12,6 +12,7 @@ import (
 // Warning says the rate was not kept, "" when it was.
 type Schedule struct {
 	Rate            float64 `json:"rate_ops_s"`
+	Stages          string  `json:"stages,omitempty"` // --stages, when the rate ramped (Rate 0)
 	Started         int64   `json:"started"`
 	LateStarts      int64   `json:"late_starts"`
 	LateThresholdMs float64 `json:"late_threshold_ms"`
@@ -23,12 +24,17 @@ type Schedule struct {
 func scheduleOf(res *bench.Result) *Schedule {
 	l := res.Lateness
 	s := &Schedule{
-		Rate: res.Config.Rate, Started: l.Started, LateStarts: l.Late, Unsent: l.Unsent,
+		Rate: res.Config.Rate, Stages: bench.StagesString(res.Config.Stages), Started: l.Started, LateStarts: l.Late, Unsent: l.Unsent,
 		LateThresholdMs: ms(int64(l.Threshold)), MaxLagMs: ms(int64(l.MaxLag)),
 	}
 	if l.FellBehind() {
-		s.Warning = fmt.Sprintf("the open loop did not keep its rate of %s ops/s: %d of %d operations started more than %s after their intended start (the latest %s after), and %d due before the run ended were never sent; latencies count from the intended start, so they include that wait. More --writers, or a lower --rate, keeps it",
-			formatRate(res.Config.Rate), l.Late, l.Started, fms(s.LateThresholdMs), fms(s.MaxLagMs), l.Unsent)
+		rate, late, lower := "its rate of "+formatRate(res.Config.Rate)+" ops/s", fms(s.LateThresholdMs), "a lower --rate"
+		if s.Stages != "" {
+			// The interval changes with the rate: late_threshold_ms is the largest.
+			rate, late, lower = "the rates of its stages "+s.Stages, "their writer's interval there (at least 1ms)", "lower --stages rates"
+		}
+		s.Warning = fmt.Sprintf("the open loop did not keep %s: %d of %d operations started more than %s after their intended start (the latest %s after), and %d due before the run ended were never sent; latencies count from the intended start, so they include that wait. More --writers, or %s, keeps it",
+			rate, l.Late, l.Started, late, fms(s.MaxLagMs), l.Unsent, lower)
 	}
 	return s
 }

@@ -37,6 +37,12 @@ func writeText(w io.Writer, b Bench, width int) error {
 	if r.StoppedForMemory != "" {
 		wrapLine(w, "  stopped early: "+r.StoppedForMemory, width, indent+indent)
 	}
+	if r.StoppedForViolation != "" {
+		wrapLine(w, "  stopped early (--fail-fast): "+r.StoppedForViolation, width, indent+indent)
+	}
+	for _, v := range b.Online {
+		wrapLine(w, fmt.Sprintf("  online check: %s violated at line %d: %s (lines %v)", v.Invariant, v.Lines[len(v.Lines)-1], v.Detail, v.Lines), width, indent+indent)
+	}
 	fmt.Fprintln(w)
 
 	var t table
@@ -45,6 +51,9 @@ func writeText(w io.Writer, b Bench, width int) error {
 	t.add("  syncs", fmt.Sprint(b.Syncs), fmt.Sprintf("ok %d", b.SyncOK))
 	if rd := b.Readers; rd != nil {
 		t.add("  readers", fmt.Sprint(rd.Readers), fmt.Sprintf("%s by cursor (not in operations), ok %d, %s received", count(rd.Syncs, "sync"), rd.OK, count(rd.Received, "message")))
+	}
+	if b.Receivers != nil {
+		t.addReceivers(b.Receivers)
 	}
 	kills := ""
 	if b.ServerKills > 0 {
@@ -77,6 +86,11 @@ func writeText(w io.Writer, b Bench, width int) error {
 			continue
 		}
 		lat.add(p.Step, fmt.Sprint(p.Count), fms(p.P50), fms(p.P90), fms(p.P99), fms(p.P999), fms(p.Max), "")
+	}
+	if b.Receivers != nil {
+		for _, p := range b.Receivers.Latency {
+			lat.add(p.Step, fmt.Sprint(p.Count), fms(p.P50), fms(p.P90), fms(p.P99), fms(p.P999), fms(p.Max), "")
+		}
 	}
 	if err := lat.write(w, width); err != nil {
 		return err

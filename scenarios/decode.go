@@ -19,6 +19,7 @@ import (
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets"
 )
 
@@ -125,9 +126,11 @@ func (d *decoder) finish(root *yaml.Node) {
 	}
 	_, hasOps := d.lines["ops"]
 	_, hasDuration := d.lines["duration"]
-	if !hasOps && !hasDuration {
+	_, hasStages := d.lines["stages"]
+	if !hasOps && !hasDuration && !hasStages {
 		d.errAt(root.Line, "give ops: (operations in total) or duration: (how long writers run), or both")
 	}
+	d.checkStages()
 	if _, both := d.lines["store"]; both {
 		if l, ok := d.lines["target"]; ok {
 			d.errAt(l, "target: give store or target, not both (a store names ADR-004's core on that store)")
@@ -142,18 +145,41 @@ func (d *decoder) finish(root *yaml.Node) {
 		}
 	}
 	d.checkKafka()
-	d.checkBroken()
+	d.checkVariant()
 	d.checkStrategy()
 	d.checkStoreErrors()
 	d.checkExpect()
 	for i, f := range sc.Schedule {
-		if f.Kind == bench.DeleteCounter && f.Chat >= sc.Chats {
+		if f.Kind == target.DeleteCounter && f.Chat >= sc.Chats {
 			d.errAt(d.scheduleLines[i], "schedule: delete_counter names chat %d, but the scenario has chats 0..%d", f.Chat, sc.Chats-1)
 		}
 		if problem := f.OutlastsRun(sc.Duration); problem != "" {
 			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
 		}
 	}
+}
+
+// checkStages checks stages: whole: their sum is the run's duration,
+// which duration: may repeat but not contradict, and rate: beside them
+// would say two things.
+func (d *decoder) checkStages() {
+	sc := d.sc
+	l, ok := d.lines["stages"]
+	if !ok || len(sc.Stages) == 0 {
+		return
+	}
+	if problem := bench.StagesProblem(sc.Stages, sc.Writers); problem != "" {
+		d.errAt(l, "stages: %s", problem)
+		return
+	}
+	if rl, ok := d.lines["rate"]; ok {
+		d.errAt(rl, "rate: give rate or stages, not both (stages ramp the rate)")
+	}
+	total := bench.NewRamp(sc.Stages).Duration()
+	if dl, ok := d.lines["duration"]; ok && sc.Duration != total {
+		d.errAt(dl, "duration: %s, but the stages last %s: leave duration out, the stages set it", sc.Duration, total)
+	}
+	sc.Duration = total
 }
 
 // checkKafka rejects what cannot happen with Kafka off.
@@ -166,7 +192,7 @@ func (d *decoder) checkKafka() {
 		d.errAt(d.lines["contract.events"], "contract.events: at-least-once needs Kafka, but kafka: off")
 	}
 	for i, f := range sc.Schedule {
-		if f.Kind == bench.KafkaOutage {
+		if f.Kind == target.KafkaOutage {
 			d.errAt(d.scheduleLines[i], "schedule: a kafka_outage with kafka: off")
 		}
 	}
@@ -177,20 +203,35 @@ func (d *decoder) checkKafka() {
 	}
 }
 
-// checkBroken requires broken: to name a variant of the scenario's target
-// that exists under its strategy.
-func (d *decoder) checkBroken() {
+// checkVariant requires broken: or variant: (not both) to name a variant
+// of the scenario's target of its kind (targets.SelectVariant) that exists
+// under its strategy. broken: naming a design still runs it, with a note.
+func (d *decoder) checkVariant() {
 	sc := d.sc
-	if sc.Broken == "" {
+	if len(d.variantKeys) == 0 {
 		return
 	}
-	if !targets.VariantKnown(sc.Target, string(sc.Broken)) {
-		d.errAt(d.lines["broken"], "broken: %q is not a variant of target %s (its variants: %s)",
-			sc.Broken, sc.Target, strings.Join(targets.VariantNames(sc.Target), ", "))
+	key := d.variantKeys[0]
+	line := d.lines[key]
+	if len(d.variantKeys) > 1 {
+		d.errAt(d.lines[d.variantKeys[1]], "%s: give broken or variant, not both", d.variantKeys[1])
 		return
 	}
-	if err := sc.Broken.CheckStrategy(sc.Strategy); err != nil {
-		d.errAt(d.lines["broken"], "broken: %v", err)
+	broken, variant := string(sc.Variant), ""
+	if key == "variant" {
+		broken, variant = "", broken
+	}
+	name, note, err := targets.SelectVariant(sc.Target, broken, variant, targets.ScenarioSpelling)
+	if err != nil {
+		d.errAt(line, "%v", err)
+		return
+	}
+	sc.Variant, sc.Design = sequencer.Variant(name), key == "variant" || note != ""
+	if note != "" {
+		sc.Notes = append(sc.Notes, fmt.Sprintf("%s:%d: %s", d.file, line, note))
+	}
+	if err := sc.Variant.CheckStrategy(sc.Strategy); err != nil {
+		d.errAt(line, "%s: %v", key, err)
 	}
 }
 
@@ -208,7 +249,7 @@ func (d *decoder) checkStoreErrors() {
 		}
 	}
 	for i, f := range sc.Schedule {
-		if bench.IsStoreError(f.Kind) {
+		if target.CoreOnly(f.Kind) {
 			d.errAt(d.scheduleLines[i], "schedule: %s applies only to ADR-004's core (targets memory, dynamodb, dynamodb-local); target %s does not inject it", f.Kind, sc.Target)
 		}
 	}

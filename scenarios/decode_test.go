@@ -12,6 +12,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 )
 
 // decodeErrors decodes src and returns its errors, failing the test if it
@@ -106,7 +107,7 @@ func TestDecodeEveryKey(t *testing.T) {
 		Ops: 300, Seed: -7, DuplicateAfterOK: 0.05, ConcurrentDuplicate: 0.1, ReuseKey: 0.02, MaxAttempts: 7,
 		RepublishOnReplay: false, SyncRatio: 0.25, SyncLimit: 10,
 		Faults:         bench.FaultRates{StaleRead: 0.01, CrashAfterAllocate: 0.02, CrashInPersist: 0.03, CrashAfterPersist: 0.04, PublishFail: 0.05},
-		InitialCounter: 10, Broken: sequencer.RetryReallocates,
+		InitialCounter: 10, Variant: sequencer.RetryReallocates,
 		AllowUnknown: []string{"linearizability"},
 		Require:      []string{"sync_completeness", "allocation_monotonicity"},
 	}
@@ -118,14 +119,14 @@ func TestDecodeEveryKey(t *testing.T) {
 		got.DuplicateAfterOK != want.DuplicateAfterOK || got.ConcurrentDuplicate != want.ConcurrentDuplicate ||
 		got.ReuseKey != want.ReuseKey || got.MaxAttempts != want.MaxAttempts || got.RepublishOnReplay ||
 		got.SyncRatio != want.SyncRatio || got.SyncLimit != want.SyncLimit || got.Faults != want.Faults ||
-		got.InitialCounter != want.InitialCounter || got.Broken != want.Broken || got.KafkaOff {
+		got.InitialCounter != want.InitialCounter || got.Variant != want.Variant || got.KafkaOff {
 		t.Fatalf("decoded\n%+v\nwant\n%+v", got, want)
 	}
-	wantSchedule := []bench.TimedFault{
-		{Kind: bench.KafkaOutage, At: 100 * time.Millisecond, For: 200 * time.Millisecond},
-		{Kind: bench.StoreLatency, At: 0, For: time.Second, Latency: 2 * time.Millisecond},
-		{Kind: bench.StoreStall, At: time.Second, For: 50 * time.Millisecond},
-		{Kind: bench.DeleteCounter, At: 1200 * time.Millisecond, Chat: 4},
+	wantSchedule := []target.TimedFault{
+		{Kind: target.KafkaOutage, At: 100 * time.Millisecond, For: 200 * time.Millisecond},
+		{Kind: target.StoreLatency, At: 0, For: time.Second, Latency: 2 * time.Millisecond},
+		{Kind: target.StoreStall, At: time.Second, For: 50 * time.Millisecond},
+		{Kind: target.DeleteCounter, At: 1200 * time.Millisecond, Chat: 4},
 	}
 	if len(got.Schedule) != len(wantSchedule) {
 		t.Fatalf("schedule %+v", got.Schedule)
@@ -266,8 +267,8 @@ func TestStoreErrorsDecodeForTheCoreOnly(t *testing.T) {
 	if f := sc.Faults; f.CrashBeforeAllocate != 0.01 || f.StoreThrottle != 0.02 || f.StoreInternalError != 0.03 || f.TxnCanceledOther != 0.04 {
 		t.Fatalf("faults decoded as %+v", f)
 	}
-	if len(sc.Schedule) != 3 || sc.Schedule[0].Kind != bench.StoreThrottle || sc.Schedule[1].Kind != bench.StoreInternalError ||
-		sc.Schedule[2].Kind != bench.TxnCanceledOther || sc.Schedule[2].For != 50*time.Millisecond {
+	if len(sc.Schedule) != 3 || sc.Schedule[0].Kind != target.StoreThrottle || sc.Schedule[1].Kind != target.StoreInternalError ||
+		sc.Schedule[2].Kind != target.TxnCanceledOther || sc.Schedule[2].For != 50*time.Millisecond {
 		t.Fatalf("schedule decoded as %+v", sc.Schedule)
 	}
 	es := decodeErrors(t, fmt.Sprintf(src, "target: ledger"))
@@ -399,5 +400,43 @@ func TestClosest(t *testing.T) {
 		if got := closest(in, known); got != want {
 			t.Errorf("closest(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// stages: ramps the open loop's rate (k6's ramping-arrival-rate): the run
+// lasts their sum; each bad stage, and a rate or contradicting duration
+// beside them, is an error at its line.
+func TestDecodeStages(t *testing.T) {
+	sc, err := Decode([]byte("name: r\nwriters: 2\nstages:\n  - {duration: 10s, target: 100}\n  - {duration: 30s, target: 2000}\nexpect: pass\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bench.StagesString(sc.Stages); got != "10s:100,30s:2000" || sc.Duration != 40*time.Second {
+		t.Fatalf("stages %s, duration %s: want 10s:100,30s:2000 over 40s", got, sc.Duration)
+	}
+	if cfg := sc.Config(); len(cfg.Stages) != 2 || cfg.Duration != 40*time.Second {
+		t.Fatalf("the run's config: %+v over %s", cfg.Stages, cfg.Duration)
+	}
+	es := decodeErrors(t, `name: r
+stages:
+  - {duration: 0s, target: 100}
+  - {duration: 1s, target: -5}
+  - {target: 5}
+  - {duration: 1s, target: 5, rate: 3}
+expect: pass
+`)
+	wantError(t, es, 3, "stages[0].duration: a stage must last longer than 0s")
+	wantError(t, es, 4, "stages[1].target: -5 must not be negative")
+	wantError(t, es, 5, "stages[2]: duration: missing")
+	wantError(t, es, 6, `unknown key "stages[3].rate"`)
+	es = decodeErrors(t, "name: r\nrate: 100\nduration: 5s\nstages: [{duration: 1s, target: 100}]\nexpect: pass\n")
+	wantError(t, es, 2, "rate: give rate or stages, not both")
+	wantError(t, es, 3, "duration: 5s, but the stages last 1s")
+	es = decodeErrors(t, "name: r\nstages: []\nexpect: pass\n")
+	wantError(t, es, 2, "stages: give at least one stage")
+	es = decodeErrors(t, "name: r\nstages: [{duration: 1s, target: 0}]\nexpect: pass\n")
+	wantError(t, es, 2, "stages: start no operation")
+	if _, err := Decode([]byte("name: r\nduration: 1s\nstages: [{duration: 1s, target: 50}]\nexpect: pass\n"), "x.yaml"); err != nil {
+		t.Errorf("a duration equal to the stages' sum: %v", err)
 	}
 }

@@ -130,6 +130,11 @@ func (d *decoder) topFields() map[string]field {
 		"concurrent_duplicate": prob(&sc.ConcurrentDuplicate),
 		"reuse_key":            prob(&sc.ReuseKey),
 		"sync_ratio":           prob(&sc.SyncRatio),
+		"fail_fast": func(p string, v *yaml.Node) {
+			if b, ok := d.boolean(v, p); ok {
+				sc.FailFast = b
+			}
+		},
 		"republish_on_replay": func(p string, v *yaml.Node) {
 			if b, ok := d.boolean(v, p); ok {
 				sc.RepublishOnReplay = b
@@ -149,18 +154,14 @@ func (d *decoder) topFields() map[string]field {
 			})
 		},
 		"schedule": d.schedule,
+		"stages":   d.stages,
 		"initial_counter": func(p string, v *yaml.Node) {
 			if x, ok := d.integer(v, p, 0, 1<<62); ok {
 				sc.InitialCounter = uint64(x)
 			}
 		},
-		"broken": func(p string, v *yaml.Node) {
-			// Any target's variant here; checkBroken matches it to the
-			// scenario's target once every key is read.
-			if s, ok := d.enum(v, p, targets.AllVariantNames()...); ok {
-				sc.Broken = sequencer.Variant(s)
-			}
-		},
+		"broken":        d.variantKey,
+		"variant":       d.variantKey,
 		"thresholds":    d.thresholds,
 		"expect":        d.expect,
 		"allow_unknown": func(p string, v *yaml.Node) { sc.AllowUnknown = d.invariantList(v, p) },
@@ -168,39 +169,29 @@ func (d *decoder) topFields() map[string]field {
 	}
 }
 
+// contractFields read a scenario's contract: one key a
+// history.ContractFields row, spelled as the header spells it.
 func (d *decoder) contractFields() map[string]field {
-	c := &d.sc.Contract
-	return map[string]field{
-		"gaps": func(p string, v *yaml.Node) {
-			if s, ok := d.enum(v, p, history.GapsAllowed, history.GapsForbidden); ok {
-				c.Gaps = s
+	fields := map[string]field{}
+	for _, cf := range history.ContractFields {
+		dst := cf.Of(&d.sc.Contract)
+		values := cf.ValueNames()
+		fields[cf.Name] = func(p string, v *yaml.Node) {
+			if s, ok := d.enum(v, p, values...); ok {
+				*dst = s
 			}
-		},
-		"key_reuse": func(p string, v *yaml.Node) {
-			if s, ok := d.enum(v, p, history.KeyReuseReturnOriginal, history.KeyReuseReject); ok {
-				c.KeyReuse = s
-			}
-		},
-		"events": func(p string, v *yaml.Node) {
-			if s, ok := d.enum(v, p, history.EventsNone, history.EventsAtLeastOnce); ok {
-				c.Events = s
-			}
-		},
-		"catch_up": func(p string, v *yaml.Node) {
-			if s, ok := d.enum(v, p, history.CatchUpCursor, history.CatchUpNone); ok {
-				c.CatchUp = s
-			}
-		},
-		"event_order": func(p string, v *yaml.Node) {
-			if s, ok := d.enum(v, p, history.EventOrderPerChat, history.EventOrderNone); ok {
-				c.EventOrder = s
-			}
-		},
-		"key_scope": func(p string, v *yaml.Node) {
-			if s, ok := d.enum(v, p, history.KeyScopeChat, history.KeyScopeClient); ok {
-				c.KeyScope = s
-			}
-		},
+		}
+	}
+	return fields
+}
+
+// variantKey reads broken: or variant:. Any target's variant here;
+// checkVariant matches it to the scenario's target, and its kind to the
+// key, once every key is read.
+func (d *decoder) variantKey(p string, v *yaml.Node) {
+	if s, ok := d.enum(v, p, targets.AllVariantNames()...); ok {
+		d.variantKeys = append(d.variantKeys, p)
+		d.sc.Variant = sequencer.Variant(s)
 	}
 }
 

@@ -38,6 +38,9 @@ func FuzzDecode(f *testing.F) {
 		"!!binary aGVsbG8=",
 		"ops: 1e3\nexpect: pass\n",
 		"ops: 1\nexpect: pass\nduration: 9223372036854775807ns\n",
+		"stages: [{duration: 1s, target: 100}, {duration: 2562047h, target: 1e-300}]\nexpect: pass\n",
+		"stages: [{duration: 1ns, target: 8e9}, {duration: 1s, target: 0}]\nwriters: 8\nexpect: pass\n",
+		"stages: [{duration: 1s, target: 5}]\nrate: closed\nops: 3\nexpect: pass\n",
 	} {
 		f.Add([]byte(s))
 	}

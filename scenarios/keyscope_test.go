@@ -17,10 +17,10 @@ func TestScenarioKeyScope(t *testing.T) {
 		t.Errorf("key_scope decoded as %q", sc.Contract.KeyScope)
 	}
 	base := history.Contract{KeyScope: history.KeyScopeChat}
-	if c := mergeContract(base, sc.Contract); c.KeyScope != history.KeyScopeClient {
+	if c := sc.Contract.Over(base); c.KeyScope != history.KeyScopeClient {
 		t.Errorf("merged key_scope %q", c.KeyScope)
 	}
-	if c := mergeContract(base, history.Contract{}); c.KeyScope != history.KeyScopeChat {
+	if c := (history.Contract{}).Over(base); c.KeyScope != history.KeyScopeChat {
 		t.Errorf("the target's key_scope lost: %q", c.KeyScope)
 	}
 	es := decodeErrors(t, "name: k\nops: 10\nexpect: pass\ncontract:\n  key_scope: user\n")

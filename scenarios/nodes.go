@@ -21,6 +21,8 @@ type decoder struct {
 	lines map[string]int // line of each key given, by dotted path ("faults.stale_read")
 	// scheduleLines[i] is the line of the i-th schedule entry.
 	scheduleLines []int
+	// variantKeys are the keys that named a variant: broken, variant.
+	variantKeys []string
 }
 
 // maxErrors bounds the report for a file that is not a scenario at all.

@@ -13,10 +13,8 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
-	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/report"
-	"github.com/chatseq/chatseq/targets"
 )
 
 // Outcome is one scenario run and judged.
@@ -135,7 +133,9 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	if err := cfg.Validate(); err != nil {
 		return nil, checker.Report{}, "", err
 	}
-	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, targets.Options{Store: opts.Store, DSN: opts.DSN, URL: opts.Open.URL, API: opts.Open.API, Serve: opts.Open.Serve, NemesisCmd: opts.Open.NemesisCmd})
+	reach := opts.Open // target http's URL, mapping, headers, TLS, timeouts
+	reach.Store, reach.DSN = opts.Store, opts.DSN
+	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, reach)
 	if err != nil {
 		return nil, checker.Report{}, "", err
 	}
@@ -146,21 +146,39 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	if opened.Remote && !cfg.KafkaOff {
 		cfg.Brokers = opts.Brokers
 	}
-	opened.AdjustRun(&cfg)
+	if opened.NoTopicToRead(cfg.Brokers) {
+		cfg.KafkaOff = true
+	}
 	if shared {
 		// Tables other runs use: chats of this run's own, so it starts
 		// empty.
 		cfg.ChatPrefix = "scn" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-chat-"
 	}
-	cfg.Contract, cfg.Claims = mergeContract(opened.Contract, sc.Contract), opened.Claims
+	cfg.Contract, cfg.Claims = sc.Contract.Over(opened.Contract), opened.Claims
 	if opened.Topic != "" {
 		cfg.Topic = opened.Topic
 	}
 	cfg.Metrics = opts.Metrics
-	// The check reads the history as it is written, as bench's does.
-	feed := checker.NewFeed(historyPath)
+	// The check reads the history as it is written, as bench's does, and
+	// judges what operations alone prove while the writers run.
+	// notify runs on the tap's goroutine alone.
+	stop, stopped := make(chan struct{}), false
+	online := checker.NewOnline(func(v checker.Violation) {
+		opts.Metrics.Violation(v.Invariant)
+		if !stopped {
+			stopped = true
+			close(stop)
+		}
+	})
+	if sc.FailFast {
+		cfg.Stop = stop
+	}
+	feed := checker.NewOnlineFeed(historyPath, online)
 	cfg.HistoryTap = feed.Tap()
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	if vs := online.Violations(); err == nil && sc.FailFast && len(vs) > 0 {
+		res.StoppedForViolation = fmt.Sprintf("the online check found %s violated at line %d", vs[0].Invariant, vs[0].Lines[len(vs[0].Lines)-1])
+	}
 	if err != nil {
 		feed.Discard()
 		return nil, checker.Report{}, "", err
@@ -177,29 +195,6 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	}
 	checked(&rep)
 	return res, rep, opened.Describe, nil
-}
-
-// mergeContract is the target's promise with the scenario's fields over it.
-func mergeContract(base, over history.Contract) history.Contract {
-	if over.Gaps != "" {
-		base.Gaps = over.Gaps
-	}
-	if over.KeyReuse != "" {
-		base.KeyReuse = over.KeyReuse
-	}
-	if over.Events != "" {
-		base.Events = over.Events
-	}
-	if over.CatchUp != "" {
-		base.CatchUp = over.CatchUp
-	}
-	if over.EventOrder != "" {
-		base.EventOrder = over.EventOrder
-	}
-	if over.KeyScope != "" {
-		base.KeyScope = over.KeyScope
-	}
-	return base
 }
 
 // countLines counts a file's lines.

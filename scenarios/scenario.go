@@ -10,6 +10,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 )
 
 // Scenario is one decoded scenario file. Every field has been validated;
@@ -33,7 +34,8 @@ type Scenario struct {
 	Chats        int
 	Distribution string
 	ZipfS        float64
-	Rate         float64 // ops/s in total; 0 = closed loop
+	Rate         float64       // ops/s in total; 0 = closed loop
+	Stages       []bench.Stage // a ramping open loop instead; Duration is their sum
 	Duration     time.Duration
 	Ops          int
 	Seed         int64
@@ -43,15 +45,25 @@ type Scenario struct {
 	ReuseKey            float64
 	MaxAttempts         int
 	RepublishOnReplay   bool
-	SyncRatio           float64
-	SyncLimit           int
-	Readers             int           // catch-up clients following every chat by cursor
-	ReaderPoll          time.Duration // 0: bench.DefaultReaderPoll
+	// FailFast stops the writers at the online check's first violation
+	// (bench --fail-fast); the run is then checked whole, as any.
+	FailFast   bool
+	SyncRatio  float64
+	SyncLimit  int
+	Readers    int           // catch-up clients following every chat by cursor
+	ReaderPoll time.Duration // 0: bench.DefaultReaderPoll
 
 	Faults         bench.FaultRates
-	Schedule       []bench.TimedFault
+	Schedule       []target.TimedFault
 	InitialCounter uint64
-	Broken         sequencer.Variant
+	// Variant is the target's variant the scenario runs (broken: a bug,
+	// variant: a design that keeps a promise), "" for the design as
+	// written; Design says it is one of the latter.
+	Variant sequencer.Variant
+	Design  bool
+	// Notes are what the file still says the old way (broken: naming a
+	// design), each "file:line: …", for the runner to print.
+	Notes []string
 
 	Thresholds []Threshold
 	Expect     Expectation
@@ -120,13 +132,14 @@ func (s *Scenario) Config() bench.Config {
 	cfg.Writers, cfg.Chats = s.Writers, s.Chats
 	cfg.Distribution, cfg.ZipfS = s.Distribution, s.ZipfS
 	cfg.Rate, cfg.Duration, cfg.Ops, cfg.Seed = s.Rate, s.Duration, s.Ops, s.Seed
+	cfg.Stages = s.Stages
 	cfg.Faults = s.Faults
-	cfg.Timed = append([]bench.TimedFault(nil), s.Schedule...)
+	cfg.Timed = append([]target.TimedFault(nil), s.Schedule...)
 	cfg.InitialCounter = s.InitialCounter
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
 	cfg.SyncRatio, cfg.SyncLimit, cfg.MaxAttempts = s.SyncRatio, s.SyncLimit, s.MaxAttempts
 	cfg.Readers, cfg.ReaderPoll = s.Readers, s.ReaderPoll
-	cfg.Variant, cfg.Strategy, cfg.RepublishOnReplay = s.Broken, s.Strategy, s.RepublishOnReplay
+	cfg.Variant, cfg.Strategy, cfg.RepublishOnReplay = s.Variant, s.Strategy, s.RepublishOnReplay
 	cfg.KafkaOff = s.KafkaOff
 	cfg.Target, cfg.Scenario = s.Target, s.Name
 	return cfg

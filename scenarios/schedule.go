@@ -7,7 +7,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 )
 
 // scheduleFaults maps the timed faults' names in scenario files to the
@@ -16,16 +17,18 @@ var scheduleFaults = map[string]struct {
 	kind string
 	keys []string
 }{
-	"kafka_outage":   {bench.KafkaOutage, []string{"for"}},
-	"store_latency":  {bench.StoreLatency, []string{"for", "latency"}},
-	"store_stall":    {bench.StoreStall, []string{"for"}},
-	"delete_counter": {bench.DeleteCounter, []string{"chat"}},
+	"kafka_outage":   {target.KafkaOutage, []string{"for"}},
+	"store_latency":  {target.StoreLatency, []string{"for", "latency"}},
+	"store_stall":    {target.StoreStall, []string{"for"}},
+	"delete_counter": {target.DeleteCounter, []string{"chat"}},
 	// The http target's process nemesis (--serve, --nemesis-cmd).
-	"kill_server": {bench.KillServer, nil},
+	"kill_server": {target.KillServer, nil},
 	// Store errors, ADR-004's core only.
-	"store_throttle":       {bench.StoreThrottle, []string{"for"}},
-	"store_internal_error": {bench.StoreInternalError, []string{"for"}},
-	"txn_canceled_other":   {bench.TxnCanceledOther, []string{"for"}},
+	"store_throttle":       {target.StoreThrottle, []string{"for"}},
+	"store_internal_error": {target.StoreInternalError, []string{"for"}},
+	"txn_canceled_other":   {target.TxnCanceledOther, []string{"for"}},
+	// A broken variant of ADR-004's core switched on for the window.
+	"variant_on": {target.VariantOn, []string{"for", "variant"}},
 }
 
 func scheduleFaultNames() []string {
@@ -43,6 +46,7 @@ func scheduleFaultNames() []string {
 //	  - {fault: kafka_outage, at: 500ms, for: 1s}
 //	  - {fault: store_latency, at: 0s, for: 1s, latency: 20ms}
 //	  - {fault: delete_counter, at: 100ms, chat: 0}
+//	  - {fault: variant_on, at: 30s, for: 10m, variant: racy-counter}
 func (d *decoder) schedule(p string, v *yaml.Node) {
 	if !d.kind(v, yaml.SequenceNode, p, "a list of timed faults") {
 		return
@@ -51,7 +55,7 @@ func (d *decoder) schedule(p string, v *yaml.Node) {
 		path := fmt.Sprintf("%s[%d]", p, i)
 		nodes := map[string]*yaml.Node{}
 		keep := func(p string, v *yaml.Node) { nodes[p[strings.LastIndexByte(p, '.')+1:]] = v }
-		d.mapping(it, path, map[string]field{"fault": keep, "at": keep, "for": keep, "latency": keep, "chat": keep})
+		d.mapping(it, path, map[string]field{"fault": keep, "at": keep, "for": keep, "latency": keep, "chat": keep, "variant": keep})
 		if it.Kind != yaml.MappingNode {
 			continue
 		}
@@ -65,9 +69,9 @@ func (d *decoder) schedule(p string, v *yaml.Node) {
 			continue
 		}
 		spec := scheduleFaults[name]
-		tf := bench.TimedFault{Kind: spec.kind}
+		tf := target.TimedFault{Kind: spec.kind}
 		valid := true
-		for _, key := range []string{"for", "latency", "chat"} {
+		for _, key := range []string{"for", "latency", "chat", "variant"} {
 			if n, given := nodes[key]; given && !slices.Contains(spec.keys, key) {
 				d.errorf(n, "%s.%s does not apply to %s (it takes at and %s)", path, key, name, strings.Join(spec.keys, ", "))
 				valid = false
@@ -95,6 +99,8 @@ func (d *decoder) schedule(p string, v *yaml.Node) {
 					d.errorf(n, "%s.latency: must be longer than 0s", path)
 					ok = false
 				}
+			case "variant":
+				tf.Variant, ok = d.switchableVariant(n, path+".variant")
 			case "chat":
 				var c int64
 				c, ok = d.integer(n, path+".chat", 0, maxChats-1)
@@ -107,4 +113,23 @@ func (d *decoder) schedule(p string, v *yaml.Node) {
 			d.scheduleLines = append(d.scheduleLines, it.Line)
 		}
 	}
+}
+
+// switchableVariant reads a variant_on window's variant: one of ADR-004's
+// core that can be switched on while a run goes.
+func (d *decoder) switchableVariant(n *yaml.Node, p string) (string, bool) {
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n, "%s: a variant's name", p)
+		return "", false
+	}
+	v, ok := sequencer.ParseVariant(n.Value)
+	if !ok || v == sequencer.Correct {
+		d.errorf(n, "%s: %q is not a broken variant of ADR-004's core (known: %s)", p, n.Value, sequencer.VariantNames())
+		return "", false
+	}
+	if err := v.CheckSwitchable(); err != nil {
+		d.errorf(n, "%s: %v", p, err)
+		return "", false
+	}
+	return string(v), true
 }

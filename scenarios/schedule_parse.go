@@ -7,9 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/chatseq/chatseq/target"
 	"gopkg.in/yaml.v3"
-
-	"github.com/chatseq/chatseq/bench"
 )
 
 // ParseScheduleArg reads `bench --schedule`'s argument: the path of a YAML
@@ -18,7 +17,7 @@ import (
 // fault, or a mapping whose one key is schedule: (so a scenario file's
 // schedule can be copied as it is). A path that exists is read as a file;
 // anything else is YAML text, named "--schedule" in errors.
-func ParseScheduleArg(arg string) ([]bench.TimedFault, error) {
+func ParseScheduleArg(arg string) ([]target.TimedFault, error) {
 	if info, err := os.Stat(arg); err == nil && !info.IsDir() {
 		if info.Size() > maxFileSize {
 			return nil, Errors{{File: arg, Msg: fmt.Sprintf("%d bytes is too large for a schedule (at most %d)", info.Size(), maxFileSize)}}
@@ -34,7 +33,7 @@ func ParseScheduleArg(arg string) ([]bench.TimedFault, error) {
 
 // ParseSchedule decodes a schedule; source names it in errors, each of
 // which carries its line. It never panics.
-func ParseSchedule(data []byte, source string) (faults []bench.TimedFault, err error) {
+func ParseSchedule(data []byte, source string) (faults []target.TimedFault, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			faults, err = nil, Errors{{File: source, Msg: fmt.Sprintf("cannot decode: %v", r)}}

@@ -2,16 +2,18 @@ package scenarios
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/target"
 )
 
 func TestParseScheduleForms(t *testing.T) {
-	want := []bench.TimedFault{
-		{Kind: bench.KafkaOutage, At: 500 * time.Millisecond, For: 200 * time.Millisecond},
-		{Kind: bench.StoreLatency, At: time.Second, For: time.Second, Latency: 2 * time.Millisecond},
+	want := []target.TimedFault{
+		{Kind: target.KafkaOutage, At: 500 * time.Millisecond, For: 200 * time.Millisecond},
+		{Kind: target.StoreLatency, At: time.Second, For: time.Second, Latency: 2 * time.Millisecond},
 	}
 	for _, text := range []string{
 		"[{fault: kafka_outage, at: 500ms, for: 200ms}, {fault: store_latency, at: 1s, for: 1s, latency: 2ms}]",
@@ -26,7 +28,7 @@ func TestParseScheduleForms(t *testing.T) {
 		}
 	}
 	one, err := ParseSchedule([]byte("{fault: delete_counter, at: 1s, chat: 3}"), "s")
-	if err != nil || len(one) != 1 || one[0] != (bench.TimedFault{Kind: bench.DeleteCounter, At: time.Second, Chat: 3}) {
+	if err != nil || len(one) != 1 || one[0] != (target.TimedFault{Kind: target.DeleteCounter, At: time.Second, Chat: 3}) {
 		t.Fatalf("one fault: %+v, %v", one, err)
 	}
 }
@@ -66,4 +68,28 @@ func FuzzParseSchedule(f *testing.F) {
 			t.Fatalf("accepted %q, but bench refuses it: %v", data, err)
 		}
 	})
+}
+
+// variant_on switches a broken variant of the core on for a window; one
+// that cannot be switched while a run goes, or no variant, is refused
+// with its line.
+func TestParseScheduleVariantWindow(t *testing.T) {
+	got, err := ParseSchedule([]byte("{fault: variant_on, at: 30s, for: 10m, variant: racy-counter}"), "s")
+	want := target.TimedFault{Kind: target.VariantOn, At: 30 * time.Second, For: 10 * time.Minute, Variant: "racy-counter"}
+	if err != nil || len(got) != 1 || got[0] != want {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	for text, msg := range map[string]string{
+		"{fault: variant_on, at: 1s, for: 1s, variant: sync-watermark}": "cannot be switched on while a run goes",
+		"{fault: variant_on, at: 1s, for: 1s, variant: correct}":        "not a broken variant",
+		"{fault: variant_on, at: 1s, for: 1s, variant: nope}":           "not a broken variant",
+		"{fault: variant_on, at: 1s, for: 1s}":                          "needs variant:",
+		"{fault: kafka_outage, at: 1s, for: 1s, variant: racy-counter}": "does not apply to kafka_outage",
+	} {
+		_, err := ParseSchedule([]byte(text), "s")
+		var errs Errors
+		if !errors.As(err, &errs) || len(errs) == 0 || errs[0].Line != 1 || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want an error at line 1 saying %q", text, err, msg)
+		}
+	}
 }

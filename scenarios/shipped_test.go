@@ -54,9 +54,9 @@ func TestEveryBrokenVariantHasANegativeScenario(t *testing.T) {
 	}
 	covered := map[string]bool{}
 	for _, sc := range scs {
-		if sc.Broken != "" {
+		if sc.Variant != "" {
 			for _, v := range sc.Expect.Violates {
-				covered[string(sc.Broken)+" "+v] = true
+				covered[string(sc.Variant)+" "+v] = true
 			}
 		}
 	}

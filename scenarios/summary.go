@@ -73,7 +73,11 @@ func Command(file string, ov Overrides) string {
 	flag := ""
 	for _, a := range ov.Args() {
 		if name, ok := strings.CutPrefix(a, "--"); ok && flag == "" {
-			flag = name
+			if name, v, ok := strings.Cut(name, "="); ok { // --insecure=true: one word
+				a = "--" + name + "=" + redact.Flag(name, v)
+			} else {
+				flag = name
+			}
 		} else {
 			a, flag = redact.Flag(flag, a), ""
 		}

@@ -93,3 +93,17 @@ func commandAfter(lines []string, label string) string {
 	}
 	return ""
 }
+
+// A repro command repeats a bool flag as one word (its value as a second
+// word would be read as a FILE) and masks the credentials after it.
+func TestCommandKeepsBoolFlagsOneWordAndMasksCredentials(t *testing.T) {
+	got := Command("a.yaml", Overrides{Flags: []string{"--insecure=true", "--header", "Authorization: Bearer t0k3n", "--dsn", "postgres://u:pw123@h/db"}})
+	for _, want := range []string{" --insecure=true ", "--header 'Authorization: ***'", "--dsn 'postgres://u:***@h/db'"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s: want %q", got, want)
+		}
+	}
+	if strings.Contains(got, "t0k3n") || strings.Contains(got, "pw123") {
+		t.Errorf("%s shows a credential", got)
+	}
+}

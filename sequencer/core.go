@@ -34,7 +34,13 @@ type Config struct {
 	Store     store.Store
 	Publisher Publisher // nil: step 5 is skipped (Kafka off)
 	Variant   Variant
-	Strategy  Strategy // TwoPhase when empty
+	// VariantNow, if set, is the variant in effect for the operation
+	// starting now (a schedule's variant_on window), Variant outside any
+	// window; Switched lists every variant it may return, each
+	// Switchable.
+	VariantNow func() Variant
+	Switched   []Variant
+	Strategy   Strategy // TwoPhase when empty
 	// RepublishOnReplay publishes the cached message again when a retry is
 	// answered from the idempotency record. ADR-004 §10 promises that a
 	// retry after a failed publish makes the event reach Kafka; its §7
@@ -71,6 +77,14 @@ func New(cfg Config) (*Core, error) {
 	if err := cfg.Variant.CheckStrategy(strategy); err != nil {
 		return nil, fmt.Errorf("sequencer: %w", err)
 	}
+	for _, v := range cfg.Switched {
+		if err := v.CheckSwitchable(); err != nil {
+			return nil, fmt.Errorf("sequencer: %w", err)
+		}
+		if err := v.CheckStrategy(strategy); err != nil {
+			return nil, fmt.Errorf("sequencer: %w", err)
+		}
+	}
 	if cfg.IdempotencyTTL == 0 {
 		cfg.IdempotencyTTL = 7 * 24 * time.Hour
 	}
@@ -82,6 +96,14 @@ func New(cfg Config) (*Core, error) {
 		c.marks = newWatermarks()
 	}
 	return c, nil
+}
+
+// variant is the variant in effect for an operation starting now.
+func (c *Core) variant() Variant {
+	if c.cfg.VariantNow != nil {
+		return c.cfg.VariantNow()
+	}
+	return c.cfg.Variant
 }
 
 // Wait blocks until writes that a broken variant deferred past its ACK are

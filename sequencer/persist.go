@@ -141,7 +141,7 @@ func (p *persistCall) run() error {
 	}
 	if hit {
 		p.out.Steps.IdempotencyHit = true
-		if p.core.cfg.Variant == RetryReallocates {
+		if p.core.variant() == RetryReallocates {
 			return p.reallocateOnRetry()
 		}
 		return p.replay(rec)
@@ -178,7 +178,7 @@ func (p *persistCall) run() error {
 	// Step 4: persist the idempotency record and the message atomically.
 	p.now = p.core.cfg.Now()
 	msg, items := p.persistItems(seq)
-	if p.core.cfg.Variant == AckBeforePersist {
+	if p.core.variant() == AckBeforePersist {
 		return p.ackThenPersist(msg, items)
 	}
 	if p.req.Faults.CrashInPersist {
@@ -223,7 +223,7 @@ func (p *persistCall) allocate() (uint64, error) {
 	start := p.tr.Now()
 	var seq uint64
 	var err error
-	if p.core.cfg.Variant == RacyCounter {
+	if p.core.variant() == RacyCounter {
 		seq, err = p.racyAllocate()
 	} else {
 		seq, err = p.st().IncrementCounter(p.ctx, p.req.Chat)
@@ -278,7 +278,7 @@ func (p *persistCall) persistItems(seq uint64) (store.Message, []store.TxItem) {
 		CreatedAt: p.now, ExpiresAt: p.now.Add(p.core.cfg.IdempotencyTTL),
 	}
 	idemCond := store.IfAbsent
-	if p.core.cfg.Variant == UnconditionalIdempotency || p.core.cfg.Variant == RetryReallocates {
+	if v := p.core.variant(); v == UnconditionalIdempotency || v == RetryReallocates {
 		idemCond = store.Unconditional
 	}
 	p.items[0] = store.TxItem{PutIdempotency: &p.rec, Condition: idemCond}

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
 	"github.com/chatseq/chatseq/internal/closers"
+	"github.com/chatseq/chatseq/localserver/dynamodblocal"
 	"github.com/chatseq/chatseq/store"
 	"github.com/chatseq/chatseq/store/dynamostore"
 	"github.com/chatseq/chatseq/store/memstore"

@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/closers"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
+	"github.com/chatseq/chatseq/target"
+	"github.com/chatseq/chatseq/targets/core"
 )
 
 // Options reach every target's servers.
@@ -53,9 +54,9 @@ type HTTPOptions struct {
 	MaxAnswerBytes        int64         // a sync page's answer; 0: the default
 }
 
-// Opened is a target ready for bench.RunTarget.
+// Opened is a target ready for the runner (bench.RunTarget).
 type Opened struct {
-	Factory  bench.TargetFactory
+	Factory  target.Factory
 	Describe string           // for reports, never with credentials
 	Fresh    bool             // started empty, so chat ids need no run prefix
 	Contract history.Contract // what the design promises
@@ -79,25 +80,24 @@ type Opened struct {
 // CheckKills refuses kill_server faults against a service whose state a
 // restart wipes: every message acknowledged before a kill would be gone
 // after it, and the run would fail as if the service had lost them.
-func (o *Opened) CheckKills(timed []bench.TimedFault) error {
+func (o *Opened) CheckKills(timed []target.TimedFault) error {
 	if !o.Volatile {
 		return nil
 	}
 	for _, f := range timed {
-		if f.Kind == bench.KillServer {
+		if f.Kind == target.KillServer {
 			return fmt.Errorf("kill_server (--kill-every, or a schedule's kill_server) against %s: its state lives in the process a kill ends, so the restarted service starts empty and the run would fail as if it lost every message acknowledged before the kill; serve a store that outlives the process (chatseq serve --target postgres --dsn URL --schema NAME, or --target dynamodb), or drop the kills", o.Describe)
 		}
 	}
 	return nil
 }
 
-// AdjustRun fits a run's configuration to the target: a remote one
-// publishes to its own Kafka, so without --brokers there is no topic to
-// read back (an embedded cluster would hold nothing of the service's).
-func (o *Opened) AdjustRun(cfg *bench.Config) {
-	if o.Remote && len(cfg.Brokers) == 0 {
-		cfg.KafkaOff = true
-	}
+// NoTopicToRead reports whether a run against the target that reads
+// Kafka back from brokers must turn Kafka off: a remote one publishes to
+// its own Kafka, so without --brokers there is no topic to read back (an
+// embedded cluster would hold nothing of the service's).
+func (o *Opened) NoTopicToRead(brokers []string) bool {
+	return o.Remote && len(brokers) == 0
 }
 
 // OnClose adds cleanup to run when the target is closed, last first.
@@ -188,7 +188,7 @@ func adr004(kind string) Opener {
 			return nil, err
 		}
 		o := &Opened{
-			Factory: bench.CoreTarget(st.Store), Describe: "ADR-004 core, " + st.Describe,
+			Factory: core.Factory(st.Store), Describe: "ADR-004 core, " + st.Describe,
 			Fresh: st.Fresh, Contract: adr004Contract, Claims: adr004Claims, Topic: sequencer.Topic,
 			// A store that starts empty for this process (memory, a DynamoDB
 			// Local it started) starts empty again after a restart.

@@ -123,6 +123,15 @@ func (g *gen) header() {
 	} else {
 		b = append(b, "many chats"...)
 	}
+	if g.zipf != nil {
+		b = append(b, ", zipf"...)
+	}
+	if c.FullPages {
+		b = append(b, ", full pages"...)
+	}
+	if c.Partitions > 0 {
+		b = append(b, ", events in commit order"...)
+	}
 	if c.StaleSync {
 		b = append(b, ", one stale sync"...)
 	}
@@ -152,6 +161,19 @@ func (g *gen) header() {
 	b = strconv.AppendFloat(b, c.Replay, 'g', -1, 64)
 	b = append(b, `,"stale_sync":`...)
 	b = strconv.AppendBool(b, c.StaleSync)
+	// The profiles' fields only where set, so that a default history
+	// stays byte for byte what it was.
+	if c.Zipf > 0 {
+		b = append(b, `,"zipf":`...)
+		b = strconv.AppendFloat(b, c.Zipf, 'g', -1, 64)
+	}
+	if c.Partitions > 0 {
+		b = append(b, `,"partitions":`...)
+		b = strconv.AppendInt(b, int64(c.Partitions), 10)
+	}
+	if c.FullPages {
+		b = append(b, `,"full_pages":true`...)
+	}
 	g.buf = append(b, "}}\n"...)
 	g.line++
 }
@@ -226,6 +248,7 @@ func (g *gen) syncInvoke(p, c int, after uint64) {
 }
 
 func (g *gen) syncOK(p, c int, seqs []uint64) {
+	g.res.Returned += len(seqs)
 	g.begin("ok", p, "sync")
 	b := append(g.buf, `,"chat":`...)
 	b = append(b, g.chats[c].name...)
@@ -280,5 +303,22 @@ func (g *gen) finalMessage(table string, ci int, c *chat, seq, key uint64) {
 	b = g.appendMessageID(b, ci, seq)
 	b = append(b, `,"key":`...)
 	g.buf = appendKey(b, key)
+	g.end()
+}
+
+// finalEvent writes an events line: chat c's message at seq, at offset of
+// partition p.
+func (g *gen) finalEvent(c int, seq uint64, p int32, offset int64) {
+	g.line++
+	b := append(g.buf, `{"type":"final","table":"events","chat":`...)
+	b = append(b, g.chats[c].name...)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, `,"message_id":`...)
+	b = g.appendMessageID(b, c, seq)
+	b = append(b, `,"partition":`...)
+	b = strconv.AppendInt(b, int64(p), 10)
+	b = append(b, `,"offset":`...)
+	g.buf = strconv.AppendInt(b, offset, 10)
 	g.end()
 }

@@ -29,6 +29,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 )
 
 // Config describes a simulated run.
@@ -36,8 +38,14 @@ type Config struct {
 	// Persists is the number of persist operations, retries and replays
 	// included.
 	Persists int
-	// Chats the operations spread over, uniformly. Ignored when Hot.
+	// Chats the operations spread over, uniformly unless Zipf. Ignored
+	// when Hot.
 	Chats int
+	// Zipf, above 1, draws each operation's chat from a Zipf distribution
+	// of that exponent (chat-0000 the busiest: at 1.1 over 200 chats it
+	// takes a fifth of the operations), as real traffic is skewed; 0 draws
+	// uniformly.
+	Zipf float64
 	// Hot puts every operation on one chat.
 	Hot bool
 	// Writers and Readers are the concurrent processes that persist and
@@ -60,6 +68,17 @@ type Config struct {
 	Replay float64
 	// Seed makes the run: equal configs write equal bytes.
 	Seed int64
+	// Partitions, above 0, publishes each committed message as an event
+	// when it commits, on topic partition chat mod Partitions at that
+	// partition's next offset, and writes the final events table: events
+	// reach the topic in commit order, which is out of sequence order
+	// whenever two writers' allocations overlap. 0 writes no events.
+	Partitions int
+	// FullPages makes syncs heavy: a reader with fewer than SyncLimit
+	// committed messages above its cursor starts its sync lower, where a
+	// full page lies above (a client opening a chat at its last page), so
+	// pages are nearly all full.
+	FullPages bool
 	// StaleSync breaks the history in one place only linearizability can
 	// see: one sync, in the last quarter of the run, misses a message that
 	// an earlier finished sync had returned and whose persist had not been
@@ -85,12 +104,41 @@ func Default() Config {
 	}
 }
 
+// Profiles are the shapes a checker meets in practice, which the
+// defaults do not make: the names Profile takes.
+var Profiles = []string{"zipf", "heavy-sync"}
+
+// Profile returns the configuration of a named profile (Profiles):
+//
+//   - zipf: 2M persists over 200 chats drawn from a Zipf distribution
+//     (exponent 1.1), syncs as by default, and events over 16 partitions
+//     that reach the topic in commit order, out of sequence order;
+//   - heavy-sync: 1M persists on one hot chat from 64 writers, with 105k
+//     syncs of limit 100, nearly all full (10M returned entries).
+//
+// Its fields may be changed afterwards (the tests shrink Persists).
+func Profile(name string) (Config, error) {
+	c := Default()
+	switch name {
+	case "zipf":
+		c.Persists, c.Chats, c.Zipf, c.Partitions = 2_000_000, 200, 1.1, 16
+	case "heavy-sync":
+		// 1M persists and a 0.095 share make 104,972 syncs.
+		c.Persists, c.Hot, c.Writers, c.SyncShare, c.SyncLimit, c.FullPages = 1_000_000, true, 64, 0.095, 100, true
+	default:
+		return Config{}, fmt.Errorf("unknown profile %q (profiles: %s)", name, strings.Join(Profiles, ", "))
+	}
+	return c, nil
+}
+
 // Limits of the encoding: a key packs its writer above 40 bits of counter,
 // a message id packs its chat above 40 bits of sequence.
 const (
 	maxWriters = 1 << 20
 	maxChats   = 1 << 24
 	maxSeq     = 1 << 40
+	// maxPartitions keeps a partition number an int32, as the format's.
+	maxPartitions = 1 << 20
 )
 
 func (c Config) validate() error {
@@ -101,6 +149,15 @@ func (c Config) validate() error {
 	}
 	if !c.Hot && (c.Chats < 1 || c.Chats > maxChats) {
 		bad("chats must be from 1 to %d, got %d", maxChats, c.Chats)
+	}
+	if !(c.Zipf == 0 || c.Zipf > 1) || math.IsInf(c.Zipf, 0) {
+		bad("zipf exponent must be 0 (uniform) or above 1, got %v", c.Zipf)
+	}
+	if c.Partitions < 0 || c.Partitions > maxPartitions {
+		bad("partitions must be from 0 to %d, got %d", maxPartitions, c.Partitions)
+	}
+	if c.FullPages && (c.Readers == 0 || c.SyncShare == 0) {
+		bad("full pages need readers and a sync share above 0")
 	}
 	if c.Writers < 1 || c.Writers > maxWriters {
 		bad("writers must be from 1 to %d, got %d", maxWriters, c.Writers)
@@ -137,7 +194,11 @@ type Result struct {
 	Bytes int64 // bytes written
 	// Operations by kind and outcome.
 	Persists, Syncs int
-	Dedup           int // persists answered as replays (dedup=true)
+	// Returned counts the entries all syncs returned.
+	Returned int
+	// Events counts the final events lines (Config.Partitions).
+	Events int
+	Dedup  int // persists answered as replays (dedup=true)
 	CrashesAfterAllocate,
 	CrashesAfterPersist int
 	// Messages committed (each has a final messages and idempotency

@@ -25,6 +25,19 @@ func (c *chat) page(dst []uint64, after uint64, n int) []uint64 {
 	return dst
 }
 
+// fullPageAfter returns the cursor a full-page sync starts from: after,
+// when n committed messages lie above it; else the highest sequence below
+// which n do (0 when the chat holds fewer).
+func (c *chat) fullPageAfter(after uint64, n int) uint64 {
+	s := c.counter
+	for ; s > 0 && n > 0; s-- {
+		if c.keys[s-1] != 0 {
+			n--
+		}
+	}
+	return min(after, s)
+}
+
 // Writer phases: what the writer's next step does.
 const (
 	wIdle     = iota // invoke a persist
@@ -97,7 +110,11 @@ type gen struct {
 	crashAlloc, crashPersist, replay uint64
 	idSalt                           uint64
 	pageBuf                          []uint64
-	res                              Result
+	zipf                             *rand.Zipf // Config.Zipf's draw; nil: uniform
+	// events are the committed messages in commit order, each its chat
+	// above 40 bits of sequence (Config.Partitions).
+	events []uint64
+	res    Result
 }
 
 const flushSize = 1 << 20
@@ -113,6 +130,9 @@ func newGen(w io.Writer, cfg Config) *gen {
 	g.idSalt = mix64(uint64(cfg.Seed) ^ 0x9e3779b97f4a7c15)
 	g.crashAlloc, g.crashPersist, g.replay = threshold(cfg.CrashAfterAllocate), threshold(cfg.CrashAfterPersist), threshold(cfg.Replay)
 	g.chats = make([]chat, nchats)
+	if cfg.Zipf > 0 && nchats > 1 {
+		g.zipf = rand.NewZipf(rand.New(&g.rng), cfg.Zipf, 1, uint64(nchats-1))
+	}
 	for i := range g.chats {
 		g.chats[i].name = strconv.AppendQuote(nil, chatName(i))
 	}
@@ -159,6 +179,9 @@ func below(bits uint64, n int) int { return int(bits & 0xffffffff * uint64(n) >>
 func (g *gen) pickChat() int {
 	if len(g.chats) == 1 {
 		return 0
+	}
+	if g.zipf != nil {
+		return int(g.zipf.Uint64())
 	}
 	return below(g.rng.Uint64(), len(g.chats))
 }
@@ -250,6 +273,9 @@ func (g *gen) stepWriter(p int) {
 		}
 		g.chats[w.chat].keys[w.seq-1] = w.key
 		g.res.Messages++
+		if g.cfg.Partitions > 0 {
+			g.events = append(g.events, uint64(w.chat)<<40|w.seq)
+		}
 		if w.late {
 			g.res.LateCommits++
 		}
@@ -301,6 +327,9 @@ func (g *gen) stepReader(i int) {
 	}
 	rd.chat = g.pickChat()
 	rd.after = rd.cursor[rd.chat]
+	if g.cfg.FullPages {
+		rd.after = g.chats[rd.chat].fullPageAfter(rd.after, g.cfg.SyncLimit)
+	}
 	g.syncInvoke(p, rd.chat, rd.after)
 	g.res.Syncs++
 	rd.busy = true
@@ -399,4 +428,27 @@ func (g *gen) finals() {
 		}
 		g.tableRead(table, n)
 	}
+	if g.cfg.Partitions > 0 {
+		g.finalEvents()
+	}
+}
+
+// finalEvents writes the topic as read back: partition by partition, each
+// in offset order, the messages in the order they committed.
+func (g *gen) finalEvents() {
+	parts := uint64(g.cfg.Partitions)
+	for p := range parts {
+		var offset int64
+		for _, ev := range g.events {
+			if g.stopped {
+				return
+			}
+			if c := ev >> 40; c%parts == p {
+				g.finalEvent(int(c), ev&(maxSeq-1), int32(p), offset)
+				offset++
+			}
+		}
+	}
+	g.res.Events = len(g.events)
+	g.tableRead(`"events"`, len(g.events))
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
+	"github.com/chatseq/chatseq/localserver/dynamodblocal"
 )
 
 // One DynamoDB Local per test binary (a JVM start costs seconds), with tables

@@ -13,6 +13,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
@@ -31,17 +32,17 @@ func (s *redirectingService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/elsewhere", http.StatusFound)
 }
 
-func openTarget(t *testing.T, h http.Handler) bench.Target {
+func openTarget(t *testing.T, h http.Handler) target.Target {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	base, _ := url.Parse(srv.URL)
-	target, err := httptarget.Factory(base, httptarget.DefaultAPI(), nil)(context.Background(), bench.TargetEnv{Config: bench.DefaultConfig()})
+	tgt, err := httptarget.Factory(base, httptarget.DefaultAPI(), nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { target.Close() })
-	return target
+	t.Cleanup(func() { tgt.Close() })
+	return tgt
 }
 
 // A send answered 302 is not followed, and never recorded as a definite
@@ -49,17 +50,17 @@ func openTarget(t *testing.T, h http.Handler) bench.Target {
 // redirect is no answer of the API (bad_response, api_conformance).
 func TestARedirectedSendIsNotFollowedNorAFailure(t *testing.T) {
 	s := &redirectingService{}
-	target := openTarget(t, s)
-	_, err := target.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
-	kind, code := bench.Completion(err)
+	tgt := openTarget(t, s)
+	_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+	kind, code := target.Completion(err)
 	if kind != history.KindInfo || code != history.ErrorBadResponse {
 		t.Fatalf("a send answered 302 is recorded %s %q (%v), want info %q", kind, code, err, history.ErrorBadResponse)
 	}
 	if !strings.Contains(err.Error(), `redirect to "/elsewhere"`) {
 		t.Errorf("the error does not name the redirect: %v", err)
 	}
-	_, err = target.Sync(context.Background(), "c", 0, 10)
-	if kind, code := bench.Completion(err); kind != history.KindFail || code != history.ErrorBadResponse {
+	_, err = tgt.Sync(context.Background(), "c", 0, 10)
+	if kind, code := target.Completion(err); kind != history.KindFail || code != history.ErrorBadResponse {
 		t.Fatalf("a sync answered 302 is recorded %s %q (%v), want fail %q", kind, code, err, history.ErrorBadResponse)
 	}
 	if n := s.elsewhere.Load(); n != 0 {
@@ -76,13 +77,13 @@ func TestAMappedRedirectIsAnOrdinaryAnswer(t *testing.T) {
 	srv := httptest.NewServer(&redirectingService{})
 	t.Cleanup(srv.Close)
 	base, _ := url.Parse(srv.URL)
-	target, err := httptarget.Factory(base, api, nil)(context.Background(), bench.TargetEnv{Config: bench.DefaultConfig()})
+	tgt, err := httptarget.Factory(base, api, nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer target.Close()
-	_, err = target.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
-	if kind, code := bench.Completion(err); kind != history.KindInfo || code != "http_302" {
+	defer tgt.Close()
+	_, err = tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+	if kind, code := target.Completion(err); kind != history.KindInfo || code != "http_302" {
 		t.Fatalf("a send answered 302 under statuses {302: info} is recorded %s %q, want info http_302", kind, code)
 	}
 }
@@ -111,9 +112,9 @@ func TestAnAnswerPastItsBoundIsABadResponse(t *testing.T) {
 			}
 		},
 	} {
-		target := openTarget(t, h)
-		_, err := target.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
-		kind, code := bench.Completion(err)
+		tgt := openTarget(t, h)
+		_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+		kind, code := target.Completion(err)
 		if kind != history.KindInfo || code != history.ErrorBadResponse || !strings.Contains(err.Error(), "with more than 4194304 bytes") {
 			t.Fatalf("%s: recorded %s %q: %v; want info %q naming the bound", name, kind, code, err, history.ErrorBadResponse)
 		}

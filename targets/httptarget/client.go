@@ -73,7 +73,7 @@ type client struct {
 	nemesis func(context.Context) error
 }
 
-// KillServer is the run's kill_server fault (bench.ServerKiller).
+// KillServer is the run's kill_server fault (target.ServerKiller).
 func (c *client) KillServer(ctx context.Context) error {
 	if c.nemesis == nil {
 		return fmt.Errorf("kill_server needs --serve CMD or --nemesis-cmd CMD: chatseq did not start the service and has no command to fault it")
@@ -236,7 +236,7 @@ func (c *client) badAnswer(method, url string, a *answer, definite bool, problem
 	return &sequencer.Error{Code: CodeBadResponse, Definite: definite, Err: err}
 }
 
-// BadAnswerExample is the first answer that broke the API (bench.BadAnswerExampler).
+// BadAnswerExample is the first answer that broke the API (target.BadAnswerExampler).
 func (c *client) BadAnswerExample() string {
 	if p := c.firstBad.Load(); p != nil {
 		return *p

@@ -76,7 +76,9 @@ func TestAServiceThatLosesEveryAckFails(t *testing.T) {
 	cfg.Seed, cfg.Ops, cfg.Duration, cfg.Writers, cfg.Chats = 1, 80, 0, 4, 2
 	cfg.Faults = bench.FaultRates{} // what bench does for a remote target unless asked
 	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
-	opened.AdjustRun(&cfg)
+	if opened.NoTopicToRead(cfg.Brokers) {
+		cfg.KafkaOff = true
+	}
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -43,7 +43,7 @@ func TestHTTPTargetStatesItsKeyScope(t *testing.T) {
 // chatseq serve states its target's key scope: ADR-004's core scopes keys
 // per chat.
 func TestServeStatesItsKeyScope(t *testing.T) {
-	if s := serve(t, sequencer.Correct, false); s.Contract.KeyScope != history.KeyScopeChat {
+	if s := startServer(t, sequencer.Correct, false); s.Contract.KeyScope != history.KeyScopeChat {
 		t.Errorf("serve --target memory states key_scope %q", s.Contract.KeyScope)
 	}
 }

@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/serve"
 )
 
 // serveEnv, when set, makes this test binary chatseq serve: the
-// ServeOptions in it, as JSON. The nemesis tests start it with --serve
+// serve.Options in it, as JSON. The nemesis tests start it with --serve
 // and kill it, as a user's 'chatseq serve' would be.
 const serveEnv = "CHATSEQ_TEST_SERVE"
 
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 func serveFromEnv(spec string) int {
-	var o httpapi.ServeOptions
+	var o serve.Options
 	if err := json.Unmarshal([]byte(spec), &o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -37,7 +38,7 @@ func serveFromEnv(spec string) int {
 	o.TestHooks = o.TestHooks || httpapi.TestHooksAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	s, err := httpapi.Start(ctx, o)
+	s, err := serve.Start(ctx, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 5

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,14 +46,14 @@ type API struct {
 	UserHeader string `yaml:"user_header"`
 }
 
-// ContractSpec is the part of history.Contract a service states.
-type ContractSpec struct {
-	Gaps     string `yaml:"gaps"`
-	KeyReuse string `yaml:"key_reuse"`
-	// KeyScope: chat (ADR-004, the default) or client (ADR-001: unique
-	// per sender per chat); bench --key-scope overrides it.
-	KeyScope string `yaml:"key_scope"`
-}
+// ContractSpec is what a service states of its contract, each field
+// spelled as the history header spells it: only the fields in
+// serviceStates; the http target fixes the rest (contract). bench
+// --key-scope overrides key_scope.
+type ContractSpec = history.Contract
+
+// serviceStates are the contract fields an --api mapping may state.
+var serviceStates = []string{"gaps", "key_reuse", "key_scope"}
 
 // CreateSpec creates a chat with its members.
 type CreateSpec struct {
@@ -230,14 +231,26 @@ func bad(msg string, field ...string) *fieldError { return &fieldError{field: fi
 
 var methods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
+// contractError checks the mapping's contract against history.ContractFields.
+func (a *API) contractError() *fieldError {
+	for _, f := range history.ContractFields {
+		v := *f.Of(&a.Contract)
+		switch {
+		case v == "":
+		case !slices.Contains(serviceStates, f.Name):
+			return bad(fmt.Sprintf("contract.%s: a mapping states only %s; target http fixes the rest", f.Name, strings.Join(serviceStates, ", ")), "contract", f.Name)
+		case !f.Allows(v):
+			return bad(fmt.Sprintf("contract.%s must be %s, got %q", f.Name, f.Choices(false, "or"), v), "contract", f.Name)
+		}
+	}
+	return nil
+}
+
 func (a *API) validate() *fieldError {
+	if err := a.contractError(); err != nil {
+		return err
+	}
 	switch {
-	case a.Contract.Gaps != history.GapsAllowed && a.Contract.Gaps != history.GapsForbidden:
-		return bad(fmt.Sprintf("contract.gaps must be %s or %s, got %q", history.GapsAllowed, history.GapsForbidden, a.Contract.Gaps), "contract", "gaps")
-	case a.Contract.KeyReuse != history.KeyReuseReturnOriginal && a.Contract.KeyReuse != history.KeyReuseReject:
-		return bad(fmt.Sprintf("contract.key_reuse must be %s or %s, got %q", history.KeyReuseReturnOriginal, history.KeyReuseReject, a.Contract.KeyReuse), "contract", "key_reuse")
-	case a.Contract.KeyScope != "" && a.Contract.KeyScope != history.KeyScopeChat && a.Contract.KeyScope != history.KeyScopeClient:
-		return bad(fmt.Sprintf("contract.key_scope must be %s or %s, got %q", history.KeyScopeChat, history.KeyScopeClient, a.Contract.KeyScope), "contract", "key_scope")
 	case (a.Send.KeyHeader == "") == (a.Send.KeyField == ""):
 		return bad("send: give key_header or key_field (where the idempotency key goes), one of them", "send")
 	case a.Send.Sequence == "":

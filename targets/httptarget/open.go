@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets"
 )
 
@@ -88,8 +88,8 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 }
 
 // withNemesis gives the factory's clients a way to kill the service.
-func withNemesis(f bench.TargetFactory, kill func(context.Context) error) bench.TargetFactory {
-	return func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
+func withNemesis(f target.Factory, kill func(context.Context) error) target.Factory {
+	return func(ctx context.Context, env target.Env) (target.Target, error) {
 		t, err := f(ctx, env)
 		if err != nil {
 			return nil, err
@@ -106,35 +106,36 @@ func apiName(path string) string {
 	return " (API " + path + ")"
 }
 
+// contract is what the mapping states, and for the rest the table's
+// default; a field whose default depends on events lines (events) is
+// left to the checker, which finds none in an http target's history.
 func (a *API) contract() history.Contract {
-	scope := a.Contract.KeyScope
-	if scope == "" {
-		scope = history.KeyScopeChat
+	c := a.Contract
+	for _, f := range history.ContractFields {
+		if v := f.Of(&c); *v == "" && f.DefaultWithEvents == "" {
+			*v = f.Default
+		}
 	}
-	return history.Contract{
-		Gaps: a.Contract.Gaps, KeyReuse: a.Contract.KeyReuse,
-		CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
-		KeyScope: scope,
-	}
+	return c
 }
 
 // Factory builds a run's client: as many idle connections as the run
 // has clients, so none waits for another's, and its clients' retry
 // budget; rt, when set, carries the requests (a test's validating
 // transport).
-func Factory(base *url.URL, api *API, rt http.RoundTripper) bench.TargetFactory {
+func Factory(base *url.URL, api *API, rt http.RoundTripper) target.Factory {
 	return factory(base, api, defaultSettings(), rt)
 }
 
 // factory is Factory with the run's transport settings.
-func factory(base *url.URL, api *API, s settings, rt http.RoundTripper) bench.TargetFactory {
-	return func(_ context.Context, env bench.TargetEnv) (bench.Target, error) {
-		conns := 2*env.Config.Writers + env.Config.Readers + 4
+func factory(base *url.URL, api *API, s settings, rt http.RoundTripper) target.Factory {
+	return func(_ context.Context, env target.Env) (target.Target, error) {
+		conns := 2*env.Writers + env.Readers + 4
 		c := newClient(base, api, s, conns, rt)
 		// A send answered 503 or 429 is retried within the run's own
 		// budget and from its clients' first wait (--max-attempts,
 		// --retry-backoff), and at most as the strategy document says.
-		c.retry = statusRetry{attempts: min(MaxStatusAttempts, env.Config.MaxAttempts), backoff: env.Config.RetryBackoff}
+		c.retry = statusRetry{attempts: min(MaxStatusAttempts, env.MaxAttempts), backoff: env.RetryBackoff}
 		return c, nil
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/serve"
 	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/targets"
@@ -22,7 +22,7 @@ import (
 // chatseq serve over memory, listening at listen.
 func serveCommand(t *testing.T, listen string) string {
 	t.Helper()
-	o := httpapi.ServeOptions{Target: "memory", Strategy: sequencer.TwoPhase, RepublishOnReplay: true, Kafka: httpapi.KafkaOff, Listen: listen, Seed: 1}
+	o := serve.Options{Target: "memory", Strategy: sequencer.TwoPhase, RepublishOnReplay: true, Kafka: serve.KafkaOff, Listen: listen, Seed: 1}
 	spec, err := json.Marshal(o)
 	if err != nil {
 		t.Fatal(err)

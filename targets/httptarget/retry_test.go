@@ -13,6 +13,7 @@ import (
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
@@ -63,15 +64,15 @@ func persistOnce(t *testing.T, f *flakyService, api *httptarget.API, cfg bench.C
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	base, _ := url.Parse(srv.URL)
-	target, err := httptarget.Factory(base, api, nil)(context.Background(), bench.TargetEnv{Config: cfg})
+	tgt, err := httptarget.Factory(base, api, nil)(context.Background(), cfg.TargetEnv(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { target.Close() })
-	out, err := target.Persist(context.Background(), sequencer.Request{
+	t.Cleanup(func() { tgt.Close() })
+	out, err := tgt.Persist(context.Background(), sequencer.Request{
 		Chat: "c", Key: "key-1", Sender: "u1", Content: "hello", Faults: faults,
 	}, nil)
-	kind, code := bench.Completion(err) // what the writer records
+	kind, code := target.Completion(err) // what the writer records
 	return out, kind, code, err
 }
 

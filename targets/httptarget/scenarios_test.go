@@ -33,7 +33,7 @@ func TestShippedADR004ScenariosThroughHTTP(t *testing.T) {
 	}
 	for _, sc := range scs {
 		t.Run(sc.Name, func(t *testing.T) {
-			s := serve(t, sc.Broken, !sc.KafkaOff)
+			s := startServer(t, sc.Variant, !sc.KafkaOff)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			o := scenarios.Run(ctx, sc, scenarios.Options{

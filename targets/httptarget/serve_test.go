@@ -10,25 +10,25 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
-	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/httpapi/apitest"
+	"github.com/chatseq/chatseq/internal/serve"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
-// serve starts chatseq serve's server in process: target memory, with
+// startServer starts chatseq serve's server in process: target memory, with
 // variant, publishing to an embedded Kafka when kafka is set.
-func serve(t *testing.T, variant sequencer.Variant, kafka bool) *httpapi.Serving {
+func startServer(t *testing.T, variant sequencer.Variant, kafka bool) *serve.Serving {
 	t.Helper()
-	o := httpapi.ServeOptions{
+	o := serve.Options{
 		Target: "memory", Variant: variant, Strategy: sequencer.TwoPhase, RepublishOnReplay: true,
-		Kafka: httpapi.KafkaOff, Partitions: 8, Listen: "127.0.0.1:0", Seed: 1, TestHooks: true,
+		Kafka: serve.KafkaOff, Partitions: 8, Listen: "127.0.0.1:0", Seed: 1, TestHooks: true,
 	}
 	if kafka {
-		o.Kafka = httpapi.KafkaEmbedded
+		o.Kafka = serve.KafkaEmbedded
 	}
-	s, err := httpapi.Start(context.Background(), o)
+	s, err := serve.Start(context.Background(), o)
 	if err != nil {
 		t.Fatalf("serving: %v", err)
 	}
@@ -39,7 +39,7 @@ func serve(t *testing.T, variant sequencer.Variant, kafka bool) *httpapi.Serving
 // runThroughHTTP runs cfg against the served target through the http
 // target, every request and answer checked against docs/openapi.yaml,
 // and checks the history.
-func runThroughHTTP(t *testing.T, s *httpapi.Serving, cfg bench.Config) checker.Report {
+func runThroughHTTP(t *testing.T, s *serve.Serving, cfg bench.Config) checker.Report {
 	t.Helper()
 	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: "http://" + s.Addr})
 	if err != nil {
@@ -49,7 +49,9 @@ func runThroughHTTP(t *testing.T, s *httpapi.Serving, cfg bench.Config) checker.
 	validate := apitest.NewTransport(t, nil)
 	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
 	cfg.Brokers, cfg.Topic = s.Brokers, s.Topic
-	opened.AdjustRun(&cfg)
+	if opened.NoTopicToRead(cfg.Brokers) {
+		cfg.KafkaOff = true
+	}
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -74,7 +76,7 @@ func shortRun(seed int64, ops int) bench.Config {
 // (faults sent through the test hooks), judged from what HTTP showed: the
 // invariants that need the server's inside are n/a, none fails.
 func TestCorrectServerPassesThroughHTTP(t *testing.T) {
-	s := serve(t, sequencer.Correct, true)
+	s := startServer(t, sequencer.Correct, true)
 	rep := runThroughHTTP(t, s, shortRun(1, 1500))
 	judged := 0
 	for _, r := range rep.Invariants {
@@ -100,7 +102,7 @@ func TestCorrectServerPassesThroughHTTP(t *testing.T) {
 func TestEveryBrokenVariantServedIsCaughtThroughHTTP(t *testing.T) {
 	for _, v := range sequencer.BrokenVariants {
 		t.Run(string(v.Variant), func(t *testing.T) {
-			s := serve(t, v.Variant, false)
+			s := startServer(t, v.Variant, false)
 			rep := runThroughHTTP(t, s, shortRun(1, 1500))
 			r, ok := rep.Result(v.CaughtBy)
 			if !ok || r.Status != checker.Fail {

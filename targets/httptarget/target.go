@@ -192,10 +192,15 @@ func (c *client) Sync(ctx context.Context, chat string, after uint64, limit int)
 
 // page reads one page and whether it was full (more may follow).
 func (c *client) page(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, bool, error) {
+	return c.pageAs(ctx, c.reader(chat), chat, after, limit)
+}
+
+// pageAs reads one page as user.
+func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int) ([]store.Message, bool, error) {
 	spec := c.api.Sync
 	q := url.Values{spec.AfterParam: {strconv.FormatUint(after, 10)}, spec.LimitParam: {strconv.Itoa(limit)}}
 	to := c.url(spec.Path, chat, q)
-	a, err := c.do(ctx, spec.Method, to, c.asUser(nil, c.reader(chat)), nil, c.settings.maxPage)
+	a, err := c.do(ctx, spec.Method, to, c.asUser(nil, user), nil, c.settings.maxPage)
 	if err != nil {
 		return nil, false, transportError(err)
 	}

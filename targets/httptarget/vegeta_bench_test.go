@@ -16,7 +16,9 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/serve"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
@@ -96,9 +98,9 @@ func BenchmarkHTTPDriverVsVegeta(b *testing.B) {
 	}
 }
 
-func serveForBench(b *testing.B) *httpapi.Serving {
-	s, err := httpapi.Start(context.Background(), httpapi.ServeOptions{
-		Target: "memory", Strategy: sequencer.TwoPhase, Kafka: httpapi.KafkaOff, Listen: "127.0.0.1:0", Seed: 1,
+func serveForBench(b *testing.B) *serve.Serving {
+	s, err := serve.Start(context.Background(), serve.Options{
+		Target: "memory", Strategy: sequencer.TwoPhase, Kafka: serve.KafkaOff, Listen: "127.0.0.1:0", Seed: 1,
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -129,7 +131,7 @@ func runChatseq(b *testing.B, base *url.URL, rate float64, d time.Duration) driv
 // recorded as chatseq bench checks (the check reads the history as the
 // recorder writes it, in the same process as the sends); an error if the
 // check does not pass. wrap, if set, wraps the run's target.
-func runChecked(base *url.URL, rate float64, d time.Duration, prefix, historyPath string, wrap func(bench.Target) bench.Target) (*bench.Result, error) {
+func runChecked(base *url.URL, rate float64, d time.Duration, prefix, historyPath string, wrap func(target.Target) target.Target) (*bench.Result, error) {
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Rate, cfg.Duration = 64, benchChats, rate, d
 	cfg.Faults, cfg.SyncRatio, cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = bench.FaultRates{}, 0, 0, 0
@@ -140,7 +142,7 @@ func runChecked(base *url.URL, rate float64, d time.Duration, prefix, historyPat
 	factory := httptarget.Factory(base, httptarget.DefaultAPI(), nil)
 	if wrap != nil {
 		inner := factory
-		factory = func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
+		factory = func(ctx context.Context, env target.Env) (target.Target, error) {
 			t, err := inner(ctx, env)
 			if err != nil {
 				return nil, err

@@ -23,6 +23,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/target"
 )
 
 // BenchmarkHTTPDriverVsVegetaP99 compares chatseq's http driver's p99 with
@@ -333,7 +334,7 @@ func chatseqLoad(s loadSpec) (loadResult, error) {
 	}
 	defer os.RemoveAll(dir)
 	started := &startsWhenTold{}
-	res, err := runChecked(base, s.Rate, s.Duration, s.Prefix, filepath.Join(dir, "history.jsonl"), func(t bench.Target) bench.Target {
+	res, err := runChecked(base, s.Rate, s.Duration, s.Prefix, filepath.Join(dir, "history.jsonl"), func(t target.Target) target.Target {
 		started.Target = t
 		return started
 	})
@@ -350,7 +351,7 @@ func chatseqLoad(s loadSpec) (loadResult, error) {
 // startsWhenTold holds the run back after its last chat is created until
 // waitForStart returns: the writers start right after the set-up.
 type startsWhenTold struct {
-	bench.Target
+	target.Target
 	created int
 	late    time.Duration
 }

@@ -1,13 +1,18 @@
 package ledger
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/checker/checkertest"
+	"github.com/chatseq/chatseq/internal/evidence"
 	"github.com/chatseq/chatseq/sequencer"
+	tg "github.com/chatseq/chatseq/target"
 )
 
 // The ledger keeps its contract (gapless, key reuse rejected) through
@@ -17,24 +22,47 @@ import (
 func TestLedgerPassesItsContractUnderFaults(t *testing.T) {
 	cfg := benchConfig(t, 8, 16, 2500*time.Millisecond)
 	cfg.ReuseKey = 0.02
-	cfg.Timed = []bench.TimedFault{
-		{Kind: bench.StoreStall, At: 800 * time.Millisecond, For: 500 * time.Millisecond},
-		{Kind: bench.StoreLatency, At: 1600 * time.Millisecond, For: 200 * time.Millisecond, Latency: 2 * time.Millisecond},
+	// A transfer on 5% of writes rather than the runner's 1%: a loaded
+	// machine's run makes only a few hundred writes.
+	cfg.Faults.CrashAfterAllocate = 0.05
+	cfg.Timed = []tg.TimedFault{
+		{Kind: tg.StoreStall, At: 800 * time.Millisecond, For: 500 * time.Millisecond},
+		{Kind: tg.StoreLatency, At: 1600 * time.Millisecond, For: 200 * time.Millisecond, Latency: 2 * time.Millisecond},
 	}
-	res, rep, counts := runAndCheck(t, cfg, testConfig())
-	checkertest.RequireValid(t, rep)
-	for _, name := range []string{checker.NameGapless, checker.NameKeyReuse, checker.NameIdempotencyGuarantee} {
-		if r := checkertest.Verdict(t, rep, name); r.Status != checker.Pass {
-			t.Errorf("%s: %s %s", name, r.Status, r.Detail)
+	// The faults strike writes: on a machine busy with other jobs a run
+	// may make too few writes for a transfer (at most one in 100 ms) or
+	// find no leader to cut all window long. Such a run keeps
+	// the contract through less than the test claims, and runs again.
+	evidence.Rerun(t, evidence.Default, func(n int) string {
+		// The faults a run plans follow its seed: a run again with the
+		// same seed would plan the same ones.
+		cfg.Seed = int64(n)
+		res, rep, counts := runAndCheck(t, cfg, testConfig())
+		checkertest.RequireValid(t, rep)
+		for _, name := range []string{checker.NameGapless, checker.NameKeyReuse, checker.NameIdempotencyGuarantee} {
+			if r := checkertest.Verdict(t, rep, name); r.Status != checker.Pass {
+				t.Errorf("%s: %s %s", name, r.Status, r.Detail)
+			}
 		}
-	}
-	if counts.Crashes == 0 || counts.Transfers == 0 || counts.Cuts != 1 {
-		t.Errorf("faults did not all happen: %+v", counts)
-	}
-	if res.Counts.ErrorCodes[CodeKeyReused] == 0 {
-		t.Errorf("no reused key was rejected: %v", res.Counts.ErrorCodes)
-	}
-	t.Logf("%.0f ops/s, faults %+v, error codes %v", res.Throughput(), counts, res.Counts.ErrorCodes)
+		t.Logf("%.0f ops/s, faults %+v, error codes %v", res.Throughput(), counts, res.Counts.ErrorCodes)
+		if counts.Cuts > 1 {
+			t.Errorf("%d cuts in one store-stall window", counts.Cuts)
+		}
+		var missed []string
+		for what, happened := range map[string]bool{
+			"no leader crash": counts.Crashes > 0, "no leadership transfer": counts.Transfers > 0,
+			"no leader cut off": counts.Cuts > 0, "no reused key rejected": res.Counts.ErrorCodes[CodeKeyReused] > 0,
+		} {
+			if !happened {
+				missed = append(missed, what)
+			}
+		}
+		if len(missed) > 0 {
+			slices.Sort(missed)
+			return fmt.Sprintf("%s (faults %+v)", strings.Join(missed, ", "), counts)
+		}
+		return ""
+	})
 }
 
 // Each broken variant is caught by the invariant it names.

@@ -10,6 +10,7 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
+	tg "github.com/chatseq/chatseq/target"
 )
 
 // benchConfig is a short run under the ledger's contract (no Kafka: the
@@ -35,7 +36,7 @@ func runAndCheck(t *testing.T, cfg bench.Config, lc Config) (*bench.Result, chec
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var counts Counts
-	factory := func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
+	factory := func(ctx context.Context, env tg.Env) (tg.Target, error) {
 		tgt, err := Factory(lc)(ctx, env)
 		if err != nil {
 			return nil, err

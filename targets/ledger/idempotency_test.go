@@ -16,7 +16,7 @@ func newTarget(t *testing.T, lc Config, variant Variant, chats ...string) *targe
 	t.Helper()
 	cfg := bench.DefaultConfig()
 	cfg.Variant = variantOf(variant)
-	tgt, err := Factory(lc)(context.Background(), bench.TargetEnv{Config: cfg, Elapsed: func() time.Duration { return 0 }})
+	tgt, err := Factory(lc)(context.Background(), cfg.TargetEnv(nil, func() time.Duration { return 0 }))
 	if err != nil {
 		t.Fatal(err)
 	}

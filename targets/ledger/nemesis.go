@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chatseq/chatseq/bench"
+	tg "github.com/chatseq/chatseq/target"
 )
 
 // nemesis injects the cluster faults: a leader crash (shutdown, restart a
@@ -18,7 +18,7 @@ import (
 type nemesis struct {
 	cl  *cluster
 	cfg Config
-	env bench.TargetEnv
+	env tg.Env
 
 	mu           sync.Mutex
 	lastCrash    time.Time
@@ -32,11 +32,11 @@ type nemesis struct {
 	once sync.Once
 }
 
-func startNemesis(cl *cluster, cfg Config, env bench.TargetEnv) *nemesis {
+func startNemesis(cl *cluster, cfg Config, env tg.Env) *nemesis {
 	n := &nemesis{cl: cl, cfg: cfg, env: env, quit: make(chan struct{})}
-	var stalls []bench.TimedFault
-	for _, f := range env.Config.Timed {
-		if f.Kind == bench.StoreStall {
+	var stalls []tg.TimedFault
+	for _, f := range env.Timed {
+		if f.Kind == tg.StoreStall {
 			stalls = append(stalls, f)
 		}
 	}
@@ -71,11 +71,10 @@ func (n *nemesis) crashLeader(nd *node) bool {
 // transferLeadership moves leadership away from nd, unless a transfer
 // happened recently.
 func (n *nemesis) transferLeadership(nd *node) bool {
-	if !n.due(&n.lastTransfer, n.cfg.TransferEvery, &n.transfers) {
-		return false
-	}
+	// A node that is down has no leadership to move: it is not a
+	// transfer, and not counted as one.
 	r, _, _, up := nd.live()
-	if !up {
+	if !up || !n.due(&n.lastTransfer, n.cfg.TransferEvery, &n.transfers) {
 		return false
 	}
 	// The transfer runs beside the write; its future is not awaited, the
@@ -103,8 +102,8 @@ func (n *nemesis) slow(ctx context.Context) {
 	if !ok {
 		return
 	}
-	for _, f := range n.env.Config.Timed {
-		if f.Kind == bench.StoreLatency && el >= f.At && el < f.At+f.For {
+	for _, f := range n.env.Timed {
+		if f.Kind == tg.StoreLatency && el >= f.At && el < f.At+f.For {
 			select {
 			case <-ctx.Done():
 			case <-time.After(f.Latency):
@@ -127,7 +126,7 @@ func (n *nemesis) elapsed() (time.Duration, bool) {
 // cutLeaderDuring cuts the leader off for each store-stall window: it
 // keeps believing it leads until its lease runs out, its writes cannot
 // commit, and the other two elect a new leader.
-func (n *nemesis) cutLeaderDuring(windows []bench.TimedFault) {
+func (n *nemesis) cutLeaderDuring(windows []tg.TimedFault) {
 	defer n.bg.Done()
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()

@@ -20,9 +20,9 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/oklog/ulid/v2"
 
-	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
+	tg "github.com/chatseq/chatseq/target"
 )
 
 // Error codes this target adds to the history's vocabulary.
@@ -110,9 +110,9 @@ func (p *pendingAlloc) close() (seq uint64, nanos int64) {
 }
 
 // Factory builds a fresh three-node cluster per run.
-func Factory(cfg Config) bench.TargetFactory {
-	return func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
-		variant, err := ParseVariant(string(env.Config.Variant))
+func Factory(cfg Config) tg.Factory {
+	return func(ctx context.Context, env tg.Env) (tg.Target, error) {
+		variant, err := ParseVariant(string(env.Variant))
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +325,11 @@ func (n *node) nextSeq(chat string) uint64 {
 }
 
 // propose applies an administrative entry through the leader, retrying
-// when leadership moves before it is appended.
+// when leadership moves before it is appended, and when it is lost while
+// the entry commits: creating a chat and setting its counter are
+// idempotent (applied twice, they leave the state as once), so an entry
+// that may have committed is proposed again. A machine busy with other
+// jobs starves the heartbeats, and a run's setup failed on one election.
 func (t *target) propose(ctx context.Context, c command) (result, error) {
 	deadline := time.Now().Add(t.cfg.LeaderWait)
 	for {
@@ -339,7 +343,7 @@ func (t *target) propose(ctx context.Context, c command) (result, error) {
 		}
 		f := r.Apply(c.encode(), t.cfg.WriteTimeout)
 		if err := awaitFuture(ctx, r, f, t.cfg.WriteTimeout); err != nil {
-			if notAppended(err) && time.Now().Before(deadline) {
+			if (notAppended(err) || errors.Is(err, raft.ErrLeadershipLost)) && time.Now().Before(deadline) {
 				continue
 			}
 			return result{}, err
@@ -439,4 +443,4 @@ func (t *target) Close() error {
 // Faults reports what the nemesis did.
 func (t *target) Faults() Counts { return t.nem.counts() }
 
-var _ bench.Target = (*target)(nil)
+var _ tg.Target = (*target)(nil)

@@ -20,7 +20,7 @@ func TestSharedFactoryTakesEachRunsRelayCrashRate(t *testing.T) {
 	for _, rate := range []float64{0, 0.25} {
 		cfg := bench.DefaultConfig()
 		cfg.Faults.PublishFail = rate
-		tgt, err := factory(context.Background(), bench.TargetEnv{Config: cfg, Publisher: discardPublisher{}, Elapsed: func() time.Duration { return 0 }})
+		tgt, err := factory(context.Background(), cfg.TargetEnv(discardPublisher{}, func() time.Duration { return 0 }))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/chatseq/chatseq/bench"
+	tg "github.com/chatseq/chatseq/target"
 )
 
 // errDBDown is what a client sees while the database is down: the
@@ -20,13 +20,13 @@ var errDBDown = errors.New("database unavailable (scheduled db-down window): con
 // begin".
 type gate struct {
 	elapsed func() time.Duration
-	windows []bench.TimedFault
+	windows []tg.TimedFault
 }
 
-func newGate(env bench.TargetEnv) *gate {
+func newGate(env tg.Env) *gate {
 	g := &gate{elapsed: env.Elapsed}
-	for _, f := range env.Config.Timed {
-		if f.Kind == bench.StoreLatency || f.Kind == bench.StoreStall {
+	for _, f := range env.Timed {
+		if f.Kind == tg.StoreLatency || f.Kind == tg.StoreStall {
 			g.windows = append(g.windows, f)
 		}
 	}
@@ -34,9 +34,9 @@ func newGate(env bench.TargetEnv) *gate {
 }
 
 // active returns the window the run is in, if any.
-func (g *gate) active() (bench.TimedFault, bool) {
+func (g *gate) active() (tg.TimedFault, bool) {
 	if len(g.windows) == 0 || g.elapsed == nil {
-		return bench.TimedFault{}, false
+		return tg.TimedFault{}, false
 	}
 	el := g.elapsed()
 	for _, w := range g.windows {
@@ -44,7 +44,7 @@ func (g *gate) active() (bench.TimedFault, bool) {
 			return w, true
 		}
 	}
-	return bench.TimedFault{}, false
+	return tg.TimedFault{}, false
 }
 
 // enter is called before each statement: it waits out a latency window
@@ -54,7 +54,7 @@ func (g *gate) enter(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	if w.Kind == bench.StoreStall {
+	if w.Kind == tg.StoreStall {
 		return errDBDown
 	}
 	t := time.NewTimer(w.Latency)
@@ -70,5 +70,5 @@ func (g *gate) enter(ctx context.Context) error {
 // down reports whether the database is down right now.
 func (g *gate) down() bool {
 	w, ok := g.active()
-	return ok && w.Kind == bench.StoreStall
+	return ok && w.Kind == tg.StoreStall
 }

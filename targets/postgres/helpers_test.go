@@ -12,16 +12,17 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
-	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
 	"github.com/chatseq/chatseq/history"
+	pgserver "github.com/chatseq/chatseq/localserver/postgres"
+	tg "github.com/chatseq/chatseq/target"
 )
 
 // shared is the throwaway cluster the tests share; every run gets a schema
 // of its own, so they do not see each other.
-var shared *pgfixture.Cluster
+var shared *pgserver.Cluster
 
 func TestMain(m *testing.M) {
-	c, err := pgfixture.Start(context.Background())
+	c, err := pgserver.Start(context.Background())
 	if err != nil {
 		// Missing binaries fail the package, never skip it.
 		fmt.Fprintf(os.Stderr, "FAIL: the postgres target's tests need a PostgreSQL server: %v\n", err)
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 // cluster returns the shared cluster.
-func cluster(t *testing.T) *pgfixture.Cluster {
+func cluster(t *testing.T) *pgserver.Cluster {
 	t.Helper()
 	if shared == nil {
 		t.Fatal("TestMain did not start the shared cluster")
@@ -57,12 +58,30 @@ func benchConfig(t *testing.T, writers, chats int, d time.Duration) bench.Config
 // runAndCheck drives the target through the runner and checks the history.
 func runAndCheck(t *testing.T, cfg bench.Config, tc Config) (*bench.Result, checker.Report, *history.History) {
 	t.Helper()
+	return runAndCheckWrapped(t, cfg, tc, nil)
+}
+
+// runAndCheckWrapped is runAndCheck with each target the runner builds
+// wrapped by wrap, if not nil (to count what the target was asked).
+func runAndCheckWrapped(t *testing.T, cfg bench.Config, tc Config, wrap func(tg.Target) tg.Target) (*bench.Result, checker.Report, *history.History) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if tc.DSN == "" {
 		tc.DSN = cluster(t).DSN()
 	}
-	res, err := bench.RunTarget(ctx, cfg, Factory(tc))
+	factory := Factory(tc)
+	if wrap != nil {
+		inner := factory
+		factory = func(ctx context.Context, env tg.Env) (tg.Target, error) {
+			tgt, err := inner(ctx, env)
+			if err != nil {
+				return nil, err
+			}
+			return wrap(tgt), nil
+		}
+	}
+	res, err := bench.RunTarget(ctx, cfg, factory)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

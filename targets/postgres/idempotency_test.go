@@ -10,16 +10,17 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
+	tg "github.com/chatseq/chatseq/target"
 )
 
 // newTarget builds a target without Kafka (no relay) for direct calls.
-func newTarget(t *testing.T, tc Config, chats ...string) bench.Target {
+func newTarget(t *testing.T, tc Config, chats ...string) tg.Target {
 	t.Helper()
 	ctx := context.Background()
 	tc.DSN = cluster(t).DSN()
 	cfg := bench.DefaultConfig()
 	cfg.KafkaOff = true
-	tgt, err := Factory(tc)(ctx, bench.TargetEnv{Config: cfg, Elapsed: func() time.Duration { return 0 }})
+	tgt, err := Factory(tc)(ctx, cfg.TargetEnv(nil, func() time.Duration { return 0 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func newTarget(t *testing.T, tc Config, chats ...string) bench.Target {
 	return tgt
 }
 
-func sendOK(t *testing.T, tgt bench.Target, chat, sender, key, content string) sequencer.Result {
+func sendOK(t *testing.T, tgt tg.Target, chat, sender, key, content string) sequencer.Result {
 	t.Helper()
 	out, err := tgt.Persist(context.Background(), sequencer.Request{Chat: chat, Sender: sender, Key: key, Content: content}, nil)
 	if err != nil {
@@ -109,7 +110,7 @@ func TestExpiredKeyIsNew(t *testing.T) {
 }
 
 // idempotencyRecord is the one idempotency record of chat.
-func idempotencyRecord(t *testing.T, tgt bench.Target, chat string) store.IdempotencyRecord {
+func idempotencyRecord(t *testing.T, tgt tg.Target, chat string) store.IdempotencyRecord {
 	t.Helper()
 	st, err := tgt.Dump(context.Background(), []string{chat})
 	if err != nil {

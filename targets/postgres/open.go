@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
 	"github.com/chatseq/chatseq/history"
+	pgserver "github.com/chatseq/chatseq/localserver/postgres"
 	"github.com/chatseq/chatseq/targets"
 )
 
@@ -54,7 +54,7 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 	o := &targets.Opened{Fresh: true, Contract: Contract, Claims: Claims, Topic: Topic, Volatile: opts.DSN == "" || opts.Schema == ""}
 	dsn := opts.DSN
 	if dsn == "" {
-		c, err := pgfixture.Start(ctx)
+		c, err := pgserver.Start(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("no --dsn given and a throwaway cluster did not start: %w", err)
 		}

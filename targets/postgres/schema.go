@@ -58,12 +58,22 @@ CREATE TABLE idempotency_keys (
 );
 `
 
-// membersDDL is created in a kept schema of an older chatseq too.
+// membersDDL is created in a kept schema of an older chatseq too. It
+// holds chatseq serve's tables beside the design's: the members (its read
+// check and push routing) and ADR-001 §5's delivery_state (the push
+// channel's acks).
 const membersDDL = `
 CREATE TABLE IF NOT EXISTS conversation_members (
 	conversation_id text NOT NULL,
 	user_id         text NOT NULL,
 	PRIMARY KEY (conversation_id, user_id)
+);
+CREATE TABLE IF NOT EXISTS delivery_state (
+	chat_id             text NOT NULL,
+	user_id             text NOT NULL,
+	last_acked_sequence bigint NOT NULL,
+	updated_at          timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (chat_id, user_id)
 );
 `
 
@@ -95,7 +105,7 @@ func ensureSchema(ctx context.Context, pool *pgxpool.Pool, schema string) error 
 	}
 	if exists {
 		if _, err := pool.Exec(ctx, membersDDL); err != nil {
-			return fmt.Errorf("postgres: adding conversation_members to %s: %w", schema, err)
+			return fmt.Errorf("postgres: adding conversation_members and delivery_state to %s: %w", schema, err)
 		}
 		return nil
 	}

@@ -16,9 +16,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
+	tg "github.com/chatseq/chatseq/target"
 )
 
 // Config is how a postgres target connects and behaves.
@@ -57,13 +57,13 @@ type target struct {
 
 // Factory builds a target per run: a fresh schema, a pool, and the relay
 // when the run has Kafka.
-func Factory(base Config) bench.TargetFactory {
-	return func(ctx context.Context, env bench.TargetEnv) (bench.Target, error) {
+func Factory(base Config) tg.Factory {
+	return func(ctx context.Context, env tg.Env) (tg.Target, error) {
 		// Each run fills in its own copy: a factory shared by several runs
 		// (chatseq run's target cache) must not keep one run's defaults,
 		// such as its relay crash rate, for the next.
 		cfg := base
-		variant, err := ParseVariant(string(env.Config.Variant))
+		variant, err := ParseVariant(string(env.Variant))
 		if err != nil {
 			return nil, err
 		}
@@ -71,13 +71,13 @@ func Factory(base Config) bench.TargetFactory {
 			cfg.IdempotencyTTL = 24 * time.Hour
 		}
 		if cfg.RelayCrash < 0 {
-			cfg.RelayCrash = env.Config.Faults.PublishFail
+			cfg.RelayCrash = env.PublishFail
 		}
 		schema := newSchemaName()
 		if cfg.Schema != "" {
 			schema, cfg.KeepSchema = cfg.Schema, true
 		}
-		pool, err := openPool(ctx, cfg.DSN, schema, env.Config.Writers)
+		pool, err := openPool(ctx, cfg.DSN, schema, env.Writers)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +87,7 @@ func Factory(base Config) bench.TargetFactory {
 		}
 		t := &target{pool: pool, schema: schema, cfg: cfg, variant: variant, gate: newGate(env)}
 		if env.Publisher != nil {
-			t.relay = startRelay(t, env.Publisher, cfg.RelayCrash, env.Config.Seed)
+			t.relay = startRelay(t, env.Publisher, cfg.RelayCrash, env.Seed)
 		}
 		return t, nil
 	}
@@ -208,7 +208,7 @@ func (t *target) Close() error {
 	return err
 }
 
-var _ bench.Target = (*target)(nil)
+var _ tg.Target = (*target)(nil)
 
 // persistErr builds the *sequencer.Error the runner records.
 func persistErr(code string, definite bool, err error) error {

@@ -4,6 +4,11 @@
 //	go run ./tools/histgen -persists 5000000 -chats 500 -o big.jsonl
 //	go run ./tools/histgen -persists 1000000 -hot -o hot.jsonl
 //	go run ./tools/histgen -persists 2000 -hot -stale-sync -o stale.jsonl
+//	go run ./tools/histgen -profile zipf -o zipf.jsonl
+//	go run ./tools/histgen -profile heavy-sync -o heavy.jsonl
+//
+// A -profile (internal/histgen's Profiles) sets the flags of a shape; the
+// flags given beside it change it.
 //
 // It prints what it wrote: lines, bytes, time, and with -stale-sync the
 // lines of the one broken sync.
@@ -16,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/chatseq/chatseq/history"
@@ -32,8 +38,42 @@ func main() {
 	}
 }
 
+// profileOf returns the configuration the flags start from: the last
+// -profile among args, or the defaults. It is read before the other flags
+// so that they change the profile whatever their place.
+func profileOf(args []string) (histgen.Config, error) {
+	fs := flag.NewFlagSet("histgen", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	name := fs.String("profile", "", "")
+	// Only -profile is known here: parse it alone, skipping the others.
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		for _, p := range []string{"-profile", "--profile"} {
+			switch {
+			case a == p && i+1 < len(args):
+				if err := fs.Set("profile", args[i+1]); err != nil {
+					return histgen.Config{}, err
+				}
+				i++
+			case strings.HasPrefix(a, p+"="):
+				fs.Set("profile", strings.TrimPrefix(a, p+"="))
+			}
+		}
+	}
+	if *name == "" {
+		return histgen.Default(), nil
+	}
+	return histgen.Profile(*name)
+}
+
 func run(args []string, stdout, stderr io.Writer) error {
-	cfg := histgen.Default()
+	cfg, err := profileOf(args)
+	if err != nil {
+		return err
+	}
 	fs := flag.NewFlagSet("histgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -52,6 +92,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.CrashAfterPersist, "crash-persist", cfg.CrashAfterPersist, "chance a persist crashes after committing (its retry is a replay)")
 	fs.Float64Var(&cfg.Replay, "replay", cfg.Replay, "chance a writer re-sends its last acknowledged key")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "random seed: equal flags write equal files")
+	fs.Float64Var(&cfg.Zipf, "zipf", cfg.Zipf, "draw each operation's chat from a Zipf distribution of this exponent (above 1; 0: uniformly)")
+	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "publish each message when it commits on partition chat mod this, and write the final events table (0: no events)")
+	fs.BoolVar(&cfg.FullPages, "full-pages", cfg.FullPages, "heavy syncs: a reader behind fewer than -limit messages syncs from where a full page lies above")
+	fs.String("profile", "", "start from a shape checkers meet in practice: "+strings.Join(histgen.Profiles, " or ")+" (see internal/histgen.Profile)")
 	fs.BoolVar(&cfg.StaleSync, "stale-sync", cfg.StaleSync, "break one late sync so that only linearizability can see it, and print its lines")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -100,6 +144,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		name, res.Lines, res.Bytes, float64(res.Bytes)/1e6, took.Seconds(), float64(res.Bytes)/1e6/took.Seconds())
 	fmt.Fprintf(s, "  %d persists (%d replays, %d crashes after allocate, %d after persist), %d syncs; %d messages, %d gaps, %d late commits\n",
 		res.Persists, res.Dedup, res.CrashesAfterAllocate, res.CrashesAfterPersist, res.Syncs, res.Messages, res.Gaps, res.LateCommits)
+	if cfg.Zipf > 0 || cfg.Partitions > 0 || cfg.FullPages {
+		fmt.Fprintf(s, "  %d entries returned by syncs (%.1f a sync), %d events\n", res.Returned, float64(res.Returned)/float64(max(res.Syncs, 1)), res.Events)
+	}
 	if res.Stale != nil {
 		fmt.Fprintf(s, "stale sync: lines %d (invoke) and %d (ok): %s\n", res.Stale.InvokeLine, res.Stale.OKLine, res.Stale)
 	}

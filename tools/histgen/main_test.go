@@ -100,3 +100,27 @@ func TestErrors(t *testing.T) {
 		t.Errorf("-h: %v", err)
 	}
 }
+
+// -profile sets a shape and the flags beside it change it, wherever they
+// stand; an unknown profile is an error.
+func TestProfileFlag(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"-persists", "2000", "-profile", "heavy-sync", "-o", path}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v (stderr %q)", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "2000 persists") || !strings.Contains(stdout.String(), "entries returned by syncs") {
+		t.Errorf("summary %q", stdout.String())
+	}
+	h, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hg := h.Header.Extra["histgen"]
+	if !strings.Contains(hg, `"hot":true`) || !strings.Contains(hg, `"full_pages":true`) || !strings.Contains(hg, `"persists":2000,`) {
+		t.Errorf("header's histgen fields %v: want the heavy-sync profile with 2000 persists", hg)
+	}
+	if err := run([]string{"-profile", "nope", "-o", path}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "unknown profile") {
+		t.Errorf("an unknown profile: %v", err)
+	}
+}

@@ -1,0 +1,419 @@
+package bench
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/chatseq/chatseq/gateway"
+	"github.com/chatseq/chatseq/history"
+)
+
+// A device is one receiver as ADR-001's client: it keeps a reorder buffer
+// per chat (§6), settles a gap that stays open past gapWait by a sync
+// from what it has, acknowledges what it has (§5), and on a dropped
+// connection reconnects and catches up by a paged sync from its last
+// acknowledged sequence before it goes on with the stream (§4).
+type device struct {
+	id, user string
+	ch       gateway.Channel
+	rec      *history.Recorder
+	tally    *receiverTally
+	limit    int // a catch-up page
+	gapWait  time.Duration
+
+	views     map[string]*chatView
+	conn      *liveConn // nil: not connected
+	connected bool      // it has connected once: its lines may follow
+	dialErr   error     // the last failed dial
+	settling  <-chan struct{}
+	drop      chan struct{}
+}
+
+// chatView is what a device has of one chat.
+type chatView struct {
+	chat    string
+	acked   uint64              // delivery acked up to here (its cursor)
+	shown   uint64              // displayed up to here: ≥ acked once the ack is sent
+	pending map[uint64]struct{} // received above shown: the reorder buffer
+	have    bitset              // every sequence received, for duplicates
+	highest uint64              // the highest sequence received
+	gapAt   time.Time           // when the buffer's gap opened; zero: none
+}
+
+// liveConn is an open connection and the goroutine reading it.
+type liveConn struct {
+	c       gateway.Conn
+	batches chan []gateway.Message
+	ended   chan error // the reader's end, once
+	done    chan struct{}
+}
+
+// gapWait is how long a device waits for a gap's message to be streamed
+// before a sync settles it: in flight commits and reorders close on their
+// own well within it.
+const defaultGapWait = 50 * time.Millisecond
+
+func newDevice(user string, chats []string, ch gateway.Channel, rec *history.Recorder, tally *receiverTally, limit int) *device {
+	d := &device{
+		id: user + "/d1", user: user, ch: ch, rec: rec, tally: tally, limit: limit, gapWait: defaultGapWait,
+		views: map[string]*chatView{}, drop: make(chan struct{}, 1),
+	}
+	for _, c := range chats {
+		d.views[c] = &chatView{chat: c, pending: map[uint64]struct{}{}}
+	}
+	return d
+}
+
+// dropNow asks the device to drop its connection (the nemesis).
+func (d *device) dropNow() {
+	select {
+	case d.drop <- struct{}{}:
+	default:
+	}
+}
+
+// connect dials until it is connected, ctx ends or quit closes; a
+// refused or failed dial is retried after a pause.
+func (d *device) connect(ctx context.Context, quit <-chan struct{}) bool {
+	pause := 5 * time.Millisecond
+	for {
+		c, err := d.ch.Dial(ctx, d.user)
+		if err == nil {
+			d.rec.RecordReceiver(&history.Receiver{Kind: history.KindConnect, Device: d.id, User: d.user})
+			lc := &liveConn{c: c, batches: make(chan []gateway.Message, 16), ended: make(chan error, 1), done: make(chan struct{})}
+			go lc.read(ctx)
+			d.conn, d.connected = lc, true
+			d.tally.connects.Add(1)
+			return true
+		}
+		d.tally.dialErrors.Add(1)
+		d.dialErr = err
+		select {
+		case <-ctx.Done():
+			return false
+		case <-quit:
+			return false
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
+
+func (lc *liveConn) read(ctx context.Context) {
+	for {
+		b, err := lc.c.Next(ctx)
+		if err != nil {
+			lc.ended <- err
+			return
+		}
+		select {
+		case lc.batches <- b:
+		case <-lc.done:
+			return
+		}
+	}
+}
+
+// disconnect records the connection's end; drop ends it at once, as a
+// lost network does, else it closes normally.
+func (d *device) disconnect(why string, drop bool) {
+	if d.conn == nil {
+		return
+	}
+	close(d.conn.done)
+	if drop {
+		d.conn.c.Drop()
+	} else {
+		d.conn.c.Close()
+	}
+	d.conn = nil
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindDisconnect, Device: d.id, Error: why})
+}
+
+// run connects, catches up and follows the stream until settle closes;
+// then it settles: a last catch-up, its ack, the settled line.
+func (d *device) run(ctx context.Context, settle <-chan struct{}) {
+	d.settling = settle
+	if d.connect(ctx, settle) {
+		d.catchUp(ctx)
+	}
+	gap := time.NewTimer(time.Hour)
+	gap.Stop()
+	defer gap.Stop()
+	for {
+		var batches <-chan []gateway.Message
+		var ended <-chan error
+		if d.conn != nil {
+			batches, ended = d.conn.batches, d.conn.ended
+		}
+		select {
+		case <-settle:
+			d.settle(ctx)
+			return
+		case <-ctx.Done():
+			d.settle(context.WithoutCancel(ctx))
+			return
+		case b := <-batches:
+			d.stream(ctx, b)
+		case err := <-ended:
+			d.conn.ended = nil
+			d.disconnect(endReason(err), false)
+			d.reconnect(ctx)
+		case <-d.drop:
+			d.tally.drops.Add(1)
+			d.disconnect("dropped", true)
+			d.reconnect(ctx)
+		case <-gap.C:
+			d.settleGaps(ctx, true)
+		}
+		if wait, open := d.nextGap(); open {
+			gap.Reset(wait)
+		}
+	}
+}
+
+func endReason(err error) string {
+	if err == nil {
+		return "closed"
+	}
+	msg := err.Error()
+	if len(msg) > 200 {
+		msg = msg[:200]
+	}
+	return msg
+}
+
+func (d *device) reconnect(ctx context.Context) {
+	d.tally.reconnects.Add(1)
+	if d.connect(ctx, d.settling) {
+		d.catchUp(ctx)
+	}
+}
+
+// stream takes one pushed batch: one push line a chat, the messages into
+// the reorder buffer, and an ack of what is now shown.
+func (d *device) stream(ctx context.Context, b []gateway.Message) {
+	now := time.Now()
+	for len(b) > 0 {
+		chat := b[0].ChatID
+		n := 1
+		for n < len(b) && b[n].ChatID == chat {
+			n++
+		}
+		part := b[:n]
+		b = b[n:]
+		v := d.views[chat]
+		d.recordPush(chat, part, false)
+		if v == nil {
+			// A chat the device's user is not a member of: recorded for
+			// push_authorization to judge, and kept out of every view.
+			d.tally.foreign.Add(int64(len(part)))
+			continue
+		}
+		for _, m := range part {
+			d.receive(v, m.Sequence, m.CreatedAt, now)
+		}
+		v.advance()
+		if len(v.pending) > 0 && v.gapAt.IsZero() {
+			v.gapAt = now
+		}
+		d.ack(ctx, v)
+	}
+}
+
+func (d *device) recordPush(chat string, msgs []gateway.Message, catchUp bool) {
+	seqs := make([]uint64, len(msgs))
+	ids := make([]string, len(msgs))
+	for i, m := range msgs {
+		seqs[i], ids[i] = m.Sequence, m.MessageID
+	}
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindPush, Device: d.id, Chat: chat, Seqs: seqs, MessageIDs: ids, CatchUp: catchUp})
+	d.tally.pushes.Add(1)
+}
+
+// receive counts one message's arrival: a duplicate, out of order, or a
+// first receipt whose fan-out latency is measured.
+func (d *device) receive(v *chatView, seq uint64, created, now time.Time) {
+	d.tally.received.Add(1)
+	if v.have.has(seq) {
+		d.tally.duplicates.Add(1)
+		return
+	}
+	v.have.set(seq)
+	if seq < v.highest {
+		d.tally.outOfOrder.Add(1)
+	}
+	v.highest = max(v.highest, seq)
+	d.tally.firstReceipt(v.chat, seq, created, now)
+	if seq > v.shown {
+		v.pending[seq] = struct{}{}
+	}
+}
+
+// advance shows what follows shown without a gap.
+func (v *chatView) advance() {
+	for {
+		if _, ok := v.pending[v.shown+1]; !ok {
+			break
+		}
+		delete(v.pending, v.shown+1)
+		v.shown++
+	}
+	if len(v.pending) == 0 {
+		v.gapAt = time.Time{}
+	}
+}
+
+// ack acknowledges what the view shows, if it moved.
+func (d *device) ack(ctx context.Context, v *chatView) {
+	if v.shown <= v.acked || d.conn == nil {
+		return
+	}
+	if err := d.conn.c.Ack(ctx, v.chat, v.shown); err != nil {
+		return // the connection is going: its end comes through ended
+	}
+	v.acked = v.shown
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindDeliveryAck, Device: d.id, Chat: v.chat, Seq: v.shown})
+	d.tally.acks.Add(1)
+}
+
+// nextGap is how long until the oldest open gap is due a sync.
+func (d *device) nextGap() (time.Duration, bool) {
+	var oldest time.Time
+	for _, v := range d.views {
+		if !v.gapAt.IsZero() && (oldest.IsZero() || v.gapAt.Before(oldest)) {
+			oldest = v.gapAt
+		}
+	}
+	if oldest.IsZero() {
+		return 0, false
+	}
+	return max(time.Until(oldest.Add(d.gapWait)), time.Millisecond), true
+}
+
+// settleGaps syncs each chat whose gap is due (all with open gaps when
+// due is false): what the sync returns is what the service has, so the
+// view is shown up to its highest.
+func (d *device) settleGaps(ctx context.Context, due bool) {
+	for _, v := range d.views {
+		if v.gapAt.IsZero() || (due && time.Since(v.gapAt) < d.gapWait) {
+			continue
+		}
+		d.tally.gapSyncs.Add(1)
+		d.syncFrom(ctx, v, v.shown)
+	}
+}
+
+// catchUp is §4's catch-up after a connect: every chat, paged, from its
+// last acked sequence.
+func (d *device) catchUp(ctx context.Context) {
+	for _, c := range d.sortedChats() {
+		v := d.views[c]
+		d.tally.catchUps.Add(1)
+		d.syncFrom(ctx, v, v.acked)
+	}
+}
+
+// syncFrom reads v's chat after from, page by page until a short page,
+// records each page as a catch-up push, shows everything up to the
+// highest sequence returned and acks it.
+func (d *device) syncFrom(ctx context.Context, v *chatView, from uint64) {
+	after := from
+	for ctx.Err() == nil {
+		msgs, err := d.ch.CatchUp(ctx, d.user, v.chat, after, d.limit)
+		if err != nil {
+			d.tally.syncErrors.Add(1)
+			return // the gap stays open: the next timer tries again
+		}
+		if len(msgs) > 0 {
+			d.recordPush(v.chat, msgs, true)
+			now := time.Now()
+			for _, m := range msgs {
+				d.receive(v, m.Sequence, m.CreatedAt, now)
+				after = max(after, m.Sequence)
+			}
+		}
+		if len(msgs) < d.limit {
+			break
+		}
+	}
+	// A gap below what the service returned is a sequence it does not
+	// hold: ADR-001 §6, gaps are not missing messages.
+	if after > v.shown {
+		for s := range v.pending {
+			if s <= after {
+				delete(v.pending, s)
+			}
+		}
+		v.shown = after
+	}
+	v.gapAt = time.Time{}
+	v.advance()
+	if len(v.pending) > 0 {
+		v.gapAt = time.Now()
+	}
+	d.ack(ctx, v)
+}
+
+// settle is the device's end once the writers stopped and the service
+// settled: connected again if it is not, a last catch-up of every chat,
+// its acks, the settled line, and a normal close.
+func (d *device) settle(ctx context.Context) {
+	if !d.connected {
+		return // no line of it may stand in the history; the run fails
+	}
+	if d.conn == nil {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		d.connect(cctx, nil)
+		cancel()
+	}
+	// What was streamed and not yet taken is the stream's; the catch-up
+	// brings it all anyway.
+	if d.conn != nil {
+		d.drain(ctx)
+	}
+	d.catchUp(ctx)
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindSettled, Device: d.id})
+	d.disconnect("settled", false)
+}
+
+// drain takes the batches already read from the connection.
+func (d *device) drain(ctx context.Context) {
+	for {
+		select {
+		case b := <-d.conn.batches:
+			d.stream(ctx, b)
+		default:
+			return
+		}
+	}
+}
+
+func (d *device) sortedChats() []string {
+	out := make([]string, 0, len(d.views))
+	for c := range d.views {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bitset holds the sequences a device received of a chat.
+type bitset []uint64
+
+func (b bitset) has(i uint64) bool {
+	w := i / 64
+	return w < uint64(len(b)) && b[w]&(1<<(i%64)) != 0
+}
+
+func (b *bitset) set(i uint64) {
+	w := i / 64
+	if w >= uint64(len(*b)) {
+		if w > 1<<26 {
+			return // past 4 billion sequences: not a bench run's
+		}
+		*b = append(*b, make([]uint64, int(w)+1-len(*b))...)
+	}
+	(*b)[w] |= 1 << (i % 64)
+}

@@ -1,0 +1,138 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/chatseq/chatseq/checker/internal/store"
+)
+
+// NameDeliveryStateConsistency is ADR-001 Appendix C's
+// delivery_state_consistency, with what §5 says of acknowledgements.
+const NameDeliveryStateConsistency = "delivery_state_consistency"
+
+// checkDeliveryStateConsistency:
+//   - no delivery_ack runs ahead of what its device received: its
+//     last_acked_sequence is at most the highest sequence of the chat
+//     pushed to the device before it (or initial_counter);
+//   - each final delivery_state row (chat, user) is what the user's
+//     devices acknowledged: never above their highest acknowledgement of
+//     the chat (nor initial_counter), so never above what was received;
+//     and never below an acknowledgement a device sent on a connection
+//     still open at its settled line (the server kept the highest: an
+//     acknowledgement never lowers it, ADR-001 §5);
+//   - in a delivery_state table read, a (chat, user) with such an
+//     acknowledgement has its row, and has one row only.
+//
+// The counterexample is the acknowledgement (and the settled line) and
+// the row.
+func checkDeliveryStateConsistency(x *index) Result {
+	v := newVerdict(NameDeliveryStateConsistency)
+	if why := x.receiversAbsent(); why != "" {
+		v.notApplicable("%s", why)
+		return v.result()
+	}
+	d := x.delivery
+	tablePresent := d.StateRead > 0 || len(d.Rows) > 0
+	if len(d.Acks) == 0 && !tablePresent {
+		v.notApplicable("no delivery_ack line and no final delivery_state table")
+		return v.result()
+	}
+	ahead := 0
+	for i := range d.Acks {
+		a := &d.Acks[i]
+		if a.Seq > max(a.MaxRecv, x.initialCounter) {
+			ahead++
+			dev := &d.Devs[a.Dev]
+			v.fail([]int{int(a.Line)}, "device %q acknowledged chat %q up to seq %d at line %d, but had been pushed only up to seq %d of it: an acknowledgement ran ahead of what the device received",
+				dev.Name, d.Chats[a.Chat], a.Seq, a.Line, a.MaxRecv)
+		}
+	}
+	rowsJudged := 0
+	if tablePresent {
+		rowsJudged = judgeRows(d, x, v)
+	} else {
+		v.note("no final delivery_state table: only the acknowledgements are judged")
+	}
+	if d.Cut {
+		v.note("the final state was cut short: its delivery_state rows are not judged")
+	}
+	v.pass("%s never ran ahead of what their device received; %s agree with the acknowledgements",
+		plural(len(d.Acks), "delivery acknowledgement"), plural(rowsJudged, "delivery_state row"))
+	return v.result()
+}
+
+// ackBounds are a (chat, user)'s acknowledgements: the highest of all
+// (top), and the highest sent on a connection open until its device
+// settled (kept), with their lines.
+type ackBounds struct {
+	top, kept         uint64
+	topLine, keptLine int32
+	keptSettled       int32
+	hasTop, hasKept   bool
+}
+
+// judgeRows judges the delivery_state rows against the acknowledgements
+// and returns how many rows it judged.
+func judgeRows(d *store.Delivery, x *index, v *verdict) int {
+	bounds := map[store.MemberKey]*ackBounds{}
+	for i := range d.Acks {
+		a := &d.Acks[i]
+		dev := &d.Devs[a.Dev]
+		k := store.MemberKey{Chat: a.Chat, User: dev.User}
+		b := bounds[k]
+		if b == nil {
+			b = &ackBounds{}
+			bounds[k] = b
+		}
+		if !b.hasTop || a.Seq > b.top {
+			b.top, b.topLine, b.hasTop = a.Seq, a.Line, true
+		}
+		if dev.Settled > 0 && a.Line < dev.Settled && a.Conn != 0 && a.Conn == dev.SettledConn && (!b.hasKept || a.Seq > b.kept) {
+			b.kept, b.keptLine, b.keptSettled, b.hasKept = a.Seq, a.Line, dev.Settled, true
+		}
+	}
+	rows := map[store.MemberKey]int32{}
+	for _, r := range d.Rows {
+		if first, ok := rows[r.MemberKey]; ok {
+			v.fail([]int{int(first), int(r.Line)}, "chat %q has two delivery_state rows for user %q (lines %d and %d); a (user, chat) has one", d.Chats[r.Chat], d.Users[r.User], first, r.Line)
+			continue
+		}
+		rows[r.MemberKey] = r.Line
+		b := bounds[r.MemberKey]
+		if b == nil {
+			b = &ackBounds{}
+		}
+		switch {
+		case r.Seq > max(b.top, x.initialCounter):
+			acked := "no device of the user acknowledged the chat"
+			if b.hasTop {
+				acked = fmt.Sprintf("its devices acknowledged at most seq %d (line %d)", b.top, b.topLine)
+			}
+			v.fail([]int{int(r.Line), int(b.topLine)}, "the delivery_state row at line %d gives user %q seq %d of chat %q, but %s: the server recorded an acknowledgement no device sent",
+				r.Line, d.Users[r.User], r.Seq, d.Chats[r.Chat], acked)
+		case b.hasKept && r.Seq < b.kept:
+			v.fail([]int{int(b.keptLine), int(b.keptSettled), int(r.Line)}, "the delivery_state row at line %d gives user %q seq %d of chat %q, below the seq %d a device acknowledged at line %d on a connection open until it settled (line %d): an acknowledgement was lost or lowered the state",
+				r.Line, d.Users[r.User], r.Seq, d.Chats[r.Chat], b.kept, b.keptLine, b.keptSettled)
+		}
+	}
+	if d.StateRead > 0 {
+		keys := make([]store.MemberKey, 0, len(bounds))
+		for k := range bounds {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b store.MemberKey) int {
+			return cmp.Or(cmp.Compare(a.Chat, b.Chat), cmp.Compare(a.User, b.User))
+		})
+		for _, k := range keys {
+			b := bounds[k]
+			if _, ok := rows[k]; ok || !b.hasKept || b.kept <= x.initialCounter {
+				continue
+			}
+			v.fail([]int{int(b.keptLine), int(b.keptSettled), d.StateRead}, "the delivery_state table read (line %d) has no row for user %q of chat %q, whose device acknowledged seq %d at line %d on a connection open until it settled (line %d)",
+				d.StateRead, d.Users[k.User], d.Chats[k.Chat], b.kept, b.keptLine, b.keptSettled)
+		}
+	}
+	return len(d.Rows)
+}

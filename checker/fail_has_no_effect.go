@@ -1,0 +1,122 @@
+package checker
+
+import (
+	"github.com/chatseq/chatseq/history"
+)
+
+// NameFailHasNoEffect is the invariant's name as HISTORY.md spells it.
+const NameFailHasNoEffect = "fail_has_no_effect"
+
+// The final tables as the state after the run, not only as evidence for
+// operations of unknown outcome: a persist that ended fail left nothing
+// behind, and (when the history is its chats' only writer) nothing is there
+// that no persist sent.
+
+// checkFailHasNoEffect: a fail means the persist definitely took no effect
+// (HISTORY.md), so no final message or idempotency record above
+// initial_counter may carry a key (as key_scope scopes it) that only
+// persists that ended fail used. Under key_reuse reject (reject), a
+// rejection of a reused key (idempotency_key_reused) says the key is held
+// by other content: it blames no effect on itself, so a key's rejections
+// neither make nor spare a case (a key only rejections used is
+// key_reuse's, or a message from before the run). Under return-original
+// the contract has no rejection: that error is a fail like any other.
+func checkFailHasNoEffect(x *index, reject bool) Result {
+	v := newVerdict(NameFailHasNoEffect)
+	isRejection := func(o int32) bool { return reject && x.isRejection(o) }
+	fails := 0
+	for i := range x.ops.Count() {
+		if o := int32(i); x.ops.At(o).fn == fnPersist && x.ops.At(o).status == stFail && !isRejection(o) {
+			fails++
+		}
+	}
+	switch {
+	case fails == 0:
+		v.notApplicable("no persist ended fail (other than a rejection of a reused key)")
+		return v.result()
+	case !x.hasMessages && !x.hasIdem:
+		v.notApplicable("%s but no final messages or idempotency lines: the history holds no final state to look for their effects in", plural(fails, "failed persist"))
+		return v.result()
+	}
+	keyed, keyless := x.keyedFinals()
+	if keyed == 0 && keyless > 0 {
+		v.notApplicable("no final message or idempotency record above initial_counter carries a key that can be attributed (%d carry none): a failed persist's message cannot be recognized", keyless)
+		return v.result()
+	}
+	unseen := 0 // keys only fails used, with no keyed final line
+	for k := range int32(len(x.keyNames)) {
+		ops := x.keyOps(k)
+		failed, onlyFails := 0, len(ops) > 0
+		for _, o := range ops {
+			switch {
+			case isRejection(o):
+			case x.ops.At(o).status == stFail:
+				failed++
+			default:
+				onlyFails = false
+			}
+		}
+		if !onlyFails || failed == 0 {
+			continue
+		}
+		f := x.laterFinalOfKey(k)
+		if f < 0 {
+			unseen++
+			continue
+		}
+		fl := x.fin.At(f)
+		lines := []int{int(fl.Line)}
+		for _, o := range ops {
+			if !isRejection(o) {
+				lines = append(lines, x.doneLine(o))
+			}
+		}
+		v.fail(lines, "chat %q key %q: every persist of the key ended fail (e.g. %s at line %d), yet the final %s table holds it at seq %d (line %d): a fail must take no effect",
+			x.chatNames[fl.chat], x.keyText(k), x.errCode(ops[0]), x.doneLine(ops[0]), fl.Table, fl.Seq, fl.Line)
+	}
+	if unseen > 0 && keyless > 0 {
+		v.unknown("%d final lines above initial_counter carry no key that can be attributed: %s only failed persists used may be among them", keyless, plural(unseen, "key"))
+	}
+	v.pass("%s: no final message or idempotency record carries a key only they used", plural(fails, "failed persist"))
+	return v.result()
+}
+
+// keyedFinals counts the final messages and idempotency records above
+// initial_counter with a key, and those without one that can be
+// attributed (no key, or under key_scope client a key several senders
+// used).
+func (x *index) keyedFinals() (keyed, keyless int) {
+	for i := range x.fin.Count() {
+		f := x.fin.At(i)
+		if (f.Table != tableMessages && f.Table != tableIdempotency) || f.Seq <= x.initialCounter {
+			continue
+		}
+		if f.key == finKeyless {
+			keyless++
+		} else {
+			keyed++ // a key no persist used (finKeyUnsent) is no failed key
+		}
+	}
+	return keyed, keyless
+}
+
+// laterFinalOfKey is a final message or idempotency record of key k above
+// initial_counter (a message first), -1 if none.
+func (x *index) laterFinalOfKey(k int32) int32 {
+	second := func(m map[int32]int32) int32 {
+		if f, ok := m[k]; ok {
+			return f
+		}
+		return -1
+	}
+	for _, f := range []int32{x.keyMsg[k], second(x.keyMsg2), x.keyIdem[k], second(x.keyIdem2)} {
+		if f >= 0 && x.fin.At(f).Seq > x.initialCounter {
+			return f
+		}
+	}
+	return -1
+}
+
+func judgeFailHasNoEffect(j *judging) Result {
+	return checkFailHasNoEffect(j.x, j.con.KeyReuse == history.KeyReuseReject)
+}

@@ -1,0 +1,122 @@
+package checker
+
+import "github.com/chatseq/chatseq/checker/internal/store"
+
+// NameIdenticalOrder is ADR-001's "Per-Chat Total Order": all
+// participants in a chat observe messages in identical order.
+const NameIdenticalOrder = "identical_order"
+
+// checkIdenticalOrder: no device is pushed a (seq, message_id) of a chat
+// that differs from the final messages table (without it, from the
+// acknowledgements), nor from what any device was pushed at that sequence
+// before; one message id is never pushed at two sequences of a chat. With
+// the messages table, a pushed sequence the table does not hold (above
+// initial_counter) is a message the service never kept. Order of arrival
+// is not judged: the transport may reorder, and the client reorders by
+// sequence (ADR-001 §6); duplicates are at-least-once. The counterexample
+// is the push and the line it disagrees with.
+func checkIdenticalOrder(x *index) Result {
+	v := newVerdict(NameIdenticalOrder)
+	if why := x.receiversAbsent(); why != "" {
+		v.notApplicable("%s", why)
+		return v.result()
+	}
+	d := x.delivery
+	if d.Pushes.Len() == 0 {
+		v.notApplicable("no push line delivered a message (%s, none with a sequence)", plural(d.PushLines, "push line"))
+		return v.result()
+	}
+	ref := x.deliveryReference(d)
+	type seen struct {
+		id   uint64
+		seq  uint64
+		line int32
+	}
+	bySeq := map[chatSeq]seen{}
+	byID := map[chatID]seen{}
+	compared := 0
+	d.Pushes.Each(func(p *store.Push) {
+		cs := chatSeq{p.Chat, p.Seq}
+		if r, ok := ref[cs]; ok {
+			compared++
+			if r.id != p.ID {
+				v.fail([]int{int(p.Line), int(r.line)}, "the push at line %d gives chat %q seq %d another message id than %s %d (%q)",
+					p.Line, d.Chats[p.Chat], p.Seq, ref.source(x), r.line, x.midName(r.mid))
+				return
+			}
+		} else if x.hasMessages && p.Seq > x.initialCounter && x.logChat(d, p.Chat) >= 0 {
+			v.fail([]int{int(p.Line)}, "the push at line %d gives chat %q seq %d, which the final messages table does not hold", p.Line, d.Chats[p.Chat], p.Seq)
+			return
+		}
+		if first, ok := bySeq[cs]; !ok {
+			bySeq[cs] = seen{id: p.ID, seq: p.Seq, line: p.Line}
+		} else if first.id != p.ID {
+			v.fail([]int{int(first.line), int(p.Line)}, "the pushes at lines %d and %d give chat %q seq %d two different message ids", first.line, p.Line, d.Chats[p.Chat], p.Seq)
+			return
+		}
+		ci := chatID{p.Chat, p.ID}
+		if first, ok := byID[ci]; !ok {
+			byID[ci] = seen{id: p.ID, seq: p.Seq, line: p.Line}
+		} else if first.seq != p.Seq {
+			v.fail([]int{int(first.line), int(p.Line)}, "the pushes at lines %d and %d give one message id of chat %q two sequences, %d and %d", first.line, p.Line, d.Chats[p.Chat], first.seq, p.Seq)
+		}
+	})
+	if !x.hasMessages {
+		v.note("no final messages lines: pushes compared with the acknowledgements and with each other")
+	}
+	against := "the final messages table"
+	if !x.hasMessages {
+		against = "the acknowledgements"
+	}
+	v.pass("%s of %s on %s agree with each other and with %s (%d of them compared with it)",
+		plural(d.Pushes.Len(), "pushed message"), plural(len(d.Devs), "device"), plural(len(d.Chats), "chat"), against, compared)
+	return v.result()
+}
+
+type chatSeq struct {
+	chat int32
+	seq  uint64
+}
+
+type chatID struct {
+	chat int32
+	id   uint64
+}
+
+// refMsg is what a chat's sequence holds by the final messages table, or
+// without it by an acknowledgement.
+type refMsg struct {
+	id   uint64 // stringHash of its message id, as pushes carry it
+	mid  uint32 // the interned id, for messages
+	line int
+}
+
+type deliveryRef map[chatSeq]refMsg
+
+// source names where the reference comes from.
+func (deliveryRef) source(x *index) string {
+	if x.hasMessages {
+		return "the final messages line"
+	}
+	return "the ack at line"
+}
+
+// deliveryReference maps each pushed chat's sequences to their message.
+func (x *index) deliveryReference(d *store.Delivery) deliveryRef {
+	ref := deliveryRef{}
+	var buf []persistedMsg
+	for c := range d.Chats {
+		lc := x.logChat(d, int32(c))
+		if lc < 0 {
+			continue
+		}
+		buf = x.persistedIn(lc, buf)
+		for _, m := range buf {
+			k := chatSeq{int32(c), m.seq}
+			if _, ok := ref[k]; !ok { // two at one sequence: sequence_uniqueness's failure
+				ref[k] = refMsg{id: x.midHash[m.id], mid: m.id, line: m.line}
+			}
+		}
+	}
+	return ref
+}

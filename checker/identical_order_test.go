@@ -1,0 +1,87 @@
+package checker
+
+import "testing"
+
+func init() {
+	everyInvariant[NameIdenticalOrder] = invariantCase{
+		breaks: func() *hb { b, _, _ := swappedForD2(); return b },
+		keeps:  func() *hb { b, _ := deliveredChat(); return b },
+	}
+}
+
+// swappedForD2 pushes d2 seq 1 with seq 2's message id.
+func swappedForD2() (b *hb, push int, msg dumpLines) {
+	b = newHB()
+	b.join("A", "u1")
+	b.join("A", "u2")
+	b.connect("d1", "u1")
+	b.connect("d2", "u2")
+	b.send(1, "A", "k1", 1)
+	b.send(2, "A", "k2", 2)
+	b.push("d1", "A", 1, 2)
+	push = b.pushIDs("d2", "A", []uint64{1}, []string{"m-k2"}, false)
+	msg = b.dump(false)
+	return b, push, msg
+}
+
+func TestIdenticalOrderFailsOnAnotherMessageAtASequence(t *testing.T) {
+	b, push, msg := swappedForD2()
+	res := mustFail(t, b.check(t), NameIdenticalOrder, push, msg.msg["m-k1"])
+	mustContain(t, res.Detail, `gives chat "A" seq 1 another message id than the final messages line`)
+}
+
+// Without the final table, two devices shown different messages at one
+// sequence fail by the two pushes; one id at two sequences fails too.
+func TestIdenticalOrderBetweenDevices(t *testing.T) {
+	b := newHB()
+	b.join("A", "u1")
+	b.join("A", "u2")
+	b.connect("d1", "u1")
+	b.connect("d2", "u2")
+	b.invoke(1, "A", "k1") // outcome unknown: no ack to compare with
+	first := b.pushIDs("d1", "A", []uint64{1}, []string{"x"}, false)
+	second := b.pushIDs("d2", "A", []uint64{1}, []string{"y"}, false)
+	res := mustFail(t, b.check(t), NameIdenticalOrder, first, second)
+	mustContain(t, res.Detail, "two different message ids")
+
+	b = newHB()
+	b.join("A", "u1")
+	b.connect("d1", "u1")
+	b.invoke(1, "A", "k1")
+	first = b.pushIDs("d1", "A", []uint64{1}, []string{"x"}, false)
+	second = b.pushIDs("d1", "A", []uint64{2}, []string{"x"}, false)
+	res = mustFail(t, b.check(t), NameIdenticalOrder, first, second)
+	mustContain(t, res.Detail, "two sequences, 1 and 2")
+}
+
+// With the final table, a pushed sequence it does not hold fails; a
+// duplicate or a reordered arrival does not.
+func TestIdenticalOrderPhantomAndDuplicates(t *testing.T) {
+	b := newHB()
+	b.join("A", "u1")
+	b.connect("d1", "u1")
+	b.send(1, "A", "k1", 1)
+	phantom := b.pushIDs("d1", "A", []uint64{7}, []string{"m7"}, false)
+	b.dump(false)
+	mustFail(t, b.check(t), NameIdenticalOrder, phantom)
+
+	b = newHB()
+	b.join("A", "u1")
+	b.connect("d1", "u1")
+	b.send(1, "A", "k1", 1)
+	b.send(2, "A", "k2", 2)
+	b.push("d1", "A", 2, 1, 2, 1)
+	b.dump(false)
+	r := b.check(t)
+	must(t, r, NameIdenticalOrder, Pass)
+	if s := r.Stats.Delivery; s.Duplicates != 2 || s.OutOfOrder != 1 {
+		t.Errorf("duplicates %d, out of order %d; want 2 and 1", s.Duplicates, s.OutOfOrder)
+	}
+}
+
+func TestIdenticalOrderNotApplicableWithoutPushes(t *testing.T) {
+	b := newHB()
+	b.join("A", "u1")
+	b.connect("d1", "u1")
+	mustContain(t, mustNA(t, b.check(t), NameIdenticalOrder).Reason, "no push line")
+}

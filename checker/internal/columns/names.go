@@ -1,0 +1,57 @@
+package columns
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// nameArena keeps the keys and message ids a Log holds, millions of them,
+// as bytes in shared blocks, each named by an 8-byte nameRef: block and
+// offset, the length a varint before the bytes. As strings each also took
+// a 16-byte header, and a header is a pointer the collector follows at
+// every cycle of a long read.
+type NameArena struct {
+	blocks [][]byte
+}
+
+// nameRef is where a name is: block<<32 | offset. The zero ref is "": block
+// 0 begins with an empty name.
+type NameRef uint64
+
+const nameBlock = 1 << 20
+
+// add keeps s and returns its ref.
+func (a *NameArena) Add(s string) NameRef {
+	if len(a.blocks) == 0 {
+		a.blocks = append(a.blocks, append(make([]byte, 0, 4<<10), 0)) // ref 0: ""
+	}
+	if s == "" {
+		return 0
+	}
+	need := binary.MaxVarintLen64 + len(s)
+	last := len(a.blocks) - 1
+	if b := a.blocks[last]; cap(b)-len(b) < need {
+		// Small first, so that a small history stays cheap; doubling
+		// up to nameBlock, or a block of its own for a long name.
+		a.blocks = append(a.blocks, make([]byte, 0, max(min(2*cap(b), nameBlock), need)))
+		last++
+	}
+	b := a.blocks[last]
+	ref := NameRef(uint64(last)<<32 | uint64(len(b)))
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	a.blocks[last] = append(b, s...)
+	return ref
+}
+
+// get is the name at r, sharing the arena's bytes (never written again).
+func (a *NameArena) Get(r NameRef) string {
+	if r == 0 {
+		return ""
+	}
+	b := a.blocks[r>>32][uint32(r):]
+	n, k := binary.Uvarint(b)
+	return unsafeString(b[k : k+int(n)])
+}
+
+// unsafeString is b as a string without a copy; b is never written again.
+func unsafeString(b []byte) string { return unsafe.String(&b[0], len(b)) }

@@ -1,0 +1,237 @@
+package linearize
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+)
+
+// Messages from before the run (at or below the initial counter) never
+// change during it: no commit of the run is there. So what is known of
+// them is checked once, outside any order (preRunContradiction), by the
+// exact checker and before porcupine alike:
+//
+//   - every sight of one (a sync's answer, a replay, the final table) gives
+//     it one message id;
+//   - every sync whose range covers a known one returned it;
+//   - a key rejected as reused that no persist of the run can have
+//     committed is a key from before the run (preRunRejected): each needs a
+//     message there, one a sync showed under no known key, or a free
+//     sequence no sync's range covers; when the final messages table was
+//     read, the key's own line at or below the counter.
+
+// preRunSight is one sight of a message from before the run.
+type preRunSight struct {
+	id uint64
+	op int32 // -1: the final table
+}
+
+// preRunContradiction returns a counterexample (a may be -1: the final
+// table) when what is known of the messages before the run cannot hold.
+func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
+	if m.Base == 0 {
+		return 0, 0, "", false
+	}
+	known := map[uint64]preRunSight{}
+	for s, id := range m.PreFinal {
+		known[s] = preRunSight{id: id, op: -1}
+	}
+	sight := func(s, id uint64, op int32) (int32, bool) {
+		k, ok := known[s]
+		switch {
+		case !ok:
+			known[s] = preRunSight{id: id, op: op}
+		case k.id == 0:
+			known[s] = preRunSight{id: id, op: op}
+		case id != 0 && id != k.id:
+			return k.op, true
+		}
+		return 0, false
+	}
+	// A message from before the run has one key.
+	keyAt := map[uint64]int32{} // sequence: the first operation naming its key
+	for i := range m.Ops {
+		o := &m.Ops[i]
+		if (o.Kind == KindDedup || o.Kind == KindInfo) && o.Seq != 0 && o.Seq <= m.Base {
+			if j, ok := keyAt[o.Seq]; !ok {
+				keyAt[o.Seq] = int32(i)
+			} else if m.Ops[j].Key != o.Key {
+				return j, int32(i), fmt.Sprintf("they give sequence %d, a message from before the run, two keys", o.Seq), true
+			}
+		}
+	}
+	shown := map[uint64]bool{} // seen by a sync
+	keyed := map[uint64]bool{} // its key known: a replay's or a final line's
+	for s := range m.PreFinal {
+		keyed[s] = true
+	}
+	for i := range m.Ops {
+		o := &m.Ops[i]
+		switch o.Kind {
+		case KindDedup, KindInfo:
+			if o.Seq != 0 && o.Seq <= m.Base {
+				keyed[o.Seq] = true
+				if j, bad := sight(o.Seq, o.ID, int32(i)); bad {
+					return j, int32(i), fmt.Sprintf("they give sequence %d, from before the run, different message ids", o.Seq), true
+				}
+			}
+		case KindSync:
+			y := m.SyncOf(o)
+			for k, s := range y.Pre {
+				shown[s] = true
+				if j, bad := sight(s, y.PreIDs[k], int32(i)); bad {
+					return j, int32(i), fmt.Sprintf("they give sequence %d, from before the run, different message ids", s), true
+				}
+			}
+		}
+	}
+	seqs := slices.Sorted(maps.Keys(known))
+	for i := range m.Ops {
+		o := &m.Ops[i]
+		if o.Kind != KindSync {
+			continue
+		}
+		y := m.SyncOf(o)
+		hi := m.Base
+		if y.Top > 0 {
+			hi = min(hi, y.Top)
+		}
+		lo, _ := slices.BinarySearch(seqs, y.After+1)
+		for _, s := range seqs[lo:] {
+			if s > hi {
+				break
+			}
+			if !slices.Contains(y.Pre, s) {
+				return known[s].op, int32(i), fmt.Sprintf("the message at sequence %d predates the run, so every sync after %d that answers up to it returns it", s, y.After), true
+			}
+		}
+	}
+	// Keys only rejected: each from before the run, with a message there.
+	// Keys rejected whose other persists have unknown outcomes may be.
+	rejected := slices.Sorted(maps.Values(m.rejectedOnly()))
+	optional := m.preRunOptional()
+	if len(rejected) == 0 && len(optional) == 0 {
+		return 0, 0, "", false
+	}
+	var unplaced []int32 // those no final line of their own places
+	for _, op := range rejected {
+		switch s := m.PreRunKeySeq[m.Ops[op].Key]; {
+		case s > m.Base:
+			return -1, op, "the rejection proves the key was committed, no persist of the run can have, and its final line places its message in the run", true
+		case s != 0: // its own line places it
+		default:
+			unplaced = append(unplaced, op)
+		}
+	}
+	rejected = unplaced
+	if m.MessagesRead {
+		// The table holds every message: each such key's is one of its
+		// lines from before the run whose key is not known.
+		if len(rejected) > m.PreKeyless {
+			return -1, rejected[m.PreKeyless], "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
+		}
+		m.preRunSlack = min(m.PreKeyless-len(rejected), len(optional))
+		return 0, 0, "", false
+	}
+	if len(rejected) == 0 && len(optional) == 0 {
+		return 0, 0, "", false
+	}
+	free := uint64(0)
+	for _, s := range seqs {
+		if shown[s] && !keyed[s] {
+			free++ // shown under no known key
+		}
+	}
+	var covered []hidRange
+	for i := range m.Ops {
+		if o := &m.Ops[i]; o.Kind == KindSync {
+			y := m.SyncOf(o)
+			r := hidRange{lo: y.After, hi: math.MaxUint64}
+			if y.Top > 0 {
+				r.hi = y.Top
+			}
+			covered = withRange(covered, r)
+		}
+	}
+	covered = withRange(covered, hidRange{lo: m.Base, hi: math.MaxUint64})
+	need := uint64(len(rejected))
+	free += freeOutside(covered, 0, need+uint64(len(optional)), func(lo, hi uint64) uint64 {
+		a, _ := slices.BinarySearch(seqs, lo+1)
+		b, _ := slices.BinarySearch(seqs, hi+1)
+		return uint64(b - a)
+	})
+	if free >= need {
+		m.preRunSlack = int(min(free-need, uint64(len(optional))))
+	}
+	if free < need {
+		return -1, rejected[0], "the rejection proves the key was committed, no persist of the run can have, and no message from before the run can be its: every sequence up to the initial counter is another message's or in a range a sync answered without it", true
+	}
+	return 0, 0, "", false
+}
+
+// preRunOptional returns the keys rejected as reused whose other persists
+// all have unknown outcomes and no final line (none acked, none replayed):
+// each was committed either by one of them or, with an initial counter,
+// before the run. Without a final messages table only (with it, the key's
+// line says which).
+func (m *Chat) preRunOptional() []int32 {
+	if m.Base == 0 || !m.Reject || m.MessagesRead {
+		return nil
+	}
+	if m.optDone {
+		return m.optional
+	}
+	m.optDone = true
+	rejected, other := map[int32]bool{}, map[int32]bool{}
+	for i := range m.Ops {
+		switch o := &m.Ops[i]; {
+		case o.Kind == KindRejected:
+			rejected[o.Key] = true
+		case o.Kind == KindInfo && o.Seq == 0:
+		default:
+			other[o.Key] = true
+		}
+	}
+	for k := range rejected {
+		if !other[k] && !m.onlyRejected(k) {
+			m.optional = append(m.optional, k)
+		}
+	}
+	slices.Sort(m.optional)
+	return m.optional
+}
+
+func (m *Chat) onlyRejected(k int32) bool {
+	_, ok := m.rejectedOnly()[k]
+	return ok
+}
+
+// rejectedOnly returns, per key whose only operations are rejections as
+// reused, its first rejection: with an initial counter, keys from before
+// the run.
+func (m *Chat) rejectedOnly() map[int32]int32 {
+	if m.Base == 0 || !m.Reject {
+		return nil
+	}
+	if m.rejOnly != nil {
+		return m.rejOnly
+	}
+	first := map[int32]int32{}
+	other := map[int32]bool{}
+	for i := range m.Ops {
+		switch o := &m.Ops[i]; o.Kind {
+		case KindRejected:
+			if _, ok := first[o.Key]; !ok {
+				first[o.Key] = int32(i)
+			}
+		case KindNew, KindDedup, KindInfo:
+			other[o.Key] = true
+		}
+	}
+	for k := range other {
+		delete(first, k)
+	}
+	m.rejOnly = first
+	return first
+}

@@ -1,0 +1,80 @@
+package checker
+
+import (
+	"fmt"
+)
+
+// NameNoPhantomMessages is the invariant's name as HISTORY.md spells it.
+const NameNoPhantomMessages = "no_phantom_messages"
+
+// checkNoPhantomMessages: with sole_writer (the history's clients are its
+// chats' only writers), every final message and idempotency record above
+// initial_counter carries a key some persist of its chat used (in
+// key_scope); one that none did was written by no client of the history
+// (a record is written with its message, in one transaction). A key only
+// failed persists used is not a phantom's but fail_has_no_effect's.
+// Without sole_writer such lines may be another writer's: warned about,
+// not judged.
+func checkNoPhantomMessages(x *index) Result {
+	v := newVerdict(NameNoPhantomMessages)
+	if !x.hasMessages && !x.hasIdem {
+		v.notApplicable("no final messages or idempotency lines")
+		return v.result()
+	}
+	var phantoms []int32
+	judged, keyless := 0, 0
+	for i := range x.fin.Count() {
+		f := x.fin.At(i)
+		switch {
+		case f.Table != tableMessages && f.Table != tableIdempotency:
+		case f.Seq <= x.initialCounter: // from before the run
+		case f.key == finKeyUnsent:
+			judged++
+			phantoms = append(phantoms, i)
+		case f.key < 0:
+			keyless++
+		default:
+			judged++
+			if len(x.keyOps(f.key)) == 0 {
+				phantoms = append(phantoms, i)
+			}
+		}
+	}
+	if judged == 0 && keyless > 0 {
+		v.notApplicable("no final message or idempotency record above initial_counter carries a key that can be attributed (%d carry none): a message no client sent cannot be recognized", keyless)
+		return v.result()
+	}
+	if !x.soleWriter {
+		if len(phantoms) > 0 {
+			f := x.fin.At(phantoms[0])
+			x.warn("%s (messages or idempotency records) above initial_counter carry a key no persist of their chat sent, e.g. chat %q seq %d, %s (%s line %d): another writer's, or phantom writes (not judged: the history does not say it is its chats' only writer)",
+				plural(len(phantoms), "final line"), x.chatNames[f.chat], f.Seq, x.phantomKey(f), f.Table, f.Line)
+		}
+		v.notApplicable("the history does not say its clients are its chats' only writers (header sole_writer, or chatseq check --sole-writer): %s (messages or idempotency records) no persist sent may be another writer's, warned about and not judged",
+			plural(len(phantoms), "final line"))
+		return v.result()
+	}
+	for _, i := range phantoms {
+		f := x.fin.At(i)
+		what := "message"
+		if f.Table == tableIdempotency {
+			what = "idempotency record of message"
+		}
+		v.fail([]int{int(f.Line)}, "chat %q seq %d: the final %s %q (line %d) carries %s, which no persist of the chat sent, and the history says its clients are the chat's only writers (sole_writer)",
+			x.chatNames[f.chat], f.Seq, what, x.midName(f.MessageID), f.Line, x.phantomKey(f))
+	}
+	if keyless > 0 {
+		v.unknown("%d final messages or idempotency records above initial_counter carry no key that can be attributed", keyless)
+	}
+	v.pass("%s (messages or idempotency records) above initial_counter: each carries a key a persist of its chat sent", plural(judged, "final line"))
+	return v.result()
+}
+
+// phantomKey names a phantom message's key: its text, or, for a line
+// without a sender whose key no sender used (key_scope client), that.
+func (x *index) phantomKey(f *cfin) string {
+	if f.key == finKeyUnsent {
+		return "a key, without a sender, that no sender of the chat used (key_scope client)"
+	}
+	return fmt.Sprintf("key %q", x.finKeyName(f))
+}

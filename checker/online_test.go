@@ -1,0 +1,163 @@
+package checker
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// randomOnlineHistory draws a small history of overlapping persists over
+// few chats, keys, senders, sequences and message ids, so that acks
+// collide on a sequence, keys answer twice and sequences go back in real
+// time often; times tie often too.
+func randomOnlineHistory(rng *rand.Rand) *history.History {
+	h := &history.History{Header: history.Header{Version: history.Version}}
+	procs := 1 + rng.IntN(4)
+	open := make([]*history.Event, procs)
+	ops := 1 + rng.IntN(10)
+	line, now := 1, int64(0)
+	emit := func(e history.Event) {
+		line++
+		if rng.IntN(3) > 0 {
+			now++
+		}
+		e.Line, e.Time = line, now
+		h.Events = append(h.Events, e)
+	}
+	for ops > 0 || slices.ContainsFunc(open, func(e *history.Event) bool { return e != nil }) {
+		p := rng.IntN(procs)
+		if inv := open[p]; inv != nil {
+			open[p] = nil
+			done := history.Event{Process: p, F: inv.F, Chat: inv.Chat, Key: inv.Key}
+			switch r := rng.IntN(10); {
+			case r == 0:
+				done.Kind, done.Error = history.KindFail, "rejected"
+			case r == 1:
+				done.Kind, done.Error = history.KindInfo, "timeout"
+			case inv.F == history.FSync:
+				done.Kind, done.Sync = history.KindOK, &history.SyncResult{}
+			default:
+				done.Kind, done.Seq, done.MessageID, done.Dedup = history.KindOK, uint64(1+rng.IntN(5)), fmt.Sprint("m", rng.IntN(4)), rng.IntN(4) == 0
+			}
+			emit(done)
+			continue
+		}
+		if ops == 0 {
+			continue
+		}
+		ops--
+		chat := fmt.Sprint("c", rng.IntN(2))
+		if rng.IntN(8) == 0 {
+			emit(history.Event{Kind: history.KindInvoke, Process: p, F: history.FSync, Chat: chat, Limit: 10})
+		} else {
+			key := fmt.Sprint("k", rng.IntN(3))
+			emit(history.Event{Kind: history.KindInvoke, Process: p, F: history.FPersist, Chat: chat, Key: key, Sender: fmt.Sprint("u", rng.IntN(2)), PayloadHash: key})
+		}
+		open[p] = &h.Events[len(h.Events)-1]
+		// Later appends may move the slice: keep a copy.
+		e := *open[p]
+		open[p] = &e
+	}
+	return h
+}
+
+// onlineOf runs the online check over h's lines, noting the line each
+// violation was found at.
+func onlineOf(h *history.History) (*Online, map[string]int) {
+	at := map[string]int{}
+	line := 0
+	o := NewOnline(func(v Violation) { at[v.Invariant] = line })
+	for i := range h.Events {
+		line = h.Events[i].Line
+		o.Event(&h.Events[i])
+	}
+	return o, at
+}
+
+// The online check never reports what the offline check does not, and it
+// reports each violation at the line that proves it: 10,000 random
+// histories, both key scopes.
+func TestOnlineNeverContradictsOffline(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 1))
+	caught := map[string]int{}
+	offlineFails := map[string]int{}
+	for i := range 10000 {
+		h := randomOnlineHistory(rng)
+		scope := history.KeyScopeChat
+		if i%2 == 1 {
+			scope = history.KeyScopeClient
+		}
+		rep := Check(h, Options{Contract: &history.Contract{KeyScope: scope}})
+		status := map[string]Status{}
+		for _, r := range rep.Invariants {
+			status[r.Name] = r.Status
+			if r.Status == Fail {
+				offlineFails[r.Name]++
+			}
+		}
+		o, at := onlineOf(h)
+		for _, v := range o.Violations() {
+			if status[v.Invariant] != Fail {
+				t.Fatalf("history %d: online found %s (%s), offline says %q\n%s", i, v.Invariant, v.Detail, status[v.Invariant], onlineDump(h))
+			}
+			if last := v.Lines[len(v.Lines)-1]; last != at[v.Invariant] {
+				t.Fatalf("history %d: %s found at line %d but its proving line is %d", i, v.Invariant, at[v.Invariant], last)
+			}
+			caught[v.Invariant]++
+		}
+	}
+	for _, name := range OnlineInvariants {
+		// The online check sees most of what the offline check fails
+		// on the acks: a check that found nothing would pass above.
+		if caught[name] < offlineFails[name]/2 {
+			t.Errorf("%s: online caught %d histories of the %d the offline check failed", name, caught[name], offlineFails[name])
+		}
+	}
+	t.Logf("online/offline failures: %v / %v", caught, offlineFails)
+}
+
+// A valid history (the simulated ADR-004 runs) gives the online check
+// nothing to report.
+func TestOnlineFindsNothingInValidHistories(t *testing.T) {
+	for seed := range uint64(50) {
+		h := generate(genConfig{chats: 3, writers: 4, readers: 2, ops: 300, crash: 0.1, crashCommitted: 0.05, replay: 0.1, limit: 5, seed: seed})
+		if o, _ := onlineOf(h); len(o.Violations()) > 0 {
+			t.Fatalf("seed %d: %+v", seed, o.Violations())
+		}
+	}
+}
+
+func onlineDump(h *history.History) string {
+	s := ""
+	for _, e := range h.Events {
+		s += fmt.Sprintf("%d t=%d p=%d %s %s %s key=%s sender=%s seq=%d mid=%s dedup=%v\n", e.Line, e.Time, e.Process, e.Kind, e.F, e.Chat, e.Key, e.Sender, e.Seq, e.MessageID, e.Dedup)
+	}
+	return s
+}
+
+// BenchmarkOnline is the online check's cost per history line, beside
+// the Log that takes the same lines (its share of the tap's goroutine).
+func BenchmarkOnline(b *testing.B) {
+	h := generate(genConfig{chats: 64, writers: 8, readers: 2, ops: 200000, crash: 0.01, replay: 0.05, limit: 100, seed: 1})
+	b.Run("log", func(b *testing.B) {
+		for b.Loop() {
+			l := NewLog()
+			for i := range h.Events {
+				l.Event(&h.Events[i])
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(h.Events)), "ns/line")
+	})
+	b.Run("online", func(b *testing.B) {
+		for b.Loop() {
+			o := NewOnline(nil)
+			for i := range h.Events {
+				o.Event(&h.Events[i])
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(h.Events)), "ns/line")
+	})
+}

@@ -1,0 +1,41 @@
+package gateway
+
+import "context"
+
+// The device's side of a push channel: what a client of the delivery
+// plane (bench's receivers) needs of a service, whether the gateway is in
+// its own process or behind chatseq serve's /v1/push.
+
+// Conn is one open connection of a device to a push channel.
+type Conn interface {
+	// Next reads the next batch the channel streamed, in the order
+	// streamed; the slice is the caller's. An error ends the connection.
+	Next(ctx context.Context) ([]Message, error)
+	// Ack sends ADR-001 §5's delivery ack on the connection.
+	Ack(ctx context.Context, chat string, seq uint64) error
+	// Drop ends the connection at once, as a lost network does.
+	Drop()
+	// Close ends it normally, once the acks sent were taken in.
+	Close()
+}
+
+// Channel is a service's delivery plane as its devices reach it: the push
+// channel, a catch-up sync as the device's user (ADR-001 §4), and the
+// delivery_state table (§5).
+type Channel interface {
+	Dial(ctx context.Context, user string) (Conn, error)
+	// CatchUp is one page of the chat after after, read as user, in
+	// sequence order.
+	CatchUp(ctx context.Context, user, chat string, after uint64, limit int) ([]Message, error)
+	DeliveryStates(ctx context.Context, chat string) ([]DeliveryState, error)
+	// Quiesce returns once what the service published so far has been
+	// offered to the connected devices, as far as the client can tell.
+	Quiesce(ctx context.Context) error
+	Close()
+}
+
+// ChannelServer is a target that serves its own push channel (a service
+// over HTTP).
+type ChannelServer interface {
+	PushChannel(ctx context.Context) (Channel, error)
+}

@@ -1,0 +1,225 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ContractFields is the contract, one row per field of Contract: every
+// place that names, parses, checks, merges, defaults or prints a contract
+// field reads it here (the header reader and writer, the shard merge, the
+// checker, chatseq check's flags, scenarios, the http target's mapping,
+// the run report). Adding a field is one row (and Contract's field);
+// each reader's test loops over the rows.
+var ContractFields = []ContractField{
+	{
+		Name: "gaps", Flag: "gaps", Prose: "gaps",
+		Values: []ContractValue{
+			{GapsAllowed, "sequences may skip numbers, as ADR-004's two-phase allocation does"},
+			{GapsForbidden, "sequences are assigned at apply time and must be gapless"},
+		},
+		Default: GapsAllowed,
+		Of:      func(c *Contract) *string { return &c.Gaps },
+	},
+	{
+		Name: "key_reuse", Flag: "key-reuse", Prose: "key reuse",
+		Values: []ContractValue{
+			{KeyReuseReturnOriginal, "a key reused with other content gets the original sequence, as ADR-001 says"},
+			{KeyReuseReject, "a key reused with other content fails: idempotency_key_reused, HTTP 409 style"},
+		},
+		Default: KeyReuseReturnOriginal,
+		Of:      func(c *Contract) *string { return &c.KeyReuse },
+	},
+	{
+		Name: "events", Flag: "events", Prose: "events",
+		Values: []ContractValue{
+			{EventsNone, "no event stream"},
+			{EventsAtLeastOnce, "every message reaches the topic at least once"},
+		},
+		Default:           EventsNone,
+		DefaultWithEvents: EventsAtLeastOnce,
+		Of:                func(c *Contract) *string { return &c.Events },
+	},
+	{
+		Name: "catch_up", Flag: "catch-up", Prose: "catch-up",
+		Values: []ContractValue{
+			{CatchUpCursor, "readers must receive every message their cursor passed, as ADR-001 §4 says"},
+			{CatchUpNone, "the design promises readers nothing"},
+		},
+		Default: CatchUpCursor,
+		Of:      func(c *Contract) *string { return &c.CatchUp },
+	},
+	{
+		Name: "event_order", Flag: "event-order", Prose: "event order",
+		Values: []ContractValue{
+			{EventOrderPerChat, "each chat's events on the topic in sequence order"},
+			{EventOrderNone, "no order is promised"},
+		},
+		Default: EventOrderNone,
+		Of:      func(c *Contract) *string { return &c.EventOrder },
+	},
+	{
+		Name: "key_scope", Flag: "key-scope", Prose: "key scope",
+		Values: []ContractValue{
+			{KeyScopeChat, "ADR-004: a key is unique in its chat"},
+			{KeyScopeClient, "ADR-001: unique per sender per chat"},
+		},
+		Default: KeyScopeChat,
+		Of:      func(c *Contract) *string { return &c.KeyScope },
+	},
+}
+
+// ContractField is one field of the contract and every way it is spelled.
+type ContractField struct {
+	// Name is the field in the header's "contract", in a scenario's
+	// contract: and in the checker's JSON report ("key_reuse").
+	Name string
+	// Flag is chatseq check's flag for it, without the dashes
+	// ("key-reuse").
+	Flag string
+	// Prose is how the run report's settings name it ("key reuse").
+	Prose string
+	// Values are the values HISTORY.md defines, in the order messages
+	// list them.
+	Values []ContractValue
+	// Default is what the checker applies when neither the header nor a
+	// flag states the field; DefaultWithEvents, when set, instead when
+	// the history holds final events lines (or read the events table).
+	Default, DefaultWithEvents string
+	// Of is the field in a Contract.
+	Of func(*Contract) *string
+}
+
+// ContractValue is one value of a contract field and what it promises.
+type ContractValue struct {
+	Name  string
+	Gloss string
+}
+
+// LookupContractField returns the row named name, or nil.
+func LookupContractField(name string) *ContractField {
+	for i := range ContractFields {
+		if ContractFields[i].Name == name {
+			return &ContractFields[i]
+		}
+	}
+	return nil
+}
+
+// Allows reports whether v is one of the field's values.
+func (f *ContractField) Allows(v string) bool {
+	for _, x := range f.Values {
+		if x.Name == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ValueNames lists the field's values.
+func (f *ContractField) ValueNames() []string {
+	names := make([]string, len(f.Values))
+	for i, v := range f.Values {
+		names[i] = v.Name
+	}
+	return names
+}
+
+// Choices lists the field's values for a message, "a or b" (with quoted,
+// `"a" or "b"`); last is the word before the last one ("or", "nor").
+func (f *ContractField) Choices(quoted bool, last string) string {
+	names := f.ValueNames()
+	if quoted {
+		for i, n := range names {
+			names[i] = strconv.Quote(n)
+		}
+	}
+	return joinChoices(names, last)
+}
+
+// Glossed lists the field's values each with its gloss, for --help:
+// "a (what a promises) or b (what b promises)".
+func (f *ContractField) Glossed() string {
+	parts := make([]string, len(f.Values))
+	for i, v := range f.Values {
+		parts[i] = v.Name + " (" + v.Gloss + ")"
+	}
+	return joinChoices(parts, "or")
+}
+
+// DefaultText says what the checker applies when no one states the field.
+func (f *ContractField) DefaultText() string {
+	if f.DefaultWithEvents != "" {
+		return f.Default + ", or " + f.DefaultWithEvents + " when the history has final events lines"
+	}
+	return f.Default
+}
+
+// DefaultFor is the value the checker applies when the field is not
+// stated; hasEvents says whether the history holds final events lines.
+func (f *ContractField) DefaultFor(hasEvents bool) string {
+	if hasEvents && f.DefaultWithEvents != "" {
+		return f.DefaultWithEvents
+	}
+	return f.Default
+}
+
+// ContractFieldNames lists the fields' names, "a, b or c".
+func ContractFieldNames() string {
+	names := make([]string, len(ContractFields))
+	for i, f := range ContractFields {
+		names[i] = f.Name
+	}
+	return joinChoices(names, "or")
+}
+
+func joinChoices(items []string, last string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + last + " " + items[len(items)-1]
+}
+
+// Over returns base with every field c states put over base's.
+func (c Contract) Over(base Contract) Contract {
+	for _, f := range ContractFields {
+		if v := *f.Of(&c); v != "" {
+			*f.Of(&base) = v
+		}
+	}
+	return base
+}
+
+// Validate checks that every field c states holds one of its values; one
+// error per field that does not, each worded by bad(field, value).
+func (c Contract) Validate(bad func(f *ContractField, value string) error) error {
+	var errs []error
+	for i := range ContractFields {
+		f := &ContractFields[i]
+		if v := *f.Of(&c); v != "" && !f.Allows(v) {
+			errs = append(errs, bad(f, v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// agree merges two files' contracts: a field either states is kept, and
+// one they state differently is an error listing every such field.
+func (c Contract) agree(other Contract) (Contract, error) {
+	var diffs []string
+	for _, f := range ContractFields {
+		x, y := f.Of(&c), *f.Of(&other)
+		switch {
+		case *x == "":
+			*x = y
+		case y != "" && *x != y:
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", f.Name, *x, y))
+		}
+	}
+	if len(diffs) > 0 {
+		return c, fmt.Errorf("%s", strings.Join(diffs, ", "))
+	}
+	return c, nil
+}

@@ -1,0 +1,187 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/valyala/fastjson"
+
+	"github.com/chatseq/chatseq/internal/jsonstr"
+)
+
+// MaxPushFrame is the largest server frame a PushConn reads: frames are
+// cut at about 256 KiB, but one message goes whole, and a message of
+// the API's largest body (1 MiB) may grow sixfold when escaped.
+const MaxPushFrame = 8 << 20
+
+// PushConn is a device's end of the push channel: it reads MessagesFrames
+// and sends AckFrames. Next must be called from one goroutine at a time;
+// Ack and Close from any.
+type PushConn struct {
+	conn   *websocket.Conn
+	buf    bytes.Buffer      // the frame being decoded, reused
+	parser fastjson.Parser   // reuses its memory frame to frame
+	msgs   []PushedMessage   // Next's answer, reused
+	intern map[string]string // chat and sender ids, which repeat
+}
+
+// maxInterned bounds PushConn's interned ids.
+const maxInterned = 1 << 14
+
+// PushDialOptions reach a service's push channel.
+type PushDialOptions struct {
+	// HTTPClient makes the handshake (TLS settings, timeouts); nil: the
+	// default client.
+	HTTPClient *http.Client
+	// Header is sent with the handshake (credentials: never shown);
+	// DialPush sets HeaderUser in a copy.
+	Header http.Header
+}
+
+// PushRefusedError is a handshake the server answered with an HTTP error:
+// no connection, no frame.
+type PushRefusedError struct {
+	Status int
+	Code   string // the error body's machine code, when it has one
+	Msg    string
+}
+
+func (e *PushRefusedError) Error() string {
+	return fmt.Sprintf("push channel refused: %d %s: %s", e.Status, e.Code, e.Msg)
+}
+
+// DialPush opens the push channel of the service at base (http or https
+// URL) as user. Once it returns, the device is subscribed: it receives
+// every message published afterwards.
+func DialPush(ctx context.Context, base, user string, o PushDialOptions) (*PushConn, error) {
+	u := strings.TrimSuffix(base, "/") + PushPath
+	h := o.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set(HeaderUser, user)
+	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: o.HTTPClient, HTTPHeader: h})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			return nil, refusedFrom(resp)
+		}
+		return nil, fmt.Errorf("push channel: %w", err)
+	}
+	conn.SetReadLimit(MaxPushFrame)
+	return &PushConn{conn: conn}, nil
+}
+
+func refusedFrom(resp *http.Response) error {
+	e := &PushRefusedError{Status: resp.StatusCode}
+	if resp.Body != nil {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		var eb ErrorBody
+		if json.Unmarshal(body, &eb) == nil && eb.Error.Code != "" {
+			e.Code, e.Msg = eb.Error.Code, eb.Error.Message
+		} else {
+			e.Msg = strings.TrimSpace(string(body))
+		}
+	}
+	return e
+}
+
+// Next reads the next frame's messages. They stay valid until the next
+// call. A closed connection returns an error websocket.CloseStatus reads
+// the code of (1013: the device fell behind; 1001: the server is going
+// away). A frame that is not a MessagesFrame is an error.
+//
+// It decodes with fastjson into reused memory, allocating only the
+// strings it returns: this is the receive path of every delivery.
+func (c *PushConn) Next(ctx context.Context) ([]PushedMessage, error) {
+	typ, r, err := c.conn.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if typ != websocket.MessageText {
+		_ = c.conn.Close(websocket.StatusUnsupportedData, "frames are JSON text")
+		return nil, errors.New("push channel: a binary frame")
+	}
+	c.buf.Reset()
+	if _, err := c.buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	v, err := c.parser.ParseBytes(c.buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("push channel: a frame that is not JSON: %w", err)
+	}
+	if t := v.GetStringBytes("type"); string(t) != FrameMessages {
+		return nil, fmt.Errorf("push channel: a frame of type %q", t)
+	}
+	items := v.GetArray("messages")
+	if len(items) == 0 {
+		return nil, errors.New("push channel: a messages frame without messages")
+	}
+	c.msgs = c.msgs[:0]
+	for i, o := range items {
+		m, err := c.decodeMessage(o)
+		if err != nil {
+			return nil, fmt.Errorf("push channel: message %d of a frame: %w", i, err)
+		}
+		c.msgs = append(c.msgs, m)
+	}
+	return c.msgs, nil
+}
+
+func (c *PushConn) decodeMessage(o *fastjson.Value) (PushedMessage, error) {
+	var m PushedMessage
+	chat, id := o.GetStringBytes("chat_id"), o.GetStringBytes("message_id")
+	seq, err := o.Get("sequence").Uint64()
+	if len(chat) == 0 || len(id) == 0 || err != nil || seq == 0 {
+		return m, errors.New("it needs chat_id, message_id and a sequence above 0")
+	}
+	m.ChatID, m.MessageID, m.Sequence = c.interned(chat), string(id), seq
+	m.SenderID = c.interned(o.GetStringBytes("sender_id"))
+	m.Content = string(o.GetStringBytes("content"))
+	m.ContentType = c.interned(o.GetStringBytes("content_type"))
+	if at := o.GetStringBytes("created_at"); at != nil {
+		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, string(at)); err != nil {
+			return m, fmt.Errorf("created_at: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// interned is b as a string, the same one each time it repeats.
+func (c *PushConn) interned(b []byte) string {
+	if s, ok := c.intern[string(b)]; ok {
+		return s
+	}
+	if c.intern == nil || len(c.intern) >= maxInterned {
+		c.intern = map[string]string{}
+	}
+	s := string(b)
+	c.intern[s] = s
+	return s
+}
+
+// Ack acknowledges every message of chat up to seq (ADR-001 §5).
+func (c *PushConn) Ack(ctx context.Context, chat string, seq uint64) error {
+	// A buffer per ack: Ack may run beside another Ack.
+	b := append(make([]byte, 0, 64+len(chat)), `{"type":"ack","chat_id":`...)
+	b = jsonstr.Append(b, chat)
+	b = append(b, `,"last_acked_sequence":`...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, '}')
+	return c.conn.Write(ctx, websocket.MessageText, b)
+}
+
+// Close closes the connection normally.
+func (c *PushConn) Close() error { return c.conn.Close(websocket.StatusNormalClosure, "") }
+
+// CloseNow drops the connection without the closing handshake (a device
+// that loses its network).
+func (c *PushConn) CloseNow() error { return c.conn.CloseNow() }

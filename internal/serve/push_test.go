@@ -1,0 +1,107 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/metrics"
+)
+
+// chatseq serve with the embedded Kafka pushes what it persists to a
+// member's device and keeps its ack; with Kafka off /v1/push refuses with
+// push.unavailable.
+func TestServePushesFromItsTopicAndOnlyWithOne(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	exporter := metrics.New()
+	srv, err := Start(ctx, Options{Target: "memory", Kafka: KafkaEmbedded, Partitions: 2, Listen: "127.0.0.1:0", Seed: 1, Metrics: exporter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	base := "http://" + srv.Addr
+	call := func(method, path, key, body string) {
+		t.Helper()
+		status, answer := do(t, ctx, method, base+path, "u1", key, body)
+		if status/100 != 2 {
+			t.Fatalf("%s %s: %d %s", method, path, status, answer)
+		}
+	}
+	call("PUT", "/v1/chats/c1", "", `{"members":["u1","u2"]}`)
+	dev, err := httpapi.DialPush(ctx, base, "u2", httpapi.PushDialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	call("POST", "/v1/chats/c1/messages", "k1", `{"content":"hello"}`)
+	msgs, err := dev.Next(ctx)
+	if err != nil || len(msgs) != 1 || msgs[0].Content != "hello" || msgs[0].Sequence != 1 {
+		t.Fatalf("u2's device got %+v (%v), want the message at 1", msgs, err)
+	}
+	if err := dev.Ack(ctx, "c1", 1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, answer := do(t, ctx, "GET", base+"/v1/chats/c1/delivery_state", "u1", "", "")
+		if answer == `{"chat_id":"c1","delivery_state":[{"user_id":"u2","last_acked_sequence":1}]}` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivery_state never showed u2's ack: %s", answer)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	fams, err := exporter.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := map[string]float64{}
+	for _, f := range fams {
+		if m := f.GetMetric(); len(m) == 1 && m[0].Counter != nil {
+			exported[f.GetName()] = m[0].Counter.GetValue()
+		}
+	}
+	if exported["chatseq_push_deliveries_total"] != 1 || exported["chatseq_push_feed_records_total"] != 1 {
+		t.Errorf("live metrics: deliveries %g, feed records %g; want 1 and 1", exported["chatseq_push_deliveries_total"], exported["chatseq_push_feed_records_total"])
+	}
+	if line := srv.PushLine(); line != "push channel at ws://"+srv.Addr+"/v1/push, delivery_state kept in this process's memory (a restart forgets it)" {
+		t.Errorf("push line %q", line)
+	}
+
+	off, err := Start(ctx, Options{Target: "memory", Kafka: KafkaOff, Listen: "127.0.0.1:0", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer off.Close()
+	var refused *httpapi.PushRefusedError
+	if _, err := httpapi.DialPush(ctx, "http://"+off.Addr, "u1", httpapi.PushDialOptions{}); !errors.As(err, &refused) || refused.Code != httpapi.CodePushOff {
+		t.Errorf("push on a server without Kafka: %v, want %s", err, httpapi.CodePushOff)
+	}
+}
+
+// do makes one request as user and returns its status and body.
+func do(t *testing.T, ctx context.Context, method, url, user, key, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(httpapi.HeaderUser, user)
+	if key != "" {
+		req.Header.Set(httpapi.HeaderIdempotencyKey, key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.TrimSpace(string(b))
+}

@@ -1,0 +1,55 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chatseq/chatseq/bench"
+)
+
+// Receivers is what bench --receivers' devices did and saw, with the
+// delivery plane's latencies: fan_out (a message's created_at to each
+// device's first receipt) and full_visibility (to its chat's last
+// device's).
+type Receivers struct {
+	bench.ReceiverCounts
+	PerChat              int           `json:"per_chat"`
+	DropConnectionsEvery float64       `json:"drop_connections_every_s,omitempty"`
+	Latency              []Percentiles `json:"latency"`
+}
+
+func receiversOf(res *bench.Result) *Receivers {
+	if res.Config.Receivers == 0 {
+		return nil
+	}
+	r := &Receivers{ReceiverCounts: res.Receivers, PerChat: res.Config.Receivers, DropConnectionsEvery: res.Config.DropConnectionsEvery.Seconds()}
+	for _, s := range []struct {
+		name string
+		h    *hdrhistogram.Histogram
+	}{{"fan_out", res.FanOut}, {"full_visibility", res.FullVisibility}} {
+		if s.h != nil {
+			r.Latency = append(r.Latency, percentilesOf(s.name, s.h))
+		}
+	}
+	return r
+}
+
+func percentilesOf(step string, h *hdrhistogram.Histogram) Percentiles {
+	return Percentiles{
+		Step: step, Count: h.TotalCount(),
+		P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
+		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()),
+	}
+}
+
+// addReceivers adds the devices' lines to the report's counts table.
+func (t *table) addReceivers(r *Receivers) {
+	drops := ""
+	if r.DropConnectionsEvery > 0 {
+		drops = fmt.Sprintf(", %s (every %gs)", count(r.Drops, "connection drop"), r.DropConnectionsEvery)
+	}
+	t.add("  receivers", fmt.Sprint(r.Devices), fmt.Sprintf("devices (%d a chat), %s, %s%s", r.PerChat, count(r.Connects, "connect"), count(r.Reconnects, "reconnect"), drops))
+	t.add("    deliveries", fmt.Sprint(r.Deliveries), fmt.Sprintf("%s received in %s; %s, %d out of order; %s", count(r.Received, "message"), count(r.Pushes, "push line"), count(r.Duplicates, "duplicate"), r.OutOfOrder, count(r.FullyVisible, "message")+" fully visible"))
+	t.add("    catch-up", fmt.Sprint(r.CatchUps), fmt.Sprintf("catch-ups, %s, %s, %s", count(r.GapSyncs, "gap sync"), count(r.Acks, "delivery ack"), count(r.SyncErrors, "failed sync")))
+}

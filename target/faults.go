@@ -1,0 +1,140 @@
+package target
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chatseq/chatseq/sequencer"
+)
+
+// Timed fault kinds.
+const (
+	// KafkaOutage: every publish in the window fails.
+	KafkaOutage = "kafka-outage"
+	// StoreLatency: every store call in the window is delayed by Latency.
+	StoreLatency = "store-latency"
+	// StoreStall: every store call in the window blocks until it ends.
+	StoreStall = "store-stall"
+	// DeleteCounter: at At the counter of chat Chat is deleted (an
+	// operator's mistake; ADR-004's SEV-2).
+	DeleteCounter = "delete-counter"
+	// Store errors in a window (ADR-004's core only; §10's "DynamoDB
+	// unavailable"): StoreThrottle refuses every store call (nothing
+	// applied); StoreInternalError fails every call with a 500 (a
+	// transaction is applied first on a fixed coin per write; a counter
+	// ADD never is); TxnCanceledOther cancels every transaction for a
+	// reason other than its condition (nothing applied).
+	StoreThrottle      = "store-throttle"
+	StoreInternalError = "store-internal-error"
+	TxnCanceledOther   = "txn-canceled-other"
+	// VariantOn: through the window ADR-004's core runs the broken
+	// variant Variant (sequencer.Variant.CheckSwitchable), so that a
+	// long correct run goes wrong at a known time.
+	VariantOn = "variant-on"
+)
+
+// KillServer: at At the target's server process is killed (SIGKILL) and
+// restarted, or a user's nemesis command is run (the http target's
+// --serve and --nemesis-cmd), as Jepsen's process nemesis does.
+const KillServer = "kill-server"
+
+// storeErrorKinds are the timed faults that fail store calls.
+var storeErrorKinds = []string{StoreThrottle, StoreInternalError, TxnCanceledOther}
+
+// IsStoreError reports whether kind fails store calls (ADR-004's core
+// only).
+func IsStoreError(kind string) bool { return slices.Contains(storeErrorKinds, kind) }
+
+// CoreOnly reports whether only ADR-004's core carries out kind: the
+// store errors and variant windows.
+func CoreOnly(kind string) bool { return IsStoreError(kind) || kind == VariantOn }
+
+// TimedKinds lists every timed fault kind.
+func TimedKinds() []string {
+	return append([]string{KafkaOutage, StoreLatency, StoreStall, DeleteCounter, KillServer, VariantOn}, storeErrorKinds...)
+}
+
+// TimedFault is a fault on the run's clock.
+type TimedFault struct {
+	Kind    string
+	At      time.Duration // from the start of the writers
+	For     time.Duration // window length (outage, latency, stall)
+	Latency time.Duration // StoreLatency only
+	Chat    int           // DeleteCounter only: the chat's index
+	Variant string        // VariantOn only: the variant switched on
+}
+
+// Validate checks f against a run of the given number of chats.
+func (f TimedFault) Validate(chats int) error {
+	switch f.Kind {
+	case KafkaOutage, StoreStall, StoreThrottle, StoreInternalError, TxnCanceledOther:
+		if f.For <= 0 {
+			return fmt.Errorf("%s at %s needs a positive duration", f.Kind, f.At)
+		}
+	case StoreLatency:
+		if f.For <= 0 || f.Latency <= 0 {
+			return fmt.Errorf("%s at %s needs a positive duration and latency", f.Kind, f.At)
+		}
+	case VariantOn:
+		if f.For <= 0 {
+			return fmt.Errorf("%s at %s needs a positive duration", f.Kind, f.At)
+		}
+		if err := sequencer.Variant(f.Variant).CheckSwitchable(); err != nil {
+			return fmt.Errorf("%s at %s: %w", f.Kind, f.At, err)
+		}
+	case KillServer:
+	case DeleteCounter:
+		if f.Chat < 0 || f.Chat >= chats {
+			return fmt.Errorf("%s names chat %d, but the run has chats 0..%d", f.Kind, f.Chat, chats-1)
+		}
+	default:
+		return fmt.Errorf("unknown timed fault %q (known: %s)", f.Kind, strings.Join(TimedKinds(), ", "))
+	}
+	if f.At < 0 {
+		return fmt.Errorf("%s: at must not be negative, got %s", f.Kind, f.At)
+	}
+	return nil
+}
+
+// MaxFaultWithoutDuration bounds a stall's end and a store latency in a run
+// bounded by --ops alone, which has no end to measure them against: a typo
+// of 1h for 1s, or a latency of 2562047h, would otherwise hold the run for
+// as long.
+const MaxFaultWithoutDuration = time.Hour
+
+// OutlastsRun says why f cannot be carried out within a run of the given
+// duration (0: bounded by --ops alone), or returns "": a window whose end
+// overflows the clock, a fault that starts after the run is over, a stall
+// still on when the writers stop (every call in flight would wait for its
+// end), or a store latency longer than the run.
+func (f TimedFault) OutlastsRun(duration time.Duration) string {
+	name := f.ScheduleName()
+	if f.For > 0 && f.At > math.MaxInt64-f.For {
+		return fmt.Sprintf("%s at %s for %s ends beyond the clock's range", name, f.At, f.For)
+	}
+	end, bound, bounded := f.At+f.For, duration, "the "+duration.String()+" run"
+	if duration <= 0 {
+		bound, bounded = MaxFaultWithoutDuration, "the "+MaxFaultWithoutDuration.String()+" a run without --duration allows"
+	} else if f.At >= duration {
+		return fmt.Sprintf("%s at %s starts when the %s run is over: it would never happen", name, f.At, duration)
+	}
+	switch {
+	case f.Kind == StoreStall && end > bound:
+		return fmt.Sprintf("%s from %s to %s outlasts %s: the calls in flight when the writers stop would wait for its end", name, f.At, end, bounded)
+	case f.Kind == StoreLatency && f.Latency > bound:
+		return fmt.Sprintf("%s at %s delays each store call by %s, longer than %s", name, f.At, f.Latency, bounded)
+	}
+	return ""
+}
+
+// ScheduleName is the fault's name in the schedule language of scenario
+// files and --schedule: its kind with underscores (store_stall).
+func (f TimedFault) ScheduleName() string { return strings.ReplaceAll(f.Kind, "-", "_") }
+
+// Active reports whether the run is inside f's window at elapsed.
+func (f TimedFault) Active(elapsed time.Duration) bool {
+	return elapsed >= f.At && elapsed < f.At+f.For
+}

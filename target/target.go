@@ -1,0 +1,74 @@
+// Package target is what a sequencing design must do for the runner to
+// drive it, and what the runner tells it: the Target interface, the
+// environment a target is built in, the run's timed faults, and how a
+// target's answers are recorded. It sits at the bottom of the import graph
+// so that the runner (bench), the designs (targets/...) and the HTTP
+// server (httpapi) share it without importing one another.
+package target
+
+import (
+	"context"
+	"time"
+
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/store"
+)
+
+// Target is a sequencing design the runner drives: the ADR-004 core over a
+// store, or another design (an outbox, a Raft log) with the same client
+// operations.
+type Target interface {
+	CreateChat(ctx context.Context, chat string, members []string) error
+	// SetCounter puts a chat's counter at v (scenarios that start at 10).
+	SetCounter(ctx context.Context, chat string, v uint64) error
+	// DeleteCounter removes a chat's counter (ADR-004's SEV-2 incident).
+	DeleteCounter(ctx context.Context, chat string) error
+	Persist(ctx context.Context, req sequencer.Request, tr sequencer.Tracer) (sequencer.Outcome, error)
+	Sync(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, error)
+	// Settle waits for work done after answering clients (a broken
+	// variant's deferred write, a relay draining an outbox), so the final
+	// state and the topic read afterwards are complete.
+	Settle(ctx context.Context) error
+	Dump(ctx context.Context, chats []string) (store.State, error)
+	Close() error
+}
+
+// BadAnswerExampler is a target that keeps the first answer its service
+// gave in breach of its API (history.ErrorBadResponse): the request and
+// the answer's first bytes, never a credential. The report shows it
+// beside api_conformance's failure, which the history alone can only
+// point at by line.
+type BadAnswerExampler interface {
+	BadAnswerExample() string
+}
+
+// ServerKiller is a target that can kill and restart its server; it
+// returns once the server answers again.
+type ServerKiller interface {
+	KillServer(ctx context.Context) error
+}
+
+// Env is what the runner hands a target it builds: the run's settings a
+// design reads, its Kafka publisher and its clock.
+type Env struct {
+	Variant           sequencer.Variant  // a deliberate departure from the design
+	Strategy          sequencer.Strategy // ADR-004's allocation strategy
+	RepublishOnReplay bool               // ADR-004 §10's republish on a replay
+	// Writers and Readers are the run's clients (a connection pool's size).
+	Writers, Readers int
+	MaxAttempts      int           // sends per key before a writer gives up
+	RetryBackoff     time.Duration // wait before the first retry, doubling
+	Seed             int64
+	// PublishFail is the run's per-attempt publish failure rate (a relay
+	// crashes at it).
+	PublishFail float64
+	Timed       []TimedFault // faults on the run's clock
+	// Publisher produces to the run's topic with Kafka outage windows
+	// applied; nil when Kafka is off.
+	Publisher sequencer.Publisher
+	// Elapsed is the time since the writers started (0 before).
+	Elapsed func() time.Duration
+}
+
+// Factory builds a target for one run.
+type Factory func(ctx context.Context, env Env) (Target, error)

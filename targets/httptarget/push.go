@@ -1,0 +1,109 @@
+package httptarget
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/chatseq/chatseq/gateway"
+	"github.com/chatseq/chatseq/httpapi"
+)
+
+// PushChannel is the service's delivery plane as bench's receivers reach
+// it (gateway.ChannelServer): chatseq's push channel, GET /v1/push
+// (docs/http-api.md), a catch-up page as the device's user, and GET
+// /v1/chats/{chat}/delivery_state.
+func (c *client) PushChannel(context.Context) (gateway.Channel, error) {
+	// The handshake's own client: the requests' timeout would bound the
+	// whole connection, which lives as long as the device, and their
+	// transport may be one that reads answers whole.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if c.settings.tls != nil {
+		tr.TLSClientConfig = c.settings.tls
+	}
+	hc := &http.Client{Transport: tr, CheckRedirect: c.http.CheckRedirect}
+	return &pushChannel{c: c, dial: httpapi.PushDialOptions{HTTPClient: hc, Header: c.settings.header}}, nil
+}
+
+type pushChannel struct {
+	c    *client
+	dial httpapi.PushDialOptions
+}
+
+func (p *pushChannel) Dial(ctx context.Context, user string) (gateway.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.c.settings.timeout)
+	defer cancel()
+	conn, err := httpapi.DialPush(ctx, p.c.base.String(), user, p.dial)
+	if err != nil {
+		return nil, err
+	}
+	return &pushConn{conn: conn, timeout: p.c.settings.timeout}, nil
+}
+
+func (p *pushChannel) CatchUp(ctx context.Context, user, chat string, after uint64, limit int) ([]gateway.Message, error) {
+	msgs, _, err := p.c.pageAs(ctx, user, chat, after, min(limit, p.c.api.Sync.MaxLimit))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gateway.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = gateway.Message{ChatID: chat, Sequence: m.Seq, MessageID: m.MessageID, SenderID: m.Sender}
+	}
+	return out, nil
+}
+
+// DeliveryStates reads the chat's delivery_state as the member the run
+// created it with.
+func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gateway.DeliveryState, error) {
+	to := p.c.url("/v1/chats/{chat}/delivery_state", chat, nil)
+	a, err := p.c.do(ctx, http.MethodGet, to, p.c.asUser(nil, p.c.reader(chat)), nil, 4<<20)
+	if err != nil {
+		return nil, err
+	}
+	if a.status != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d %s", requestPath(to), a.status, errorCode(a.body))
+	}
+	var body httpapi.DeliveryStateResponse
+	if err := json.Unmarshal(a.body, &body); err != nil {
+		return nil, fmt.Errorf("GET %s: an answer that is not a delivery_state: %w", requestPath(to), err)
+	}
+	out := make([]gateway.DeliveryState, len(body.DeliveryState))
+	for i, row := range body.DeliveryState {
+		out[i] = gateway.DeliveryState{ChatID: chat, UserID: row.UserID, LastAckedSequence: row.LastAckedSequence}
+	}
+	return out, nil
+}
+
+// Quiesce has nothing to wait on: the service's topic consumer is its
+// own, and each device's last catch-up brings what it has not pushed.
+func (p *pushChannel) Quiesce(context.Context) error { return nil }
+func (p *pushChannel) Close()                        {}
+
+// pushConn is one device's WebSocket.
+type pushConn struct {
+	conn    *httpapi.PushConn
+	timeout time.Duration
+}
+
+func (c *pushConn) Next(ctx context.Context) ([]gateway.Message, error) {
+	msgs, err := c.conn.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gateway.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = gateway.Message{ChatID: m.ChatID, Sequence: m.Sequence, MessageID: m.MessageID, SenderID: m.SenderID, CreatedAt: m.CreatedAt}
+	}
+	return out, nil
+}
+
+func (c *pushConn) Ack(ctx context.Context, chat string, seq uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.conn.Ack(ctx, chat, seq)
+}
+
+func (c *pushConn) Drop()  { _ = c.conn.CloseNow() }
+func (c *pushConn) Close() { _ = c.conn.Close() }
