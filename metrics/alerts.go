@@ -40,6 +40,9 @@ const (
 	AlertGapRate           = "SequenceGapRateHigh"
 	AlertConflictRate      = "TransactionConflictRateHigh"
 	AlertHotChat           = "HotChat"
+	// AlertInvariantViolated is not a §12 threshold: chatseq's online
+	// check found the system under test breaking a promise.
+	AlertInvariantViolated = "InvariantViolated"
 )
 
 // Rules are ADR-004 §12's alert thresholds over the metrics this package
@@ -74,6 +77,22 @@ func Rules(window time.Duration) (RuleFile, error) {
 		"A chat's counter was deleted or corrupted: sends fail with CounterMissingError (counter_missing_errors > 0); errors over the last "+w+".")
 	counterMissing.Labels["incident"] = "SEV-2"
 	counterMissing.Annotations["runbook"] = "ADR-004 Counter Recovery Procedure: quiesce the chat's writers, recreate the counter at the highest persisted sequence (chatseq recover --chat ID --apply); rehearse it with chatseq drill counter-recovery."
+	// chatseq_violations_total appears at 1 when a run finds an invariant
+	// violated (it counts each invariant once a run, at its first
+	// violation), and increase() does not count a series' first sample:
+	// a series that was absent a window ago fires too. Either resolves
+	// once a window has passed without a new violation.
+	violations := "chatseq_violations_total"
+	violated := Rule{
+		Alert:  AlertInvariantViolated,
+		Expr:   "increase(" + violations + "[" + w + "]) > 0 or (" + violations + " unless " + violations + " offset " + w + ")",
+		Labels: map[string]string{"severity": "critical", "source": "chatseq online check"},
+		Annotations: map[string]string{
+			"summary":     "{{ $labels.invariant }} violated on {{ $labels.instance }}",
+			"description": "chatseq's online check found the system under test breaking {{ $labels.invariant }} while the writers ran (chatseq_violations_total, over the last " + w + "): the progress line shows VIOLATED {{ $labels.invariant }} and the run's report its counterexample.",
+			"runbook":     "checker/INVARIANTS.md names what the invariant promises; chatseq check HISTORY reproduces the verdict from the run's history, and chatseq run --shrink finds a smaller failing run.",
+		},
+	}
 	return RuleFile{Groups: []RuleGroup{{
 		Name: "chatseq-adr004-sequencing",
 		Rules: []Rule{
@@ -103,6 +122,9 @@ func Rules(window time.Duration) (RuleFile, error) {
 				"A chat takes more than 100 messages a minute on {{ $labels.instance }}",
 				"The hottest chat exceeds 100 messages per minute (messages_per_chat_per_minute): a hot chat, ADR-004's future concern."),
 		},
+	}, {
+		Name:  "chatseq-online-check",
+		Rules: []Rule{violated},
 	}}}, nil
 }
 

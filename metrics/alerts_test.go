@@ -75,9 +75,11 @@ func TestAlertTestsCoverEveryAlertBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rf.Groups[0].Rules {
-		if !fires[r.Alert] || !quiet[r.Alert] {
-			t.Errorf("alert %s: tested firing %v, tested quiet %v; want both", r.Alert, fires[r.Alert], quiet[r.Alert])
+	for _, g := range rf.Groups {
+		for _, r := range g.Rules {
+			if !fires[r.Alert] || !quiet[r.Alert] {
+				t.Errorf("alert %s: tested firing %v, tested quiet %v; want both", r.Alert, fires[r.Alert], quiet[r.Alert])
+			}
 		}
 	}
 }
