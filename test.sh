@@ -104,8 +104,11 @@ stage "go vet" go vet ./...
 # still ends, with every goroutine's stack, well before CI's own limit.
 stage "go test" go test -count=1 -timeout 45m ./...
 stage "go test -race (concurrent packages)" go test -count=1 -timeout 45m -race ./store/... ./sequencer/... ./bench/... ./history/... ./checker/... ./cmd/... ./internal/drill/... ./recovery/... ./kafka/... ./targets/... ./httpapi/... ./localserver/postgres/... ./metrics/... ./gateway/... ./internal/serve/...
-# A negative scenario that stops failing fails this stage.
-stage "scenarios" go run ./cmd/chatseq run scenarios --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"
+# A negative scenario that stops failing fails this stage. A scenario that
+# misses only a throughput or latency threshold (a machine starved by other
+# jobs) is run again, up to twice; an invariant failure never is, and every
+# try shows in the output and the JUnit file.
+stage "scenarios" go run ./cmd/chatseq run scenarios --retries 2 --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"
 
 stage "fuzz history FuzzRead" fuzz FuzzRead 300000 ./history/
 # The reader's shortcuts for plainly written arrays against its general path.

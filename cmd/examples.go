@@ -32,7 +32,8 @@ var examples = map[string]string{
 	"chatseq run": `  chatseq run                          # every scenario under ./scenarios
   chatseq run scenarios/broken --junit junit.xml
   chatseq run scenarios/adr004/d1-basic-allocation.yaml --seed 42 --writers 2
-  chatseq run scenarios/broken/racy-counter.yaml --shrink   # a smaller run`,
+  chatseq run scenarios/broken/racy-counter.yaml --shrink   # a smaller run
+  chatseq run scenarios --retries 2   # rerun threshold-only failures`,
 	"chatseq setup": `  chatseq setup --endpoint http://localhost:8000 --table-prefix p_
   chatseq setup --region eu-west-1 --profile staging --table-prefix loadtest_`,
 	"chatseq teardown": `  chatseq teardown --endpoint http://localhost:8000 --table-prefix p_`,

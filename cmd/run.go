@@ -37,6 +37,7 @@ type runFlags struct {
 	metrics     metricsFlag
 	http        httpFlags
 	brokers     string // the Kafka a remote target publishes to
+	retries     int
 }
 
 func newRunCommand() *cobra.Command {
@@ -53,9 +54,18 @@ testdata and names starting with "." or "_"); the default is ./scenarios.
 Every failure prints the command that reproduces it. --seed, --writers, --ops
 and --chats override every scenario, to replay a failure or a shrunk run.
 
-Exit status: 0 every scenario passed, 1 an invariant expectation failed,
-2 bad input (with file:line), 3 a needed invariant was undecided, 4 only
-thresholds failed, 5 a scenario could not be run.`,
+--retries N runs a scenario again, with the same seed, up to N more times
+while only its thresholds fail (a machine busy with other jobs slows
+throughput and latency; it does not break invariants). An invariant
+failure, an undecided invariant or a run that could not be carried out is
+never run again. Every try is reported: in the text, in JSON's tries and
+earlier_tries, and in JUnit as Maven Surefire's <flakyFailure> (passed on
+a later try: counts as passed) or <rerunFailure> (failed every try).
+
+Exit status: 0 every scenario passed (on some try), 1 an invariant
+expectation failed, 2 bad input (with file:line), 3 a needed invariant was
+undecided, 4 only thresholds failed (on every try), 5 a scenario could not
+be run.`,
 		RunE: func(c *cobra.Command, args []string) error { return runScenarios(c, &f, args) },
 	}
 	fl := c.Flags()
@@ -71,6 +81,7 @@ thresholds failed, 5 a scenario could not be run.`,
 	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for PostgreSQL targets")
 	f.http.register(fl)
 	fl.StringVar(&f.brokers, "brokers", "", "comma-separated brokers of the Kafka cluster --target http's service publishes to, read back after each scenario")
+	fl.IntVar(&f.retries, "retries", 0, "run a scenario that failed only thresholds again, up to N more times (never one whose invariants failed)")
 	fl.BoolVar(&f.shrink, "shrink", false, "on an invariant failure, search for a smaller failing run (fewer operations, writers, chats) and keep its history")
 	fl.IntVar(&f.shrinkRuns, "shrink-runs", 60, "most runs one shrink may make")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "most time one shrink may take")
@@ -85,6 +96,9 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 	}
 	if err := f.lin.resolve(); err != nil {
 		return err
+	}
+	if f.retries < 0 {
+		return badInput("--retries must be 0 or more, got %d", f.retries)
 	}
 	if f.shrinkRuns < 1 || f.shrinkTime <= 0 {
 		return badInput("--shrink-runs and --shrink-time must be positive")
@@ -189,12 +203,20 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 		if ctx.Err() != nil {
 			break
 		}
-		o := scenarios.Run(ctx, sc, opts)
+		o := scenarios.RunRetrying(ctx, sc, opts, f.retries, func(try int, o *scenarios.Outcome, again bool) {
+			if again {
+				fmt.Fprintf(progress, "%-40s %-9s %5.1fs  (try %d: only thresholds failed; running it again)\n", sc.Name, strings.ToUpper(string(o.Verdict)), o.Elapsed.Seconds(), try)
+			}
+		})
 		if f.shrink && o.Verdict == scenarios.Fail && len(o.Failing) > 0 {
 			fmt.Fprintf(progress, "%-40s shrinking…\n", sc.Name)
 			o.Shrunk = scenarios.Shrink(ctx, o, opts, scenarios.ShrinkOptions{MaxRuns: f.shrinkRuns, Budget: f.shrinkTime})
 		}
-		fmt.Fprintf(progress, "%-40s %-9s %5.1fs\n", sc.Name, strings.ToUpper(string(o.Verdict)), o.Elapsed.Seconds())
+		tries := ""
+		if o.Tries() > 1 {
+			tries = fmt.Sprintf("  (try %d)", o.Tries())
+		}
+		fmt.Fprintf(progress, "%-40s %-9s %5.1fs%s\n", sc.Name, strings.ToUpper(string(o.Verdict)), o.Elapsed.Seconds(), tries)
 		sum.Outcomes = append(sum.Outcomes, o)
 	}
 	sum.Elapsed = time.Since(started)

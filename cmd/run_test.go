@@ -258,3 +258,48 @@ func TestRunDefaultsToTheScenariosDirectory(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// --retries runs a scenario that misses only a threshold again and says
+// so on every try; it still exits 4 when every try misses it, and refuses
+// a negative count.
+func TestRunRetriesThresholdFailures(t *testing.T) {
+	file := writeScenario(t, t.TempDir(), "unreachable.yaml", `name: unreachable-threshold
+writers: 2
+ops: 50
+kafka: off
+thresholds:
+  - operations > 1000000
+expect: pass
+`)
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	code, out, errOut := run(t, "run", file, "--retries", "1", "--format", "json", "--junit", junit)
+	if code != ExitThresholds {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "(try 1: only thresholds failed; running it again)") || !strings.Contains(errOut, "(try 2)") {
+		t.Errorf("progress does not show both tries:\n%s", errOut)
+	}
+	var doc struct {
+		Scenarios []struct {
+			Verdict string            `json:"verdict"`
+			Tries   int               `json:"tries"`
+			Earlier []json.RawMessage `json:"earlier_tries"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if s := doc.Scenarios[0]; s.Verdict != "threshold" || s.Tries != 2 || len(s.Earlier) != 1 {
+		t.Fatalf("json %s", out)
+	}
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "<rerunFailure ") || !strings.Contains(string(data), "<failure ") {
+		t.Fatalf("junit:\n%s", data)
+	}
+	if code, _, errOut := run(t, "run", file, "--retries", "-1"); code != ExitBadInput || !strings.Contains(errOut, "--retries") {
+		t.Fatalf("--retries -1: exit %d: %s", code, errOut)
+	}
+}

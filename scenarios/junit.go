@@ -42,7 +42,23 @@ type JUnitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *JUnitProblem `xml:"failure,omitempty"`
 	Error     *JUnitProblem `xml:"error,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	// Earlier attempts of a scenario run again for failing only
+	// thresholds (--retries), in Maven Surefire's rerun convention, which
+	// Jenkins, GitLab and others read: <rerunFailure> beside the
+	// <failure> of a case that failed every attempt, <flakyFailure> in a
+	// case that passed on a later one (it counts as passed, marked
+	// flaky).
+	RerunFailures []JUnitRerun `xml:"rerunFailure,omitempty"`
+	FlakyFailures []JUnitRerun `xml:"flakyFailure,omitempty"`
+	SystemOut     string       `xml:"system-out,omitempty"`
+}
+
+// JUnitRerun is one earlier attempt's failure: its message and type as a
+// <failure>'s, and its full text in <stackTrace>, as Surefire writes it.
+type JUnitRerun struct {
+	Message    string `xml:"message,attr"`
+	Type       string `xml:"type,attr"`
+	StackTrace string `xml:"stackTrace"`
 }
 
 // JUnitProblem is a <failure> or <error>: a one-line message, a type, and
@@ -83,7 +99,7 @@ func JUnit(s *Summary, started time.Time) JUnitSuites {
 		var total time.Duration
 		for _, o := range s.Outcomes {
 			if suiteDir(o.Scenario.File) == root.Suites[i].Name {
-				total += o.Elapsed
+				total += o.TotalElapsed()
 			}
 		}
 		root.Suites[i].Time = seconds(total)
@@ -113,7 +129,7 @@ func suiteDir(file string) string {
 func junitCase(o *Outcome, dir string) JUnitCase {
 	c := JUnitCase{
 		Name: o.Scenario.Name, Classname: strings.ReplaceAll(strings.TrimPrefix(dir, "/"), "/", "."),
-		File: filepath.ToSlash(o.Scenario.File), Time: seconds(o.Elapsed),
+		File: filepath.ToSlash(o.Scenario.File), Time: seconds(o.TotalElapsed()),
 	}
 	f := o.Figures
 	out := fmt.Sprintf("expect: %s\nverdict: %s\nseed: %d\noperations: %d, persisted: %d, gap rate: %s, allocate p99: %s, end-to-end p99: %s\n",
@@ -128,10 +144,23 @@ func junitCase(o *Outcome, dir string) JUnitCase {
 	if o.Verdict != RunError && o.History != "" {
 		out += fmt.Sprintf("history: %s (%d lines)\n", o.History, o.Lines)
 	}
+	var reruns []JUnitRerun
+	for _, a := range o.Attempts {
+		out += fmt.Sprintf("try %d of %d: %s in %.1fs (%s)\n", a.Number, o.Tries(), a.Verdict, a.ElapsedS, strings.Join(a.Problems, "; "))
+		reruns = append(reruns, JUnitRerun{
+			Message: junitMessage(a.Problems), Type: string(a.Verdict),
+			StackTrace: fmt.Sprintf("try %d of %d\n%s\n\nreproduce: %s\n", a.Number, o.Tries(), strings.Join(a.Problems, "\n"), o.Repro()),
+		})
+	}
+	if len(o.Attempts) > 0 {
+		out += fmt.Sprintf("try %d of %d: %s in %.1fs (counts)\n", o.Tries(), o.Tries(), o.Verdict, o.Elapsed.Seconds())
+	}
 	c.SystemOut = out
 	if o.Verdict == Pass {
+		c.FlakyFailures = reruns
 		return c
 	}
+	c.RerunFailures = reruns
 	text := strings.Join(o.Problems, "\n") + "\n\nreproduce: " + o.Repro() + "\n"
 	if o.Verdict != RunError && o.History != "" {
 		text += "history: " + o.History + "\n"
@@ -140,21 +169,27 @@ func junitCase(o *Outcome, dir string) JUnitCase {
 		text += fmt.Sprintf("shrunk to %s, %s, %s: %s (%d lines)\nreproduce the shrunk run: %s\n",
 			plural(sh.Writers, "writer"), plural(sh.Ops, "operation"), plural(sh.Chats, "chat"), sh.History, sh.Lines, Command(o.Scenario.File, sh.Overrides))
 	}
-	msg := ""
-	if len(o.Problems) > 0 {
-		msg = o.Problems[0]
-	}
-	const maxMessage = 400
-	if r := []rune(msg); len(r) > maxMessage {
-		msg = string(r[:maxMessage]) + "…"
-	}
-	p := &JUnitProblem{Message: msg, Type: string(o.Verdict), Text: text}
+	p := &JUnitProblem{Message: junitMessage(o.Problems), Type: string(o.Verdict), Text: text}
 	if o.Verdict == RunError {
 		c.Error = p
 	} else {
 		c.Failure = p
 	}
 	return c
+}
+
+// junitMessage is a failure's one-line message: its first problem,
+// shortened.
+func junitMessage(problems []string) string {
+	msg := ""
+	if len(problems) > 0 {
+		msg = problems[0]
+	}
+	const maxMessage = 400
+	if r := []rune(msg); len(r) > maxMessage {
+		msg = string(r[:maxMessage]) + "…"
+	}
+	return msg
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }

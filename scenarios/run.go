@@ -37,6 +37,10 @@ type Outcome struct {
 	// what a shrink keeps failing.
 	Failing []string
 	Shrunk  *ShrinkResult
+	// Attempts are the earlier runs of this scenario when it was retried
+	// for failing only thresholds (RunRetrying), first first; this
+	// outcome is the last attempt, the one that counts.
+	Attempts []Attempt
 	// logicalOps is how many operations the writers began (retries and
 	// duplicates of one message count once): where a shrink of a timed
 	// scenario starts.

@@ -114,8 +114,12 @@ func writeText(w io.Writer, s *Summary, width int) error {
 	rows := make([][]string, len(s.Outcomes))
 	for i, o := range s.Outcomes {
 		f := o.Figures
-		rows[i] = []string{o.Scenario.Name, o.Scenario.Expect.String(), strings.ToUpper(string(o.Verdict)), fmt.Sprint(f.Operations), fmt.Sprint(f.Persisted),
-			f.GapRateText(), orDash(f.AllocateP99), orDash(f.EndToEndP99), fmt.Sprintf("%.1fs", o.Elapsed.Seconds()), ""}
+		verdict := strings.ToUpper(string(o.Verdict))
+		if o.Tries() > 1 {
+			verdict += fmt.Sprintf(" (try %d)", o.Tries())
+		}
+		rows[i] = []string{o.Scenario.Name, o.Scenario.Expect.String(), verdict, fmt.Sprint(f.Operations), fmt.Sprint(f.Persisted),
+			f.GapRateText(), orDash(f.AllocateP99), orDash(f.EndToEndP99), fmt.Sprintf("%.1fs", o.TotalElapsed().Seconds()), ""}
 	}
 	if err := report.FitTable(w, header, rows, width); err != nil {
 		return err
@@ -128,12 +132,23 @@ func writeText(w io.Writer, s *Summary, width int) error {
 	report.WrapLine(w, tally, width, indent)
 	for _, o := range s.Outcomes {
 		if o.Verdict == Pass {
+			if len(o.Attempts) > 0 {
+				fmt.Fprintln(w)
+				report.WrapLine(w, fmt.Sprintf("PASS %s (%s) on try %d of %d: the earlier tries failed only thresholds", o.Scenario.Name, o.Scenario.File, o.Tries(), o.Tries()), width, indent)
+				writeAttempts(w, o, width)
+			}
 			continue
 		}
 		fmt.Fprintln(w)
 		report.WrapLine(w, fmt.Sprintf("%s %s (%s)", strings.ToUpper(string(o.Verdict)), o.Scenario.Name, o.Scenario.File), width, indent)
+		problemIndent := indent
+		if len(o.Attempts) > 0 {
+			writeAttempts(w, o, width)
+			report.WrapLine(w, fmt.Sprintf("%stry %d of %d, which counts: %s in %.1fs", indent, o.Tries(), o.Tries(), strings.ToUpper(string(o.Verdict)), o.Elapsed.Seconds()), width, indent+indent)
+			problemIndent = indent + indent
+		}
 		for _, p := range o.Problems {
-			report.WrapLine(w, indent+p, width, indent+indent)
+			report.WrapLine(w, problemIndent+p, width, problemIndent+indent)
 		}
 		if o.Verdict != RunError {
 			report.WrapLine(w, fmt.Sprintf("%shistory: %s (%d lines)", indent, o.History, o.Lines), width, indent+indent)
@@ -144,6 +159,18 @@ func writeText(w io.Writer, s *Summary, width int) error {
 		}
 	}
 	return nil
+}
+
+// writeAttempts writes each earlier try of a retried scenario and why it
+// did not pass.
+func writeAttempts(w io.Writer, o *Outcome, width int) {
+	const indent = "  "
+	for _, a := range o.Attempts {
+		report.WrapLine(w, fmt.Sprintf("%stry %d of %d: %s in %.1fs, run again (--retries): only thresholds failed", indent, a.Number, o.Tries(), strings.ToUpper(string(a.Verdict)), a.ElapsedS), width, indent+indent)
+		for _, p := range a.Problems {
+			report.WrapLine(w, indent+indent+p, width, indent+indent+indent)
+		}
+	}
 }
 
 func writeShrunk(w io.Writer, o *Outcome, sh *ShrinkResult, width int) {
@@ -197,8 +224,12 @@ func plural(n int, noun string) string {
 func (s *Summary) tally() string {
 	n := len(s.Outcomes)
 	passed := s.count(Pass)
+	retried := ""
+	if r := s.passedOnRetry(); r > 0 {
+		retried = fmt.Sprintf(", %d of them on a retry", r)
+	}
 	if passed == n {
-		return fmt.Sprintf("%d of %d scenarios passed", passed, n)
+		return fmt.Sprintf("%d of %d scenarios passed%s", passed, n, retried)
 	}
 	var parts []string
 	for _, v := range []Verdict{Fail, RunError, Undecided, ThresholdFail} {
@@ -206,7 +237,18 @@ func (s *Summary) tally() string {
 			parts = append(parts, fmt.Sprintf("%d %s", c, verdictNoun(v)))
 		}
 	}
-	return fmt.Sprintf("%d of %d scenarios passed (%s)", passed, n, strings.Join(parts, ", "))
+	return fmt.Sprintf("%d of %d scenarios passed%s (%s)", passed, n, retried, strings.Join(parts, ", "))
+}
+
+// passedOnRetry counts the scenarios that passed on a later try.
+func (s *Summary) passedOnRetry() int {
+	n := 0
+	for _, o := range s.Outcomes {
+		if o.Verdict == Pass && len(o.Attempts) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func verdictNoun(v Verdict) string {
@@ -244,6 +286,10 @@ type jsonOutcome struct {
 	Repro       string            `json:"repro"`
 	Error       string            `json:"error,omitempty"`
 	Shrunk      *jsonShrunk       `json:"shrunk,omitempty"`
+	// Tries is how many times the scenario ran (--retries); the fields
+	// above are the last try's, EarlierTries every try before it.
+	Tries        int       `json:"tries"`
+	EarlierTries []Attempt `json:"earlier_tries"`
 }
 
 type jsonShrunk struct {
@@ -259,8 +305,9 @@ func WriteJSON(w io.Writer, s *Summary) error {
 		Total     int           `json:"total"`
 		ElapsedS  float64       `json:"elapsed_s"`
 		OutDir    string        `json:"out_dir,omitempty"`
+		Retried   int           `json:"passed_on_retry"`
 		Scenarios []jsonOutcome `json:"scenarios"`
-	}{Verdict: s.Worst(), Passed: s.count(Pass), Total: len(s.Outcomes), ElapsedS: s.Elapsed.Seconds(), OutDir: s.OutDir, Scenarios: []jsonOutcome{}}
+	}{Verdict: s.Worst(), Passed: s.count(Pass), Total: len(s.Outcomes), ElapsedS: s.Elapsed.Seconds(), OutDir: s.OutDir, Retried: s.passedOnRetry(), Scenarios: []jsonOutcome{}}
 	for _, o := range s.Outcomes {
 		sc := o.Scenario
 		j := jsonOutcome{
@@ -269,6 +316,10 @@ func WriteJSON(w io.Writer, s *Summary) error {
 			Writers: o.Config.Writers, Chats: o.Config.Chats, Ops: o.Config.Ops,
 			ElapsedS: o.Elapsed.Seconds(), Lines: o.Lines, Figures: o.Figures,
 			Thresholds: o.Thresholds, Invariants: o.Check.Invariants, Problems: nonNil(o.Problems), Repro: o.Repro(),
+			Tries: o.Tries(), EarlierTries: o.Attempts,
+		}
+		if j.EarlierTries == nil {
+			j.EarlierTries = []Attempt{}
 		}
 		if j.Thresholds == nil {
 			j.Thresholds = []ThresholdResult{}
