@@ -185,6 +185,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--drop-connections-every must not be negative, got %s", c.DropConnectionsEvery)
 	case c.DropConnectionsEvery > 0 && c.Receivers == 0:
 		return fmt.Errorf("--drop-connections-every drops the receivers' connections: give --receivers too")
+	case c.GatewayVariant() != "" && c.Receivers == 0:
+		return fmt.Errorf("--broken %s breaks the push gateway, which only receivers reach: give --receivers too (4 shows it)", c.Variant)
 	case c.SyncLimit < 1:
 		return fmt.Errorf("--sync-limit must be at least 1, got %d", c.SyncLimit)
 	case c.RetryBackoff < 0:

@@ -21,8 +21,8 @@ type localPush struct {
 	states gateway.DeliveryStore
 }
 
-func startLocalPush(ctx context.Context, tgt target.Target, brokers []string, topic string, from map[int32]int64, members map[string][]string) (*localPush, error) {
-	gw := gateway.New(gateway.Config{})
+func startLocalPush(ctx context.Context, tgt target.Target, brokers []string, topic string, from map[int32]int64, members map[string][]string, variant gateway.Variant) (*localPush, error) {
+	gw := gateway.New(gateway.Config{Variant: variant})
 	for chat, m := range members {
 		gw.SetMembers(chat, m)
 	}

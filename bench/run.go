@@ -239,12 +239,15 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 // until the feed has read it.
 func pushChannel(ctx context.Context, cfg *Config, tgt target.Target, brokers []string, from map[int32]int64, tail *kafka.Tail, chats []string) (gateway.Channel, error) {
 	if pt, ok := tgt.(gateway.ChannelServer); ok {
+		if v := cfg.GatewayVariant(); v != "" {
+			return nil, fmt.Errorf("--broken %s breaks bench's in-process push gateway; this target serves its own push channel", v)
+		}
 		return pt.PushChannel(ctx)
 	}
 	if tail == nil {
 		return nil, fmt.Errorf("--receivers: the in-process push channel is fed from the events topic, and this run has none (Kafka is off, or the design publishes no events)")
 	}
-	lp, err := startLocalPush(context.WithoutCancel(ctx), tgt, brokers, cfg.Topic, from, chatMembers(cfg, chats))
+	lp, err := startLocalPush(context.WithoutCancel(ctx), tgt, brokers, cfg.Topic, from, chatMembers(cfg, chats), cfg.GatewayVariant())
 	if err != nil {
 		return nil, err
 	}

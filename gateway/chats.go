@@ -83,3 +83,23 @@ func (c *chatIndex) highest(chat string) uint64 {
 	}
 	return ci.highest.Load()
 }
+
+// bucketMembers is ForeignPush's broken look-up: the members of every
+// chat known to share chat's bucket, chat's own among them.
+func (c *chatIndex) bucketMembers(chat string) []string {
+	b := bucketOf(chat)
+	var out []string
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for id, ci := range c.chats {
+		if ci.members == nil || bucketOf(id) != b {
+			continue
+		}
+		for _, u := range ci.members {
+			if !slices.Contains(out, u) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}

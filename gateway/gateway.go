@@ -68,6 +68,9 @@ type Config struct {
 	// before this gateway started). nil: such a chat reaches nobody, and
 	// its messages count as Stats.Unrouted.
 	Members MembersFunc
+	// Variant is a deliberately broken gateway (BrokenVariants); "": as
+	// designed.
+	Variant Variant
 }
 
 func (c Config) withDefaults() Config {
@@ -161,6 +164,9 @@ func (g *Gateway) Deliver(ctx context.Context, msgs []*Message) {
 	for _, m := range msgs {
 		g.chats.saw(m.ChatID, m.Sequence)
 		members := g.chats.members(ctx, m.ChatID, g.cfg.Members)
+		if members != nil && g.cfg.Variant == ForeignPush {
+			members = g.chats.bucketMembers(m.ChatID)
+		}
 		if members == nil {
 			g.stats.unrouted.Add(1)
 			continue

@@ -259,3 +259,39 @@ func TestDeliveryStateNeverGoesDown(t *testing.T) {
 		t.Errorf("rows %v", rows)
 	}
 }
+
+// ForeignPush routes a message to the members of every chat sharing its
+// bucket; the gateway as designed routes it to its chat's members only.
+func TestForeignPushReachesAnotherChatsMembers(t *testing.T) {
+	var a, b string
+	for i := 0; b == ""; i++ {
+		c := fmt.Sprintf("chat-%d", i)
+		switch {
+		case a == "":
+			a = c
+		case bucketOf(c) == bucketOf(a):
+			b = c
+		}
+	}
+	for _, v := range []Variant{"", ForeignPush} {
+		g := New(Config{Variant: v})
+		g.SetMembers(a, []string{"ua"})
+		g.SetMembers(b, []string{"ub"})
+		d, err := g.Subscribe("ub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Deliver(context.Background(), []*Message{msg(a, 1), msg(b, 1)})
+		got := take(t, d, map[Variant]int{"": 1, ForeignPush: 2}[v])
+		if v == "" && got[0].ChatID != b {
+			t.Errorf("as designed: ub, a member of %s only, was pushed %v", b, ids(got))
+		}
+		if v == ForeignPush && (got[0].ChatID != a || got[1].ChatID != b) {
+			t.Errorf("%s: ub was pushed %v, want %s's message then its own", v, ids(got), a)
+		}
+		if n := d.Queued(); n != 0 {
+			t.Errorf("%s: %d more messages queued", v, n)
+		}
+		g.Close()
+	}
+}

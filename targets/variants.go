@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -19,6 +20,10 @@ type Variant struct {
 	Name        string
 	Description string
 	CaughtBy    string
+	// Receivers, for a bug of the delivery plane, is how many receiving
+	// members per chat (bench --receivers) the run needs for it to show;
+	// 0: none.
+	Receivers int
 }
 
 // Design reports whether v is a design that keeps a promise, not a bug.
@@ -144,6 +149,17 @@ func adr004Variants() []Variant {
 	var out []Variant
 	for _, b := range slices.Concat(sequencer.BrokenVariants, sequencer.Alternatives) {
 		out = append(out, Variant{Name: string(b.Variant), Description: b.Description, CaughtBy: b.CaughtBy})
+	}
+	return append(out, gatewayVariants()...)
+}
+
+// gatewayVariants are the in-process push gateway's broken behaviours
+// (bench --receivers), which every target whose push channel is bench's
+// own can run.
+func gatewayVariants() []Variant {
+	var out []Variant
+	for _, b := range gateway.BrokenVariants {
+		out = append(out, Variant{Name: string(b.Variant), Description: b.Description, CaughtBy: b.CaughtBy, Receivers: b.Receivers})
 	}
 	return out
 }

@@ -72,7 +72,7 @@ func TestEveryBrokenVariantIsCaughtAtDefaultsOnEverySeed(t *testing.T) {
 				}
 				t.Run(v.Name, func(t *testing.T) {
 					for seed := int64(1); seed <= int64(p.seeds); seed++ {
-						rep := runDefaults(t, open(), name, v.Name, seed, p.ops)
+						rep := runDefaults(t, open(), name, v.Name, seed, p.ops, v.Receivers)
 						inv, ok := rep.Result(v.CaughtBy)
 						if !ok {
 							t.Fatalf("seed %d: %s was not reported", seed, v.CaughtBy)
@@ -132,11 +132,13 @@ func opener(t *testing.T, name string) func() *targets.Opened {
 
 // runDefaults runs variant on the opened target with the runner's
 // defaults, as `chatseq bench --target NAME --broken VARIANT --seed SEED
-// --ops OPS --duration 0` would, and checks the history.
-func runDefaults(t *testing.T, o *targets.Opened, name, variant string, seed int64, ops int) checker.Report {
+// --ops OPS --duration 0 --receivers RECEIVERS` would (a push gateway's
+// variant names the receivers it needs; 0: none), and checks the history.
+func runDefaults(t *testing.T, o *targets.Opened, name, variant string, seed int64, ops, receivers int) checker.Report {
 	t.Helper()
 	cfg := bench.DefaultConfig()
 	cfg.Target, cfg.Variant, cfg.Seed = name, sequencer.Variant(variant), seed
+	cfg.Receivers = receivers
 	cfg.Ops, cfg.Duration = ops, 0
 	cfg.Contract = o.Contract
 	if o.Topic != "" {

@@ -1,0 +1,49 @@
+package gateway
+
+import (
+	"hash/fnv"
+	"slices"
+)
+
+// Variant is a deliberately broken gateway, one of BrokenVariants, which
+// a delivery invariant must catch; "" is the gateway as designed.
+type Variant string
+
+const (
+	// ForeignPush keeps chat memberships in a hash-bucketed index whose
+	// look-up returns the bucket's members without checking the chat: a
+	// message is pushed to the members of every chat that shares its
+	// bucket. Any run of more than ForeignBuckets chats has such a pair,
+	// so push_authorization fails on every seed.
+	ForeignPush Variant = "gateway-foreign-push"
+)
+
+// ForeignBuckets is how many buckets ForeignPush's index has.
+const ForeignBuckets = 16
+
+// BrokenVariant is a broken gateway and the invariant that catches it.
+type BrokenVariant struct {
+	Variant     Variant
+	Description string
+	CaughtBy    string
+	// Receivers is how many receiving members per chat a bench run
+	// needs for the flaw to show (bench --receivers).
+	Receivers int
+}
+
+// BrokenVariants lists the broken gateways.
+var BrokenVariants = []BrokenVariant{
+	{ForeignPush, "the push gateway's membership index is hash-bucketed and its look-up does not check the chat: a message reaches the members of every chat in its bucket", "push_authorization", 4},
+}
+
+// IsVariant reports whether name is a broken gateway.
+func IsVariant(name string) bool {
+	return slices.ContainsFunc(BrokenVariants, func(b BrokenVariant) bool { return string(b.Variant) == name })
+}
+
+// bucketOf is chat's bucket in ForeignPush's index.
+func bucketOf(chat string) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(chat))
+	return h.Sum32() % ForeignBuckets
+}
