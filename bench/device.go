@@ -27,7 +27,7 @@ type device struct {
 	connected bool      // it has connected once: its lines may follow
 	dialErr   error     // the last failed dial
 	settling  <-chan struct{}
-	drop      chan struct{}
+	drop      chan int // the nemesis' drop window to join
 }
 
 // chatView is what a device has of one chat.
@@ -57,7 +57,7 @@ const defaultGapWait = 50 * time.Millisecond
 func newDevice(user string, chats []string, ch gateway.Channel, rec *history.Recorder, tally *receiverTally, limit int) *device {
 	d := &device{
 		id: user + "/d1", user: user, ch: ch, rec: rec, tally: tally, limit: limit, gapWait: defaultGapWait,
-		views: map[string]*chatView{}, drop: make(chan struct{}, 1),
+		views: map[string]*chatView{}, drop: make(chan int, 1),
 	}
 	for _, c := range chats {
 		d.views[c] = &chatView{chat: c, pending: map[uint64]struct{}{}}
@@ -65,10 +65,11 @@ func newDevice(user string, chats []string, ch gateway.Channel, rec *history.Rec
 	return d
 }
 
-// dropNow asks the device to drop its connection (the nemesis).
-func (d *device) dropNow() {
+// dropNow asks the device to drop its connection (the nemesis' strike
+// window); one still pending is not repeated.
+func (d *device) dropNow(window int) {
 	select {
-	case d.drop <- struct{}{}:
+	case d.drop <- window:
 	default:
 	}
 }
@@ -160,10 +161,11 @@ func (d *device) run(ctx context.Context, settle <-chan struct{}) {
 			d.conn.ended = nil
 			d.disconnect(endReason(err), false)
 			d.reconnect(ctx)
-		case <-d.drop:
+		case w := <-d.drop:
 			d.tally.drops.Add(1)
 			d.disconnect("dropped", true)
 			d.reconnect(ctx)
+			d.tally.recovered(w, time.Now())
 		case <-gap.C:
 			d.settleGaps(ctx, true)
 		}

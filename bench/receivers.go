@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/metrics"
 )
 
 // Receivers are the delivery plane's clients (bench --receivers): each
@@ -56,7 +58,37 @@ type receiverTally struct {
 
 	perChat int // devices of each chat
 	shards  [histShards]visibilityShard
+
+	// The latencies over time: receipts are dated from start (unix
+	// nanoseconds, set when the writers start; a receipt before it counts
+	// in the first interval) in intervals of every.
+	start   atomic.Int64
+	every   time.Duration
+	observe *metrics.Delivery // the live metrics (nil: not exported)
+
+	dropMu  sync.Mutex
+	strikes []DropWindow // the nemesis' drops, in order
 }
+
+// DeliveryInterval is the fan-out and full-visibility latencies of the
+// receipts in one interval of the run (dated by receipt, since the
+// writers started; the settle's fall in the intervals after the writers').
+type DeliveryInterval struct {
+	Start, Length time.Duration
+	FanOut, Full  *hdrhistogram.PackedHistogram
+}
+
+// DropWindow is one strike of the connection nemesis
+// (--drop-connections-every), since the writers started: every device was
+// told to drop at Start, and the last of them had reconnected and caught
+// up at End.
+type DropWindow struct {
+	Start, End time.Duration
+}
+
+// maxDeliveryIntervals bounds the latency series a run keeps: a longer
+// run's intervals are merged.
+const maxDeliveryIntervals = MaxFineIntervals
 
 // visibilityShard holds the histograms and, for a share of the chats, how
 // many devices have each message not yet fully visible.
@@ -65,12 +97,15 @@ type visibilityShard struct {
 	fanOut  *hdrhistogram.Histogram
 	full    *hdrhistogram.Histogram
 	waiting map[string]map[uint64]int
+	// The share of the latency series this shard recorded, by interval;
+	// nil where it recorded nothing.
+	fanSeries, fullSeries []*hdrhistogram.PackedHistogram
 }
 
 var visibilitySeed = maphash.MakeSeed()
 
-func newReceiverTally(perChat int) *receiverTally {
-	t := &receiverTally{perChat: perChat}
+func newReceiverTally(perChat int, every time.Duration, observe *metrics.Delivery) *receiverTally {
+	t := &receiverTally{perChat: perChat, every: every, observe: observe}
 	for i := range t.shards {
 		t.shards[i] = visibilityShard{fanOut: newHistogram(), full: newHistogram(), waiting: map[string]map[uint64]int{}}
 	}
@@ -88,10 +123,12 @@ func (t *receiverTally) firstReceipt(chat string, seq uint64, created, now time.
 	if !created.IsZero() {
 		lat = max(now.Sub(created).Nanoseconds(), histLowest)
 	}
+	i := t.intervalAt(now)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if lat > 0 {
 		_ = sh.fanOut.RecordValue(min(lat, histHighest))
+		_ = seriesAt(&sh.fanSeries, i).RecordValue(min(lat, histHighest))
 	}
 	seen := sh.waiting[chat]
 	if seen == nil {
@@ -99,7 +136,11 @@ func (t *receiverTally) firstReceipt(chat string, seq uint64, created, now time.
 		sh.waiting[chat] = seen
 	}
 	n := seen[seq] + 1
-	if n < t.perChat {
+	last := n >= t.perChat
+	if lat > 0 {
+		t.observe.Receipt(time.Duration(lat), last)
+	}
+	if !last {
 		seen[seq] = n
 		return
 	}
@@ -107,7 +148,107 @@ func (t *receiverTally) firstReceipt(chat string, seq uint64, created, now time.
 	t.fullyVisible.Add(1)
 	if lat > 0 {
 		_ = sh.full.RecordValue(min(lat, histHighest))
+		_ = seriesAt(&sh.fullSeries, i).RecordValue(min(lat, histHighest))
 	}
+}
+
+// begin dates the latency series from now: the writers start.
+func (t *receiverTally) begin(now time.Time) { t.start.Store(now.UnixNano()) }
+
+// intervalAt is the interval of the latency series a receipt at now
+// falls in.
+func (t *receiverTally) intervalAt(now time.Time) int {
+	start := t.start.Load()
+	if start == 0 || now.UnixNano() < start {
+		return 0
+	}
+	return int((now.UnixNano() - start) / int64(t.every))
+}
+
+// since is now on the series' clock.
+func (t *receiverTally) since(now time.Time) time.Duration {
+	start := t.start.Load()
+	if start == 0 {
+		return 0
+	}
+	return max(0, time.Duration(now.UnixNano()-start))
+}
+
+// seriesAt is interval i's histogram of a shard's series, made on first use.
+func seriesAt(s *[]*hdrhistogram.PackedHistogram, i int) *hdrhistogram.PackedHistogram {
+	for len(*s) <= i {
+		*s = append(*s, nil)
+	}
+	if (*s)[i] == nil {
+		(*s)[i] = NewIntervalHistogram()
+	}
+	return (*s)[i]
+}
+
+// dropped starts a drop window at now and returns its index.
+func (t *receiverTally) dropped(now time.Time) int {
+	at := t.since(now)
+	t.dropMu.Lock()
+	defer t.dropMu.Unlock()
+	t.strikes = append(t.strikes, DropWindow{Start: at, End: at})
+	return len(t.strikes) - 1
+}
+
+// recovered says a device dropped in window i had reconnected and caught
+// up at now.
+func (t *receiverTally) recovered(i int, now time.Time) {
+	at := t.since(now)
+	t.dropMu.Lock()
+	defer t.dropMu.Unlock()
+	if i >= 0 && i < len(t.strikes) {
+		t.strikes[i].End = max(t.strikes[i].End, at)
+	}
+}
+
+// dropWindows are the nemesis' strikes so far.
+func (t *receiverTally) dropWindows() []DropWindow {
+	t.dropMu.Lock()
+	defer t.dropMu.Unlock()
+	return slices.Clone(t.strikes)
+}
+
+// series merges the shards' latencies over time into intervals of at
+// least every, at most maxDeliveryIntervals of them.
+func (t *receiverTally) series() []DeliveryInterval {
+	n := 0
+	for i := range t.shards {
+		sh := &t.shards[i]
+		sh.mu.Lock()
+		n = max(n, len(sh.fanSeries), len(sh.fullSeries))
+		sh.mu.Unlock()
+	}
+	if n == 0 {
+		return nil
+	}
+	k := (n + maxDeliveryIntervals - 1) / maxDeliveryIntervals
+	out := make([]DeliveryInterval, (n+k-1)/k)
+	for j := range out {
+		out[j] = DeliveryInterval{
+			Start: time.Duration(j*k) * t.every, Length: time.Duration(k) * t.every,
+			FanOut: NewIntervalHistogram(), Full: NewIntervalHistogram(),
+		}
+	}
+	for i := range t.shards {
+		sh := &t.shards[i]
+		sh.mu.Lock()
+		for x, h := range sh.fanSeries {
+			if h != nil {
+				out[x/k].FanOut.Merge(h)
+			}
+		}
+		for x, h := range sh.fullSeries {
+			if h != nil {
+				out[x/k].Full.Merge(h)
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return out
 }
 
 func (t *receiverTally) counts(devices int) ReceiverCounts {
@@ -173,7 +314,7 @@ func recordJoins(rec *history.Recorder, chats []string, members map[string][]str
 // startReceivers connects every device (each catches up first) and
 // starts the connection nemesis; Settle ends them.
 func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *history.Recorder, chats []string) *receivers {
-	r := &receivers{ch: ch, tally: newReceiverTally(cfg.Receivers), settle: make(chan struct{})}
+	r := &receivers{ch: ch, tally: newReceiverTally(cfg.Receivers, IntervalFor(cfg), cfg.Metrics.Delivery()), settle: make(chan struct{})}
 	for _, c := range chats {
 		for k := range cfg.Receivers {
 			r.devices = append(r.devices, newDevice(ReceiverUser(c, k), []string{c}, ch, rec, r.tally, cfg.SyncLimit))
@@ -198,9 +339,10 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 					return
 				case <-ctx.Done():
 					return
-				case <-tick.C:
+				case now := <-tick.C:
+					w := r.tally.dropped(now)
 					for _, d := range r.devices {
-						d.dropNow()
+						d.dropNow(w)
 					}
 				}
 			}

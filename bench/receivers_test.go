@@ -17,6 +17,7 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/internal/evidence"
+	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/target"
 	coretarget "github.com/chatseq/chatseq/targets/core"
@@ -356,5 +357,30 @@ func TestADeviceThatNeverConnectsFailsTheRun(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "never connected") || !strings.Contains(err.Error(), "push.too_many_connections") {
 		t.Fatalf("run: %v, want the device that never connected named with its refusal", err)
+	}
+}
+
+// The live metrics observe the fan-out latency as the devices receive:
+// every timed first receipt once in chatseq_fanout_seconds, every fully
+// visible message once in chatseq_full_visibility_seconds.
+func TestReceiptsAreObservedInTheLiveMetrics(t *testing.T) {
+	cfg := receiverConfig(t, 3, 0)
+	cfg.Metrics = metrics.New()
+	res, _ := checkedRun(t, cfg)
+	fams, err := cfg.Metrics.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]uint64{}
+	for _, f := range fams {
+		if len(f.Metric) == 1 && f.Metric[0].Histogram != nil {
+			counts[f.GetName()] = f.Metric[0].Histogram.GetSampleCount()
+		}
+	}
+	if got, want := counts["chatseq_fanout_seconds"], uint64(res.FanOut.TotalCount()); got != want || want == 0 {
+		t.Errorf("chatseq_fanout_seconds observed %d receipts, the run timed %d", got, want)
+	}
+	if got, want := counts["chatseq_full_visibility_seconds"], uint64(res.FullVisibility.TotalCount()); got != want || want == 0 {
+		t.Errorf("chatseq_full_visibility_seconds observed %d messages, the run timed %d", got, want)
 	}
 }

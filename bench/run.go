@@ -48,6 +48,10 @@ type Result struct {
 	// its chat's last device's receipt.
 	Receivers              ReceiverCounts
 	FanOut, FullVisibility *hdrhistogram.Histogram
+	// DeliveryIntervals are those latencies over time, by receipt, and
+	// Drops the connection nemesis' strikes.
+	DeliveryIntervals []DeliveryInterval
+	Drops             []DropWindow
 	// ServerKills counts the kill_server faults carried out.
 	ServerKills int
 	// StoppedForMemory says why the writers stopped before their duration
@@ -151,6 +155,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 
 	lat := newLatencies()
 	res.Started = time.Now()
+	if recv != nil {
+		recv.tally.begin(res.Started)
+	}
 	timings.Since("process: start → writers", timings.Start)
 	clock.begin()
 	lat.begin(rec.Now, IntervalFor(&cfg))
@@ -197,6 +204,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 			return nil, err
 		}
 		res.FanOut, res.FullVisibility = recv.tally.histograms()
+		res.DeliveryIntervals, res.Drops = recv.tally.series(), recv.tally.dropWindows()
 		done()
 	}
 	stopProgress()

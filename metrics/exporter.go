@@ -22,6 +22,8 @@ type Exporter struct {
 	phase string
 	check checkProgress
 	reg   *prometheus.Registry
+	// delivery is the fan-out histograms, once a run has receivers.
+	delivery *Delivery
 }
 
 // liveRun is a run in progress.

@@ -74,7 +74,7 @@ var renderStatus = regexp.MustCompile(`<div id="render-status" data-state="([a-z
 // drawings it links open too.
 func TestReportRendersInChromium(t *testing.T) {
 	bin := chromium(t)
-	for name, f := range map[string]*fixtureRun{"healthy": healthyRun(t), "faulty": faultyRun(t)} {
+	for name, f := range map[string]*fixtureRun{"healthy": healthyRun(t), "faulty": faultyRun(t), "receivers": receiversRun(t)} {
 		url := "file://" + filepath.Join(f.dir, ReportFile)
 		dom, logs := openInChromium(t, bin, url, "--dump-dom")
 		if msgs := consoleLine.FindAllString(logs, -1); len(msgs) > 0 {
@@ -87,7 +87,11 @@ func TestReportRendersInChromium(t *testing.T) {
 		if m[1] != "ok" {
 			t.Fatalf("%s: charts did not all render: state %q: %s", name, m[1], m[3])
 		}
-		want := 4 + len(newChartData(f.saved.Results, f.saved.latency).Latency)
+		data := newChartData(f.saved.Results, f.saved.latency)
+		want := 4 + len(data.Latency)
+		if data.Delivery != nil {
+			want += 2 // fan-out and full visibility
+		}
 		if got, _ := strconv.Atoi(m[2]); got != want {
 			t.Errorf("%s: %d charts drawn, want %d", name, got, want)
 		}

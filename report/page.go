@@ -78,6 +78,54 @@ type chartData struct {
 	Distribution distributionData      `json:"distribution"`
 	Attempts     map[string][]*float64 `json:"attempts"`
 	Gaps         map[string][]*float64 `json:"gaps"`
+	// Delivery is the receivers' latencies over time; nil without
+	// receivers.
+	Delivery *deliveryData `json:"delivery,omitempty"`
+}
+
+// deliveryData draws fan_out and full_visibility over time (by receipt,
+// on their own intervals) with the connection drops shaded.
+type deliveryData struct {
+	T         []float64        `json:"t"`
+	End       float64          `json:"end_s"` // the last interval's end: the settle outlasts the writers
+	FanOut    stepSeriesData   `json:"fan_out"`
+	Full      stepSeriesData   `json:"full_visibility"`
+	Drops     []ConnectionDrop `json:"drops"`
+	DropColor string           `json:"drop_color"`
+}
+
+// dropColor shades the connection drops.
+const dropColor = "#4263eb"
+
+func newDeliveryData(r Results) *deliveryData {
+	if r.Receivers == nil {
+		return nil
+	}
+	n := len(r.DeliveryIntervals)
+	d := &deliveryData{
+		T: make([]float64, n), End: r.Run.Elapsed, Drops: r.ConnectionDrops, DropColor: dropColor,
+		FanOut: stepSeriesData{Step: "fan_out", P50: make([]*float64, n), P99: make([]*float64, n), Max: make([]*float64, n)},
+		Full:   stepSeriesData{Step: "full_visibility", P50: make([]*float64, n), P99: make([]*float64, n), Max: make([]*float64, n)},
+	}
+	if d.Drops == nil {
+		d.Drops = []ConnectionDrop{}
+	}
+	for i, iv := range r.DeliveryIntervals {
+		d.T[i] = iv.Start + iv.Length/2
+		d.End = max(d.End, iv.Start+iv.Length)
+		for _, p := range []struct {
+			l *IntervalLatency
+			s *stepSeriesData
+		}{{iv.FanOut, &d.FanOut}, {iv.FullVisibility, &d.Full}} {
+			if p.l != nil && p.l.Count > 0 {
+				p.s.P50[i], p.s.P99[i], p.s.Max[i] = float64Ptr(p.l.P50), float64Ptr(p.l.P99), float64Ptr(p.l.Max)
+			}
+		}
+	}
+	for _, w := range d.Drops {
+		d.End = max(d.End, w.End)
+	}
+	return d
 }
 
 type stepSeriesData struct {
@@ -192,6 +240,7 @@ func newChartData(r Results, lat *latencySeries) chartData {
 	d := chartData{
 		T: make([]float64, n), Duration: r.Run.Elapsed, Faults: r.Faults, FaultColors: map[string]string{},
 		Throughput: map[string][]*float64{}, Attempts: map[string][]*float64{}, Gaps: map[string][]*float64{},
+		Delivery: newDeliveryData(r),
 	}
 	if d.Faults == nil {
 		d.Faults = []FaultWindow{}

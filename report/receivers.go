@@ -53,3 +53,48 @@ func (t *table) addReceivers(r *Receivers) {
 	t.add("    deliveries", fmt.Sprint(r.Deliveries), fmt.Sprintf("%s received in %s; %s, %d out of order; %s", count(r.Received, "message"), count(r.Pushes, "push line"), count(r.Duplicates, "duplicate"), r.OutOfOrder, count(r.FullyVisible, "message")+" fully visible"))
 	t.add("    catch-up", fmt.Sprint(r.CatchUps), fmt.Sprintf("catch-ups, %s, %s, %s", count(r.GapSyncs, "gap sync"), count(r.Acks, "delivery ack"), count(r.SyncErrors, "failed sync")))
 }
+
+// DeliveryIntervalCounts is one interval of the delivery plane's
+// latencies in results.json, dated by receipt since the writers started
+// (the settle's receipts fall after the writers' end); a step is left out
+// of an interval where no receipt was timed.
+type DeliveryIntervalCounts struct {
+	Start          float64          `json:"start_s"`
+	Length         float64          `json:"length_s"`
+	FanOut         *IntervalLatency `json:"fan_out,omitempty"`
+	FullVisibility *IntervalLatency `json:"full_visibility,omitempty"`
+}
+
+// ConnectionDrop is one strike of the connection nemesis
+// (--drop-connections-every) in results.json: every device was told to
+// drop at start_s; the last had reconnected and caught up at end_s.
+type ConnectionDrop struct {
+	Start float64 `json:"start_s"`
+	End   float64 `json:"end_s"`
+}
+
+func deliveryIntervals(ivs []bench.DeliveryInterval) []DeliveryIntervalCounts {
+	out := make([]DeliveryIntervalCounts, len(ivs))
+	for i, iv := range ivs {
+		out[i] = DeliveryIntervalCounts{Start: iv.Start.Seconds(), Length: iv.Length.Seconds(),
+			FanOut: intervalLatency(iv.FanOut), FullVisibility: intervalLatency(iv.Full)}
+	}
+	return out
+}
+
+// intervalLatency is h's percentiles; nil when it is empty.
+func intervalLatency(h *hdrhistogram.PackedHistogram) *IntervalLatency {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99})
+	return &IntervalLatency{Count: h.TotalCount(), P50: ms(q[0]), P90: ms(q[1]), P99: ms(q[2]), Max: ms(h.Max())}
+}
+
+func connectionDrops(ws []bench.DropWindow) []ConnectionDrop {
+	out := make([]ConnectionDrop, len(ws))
+	for i, w := range ws {
+		out[i] = ConnectionDrop{Start: w.Start.Seconds(), End: w.End.Seconds()}
+	}
+	return out
+}

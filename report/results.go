@@ -53,7 +53,12 @@ type Results struct {
 	Config    RunConfig        `json:"config"`
 	Faults    []FaultWindow    `json:"timed_faults"`
 	Intervals []IntervalCounts `json:"intervals"`
-	Files     Files            `json:"files"`
+	// DeliveryIntervals are the receivers' fan-out and full-visibility
+	// latencies over time, and ConnectionDrops the connection nemesis'
+	// strikes; left out of a run without receivers.
+	DeliveryIntervals []DeliveryIntervalCounts `json:"delivery_intervals,omitempty"`
+	ConnectionDrops   []ConnectionDrop         `json:"connection_drops,omitempty"`
+	Files             Files                    `json:"files"`
 }
 
 // RunConfig is what the run was asked to do.
@@ -193,6 +198,10 @@ func NewResults(res *bench.Result, b Bench) Results {
 		r.Config.Shard = fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount)
 	}
 	addGaps(r.Intervals, b.Check.Stats)
+	if cfg.Receivers > 0 {
+		r.DeliveryIntervals = deliveryIntervals(res.DeliveryIntervals)
+		r.ConnectionDrops = connectionDrops(res.Drops)
+	}
 	return r
 }
 

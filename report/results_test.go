@@ -105,11 +105,12 @@ func TestResultsFieldsAreDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	documented := func(key string) bool { return strings.Contains(string(doc), "`"+key+"`") }
-	own := map[string]bool{"schema": true, "schema_version": true, "started": true, "config": true, "timed_faults": true, "intervals": true, "files": true}
+	own := map[string]bool{"schema": true, "schema_version": true, "started": true, "config": true, "timed_faults": true, "intervals": true, "files": true,
+		"delivery_intervals": true, "connection_drops": true}
 	summary := []string{"run", "operations", "throughput_ops_s", "persists", "syncs", "ok", "persist_ok", "sync_ok", "dedup",
 		"fail", "info", "retries", "faults_injected", "duplicates_sent", "concurrent_duplicates", "error_codes",
 		"allocated_sequences", "persisted_messages", "gap_rate", "idempotency_hit_rate", "events_read", "latency", "check"}
-	for _, f := range []*fixtureRun{healthyRun(t), faultyRun(t)} {
+	for _, f := range []*fixtureRun{healthyRun(t), faultyRun(t), receiversRun(t)} {
 		data, err := os.ReadFile(filepath.Join(f.dir, ResultsFile))
 		if err != nil {
 			t.Fatal(err)

@@ -130,6 +130,26 @@
     }
   }
 
+  // Connection drops shade the delivery charts, from the drop to the last
+  // device's catch-up; one that took no time is a line.
+  function shadeDrops(u) {
+    var ctx = u.ctx, b = u.bbox, d = data.delivery;
+    d.drops.forEach(function (w) {
+      var x0 = Math.max(b.left, u.valToPos(w.start_s, "x", true));
+      var x1 = Math.min(b.left + b.width, u.valToPos(w.end_s, "x", true));
+      ctx.save();
+      ctx.fillStyle = d.drop_color;
+      if (x1 - x0 >= 2) {
+        ctx.globalAlpha = 0.16;
+        ctx.fillRect(x0, b.top, x1 - x0, b.height);
+      } else if (x0 >= b.left && x0 <= b.left + b.width) {
+        ctx.globalAlpha = 0.6;
+        ctx.fillRect(x0 - 1, b.top, 2, b.height);
+      }
+      ctx.restore();
+    });
+  }
+
   function timeChart(el, title, yLabel, series, opts) {
     var cols = [data.t];
     var ser = [xSeries()];
@@ -149,7 +169,33 @@
     chart(el, o, cols);
   }
 
+  function deliveryChart(el, title, s) {
+    var d = data.delivery;
+    if (!d.t.length) {
+      el.textContent = title + ": no receipt was timed.";
+      return;
+    }
+    var cols = [d.t, s.p50, s.p99, s.max];
+    var ser = [xSeries()];
+    [["p50", "#1c7ed6", 1.5, null], ["p99", "#f08c00", 2, null], ["max", "#495057", 1.5, [4, 3]]].forEach(function (p) {
+      ser.push({ label: p[0], stroke: p[1], width: p[2], dash: p[3], points: { show: d.t.length < 120 }, value: function (u, v) { return fmtMs(v); } });
+    });
+    chart(el, {
+      title: title,
+      height: 220,
+      scales: { x: { time: false, range: function (u, min, max) { return [0, Math.max(max || 0, d.end_s)]; } }, y: { distr: 3 } },
+      series: ser,
+      axes: [secondsAxis(), { label: "latency", size: 70, values: logValues(fmtMs), splits: decadeSplits }],
+      hooks: { drawClear: [shadeFaults, shadeDrops] },
+    }, cols);
+  }
+
   function render() {
+    if (data.delivery) {
+      deliveryChart(document.getElementById("chart-fanout"), "fan-out — to each device's first receipt", data.delivery.fan_out);
+      deliveryChart(document.getElementById("chart-full-visibility"), "full visibility — to the chat's last device", data.delivery.full_visibility);
+    }
+
     timeChart(document.getElementById("chart-throughput"), "Operations per second", "ops/s", [
       { label: "completed", values: data.throughput.ops, color: "#1f4e99", width: 2 },
       { label: "ok", values: data.throughput.ok, color: "#2f9e44" },
