@@ -30,7 +30,11 @@ const maxFileSize = 1 << 20
 const (
 	maxWriters = 10_000
 	maxChats   = 1_000_000
-	maxOps     = 1 << 40
+	// maxReceivers are a chat's receiving members; maxDevices all of
+	// them, every one a connection.
+	maxReceivers = 1_000
+	maxDevices   = 100_000
+	maxOps       = 1 << 40
 )
 
 // DecodeFile reads and decodes the scenario at path.
@@ -145,6 +149,7 @@ func (d *decoder) finish(root *yaml.Node) {
 		}
 	}
 	d.checkKafka()
+	d.checkReceivers()
 	d.checkVariant()
 	d.checkStrategy()
 	d.checkStoreErrors()
@@ -200,6 +205,34 @@ func (d *decoder) checkKafka() {
 		if strings.HasPrefix(t.Metric, "publish.") {
 			d.errAt(t.Line, "threshold %q: with kafka: off nothing is published", t.Expr)
 		}
+	}
+}
+
+// checkReceivers checks what receivers need: a push channel (fed from
+// the events topic), devices the machine can hold, and receivers for a
+// connection nemesis or a push gateway variant to reach.
+func (d *decoder) checkReceivers() {
+	sc := d.sc
+	l, has := d.lines["receivers"]
+	if !has || sc.Receivers == 0 {
+		if dl, ok := d.lines["drop_connections_every"]; ok {
+			d.errAt(dl, "drop_connections_every drops the receivers' connections: give receivers: N too")
+		}
+		if cfg := sc.Config(); cfg.GatewayVariant() != "" && len(d.variantKeys) > 0 {
+			d.errAt(d.lines[d.variantKeys[0]], "%s: %s breaks the push gateway, which only receivers reach: give receivers: N too (4 shows it)", d.variantKeys[0], sc.Variant)
+		}
+		for _, t := range sc.Thresholds {
+			if m, _, _ := strings.Cut(t.Metric, "."); strings.HasPrefix(t.Metric, "receiver_") || t.Metric == "fully_visible" || slices.Contains(DeliverySteps, m) {
+				d.errAt(t.Line, "threshold %q: only receivers (receivers: N) measure it", t.Expr)
+			}
+		}
+		return
+	}
+	if sc.KafkaOff {
+		d.errAt(l, "receivers: the push channel is fed from the events topic, and kafka: off has none")
+	}
+	if devices := int64(sc.Receivers) * int64(sc.Chats); devices > maxDevices {
+		d.errAt(l, "receivers: %d a chat over %d chats is %d devices, more than %d", sc.Receivers, sc.Chats, devices, maxDevices)
 	}
 }
 

@@ -80,6 +80,16 @@ func (d *decoder) topFields() map[string]field {
 		"max_attempts": count(&sc.MaxAttempts, 1, 1000),
 		"sync_limit":   count(&sc.SyncLimit, 1, 100_000),
 		"readers":      count(&sc.Readers, 0, maxWriters),
+		"receivers":    count(&sc.Receivers, 0, maxReceivers),
+		"drop_connections_every": func(p string, v *yaml.Node) {
+			if x, ok := d.duration(v, p); ok {
+				if x <= 0 {
+					d.errorf(v, "drop_connections_every: must be positive; leave it out to keep the connections")
+					return
+				}
+				sc.DropConnectionsEvery = x
+			}
+		},
 		"reader_poll": func(p string, v *yaml.Node) {
 			if x, ok := d.duration(v, p); ok {
 				sc.ReaderPoll = x

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/report"
@@ -50,6 +52,12 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 		"reader_syncs": float64(res.Readers.Syncs), "reader_received": float64(res.Readers.Received),
 		"late_starts": float64(res.Lateness.Late), "unsent_starts": float64(res.Lateness.Unsent),
 	}
+	if r := res.Receivers; res.Config.Receivers > 0 {
+		m.counts["receiver_deliveries"], m.counts["receiver_duplicates"] = float64(r.Deliveries), float64(r.Duplicates)
+		m.counts["receiver_out_of_order"], m.counts["receiver_drops"] = float64(r.OutOfOrder), float64(r.Drops)
+		m.counts["receiver_reconnects"], m.counts["receiver_catch_ups"] = float64(r.Reconnects), float64(r.CatchUps)
+		m.counts["fully_visible"] = float64(r.FullyVisible)
+	}
 	if !checked {
 		for _, name := range []string{"unfinished", "duplicate_events", "late_commits", "catch_up_missed", "events_out_of_order"} {
 			delete(m.counts, name)
@@ -89,11 +97,19 @@ func (m *Metrics) Value(name string) (float64, bool) {
 // latency reads "<step>.<stat>" from the step's histogram.
 func (m *Metrics) latency(name string) (float64, bool) {
 	stepName, stat, _ := strings.Cut(name, ".")
-	step, ok := stepByName(stepName)
-	if !ok {
-		return 0, false
+	var h *hdrhistogram.Histogram
+	switch stepName {
+	case "fan_out":
+		h = m.res.FanOut
+	case "full_visibility":
+		h = m.res.FullVisibility
+	default:
+		step, ok := stepByName(stepName)
+		if !ok {
+			return 0, false
+		}
+		h = m.res.Latency[step]
 	}
-	h := m.res.Latency[step]
 	if h == nil || h.TotalCount() == 0 {
 		if stat == "count" {
 			return 0, true

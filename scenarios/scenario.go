@@ -52,6 +52,11 @@ type Scenario struct {
 	SyncLimit  int
 	Readers    int           // catch-up clients following every chat by cursor
 	ReaderPoll time.Duration // 0: bench.DefaultReaderPoll
+	// Receivers are each chat's receiving members, one device each, on
+	// the push channel (bench --receivers); DropConnectionsEvery drops
+	// every device's connection on that clock (0: never).
+	Receivers            int
+	DropConnectionsEvery time.Duration
 
 	Faults         bench.FaultRates
 	Schedule       []target.TimedFault
@@ -139,6 +144,7 @@ func (s *Scenario) Config() bench.Config {
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
 	cfg.SyncRatio, cfg.SyncLimit, cfg.MaxAttempts = s.SyncRatio, s.SyncLimit, s.MaxAttempts
 	cfg.Readers, cfg.ReaderPoll = s.Readers, s.ReaderPoll
+	cfg.Receivers, cfg.DropConnectionsEvery = s.Receivers, s.DropConnectionsEvery
 	cfg.Variant, cfg.Strategy, cfg.RepublishOnReplay = s.Variant, s.Strategy, s.RepublishOnReplay
 	cfg.KafkaOff = s.KafkaOff
 	cfg.Target, cfg.Scenario = s.Target, s.Name

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +69,13 @@ var countMetrics = map[string]string{
 	"late_starts":           "open loop: operations started more than one interval (at least 1 ms) after their intended start",
 	"unsent_starts":         "open loop: intended starts due before the run ended that were never made (k6's dropped iterations)",
 	"errors":                "failed and unknown outcomes, all codes",
+	"receiver_deliveries":   "receivers: first receipts of a message by a device",
+	"receiver_duplicates":   "receivers: messages a device received again (at-least-once transport)",
+	"receiver_out_of_order": "receivers: first receipts below a sequence the device already had",
+	"receiver_drops":        "receivers: connections the nemesis dropped (drop_connections_every)",
+	"receiver_reconnects":   "receivers: reconnects after a drop or a connection the service ended",
+	"receiver_catch_ups":    "receivers: catch-ups by sync from the last acked sequence (each connect, and the settle)",
+	"fully_visible":         "receivers: messages every device of their chat received",
 	"max_seq":               "highest sequence acknowledged to a client",
 }
 
@@ -76,6 +84,12 @@ var otherMetrics = map[string]metricKind{
 	"idempotency_hit_rate": kindRatio,
 	"throughput":           kindRate,
 }
+
+// DeliverySteps are the receivers' latencies a threshold may name like a
+// step's (bench --receivers): fan_out, from a message's created_at to
+// each device's first receipt, and full_visibility, to its chat's last
+// device's.
+var DeliverySteps = []string{"fan_out", "full_visibility"}
 
 // stepByName maps a latency step's name to the bench step.
 func stepByName(name string) (bench.Step, bool) {
@@ -97,9 +111,13 @@ func metricNames() []string {
 	for n := range otherMetrics {
 		names = append(names, n)
 	}
+	steps := DeliverySteps
 	for _, s := range bench.Steps() {
+		steps = append(steps, s.String())
+	}
+	for _, s := range steps {
 		for _, stat := range []string{"p50", "p90", "p99", "p99.9", "max", "mean", "min", "count"} {
-			names = append(names, s.String()+"."+stat)
+			names = append(names, s+"."+stat)
 		}
 	}
 	return names
@@ -164,7 +182,7 @@ func metricKindOf(m string) (metricKind, error) {
 	}
 	stepName, stat, ok := strings.Cut(m, ".")
 	if ok {
-		if _, isStep := stepByName(stepName); isStep {
+		if _, isStep := stepByName(stepName); isStep || slices.Contains(DeliverySteps, stepName) {
 			return statKind(stat)
 		}
 	}
@@ -185,6 +203,7 @@ func metricSummary() string {
 		counts = append(counts, n)
 	}
 	sort.Strings(counts)
+	steps = append(steps, DeliverySteps...)
 	return "STEP.pN, STEP.min, STEP.max, STEP.mean, STEP.count (STEP: " + strings.Join(steps, ", ") +
 		"), gap_rate, idempotency_hit_rate, throughput, errors.CODE, and the counts " + strings.Join(counts, ", ")
 }
