@@ -93,7 +93,9 @@ warning. Another target or run length is named, not refused. Runs pooled
 on one side must differ in nothing but their length.
 
 Exit status: 0 no regression, 1 a regression, 2 unusable input or flags,
-or runs whose settings differ.`,
+or runs whose settings differ, 3 undecided: no checked row of figures could
+be tested (too few intervals or operations an interval; the verdict names
+the rows and why).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			pathsA, pathsB, err := f.vs.sides(args)
@@ -176,8 +178,11 @@ func runCompare(c *cobra.Command, f *compareFlags, pathsA, pathsB []string) erro
 	if err != nil {
 		return err
 	}
-	if cmp.Regressions > 0 {
+	switch cmp.Verdict {
+	case report.VerdictRegression:
 		return exitError{ExitViolation}
+	case report.VerdictUnknown:
+		return exitError{ExitUnknown}
 	}
 	return nil
 }

@@ -133,6 +133,9 @@ func TestCompareTwoRunsOfOneCommandAndARealRegression(t *testing.T) {
 		benchInto(t, slow, "--schedule", "{fault: store_latency, at: 0s, for: 10s, latency: 1ms}")
 
 		code, out, errOut := run(t, "compare", a, b)
+		if code == ExitUnknown && strings.HasPrefix(out, "verdict: UNKNOWN") {
+			return "two runs of one command too thin to test: " + strings.SplitN(out, "\n", 2)[0]
+		}
 		if code != ExitOK || !strings.HasPrefix(out, "verdict: no regression") || strings.Contains(out, "REGRESSION") {
 			if excuse := lateRegression(t, a, b); excuse != "" {
 				return "two runs of one command compared as a regression, " + excuse
@@ -443,4 +446,22 @@ func untestedRows(t *testing.T, a, b string, extra ...string) string {
 		}
 	}
 	return strings.Join(untested, "; ")
+}
+
+// Two runs of ten operations each fit in an interval or two: no row can
+// be tested, and compare says it cannot decide (exit 3), naming why,
+// rather than "no regression".
+func TestCompareOfRunsTooShortToTestIsUndecided(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for _, dir := range []string{a, b} {
+		if code, out, errOut := run(t, "bench", "--ops", "10", "--writers", "1", "--kafka", "off", "--quiet", "--out", dir); code != ExitOK {
+			t.Fatalf("bench: exit %d\n%s\n%s", code, out, errOut)
+		}
+	}
+	code, out, errOut := run(t, "compare", a, b)
+	if code != ExitUnknown || !strings.HasPrefix(out, "verdict: UNKNOWN: cannot tell whether B regressed: none of the") ||
+		!strings.Contains(out, "throughput") || strings.Contains(out, "no regression") {
+		t.Fatalf("exit %d, want 3 and an unknown verdict naming the untested rows\n%s\n%s", code, out, errOut)
+	}
 }

@@ -262,7 +262,9 @@ func TestRunSummaryAndCompareFitTheTerminal(t *testing.T) {
 			p.scrollback = true
 			code, lines = p.wait()
 			screen = strings.Join(lines, "\n")
-			if code != "0" && code != "1" || !strings.Contains(screen, "verdict: ") || !strings.Contains(screen, "p runs") {
+			// The runs are short: too few intervals may leave every row
+			// untested, an undecided verdict (3); the layout is the test.
+			if code != "0" && code != "1" && code != "3" || !strings.Contains(screen, "verdict: ") || !strings.Contains(screen, "p runs") {
 				t.Fatalf("compare: exit %s:\n%s", code, screen)
 			}
 			checkLinesFit(t, width, lines)

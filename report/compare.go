@@ -57,13 +57,16 @@ type CompareOptions struct {
 // Comparison is B judged against baseline A, per target; each side is one
 // run or several runs of one command.
 type Comparison struct {
-	A           []string `json:"a"` // the paths given, as given
-	B           []string `json:"b"`
-	Verdict     string   `json:"verdict"` // VerdictRegression or VerdictNoRegression
-	Regressions int      `json:"regressions"`
-	Tolerance   float64  `json:"tolerance"`
-	Alpha       float64  `json:"alpha"`
-	MinChangeMs float64  `json:"min_latency_change_ms"`
+	A       []string `json:"a"` // the paths given, as given
+	B       []string `json:"b"`
+	Verdict string   `json:"verdict"` // VerdictRegression, VerdictNoRegression or VerdictUnknown
+	// Undecided says why the verdict is VerdictUnknown: which checked
+	// rows could not be tested, and why.
+	Undecided   string  `json:"undecided,omitempty"`
+	Regressions int     `json:"regressions"`
+	Tolerance   float64 `json:"tolerance"`
+	Alpha       float64 `json:"alpha"`
+	MinChangeMs float64 `json:"min_latency_change_ms"`
 	// Tests is the size of the family Holm–Bonferroni corrects over:
 	// the rows with a p.
 	Tests    int                `json:"tests"`
@@ -75,6 +78,10 @@ type Comparison struct {
 const (
 	VerdictRegression   = "regression"
 	VerdictNoRegression = "no regression"
+	// VerdictUnknown: nothing regressed, but no checked row of figures
+	// could be tested (too few intervals or operations an interval), so
+	// "no regression" would rest on no evidence.
+	VerdictUnknown = "unknown"
 )
 
 // TargetComparison is one target's rows.
@@ -123,8 +130,12 @@ type ComparisonRow struct {
 	// Significant: PHolm is below alpha, and so is PRunsHolm when there
 	// is one.
 	Significant bool `json:"significant"`
-	Checked     bool `json:"checked"`
-	Regression  bool `json:"regression"`
+	// Tested: the row has a p, from samples enough for it to fall below
+	// alpha had the sides differed wholly (the verdict row is not tested:
+	// it is compared as it is).
+	Tested     bool `json:"tested"`
+	Checked    bool `json:"checked"`
+	Regression bool `json:"regression"`
 	// Note says why a row could not be tested, or for the verdict how
 	// many of a side's runs had its worst verdict.
 	Note string `json:"note,omitempty"`
@@ -163,11 +174,67 @@ func Compare(sets []RunSets, opt CompareOptions) Comparison {
 		}
 	}
 	c.Settings = slices.CompactFunc(c.Settings, func(x, y SettingDiff) bool { return x == y })
-	c.Verdict = VerdictNoRegression
-	if c.Regressions > 0 {
+	checked, tested, why := c.testedRows()
+	switch {
+	case c.Regressions > 0:
 		c.Verdict = VerdictRegression
+	case checked > 0 && tested == 0:
+		c.Verdict = VerdictUnknown
+		c.Undecided = fmt.Sprintf("none of the %d checked rows of figures could be tested (%s); longer runs, or more runs a side, give each row the samples it needs", checked, why)
+	default:
+		c.Verdict = VerdictNoRegression
 	}
 	return c
+}
+
+// testedRows counts the checked rows of figures (every row but the
+// verdict) and those of them tested, and says why the others were not:
+// each reason once, after the rows it applies to.
+func (c Comparison) testedRows() (checked, tested int, why string) {
+	var reasons []string
+	rowsOf := map[string][]string{}
+	for _, t := range c.Targets {
+		for _, r := range t.Rows {
+			if !r.Checked || r.Metric == MetricVerdict {
+				continue
+			}
+			checked++
+			if r.Tested {
+				tested++
+				continue
+			}
+			note := r.Note
+			if note == "" {
+				note = "no p"
+			}
+			if _, ok := rowsOf[note]; !ok {
+				reasons = append(reasons, note)
+			}
+			rowsOf[note] = append(rowsOf[note], strings.TrimSpace(r.Step+" "+r.Metric))
+		}
+	}
+	parts := make([]string, len(reasons))
+	for i, n := range reasons {
+		parts[i] = strings.Join(slices.Compact(rowsOf[n]), ", ") + ": " + n
+	}
+	return checked, tested, strings.Join(parts, "; ")
+}
+
+// uTestCanReach reports whether the Mann-Whitney U test on samples of n1
+// and n2 can give a two-sided p below alpha at all: its smallest p, when
+// the two samples do not overlap, is 2/C(n1+n2, n1).
+func uTestCanReach(n1, n2 int, alpha float64) bool {
+	if n1 == 0 || n2 == 0 {
+		return false
+	}
+	ways := 1.0 // C(n1+n2, n1), built up until it is large enough
+	for i := 1; i <= n1; i++ {
+		ways = ways * float64(n2+i) / float64(i)
+		if 2/ways < alpha {
+			return true
+		}
+	}
+	return 2/ways < alpha
 }
 
 func compareRuns(a, b []Results, opt CompareOptions) TargetComparison {
@@ -192,7 +259,7 @@ func compareRuns(a, b []Results, opt CompareOptions) TargetComparison {
 			if need, got := minCountFor(m), min(medianCount(a, step), medianCount(b, step)); got < need {
 				// An interval's p99 of forty operations is their maximum:
 				// one operation, not a distribution.
-				row.P, row.PRuns = nil, nil
+				row.P, row.PRuns, row.Tested = nil, nil, false
 				row.Note = fmt.Sprintf("%d operations an interval: too few to estimate a %s (%d needed)", got, m, need)
 			}
 			add(row, row.Ratio != nil && *row.Ratio > 1+opt.Tolerance && *row.B-*row.A >= opt.MinLatencyChange)
@@ -247,9 +314,13 @@ func sampleRow(metric, step, unit string, a, b [][]float64, alpha float64) Compa
 	if !math.IsNaN(cmp.P) {
 		p := cmp.P
 		row.P = &p
+		row.Tested = uTestCanReach(len(pa), len(pb), alpha)
 	}
 	if len(cmp.Warnings) > 0 {
 		row.Note = cmp.Warnings[0].Error() // too few samples to ever reach alpha
+	}
+	if row.P != nil && !row.Tested && row.Note == "" {
+		row.Note = fmt.Sprintf("%d and %d samples: too few for p to fall below %g", len(pa), len(pb), alpha)
 	}
 	row.PRuns = runsP(a, b)
 	return row

@@ -311,3 +311,50 @@ func pText(p *float64) string {
 	}
 	return fmt.Sprint(*p)
 }
+
+// Runs too short for any test to find a change (two intervals a side: the
+// U test's smallest p is 1/3) are not "no regression": the verdict is
+// unknown and names the rows and why; a worse verdict still regresses,
+// and a comparison of the verdict alone is decided.
+func TestCompareThatTestedNoRowIsUnknown(t *testing.T) {
+	a := sampled([]int64{100, 100}, []float64{1, 1})
+	b := sampled([]int64{10, 10}, []float64{50, 50}) // ten times slower: no test can tell with two samples
+	cmp := Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1})
+	if cmp.Verdict != VerdictUnknown || cmp.Regressions != 0 {
+		t.Fatalf("verdict %q with %d regressions, want unknown", cmp.Verdict, cmp.Regressions)
+	}
+	if r := row(cmp, MetricThroughput, ""); r.Tested || r.P == nil || !strings.Contains(r.Note, "samples") {
+		t.Fatalf("throughput row %+v, want a p that cannot reach alpha and a note", r)
+	}
+	if !strings.Contains(cmp.Undecided, "none of the 5 checked rows of figures could be tested") || !strings.Contains(cmp.Undecided, "throughput") {
+		t.Errorf("undecided: %q", cmp.Undecided)
+	}
+	var out bytes.Buffer
+	if err := WriteComparisonText(&out, cmp); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "verdict: UNKNOWN: cannot tell whether B regressed: none of the 5 checked rows") || strings.Contains(out.String(), "no regression") {
+		t.Errorf("text:\n%s", out.String())
+	}
+	out.Reset()
+	if err := WriteComparisonJSON(&out, cmp); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"verdict": "unknown"`) || !strings.Contains(out.String(), `"undecided": "none of`) {
+		t.Errorf("json:\n%s", out.String())
+	}
+
+	if only := Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1, Metrics: []string{MetricVerdict}}); only.Verdict != VerdictNoRegression {
+		t.Errorf("the verdict row alone: %q, want no regression", only.Verdict)
+	}
+	invalid := false
+	b.Check.Valid = &invalid
+	if worse := Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1}); worse.Verdict != VerdictRegression {
+		t.Errorf("a worse verdict with untested figures: %q, want a regression", worse.Verdict)
+	}
+	// Enough intervals to test: decided.
+	long := sampled(counts(20, func(int) int64 { return 100 }), series(20, func(int) float64 { return 1 }))
+	if same := Compare([]RunSets{Pair(long, long)}, CompareOptions{Tolerance: 0.1}); same.Verdict != VerdictNoRegression {
+		t.Errorf("twenty intervals a side: %q (%s), want no regression", same.Verdict, same.Undecided)
+	}
+}

@@ -31,10 +31,17 @@ func writeComparisonText(w io.Writer, c Comparison, width int) error {
 	if c.MinChangeMs > 0 {
 		rule += ", a latency rise of at least " + fms(c.MinChangeMs)
 	}
-	if c.Regressions > 0 {
+	switch {
+	case c.Regressions > 0:
 		wrapLine(w, fmt.Sprintf("verdict: REGRESSION: %d of %d checked rows regressed (%s)", c.Regressions, checked, rule), width, indent)
-	} else {
-		wrapLine(w, fmt.Sprintf("verdict: no regression in %d checked rows (%s)", checked, rule), width, indent)
+	case c.Verdict == VerdictUnknown:
+		wrapLine(w, "verdict: UNKNOWN: cannot tell whether B regressed: "+c.Undecided, width, indent)
+	default:
+		untested := ""
+		if figures, tested, _ := c.testedRows(); tested < figures {
+			untested = fmt.Sprintf(", %d of them too thin to test", figures-tested)
+		}
+		wrapLine(w, fmt.Sprintf("verdict: no regression in %d checked rows%s (%s)", checked, untested, rule), width, indent)
 	}
 	wrapLine(w, fmt.Sprintf("B %s against baseline A %s", strings.Join(c.B, " "), strings.Join(c.A, " ")), width, indent)
 	if len(c.Settings) > 0 {
