@@ -41,6 +41,9 @@ type Outcome struct {
 	// for failing only thresholds (RunRetrying), first first; this
 	// outcome is the last attempt, the one that counts.
 	Attempts []Attempt
+	// Online is the first violation of each invariant the online check
+	// found while the writers ran (the report's online block).
+	Online []checker.Violation
 	// logicalOps is how many operations the writers began (retries and
 	// duplicates of one message count once): where a shrink of a timed
 	// scenario starts.
@@ -59,7 +62,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	var describe string
 	err := prepareDir(o.Dir, vizDir)
 	if err == nil {
-		res, rep, describe, err = execute(ctx, sc, o.Config, o.History, vizDir, opts)
+		res, rep, describe, o.Online, err = execute(ctx, sc, o.Config, o.History, vizDir, opts)
 	}
 	o.Elapsed = time.Since(began)
 	if err != nil {
@@ -101,6 +104,7 @@ func prepareDir(dir, vizDir string) error {
 // chatseq compare read a scenario's run too.
 func saveResults(o *Outcome, res *bench.Result, b report.Bench) error {
 	b.Thresholds = o.Thresholds
+	b.Online = o.Online
 	saved, err := report.SaveRun(o.Dir, res, b, Command(o.Scenario.File, o.Overrides))
 	if err != nil {
 		return err
@@ -131,21 +135,22 @@ func configFor(sc *Scenario, ov Overrides) bench.Config {
 
 // execute opens the target, drives it, and checks the history it wrote.
 // vizDir, if set, receives porcupine's drawings of chats that are not
-// linearizable. It returns the target's description for the report.
-func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, vizDir string, opts Options) (*bench.Result, checker.Report, string, error) {
+// linearizable. It returns the target's description for the report and
+// what the online check found.
+func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, vizDir string, opts Options) (*bench.Result, checker.Report, string, []checker.Violation, error) {
 	cfg.HistoryPath = historyPath
 	if err := cfg.Validate(); err != nil {
-		return nil, checker.Report{}, "", err
+		return nil, checker.Report{}, "", nil, err
 	}
 	reach := opts.Open // target http's URL, mapping, headers, TLS, timeouts
 	reach.Store, reach.DSN = opts.Store, opts.DSN
 	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, reach)
 	if err != nil {
-		return nil, checker.Report{}, "", err
+		return nil, checker.Report{}, "", nil, err
 	}
 	defer release()
 	if err := opened.CheckKills(cfg.Timed); err != nil {
-		return nil, checker.Report{}, "", err
+		return nil, checker.Report{}, "", nil, err
 	}
 	if opened.Remote && !cfg.KafkaOff {
 		cfg.Brokers = opts.Brokers
@@ -185,7 +190,7 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	}
 	if err != nil {
 		feed.Discard()
-		return nil, checker.Report{}, "", err
+		return nil, checker.Report{}, "", nil, err
 	}
 	opt := opts.CheckOptions
 	opt.Require = append(slices.Clone(opt.Require), sc.Require...)
@@ -195,10 +200,10 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	rep, _, err := feed.Check(opt)
 	if err != nil {
 		checked(nil)
-		return nil, checker.Report{}, "", fmt.Errorf("reading back the history: %w", err)
+		return nil, checker.Report{}, "", nil, fmt.Errorf("reading back the history: %w", err)
 	}
 	checked(&rep)
-	return res, rep, opened.Describe, nil
+	return res, rep, opened.Describe, online.Violations(), nil
 }
 
 // countLines counts a file's lines.

@@ -37,6 +37,11 @@ func TestShippedScenarios(t *testing.T) {
 		if o.Verdict != Pass {
 			t.Errorf("%s (%s): %s\n  %s\n  reproduce: %s", sc.Name, sc.File, o.Verdict, strings.Join(o.Problems, "\n  "), o.Repro())
 		}
+		// The online check, judging while the writers ran, agrees with
+		// the verdict after the run.
+		if d := onlineDisagreement(o); d != "" {
+			t.Errorf("%s (%s): online and offline disagree: %s\n  reproduce: %s", sc.Name, sc.File, d, o.Repro())
+		}
 	}
 	t.Logf("%d scenarios in %s", len(scs), time.Since(began).Round(time.Millisecond))
 }

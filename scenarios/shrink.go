@@ -159,7 +159,7 @@ func (s *shrinker) fails(z size) bool {
 		ov.Seed, ov.Writers, ov.Ops, ov.Chats = &seed, z.writers, z.ops, z.chats
 		cfg := configFor(s.o.Scenario, ov)
 		path := filepath.Join(s.work, fmt.Sprintf("run-%d.jsonl", s.result.Runs))
-		res, rep, _, err := execute(s.ctx, s.o.Scenario, cfg, path, "", s.opts)
+		res, rep, _, _, err := execute(s.ctx, s.o.Scenario, cfg, path, "", s.opts)
 		if err != nil {
 			os.Remove(path)
 			continue
