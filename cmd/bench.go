@@ -31,6 +31,7 @@ import (
 type benchFlags struct {
 	cfg        bench.Config
 	failFast   bool
+	online     bool
 	broken     string
 	variant    string // --variant: a design that keeps a promise
 	kafkaMode  string
@@ -113,6 +114,7 @@ once, naming the history for 'chatseq check'.`,
 	fl.IntVar(&cfg.MaxAttempts, "max-attempts", cfg.MaxAttempts, "sends of one key before a client gives up")
 	fl.DurationVar(&cfg.RetryBackoff, "retry-backoff", cfg.RetryBackoff, "a client's wait before its first retry, doubling up to 50ms")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop the writers at the online check's first violation, record the final state, check and exit 1")
+	fl.BoolVar(&f.online, "online", true, "judge what operations alone prove while the writers run (the first violation on the progress line and in the metrics); --online=false leaves every verdict to the check after the run, which is the same either way")
 	fl.StringVar(&f.broken, "broken", "", "run a deliberately broken variant of the target, a bug an invariant must catch: "+variantHelp(false))
 	fl.StringVar(&f.variant, "variant", "", "run another design of the target, one that keeps a promise the design as written breaks: "+variantHelp(true))
 	fl.BoolVar(&cfg.RepublishOnReplay, "republish-on-replay", cfg.RepublishOnReplay, "publish again when a retry is answered from the idempotency record (ADR-004 §10); false is §7's pseudocode")
@@ -216,6 +218,9 @@ func (f *benchFlags) resolve(fl *pflag.FlagSet) error {
 			}
 		}
 		f.cfg.Timed = timed
+	}
+	if f.failFast && !f.online {
+		return badInput("--fail-fast stops at the online check's first violation: it needs --online")
 	}
 	if err := f.cfg.Variant.CheckStrategy(f.cfg.Strategy); err != nil {
 		// Before Validate, which cannot tell which flag named it.
@@ -342,7 +347,11 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	// what operations alone prove while the writers run.
 	watch := newOnlineWatch(f.failFast, f.cfg.Metrics, progress, name)
 	cfg.Stop = watch.stop
-	feed := checker.NewOnlineFeed(cfg.HistoryPath, watch.online)
+	online := watch.online
+	if !f.online {
+		online = nil
+	}
+	feed := checker.NewOnlineFeed(cfg.HistoryPath, online)
 	cfg.HistoryTap = feed.Tap()
 	f.interrupts.writersStart(ctx, cfg.HistoryPath, progress)
 	announce := cfg.Phase
@@ -372,7 +381,9 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 		return report.Bench{}, err
 	}
 	b := report.FromBench(res, describe, rep)
-	b.Online = watch.online.Violations()
+	if online != nil {
+		b.Online = online.Violations()
+	}
 	if len(f.thresholds) > 0 {
 		// A fresh or prefixed set of chats: every counter started at 0.
 		m := scenarios.NewMetrics(res, rep, checked, 0)
