@@ -10,6 +10,7 @@ import (
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
+	"github.com/chatseq/chatseq/targets/ledger"
 	"github.com/chatseq/chatseq/targets/postgres"
 )
 
@@ -35,12 +36,18 @@ var (
 	dynamoDB     = []string{storeopen.DynamoDB, storeopen.DynamoDBLocal}
 	dynamoDBOnly = []string{storeopen.DynamoDB}
 	postgreSQL   = []string{postgres.Name}
+	// publishers: the designs with an event stream (the ledger has
+	// none); inProcessKafka: those of them whose events this process
+	// publishes (--target http's service publishes to its own Kafka).
+	publishers     = slices.DeleteFunc(targets.Names(), func(n string) bool { return n == ledger.Name })
+	inProcessKafka = slices.DeleteFunc(slices.Clone(publishers), func(n string) bool { return n == httptarget.Name })
 )
 
 const (
 	httpWho     = "--target http"
 	coreWho     = "ADR-004's core (targets memory, dynamodb, dynamodb-local)"
 	postgresWho = "PostgreSQL targets (postgres)"
+	noEvents    = "the ledger publishes no events"
 )
 
 // targetFlags maps a flag's name to the targets that read it. A command
@@ -72,6 +79,14 @@ var targetFlags = map[string]targetFlag{
 	"allow-remote":     {readers: dynamoDBOnly, who: "--store dynamodb (the others run on this machine)"},
 	"sdk-max-attempts": {readers: dynamoDB, who: "the DynamoDB targets (dynamodb, dynamodb-local)"},
 	"table-prefix":     {readers: dynamoDB, who: "the DynamoDB targets (dynamodb, dynamodb-local)"},
+	// Step 5's Kafka: which one (--kafka embedded or off) for the designs
+	// this process publishes for; the topic and its partitions for every
+	// design with events (--target http reads its service's topic back
+	// from --brokers, creating it if absent).
+	"kafka": {readers: inProcessKafka, who: "targets whose events this process publishes (" + strings.Join(inProcessKafka, ", ") + ")",
+		why: "--target http's service publishes to its own Kafka, read back only with --brokers; " + noEvents},
+	"topic":      {readers: publishers, who: "targets that publish events (" + strings.Join(publishers, ", ") + ")", why: noEvents},
+	"partitions": {readers: publishers, who: "targets that publish events (" + strings.Join(publishers, ", ") + ")", why: noEvents},
 	// ADR-004's core's own settings and faults.
 	"strategy":             {readers: coreOnly, who: coreWho, setting: true, why: "it allocates its own way"},
 	"republish-on-replay":  {readers: coreOnly, who: coreWho, setting: true, why: "ADR-004 §10's replay is its core's"},

@@ -174,3 +174,43 @@ func TestRunReachesAGuardedServiceWithItsTransportFlags(t *testing.T) {
 		t.Errorf("the output shows a header's value:\n%s\n%s", stdout, stderr)
 	}
 }
+
+// Step 5's Kafka flags are refused where no Kafka of this process is
+// used: the ledger publishes no events, --target http's service publishes
+// to its own Kafka (--kafka means nothing to it; the topic it reads back
+// from --brokers does). One target of several that reads them keeps them.
+func TestKafkaFlagsRefusedWhereNoEventsArePublishedHere(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--target", "ledger", "--kafka", "off", "--writers", "0"}, "--kafka applies only to targets whose events this process publishes"},
+		{[]string{"bench", "--target", "http", "--url", "http://127.0.0.1:1", "--kafka", "embedded", "--writers", "0"}, "target http would ignore it (--target http's service publishes to its own Kafka"},
+		{[]string{"bench", "--target", "ledger", "--topic", "events", "--writers", "0"}, "--topic applies only to targets that publish events"},
+		{[]string{"bench", "--target", "ledger", "--partitions", "4", "--writers", "0"}, "--partitions applies only to targets that publish events"},
+		{[]string{"serve", "--target", "ledger", "--kafka", "embedded", "--broken", "nope"}, "target ledger would ignore it"},
+		{[]string{"serve", "--target", "ledger", "--topic", "events", "--broken", "nope"}, "(the ledger publishes no events)"},
+	} {
+		code, _, errOut := run(t, c.args...)
+		if code != ExitBadInput || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q: want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	for _, c := range []struct {
+		flag, value string
+		targets     []string
+	}{
+		{"kafka", "off", []string{"memory", "ledger"}},
+		{"kafka", "off", []string{"postgres", "http"}},
+		{"topic", "events", []string{"http"}},
+		{"partitions", "4", []string{"http", "ledger"}},
+	} {
+		fs := newBenchCommand().Flags()
+		if err := fs.Set(c.flag, c.value); err != nil {
+			t.Fatal(err)
+		}
+		if err := refuseIgnoredFlags(fs, c.targets); err != nil {
+			t.Errorf("--%s with %v: refused (%v), want it kept", c.flag, c.targets, err)
+		}
+	}
+}
