@@ -2,6 +2,7 @@ package httptarget
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,66 @@ type API struct {
 	// X-User-Id): the sender of a send, a member of the chat on a sync or
 	// its creation. "" sends none.
 	UserHeader string `yaml:"user_header"`
+	// Push reaches the service's push channel (bench --receivers).
+	Push PushSpec `yaml:"push"`
+}
+
+// PushSpec maps the delivery plane: a device's WebSocket, the frames that
+// carry messages, the delivery ack a device sends, and where the service
+// shows the acks it kept (delivery_state). DefaultPush is chatseq's
+// (docs/asyncapi.yaml).
+type PushSpec struct {
+	// Path is the handshake (GET, upgraded to a WebSocket) on the
+	// service's URL.
+	Path string `yaml:"path"`
+	// UserParam names the device's user as a query parameter of the
+	// handshake; "" names it in the API's user_header.
+	UserParam string `yaml:"user_param"`
+	// FrameType is where a frame names its type and MessagesType that
+	// type's value on a frame that carries messages: other frames
+	// (typing, presence) are skipped. "" reads every frame as messages.
+	FrameType    string `yaml:"frame_type"`
+	MessagesType string `yaml:"messages_type"`
+	// Messages is where a frame holds its list of messages; "" reads the
+	// frame as one message.
+	Messages string `yaml:"messages"`
+	// Where a message holds its chat, sequence, id, sender, and the time
+	// it was created (RFC 3339; the fan-out latency counts from it, and
+	// is not measured without it).
+	ChatID    string `yaml:"chat_id"`
+	Sequence  string `yaml:"sequence"`
+	MessageID string `yaml:"message_id"`
+	Sender    string `yaml:"sender"`
+	CreatedAt string `yaml:"created_at"`
+	// Ack is the frame a device sends to acknowledge every message of a
+	// chat up to a sequence (ADR-001 §5): JSON text in which {chat}
+	// stands for the chat id as a JSON string and {sequence} for the
+	// sequence as a number.
+	Ack string `yaml:"ack"`
+	// DeliveryState reads the acks the service kept, a chat at a time.
+	DeliveryState DeliveryStateSpec `yaml:"delivery_state"`
+}
+
+// DeliveryStateSpec reads a chat's delivery_state: GET Path (with
+// {chat}) as a member; Rows is where the answer holds the list, User and
+// Sequence where each row holds its user and last acknowledged sequence.
+type DeliveryStateSpec struct {
+	Path     string `yaml:"path"`
+	Rows     string `yaml:"rows"`
+	User     string `yaml:"user"`
+	Sequence string `yaml:"sequence"`
+}
+
+// DefaultPush is chatseq's push channel (docs/asyncapi.yaml).
+func DefaultPush() PushSpec {
+	return PushSpec{
+		Path: httpapi.PushPath, FrameType: "type", MessagesType: httpapi.FrameMessages, Messages: "messages",
+		ChatID: "chat_id", Sequence: "sequence", MessageID: "message_id", Sender: "sender_id", CreatedAt: "created_at",
+		Ack: `{"type":"ack","chat_id":{chat},"last_acked_sequence":{sequence}}`,
+		DeliveryState: DeliveryStateSpec{
+			Path: "/v1/chats/{chat}/delivery_state", Rows: "delivery_state", User: "user_id", Sequence: "last_acked_sequence",
+		},
+	}
 }
 
 // ContractSpec is what a service states of its contract, each field
@@ -157,6 +218,7 @@ func DefaultAPI() *API {
 		ErrorCode:  "error.cause",
 		TestHooks:  true,
 		UserHeader: httpapi.HeaderUser,
+		Push:       DefaultPush(),
 	}
 }
 
@@ -281,6 +343,9 @@ func (a *API) validate() *fieldError {
 			return bad(fmt.Sprintf("%s.path %q holds no {chat} and no chat_field puts the chat in the body", c.name, c.path), c.name, "path")
 		}
 	}
+	if err := a.pushError(); err != nil {
+		return err
+	}
 	if a.Counter.Path != "" && !strings.Contains(a.Counter.Path, "{chat}") {
 		return bad(fmt.Sprintf("counter.path %q holds no {chat}", a.Counter.Path), "counter", "path")
 	}
@@ -298,6 +363,41 @@ func (a *API) validate() *fieldError {
 		}
 	}
 	return nil
+}
+
+// pushError checks the push mapping: a handshake path, a way to state the
+// device's user, where frames hold what a device needs, an ack that is
+// JSON with both placeholders, and a delivery_state to read back.
+func (a *API) pushError() *fieldError {
+	p := a.Push
+	ds := p.DeliveryState
+	switch {
+	case !strings.HasPrefix(p.Path, "/"):
+		return bad(fmt.Sprintf("push.path must start with /, got %q", p.Path), "push", "path")
+	case p.UserParam == "" && a.UserHeader == "":
+		return bad("push: a device must state its user: give push.user_param (a query parameter of the handshake) or user_header", "push")
+	case (p.FrameType == "") != (p.MessagesType == ""):
+		return bad("push: frame_type (where a frame names its type) and messages_type (its value on a frame of messages) go together", "push", "frame_type")
+	case p.ChatID == "" || p.Sequence == "" || p.MessageID == "":
+		return bad("push: chat_id, sequence and message_id must say where a pushed message holds them", "push")
+	case !strings.HasPrefix(ds.Path, "/") || !strings.Contains(ds.Path, "{chat}"):
+		return bad(fmt.Sprintf("push.delivery_state.path must start with / and hold {chat}, got %q", ds.Path), "push", "delivery_state", "path")
+	case ds.Rows == "" || ds.User == "" || ds.Sequence == "":
+		return bad("push.delivery_state: rows, user and sequence must say where the answer holds each member's last acknowledged sequence", "push", "delivery_state")
+	}
+	if !strings.Contains(p.Ack, "{chat}") || !strings.Contains(p.Ack, "{sequence}") {
+		return bad(fmt.Sprintf("push.ack must hold {chat} and {sequence}, got %q", p.Ack), "push", "ack")
+	}
+	if sample := renderAck(p.Ack, "c", 1); !json.Valid(sample) {
+		return bad(fmt.Sprintf("push.ack is not JSON once filled in: %s", sample), "push", "ack")
+	}
+	return nil
+}
+
+// renderAck fills in an ack template.
+func renderAck(template, chat string, seq uint64) []byte {
+	quoted, _ := json.Marshal(chat)
+	return []byte(strings.NewReplacer("{chat}", string(quoted), "{sequence}", strconv.FormatUint(seq, 10)).Replace(template))
 }
 
 func containsString(list []string, s string) bool {

@@ -39,6 +39,15 @@ func TestMappingErrorsNameFileAndLine(t *testing.T) {
 		{"statuses:\n  404: ok\n", "m.yaml:2: statuses: 404 is not a success"},
 		{"sync: [1, 2]\n", "m.yaml:1: cannot unmarshal"},
 		{"contract: {}\n---\nb: 2\n", "m.yaml: holds more than one YAML document"},
+		{"push:\n  path: stream\n", "m.yaml:2: push.path must start with /"},
+		{"push:\n  ack: '{\"x\":1}'\n", "m.yaml:2: push.ack must hold {chat} and {sequence}"},
+		{"push:\n  ack: '{chat}:{sequence}'\n", "m.yaml:2: push.ack is not JSON once filled in"},
+		{"push:\n  frame_type: kind\n  messages_type: ''\n", "m.yaml:2: push: frame_type (where a frame names its type) and messages_type"},
+		{"user_header: ''\n", "m.yaml:1: push: a device must state its user"},
+		{"push:\n  chat_id: ''\n", "m.yaml:1: push: chat_id, sequence and message_id"},
+		{"push:\n  delivery_state:\n    path: /receipts\n", "m.yaml:3: push.delivery_state.path must start with / and hold {chat}"},
+		{"push:\n  delivery_state:\n    rows: ''\n", "m.yaml:2: push.delivery_state: rows, user and sequence"},
+		{"push:\n  pathh: /x\n", "m.yaml:2: field pathh not found"},
 	}
 	for _, c := range cases {
 		_, err := httptarget.ParseAPI("m.yaml", []byte(c.yaml))

@@ -24,7 +24,12 @@ func (c *client) PushChannel(context.Context) (gateway.Channel, error) {
 		tr.TLSClientConfig = c.settings.tls
 	}
 	hc := &http.Client{Transport: tr, CheckRedirect: c.http.CheckRedirect}
-	return &pushChannel{c: c, dial: httpapi.PushDialOptions{HTTPClient: hc, Header: c.settings.header}}, nil
+	p := &pushChannel{c: c, dial: httpapi.PushDialOptions{HTTPClient: hc, Header: c.settings.header}}
+	if c.api.Push != DefaultPush() {
+		// Another service's push channel, through the mapping.
+		return &mappedChannel{pushChannel: p}, nil
+	}
+	return p, nil
 }
 
 type pushChannel struct {
@@ -57,6 +62,9 @@ func (p *pushChannel) CatchUp(ctx context.Context, user, chat string, after uint
 // DeliveryStates reads the chat's delivery_state as the member the run
 // created it with.
 func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gateway.DeliveryState, error) {
+	if p.c.api.Push.DeliveryState != DefaultPush().DeliveryState {
+		return p.mappedDeliveryStates(ctx, chat)
+	}
 	to := p.c.url("/v1/chats/{chat}/delivery_state", chat, nil)
 	a, err := p.c.do(ctx, http.MethodGet, to, p.c.asUser(nil, p.c.reader(chat)), nil, 4<<20)
 	if err != nil {

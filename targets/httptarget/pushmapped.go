@@ -1,0 +1,162 @@
+package httptarget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/chatseq/chatseq/gateway"
+	"github.com/chatseq/chatseq/httpapi"
+)
+
+// mappedChannel is another service's push channel, read through the
+// --api file's push mapping (PushSpec): its handshake, its frames, its
+// ack. Catch-ups go through the mapped sync, as the device's user.
+type mappedChannel struct {
+	*pushChannel
+}
+
+func (m *mappedChannel) Dial(ctx context.Context, user string) (gateway.Conn, error) {
+	spec := &m.c.api.Push
+	ctx, cancel := context.WithTimeout(ctx, m.c.settings.timeout)
+	defer cancel()
+	var q url.Values
+	if spec.UserParam != "" {
+		q = url.Values{spec.UserParam: {user}}
+	}
+	to := m.c.url(spec.Path, "", q)
+	h := m.dial.Header.Clone()
+	if spec.UserParam == "" {
+		h = m.c.asUser(h, user)
+	}
+	conn, resp, err := websocket.Dial(ctx, to, &websocket.DialOptions{HTTPClient: m.dial.HTTPClient, HTTPHeader: h})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			return nil, fmt.Errorf("push channel refused: GET %s: %d", requestPath(to), resp.StatusCode)
+		}
+		return nil, fmt.Errorf("push channel: %w", err)
+	}
+	conn.SetReadLimit(httpapi.MaxPushFrame)
+	return &mappedConn{conn: conn, spec: spec, timeout: m.c.settings.timeout}, nil
+}
+
+// mappedConn is one device's WebSocket to another service.
+type mappedConn struct {
+	conn    *websocket.Conn
+	spec    *PushSpec
+	timeout time.Duration
+}
+
+// Next reads frames until one carries messages; frames of another type
+// are skipped. A frame the mapping cannot read is an error, which ends
+// the connection: the device reconnects and catches up.
+func (c *mappedConn) Next(ctx context.Context) ([]gateway.Message, error) {
+	for {
+		typ, data, err := c.conn.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if typ != websocket.MessageText {
+			return nil, errors.New("push channel: a binary frame (the mapping reads JSON text)")
+		}
+		v, ok := decode(data)
+		if !ok {
+			return nil, fmt.Errorf("push channel: a frame that is not JSON: %.200s", data)
+		}
+		if c.spec.FrameType != "" {
+			if t, _ := walk(v, c.spec.FrameType); stringOf(t) != c.spec.MessagesType {
+				continue
+			}
+		}
+		items := []any{v}
+		if c.spec.Messages != "" {
+			list, _ := walk(v, c.spec.Messages)
+			var isList bool
+			if items, isList = list.([]any); !isList {
+				return nil, fmt.Errorf("push channel: a frame of messages without a list at %q: %.200s", c.spec.Messages, data)
+			}
+		}
+		out := make([]gateway.Message, 0, len(items))
+		for i, it := range items {
+			m, err := c.message(it)
+			if err != nil {
+				return nil, fmt.Errorf("push channel: message %d of a frame: %w: %.200s", i, err, data)
+			}
+			out = append(out, m)
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+}
+
+func (c *mappedConn) message(it any) (gateway.Message, error) {
+	s := c.spec
+	var m gateway.Message
+	chat, _ := walk(it, s.ChatID)
+	id, _ := walk(it, s.MessageID)
+	seqV, _ := walk(it, s.Sequence)
+	seq, ok := uintOf(seqV)
+	m.ChatID, m.MessageID, m.Sequence = stringOf(chat), stringOf(id), seq
+	if m.ChatID == "" || m.MessageID == "" || !ok || seq == 0 {
+		return m, fmt.Errorf("it needs a chat at %q, a message id at %q and a sequence above 0 at %q", s.ChatID, s.MessageID, s.Sequence)
+	}
+	if s.Sender != "" {
+		v, _ := walk(it, s.Sender)
+		m.SenderID = stringOf(v)
+	}
+	if s.CreatedAt != "" {
+		if v, ok := walk(it, s.CreatedAt); ok {
+			at, err := time.Parse(time.RFC3339Nano, stringOf(v))
+			if err != nil {
+				return m, fmt.Errorf("created_at at %q is not RFC 3339: %w", s.CreatedAt, err)
+			}
+			m.CreatedAt = at
+		}
+	}
+	return m, nil
+}
+
+func (c *mappedConn) Ack(ctx context.Context, chat string, seq uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.conn.Write(ctx, websocket.MessageText, renderAck(c.spec.Ack, chat, seq))
+}
+
+func (c *mappedConn) Drop()  { _ = c.conn.CloseNow() }
+func (c *mappedConn) Close() { _ = c.conn.Close(websocket.StatusNormalClosure, "") }
+
+// mappedDeliveryStates reads a chat's delivery_state where the mapping
+// says, as the member the run created it with.
+func (p *pushChannel) mappedDeliveryStates(ctx context.Context, chat string) ([]gateway.DeliveryState, error) {
+	spec := p.c.api.Push.DeliveryState
+	to := p.c.url(spec.Path, chat, nil)
+	a, err := p.c.do(ctx, http.MethodGet, to, p.c.asUser(nil, p.c.reader(chat)), nil, 4<<20)
+	if err != nil {
+		return nil, err
+	}
+	if a.status != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d %s", requestPath(to), a.status, errorCode(a.body))
+	}
+	list, _ := field(a.body, spec.Rows)
+	rows, ok := list.([]any)
+	if !ok {
+		return nil, fmt.Errorf("GET %s: an answer without a list at %q", requestPath(to), spec.Rows)
+	}
+	out := make([]gateway.DeliveryState, 0, len(rows))
+	for i, r := range rows {
+		u, _ := walk(r, spec.User)
+		sv, _ := walk(r, spec.Sequence)
+		seq, ok := uintOf(sv)
+		if stringOf(u) == "" || !ok {
+			return nil, fmt.Errorf("GET %s: row %d without a user at %q and a sequence at %q", requestPath(to), i, spec.User, spec.Sequence)
+		}
+		out = append(out, gateway.DeliveryState{ChatID: chat, UserID: stringOf(u), LastAckedSequence: seq})
+	}
+	return out, nil
+}
