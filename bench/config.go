@@ -39,6 +39,25 @@ type FaultRates struct {
 	StoreThrottle      float64
 	StoreInternalError float64
 	TxnCanceledOther   float64
+	// SlowCommit (ADR-004's core, two-phase only): the attempt's commit
+	// waits SlowCommitDelay (0: DefaultSlowCommitDelay) after its
+	// allocation, so later sequences of its chat commit, are read and
+	// are pushed first: a late commit below what clients already have.
+	SlowCommit      float64
+	SlowCommitDelay time.Duration
+}
+
+// DefaultSlowCommitDelay is how long a slow commit waits: longer than a
+// receiver's gap wait (50 ms), so a device settles the gap by a sync that
+// passes the sequence before it commits.
+const DefaultSlowCommitDelay = 200 * time.Millisecond
+
+// slowCommitDelay is the wait of a slow commit.
+func (f FaultRates) slowCommitDelay() time.Duration {
+	if f.SlowCommitDelay > 0 {
+		return f.SlowCommitDelay
+	}
+	return DefaultSlowCommitDelay
 }
 
 // StoreErrors reports whether any store error fault is on, which only
@@ -77,8 +96,12 @@ type Config struct {
 	// DropConnectionsEvery drops every device's connection on this clock
 	// (a nemesis); 0: never.
 	DropConnectionsEvery time.Duration
-	MaxAttempts          int           // sends per key before a writer gives up
-	RetryBackoff         time.Duration // wait before the first retry, doubling up to maxRetryBackoff
+	// DropConnectionsFor is how long a dropped device stays offline
+	// before it reconnects (a lost network is not back at once);
+	// 0: it redials at once.
+	DropConnectionsFor time.Duration
+	MaxAttempts        int           // sends per key before a writer gives up
+	RetryBackoff       time.Duration // wait before the first retry, doubling up to maxRetryBackoff
 
 	Variant           sequencer.Variant
 	Strategy          sequencer.Strategy
@@ -185,6 +208,16 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--drop-connections-every must not be negative, got %s", c.DropConnectionsEvery)
 	case c.DropConnectionsEvery > 0 && c.Receivers == 0:
 		return fmt.Errorf("--drop-connections-every drops the receivers' connections: give --receivers too")
+	case c.Faults.SlowCommit > 0 && c.Strategy == sequencer.Optimistic:
+		return fmt.Errorf("--slow-commit delays two-phase allocation's commit after its allocation; strategy %s allocates in the commit: use strategy %s", c.Strategy, sequencer.TwoPhase)
+	case c.Faults.SlowCommitDelay < 0:
+		return fmt.Errorf("--slow-commit-delay must not be negative, got %s", c.Faults.SlowCommitDelay)
+	case c.DropConnectionsFor < 0:
+		return fmt.Errorf("--drop-connections-for must not be negative, got %s", c.DropConnectionsFor)
+	case c.DropConnectionsFor > 0 && c.DropConnectionsEvery == 0:
+		return fmt.Errorf("--drop-connections-for is how long a dropped receiver stays offline: give --drop-connections-every too")
+	case c.DropConnectionsFor >= c.DropConnectionsEvery && c.DropConnectionsEvery > 0:
+		return fmt.Errorf("--drop-connections-for %s must be shorter than --drop-connections-every %s (a device must be back before the next drop)", c.DropConnectionsFor, c.DropConnectionsEvery)
 	case c.GatewayVariant() != "" && c.Receivers == 0:
 		return fmt.Errorf("--broken %s breaks the push gateway, which only receivers reach: give --receivers too (4 shows it)", c.Variant)
 	case c.SyncLimit < 1:
@@ -250,6 +283,7 @@ func (c Config) Validate() error {
 		{"--store-throttle", c.Faults.StoreThrottle},
 		{"--store-internal-error", c.Faults.StoreInternalError},
 		{"--txn-canceled-other", c.Faults.TxnCanceledOther},
+		{"--slow-commit", c.Faults.SlowCommit},
 		{"--duplicate-after-ok", c.DuplicateAfterOK},
 		{"--concurrent-duplicate", c.ConcurrentDuplicate},
 		{"--sync-ratio", c.SyncRatio},

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/target"
 )
 
@@ -82,6 +83,38 @@ func TestValidateRefusesAFaultThatOutlastsTheRun(t *testing.T) {
 		err := cfg.Validate()
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%+v in a run of %s: %v, want %q", c.fault, c.duration, err, c.want)
+		}
+	}
+}
+
+// The late-commit settings are refused when they cannot do what they say.
+func TestLateCommitSettingsProblems(t *testing.T) {
+	for _, c := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Faults.SlowCommit = 0.02 }, ""},
+		{func(c *Config) { c.Faults.SlowCommit = 1.5 }, "--slow-commit is a probability"},
+		{func(c *Config) { c.Faults.SlowCommit, c.Strategy = 0.02, sequencer.Optimistic }, "use strategy two-phase"},
+		{func(c *Config) { c.Faults.SlowCommitDelay = -time.Second }, "--slow-commit-delay must not be negative"},
+		{func(c *Config) {
+			c.Receivers, c.DropConnectionsEvery, c.DropConnectionsFor = 4, time.Second, 500*time.Millisecond
+		}, ""},
+		{func(c *Config) { c.Receivers, c.DropConnectionsFor = 4, time.Second }, "give --drop-connections-every too"},
+		{func(c *Config) {
+			c.Receivers, c.DropConnectionsEvery, c.DropConnectionsFor = 4, time.Second, time.Second
+		}, "must be shorter than"},
+		{func(c *Config) {
+			c.Receivers, c.DropConnectionsEvery, c.DropConnectionsFor = 4, time.Second, -time.Second
+		}, "must not be negative"},
+		{func(c *Config) { c.Variant = "gateway-foreign-push" }, "give --receivers too"},
+		{func(c *Config) { c.Variant, c.Receivers = "gateway-foreign-push", 4 }, ""},
+	} {
+		cfg := DefaultConfig()
+		c.edit(&cfg)
+		err := cfg.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: got %v, want %q", cfg.Faults, err, c.want)
 		}
 	}
 }

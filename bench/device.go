@@ -27,7 +27,8 @@ type device struct {
 	connected bool      // it has connected once: its lines may follow
 	dialErr   error     // the last failed dial
 	settling  <-chan struct{}
-	drop      chan int // the nemesis' drop window to join
+	drop      chan int      // the nemesis' drop window to join
+	offline   time.Duration // how long a dropped connection stays down
 }
 
 // chatView is what a device has of one chat.
@@ -164,6 +165,9 @@ func (d *device) run(ctx context.Context, settle <-chan struct{}) {
 		case w := <-d.drop:
 			d.tally.drops.Add(1)
 			d.disconnect("dropped", true)
+			if !d.stayOffline(ctx) {
+				continue // the settle or the run's end comes next
+			}
 			d.reconnect(ctx)
 			d.tally.recovered(w, time.Now())
 		case <-gap.C:
@@ -184,6 +188,24 @@ func endReason(err error) string {
 		msg = msg[:200]
 	}
 	return msg
+}
+
+// stayOffline keeps a dropped device off the network for its offline
+// time; false when the settle or ctx came first.
+func (d *device) stayOffline(ctx context.Context) bool {
+	if d.offline <= 0 {
+		return true
+	}
+	t := time.NewTimer(d.offline)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-d.settling:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (d *device) reconnect(ctx context.Context) {

@@ -317,7 +317,9 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 	r := &receivers{ch: ch, tally: newReceiverTally(cfg.Receivers, IntervalFor(cfg), cfg.Metrics.Delivery()), settle: make(chan struct{})}
 	for _, c := range chats {
 		for k := range cfg.Receivers {
-			r.devices = append(r.devices, newDevice(ReceiverUser(c, k), []string{c}, ch, rec, r.tally, cfg.SyncLimit))
+			d := newDevice(ReceiverUser(c, k), []string{c}, ch, rec, r.tally, cfg.SyncLimit)
+			d.offline = cfg.DropConnectionsFor
+			r.devices = append(r.devices, d)
 		}
 	}
 	for _, d := range r.devices {

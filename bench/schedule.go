@@ -107,6 +107,9 @@ func drawFaults(r *rand.Rand, f FaultRates) sequencer.FaultPlan {
 	// the same decisions as before they existed.
 	p.CrashBeforeAllocate = drawn(r, f.CrashBeforeAllocate)
 	p.StoreError = drawStoreError(r, f)
+	if drawn(r, f.SlowCommit) {
+		p.CommitDelay = f.slowCommitDelay()
+	}
 	return p
 }
 

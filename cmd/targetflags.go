@@ -93,6 +93,8 @@ var targetFlags = map[string]targetFlag{
 	"store-throttle":       {readers: coreOnly, who: coreWho, setting: true, why: "store errors are DynamoDB's, which it does not inject"},
 	"store-internal-error": {readers: coreOnly, who: coreWho, setting: true, why: "store errors are DynamoDB's, which it does not inject"},
 	"txn-canceled-other":   {readers: coreOnly, who: coreWho, setting: true, why: "store errors are DynamoDB's, which it does not inject"},
+	"slow-commit":          {readers: coreOnly, who: coreWho, setting: true, why: "the window between allocation and commit is two-phase allocation's"},
+	"slow-commit-delay":    {readers: coreOnly, who: coreWho, setting: true, why: "the window between allocation and commit is two-phase allocation's"},
 	"txn-cancelled-other":  {readers: coreOnly, who: coreWho, setting: true, why: "store errors are DynamoDB's, which it does not inject"},
 }
 

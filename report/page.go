@@ -377,6 +377,9 @@ func faultRatesText(f FaultRates) string {
 			s += fmt.Sprintf(", %s %g", o.name, o.v)
 		}
 	}
+	if f.SlowCommit > 0 {
+		s += fmt.Sprintf(", slow commit %g (%gs between allocation and commit)", f.SlowCommit, f.SlowCommitDelayS)
+	}
 	return s
 }
 

@@ -81,6 +81,7 @@ type RunConfig struct {
 	Readers             int              `json:"readers"`
 	Receivers           int              `json:"receivers,omitempty"`
 	DropConnectionsS    float64          `json:"drop_connections_every_s,omitempty"`
+	DropConnectionsForS float64          `json:"drop_connections_for_s,omitempty"`
 	MaxAttempts         int              `json:"max_attempts"`
 	InitialCounter      uint64           `json:"initial_counter"`
 	Strategy            string           `json:"strategy"`
@@ -102,6 +103,9 @@ type FaultRates struct {
 	StoreThrottle       float64 `json:"store_throttle,omitempty"`
 	StoreInternalError  float64 `json:"store_internal_error,omitempty"`
 	TxnCanceledOther    float64 `json:"txn_canceled_other,omitempty"`
+	SlowCommit          float64 `json:"slow_commit,omitempty"`
+	// SlowCommitDelayS is a slow commit's wait, when SlowCommit is on.
+	SlowCommitDelayS float64 `json:"slow_commit_delay_s,omitempty"`
 }
 
 // FaultWindow is a timed fault on the run's clock. An instant fault
@@ -181,12 +185,14 @@ func NewResults(res *bench.Result, b Bench) Results {
 				CrashInPersist: cfg.Faults.CrashInPersist, CrashAfterPersist: cfg.Faults.CrashAfterPersist,
 				PublishFail: cfg.Faults.PublishFail, CrashBeforeAllocate: cfg.Faults.CrashBeforeAllocate,
 				StoreThrottle: cfg.Faults.StoreThrottle, StoreInternalError: cfg.Faults.StoreInternalError,
-				TxnCanceledOther: cfg.Faults.TxnCanceledOther,
+				TxnCanceledOther: cfg.Faults.TxnCanceledOther, SlowCommit: cfg.Faults.SlowCommit,
+				SlowCommitDelayS: slowCommitDelay(cfg.Faults),
 			},
 			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
 			ReuseKey: cfg.ReuseKey, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
 			Receivers: cfg.Receivers, DropConnectionsS: cfg.DropConnectionsEvery.Seconds(),
-			MaxAttempts: cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),
+			DropConnectionsForS: cfg.DropConnectionsFor.Seconds(),
+			MaxAttempts:         cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),
 			RepublishOnReplay: cfg.RepublishOnReplay, Partitions: cfg.Partitions, Contract: b.Check.Contract,
 		},
 		IntervalS: res.IntervalLength.Seconds(),
@@ -300,4 +306,15 @@ func ReadResults(path string) (Results, error) {
 		return Results{}, fmt.Errorf("%s: %w: %v", path, ErrNotResults, err)
 	}
 	return r, nil
+}
+
+// slowCommitDelay is a slow commit's wait in seconds, 0 when none is.
+func slowCommitDelay(f bench.FaultRates) float64 {
+	switch {
+	case f.SlowCommit == 0:
+		return 0
+	case f.SlowCommitDelay > 0:
+		return f.SlowCommitDelay.Seconds()
+	}
+	return bench.DefaultSlowCommitDelay.Seconds()
 }

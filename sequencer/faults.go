@@ -1,5 +1,7 @@
 package sequencer
 
+import "time"
+
 // FaultPlan is what goes wrong during one persist, decided by the caller in
 // advance (from its seed) so a run's faults are reproducible.
 type FaultPlan struct {
@@ -27,6 +29,13 @@ type FaultPlan struct {
 	CrashAfterPersist bool
 	// PublishFails: step 5's produce is not acknowledged.
 	PublishFails bool
+	// CommitDelay, under two-phase allocation, holds the persist this
+	// long between step 3's allocation and step 4's commit (a slow
+	// server, a GC pause, a throttled retry inside the SDK): a window in
+	// which later sequences of the chat commit, are read and are pushed
+	// while this one is not yet persisted. Not a fault of the outcome:
+	// Any does not count it.
+	CommitDelay time.Duration
 	// Race, when set, is this send's place in a race with a twin sending
 	// the same key at once: it waits after its idempotency look-up until
 	// the twin has looked up too, so the two overlap (see Race). Not a

@@ -175,6 +175,10 @@ func (p *persistCall) run() error {
 		return unknown(CodeCrashAfterAllocate, nil)
 	}
 
+	if d := p.req.Faults.CommitDelay; d > 0 {
+		p.delayCommit(d)
+	}
+
 	// Step 4: persist the idempotency record and the message atomically.
 	p.now = p.core.cfg.Now()
 	msg, items := p.persistItems(seq)
@@ -344,4 +348,16 @@ func (p *persistCall) publish(msg store.Message) error {
 		return unknown(CodePublishFailed, err)
 	}
 	return nil
+}
+
+// delayCommit holds the persist between its allocation and its commit
+// for d, or until its context ends (the commit then fails as a call on
+// an ended context does).
+func (p *persistCall) delayCommit(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-p.ctx.Done():
+	}
 }
