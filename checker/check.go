@@ -3,7 +3,6 @@ package checker
 import (
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 	"time"
 
@@ -179,11 +178,6 @@ func cutShort(res Result, note string) Result {
 		res.Lines = []int{}
 	}
 	return res
-}
-
-// runAll runs tasks on GOMAXPROCS goroutines.
-func runAll(tasks []func()) {
-	forEach(runtime.GOMAXPROCS(0), len(tasks), func(i int) { tasks[i]() })
 }
 
 // resolveContract fills in HISTORY.md's defaults; opt overrides the header

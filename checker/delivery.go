@@ -2,48 +2,7 @@ package checker
 
 import (
 	"github.com/chatseq/chatseq/checker/internal/store"
-	"github.com/chatseq/chatseq/history"
 )
-
-// The Log takes the receivers' lines into a store.Delivery (see
-// checker/internal/store); the delivery invariants read it.
-
-// Receiver takes one receiver line (history.ReceiverSink).
-func (l *Log) Receiver(r *history.Receiver) {
-	if l.delivery == nil {
-		l.delivery = store.NewDelivery()
-	}
-	l.delivery.Take(r)
-}
-
-// finishDelivery takes what only the whole history tells: whether its
-// final state was cut short (the delivery_state rows then prove nothing,
-// as any final line) and whether it read the delivery_state table.
-func (l *Log) finishDelivery(h *history.History, cut bool) {
-	d := l.delivery
-	if d == nil {
-		return
-	}
-	// The index lets go of the Log's chat names: map the delivery's
-	// chats to the Log's numbers while they are there.
-	d.LogChats = make([]int32, len(d.Chats))
-	for c, name := range d.Chats {
-		d.LogChats[c] = -1
-		if id, ok := l.chatIDs[name]; ok {
-			d.LogChats[c] = id
-		}
-	}
-	d.Cut = cut
-	if cut {
-		d.Rows = nil
-		return
-	}
-	for _, t := range h.TablesRead {
-		if t.Table == history.TableDeliveryState {
-			d.StateRead = t.Line
-		}
-	}
-}
 
 // logChat is the Log's number of a delivery chat, -1 when no operation
 // or final line of the history names it.

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/checker/linearize"
@@ -586,4 +588,27 @@ func (x *index) largestChatShare() float64 {
 		most = max(most, hi-lo)
 	}
 	return float64(most) / float64(x.ops.Len())
+}
+
+// runAll runs tasks on GOMAXPROCS goroutines.
+func runAll(tasks []func()) {
+	forEach(runtime.GOMAXPROCS(0), len(tasks), func(i int) { tasks[i]() })
+}
+
+// forEach calls f(0..n-1) on up to workers goroutines.
+func forEach(workers, n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -448,24 +447,6 @@ func (n opNames) Asked(op int32) (uint64, int) { return n.x.after(op), n.x.limit
 
 // stringHash stands for a message id or payload hash (store.StringHash).
 func stringHash(s string) uint64 { return store.StringHash(s) }
-
-// forEach calls f(0..n-1) on up to workers goroutines.
-func forEach(workers, n int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
-}
 
 // seqList names a few sequences: "sequences 3, 5 and 2 more".
 func seqList(seqs []uint64) string {
