@@ -1,6 +1,9 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+	"github.com/chatseq/chatseq/checker/internal/store"
+)
 
 // NameAllocationMonotonicity is the invariant's name as HISTORY.md spells it.
 const NameAllocationMonotonicity = "allocation_monotonicity"
@@ -10,45 +13,45 @@ const NameAllocationMonotonicity = "allocation_monotonicity"
 // value (ADR-004 Appendix C, with HISTORY.md's intervals for "time").
 func checkAllocationMonotonicity(x *index) Result {
 	v := newVerdict(NameAllocationMonotonicity)
-	if x.allocs.Len() == 0 {
+	if x.Allocs.Len() == 0 {
 		v.notApplicable("no allocate traces in the history")
 		return v.result()
 	}
-	buf := make([]interval, 0, maxSpan(x.allocSpan))
-	for c := range x.chatNames {
-		lo, hi := span(x.allocSpan, int32(c))
-		if hi > lo && x.initialCounter > 0 && x.allocSeq(x.allocBySeq[lo]) <= x.initialCounter {
+	buf := make([]store.Interval, 0, store.MaxSpan(x.AllocSpan))
+	for c := range x.ChatNames {
+		lo, hi := store.Span(x.AllocSpan, int32(c))
+		if hi > lo && x.InitialCounter > 0 && x.AllocSeq(x.AllocBySeq[lo]) <= x.InitialCounter {
 			// The counter only grows from where it stood before the run.
-			a := x.allocBySeq[lo]
-			v.fail([]int{int(x.allocs.At(a).line)}, "chat %q: an allocation returned %d (line %d), not above initial_counter %d, where the counter stood before the run",
-				x.chatNames[c], x.allocSeq(a), x.allocs.At(a).line, x.initialCounter)
+			a := x.AllocBySeq[lo]
+			v.fail([]int{int(x.Allocs.At(a).Line)}, "chat %q: an allocation returned %d (line %d), not above initial_counter %d, where the counter stood before the run",
+				x.ChatNames[c], x.AllocSeq(a), x.Allocs.At(a).Line, x.InitialCounter)
 		}
 		buf = buf[:0]
-		for _, a := range x.allocBySeq[lo:hi] {
-			buf = append(buf, interval{start: x.allocs.At(a).start, end: x.allocEnd(a), value: x.allocSeq(a), ref: a})
+		for _, a := range x.AllocBySeq[lo:hi] {
+			buf = append(buf, store.Interval{Start: x.Allocs.At(a).Start, End: x.AllocEnd(a), Value: x.AllocSeq(a), Ref: a})
 		}
-		n, first := findOrderViolations(buf, equalAlwaysViolates)
+		n, first := store.FindOrderViolations(buf, store.EqualAlwaysViolates)
 		if n == 0 {
 			continue
 		}
-		h, l := first.hi, first.lo
+		h, l := first.Hi, first.Lo
 		// The earlier allocation's end and the later one's start are the
 		// evidence; for a repeated value, the two trace lines alone.
-		hl, ll := int(x.allocs.At(h.ref).line), int(x.allocs.At(l.ref).line)
-		if h.value == l.value {
+		hl, ll := int(x.Allocs.At(h.Ref).Line), int(x.Allocs.At(l.Ref).Line)
+		if h.Value == l.Value {
 			v.fail([]int{hl, ll}, "chat %q: %d allocations returned one value more than once, e.g. %d at lines %d and %d",
-				x.chatNames[c], n, h.value, int(x.allocs.At(h.ref).line), int(x.allocs.At(l.ref).line))
+				x.ChatNames[c], n, h.Value, int(x.Allocs.At(h.Ref).Line), int(x.Allocs.At(l.Ref).Line))
 		} else {
-			v.fail(append([]int{hl}, x.allocStartLines(l.ref)...), "chat %q: %d allocations returned a value below one already returned, e.g. %d (line %d) returned at time %d, before the allocation of %d (line %d) began at %s",
-				x.chatNames[c], n, h.value, int(x.allocs.At(h.ref).line), h.end, l.value, int(x.allocs.At(l.ref).line), startText(l.start))
+			v.fail(append([]int{hl}, x.AllocStartLines(l.Ref)...), "chat %q: %d allocations returned a value below one already returned, e.g. %d (line %d) returned at time %d, before the allocation of %d (line %d) began at %s",
+				x.ChatNames[c], n, h.Value, int(x.Allocs.At(h.Ref).Line), h.End, l.Value, int(x.Allocs.At(l.Ref).Line), startText(l.Start))
 		}
 	}
-	v.pass("%s on %s: each chat's strictly increase in real time", plural(x.allocs.Len(), "allocation"), plural(len(x.chatNames), "chat"))
+	v.pass("%s on %s: each chat's strictly increase in real time", plural(x.Allocs.Len(), "allocation"), plural(len(x.ChatNames), "chat"))
 	return v.result()
 }
 
 func startText(t int64) string {
-	if t == timeMin {
+	if t == store.TimeMin {
 		return "an unknown time"
 	}
 	return fmt.Sprintf("time %d", t)

@@ -1,6 +1,9 @@
 package checker
 
-import "github.com/chatseq/chatseq/history"
+import (
+	"github.com/chatseq/chatseq/checker/internal/store"
+	"github.com/chatseq/chatseq/history"
+)
 
 // NameAPIConformance is the invariant's name as HISTORY.md spells it.
 const NameAPIConformance = "api_conformance"
@@ -16,21 +19,21 @@ const NameAPIConformance = "api_conformance"
 func checkAPIConformance(x *index) Result {
 	v := newVerdict(NameAPIConformance)
 	completed := 0
-	for i := range x.ops.Count() {
-		o := x.ops.At(i)
-		if o.status == stOpen {
+	for i := range x.Ops.Count() {
+		o := x.Ops.At(i)
+		if o.Status == store.StOpen {
 			continue
 		}
 		completed++
-		if e := o.err(); e == 0 || x.errNames[e] != history.ErrorBadResponse {
+		if e := o.Err(); e == 0 || x.ErrNames[e] != history.ErrorBadResponse {
 			continue
 		}
 		f := history.FPersist
-		if o.fn == fnSync {
+		if o.Fn == store.FnSync {
 			f = history.FSync
 		}
-		v.fail(x.opLines(int32(i)), "a %s on chat %q (line %d) was answered in breach of the service's API (line %d, %s %q)",
-			f, x.chatNames[o.chat], o.invLine, o.doneLine, x.status(int32(i)), history.ErrorBadResponse)
+		v.fail(x.OpLines(int32(i)), "a %s on chat %q (line %d) was answered in breach of the service's API (line %d, %s %q)",
+			f, x.ChatNames[o.Chat], o.InvLine, o.DoneLine, x.Status(int32(i)), history.ErrorBadResponse)
 	}
 	if completed == 0 {
 		v.notApplicable("no operation completed")

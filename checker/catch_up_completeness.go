@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -49,11 +50,11 @@ type reader struct {
 // the syncs that carry "reader": true.
 func (x *index) readers() (rs []reader, marked int) {
 	groups := map[readerKey]int{}
-	for i := range x.ops.Count() {
-		if x.ops.At(i).fn != fnSync || !x.ops.At(i).reader() {
+	for i := range x.Ops.Count() {
+		if x.Ops.At(i).Fn != store.FnSync || !x.Ops.At(i).Reader() {
 			continue
 		}
-		k := readerKey{process: int(x.ops.At(i).process), chat: x.ops.At(i).chat}
+		k := readerKey{process: int(x.Ops.At(i).Process), chat: x.Ops.At(i).Chat}
 		g, ok := groups[k]
 		if !ok {
 			g = len(rs)
@@ -66,12 +67,12 @@ func (x *index) readers() (rs []reader, marked int) {
 	if marked == 0 {
 		return nil, 0
 	}
-	for i := range x.ops.Count() {
+	for i := range x.Ops.Count() {
 		o := int32(i)
-		if x.ops.At(i).fn != fnSync || x.ops.At(i).status != stOK {
+		if x.Ops.At(i).Fn != store.FnSync || x.Ops.At(i).Status != store.StOK {
 			continue
 		}
-		if g, ok := groups[readerKey{process: int(x.ops.At(i).process), chat: x.ops.At(i).chat}]; ok {
+		if g, ok := groups[readerKey{process: int(x.Ops.At(i).Process), chat: x.Ops.At(i).Chat}]; ok {
 			rs[g].syncs = append(rs[g].syncs, o)
 		}
 	}
@@ -94,7 +95,7 @@ func catchUpAbsent(x *index, rs []reader, marked int) string {
 	switch {
 	case ok == 0:
 		return fmt.Sprintf("no reader sync completed ok (%s invoked)", plural(marked, "reader sync"))
-	case !x.hasMessages && len(x.acks) == 0:
+	case !x.HasMessages && len(x.Acks) == 0:
 		return "nothing is known to be persisted: no final messages lines and no acknowledged persist"
 	}
 	return ""
@@ -112,10 +113,10 @@ type persistedMsg struct {
 // persistedIn lists chat c's persisted messages by sequence.
 func (x *index) persistedIn(c int32, buf []persistedMsg) []persistedMsg {
 	buf = buf[:0]
-	if x.hasMessages {
-		lo, hi := span(x.msgSpan, c)
-		for _, m := range x.msgs[lo:hi] {
-			f := x.fin.At(m)
+	if x.HasMessages {
+		lo, hi := store.Span(x.MsgSpan, c)
+		for _, m := range x.Msgs[lo:hi] {
+			f := x.Fin.At(m)
 			if n := len(buf); n > 0 && buf[n-1].seq == f.Seq && buf[n-1].id == f.MessageID {
 				continue // the same message listed twice
 			}
@@ -123,13 +124,13 @@ func (x *index) persistedIn(c int32, buf []persistedMsg) []persistedMsg {
 		}
 		return buf
 	}
-	lo, hi := span(x.ackSpan, c)
-	for _, o := range x.acks[lo:hi] {
-		s, id := x.ackSeq(o), x.ackID(o)
+	lo, hi := store.Span(x.AckSpan, c)
+	for _, o := range x.Acks[lo:hi] {
+		s, id := x.AckSeq(o), x.AckID(o)
 		if slices.ContainsFunc(buf[sort1Persisted(buf, s):], func(p persistedMsg) bool { return p.id == id }) {
 			continue
 		}
-		buf = append(buf, persistedMsg{seq: s, id: id, line: x.doneLine(o), fin: -1})
+		buf = append(buf, persistedMsg{seq: s, id: id, line: x.DoneLine(o), fin: -1})
 	}
 	return buf
 }
@@ -195,7 +196,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 				for k < len(got) && got[k].seq < s {
 					k++
 				}
-				if receivedAt(got[k:], s, x.midHash[msgs[m].id]) {
+				if receivedAt(got[k:], s, x.MidHash[msgs[m].id]) {
 					continue
 				}
 				missed++
@@ -204,7 +205,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 					missedMsgs++
 				}
 				y := spans[best].op
-				lines := []int{x.invLine(y), x.doneLine(y), msgs[m].line}
+				lines := []int{x.InvLine(y), x.DoneLine(y), msgs[m].line}
 				if v.Fails() == 0 {
 					v.fail(lines, "%s", x.describeMiss(r, &msgs[m], spans[best]))
 				} else {
@@ -217,7 +218,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 		}
 	}
 	source := "persisted"
-	if !x.hasMessages {
+	if !x.HasMessages {
 		source = "acknowledged"
 		v.note("no final messages lines: judged over acknowledged messages only")
 	}
@@ -240,9 +241,9 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 // readerView returns r's marked syncs as spans, sorted by after, and every
 // (seq, message_id) its syncs returned, sorted by seq.
 func (x *index) readerView(r *reader, spans []readerSpan, got []receivedMsg) ([]readerSpan, []receivedMsg) {
-	var buf syncBuf
+	var buf store.SyncBuf
 	for _, y := range r.syncs {
-		seqs, ids, ok := x.syncResult(y, &buf)
+		seqs, ids, ok := x.SyncResult(y, &buf)
 		if !ok {
 			continue
 		}
@@ -253,11 +254,11 @@ func (x *index) readerView(r *reader, spans []readerSpan, got []receivedMsg) ([]
 			}
 			got = append(got, receivedMsg{seq: s, id: id})
 		}
-		if !x.ops.At(y).reader() || len(seqs) == 0 {
+		if !x.Ops.At(y).Reader() || len(seqs) == 0 {
 			continue
 		}
 		top := slices.Max(seqs) // ascending when well formed; sync_completeness judges that
-		if after := x.after(y); top > after {
+		if after := x.After(y); top > after {
 			spans = append(spans, readerSpan{after: after, top: top, op: y})
 		}
 	}
@@ -292,27 +293,27 @@ func (x *index) describeMiss(r *reader, m *persistedMsg, sp readerSpan) string {
 	when := "it was never acknowledged (no persist of it ended ok)"
 	if ack := x.earliestAck(r.key.chat, m.seq, m.id); ack >= 0 {
 		switch {
-		case x.ret(ack) < x.call(sp.op):
-			when = fmt.Sprintf("it was acknowledged at line %d, before that sync was invoked", x.doneLine(ack))
-		case x.ret(ack) > x.ret(sp.op):
-			when = fmt.Sprintf("it was acknowledged at line %d, after that sync returned: it committed below a cursor that had passed it", x.doneLine(ack))
+		case x.Ret(ack) < x.Call(sp.op):
+			when = fmt.Sprintf("it was acknowledged at line %d, before that sync was invoked", x.DoneLine(ack))
+		case x.Ret(ack) > x.Ret(sp.op):
+			when = fmt.Sprintf("it was acknowledged at line %d, after that sync returned: it committed below a cursor that had passed it", x.DoneLine(ack))
 		default:
-			when = fmt.Sprintf("it was acknowledged at line %d, while that sync ran", x.doneLine(ack))
+			when = fmt.Sprintf("it was acknowledged at line %d, while that sync ran", x.DoneLine(ack))
 		}
 	}
 	return fmt.Sprintf("reader process %d on chat %q never received seq %d (%q, %s): its sync at line %d (after=%d) returned seq %d without it, so its cursor passed %d, and none of its %s returned it; %s",
-		r.key.process, x.chatNames[r.key.chat], m.seq, x.midName(m.id), where, x.doneLine(sp.op), sp.after, sp.top, m.seq,
+		r.key.process, x.ChatNames[r.key.chat], m.seq, x.MidName(m.id), where, x.DoneLine(sp.op), sp.after, sp.top, m.seq,
 		plural(len(r.syncs), "sync"), when)
 }
 
 // earliestAck is chat c's first ack of (seq, id) to return, -1.
 func (x *index) earliestAck(c int32, seq uint64, id uint32) int32 {
-	lo, hi := span(x.ackSpan, c)
-	as := x.acks[lo:hi]
-	i, _ := slices.BinarySearchFunc(as, seq, func(o int32, s uint64) int { return cmp.Compare(x.ackSeq(o), s) })
+	lo, hi := store.Span(x.AckSpan, c)
+	as := x.Acks[lo:hi]
+	i, _ := slices.BinarySearchFunc(as, seq, func(o int32, s uint64) int { return cmp.Compare(x.AckSeq(o), s) })
 	best := int32(-1)
-	for ; i < len(as) && x.ackSeq(as[i]) == seq; i++ {
-		if x.ackID(as[i]) == id && (best < 0 || x.ret(as[i]) < x.ret(best)) {
+	for ; i < len(as) && x.AckSeq(as[i]) == seq; i++ {
+		if x.AckID(as[i]) == id && (best < 0 || x.Ret(as[i]) < x.Ret(best)) {
 			best = as[i]
 		}
 	}

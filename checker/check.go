@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/timings"
 )
@@ -22,7 +23,7 @@ import (
 // operations alone prove a violation (see cutShort).
 func Check(h *history.History, opt Options) Report {
 	began := time.Now()
-	return logOf(h).check(h, opt, began)
+	return (&Log{store.LogOf(h)}).check(h, opt, began)
 }
 
 // CheckFile reads the history at path straight into a Log, never holding
@@ -47,15 +48,15 @@ func (l *Log) Check(h *history.History, opt Options) Report {
 
 func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	hasEvents := h.TableRead(history.TableEvents)
-	l.fin.Each(func(f *cfin) { hasEvents = hasEvents || f.Table == tableEvents })
+	l.Fin.Each(func(f *store.Cfin) { hasEvents = hasEvents || f.Table == store.TableEvents })
 	note := cutShortNoteOf(h)
 	cut := note != ""
-	finals := l.fin.Len()
+	finals := l.Fin.Len()
 	tablesRead := h.TablesRead
 	if cut {
-		l.fin, tablesRead = columns.Chunked[cfin]{}, nil
+		l.Fin, tablesRead = columns.Chunked[store.Cfin]{}, nil
 	}
-	l.finishDelivery(h, cut)
+	l.FinishDelivery(h, cut)
 	defer timings.Phase("check: all")()
 	// The key scope decides how keys are numbered, before any invariant.
 	scope, _ := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
@@ -63,9 +64,9 @@ func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	if opt.SoleWriter != nil {
 		soleWriter = *opt.SoleWriter
 	}
-	x := buildIndex(l, h.Header, tablesRead, scope.KeyScope == history.KeyScopeClient, soleWriter)
+	x := &index{Index: store.BuildIndex(l.Log, h.Header, tablesRead, scope.KeyScope == history.KeyScopeClient, soleWriter)}
 	if cut {
-		x.warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
+		x.Warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
 			note, finals)
 	}
 	return checkIndex(x, h, opt, began, hasEvents, note)
@@ -74,7 +75,7 @@ func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 // checkIndex judges x; cutNote, unless empty, says why its final lines
 // were dropped (cutShortNoteOf).
 func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasEvents bool, cutNote string) Report {
-	built := len(x.warnings) // later warnings come from concurrent checkers
+	built := len(x.Warnings) // later warnings come from concurrent checkers
 	con, stated := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
 	r := Report{Contract: con, Invariants: []Result{}, NotApplicable: []NotApplicable{}}
 	j := &judging{x: x, con: con, stated: stated, opt: opt, claims: claimsOf(h.Header, x)}
@@ -104,7 +105,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	required := map[string]bool{}
 	for _, name := range opt.Require {
 		if !slices.Contains(InvariantNames, name) {
-			x.warn("--require %q: not an invariant the checker reports; ignored", name)
+			x.Warn("--require %q: not an invariant the checker reports; ignored", name)
 		}
 		required[name] = true
 	}
@@ -122,12 +123,12 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 			r.Invariants = append(r.Invariants, res)
 		}
 	}
-	r.Warnings = make([]string, 0, len(h.Warnings)+len(x.warnings))
+	r.Warnings = make([]string, 0, len(h.Warnings)+len(x.Warnings))
 	for _, w := range h.Warnings {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("line %d: %s", w.Line, w.Message))
 	}
-	slices.Sort(x.warnings[built:])
-	r.Warnings = append(r.Warnings, x.warnings...)
+	slices.Sort(x.Warnings[built:])
+	r.Warnings = append(r.Warnings, x.Warnings...)
 	js := j.stats
 	r.Stats = x.stats(ops, js.gaps, js.late, js.dups)
 	r.Stats.IntervalAllocations, r.Stats.IntervalGaps = intervalAllocs, intervalGaps
@@ -214,7 +215,7 @@ func contractProblem(c history.Contract) string {
 // stats adds to the operations' counts (opStats) what the invariants
 // found.
 func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
-	s.Chats, s.Allocations, s.Messages = len(x.chatNames), x.allocs.Len(), len(x.msgs)
+	s.Chats, s.Allocations, s.Messages = len(x.ChatNames), x.Allocs.Len(), len(x.Msgs)
 	s.Gaps, s.GapCauses = int(min(gs.gaps, 1<<62)), maps.Clone(gs.causes)
 	s.LateCommits, s.DuplicateEvents = late, dups
 	if s.GapCauses == nil {
@@ -228,30 +229,30 @@ func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
 
 // opStats counts the operations by kind and outcome.
 func (x *index) opStats() Stats {
-	s := Stats{Operations: x.ops.Len(), ErrorCodes: map[string]int{}}
-	for i := range x.ops.Count() {
+	s := Stats{Operations: x.Ops.Len(), ErrorCodes: map[string]int{}}
+	for i := range x.Ops.Count() {
 		o := int32(i)
-		if x.ops.At(i).fn == fnPersist && x.ops.At(i).status == stOK {
-			s.MaxAckedSeq = max(s.MaxAckedSeq, x.ackSeq(o))
+		if x.Ops.At(i).Fn == store.FnPersist && x.Ops.At(i).Status == store.StOK {
+			s.MaxAckedSeq = max(s.MaxAckedSeq, x.AckSeq(o))
 		}
-		if x.ops.At(i).fn == fnPersist {
+		if x.Ops.At(i).Fn == store.FnPersist {
 			s.Persists++
 		} else {
 			s.Syncs++
 		}
-		switch x.ops.At(i).status {
-		case stOK:
+		switch x.Ops.At(i).Status {
+		case store.StOK:
 			s.OK++
-			if x.isDedup(o) {
+			if x.IsDedup(o) {
 				s.Dedup++
 			}
-		case stFail:
+		case store.StFail:
 			s.Fail++
-			s.ErrorCodes[x.errCode(o)]++
-		case stInfo:
+			s.ErrorCodes[x.ErrCode(o)]++
+		case store.StInfo:
 			s.Info++
-			s.ErrorCodes[x.errCode(o)]++
-		case stOpen:
+			s.ErrorCodes[x.ErrCode(o)]++
+		case store.StOpen:
 			s.Info++
 			s.Unfinished++
 		}
@@ -274,23 +275,23 @@ func (x *index) intervalGaps(every time.Duration) (allocs, gaps []int64) {
 		}
 		return k
 	}
-	for a := range x.allocs.Count() {
-		allocs[interval(x.allocEnd(a))]++
+	for a := range x.Allocs.Count() {
+		allocs[interval(x.AllocEnd(a))]++
 	}
-	for c := range int32(len(x.chatNames)) {
+	for c := range int32(len(x.ChatNames)) {
 		if fi, _ := x.counterOf(c); fi < 0 {
 			continue
 		}
-		mlo, mhi := span(x.msgSpan, c)
-		alo, ahi := span(x.allocSpan, c)
-		ms, i := x.msgs[mlo:mhi], 0
-		for _, a := range x.allocBySeq[alo:ahi] {
-			seq := x.allocSeq(a)
-			for i < len(ms) && x.fin.At(ms[i]).Seq < seq {
+		mlo, mhi := store.Span(x.MsgSpan, c)
+		alo, ahi := store.Span(x.AllocSpan, c)
+		ms, i := x.Msgs[mlo:mhi], 0
+		for _, a := range x.AllocBySeq[alo:ahi] {
+			seq := x.AllocSeq(a)
+			for i < len(ms) && x.Fin.At(ms[i]).Seq < seq {
 				i++
 			}
-			if i == len(ms) || x.fin.At(ms[i]).Seq != seq {
-				gaps[interval(x.allocEnd(a))]++
+			if i == len(ms) || x.Fin.At(ms[i]).Seq != seq {
+				gaps[interval(x.AllocEnd(a))]++
 			}
 		}
 	}
@@ -302,7 +303,7 @@ func (x *index) intervalGaps(every time.Duration) (allocs, gaps []int64) {
 func claimsOf(h history.Header, x *index) map[string]string {
 	claims, err := history.DecodeClaims(h.Extra[history.ClaimsField])
 	if err != nil {
-		x.warn("%v: ignored", err)
+		x.Warn("%v: ignored", err)
 	}
 	return claims
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"github.com/chatseq/chatseq/checker/internal/store"
 )
 
 // NameCounterIsLastAllocated is the invariant's name as HISTORY.md spells it.
@@ -13,19 +14,19 @@ const NameCounterIsLastAllocated = "counter_is_last_allocated"
 // without a line in a counters table that was read (table_read).
 func checkCounterIsLastAllocated(x *index) Result {
 	v := newVerdict(NameCounterIsLastAllocated)
-	if !x.hasCounters {
+	if !x.HasCounters {
 		v.notApplicable("no final counters lines")
 		return v.result()
 	}
 	u := unjudged{}
 	judged, present := 0, 0
 	var explained uint64
-	for c := int32(0); c < int32(len(x.chatNames)); c++ {
-		fi := x.counter[c]
-		if read, ok := x.read[tableCounters]; fi < 0 && ok {
+	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
+		fi := x.Counter[c]
+		if read, ok := x.Read[store.TableCounters]; fi < 0 && ok {
 			// The table's content is known: every chat of the history
 			// has its counter, or lost it (ADR-004 counter_must_exist).
-			v.fail([]int{read}, "chat %q: counter missing: the counters table was read (line %d) and holds no line for it (ADR-004 counter_must_exist, a SEV-2 correctness incident)", x.chatNames[c], read)
+			v.fail([]int{read}, "chat %q: counter missing: the counters table was read (line %d) and holds no line for it (ADR-004 counter_must_exist, a SEV-2 correctness incident)", x.ChatNames[c], read)
 			continue
 		}
 		if fi < 0 {
@@ -34,45 +35,45 @@ func checkCounterIsLastAllocated(x *index) Result {
 			}
 			continue
 		}
-		f := x.fin.At(fi)
+		f := x.Fin.At(fi)
 		if f.Missing {
-			v.fail([]int{int(f.Line)}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", x.chatNames[f.chat], f.Line)
+			v.fail([]int{int(f.Line)}, "chat %q: counter missing (line %d): ADR-004 counter_must_exist, a SEV-2 correctness incident", x.ChatNames[f.Chat], f.Line)
 			continue
 		}
 		present++
-		if f.value() < x.initialCounter {
+		if f.Value() < x.InitialCounter {
 			// Whatever was traced: the counter only grows from where it
 			// stood before the run.
-			v.fail([]int{int(f.Line)}, "chat %q: final counter is %d (line %d), below initial_counter %d, where it stood before the run", x.chatNames[f.chat], f.value(), f.Line, x.initialCounter)
+			v.fail([]int{int(f.Line)}, "chat %q: final counter is %d (line %d), below initial_counter %d, where it stood before the run", x.ChatNames[f.Chat], f.Value(), f.Line, x.InitialCounter)
 			continue
 		}
-		if x.allocs.Len() == 0 {
+		if x.Allocs.Len() == 0 {
 			continue
 		}
 		judged++
-		lo, hi := span(x.allocSpan, c)
-		last := x.initialCounter
+		lo, hi := store.Span(x.AllocSpan, c)
+		last := x.InitialCounter
 		lines := []int{int(f.Line)}
 		if hi > lo {
-			a := x.allocBySeq[hi-1]
-			last = x.allocSeq(a)
-			lines = append(lines, int(x.allocs.At(a).line))
+			a := x.AllocBySeq[hi-1]
+			last = x.AllocSeq(a)
+			lines = append(lines, int(x.Allocs.At(a).Line))
 		}
-		if f.value() > last && f.value()-last <= x.unknownUntraced[c] {
+		if f.Value() > last && f.Value()-last <= x.UnknownUntraced[c] {
 			// Persists with unknown outcomes may have allocated without
 			// the answer coming back: that explains the difference.
-			explained += f.value() - last
+			explained += f.Value() - last
 			continue
 		}
-		if f.value() != last {
+		if f.Value() != last {
 			what := "no allocation was traced"
 			if hi > lo {
 				what = fmt.Sprintf("the last traced allocation is %d (line %d)", last, lines[1])
 			}
-			v.fail(lines, "chat %q: final counter is %d (line %d) but %s", x.chatNames[f.chat], f.value(), f.Line, what)
+			v.fail(lines, "chat %q: final counter is %d (line %d) but %s", x.ChatNames[f.Chat], f.Value(), f.Line, what)
 		}
 	}
-	if x.allocs.Len() == 0 {
+	if x.Allocs.Len() == 0 {
 		v.notApplicable("no allocate traces: the last allocated sequence is not known (%s: the counter exists)", plural(present, "chat"))
 	}
 	u.report(x, v)

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -11,14 +12,14 @@ const NameCounterLowerBound = "counter_lower_bound"
 // counter (ADR-004 counter_lower_bound).
 func checkCounterLowerBound(x *index) Result {
 	v := newVerdict(NameCounterLowerBound)
-	if !x.hasCounters || !x.hasMessages {
+	if !x.HasCounters || !x.HasMessages {
 		v.notApplicable("%s", x.lacking(history.TableCounters, history.TableMessages))
 		return v.result()
 	}
 	u := unjudged{}
 	judged := 0
-	for c := int32(0); c < int32(len(x.chatNames)); c++ {
-		lo, hi := span(x.msgSpan, c)
+	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
+		lo, hi := store.Span(x.MsgSpan, c)
 		if hi == lo {
 			continue
 		}
@@ -28,26 +29,26 @@ func checkCounterLowerBound(x *index) Result {
 			continue
 		}
 		judged++
-		f := x.fin.At(fi)
-		ms := x.msgs[lo:hi]
+		f := x.Fin.At(fi)
+		ms := x.Msgs[lo:hi]
 		count := 0 // distinct (seq, message_id): a repeated line is one message
 		for i := range ms {
-			if i == 0 || x.fin.At(ms[i]).Seq != x.fin.At(ms[i-1]).Seq || x.fin.At(ms[i]).MessageID != x.fin.At(ms[i-1]).MessageID {
+			if i == 0 || x.Fin.At(ms[i]).Seq != x.Fin.At(ms[i-1]).Seq || x.Fin.At(ms[i]).MessageID != x.Fin.At(ms[i-1]).MessageID {
 				count++
 			}
 		}
-		if uint64(count) > f.value() {
+		if uint64(count) > f.Value() {
 			// The full counterexample is the counter and counter+1
 			// messages; beyond 48 lines show the counter and the highest.
 			lines := []int{int(f.Line)}
-			if f.value()+1 <= 48 {
-				for _, m := range ms[:f.value()+1] {
-					lines = append(lines, int(x.fin.At(m).Line))
+			if f.Value()+1 <= 48 {
+				for _, m := range ms[:f.Value()+1] {
+					lines = append(lines, int(x.Fin.At(m).Line))
 				}
 			} else {
-				lines = append(lines, int(x.fin.At(ms[len(ms)-1]).Line))
+				lines = append(lines, int(x.Fin.At(ms[len(ms)-1]).Line))
 			}
-			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", x.chatNames[f.chat], count, f.value(), f.Line)
+			v.fail(lines, "chat %q: %d final messages but the counter is %d (line %d)", x.ChatNames[f.Chat], count, f.Value(), f.Line)
 		}
 	}
 	u.report(x, v)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -25,26 +26,26 @@ var counterModel = porcupine.Model{
 	},
 }
 
-func porcupineIncreasing(items []interval) bool {
+func porcupineIncreasing(items []store.Interval) bool {
 	ops := make([]porcupine.Operation, len(items))
 	for i, it := range items {
-		ops[i] = porcupine.Operation{ClientId: i, Input: it.value, Call: it.start, Return: it.end}
+		ops[i] = porcupine.Operation{ClientId: i, Input: it.Value, Call: it.Start, Return: it.End}
 	}
 	return porcupine.CheckOperations(counterModel, ops)
 }
 
 // bruteForce checks every pair: a violation is A ending before B starts
 // with A.value >= B.value (or, for equalAlwaysViolates, any equal pair).
-func bruteForce(items []interval, eq equalValues) bool {
+func bruteForce(items []store.Interval, eq store.EqualValues) bool {
 	for i, a := range items {
 		for j, b := range items {
 			if i == j {
 				continue
 			}
-			if eq == equalAlwaysViolates && a.value == b.value {
+			if eq == store.EqualAlwaysViolates && a.Value == b.Value {
 				return false
 			}
-			if a.end < b.start && a.value >= b.value {
+			if a.End < b.Start && a.Value >= b.Value {
 				return false
 			}
 		}
@@ -56,13 +57,13 @@ func bruteForce(items []interval, eq equalValues) bool {
 // touching endpoints are common, with values that may repeat. Half the
 // histories are built valid: values follow an order consistent with real
 // time, then perturbed by at most one swap.
-func randomIntervals(rng *rand.Rand) []interval {
+func randomIntervals(rng *rand.Rand) []store.Interval {
 	n := 1 + rng.IntN(7)
 	span := int64(2 + rng.IntN(3*n))
-	items := make([]interval, n)
+	items := make([]store.Interval, n)
 	for i := range items {
 		s := rng.Int64N(span)
-		items[i] = interval{start: s, end: s + rng.Int64N(span/2+1)}
+		items[i] = store.Interval{Start: s, End: s + rng.Int64N(span/2+1)}
 	}
 	if rng.IntN(2) == 0 {
 		// A linearization point inside each interval, values in that order.
@@ -70,23 +71,23 @@ func randomIntervals(rng *rand.Rand) []interval {
 		at := make([]float64, n)
 		for i := range points {
 			points[i] = i
-			at[i] = float64(items[i].start) + rng.Float64()*float64(items[i].end-items[i].start)
+			at[i] = float64(items[i].Start) + rng.Float64()*float64(items[i].End-items[i].Start)
 		}
 		slices.SortFunc(points, func(a, b int) int { return cmp.Compare(at[a], at[b]) })
 		for rank, i := range points {
-			items[i].value = uint64(rank + 1)
+			items[i].Value = uint64(rank + 1)
 		}
 		if rng.IntN(3) == 0 && n > 1 {
 			a, b := rng.IntN(n), rng.IntN(n)
-			items[a].value, items[b].value = items[b].value, items[a].value
+			items[a].Value, items[b].Value = items[b].Value, items[a].Value
 		}
 	} else {
 		for i := range items {
-			items[i].value = 1 + uint64(rng.IntN(n+1))
+			items[i].Value = 1 + uint64(rng.IntN(n+1))
 		}
 	}
 	for i := range items {
-		items[i].ref = int32(i)
+		items[i].Ref = int32(i)
 	}
 	return items
 }
@@ -98,11 +99,11 @@ func TestSweepAgreesWithPorcupine(t *testing.T) {
 	for range runs {
 		items := randomIntervals(rng)
 		want := porcupineIncreasing(items)
-		n, first := findOrderViolations(slices.Clone(items), equalAlwaysViolates)
+		n, first := store.FindOrderViolations(slices.Clone(items), store.EqualAlwaysViolates)
 		if (n == 0) != want {
 			t.Fatalf("allocation sweep says %d violations, porcupine says linearizable=%v: %+v", n, want, items)
 		}
-		if first != nil && !(first.hi.value == first.lo.value || first.hi.end < first.lo.start && first.hi.value > first.lo.value) {
+		if first != nil && !(first.Hi.Value == first.Lo.Value || first.Hi.End < first.Lo.Start && first.Hi.Value > first.Lo.Value) {
 			t.Fatalf("reported pair is not a violation: %+v in %+v", first, items)
 		}
 		if want {
@@ -111,11 +112,11 @@ func TestSweepAgreesWithPorcupine(t *testing.T) {
 			invalid++
 		}
 		// sequence_monotonic's mode: equal values only if ordered.
-		rn, rfirst := findOrderViolations(slices.Clone(items), equalViolatesIfOrdered)
-		if (rn == 0) != bruteForce(items, equalViolatesIfOrdered) {
+		rn, rfirst := store.FindOrderViolations(slices.Clone(items), store.EqualViolatesIfOrdered)
+		if (rn == 0) != bruteForce(items, store.EqualViolatesIfOrdered) {
 			t.Fatalf("real-time sweep says %d violations, brute force disagrees: %+v", rn, items)
 		}
-		if rfirst != nil && !(rfirst.hi.end < rfirst.lo.start && rfirst.hi.value >= rfirst.lo.value) {
+		if rfirst != nil && !(rfirst.Hi.End < rfirst.Lo.Start && rfirst.Hi.Value >= rfirst.Lo.Value) {
 			t.Fatalf("reported pair is not a violation: %+v in %+v", rfirst, items)
 		}
 		if vals := valuesOf(items); len(slices.Compact(vals)) == len(items) {
@@ -130,10 +131,10 @@ func TestSweepAgreesWithPorcupine(t *testing.T) {
 	}
 }
 
-func valuesOf(items []interval) []uint64 {
+func valuesOf(items []store.Interval) []uint64 {
 	vs := make([]uint64, len(items))
 	for i, it := range items {
-		vs[i] = it.value
+		vs[i] = it.Value
 	}
 	slices.Sort(vs)
 	return vs
@@ -141,7 +142,7 @@ func valuesOf(items []interval) []uint64 {
 
 // historyOf writes intervals as a history: process i invokes a persist at
 // start, its allocation trace and its ok (dedup=false, seq = value) at end.
-func historyOf(items []interval) *history.History {
+func historyOf(items []store.Interval) *history.History {
 	type stamped struct {
 		e     history.Event
 		order int
@@ -150,9 +151,9 @@ func historyOf(items []interval) *history.History {
 	for i, it := range items {
 		chat, key := "A", fmt.Sprint("k", i)
 		evs = append(evs,
-			stamped{history.Event{Kind: history.KindInvoke, Process: i, F: history.FPersist, Chat: chat, Key: key, PayloadHash: key, Time: it.start}, 0},
-			stamped{history.Event{Kind: history.KindTrace, Process: i, F: history.FAllocate, Chat: chat, Seq: it.value, Time: it.end}, 1},
-			stamped{history.Event{Kind: history.KindOK, Process: i, F: history.FPersist, Chat: chat, Key: key, Seq: it.value, MessageID: "m-" + key, Time: it.end}, 2})
+			stamped{history.Event{Kind: history.KindInvoke, Process: i, F: history.FPersist, Chat: chat, Key: key, PayloadHash: key, Time: it.Start}, 0},
+			stamped{history.Event{Kind: history.KindTrace, Process: i, F: history.FAllocate, Chat: chat, Seq: it.Value, Time: it.End}, 1},
+			stamped{history.Event{Kind: history.KindOK, Process: i, F: history.FPersist, Chat: chat, Key: key, Seq: it.Value, MessageID: "m-" + key, Time: it.End}, 2})
 	}
 	slices.SortStableFunc(evs, func(a, b stamped) int { return cmp.Or(cmp.Compare(a.e.Time, b.e.Time), cmp.Compare(a.order, b.order)) })
 	h := &history.History{Header: history.Header{Version: 1}}
@@ -172,7 +173,7 @@ func TestOrderInvariantsAgreeWithPorcupine(t *testing.T) {
 		if got := checkAllocationMonotonicity(x); (got.Status == Pass) != want || got.Status == Unknown {
 			t.Fatalf("allocation_monotonicity = %s (%s), porcupine linearizable=%v: %+v", got.Status, got.Detail, want, items)
 		}
-		wantRT := bruteForce(items, equalViolatesIfOrdered)
+		wantRT := bruteForce(items, store.EqualViolatesIfOrdered)
 		if got := checkSequenceMonotonic(x); (got.Status == Pass) != wantRT || got.Status == Unknown {
 			t.Fatalf("sequence_monotonic = %s (%s), brute force=%v: %+v", got.Status, got.Detail, wantRT, items)
 		}

@@ -15,7 +15,7 @@ func (x *index) logChat(d *store.Delivery, c int32) int32 {
 
 // receiversAbsent says why a history holds no receiver line, or "".
 func (x *index) receiversAbsent() string {
-	if x.delivery == nil || x.delivery.Lines == 0 {
+	if x.Delivery == nil || x.Delivery.Lines == 0 {
 		return "no receiver lines (connect, push, delivery_ack, join, settled: history FORMAT.md, \"Receivers\"; bench --receivers N records them)"
 	}
 	return ""
@@ -23,7 +23,7 @@ func (x *index) receiversAbsent() string {
 
 // deliveryStats are x's delivery statistics, nil without receiver lines.
 func (x *index) deliveryStats() *DeliveryStats {
-	d := x.delivery
+	d := x.Delivery
 	if d == nil {
 		return nil
 	}

@@ -33,7 +33,7 @@ func checkDeliveryStateConsistency(x *index) Result {
 		v.notApplicable("%s", why)
 		return v.result()
 	}
-	d := x.delivery
+	d := x.Delivery
 	tablePresent := d.StateRead > 0 || len(d.Rows) > 0
 	if len(d.Acks) == 0 && !tablePresent {
 		v.notApplicable("no delivery_ack line and no final delivery_state table")
@@ -42,7 +42,7 @@ func checkDeliveryStateConsistency(x *index) Result {
 	ahead := 0
 	for i := range d.Acks {
 		a := &d.Acks[i]
-		if a.Seq > max(a.MaxRecv, x.initialCounter) {
+		if a.Seq > max(a.MaxRecv, x.InitialCounter) {
 			ahead++
 			dev := &d.Devs[a.Dev]
 			v.fail([]int{int(a.Line)}, "device %q acknowledged chat %q up to seq %d at line %d, but had been pushed only up to seq %d of it: an acknowledgement ran ahead of what the device received",
@@ -105,7 +105,7 @@ func judgeRows(d *store.Delivery, x *index, v *verdict) int {
 			b = &ackBounds{}
 		}
 		switch {
-		case r.Seq > max(b.top, x.initialCounter):
+		case r.Seq > max(b.top, x.InitialCounter):
 			acked := "no device of the user acknowledged the chat"
 			if b.hasTop {
 				acked = fmt.Sprintf("its devices acknowledged at most seq %d (line %d)", b.top, b.topLine)
@@ -127,7 +127,7 @@ func judgeRows(d *store.Delivery, x *index, v *verdict) int {
 		})
 		for _, k := range keys {
 			b := bounds[k]
-			if _, ok := rows[k]; ok || !b.hasKept || b.kept <= x.initialCounter {
+			if _, ok := rows[k]; ok || !b.hasKept || b.kept <= x.InitialCounter {
 				continue
 			}
 			v.fail([]int{int(b.keptLine), int(b.keptSettled), d.StateRead}, "the delivery_state table read (line %d) has no row for user %q of chat %q, whose device acknowledged seq %d at line %d on a connection open until it settled (line %d)",

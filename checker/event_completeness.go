@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -29,20 +30,20 @@ func newSeqCursor(view, spans []int32, seqOf func(int32) uint64, idOf func(int32
 }
 
 func (x *index) eventCursor() *seqCursor {
-	return newSeqCursor(x.events, x.eventSpan, x.finSeq, x.finID)
+	return newSeqCursor(x.Events, x.EventSpan, x.finSeq, x.finID)
 }
 
-func (x *index) msgCursor() *seqCursor { return newSeqCursor(x.msgs, x.msgSpan, x.finSeq, x.finID) }
+func (x *index) msgCursor() *seqCursor { return newSeqCursor(x.Msgs, x.MsgSpan, x.finSeq, x.finID) }
 
-func (x *index) ackCursor() *seqCursor { return newSeqCursor(x.acks, x.ackSpan, x.ackSeq, x.ackID) }
+func (x *index) ackCursor() *seqCursor { return newSeqCursor(x.Acks, x.AckSpan, x.AckSeq, x.AckID) }
 
-func (x *index) finSeq(f int32) uint64 { return x.fin.At(f).Seq }
-func (x *index) finID(f int32) uint32  { return x.fin.At(f).MessageID }
+func (x *index) finSeq(f int32) uint64 { return x.Fin.At(f).Seq }
+func (x *index) finID(f int32) uint32  { return x.Fin.At(f).MessageID }
 
 // has reports whether chat's share of the view holds (seq, id).
 func (c *seqCursor) has(chat int32, seq uint64, id uint32) bool {
 	if chat != c.chat {
-		lo, hi := span(c.spans, chat)
+		lo, hi := store.Span(c.spans, chat)
 		c.chat, c.part, c.from = chat, c.view[lo:hi], 0
 	}
 	i, _ := columns.SearchFrom(c.part, c.from, seq, func(e int32, s uint64) int { return cmp.Compare(c.seqOf(e), s) })
@@ -62,45 +63,45 @@ func (c *seqCursor) has(chat int32, seq uint64, id uint32) bool {
 // event are reported, not failed. It returns the duplicate count.
 func checkEventCompleteness(x *index) (Result, int) {
 	v := newVerdict(NameEventCompleteness)
-	if !x.hasEvents {
+	if !x.HasEvents {
 		v.notApplicable("the contract says events are at-least-once but the history has no final events lines")
 		return v.result(), 0
 	}
 	published := x.eventCursor()
-	for _, o := range x.acks {
-		c := x.ops.At(o).chat
-		if !published.has(c, x.ackSeq(o), x.ackID(o)) {
-			v.fail([]int{x.doneLine(o)}, "chat %q seq %d %q was acknowledged (line %d) but never published", x.chatNames[c], x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o))
+	for _, o := range x.Acks {
+		c := x.Ops.At(o).Chat
+		if !published.has(c, x.AckSeq(o), x.AckID(o)) {
+			v.fail([]int{x.DoneLine(o)}, "chat %q seq %d %q was acknowledged (line %d) but never published", x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o))
 		}
 	}
 	dups := 0
 	persisted := x.msgCursor()
-	for c := int32(0); c < int32(len(x.chatNames)); c++ {
-		lo, hi := span(x.eventSpan, c)
+	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
+		lo, hi := store.Span(x.EventSpan, c)
 		for i := lo; i < hi; i++ {
-			e := x.fin.At(x.events[i])
+			e := x.Fin.At(x.Events[i])
 			if i > lo {
-				if p := x.fin.At(x.events[i-1]); p.Seq == e.Seq && p.MessageID == e.MessageID {
+				if p := x.Fin.At(x.Events[i-1]); p.Seq == e.Seq && p.MessageID == e.MessageID {
 					dups++
 					continue
 				}
 			}
-			if x.hasMessages {
+			if x.HasMessages {
 				if !persisted.has(c, e.Seq, e.MessageID) {
-					v.fail([]int{int(e.Line)}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, x.chatNames[e.chat], e.Seq, x.midName(e.MessageID))
+					v.fail([]int{int(e.Line)}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, x.ChatNames[e.Chat], e.Seq, x.MidName(e.MessageID))
 				}
 			}
 		}
 	}
-	if !x.hasMessages {
-		v.pass("%s published (no final messages lines: phantom events not judged)", plural(len(x.acks), "ack"))
+	if !x.HasMessages {
+		v.pass("%s published (no final messages lines: phantom events not judged)", plural(len(x.Acks), "ack"))
 	} else {
-		v.pass("%s published, %s: each names a persisted message", plural(len(x.acks), "ack"), plural(len(x.events), "event"))
+		v.pass("%s published, %s: each names a persisted message", plural(len(x.Acks), "ack"), plural(len(x.Events), "event"))
 		silent := 0
 		acked, published := x.ackCursor(), x.eventCursor()
-		for _, m := range x.msgs {
-			f := x.fin.At(m)
-			c := f.chat
+		for _, m := range x.Msgs {
+			f := x.Fin.At(m)
+			c := f.Chat
 			if !acked.has(c, f.Seq, f.MessageID) && !published.has(c, f.Seq, f.MessageID) {
 				silent++
 			}
@@ -114,7 +115,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 	}
 	if _, inv, split := x.eventOrder(); inv > 0 || split > 0 {
 		v.note("out of sequence order: %s after a higher sequence of their chat in their partition, %s over several partitions", plural(inv, "event"), plural(split, "chat"))
-		x.warn("events out of sequence order: %s after a higher sequence of their chat in their partition and %s over several partitions, so consumers see them out of order (concurrent persists reach the topic in commit order, not sequence order; event_order judges it when the contract promises per-chat order)", plural(inv, "event"), plural(split, "chat"))
+		x.Warn("events out of sequence order: %s after a higher sequence of their chat in their partition and %s over several partitions, so consumers see them out of order (concurrent persists reach the topic in commit order, not sequence order; event_order judges it when the contract promises per-chat order)", plural(inv, "event"), plural(split, "chat"))
 	}
 	return v.result(), dups
 }

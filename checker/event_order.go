@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -37,10 +38,10 @@ type seqID struct {
 // higher sequence of their chat, and how many chats span partitions.
 func checkEventOrder(x *index) (res Result, inversions, split int) {
 	v := newVerdict(NameEventOrder)
-	order := slices.Clone(x.events)
-	sortByKey(order, func(i int32) sortKey {
-		f := x.fin.At(i)
-		return sortKey{chat: f.chat, a: uint64(int64(x.evPos.At(f.ev).Partition) - math.MinInt32), b: x.evPos.At(f.ev).Offset}
+	order := slices.Clone(x.Events)
+	store.SortByKey(order, func(i int32) store.SortKey {
+		f := x.Fin.At(i)
+		return store.SortKey{Chat: f.Chat, A: uint64(int64(x.EvPos.At(f.Ev).Partition) - math.MinInt32), B: x.EvPos.At(f.Ev).Offset}
 	})
 	// A partition's events seen so far, to tell a repeat from a first
 	// event: those that raised its highest sequence (chain, ascending) and
@@ -50,21 +51,21 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 	others := map[seqID]struct{}{}
 	dups, chats := 0, 0
 	for i := 0; i < len(order); {
-		c := x.fin.At(order[i]).chat
+		c := x.Fin.At(order[i]).Chat
 		chats++
-		first := x.fin.At(order[i])
+		first := x.Fin.At(order[i])
 		j := i
-		for ; j < len(order) && x.fin.At(order[j]).chat == c; j++ {
+		for ; j < len(order) && x.Fin.At(order[j]).Chat == c; j++ {
 		}
 		// Each partition of the chat in offset order.
 		for p := i; p < j; {
 			part := x.partition(order[p])
-			if p > i && part != x.evPos.At(first.ev).Partition && x.partition(order[p-1]) == x.evPos.At(first.ev).Partition {
+			if p > i && part != x.EvPos.At(first.Ev).Partition && x.partition(order[p-1]) == x.EvPos.At(first.Ev).Partition {
 				// The chat's second partition: one failure per chat.
 				split++
-				e := x.fin.At(order[p])
+				e := x.Fin.At(order[p])
 				v.fail([]int{int(first.Line), int(e.Line)}, "chat %q has events in partitions %d (seq %d at offset %d, line %d) and %d (seq %d at offset %d, line %d): Kafka orders a chat's events only within one partition",
-					x.chatNames[c], x.evPos.At(first.ev).Partition, first.Seq, x.evPos.At(first.ev).Offset, int(first.Line), x.evPos.At(e.ev).Partition, e.Seq, x.evPos.At(e.ev).Offset, int(e.Line))
+					x.ChatNames[c], x.EvPos.At(first.Ev).Partition, first.Seq, x.EvPos.At(first.Ev).Offset, int(first.Line), x.EvPos.At(e.Ev).Partition, e.Seq, x.EvPos.At(e.Ev).Offset, int(e.Line))
 			}
 			chain = chain[:0]
 			if len(others) > 0 {
@@ -73,7 +74,7 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 			top := int32(-1) // the event with the highest sequence so far
 			q := p
 			for ; q < j && x.partition(order[q]) == part; q++ {
-				e := x.fin.At(order[q])
+				e := x.Fin.At(order[q])
 				k := seqID{seq: e.Seq, id: e.MessageID}
 				if top >= 0 && e.Seq <= chain[len(chain)-1].seq {
 					if seenIn(chain, k) {
@@ -87,9 +88,9 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 					others[k] = struct{}{}
 					if e.Seq < chain[len(chain)-1].seq {
 						inversions++
-						h := x.fin.At(top)
+						h := x.Fin.At(top)
 						v.fail([]int{int(h.Line), int(e.Line)}, "chat %q: seq %d (%q) is at offset %d of partition %d (line %d), after seq %d at offset %d (line %d): a consumer of the partition receives %d before %d",
-							x.chatNames[c], e.Seq, x.midName(e.MessageID), x.evPos.At(e.ev).Offset, x.evPos.At(e.ev).Partition, int(e.Line), h.Seq, x.evPos.At(h.ev).Offset, int(h.Line), h.Seq, e.Seq)
+							x.ChatNames[c], e.Seq, x.MidName(e.MessageID), x.EvPos.At(e.Ev).Offset, x.EvPos.At(e.Ev).Partition, int(e.Line), h.Seq, x.EvPos.At(h.Ev).Offset, int(h.Line), h.Seq, e.Seq)
 					}
 					continue
 				}
@@ -121,7 +122,7 @@ func seenIn(chain []seqID, k seqID) bool {
 }
 
 // partition is the topic partition of events line f.
-func (x *index) partition(f int32) int32 { return x.evPos.At(x.fin.At(f).ev).Partition }
+func (x *index) partition(f int32) int32 { return x.EvPos.At(x.Fin.At(f).Ev).Partition }
 
 // eventOrderPromise: event_order: per-chat promises consumers each chat's
 // events in sequence order; none does not.
@@ -139,7 +140,7 @@ func eventOrderPromise(j *judging) promise {
 
 // eventOrderEvidence says why the history holds no events to order.
 func eventOrderEvidence(j *judging) string {
-	if !j.x.hasEvents {
+	if !j.x.HasEvents {
 		return "no final events lines: the topic was not read back"
 	}
 	return ""

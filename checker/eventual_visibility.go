@@ -27,7 +27,7 @@ func checkEventualVisibility(x *index) Result {
 		v.notApplicable("%s", why)
 		return v.result()
 	}
-	d := x.delivery
+	d := x.Delivery
 	byUser := map[int32][]int32{} // settled devices by user
 	unsettled := 0
 	for i := range d.Devs {
@@ -41,7 +41,7 @@ func checkEventualVisibility(x *index) Result {
 		v.notApplicable("no device settled (%s, none with a settled line): what a device received before its settle ended proves nothing missing", plural(len(d.Devs), "device"))
 		return v.result()
 	}
-	if !x.hasMessages && len(x.acks) == 0 {
+	if !x.HasMessages && len(x.Acks) == 0 {
 		v.notApplicable("nothing is known to be persisted: no final messages lines and no acknowledged persist")
 		return v.result()
 	}
@@ -65,14 +65,14 @@ func checkEventualVisibility(x *index) Result {
 		k := 0
 		for m := range msgs {
 			s := msgs[m].seq
-			if s <= x.initialCounter {
+			if s <= x.InitialCounter {
 				continue // from before the run: a device starts after it
 			}
 			judged++
 			for k < len(got) && d.Pushes.At(got[k]).Seq < s {
 				k++
 			}
-			if receivedBySettle(d, got[k:], s, x.midHash[msgs[m].id]) {
+			if receivedBySettle(d, got[k:], s, x.MidHash[msgs[m].id]) {
 				continue
 			}
 			missed++
@@ -83,12 +83,12 @@ func checkEventualVisibility(x *index) Result {
 			}
 			v.fail([]int{int(p.join), int(dev.First), msgs[m].line, int(dev.Settled)},
 				"device %q (user %q, a member of chat %q since line %d) never received seq %d (%q, %s %d) by its settle (line %d): %s",
-				dev.Name, d.Users[dev.User], d.Chats[p.chat], p.join, s, x.midName(msgs[m].id), where, msgs[m].line, dev.Settled,
+				dev.Name, d.Users[dev.User], d.Chats[p.chat], p.join, s, x.MidName(msgs[m].id), where, msgs[m].line, dev.Settled,
 				describeReceipt(d, got))
 		}
 	}
 	source := "persisted"
-	if !x.hasMessages {
+	if !x.HasMessages {
 		source = "acknowledged"
 		v.note("no final messages lines: judged over acknowledged messages only")
 	}

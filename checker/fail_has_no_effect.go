@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -23,10 +24,10 @@ const NameFailHasNoEffect = "fail_has_no_effect"
 // the contract has no rejection: that error is a fail like any other.
 func checkFailHasNoEffect(x *index, reject bool) Result {
 	v := newVerdict(NameFailHasNoEffect)
-	isRejection := func(o int32) bool { return reject && x.isRejection(o) }
+	isRejection := func(o int32) bool { return reject && x.IsRejection(o) }
 	fails := 0
-	for i := range x.ops.Count() {
-		if o := int32(i); x.ops.At(o).fn == fnPersist && x.ops.At(o).status == stFail && !isRejection(o) {
+	for i := range x.Ops.Count() {
+		if o := int32(i); x.Ops.At(o).Fn == store.FnPersist && x.Ops.At(o).Status == store.StFail && !isRejection(o) {
 			fails++
 		}
 	}
@@ -34,7 +35,7 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 	case fails == 0:
 		v.notApplicable("no persist ended fail (other than a rejection of a reused key)")
 		return v.result()
-	case !x.hasMessages && !x.hasIdem:
+	case !x.HasMessages && !x.HasIdem:
 		v.notApplicable("%s but no final messages or idempotency lines: the history holds no final state to look for their effects in", plural(fails, "failed persist"))
 		return v.result()
 	}
@@ -44,13 +45,13 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 		return v.result()
 	}
 	unseen := 0 // keys only fails used, with no keyed final line
-	for k := range int32(len(x.keyNames)) {
-		ops := x.keyOps(k)
+	for k := range int32(len(x.KeyNames)) {
+		ops := x.KeyOps(k)
 		failed, onlyFails := 0, len(ops) > 0
 		for _, o := range ops {
 			switch {
 			case isRejection(o):
-			case x.ops.At(o).status == stFail:
+			case x.Ops.At(o).Status == store.StFail:
 				failed++
 			default:
 				onlyFails = false
@@ -64,15 +65,15 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 			unseen++
 			continue
 		}
-		fl := x.fin.At(f)
+		fl := x.Fin.At(f)
 		lines := []int{int(fl.Line)}
 		for _, o := range ops {
 			if !isRejection(o) {
-				lines = append(lines, x.doneLine(o))
+				lines = append(lines, x.DoneLine(o))
 			}
 		}
 		v.fail(lines, "chat %q key %q: every persist of the key ended fail (e.g. %s at line %d), yet the final %s table holds it at seq %d (line %d): a fail must take no effect",
-			x.chatNames[fl.chat], x.keyText(k), x.errCode(ops[0]), x.doneLine(ops[0]), fl.Table, fl.Seq, fl.Line)
+			x.ChatNames[fl.Chat], x.KeyText(k), x.ErrCode(ops[0]), x.DoneLine(ops[0]), fl.Table, fl.Seq, fl.Line)
 	}
 	if unseen > 0 && keyless > 0 {
 		v.unknown("%d final lines above initial_counter carry no key that can be attributed: %s only failed persists used may be among them", keyless, plural(unseen, "key"))
@@ -86,12 +87,12 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 // attributed (no key, or under key_scope client a key several senders
 // used).
 func (x *index) keyedFinals() (keyed, keyless int) {
-	for i := range x.fin.Count() {
-		f := x.fin.At(i)
-		if (f.Table != tableMessages && f.Table != tableIdempotency) || f.Seq <= x.initialCounter {
+	for i := range x.Fin.Count() {
+		f := x.Fin.At(i)
+		if (f.Table != store.TableMessages && f.Table != store.TableIdempotency) || f.Seq <= x.InitialCounter {
 			continue
 		}
-		if f.key == finKeyless {
+		if f.Key == store.FinKeyless {
 			keyless++
 		} else {
 			keyed++ // a key no persist used (finKeyUnsent) is no failed key
@@ -109,8 +110,8 @@ func (x *index) laterFinalOfKey(k int32) int32 {
 		}
 		return -1
 	}
-	for _, f := range []int32{x.keyMsg[k], second(x.keyMsg2), x.keyIdem[k], second(x.keyIdem2)} {
-		if f >= 0 && x.fin.At(f).Seq > x.initialCounter {
+	for _, f := range []int32{x.KeyMsg[k], second(x.KeyMsg2), x.KeyIdem[k], second(x.KeyIdem2)} {
+		if f >= 0 && x.Fin.At(f).Seq > x.InitialCounter {
 			return f
 		}
 	}

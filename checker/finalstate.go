@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -15,13 +16,13 @@ import (
 // counterOf returns chat c's final counter line, or why there is none to
 // judge by (missing counters are counter_is_last_allocated's failure).
 func (x *index) counterOf(c int32) (fi int32, why string) {
-	fi = x.counter[c]
+	fi = x.Counter[c]
 	switch {
-	case fi < 0 && x.wasRead(tableCounters):
+	case fi < 0 && x.WasRead(store.TableCounters):
 		return -1, "counter missing (the counters table was read and holds no line for it)"
 	case fi < 0:
 		return -1, "no final counters line"
-	case x.fin.At(fi).Missing:
+	case x.Fin.At(fi).Missing:
 		return -1, "counter missing"
 	}
 	return fi, ""
@@ -29,7 +30,7 @@ func (x *index) counterOf(c int32) (fi int32, why string) {
 
 // active reports whether chat c saw any operation, allocation or message.
 func (x *index) active(c int32) bool {
-	return x.opChatSpan[c+1] > x.opChatSpan[c] || x.allocSpan[c+1] > x.allocSpan[c] || x.msgSpan[c+1] > x.msgSpan[c]
+	return x.OpChatSpan[c+1] > x.OpChatSpan[c] || x.AllocSpan[c+1] > x.AllocSpan[c] || x.MsgSpan[c+1] > x.MsgSpan[c]
 }
 
 // lacking says which of the final tables the history has no lines of:
@@ -38,8 +39,8 @@ func (x *index) lacking(tables ...string) string {
 	var missing []string
 	for _, t := range tables {
 		has := map[string]bool{
-			history.TableCounters: x.hasCounters, history.TableMessages: x.hasMessages,
-			history.TableIdempotency: x.hasIdem, history.TableEvents: x.hasEvents,
+			history.TableCounters: x.HasCounters, history.TableMessages: x.HasMessages,
+			history.TableIdempotency: x.HasIdem, history.TableEvents: x.HasEvents,
 		}[t]
 		if !has {
 			missing = append(missing, t)
@@ -55,7 +56,7 @@ func (u unjudged) add(why string, c int32) { u[why] = append(u[why], c) }
 
 func (u unjudged) report(x *index, v *verdict) {
 	for _, why := range slices.Sorted(maps.Keys(u)) {
-		v.unknown("%s: %s", why, x.chatList(u[why]))
+		v.unknown("%s: %s", why, x.ChatList(u[why]))
 	}
 }
 
@@ -64,10 +65,10 @@ func (u unjudged) report(x *index, v *verdict) {
 func (x *index) topSynced(c int32) (uint64, int32) {
 	var top uint64
 	at := int32(-1)
-	var buf syncBuf
-	lo, hi := span(x.syncSpan, c)
-	for _, o := range x.syncsByChat[lo:hi] {
-		if seqs, ok := x.syncSeqsOf(o, &buf); ok && len(seqs) > 0 && seqs[len(seqs)-1] > top {
+	var buf store.SyncBuf
+	lo, hi := store.Span(x.SyncSpan, c)
+	for _, o := range x.SyncsByChat[lo:hi] {
+		if seqs, ok := x.SyncSeqsOf(o, &buf); ok && len(seqs) > 0 && seqs[len(seqs)-1] > top {
 			top, at = seqs[len(seqs)-1], o
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -26,14 +27,14 @@ type gapStats struct {
 func checkGaps(x *index) (Result, gapStats) {
 	v := newVerdict(NameGapIsAllocation)
 	gs := gapStats{causes: map[string]int{}}
-	if !x.hasCounters || !x.hasMessages {
+	if !x.HasCounters || !x.HasMessages {
 		v.notApplicable("%s", x.lacking(history.TableCounters, history.TableMessages))
 		return v.result(), gs
 	}
 	u := unjudged{}
-	traced := x.allocs.Len() > 0
+	traced := x.Allocs.Len() > 0
 	untracedChats := 0
-	for c := int32(0); c < int32(len(x.chatNames)); c++ {
+	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
 		fi, why := x.counterOf(c)
 		if fi < 0 {
 			if x.active(c) {
@@ -41,23 +42,23 @@ func checkGaps(x *index) (Result, gapStats) {
 			}
 			continue
 		}
-		f := x.fin.At(fi)
-		if f.value() > x.initialCounter {
-			gs.allocated += f.value() - x.initialCounter
+		f := x.Fin.At(fi)
+		if f.Value() > x.InitialCounter {
+			gs.allocated += f.Value() - x.InitialCounter
 		}
-		chatGaps, untraced, firstUntraced := x.walkGaps(c, f.value(), gs.causes)
+		chatGaps, untraced, firstUntraced := x.walkGaps(c, f.Value(), gs.causes)
 		gs.gaps += chatGaps
 		switch {
 		case chatGaps == 0:
 		case !traced:
 			untracedChats++
-		case untraced > 0 && untraced <= x.unknownUntraced[c]:
+		case untraced > 0 && untraced <= x.UnknownUntraced[c]:
 			// Allocations whose answers were lost (a timeout on step 3).
 			gs.causes["unknown_outcome"] += int(untraced)
 		case untraced > 0:
 			gs.causes["untraced"] += int(min(untraced, 1<<62))
 			v.fail([]int{int(f.Line)}, "chat %q: %d sequences ≤ counter %d (line %d) have neither a message nor a traced allocation, the first is %d",
-				x.chatNames[f.chat], untraced, f.value(), f.Line, firstUntraced)
+				x.ChatNames[f.Chat], untraced, f.Value(), f.Line, firstUntraced)
 		}
 	}
 	if untracedChats > 0 {
@@ -75,11 +76,11 @@ func checkGaps(x *index) (Result, gapStats) {
 // Sequences are visited in runs, not one by one, so a corrupt counter of
 // 10^18 costs no more than a sane one.
 func (x *index) walkGaps(c int32, counter uint64, causes map[string]int) (gaps, untraced, firstUntraced uint64) {
-	mlo, mhi := span(x.msgSpan, c)
-	alo, ahi := span(x.allocSpan, c)
-	ms, as := x.msgs[mlo:mhi], x.allocBySeq[alo:ahi]
+	mlo, mhi := store.Span(x.MsgSpan, c)
+	alo, ahi := store.Span(x.AllocSpan, c)
+	ms, as := x.Msgs[mlo:mhi], x.AllocBySeq[alo:ahi]
 	i, j := 0, 0
-	prev := x.initialCounter // sequences up to it predate the run
+	prev := x.InitialCounter // sequences up to it predate the run
 	// run counts prev+1..last, sequences neither persisted nor allocated.
 	run := func(last uint64) {
 		if last > prev {
@@ -91,30 +92,30 @@ func (x *index) walkGaps(c int32, counter uint64, causes map[string]int) (gaps, 
 		}
 	}
 	for {
-		for i < len(ms) && x.fin.At(ms[i]).Seq <= x.initialCounter {
+		for i < len(ms) && x.Fin.At(ms[i]).Seq <= x.InitialCounter {
 			i++
 		}
-		for j < len(as) && x.allocSeq(as[j]) <= x.initialCounter {
+		for j < len(as) && x.AllocSeq(as[j]) <= x.InitialCounter {
 			j++
 		}
 		next := uint64(0)
 		if i < len(ms) {
-			next = x.fin.At(ms[i]).Seq
+			next = x.Fin.At(ms[i]).Seq
 		}
-		if j < len(as) && (next == 0 || x.allocSeq(as[j]) < next) {
-			next = x.allocSeq(as[j])
+		if j < len(as) && (next == 0 || x.AllocSeq(as[j]) < next) {
+			next = x.AllocSeq(as[j])
 		}
 		if next == 0 || next > counter {
 			break
 		}
 		run(next - 1)
 		hasMsg := false
-		for i < len(ms) && x.fin.At(ms[i]).Seq == next {
+		for i < len(ms) && x.Fin.At(ms[i]).Seq == next {
 			hasMsg = true
 			i++
 		}
 		firstAlloc := int32(-1)
-		for j < len(as) && x.allocSeq(as[j]) == next {
+		for j < len(as) && x.AllocSeq(as[j]) == next {
 			if firstAlloc < 0 {
 				firstAlloc = as[j]
 			}
@@ -132,23 +133,23 @@ func (x *index) walkGaps(c int32, counter uint64, causes map[string]int) (gaps, 
 
 // gapCause names how the operation that allocated a gap ended.
 func (x *index) gapCause(a int32) string {
-	o := x.allocs.At(a).op
+	o := x.Allocs.At(a).Op
 	if o < 0 {
 		return "unowned_allocation"
 	}
-	switch x.ops.At(o).status {
-	case stOK:
-		if x.isDedup(o) {
+	switch x.Ops.At(o).Status {
+	case store.StOK:
+		if x.IsDedup(o) {
 			return "raced" // answered with another attempt's sequence
 		}
-		if x.ackSeq(o) == x.allocSeq(a) {
+		if x.AckSeq(o) == x.AllocSeq(a) {
 			return "acked_but_missing"
 		}
 		return "acked_other_seq"
-	case stOpen:
+	case store.StOpen:
 		return "unfinished"
 	}
-	return x.errCode(o)
+	return x.ErrCode(o)
 }
 
 func gapSummary(gs gapStats) string {

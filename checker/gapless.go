@@ -3,6 +3,7 @@ package checker
 import (
 	"slices"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -14,81 +15,81 @@ const NameGapless = "gapless"
 // unknown outcome could not fill.
 func checkGapless(x *index, reject bool) Result {
 	v := newVerdict(NameGapless)
-	if !x.hasMessages && len(x.acks) == 0 && !(x.soleWriter && (x.hasCounters || x.hasIdem)) {
+	if !x.HasMessages && len(x.Acks) == 0 && !(x.SoleWriter && (x.HasCounters || x.HasIdem)) {
 		v.notApplicable("no final messages lines and no acks")
 		return v.result()
 	}
 	othersHold := false
 	topRecord := map[int32]uint64{} // a sole writer's records, by chat (without the messages table)
 	topRecordLine := map[int32]int{}
-	if x.soleWriter && !x.hasMessages {
-		for i := range x.fin.Count() {
-			if f := x.fin.At(i); f.Table == tableIdempotency && f.Seq >= topRecord[f.chat] {
-				topRecord[f.chat], topRecordLine[f.chat] = f.Seq, int(f.Line)
+	if x.SoleWriter && !x.HasMessages {
+		for i := range x.Fin.Count() {
+			if f := x.Fin.At(i); f.Table == store.TableIdempotency && f.Seq >= topRecord[f.Chat] {
+				topRecord[f.Chat], topRecordLine[f.Chat] = f.Seq, int(f.Line)
 			}
 		}
 	}
-	for c := int32(0); c < int32(len(x.chatNames)); c++ {
-		if x.hasMessages {
-			lo, hi := span(x.msgSpan, c)
+	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
+		if x.HasMessages {
+			lo, hi := store.Span(x.MsgSpan, c)
 			// Sequences up to the initial counter predate the run.
-			want := x.initialCounter + 1
+			want := x.InitialCounter + 1
 			for k := lo; k < hi; k++ {
-				m := x.fin.At(x.msgs[k])
+				m := x.Fin.At(x.Msgs[k])
 				if m.Seq < want { // repeated sequence: uniqueness's concern
 					continue
 				}
 				if m.Seq > want {
 					lines := []int{int(m.Line)}
 					if k > lo {
-						lines = append(lines, int(x.fin.At(x.msgs[k-1]).Line))
+						lines = append(lines, int(x.Fin.At(x.Msgs[k-1]).Line))
 					}
-					v.fail(lines, "chat %q: no message at seq %d, below the message at seq %d (line %d)", x.chatNames[c], want, m.Seq, m.Line)
+					v.fail(lines, "chat %q: no message at seq %d, below the message at seq %d (line %d)", x.ChatNames[c], want, m.Seq, m.Line)
 					break
 				}
 				want++
 			}
 			// Assigned at apply time, the counter is the highest message
 			// (or where it stood, with none).
-			top := x.initialCounter
+			top := x.InitialCounter
 			if hi > lo {
-				top = max(top, x.fin.At(x.msgs[hi-1]).Seq)
+				top = max(top, x.Fin.At(x.Msgs[hi-1]).Seq)
 			}
-			if fi := x.counter[c]; fi >= 0 && !x.fin.At(fi).Missing && want > top {
-				if cv := x.fin.At(fi).value(); cv != top {
-					v.fail([]int{int(x.fin.At(fi).Line)}, "chat %q: the counter is %d (line %d), but under gaps: forbidden it is the highest message's sequence, %d", x.chatNames[c], cv, x.fin.At(fi).Line, top)
+			if fi := x.Counter[c]; fi >= 0 && !x.Fin.At(fi).Missing && want > top {
+				if cv := x.Fin.At(fi).Value(); cv != top {
+					v.fail([]int{int(x.Fin.At(fi).Line)}, "chat %q: the counter is %d (line %d), but under gaps: forbidden it is the highest message's sequence, %d", x.ChatNames[c], cv, x.Fin.At(fi).Line, top)
 				}
 			}
 			continue
 		}
 		// Without the final table, a sole writer's counter: sequences
 		// 1..counter hold messages, each a persist's of the history.
-		if x.soleWriter {
+		if x.SoleWriter {
 			// Each key commits once: count the keys some persist could
 			// have created (not a key from before the run).
 			keys, preRun := map[int32]bool{}, map[int32]bool{}
 			rejected := map[int32][]uint64{} // contents a key's rejections say it does not hold
-			olo, ohi := span(x.opChatSpan, c)
-			for _, o := range x.opsByChat[olo:ohi] {
-				if op := x.ops.At(o); reject && op.fn == fnPersist && op.key >= 0 && x.isRejection(o) && op.payload != 0 {
-					rejected[op.key] = append(rejected[op.key], op.payload)
+			olo, ohi := store.Span(x.OpChatSpan, c)
+			for _, o := range x.OpsByChat[olo:ohi] {
+				if op := x.Ops.At(o); reject && op.Fn == store.FnPersist && op.Key >= 0 && x.IsRejection(o) && op.Payload != 0 {
+					rejected[op.Key] = append(rejected[op.Key], op.Payload)
 				}
 			}
-			for _, o := range x.opsByChat[olo:ohi] {
-				op := x.ops.At(o)
+			for _, o := range x.OpsByChat[olo:ohi] {
+				op := x.Ops.At(o)
 				switch {
-				case op.fn != fnPersist || op.key < 0:
-				case op.status == stOK && x.isDedup(o) && x.ackSeq(o) <= x.initialCounter,
+				case op.Fn != store.FnPersist || op.Key < 0:
+				case op.Status == store.StOK && x.IsDedup(o) && x.AckSeq(o) <= x.InitialCounter,
 					// (A sender attributed to a line, not stated on it,
 					// proves nothing.)
-					!x.attributed[op.key] && x.keyIdem[op.key] >= 0 && x.fin.At(x.keyIdem[op.key]).Seq <= x.initialCounter,
-					!x.attributed[op.key] && x.keyMsg[op.key] >= 0 && x.fin.At(x.keyMsg[op.key]).Seq <= x.initialCounter:
-					preRun[op.key] = true // its message is from before the run
-				case op.status == stOK && !x.isDedup(o),
-					op.status != stFail && op.status != stOK && (op.payload == 0 || !slices.Contains(rejected[op.key], op.payload)):
+					!x.Attributed[op.Key] && x.KeyIdem[op.Key] >= 0 && x.Fin.At(x.KeyIdem[op.Key]).Seq <= x.InitialCounter,
+					!x.Attributed[op.Key] && x.KeyMsg[op.Key] >= 0 && x.Fin.At(x.KeyMsg[op.Key]).Seq <= x.InitialCounter:
+					preRun[op.Key] = true // its message is from before the run
+				case op.Status == store.StOK && !x.IsDedup(o),
+					op.Status != store.StFail && op.Status != store.StOK && (op.Payload == 0 || !slices.Contains(rejected[op.Key], op.Payload)):
 					// (A send of content its key was rejected for did not
 					// make the key's message.)
-					keys[op.key] = true
+					keys[op.Key] = true
 				}
 			}
 			for k := range preRun {
@@ -98,31 +99,31 @@ func checkGapless(x *index, reject bool) Result {
 			// The highest sequence known to hold a message: the counter,
 			// a record, an ack or what a sync showed.
 			cv, line := topRecord[c], topRecordLine[c]
-			if fi := x.counter[c]; fi >= 0 && !x.fin.At(fi).Missing && x.fin.At(fi).value() > cv {
-				cv, line = x.fin.At(fi).value(), int(x.fin.At(fi).Line)
+			if fi := x.Counter[c]; fi >= 0 && !x.Fin.At(fi).Missing && x.Fin.At(fi).Value() > cv {
+				cv, line = x.Fin.At(fi).Value(), int(x.Fin.At(fi).Line)
 			}
-			if alo, ahi := span(x.ackSpan, c); ahi > alo && x.ackSeq(x.acks[ahi-1]) > cv {
-				cv, line = x.ackSeq(x.acks[ahi-1]), x.doneLine(x.acks[ahi-1])
+			if alo, ahi := store.Span(x.AckSpan, c); ahi > alo && x.AckSeq(x.Acks[ahi-1]) > cv {
+				cv, line = x.AckSeq(x.Acks[ahi-1]), x.DoneLine(x.Acks[ahi-1])
 			}
 			if s, o := x.topSynced(c); s > cv {
-				cv, line = s, x.doneLine(o)
+				cv, line = s, x.DoneLine(o)
 			}
-			if cv > x.initialCounter && cv-x.initialCounter > could {
+			if cv > x.InitialCounter && cv-x.InitialCounter > could {
 				v.fail([]int{line}, "chat %q: under gaps: forbidden line %d shows sequence %d, so sequences %d..%d hold messages, but only %d keys of the history could have made one, and the header says sole_writer",
-					x.chatNames[c], line, cv, x.initialCounter+1, cv, could)
+					x.ChatNames[c], line, cv, x.InitialCounter+1, cv, could)
 				continue
 			}
 		}
 		// Without the final table: every hole below the highest ack must
 		// be filled by a persist of unknown outcome on this chat.
-		lo, hi := span(x.ackSpan, c)
+		lo, hi := store.Span(x.AckSpan, c)
 		if hi == lo {
 			continue
 		}
-		holes, want := uint64(0), x.initialCounter+1
+		holes, want := uint64(0), x.InitialCounter+1
 		firstHole := uint64(0)
-		for _, o := range x.acks[lo:hi] {
-			if s := x.ackSeq(o); s >= want {
+		for _, o := range x.Acks[lo:hi] {
+			if s := x.AckSeq(o); s >= want {
 				if s > want && firstHole == 0 {
 					firstHole = want
 				}
@@ -131,24 +132,24 @@ func checkGapless(x *index, reject bool) Result {
 			}
 		}
 		unknownOutcome := uint64(0)
-		olo, ohi := span(x.opChatSpan, c)
-		for _, o := range x.opsByChat[olo:ohi] {
-			if st := x.ops.At(o).status; x.ops.At(o).fn == fnPersist && (st == stInfo || st == stOpen) {
+		olo, ohi := store.Span(x.OpChatSpan, c)
+		for _, o := range x.OpsByChat[olo:ohi] {
+			if st := x.Ops.At(o).Status; x.Ops.At(o).Fn == store.FnPersist && (st == store.StInfo || st == store.StOpen) {
 				unknownOutcome++
 			}
 		}
-		if holes > unknownOutcome && !x.soleWriter {
+		if holes > unknownOutcome && !x.SoleWriter {
 			// Other writers may hold them: without the table that
 			// would show their messages, nothing says otherwise.
 			othersHold = true
 		} else if holes > unknownOutcome {
-			top := x.acks[hi-1]
-			v.fail([]int{x.doneLine(top)}, "chat %q: %d sequences below the acked %d (line %d) were never acked, the first is %d, and only %d persists of unknown outcome could fill them",
-				x.chatNames[c], holes, x.ackSeq(top), x.doneLine(top), firstHole, unknownOutcome)
+			top := x.Acks[hi-1]
+			v.fail([]int{x.DoneLine(top)}, "chat %q: %d sequences below the acked %d (line %d) were never acked, the first is %d, and only %d persists of unknown outcome could fill them",
+				x.ChatNames[c], holes, x.AckSeq(top), x.DoneLine(top), firstHole, unknownOutcome)
 		}
 	}
-	if x.hasMessages {
-		v.pass("every chat's final messages are exactly %d..max", x.initialCounter+1)
+	if x.HasMessages {
+		v.pass("every chat's final messages are exactly %d..max", x.InitialCounter+1)
 	} else if othersHold {
 		v.pass("acked sequences leave holes that the history's persists of unknown outcome cannot fill; with no final messages lines to show them and no \"sole_writer\" in the header, they are taken as other writers' messages (--sole-writer would fail them)")
 	} else {

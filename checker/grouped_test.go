@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -20,15 +21,15 @@ func TestGroupingByChatChangesNoReport(t *testing.T) {
 		if seed >= 4 {
 			breakHistory(h, rand.New(rand.NewPCG(seed, 7)), int(seed%4))
 		}
-		grouped, inOrder := logOf(h), NewLog()
-		inOrder.recordOrder = true
+		grouped, inOrder := &Log{store.LogOf(h)}, NewLog()
+		inOrder.RecordOrder = true
 		for i := range h.Events {
 			inOrder.Event(&h.Events[i])
 		}
 		for i := range h.Finals {
 			inOrder.Final(&h.Finals[i])
 		}
-		if grouped.ops.OwnBlocks() == 0 {
+		if grouped.Ops.OwnBlocks() == 0 {
 			t.Fatalf("seed %d: no chat got blocks of its own", seed)
 		}
 		a, b := grouped.Check(h, Options{}), inOrder.Check(h, Options{})

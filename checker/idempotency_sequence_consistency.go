@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -21,53 +22,53 @@ const NameIdempotencySeqConsist = "idempotency_sequence_consistency"
 // never a failure claimed on a guess.
 func checkIdempotencySequenceConsistency(x *index) Result {
 	v := newVerdict(NameIdempotencySeqConsist)
-	if !x.hasIdem {
+	if !x.HasIdem {
 		v.notApplicable("%s", x.lacking(history.TableIdempotency))
 		return v.result()
 	}
-	if !x.hasMessages && len(x.acks) == 0 && len(x.syncsByChat) == 0 && x.keyedRecords() == 0 {
+	if !x.HasMessages && len(x.Acks) == 0 && len(x.SyncsByChat) == 0 && x.keyedRecords() == 0 {
 		v.notApplicable("no final messages lines, acks or syncs to compare the idempotency records with")
 		return v.result()
 	}
 	pairs, doubtful := 0, 0
-	for k := int32(0); k < int32(len(x.keyNames)); k++ {
-		rec, msg := x.keyIdem[k], x.keyMsg[k]
-		if r2, ok := x.keyIdem2[k]; ok {
-			a, b := x.fin.At(rec), x.fin.At(r2)
-			v.fail([]int{int(a.Line), int(b.Line)}, "chat %q key %q has two idempotency records (lines %d and %d)", x.chatNames[a.chat], x.finKeyName(a), a.Line, b.Line)
+	for k := int32(0); k < int32(len(x.KeyNames)); k++ {
+		rec, msg := x.KeyIdem[k], x.KeyMsg[k]
+		if r2, ok := x.KeyIdem2[k]; ok {
+			a, b := x.Fin.At(rec), x.Fin.At(r2)
+			v.fail([]int{int(a.Line), int(b.Line)}, "chat %q key %q has two idempotency records (lines %d and %d)", x.ChatNames[a.Chat], x.FinKeyName(a), a.Line, b.Line)
 		}
 		switch {
 		case rec >= 0 && msg >= 0:
 			pairs++
-			r, m := x.fin.At(rec), x.fin.At(msg)
+			r, m := x.Fin.At(rec), x.Fin.At(msg)
 			if r.Seq != m.Seq || r.MessageID != m.MessageID {
 				v.fail([]int{int(r.Line), int(m.Line)}, "chat %q key %q: idempotency record says seq %d %q (line %d), the message says seq %d %q (line %d)",
-					x.chatNames[r.chat], x.finKeyName(r), r.Seq, x.midName(r.MessageID), r.Line, m.Seq, x.midName(m.MessageID), m.Line)
+					x.ChatNames[r.Chat], x.FinKeyName(r), r.Seq, x.MidName(r.MessageID), r.Line, m.Seq, x.MidName(m.MessageID), m.Line)
 			}
-		case rec >= 0 && x.hasMessages:
-			r := x.fin.At(rec)
-			if x.keylessMsgIn[r.chat] > 0 {
+		case rec >= 0 && x.HasMessages:
+			r := x.Fin.At(rec)
+			if x.KeylessMsgIn[r.Chat] > 0 {
 				doubtful++
 				continue
 			}
-			v.fail([]int{int(r.Line)}, "chat %q key %q: idempotency record (line %d) but no message carries the key%s", x.chatNames[r.chat], x.finKeyName(r), r.Line, x.readEmptyNote(tableMessages))
+			v.fail([]int{int(r.Line)}, "chat %q key %q: idempotency record (line %d) but no message carries the key%s", x.ChatNames[r.Chat], x.FinKeyName(r), r.Line, x.readEmptyNote(store.TableMessages))
 		case msg >= 0:
-			m := x.fin.At(msg)
-			if x.keylessIdemIn[m.chat] > 0 {
+			m := x.Fin.At(msg)
+			if x.KeylessIdemIn[m.Chat] > 0 {
 				doubtful++
 				continue
 			}
-			v.fail([]int{int(m.Line)}, "chat %q key %q: message at seq %d (line %d) has no idempotency record%s", x.chatNames[m.chat], x.finKeyName(m), m.Seq, m.Line, x.readEmptyNote(tableIdempotency))
+			v.fail([]int{int(m.Line)}, "chat %q key %q: message at seq %d (line %d) has no idempotency record%s", x.ChatNames[m.Chat], x.FinKeyName(m), m.Seq, m.Line, x.readEmptyNote(store.TableIdempotency))
 		}
 	}
 	doubtful += x.acksAgainstRecords(v)
 	x.recordsSharingASequence(v)
 	x.syncsAgainstRecords(v)
-	if x.nKeylessMsg > 0 {
-		v.unknown("%s carry no key", plural(x.nKeylessMsg, "final message"))
+	if x.NKeylessMsg > 0 {
+		v.unknown("%s carry no key", plural(x.NKeylessMsg, "final message"))
 	}
-	if x.nKeylessIdem > 0 {
-		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and no ack or sole writer's single sender names it)", plural(x.nKeylessIdem, "idempotency record"))
+	if x.NKeylessIdem > 0 {
+		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and no ack or sole writer's single sender names it)", plural(x.NKeylessIdem, "idempotency record"))
 	}
 	if doubtful > 0 {
 		v.unknown("%s without a counterpart in a chat whose final lines without an attributable key may hold it", plural(doubtful, "record, message or ack"))
@@ -82,24 +83,24 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 // record existed during the run. It returns how many lack a record in a
 // chat with records no key is known for (not judged).
 func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
-	for _, o := range x.acks {
-		k := x.ops.At(o).key
+	for _, o := range x.Acks {
+		k := x.Ops.At(o).Key
 		if k < 0 {
 			continue
 		}
-		rec := x.keyIdem[k]
+		rec := x.KeyIdem[k]
 		if rec < 0 {
-			if x.keylessIdemIn[x.ops.At(o).chat] > 0 {
+			if x.KeylessIdemIn[x.Ops.At(o).Chat] > 0 {
 				doubtful++
 				continue
 			}
-			v.fail(x.opLines(o), "chat %q key %q was acknowledged as seq %d %q (line %d) but the final idempotency table holds no record of the key%s",
-				x.chatNames[x.ops.At(o).chat], x.keyText(k), x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o), x.readEmptyNote(tableIdempotency))
+			v.fail(x.OpLines(o), "chat %q key %q was acknowledged as seq %d %q (line %d) but the final idempotency table holds no record of the key%s",
+				x.ChatNames[x.Ops.At(o).Chat], x.KeyText(k), x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o), x.readEmptyNote(store.TableIdempotency))
 			continue
 		}
-		if r := x.fin.At(rec); r.Seq != x.ackSeq(o) || r.MessageID != x.ackID(o) {
-			v.fail(append(x.opLines(o), int(r.Line)), "chat %q key %q was acknowledged as seq %d %q (line %d) but its idempotency record says seq %d %q (line %d)",
-				x.chatNames[r.chat], x.keyText(k), x.ackSeq(o), x.midName(x.ackID(o)), x.doneLine(o), r.Seq, x.midName(r.MessageID), r.Line)
+		if r := x.Fin.At(rec); r.Seq != x.AckSeq(o) || r.MessageID != x.AckID(o) {
+			v.fail(append(x.OpLines(o), int(r.Line)), "chat %q key %q was acknowledged as seq %d %q (line %d) but its idempotency record says seq %d %q (line %d)",
+				x.ChatNames[r.Chat], x.KeyText(k), x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o), r.Seq, x.MidName(r.MessageID), r.Line)
 		}
 	}
 	return doubtful
@@ -110,31 +111,31 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 // and two records naming one message id at two sequences of a chat.
 func (x *index) recordsSharingASequence(v *verdict) {
 	var recs []int32
-	for i := range x.fin.Count() {
-		if x.fin.At(i).Table == tableIdempotency {
+	for i := range x.Fin.Count() {
+		if x.Fin.At(i).Table == store.TableIdempotency {
 			recs = append(recs, i)
 		}
 	}
-	sortByKey(recs, func(i int32) sortKey {
-		return sortKey{chat: x.fin.At(i).chat, a: x.fin.At(i).Seq, b: int64(x.fin.At(i).Line)}
+	store.SortByKey(recs, func(i int32) store.SortKey {
+		return store.SortKey{Chat: x.Fin.At(i).Chat, A: x.Fin.At(i).Seq, B: int64(x.Fin.At(i).Line)}
 	})
 	for j := 1; j < len(recs); j++ {
-		a, b := x.fin.At(recs[j-1]), x.fin.At(recs[j])
-		if a.chat != b.chat || a.Seq != b.Seq || (a.key == b.key && a.key >= 0) {
+		a, b := x.Fin.At(recs[j-1]), x.Fin.At(recs[j])
+		if a.Chat != b.Chat || a.Seq != b.Seq || (a.Key == b.Key && a.Key >= 0) {
 			continue // one key's two records fail above
 		}
 		v.fail([]int{int(a.Line), int(b.Line)}, "chat %q seq %d has two idempotency records, of keys %q (line %d) and %q (line %d): one message has one key",
-			x.chatNames[a.chat], a.Seq, x.finKeyName(a), a.Line, x.finKeyName(b), b.Line)
+			x.ChatNames[a.Chat], a.Seq, x.FinKeyName(a), a.Line, x.FinKeyName(b), b.Line)
 	}
 	// Nor does one message id name two sequences of a chat.
-	sortByKey(recs, func(i int32) sortKey {
-		return sortKey{chat: x.fin.At(i).chat, a: uint64(x.fin.At(i).MessageID), b: int64(x.fin.At(i).Line)}
+	store.SortByKey(recs, func(i int32) store.SortKey {
+		return store.SortKey{Chat: x.Fin.At(i).Chat, A: uint64(x.Fin.At(i).MessageID), B: int64(x.Fin.At(i).Line)}
 	})
 	for j := 1; j < len(recs); j++ {
-		a, b := x.fin.At(recs[j-1]), x.fin.At(recs[j])
-		if a.chat == b.chat && a.MessageID == b.MessageID && a.Seq != b.Seq {
+		a, b := x.Fin.At(recs[j-1]), x.Fin.At(recs[j])
+		if a.Chat == b.Chat && a.MessageID == b.MessageID && a.Seq != b.Seq {
 			v.fail([]int{int(a.Line), int(b.Line)}, "chat %q: the idempotency records at lines %d and %d name message %q at two sequences, %d and %d",
-				x.chatNames[a.chat], a.Line, b.Line, x.midName(a.MessageID), a.Seq, b.Seq)
+				x.ChatNames[a.Chat], a.Line, b.Line, x.MidName(a.MessageID), a.Seq, b.Seq)
 		}
 	}
 }
@@ -145,7 +146,7 @@ func (x *index) recordsSharingASequence(v *verdict) {
 // record (records expire: the idempotency table is not the list of
 // messages).
 func (x *index) syncsAgainstRecords(v *verdict) {
-	if x.hasMessages {
+	if x.HasMessages {
 		// A sync's answer is checked against the messages table
 		// (sync_completeness) and each record against its key's
 		// message (idempotency_sequence_consistency): the record at a
@@ -159,27 +160,27 @@ func (x *index) syncsAgainstRecords(v *verdict) {
 		seq  uint64
 	}
 	recAt := map[chatSeq]int32{}
-	for i := range x.fin.Count() {
-		if f := x.fin.At(i); f.Table == tableIdempotency {
-			if _, ok := recAt[chatSeq{f.chat, f.Seq}]; !ok {
-				recAt[chatSeq{f.chat, f.Seq}] = i
+	for i := range x.Fin.Count() {
+		if f := x.Fin.At(i); f.Table == store.TableIdempotency {
+			if _, ok := recAt[chatSeq{f.Chat, f.Seq}]; !ok {
+				recAt[chatSeq{f.Chat, f.Seq}] = i
 			}
 		}
 	}
 	if len(recAt) == 0 {
 		return
 	}
-	var buf syncBuf
-	for _, o := range x.syncsByChat {
-		seqs, ids, ok := x.syncResult(o, &buf)
+	var buf store.SyncBuf
+	for _, o := range x.SyncsByChat {
+		seqs, ids, ok := x.SyncResult(o, &buf)
 		if !ok {
 			continue
 		}
-		c := x.ops.At(o).chat
+		c := x.Ops.At(o).Chat
 		for j, s := range seqs {
-			if r, found := recAt[chatSeq{c, s}]; found && j < len(ids) && x.midHash[x.fin.At(r).MessageID] != ids[j] {
-				v.fail(append(x.opLines(o), int(x.fin.At(r).Line)), "chat %q: the sync at line %d returned seq %d as another message than its idempotency record names, %q (line %d)",
-					x.chatNames[c], x.doneLine(o), s, x.midName(x.fin.At(r).MessageID), x.fin.At(r).Line)
+			if r, found := recAt[chatSeq{c, s}]; found && j < len(ids) && x.MidHash[x.Fin.At(r).MessageID] != ids[j] {
+				v.fail(append(x.OpLines(o), int(x.Fin.At(r).Line)), "chat %q: the sync at line %d returned seq %d as another message than its idempotency record names, %q (line %d)",
+					x.ChatNames[c], x.DoneLine(o), s, x.MidName(x.Fin.At(r).MessageID), x.Fin.At(r).Line)
 			}
 		}
 	}
@@ -188,7 +189,7 @@ func (x *index) syncsAgainstRecords(v *verdict) {
 // keyedRecords counts the final idempotency records with a key.
 func (x *index) keyedRecords() int {
 	n := 0
-	for _, r := range x.keyIdem {
+	for _, r := range x.KeyIdem {
 		if r >= 0 {
 			n++
 		}
@@ -197,8 +198,8 @@ func (x *index) keyedRecords() int {
 }
 
 // readEmptyNote says, for a detail, that table t was read and is empty.
-func (x *index) readEmptyNote(t tableKind) string {
-	if x.readEmpty[t] {
+func (x *index) readEmptyNote(t store.TableKind) string {
+	if x.ReadEmpty[t] {
 		return fmt.Sprintf(" (the final %s table was read and is empty)", t)
 	}
 	return ""

@@ -21,7 +21,7 @@ func checkIdenticalOrder(x *index) Result {
 		v.notApplicable("%s", why)
 		return v.result()
 	}
-	d := x.delivery
+	d := x.Delivery
 	if d.Pushes.Len() == 0 {
 		v.notApplicable("no push line delivered a message (%s, none with a sequence)", plural(d.PushLines, "push line"))
 		return v.result()
@@ -41,10 +41,10 @@ func checkIdenticalOrder(x *index) Result {
 			compared++
 			if r.id != p.ID {
 				v.fail([]int{int(p.Line), int(r.line)}, "the push at line %d gives chat %q seq %d another message id than %s %d (%q)",
-					p.Line, d.Chats[p.Chat], p.Seq, ref.source(x), r.line, x.midName(r.mid))
+					p.Line, d.Chats[p.Chat], p.Seq, ref.source(x), r.line, x.MidName(r.mid))
 				return
 			}
-		} else if x.hasMessages && p.Seq > x.initialCounter && x.logChat(d, p.Chat) >= 0 {
+		} else if x.HasMessages && p.Seq > x.InitialCounter && x.logChat(d, p.Chat) >= 0 {
 			v.fail([]int{int(p.Line)}, "the push at line %d gives chat %q seq %d, which the final messages table does not hold", p.Line, d.Chats[p.Chat], p.Seq)
 			return
 		}
@@ -61,11 +61,11 @@ func checkIdenticalOrder(x *index) Result {
 			v.fail([]int{int(first.line), int(p.Line)}, "the pushes at lines %d and %d give one message id of chat %q two sequences, %d and %d", first.line, p.Line, d.Chats[p.Chat], first.seq, p.Seq)
 		}
 	})
-	if !x.hasMessages {
+	if !x.HasMessages {
 		v.note("no final messages lines: pushes compared with the acknowledgements and with each other")
 	}
 	against := "the final messages table"
-	if !x.hasMessages {
+	if !x.HasMessages {
 		against = "the acknowledgements"
 	}
 	v.pass("%s of %s on %s agree with each other and with %s (%d of them compared with it)",
@@ -95,7 +95,7 @@ type deliveryRef map[chatSeq]refMsg
 
 // source names where the reference comes from.
 func (deliveryRef) source(x *index) string {
-	if x.hasMessages {
+	if x.HasMessages {
 		return "the final messages line"
 	}
 	return "the ack at line"
@@ -114,7 +114,7 @@ func (x *index) deliveryReference(d *store.Delivery) deliveryRef {
 		for _, m := range buf {
 			k := chatSeq{int32(c), m.seq}
 			if _, ok := ref[k]; !ok { // two at one sequence: sequence_uniqueness's failure
-				ref[k] = refMsg{id: x.midHash[m.id], mid: m.id, line: m.line}
+				ref[k] = refMsg{id: x.MidHash[m.id], mid: m.id, line: m.line}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -35,37 +36,37 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 			{Kind: history.KindInvoke, F: history.FPersist, Process: a, Chat: "c1", Key: "k6", Sender: "alice"},
 		}
 	}
-	read := func(p [3]int) (ops []op, allocs []alloc, senders []uint32, warnings []string) {
-		l := NewLog()
+	read := func(p [3]int) (ops []store.Op, allocs []store.Alloc, senders []uint32, warnings []string) {
+		l := store.NewLog()
 		for i, e := range lines(p) {
 			e.Line, e.Time = i+2, int64(10*i)
 			l.Event(&e)
 		}
-		dense, denseAllocs := l.compactRecords()
+		dense, denseAllocs := l.CompactRecords()
 		ops = slices.Clone(dense.Flat())
 		for i := range ops {
-			ops[i].process = 0
+			ops[i].Process = 0
 		}
-		for i, w := range l.warnings {
+		for i, w := range l.Warnings {
 			for k, n := range p {
 				w = strings.ReplaceAll(w, fmt.Sprintf("process %d,", n), fmt.Sprintf("process P%d,", k))
 				w = strings.ReplaceAll(w, fmt.Sprintf("process %d ", n), fmt.Sprintf("process P%d ", k))
 			}
-			l.warnings[i] = w
+			l.Warnings[i] = w
 		}
 		for i := range ops {
-			senders = append(senders, ops[i].sender())
+			senders = append(senders, ops[i].Sender())
 		}
-		return ops, slices.Clone(denseAllocs.Flat()), senders, l.warnings
+		return ops, slices.Clone(denseAllocs.Flat()), senders, l.Warnings
 	}
-	wantOps, wantAllocs, wantSenders, wantWarnings := read([3]int{1, 2, 2 + senderCache})
+	wantOps, wantAllocs, wantSenders, wantWarnings := read([3]int{1, 2, 2 + store.SenderCache})
 	if len(wantWarnings) != 6 || !slices.Equal(wantSenders, []uint32{0, 1, 2, 1, 0, 3, 0}) {
 		t.Fatalf("warnings %q, senders %v", wantWarnings, wantSenders)
 	}
 	for _, p := range [][3]int{
-		{denseProcesses + 1, denseProcesses + 2, denseProcesses + 2 + senderCache},
-		{3, denseProcesses - 1, 2*denseProcesses - 1},
-		{7, 1000, 1000 + 5*senderCache},
+		{store.DenseProcesses + 1, store.DenseProcesses + 2, store.DenseProcesses + 2 + store.SenderCache},
+		{3, store.DenseProcesses - 1, 2*store.DenseProcesses - 1},
+		{7, 1000, 1000 + 5*store.SenderCache},
 	} {
 		ops, allocs, senders, warnings := read(p)
 		if !slices.Equal(ops, wantOps) || !slices.Equal(allocs, wantAllocs) || !slices.Equal(senders, wantSenders) || !slices.Equal(warnings, wantWarnings) {
@@ -78,12 +79,12 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 // finalSender's cache slot (same length, same last byte) and in whatever
 // order they come.
 func TestFinalSenderIsTheSender(t *testing.T) {
-	l, ref := NewLog(), NewLog()
+	l, ref := store.NewLog(), store.NewLog()
 	names := []string{"alice1", "bobby1", "carol1", "a", "b", "alice1", "user-7", "user-17", "bobby1", "user-7", "é1", ""}
 	for round := range 3 {
 		for i, s := range names {
-			if got, want := l.finalSender(s), ref.sender(s); got != want || l.senderNames[got] != s {
-				t.Fatalf("round %d, name %d %q: finalSender %d (%q), sender %d", round, i, s, got, l.senderNames[got], want)
+			if got, want := l.FinalSender(s), ref.Sender(s); got != want || l.SenderNames[got] != s {
+				t.Fatalf("round %d, name %d %q: finalSender %d (%q), sender %d", round, i, s, got, l.SenderNames[got], want)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -14,18 +15,18 @@ import (
 // search of the chat's messages per allocation: the reference the merge
 // must agree with.
 func (x *index) intervalGapsBySearch(every time.Duration) (allocs, gaps []int64) {
-	for a := range x.allocs.Count() {
-		al := x.allocs.At(a)
-		k := int(max(al.end, 0) / int64(every))
+	for a := range x.Allocs.Count() {
+		al := x.Allocs.At(a)
+		k := int(max(al.End, 0) / int64(every))
 		for len(allocs) <= k {
 			allocs, gaps = append(allocs, 0), append(gaps, 0)
 		}
 		allocs[k]++
-		c := x.counter[al.chat]
-		if c < 0 || x.fin.At(c).Missing {
+		c := x.Counter[al.Chat]
+		if c < 0 || x.Fin.At(c).Missing {
 			continue
 		}
-		if i, j := x.msgAt(al.chat, al.seq); i == j {
+		if i, j := x.msgAt(al.Chat, al.Seq); i == j {
 			gaps[k]++
 		}
 	}
@@ -77,11 +78,11 @@ func TestIntervalGapsMergeAgreesWithSearch(t *testing.T) {
 // msgAt returns the range of chat c's final messages at seq, by a binary
 // search: the reference the merge is compared with.
 func (x *index) msgAt(c int32, seq uint64) (int, int) {
-	lo, hi := span(x.msgSpan, c)
-	s := x.msgs[lo:hi]
-	i, _ := slices.BinarySearchFunc(s, seq, func(m int32, t uint64) int { return cmp.Compare(x.fin.At(m).Seq, t) })
+	lo, hi := store.Span(x.MsgSpan, c)
+	s := x.Msgs[lo:hi]
+	i, _ := slices.BinarySearchFunc(s, seq, func(m int32, t uint64) int { return cmp.Compare(x.Fin.At(m).Seq, t) })
 	j := i
-	for j < len(s) && x.fin.At(s[j]).Seq == seq {
+	for j < len(s) && x.Fin.At(s[j]).Seq == seq {
 		j++
 	}
 	return lo + i, lo + j

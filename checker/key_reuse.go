@@ -3,6 +3,7 @@ package checker
 import (
 	"strconv"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -25,41 +26,41 @@ const NameKeyReuse = "key_reuse"
 // committed it was invoked before R completed.
 func checkKeyReuse(x *index) Result {
 	v := newVerdict(NameKeyReuse)
-	if x.ops.Len() == 0 {
+	if x.Ops.Len() == 0 {
 		v.notApplicable("no operations")
 		return v.result()
 	}
 	noHash, rejections, reuses := 0, 0, 0
 	anyHash := false
-	for i := range x.ops.Count() {
-		if x.ops.At(i).fn == fnPersist && x.ops.At(i).payload != 0 {
+	for i := range x.Ops.Count() {
+		if x.Ops.At(i).Fn == store.FnPersist && x.Ops.At(i).Payload != 0 {
 			anyHash = true
 			break
 		}
 	}
-	for k := int32(0); k < int32(len(x.keyNames)); k++ {
-		ops := x.keyOps(k)
+	for k := int32(0); k < int32(len(x.KeyNames)); k++ {
+		ops := x.KeyOps(k)
 		if len(ops) < 2 {
-			if len(ops) == 1 && x.isRejection(ops[0]) {
+			if len(ops) == 1 && x.IsRejection(ops[0]) {
 				rejections++
-				if x.initialCounter > 0 {
+				if x.InitialCounter > 0 {
 					// A key from before the run, perhaps: linearizability
 					// judges whether one can be there.
 					continue
 				}
 				o := ops[0]
-				v.fail(x.opLines(o), "chat %q key %q was rejected as reused (line %d) but no other persist used the key",
-					x.chatNames[x.keyChat[k]], x.keyText(k), x.doneLine(o))
+				v.fail(x.OpLines(o), "chat %q key %q was rejected as reused (line %d) but no other persist used the key",
+					x.ChatNames[x.KeyChat[k]], x.KeyText(k), x.DoneLine(o))
 			}
 			continue
 		}
-		hash := func(o int32) uint64 { return x.ops.At(o).payload }
+		hash := func(o int32) uint64 { return x.Ops.At(o).Payload }
 		var committers []int32
 		for _, o := range ops {
 			if hash(o) == 0 {
 				noHash++
 			}
-			if x.ops.At(o).status == stOK && !x.isDedup(o) {
+			if x.Ops.At(o).Status == store.StOK && !x.IsDedup(o) {
 				committers = append(committers, o)
 			}
 		}
@@ -68,25 +69,25 @@ func checkKeyReuse(x *index) Result {
 				continue
 			}
 			switch {
-			case x.ops.At(b).status == stOK && !x.isDedup(b):
+			case x.Ops.At(b).Status == store.StOK && !x.IsDedup(b):
 				for _, a := range committers {
-					if a != b && hash(a) != 0 && hash(a) != hash(b) && x.ret(a) < x.call(b) {
+					if a != b && hash(a) != 0 && hash(a) != hash(b) && x.Ret(a) < x.Call(b) {
 						reuses++
-						v.fail(append(x.opLines(a), x.opLines(b)...), "chat %q key %q held other content since line %d, yet the persist at line %d was acked as new at line %d instead of rejected",
-							x.chatNames[x.keyChat[k]], x.keyText(k), x.doneLine(a), x.invLine(b), x.doneLine(b))
+						v.fail(append(x.OpLines(a), x.OpLines(b)...), "chat %q key %q held other content since line %d, yet the persist at line %d was acked as new at line %d instead of rejected",
+							x.ChatNames[x.KeyChat[k]], x.KeyText(k), x.DoneLine(a), x.InvLine(b), x.DoneLine(b))
 						break
 					}
 				}
-			case x.isDedup(b) && x.ackSeq(b) <= x.initialCounter:
+			case x.IsDedup(b) && x.AckSeq(b) <= x.InitialCounter:
 				// A key from before the run, replayed: its content is the
 				// replay's (a rejection of it is judged below).
-			case x.isDedup(b):
+			case x.IsDedup(b):
 				cands, other := 0, int32(-1)
 				for _, a := range ops {
-					if a == b || x.call(a) > x.ret(b) { // equal times are concurrent
+					if a == b || x.Call(a) > x.Ret(b) { // equal times are concurrent
 						continue
 					}
-					if st := x.ops.At(a).status; st == stOK && x.isDedup(a) || st == stFail {
+					if st := x.Ops.At(a).Status; st == store.StOK && x.IsDedup(a) || st == store.StFail {
 						continue
 					}
 					cands++
@@ -100,13 +101,13 @@ func checkKeyReuse(x *index) Result {
 				}
 				if cands > 0 && other >= 0 {
 					reuses++
-					v.fail(append(x.opLines(other), x.opLines(b)...), "chat %q key %q could only have been committed with other content (e.g. line %d), yet the persist at line %d was answered as a replay at line %d instead of rejected",
-						x.chatNames[x.keyChat[k]], x.keyText(k), x.invLine(other), x.invLine(b), x.doneLine(b))
+					v.fail(append(x.OpLines(other), x.OpLines(b)...), "chat %q key %q could only have been committed with other content (e.g. line %d), yet the persist at line %d was answered as a replay at line %d instead of rejected",
+						x.ChatNames[x.KeyChat[k]], x.KeyText(k), x.InvLine(other), x.InvLine(b), x.DoneLine(b))
 				}
-			case x.isRejection(b):
+			case x.IsRejection(b):
 				rejections++
 				if why, lines := x.falseRejection(b, ops, committers); why != "" {
-					v.fail(lines, "chat %q key %q was rejected as reused at line %d but %s", x.chatNames[x.keyChat[k]], x.keyText(k), x.doneLine(b), why)
+					v.fail(lines, "chat %q key %q was rejected as reused at line %d but %s", x.ChatNames[x.KeyChat[k]], x.KeyText(k), x.DoneLine(b), why)
 				}
 			}
 		}
@@ -123,14 +124,14 @@ func checkKeyReuse(x *index) Result {
 
 // falseRejection explains why rejection r of a key was wrong, or returns "".
 func (x *index) falseRejection(r int32, ops, committers []int32) (string, []int) {
-	hash := func(o int32) uint64 { return x.ops.At(o).payload }
-	if x.initialCounter > 0 && len(committers) == 0 {
+	hash := func(o int32) uint64 { return x.Ops.At(o).Payload }
+	if x.InitialCounter > 0 && len(committers) == 0 {
 		// Perhaps a key from before the run (linearizability judges
 		// whether one can be): false only against what its replays at
 		// or below the initial counter show it holds.
 		for _, a := range ops {
-			if x.ops.At(a).status == stOK && x.isDedup(a) && x.ackSeq(a) <= x.initialCounter && hash(a) != 0 && hash(a) == hash(r) {
-				return "the key, from before the run, holds the same content (replayed at line " + strconv.Itoa(x.doneLine(a)) + ")", append(x.opLines(a), x.opLines(r)...)
+			if x.Ops.At(a).Status == store.StOK && x.IsDedup(a) && x.AckSeq(a) <= x.InitialCounter && hash(a) != 0 && hash(a) == hash(r) {
+				return "the key, from before the run, holds the same content (replayed at line " + strconv.Itoa(x.DoneLine(a)) + ")", append(x.OpLines(a), x.OpLines(r)...)
 			}
 		}
 		return "", nil
@@ -139,24 +140,24 @@ func (x *index) falseRejection(r int32, ops, committers []int32) (string, []int)
 		a := committers[0] // a second committer is idempotency_guarantee's failure
 		switch {
 		case hash(a) == hash(r):
-			return "the key holds the same content (committed by line " + strconv.Itoa(x.invLine(a)) + ")", append(x.opLines(a), x.opLines(r)...)
-		case x.call(a) > x.ret(r):
-			return "the key was first committed by a persist invoked later (line " + strconv.Itoa(x.invLine(a)) + ")", append(x.opLines(a), x.opLines(r)...)
+			return "the key holds the same content (committed by line " + strconv.Itoa(x.InvLine(a)) + ")", append(x.OpLines(a), x.OpLines(r)...)
+		case x.Call(a) > x.Ret(r):
+			return "the key was first committed by a persist invoked later (line " + strconv.Itoa(x.InvLine(a)) + ")", append(x.OpLines(a), x.OpLines(r)...)
 		}
 		return "", nil
 	}
 	onlyRejected := true
 	for _, a := range ops {
-		st := x.ops.At(a).status
-		if a != r && (st == stInfo || st == stOpen) && x.call(a) <= x.ret(r) && hash(a) != hash(r) { // equal times are concurrent
+		st := x.Ops.At(a).Status
+		if a != r && (st == store.StInfo || st == store.StOpen) && x.Call(a) <= x.Ret(r) && hash(a) != hash(r) { // equal times are concurrent
 			return "", nil // a may have committed other content first
 		}
-		onlyRejected = onlyRejected && x.isRejection(a)
+		onlyRejected = onlyRejected && x.IsRejection(a)
 	}
-	if onlyRejected && x.initialCounter > 0 {
+	if onlyRejected && x.InitialCounter > 0 {
 		return "", nil // a key from before the run, perhaps (linearizability judges it)
 	}
-	return "no persist with other content could have committed the key by then", x.opLines(r)
+	return "no persist with other content could have committed the key by then", x.OpLines(r)
 }
 
 // keyReusePromise: key_reuse: reject promises that a reused key with other

@@ -62,10 +62,10 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	reject := con.KeyReuse == history.KeyReuseReject
 	type job struct{ chat, n int32 }
 	var jobs []job
-	perChat := make([]int32, len(x.chatNames))
+	perChat := make([]int32, len(x.ChatNames))
 	for o, k := range x.kindsOf(reject) {
 		if k != 0 {
-			perChat[x.ops.At(int32(o)).chat]++
+			perChat[x.Ops.At(int32(o)).Chat]++
 		}
 	}
 	for c, n := range perChat {
@@ -95,7 +95,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	}
 	fallbacks := 0 // chats the exact checker left to porcupine
 	if !opt.Porcupine {
-		if jobs[len(jobs)-1].n >= 1<<18 && x.largestChatShare() > 0.25 {
+		if jobs[len(jobs)-1].n >= 1<<18 && x.LargestChatShare() > 0.25 {
 			// Collecting first sets the heap's goal from what is live,
 			// not from the index's temporaries, before the exact checker
 			// allocates its model: the 1M-persist hot chat's check peaked
@@ -104,7 +104,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 			// without against 0.74 to 0.75 GB with).
 			runtime.GC()
 		}
-		forEach(workers, len(jobs), func(i int) {
+		store.ForEach(workers, len(jobs), func(i int) {
 			m, _ := x.linearizabilityHistory(jobs[i].chat, con, false)
 			outcomes[i] = chatOutcome{jobs[i].chat, linearize.Exact(m, opt.VisualizeDir)}
 		})
@@ -178,11 +178,11 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		switch o.Status {
 		case linearize.Fail:
 			decided++
-			v.fail(o.Lines, "chat %q is not linearizable: %s%s", x.chatNames[o.chat], o.Detail, o.Viz)
+			v.fail(o.Lines, "chat %q is not linearizable: %s%s", x.ChatNames[o.chat], o.Detail, o.Viz)
 		case linearize.Unknown:
 			undecided[o.Why] = append(undecided[o.Why], o)
 		case linearize.Pass:
-			if x.keylessMsgIn[o.chat] > 0 {
+			if x.KeylessMsgIn[o.chat] > 0 {
 				// Its final messages without a key could be any of its
 				// operations of unknown outcome: a relaxation, which may
 				// hide a violation, so it never passes.
@@ -196,8 +196,8 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 			passed++
 			passedOps += o.Ops
 			if len(o.Others) > 0 {
-				x.warn("chat %q: %s no persist of the history could have committed in time; the header does not say \"sole_writer\", so they are taken as other writers' messages (chatseq check --sole-writer judges them as violations)",
-					x.chatNames[o.chat], seqList(o.Others))
+				x.Warn("chat %q: %s no persist of the history could have committed in time; the header does not say \"sole_writer\", so they are taken as other writers' messages (chatseq check --sole-writer judges them as violations)",
+					x.ChatNames[o.chat], seqList(o.Others))
 			}
 		}
 	}
@@ -217,16 +217,16 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		switch why {
 		case "size":
 			v.unknown("%s too large for porcupine (over %d operations, the most a %d MB share allows; largest %q with %d): order invariants were checked exactly instead",
-				plural(len(group), "chat"), maxOps, memPerWorker>>20, x.chatNames[biggest.chat], biggest.Ops)
+				plural(len(group), "chat"), maxOps, memPerWorker>>20, x.ChatNames[biggest.chat], biggest.Ops)
 		case "budget":
-			v.unknown("time budget %s spent before %s could start: %s", budget, plural(len(group), "chat"), x.chatList(cs))
+			v.unknown("time budget %s spent before %s could start: %s", budget, plural(len(group), "chat"), x.ChatList(cs))
 		case "timeout":
-			v.unknown("porcupine undecided within its share of the %s budget on %s: %s", budget, plural(len(group), "chat"), x.chatList(cs))
+			v.unknown("porcupine undecided within its share of the %s budget on %s: %s", budget, plural(len(group), "chat"), x.ChatList(cs))
 		case "memory":
-			v.unknown("porcupine stopped at its memory bound on %s: %s", plural(len(group), "chat"), x.chatList(cs))
+			v.unknown("porcupine stopped at its memory bound on %s: %s", plural(len(group), "chat"), x.ChatList(cs))
 		case "keyless":
 			v.unknown("no violation found on %s, but their final messages without a key (or, under key_scope client, without a sender that an ack or a single sender attributes) could be any of their operations of unknown outcome, so that is not a pass: %s",
-				plural(len(group), "chat"), x.chatList(cs))
+				plural(len(group), "chat"), x.ChatList(cs))
 		}
 	}
 	undecidedN := len(jobs) - decided
@@ -260,8 +260,8 @@ func (x *index) kindsOf(reject bool) []linearize.Kind {
 	x.kindsMu.Lock()
 	defer x.kindsMu.Unlock()
 	if x.kinds == nil || x.kindsReject != reject {
-		kinds := make([]linearize.Kind, x.ops.Len())
-		for o := range x.ops.Count() {
+		kinds := make([]linearize.Kind, x.Ops.Len())
+		for o := range x.Ops.Count() {
 			kinds[o] = x.linKindOf(o, reject)
 		}
 		x.kinds, x.kindsReject = kinds, reject
@@ -270,25 +270,25 @@ func (x *index) kindsOf(reject bool) []linearize.Kind {
 }
 
 func (x *index) linKindOf(o int32, reject bool) linearize.Kind {
-	st := x.ops.At(o).status
+	st := x.Ops.At(o).Status
 	switch {
-	case x.ops.At(o).fn == fnSync:
-		if st == stOK {
+	case x.Ops.At(o).Fn == store.FnSync:
+		if st == store.StOK {
 			return linearize.KindSync
 		}
-	case x.ops.At(o).key < 0:
+	case x.Ops.At(o).Key < 0:
 		// keyless persist: cannot be modelled (warned when indexed)
-	case st == stOK:
-		if x.isDedup(o) {
+	case st == store.StOK:
+		if x.IsDedup(o) {
 			return linearize.KindDedup
 		}
 		return linearize.KindNew
-	case st == stFail:
-		if reject && x.isRejection(o) {
+	case st == store.StFail:
+		if reject && x.IsRejection(o) {
 			return linearize.KindRejected
 		}
-	case x.keyCreated[x.ops.At(o).key]:
-	case x.keyMsg[x.ops.At(o).key] >= 0 || !x.hasMessages || x.keylessMsgIn[x.ops.At(o).chat] > 0:
+	case x.KeyCreated[x.Ops.At(o).Key]:
+	case x.KeyMsg[x.Ops.At(o).Key] >= 0 || !x.HasMessages || x.KeylessMsgIn[x.Ops.At(o).Chat] > 0:
 		return linearize.KindInfo
 	}
 	return 0
@@ -298,40 +298,40 @@ func (x *index) linKindOf(o int32, reject bool) linearize.Kind {
 // intervals; porcupine's operations and the waits only with forPorcupine
 // (the exact checker needs neither).
 func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupine bool) (*linearize.Chat, []porcupine.Operation) {
-	m := linearize.NewChat(opNames{x}, x.chatNames[c], con.Gaps == history.GapsForbidden, con.KeyReuse == history.KeyReuseReject, !x.soleWriter, x.initialCounter)
-	lo, hi := span(x.opChatSpan, c)
+	m := linearize.NewChat(opNames{x}, x.ChatNames[c], con.Gaps == history.GapsForbidden, con.KeyReuse == history.KeyReuseReject, !x.SoleWriter, x.InitialCounter)
+	lo, hi := store.Span(x.OpChatSpan, c)
 	kinds := x.kindsOf(m.Reject)
 	// Sized for every operation rather than counted first: the few left
 	// out cost less room than a pass of cache misses over the chat.
 	n := int(hi - lo)
-	slo, shi := span(x.syncSpan, c)
+	slo, shi := store.Span(x.SyncSpan, c)
 	nsync := int(shi - slo)
 	m.Ops = make([]linearize.Op, 0, n)
 	m.Syncs = make([]linearize.Sync, 0, nsync)
 	m.Call, m.Ret = make([]int64, 0, n), make([]int64, 0, n)
 	if m.Base > 0 {
-		m.MessagesRead = x.hasMessages
+		m.MessagesRead = x.HasMessages
 		m.PreFinal, m.PreRunKeySeq = map[uint64]uint64{}, map[int32]uint64{}
-		flo, fhi := span(x.msgSpan, c)
-		for _, i := range x.msgs[flo:fhi] {
-			f := x.fin.At(i)
+		flo, fhi := store.Span(x.MsgSpan, c)
+		for _, i := range x.Msgs[flo:fhi] {
+			f := x.Fin.At(i)
 			if f.Seq <= m.Base {
-				m.PreFinal[f.Seq] = x.midHash[f.MessageID]
-				if f.key < 0 {
+				m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
+				if f.Key < 0 {
 					m.PreKeyless++ // some key's from before the run: perhaps a rejected one's
 				}
 			}
-			if f.key >= 0 {
-				m.PreRunKeySeq[f.key] = f.Seq
+			if f.Key >= 0 {
+				m.PreRunKeySeq[f.Key] = f.Seq
 			}
 		}
 		// An idempotency record is its message's: it shows one too.
 		for _, r := range x.recordsOf(c) {
-			if k := x.fin.At(r).key; k >= 0 {
-				f := x.fin.At(r)
+			if k := x.Fin.At(r).Key; k >= 0 {
+				f := x.Fin.At(r)
 				if f.Seq <= m.Base {
 					if _, had := m.PreFinal[f.Seq]; !had {
-						m.PreFinal[f.Seq] = x.midHash[f.MessageID]
+						m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
 					}
 				}
 				if _, had := m.PreRunKeySeq[k]; !had {
@@ -343,45 +343,45 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 	// What the final state gives a key of the history is that key's
 	// message: no other writer's, no other key's.
 	for _, r := range x.recordsOf(c) {
-		if f := x.fin.At(r); f.key >= 0 && x.keyUsed(f.key) {
+		if f := x.Fin.At(r); f.Key >= 0 && x.keyUsed(f.Key) {
 			if m.Owned == nil {
 				m.Owned = map[uint64]int32{}
 			}
-			m.Owned[f.Seq] = f.key
+			m.Owned[f.Seq] = f.Key
 		}
 	}
-	if x.hasMessages {
-		flo, fhi := span(x.msgSpan, c)
-		for _, i := range x.msgs[flo:fhi] {
-			if f := x.fin.At(i); f.key >= 0 && x.keyUsed(f.key) {
+	if x.HasMessages {
+		flo, fhi := store.Span(x.MsgSpan, c)
+		for _, i := range x.Msgs[flo:fhi] {
+			if f := x.Fin.At(i); f.Key >= 0 && x.keyUsed(f.Key) {
 				if m.Owned == nil {
 					m.Owned = map[uint64]int32{}
 				}
-				m.Owned[f.Seq] = f.key
+				m.Owned[f.Seq] = f.Key
 			}
 		}
 	}
-	if m.External && x.hasMessages {
+	if m.External && x.HasMessages {
 		m.TableRead = true
 		m.Foreign = map[uint64]uint64{}
-		flo, fhi := span(x.msgSpan, c)
-		for _, i := range x.msgs[flo:fhi] {
-			f := x.fin.At(i)
-			if k := f.key; k < 0 || !x.keyUsed(k) {
-				m.Foreign[f.Seq] = x.midHash[f.MessageID]
+		flo, fhi := store.Span(x.MsgSpan, c)
+		for _, i := range x.Msgs[flo:fhi] {
+			f := x.Fin.At(i)
+			if k := f.Key; k < 0 || !x.keyUsed(k) {
+				m.Foreign[f.Seq] = x.MidHash[f.MessageID]
 			}
 		}
 	}
-	for _, o := range x.opsByChat[lo:hi] {
+	for _, o := range x.OpsByChat[lo:hi] {
 		kind := kinds[o]
 		if kind == 0 {
 			continue
 		}
-		lop := linearize.Op{Kind: kind, Op: o, Key: x.ops.At(o).key}
+		lop := linearize.Op{Kind: kind, Op: o, Key: x.Ops.At(o).Key}
 		switch kind {
 		case linearize.KindSync:
-			y := linearize.Sync{After: x.after(o), Limit: x.limit(o)}
-			if seqs, ids, ok := x.syncResult(o, nil); ok {
+			y := linearize.Sync{After: x.After(o), Limit: x.Limit(o)}
+			if seqs, ids, ok := x.SyncResult(o, nil); ok {
 				y.Seqs = seqs
 				y.IDs = ids // decoded for the model, which only reads them
 				if len(ids) != len(seqs) {
@@ -402,21 +402,21 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 			lop.Sync = int32(len(m.Syncs))
 			m.Syncs = append(m.Syncs, y)
 		case linearize.KindNew, linearize.KindDedup:
-			lop.Seq, lop.ID = x.ackSeq(o), x.midHash[x.ackID(o)]
+			lop.Seq, lop.ID = x.AckSeq(o), x.MidHash[x.AckID(o)]
 		case linearize.KindInfo:
-			if fm := x.keyMsg[lop.Key]; fm >= 0 {
-				lop.Seq, lop.ID = x.fin.At(fm).Seq, x.midHash[x.fin.At(fm).MessageID]
-			} else if fr := x.keyIdem[lop.Key]; fr >= 0 && !x.hasMessages {
+			if fm := x.KeyMsg[lop.Key]; fm >= 0 {
+				lop.Seq, lop.ID = x.Fin.At(fm).Seq, x.MidHash[x.Fin.At(fm).MessageID]
+			} else if fr := x.KeyIdem[lop.Key]; fr >= 0 && !x.HasMessages {
 				// Without the messages table, the key's record says where
 				// its message is (a record is written with its message).
-				lop.Seq, lop.ID = x.fin.At(fr).Seq, x.midHash[x.fin.At(fr).MessageID]
+				lop.Seq, lop.ID = x.Fin.At(fr).Seq, x.MidHash[x.Fin.At(fr).MessageID]
 			}
 		}
 		if kind != linearize.KindSync {
-			lop.Hash = x.ops.At(o).payload
+			lop.Hash = x.Ops.At(o).Payload
 		}
 		m.Ops = append(m.Ops, lop)
-		m.Call, m.Ret = append(m.Call, x.call(o)), append(m.Ret, x.ret(o))
+		m.Call, m.Ret = append(m.Call, x.Call(o)), append(m.Ret, x.Ret(o))
 	}
 	if !forPorcupine {
 		return m, nil
@@ -434,16 +434,16 @@ type chatOutcome struct {
 // (linearize.History).
 type opNames struct{ x *index }
 
-func (n opNames) InvokeLine(op int32) int   { return n.x.invLine(op) }
-func (n opNames) DoneLine(op int32) int     { return n.x.doneLine(op) }
-func (n opNames) Lines(op int32) []int      { return n.x.opLines(op) }
-func (n opNames) Process(op int32) int      { return int(n.x.ops.At(op).process) }
-func (n opNames) Key(op int32) string       { return n.x.keyName(op) }
-func (n opNames) ErrorCode(op int32) string { return n.x.errCode(op) }
+func (n opNames) InvokeLine(op int32) int   { return n.x.InvLine(op) }
+func (n opNames) DoneLine(op int32) int     { return n.x.DoneLine(op) }
+func (n opNames) Lines(op int32) []int      { return n.x.OpLines(op) }
+func (n opNames) Process(op int32) int      { return int(n.x.Ops.At(op).Process) }
+func (n opNames) Key(op int32) string       { return n.x.KeyName(op) }
+func (n opNames) ErrorCode(op int32) string { return n.x.ErrCode(op) }
 func (n opNames) Ack(op int32) (uint64, string) {
-	return n.x.ackSeq(op), n.x.midName(n.x.ackID(op))
+	return n.x.AckSeq(op), n.x.MidName(n.x.AckID(op))
 }
-func (n opNames) Asked(op int32) (uint64, int) { return n.x.after(op), n.x.limit(op) }
+func (n opNames) Asked(op int32) (uint64, int) { return n.x.After(op), n.x.Limit(op) }
 
 // stringHash stands for a message id or payload hash (store.StringHash).
 func stringHash(s string) uint64 { return store.StringHash(s) }
@@ -470,7 +470,7 @@ func seqList(seqs []uint64) string {
 
 // keyUsed reports whether some persist of the history used key k.
 func (x *index) keyUsed(k int32) bool {
-	lo, hi := span(x.opKeySpan, k)
+	lo, hi := store.Span(x.OpKeySpan, k)
 	return hi > lo
 }
 
@@ -479,9 +479,9 @@ func (x *index) keyUsed(k int32) bool {
 func (x *index) recordsOf(c int32) []int32 {
 	x.recordsOnce.Do(func() {
 		x.recordsByChat = map[int32][]int32{}
-		for i := range x.fin.Count() {
-			if f := x.fin.At(i); f.Table == tableIdempotency {
-				x.recordsByChat[f.chat] = append(x.recordsByChat[f.chat], i)
+		for i := range x.Fin.Count() {
+			if f := x.Fin.At(i); f.Table == store.TableIdempotency {
+				x.recordsByChat[f.Chat] = append(x.recordsByChat[f.Chat], i)
 			}
 		}
 	})

@@ -1,5 +1,7 @@
 package checker
 
+import "github.com/chatseq/chatseq/checker/internal/store"
+
 // Message ids are the server's names for messages (ADR-001: assigned on
 // persist), so one id never names two sequences of a chat: a service that
 // answers a new send with an old message's id, or shows one message at two
@@ -10,8 +12,8 @@ package checker
 // sequences nothing else names, place at two sequences. It reports the
 // first one found. Other chats never count: ids are compared within one.
 func (x *index) idAtTwoSequences(v *verdict) {
-	first := make([]int32, len(x.midNames)) // per id: the line of its first sight in this chat, 0 none
-	seqOf := make([]uint64, len(x.midNames))
+	first := make([]int32, len(x.MidNames)) // per id: the line of its first sight in this chat, 0 none
+	seqOf := make([]uint64, len(x.MidNames))
 	var touched []uint32
 	found := false
 	sight := func(c int32, id uint32, seq uint64, line int) {
@@ -23,7 +25,7 @@ func (x *index) idAtTwoSequences(v *verdict) {
 		case seqOf[id] != seq:
 			found = true
 			v.fail([]int{int(first[id]), line}, "chat %q message id %q names two sequences: %d (line %d) and %d (line %d)",
-				x.chatNames[c], x.midName(id), seqOf[id], first[id], seq, line)
+				x.ChatNames[c], x.MidName(id), seqOf[id], first[id], seq, line)
 		}
 	}
 	// Without the final table, sync answers too: ids by hash, with the
@@ -33,35 +35,35 @@ func (x *index) idAtTwoSequences(v *verdict) {
 		line int
 	}
 	var byHash map[uint64]seen
-	var buf syncBuf
-	for c := int32(0); c < int32(len(x.chatNames)) && !found; c++ {
-		lo, hi := span(x.ackSpan, c)
-		for _, o := range x.acks[lo:hi] {
-			sight(c, x.ackID(o), x.ackSeq(o), x.doneLine(o))
+	var buf store.SyncBuf
+	for c := int32(0); c < int32(len(x.ChatNames)) && !found; c++ {
+		lo, hi := store.Span(x.AckSpan, c)
+		for _, o := range x.Acks[lo:hi] {
+			sight(c, x.AckID(o), x.AckSeq(o), x.DoneLine(o))
 		}
-		lo, hi = span(x.msgSpan, c)
-		for _, i := range x.msgs[lo:hi] {
-			f := x.fin.At(i)
+		lo, hi = store.Span(x.MsgSpan, c)
+		for _, i := range x.Msgs[lo:hi] {
+			f := x.Fin.At(i)
 			sight(c, f.MessageID, f.Seq, int(f.Line))
 		}
-		if !x.hasMessages {
+		if !x.HasMessages {
 			// A record names its message (with the messages table,
 			// idempotency_sequence_consistency compares the two).
 			for _, i := range x.recordsOf(c) {
-				f := x.fin.At(i)
+				f := x.Fin.At(i)
 				sight(c, f.MessageID, f.Seq, int(f.Line))
 			}
 		}
-		if lo, hi := span(x.syncSpan, c); !x.hasMessages && hi > lo && !found {
+		if lo, hi := store.Span(x.SyncSpan, c); !x.HasMessages && hi > lo && !found {
 			clear(byHash)
 			if byHash == nil {
 				byHash = map[uint64]seen{}
 			}
 			for _, id := range touched {
-				byHash[x.midHash[id]] = seen{seqOf[id], int(first[id])}
+				byHash[x.MidHash[id]] = seen{seqOf[id], int(first[id])}
 			}
-			for _, o := range x.syncsByChat[lo:hi] {
-				seqs, ids, ok := x.syncResult(o, &buf)
+			for _, o := range x.SyncsByChat[lo:hi] {
+				seqs, ids, ok := x.SyncResult(o, &buf)
 				if !ok || len(ids) != len(seqs) {
 					continue
 				}
@@ -69,11 +71,11 @@ func (x *index) idAtTwoSequences(v *verdict) {
 					at, named := byHash[h]
 					switch {
 					case !named:
-						byHash[h] = seen{seqs[k], x.doneLine(o)}
+						byHash[h] = seen{seqs[k], x.DoneLine(o)}
 					case at.seq != seqs[k]:
 						found = true
-						v.fail([]int{at.line, x.doneLine(o)}, "chat %q: one message id names two sequences: %d (line %d) and %d (line %d)",
-							x.chatNames[c], at.seq, at.line, seqs[k], x.doneLine(o))
+						v.fail([]int{at.line, x.DoneLine(o)}, "chat %q: one message id names two sequences: %d (line %d) and %d (line %d)",
+							x.ChatNames[c], at.seq, at.line, seqs[k], x.DoneLine(o))
 					}
 					if found {
 						break

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"github.com/chatseq/chatseq/checker/internal/store"
 )
 
 // NameNoPhantomMessages is the invariant's name as HISTORY.md spells it.
@@ -17,25 +18,25 @@ const NameNoPhantomMessages = "no_phantom_messages"
 // not judged.
 func checkNoPhantomMessages(x *index) Result {
 	v := newVerdict(NameNoPhantomMessages)
-	if !x.hasMessages && !x.hasIdem {
+	if !x.HasMessages && !x.HasIdem {
 		v.notApplicable("no final messages or idempotency lines")
 		return v.result()
 	}
 	var phantoms []int32
 	judged, keyless := 0, 0
-	for i := range x.fin.Count() {
-		f := x.fin.At(i)
+	for i := range x.Fin.Count() {
+		f := x.Fin.At(i)
 		switch {
-		case f.Table != tableMessages && f.Table != tableIdempotency:
-		case f.Seq <= x.initialCounter: // from before the run
-		case f.key == finKeyUnsent:
+		case f.Table != store.TableMessages && f.Table != store.TableIdempotency:
+		case f.Seq <= x.InitialCounter: // from before the run
+		case f.Key == store.FinKeyUnsent:
 			judged++
 			phantoms = append(phantoms, i)
-		case f.key < 0:
+		case f.Key < 0:
 			keyless++
 		default:
 			judged++
-			if len(x.keyOps(f.key)) == 0 {
+			if len(x.KeyOps(f.Key)) == 0 {
 				phantoms = append(phantoms, i)
 			}
 		}
@@ -44,24 +45,24 @@ func checkNoPhantomMessages(x *index) Result {
 		v.notApplicable("no final message or idempotency record above initial_counter carries a key that can be attributed (%d carry none): a message no client sent cannot be recognized", keyless)
 		return v.result()
 	}
-	if !x.soleWriter {
+	if !x.SoleWriter {
 		if len(phantoms) > 0 {
-			f := x.fin.At(phantoms[0])
-			x.warn("%s (messages or idempotency records) above initial_counter carry a key no persist of their chat sent, e.g. chat %q seq %d, %s (%s line %d): another writer's, or phantom writes (not judged: the history does not say it is its chats' only writer)",
-				plural(len(phantoms), "final line"), x.chatNames[f.chat], f.Seq, x.phantomKey(f), f.Table, f.Line)
+			f := x.Fin.At(phantoms[0])
+			x.Warn("%s (messages or idempotency records) above initial_counter carry a key no persist of their chat sent, e.g. chat %q seq %d, %s (%s line %d): another writer's, or phantom writes (not judged: the history does not say it is its chats' only writer)",
+				plural(len(phantoms), "final line"), x.ChatNames[f.Chat], f.Seq, x.phantomKey(f), f.Table, f.Line)
 		}
 		v.notApplicable("the history does not say its clients are its chats' only writers (header sole_writer, or chatseq check --sole-writer): %s (messages or idempotency records) no persist sent may be another writer's, warned about and not judged",
 			plural(len(phantoms), "final line"))
 		return v.result()
 	}
 	for _, i := range phantoms {
-		f := x.fin.At(i)
+		f := x.Fin.At(i)
 		what := "message"
-		if f.Table == tableIdempotency {
+		if f.Table == store.TableIdempotency {
 			what = "idempotency record of message"
 		}
 		v.fail([]int{int(f.Line)}, "chat %q seq %d: the final %s %q (line %d) carries %s, which no persist of the chat sent, and the history says its clients are the chat's only writers (sole_writer)",
-			x.chatNames[f.chat], f.Seq, what, x.midName(f.MessageID), f.Line, x.phantomKey(f))
+			x.ChatNames[f.Chat], f.Seq, what, x.MidName(f.MessageID), f.Line, x.phantomKey(f))
 	}
 	if keyless > 0 {
 		v.unknown("%d final messages or idempotency records above initial_counter carry no key that can be attributed", keyless)
@@ -72,9 +73,9 @@ func checkNoPhantomMessages(x *index) Result {
 
 // phantomKey names a phantom message's key: its text, or, for a line
 // without a sender whose key no sender used (key_scope client), that.
-func (x *index) phantomKey(f *cfin) string {
-	if f.key == finKeyUnsent {
+func (x *index) phantomKey(f *store.Cfin) string {
+	if f.Key == store.FinKeyUnsent {
 		return "a key, without a sender, that no sender of the chat used (key_scope client)"
 	}
-	return fmt.Sprintf("key %q", x.finKeyName(f))
+	return fmt.Sprintf("key %q", x.FinKeyName(f))
 }

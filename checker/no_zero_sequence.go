@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"slices"
 )
 
@@ -12,36 +13,36 @@ const NameNoZeroSequence = "no_zero_sequence"
 func checkNoZeroSequence(x *index) Result {
 	v := newVerdict(NameNoZeroSequence)
 	checked := 0
-	for _, o := range x.acks {
+	for _, o := range x.Acks {
 		checked++
-		if x.ackSeq(o) == 0 {
-			v.fail([]int{x.doneLine(o)}, "line %d acknowledges sequence 0 on chat %q", x.doneLine(o), x.chatNames[x.ops.At(o).chat])
+		if x.AckSeq(o) == 0 {
+			v.fail([]int{x.DoneLine(o)}, "line %d acknowledges sequence 0 on chat %q", x.DoneLine(o), x.ChatNames[x.Ops.At(o).Chat])
 		}
 	}
-	for a := range x.allocs.Count() {
+	for a := range x.Allocs.Count() {
 		checked++
-		if al := x.allocs.At(a); al.seq == 0 {
-			v.fail([]int{int(al.line)}, "line %d allocates sequence 0 on chat %q", al.line, x.chatNames[al.chat])
+		if al := x.Allocs.At(a); al.Seq == 0 {
+			v.fail([]int{int(al.Line)}, "line %d allocates sequence 0 on chat %q", al.Line, x.ChatNames[al.Chat])
 		}
 	}
-	var buf syncBuf
-	for i := range x.ops.Count() {
-		seqs, ok := x.syncSeqsOf(int32(i), &buf)
-		if x.ops.At(i).fn != fnSync || x.ops.At(i).status != stOK || !ok {
+	var buf store.SyncBuf
+	for i := range x.Ops.Count() {
+		seqs, ok := x.SyncSeqsOf(int32(i), &buf)
+		if x.Ops.At(i).Fn != store.FnSync || x.Ops.At(i).Status != store.StOK || !ok {
 			continue
 		}
 		checked++
 		if slices.Contains(seqs, 0) {
-			v.fail([]int{x.doneLine(int32(i))}, "line %d: a sync on chat %q returned sequence 0", x.doneLine(int32(i)), x.chatNames[x.ops.At(i).chat])
+			v.fail([]int{x.DoneLine(int32(i))}, "line %d: a sync on chat %q returned sequence 0", x.DoneLine(int32(i)), x.ChatNames[x.Ops.At(i).Chat])
 		}
 	}
-	for i := range x.fin.Count() {
-		f := x.fin.At(i)
+	for i := range x.Fin.Count() {
+		f := x.Fin.At(i)
 		switch f.Table {
-		case tableMessages, tableIdempotency, tableEvents:
+		case store.TableMessages, store.TableIdempotency, store.TableEvents:
 			checked++
 			if f.Seq == 0 {
-				v.fail([]int{int(f.Line)}, "line %d: final %s line on chat %q has sequence 0", f.Line, f.Table, x.chatNames[f.chat])
+				v.fail([]int{int(f.Line)}, "line %d: final %s line on chat %q has sequence 0", f.Line, f.Table, x.ChatNames[f.Chat])
 			}
 		}
 	}

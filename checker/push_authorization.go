@@ -18,7 +18,7 @@ func checkPushAuthorization(x *index) Result {
 		v.notApplicable("%s", why)
 		return v.result()
 	}
-	d := x.delivery
+	d := x.Delivery
 	if d.PushLines == 0 {
 		v.notApplicable("no push line")
 		return v.result()

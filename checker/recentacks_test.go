@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"math/rand/v2"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestRecentAcksKeepsTheFirstAckAtEachSequence(t *testing.T) {
 		seq  uint64
 	}
 	for run := range 200 {
-		var r recentAcks
+		var r store.RecentAcks
 		want := map[cs]uint32{}
 		base, n := map[int32]uint64{}, map[int32]uint64{}
 		for i := range 3000 {
@@ -25,7 +26,7 @@ func TestRecentAcksKeepsTheFirstAckAtEachSequence(t *testing.T) {
 				s = rng.Uint64() // a far jump, or below the base
 			}
 			mid := uint32(i + 1)
-			r.remember(c, s, ackAt{mid: mid, midHash: uint64(mid) * 7})
+			r.Remember(c, s, store.AckAt{Mid: mid, MidHash: uint64(mid) * 7})
 			if _, ok := base[c]; !ok {
 				base[c] = s
 			}
@@ -42,18 +43,18 @@ func TestRecentAcksKeepsTheFirstAckAtEachSequence(t *testing.T) {
 				want[cs{c, s}] = mid
 			}
 		}
-		h := r.hashes()
+		h := r.Hashes()
 		for c := int32(0); c < 5; c++ {
 			for s := uint64(0); s < 12000; s++ {
-				a := r.at(c, s)
+				a := r.At(c, s)
 				w, ok := want[cs{c, s}]
 				switch {
 				case ok != (a != nil):
 					t.Fatalf("run %d chat %d seq %d: remembered %v, want %v", run, c, s, a != nil, ok)
-				case ok && a.mid != w:
-					t.Fatalf("run %d chat %d seq %d: ack %d, want the first, %d", run, c, s, a.mid, w)
-				case h.at(c, s) != uint64(w)*7:
-					t.Fatalf("run %d chat %d seq %d: hash %d, want %d", run, c, s, h.at(c, s), uint64(w)*7)
+				case ok && a.Mid != w:
+					t.Fatalf("run %d chat %d seq %d: ack %d, want the first, %d", run, c, s, a.Mid, w)
+				case h.At(c, s) != uint64(w)*7:
+					t.Fatalf("run %d chat %d seq %d: hash %d, want %d", run, c, s, h.At(c, s), uint64(w)*7)
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -237,7 +238,7 @@ func judgeAll(j *judging, extra []func()) (results map[string]Result, byContract
 	for _, t := range tasks {
 		run = append(run, t.run)
 	}
-	runAll(append(run, extra...))
+	store.RunAll(append(run, extra...))
 	return results, byContract
 }
 

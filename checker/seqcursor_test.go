@@ -2,6 +2,7 @@ package checker
 
 import (
 	"cmp"
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -31,7 +32,7 @@ func TestSeqCursorFindsWhatAScanFinds(t *testing.T) {
 		slices.SortStableFunc(view, func(a, b int32) int {
 			return cmp.Or(cmp.Compare(entries[a].chat, entries[b].chat), cmp.Compare(entries[a].seq, entries[b].seq))
 		})
-		sp := spans(view, nchats, func(i int32) int32 { return entries[i].chat })
+		sp := store.Spans(view, nchats, func(i int32) int32 { return entries[i].chat })
 		scan := func(q entry) bool {
 			return slices.ContainsFunc(entries, func(e entry) bool { return e == q })
 		}

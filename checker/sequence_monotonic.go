@@ -1,5 +1,7 @@
 package checker
 
+import "github.com/chatseq/chatseq/checker/internal/store"
+
 // NameSequenceMonotonic is the invariant's name as HISTORY.md spells it.
 const NameSequenceMonotonic = "sequence_monotonic"
 
@@ -8,33 +10,33 @@ const NameSequenceMonotonic = "sequence_monotonic"
 // the smaller sequence (ADR-001 Appendix C in HISTORY.md's real-time form).
 func checkSequenceMonotonic(x *index) Result {
 	v := newVerdict(NameSequenceMonotonic)
-	buf := make([]interval, 0, maxSpan(x.ackSpan))
+	buf := make([]store.Interval, 0, store.MaxSpan(x.AckSpan))
 	total := 0
-	for c := range x.chatNames {
-		lo, hi := span(x.ackSpan, int32(c))
+	for c := range x.ChatNames {
+		lo, hi := store.Span(x.AckSpan, int32(c))
 		buf = buf[:0]
-		for _, o := range x.acks[lo:hi] {
-			if !x.isDedup(o) {
-				buf = append(buf, interval{start: x.call(o), end: x.ret(o), value: x.ackSeq(o), ref: o})
+		for _, o := range x.Acks[lo:hi] {
+			if !x.IsDedup(o) {
+				buf = append(buf, store.Interval{Start: x.Call(o), End: x.Ret(o), Value: x.AckSeq(o), Ref: o})
 			}
 		}
 		total += len(buf)
 		// Acks are by sequence: the first new message is the lowest. A
 		// replay may answer a message from before the run; a new one
 		// is above where the counter stood.
-		if len(buf) > 0 && buf[0].value <= x.initialCounter && x.initialCounter > 0 {
-			o := buf[0].ref
-			v.fail([]int{x.doneLine(o)}, "chat %q: a persist was acked seq %d as a new message (line %d), not above initial_counter %d, where the counter stood before the run",
-				x.chatNames[c], x.ackSeq(o), x.doneLine(o), x.initialCounter)
+		if len(buf) > 0 && buf[0].Value <= x.InitialCounter && x.InitialCounter > 0 {
+			o := buf[0].Ref
+			v.fail([]int{x.DoneLine(o)}, "chat %q: a persist was acked seq %d as a new message (line %d), not above initial_counter %d, where the counter stood before the run",
+				x.ChatNames[c], x.AckSeq(o), x.DoneLine(o), x.InitialCounter)
 		}
-		n, first := findOrderViolations(buf, equalViolatesIfOrdered)
+		n, first := store.FindOrderViolations(buf, store.EqualViolatesIfOrdered)
 		if n == 0 {
 			continue
 		}
-		h, l := first.hi, first.lo
-		v.fail([]int{x.doneLine(h.ref), x.invLine(l.ref), x.doneLine(l.ref)},
+		h, l := first.Hi, first.Lo
+		v.fail([]int{x.DoneLine(h.Ref), x.InvLine(l.Ref), x.DoneLine(l.Ref)},
 			"chat %q: %d new messages were acked a sequence not above one acked before they were invoked, e.g. seq %d acked at line %d before the persist at line %d was invoked, which got seq %d",
-			x.chatNames[c], n, h.value, x.doneLine(h.ref), x.invLine(l.ref), l.value)
+			x.ChatNames[c], n, h.Value, x.DoneLine(h.Ref), x.InvLine(l.Ref), l.Value)
 	}
 	if total == 0 {
 		v.notApplicable("no persist was acknowledged as a new message (ok with dedup=false)")

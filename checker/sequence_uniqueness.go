@@ -1,5 +1,7 @@
 package checker
 
+import "github.com/chatseq/chatseq/checker/internal/store"
+
 // NameSequenceUniqueness is the invariant's name as HISTORY.md spells it.
 const NameSequenceUniqueness = "sequence_uniqueness"
 
@@ -12,39 +14,39 @@ const NameSequenceUniqueness = "sequence_uniqueness"
 // message was overwritten is ack_implies_persistence's failure.
 func checkSequenceUniqueness(x *index) Result {
 	v := newVerdict(NameSequenceUniqueness)
-	if len(x.msgs) == 0 && len(x.acks) == 0 && (x.hasMessages || len(x.syncsByChat) == 0) {
+	if len(x.Msgs) == 0 && len(x.Acks) == 0 && (x.HasMessages || len(x.SyncsByChat) == 0) {
 		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}
-	for c := range x.chatNames {
-		lo, hi := span(x.msgSpan, int32(c))
-		ms := x.msgs[lo:hi]
+	for c := range x.ChatNames {
+		lo, hi := store.Span(x.MsgSpan, int32(c))
+		ms := x.Msgs[lo:hi]
 		for i := 0; i < len(ms); {
 			j := i + 1
-			for j < len(ms) && x.fin.At(ms[j]).Seq == x.fin.At(ms[i]).Seq {
-				a, b := x.fin.At(ms[i]), x.fin.At(ms[j])
+			for j < len(ms) && x.Fin.At(ms[j]).Seq == x.Fin.At(ms[i]).Seq {
+				a, b := x.Fin.At(ms[i]), x.Fin.At(ms[j])
 				if a.MessageID != b.MessageID {
 					v.fail([]int{int(a.Line), int(b.Line)}, "chat %q seq %d holds two messages in the final table: %q (line %d) and %q (line %d)",
-						x.chatNames[c], a.Seq, x.midName(a.MessageID), a.Line, x.midName(b.MessageID), b.Line)
+						x.ChatNames[c], a.Seq, x.MidName(a.MessageID), a.Line, x.MidName(b.MessageID), b.Line)
 				} else {
 					// Equal lines too: (chat, seq) is the table's primary
 					// key, one row each, as two records of one key fail
 					// idempotency_sequence_consistency.
 					v.fail([]int{int(a.Line), int(b.Line)}, "chat %q seq %d is in the final messages table twice (lines %d and %d), though (chat, seq) is its primary key",
-						x.chatNames[c], a.Seq, a.Line, b.Line)
+						x.ChatNames[c], a.Seq, a.Line, b.Line)
 				}
 				j++
 			}
 			i = j
 		}
-		lo, hi = span(x.ackSpan, int32(c))
-		as := x.acks[lo:hi]
+		lo, hi = store.Span(x.AckSpan, int32(c))
+		as := x.Acks[lo:hi]
 		for i := 0; i < len(as); {
 			j := i + 1
-			for j < len(as) && x.ackSeq(as[j]) == x.ackSeq(as[i]) {
-				if x.ackID(as[j]) != x.ackID(as[i]) {
-					v.fail([]int{x.doneLine(as[i]), x.doneLine(as[j])}, "chat %q seq %d was acknowledged for two messages: %q (line %d) and %q (line %d)",
-						x.chatNames[c], x.ackSeq(as[i]), x.midName(x.ackID(as[i])), x.doneLine(as[i]), x.midName(x.ackID(as[j])), x.doneLine(as[j]))
+			for j < len(as) && x.AckSeq(as[j]) == x.AckSeq(as[i]) {
+				if x.AckID(as[j]) != x.AckID(as[i]) {
+					v.fail([]int{x.DoneLine(as[i]), x.DoneLine(as[j])}, "chat %q seq %d was acknowledged for two messages: %q (line %d) and %q (line %d)",
+						x.ChatNames[c], x.AckSeq(as[i]), x.MidName(x.AckID(as[i])), x.DoneLine(as[i]), x.MidName(x.AckID(as[j])), x.DoneLine(as[j]))
 				}
 				j++
 			}
@@ -52,6 +54,6 @@ func checkSequenceUniqueness(x *index) Result {
 		}
 	}
 	x.idAtTwoSequences(v)
-	v.pass("%s and %s: no sequence holds two message ids, no id two sequences", plural(len(x.msgs), "final message"), plural(len(x.acks), "ack"))
+	v.pass("%s and %s: no sequence holds two message ids, no id two sequences", plural(len(x.Msgs), "final message"), plural(len(x.Acks), "ack"))
 	return v.result()
 }

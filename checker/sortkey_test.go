@@ -2,6 +2,7 @@ package checker
 
 import (
 	"cmp"
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -19,21 +20,21 @@ func TestSortByKeyIsACompareSort(t *testing.T) {
 		if round%50 == 0 {
 			n = 20000
 		}
-		keys := make([]sortKey, n)
+		keys := make([]store.SortKey, n)
 		maxA := uint64(1) << rng.IntN(64)
 		chats := int32(1 + rng.IntN(70))
 		for i := range keys {
-			keys[i] = sortKey{chat: rng.Int32N(chats), a: rng.Uint64N(maxA), b: rng.Int64N(5) - 2}
+			keys[i] = store.SortKey{Chat: rng.Int32N(chats), A: rng.Uint64N(maxA), B: rng.Int64N(5) - 2}
 			if round%4 == 1 {
 				// b too wide to pack beside the pair: runs of equal pairs
 				// are sorted by b apart (and b's range overflows int64).
-				keys[i].b = int64(rng.Uint64() >> rng.UintN(64))
+				keys[i].B = int64(rng.Uint64() >> rng.UintN(64))
 			}
 			if i > 0 && rng.IntN(3) == 0 {
-				keys[i].a = keys[rng.IntN(i)].a // equal pairs, sorted by b
+				keys[i].A = keys[rng.IntN(i)].A // equal pairs, sorted by b
 			}
 			if round%7 == 0 {
-				keys[i].a = math.MaxUint64 - rng.Uint64N(4) // too wide with the chat
+				keys[i].A = math.MaxUint64 - rng.Uint64N(4) // too wide with the chat
 			}
 		}
 		idx := make([]int32, n)
@@ -58,12 +59,12 @@ func TestSortByKeyIsACompareSort(t *testing.T) {
 				}
 			}
 		}
-		key := func(i int32) sortKey { k := keys[i]; k.idx = -1; return k }
+		key := func(i int32) store.SortKey { k := keys[i]; k.Idx = -1; return k }
 		want := slices.Clone(idx)
 		slices.SortFunc(want, func(p, q int32) int {
-			return cmp.Or(compareKeys(keys[p], keys[q]), cmp.Compare(p, q))
+			return cmp.Or(store.CompareKeys(keys[p], keys[q]), cmp.Compare(p, q))
 		})
-		sortByKey(idx, key)
+		store.SortByKey(idx, key)
 		if !slices.Equal(idx, want) {
 			t.Fatalf("round %d (n=%d): sortByKey differs from a comparison sort", round, n)
 		}
@@ -72,13 +73,13 @@ func TestSortByKeyIsACompareSort(t *testing.T) {
 
 // chatsInRuns orders idx sorted within each chat, the chats one after
 // another in a random order, as final messages walked chat by chat are.
-func chatsInRuns(rng *rand.Rand, idx []int32, keys []sortKey) {
+func chatsInRuns(rng *rand.Rand, idx []int32, keys []store.SortKey) {
 	if len(keys) == 0 {
 		return
 	}
-	order := rng.Perm(1 + int(slices.MaxFunc(keys, func(a, b sortKey) int { return cmp.Compare(a.chat, b.chat) }).chat))
+	order := rng.Perm(1 + int(slices.MaxFunc(keys, func(a, b store.SortKey) int { return cmp.Compare(a.Chat, b.Chat) }).Chat))
 	slices.SortFunc(idx, func(p, q int32) int {
 		kp, kq := keys[p], keys[q]
-		return cmp.Or(cmp.Compare(order[kp.chat], order[kq.chat]), cmp.Compare(kp.a, kq.a), cmp.Compare(kp.b, kq.b), cmp.Compare(p, q))
+		return cmp.Or(cmp.Compare(order[kp.Chat], order[kq.Chat]), cmp.Compare(kp.A, kq.A), cmp.Compare(kp.B, kq.B), cmp.Compare(p, q))
 	})
 }

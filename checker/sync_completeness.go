@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/checker/internal/store"
 )
 
 // NameSyncCompleteness is the invariant's name as HISTORY.md spells it.
@@ -23,9 +24,9 @@ type known struct {
 // knownSeqs merges chat c's acks and final messages by sequence.
 func (x *index) knownSeqs(c int32, buf []known) []known {
 	buf = buf[:0]
-	alo, ahi := span(x.ackSpan, c)
-	for _, o := range x.acks[alo:ahi] {
-		s, t := x.ackSeq(o), x.ret(o)
+	alo, ahi := store.Span(x.AckSpan, c)
+	for _, o := range x.Acks[alo:ahi] {
+		s, t := x.AckSeq(o), x.Ret(o)
 		if n := len(buf); n > 0 && buf[n-1].seq == s {
 			if t < buf[n-1].ack {
 				buf[n-1].ack, buf[n-1].op = t, o
@@ -34,11 +35,11 @@ func (x *index) knownSeqs(c int32, buf []known) []known {
 		}
 		buf = append(buf, known{seq: s, ack: t, op: o, msg: -1})
 	}
-	mlo, mhi := span(x.msgSpan, c)
+	mlo, mhi := store.Span(x.MsgSpan, c)
 	nAcked := len(buf)
 	i := 0
-	for _, m := range x.msgs[mlo:mhi] {
-		s := x.fin.At(m).Seq
+	for _, m := range x.Msgs[mlo:mhi] {
+		s := x.Fin.At(m).Seq
 		for i < nAcked && buf[i].seq < s {
 			i++
 		}
@@ -51,7 +52,7 @@ func (x *index) knownSeqs(c int32, buf []known) []known {
 		if n := len(buf); n > nAcked && buf[n-1].seq == s {
 			continue
 		}
-		buf = append(buf, known{seq: s, ack: timeMax, op: -1, msg: m})
+		buf = append(buf, known{seq: s, ack: store.TimeMax, op: -1, msg: m})
 	}
 	if len(buf) > nAcked {
 		slices.SortFunc(buf, func(a, b known) int { return cmp.Compare(a.seq, b.seq) })
@@ -61,9 +62,9 @@ func (x *index) knownSeqs(c int32, buf []known) []known {
 
 func (k known) line(x *index) int {
 	if k.op >= 0 {
-		return x.doneLine(k.op)
+		return x.DoneLine(k.op)
 	}
-	return int(x.fin.At(k.msg).Line)
+	return int(x.Fin.At(k.msg).Line)
 }
 
 // fenwick counts marked positions in prefix ranges.
@@ -100,29 +101,29 @@ type syncScan struct {
 func checkSyncCompleteness(x *index) (Result, int) {
 	v := newVerdict(NameSyncCompleteness)
 	scan := &syncScan{budget: 50_000_000}
-	ks := make([]known, 0, maxSpan(x.ackSpan)+maxSpan(x.msgSpan))
+	ks := make([]known, 0, store.MaxSpan(x.AckSpan)+store.MaxSpan(x.MsgSpan))
 	byAck := make([]int32, 0, cap(ks))
 	var syncs []int32
-	var buf syncBuf // each sync's answer, decoded once for the four passes
+	var buf store.SyncBuf // each sync's answer, decoded once for the four passes
 	var fins finalHashes
 	var ranks knownRanks
 	total, unverified := 0, 0
-	for c := int32(0); c < int32(len(x.chatNames)); c++ {
-		lo, hi := span(x.syncSpan, c)
-		syncs = append(syncs[:0], x.syncsByChat[lo:hi]...) // sorted below
+	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
+		lo, hi := store.Span(x.SyncSpan, c)
+		syncs = append(syncs[:0], x.SyncsByChat[lo:hi]...) // sorted below
 		if len(syncs) == 0 {
 			continue
 		}
 		total += len(syncs)
-		slices.SortStableFunc(syncs, func(a, b int32) int { return cmp.Compare(x.call(a), x.call(b)) })
+		slices.SortStableFunc(syncs, func(a, b int32) int { return cmp.Compare(x.Call(a), x.Call(b)) })
 		ks = x.knownSeqs(c, ks)
 		ranks.build(ks)
-		if x.hasMessages {
+		if x.HasMessages {
 			fins.build(x, c)
 		}
 		byAck = byAck[:0]
 		for i := range ks {
-			if ks[i].ack != timeMax {
+			if ks[i].ack != store.TimeMax {
 				byAck = append(byAck, int32(i))
 			}
 		}
@@ -131,11 +132,11 @@ func checkSyncCompleteness(x *index) (Result, int) {
 		seen := make([]bool, len(ks))
 		p := 0
 		for _, y := range syncs {
-			for p < len(byAck) && ks[byAck[p]].ack < x.call(y) {
+			for p < len(byAck) && ks[byAck[p]].ack < x.Call(y) {
 				fw.add(int(byAck[p]))
 				p++
 			}
-			seqs, ids, ok := x.syncResult(y, &buf)
+			seqs, ids, ok := x.SyncResult(y, &buf)
 			if ok && !x.syncWellFormed(v, c, y, seqs, ids) {
 				continue
 			}
@@ -148,8 +149,8 @@ func checkSyncCompleteness(x *index) (Result, int) {
 	}
 	if total == 0 {
 		syncs := 0
-		for i := range x.ops.Count() {
-			if x.ops.At(i).fn == fnSync {
+		for i := range x.Ops.Count() {
+			if x.Ops.At(i).Fn == store.FnSync {
 				syncs++
 			}
 		}
@@ -164,11 +165,11 @@ func checkSyncCompleteness(x *index) (Result, int) {
 		v.note("%s returned by syncs could not be verified to exist (no final messages lines, never acknowledged)", plural(unverified, "sequence"))
 	}
 	if scan.late > 0 {
-		x.warn("late commits below a cursor: %s got a sequence below one a sync had already returned without it (acknowledged only after that sync returned, or never: %d), e.g. %s; a client whose cursor passed such a message never sees it. A design that allocates a sequence before it commits the message allows this, and ADR-001's sync_completeness as written does not cover it",
+		x.Warn("late commits below a cursor: %s got a sequence below one a sync had already returned without it (acknowledged only after that sync returned, or never: %d), e.g. %s; a client whose cursor passed such a message never sees it. A design that allocates a sequence before it commits the message allows this, and ADR-001's sync_completeness as written does not cover it",
 			plural(scan.late, "message"), scan.lateAfterReturn, scan.example)
 	}
 	if scan.work > scan.budget {
-		x.warn("late-commit scan stopped after %d steps: the count is a lower bound", scan.budget)
+		x.Warn("late-commit scan stopped after %d steps: the count is a lower bound", scan.budget)
 	}
 	v.pass("%s judged", plural(total, "sync"))
 	return v.result(), scan.late
@@ -176,23 +177,23 @@ func checkSyncCompleteness(x *index) (Result, int) {
 
 // syncWellFormed checks the shape of y's result, seqs and ids.
 func (x *index) syncWellFormed(v *verdict, c int32, y int32, seqs, ids []uint64) bool {
-	lines := x.opLines(y)
-	dl, after, limit := x.doneLine(y), x.after(y), x.limit(y)
+	lines := x.OpLines(y)
+	dl, after, limit := x.DoneLine(y), x.After(y), x.Limit(y)
 	switch {
 	case len(ids) != len(seqs):
-		v.fail(lines, "sync at line %d on chat %q returned %d seqs but %d message_ids", dl, x.chatNames[c], len(seqs), len(ids))
+		v.fail(lines, "sync at line %d on chat %q returned %d seqs but %d message_ids", dl, x.ChatNames[c], len(seqs), len(ids))
 		return false
 	case limit > 0 && len(seqs) > limit:
-		v.fail(lines, "sync at line %d on chat %q returned %d messages, above its limit %d", dl, x.chatNames[c], len(seqs), limit)
+		v.fail(lines, "sync at line %d on chat %q returned %d messages, above its limit %d", dl, x.ChatNames[c], len(seqs), limit)
 		return false
 	}
 	for i, s := range seqs {
 		if s <= after {
-			v.fail(lines, "sync at line %d on chat %q returned seq %d, not above after=%d", dl, x.chatNames[c], s, after)
+			v.fail(lines, "sync at line %d on chat %q returned seq %d, not above after=%d", dl, x.ChatNames[c], s, after)
 			return false
 		}
 		if i > 0 && s <= seqs[i-1] {
-			v.fail(lines, "sync at line %d on chat %q returned seq %d after %d: not strictly ascending", dl, x.chatNames[c], s, seqs[i-1])
+			v.fail(lines, "sync at line %d on chat %q returned seq %d after %d: not strictly ascending", dl, x.ChatNames[c], s, seqs[i-1])
 			return false
 		}
 	}
@@ -203,28 +204,28 @@ func (x *index) syncWellFormed(v *verdict, c int32, y int32, seqs, ids []uint64)
 // messages table, or without it against the acks; it returns how many it
 // could verify neither way.
 func (x *index) syncExists(v *verdict, c int32, y int32, seqs, ids []uint64, ks []known, fins *finalHashes) (unverified int) {
-	dl := x.doneLine(y)
-	mlo, mhi := span(x.msgSpan, c)
-	msgs, from, kat := x.msgs[mlo:mhi], 0, 0
+	dl := x.DoneLine(y)
+	mlo, mhi := store.Span(x.MsgSpan, c)
+	msgs, from, kat := x.Msgs[mlo:mhi], 0, 0
 	for i, s := range seqs {
 		id := ids[i]
-		if x.hasMessages {
+		if x.HasMessages {
 			if fins.holds(s, id) {
 				continue
 			}
 			var found bool
 			var at int32
-			found, at, from = x.hasMsgHashFrom(msgs, from, s, id)
+			found, at, from = x.HasMsgHashFrom(msgs, from, s, id)
 			if !found {
 				lines := []int{dl}
 				what := "no final message has that sequence"
 				if at >= 0 {
-					lines = append(lines, int(x.fin.At(at).Line))
-					what = fmt.Sprintf("the final table holds %q there (line %d)", x.midName(x.fin.At(at).MessageID), x.fin.At(at).Line)
-					v.fail(lines, "sync at line %d on chat %q returned seq %d with another message id, but %s", dl, x.chatNames[c], s, what)
+					lines = append(lines, int(x.Fin.At(at).Line))
+					what = fmt.Sprintf("the final table holds %q there (line %d)", x.MidName(x.Fin.At(at).MessageID), x.Fin.At(at).Line)
+					v.fail(lines, "sync at line %d on chat %q returned seq %d with another message id, but %s", dl, x.ChatNames[c], s, what)
 					continue
 				}
-				v.fail(lines, "sync at line %d on chat %q returned seq %d but %s", dl, x.chatNames[c], s, what)
+				v.fail(lines, "sync at line %d on chat %q returned seq %d but %s", dl, x.ChatNames[c], s, what)
 			}
 			continue
 		}
@@ -233,9 +234,9 @@ func (x *index) syncExists(v *verdict, c int32, y int32, seqs, ids []uint64, ks 
 		switch {
 		case !ok || ks[k].op < 0:
 			unverified++
-		case x.midHash[x.ackID(ks[k].op)] != id:
-			v.fail([]int{x.doneLine(ks[k].op), dl}, "sync at line %d on chat %q returned seq %d with another message id than it was acknowledged with, %q (line %d)",
-				dl, x.chatNames[c], s, x.midName(x.ackID(ks[k].op)), x.doneLine(ks[k].op))
+		case x.MidHash[x.AckID(ks[k].op)] != id:
+			v.fail([]int{x.DoneLine(ks[k].op), dl}, "sync at line %d on chat %q returned seq %d with another message id than it was acknowledged with, %q (line %d)",
+				dl, x.ChatNames[c], s, x.MidName(x.AckID(ks[k].op)), x.DoneLine(ks[k].op))
 		}
 	}
 	return unverified
@@ -246,7 +247,7 @@ func (x *index) syncExists(v *verdict, c int32, y int32, seqs, ids []uint64, ks 
 // messages.
 func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, r *knownRanks, fw fenwick) {
 	ks := r.ks
-	after, limit, il, dl := x.after(y), x.limit(y), x.invLine(y), x.doneLine(y)
+	after, limit, il, dl := x.After(y), x.Limit(y), x.InvLine(y), x.DoneLine(y)
 	lo := r.rank(after + 1)
 	hi := len(ks)
 	if limit > 0 && len(seqs) == limit {
@@ -256,7 +257,7 @@ func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, r *known
 		return
 	}
 	need := fw.sum(hi) - fw.sum(lo)
-	call := x.call(y)
+	call := x.Call(y)
 	present := 0
 	at := lo
 	for _, s := range seqs {
@@ -270,14 +271,14 @@ func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, r *known
 		return
 	}
 	if v.Fails() >= 100 { // enough examples: do not pay a scan per broken sync
-		v.fail([]int{il, dl}, "sync at line %d on chat %q missed %d messages acknowledged before it was invoked", dl, x.chatNames[c], need-present)
+		v.fail([]int{il, dl}, "sync at line %d on chat %q missed %d messages acknowledged before it was invoked", dl, x.ChatNames[c], need-present)
 		return
 	}
 	for k := lo; k < hi; k++ {
 		if ks[k].ack < call {
 			if _, in := slices.BinarySearch(seqs, ks[k].seq); !in {
-				v.fail([]int{il, dl, x.doneLine(ks[k].op)}, "sync at line %d on chat %q (after=%d, limit=%d) missed seq %d, acknowledged at line %d before the sync was invoked (%d such messages missed)",
-					dl, x.chatNames[c], after, limit, ks[k].seq, x.doneLine(ks[k].op), need-present)
+				v.fail([]int{il, dl, x.DoneLine(ks[k].op)}, "sync at line %d on chat %q (after=%d, limit=%d) missed seq %d, acknowledged at line %d before the sync was invoked (%d such messages missed)",
+					dl, x.ChatNames[c], after, limit, ks[k].seq, x.DoneLine(ks[k].op), need-present)
 				return
 			}
 		}
@@ -294,10 +295,10 @@ func (s *syncScan) lateCommits(x *index, c int32, y int32, seqs []uint64, r *kno
 		return
 	}
 	top := seqs[len(seqs)-1]
-	call, ret := x.call(y), x.ret(y)
+	call, ret := x.Call(y), x.Ret(y)
 	j := 0
 	ks := r.ks
-	for k := r.rank(x.after(y) + 1); k < len(ks) && ks[k].seq < top; k++ {
+	for k := r.rank(x.After(y) + 1); k < len(ks) && ks[k].seq < top; k++ {
 		s.work++
 		for j < len(seqs) && seqs[j] < ks[k].seq {
 			j++
@@ -311,7 +312,7 @@ func (s *syncScan) lateCommits(x *index, c int32, y int32, seqs []uint64, r *kno
 			s.lateAfterReturn++
 		}
 		if s.example == "" {
-			s.example = fmt.Sprintf("chat %q seq %d (line %d) below the seq %d returned by the sync at line %d", x.chatNames[c], ks[k].seq, ks[k].line(x), top, x.doneLine(y))
+			s.example = fmt.Sprintf("chat %q seq %d (line %d) below the seq %d returned by the sync at line %d", x.ChatNames[c], ks[k].seq, ks[k].line(x), top, x.DoneLine(y))
 		}
 	}
 }
@@ -331,12 +332,12 @@ type finalHashes struct {
 // their sequences are too sparse for a table (a corrupt or hostile one).
 func (f *finalHashes) build(x *index, c int32) {
 	f.bySeq = f.bySeq[:0]
-	mlo, mhi := span(x.msgSpan, c)
-	msgs := x.msgs[mlo:mhi]
+	mlo, mhi := store.Span(x.MsgSpan, c)
+	msgs := x.Msgs[mlo:mhi]
 	if len(msgs) == 0 {
 		return
 	}
-	first, last := x.fin.At(msgs[0]).Seq, x.fin.At(msgs[len(msgs)-1]).Seq
+	first, last := x.Fin.At(msgs[0]).Seq, x.Fin.At(msgs[len(msgs)-1]).Seq
 	size, ok := columns.TableSize(first, last, len(msgs))
 	if !ok {
 		return
@@ -347,8 +348,8 @@ func (f *finalHashes) build(x *index, c int32) {
 	for _, m := range msgs {
 		// Of several messages at one sequence the last is kept: a sync
 		// naming another is looked up in the table itself.
-		r := x.fin.At(m)
-		f.bySeq[r.Seq-first] = x.midHash[r.MessageID]
+		r := x.Fin.At(m)
+		f.bySeq[r.Seq-first] = x.MidHash[r.MessageID]
 	}
 }
 

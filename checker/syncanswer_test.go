@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -22,10 +23,10 @@ func TestSyncAnswersReadBackAsWritten(t *testing.T) {
 		// The Log numbers operations in invoke order; find each sync's
 		// completion line among them.
 		byDone := map[int]int32{}
-		for o := range x.ops.Count() {
-			byDone[x.doneLine(o)] = o
+		for o := range x.Ops.Count() {
+			byDone[x.DoneLine(o)] = o
 		}
-		var buf syncBuf
+		var buf store.SyncBuf
 		for i := range h.Events {
 			e := &h.Events[i]
 			if e.Kind != history.KindOK || e.F != history.FSync || e.Sync == nil {
@@ -35,7 +36,7 @@ func TestSyncAnswersReadBackAsWritten(t *testing.T) {
 			if !ok {
 				t.Fatalf("run %d: no operation completes at line %d", run, e.Line)
 			}
-			seqs, ids, ok := x.syncResult(o, &buf)
+			seqs, ids, ok := x.SyncResult(o, &buf)
 			want := make([]uint64, len(e.Sync.MessageIDs))
 			for k, id := range e.Sync.MessageIDs {
 				want[k] = stringHash(id)
@@ -44,7 +45,7 @@ func TestSyncAnswersReadBackAsWritten(t *testing.T) {
 				t.Fatalf("run %d line %d: read back seqs %v ids %v, the line had %v %v", run, e.Line, seqs, ids, e.Sync.Seqs, want)
 			}
 			checked += len(seqs)
-			fromAcks += len(seqs) - x.syncs[x.ops.At(o).sync()].mids.Len()
+			fromAcks += len(seqs) - x.Syncs[x.Ops.At(o).Sync()].Mids.Len()
 		}
 	}
 	if checked == 0 || fromAcks == 0 || fromAcks == checked {

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"cmp"
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -20,21 +21,21 @@ func TestFinalHashesHoldWhatTheTableHolds(t *testing.T) {
 	var f finalHashes
 	for run := range 1500 {
 		x := indexOf(randomExactCase(rng, run, names).h)
-		if !x.hasMessages {
+		if !x.HasMessages {
 			continue
 		}
-		for c := int32(0); c < int32(len(x.chatNames)); c++ {
+		for c := int32(0); c < int32(len(x.ChatNames)); c++ {
 			f.build(x, c)
-			mlo, mhi := span(x.msgSpan, c)
-			msgs := x.msgs[mlo:mhi]
+			mlo, mhi := store.Span(x.MsgSpan, c)
+			msgs := x.Msgs[mlo:mhi]
 			at := map[uint64][]uint64{} // seq → hashes of its final messages
 			for _, m := range msgs {
-				r := x.fin.At(m)
-				at[r.Seq] = append(at[r.Seq], x.midHash[r.MessageID])
+				r := x.Fin.At(m)
+				at[r.Seq] = append(at[r.Seq], x.MidHash[r.MessageID])
 			}
 			for seq, hs := range at {
 				for _, h := range append(hs, hs[0]+1, 0) {
-					found, _, _ := x.hasMsgHashFrom(msgs, 0, seq, h)
+					found, _, _ := x.HasMsgHashFrom(msgs, 0, seq, h)
 					if f.holds(seq, h) && !found {
 						t.Fatalf("run %d chat %d: the table holds seq %d with hash %x, the final messages do not", run, c, seq, h)
 					}

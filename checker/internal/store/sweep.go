@@ -1,35 +1,35 @@
-package checker
+package store
 
 import (
 	"cmp"
 	"slices"
 )
 
-// interval is something that took effect at one instant within
+// Interval is something that took effect at one instant within
 // [start, end] (closed, as porcupine reads operations) and produced value.
-type interval struct {
-	start, end int64
-	value      uint64
-	ref        int32 // caller's reference
+type Interval struct {
+	Start, End int64
+	Value      uint64
+	Ref        int32 // caller's reference
 }
 
 // orderViolation is a pair the real-time order contradicts: hi ended
 // before lo started, yet hi.value >= lo.value.
-type orderViolation struct{ hi, lo interval }
+type orderViolation struct{ Hi, Lo Interval }
 
-// equalValues says how two intervals with the same value are judged.
-type equalValues bool
+// EqualValues says how two intervals with the same value are judged.
+type EqualValues bool
 
 const (
-	// equalAlwaysViolates: two values may never be equal (allocations:
+	// EqualAlwaysViolates: two values may never be equal (allocations:
 	// DynamoDB ADD never returns one value twice).
-	equalAlwaysViolates equalValues = true
-	// equalViolatesIfOrdered: equal values violate only when one interval
+	EqualAlwaysViolates EqualValues = true
+	// EqualViolatesIfOrdered: equal values violate only when one interval
 	// precedes the other (sequence_monotonic's "smaller sequence").
-	equalViolatesIfOrdered equalValues = false
+	EqualViolatesIfOrdered EqualValues = false
 )
 
-// findOrderViolations decides exactly, in O(n log n), whether values
+// FindOrderViolations decides exactly, in O(n log n), whether values
 // increase with real time: whether some pair A, B has A.end < B.start
 // (A completed before B began) and A.value >= B.value. It sorts by value and
 // sweeps upward keeping the latest start among strictly lower values: an
@@ -41,38 +41,38 @@ const (
 // side of some violation, and one violating pair.
 //
 // items is reordered.
-func findOrderViolations(items []interval, eq equalValues) (count int, first *orderViolation) {
-	slices.SortFunc(items, func(a, b interval) int {
-		return cmp.Or(cmp.Compare(a.value, b.value), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
+func FindOrderViolations(items []Interval, eq EqualValues) (count int, first *orderViolation) {
+	slices.SortFunc(items, func(a, b Interval) int {
+		return cmp.Or(cmp.Compare(a.Value, b.Value), cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
 	})
-	record := func(hi, lo interval) {
+	record := func(hi, lo Interval) {
 		count++
 		if first == nil {
-			first = &orderViolation{hi: hi, lo: lo}
+			first = &orderViolation{Hi: hi, Lo: lo}
 		}
 	}
-	var maxStart interval // the interval with the latest start among lower values
+	var maxStart Interval // the interval with the latest start among lower values
 	haveLower := false
 	for i := 0; i < len(items); {
 		j := i
-		for j < len(items) && items[j].value == items[i].value {
+		for j < len(items) && items[j].Value == items[i].Value {
 			j++
 		}
 		group := items[i:j]
 		for _, it := range group {
-			if haveLower && it.end < maxStart.start {
+			if haveLower && it.End < maxStart.Start {
 				record(it, maxStart)
 			}
 		}
 		if len(group) > 1 {
-			if eq == equalAlwaysViolates {
+			if eq == EqualAlwaysViolates {
 				record(group[1], group[0])
 			} else if hi, lo, ok := orderedPair(group); ok {
 				record(hi, lo)
 			}
 		}
 		for _, it := range group {
-			if !haveLower || it.start > maxStart.start {
+			if !haveLower || it.Start > maxStart.Start {
 				maxStart, haveLower = it, true
 			}
 		}
@@ -86,21 +86,21 @@ func findOrderViolations(items []interval, eq equalValues) (count int, first *or
 // start of the others suffices: any other ordered pair (a, b) has
 // first.end <= a.end < b.start, and b is not first because first.start <=
 // first.end.
-func orderedPair(group []interval) (hi, lo interval, ok bool) {
+func orderedPair(group []Interval) (hi, lo Interval, ok bool) {
 	e := 0
 	for k := range group {
-		if group[k].end < group[e].end {
+		if group[k].End < group[e].End {
 			e = k
 		}
 	}
 	s := -1
 	for k := range group {
-		if k != e && (s < 0 || group[k].start > group[s].start) {
+		if k != e && (s < 0 || group[k].Start > group[s].Start) {
 			s = k
 		}
 	}
-	if s >= 0 && group[e].end < group[s].start {
+	if s >= 0 && group[e].End < group[s].Start {
 		return group[e], group[s], true
 	}
-	return interval{}, interval{}, false
+	return Interval{}, Interval{}, false
 }

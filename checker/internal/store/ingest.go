@@ -1,4 +1,4 @@
-package checker
+package store
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"unsafe"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -26,18 +25,18 @@ type Log struct {
 	// some rules must not build on.
 	attributed map[int32]bool
 
-	chatNames []string
+	ChatNames []string
 	chatIDs   map[string]int32
 
-	// delivery holds the receivers' lines (store.Delivery); nil: none.
-	delivery *store.Delivery
+	// Delivery holds the receivers' lines (Delivery); nil: none.
+	Delivery *Delivery
 
 	// Keys and message ids are numbered provisionally while lines come
 	// in (newKeys, newMids), and once more when the Log is indexed
 	// (intern.go): keyNames, keyChat, midNames and midHash are by final
 	// number.
-	keyNames []columns.NameRef // in keys
-	keyChat  []int32
+	KeyNames []columns.NameRef // in keys
+	KeyChat  []int32
 	newKeys  struct {
 		names  columns.Chunked[columns.NameRef]
 		chat   columns.Chunked[int32]
@@ -50,31 +49,31 @@ type Log struct {
 	// hashed once; a sync's ids are only hashed: there are tens of them a
 	// sync, and they are only ever compared (stringHash: a collision, at
 	// odds of 2^-64, could only hide a mismatch).
-	midNames []columns.NameRef // in keys
-	midHash  []uint64
+	MidNames []columns.NameRef // in keys
+	MidHash  []uint64
 	// Kept by chat, as operations are (columns.Grouped): numbered in that
 	// order, a chat's message ids are neighbours by number, and what is
 	// looked up by message id for a chat's operations or final lines in
 	// turn is read in order, not one cache miss each.
-	newMids columns.Grouped[midRecord]
-	acked   recentAcks // finals find their ids by their acks (intern.go)
+	NewMids columns.Grouped[midRecord]
+	acked   RecentAcks // finals find their ids by their acks (intern.go)
 
 	senderIDs   map[string]uint32
-	senderNames []string // by number, the Log's copies
+	SenderNames []string // by number, the Log's copies
 	errIDs      map[string]uint16
-	errNames    []string
+	ErrNames    []string
 
 	// Records as lines come in. Operations and allocations are kept by
 	// chat (columns.Grouped); the index takes them numbered densely.
-	ops    columns.Grouped[op]
-	allocs columns.Grouped[alloc]
-	fin    columns.Chunked[cfin]
-	// recordOrder keeps every record in shared blocks, in the order read:
+	Ops    columns.Grouped[Op]
+	allocs columns.Grouped[Alloc]
+	Fin    columns.Chunked[Cfin]
+	// RecordOrder keeps every record in shared blocks, in the order read:
 	// a test's reference for grouping by chat.
-	recordOrder bool
-	evPos       columns.Chunked[evPos] // of the events lines in fin
+	RecordOrder bool
+	EvPos       columns.Chunked[evPos] // of the events lines in fin
 
-	syncs    []syncRef
+	Syncs    []syncRef
 	syncSeqs columns.Slab[byte]   // each answer's sequences, coded (columns.AppendSeqs)
 	seqCode  []byte               // addSync's scratch
 	syncMids columns.Slab[uint64] // stringHash of returned message ids the acks do not give
@@ -88,7 +87,7 @@ type Log struct {
 	// rest. A map look-up a line was a tenth of a line's cost.
 	open        []int32
 	outstanding map[int]int32
-	senders     [senderCache]cachedSender // by process: its last sender
+	senders     [SenderCache]cachedSender // by process: its last sender
 	lastChat    cachedChat                // the chat chat() last found
 	// finalSenders are the senders final lines named last (finalSender).
 	finalSenders [16]cachedSender
@@ -96,101 +95,101 @@ type Log struct {
 	disorder     int
 	sawEvent     bool
 
-	warnings []string
+	Warnings []string
 }
 
-// op is one operation: an invoke paired with the next completion of the
+// Op is one operation: an invoke paired with the next completion of the
 // same process. Fields that only some operations have share their place
 // (ref, aux, flag), read through the methods below, so that an operation
 // takes 64 bytes: a history's largest record.
-type op struct {
+type Op struct {
 	call, done int64  // invoke time; completion time (0 if none)
 	seq        uint64 // persist ok: the acknowledged sequence; sync: after
-	payload    uint64 // persist: stringHash of its payload_hash
-	invLine    int32
-	doneLine   int32 // 0 if it never completed
-	process    int32
-	chat       int32
-	key        int32 // scoped idempotency key of a persist; -1 for syncs and keyless persists
+	Payload    uint64 // persist: stringHash of its payload_hash
+	InvLine    int32
+	DoneLine   int32 // 0 if it never completed
+	Process    int32
+	Chat       int32
+	Key        int32 // scoped idempotency key of a persist; -1 for syncs and keyless persists
 	// ref is a persist ok's message id, a sync ok's answer in syncs (-1
 	// none), a fail's or info's error code.
 	ref uint32
 	// aux is a persist's sender, a sync's page size.
 	aux    uint32
-	fn     fnKind
-	status opStatus
+	Fn     fnKind
+	Status opStatus
 	// flag is a persist ok's dedup (answered as a replay), a sync's reader
 	// (a sync of a catch-up client, "reader": true, catch_up_completeness.go).
 	flag bool
 }
 
 // mid is a persist ok's acknowledged message id, 0 none.
-func (o *op) mid() uint32 {
-	if o.fn == fnPersist && o.status == stOK {
+func (o *Op) mid() uint32 {
+	if o.Fn == FnPersist && o.Status == StOK {
 		return o.ref
 	}
 	return 0
 }
 
-// sync is a sync ok's answer in the Log's syncs, -1 none.
-func (o *op) sync() int32 {
-	if o.fn == fnSync && o.status == stOK {
+// Sync is a sync ok's answer in the Log's syncs, -1 none.
+func (o *Op) Sync() int32 {
+	if o.Fn == FnSync && o.Status == StOK {
 		return int32(o.ref)
 	}
 	return -1
 }
 
-// err is a fail's or info's error code, 0 none.
-func (o *op) err() uint16 {
-	if o.status == stFail || o.status == stInfo {
+// Err is a fail's or info's error code, 0 none.
+func (o *Op) Err() uint16 {
+	if o.Status == StFail || o.Status == StInfo {
 		return uint16(o.ref)
 	}
 	return 0
 }
 
-// sender is a persist's sender.
-func (o *op) sender() uint32 {
-	if o.fn == fnPersist {
+// Sender is a persist's sender.
+func (o *Op) Sender() uint32 {
+	if o.Fn == FnPersist {
 		return o.aux
 	}
 	return 0
 }
 
 // limit is a sync's page size.
-func (o *op) limit() int32 {
-	if o.fn == fnSync {
+func (o *Op) limit() int32 {
+	if o.Fn == FnSync {
 		return int32(o.aux)
 	}
 	return 0
 }
 
 // dedup: a persist ok answered as a replay.
-func (o *op) dedup() bool { return o.fn == fnPersist && o.status == stOK && o.flag }
+func (o *Op) dedup() bool { return o.Fn == FnPersist && o.Status == StOK && o.flag }
 
-// reader: a sync of a catch-up client.
-func (o *op) reader() bool { return o.fn == fnSync && o.flag }
+// Reader: a sync of a catch-up client.
+func (o *Op) Reader() bool { return o.Fn == FnSync && o.flag }
 
-// alloc is one traced counter allocation: it returned during [start, end].
-type alloc struct {
-	end, start int64
-	seq        uint64
-	line       int32
-	op         int32 // the operation it was handed to; -1 if none was outstanding
-	chat       int32
+// Alloc is one traced counter allocation: it returned during [start, end].
+type Alloc struct {
+	End, Start int64
+	Seq        uint64
+	Line       int32
+	Op         int32 // the operation it was handed to; -1 if none was outstanding
+	Chat       int32
 	hasStart   bool
 }
 
-// cfin is one final line. Lines are numbered by int32, as operations'
+// Cfin is one final line. Lines are numbered by int32, as operations'
 // are; an events line's partition and offset are kept beside (evPos), so
 // that the messages and idempotency lines, a history's bulk, take 32 bytes.
-type cfin struct {
+type Cfin struct {
 	Seq       uint64 // messages, idempotency, events; counters: the value
 	Line      int32
-	chat      int32
-	key       int32  // messages, idempotency: the key's id, -1
+	Chat      int32
+	Key       int32  // messages, idempotency: the key's id, -1
 	MessageID uint32 // interned, 0 none
-	ev        int32  // events: its position in the Log's evPos
-	Table     tableKind
+	Ev        int32  // events: its position in the Log's evPos
+	Table     TableKind
 	Missing   bool // counters: the item is gone
 }
 
@@ -200,30 +199,30 @@ type evPos struct {
 	Partition int32
 }
 
-type tableKind uint8
+type TableKind uint8
 
 const (
-	tableUnknown tableKind = iota
-	tableCounters
-	tableMessages
-	tableIdempotency
-	tableEvents
+	tableUnknown TableKind = iota
+	TableCounters
+	TableMessages
+	TableIdempotency
+	TableEvents
 )
 
-var tableNames = [...]string{tableUnknown: "unknown", tableCounters: history.TableCounters, tableMessages: history.TableMessages, tableIdempotency: history.TableIdempotency, tableEvents: history.TableEvents}
+var tableNames = [...]string{tableUnknown: "unknown", TableCounters: history.TableCounters, TableMessages: history.TableMessages, TableIdempotency: history.TableIdempotency, TableEvents: history.TableEvents}
 
-func (t tableKind) String() string { return tableNames[t] }
+func (t TableKind) String() string { return tableNames[t] }
 
-func tableOf(name string) tableKind {
+func tableOf(name string) TableKind {
 	switch name {
 	case history.TableCounters:
-		return tableCounters
+		return TableCounters
 	case history.TableMessages:
-		return tableMessages
+		return TableMessages
 	case history.TableIdempotency:
-		return tableIdempotency
+		return TableIdempotency
 	case history.TableEvents:
-		return tableEvents
+		return TableEvents
 	}
 	return tableUnknown
 }
@@ -235,7 +234,7 @@ func tableOf(name string) tableKind {
 // made. mids holds the others, at the positions miss codes; or, when
 // explicit, every id the line had (as many as it had).
 type syncRef struct {
-	seqs, mids, miss columns.SlabRef
+	seqs, Mids, miss columns.SlabRef
 	explicit         bool
 }
 
@@ -245,49 +244,49 @@ func NewLog() *Log {
 		chatIDs:     map[string]int32{},
 		senderIDs:   map[string]uint32{},
 		errIDs:      map[string]uint16{"": 0},
-		errNames:    []string{""},
+		ErrNames:    []string{""},
 		outstanding: map[int]int32{},
 		lastTime:    math.MinInt64,
 	}
-	l.newMids.Add(-1, midRecord{}) // message id 0 is none
+	l.NewMids.Add(-1, midRecord{}) // message id 0 is none
 	return l
 }
 
 func (l *Log) warn(format string, args ...any) {
-	l.warnings = append(l.warnings, fmt.Sprintf(format, args...))
+	l.Warnings = append(l.Warnings, fmt.Sprintf(format, args...))
 }
 
-func (l *Log) chat(name string) int32 {
+func (l *Log) Chat(name string) int32 {
 	// Final lines come chat by chat: the last one found is mostly the
 	// next one asked for (its name is the Log's own copy, see below).
 	if name == l.lastChat.name && name != "" {
 		return l.lastChat.id
 	}
 	if id, ok := l.chatIDs[name]; ok {
-		l.lastChat = cachedChat{l.chatNames[id], id}
+		l.lastChat = cachedChat{l.ChatNames[id], id}
 		return id
 	}
-	id := int32(len(l.chatNames))
+	id := int32(len(l.ChatNames))
 	name = l.names.string(name)
 	l.chatIDs[name] = id
-	l.chatNames = append(l.chatNames, name)
+	l.ChatNames = append(l.ChatNames, name)
 	return id
 }
 
-func (l *Log) sender(s string) uint32 {
+func (l *Log) Sender(s string) uint32 {
 	id, ok := l.senderIDs[s]
 	if !ok {
-		id = uint32(len(l.senderNames))
+		id = uint32(len(l.SenderNames))
 		s = l.names.string(s)
 		l.senderIDs[s] = id
-		l.senderNames = append(l.senderNames, s)
+		l.SenderNames = append(l.SenderNames, s)
 	}
 	return id
 }
 
 // senderCache is how many processes' last senders the Log remembers, by
 // process modulo it: a process mostly sends as one user.
-const senderCache = 64
+const SenderCache = 64
 
 // cachedChat is a chat's name (the Log's own copy) and number.
 type cachedChat struct {
@@ -305,15 +304,15 @@ type cachedSender struct {
 // look-up. The name cached is the Log's copy, never the line's: a
 // reader's string may be a view of a buffer it reuses.
 func (l *Log) senderOf(process int, s string) uint32 {
-	return l.senderVia(&l.senders[uint(process)%senderCache], s)
+	return l.senderVia(&l.senders[uint(process)%SenderCache], s)
 }
 
-// finalSender is sender(s) for a final line, mostly without a map
+// FinalSender is sender(s) for a final line, mostly without a map
 // look-up: a run's messages come from a few senders, remembered by the
 // last byte and length of their names.
-func (l *Log) finalSender(s string) uint32 {
+func (l *Log) FinalSender(s string) uint32 {
 	if s == "" {
-		return l.sender(s)
+		return l.Sender(s)
 	}
 	return l.senderVia(&l.finalSenders[(len(s)*7+int(s[len(s)-1]))%len(l.finalSenders)], s)
 }
@@ -324,28 +323,28 @@ func (l *Log) senderVia(c *cachedSender, s string) uint32 {
 	if c.name == s && s != "" {
 		return c.id
 	}
-	id := l.sender(s)
-	*c = cachedSender{l.senderNames[id], id}
+	id := l.Sender(s)
+	*c = cachedSender{l.SenderNames[id], id}
 	return id
 }
 
 func (l *Log) errCode(s string) uint16 {
 	id, ok := l.errIDs[s]
 	if !ok {
-		if len(l.errNames) == math.MaxUint16 {
+		if len(l.ErrNames) == math.MaxUint16 {
 			return 0
 		}
-		id = uint16(len(l.errNames))
+		id = uint16(len(l.ErrNames))
 		s = l.names.string(s)
 		l.errIDs[s] = id
-		l.errNames = append(l.errNames, s)
+		l.ErrNames = append(l.ErrNames, s)
 	}
 	return id
 }
 
 // denseProcesses bounds the processes whose open operation is kept by
 // number (open); a run numbers its processes densely from 1.
-const denseProcesses = 1 << 20
+const DenseProcesses = 1 << 20
 
 // openOf is process's open operation.
 func (l *Log) openOf(process int) (int32, bool) {
@@ -353,7 +352,7 @@ func (l *Log) openOf(process int) (int32, bool) {
 		oi := l.open[process]
 		return oi, oi >= 0
 	}
-	if uint(process) < denseProcesses {
+	if uint(process) < DenseProcesses {
 		return 0, false
 	}
 	oi, ok := l.outstanding[process]
@@ -362,7 +361,7 @@ func (l *Log) openOf(process int) (int32, bool) {
 
 // setOpen makes oi process's open operation.
 func (l *Log) setOpen(process int, oi int32) {
-	if uint(process) >= denseProcesses {
+	if uint(process) >= DenseProcesses {
 		l.outstanding[process] = oi
 		return
 	}
@@ -410,30 +409,30 @@ func (l *Log) invoke(e *history.Event) {
 	var fn fnKind
 	switch e.F {
 	case history.FPersist:
-		fn = fnPersist
+		fn = FnPersist
 	case history.FSync:
-		fn = fnSync
+		fn = FnSync
 	default:
 		l.warn("line %d: invoke of unknown f %q ignored", e.Line, e.F)
 		return
 	}
 	if prev, ok := l.openOf(e.Process); ok {
-		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.ops.At(prev).invLine)
+		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.Ops.At(prev).InvLine)
 	}
-	o := op{call: e.Time, invLine: int32(e.Line), process: int32(e.Process), chat: l.chat(e.Chat), key: -1, fn: fn}
-	if fn == fnPersist {
+	o := Op{call: e.Time, InvLine: int32(e.Line), Process: int32(e.Process), Chat: l.Chat(e.Chat), Key: -1, Fn: fn}
+	if fn == FnPersist {
 		o.aux = l.senderOf(e.Process, e.Sender)
 		if e.Key == "" {
 			l.warn("line %d: persist without key: left out of key-based invariants", e.Line)
 		} else {
-			o.key = l.keyID(e.Process, o.chat, o.aux, e.Key)
+			o.Key = l.KeyID(e.Process, o.Chat, o.aux, e.Key)
 		}
-		o.payload = stringHash(e.PayloadHash)
+		o.Payload = StringHash(e.PayloadHash)
 	} else {
 		o.seq, o.aux = e.After, uint32(int32(min(max(e.Limit, math.MinInt32), math.MaxInt32)))
 		o.flag = e.Reader
 	}
-	l.setOpen(e.Process, l.ops.Add(l.groupOf(o.chat), o))
+	l.setOpen(e.Process, l.Ops.Add(l.groupOf(o.Chat), o))
 }
 
 func (l *Log) complete(e *history.Event) {
@@ -443,43 +442,43 @@ func (l *Log) complete(e *history.Event) {
 		return
 	}
 	l.closeOpen(e.Process)
-	o := l.ops.At(oi)
+	o := l.Ops.At(oi)
 	var f string
-	switch o.fn {
-	case fnPersist:
+	switch o.Fn {
+	case FnPersist:
 		f = history.FPersist
-	case fnSync:
+	case FnSync:
 		f = history.FSync
 	}
 	if e.F != "" && e.F != f {
-		l.warn("line %d: completion f %q does not match its invoke's %q (line %d)", e.Line, e.F, f, o.invLine)
+		l.warn("line %d: completion f %q does not match its invoke's %q (line %d)", e.Line, e.F, f, o.InvLine)
 	}
-	if e.Chat != "" && e.Chat != l.chatNames[o.chat] {
-		l.warn("line %d: completion chat %q does not match its invoke's %q (line %d)", e.Line, e.Chat, l.chatNames[o.chat], o.invLine)
+	if e.Chat != "" && e.Chat != l.ChatNames[o.Chat] {
+		l.warn("line %d: completion chat %q does not match its invoke's %q (line %d)", e.Line, e.Chat, l.ChatNames[o.Chat], o.InvLine)
 	}
-	o.done, o.doneLine = e.Time, int32(e.Line)
+	o.done, o.DoneLine = e.Time, int32(e.Line)
 	switch e.Kind {
 	case history.KindOK:
-		o.status = stOK
-		if o.fn == fnPersist {
-			o.seq, o.ref, o.flag = e.Seq, l.mid(o.chat, e.MessageID), e.Dedup
+		o.Status = StOK
+		if o.Fn == FnPersist {
+			o.seq, o.ref, o.flag = e.Seq, l.mid(o.Chat, e.MessageID), e.Dedup
 			if o.ref != 0 {
-				a := ackAt{mid: o.ref, key: o.key, sender: o.aux, midHash: l.newMids.At(int32(o.ref)).hash}
-				if o.key >= 0 {
-					a.keyHash = *l.newKeys.hash.At(o.key)
+				a := AckAt{Mid: o.ref, key: o.Key, sender: o.aux, MidHash: l.NewMids.At(int32(o.ref)).hash}
+				if o.Key >= 0 {
+					a.keyHash = *l.newKeys.hash.At(o.Key)
 				}
-				l.acked.remember(o.chat, o.seq, a)
+				l.acked.Remember(o.Chat, o.seq, a)
 			}
 		} else {
 			o.ref = ^uint32(0) // -1: no answer
 			if e.Sync != nil {
-				o.ref = uint32(l.addSync(o.chat, e.Sync))
+				o.ref = uint32(l.addSync(o.Chat, e.Sync))
 			}
 		}
 	case history.KindFail:
-		o.status, o.ref = stFail, uint32(l.errCode(e.Error))
+		o.Status, o.ref = StFail, uint32(l.errCode(e.Error))
 	default:
-		o.status, o.ref = stInfo, uint32(l.errCode(e.Error))
+		o.Status, o.ref = StInfo, uint32(l.errCode(e.Error))
 	}
 }
 
@@ -490,32 +489,32 @@ func (l *Log) addSync(chat int32, r *history.SyncResult) int32 {
 	if ids == nil && len(r.MessageIDs) > 0 {
 		ids = l.idScr[:0]
 		for _, id := range r.MessageIDs {
-			ids = append(ids, stringHash(id))
+			ids = append(ids, StringHash(id))
 		}
 		l.idScr = ids
 	}
 	if len(ids) != len(r.Seqs) {
 		ref.explicit = true // sync_completeness fails it: kept as it was
-		ref.mids = l.syncMids.Add(ids)
+		ref.Mids = l.syncMids.Add(ids)
 	} else {
 		// The positions of ids that are not their sequence's first ack's.
 		miss := l.missAt[:0]
 		for i, s := range r.Seqs {
-			if a := l.acked.at(chat, s); a == nil || a.midHash != ids[i] {
+			if a := l.acked.At(chat, s); a == nil || a.MidHash != ids[i] {
 				miss = append(miss, uint64(i))
 			}
 		}
 		l.missAt = miss
 		var mids []uint64
-		mids, ref.mids = l.syncMids.Grow(len(miss))
+		mids, ref.Mids = l.syncMids.Grow(len(miss))
 		for j, i := range miss {
 			mids[j] = ids[i]
 		}
 		l.seqCode = columns.AppendSeqs(l.seqCode[:0], miss)
 		ref.miss = l.syncMiss.Add(l.seqCode)
 	}
-	l.syncs = append(l.syncs, ref)
-	return int32(len(l.syncs) - 1)
+	l.Syncs = append(l.Syncs, ref)
+	return int32(len(l.Syncs) - 1)
 }
 
 // HashID makes history.Scan hand the Log a sync's message ids as their
@@ -524,7 +523,7 @@ func (l *Log) HashID(id []byte) uint64 {
 	if len(id) == 0 {
 		return 0
 	}
-	return store.BytesHash(id)
+	return BytesHash(id)
 }
 
 func (l *Log) trace(e *history.Event) {
@@ -532,64 +531,64 @@ func (l *Log) trace(e *history.Event) {
 		l.warn("line %d: trace of unknown f %q ignored", e.Line, e.F)
 		return
 	}
-	a := alloc{end: e.Time, seq: e.Seq, line: int32(e.Line), op: -1, chat: -1, start: e.Start, hasStart: e.HasStart}
+	a := Alloc{End: e.Time, Seq: e.Seq, Line: int32(e.Line), Op: -1, Chat: -1, Start: e.Start, hasStart: e.HasStart}
 	oi, ok := l.openOf(e.Process)
-	if ok && l.ops.At(oi).fn == fnPersist && l.chatNames[l.ops.At(oi).chat] == e.Chat {
-		a.chat = l.ops.At(oi).chat // its owner's: no look-up
+	if ok && l.Ops.At(oi).Fn == FnPersist && l.ChatNames[l.Ops.At(oi).Chat] == e.Chat {
+		a.Chat = l.Ops.At(oi).Chat // its owner's: no look-up
 	} else {
-		a.chat = l.chat(e.Chat)
+		a.Chat = l.Chat(e.Chat)
 	}
-	if ok && l.ops.At(oi).fn != fnPersist {
-		l.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, l.ops.At(oi).invLine)
+	if ok && l.Ops.At(oi).Fn != FnPersist {
+		l.warn("line %d: allocation for process %d, whose outstanding operation (line %d) is not a persist", e.Line, e.Process, l.Ops.At(oi).InvLine)
 		ok = false
 	}
 	if ok {
-		o := l.ops.At(oi)
-		a.op = oi
+		o := l.Ops.At(oi)
+		a.Op = oi
 		if !e.HasStart {
-			a.start = o.call
+			a.Start = o.call
 		}
-		if oc := l.chatNames[o.chat]; oc != e.Chat {
-			l.warn("line %d: allocation on chat %q for process %d, whose outstanding operation (line %d) is on chat %q", e.Line, e.Chat, e.Process, o.invLine, oc)
+		if oc := l.ChatNames[o.Chat]; oc != e.Chat {
+			l.warn("line %d: allocation on chat %q for process %d, whose outstanding operation (line %d) is on chat %q", e.Line, e.Chat, e.Process, o.InvLine, oc)
 		}
 	} else if !e.HasStart {
 		// Without an owner or a start the allocation could have begun
 		// at any time: assume the earliest, so that no order violation
 		// is claimed on a guess.
-		a.start = timeMin
+		a.Start = TimeMin
 		l.warn("line %d: allocation for process %d, which has no outstanding operation and no start", e.Line, e.Process)
 	}
-	if a.start > e.Time {
-		l.warn("line %d: allocation starts at %d, after it returned at %d: its start is taken as %d", e.Line, a.start, e.Time, e.Time)
-		a.start = e.Time
+	if a.Start > e.Time {
+		l.warn("line %d: allocation starts at %d, after it returned at %d: its start is taken as %d", e.Line, a.Start, e.Time, e.Time)
+		a.Start = e.Time
 	}
-	l.allocs.Add(l.groupOf(a.chat), a)
+	l.allocs.Add(l.groupOf(a.Chat), a)
 }
 
 // Final takes the next final line; finals come after every event.
 func (l *Log) Final(f *history.Final) {
-	c := cfin{Seq: f.Seq, Line: int32(f.Line), chat: l.chat(f.Chat), key: -1, Table: tableOf(f.Table), Missing: f.Missing}
+	c := Cfin{Seq: f.Seq, Line: int32(f.Line), Chat: l.Chat(f.Chat), Key: -1, Table: tableOf(f.Table), Missing: f.Missing}
 	switch c.Table {
-	case tableCounters:
+	case TableCounters:
 		c.Seq = f.Value
-	case tableMessages, tableIdempotency:
-		sender := noSender // an optional field: who sent the key
+	case TableMessages, TableIdempotency:
+		sender := NoSender // an optional field: who sent the key
 		if f.Sender != "" {
-			sender = l.finalSender(f.Sender)
+			sender = l.FinalSender(f.Sender)
 		}
-		c.MessageID, c.key = l.finalIDs(c.chat, f.Seq, f.MessageID, f.Key, sender)
-		if c.key < 0 && c.Table == tableIdempotency {
+		c.MessageID, c.Key = l.finalIDs(c.Chat, f.Seq, f.MessageID, f.Key, sender)
+		if c.Key < 0 && c.Table == TableIdempotency {
 			// An idempotency record always has a key, "" included.
-			c.key = l.newKey(c.chat, sender, "")
+			c.Key = l.NewKey(c.Chat, sender, "")
 		}
-	case tableEvents:
+	case TableEvents:
 		// Events repeat the acks too: the ack's id where it is the same.
-		c.MessageID, _ = l.finalIDs(c.chat, f.Seq, f.MessageID, "", noSender)
-		c.ev = l.evPos.Add(evPos{Offset: f.Offset, Partition: f.Partition})
+		c.MessageID, _ = l.finalIDs(c.Chat, f.Seq, f.MessageID, "", NoSender)
+		c.Ev = l.EvPos.Add(evPos{Offset: f.Offset, Partition: f.Partition})
 	default:
 		l.warn("line %d: final line of unknown table %q ignored", f.Line, f.Table)
 	}
-	l.fin.Add(c)
+	l.Fin.Add(c)
 }
 
 // stringArena copies the strings a Log keeps into large shared blocks, so
@@ -614,15 +613,15 @@ func (a *stringArena) string(s string) string {
 	return unsafeString(a.block[start:])
 }
 
-// value is a counters line's value.
-func (f *cfin) value() uint64 { return f.Seq }
+// Value is a counters line's value.
+func (f *Cfin) Value() uint64 { return f.Seq }
 
-// finKeyName is a messages or idempotency line's key, "" if it has none.
-func (l *Log) finKeyName(f *cfin) string {
-	if f.key < 0 {
+// FinKeyName is a messages or idempotency line's key, "" if it has none.
+func (l *Log) FinKeyName(f *Cfin) string {
+	if f.Key < 0 {
 		return ""
 	}
-	return l.keys.Get(l.keyNames[f.key])
+	return l.keys.Get(l.KeyNames[f.Key])
 }
 
 // unsafeString is b as a string without a copy; b is never written again.
@@ -630,14 +629,14 @@ func unsafeString(b []byte) string { return unsafe.String(&b[0], len(b)) }
 
 // groupOf is the group a chat's records are kept in (columns.Grouped).
 func (l *Log) groupOf(chat int32) int32 {
-	if l.recordOrder {
+	if l.RecordOrder {
 		return -1
 	}
 	return chat
 }
 
-// logOf is a Log of h's lines.
-func logOf(h *history.History) *Log {
+// LogOf is a Log of h's lines.
+func LogOf(h *history.History) *Log {
 	l := NewLog()
 	for i := range h.Events {
 		l.Event(&h.Events[i])
@@ -651,7 +650,7 @@ func logOf(h *history.History) *Log {
 	return l
 }
 
-// indexOf is h's index, as Check builds it for a complete history.
-func indexOf(h *history.History) *index {
-	return buildIndex(logOf(h), h.Header, h.TablesRead, h.Header.Contract.KeyScope == history.KeyScopeClient, h.Header.SoleWriter())
+// IndexOf is h's index, as Check builds it for a complete history.
+func IndexOf(h *history.History) *Index {
+	return BuildIndex(LogOf(h), h.Header, h.TablesRead, h.Header.Contract.KeyScope == history.KeyScopeClient, h.Header.SoleWriter())
 }

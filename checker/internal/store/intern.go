@@ -1,10 +1,11 @@
-package checker
+package store
 
 import (
 	"fmt"
 	"maps"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/checker/internal/render"
 )
 
 // Keys and message ids are numbered in two steps. While lines are read
@@ -27,20 +28,20 @@ func senderHash(sender uint32, keyHash uint64) uint64 {
 }
 
 // noSender is the sender of a key named by a final line that says none.
-const noSender = ^uint32(0)
+const NoSender = ^uint32(0)
 
-// keyID numbers a persist's key. Each provisional key keeps its chat and
+// KeyID numbers a persist's key. Each provisional key keeps its chat and
 // sender: the contract's key_scope, known only once every line is in,
 // decides whether canonicalMaps tells keys apart by sender (client, ADR-001:
 // "unique per client per chat") or by chat alone (chat, ADR-004's
 // idempotency table).
-func (l *Log) keyID(process int, chat int32, sender uint32, key string) int32 {
+func (l *Log) KeyID(process int, chat int32, sender uint32, key string) int32 {
 	if process >= 0 && process < len(l.lastKey) {
 		if k := l.lastKey[process]; k >= 0 && *l.newKeys.chat.At(k) == chat && *l.newKeys.sender.At(k) == sender && l.keys.Get(*l.newKeys.names.At(k)) == key {
 			return k
 		}
 	}
-	k := l.newKey(chat, sender, key)
+	k := l.NewKey(chat, sender, key)
 	if process >= 0 && process < 1<<16 {
 		for process >= len(l.lastKey) {
 			l.lastKey = append(l.lastKey, -1)
@@ -50,10 +51,10 @@ func (l *Log) keyID(process int, chat int32, sender uint32, key string) int32 {
 	return k
 }
 
-func (l *Log) newKey(chat int32, sender uint32, key string) int32 {
+func (l *Log) NewKey(chat int32, sender uint32, key string) int32 {
 	l.newKeys.chat.Add(chat)
 	l.newKeys.sender.Add(sender)
-	l.newKeys.hash.Add(stringHash(key))
+	l.newKeys.hash.Add(StringHash(key))
 	return l.newKeys.names.Add(l.keys.Add(key))
 }
 
@@ -69,17 +70,17 @@ func (l *Log) mid(chat int32, s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	return uint32(l.newMids.Add(l.groupOf(chat), midRecord{hash: stringHash(s), name: l.keys.Add(s)}))
+	return uint32(l.NewMids.Add(l.groupOf(chat), midRecord{hash: StringHash(s), name: l.keys.Add(s)}))
 }
 
-// canonicalMaps gives equal keys (in one chat, and under key_scope client
+// CanonicalMaps gives equal keys (in one chat, and under key_scope client
 // of one sender) and equal message ids one number each, the lowest of
 // their provisional ones: the maps from provisional to final numbers,
 // dense in first-seen order. The Log's names and hashes are compacted to
 // the final numbers. Under key_scope client (sl not nil) a final line that
 // names no sender is attributed by attributeSenderless; one it cannot be
 // maps to finKeyless or finKeyUnsent.
-func (l *Log) canonicalMaps(sl *senderlessRule) (keyMap, midMap []int32) {
+func (l *Log) CanonicalMaps(sl *senderlessRule) (keyMap, midMap []int32) {
 	clientScope := sl != nil
 	// Keys, then message ids: side by side, their sorts' scratch (some 50
 	// bytes a name) was held twice at once, at the top of a large check's
@@ -92,7 +93,7 @@ func (l *Log) canonicalMaps(sl *senderlessRule) (keyMap, midMap []int32) {
 			hashes[i] = senderHash(*k.sender.At(int32(i)), hashes[i])
 		}
 	}
-	keyMap = canonical(hashes, func(a, b int32) bool {
+	keyMap = Canonical(hashes, func(a, b int32) bool {
 		return *k.chat.At(a) == *k.chat.At(b) && l.keys.Get(*k.names.At(a)) == l.keys.Get(*k.names.At(b)) &&
 			(!clientScope || *k.sender.At(a) == *k.sender.At(b))
 	})
@@ -101,16 +102,16 @@ func (l *Log) canonicalMaps(sl *senderlessRule) (keyMap, midMap []int32) {
 		l.attributeSenderless(keyMap, sl)
 	}
 	k.sender = columns.Chunked[uint32]{}
-	l.keyNames, l.keyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
-	midAt := l.newMids.Renumbering()
-	mids := l.newMids.Compact()
+	l.KeyNames, l.KeyChat = compactChunked(keyMap, &k.names), compactChunked(keyMap, &k.chat)
+	midAt := l.NewMids.Renumbering()
+	mids := l.NewMids.Compact()
 	n := mids.Len()
 	hashes = make([]uint64, 0, n)
 	names := make([]columns.NameRef, 0, n)
 	mids.Each(func(r *midRecord) { hashes, names = append(hashes, r.hash), append(names, r.name) })
 	mids = columns.Chunked[midRecord]{}
-	dense := canonical(hashes, func(a, b int32) bool { return l.keys.Get(names[a]) == l.keys.Get(names[b]) })
-	l.midNames, l.midHash = compact(dense, names), compact(dense, hashes)
+	dense := Canonical(hashes, func(a, b int32) bool { return l.keys.Get(names[a]) == l.keys.Get(names[b]) })
+	l.MidNames, l.MidHash = Compact(dense, names), Compact(dense, hashes)
 	l.lastKey = nil
 	return keyMap, midAt.Compose(dense, n)
 }
@@ -124,7 +125,7 @@ type senderlessRule struct {
 	// may have used the same key: any attribution by key is a guess.
 	soleWriter     bool
 	initialCounter uint64
-	ops            *columns.Chunked[op]
+	ops            *columns.Chunked[Op]
 }
 
 // attributeSenderless, under key_scope client, gives each key that only
@@ -147,7 +148,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	const nobody, several = -2, -1
 	owner := map[chatKey]int32{}
 	for p := range keyMap {
-		if *k.sender.At(int32(p)) == noSender {
+		if *k.sender.At(int32(p)) == NoSender {
 			owner[chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}] = nobody
 		}
 	}
@@ -157,27 +158,27 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// Only persists say who used a key: a final line that names a sender
 	// may be another writer's, or a phantom.
 	used := map[int32]bool{}
-	sl.ops.Each(func(o *op) {
-		if o.fn == fnPersist && o.key >= 0 {
-			used[keyMap[o.key]] = true
+	sl.ops.Each(func(o *Op) {
+		if o.Fn == FnPersist && o.Key >= 0 {
+			used[keyMap[o.Key]] = true
 		}
 	})
 	// A line at or below initial_counter is a message from before the run,
 	// without sole_writer's promise. Senderless lines get provisional keys
 	// of their own (finalIDs), so the line's sequence is its key's.
 	preRun := map[int32]bool{}
-	l.fin.Each(func(f *cfin) {
-		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && f.Seq <= sl.initialCounter && *k.sender.At(f.key) == noSender {
-			preRun[f.key] = true
+	l.Fin.Each(func(f *Cfin) {
+		if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && f.Seq <= sl.initialCounter && *k.sender.At(f.Key) == NoSender {
+			preRun[f.Key] = true
 		}
 	})
 	// lined: keys a final line names with its sender: that sender's key
 	// has its own line, so a senderless line from before the run is not
 	// its (it would be a second message of one key).
 	lined := map[chatKey]bool{}
-	l.fin.Each(func(f *cfin) {
-		if (f.Table == tableMessages || f.Table == tableIdempotency) && f.key >= 0 && *k.sender.At(f.key) != noSender {
-			lined[chatKey{*k.chat.At(f.key), l.keys.Get(*k.names.At(f.key))}] = true
+	l.Fin.Each(func(f *Cfin) {
+		if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) != NoSender {
+			lined[chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}] = true
 		}
 	})
 	// named: the one sender (of a persist or a final line) that used each
@@ -193,7 +194,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		}
 	}
 	for p, f := range keyMap {
-		if *k.sender.At(int32(p)) == noSender {
+		if *k.sender.At(int32(p)) == NoSender {
 			continue
 		}
 		ck := chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}
@@ -206,16 +207,16 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	next := int32(0)
 	unattributed := 0
 	for p, f := range keyMap {
-		if *k.sender.At(int32(p)) == noSender {
+		if *k.sender.At(int32(p)) == NoSender {
 			ck := chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}
 			o := owner[ck]
 			if preRun[int32(p)] && (named[ck] != o || lined[ck]) {
 				o = several
 			}
 			if o < 0 || !sl.soleWriter && !preRun[int32(p)] {
-				keyMap[p] = finKeyless
+				keyMap[p] = FinKeyless
 				if o == nobody {
-					keyMap[p] = finKeyUnsent
+					keyMap[p] = FinKeyUnsent
 				}
 				unattributed++
 				continue
@@ -241,7 +242,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		if !sl.soleWriter {
 			why = "no ack claims (without sole_writer another writer's sender may have used the key; from before the run, no single sender used it)"
 		}
-		l.warnings = append(l.warnings, fmt.Sprintf("key_scope client: %s without a sender whose key %s: judged as lines without a key", plural(unattributed, "final key"), why))
+		l.Warnings = append(l.Warnings, fmt.Sprintf("key_scope client: %s without a sender whose key %s: judged as lines without a key", render.Plural(unattributed, "final key"), why))
 	}
 }
 
@@ -252,15 +253,15 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 // every invariant that compares keys takes either as keyless; only
 // no_phantom_messages tells them apart.
 const (
-	finKeyless   int32 = -1
-	finKeyUnsent int32 = -2
+	FinKeyless   int32 = -1
+	FinKeyUnsent int32 = -2
 )
 
-// renumberOps gives operations their final key and message id numbers.
-func renumberOps(ops *columns.Chunked[op], keyMap, midMap []int32) {
-	ops.Each(func(o *op) {
-		if o.key >= 0 {
-			o.key = keyMap[o.key]
+// RenumberOps gives operations their final key and message id numbers.
+func RenumberOps(ops *columns.Chunked[Op], keyMap, midMap []int32) {
+	ops.Each(func(o *Op) {
+		if o.Key >= 0 {
+			o.Key = keyMap[o.Key]
 		}
 		if o.mid() != 0 {
 			o.ref = uint32(midMap[o.ref])
@@ -269,20 +270,20 @@ func renumberOps(ops *columns.Chunked[op], keyMap, midMap []int32) {
 }
 
 // renumberFinals gives final lines their final key and message id numbers.
-func renumberFinals(fin *columns.Chunked[cfin], keyMap, midMap []int32) {
-	fin.Each(func(f *cfin) {
-		if f.key >= 0 {
-			f.key = keyMap[f.key] // keyless or finKeyUnsent (attributeSenderless)
+func renumberFinals(fin *columns.Chunked[Cfin], keyMap, midMap []int32) {
+	fin.Each(func(f *Cfin) {
+		if f.Key >= 0 {
+			f.Key = keyMap[f.Key] // keyless or finKeyUnsent (attributeSenderless)
 		}
 		f.MessageID = uint32(midMap[f.MessageID])
 	})
 }
 
-// canonical maps each provisional number to its final one: numbers whose
+// Canonical maps each provisional number to its final one: numbers whose
 // hashes are equal and that same says are equal share the final number of
 // the first of them, and final numbers are dense in order of first
 // appearance.
-func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
+func Canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
 	// Each entry is a hash's top half above its provisional number: sorted
 	// by that half, equal strings are neighbours (with the rare others
 	// whose top halves collide), in 8 bytes where a hash and a number took
@@ -335,9 +336,9 @@ func canonical(hashes []uint64, same func(a, b int32) bool) []int32 {
 // lowHalf is a uint64's low 32 bits.
 const lowHalf = 1<<32 - 1
 
-// compact keeps the value of each final number, from its first provisional
+// Compact keeps the value of each final number, from its first provisional
 // one.
-func compact[T any](final []int32, vals []T) []T {
+func Compact[T any](final []int32, vals []T) []T {
 	out := vals[:0]
 	for p, f := range final {
 		if int(f) == len(out) {
@@ -380,7 +381,7 @@ func compactChunked[T any](final []int32, vals *columns.Chunked[T]) []T {
 // Each chat's table is kept in blocks, made as sequences reach them: grown
 // by doubling, the tables held up to twice what they used (30 MB for 18 MB
 // of acks in a 30 s bench).
-type recentAcks struct {
+type RecentAcks struct {
 	chats []ackTable
 }
 
@@ -388,7 +389,7 @@ type recentAcks struct {
 type ackTable struct {
 	base   uint64
 	n      uint64
-	blocks [][]ackAt // of ackBlock entries each; nil where nothing was acked
+	blocks [][]AckAt // of ackBlock entries each; nil where nothing was acked
 }
 
 const (
@@ -396,18 +397,18 @@ const (
 	ackBlock = 1 << ackShift
 )
 
-// ackAt is the first ack at a sequence; mid 0 is none. sender is its
+// AckAt is the first ack at a sequence; mid 0 is none. sender is its
 // persist's, kept here so that a final line naming its sender is compared
 // without a look-up in the keys.
-type ackAt struct {
-	midHash, keyHash uint64
-	mid              uint32
+type AckAt struct {
+	MidHash, keyHash uint64
+	Mid              uint32
 	key              int32
 	sender           uint32
 }
 
-// remember notes that an ack of chat acknowledged seq with mid for key.
-func (r *recentAcks) remember(chat int32, seq uint64, a ackAt) {
+// Remember notes that an ack of chat acknowledged seq with mid for key.
+func (r *RecentAcks) Remember(chat int32, seq uint64, a AckAt) {
 	for int(chat) >= len(r.chats) {
 		r.chats = append(r.chats, ackTable{})
 	}
@@ -437,15 +438,15 @@ func (r *recentAcks) remember(chat int32, seq uint64, a ackAt) {
 		t.blocks = append(t.blocks, nil)
 	}
 	if t.blocks[b] == nil {
-		t.blocks[b] = make([]ackAt, ackBlock)
+		t.blocks[b] = make([]AckAt, ackBlock)
 	}
-	if e := &t.blocks[b][i&(ackBlock-1)]; past || e.mid == 0 {
+	if e := &t.blocks[b][i&(ackBlock-1)]; past || e.Mid == 0 {
 		*e = a
 	}
 }
 
-// at is the first ack at chat and seq, nil if none is remembered.
-func (r *recentAcks) at(chat int32, seq uint64) *ackAt {
+// At is the first ack at chat and seq, nil if none is remembered.
+func (r *RecentAcks) At(chat int32, seq uint64) *AckAt {
 	if int(chat) >= len(r.chats) {
 		return nil
 	}
@@ -454,7 +455,7 @@ func (r *recentAcks) at(chat int32, seq uint64) *ackAt {
 		return nil
 	}
 	i := seq - t.base
-	if blk := t.blocks[i>>ackShift]; blk != nil && blk[i&(ackBlock-1)].mid != 0 {
+	if blk := t.blocks[i>>ackShift]; blk != nil && blk[i&(ackBlock-1)].Mid != 0 {
 		return &blk[i&(ackBlock-1)]
 	}
 	return nil
@@ -468,16 +469,16 @@ type ackHashes struct {
 	bySeq [][]uint64
 }
 
-// hashes is r as ackHashes, each chat's table at its length.
-func (r *recentAcks) hashes() ackHashes {
+// Hashes is r as ackHashes, each chat's table at its length.
+func (r *RecentAcks) Hashes() ackHashes {
 	h := ackHashes{base: make([]uint64, len(r.chats)), bySeq: make([][]uint64, len(r.chats))}
 	for c := range r.chats {
 		t := &r.chats[c]
 		hs := make([]uint64, t.n)
 		for b, blk := range t.blocks {
 			for j := range blk {
-				if i := b<<ackShift + j; i < len(hs) && blk[j].mid != 0 {
-					hs[i] = blk[j].midHash
+				if i := b<<ackShift + j; i < len(hs) && blk[j].Mid != 0 {
+					hs[i] = blk[j].MidHash
 				}
 			}
 		}
@@ -486,8 +487,8 @@ func (r *recentAcks) hashes() ackHashes {
 	return h
 }
 
-// at is the message id hash of the first ack at chat and seq, 0 none.
-func (h *ackHashes) at(chat int32, seq uint64) uint64 {
+// At is the message id hash of the first ack at chat and seq, 0 none.
+func (h *ackHashes) At(chat int32, seq uint64) uint64 {
 	if int(chat) < len(h.bySeq) && seq >= h.base[chat] {
 		if i := seq - h.base[chat]; i < uint64(len(h.bySeq[chat])) {
 			return h.bySeq[chat][i]
@@ -502,19 +503,19 @@ func (h *ackHashes) at(chat int32, seq uint64) uint64 {
 // when the line names a sender (it may not: noSender), the ack's sender.
 // A line without a sender thus takes the sender of the ack it repeats.
 func (l *Log) finalIDs(chat int32, seq uint64, mid, key string, sender uint32) (uint32, int32) {
-	a := l.acked.at(chat, seq)
-	if a == nil || a.midHash != stringHash(mid) {
+	a := l.acked.At(chat, seq)
+	if a == nil || a.MidHash != StringHash(mid) {
 		id := l.mid(chat, mid)
 		if key == "" {
 			return id, -1
 		}
-		return id, l.newKey(chat, sender, key)
+		return id, l.NewKey(chat, sender, key)
 	}
 	switch {
 	case key == "":
-		return a.mid, -1
-	case a.key >= 0 && a.keyHash == stringHash(key) && (sender == noSender || a.sender == sender):
-		return a.mid, a.key
+		return a.Mid, -1
+	case a.key >= 0 && a.keyHash == StringHash(key) && (sender == NoSender || a.sender == sender):
+		return a.Mid, a.key
 	}
-	return a.mid, l.newKey(chat, sender, key)
+	return a.Mid, l.NewKey(chat, sender, key)
 }

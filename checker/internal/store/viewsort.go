@@ -1,4 +1,4 @@
-package checker
+package store
 
 import (
 	"cmp"
@@ -12,19 +12,19 @@ import (
 // The views' sorts: by chat, sequence and a tie-break, each entry an
 // index into the Log's records.
 
-// sortKey orders a view: by chat, then a, then b, then index. Sorting
+// SortKey orders a view: by chat, then a, then b, then index. Sorting
 // these small records in place of comparing through the history's large
 // structs keeps the sort in cache; input that is already in order (final
 // tables usually are) is detected in one pass and left alone.
-type sortKey struct {
-	a    uint64
-	b    int64
-	chat int32
-	idx  int32
+type SortKey struct {
+	A    uint64
+	B    int64
+	Chat int32
+	Idx  int32
 }
 
-func compareKeys(p, q sortKey) int {
-	return cmp.Or(cmp.Compare(p.chat, q.chat), cmp.Compare(p.a, q.a), cmp.Compare(p.b, q.b), cmp.Compare(p.idx, q.idx))
+func CompareKeys(p, q SortKey) int {
+	return cmp.Or(cmp.Compare(p.Chat, q.Chat), cmp.Compare(p.A, q.A), cmp.Compare(p.B, q.B), cmp.Compare(p.Idx, q.Idx))
 }
 
 // chatRuns notes where a view's chat changes, for the common case of a
@@ -41,18 +41,18 @@ type chatRuns struct {
 // step notes the order between positions j-1 (key p) and j (key k):
 // where the chat changes, a run begins; a break within a chat needs a
 // sort.
-func (r *chatRuns) step(j int, p, k sortKey, order int) {
+func (r *chatRuns) step(j int, p, k SortKey, order int) {
 	switch {
 	case r.broken:
-	case p.chat == k.chat:
+	case p.Chat == k.Chat:
 		r.broken = order > 0
 	case len(r.starts) == maxChatRuns:
 		r.broken = true
 	default:
 		if len(r.starts) == 0 {
-			r.first = p.chat
+			r.first = p.Chat
 		}
-		r.starts, r.chats = append(r.starts, j), append(r.chats, k.chat)
+		r.starts, r.chats = append(r.starts, j), append(r.chats, k.Chat)
 	}
 }
 
@@ -97,7 +97,7 @@ func (r *chatRuns) concatenate(idx []int32) {
 	copy(idx, out)
 }
 
-// sortByKey orders idx by key. Where chat, a (above the least) and the
+// SortByKey orders idx by key. Where chat, a (above the least) and the
 // index fit in 64 bits together (chats and sequences are small numbers),
 // a stable radix sort on the pair does the work in a few linear passes,
 // and only runs of equal pairs (a sequence acknowledged twice) are sorted
@@ -105,26 +105,26 @@ func (r *chatRuns) concatenate(idx []int32) {
 // check. Where b (above the least) fits beside them too, the radix sort
 // takes the whole key and nothing is left to compare (events by chat,
 // partition and offset, whose runs of one pair are whole chats).
-func sortByKey(idx []int32, key func(int32) sortKey) {
+func SortByKey(idx []int32, key func(int32) SortKey) {
 	sorted, negative := true, false
 	var maxChat, maxIdx int32
 	var minA, maxA uint64 = math.MaxUint64, 0
 	var minB, maxB int64 = math.MaxInt64, math.MinInt64
-	var prev sortKey
+	var prev SortKey
 	runs := chatRuns{}
 	for j, i := range idx {
 		k := key(i)
-		k.idx = i
+		k.Idx = i
 		if j > 0 {
-			order := compareKeys(prev, k)
+			order := CompareKeys(prev, k)
 			sorted = sorted && order <= 0
 			runs.step(j, prev, k, order)
 		}
 		prev = k
-		negative = negative || k.chat < 0 || i < 0
-		maxChat, maxIdx = max(maxChat, k.chat), max(maxIdx, i)
-		minA, maxA = min(minA, k.a), max(maxA, k.a)
-		minB, maxB = min(minB, k.b), max(maxB, k.b)
+		negative = negative || k.Chat < 0 || i < 0
+		maxChat, maxIdx = max(maxChat, k.Chat), max(maxIdx, i)
+		minA, maxA = min(minA, k.A), max(maxA, k.A)
+		minB, maxB = min(minB, k.B), max(maxB, k.B)
 	}
 	if sorted {
 		return
@@ -140,14 +140,14 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 		return
 	}
 	if negative || pairBits+idxBits > 64 {
-		ks := make([]sortKey, len(idx))
+		ks := make([]SortKey, len(idx))
 		for j, i := range idx {
 			ks[j] = key(i)
-			ks[j].idx = i
+			ks[j].Idx = i
 		}
-		slices.SortFunc(ks, compareKeys)
+		slices.SortFunc(ks, CompareKeys)
 		for j := range ks {
-			idx[j] = ks[j].idx
+			idx[j] = ks[j].Idx
 		}
 		return
 	}
@@ -157,7 +157,7 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 	order := make([]uint64, len(idx))
 	for j, i := range idx {
 		k := key(i)
-		order[j] = (uint64(k.chat)<<aBits|(k.a-minA))<<idxBits | uint64(i)
+		order[j] = (uint64(k.Chat)<<aBits|(k.A-minA))<<idxBits | uint64(i)
 	}
 	columns.RadixSortRange(order, idxBits, idxBits+pairBits)
 	indexMask := uint64(1)<<idxBits - 1
@@ -179,11 +179,11 @@ func sortByKey(idx []int32, key func(int32) sortKey) {
 
 // sortWhole orders idx by key with one radix sort of each entry's chat, a
 // and b (above their least) and index, packed in the low width bits.
-func sortWhole(idx []int32, key func(int32) sortKey, width, aBits, bBits, idxBits int, minA uint64, minB int64) {
+func sortWhole(idx []int32, key func(int32) SortKey, width, aBits, bBits, idxBits int, minA uint64, minB int64) {
 	order := make([]uint64, len(idx))
 	for j, i := range idx {
 		k := key(i)
-		order[j] = ((uint64(k.chat)<<aBits|(k.a-minA))<<bBits|uint64(k.b-minB))<<idxBits | uint64(i)
+		order[j] = ((uint64(k.Chat)<<aBits|(k.A-minA))<<bBits|uint64(k.B-minB))<<idxBits | uint64(i)
 	}
 	columns.RadixSortRange(order, 0, width)
 	indexMask := uint64(1)<<idxBits - 1
@@ -205,11 +205,11 @@ func compareTies(p, q tieKey) int { return cmp.Or(cmp.Compare(p.b, q.b), cmp.Com
 // order is left alone: comparing through key read two records at random
 // for every comparison, which on a history whose events chats each held
 // hundreds of thousands of (one partition's) was most of event_order.
-func sortTies(tie []tieKey, run []uint64, indexMask uint64, key func(int32) sortKey) []tieKey {
+func sortTies(tie []tieKey, run []uint64, indexMask uint64, key func(int32) SortKey) []tieKey {
 	sorted := true
 	for _, o := range run {
 		i := int32(o & indexMask)
-		k := tieKey{b: key(i).b, idx: i}
+		k := tieKey{b: key(i).B, idx: i}
 		if len(tie) > 0 && compareTies(tie[len(tie)-1], k) > 0 {
 			sorted = false
 		}
@@ -226,9 +226,9 @@ func sortTies(tie []tieKey, run []uint64, indexMask uint64, key func(int32) sort
 	return tie
 }
 
-// spans returns offsets such that sorted[sp[c]:sp[c+1]] are chat c's items;
+// Spans returns offsets such that sorted[sp[c]:sp[c+1]] are chat c's items;
 // sorted must be ordered by chat.
-func spans(sorted []int32, nchats int32, chatOf func(int32) int32) []int32 {
+func Spans(sorted []int32, nchats int32, chatOf func(int32) int32) []int32 {
 	sp := make([]int32, nchats+1)
 	for _, v := range sorted {
 		sp[chatOf(v)+1]++

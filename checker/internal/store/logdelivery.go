@@ -1,26 +1,25 @@
-package checker
+package store
 
 import (
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
-// The Log takes the receivers' lines into a store.Delivery (see
+// The Log takes the receivers' lines into a Delivery (see
 // checker/internal/store); the delivery invariants read it.
 
 // Receiver takes one receiver line (history.ReceiverSink).
 func (l *Log) Receiver(r *history.Receiver) {
-	if l.delivery == nil {
-		l.delivery = store.NewDelivery()
+	if l.Delivery == nil {
+		l.Delivery = NewDelivery()
 	}
-	l.delivery.Take(r)
+	l.Delivery.Take(r)
 }
 
-// finishDelivery takes what only the whole history tells: whether its
+// FinishDelivery takes what only the whole history tells: whether its
 // final state was cut short (the delivery_state rows then prove nothing,
 // as any final line) and whether it read the delivery_state table.
-func (l *Log) finishDelivery(h *history.History, cut bool) {
-	d := l.delivery
+func (l *Log) FinishDelivery(h *history.History, cut bool) {
+	d := l.Delivery
 	if d == nil {
 		return
 	}
