@@ -56,3 +56,15 @@ func (f *Feed) Discard() {
 	f.tap.Wait()
 	f.log = nil
 }
+
+// onlineSink hands each line to the Log and, for operations, to the
+// online check.
+type onlineSink struct {
+	*Log
+	online *Online
+}
+
+func (s onlineSink) Event(e *history.Event) {
+	s.Log.Event(e)
+	s.online.Event(e)
+}

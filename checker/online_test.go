@@ -161,3 +161,17 @@ func BenchmarkOnline(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(h.Events)), "ns/line")
 	})
 }
+
+// The online check (package checker/online) names its invariants as the
+// registry does, so a violation it reports names the verdict check gives.
+func TestOnlineNamesItsInvariantsAsTheRegistry(t *testing.T) {
+	want := []string{NameSequenceUniqueness, NameSequenceMonotonic, NameIdempotencyGuarantee}
+	if !slices.Equal(OnlineInvariants, want) {
+		t.Fatalf("online invariants %q, the registry's names %q", OnlineInvariants, want)
+	}
+	for _, name := range OnlineInvariants {
+		if _, ok := invariantOf(name); !ok {
+			t.Errorf("online invariant %q is not in the registry", name)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+// Package online judges a history while it is written, line by line in
+// file order: the rules two operations alone break (sequence_uniqueness,
+// sequence_monotonic, idempotency_guarantee), so that a run can stop at
+// its first violation (bench --fail-fast). Package checker re-exports it
+// (checker.Online, checker.NewOnline) and judges the whole history after
+// the run; a violation found here is one that check reports too.
+package online
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/chatseq/chatseq/checker/internal/store"
+	"github.com/chatseq/chatseq/history"
+)
+
+// The invariants the online check judges, by the names HISTORY.md gives
+// them (package checker's NameSequenceUniqueness and the others; its
+// tests hold them equal).
+const (
+	SequenceUniqueness   = "sequence_uniqueness"
+	SequenceMonotonic    = "sequence_monotonic"
+	IdempotencyGuarantee = "idempotency_guarantee"
+)
+
+// Invariants are the invariants the online check judges while the run
+// goes: those a pair of operations proves broken the moment the second
+// completes. Every other invariant is judged after the run only
+// (checker/INVARIANTS.md, "The online check", says why for each).
+var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee}
+
+// Violation is an invariant the online check found broken while the
+// history was being written: the first counterexample, by the lines of
+// the file the offline check reads.
+type Violation struct {
+	Invariant string `json:"invariant"`
+	Detail    string `json:"detail"`
+	// Lines is the counterexample; the last is the completion of the
+	// operation that proved it.
+	Lines []int `json:"lines"`
+	// Time is that completion's time in the history (ns since the epoch).
+	Time int64 `json:"time"`
+}
+
+// Checker judges, line by line in file order, the rules of Invariants
+// that two operations alone break, mirroring how the Log
+// pairs invokes with completions: a violation it reports is one the
+// offline check, reading the same file, reports too (it may miss some the
+// offline check finds: a message id is compared by hash, and monotonicity
+// only against the highest new sequence acknowledged before). It is a
+// history.Sink; Checker.Event is called from one goroutine (the tap's), the
+// rest from any.
+type Checker struct {
+	chats map[string]int32
+	names []string       // by chat number
+	open  map[int]openOp // by process: its outstanding operation
+	// seqs: per chat and sequence, the first ack's message id hash.
+	seqs map[chatSeq]ackSeen
+	// keys: per (chat, sender, key), the first ok answer. A key is one
+	// key under either key_scope when chat, sender and text are equal.
+	keys map[chatKey]ackSeen
+	// newest: per chat, the new (not a replay's) ack of the highest
+	// sequence, for monotonicity.
+	newest []ackSeen
+
+	mu         sync.Mutex
+	violations []Violation // the first of each invariant, in the order found
+	found      map[string]bool
+	notify     func(Violation)
+}
+
+type chatSeq struct {
+	chat int32
+	seq  uint64
+}
+
+type chatKey struct {
+	chat        int32
+	sender, key string
+}
+
+// ackSeen is an ok persist as the rules compare it.
+type ackSeen struct {
+	seq      uint64
+	mid      uint64 // the message id's hash
+	done     int64  // completion time
+	invLine  int32
+	doneLine int32
+	set      bool
+}
+
+// openOp is an outstanding invoke.
+type openOp struct {
+	persist  bool
+	chat     int32
+	call     int64
+	line     int32
+	key      string // "" keyless (or a sync)
+	sender   string
+	newestAt ackSeen // the chat's newest ack done before the call, if any
+}
+
+// New starts an online check; notify, if not nil, is called with each
+// invariant's first violation as it is found (from the goroutine feeding
+// the lines).
+func New(notify func(Violation)) *Checker {
+	return &Checker{chats: map[string]int32{}, open: map[int]openOp{}, seqs: map[chatSeq]ackSeen{},
+		keys: map[chatKey]ackSeen{}, found: map[string]bool{}, notify: notify}
+}
+
+// Violations are the first violation of each invariant found so far.
+func (o *Checker) Violations() []Violation {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]Violation(nil), o.violations...)
+}
+
+func (o *Checker) chat(name string) int32 {
+	if id, ok := o.chats[name]; ok {
+		return id
+	}
+	id := int32(len(o.chats))
+	name = strings.Clone(name)
+	o.chats[name] = id
+	o.names = append(o.names, name)
+	o.newest = append(o.newest, ackSeen{})
+	return id
+}
+
+// Event takes an operation line in file order (Log.Event's pairing).
+func (o *Checker) Event(e *history.Event) {
+	switch e.Kind {
+	case history.KindInvoke:
+		if e.F != history.FPersist && e.F != history.FSync {
+			return // the Log ignores it, and keeps what was outstanding
+		}
+		op := openOp{persist: e.F == history.FPersist, chat: o.chat(e.Chat), call: e.Time, line: int32(e.Line)}
+		if op.persist && e.Key != "" {
+			op.key, op.sender = strings.Clone(e.Key), strings.Clone(e.Sender)
+		}
+		if n := o.newest[op.chat]; n.set && n.done < e.Time {
+			op.newestAt = n
+		}
+		o.open[e.Process] = op
+	case history.KindOK, history.KindFail, history.KindInfo:
+		op, ok := o.open[e.Process]
+		if !ok {
+			return
+		}
+		delete(o.open, e.Process)
+		if e.Kind == history.KindOK && op.persist {
+			o.acked(op, e)
+		}
+	}
+}
+
+// Final lines prove nothing online: the final state is read after the run.
+func (o *Checker) Final(*history.Final) {}
+
+// acked judges an ok persist against the acks before it.
+func (o *Checker) acked(op openOp, e *history.Event) {
+	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
+	chatName := o.names[op.chat]
+	cs := chatSeq{op.chat, e.Seq}
+	if first, ok := o.seqs[cs]; !ok {
+		o.seqs[cs] = a
+	} else if first.mid != a.mid {
+		o.violate(SequenceUniqueness, []int{int(first.doneLine), int(a.doneLine)}, e.Time,
+			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.doneLine, a.doneLine, e.MessageID)
+	}
+	if op.key != "" {
+		k := chatKey{op.chat, op.sender, op.key}
+		if first, ok := o.keys[k]; !ok {
+			o.keys[k] = a
+		} else if first.seq != a.seq || first.mid != a.mid {
+			o.violate(IdempotencyGuarantee, []int{int(first.doneLine), int(a.doneLine)}, e.Time,
+				"chat %q key %q answered seq %d (line %d) and seq %d %q (line %d)", chatName, op.key, first.seq, first.doneLine, a.seq, e.MessageID, a.doneLine)
+		}
+	}
+	if e.Dedup {
+		return
+	}
+	// Real-time order: an ack done before this persist was invoked must
+	// have a lower sequence (sequence_monotonic's equal pairs too).
+	before := op.newestAt
+	if n := o.newest[op.chat]; n.set && n.done < op.call && (!before.set || n.seq > before.seq) {
+		before = n
+	}
+	if before.set && before.seq >= a.seq {
+		o.violate(SequenceMonotonic, []int{int(before.doneLine), int(op.line), int(a.doneLine)}, e.Time,
+			"chat %q: seq %d acked at line %d before the persist at line %d was invoked, which got seq %d as a new message (line %d)",
+			chatName, before.seq, before.doneLine, op.line, a.seq, a.doneLine)
+	}
+	if n := o.newest[op.chat]; !n.set || a.seq > n.seq {
+		o.newest[op.chat] = a
+	}
+}
+
+func (o *Checker) violate(name string, lines []int, at int64, format string, args ...any) {
+	o.mu.Lock()
+	if o.found[name] {
+		o.mu.Unlock()
+		return
+	}
+	o.found[name] = true
+	v := Violation{Invariant: name, Detail: fmt.Sprintf(format, args...), Lines: lines, Time: at}
+	o.violations = append(o.violations, v)
+	o.mu.Unlock()
+	if o.notify != nil {
+		o.notify(v)
+	}
+}
