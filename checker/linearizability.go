@@ -1,13 +1,9 @@
 package checker
 
 import (
-	"cmp"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/chatseq/chatseq/checker/internal/store"
@@ -19,49 +15,14 @@ import (
 // NameLinearizability is the invariant's name as HISTORY.md spells it.
 const NameLinearizability = "linearizability"
 
-// Limits that keep porcupine bounded. Its cache holds a bitset of n/8 bytes
-// per entry, so memory grows as n² on a linear history and faster when it
-// backtracks; a million-operation chat cannot be checked this way (192k
-// operations took 23s, 1.9M gave up at 13.5GB). A chat that could not
-// finish even a linear pass within its worker's share of the memory budget
-// is not tried; a larger budget (Options.PorcupineMemory, --lin-memory)
-// decides larger chats. The exact order checkers cover the others.
-const (
-	// DefaultPorcupineMemory is porcupine's cache budget over all its
-	// workers unless Options.PorcupineMemory says otherwise: with two
-	// workers, chats of up to 45k operations are tried.
-	DefaultPorcupineMemory = 768 << 20
-)
-
-// porcupineMemory is the bytes porcupine's caches may hold over all
-// workers.
-func porcupineMemory(opt Options) int64 {
-	if opt.PorcupineMemory > 0 {
-		return opt.PorcupineMemory
-	}
-	return DefaultPorcupineMemory
-}
-
-// porcupineMaxOps is the largest chat porcupine can take a linear pass
-// through (one cached step per operation) within mem bytes.
-func porcupineMaxOps(mem int64) int {
-	lo, hi := 0, 1<<30
-	for lo < hi {
-		n := lo + (hi-lo+1)/2
-		if int64(n)*linearize.EntryBytes(n) <= mem {
-			lo = n
-		} else {
-			hi = n - 1
-		}
-	}
-	return lo
-}
+// DefaultPorcupineMemory is porcupine's cache budget over all its workers
+// unless Options.PorcupineMemory says otherwise (linearize.Decide).
+const DefaultPorcupineMemory = linearize.DefaultPorcupineMemory
 
 func checkLinearizability(x *index, con history.Contract, opt Options) (Result, int, int) {
 	v := newVerdict(NameLinearizability)
 	reject := con.KeyReuse == history.KeyReuseReject
-	type job struct{ chat, n int32 }
-	var jobs []job
+	var jobs []linearize.Job
 	perChat := make([]int32, len(x.ChatNames))
 	for o, k := range x.kindsOf(reject) {
 		if k != 0 {
@@ -70,119 +31,42 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 	}
 	for c, n := range perChat {
 		if n > 0 {
-			jobs = append(jobs, job{int32(c), n})
+			jobs = append(jobs, linearize.Job{Chat: int32(c), Ops: n})
 		}
 	}
 	if len(jobs) == 0 {
 		v.notApplicable("no persist or sync operations to linearize")
 		return v.result(), 0, 0
 	}
-	// Small chats first: what they leave of the budget goes to larger ones.
-	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(a.n, b.n) })
-
 	budget := opt.LinearizabilityTimeout
 	if budget <= 0 {
 		budget = defaultLinearizabilityLimit
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	memPerWorker := porcupineMemory(opt) / int64(workers)
-	maxOps := porcupineMaxOps(memPerWorker)
-
-	outcomes := make([]chatOutcome, len(jobs))
-	queue := make([]int, len(jobs))
-	for i := range queue {
-		queue[i] = i
-	}
-	fallbacks := 0 // chats the exact checker left to porcupine
-	if !opt.Porcupine {
-		if jobs[len(jobs)-1].n >= 1<<18 && x.LargestChatShare() > 0.25 {
+	d := linearize.Decide(jobs, func(c int32, forPorcupine bool) (*linearize.Chat, []porcupine.Operation) {
+		return x.linearizabilityHistory(c, con, forPorcupine)
+	}, linearize.Budget{Timeout: budget, Memory: opt.PorcupineMemory, Porcupine: opt.Porcupine, VisualizeDir: opt.VisualizeDir,
+		CollectFirst: func(largest linearize.Job) bool {
 			// Collecting first sets the heap's goal from what is live,
 			// not from the index's temporaries, before the exact checker
 			// allocates its model: the 1M-persist hot chat's check peaked
 			// at 0.84 to 0.94 GB resident without, 0.83 to 0.85 GB with
 			// (and, decided beside the other invariants, 0.79 to 0.81
 			// without against 0.74 to 0.75 GB with).
-			runtime.GC()
-		}
-		store.ForEach(workers, len(jobs), func(i int) {
-			m, _ := x.linearizabilityHistory(jobs[i].chat, con, false)
-			outcomes[i] = chatOutcome{jobs[i].chat, linearize.Exact(m, opt.VisualizeDir)}
-		})
-		queue = queue[:0]
-		for i := range outcomes {
-			if outcomes[i].Why == "fallback" {
-				outcomes[i] = chatOutcome{}
-				queue = append(queue, i)
-			}
-		}
-		fallbacks = len(queue)
-	}
-	deadline := time.Now().Add(budget)
-	run := func(queue []int) {
-		var mu sync.Mutex
-		next := 0
-		var wg sync.WaitGroup
-		for range min(workers, len(queue)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					mu.Lock()
-					q := next
-					next++
-					mu.Unlock()
-					if q >= len(queue) {
-						return
-					}
-					i := queue[q]
-					j := jobs[i]
-					if int(j.n) > maxOps {
-						outcomes[i] = chatOutcome{j.chat, linearize.Outcome{Ops: int(j.n), Status: linearize.Unknown, Why: "size"}}
-						continue
-					}
-					// A fair share of what is left: the time remaining over
-					// the chats not yet started, times the workers.
-					left := time.Until(deadline)
-					share := min(left, left*time.Duration(workers)/time.Duration(len(queue)-q))
-					m, ops := x.linearizabilityHistory(j.chat, con, true)
-					outcomes[i] = chatOutcome{j.chat, linearize.Porcupine(m, ops, share, memPerWorker, opt.VisualizeDir)}
-				}
-			}()
-		}
-		wg.Wait()
-	}
-	// Chats that ran out of their share get what the others left over;
-	// a round that decides none of them ends the retries.
-	for len(queue) > 0 && time.Until(deadline) > time.Millisecond {
-		run(queue)
-		var again []int
-		for _, i := range queue {
-			if outcomes[i].Status == linearize.Unknown && outcomes[i].Why == "timeout" {
-				again = append(again, i)
-			}
-		}
-		if len(again) == len(queue) {
-			break
-		}
-		queue = again
-	}
-	for i := range outcomes {
-		if outcomes[i].Status == "" { // never started
-			outcomes[i] = chatOutcome{jobs[i].chat, linearize.Outcome{Ops: int(jobs[i].n), Status: linearize.Unknown, Why: "budget"}}
-		}
-	}
+			return largest.Ops >= 1<<18 && x.LargestChatShare() > 0.25
+		}})
+	fallbacks, maxOps, memPerWorker := d.Fallbacks, d.MaxOps, d.MemPerWorker
 
-	undecided := map[string][]chatOutcome{}
+	undecided := map[string][]linearize.ChatOutcome{}
 	decided, passed, passedOps := 0, 0, 0
-	for _, o := range outcomes {
+	for _, o := range d.Outcomes {
 		switch o.Status {
 		case linearize.Fail:
 			decided++
-			v.fail(o.Lines, "chat %q is not linearizable: %s%s", x.ChatNames[o.chat], o.Detail, o.Viz)
+			v.fail(o.Lines, "chat %q is not linearizable: %s%s", x.ChatNames[o.Chat], o.Detail, o.Viz)
 		case linearize.Unknown:
 			undecided[o.Why] = append(undecided[o.Why], o)
 		case linearize.Pass:
-			if x.KeylessMsgIn[o.chat] > 0 {
+			if x.KeylessMsgIn[o.Chat] > 0 {
 				// Its final messages without a key could be any of its
 				// operations of unknown outcome: a relaxation, which may
 				// hide a violation, so it never passes.
@@ -197,7 +81,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 			passedOps += o.Ops
 			if len(o.Others) > 0 {
 				x.Warn("chat %q: %s no persist of the history could have committed in time; the header does not say \"sole_writer\", so they are taken as other writers' messages (chatseq check --sole-writer judges them as violations)",
-					x.ChatNames[o.chat], seqList(o.Others))
+					x.ChatNames[o.Chat], seqList(o.Others))
 			}
 		}
 	}
@@ -209,7 +93,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		cs := make([]int32, len(group))
 		biggest := group[0]
 		for i, o := range group {
-			cs[i] = o.chat
+			cs[i] = o.Chat
 			if o.Ops > biggest.Ops {
 				biggest = o
 			}
@@ -217,7 +101,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		switch why {
 		case "size":
 			v.unknown("%s too large for porcupine (over %d operations, the most a %d MB share allows; largest %q with %d): order invariants were checked exactly instead",
-				plural(len(group), "chat"), maxOps, memPerWorker>>20, x.ChatNames[biggest.chat], biggest.Ops)
+				plural(len(group), "chat"), maxOps, memPerWorker>>20, x.ChatNames[biggest.Chat], biggest.Ops)
 		case "budget":
 			v.unknown("time budget %s spent before %s could start: %s", budget, plural(len(group), "chat"), x.ChatList(cs))
 		case "timeout":
@@ -422,12 +306,6 @@ func (x *index) linearizabilityHistory(c int32, con history.Contract, forPorcupi
 		return m, nil
 	}
 	return m, m.PorcupineOps()
-}
-
-// chatOutcome is the verdict on chat number chat.
-type chatOutcome struct {
-	chat int32
-	linearize.Outcome
 }
 
 // opNames names the index's operations for the linearizability engine

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/chatseq/chatseq/checker/linearize"
 	"github.com/chatseq/chatseq/history"
 )
@@ -152,7 +153,7 @@ func TestLinearizabilityLimits(t *testing.T) {
 		// Two chats share 2 MB: a chat is tried if a linear pass through
 		// it fits in 1 MB.
 		const mem = 2 << 20
-		fits := porcupineMaxOps(mem / 2)
+		fits := linearize.PorcupineMaxOps(mem / 2)
 		b := newHB()
 		for i := range fits + 1 {
 			b.send(i%8, "hot", fmt.Sprint("k", i), uint64(i+1))
@@ -166,21 +167,27 @@ func TestLinearizabilityLimits(t *testing.T) {
 		mustContain(t, res.Detail, fmt.Sprintf("1 chat with %d operations linearizable", fits))
 	})
 	t.Run("size follows the memory budget", func(t *testing.T) {
-		if got := porcupineMemory(Options{}); got != DefaultPorcupineMemory {
+		// One chat: its one worker gets the whole budget.
+		x := indexOf(&validHistory().h)
+		build := func(c int32, forPorcupine bool) (*linearize.Chat, []porcupine.Operation) {
+			return x.linearizabilityHistory(c, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}, forPorcupine)
+		}
+		jobs := []linearize.Job{{Chat: 0, Ops: 1}}
+		if got := linearize.Decide(jobs, build, linearize.Budget{Timeout: time.Second, Porcupine: true}).MemPerWorker; got != DefaultPorcupineMemory {
 			t.Fatalf("by default porcupine gets %d bytes, want %d", got, DefaultPorcupineMemory)
 		}
-		if got := porcupineMemory(Options{PorcupineMemory: 5 << 20}); got != 5<<20 {
+		if got := linearize.Decide(jobs, build, linearize.Budget{Timeout: time.Second, Memory: 5 << 20, Porcupine: true}).MemPerWorker; got != 5<<20 {
 			t.Fatalf("Options.PorcupineMemory 5 MB gave %d bytes", got)
 		}
 		// The largest chat tried grows with the memory: about sqrt(8·mem).
-		small, large := porcupineMaxOps(384<<20), porcupineMaxOps(1<<30)
+		small, large := linearize.PorcupineMaxOps(384<<20), linearize.PorcupineMaxOps(1<<30)
 		if small < 40_000 || large < 75_000 || large <= small {
 			t.Fatalf("largest chat tried: %d operations in 384 MB, %d in 1 GB", small, large)
 		}
 		for _, n := range []int{small, large} {
 			mem := int64(n) * linearize.EntryBytes(n)
-			if porcupineMaxOps(mem) != n || porcupineMaxOps(mem-1) != n-1 {
-				t.Fatalf("porcupineMaxOps is not the largest n whose linear pass fits (n %d)", n)
+			if linearize.PorcupineMaxOps(mem) != n || linearize.PorcupineMaxOps(mem-1) != n-1 {
+				t.Fatalf("PorcupineMaxOps is not the largest n whose linear pass fits (n %d)", n)
 			}
 		}
 	})

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/parallel"
 )
 
 // registry is every invariant the checker reports, in report order: adding
@@ -238,7 +238,7 @@ func judgeAll(j *judging, extra []func()) (results map[string]Result, byContract
 	for _, t := range tasks {
 		run = append(run, t.run)
 	}
-	store.RunAll(append(run, extra...))
+	parallel.RunAll(append(run, extra...))
 	return results, byContract
 }
 

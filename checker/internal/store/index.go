@@ -4,13 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/parallel"
 	"github.com/chatseq/chatseq/internal/timings"
 )
 
@@ -310,14 +309,14 @@ func BuildIndex(l *Log, h history.Header, tablesRead []history.TableRead, client
 	// need no key are sorted on the other: numbering had left a core idle.
 	done = timings.Phase("index: numbering, chat views")
 	nc := int32(len(x.ChatNames))
-	RunAll([]func(){
+	parallel.RunAll([]func(){
 		func() {
 			var sl *senderlessRule
 			if clientScope {
 				sl = &senderlessRule{soleWriter: soleWriter, initialCounter: x.InitialCounter, ops: x.Ops}
 			}
 			keyMap, midMap := l.CanonicalMaps(sl)
-			RunAll([]func(){
+			parallel.RunAll([]func(){
 				func() { RenumberOps(x.Ops, keyMap, midMap) },
 				func() { renumberFinals(x.Fin, keyMap, midMap) },
 			})
@@ -343,7 +342,7 @@ func (l *Log) CompactRecords() (*columns.Chunked[Op], *columns.Chunked[Alloc]) {
 	opAt := l.Ops.Renumbering()
 	var ops columns.Chunked[Op]
 	var allocs columns.Chunked[Alloc]
-	RunAll([]func(){
+	parallel.RunAll([]func(){
 		func() { ops = l.Ops.Compact() },
 		func() {
 			allocs = l.allocs.Compact()
@@ -444,7 +443,7 @@ func (x *Index) chatViews(nc int32) {
 // keyViews sorts the views by key once keys are numbered, each on a
 // goroutine of its own (they read the records and write their own fields).
 func (x *Index) keyViews(nc int32, nk int) {
-	RunAll([]func(){
+	parallel.RunAll([]func(){
 		func() { x.finalViews(nc, nk) },
 		func() { x.keysCreated(nk) },
 		// A counting sort keeps invoke order within each key.
@@ -574,27 +573,4 @@ func (x *Index) LargestChatShare() float64 {
 		most = max(most, hi-lo)
 	}
 	return float64(most) / float64(x.Ops.Len())
-}
-
-// RunAll runs tasks on GOMAXPROCS goroutines.
-func RunAll(tasks []func()) {
-	ForEach(runtime.GOMAXPROCS(0), len(tasks), func(i int) { tasks[i]() })
-}
-
-// ForEach calls f(0..n-1) on up to workers goroutines.
-func ForEach(workers, n int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
