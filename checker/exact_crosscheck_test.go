@@ -398,7 +398,7 @@ func randomExactCase(rng *rand.Rand, run int, names []string) exactCase {
 // porcupineVerdict is the reference: the model stepped by porcupine without
 // the waits and the hash (themselves checked in model_test.go).
 func porcupineVerdict(t *testing.T, x *index, con history.Contract) bool {
-	ref, ops := x.linearizabilityHistory(0, con, true)
+	ref, ops := x.ChatModel(0, con, true)
 	model, contradicts := linearize.Reference(ref)
 	if contradicts {
 		return false // as linearize.Porcupine: facts no order reconciles
@@ -435,7 +435,7 @@ func TestExactAgreesWithPorcupine(t *testing.T) {
 	for run := range runs {
 		c := randomExactCase(rng, run, names)
 		x := indexOf(c.h)
-		m, _ := x.linearizabilityHistory(0, c.con, false)
+		m, _ := x.ChatModel(0, c.con, false)
 		if len(m.Ops) == 0 {
 			continue
 		}

@@ -18,14 +18,14 @@ func BenchmarkExactHotChat(b *testing.B) {
 			h := generate(genConfig{chats: 1, writers: 64, readers: 4, ops: ops, crash: 0.01, replay: 0.02, limit: 50, seed: 1})
 			x := indexOf(h)
 			con := history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
-			x.kindsOf(false)
+			x.KindsOf(false)
 			runtime.GC()
 			base := heapObjects()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
 				s := startSampler()
-				m, _ := x.linearizabilityHistory(0, con, false)
+				m, _ := x.ChatModel(0, con, false)
 				out := linearize.Exact(m, "")
 				peak := s.finish()
 				if out.Status != linearize.Pass {

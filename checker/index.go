@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/chatseq/chatseq/checker/internal/store"
-	"github.com/chatseq/chatseq/checker/linearize"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -14,19 +13,10 @@ import (
 type index struct {
 	*store.Index
 
-	// kinds caches kindsOf for kindsReject.
-	kindsMu     sync.Mutex
-	kinds       []linearize.Kind
-	kindsReject bool
-
 	// eventOrder is judged once: event_completeness notes what it
 	// counts, and the findings judge or count it too.
 	eventOrderOnce sync.Once
 	eventOrderRes  eventOrderResult
-
-	// recordsByChat: the final idempotency records by chat (recordsOf).
-	recordsOnce   sync.Once
-	recordsByChat map[int32][]int32
 }
 
 // Log takes a history's lines one at a time and keeps only what the

@@ -170,7 +170,7 @@ func TestLinearizabilityLimits(t *testing.T) {
 		// One chat: its one worker gets the whole budget.
 		x := indexOf(&validHistory().h)
 		build := func(c int32, forPorcupine bool) (*linearize.Chat, []porcupine.Operation) {
-			return x.linearizabilityHistory(c, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}, forPorcupine)
+			return x.ChatModel(c, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}, forPorcupine)
 		}
 		jobs := []linearize.Job{{Chat: 0, Ops: 1}}
 		if got := linearize.Decide(jobs, build, linearize.Budget{Timeout: time.Second, Porcupine: true}).MemPerWorker; got != DefaultPorcupineMemory {
@@ -193,7 +193,7 @@ func TestLinearizabilityLimits(t *testing.T) {
 	})
 	t.Run("memory", func(t *testing.T) {
 		x := indexOf(&validHistory().h)
-		m, ops := x.linearizabilityHistory(0, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}, true)
+		m, ops := x.ChatModel(0, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}, true)
 		out := linearize.Porcupine(m, ops, time.Second, 1, "")
 		if out.Status != linearize.Unknown || out.Why != "memory" {
 			t.Fatalf("outcome = %+v", out)

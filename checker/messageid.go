@@ -49,7 +49,7 @@ func (x *index) idAtTwoSequences(v *verdict) {
 		if !x.HasMessages {
 			// A record names its message (with the messages table,
 			// idempotency_sequence_consistency compares the two).
-			for _, i := range x.recordsOf(c) {
+			for _, i := range x.RecordsOf(c) {
 				f := x.Fin.At(i)
 				sight(c, f.MessageID, f.Seq, int(f.Line))
 			}

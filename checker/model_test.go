@@ -65,13 +65,13 @@ func TestModelOptimisationsKeepVerdicts(t *testing.T) {
 			h.Finals = nil // wildcards instead of final bindings
 		}
 		x := indexOf(h)
-		m, ops := x.linearizabilityHistory(0, con, true)
+		m, ops := x.ChatModel(0, con, true)
 		if len(ops) == 0 {
 			continue
 		}
 		fast := linearize.Porcupine(m, ops, 10*time.Second, 1<<30, "")
 
-		ref, refOps := x.linearizabilityHistory(0, con, true)
+		ref, refOps := x.ChatModel(0, con, true)
 		model, _ := linearize.Reference(ref)
 		want := porcupine.CheckOperations(model, refOps)
 		if (fast.Status == linearize.Pass) != want || fast.Status == linearize.Unknown {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/checker/linearize"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/parallel"
 	"github.com/chatseq/chatseq/internal/timings"
@@ -41,6 +42,14 @@ const (
 // Index is a Log with the sorted views every invariant shares.
 type Index struct {
 	*Log
+
+	// kinds caches KindsOf for kindsReject.
+	kindsMu     sync.Mutex
+	kinds       []linearize.Kind
+	kindsReject bool
+	// recordsByChat: the final idempotency records by chat (RecordsOf).
+	recordsOnce   sync.Once
+	recordsByChat map[int32][]int32
 
 	// The Log's records, in the blocks they were read into: gathering
 	// them into one slice each copied a quarter of a run's memory at once

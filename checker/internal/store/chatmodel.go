@@ -1,0 +1,229 @@
+package store
+
+import (
+	"slices"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/chatseq/chatseq/checker/linearize"
+	"github.com/chatseq/chatseq/history"
+)
+
+// The linearizability model of a chat as the Index holds it: which
+// operations the model takes (KindsOf), and the chat's linearize.Chat with
+// its operations' intervals (ChatModel), which package linearize decides.
+
+// linKindOf classifies operation o for the model, 0 if it is left out.
+// Failed operations other than a rejection are left out: they had no
+// effect and are legal anywhere. Syncs that did not complete ok tell
+// nothing. An operation of unknown outcome is left out when it cannot have
+// taken effect: another persist of its key was acked as the key's new
+// message (in the model two commits of one key are never legal, so this
+// loses nothing), or the final table, which lists keys, has no message
+// with its key. Left in, each would let porcupine try it at every point of
+// the history.
+// KindsOf is every operation's linKindOf, worked out once in the records'
+// order: asked per chat, in each chat's invoke order, every look-up was a
+// cache miss, three times an operation, a fifth of the check after a run
+// (before the Log kept each chat's records together, columns.Grouped).
+func (x *Index) KindsOf(reject bool) []linearize.Kind {
+	x.kindsMu.Lock()
+	defer x.kindsMu.Unlock()
+	if x.kinds == nil || x.kindsReject != reject {
+		kinds := make([]linearize.Kind, x.Ops.Len())
+		for o := range x.Ops.Count() {
+			kinds[o] = x.linKindOf(o, reject)
+		}
+		x.kinds, x.kindsReject = kinds, reject
+	}
+	return x.kinds
+}
+
+func (x *Index) linKindOf(o int32, reject bool) linearize.Kind {
+	st := x.Ops.At(o).Status
+	switch {
+	case x.Ops.At(o).Fn == FnSync:
+		if st == StOK {
+			return linearize.KindSync
+		}
+	case x.Ops.At(o).Key < 0:
+		// keyless persist: cannot be modelled (warned when indexed)
+	case st == StOK:
+		if x.IsDedup(o) {
+			return linearize.KindDedup
+		}
+		return linearize.KindNew
+	case st == StFail:
+		if reject && x.IsRejection(o) {
+			return linearize.KindRejected
+		}
+	case x.KeyCreated[x.Ops.At(o).Key]:
+	case x.KeyMsg[x.Ops.At(o).Key] >= 0 || !x.HasMessages || x.KeylessMsgIn[x.Ops.At(o).Chat] > 0:
+		return linearize.KindInfo
+	}
+	return 0
+}
+
+// ChatModel builds chat c's model and its operations'
+// intervals; porcupine's operations and the waits only with forPorcupine
+// (the exact checker needs neither).
+func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*linearize.Chat, []porcupine.Operation) {
+	m := linearize.NewChat(opNames{x}, x.ChatNames[c], con.Gaps == history.GapsForbidden, con.KeyReuse == history.KeyReuseReject, !x.SoleWriter, x.InitialCounter)
+	lo, hi := Span(x.OpChatSpan, c)
+	kinds := x.KindsOf(m.Reject)
+	// Sized for every operation rather than counted first: the few left
+	// out cost less room than a pass of cache misses over the chat.
+	n := int(hi - lo)
+	slo, shi := Span(x.SyncSpan, c)
+	nsync := int(shi - slo)
+	m.Ops = make([]linearize.Op, 0, n)
+	m.Syncs = make([]linearize.Sync, 0, nsync)
+	m.Call, m.Ret = make([]int64, 0, n), make([]int64, 0, n)
+	if m.Base > 0 {
+		m.MessagesRead = x.HasMessages
+		m.PreFinal, m.PreRunKeySeq = map[uint64]uint64{}, map[int32]uint64{}
+		flo, fhi := Span(x.MsgSpan, c)
+		for _, i := range x.Msgs[flo:fhi] {
+			f := x.Fin.At(i)
+			if f.Seq <= m.Base {
+				m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
+				if f.Key < 0 {
+					m.PreKeyless++ // some key's from before the run: perhaps a rejected one's
+				}
+			}
+			if f.Key >= 0 {
+				m.PreRunKeySeq[f.Key] = f.Seq
+			}
+		}
+		// An idempotency record is its message's: it shows one too.
+		for _, r := range x.RecordsOf(c) {
+			if k := x.Fin.At(r).Key; k >= 0 {
+				f := x.Fin.At(r)
+				if f.Seq <= m.Base {
+					if _, had := m.PreFinal[f.Seq]; !had {
+						m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
+					}
+				}
+				if _, had := m.PreRunKeySeq[k]; !had {
+					m.PreRunKeySeq[k] = f.Seq
+				}
+			}
+		}
+	}
+	// What the final state gives a key of the history is that key's
+	// message: no other writer's, no other key's.
+	for _, r := range x.RecordsOf(c) {
+		if f := x.Fin.At(r); f.Key >= 0 && x.KeyUsed(f.Key) {
+			if m.Owned == nil {
+				m.Owned = map[uint64]int32{}
+			}
+			m.Owned[f.Seq] = f.Key
+		}
+	}
+	if x.HasMessages {
+		flo, fhi := Span(x.MsgSpan, c)
+		for _, i := range x.Msgs[flo:fhi] {
+			if f := x.Fin.At(i); f.Key >= 0 && x.KeyUsed(f.Key) {
+				if m.Owned == nil {
+					m.Owned = map[uint64]int32{}
+				}
+				m.Owned[f.Seq] = f.Key
+			}
+		}
+	}
+	if m.External && x.HasMessages {
+		m.TableRead = true
+		m.Foreign = map[uint64]uint64{}
+		flo, fhi := Span(x.MsgSpan, c)
+		for _, i := range x.Msgs[flo:fhi] {
+			f := x.Fin.At(i)
+			if k := f.Key; k < 0 || !x.KeyUsed(k) {
+				m.Foreign[f.Seq] = x.MidHash[f.MessageID]
+			}
+		}
+	}
+	for _, o := range x.OpsByChat[lo:hi] {
+		kind := kinds[o]
+		if kind == 0 {
+			continue
+		}
+		lop := linearize.Op{Kind: kind, Op: o, Key: x.Ops.At(o).Key}
+		switch kind {
+		case linearize.KindSync:
+			y := linearize.Sync{After: x.After(o), Limit: x.Limit(o)}
+			if seqs, ids, ok := x.SyncResult(o, nil); ok {
+				y.Seqs = seqs
+				y.IDs = ids // decoded for the model, which only reads them
+				if len(ids) != len(seqs) {
+					y.IDs = make([]uint64, len(seqs)) // all 0: sync_completeness fails it
+				}
+				y.Answered = len(seqs)
+				if y.Limit > 0 && len(seqs) == y.Limit {
+					y.Top = seqs[len(seqs)-1]
+				}
+				// Messages at or below the initial counter predate the
+				// run: what a sync shows of them is not the model's.
+				if m.Base > 0 && slices.IsSorted(seqs) {
+					k, _ := slices.BinarySearch(seqs, m.Base+1)
+					y.Pre, y.PreIDs = y.Seqs[:k], y.IDs[:k]
+					y.Seqs, y.IDs = y.Seqs[k:], y.IDs[k:]
+				}
+			}
+			lop.Sync = int32(len(m.Syncs))
+			m.Syncs = append(m.Syncs, y)
+		case linearize.KindNew, linearize.KindDedup:
+			lop.Seq, lop.ID = x.AckSeq(o), x.MidHash[x.AckID(o)]
+		case linearize.KindInfo:
+			if fm := x.KeyMsg[lop.Key]; fm >= 0 {
+				lop.Seq, lop.ID = x.Fin.At(fm).Seq, x.MidHash[x.Fin.At(fm).MessageID]
+			} else if fr := x.KeyIdem[lop.Key]; fr >= 0 && !x.HasMessages {
+				// Without the messages table, the key's record says where
+				// its message is (a record is written with its message).
+				lop.Seq, lop.ID = x.Fin.At(fr).Seq, x.MidHash[x.Fin.At(fr).MessageID]
+			}
+		}
+		if kind != linearize.KindSync {
+			lop.Hash = x.Ops.At(o).Payload
+		}
+		m.Ops = append(m.Ops, lop)
+		m.Call, m.Ret = append(m.Call, x.Call(o)), append(m.Ret, x.Ret(o))
+	}
+	if !forPorcupine {
+		return m, nil
+	}
+	return m, m.PorcupineOps()
+}
+
+// opNames names the index's operations for the linearizability engine
+// (linearize.History).
+type opNames struct{ x *Index }
+
+func (n opNames) InvokeLine(op int32) int   { return n.x.InvLine(op) }
+func (n opNames) DoneLine(op int32) int     { return n.x.DoneLine(op) }
+func (n opNames) Lines(op int32) []int      { return n.x.OpLines(op) }
+func (n opNames) Process(op int32) int      { return int(n.x.Ops.At(op).Process) }
+func (n opNames) Key(op int32) string       { return n.x.KeyName(op) }
+func (n opNames) ErrorCode(op int32) string { return n.x.ErrCode(op) }
+func (n opNames) Ack(op int32) (uint64, string) {
+	return n.x.AckSeq(op), n.x.MidName(n.x.AckID(op))
+}
+func (n opNames) Asked(op int32) (uint64, int) { return n.x.After(op), n.x.Limit(op) }
+
+// KeyUsed reports whether some persist of the history used key k.
+func (x *Index) KeyUsed(k int32) bool {
+	lo, hi := Span(x.OpKeySpan, k)
+	return hi > lo
+}
+
+// RecordsOf is chat c's final idempotency records, grouped once on first
+// use (chats are decided concurrently).
+func (x *Index) RecordsOf(c int32) []int32 {
+	x.recordsOnce.Do(func() {
+		x.recordsByChat = map[int32][]int32{}
+		for i := range x.Fin.Count() {
+			if f := x.Fin.At(i); f.Table == TableIdempotency {
+				x.recordsByChat[f.Chat] = append(x.recordsByChat[f.Chat], i)
+			}
+		}
+	})
+	return x.recordsByChat[c]
+}
