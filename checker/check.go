@@ -84,10 +84,10 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	var ops Stats
 	var intervalAllocs, intervalGaps []int64
 	extra := []func(){
-		func() { ops = x.opStats() },
+		func() { ops = x.OpStats() },
 		func() {
 			if opt.Interval > 0 {
-				intervalAllocs, intervalGaps = x.intervalGaps(opt.Interval)
+				intervalAllocs, intervalGaps = x.IntervalGaps(opt.Interval)
 			}
 		},
 	}
@@ -225,77 +225,6 @@ func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
 		s.GapRate = float64(gs.gaps) / float64(gs.allocated)
 	}
 	return s
-}
-
-// opStats counts the operations by kind and outcome.
-func (x *index) opStats() Stats {
-	s := Stats{Operations: x.Ops.Len(), ErrorCodes: map[string]int{}}
-	for i := range x.Ops.Count() {
-		o := int32(i)
-		if x.Ops.At(i).Fn == store.FnPersist && x.Ops.At(i).Status == store.StOK {
-			s.MaxAckedSeq = max(s.MaxAckedSeq, x.AckSeq(o))
-		}
-		if x.Ops.At(i).Fn == store.FnPersist {
-			s.Persists++
-		} else {
-			s.Syncs++
-		}
-		switch x.Ops.At(i).Status {
-		case store.StOK:
-			s.OK++
-			if x.IsDedup(o) {
-				s.Dedup++
-			}
-		case store.StFail:
-			s.Fail++
-			s.ErrorCodes[x.ErrCode(o)]++
-		case store.StInfo:
-			s.Info++
-			s.ErrorCodes[x.ErrCode(o)]++
-		case store.StOpen:
-			s.Info++
-			s.Unfinished++
-		}
-	}
-	return s
-}
-
-// intervalGaps counts, per interval of the history's clock, the traced
-// allocations and those whose sequence no final message holds on a chat
-// whose counter survived.
-//
-// Each chat's allocations and messages are both sorted by sequence, so one
-// merge tells which sequences have a message: a binary search per
-// allocation made every probe a cache miss after a long run.
-func (x *index) intervalGaps(every time.Duration) (allocs, gaps []int64) {
-	interval := func(end int64) int {
-		k := int(max(end, 0) / int64(every))
-		for len(allocs) <= k {
-			allocs, gaps = append(allocs, 0), append(gaps, 0)
-		}
-		return k
-	}
-	for a := range x.Allocs.Count() {
-		allocs[interval(x.AllocEnd(a))]++
-	}
-	for c := range int32(len(x.ChatNames)) {
-		if fi, _ := x.counterOf(c); fi < 0 {
-			continue
-		}
-		mlo, mhi := store.Span(x.MsgSpan, c)
-		alo, ahi := store.Span(x.AllocSpan, c)
-		ms, i := x.Msgs[mlo:mhi], 0
-		for _, a := range x.AllocBySeq[alo:ahi] {
-			seq := x.AllocSeq(a)
-			for i < len(ms) && x.Fin.At(ms[i]).Seq < seq {
-				i++
-			}
-			if i == len(ms) || x.Fin.At(ms[i]).Seq != seq {
-				gaps[interval(x.AllocEnd(a))]++
-			}
-		}
-	}
-	return allocs, gaps
 }
 
 // claimsOf reads the header's claims (history.ClaimsField); a malformed

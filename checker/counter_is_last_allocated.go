@@ -30,7 +30,7 @@ func checkCounterIsLastAllocated(x *index) Result {
 			continue
 		}
 		if fi < 0 {
-			if x.active(c) {
+			if x.Active(c) {
 				u.add("no final counters line", c)
 			}
 			continue

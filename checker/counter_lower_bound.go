@@ -13,7 +13,7 @@ const NameCounterLowerBound = "counter_lower_bound"
 func checkCounterLowerBound(x *index) Result {
 	v := newVerdict(NameCounterLowerBound)
 	if !x.HasCounters || !x.HasMessages {
-		v.notApplicable("%s", x.lacking(history.TableCounters, history.TableMessages))
+		v.notApplicable("%s", x.Lacking(history.TableCounters, history.TableMessages))
 		return v.result()
 	}
 	u := unjudged{}
@@ -23,7 +23,7 @@ func checkCounterLowerBound(x *index) Result {
 		if hi == lo {
 			continue
 		}
-		fi, why := x.counterOf(c)
+		fi, why := x.CounterOf(c)
 		if fi < 0 {
 			u.add(why, c)
 			continue

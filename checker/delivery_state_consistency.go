@@ -29,7 +29,7 @@ const NameDeliveryStateConsistency = "delivery_state_consistency"
 // the row.
 func checkDeliveryStateConsistency(x *index) Result {
 	v := newVerdict(NameDeliveryStateConsistency)
-	if why := x.receiversAbsent(); why != "" {
+	if why := x.ReceiversAbsent(); why != "" {
 		v.notApplicable("%s", why)
 		return v.result()
 	}

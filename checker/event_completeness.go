@@ -1,60 +1,12 @@
 package checker
 
 import (
-	"cmp"
-
-	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
 // NameEventCompleteness is the invariant's name as HISTORY.md spells it.
 const NameEventCompleteness = "event_completeness"
-
-// seqCursor looks (seq, message id) pairs up in a view sorted by chat and
-// sequence (acks, msgs, events). Asked in that same order, each look-up
-// gallops on from the last, so a pass over another such view is a merge:
-// a binary search for each of a 10 s run's million acks and messages
-// missed the cache at every step.
-type seqCursor struct {
-	view, spans []int32
-	seqOf       func(int32) uint64
-	idOf        func(int32) uint32
-	chat        int32
-	part        []int32 // the chat's share of view
-	from        int
-}
-
-func newSeqCursor(view, spans []int32, seqOf func(int32) uint64, idOf func(int32) uint32) *seqCursor {
-	return &seqCursor{view: view, spans: spans, seqOf: seqOf, idOf: idOf, chat: -1}
-}
-
-func (x *index) eventCursor() *seqCursor {
-	return newSeqCursor(x.Events, x.EventSpan, x.finSeq, x.finID)
-}
-
-func (x *index) msgCursor() *seqCursor { return newSeqCursor(x.Msgs, x.MsgSpan, x.finSeq, x.finID) }
-
-func (x *index) ackCursor() *seqCursor { return newSeqCursor(x.Acks, x.AckSpan, x.AckSeq, x.AckID) }
-
-func (x *index) finSeq(f int32) uint64 { return x.Fin.At(f).Seq }
-func (x *index) finID(f int32) uint32  { return x.Fin.At(f).MessageID }
-
-// has reports whether chat's share of the view holds (seq, id).
-func (c *seqCursor) has(chat int32, seq uint64, id uint32) bool {
-	if chat != c.chat {
-		lo, hi := store.Span(c.spans, chat)
-		c.chat, c.part, c.from = chat, c.view[lo:hi], 0
-	}
-	i, _ := columns.SearchFrom(c.part, c.from, seq, func(e int32, s uint64) int { return cmp.Compare(c.seqOf(e), s) })
-	c.from = i
-	for ; i < len(c.part) && c.seqOf(c.part[i]) == seq; i++ {
-		if c.idOf(c.part[i]) == id {
-			return true
-		}
-	}
-	return false
-}
 
 // checkEventCompleteness (events contract at-least-once): every
 // acknowledged (chat, seq, message_id) was published at least once, and
@@ -67,15 +19,15 @@ func checkEventCompleteness(x *index) (Result, int) {
 		v.notApplicable("the contract says events are at-least-once but the history has no final events lines")
 		return v.result(), 0
 	}
-	published := x.eventCursor()
+	published := x.EventCursor()
 	for _, o := range x.Acks {
 		c := x.Ops.At(o).Chat
-		if !published.has(c, x.AckSeq(o), x.AckID(o)) {
+		if !published.Has(c, x.AckSeq(o), x.AckID(o)) {
 			v.fail([]int{x.DoneLine(o)}, "chat %q seq %d %q was acknowledged (line %d) but never published", x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o))
 		}
 	}
 	dups := 0
-	persisted := x.msgCursor()
+	persisted := x.MsgCursor()
 	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
 		lo, hi := store.Span(x.EventSpan, c)
 		for i := lo; i < hi; i++ {
@@ -87,7 +39,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 				}
 			}
 			if x.HasMessages {
-				if !persisted.has(c, e.Seq, e.MessageID) {
+				if !persisted.Has(c, e.Seq, e.MessageID) {
 					v.fail([]int{int(e.Line)}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, x.ChatNames[e.Chat], e.Seq, x.MidName(e.MessageID))
 				}
 			}
@@ -98,11 +50,11 @@ func checkEventCompleteness(x *index) (Result, int) {
 	} else {
 		v.pass("%s published, %s: each names a persisted message", plural(len(x.Acks), "ack"), plural(len(x.Events), "event"))
 		silent := 0
-		acked, published := x.ackCursor(), x.eventCursor()
+		acked, published := x.AckCursor(), x.EventCursor()
 		for _, m := range x.Msgs {
 			f := x.Fin.At(m)
 			c := f.Chat
-			if !acked.has(c, f.Seq, f.MessageID) && !published.has(c, f.Seq, f.MessageID) {
+			if !acked.Has(c, f.Seq, f.MessageID) && !published.Has(c, f.Seq, f.MessageID) {
 				silent++
 			}
 		}

@@ -23,7 +23,7 @@ const NameEventualVisibility = "eventual_visibility"
 // settled line.
 func checkEventualVisibility(x *index) Result {
 	v := newVerdict(NameEventualVisibility)
-	if why := x.receiversAbsent(); why != "" {
+	if why := x.ReceiversAbsent(); why != "" {
 		v.notApplicable("%s", why)
 		return v.result()
 	}
@@ -55,7 +55,7 @@ func checkEventualVisibility(x *index) Result {
 	judged, missed, devsMissing := 0, 0, map[int32]bool{}
 	for _, p := range pairs {
 		dev := &d.Devs[p.dev]
-		lc := x.logChat(d, p.chat)
+		lc := x.LogChat(d, p.chat)
 		if lc < 0 {
 			continue // no operation or final line of the history names the chat: nothing persisted is known
 		}

@@ -28,16 +28,16 @@ func checkGaps(x *index) (Result, gapStats) {
 	v := newVerdict(NameGapIsAllocation)
 	gs := gapStats{causes: map[string]int{}}
 	if !x.HasCounters || !x.HasMessages {
-		v.notApplicable("%s", x.lacking(history.TableCounters, history.TableMessages))
+		v.notApplicable("%s", x.Lacking(history.TableCounters, history.TableMessages))
 		return v.result(), gs
 	}
 	u := unjudged{}
 	traced := x.Allocs.Len() > 0
 	untracedChats := 0
 	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
-		fi, why := x.counterOf(c)
+		fi, why := x.CounterOf(c)
 		if fi < 0 {
-			if x.active(c) {
+			if x.Active(c) {
 				u.add(why, c)
 			}
 			continue

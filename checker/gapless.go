@@ -105,7 +105,7 @@ func checkGapless(x *index, reject bool) Result {
 			if alo, ahi := store.Span(x.AckSpan, c); ahi > alo && x.AckSeq(x.Acks[ahi-1]) > cv {
 				cv, line = x.AckSeq(x.Acks[ahi-1]), x.DoneLine(x.Acks[ahi-1])
 			}
-			if s, o := x.topSynced(c); s > cv {
+			if s, o := x.TopSynced(c); s > cv {
 				cv, line = s, x.DoneLine(o)
 			}
 			if cv > x.InitialCounter && cv-x.InitialCounter > could {

@@ -23,7 +23,7 @@ const NameIdempotencySeqConsist = "idempotency_sequence_consistency"
 func checkIdempotencySequenceConsistency(x *index) Result {
 	v := newVerdict(NameIdempotencySeqConsist)
 	if !x.HasIdem {
-		v.notApplicable("%s", x.lacking(history.TableIdempotency))
+		v.notApplicable("%s", x.Lacking(history.TableIdempotency))
 		return v.result()
 	}
 	if !x.HasMessages && len(x.Acks) == 0 && len(x.SyncsByChat) == 0 && x.keyedRecords() == 0 {

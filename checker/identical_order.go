@@ -17,7 +17,7 @@ const NameIdenticalOrder = "identical_order"
 // is the push and the line it disagrees with.
 func checkIdenticalOrder(x *index) Result {
 	v := newVerdict(NameIdenticalOrder)
-	if why := x.receiversAbsent(); why != "" {
+	if why := x.ReceiversAbsent(); why != "" {
 		v.notApplicable("%s", why)
 		return v.result()
 	}
@@ -44,7 +44,7 @@ func checkIdenticalOrder(x *index) Result {
 					p.Line, d.Chats[p.Chat], p.Seq, ref.source(x), r.line, x.MidName(r.mid))
 				return
 			}
-		} else if x.HasMessages && p.Seq > x.InitialCounter && x.logChat(d, p.Chat) >= 0 {
+		} else if x.HasMessages && p.Seq > x.InitialCounter && x.LogChat(d, p.Chat) >= 0 {
 			v.fail([]int{int(p.Line)}, "the push at line %d gives chat %q seq %d, which the final messages table does not hold", p.Line, d.Chats[p.Chat], p.Seq)
 			return
 		}
@@ -106,7 +106,7 @@ func (x *index) deliveryReference(d *store.Delivery) deliveryRef {
 	ref := deliveryRef{}
 	var buf []persistedMsg
 	for c := range d.Chats {
-		lc := x.logChat(d, int32(c))
+		lc := x.LogChat(d, int32(c))
 		if lc < 0 {
 			continue
 		}

@@ -64,7 +64,7 @@ func TestIntervalGapsMergeAgreesWithSearch(t *testing.T) {
 		h.Finals = fins
 		x := indexOf(h)
 		every := time.Duration(1 + rng.IntN(40))
-		allocs, gaps := x.intervalGaps(every)
+		allocs, gaps := x.IntervalGaps(every)
 		wantAllocs, wantGaps := x.intervalGapsBySearch(every)
 		if !slices.Equal(allocs, wantAllocs) || !slices.Equal(gaps, wantGaps) {
 			t.Fatalf("seed %d: merge gave allocations %v gaps %v, search %v and %v", seed, allocs, gaps, wantAllocs, wantGaps)

@@ -14,7 +14,7 @@ const NamePushAuthorization = "push_authorization"
 // and its device's connect line.
 func checkPushAuthorization(x *index) Result {
 	v := newVerdict(NamePushAuthorization)
-	if why := x.receiversAbsent(); why != "" {
+	if why := x.ReceiversAbsent(); why != "" {
 		v.notApplicable("%s", why)
 		return v.result()
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestSeqCursorFindsWhatAScanFinds compares seqCursor.has with a scan of
+// TestSeqCursorFindsWhatAScanFinds compares seqCursor.Has with a scan of
 // the chat's entries, on random views with repeated sequences, for
 // look-ups in the views' own order (a merge), in random order (each may
 // go back), and of chats with no entries.
@@ -45,9 +45,9 @@ func TestSeqCursorFindsWhatAScanFinds(t *testing.T) {
 			return cmp.Or(cmp.Compare(a.chat, b.chat), cmp.Compare(a.seq, b.seq))
 		})
 		for name, qs := range map[string][]entry{"in view order": inOrder, "random order": queries} {
-			cur := newSeqCursor(view, sp, func(i int32) uint64 { return entries[i].seq }, func(i int32) uint32 { return entries[i].id })
+			cur := store.NewSeqCursor(view, sp, func(i int32) uint64 { return entries[i].seq }, func(i int32) uint32 { return entries[i].id })
 			for _, q := range qs {
-				if got, want := cur.has(q.chat, q.seq, q.id), scan(q); got != want {
+				if got, want := cur.Has(q.chat, q.seq, q.id), scan(q); got != want {
 					t.Fatalf("round %d, %s: has(chat %d, seq %d, id %d) = %v, a scan says %v", round, name, q.chat, q.seq, q.id, got, want)
 				}
 			}

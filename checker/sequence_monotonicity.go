@@ -34,7 +34,7 @@ func checkSequenceMonotonicity(x *index) Result {
 	topSynced := map[int32]synced{}
 	if !x.HasMessages {
 		for c := int32(0); c < int32(len(x.ChatNames)); c++ {
-			if s, o := x.topSynced(c); o >= 0 {
+			if s, o := x.TopSynced(c); o >= 0 {
 				topSynced[c] = synced{s, o}
 			}
 		}
@@ -53,7 +53,7 @@ func checkSequenceMonotonicity(x *index) Result {
 		if mhi == mlo && ahi == alo && !hasRec && !hasSynced {
 			continue
 		}
-		fi, why := x.counterOf(c)
+		fi, why := x.CounterOf(c)
 		if fi < 0 {
 			u.add(why, c)
 			continue
