@@ -291,7 +291,7 @@ func (x *index) describeMiss(r *reader, m *persistedMsg, sp readerSpan) string {
 		where = fmt.Sprintf("acknowledged at line %d", m.line)
 	}
 	when := "it was never acknowledged (no persist of it ended ok)"
-	if ack := x.earliestAck(r.key.chat, m.seq, m.id); ack >= 0 {
+	if ack := x.EarliestAck(r.key.chat, m.seq, m.id); ack >= 0 {
 		switch {
 		case x.Ret(ack) < x.Call(sp.op):
 			when = fmt.Sprintf("it was acknowledged at line %d, before that sync was invoked", x.DoneLine(ack))
@@ -304,20 +304,6 @@ func (x *index) describeMiss(r *reader, m *persistedMsg, sp readerSpan) string {
 	return fmt.Sprintf("reader process %d on chat %q never received seq %d (%q, %s): its sync at line %d (after=%d) returned seq %d without it, so its cursor passed %d, and none of its %s returned it; %s",
 		r.key.process, x.ChatNames[r.key.chat], m.seq, x.MidName(m.id), where, x.DoneLine(sp.op), sp.after, sp.top, m.seq,
 		plural(len(r.syncs), "sync"), when)
-}
-
-// earliestAck is chat c's first ack of (seq, id) to return, -1.
-func (x *index) earliestAck(c int32, seq uint64, id uint32) int32 {
-	lo, hi := store.Span(x.AckSpan, c)
-	as := x.Acks[lo:hi]
-	i, _ := slices.BinarySearchFunc(as, seq, func(o int32, s uint64) int { return cmp.Compare(x.AckSeq(o), s) })
-	best := int32(-1)
-	for ; i < len(as) && x.AckSeq(as[i]) == seq; i++ {
-		if x.AckID(as[i]) == id && (best < 0 || x.Ret(as[i]) < x.Ret(best)) {
-			best = as[i]
-		}
-	}
-	return best
 }
 
 // catchUpPromise: ADR-001 §4's clients catch up by cursor (catch_up:

@@ -134,7 +134,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	r.Stats.IntervalAllocations, r.Stats.IntervalGaps = intervalAllocs, intervalGaps
 	r.Stats.LinearizabilityChats, r.Stats.LinearizabilityUndecided = js.decided, js.undecided
 	r.Stats.CatchUpMissed, r.Stats.EventsOutOfOrder = js.missed, js.outOfOrder
-	r.Stats.Delivery = x.deliveryStats()
+	r.Stats.Delivery = x.DeliveryStats()
 	r.Stats.CheckMillis = time.Since(began).Milliseconds()
 	r.SetValid()
 	return r

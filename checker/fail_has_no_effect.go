@@ -39,7 +39,7 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 		v.notApplicable("%s but no final messages or idempotency lines: the history holds no final state to look for their effects in", plural(fails, "failed persist"))
 		return v.result()
 	}
-	keyed, keyless := x.keyedFinals()
+	keyed, keyless := x.KeyedFinals()
 	if keyed == 0 && keyless > 0 {
 		v.notApplicable("no final message or idempotency record above initial_counter carries a key that can be attributed (%d carry none): a failed persist's message cannot be recognized", keyless)
 		return v.result()
@@ -60,7 +60,7 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 		if !onlyFails || failed == 0 {
 			continue
 		}
-		f := x.laterFinalOfKey(k)
+		f := x.LaterFinalOfKey(k)
 		if f < 0 {
 			unseen++
 			continue
@@ -80,42 +80,6 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 	}
 	v.pass("%s: no final message or idempotency record carries a key only they used", plural(fails, "failed persist"))
 	return v.result()
-}
-
-// keyedFinals counts the final messages and idempotency records above
-// initial_counter with a key, and those without one that can be
-// attributed (no key, or under key_scope client a key several senders
-// used).
-func (x *index) keyedFinals() (keyed, keyless int) {
-	for i := range x.Fin.Count() {
-		f := x.Fin.At(i)
-		if (f.Table != store.TableMessages && f.Table != store.TableIdempotency) || f.Seq <= x.InitialCounter {
-			continue
-		}
-		if f.Key == store.FinKeyless {
-			keyless++
-		} else {
-			keyed++ // a key no persist used (finKeyUnsent) is no failed key
-		}
-	}
-	return keyed, keyless
-}
-
-// laterFinalOfKey is a final message or idempotency record of key k above
-// initial_counter (a message first), -1 if none.
-func (x *index) laterFinalOfKey(k int32) int32 {
-	second := func(m map[int32]int32) int32 {
-		if f, ok := m[k]; ok {
-			return f
-		}
-		return -1
-	}
-	for _, f := range []int32{x.KeyMsg[k], second(x.KeyMsg2), x.KeyIdem[k], second(x.KeyIdem2)} {
-		if f >= 0 && x.Fin.At(f).Seq > x.InitialCounter {
-			return f
-		}
-	}
-	return -1
 }
 
 func judgeFailHasNoEffect(j *judging) Result {

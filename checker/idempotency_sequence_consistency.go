@@ -1,8 +1,6 @@
 package checker
 
 import (
-	"fmt"
-
 	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
@@ -26,7 +24,7 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 		v.notApplicable("%s", x.Lacking(history.TableIdempotency))
 		return v.result()
 	}
-	if !x.HasMessages && len(x.Acks) == 0 && len(x.SyncsByChat) == 0 && x.keyedRecords() == 0 {
+	if !x.HasMessages && len(x.Acks) == 0 && len(x.SyncsByChat) == 0 && x.KeyedRecords() == 0 {
 		v.notApplicable("no final messages lines, acks or syncs to compare the idempotency records with")
 		return v.result()
 	}
@@ -51,14 +49,14 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 				doubtful++
 				continue
 			}
-			v.fail([]int{int(r.Line)}, "chat %q key %q: idempotency record (line %d) but no message carries the key%s", x.ChatNames[r.Chat], x.FinKeyName(r), r.Line, x.readEmptyNote(store.TableMessages))
+			v.fail([]int{int(r.Line)}, "chat %q key %q: idempotency record (line %d) but no message carries the key%s", x.ChatNames[r.Chat], x.FinKeyName(r), r.Line, x.ReadEmptyNote(store.TableMessages))
 		case msg >= 0:
 			m := x.Fin.At(msg)
 			if x.KeylessIdemIn[m.Chat] > 0 {
 				doubtful++
 				continue
 			}
-			v.fail([]int{int(m.Line)}, "chat %q key %q: message at seq %d (line %d) has no idempotency record%s", x.ChatNames[m.Chat], x.FinKeyName(m), m.Seq, m.Line, x.readEmptyNote(store.TableIdempotency))
+			v.fail([]int{int(m.Line)}, "chat %q key %q: message at seq %d (line %d) has no idempotency record%s", x.ChatNames[m.Chat], x.FinKeyName(m), m.Seq, m.Line, x.ReadEmptyNote(store.TableIdempotency))
 		}
 	}
 	doubtful += x.acksAgainstRecords(v)
@@ -95,7 +93,7 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 				continue
 			}
 			v.fail(x.OpLines(o), "chat %q key %q was acknowledged as seq %d %q (line %d) but the final idempotency table holds no record of the key%s",
-				x.ChatNames[x.Ops.At(o).Chat], x.KeyText(k), x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o), x.readEmptyNote(store.TableIdempotency))
+				x.ChatNames[x.Ops.At(o).Chat], x.KeyText(k), x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o), x.ReadEmptyNote(store.TableIdempotency))
 			continue
 		}
 		if r := x.Fin.At(rec); r.Seq != x.AckSeq(o) || r.MessageID != x.AckID(o) {
@@ -184,23 +182,4 @@ func (x *index) syncsAgainstRecords(v *verdict) {
 			}
 		}
 	}
-}
-
-// keyedRecords counts the final idempotency records with a key.
-func (x *index) keyedRecords() int {
-	n := 0
-	for _, r := range x.KeyIdem {
-		if r >= 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// readEmptyNote says, for a detail, that table t was read and is empty.
-func (x *index) readEmptyNote(t store.TableKind) string {
-	if x.ReadEmpty[t] {
-		return fmt.Sprintf(" (the final %s table was read and is empty)", t)
-	}
-	return ""
 }

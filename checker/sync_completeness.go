@@ -67,24 +67,6 @@ func (k known) line(x *index) int {
 	return int(x.Fin.At(k.msg).Line)
 }
 
-// fenwick counts marked positions in prefix ranges.
-type fenwick []int32
-
-func (f fenwick) add(i int) {
-	for i++; i < len(f); i += i & -i {
-		f[i]++
-	}
-}
-
-// sum counts marked positions in [0, i).
-func (f fenwick) sum(i int) int {
-	n := 0
-	for ; i > 0; i -= i & -i {
-		n += int(f[i])
-	}
-	return n
-}
-
 // syncScan carries the per-check state of the late-commit scan.
 type syncScan struct {
 	late, lateAfterReturn int
@@ -128,12 +110,12 @@ func checkSyncCompleteness(x *index) (Result, int) {
 			}
 		}
 		slices.SortFunc(byAck, func(a, b int32) int { return cmp.Compare(ks[a].ack, ks[b].ack) })
-		fw := make(fenwick, len(ks)+1)
+		fw := make(columns.Fenwick, len(ks)+1)
 		seen := make([]bool, len(ks))
 		p := 0
 		for _, y := range syncs {
 			for p < len(byAck) && ks[byAck[p]].ack < x.Call(y) {
-				fw.add(int(byAck[p]))
+				fw.Add(int(byAck[p]))
 				p++
 			}
 			seqs, ids, ok := x.SyncResult(y, &buf)
@@ -245,7 +227,7 @@ func (x *index) syncExists(v *verdict, c int32, y int32, seqs, ids []uint64, ks 
 // syncCovers checks that y returned every message acknowledged before it
 // was invoked within its range; fw marks exactly those acknowledged
 // messages.
-func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, r *knownRanks, fw fenwick) {
+func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, r *knownRanks, fw columns.Fenwick) {
 	ks := r.ks
 	after, limit, il, dl := x.After(y), x.Limit(y), x.InvLine(y), x.DoneLine(y)
 	lo := r.rank(after + 1)
@@ -256,7 +238,7 @@ func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, r *known
 	if lo >= hi {
 		return
 	}
-	need := fw.sum(hi) - fw.sum(lo)
+	need := fw.Sum(hi) - fw.Sum(lo)
 	call := x.Call(y)
 	present := 0
 	at := lo

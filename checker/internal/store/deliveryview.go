@@ -1,5 +1,7 @@
 package store
 
+import "github.com/chatseq/chatseq/checker/internal/render"
+
 // LogChat is the Log's number of a delivery chat, -1 when no operation
 // or final line of the history names it.
 func (x *Index) LogChat(d *Delivery, c int32) int32 {
@@ -15,4 +17,21 @@ func (x *Index) ReceiversAbsent() string {
 		return "no receiver lines (connect, push, delivery_ack, join, settled: history FORMAT.md, \"Receivers\"; bench --receivers N records them)"
 	}
 	return ""
+}
+
+// DeliveryStats are x's delivery statistics, nil without receiver lines.
+func (x *Index) DeliveryStats() *render.DeliveryStats {
+	d := x.Delivery
+	if d == nil {
+		return nil
+	}
+	view := d.SortedView()
+	s := &render.DeliveryStats{Devices: len(d.Devs), PushLines: d.PushLines, Pushed: d.Pushes.Len(),
+		Duplicates: view.Duplicates, OutOfOrder: view.OutOfOrder, Acks: len(d.Acks), AfterLeave: d.AfterLeave}
+	for i := range d.Devs {
+		if d.Devs[i].Settled > 0 {
+			s.Settled++
+		}
+	}
+	return s
 }
