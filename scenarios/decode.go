@@ -218,6 +218,9 @@ func (d *decoder) checkReceivers() {
 		if dl, ok := d.lines["drop_connections_every"]; ok {
 			d.errAt(dl, "drop_connections_every drops the receivers' connections: give receivers: N too")
 		}
+		if dl, ok := d.lines["drop_connections_for"]; ok {
+			d.errAt(dl, "drop_connections_for keeps dropped receivers offline: give receivers: N and drop_connections_every too")
+		}
 		if cfg := sc.Config(); cfg.GatewayVariant() != "" && len(d.variantKeys) > 0 {
 			d.errAt(d.lines[d.variantKeys[0]], "%s: %s breaks the push gateway, which only receivers reach: give receivers: N too (4 shows it)", d.variantKeys[0], sc.Variant)
 		}
@@ -275,6 +278,11 @@ func (d *decoder) checkStoreErrors() {
 	sc := d.sc
 	if targets.RunsCore(sc.Target) {
 		return
+	}
+	for _, key := range []string{"slow_commit", "slow_commit_delay"} {
+		if l, ok := d.lines["faults."+key]; ok {
+			d.errAt(l, "faults.%s: a commit held after its allocation is two-phase allocation's, ADR-004's core only (targets memory, dynamodb, dynamodb-local); target %s does not inject it", key, sc.Target)
+		}
 	}
 	for _, key := range []string{"store_throttle", "store_internal_error", "txn_canceled_other"} {
 		if l, ok := d.lines["faults."+key]; ok {

@@ -90,6 +90,15 @@ func (d *decoder) topFields() map[string]field {
 				sc.DropConnectionsEvery = x
 			}
 		},
+		"drop_connections_for": func(p string, v *yaml.Node) {
+			if x, ok := d.duration(v, p); ok {
+				if x <= 0 {
+					d.errorf(v, "drop_connections_for: must be positive; leave it out to reconnect at once")
+					return
+				}
+				sc.DropConnectionsFor = x
+			}
+		},
 		"reader_poll": func(p string, v *yaml.Node) {
 			if x, ok := d.duration(v, p); ok {
 				sc.ReaderPoll = x
@@ -161,6 +170,16 @@ func (d *decoder) topFields() map[string]field {
 				"store_throttle":        prob(&sc.Faults.StoreThrottle),
 				"store_internal_error":  prob(&sc.Faults.StoreInternalError),
 				"txn_canceled_other":    prob(&sc.Faults.TxnCanceledOther),
+				"slow_commit":           prob(&sc.Faults.SlowCommit),
+				"slow_commit_delay": func(p string, v *yaml.Node) {
+					if x, ok := d.duration(v, p); ok {
+						if x <= 0 {
+							d.errorf(v, "slow_commit_delay: must be positive; leave it out for %s", bench.DefaultSlowCommitDelay)
+							return
+						}
+						sc.Faults.SlowCommitDelay = x
+					}
+				},
 			})
 		},
 		"schedule": d.schedule,

@@ -61,3 +61,41 @@ func TestReceiversBadValues(t *testing.T) {
 		wantError(t, decodeErrors(t, c.src), c.line, c.fragments...)
 	}
 }
+
+// drop_connections_for and the slow commit reach the run's configuration;
+// each bad value is an error at its line.
+func TestLateCommitKeys(t *testing.T) {
+	sc, err := Decode([]byte(`name: r
+writers: 2
+chats: 3
+duration: 1s
+receivers: 4
+drop_connections_every: 300ms
+drop_connections_for: 150ms
+faults:
+  slow_commit: 0.02
+  slow_commit_delay: 120ms
+expect: pass
+`), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sc.Config()
+	if cfg.DropConnectionsFor != 150*time.Millisecond || cfg.Faults.SlowCommit != 0.02 || cfg.Faults.SlowCommitDelay != 120*time.Millisecond {
+		t.Fatalf("offline %s, slow commit %g for %s; want 150ms, 0.02 for 120ms", cfg.DropConnectionsFor, cfg.Faults.SlowCommit, cfg.Faults.SlowCommitDelay)
+	}
+	head := "name: r\nwriters: 2\nchats: 3\nduration: 1s\nexpect: pass\n"
+	for _, c := range []struct {
+		src       string
+		line      int
+		fragments []string
+	}{
+		{head + "receivers: 2\ndrop_connections_every: 1s\ndrop_connections_for: 0s\n", 8, []string{"drop_connections_for", "positive"}},
+		{head + "drop_connections_for: 1s\n", 6, []string{"drop_connections_for", "give receivers: N"}},
+		{head + "faults:\n  slow_commit: 2\n", 7, []string{"slow_commit"}},
+		{head + "faults:\n  slow_commit_delay: 0s\n", 7, []string{"slow_commit_delay", "positive"}},
+		{head + "target: ledger\nfaults:\n  slow_commit: 0.1\n", 8, []string{"slow_commit", "ADR-004's core only"}},
+	} {
+		wantError(t, decodeErrors(t, c.src), c.line, c.fragments...)
+	}
+}

@@ -57,6 +57,9 @@ type Scenario struct {
 	// every device's connection on that clock (0: never).
 	Receivers            int
 	DropConnectionsEvery time.Duration
+	// DropConnectionsFor keeps a dropped device offline this long
+	// (bench --drop-connections-for; 0: it reconnects at once).
+	DropConnectionsFor time.Duration
 
 	Faults         bench.FaultRates
 	Schedule       []target.TimedFault
@@ -144,7 +147,7 @@ func (s *Scenario) Config() bench.Config {
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
 	cfg.SyncRatio, cfg.SyncLimit, cfg.MaxAttempts = s.SyncRatio, s.SyncLimit, s.MaxAttempts
 	cfg.Readers, cfg.ReaderPoll = s.Readers, s.ReaderPoll
-	cfg.Receivers, cfg.DropConnectionsEvery = s.Receivers, s.DropConnectionsEvery
+	cfg.Receivers, cfg.DropConnectionsEvery, cfg.DropConnectionsFor = s.Receivers, s.DropConnectionsEvery, s.DropConnectionsFor
 	cfg.Variant, cfg.Strategy, cfg.RepublishOnReplay = s.Variant, s.Strategy, s.RepublishOnReplay
 	cfg.KafkaOff = s.KafkaOff
 	cfg.Target, cfg.Scenario = s.Target, s.Name
