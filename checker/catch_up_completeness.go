@@ -101,46 +101,6 @@ func catchUpAbsent(x *index, rs []reader, marked int) string {
 	return ""
 }
 
-// persistedMsg is one message known to be persisted: a final messages line,
-// or without that table an acknowledged (seq, message_id).
-type persistedMsg struct {
-	seq  uint64
-	id   uint32 // interned message id
-	line int    // its final line, or its earliest ack's line
-	fin  int32  // its final line's index, -1
-}
-
-// persistedIn lists chat c's persisted messages by sequence.
-func (x *index) persistedIn(c int32, buf []persistedMsg) []persistedMsg {
-	buf = buf[:0]
-	if x.HasMessages {
-		lo, hi := store.Span(x.MsgSpan, c)
-		for _, m := range x.Msgs[lo:hi] {
-			f := x.Fin.At(m)
-			if n := len(buf); n > 0 && buf[n-1].seq == f.Seq && buf[n-1].id == f.MessageID {
-				continue // the same message listed twice
-			}
-			buf = append(buf, persistedMsg{seq: f.Seq, id: f.MessageID, line: int(f.Line), fin: m})
-		}
-		return buf
-	}
-	lo, hi := store.Span(x.AckSpan, c)
-	for _, o := range x.Acks[lo:hi] {
-		s, id := x.AckSeq(o), x.AckID(o)
-		if slices.ContainsFunc(buf[sort1Persisted(buf, s):], func(p persistedMsg) bool { return p.id == id }) {
-			continue
-		}
-		buf = append(buf, persistedMsg{seq: s, id: id, line: x.DoneLine(o), fin: -1})
-	}
-	return buf
-}
-
-// sort1Persisted is the first index of ms with seq >= s.
-func sort1Persisted(ms []persistedMsg, s uint64) int {
-	i, _ := slices.BinarySearchFunc(ms, s, func(p persistedMsg, s uint64) int { return cmp.Compare(p.seq, s) })
-	return i
-}
-
 // readerSpan is one marked sync of a reader: it passed every sequence
 // strictly between after and top, the highest it returned.
 type readerSpan struct {
@@ -160,7 +120,7 @@ type receivedMsg struct {
 func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 	v := newVerdict(NameCatchUpCompleteness)
 	var (
-		msgs      []persistedMsg
+		msgs      []store.PersistedMsg
 		missedMsg []bool // by index in msgs: some reader of the chat missed it
 		spans     []readerSpan
 		got       []receivedMsg
@@ -169,7 +129,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 	missed := 0
 	for i := 0; i < len(rs); {
 		c := rs[i].key.chat
-		msgs = x.persistedIn(c, msgs)
+		msgs = x.PersistedIn(c, msgs)
 		missedMsg = slices.Grow(missedMsg[:0], len(msgs))[:len(msgs)]
 		clear(missedMsg)
 		chats++
@@ -183,7 +143,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 			best, j := -1, 0
 			k := 0
 			for m := range msgs {
-				s := msgs[m].seq
+				s := msgs[m].Seq
 				for ; j < len(spans) && spans[j].after < s; j++ {
 					if best < 0 || spans[j].top > spans[best].top {
 						best = j
@@ -196,7 +156,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 				for k < len(got) && got[k].seq < s {
 					k++
 				}
-				if receivedAt(got[k:], s, x.MidHash[msgs[m].id]) {
+				if receivedAt(got[k:], s, x.MidHash[msgs[m].ID]) {
 					continue
 				}
 				missed++
@@ -205,7 +165,7 @@ func checkCatchUpCompleteness(x *index, rs []reader) (Result, int) {
 					missedMsgs++
 				}
 				y := spans[best].op
-				lines := []int{x.InvLine(y), x.DoneLine(y), msgs[m].line}
+				lines := []int{x.InvLine(y), x.DoneLine(y), msgs[m].Line}
 				if v.Fails() == 0 {
 					v.fail(lines, "%s", x.describeMiss(r, &msgs[m], spans[best]))
 				} else {
@@ -285,13 +245,13 @@ func receivedAt(got []receivedMsg, s uint64, id uint64) bool {
 
 // describeMiss explains one missed message: which sync passed it, and
 // when the message was acknowledged relative to that sync.
-func (x *index) describeMiss(r *reader, m *persistedMsg, sp readerSpan) string {
-	where := fmt.Sprintf("final line %d", m.line)
-	if m.fin < 0 {
-		where = fmt.Sprintf("acknowledged at line %d", m.line)
+func (x *index) describeMiss(r *reader, m *store.PersistedMsg, sp readerSpan) string {
+	where := fmt.Sprintf("final line %d", m.Line)
+	if m.Fin < 0 {
+		where = fmt.Sprintf("acknowledged at line %d", m.Line)
 	}
 	when := "it was never acknowledged (no persist of it ended ok)"
-	if ack := x.EarliestAck(r.key.chat, m.seq, m.id); ack >= 0 {
+	if ack := x.EarliestAck(r.key.chat, m.Seq, m.ID); ack >= 0 {
 		switch {
 		case x.Ret(ack) < x.Call(sp.op):
 			when = fmt.Sprintf("it was acknowledged at line %d, before that sync was invoked", x.DoneLine(ack))
@@ -302,7 +262,7 @@ func (x *index) describeMiss(r *reader, m *persistedMsg, sp readerSpan) string {
 		}
 	}
 	return fmt.Sprintf("reader process %d on chat %q never received seq %d (%q, %s): its sync at line %d (after=%d) returned seq %d without it, so its cursor passed %d, and none of its %s returned it; %s",
-		r.key.process, x.ChatNames[r.key.chat], m.seq, x.MidName(m.id), where, x.DoneLine(sp.op), sp.after, sp.top, m.seq,
+		r.key.process, x.ChatNames[r.key.chat], m.Seq, x.MidName(m.ID), where, x.DoneLine(sp.op), sp.after, sp.top, m.Seq,
 		plural(len(r.syncs), "sync"), when)
 }
 

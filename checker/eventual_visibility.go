@@ -51,7 +51,7 @@ func checkEventualVisibility(x *index) Result {
 		return v.result()
 	}
 	view := d.SortedView()
-	var msgs []persistedMsg
+	var msgs []store.PersistedMsg
 	judged, missed, devsMissing := 0, 0, map[int32]bool{}
 	for _, p := range pairs {
 		dev := &d.Devs[p.dev]
@@ -59,12 +59,12 @@ func checkEventualVisibility(x *index) Result {
 		if lc < 0 {
 			continue // no operation or final line of the history names the chat: nothing persisted is known
 		}
-		msgs = x.persistedIn(lc, msgs)
+		msgs = x.PersistedIn(lc, msgs)
 		lo, hi := view.DeviceRange(d, p.dev, p.chat)
 		got := view.Sorted[lo:hi]
 		k := 0
 		for m := range msgs {
-			s := msgs[m].seq
+			s := msgs[m].Seq
 			if s <= x.InitialCounter {
 				continue // from before the run: a device starts after it
 			}
@@ -72,18 +72,18 @@ func checkEventualVisibility(x *index) Result {
 			for k < len(got) && d.Pushes.At(got[k]).Seq < s {
 				k++
 			}
-			if receivedBySettle(d, got[k:], s, x.MidHash[msgs[m].id]) {
+			if receivedBySettle(d, got[k:], s, x.MidHash[msgs[m].ID]) {
 				continue
 			}
 			missed++
 			devsMissing[p.dev] = true
 			where := "final line"
-			if msgs[m].fin < 0 {
+			if msgs[m].Fin < 0 {
 				where = "acknowledged at line"
 			}
-			v.fail([]int{int(p.join), int(dev.First), msgs[m].line, int(dev.Settled)},
+			v.fail([]int{int(p.join), int(dev.First), msgs[m].Line, int(dev.Settled)},
 				"device %q (user %q, a member of chat %q since line %d) never received seq %d (%q, %s %d) by its settle (line %d): %s",
-				dev.Name, d.Users[dev.User], d.Chats[p.chat], p.join, s, x.MidName(msgs[m].id), where, msgs[m].line, dev.Settled,
+				dev.Name, d.Users[dev.User], d.Chats[p.chat], p.join, s, x.MidName(msgs[m].ID), where, msgs[m].Line, dev.Settled,
 				describeReceipt(d, got))
 		}
 	}

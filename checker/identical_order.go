@@ -104,17 +104,17 @@ func (deliveryRef) source(x *index) string {
 // deliveryReference maps each pushed chat's sequences to their message.
 func (x *index) deliveryReference(d *store.Delivery) deliveryRef {
 	ref := deliveryRef{}
-	var buf []persistedMsg
+	var buf []store.PersistedMsg
 	for c := range d.Chats {
 		lc := x.LogChat(d, int32(c))
 		if lc < 0 {
 			continue
 		}
-		buf = x.persistedIn(lc, buf)
+		buf = x.PersistedIn(lc, buf)
 		for _, m := range buf {
-			k := chatSeq{int32(c), m.seq}
+			k := chatSeq{int32(c), m.Seq}
 			if _, ok := ref[k]; !ok { // two at one sequence: sequence_uniqueness's failure
-				ref[k] = refMsg{id: x.MidHash[m.id], mid: m.id, line: m.line}
+				ref[k] = refMsg{id: x.MidHash[m.ID], mid: m.ID, line: m.Line}
 			}
 		}
 	}
