@@ -1,8 +1,7 @@
-package checker
+package store
 
 import (
 	"cmp"
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -32,7 +31,7 @@ func TestSeqCursorFindsWhatAScanFinds(t *testing.T) {
 		slices.SortStableFunc(view, func(a, b int32) int {
 			return cmp.Or(cmp.Compare(entries[a].chat, entries[b].chat), cmp.Compare(entries[a].seq, entries[b].seq))
 		})
-		sp := store.Spans(view, nchats, func(i int32) int32 { return entries[i].chat })
+		sp := Spans(view, nchats, func(i int32) int32 { return entries[i].chat })
 		scan := func(q entry) bool {
 			return slices.ContainsFunc(entries, func(e entry) bool { return e == q })
 		}
@@ -45,7 +44,7 @@ func TestSeqCursorFindsWhatAScanFinds(t *testing.T) {
 			return cmp.Or(cmp.Compare(a.chat, b.chat), cmp.Compare(a.seq, b.seq))
 		})
 		for name, qs := range map[string][]entry{"in view order": inOrder, "random order": queries} {
-			cur := store.NewSeqCursor(view, sp, func(i int32) uint64 { return entries[i].seq }, func(i int32) uint32 { return entries[i].id })
+			cur := NewSeqCursor(view, sp, func(i int32) uint64 { return entries[i].seq }, func(i int32) uint32 { return entries[i].id })
 			for _, q := range qs {
 				if got, want := cur.Has(q.chat, q.seq, q.id), scan(q); got != want {
 					t.Fatalf("round %d, %s: has(chat %d, seq %d, id %d) = %v, a scan says %v", round, name, q.chat, q.seq, q.id, got, want)

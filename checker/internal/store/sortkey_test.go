@@ -1,8 +1,7 @@
-package checker
+package store
 
 import (
 	"cmp"
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -20,11 +19,11 @@ func TestSortByKeyIsACompareSort(t *testing.T) {
 		if round%50 == 0 {
 			n = 20000
 		}
-		keys := make([]store.SortKey, n)
+		keys := make([]SortKey, n)
 		maxA := uint64(1) << rng.IntN(64)
 		chats := int32(1 + rng.IntN(70))
 		for i := range keys {
-			keys[i] = store.SortKey{Chat: rng.Int32N(chats), A: rng.Uint64N(maxA), B: rng.Int64N(5) - 2}
+			keys[i] = SortKey{Chat: rng.Int32N(chats), A: rng.Uint64N(maxA), B: rng.Int64N(5) - 2}
 			if round%4 == 1 {
 				// b too wide to pack beside the pair: runs of equal pairs
 				// are sorted by b apart (and b's range overflows int64).
@@ -59,12 +58,12 @@ func TestSortByKeyIsACompareSort(t *testing.T) {
 				}
 			}
 		}
-		key := func(i int32) store.SortKey { k := keys[i]; k.Idx = -1; return k }
+		key := func(i int32) SortKey { k := keys[i]; k.Idx = -1; return k }
 		want := slices.Clone(idx)
 		slices.SortFunc(want, func(p, q int32) int {
-			return cmp.Or(store.CompareKeys(keys[p], keys[q]), cmp.Compare(p, q))
+			return cmp.Or(CompareKeys(keys[p], keys[q]), cmp.Compare(p, q))
 		})
-		store.SortByKey(idx, key)
+		SortByKey(idx, key)
 		if !slices.Equal(idx, want) {
 			t.Fatalf("round %d (n=%d): sortByKey differs from a comparison sort", round, n)
 		}
@@ -73,11 +72,11 @@ func TestSortByKeyIsACompareSort(t *testing.T) {
 
 // chatsInRuns orders idx sorted within each chat, the chats one after
 // another in a random order, as final messages walked chat by chat are.
-func chatsInRuns(rng *rand.Rand, idx []int32, keys []store.SortKey) {
+func chatsInRuns(rng *rand.Rand, idx []int32, keys []SortKey) {
 	if len(keys) == 0 {
 		return
 	}
-	order := rng.Perm(1 + int(slices.MaxFunc(keys, func(a, b store.SortKey) int { return cmp.Compare(a.Chat, b.Chat) }).Chat))
+	order := rng.Perm(1 + int(slices.MaxFunc(keys, func(a, b SortKey) int { return cmp.Compare(a.Chat, b.Chat) }).Chat))
 	slices.SortFunc(idx, func(p, q int32) int {
 		kp, kq := keys[p], keys[q]
 		return cmp.Or(cmp.Compare(order[kp.Chat], order[kq.Chat]), cmp.Compare(kp.A, kq.A), cmp.Compare(kp.B, kq.B), cmp.Compare(p, q))

@@ -1,7 +1,6 @@
-package checker
+package store
 
 import (
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"testing"
 	"unsafe"
 )
@@ -10,10 +9,10 @@ import (
 // history's bulk. Their sizes are what a million-operation check costs, so
 // a field added carelessly shows here first.
 func TestRecordSizes(t *testing.T) {
-	if got := unsafe.Sizeof(store.Op{}); got != 64 {
+	if got := unsafe.Sizeof(Op{}); got != 64 {
 		t.Errorf("op takes %d bytes, want 64", got)
 	}
-	if got := unsafe.Sizeof(store.Cfin{}); got != 32 {
+	if got := unsafe.Sizeof(Cfin{}); got != 32 {
 		t.Errorf("cfin takes %d bytes, want 32", got)
 	}
 }

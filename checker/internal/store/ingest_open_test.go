@@ -1,4 +1,4 @@
-package checker
+package store
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -36,8 +35,8 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 			{Kind: history.KindInvoke, F: history.FPersist, Process: a, Chat: "c1", Key: "k6", Sender: "alice"},
 		}
 	}
-	read := func(p [3]int) (ops []store.Op, allocs []store.Alloc, senders []uint32, warnings []string) {
-		l := store.NewLog()
+	read := func(p [3]int) (ops []Op, allocs []Alloc, senders []uint32, warnings []string) {
+		l := NewLog()
 		for i, e := range lines(p) {
 			e.Line, e.Time = i+2, int64(10*i)
 			l.Event(&e)
@@ -59,14 +58,14 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 		}
 		return ops, slices.Clone(denseAllocs.Flat()), senders, l.Warnings
 	}
-	wantOps, wantAllocs, wantSenders, wantWarnings := read([3]int{1, 2, 2 + store.SenderCache})
+	wantOps, wantAllocs, wantSenders, wantWarnings := read([3]int{1, 2, 2 + SenderCache})
 	if len(wantWarnings) != 6 || !slices.Equal(wantSenders, []uint32{0, 1, 2, 1, 0, 3, 0}) {
 		t.Fatalf("warnings %q, senders %v", wantWarnings, wantSenders)
 	}
 	for _, p := range [][3]int{
-		{store.DenseProcesses + 1, store.DenseProcesses + 2, store.DenseProcesses + 2 + store.SenderCache},
-		{3, store.DenseProcesses - 1, 2*store.DenseProcesses - 1},
-		{7, 1000, 1000 + 5*store.SenderCache},
+		{DenseProcesses + 1, DenseProcesses + 2, DenseProcesses + 2 + SenderCache},
+		{3, DenseProcesses - 1, 2*DenseProcesses - 1},
+		{7, 1000, 1000 + 5*SenderCache},
 	} {
 		ops, allocs, senders, warnings := read(p)
 		if !slices.Equal(ops, wantOps) || !slices.Equal(allocs, wantAllocs) || !slices.Equal(senders, wantSenders) || !slices.Equal(warnings, wantWarnings) {
@@ -79,7 +78,7 @@ func TestLogReadsEveryProcessNumberAlike(t *testing.T) {
 // finalSender's cache slot (same length, same last byte) and in whatever
 // order they come.
 func TestFinalSenderIsTheSender(t *testing.T) {
-	l, ref := store.NewLog(), store.NewLog()
+	l, ref := NewLog(), NewLog()
 	names := []string{"alice1", "bobby1", "carol1", "a", "b", "alice1", "user-7", "user-17", "bobby1", "user-7", "é1", ""}
 	for round := range 3 {
 		for i, s := range names {

@@ -1,7 +1,6 @@
-package checker
+package store
 
 import (
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"math/rand/v2"
 	"testing"
 )
@@ -16,7 +15,7 @@ func TestRecentAcksKeepsTheFirstAckAtEachSequence(t *testing.T) {
 		seq  uint64
 	}
 	for run := range 200 {
-		var r store.RecentAcks
+		var r RecentAcks
 		want := map[cs]uint32{}
 		base, n := map[int32]uint64{}, map[int32]uint64{}
 		for i := range 3000 {
@@ -26,7 +25,7 @@ func TestRecentAcksKeepsTheFirstAckAtEachSequence(t *testing.T) {
 				s = rng.Uint64() // a far jump, or below the base
 			}
 			mid := uint32(i + 1)
-			r.Remember(c, s, store.AckAt{Mid: mid, MidHash: uint64(mid) * 7})
+			r.Remember(c, s, AckAt{Mid: mid, MidHash: uint64(mid) * 7})
 			if _, ok := base[c]; !ok {
 				base[c] = s
 			}

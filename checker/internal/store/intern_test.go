@@ -1,4 +1,4 @@
-package checker
+package store
 
 import (
 	"cmp"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -16,11 +15,11 @@ import (
 func TestCanonicalSeparatesCollisions(t *testing.T) {
 	names := []string{"a", "b", "a", "c", "b", "d", "a"}
 	hashes := []uint64{5, 5, 5, 7, 5, 1, 5} // a and b collide
-	got := store.Canonical(hashes, func(x, y int32) bool { return names[x] == names[y] })
+	got := Canonical(hashes, func(x, y int32) bool { return names[x] == names[y] })
 	if want := []int32{0, 1, 0, 2, 1, 3, 0}; !slices.Equal(got, want) {
 		t.Fatalf("canonical = %v, want %v", got, want)
 	}
-	if kept := store.Compact(got, slices.Clone(names)); !slices.Equal(kept, []string{"a", "b", "c", "d"}) {
+	if kept := Compact(got, slices.Clone(names)); !slices.Equal(kept, []string{"a", "b", "c", "d"}) {
 		t.Fatalf("compact = %v", kept)
 	}
 }
@@ -28,20 +27,20 @@ func TestCanonicalSeparatesCollisions(t *testing.T) {
 // A key sent by several processes, and named again by the final lines, is
 // one key once the Log is indexed; the same key in another chat is another.
 func TestKeysAreOneAcrossProcessesAndFinals(t *testing.T) {
-	l := store.NewLog()
+	l := NewLog()
 	c0, c1 := l.Chat("c0"), l.Chat("c1")
 	ids := []int32{
 		l.KeyID(1, c0, 0, "k"), l.KeyID(2, c0, 1, "k"), l.KeyID(1, c0, 0, "k"),
-		l.KeyID(3, c1, 0, "k"), l.NewKey(c0, store.NoSender, "k"), l.KeyID(2, c0, 1, "other"),
+		l.KeyID(3, c1, 0, "k"), l.NewKey(c0, NoSender, "k"), l.KeyID(2, c0, 1, "other"),
 	}
-	var ops columns.Chunked[store.Op]
+	var ops columns.Chunked[Op]
 	for _, k := range ids {
-		ops.Add(store.Op{Key: k})
+		ops.Add(Op{Key: k})
 	}
 	keyMap, midMap := l.CanonicalMaps(nil)
-	store.RenumberOps(&ops, keyMap, midMap)
+	RenumberOps(&ops, keyMap, midMap)
 	var got []int32
-	ops.Each(func(o *store.Op) { got = append(got, o.Key) })
+	ops.Each(func(o *Op) { got = append(got, o.Key) })
 	if want := []int32{0, 0, 0, 1, 0, 2}; !slices.Equal(got, want) || len(l.KeyNames) != 3 {
 		t.Fatalf("keys %v (%d names), want %v", got, len(l.KeyNames), want)
 	}
@@ -81,7 +80,7 @@ func TestRadixSortIsAStableSortByItsBits(t *testing.T) {
 // events lines alike) take the ack's number and keep no copy of the id:
 // each copy cost about 46 bytes a message in a long run.
 func TestFinalsRepeatingAnAckKeepNoNewID(t *testing.T) {
-	l := store.NewLog()
+	l := NewLog()
 	l.Event(&history.Event{Kind: history.KindInvoke, Process: 1, F: history.FPersist, Time: 1, Chat: "c", Key: "k", Line: 2})
 	l.Event(&history.Event{Kind: history.KindOK, Process: 1, F: history.FPersist, Time: 2, Chat: "c", Key: "k", Seq: 1, MessageID: "m1", Line: 3})
 	before := l.NewMids.Len()
@@ -96,7 +95,7 @@ func TestFinalsRepeatingAnAckKeepNoNewID(t *testing.T) {
 		t.Fatalf("an event with another id kept %d ids, want 1", got-before)
 	}
 	var ids []uint32
-	l.Fin.Each(func(f *store.Cfin) { ids = append(ids, f.MessageID) })
+	l.Fin.Each(func(f *Cfin) { ids = append(ids, f.MessageID) })
 	if ids[0] != ids[2] || ids[3] == ids[0] {
 		t.Fatalf("final lines' message ids %v: the events line repeating the ack must share its number, the other not", ids)
 	}
