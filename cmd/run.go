@@ -54,13 +54,14 @@ testdata and names starting with "." or "_"); the default is ./scenarios.
 Every failure prints the command that reproduces it. --seed, --writers, --ops
 and --chats override every scenario, to replay a failure or a shrunk run.
 
---retries N runs a scenario again, with the same seed, up to N more times
-while only its thresholds fail (a machine busy with other jobs slows
-throughput and latency; it does not break invariants). An invariant
-failure, an undecided invariant or a run that could not be carried out is
-never run again. Every try is reported: in the text, in JSON's tries and
-earlier_tries, and in JUnit as Maven Surefire's <flakyFailure> (passed on
-a later try: counts as passed) or <rerunFailure> (failed every try).
+--retries N (or a scenario's retries: N key, which the flag replaces) runs a
+scenario again, with the same seed, up to N more times while only its
+thresholds fail (a machine busy with other jobs slows throughput and
+latency; it does not break invariants). An invariant failure, an undecided
+invariant or a run that could not be carried out is never run again. Every
+try is reported: in the text, in JSON's tries and earlier_tries, and in
+JUnit as Maven Surefire's <flakyFailure> (passed on a later try: counts as
+passed) or <rerunFailure> (failed every try).
 
 Exit status: 0 every scenario passed (on some try), 1 an invariant
 expectation failed, 2 bad input (with file:line), 3 a needed invariant was
@@ -81,7 +82,7 @@ be run.`,
 	fl.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string for PostgreSQL targets")
 	f.http.register(fl)
 	fl.StringVar(&f.brokers, "brokers", "", "comma-separated brokers of the Kafka cluster --target http's service publishes to, read back after each scenario")
-	fl.IntVar(&f.retries, "retries", 0, "run a scenario that failed only thresholds again, up to N more times (never one whose invariants failed)")
+	fl.IntVar(&f.retries, "retries", 0, "run a scenario that failed only thresholds again, up to N more times (never one whose invariants failed); replaces each scenario's retries key")
 	fl.BoolVar(&f.shrink, "shrink", false, "on an invariant failure, search for a smaller failing run (fewer operations, writers, chats) and keep its history")
 	fl.IntVar(&f.shrinkRuns, "shrink-runs", 60, "most runs one shrink may make")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "most time one shrink may take")
@@ -203,7 +204,11 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 		if ctx.Err() != nil {
 			break
 		}
-		o := scenarios.RunRetrying(ctx, sc, opts, f.retries, func(try int, o *scenarios.Outcome, again bool) {
+		retries := sc.Retries
+		if c.Flags().Changed("retries") {
+			retries = f.retries
+		}
+		o := scenarios.RunRetrying(ctx, sc, opts, retries, func(try int, o *scenarios.Outcome, again bool) {
 			if again {
 				fmt.Fprintf(progress, "%-40s %-9s %5.1fs  (try %d: only thresholds failed; running it again)\n", sc.Name, strings.ToUpper(string(o.Verdict)), o.Elapsed.Seconds(), try)
 			}

@@ -302,4 +302,21 @@ expect: pass
 	if code, _, errOut := run(t, "run", file, "--retries", "-1"); code != ExitBadInput || !strings.Contains(errOut, "--retries") {
 		t.Fatalf("--retries -1: exit %d: %s", code, errOut)
 	}
+	// A scenario's own retries key, which --retries replaces.
+	own := writeScenario(t, t.TempDir(), "own.yaml", "retries: 2\n"+strings.Replace(string(mustRead(t, file)), "name: unreachable-threshold", "name: own-retries", 1))
+	if code, _, errOut := run(t, "run", own); code != ExitThresholds || !strings.Contains(errOut, "(try 3)") {
+		t.Errorf("retries: 2: exit %d, want 4 after 3 tries:\n%s", code, errOut)
+	}
+	if code, _, errOut := run(t, "run", own, "--retries", "0"); code != ExitThresholds || strings.Contains(errOut, "(try ") {
+		t.Errorf("retries: 2 with --retries 0: exit %d, want 4 after 1 try:\n%s", code, errOut)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -93,6 +93,7 @@ expect:
   violates: [idempotency_guarantee, gapless]
 allow_unknown: [linearizability]
 require: [sync_completeness, allocation_monotonicity]
+retries: 2
 `
 
 func TestDecodeEveryKey(t *testing.T) {
@@ -119,7 +120,7 @@ func TestDecodeEveryKey(t *testing.T) {
 		got.DuplicateAfterOK != want.DuplicateAfterOK || got.ConcurrentDuplicate != want.ConcurrentDuplicate ||
 		got.ReuseKey != want.ReuseKey || got.MaxAttempts != want.MaxAttempts || got.RepublishOnReplay ||
 		got.SyncRatio != want.SyncRatio || got.SyncLimit != want.SyncLimit || got.Faults != want.Faults ||
-		got.InitialCounter != want.InitialCounter || got.Variant != want.Variant || got.KafkaOff {
+		got.InitialCounter != want.InitialCounter || got.Variant != want.Variant || got.KafkaOff || got.Retries != 2 {
 		t.Fatalf("decoded\n%+v\nwant\n%+v", got, want)
 	}
 	wantSchedule := []target.TimedFault{

@@ -149,6 +149,7 @@ func (d *decoder) topFields() map[string]field {
 		"concurrent_duplicate": prob(&sc.ConcurrentDuplicate),
 		"reuse_key":            prob(&sc.ReuseKey),
 		"sync_ratio":           prob(&sc.SyncRatio),
+		"retries":              count(&sc.Retries, 0, maxRetries),
 		"fail_fast": func(p string, v *yaml.Node) {
 			if b, ok := d.boolean(v, p); ok {
 				sc.FailFast = b

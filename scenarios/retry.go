@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// maxRetries bounds a scenario's retries key: a threshold that needs more
+// tries than this is not measuring the code.
+const maxRetries = 10
+
 // Attempt is one earlier run of a scenario that was run again (chatseq run
 // --retries): what it measured and why it did not pass, kept so that a
 // report shows every attempt, not only the one that counted.

@@ -47,7 +47,10 @@ type Scenario struct {
 	RepublishOnReplay   bool
 	// FailFast stops the writers at the online check's first violation
 	// (bench --fail-fast); the run is then checked whole, as any.
-	FailFast   bool
+	FailFast bool
+	// Retries is how many more times the scenario runs while it fails
+	// only thresholds (RunRetrying); chatseq run --retries replaces it.
+	Retries    int
 	SyncRatio  float64
 	SyncLimit  int
 	Readers    int           // catch-up clients following every chat by cursor
