@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -29,6 +30,11 @@ type device struct {
 	settling  <-chan struct{}
 	drop      chan int      // the nemesis' drop window to join
 	offline   time.Duration // how long a dropped connection stays down
+	// dials bounds the devices dialling at once (a herd of thousands of
+	// handshakes times out on a busy service); ready is called once the
+	// first connect and catch-up are done, or given up.
+	dials chan struct{}
+	ready func()
 }
 
 // chatView is what a device has of one chat.
@@ -80,7 +86,7 @@ func (d *device) dropNow(window int) {
 func (d *device) connect(ctx context.Context, quit <-chan struct{}) bool {
 	pause := 5 * time.Millisecond
 	for {
-		c, err := d.ch.Dial(ctx, d.user)
+		c, err := d.dial(ctx)
 		if err == nil {
 			d.rec.RecordReceiver(&history.Receiver{Kind: history.KindConnect, Device: d.id, User: d.user})
 			lc := &liveConn{c: c, batches: make(chan []gateway.Message, 16), ended: make(chan error, 1), done: make(chan struct{})}
@@ -91,6 +97,11 @@ func (d *device) connect(ctx context.Context, quit <-chan struct{}) bool {
 		}
 		d.tally.dialErrors.Add(1)
 		d.dialErr = err
+		if !errors.Is(err, context.DeadlineExceeded) && d.ready != nil {
+			// Refused, not slow: the writers need not wait for it (it
+			// goes on dialling, and Settle names it if it never gets in).
+			d.ready()
+		}
 		select {
 		case <-ctx.Done():
 			return false
@@ -100,6 +111,19 @@ func (d *device) connect(ctx context.Context, quit <-chan struct{}) bool {
 		}
 		pause = min(2*pause, time.Second)
 	}
+}
+
+// dial is one handshake, waiting for a turn among the devices' dials.
+func (d *device) dial(ctx context.Context) (gateway.Conn, error) {
+	if d.dials != nil {
+		select {
+		case d.dials <- struct{}{}:
+			defer func() { <-d.dials }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return d.ch.Dial(ctx, d.user)
 }
 
 func (lc *liveConn) read(ctx context.Context) {
@@ -139,6 +163,9 @@ func (d *device) run(ctx context.Context, settle <-chan struct{}) {
 	d.settling = settle
 	if d.connect(ctx, settle) {
 		d.catchUp(ctx)
+	}
+	if d.ready != nil {
+		d.ready()
 	}
 	gap := time.NewTimer(time.Hour)
 	gap.Stop()

@@ -280,6 +280,7 @@ type receivers struct {
 	devices []*device
 	tally   *receiverTally
 	settle  chan struct{}
+	ready   sync.WaitGroup // a device each, until its first connect and catch-up
 	wg      sync.WaitGroup
 	stopNem chan struct{}
 	nemDone chan struct{}
@@ -322,7 +323,10 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 			r.devices = append(r.devices, d)
 		}
 	}
+	dials := make(chan struct{}, maxConcurrentDials)
 	for _, d := range r.devices {
+		r.ready.Add(1)
+		d.dials, d.ready = dials, sync.OnceFunc(r.ready.Done)
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
@@ -351,6 +355,33 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 		}()
 	}
 	return r
+}
+
+// maxConcurrentDials bounds the handshakes in flight: ten thousand at
+// once time out on a busy service and retry as a herd.
+const maxConcurrentDials = 256
+
+// readyWait bounds how long the writers wait for n devices to connect
+// and catch up; past it they start anyway, and Settle names a device that
+// never connected.
+func readyWait(n int) time.Duration { return time.Minute + time.Duration(n)*10*time.Millisecond }
+
+// waitReady waits until every device has connected and caught up once
+// (or given up), so that the writers send to connected receivers; at
+// most readyWait, or until ctx ends.
+func (r *receivers) waitReady(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		r.ready.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(readyWait(len(r.devices)))
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // Settle stops the nemesis, waits until the service has offered every

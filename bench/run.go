@@ -151,6 +151,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		defer ch.Close()
 		recordJoins(rec, chats, chatMembers(&cfg, chats))
 		recv = startReceivers(ctx, &cfg, ch, rec, chats)
+		done := timings.Phase("receivers connected")
+		recv.waitReady(ctx)
+		done()
 	}
 
 	lat := newLatencies()
