@@ -17,9 +17,12 @@ import (
 //   - an invariant of checker.OnlineInvariants that fails offline was
 //     flagged online, unless only what the online check cannot see proves
 //     it: the final state's rows, the topic's events, the receivers'
-//     lines. That is: if it fails offline on the operations alone too
-//     (the history's persist and sync lines, judged under the run's
-//     contract), the online check must have flagged it.
+//     lines, and whether a message a sync returned exists with the id it
+//     returned (the final messages table decides that; without it, a
+//     later ack). That is: if it fails offline on the operations alone
+//     too (OpsOnly: the history's persist and sync lines, each sync's
+//     answer naming the ids acked at its sequences, judged under the
+//     run's contract), the online check must have flagged it.
 func OnlineDisagreement(rep checker.Report, online []checker.Violation, historyPath string) string {
 	offline := map[string]checker.Status{}
 	for _, r := range rep.Invariants {
@@ -55,8 +58,11 @@ func OnlineDisagreement(rep checker.Report, online []checker.Violation, historyP
 	return strings.Join(problems, "; ")
 }
 
-// OpsOnly is h with only its persist and sync lines: what the online
-// check reads.
+// OpsOnly is h with only its persist and sync lines, what the online check
+// reads, and each sync's answer naming, at each sequence acked anywhere in
+// the history, the id first acked there: whether the message a sync
+// returned is the one there is the final state's to say, not the
+// operations'.
 func OpsOnly(h *history.History) *history.History {
 	ops := &history.History{File: h.File, Header: h.Header, End: h.End}
 	ops.Events = slices.DeleteFunc(slices.Clone(h.Events), func(e history.Event) bool {
@@ -66,6 +72,45 @@ func OpsOnly(h *history.History) *history.History {
 		}
 		return true
 	})
+	type at struct {
+		chat string
+		seq  uint64
+	}
+	acked := map[at]string{}
+	invokes := map[int]*history.Event{} // by process: its open invoke
+	for i := range ops.Events {
+		e := &ops.Events[i]
+		if e.Kind == history.KindInvoke {
+			invokes[e.Process] = e
+			continue
+		}
+		inv := invokes[e.Process]
+		delete(invokes, e.Process)
+		if inv != nil && e.Kind == history.KindOK && inv.F == history.FPersist {
+			if _, ok := acked[at{inv.Chat, e.Seq}]; !ok {
+				acked[at{inv.Chat, e.Seq}] = e.MessageID
+			}
+		}
+	}
+	for i := range ops.Events {
+		e := &ops.Events[i]
+		if e.Kind == history.KindInvoke {
+			invokes[e.Process] = e
+			continue
+		}
+		inv := invokes[e.Process]
+		delete(invokes, e.Process)
+		if inv == nil || e.Kind != history.KindOK || inv.F != history.FSync || e.Sync == nil || len(e.Sync.MessageIDs) != len(e.Sync.Seqs) {
+			continue
+		}
+		r := &history.SyncResult{Seqs: e.Sync.Seqs, MessageIDs: slices.Clone(e.Sync.MessageIDs)}
+		for j, s := range r.Seqs {
+			if id, ok := acked[at{inv.Chat, s}]; ok {
+				r.MessageIDs[j] = id
+			}
+		}
+		e.Sync = r
+	}
 	return ops
 }
 

@@ -1,6 +1,7 @@
 // Package online judges a history while it is written, line by line in
 // file order: the rules two operations alone break (sequence_uniqueness,
-// sequence_monotonic, idempotency_guarantee), so that a run can stop at
+// sequence_monotonic, idempotency_guarantee, and sync_completeness's at a
+// sync's completion), so that a run can stop at
 // its first violation (bench --fail-fast). Package checker re-exports it
 // (checker.Online, checker.NewOnline) and judges the whole history after
 // the run; a violation found here is one that check reports too.
@@ -22,13 +23,14 @@ const (
 	SequenceUniqueness   = "sequence_uniqueness"
 	SequenceMonotonic    = "sequence_monotonic"
 	IdempotencyGuarantee = "idempotency_guarantee"
+	SyncCompleteness     = "sync_completeness"
 )
 
 // Invariants are the invariants the online check judges while the run
 // goes: those a pair of operations proves broken the moment the second
 // completes. Every other invariant is judged after the run only
 // (checker/INVARIANTS.md, "The online check", says why for each).
-var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee}
+var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness}
 
 // Violation is an invariant the online check found broken while the
 // history was being written: the first counterexample, by the lines of
@@ -63,6 +65,8 @@ type Checker struct {
 	// newest: per chat, the new (not a replay's) ack of the highest
 	// sequence, for monotonicity.
 	newest []ackSeen
+	// acked: per chat, each sequence's earliest ack (sync.go).
+	acked []onlineAcked
 
 	mu         sync.Mutex
 	violations []Violation // the first of each invariant, in the order found
@@ -99,6 +103,8 @@ type openOp struct {
 	key      string // "" keyless (or a sync)
 	sender   string
 	newestAt ackSeen // the chat's newest ack done before the call, if any
+	after    uint64  // a sync's
+	limit    int
 }
 
 // New starts an online check; notify, if not nil, is called with each
@@ -125,6 +131,7 @@ func (o *Checker) chat(name string) int32 {
 	o.chats[name] = id
 	o.names = append(o.names, name)
 	o.newest = append(o.newest, ackSeen{})
+	o.acked = append(o.acked, onlineAcked{})
 	return id
 }
 
@@ -136,6 +143,9 @@ func (o *Checker) Event(e *history.Event) {
 			return // the Log ignores it, and keeps what was outstanding
 		}
 		op := openOp{persist: e.F == history.FPersist, chat: o.chat(e.Chat), call: e.Time, line: int32(e.Line)}
+		if !op.persist {
+			op.after, op.limit = e.After, e.Limit
+		}
 		if op.persist && e.Key != "" {
 			op.key, op.sender = strings.Clone(e.Key), strings.Clone(e.Sender)
 		}
@@ -149,8 +159,12 @@ func (o *Checker) Event(e *history.Event) {
 			return
 		}
 		delete(o.open, e.Process)
-		if e.Kind == history.KindOK && op.persist {
-			o.acked(op, e)
+		switch {
+		case e.Kind != history.KindOK:
+		case op.persist:
+			o.ack(op, e)
+		default:
+			o.synced(op, e)
 		}
 	}
 }
@@ -158,9 +172,10 @@ func (o *Checker) Event(e *history.Event) {
 // Final lines prove nothing online: the final state is read after the run.
 func (o *Checker) Final(*history.Final) {}
 
-// acked judges an ok persist against the acks before it.
-func (o *Checker) acked(op openOp, e *history.Event) {
+// ack judges an ok persist against the acks before it.
+func (o *Checker) ack(op openOp, e *history.Event) {
 	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
+	o.acked[op.chat].note(e.Seq, e.Time, int32(e.Line))
 	chatName := o.names[op.chat]
 	cs := chatSeq{op.chat, e.Seq}
 	if first, ok := o.seqs[cs]; !ok {

@@ -1,0 +1,83 @@
+package checker
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// syncHistory: p0 persists m1 (seq 1) and m2 (seq 2), acked at lines 3
+// and 5; then p1 syncs (after, limit) and gets seqs. A persist of m3
+// (seq 3) by p2 is invoked before the sync and acked while it runs.
+func syncHistory(after uint64, limit int, seqs ...uint64) *history.History {
+	ids := make([]string, len(seqs))
+	for i, s := range seqs {
+		ids[i] = "m" + string(rune('0'+s))
+	}
+	evs := []history.Event{
+		{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: "k1", Sender: "u"},
+		{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: 1, MessageID: "m1"},
+		{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: "k2", Sender: "u"},
+		{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: 2, MessageID: "m2"},
+		{Kind: history.KindInvoke, Process: 2, F: history.FPersist, Chat: "c", Key: "k3", Sender: "u"},
+		{Kind: history.KindInvoke, Process: 1, F: history.FSync, Chat: "c", After: after, Limit: limit},
+		{Kind: history.KindOK, Process: 2, F: history.FPersist, Chat: "c", Seq: 3, MessageID: "m3"},
+		{Kind: history.KindOK, Process: 1, F: history.FSync, Chat: "c", Sync: &history.SyncResult{Seqs: seqs, MessageIDs: ids}},
+	}
+	h := &history.History{Header: history.Header{Version: history.Version}}
+	for i := range evs {
+		evs[i].Line, evs[i].Time = i+2, int64(10*(i+1))
+	}
+	h.Events = evs
+	return h
+}
+
+// A sync that misses a message acknowledged before it was invoked is
+// reported at its completion line, as the check after the run fails it;
+// one that misses only what was acknowledged while it ran, or what lies
+// past its full page, or below its after, is not.
+func TestOnlineSyncCompleteness(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		after    uint64
+		limit    int
+		seqs     []uint64
+		violated bool
+		lines    []int
+	}{
+		{name: "misses seq 2", limit: 10, seqs: []uint64{1}, violated: true, lines: []int{5, 7, 9}},
+		{name: "misses seq 1 after 0", limit: 10, seqs: []uint64{2, 3}, violated: true, lines: []int{3, 7, 9}},
+		{name: "out of order", limit: 10, seqs: []uint64{2, 1}, violated: true, lines: []int{7, 9}},
+		{name: "above its limit", limit: 1, seqs: []uint64{1, 2}, violated: true, lines: []int{7, 9}},
+		{name: "not above after", after: 1, limit: 10, seqs: []uint64{1, 2}, violated: true, lines: []int{7, 9}},
+		{name: "all acked before", limit: 10, seqs: []uint64{1, 2}},
+		{name: "seq 3 acked while it ran", limit: 10, seqs: []uint64{1, 2, 3}},
+		{name: "full page", limit: 1, seqs: []uint64{1}},
+		{name: "after 2", after: 2, limit: 10, seqs: nil},
+		{name: "after 1", after: 1, limit: 10, seqs: []uint64{2}},
+	} {
+		h := syncHistory(tc.after, tc.limit, tc.seqs...)
+		rep := Check(h, Options{})
+		off, _ := rep.Result(NameSyncCompleteness)
+		o, at := onlineOf(h)
+		vs := o.Violations()
+		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameSyncCompleteness })
+		if !tc.violated {
+			if i >= 0 || off.Status != Pass {
+				t.Errorf("%s: online %+v, offline %s (%s); want neither", tc.name, vs, off.Status, off.Detail)
+			}
+			continue
+		}
+		if i < 0 {
+			t.Errorf("%s: not found online; offline %s (%s)", tc.name, off.Status, off.Detail)
+			continue
+		}
+		if off.Status != Fail {
+			t.Errorf("%s: online %s, offline %s", tc.name, vs[i].Detail, off.Status)
+		}
+		if !slices.Equal(vs[i].Lines, tc.lines) || at[NameSyncCompleteness] != 9 {
+			t.Errorf("%s: lines %v found at line %d, want %v at 9 (%s)", tc.name, vs[i].Lines, at[NameSyncCompleteness], tc.lines, vs[i].Detail)
+		}
+	}
+}
