@@ -19,7 +19,7 @@ import (
 
 // startServer starts chatseq serve's server in process: target memory, with
 // variant, publishing to an embedded Kafka when kafka is set.
-func startServer(t testing.TB, variant sequencer.Variant, kafka bool) *serve.Serving {
+func startServer(t *testing.T, variant sequencer.Variant, kafka bool) *serve.Serving {
 	t.Helper()
 	o := serve.Options{
 		Target: "memory", Variant: variant, Strategy: sequencer.TwoPhase, RepublishOnReplay: true,
