@@ -57,8 +57,8 @@ func (f *Feed) Discard() {
 	f.log = nil
 }
 
-// onlineSink hands each line to the Log and, for operations, to the
-// online check.
+// onlineSink hands each line to the Log and, for operations and
+// receivers' lines, to the online check.
 type onlineSink struct {
 	*Log
 	online *Online
@@ -67,4 +67,10 @@ type onlineSink struct {
 func (s onlineSink) Event(e *history.Event) {
 	s.Log.Event(e)
 	s.online.Event(e)
+}
+
+// Receiver hands a receiver line to both (history.ReceiverSink).
+func (s onlineSink) Receiver(r *history.Receiver) {
+	s.Log.Receiver(r)
+	s.online.Receiver(r)
 }
