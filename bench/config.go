@@ -7,6 +7,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -265,6 +266,9 @@ func (c Config) Validate() error {
 		}
 		if f.Kind == target.DeleteCounter && f.Chat%c.shards() != c.ShardIndex {
 			return fmt.Errorf("%s names chat %d, which shard %d/%d does not drive", f.Kind, f.Chat, c.ShardIndex, c.shards())
+		}
+		if slices.Contains(target.ReceiverKinds(), f.Kind) && c.Receivers == 0 {
+			return fmt.Errorf("a %s is scheduled, which strikes the receivers: give --receivers too", f.Kind)
 		}
 		if f.Kind == target.KafkaOutage && c.KafkaOff {
 			return fmt.Errorf("a %s is scheduled but Kafka is off", target.KafkaOutage)

@@ -28,8 +28,9 @@ type device struct {
 	connected bool      // it has connected once: its lines may follow
 	dialErr   error     // the last failed dial
 	settling  <-chan struct{}
-	drop      chan int      // the nemesis' drop window to join
-	offline   time.Duration // how long a dropped connection stays down
+	drop      chan dropOrder // the nemesis' strikes
+	pause     chan time.Duration
+	resumeAt  time.Time // it reads nothing before (slow_receivers)
 	// dials bounds the devices dialling at once (a herd of thousands of
 	// handshakes times out on a busy service); ready is called once the
 	// first connect and catch-up are done, or given up.
@@ -64,7 +65,7 @@ const defaultGapWait = 50 * time.Millisecond
 func newDevice(user string, chats []string, ch gateway.Channel, rec *history.Recorder, tally *receiverTally, limit int) *device {
 	d := &device{
 		id: user + "/d1", user: user, ch: ch, rec: rec, tally: tally, limit: limit, gapWait: defaultGapWait,
-		views: map[string]*chatView{}, drop: make(chan int, 1),
+		views: map[string]*chatView{}, drop: make(chan dropOrder, 1), pause: make(chan time.Duration, 1),
 	}
 	for _, c := range chats {
 		d.views[c] = &chatView{chat: c, pending: map[uint64]struct{}{}}
@@ -74,9 +75,25 @@ func newDevice(user string, chats []string, ch gateway.Channel, rec *history.Rec
 
 // dropNow asks the device to drop its connection (the nemesis' strike
 // window); one still pending is not repeated.
-func (d *device) dropNow(window int) {
+func (d *device) dropNow(window int, offline time.Duration) {
 	select {
-	case d.drop <- window:
+	case d.drop <- dropOrder{window: window, offline: offline}:
+	default:
+	}
+}
+
+// dropOrder is one strike: its drop window, and how long the device
+// stays offline.
+type dropOrder struct {
+	window  int
+	offline time.Duration
+}
+
+// pauseNow has the device stop reading for p (slow_receivers); one
+// still pending is not repeated.
+func (d *device) pauseNow(p time.Duration) {
+	select {
+	case d.pause <- p:
 	default:
 	}
 }
@@ -170,11 +187,18 @@ func (d *device) run(ctx context.Context, settle <-chan struct{}) {
 	gap := time.NewTimer(time.Hour)
 	gap.Stop()
 	defer gap.Stop()
+	wake := time.NewTimer(time.Hour)
+	wake.Stop()
+	defer wake.Stop()
 	for {
 		var batches <-chan []gateway.Message
 		var ended <-chan error
+		paused := time.Now().Before(d.resumeAt)
 		if d.conn != nil {
-			batches, ended = d.conn.batches, d.conn.ended
+			ended = d.conn.ended
+			if !paused {
+				batches = d.conn.batches
+			}
 		}
 		select {
 		case <-settle:
@@ -189,19 +213,26 @@ func (d *device) run(ctx context.Context, settle <-chan struct{}) {
 			d.conn.ended = nil
 			d.disconnect(endReason(err), false)
 			d.reconnect(ctx)
-		case w := <-d.drop:
+		case o := <-d.drop:
 			d.tally.drops.Add(1)
 			d.disconnect("dropped", true)
-			if !d.stayOffline(ctx) {
+			if !d.stayOffline(ctx, o.offline) {
 				continue // the settle or the run's end comes next
 			}
 			d.reconnect(ctx)
-			d.tally.recovered(w, time.Now())
+			d.tally.recovered(o.window, time.Now())
+		case p := <-d.pause:
+			d.resumeAt = time.Now().Add(p)
+			wake.Reset(p)
+		case <-wake.C:
+			// reading again
 		case <-gap.C:
-			d.settleGaps(ctx, true)
+			if !paused {
+				d.settleGaps(ctx, true)
+			}
 		}
 		if wait, open := d.nextGap(); open {
-			gap.Reset(wait)
+			gap.Reset(max(wait, time.Until(d.resumeAt)))
 		}
 	}
 }
@@ -217,13 +248,13 @@ func endReason(err error) string {
 	return msg
 }
 
-// stayOffline keeps a dropped device off the network for its offline
-// time; false when the settle or ctx came first.
-func (d *device) stayOffline(ctx context.Context) bool {
-	if d.offline <= 0 {
+// stayOffline keeps a dropped device off the network for offline;
+// false when the settle or ctx came first.
+func (d *device) stayOffline(ctx context.Context, offline time.Duration) bool {
+	if offline <= 0 {
 		return true
 	}
-	t := time.NewTimer(d.offline)
+	t := time.NewTimer(offline)
 	defer t.Stop()
 	select {
 	case <-t.C:

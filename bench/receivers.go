@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -15,6 +16,7 @@ import (
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/metrics"
+	"github.com/chatseq/chatseq/target"
 )
 
 // Receivers are the delivery plane's clients (bench --receivers): each
@@ -284,6 +286,8 @@ type receivers struct {
 	wg      sync.WaitGroup
 	stopNem chan struct{}
 	nemDone chan struct{}
+	// The scheduled drop_connections and slow_receivers faults.
+	stopSched, schedDone chan struct{}
 }
 
 // chatMembers are each chat's members: the writers and its receivers.
@@ -318,9 +322,7 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 	r := &receivers{ch: ch, tally: newReceiverTally(cfg.Receivers, IntervalFor(cfg), cfg.Metrics.Delivery()), settle: make(chan struct{})}
 	for _, c := range chats {
 		for k := range cfg.Receivers {
-			d := newDevice(ReceiverUser(c, k), []string{c}, ch, rec, r.tally, cfg.SyncLimit)
-			d.offline = cfg.DropConnectionsFor
-			r.devices = append(r.devices, d)
+			r.devices = append(r.devices, newDevice(ReceiverUser(c, k), []string{c}, ch, rec, r.tally, cfg.SyncLimit))
 		}
 	}
 	dials := make(chan struct{}, maxConcurrentDials)
@@ -346,10 +348,7 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 				case <-ctx.Done():
 					return
 				case now := <-tick.C:
-					w := r.tally.dropped(now)
-					for _, d := range r.devices {
-						d.dropNow(w)
-					}
+					r.dropAll(now, cfg.DropConnectionsFor)
 				}
 			}
 		}()
@@ -392,6 +391,10 @@ func (r *receivers) Settle(ctx context.Context) (ReceiverCounts, error) {
 		close(r.stopNem)
 		<-r.nemDone
 	}
+	if r.stopSched != nil {
+		close(r.stopSched)
+		<-r.schedDone
+	}
 	err := r.ch.Quiesce(ctx)
 	close(r.settle)
 	r.wg.Wait()
@@ -421,4 +424,53 @@ func recordDeliveryState(ctx context.Context, ch gateway.Channel, chats []string
 		}
 	}
 	return rec.RecordTableRead(history.TableDeliveryState, n)
+}
+
+// dropAll drops every device's connection at now, each offline for
+// offline, as one drop window.
+func (r *receivers) dropAll(now time.Time, offline time.Duration) {
+	w := r.tally.dropped(now)
+	for _, d := range r.devices {
+		d.dropNow(w, offline)
+	}
+}
+
+// scheduleFaults strikes the devices at the scheduled drop_connections
+// and slow_receivers faults, timed from now (the writers' start), until
+// Settle.
+func (r *receivers) scheduleFaults(ctx context.Context, timed []target.TimedFault) {
+	var mine []target.TimedFault
+	for _, f := range timed {
+		if slices.Contains(target.ReceiverKinds(), f.Kind) {
+			mine = append(mine, f)
+		}
+	}
+	if len(mine) == 0 {
+		return
+	}
+	slices.SortStableFunc(mine, func(a, b target.TimedFault) int { return cmp.Compare(a.At, b.At) })
+	r.stopSched, r.schedDone = make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(r.schedDone)
+		for _, f := range mine {
+			t := time.NewTimer(time.Until(start.Add(f.At)))
+			select {
+			case <-r.stopSched:
+				t.Stop()
+				return
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case now := <-t.C:
+				if f.Kind == target.DropConnections {
+					r.dropAll(now, f.For)
+					continue
+				}
+				for _, d := range r.devices {
+					d.pauseNow(f.For)
+				}
+			}
+		}
+	}()
 }

@@ -163,6 +163,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	}
 	timings.Since("process: start → writers", timings.Start)
 	clock.begin()
+	if recv != nil {
+		recv.scheduleFaults(ctx, cfg.Timed)
+	}
 	lat.begin(rec.Now, IntervalFor(&cfg))
 	cfg.Metrics.SetPhase(PhaseWriters)
 	detachMetrics := lat.exportTo(cfg.Metrics, len(chats), faultWindows(cfg.Timed, clock))

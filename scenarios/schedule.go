@@ -29,6 +29,9 @@ var scheduleFaults = map[string]struct {
 	"txn_canceled_other":   {target.TxnCanceledOther, []string{"for"}},
 	// A broken variant of ADR-004's core switched on for the window.
 	"variant_on": {target.VariantOn, []string{"for", "variant"}},
+	// The receivers' nemeses (receivers: N).
+	"drop_connections": {target.DropConnections, []string{"for"}},
+	"slow_receivers":   {target.SlowReceivers, []string{"for"}},
 }
 
 func scheduleFaultNames() []string {

@@ -93,3 +93,32 @@ func TestParseScheduleVariantWindow(t *testing.T) {
 		}
 	}
 }
+
+// The receivers' faults parse to their kinds, each with its window.
+func TestParseScheduleReceiverFaults(t *testing.T) {
+	got, err := ParseSchedule([]byte("[{fault: drop_connections, at: 1s, for: 200ms}, {fault: drop_connections, at: 2s, for: 1ms}, {fault: slow_receivers, at: 3s, for: 1s}]"), "s")
+	want := []target.TimedFault{
+		{Kind: target.DropConnections, At: time.Second, For: 200 * time.Millisecond},
+		{Kind: target.DropConnections, At: 2 * time.Second, For: time.Millisecond},
+		{Kind: target.SlowReceivers, At: 3 * time.Second, For: time.Second},
+	}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("fault %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	for text, msg := range map[string]string{
+		"{fault: slow_receivers, at: 1s, for: 0s}":          "longer than 0s",
+		"{fault: drop_connections, at: 1s}":                 "needs for:",
+		"{fault: drop_connections, at: 1s, latency: 1ms}":   "does not apply to drop_connections",
+		"{fault: slow_receivers, at: 1s, for: 1s, chat: 0}": "does not apply to slow_receivers",
+	} {
+		_, err := ParseSchedule([]byte(text), "s")
+		if err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want an error saying %q", text, err, msg)
+		}
+	}
+}

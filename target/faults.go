@@ -34,7 +34,18 @@ const (
 	// variant Variant (sequencer.Variant.CheckSwitchable), so that a
 	// long correct run goes wrong at a known time.
 	VariantOn = "variant-on"
+	// DropConnections: at At every receiver's connection is dropped, and
+	// each device stays offline For before it
+	// reconnects and catches up (bench --receivers).
+	DropConnections = "drop-connections"
+	// SlowReceivers: through the window every receiver stops reading its
+	// connection and syncing (a stalled app): what the push channel
+	// sends it waits in its queues, up to their bounds.
+	SlowReceivers = "slow-receivers"
 )
+
+// ReceiverKinds are the timed faults that strike bench's receivers.
+func ReceiverKinds() []string { return []string{DropConnections, SlowReceivers} }
 
 // KillServer: at At the target's server process is killed (SIGKILL) and
 // restarted, or a user's nemesis command is run (the http target's
@@ -54,7 +65,7 @@ func CoreOnly(kind string) bool { return IsStoreError(kind) || kind == VariantOn
 
 // TimedKinds lists every timed fault kind.
 func TimedKinds() []string {
-	return append([]string{KafkaOutage, StoreLatency, StoreStall, DeleteCounter, KillServer, VariantOn}, storeErrorKinds...)
+	return append([]string{KafkaOutage, StoreLatency, StoreStall, DeleteCounter, KillServer, VariantOn, DropConnections, SlowReceivers}, storeErrorKinds...)
 }
 
 // TimedFault is a fault on the run's clock.
@@ -70,7 +81,7 @@ type TimedFault struct {
 // Validate checks f against a run of the given number of chats.
 func (f TimedFault) Validate(chats int) error {
 	switch f.Kind {
-	case KafkaOutage, StoreStall, StoreThrottle, StoreInternalError, TxnCanceledOther:
+	case KafkaOutage, StoreStall, StoreThrottle, StoreInternalError, TxnCanceledOther, SlowReceivers:
 		if f.For <= 0 {
 			return fmt.Errorf("%s at %s needs a positive duration", f.Kind, f.At)
 		}
@@ -86,6 +97,10 @@ func (f TimedFault) Validate(chats int) error {
 			return fmt.Errorf("%s at %s: %w", f.Kind, f.At, err)
 		}
 	case KillServer:
+	case DropConnections:
+		if f.For <= 0 {
+			return fmt.Errorf("%s at %s needs a positive duration (how long the devices stay offline)", f.Kind, f.At)
+		}
 	case DeleteCounter:
 		if f.Chat < 0 || f.Chat >= chats {
 			return fmt.Errorf("%s names chat %d, but the run has chats 0..%d", f.Kind, f.Chat, chats-1)
