@@ -1,9 +1,3 @@
-// Package store holds a history as a check reads it: the Log takes its
-// lines one at a time into compact records (ingest.go, intern.go), the
-// Index sorts them into the views every invariant shares (index.go,
-// viewsort.go), the receivers' lines go to a Delivery the delivery
-// invariants judge, and StringHash stands for a message id everywhere in
-// a check. The invariants themselves are package checker's.
 package store
 
 import (
