@@ -48,13 +48,13 @@ func (l *Log) Check(h *history.History, opt Options) Report {
 
 func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	hasEvents := h.TableRead(history.TableEvents)
-	l.Fin.Each(func(f *store.Cfin) { hasEvents = hasEvents || f.Table == store.TableEvents })
+	l.Fin.Each(func(f *store.FinalRecord) { hasEvents = hasEvents || f.Table == store.TableEvents })
 	note := cutShortNoteOf(h)
 	cut := note != ""
 	finals := l.Fin.Len()
 	tablesRead := h.TablesRead
 	if cut {
-		l.Fin, tablesRead = columns.Chunked[store.Cfin]{}, nil
+		l.Fin, tablesRead = columns.Chunked[store.FinalRecord]{}, nil
 	}
 	l.FinishDelivery(h, cut)
 	defer timings.Phase("check: all")()

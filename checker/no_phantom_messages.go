@@ -73,7 +73,7 @@ func checkNoPhantomMessages(x *index) Result {
 
 // phantomKey names a phantom message's key: its text, or, for a line
 // without a sender whose key no sender used (key_scope client), that.
-func (x *index) phantomKey(f *store.Cfin) string {
+func (x *index) phantomKey(f *store.FinalRecord) string {
 	if f.Key == store.FinKeyUnsent {
 		return "a key, without a sender, that no sender of the chat used (key_scope client)"
 	}

@@ -56,7 +56,7 @@ type Index struct {
 	// (columns.Chunked).
 	Ops    *columns.Chunked[Op]
 	Allocs *columns.Chunked[Alloc]
-	Fin    *columns.Chunked[Cfin]
+	Fin    *columns.Chunked[FinalRecord]
 
 	// Sorted views; *Span[c]..*Span[c+1] is chat c's slice of each.
 	Acks        []int32 // persist-ok ops by (chat, seq, call)

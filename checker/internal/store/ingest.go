@@ -67,7 +67,7 @@ type Log struct {
 	// chat (columns.Grouped); the index takes them numbered densely.
 	Ops    columns.Grouped[Op]
 	allocs columns.Grouped[Alloc]
-	Fin    columns.Chunked[Cfin]
+	Fin    columns.Chunked[FinalRecord]
 	// RecordOrder keeps every record in shared blocks, in the order read:
 	// a test's reference for grouping by chat.
 	RecordOrder bool
@@ -179,10 +179,10 @@ type Alloc struct {
 	hasStart   bool
 }
 
-// Cfin is one final line. Lines are numbered by int32, as operations'
+// FinalRecord is one final line. Lines are numbered by int32, as operations'
 // are; an events line's partition and offset are kept beside (evPos), so
 // that the messages and idempotency lines, a history's bulk, take 32 bytes.
-type Cfin struct {
+type FinalRecord struct {
 	Seq       uint64 // messages, idempotency, events; counters: the value
 	Line      int32
 	Chat      int32
@@ -567,7 +567,7 @@ func (l *Log) trace(e *history.Event) {
 
 // Final takes the next final line; finals come after every event.
 func (l *Log) Final(f *history.Final) {
-	c := Cfin{Seq: f.Seq, Line: int32(f.Line), Chat: l.Chat(f.Chat), Key: -1, Table: tableOf(f.Table), Missing: f.Missing}
+	c := FinalRecord{Seq: f.Seq, Line: int32(f.Line), Chat: l.Chat(f.Chat), Key: -1, Table: tableOf(f.Table), Missing: f.Missing}
 	switch c.Table {
 	case TableCounters:
 		c.Seq = f.Value
@@ -614,10 +614,10 @@ func (a *stringArena) string(s string) string {
 }
 
 // Value is a counters line's value.
-func (f *Cfin) Value() uint64 { return f.Seq }
+func (f *FinalRecord) Value() uint64 { return f.Seq }
 
 // FinKeyName is a messages or idempotency line's key, "" if it has none.
-func (l *Log) FinKeyName(f *Cfin) string {
+func (l *Log) FinKeyName(f *FinalRecord) string {
 	if f.Key < 0 {
 		return ""
 	}

@@ -167,7 +167,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// without sole_writer's promise. Senderless lines get provisional keys
 	// of their own (finalIDs), so the line's sequence is its key's.
 	preRun := map[int32]bool{}
-	l.Fin.Each(func(f *Cfin) {
+	l.Fin.Each(func(f *FinalRecord) {
 		if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && f.Seq <= sl.initialCounter && *k.sender.At(f.Key) == NoSender {
 			preRun[f.Key] = true
 		}
@@ -176,7 +176,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// has its own line, so a senderless line from before the run is not
 	// its (it would be a second message of one key).
 	lined := map[chatKey]bool{}
-	l.Fin.Each(func(f *Cfin) {
+	l.Fin.Each(func(f *FinalRecord) {
 		if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) != NoSender {
 			lined[chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}] = true
 		}
@@ -270,8 +270,8 @@ func RenumberOps(ops *columns.Chunked[Op], keyMap, midMap []int32) {
 }
 
 // renumberFinals gives final lines their final key and message id numbers.
-func renumberFinals(fin *columns.Chunked[Cfin], keyMap, midMap []int32) {
-	fin.Each(func(f *Cfin) {
+func renumberFinals(fin *columns.Chunked[FinalRecord], keyMap, midMap []int32) {
+	fin.Each(func(f *FinalRecord) {
 		if f.Key >= 0 {
 			f.Key = keyMap[f.Key] // keyless or finKeyUnsent (attributeSenderless)
 		}

@@ -95,7 +95,7 @@ func TestFinalsRepeatingAnAckKeepNoNewID(t *testing.T) {
 		t.Fatalf("an event with another id kept %d ids, want 1", got-before)
 	}
 	var ids []uint32
-	l.Fin.Each(func(f *Cfin) { ids = append(ids, f.MessageID) })
+	l.Fin.Each(func(f *FinalRecord) { ids = append(ids, f.MessageID) })
 	if ids[0] != ids[2] || ids[3] == ids[0] {
 		t.Fatalf("final lines' message ids %v: the events line repeating the ack must share its number, the other not", ids)
 	}
