@@ -212,7 +212,7 @@ func contractProblem(c history.Contract) string {
 	return ""
 }
 
-// stats adds to the operations' counts (opStats) what the invariants
+// stats adds to the operations' counts (store.Index.OpStats) what the invariants
 // found.
 func (x *index) stats(s Stats, gs gapStats, late, dups int) Stats {
 	s.Chats, s.Allocations, s.Messages = len(x.ChatNames), x.Allocs.Len(), len(x.Msgs)

@@ -9,7 +9,7 @@ const NameIdempotencyGuarantee = "idempotency_guarantee"
 // or not, carries the same sequence and message_id, and at most one final
 // message carries the key (ADR-001 Appendix C). A key is scoped as the
 // contract's key_scope says: per chat as ADR-004's table is, or per sender
-// per chat (ADR-001); the Log numbers keys so (canonicalMaps).
+// per chat (ADR-001); the Log numbers keys so (store.Log.CanonicalMaps).
 func checkIdempotencyGuarantee(x *index) Result {
 	v := newVerdict(NameIdempotencyGuarantee)
 	if len(x.Acks) == 0 && !x.HasMessages {

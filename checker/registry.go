@@ -75,7 +75,7 @@ type invariant struct {
 	// cited: a failure quotes the design's own words for the promise it
 	// breaks (the header's claims, history.ClaimsField).
 	cited bool
-	// start orders the tasks: the longest start first (runAll).
+	// start orders the tasks: the longest start first (parallel.RunAll).
 	start startRank
 }
 

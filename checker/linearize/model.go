@@ -38,7 +38,7 @@ import (
 // the run at the sequences up to it: a run's new message is above it; a
 // replay answering a sequence at or below it is of a key from before the
 // run, committed from the start (initialState); what syncs return at or
-// below it is left out of their answers (linearizabilityHistory).
+// below it is left out of their answers (ChatModel in checker/internal/store).
 //
 // Porcupine linearizes eagerly: with many writers in flight around a read
 // it would try every subset of them before the read, 2^writers states. So

@@ -83,7 +83,7 @@ type Index struct {
 	KeylessMsgIn map[int32]int
 	// NKeylessIdem counts final idempotency records no key is known for:
 	// under key_scope client, records without a sender that no single
-	// sender's key claims (canonicalMaps).
+	// sender's key claims (CanonicalMaps).
 	NKeylessIdem int
 	// KeylessIdemIn counts them by chat: only their chat's keys may be
 	// theirs.

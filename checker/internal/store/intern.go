@@ -32,7 +32,7 @@ const NoSender = ^uint32(0)
 
 // KeyID numbers a persist's key. Each provisional key keeps its chat and
 // sender: the contract's key_scope, known only once every line is in,
-// decides whether canonicalMaps tells keys apart by sender (client, ADR-001:
+// decides whether CanonicalMaps tells keys apart by sender (client, ADR-001:
 // "unique per client per chat") or by chat alone (chat, ADR-004's
 // idempotency table).
 func (l *Log) KeyID(process int, chat int32, sender uint32, key string) int32 {
