@@ -75,6 +75,9 @@ turns them on.`,
 					o.Brokers = append(o.Brokers, b)
 				}
 			}
+			if gateway.IsVariant(chosen) && len(o.Brokers) == 0 && o.Kafka == serve.KafkaOff {
+				return badInput("--broken %s breaks the push channel, which needs the events topic: give --kafka embedded or --brokers", chosen)
+			}
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			if o.Metrics, err = live.start(ctx, c.ErrOrStderr()); err != nil {

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/httpapi"
@@ -18,10 +19,17 @@ type memberLister interface {
 // target publishes to. Without Kafka there is none (httpapi answers 503
 // push.unavailable).
 func (s *Serving) startPush(ctx context.Context, o Options, target any) (*httpapi.Push, error) {
+	broken := gateway.Variant("")
+	if gateway.IsVariant(string(o.Variant)) {
+		broken = gateway.Variant(o.Variant)
+	}
 	if len(s.Brokers) == 0 {
+		if broken != "" {
+			return nil, fmt.Errorf("--broken %s breaks the push channel, which needs the events topic: give --kafka embedded or --brokers", broken)
+		}
 		return nil, nil
 	}
-	cfg := gateway.Config{MaxDevices: o.PushMaxConnections}
+	cfg := gateway.Config{MaxDevices: o.PushMaxConnections, Variant: broken}
 	if ml, ok := target.(memberLister); ok {
 		cfg.Members = ml.Members
 	}

@@ -3,12 +3,15 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/metrics"
 )
@@ -104,4 +107,53 @@ func do(t *testing.T, ctx context.Context, method, url, user, key, body string) 
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, strings.TrimSpace(string(b))
+}
+
+// serve --broken gateway-foreign-push runs the broken gateway behind
+// /v1/push: a device is pushed another chat's message (two chats that
+// share its membership index's bucket). Without the events topic there is
+// no push channel to break: Start refuses.
+func TestServeRunsTheForeignPushGateway(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := Start(ctx, Options{Target: "memory", Variant: "gateway-foreign-push", Listen: "127.0.0.1:0", Seed: 1, Metrics: metrics.New()}); err == nil || !strings.Contains(err.Error(), "needs the events topic") {
+		t.Fatalf("Kafka off: %v, want a refusal", err)
+	}
+	srv, err := Start(ctx, Options{Target: "memory", Variant: "gateway-foreign-push", Kafka: KafkaEmbedded, Partitions: 2, Listen: "127.0.0.1:0", Seed: 1, Metrics: metrics.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	base := "http://" + srv.Addr
+	bucket := func(chat string) uint32 {
+		h := fnv.New32a()
+		h.Write([]byte(chat))
+		return h.Sum32() % gateway.ForeignBuckets
+	}
+	other := ""
+	for i := 1; other == ""; i++ {
+		if c := fmt.Sprintf("c%d", i); bucket(c) == bucket("c0") {
+			other = c
+		}
+	}
+	call := func(method, path, user, key, body string) {
+		t.Helper()
+		if status, answer := do(t, ctx, method, base+path, user, key, body); status/100 != 2 {
+			t.Fatalf("%s %s: %d %s", method, path, status, answer)
+		}
+	}
+	call("PUT", "/v1/chats/c0", "u0", "", `{"members":["u0","m0"]}`)
+	call("PUT", "/v1/chats/"+other, "u1", "", `{"members":["u1","m1"]}`)
+	dev, err := httpapi.DialPush(ctx, base, "m0", httpapi.PushDialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	call("POST", "/v1/chats/"+other+"/messages", "u1", "k1", `{"content":"not for m0"}`)
+	next, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	msgs, err := dev.Next(next)
+	if err != nil || len(msgs) != 1 || msgs[0].ChatID != other {
+		t.Fatalf("m0's device got %+v (%v), want %s's message (the broken gateway)", msgs, err, other)
+	}
 }
