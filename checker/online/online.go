@@ -57,15 +57,15 @@ type Checker struct {
 	chats map[string]int32
 	names []string       // by chat number
 	open  map[int]openOp // by process: its outstanding operation
-	// seqs: per chat and sequence, the first ack's message id hash.
-	seqs map[chatSeq]ackSeen
 	// keys: per (chat, sender, key), the first ok answer. A key is one
-	// key under either key_scope when chat, sender and text are equal.
+	// key under either key_scope when chat, sender and text are equal;
+	// sender and text are kept as one hash (no string to hold or scan).
 	keys map[chatKey]ackSeen
 	// newest: per chat, the new (not a replay's) ack of the highest
 	// sequence, for monotonicity.
 	newest []ackSeen
-	// acked: per chat, each sequence's earliest ack (sync.go).
+	// acked: per chat, each sequence's earliest (first) ack, with its
+	// message id's hash (sequence_uniqueness; sync.go).
 	acked []onlineAcked
 	// pushes: identical_order's (delivery.go).
 	pushes pushes
@@ -82,8 +82,13 @@ type chatSeq struct {
 }
 
 type chatKey struct {
-	chat        int32
-	sender, key string
+	chat int32
+	key  uint64 // keyHash(sender, key)
+}
+
+// keyHash is a (sender, key) pair's hash.
+func keyHash(sender, key string) uint64 {
+	return store.StringHash(sender)*0x9E3779B97F4A7C15 ^ store.StringHash(key)
 }
 
 // ackSeen is an ok persist as the rules compare it.
@@ -102,8 +107,8 @@ type openOp struct {
 	chat     int32
 	call     int64
 	line     int32
-	key      string // "" keyless (or a sync)
-	sender   string
+	keyed    bool    // a persist with a key
+	key      uint64  // keyHash(sender, key)
 	newestAt ackSeen // the chat's newest ack done before the call, if any
 	after    uint64  // a sync's
 	limit    int
@@ -113,7 +118,7 @@ type openOp struct {
 // invariant's first violation as it is found (from the goroutine feeding
 // the lines).
 func New(notify func(Violation)) *Checker {
-	return &Checker{chats: map[string]int32{}, open: map[int]openOp{}, seqs: map[chatSeq]ackSeen{},
+	return &Checker{chats: map[string]int32{}, open: map[int]openOp{},
 		keys: map[chatKey]ackSeen{}, found: map[string]bool{}, notify: notify}
 }
 
@@ -149,7 +154,7 @@ func (o *Checker) Event(e *history.Event) {
 			op.after, op.limit = e.After, e.Limit
 		}
 		if op.persist && e.Key != "" {
-			op.key, op.sender = strings.Clone(e.Key), strings.Clone(e.Sender)
+			op.keyed, op.key = true, keyHash(e.Sender, e.Key)
 		}
 		if n := o.newest[op.chat]; n.set && n.done < e.Time {
 			op.newestAt = n
@@ -177,22 +182,18 @@ func (o *Checker) Final(*history.Final) {}
 // ack judges an ok persist against the acks before it.
 func (o *Checker) ack(op openOp, e *history.Event) {
 	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
-	o.acked[op.chat].note(e.Seq, e.Time, int32(e.Line))
 	chatName := o.names[op.chat]
-	cs := chatSeq{op.chat, e.Seq}
-	if first, ok := o.seqs[cs]; !ok {
-		o.seqs[cs] = a
-	} else if first.mid != a.mid {
-		o.violate(SequenceUniqueness, []int{int(first.doneLine), int(a.doneLine)}, e.Time,
-			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.doneLine, a.doneLine, e.MessageID)
+	if first, ok := o.acked[op.chat].note(e.Seq, e.Time, int32(e.Line), a.mid); ok && first.mid != a.mid {
+		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
+			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)
 	}
-	if op.key != "" {
-		k := chatKey{op.chat, op.sender, op.key}
+	if op.keyed {
+		k := chatKey{op.chat, op.key}
 		if first, ok := o.keys[k]; !ok {
 			o.keys[k] = a
 		} else if first.seq != a.seq || first.mid != a.mid {
 			o.violate(IdempotencyGuarantee, []int{int(first.doneLine), int(a.doneLine)}, e.Time,
-				"chat %q key %q answered seq %d (line %d) and seq %d %q (line %d)", chatName, op.key, first.seq, first.doneLine, a.seq, e.MessageID, a.doneLine)
+				"chat %q: one key (sender and key of the persist invoked at line %d) answered seq %d (line %d) and seq %d %q (line %d)", chatName, op.line, first.seq, first.doneLine, a.seq, e.MessageID, a.doneLine)
 		}
 	}
 	if e.Dedup {

@@ -18,14 +18,16 @@ type onlineAcked struct {
 }
 
 type onlineSeqAck struct {
-	done int64 // earliest ack's completion time; noAck if none
-	line int32 // its line
+	done int64  // earliest ack's completion time; noAck if none
+	mid  uint64 // its message id's hash
+	line int32  // its line
 }
 
 const noAck = math.MinInt64
 
-// note records an ack of seq done at done (line); an earlier one stays.
-func (a *onlineAcked) note(seq uint64, done int64, line int32) {
+// note records an ack of seq done at done (line) for message id hash mid;
+// an earlier one stays, and is returned (ok) if there was one.
+func (a *onlineAcked) note(seq uint64, done int64, line int32, mid uint64) (onlineSeqAck, bool) {
 	if seq > a.top {
 		a.top = seq
 	}
@@ -34,10 +36,11 @@ func (a *onlineAcked) note(seq uint64, done int64, line int32) {
 			if a.sparse == nil {
 				a.sparse = map[uint64]onlineSeqAck{}
 			}
-			if _, ok := a.sparse[seq]; !ok {
-				a.sparse[seq] = onlineSeqAck{done, line}
+			first, ok := a.sparse[seq]
+			if !ok {
+				a.sparse[seq] = onlineSeqAck{done, mid, line}
 			}
-			return
+			return first, ok
 		}
 		n := len(a.dense)
 		a.dense = append(a.dense, make([]onlineSeqAck, int(seq)+1-n+n/2)...)
@@ -45,19 +48,11 @@ func (a *onlineAcked) note(seq uint64, done int64, line int32) {
 			a.dense[i].done = noAck
 		}
 	}
-	if a.dense[seq].done == noAck {
-		a.dense[seq] = onlineSeqAck{done, line}
+	if first := a.dense[seq]; first.done != noAck {
+		return first, true
 	}
-}
-
-// at is seq's earliest ack, ok false if none.
-func (a *onlineAcked) at(seq uint64) (onlineSeqAck, bool) {
-	if seq < uint64(len(a.dense)) {
-		s := a.dense[seq]
-		return s, s.done != noAck
-	}
-	s, ok := a.sparse[seq]
-	return s, ok
+	a.dense[seq] = onlineSeqAck{done, mid, line}
+	return onlineSeqAck{}, false
 }
 
 // synced judges a sync that completed ok as sync_completeness does (its
