@@ -23,7 +23,8 @@ import (
 //     too (OpsOnly: the history's persist and sync lines, each sync's
 //     answer naming the ids acked at its sequences, judged under the
 //     run's contract), the online check must have flagged it; for
-//     identical_order, if it fails on the pushes alone (PushesOnly: each
+//     identical_order and push_authorization, if it fails on the
+//     receivers' lines alone (PushesOnly: each
 //     compared with the others, the final table and the acks being the
 //     check after the run's).
 func OnlineDisagreement(rep checker.Report, online []checker.Violation, historyPath string) string {
@@ -55,7 +56,7 @@ func OnlineDisagreement(rep checker.Report, online []checker.Violation, historyP
 		pushes := checker.Check(PushesOnly(h), checker.Options{Contract: &contract})
 		for _, name := range missed {
 			ref := ops
-			if name == checker.NameIdenticalOrder {
+			if name == checker.NameIdenticalOrder || name == checker.NamePushAuthorization {
 				ref = pushes
 			}
 			if r, ok := ref.Result(name); ok && r.Status == checker.Fail {

@@ -1,20 +1,42 @@
 package online
 
 import (
+	"strings"
+
 	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
-// IdenticalOrder is ADR-001's "Per-Chat Total Order" as HISTORY.md names it.
-const IdenticalOrder = "identical_order"
+// IdenticalOrder is ADR-001's "Per-Chat Total Order" and PushAuthorization
+// the push channel's security promise, as HISTORY.md names them.
+const (
+	IdenticalOrder    = "identical_order"
+	PushAuthorization = "push_authorization"
+)
 
 // pushes is what identical_order's online rules keep: per chat, the first
 // message id pushed at each sequence, and the first sequence each id was
 // pushed at (to any device), with the push line that showed it.
 type pushes struct {
-	devices map[string]bool // devices that connected: the check ignores pushes to others
+	devices map[string]*device // devices that connected: the check ignores pushes to others
 	bySeq   map[chatSeq]pushSeen
 	byID    map[chatID]pushSeen
+	// joined: the (chat, user) pairs a join line named so far, and how
+	// many join lines there were (push_authorization).
+	joined map[member]bool
+	joins  int
+}
+
+// device is a connected device as push_authorization reads it.
+type device struct {
+	user        string // its first connect's
+	first, open int32  // its first connect line; its open connection's (0: none)
+	refused     bool   // the open connection's identity was refused
+}
+
+type member struct {
+	chat int32
+	user string
 }
 
 type chatID struct {
@@ -34,24 +56,46 @@ type pushSeen struct {
 // holds; it also compares each push with the final messages table, which
 // is left to it.
 func (o *Checker) Receiver(r *history.Receiver) {
+	p := &o.pushes
+	if p.devices == nil {
+		*p = pushes{devices: map[string]*device{}, bySeq: map[chatSeq]pushSeen{}, byID: map[chatID]pushSeen{}, joined: map[member]bool{}}
+	}
+	line := int32(r.Line)
 	switch r.Kind {
 	case history.KindConnect:
-		if o.pushes.devices == nil {
-			o.pushes = pushes{devices: map[string]bool{}, bySeq: map[chatSeq]pushSeen{}, byID: map[chatID]pushSeen{}}
+		dev := p.devices[r.Device]
+		if dev == nil {
+			dev = &device{user: strings.Clone(r.User), first: line}
+			p.devices[strings.Clone(r.Device)] = dev
 		}
-		if !o.pushes.devices[r.Device] {
-			o.pushes.devices[string([]byte(r.Device))] = true
+		dev.open, dev.refused = line, r.Refused
+		return
+	case history.KindDisconnect:
+		if dev := p.devices[r.Device]; dev != nil {
+			dev.open, dev.refused = 0, false
+		}
+		return
+	case history.KindJoin:
+		p.joins++
+		k := member{o.chat(r.Chat), r.User}
+		if !p.joined[k] {
+			k.user = strings.Clone(k.user)
+			p.joined[k] = true
 		}
 		return
 	case history.KindPush:
 	default:
 		return
 	}
-	if o.found[IdenticalOrder] || !o.pushes.devices[r.Device] {
+	dev := p.devices[r.Device]
+	if dev == nil {
 		return
 	}
 	c := o.chat(r.Chat)
-	line := int32(r.Line)
+	o.authorized(r, dev, c)
+	if o.found[IdenticalOrder] {
+		return
+	}
 	for i, s := range r.Seqs {
 		var h uint64
 		switch {
@@ -76,5 +120,25 @@ func (o *Checker) Receiver(r *history.Receiver) {
 				"the pushes at lines %d and %d give one message id of chat %q two sequences, %d and %d", first.line, r.Line, r.Chat, first.seq, s)
 			return
 		}
+	}
+}
+
+// authorized judges push_authorization's rules at a push, as the check
+// after the run reads the lines: no streamed push on a connection whose
+// identity was refused, and none to a user with no join line for the chat
+// before it. The latter only once some join line was read: a history
+// without any records no membership, and the check after the run does not
+// judge it then.
+func (o *Checker) authorized(r *history.Receiver, dev *device, c int32) {
+	if o.found[PushAuthorization] {
+		return
+	}
+	switch {
+	case !r.CatchUp && dev.refused:
+		o.violate(PushAuthorization, []int{int(dev.open), r.Line}, r.Time,
+			"the push at line %d went to device %q on a connection whose identity was refused (the connect at line %d)", r.Line, r.Device, dev.open)
+	case o.pushes.joins > 0 && !o.pushes.joined[member{c, dev.user}]:
+		o.violate(PushAuthorization, []int{int(dev.first), r.Line}, r.Time,
+			"the push at line %d gives chat %q to device %q, whose user %q had no join line for it before (its device connected at line %d)", r.Line, r.Chat, r.Device, dev.user, dev.first)
 	}
 }

@@ -1,7 +1,8 @@
 // Package online judges a history while it is written, line by line in
 // file order: the rules two operations alone break (sequence_uniqueness,
 // sequence_monotonic, idempotency_guarantee, and sync_completeness's at a
-// sync's completion, identical_order's at a push), so that a run can stop at
+// sync's completion, identical_order's and push_authorization's at a
+// push), so that a run can stop at
 // its first violation (bench --fail-fast). Package checker re-exports it
 // (checker.Online, checker.NewOnline) and judges the whole history after
 // the run; a violation found here is one that check reports too.
@@ -30,7 +31,7 @@ const (
 // goes: those a pair of operations proves broken the moment the second
 // completes. Every other invariant is judged after the run only
 // (checker/INVARIANTS.md, "The online check", says why for each).
-var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness, IdenticalOrder}
+var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness, IdenticalOrder, PushAuthorization}
 
 // Violation is an invariant the online check found broken while the
 // history was being written: the first counterexample, by the lines of

@@ -32,7 +32,12 @@ func TestOnlineAgreesWithOfflineOnEveryVariant(t *testing.T) {
 			cfg := bench.DefaultConfig()
 			cfg.Target, cfg.Variant, cfg.Seed = name, sequencer.Variant(v.Name), 1
 			cfg.Receivers = v.Receivers
-			cfg.Ops, cfg.Duration, cfg.Writers, cfg.Chats = 400, 0, 4, 3
+			cfg.Ops, cfg.Duration = 400, 0
+			if v.Receivers == 0 {
+				// A push gateway's bug needs the default chats to
+				// show (its membership buckets collide across them).
+				cfg.Writers, cfg.Chats = 4, 3
+			}
 			cfg.ConcurrentDuplicate, cfg.DuplicateAfterOK = 0.3, 0.2
 			if name == "memory" {
 				cfg.Faults.StaleRead = 0.3 // the look-up misses, as DynamoDB may
@@ -65,7 +70,7 @@ func TestOnlineAgreesWithOfflineOnEveryVariant(t *testing.T) {
 			}
 			t.Logf("--target %s --broken %q: offline fails %v, online %v", name, v.Name, checkertest.Failing(rep), names)
 			if d := checkertest.OnlineDisagreement(rep, vs, cfg.HistoryPath); d != "" {
-				t.Errorf("--target %s --broken %q --seed 1 --ops 400 --writers 4 --chats 3 --concurrent-duplicate 0.3 --duplicate-after-ok 0.2: online and offline disagree: %s", name, v.Name, d)
+				t.Errorf("--target %s --broken %q --seed 1 --ops 400 --writers %d --chats %d --receivers %d --concurrent-duplicate 0.3 --duplicate-after-ok 0.2: online and offline disagree: %s", name, v.Name, cfg.Writers, cfg.Chats, cfg.Receivers, d)
 			}
 		}
 	}
