@@ -41,7 +41,7 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 	order := slices.Clone(x.Events)
 	store.SortByKey(order, func(i int32) store.SortKey {
 		f := x.Fin.At(i)
-		return store.SortKey{Chat: f.Chat, A: uint64(int64(x.EvPos.At(f.Ev).Partition) - math.MinInt32), B: x.EvPos.At(f.Ev).Offset}
+		return store.SortKey{Chat: f.Chat, A: uint64(int64(x.EvPos.At(f.EventPos).Partition) - math.MinInt32), B: x.EvPos.At(f.EventPos).Offset}
 	})
 	// A partition's events seen so far, to tell a repeat from a first
 	// event: those that raised its highest sequence (chain, ascending) and
@@ -60,12 +60,12 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 		// Each partition of the chat in offset order.
 		for p := i; p < j; {
 			part := x.partition(order[p])
-			if p > i && part != x.EvPos.At(first.Ev).Partition && x.partition(order[p-1]) == x.EvPos.At(first.Ev).Partition {
+			if p > i && part != x.EvPos.At(first.EventPos).Partition && x.partition(order[p-1]) == x.EvPos.At(first.EventPos).Partition {
 				// The chat's second partition: one failure per chat.
 				split++
 				e := x.Fin.At(order[p])
 				v.fail([]int{int(first.Line), int(e.Line)}, "chat %q has events in partitions %d (seq %d at offset %d, line %d) and %d (seq %d at offset %d, line %d): Kafka orders a chat's events only within one partition",
-					x.ChatNames[c], x.EvPos.At(first.Ev).Partition, first.Seq, x.EvPos.At(first.Ev).Offset, int(first.Line), x.EvPos.At(e.Ev).Partition, e.Seq, x.EvPos.At(e.Ev).Offset, int(e.Line))
+					x.ChatNames[c], x.EvPos.At(first.EventPos).Partition, first.Seq, x.EvPos.At(first.EventPos).Offset, int(first.Line), x.EvPos.At(e.EventPos).Partition, e.Seq, x.EvPos.At(e.EventPos).Offset, int(e.Line))
 			}
 			chain = chain[:0]
 			if len(others) > 0 {
@@ -90,7 +90,7 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 						inversions++
 						h := x.Fin.At(top)
 						v.fail([]int{int(h.Line), int(e.Line)}, "chat %q: seq %d (%q) is at offset %d of partition %d (line %d), after seq %d at offset %d (line %d): a consumer of the partition receives %d before %d",
-							x.ChatNames[c], e.Seq, x.MidName(e.MessageID), x.EvPos.At(e.Ev).Offset, x.EvPos.At(e.Ev).Partition, int(e.Line), h.Seq, x.EvPos.At(h.Ev).Offset, int(h.Line), h.Seq, e.Seq)
+							x.ChatNames[c], e.Seq, x.MidName(e.MessageID), x.EvPos.At(e.EventPos).Offset, x.EvPos.At(e.EventPos).Partition, int(e.Line), h.Seq, x.EvPos.At(h.EventPos).Offset, int(h.Line), h.Seq, e.Seq)
 					}
 					continue
 				}
@@ -122,7 +122,7 @@ func seenIn(chain []seqID, k seqID) bool {
 }
 
 // partition is the topic partition of events line f.
-func (x *index) partition(f int32) int32 { return x.EvPos.At(x.Fin.At(f).Ev).Partition }
+func (x *index) partition(f int32) int32 { return x.EvPos.At(x.Fin.At(f).EventPos).Partition }
 
 // eventOrderPromise: event_order: per-chat promises consumers each chat's
 // events in sequence order; none does not.

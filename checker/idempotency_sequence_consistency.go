@@ -62,11 +62,11 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	doubtful += x.acksAgainstRecords(v)
 	x.recordsSharingASequence(v)
 	x.syncsAgainstRecords(v)
-	if x.NKeylessMsg > 0 {
-		v.unknown("%s carry no key", plural(x.NKeylessMsg, "final message"))
+	if x.KeylessMsgs > 0 {
+		v.unknown("%s carry no key", plural(x.KeylessMsgs, "final message"))
 	}
-	if x.NKeylessIdem > 0 {
-		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and no ack or sole writer's single sender names it)", plural(x.NKeylessIdem, "idempotency record"))
+	if x.KeylessIdems > 0 {
+		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and no ack or sole writer's single sender names it)", plural(x.KeylessIdems, "idempotency record"))
 	}
 	if doubtful > 0 {
 		v.unknown("%s without a counterpart in a chat whose final lines without an attributable key may hold it", plural(doubtful, "record, message or ack"))

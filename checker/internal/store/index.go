@@ -77,14 +77,14 @@ type Index struct {
 	KeyMsg      []int32 // per key: first final message carrying it, -1
 	KeyIdem     []int32 // per key: first final idempotency record, -1
 	KeyCreated  []bool  // per key: some persist was acked as its new message
-	NKeylessMsg int     // final messages without a key
+	KeylessMsgs int     // final messages without a key
 	// KeylessMsgIn counts them by chat: only their chat's operations of
 	// unknown outcome may be theirs.
 	KeylessMsgIn map[int32]int
-	// NKeylessIdem counts final idempotency records no key is known for:
+	// KeylessIdems counts final idempotency records no key is known for:
 	// under key_scope client, records without a sender that no single
 	// sender's key claims (CanonicalMaps).
-	NKeylessIdem int
+	KeylessIdems int
 	// KeylessIdemIn counts them by chat: only their chat's keys may be
 	// theirs.
 	KeylessIdemIn map[int32]int
@@ -490,7 +490,7 @@ func (x *Index) finalViews(nc int32, nk int) {
 			if k := f.Key; k >= 0 {
 				setFirstTwo(x.KeyMsg, x.KeyMsg2, k, int32(i))
 			} else {
-				x.NKeylessMsg++
+				x.KeylessMsgs++
 				if x.KeylessMsgIn == nil {
 					x.KeylessMsgIn = map[int32]int{}
 				}
@@ -500,7 +500,7 @@ func (x *Index) finalViews(nc int32, nk int) {
 			if f.Key >= 0 {
 				setFirstTwo(x.KeyIdem, x.KeyIdem2, f.Key, int32(i))
 			} else {
-				x.NKeylessIdem++
+				x.KeylessIdems++
 				if x.KeylessIdemIn == nil {
 					x.KeylessIdemIn = map[int32]int{}
 				}

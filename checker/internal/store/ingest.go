@@ -188,7 +188,7 @@ type FinalRecord struct {
 	Chat      int32
 	Key       int32  // messages, idempotency: the key's id, -1
 	MessageID uint32 // interned, 0 none
-	Ev        int32  // events: its position in the Log's evPos
+	EventPos  int32  // events: its position in the Log's evPos
 	Table     TableKind
 	Missing   bool // counters: the item is gone
 }
@@ -584,7 +584,7 @@ func (l *Log) Final(f *history.Final) {
 	case TableEvents:
 		// Events repeat the acks too: the ack's id where it is the same.
 		c.MessageID, _ = l.finalIDs(c.Chat, f.Seq, f.MessageID, "", NoSender)
-		c.Ev = l.EvPos.Add(evPos{Offset: f.Offset, Partition: f.Partition})
+		c.EventPos = l.EvPos.Add(evPos{Offset: f.Offset, Partition: f.Partition})
 	default:
 		l.warn("line %d: final line of unknown table %q ignored", f.Line, f.Table)
 	}
