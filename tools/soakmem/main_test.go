@@ -1,0 +1,57 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestProgressOps(t *testing.T) {
+	for line, want := range map[string]int64{
+		"progress: http  5.00s/1m0s  10394 ops  2.2k ops/s  p99 186ms  faults 0  55.0s left": 10394,
+		"progress: http  1m0s/1m0s  124246 ops  writers done":                                  124246,
+	} {
+		if got, ok := progressOps(line); !ok || got != want {
+			t.Errorf("progressOps(%q) = %d, %v; want %d", line, got, ok, want)
+		}
+	}
+	for _, line := range []string{"progress: http  checking the history…", "warning: 12 ops dropped", ""} {
+		if n, ok := progressOps(line); ok {
+			t.Errorf("progressOps(%q) = %d, want none", line, n)
+		}
+	}
+}
+
+func TestGrowthFromWarm(t *testing.T) {
+	s := []sample{
+		{at: 30 * time.Second, rss: 50 << 20, ops: 1000},
+		{at: 60 * time.Second, rss: 100 << 20, ops: 2000}, // first at warm
+		{at: 90 * time.Second, rss: 101 << 20, ops: 100000},
+		{at: 120 * time.Second, rss: 102 << 20, ops: 200000},
+	}
+	perOp, from, to, ok := growth(s, time.Minute)
+	if !ok || from.at != 60*time.Second || to.at != 120*time.Second {
+		t.Fatalf("growth: ok %v, from %v to %v; want 60s to 120s", ok, from.at, to.at)
+	}
+	if want := float64(2<<20) / 198000; perOp != want {
+		t.Errorf("growth = %v bytes/op, want %v", perOp, want)
+	}
+	if _, _, _, ok := growth(s[:2], time.Minute); ok {
+		t.Error("growth from a single sample after warm: want none")
+	}
+}
+
+func TestParseRefusesBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"-bin", "x", "-warm", "2m", "-duration", "1m"},
+		{"-bin", "x", "-rate", "0"},
+	} {
+		if _, err := parse(args); err == nil {
+			t.Errorf("parse(%q): want an error", args)
+		}
+	}
+	o, err := parse([]string{"-bin", "x", "--", "--online=false"})
+	if err != nil || len(o.extra) != 1 || o.extra[0] != "--online=false" {
+		t.Errorf("parse with bench arguments: %+v, %v", o, err)
+	}
+}
