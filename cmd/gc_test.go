@@ -81,8 +81,9 @@ func TestGrowthLimitStaysUnderTheLimitBefore(t *testing.T) {
 	})
 }
 
-// The ways the collector is set: for the check, and for bench's writers.
-var collectors = map[string]func() (restore func()){"check": collectForCheck, "run": collectForRun}
+// The ways the collector is set: for the check, and for bench's writers on
+// an in-process target and on a remote one.
+var collectors = map[string]func() (restore func()){"check": collectForCheck, "run": collectForRun, "remote run": collectForRemoteRun}
 
 // forEachCollector runs f for each of collectors, with the memory limit at
 // ceiling and the collector's percent at 100, both put back after.
