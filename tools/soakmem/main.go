@@ -137,9 +137,12 @@ func run(args []string, out io.Writer) (int, error) {
 		return 2, err
 	}
 	if o.dir == "" {
-		if o.dir, err = os.MkdirTemp("", "soakmem"); err != nil {
-			return 5, err
-		}
+		o.dir, err = os.MkdirTemp("", "soakmem")
+	} else {
+		err = os.MkdirAll(o.dir, 0o755)
+	}
+	if err != nil {
+		return 5, err
 	}
 	serveLog, err := os.Create(filepath.Join(o.dir, "serve.log"))
 	if err != nil {
