@@ -8,7 +8,7 @@ import (
 func TestProgressOps(t *testing.T) {
 	for line, want := range map[string]int64{
 		"progress: http  5.00s/1m0s  10394 ops  2.2k ops/s  p99 186ms  faults 0  55.0s left": 10394,
-		"progress: http  1m0s/1m0s  124246 ops  writers done":                                  124246,
+		"progress: http  1m0s/1m0s  124246 ops  writers done":                                124246,
 	} {
 		if got, ok := progressOps(line); !ok || got != want {
 			t.Errorf("progressOps(%q) = %d, %v; want %d", line, got, ok, want)
