@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -61,13 +62,36 @@ func FuzzParseSchedule(f *testing.F) {
 			}
 			return
 		}
+		// How long the run lasts and whether it has receivers are the
+		// run's, not the schedule's: give the run what the schedule asks
+		// for, so that what is judged here is the faults themselves.
 		cfg := bench.DefaultConfig()
 		cfg.Chats = 1_000_000
+		cfg.Receivers = 1
+		cfg.Duration = runCovering(faults)
 		cfg.Timed = faults
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("accepted %q, but bench refuses it: %v", data, err)
 		}
 	})
+}
+
+// runCovering is a run's duration long enough for every fault of the
+// schedule to start and end within it (a window beyond the clock's range
+// stays refused: no run can hold it).
+func runCovering(faults []target.TimedFault) time.Duration {
+	d := time.Hour
+	for _, f := range faults {
+		if f.For > 0 && f.At > math.MaxInt64-f.For {
+			continue
+		}
+		for _, need := range []time.Duration{f.At + f.For, f.Latency} {
+			if need >= d && need < math.MaxInt64-time.Second {
+				d = need + time.Second
+			}
+		}
+	}
+	return d
 }
 
 // variant_on switches a broken variant of the core on for a window; one
