@@ -275,7 +275,7 @@ func catchUpPromise(j *judging) promise {
 	case history.CatchUpNone:
 		return notPromised("contract catch_up: none (the design promises catch-up clients nothing)")
 	}
-	p := undefinedValue("catch_up", j.con.CatchUp)
+	p := undefinedValue(history.FieldCatchUp, j.con.CatchUp)
 	p.undefinedCutShort = true
 	return p
 }

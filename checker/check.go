@@ -198,14 +198,12 @@ func resolveContract(header history.Contract, opt *history.Contract, hasEvents b
 	return c, stated
 }
 
-// modelFields are the contract fields the linearizability model reads.
-var modelFields = []string{"gaps", "key_reuse", "key_scope"}
-
-// contractProblem describes invalid contract values the model depends on.
+// contractProblem describes invalid contract values the model depends on
+// (the rows history.ContractFields marks ModelReads).
 func contractProblem(c history.Contract) string {
-	for _, name := range modelFields {
-		f := history.LookupContractField(name)
-		if v := *f.Of(&c); !f.Allows(v) {
+	for i := range history.ContractFields {
+		f := &history.ContractFields[i]
+		if v := *f.Of(&c); f.ModelReads && !f.Allows(v) {
 			return fmt.Sprintf("%s %q is neither %s", f.Name, v, f.Choices(true, "nor"))
 		}
 	}

@@ -84,7 +84,7 @@ func eventCompletenessPromise(j *judging) promise {
 		}
 		return notPromised("no final events lines and the contract does not state events")
 	}
-	return undefinedValue("events", j.con.Events)
+	return undefinedValue(history.FieldEvents, j.con.Events)
 }
 
 func judgeEventCompleteness(j *judging) Result {

@@ -167,7 +167,7 @@ func gaplessPromise(j *judging) promise {
 		// Worded for any design: the header may be another system's.
 		return notPromised("contract gaps: allowed (the design may skip sequences; gap_is_allocation_without_persistence accounts for each gap)")
 	}
-	return undefinedValue("gaps", j.con.Gaps)
+	return undefinedValue(history.FieldGaps, j.con.Gaps)
 }
 
 func judgeGapless(j *judging) Result {

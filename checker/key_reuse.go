@@ -169,5 +169,5 @@ func keyReusePromise(j *judging) promise {
 	case history.KeyReuseReturnOriginal:
 		return notPromised("contract key_reuse: return-original (a reused key must get the original sequence: idempotency_guarantee judges that)")
 	}
-	return undefinedValue("key_reuse", j.con.KeyReuse)
+	return undefinedValue(history.FieldKeyReuse, j.con.KeyReuse)
 }

@@ -49,7 +49,7 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 }
 
 // keyScopeField is the contract's key_scope, which --key-scope states.
-var keyScopeField = history.LookupContractField("key_scope")
+var keyScopeField = history.LookupContractField(history.FieldKeyScope)
 
 // options are how the target is reached.
 func (h *httpFlags) options(o targets.Options) targets.Options {

@@ -7,6 +7,21 @@ import (
 	"strings"
 )
 
+// The contract's fields by name, as the header, a scenario's contract:, an
+// --api mapping and the checker's JSON report spell them. Code outside
+// this table that means one field names it by its constant (or reads the
+// row's column), so that a rename is one edit here and the compiler finds
+// every reader; the root package's TestContractOneTable fails on a field
+// name spelled as a string literal elsewhere.
+const (
+	FieldGaps       = "gaps"
+	FieldKeyReuse   = "key_reuse"
+	FieldEvents     = "events"
+	FieldCatchUp    = "catch_up"
+	FieldEventOrder = "event_order"
+	FieldKeyScope   = "key_scope"
+)
+
 // ContractFields is the contract, one row per field of Contract: every
 // place that names, parses, checks, merges, defaults or prints a contract
 // field reads it here (the header reader and writer, the shard merge, the
@@ -15,25 +30,29 @@ import (
 // each reader's test loops over the rows.
 var ContractFields = []ContractField{
 	{
-		Name: "gaps", Flag: "gaps", Prose: "gaps",
+		Name: FieldGaps, Flag: "gaps", Prose: "gaps",
 		Values: []ContractValue{
 			{GapsAllowed, "sequences may skip numbers, as ADR-004's two-phase allocation does"},
 			{GapsForbidden, "sequences are assigned at apply time and must be gapless"},
 		},
-		Default: GapsAllowed,
-		Of:      func(c *Contract) *string { return &c.Gaps },
+		Default:       GapsAllowed,
+		ModelReads:    true,
+		MappingStates: true,
+		Of:            func(c *Contract) *string { return &c.Gaps },
 	},
 	{
-		Name: "key_reuse", Flag: "key-reuse", Prose: "key reuse",
+		Name: FieldKeyReuse, Flag: "key-reuse", Prose: "key reuse",
 		Values: []ContractValue{
 			{KeyReuseReturnOriginal, "a key reused with other content gets the original sequence, as ADR-001 says"},
 			{KeyReuseReject, "a key reused with other content fails: idempotency_key_reused, HTTP 409 style"},
 		},
-		Default: KeyReuseReturnOriginal,
-		Of:      func(c *Contract) *string { return &c.KeyReuse },
+		Default:       KeyReuseReturnOriginal,
+		ModelReads:    true,
+		MappingStates: true,
+		Of:            func(c *Contract) *string { return &c.KeyReuse },
 	},
 	{
-		Name: "events", Flag: "events", Prose: "events",
+		Name: FieldEvents, Flag: "events", Prose: "events",
 		Values: []ContractValue{
 			{EventsNone, "no event stream"},
 			{EventsAtLeastOnce, "every message reaches the topic at least once"},
@@ -43,7 +62,7 @@ var ContractFields = []ContractField{
 		Of:                func(c *Contract) *string { return &c.Events },
 	},
 	{
-		Name: "catch_up", Flag: "catch-up", Prose: "catch-up",
+		Name: FieldCatchUp, Flag: "catch-up", Prose: "catch-up",
 		Values: []ContractValue{
 			{CatchUpCursor, "readers must receive every message their cursor passed, as ADR-001 §4 says"},
 			{CatchUpNone, "the design promises readers nothing"},
@@ -52,7 +71,7 @@ var ContractFields = []ContractField{
 		Of:      func(c *Contract) *string { return &c.CatchUp },
 	},
 	{
-		Name: "event_order", Flag: "event-order", Prose: "event order",
+		Name: FieldEventOrder, Flag: "event-order", Prose: "event order",
 		Values: []ContractValue{
 			{EventOrderPerChat, "each chat's events on the topic in sequence order"},
 			{EventOrderNone, "no order is promised"},
@@ -61,13 +80,15 @@ var ContractFields = []ContractField{
 		Of:      func(c *Contract) *string { return &c.EventOrder },
 	},
 	{
-		Name: "key_scope", Flag: "key-scope", Prose: "key scope",
+		Name: FieldKeyScope, Flag: "key-scope", Prose: "key scope",
 		Values: []ContractValue{
 			{KeyScopeChat, "ADR-004: a key is unique in its chat"},
 			{KeyScopeClient, "ADR-001: unique per sender per chat"},
 		},
-		Default: KeyScopeChat,
-		Of:      func(c *Contract) *string { return &c.KeyScope },
+		Default:       KeyScopeChat,
+		ModelReads:    true,
+		MappingStates: true,
+		Of:            func(c *Contract) *string { return &c.KeyScope },
 	},
 }
 
@@ -88,6 +109,12 @@ type ContractField struct {
 	// flag states the field; DefaultWithEvents, when set, instead when
 	// the history holds final events lines (or read the events table).
 	Default, DefaultWithEvents string
+	// ModelReads marks a field the linearizability model reads: a value
+	// outside Values makes that check's contract problem (checker).
+	ModelReads bool
+	// MappingStates marks a field an --api mapping may state of the
+	// service (targets/httptarget); target http fixes the others.
+	MappingStates bool
 	// Of is the field in a Contract.
 	Of func(*Contract) *string
 }

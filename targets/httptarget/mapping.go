@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,13 +107,21 @@ func DefaultPush() PushSpec {
 }
 
 // ContractSpec is what a service states of its contract, each field
-// spelled as the history header spells it: only the fields in
-// serviceStates; the http target fixes the rest (contract). bench
-// --key-scope overrides key_scope.
+// spelled as the history header spells it: only the fields
+// history.ContractFields marks MappingStates; the http target fixes the
+// rest (contract). bench --key-scope overrides key_scope.
 type ContractSpec = history.Contract
 
-// serviceStates are the contract fields an --api mapping may state.
-var serviceStates = []string{"gaps", "key_reuse", "key_scope"}
+// serviceStates lists the contract fields an --api mapping may state.
+func serviceStates() []string {
+	var names []string
+	for _, f := range history.ContractFields {
+		if f.MappingStates {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
 
 // CreateSpec creates a chat with its members.
 type CreateSpec struct {
@@ -299,8 +306,8 @@ func (a *API) contractError() *fieldError {
 		v := *f.Of(&a.Contract)
 		switch {
 		case v == "":
-		case !slices.Contains(serviceStates, f.Name):
-			return bad(fmt.Sprintf("contract.%s: a mapping states only %s; target http fixes the rest", f.Name, strings.Join(serviceStates, ", ")), "contract", f.Name)
+		case !f.MappingStates:
+			return bad(fmt.Sprintf("contract.%s: a mapping states only %s; target http fixes the rest", f.Name, strings.Join(serviceStates(), ", ")), "contract", f.Name)
 		case !f.Allows(v):
 			return bad(fmt.Sprintf("contract.%s must be %s, got %q", f.Name, f.Choices(false, "or"), v), "contract", f.Name)
 		}
