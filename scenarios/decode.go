@@ -194,7 +194,7 @@ func (d *decoder) checkKafka() {
 		return
 	}
 	if sc.Contract.Events == history.EventsAtLeastOnce {
-		d.errAt(d.lines["contract.events"], "contract.events: at-least-once needs Kafka, but kafka: off")
+		d.errAt(d.lines["contract."+history.FieldEvents], "contract.events: at-least-once needs Kafka, but kafka: off")
 	}
 	for i, f := range sc.Schedule {
 		if f.Kind == target.KafkaOutage {
