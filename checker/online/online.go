@@ -58,10 +58,13 @@ type Checker struct {
 	chats map[string]int32
 	names []string       // by chat number
 	open  map[int]openOp // by process: its outstanding operation
-	// keys: per (chat, sender, key), the first ok answer. A key is one
-	// key under either key_scope when chat, sender and text are equal;
-	// sender and text are kept as one hash (no string to hold or scan).
-	keys map[chatKey]ackSeen
+	// keys: per chat, per (sender, key), the first ok answer's sequence
+	// (keys.go). A key is one key under either key_scope when chat,
+	// sender and text are equal; sender and text are kept as two hashes
+	// (no string to hold or scan). keyFirst holds the rare first answers
+	// that were not their sequence's first ack.
+	keys     []keyTable
+	keyFirst map[keyFP]ackSeen
 	// newest: per chat, the new (not a replay's) ack of the highest
 	// sequence, for monotonicity.
 	newest []ackSeen
@@ -82,16 +85,6 @@ type chatSeq struct {
 	seq  uint64
 }
 
-type chatKey struct {
-	chat int32
-	key  uint64 // keyHash(sender, key)
-}
-
-// keyHash is a (sender, key) pair's hash.
-func keyHash(sender, key string) uint64 {
-	return store.StringHash(sender)*0x9E3779B97F4A7C15 ^ store.StringHash(key)
-}
-
 // ackSeen is an ok persist as the rules compare it.
 type ackSeen struct {
 	seq      uint64
@@ -110,6 +103,7 @@ type openOp struct {
 	line     int32
 	keyed    bool    // a persist with a key
 	key      uint64  // keyHash(sender, key)
+	key2     uint64  // keyHash2(sender, key)
 	newestAt ackSeen // the chat's newest ack done before the call, if any
 	after    uint64  // a sync's
 	limit    int
@@ -120,7 +114,7 @@ type openOp struct {
 // the lines).
 func New(notify func(Violation)) *Checker {
 	return &Checker{chats: map[string]int32{}, open: map[int]openOp{},
-		keys: map[chatKey]ackSeen{}, found: map[string]bool{}, notify: notify}
+		keyFirst: map[keyFP]ackSeen{}, found: map[string]bool{}, notify: notify}
 }
 
 // Violations are the first violation of each invariant found so far.
@@ -140,6 +134,7 @@ func (o *Checker) chat(name string) int32 {
 	o.names = append(o.names, name)
 	o.newest = append(o.newest, ackSeen{})
 	o.acked = append(o.acked, onlineAcked{})
+	o.keys = append(o.keys, keyTable{})
 	return id
 }
 
@@ -155,7 +150,7 @@ func (o *Checker) Event(e *history.Event) {
 			op.after, op.limit = e.After, e.Limit
 		}
 		if op.persist && e.Key != "" {
-			op.keyed, op.key = true, keyHash(e.Sender, e.Key)
+			op.keyed, op.key, op.key2 = true, keyHash(e.Sender, e.Key), keyHash2(e.Sender, e.Key)
 		}
 		if n := o.newest[op.chat]; n.set && n.done < e.Time {
 			op.newestAt = n
@@ -184,15 +179,19 @@ func (o *Checker) Final(*history.Final) {}
 func (o *Checker) ack(op openOp, e *history.Event) {
 	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
 	chatName := o.names[op.chat]
-	if first, ok := o.acked[op.chat].note(e.Seq, e.Time, int32(e.Line), a.mid); ok && first.mid != a.mid {
+	first, earlier := o.acked[op.chat].note(e.Seq, e.Time, int32(e.Line), a.mid)
+	if earlier && first.mid != a.mid {
 		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)
 	}
 	if op.keyed {
-		k := chatKey{op.chat, op.key}
-		if first, ok := o.keys[k]; !ok {
-			o.keys[k] = a
-		} else if first.seq != a.seq || first.mid != a.mid {
+		fp := keyFP{op.chat, op.key, op.key2 &^ keyMarked}
+		if slot, found := o.keys[op.chat].find(op.key, op.key2, a.seq); !found {
+			if earlier { // its sequence's first ack is another's: keep its own
+				slot.k2 |= keyMarked
+				o.keyFirst[fp] = a
+			}
+		} else if first := o.firstAnswer(op.chat, slot, fp); first.seq != a.seq || first.mid != a.mid {
 			o.violate(IdempotencyGuarantee, []int{int(first.doneLine), int(a.doneLine)}, e.Time,
 				"chat %q: one key (sender and key of the persist invoked at line %d) answered seq %d (line %d) and seq %d %q (line %d)", chatName, op.line, first.seq, first.doneLine, a.seq, e.MessageID, a.doneLine)
 		}
@@ -214,6 +213,16 @@ func (o *Checker) ack(op openOp, e *history.Event) {
 	if n := o.newest[op.chat]; !n.set || a.seq > n.seq {
 		o.newest[op.chat] = a
 	}
+}
+
+// firstAnswer is a key's first ok answer (its slot in the chat's keys):
+// the chat's first ack at the slot's sequence, or keyFirst's if marked.
+func (o *Checker) firstAnswer(chat int32, slot *keySlot, fp keyFP) ackSeen {
+	if slot.k2&keyMarked != 0 {
+		return o.keyFirst[fp]
+	}
+	f, _ := o.acked[chat].get(slot.seq)
+	return ackSeen{seq: slot.seq, mid: f.mid, done: f.done, doneLine: f.line, set: true}
 }
 
 func (o *Checker) violate(name string, lines []int, at int64, format string, args ...any) {

@@ -55,6 +55,16 @@ func (a *onlineAcked) note(seq uint64, done int64, line int32, mid uint64) (onli
 	return onlineSeqAck{}, false
 }
 
+// get is the first ack of seq, if any.
+func (a *onlineAcked) get(seq uint64) (onlineSeqAck, bool) {
+	if seq < uint64(len(a.dense)) {
+		f := a.dense[seq]
+		return f, f.done != noAck
+	}
+	f, ok := a.sparse[seq]
+	return f, ok
+}
+
 // synced judges a sync that completed ok as sync_completeness does (its
 // answer strictly ascending, above after, within its limit, and holding
 // every message of the chat acknowledged before the sync was invoked with
