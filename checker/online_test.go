@@ -224,3 +224,39 @@ func TestOnlineNamesItsInvariantsAsTheRegistry(t *testing.T) {
 		}
 	}
 }
+
+// A key's first answer at a sequence another message was acked at first
+// is that answer, not the sequence's first ack: a retry answering it
+// again breaks no idempotency, one answering the other message does, and
+// the counterexample names the key's first answer.
+func TestOnlineKeyFirstAnsweredAnotherMessagesSequence(t *testing.T) {
+	for _, tc := range []struct {
+		retryID string
+		want    []string
+	}{
+		{"y", []string{NameSequenceUniqueness, NameSequenceMonotonic}},
+		{"x", []string{NameSequenceUniqueness, NameSequenceMonotonic, NameIdempotencyGuarantee}},
+	} {
+		persist := func(line, p int, key string, seq uint64, id string, dedup bool) []history.Event {
+			return []history.Event{
+				{Line: line, Time: int64(line), Kind: history.KindInvoke, Process: p, F: history.FPersist, Chat: "c", Key: key, Sender: "u"},
+				{Line: line + 1, Time: int64(line + 1), Kind: history.KindOK, Process: p, F: history.FPersist, Chat: "c", Key: key, Seq: seq, MessageID: id, Dedup: dedup},
+			}
+		}
+		h := &history.History{Header: history.Header{Version: history.Version}}
+		h.Events = append(h.Events, persist(2, 0, "a", 1, "x", false)...)
+		h.Events = append(h.Events, persist(4, 1, "b", 1, "y", false)...)
+		h.Events = append(h.Events, persist(6, 1, "b", 1, tc.retryID, true)...)
+		o, _ := onlineOf(h)
+		var got []string
+		for _, v := range o.Violations() {
+			got = append(got, v.Invariant)
+			if v.Invariant == NameIdempotencyGuarantee && !slices.Equal(v.Lines, []int{5, 7}) {
+				t.Errorf("retry answering %q: idempotency's lines %v, want [5 7] (key b's first answer, the retry's)", tc.retryID, v.Lines)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("retry answering %q: online found %v, want %v", tc.retryID, got, tc.want)
+		}
+	}
+}
