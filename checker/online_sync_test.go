@@ -81,3 +81,41 @@ func TestOnlineSyncCompleteness(t *testing.T) {
 		}
 	}
 }
+
+// The online check knows an ack was done before a sync's invoke by its
+// line: one on a line before the invoke but of the invoke's time was not
+// (the check after the run compares times, strictly), and a file whose
+// lines go back in time (no recorder's) turns the rule off rather than
+// misread it. The sync returns nothing; seq 1 was acked at line 3.
+func TestOnlineSyncCompletenessReadsTheFilesTimeOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		times    []int64 // of lines 2 to 7
+		violated bool
+	}{
+		{"acked before the invoke", []int64{1, 2, 3, 4, 5, 6}, true},
+		{"acked at the invoke's time", []int64{1, 2, 2, 2, 5, 6}, false},
+		{"acked after a tie of other lines", []int64{1, 2, 3, 3, 5, 6}, true},
+		{"the invoke's line back in time", []int64{1, 5, 9, 3, 10, 11}, false},
+	} {
+		evs := []history.Event{
+			{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: "k1", Sender: "u"},
+			{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: 1, MessageID: "m1"},
+			{Kind: history.KindInvoke, Process: 2, F: history.FPersist, Chat: "d", Key: "k1", Sender: "u"},
+			{Kind: history.KindInvoke, Process: 1, F: history.FSync, Chat: "c", Limit: 10},
+			{Kind: history.KindOK, Process: 1, F: history.FSync, Chat: "c", Sync: &history.SyncResult{}},
+			{Kind: history.KindOK, Process: 2, F: history.FPersist, Chat: "d", Seq: 1, MessageID: "d1"},
+		}
+		h := &history.History{Header: history.Header{Version: history.Version}}
+		for i := range evs {
+			evs[i].Line, evs[i].Time = i+2, tc.times[i]
+		}
+		h.Events = evs
+		off, _ := Check(h, Options{}).Result(NameSyncCompleteness)
+		o, _ := onlineOf(h)
+		online := slices.ContainsFunc(o.Violations(), func(v Violation) bool { return v.Invariant == NameSyncCompleteness })
+		if online != tc.violated || (off.Status == Fail) != tc.violated {
+			t.Errorf("%s: online violated %v, offline %s (%s); want violated %v", tc.name, online, off.Status, off.Detail, tc.violated)
+		}
+	}
+}

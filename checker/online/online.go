@@ -71,6 +71,14 @@ type Checker struct {
 	// acked: per chat, each sequence's earliest (first) ack, with its
 	// message id's hash (sequence_uniqueness; sync.go).
 	acked []onlineAcked
+	// The file's order so far: the last event line and its time, and the
+	// first event line of that time (a sync invoked now counts the acks
+	// before it); disordered once a line went back in time or in number
+	// (not a recorder's file), which turns sync_completeness's
+	// acked-before-invoke rule off online.
+	lastLine, runStart int
+	lastTime           int64
+	disordered         bool
 	// pushes: identical_order's (delivery.go).
 	pushes pushes
 
@@ -106,6 +114,7 @@ type openOp struct {
 	key2     uint64  // keyHash2(sender, key)
 	newestAt ackSeen // the chat's newest ack done before the call, if any
 	after    uint64  // a sync's
+	before   int32   // a sync's: the acks on lines before it were done before its call
 	limit    int
 }
 
@@ -140,6 +149,16 @@ func (o *Checker) chat(name string) int32 {
 
 // Event takes an operation line in file order (Log.Event's pairing).
 func (o *Checker) Event(e *history.Event) {
+	switch {
+	case o.lastLine == 0 && !o.disordered || e.Time > o.lastTime:
+		o.runStart = e.Line
+	case e.Time < o.lastTime:
+		o.disordered = true
+	}
+	if e.Line <= o.lastLine || e.Line <= 0 || e.Line > 1<<31-2 {
+		o.disordered = true
+	}
+	o.lastLine, o.lastTime = e.Line, e.Time
 	switch e.Kind {
 	case history.KindInvoke:
 		if e.F != history.FPersist && e.F != history.FSync {
@@ -147,7 +166,7 @@ func (o *Checker) Event(e *history.Event) {
 		}
 		op := openOp{persist: e.F == history.FPersist, chat: o.chat(e.Chat), call: e.Time, line: int32(e.Line)}
 		if !op.persist {
-			op.after, op.limit = e.After, e.Limit
+			op.after, op.limit, op.before = e.After, e.Limit, int32(o.runStart)
 		}
 		if op.persist && e.Key != "" {
 			op.keyed, op.key, op.key2 = true, keyHash(e.Sender, e.Key), keyHash2(e.Sender, e.Key)
@@ -179,7 +198,7 @@ func (o *Checker) Final(*history.Final) {}
 func (o *Checker) ack(op openOp, e *history.Event) {
 	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
 	chatName := o.names[op.chat]
-	first, earlier := o.acked[op.chat].note(e.Seq, e.Time, int32(e.Line), a.mid)
+	first, earlier := o.acked[op.chat].note(e.Seq, int32(e.Line), a.mid)
 	if earlier && first.mid != a.mid {
 		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)
@@ -222,7 +241,7 @@ func (o *Checker) firstAnswer(chat int32, slot *keySlot, fp keyFP) ackSeen {
 		return o.keyFirst[fp]
 	}
 	f, _ := o.acked[chat].get(slot.seq)
-	return ackSeen{seq: slot.seq, mid: f.mid, done: f.done, doneLine: f.line, set: true}
+	return ackSeen{seq: slot.seq, mid: f.mid, doneLine: f.line, set: true}
 }
 
 func (o *Checker) violate(name string, lines []int, at int64, format string, args ...any) {

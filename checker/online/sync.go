@@ -1,65 +1,65 @@
 package online
 
 import (
-	"math"
 	"slices"
 
 	"github.com/chatseq/chatseq/history"
 )
 
-// onlineAcked is, per chat, the earliest ack of each sequence: what a sync
-// invoked after it must return (sync_completeness). Sequences are dense
-// from 1 in a chat, so they index a slice; one far above the others (a
-// corrupt or hostile answer) goes to a map instead.
+// onlineAcked is, per chat, the first ack of each sequence: its message
+// id's hash (sequence_uniqueness) and its line, which tells a sync invoked
+// later it must return it (sync_completeness: the file is in time order,
+// so the acks done before the sync's invoke are the lines before it, but
+// for those of its time, which Checker.runStart excludes). Sequences are
+// dense from 1 in a chat, so they index two slices (12 bytes a sequence,
+// no padding); one far above the others (a corrupt or hostile answer)
+// goes to a map instead.
 type onlineAcked struct {
-	dense  []onlineSeqAck // by sequence
+	mids   []uint64 // by sequence
+	lines  []uint32 // by sequence: line+1; 0: no ack
 	sparse map[uint64]onlineSeqAck
 	top    uint64 // the highest sequence acked
 }
 
 type onlineSeqAck struct {
-	done int64  // earliest ack's completion time; noAck if none
-	mid  uint64 // its message id's hash
-	line int32  // its line
+	mid  uint64 // the message id's hash
+	line int32  // the ack's line
 }
 
-const noAck = math.MinInt64
-
-// note records an ack of seq done at done (line) for message id hash mid;
-// an earlier one stays, and is returned (ok) if there was one.
-func (a *onlineAcked) note(seq uint64, done int64, line int32, mid uint64) (onlineSeqAck, bool) {
+// note records an ack of seq at line for message id hash mid; an earlier
+// one stays, and is returned (ok) if there was one.
+func (a *onlineAcked) note(seq uint64, line int32, mid uint64) (onlineSeqAck, bool) {
 	if seq > a.top {
 		a.top = seq
 	}
-	if seq >= uint64(len(a.dense)) {
-		if seq > 2*uint64(len(a.dense))+1<<16 {
+	if seq >= uint64(len(a.mids)) {
+		if seq > 2*uint64(len(a.mids))+1<<16 {
 			if a.sparse == nil {
 				a.sparse = map[uint64]onlineSeqAck{}
 			}
 			first, ok := a.sparse[seq]
 			if !ok {
-				a.sparse[seq] = onlineSeqAck{done, mid, line}
+				a.sparse[seq] = onlineSeqAck{mid, line}
 			}
 			return first, ok
 		}
-		n := len(a.dense)
-		a.dense = append(a.dense, make([]onlineSeqAck, int(seq)+1-n+n/2)...)
-		for i := n; i < len(a.dense); i++ {
-			a.dense[i].done = noAck
-		}
+		n := len(a.mids)
+		extra := int(seq) + 1 - n + n/2
+		a.mids = append(a.mids, make([]uint64, extra)...)
+		a.lines = append(a.lines, make([]uint32, extra)...)
 	}
-	if first := a.dense[seq]; first.done != noAck {
-		return first, true
+	if l := a.lines[seq]; l != 0 {
+		return onlineSeqAck{a.mids[seq], int32(l - 1)}, true
 	}
-	a.dense[seq] = onlineSeqAck{done, mid, line}
+	a.mids[seq], a.lines[seq] = mid, uint32(line)+1
 	return onlineSeqAck{}, false
 }
 
 // get is the first ack of seq, if any.
 func (a *onlineAcked) get(seq uint64) (onlineSeqAck, bool) {
-	if seq < uint64(len(a.dense)) {
-		f := a.dense[seq]
-		return f, f.done != noAck
+	if seq < uint64(len(a.mids)) {
+		l := a.lines[seq]
+		return onlineSeqAck{a.mids[seq], int32(l) - 1}, l != 0
 	}
 	f, ok := a.sparse[seq]
 	return f, ok
@@ -113,14 +113,18 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 			"sync at line %d on chat %q (after=%d, limit=%d) missed seq %d, acknowledged at line %d before the sync was invoked",
 			dl, chatName, op.after, op.limit, s, a.line)
 	}
-	// Acks are in the file in time order: those before the invoke line
-	// are the ones done before it, but for ties, which the time tells.
+	if o.disordered {
+		return // which acks were done before the invoke is no longer known
+	}
+	// Acks are in the file in time order: those done before the invoke
+	// are the lines before the first of its time (op.before).
 	j := 0
-	for s := op.after + 1; s <= hi && s < uint64(len(acked.dense)); s++ {
-		a := acked.dense[s]
-		if a.done == noAck || a.done >= op.call {
+	for s := op.after + 1; s <= hi && s < uint64(len(acked.mids)); s++ {
+		l := acked.lines[s]
+		if l == 0 || int64(l)-1 >= int64(op.before) {
 			continue
 		}
+		a := onlineSeqAck{acked.mids[s], int32(l) - 1}
 		for j < len(seqs) && seqs[j] < s {
 			j++
 		}
@@ -130,7 +134,7 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 		}
 	}
 	for s, a := range acked.sparse {
-		if s > op.after && s <= hi && a.done < op.call {
+		if s > op.after && s <= hi && a.line < op.before {
 			if _, in := slices.BinarySearch(seqs, s); !in {
 				missed(s, a)
 				return
