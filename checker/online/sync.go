@@ -82,23 +82,23 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 		ids = max(len(e.Sync.MessageIDs), len(e.Sync.IDHashes))
 	}
 	chatName, dl := o.names[op.chat], int(e.Line)
-	lines := []int{int(op.line), dl}
+	lines := func() []int { return []int{int(op.line), dl} } // built only for a violation
 	if e.Sync != nil {
 		switch {
 		case ids != len(seqs):
-			o.violate(SyncCompleteness, lines, e.Time, "sync at line %d on chat %q returned %d seqs but %d message_ids", dl, chatName, len(seqs), ids)
+			o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned %d seqs but %d message_ids", dl, chatName, len(seqs), ids)
 			return
 		case op.limit > 0 && len(seqs) > op.limit:
-			o.violate(SyncCompleteness, lines, e.Time, "sync at line %d on chat %q returned %d messages, above its limit %d", dl, chatName, len(seqs), op.limit)
+			o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned %d messages, above its limit %d", dl, chatName, len(seqs), op.limit)
 			return
 		}
 		for i, s := range seqs {
 			if s <= op.after {
-				o.violate(SyncCompleteness, lines, e.Time, "sync at line %d on chat %q returned seq %d, not above after=%d", dl, chatName, s, op.after)
+				o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned seq %d, not above after=%d", dl, chatName, s, op.after)
 				return
 			}
 			if i > 0 && s <= seqs[i-1] {
-				o.violate(SyncCompleteness, lines, e.Time, "sync at line %d on chat %q returned seq %d after %d: not strictly ascending", dl, chatName, s, seqs[i-1])
+				o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned seq %d after %d: not strictly ascending", dl, chatName, s, seqs[i-1])
 				return
 			}
 		}
