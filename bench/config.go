@@ -113,10 +113,14 @@ type Config struct {
 
 	// Kafka: Brokers set means a real cluster; otherwise KafkaOff or the
 	// in-process kfake cluster.
-	KafkaOff   bool
-	Brokers    []string
-	Topic      string
-	Partitions int32
+	KafkaOff bool
+	// ServerKafka: the target's server publishes to a Kafka of its own,
+	// which a kafka_outage faults through the target
+	// (target.KafkaFaulter), Kafka off for the run or not.
+	ServerKafka bool
+	Brokers     []string
+	Topic       string
+	Partitions  int32
 
 	// ShardIndex of ShardCount: this process drives only the chats whose
 	// index modulo ShardCount is ShardIndex, so shards run on several
@@ -270,7 +274,7 @@ func (c Config) Validate() error {
 		if slices.Contains(target.ReceiverKinds(), f.Kind) && c.Receivers == 0 {
 			return fmt.Errorf("a %s is scheduled, which strikes the receivers: give --receivers too", f.Kind)
 		}
-		if f.Kind == target.KafkaOutage && c.KafkaOff {
+		if f.Kind == target.KafkaOutage && c.KafkaOff && !c.ServerKafka {
 			return fmt.Errorf("a %s is scheduled but Kafka is off", target.KafkaOutage)
 		}
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/chatseq/chatseq/target"
 )
 
-// serverKills are the run's kill_server faults at work.
+// serverKills are the run's faults of the server at work (kill_server,
+// and kafka_outage on a remote target).
 type serverKills struct {
 	wg    sync.WaitGroup
 	done  atomic.Int64
@@ -22,21 +23,49 @@ type serverKills struct {
 // until ctx ends; wait for the kills in flight (the server is up again
 // after each) before reading the final state.
 func scheduleServerKills(ctx context.Context, t target.Target, cfg Config) (*serverKills, error) {
-	k := &serverKills{}
-	var faults []target.TimedFault
-	for _, f := range cfg.Timed {
-		if f.Kind == target.KillServer {
-			faults = append(faults, f)
-		}
-	}
-	if len(faults) == 0 {
-		return k, nil
+	if !hasTimed(cfg, target.KillServer) {
+		return &serverKills{}, nil
 	}
 	killer, ok := t.(target.ServerKiller)
 	if !ok {
 		return nil, fmt.Errorf("target %s cannot kill its server: %s needs bench --target http --serve CMD (or --nemesis-cmd)", cfg.Target, target.KillServer)
 	}
-	for _, f := range faults {
+	return scheduleOnServer(ctx, cfg, target.KillServer, func(ctx context.Context, _ target.TimedFault) error {
+		return killer.KillServer(ctx)
+	}), nil
+}
+
+// scheduleServerOutages carries the run's kafka_outage faults out on a
+// target whose server publishes to a Kafka of its own (a remote one,
+// target.KafkaFaulter); an embedded target's outages fail the run's own
+// publisher instead (withOutages), and none is scheduled here for it.
+func scheduleServerOutages(ctx context.Context, t target.Target, cfg Config) *serverKills {
+	faulter, ok := t.(target.KafkaFaulter)
+	if !ok || !hasTimed(cfg, target.KafkaOutage) {
+		return &serverKills{}
+	}
+	return scheduleOnServer(ctx, cfg, target.KafkaOutage, func(ctx context.Context, f target.TimedFault) error {
+		return faulter.KafkaOutage(ctx, f.For)
+	})
+}
+
+func hasTimed(cfg Config, kind string) bool {
+	for _, f := range cfg.Timed {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// scheduleOnServer does fault at each of the run's timed faults of kind,
+// on the run's clock, until ctx ends.
+func scheduleOnServer(ctx context.Context, cfg Config, kind string, fault func(context.Context, target.TimedFault) error) *serverKills {
+	k := &serverKills{}
+	for _, f := range cfg.Timed {
+		if f.Kind != kind {
+			continue
+		}
 		k.wg.Add(1)
 		go func(f target.TimedFault) {
 			defer k.wg.Done()
@@ -47,7 +76,7 @@ func scheduleServerKills(ctx context.Context, t target.Target, cfg Config) (*ser
 				return
 			case <-timer.C:
 			}
-			if err := killer.KillServer(context.WithoutCancel(ctx)); err != nil {
+			if err := fault(context.WithoutCancel(ctx), f); err != nil {
 				k.mu.Lock()
 				if k.first == nil {
 					k.first = err
@@ -58,7 +87,7 @@ func scheduleServerKills(ctx context.Context, t target.Target, cfg Config) (*ser
 			k.done.Add(1)
 		}(f)
 	}
-	return k, nil
+	return k
 }
 
 // wait returns how many kills were carried out, and the first that

@@ -54,6 +54,9 @@ type Result struct {
 	Drops             []DropWindow
 	// ServerKills counts the kill_server faults carried out.
 	ServerKills int
+	// ServerKafkaOutages counts the kafka_outage faults a remote target's
+	// server carried out (target.KafkaFaulter).
+	ServerKafkaOutages int
 	// StoppedForMemory says why the writers stopped before their duration
 	// or operations were done, when the process neared its memory ceiling;
 	// empty otherwise.
@@ -179,6 +182,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		stopProgress()
 		return nil, err
 	}
+	outages := scheduleServerOutages(faultCtx, tgt, cfg)
 	runWriters(ctx, cfg, tgt, rec, lat, chats, res)
 	afterWriters := time.Now()
 	if cfg.WritersStopped != nil {
@@ -193,6 +197,10 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	if res.ServerKills, err = kills.wait(); err != nil {
 		stopProgress()
 		return nil, fmt.Errorf("killing the server: %w", err)
+	}
+	if res.ServerKafkaOutages, err = outages.wait(); err != nil {
+		stopProgress()
+		return nil, fmt.Errorf("a Kafka outage of the server: %w", err)
 	}
 	// An interrupt stops the writers, not the history: what ran is still
 	// settled, read back and recorded, so the file is complete and checkable.

@@ -199,17 +199,7 @@ func (f *benchFlags) resolve(fl *pflag.FlagSet) error {
 	if err := f.resolveStages(fl); err != nil { // before --kill-every spaces kills over the duration
 		return err
 	}
-	if err := f.http.resolve(&f.cfg); err != nil {
-		return err
-	}
-	f.thresholds = f.thresholds[:0]
-	for _, expr := range f.thresholdExprs {
-		t, err := scenarios.ParseThreshold(expr)
-		if err != nil {
-			return badInput("--threshold: %v", err)
-		}
-		f.thresholds = append(f.thresholds, t)
-	}
+	// The schedule first: --kill-every adds its kills to it (http.resolve).
 	if f.schedule != "" {
 		timed, err := scenarios.ParseScheduleArg(f.schedule)
 		if err != nil {
@@ -221,6 +211,17 @@ func (f *benchFlags) resolve(fl *pflag.FlagSet) error {
 			}
 		}
 		f.cfg.Timed = timed
+	}
+	if err := f.http.resolve(&f.cfg); err != nil {
+		return err
+	}
+	f.thresholds = f.thresholds[:0]
+	for _, expr := range f.thresholdExprs {
+		t, err := scenarios.ParseThreshold(expr)
+		if err != nil {
+			return badInput("--threshold: %v", err)
+		}
+		f.thresholds = append(f.thresholds, t)
 	}
 	if f.failFast && !f.online {
 		return badInput("--fail-fast stops at the online check's first violation: it needs --online")

@@ -121,6 +121,8 @@ func (h *httpFlags) adjust(c *cobra.Command, opened *targets.Opened, cfg *bench.
 	if !opened.Remote {
 		return
 	}
+	// Its Kafka outages are the server's own (chatseq serve's test hook).
+	cfg.ServerKafka = true
 	changed := false
 	for _, name := range faultFlags {
 		changed = changed || c.Flags().Changed(name)

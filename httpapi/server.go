@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
@@ -35,9 +36,12 @@ type Server struct {
 	members memberships
 	// hooks: the test hooks answer (the counter paths, Chatseq-Faults,
 	// Chatseq-Race); off unless asked for (WithTestHooks).
-	hooks   bool
-	push    *Push // nil: no push channel (WithPush)
-	pushing pushConns
+	hooks bool
+	push  *Push // nil: no push channel (WithPush)
+	// kafkaOutage fails the server's produces for a while (the
+	// KafkaOutagePath test hook); nil: the server publishes to no Kafka.
+	kafkaOutage func(time.Duration)
+	pushing     pushConns
 }
 
 // NewServer serves t.
@@ -59,6 +63,13 @@ func (s *Server) WithTestHooks(on bool) *Server {
 	return s
 }
 
+// WithKafkaOutage lets the KafkaOutagePath test hook fail the server's
+// produces for a while through outage (nil: the server has no Kafka).
+func (s *Server) WithKafkaOutage(outage func(time.Duration)) *Server {
+	s.kafkaOutage = outage
+	return s
+}
+
 // Handler routes the API's paths.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -70,6 +81,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/chats/{chat_id}/counter", s.hook(s.getCounter))
 	mux.HandleFunc("PUT /v1/chats/{chat_id}/counter", s.hook(s.putCounter))
 	mux.HandleFunc("DELETE /v1/chats/{chat_id}/counter", s.hook(s.deleteCounter))
+	mux.HandleFunc("POST "+KafkaOutagePath, s.hook(s.startKafkaOutage))
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -85,6 +97,27 @@ func (s *Server) hook(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// startKafkaOutage fails every produce of the server from now for the
+// body's for_ms: the sends meanwhile commit and answer as their design
+// answers a failed step 5, and the push channel, fed from the topic,
+// stalls for what they did not publish.
+func (s *Server) startKafkaOutage(w http.ResponseWriter, r *http.Request) {
+	var body KafkaOutageRequest
+	if !decodeBody(w, r, &body) {
+		return
+	}
+	if body.ForMS <= 0 {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "for_ms: must be positive (milliseconds the outage lasts)", "")
+		return
+	}
+	if s.kafkaOutage == nil {
+		writeError(w, http.StatusConflict, CodeKafkaOff, "the server publishes to no Kafka (chatseq serve --kafka embedded, or --brokers)", "")
+		return
+	}
+	s.kafkaOutage(time.Duration(body.ForMS) * time.Millisecond)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) createChat(w http.ResponseWriter, r *http.Request) {

@@ -35,7 +35,20 @@ const (
 	// CodeTestHooksOff: a test hook asked of a server started without
 	// them (chatseq serve --test-hooks).
 	CodeTestHooksOff = "test_hooks.off"
+	// CodeKafkaOff: a Kafka outage asked of a server that publishes to
+	// no Kafka (chatseq serve without --kafka embedded or --brokers).
+	CodeKafkaOff = "kafka.off"
 )
+
+// KafkaOutagePath is the test hook that fails the server's Kafka
+// produces for a while (the kafka_outage fault of bench --target http).
+const KafkaOutagePath = "/v1/test/kafka_outage"
+
+// KafkaOutageRequest is POST KafkaOutagePath's body: how long, from now,
+// every produce of the server fails.
+type KafkaOutageRequest struct {
+	ForMS int64 `json:"for_ms"`
+}
 
 // MaxKeyLength is the consistency strategy's limit on Idempotency-Key.
 const MaxKeyLength = 128

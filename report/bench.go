@@ -60,19 +60,22 @@ type Bench struct {
 	Fail           int64   `json:"fail"`
 	Info           int64   `json:"info"`
 	Retries        int64   `json:"retries"`
-	FaultsInjected int64   `json:"faults_injected"` // server kills included
+	FaultsInjected int64   `json:"faults_injected"` // server kills and outages included
 	// ServerKills are the kill_server faults carried out (--kill-every,
 	// a schedule's kill_server); left out when none.
-	ServerKills    int              `json:"server_kills,omitempty"`
-	DuplicatesSent int64            `json:"duplicates_sent"`
-	ConcurrentDups int64            `json:"concurrent_duplicates"`
-	ErrorCodes     map[string]int64 `json:"error_codes"`
-	Allocated      int64            `json:"allocated_sequences"`
-	Persisted      int64            `json:"persisted_messages"`
-	Gaps           int64            `json:"gaps"`
-	GapRate        float64          `json:"gap_rate"`
-	IdempotencyHit float64          `json:"idempotency_hit_rate"`
-	EventsRead     int              `json:"events_read"`
+	ServerKills int `json:"server_kills,omitempty"`
+	// ServerKafkaOutages are the kafka_outage faults a remote target's
+	// server carried out (chatseq serve's test hook); left out when none.
+	ServerKafkaOutages int              `json:"server_kafka_outages,omitempty"`
+	DuplicatesSent     int64            `json:"duplicates_sent"`
+	ConcurrentDups     int64            `json:"concurrent_duplicates"`
+	ErrorCodes         map[string]int64 `json:"error_codes"`
+	Allocated          int64            `json:"allocated_sequences"`
+	Persisted          int64            `json:"persisted_messages"`
+	Gaps               int64            `json:"gaps"`
+	GapRate            float64          `json:"gap_rate"`
+	IdempotencyHit     float64          `json:"idempotency_hit_rate"`
+	EventsRead         int              `json:"events_read"`
 	// Readers are the catch-up clients' syncs (bench --readers), not
 	// counted in Operations; left out without readers.
 	Readers *bench.ReaderCounts `json:"readers,omitempty"`
@@ -120,8 +123,9 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,
-		FaultsInjected: c.FaultsInjected + int64(res.ServerKills), ServerKills: res.ServerKills,
-		DuplicatesSent: c.DuplicatesSent, ConcurrentDups: c.ConcurrentDuplicates,
+		FaultsInjected: c.FaultsInjected + int64(res.ServerKills+res.ServerKafkaOutages), ServerKills: res.ServerKills,
+		ServerKafkaOutages: res.ServerKafkaOutages,
+		DuplicatesSent:     c.DuplicatesSent, ConcurrentDups: c.ConcurrentDuplicates,
 		ErrorCodes: c.ErrorCodes, Allocated: res.Allocations, Persisted: res.Persisted,
 		EventsRead: res.Events, Check: check,
 	}

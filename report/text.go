@@ -59,6 +59,9 @@ func writeText(w io.Writer, b Bench, width int) error {
 	if b.ServerKills > 0 {
 		kills = fmt.Sprintf("server kills %d, ", b.ServerKills)
 	}
+	if b.ServerKafkaOutages > 0 {
+		kills += fmt.Sprintf("server Kafka outages %d, ", b.ServerKafkaOutages)
+	}
 	t.add("  faults injected", fmt.Sprint(b.FaultsInjected), fmt.Sprintf("%sretries %d, duplicates after ok %d, concurrent duplicates %d", kills, b.Retries, b.DuplicatesSent, b.ConcurrentDups))
 	if len(b.ErrorCodes) > 0 {
 		t.add("  errors", "", formatCodes(b.ErrorCodes))

@@ -48,6 +48,13 @@ type ServerKiller interface {
 	KillServer(ctx context.Context) error
 }
 
+// KafkaFaulter is a target whose server publishes to a Kafka of its own
+// (a remote service): it carries the run's kafka_outage faults out there,
+// failing the server's produces for d from now.
+type KafkaFaulter interface {
+	KafkaOutage(ctx context.Context, d time.Duration) error
+}
+
 // Env is what the runner hands a target it builds: the run's settings a
 // design reads, its Kafka publisher and its clock.
 type Env struct {

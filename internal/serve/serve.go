@@ -105,8 +105,10 @@ func Start(ctx context.Context, o Options) (_ *Serving, err error) {
 	cfg.KafkaOff = pub == nil
 	cfg.Faults = bench.FaultRates{} // faults come with each request (Chatseq-Faults)
 	env := cfg.TargetEnv(nil, func() time.Duration { return 0 })
+	var outage func(time.Duration) // the Kafka outage hook; nil without Kafka
 	if pub != nil {
-		env.Publisher = pub
+		op := &outagePublisher{inner: pub}
+		env.Publisher, outage = op, op.outage
 	}
 	target, err := opened.Factory(ctx, env)
 	if err != nil {
@@ -127,7 +129,7 @@ func Start(ctx context.Context, o Options) (_ *Serving, err error) {
 	s.Addr = ln.Addr().String()
 	live := o.Metrics.NewRecorder(0)
 	s.closers.Push(func() error { live.Close(); return nil })
-	api := httpapi.NewServer(target).CountInto(live).WithTestHooks(o.TestHooks).WithPush(push)
+	api := httpapi.NewServer(target).CountInto(live).WithTestHooks(o.TestHooks).WithPush(push).WithKafkaOutage(outage)
 	// Before the target closes: devices get their 1001 and stop acking.
 	s.closers.Push(func() error {
 		drain, cancel := context.WithTimeout(context.Background(), drainPushFor)

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/internal/jsonstr"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
+	"github.com/chatseq/chatseq/target"
 )
 
 // CreateChat creates the chat with its members; any answer but 2xx fails
@@ -99,6 +101,28 @@ func (c *client) DeleteCounter(ctx context.Context, chat string) error {
 	}
 	if a.status/100 != 2 {
 		return fmt.Errorf("deleting the counter answered %d: %s", a.status, quoteAnswer(a))
+	}
+	return nil
+}
+
+// KafkaOutage is the run's kafka_outage fault (target.KafkaFaulter):
+// chatseq serve's test hook fails the server's produces for d. A service
+// restarting meanwhile (a kill) is waited for, as every call waits
+// (client.do); the restarted process has no outage.
+func (c *client) KafkaOutage(ctx context.Context, d time.Duration) error {
+	if !c.api.TestHooks {
+		return fmt.Errorf("%s needs chatseq serve's test hooks (--serve, or chatseq serve --test-hooks): the service's API has none", target.KafkaOutage)
+	}
+	payload, err := json.Marshal(httpapi.KafkaOutageRequest{ForMS: max(d.Milliseconds(), 1)})
+	if err != nil {
+		return err
+	}
+	a, err := c.do(ctx, http.MethodPost, c.url(httpapi.KafkaOutagePath, "", nil), nil, payload, MaxCallAnswerBytes)
+	if err != nil {
+		return fmt.Errorf("%s: %w", target.KafkaOutage, err)
+	}
+	if a.status/100 != 2 {
+		return fmt.Errorf("%s: the service answered %d: %s", target.KafkaOutage, a.status, quoteAnswer(a))
 	}
 	return nil
 }
