@@ -157,3 +157,51 @@ func TestServeRunsTheForeignPushGateway(t *testing.T) {
 		t.Fatalf("m0's device got %+v (%v), want %s's message (the broken gateway)", msgs, err, other)
 	}
 }
+
+// The kafka_outage test hook fails the server's produces: a send during
+// the outage commits and answers the unknown outcome of a failed step 5
+// (publish_failed), and nothing reaches the push channel's topic. It is
+// refused without the test hooks (404 test_hooks.off), without Kafka
+// (409 kafka.off) and without a positive for_ms (400).
+func TestServeKafkaOutageHookFailsTheProduces(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := func(kafka string, hooks bool) string {
+		t.Helper()
+		srv, err := Start(ctx, Options{Target: "memory", Kafka: kafka, Partitions: 1, Listen: "127.0.0.1:0", Seed: 1, TestHooks: hooks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		return "http://" + srv.Addr
+	}
+	base := start(KafkaEmbedded, true)
+	for _, c := range []struct {
+		base, body string
+		status     int
+		code       string
+	}{
+		{start(KafkaEmbedded, false), `{"for_ms":1000}`, 404, httpapi.CodeTestHooksOff},
+		{start(KafkaOff, true), `{"for_ms":1000}`, 409, httpapi.CodeKafkaOff},
+		{base, `{"for_ms":0}`, 400, httpapi.CodeBadRequest},
+	} {
+		status, answer := do(t, ctx, "POST", c.base+httpapi.KafkaOutagePath, "u1", "", c.body)
+		if status != c.status || !strings.Contains(answer, c.code) {
+			t.Errorf("outage %s: %d %s, want %d %s", c.body, status, answer, c.status, c.code)
+		}
+	}
+	if status, answer := do(t, ctx, "PUT", base+"/v1/chats/c1", "u1", "", `{"members":["u1","u2"]}`); status != 201 {
+		t.Fatalf("create: %d %s", status, answer)
+	}
+	// An hour: the send below falls inside it however loaded the machine.
+	if status, answer := do(t, ctx, "POST", base+httpapi.KafkaOutagePath, "u1", "", `{"for_ms":3600000}`); status != 204 {
+		t.Fatalf("outage: %d %s, want 204", status, answer)
+	}
+	status, answer := do(t, ctx, "POST", base+"/v1/chats/c1/messages", "u1", "k1", `{"content":"hello"}`)
+	if status/100 == 2 || !strings.Contains(answer, "publish_failed") {
+		t.Fatalf("a send during the outage: %d %s, want the unknown outcome publish_failed", status, answer)
+	}
+	if status, answer := do(t, ctx, "GET", base+"/v1/chats/c1/messages", "u1", "", ""); status != 200 || !strings.Contains(answer, `"sequence":1`) {
+		t.Errorf("the send committed before its publish failed: sync %d %s, want the message at 1", status, answer)
+	}
+}
