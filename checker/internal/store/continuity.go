@@ -26,8 +26,8 @@ type StreamScan struct {
 // up), by chat, along the chat's final events in the topic's order
 // (partition, offset), and returns the first event missing between two
 // the connection was streamed, nil: none. A hole during which the user
-// joined or left the chat is not one, nor one between two copies of the
-// same message that the connection was streamed once.
+// joined or left the chat is not one, nor one whose after side was streamed
+// first (a copy of a message the topic holds twice).
 func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 	var s StreamScan
 	type streamed struct{ conn, at int32 }
@@ -100,12 +100,13 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 			s.Judged++
 			if hole >= 0 {
 				prevLine, _ := pushedAt(t[before])
-				// The same push on both sides is one message the topic
-				// holds twice (at-least-once: a relay restarted before its
-				// mark publishes again): which copy the connection was
-				// streamed is unknown, so what lies between is no proof
-				// of a skip.
-				if prevLine != line && !d.membershipChanged(first.Chat, dev.User, prevLine, line) {
+				// A push on the after side no later than the before side's
+				// matched another copy of a message the topic holds twice
+				// (at-least-once: a relay restarted before its mark
+				// publishes again): the connection, streamed in the topic's
+				// order, was streamed the copy earlier in the topic, so what
+				// lies between is no proof of a skip.
+				if line > prevLine && !d.membershipChanged(first.Chat, dev.User, prevLine, line) {
 					return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: prevLine, AfterPush: line,
 						Before: t[before], Missing: t[hole], After: f}, s
 				}
