@@ -140,3 +140,18 @@ func TestStreamContinuityMembershipAndNA(t *testing.T) {
 	mustContain(t, mustNA(t, b.check(t), NameStreamContinuity).Reason, "no final events table")
 	mustContain(t, mustNA(t, keepsEverything().check(t), NameStreamContinuity).Reason, "no receiver lines")
 }
+
+// One push line carrying seqs 1 and 3 skipped 2 as much as two lines do.
+func TestStreamContinuityFailsOnASkipInsideOnePushLine(t *testing.T) {
+	b := newHB()
+	b.join("A", "u1")
+	connect := b.connect("d1", "u1")
+	for s := uint64(1); s <= 3; s++ {
+		b.send(1, "A", fmt.Sprintf("k%d", s), s)
+	}
+	push := b.push("d1", "A", 1, 3)
+	b.catchUp("d1", "A", 2)
+	b.settled("d1")
+	event2 := b.dump(true).event[b.idAt("A", 2)]
+	mustFail(t, b.check(t), NameStreamContinuity, connect, push, event2)
+}
