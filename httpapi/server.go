@@ -82,6 +82,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("PUT /v1/chats/{chat_id}/counter", s.hook(s.putCounter))
 	mux.HandleFunc("DELETE /v1/chats/{chat_id}/counter", s.hook(s.deleteCounter))
 	mux.HandleFunc("POST "+KafkaOutagePath, s.hook(s.startKafkaOutage))
+	mux.HandleFunc("POST "+SettlePath, s.hook(s.settle))
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -117,6 +118,17 @@ func (s *Server) startKafkaOutage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.kafkaOutage(time.Duration(body.ForMS) * time.Millisecond)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// settle waits for the target's work after its answers (target.Settle:
+// an outbox relay publishing what was committed), so that a run reads a
+// topic that holds it.
+func (s *Server) settle(w http.ResponseWriter, r *http.Request) {
+	if err := s.target.Settle(r.Context()); err != nil {
+		writeError(w, http.StatusServiceUnavailable, CodeUnavailable, "settling: "+err.Error(), "")
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -44,6 +44,11 @@ const (
 // produces for a while (the kafka_outage fault of bench --target http).
 const KafkaOutagePath = "/v1/test/kafka_outage"
 
+// SettlePath is the test hook that waits for the work the server does
+// after answering (an outbox relay's publishes): bench --target http calls
+// it before it reads the final state and the topic back.
+const SettlePath = "/v1/test/settle"
+
 // KafkaOutageRequest is POST KafkaOutagePath's body: how long, from now,
 // every produce of the server fails.
 type KafkaOutageRequest struct {

@@ -190,6 +190,14 @@ func TestServeKafkaOutageHookFailsTheProduces(t *testing.T) {
 			t.Errorf("outage %s: %d %s, want %d %s", c.body, status, answer, c.status, c.code)
 		}
 	}
+	// The settle hook (bench --target http's Settle) answers once the
+	// target settled; without the hooks it is not there.
+	if status, answer := do(t, ctx, "POST", base+httpapi.SettlePath, "u1", "", ""); status != 204 {
+		t.Errorf("settle: %d %s, want 204", status, answer)
+	}
+	if status, answer := do(t, ctx, "POST", start(KafkaOff, false)+httpapi.SettlePath, "u1", "", ""); status != 404 || !strings.Contains(answer, httpapi.CodeTestHooksOff) {
+		t.Errorf("settle without the hooks: %d %s, want 404 %s", status, answer, httpapi.CodeTestHooksOff)
+	}
 	if status, answer := do(t, ctx, "PUT", base+"/v1/chats/c1", "u1", "", `{"members":["u1","u2"]}`); status != 201 {
 		t.Fatalf("create: %d %s", status, answer)
 	}
