@@ -275,9 +275,7 @@ func catchUpPromise(j *judging) promise {
 	case history.CatchUpNone:
 		return notPromised("contract catch_up: none (the design promises catch-up clients nothing)")
 	}
-	p := undefinedValue(history.FieldCatchUp, j.con.CatchUp)
-	p.undefinedCutShort = true
-	return p
+	return undefinedValueCutShort(history.FieldCatchUp, j.con.CatchUp)
 }
 
 // catchUpEvidence says why the history holds no catch-up to judge.

@@ -133,9 +133,7 @@ func eventOrderPromise(j *judging) promise {
 	case history.EventOrderNone:
 		return notPromised("contract event_order: none (the design does not promise consumers per-chat order)")
 	}
-	p := undefinedValue(history.FieldEventOrder, j.con.EventOrder)
-	p.undefinedCutShort = true
-	return p
+	return undefinedValueCutShort(history.FieldEventOrder, j.con.EventOrder)
 }
 
 // eventOrderEvidence says why the history holds no events to order.

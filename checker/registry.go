@@ -146,6 +146,14 @@ func undefinedValue(field, value string) promise {
 	return promise{undefined: fmt.Sprintf("contract %s %q is not a value HISTORY.md defines: cannot tell whether this invariant applies", field, value)}
 }
 
+// undefinedValueCutShort is undefinedValue for an invariant whose unknown
+// verdict also says a cut-short run could not be judged.
+func undefinedValueCutShort(field, value string) promise {
+	p := undefinedValue(field, value)
+	p.undefinedCutShort = true
+	return p
+}
+
 // judging is one check's shared state: what the invariants read, and the
 // statistics they count (each its own fields, so that they run side by
 // side).
