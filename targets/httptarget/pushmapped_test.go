@@ -128,22 +128,24 @@ func foreignPush(t *testing.T, server string) *httptest.Server {
 // and the receipts it kept are read back; connections are dropped on a
 // clock. The four delivery invariants are judged and hold.
 func TestReceiversThroughAPushMapping(t *testing.T) {
-	s := startServer(t, sequencer.SyncWatermark, true)
-	proxy := foreignPush(t, s.Addr)
 	file := filepath.Join("..", "..", "docs", "examples", "push-mapping.yaml")
 	api, err := httptarget.LoadAPI(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: proxy.URL, API: file})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, _ := url.Parse(proxy.URL)
 	// Connections dropped every 5 ms on a busy machine (the race detector)
 	// may leave every message to the catch-ups, which time no fan-out: a
 	// run with no streamed receipt is no evidence, and another seed runs.
+	// Each try gets a fresh service: a rerun against the first one's
+	// would find its chats already created.
 	evidence.Rerun(t, evidence.Default, func(n int) string {
+		s := startServer(t, sequencer.SyncWatermark, true)
+		proxy := foreignPush(t, s.Addr)
+		opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: proxy.URL, API: file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, _ := url.Parse(proxy.URL)
 		cfg := bench.DefaultConfig()
 		cfg.Seed = int64(n)
 		cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 3, 600, 0
