@@ -96,6 +96,11 @@ func (d *Device) push(m *Message) {
 		return
 	}
 	n := len(d.queue) - d.head
+	if n >= d.g.cfg.QueueLimit && d.g.cfg.Variant == SlowDrop {
+		d.mu.Unlock() // the broken gateway: m is lost, the device stays open
+		d.g.stats.dropped.Add(1)
+		return
+	}
 	if n >= d.g.cfg.QueueLimit {
 		d.endLocked(ErrOverflow)
 		d.mu.Unlock()

@@ -83,6 +83,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxBatch <= 0 {
 		c.MaxBatch = DefaultMaxBatch
 	}
+	if c.Variant == SlowDrop {
+		c.QueueLimit = min(c.QueueLimit, SlowDropQueue)
+	}
 	return c
 }
 

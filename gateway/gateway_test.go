@@ -295,3 +295,31 @@ func TestForeignPushReachesAnotherChatsMembers(t *testing.T) {
 		g.Close()
 	}
 }
+
+// SlowDrop keeps a device that falls behind open and drops what does not
+// fit its queue of SlowDropQueue: the device is then streamed what comes
+// after, with a hole; as designed, the device is closed (ErrOverflow).
+func TestSlowDropLeavesAHoleOnAnOpenDevice(t *testing.T) {
+	for _, v := range []Variant{"", SlowDrop} {
+		g := New(Config{Variant: v, QueueLimit: SlowDropQueue})
+		g.SetMembers("a", []string{"u"})
+		d, _ := g.Subscribe("u")
+		g.Deliver(context.Background(), []*Message{msg("a", 1), msg("a", 2), msg("a", 3)})
+		if v == "" {
+			if _, err := d.Next(context.Background(), nil); !errors.Is(err, ErrOverflow) {
+				t.Fatalf("as designed: Next %v, want ErrOverflow", err)
+			}
+			continue
+		}
+		got := ids(take(t, d, 2))
+		g.Deliver(context.Background(), []*Message{msg("a", 4)})
+		got = append(got, ids(take(t, d, 1))...)
+		if want := []string{"a-1", "a-2", "a-4"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: pushed %v, want %v", v, got, want)
+		}
+		if s := g.Stats(); s.Overflows != 0 || s.Dropped != 1 {
+			t.Errorf("%s: stats %+v, want no overflow and 1 dropped", v, s)
+		}
+		g.Close()
+	}
+}

@@ -16,10 +16,22 @@ const (
 	// bucket. Any run of more than ForeignBuckets chats has such a pair,
 	// so push_authorization fails on every seed.
 	ForeignPush Variant = "gateway-foreign-push"
+	// SlowDrop gives each device a queue of SlowDropQueue messages and,
+	// when a device falls behind, drops the message that does not fit
+	// instead of closing the device (ErrOverflow, 1013): the device stays
+	// connected and is streamed what comes after, so the hole is silent.
+	// Its gap sync fills it and its settle catches up, so
+	// eventual_visibility passes; stream_continuity fails. A queue this
+	// small overflows whenever the topic's consumer hands the gateway a
+	// chat's messages faster than a device reads them: every run.
+	SlowDrop Variant = "gateway-slow-drop"
 )
 
 // ForeignBuckets is how many buckets ForeignPush's index has.
 const ForeignBuckets = 16
+
+// SlowDropQueue is the per-device queue of SlowDrop.
+const SlowDropQueue = 2
 
 // BrokenVariant is a broken gateway and the invariant that catches it.
 type BrokenVariant struct {
@@ -34,6 +46,7 @@ type BrokenVariant struct {
 // BrokenVariants lists the broken gateways.
 var BrokenVariants = []BrokenVariant{
 	{ForeignPush, "the push gateway's membership index is hash-bucketed and its look-up does not check the chat: a message reaches the members of every chat in its bucket", "push_authorization", 4},
+	{SlowDrop, "the push gateway drops a message for a device that falls behind (a queue of 2) instead of closing the device to reconnect and catch up: the connection stays open with a hole", "stream_continuity", 4},
 }
 
 // IsVariant reports whether name is a broken gateway.

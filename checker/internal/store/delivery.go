@@ -86,6 +86,22 @@ type Device struct {
 	// settled line, 0: none.
 	SettledConn int32
 	Connects    int
+	// Conns are its connect lines, in file order: a streamed push is on
+	// the last one before it (ConnOf).
+	Conns []Conn
+}
+
+// Conn is one connect line of a device.
+type Conn struct {
+	Line    int32
+	Refused bool
+}
+
+// ConnOf is the index in dev.Conns of the connection open at line (the
+// last connect before it), -1: none.
+func (dev *Device) ConnOf(line int32) int {
+	i, _ := slices.BinarySearchFunc(dev.Conns, line, func(c Conn, l int32) int { return cmp.Compare(c.Line, l) })
+	return i - 1
 }
 
 // Push is one (seq, message_id) pushed to a device.
@@ -175,6 +191,7 @@ func (d *Delivery) Take(r *history.Receiver) {
 		}
 		dev.Open, dev.OpenRefused = line, r.Refused
 		dev.Connects++
+		dev.Conns = append(dev.Conns, Conn{Line: line, Refused: r.Refused})
 		d.AnyRefused = d.AnyRefused || r.Refused
 	case history.KindDisconnect:
 		if id, ok := d.devIDs[r.Device]; ok {

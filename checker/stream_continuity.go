@@ -1,0 +1,39 @@
+package checker
+
+// NameStreamContinuity is ADR-001's at-least-once transport on a live
+// connection: the gateway may repeat a message, or close a slow connection
+// (the device reconnects and catches up), but not skip one silently.
+const NameStreamContinuity = "stream_continuity"
+
+// checkStreamContinuity: a device's connection (connect to disconnect) is
+// streamed (not "catch_up") every event of a chat the final events table
+// holds between two events of it that it was streamed, in the topic's order
+// (store.Index.FirstStreamHole). The counterexample: the connect line, the
+// pushes around the hole and the missing event's line.
+func checkStreamContinuity(x *index) Result {
+	v := newVerdict(NameStreamContinuity)
+	if why := x.ReceiversAbsent(); why != "" {
+		v.notApplicable("%s", why)
+		return v.result()
+	}
+	if !x.HasEvents {
+		v.notApplicable("no final events table: the topic's order of a chat's messages is unknown")
+		return v.result()
+	}
+	d := x.Delivery
+	h, s := x.FirstStreamHole(d)
+	if s.Streamed == 0 {
+		v.notApplicable("no message streamed on an open connection (%s, all caught up or none)", plural(d.PushLines, "push line"))
+		return v.result()
+	}
+	if h != nil {
+		before, miss, after := x.Fin.At(h.Before), x.Fin.At(h.Missing), x.Fin.At(h.After)
+		v.fail([]int{int(h.Connect), int(h.BeforePush), int(h.AfterPush), int(miss.Line)},
+			"device %q's connection opened at line %d was streamed chat %q seq %d (push line %d) and seq %d (push line %d) but not seq %d, between them in the topic (events lines %d, %d, %d): a live connection skipped a message",
+			d.Devs[h.Dev].Name, h.Connect, d.Chats[h.Chat], before.Seq, h.BeforePush, after.Seq, h.AfterPush, miss.Seq, before.Line, miss.Line, after.Line)
+		return v.result()
+	}
+	v.pass("%s (a connection's chat each) of %s streamed every event of the topic between two they were pushed (%d streamed events judged)",
+		plural(s.Streams, "stream"), plural(len(d.Devs), "device"), s.Judged)
+	return v.result()
+}
