@@ -26,7 +26,8 @@ type StreamScan struct {
 // up), by chat, along the chat's final events in the topic's order
 // (partition, offset), and returns the first event missing between two
 // the connection was streamed, nil: none. A hole during which the user
-// joined or left the chat is not one.
+// joined or left the chat is not one, nor one whose after side was streamed
+// first (a copy of a message the topic holds twice).
 func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 	var s StreamScan
 	type streamed struct{ conn, at int32 }
@@ -60,11 +61,14 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		return t
 	}
 	type msgKey struct{ seq, id uint64 }
-	got := map[msgKey]int32{} // the stream's messages: their first push line
-	pushedAt := func(f int32) (int32, bool) {
+	// The stream's messages: their first push line, and where in the
+	// stream (the push's index: a push line may carry several).
+	type pushed struct{ line, at int32 }
+	got := map[msgKey]pushed{}
+	pushedAt := func(f int32) (pushed, bool) {
 		e := x.Fin.At(f)
-		line, ok := got[msgKey{e.Seq, x.MidHash[e.MessageID]}]
-		return line, ok
+		p, ok := got[msgKey{e.Seq, x.MidHash[e.MessageID]}]
+		return p, ok
 	}
 	for i := 0; i < len(pushes); {
 		first := d.Pushes.At(pushes[i].at)
@@ -76,7 +80,7 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 				break
 			}
 			if _, ok := got[msgKey{p.Seq, p.ID}]; !ok {
-				got[msgKey{p.Seq, p.ID}] = p.Line
+				got[msgKey{p.Seq, p.ID}] = pushed{p.Line, pushes[j].at}
 			}
 		}
 		dev, conn := &d.Devs[first.Dev], pushes[i].conn
@@ -89,7 +93,7 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		t := topic(lc)
 		before, hole := -1, -1 // the last event streamed, the first missing after it
 		for k, f := range t {
-			line, ok := pushedAt(f)
+			at, ok := pushedAt(f)
 			if !ok {
 				if before >= 0 && hole < 0 {
 					hole = k
@@ -98,9 +102,15 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 			}
 			s.Judged++
 			if hole >= 0 {
-				prevLine, _ := pushedAt(t[before])
-				if !d.membershipChanged(first.Chat, dev.User, prevLine, line) {
-					return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: prevLine, AfterPush: line,
+				prev, _ := pushedAt(t[before])
+				// An after side streamed no later than the before side
+				// matched another copy of a message the topic holds twice
+				// (at-least-once: a relay restarted before its mark
+				// publishes again): the connection, streamed in the topic's
+				// order, was streamed the copy earlier in the topic, so what
+				// lies between is no proof of a skip.
+				if at.at > prev.at && !d.membershipChanged(first.Chat, dev.User, prev.line, at.line) {
+					return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: prev.line, AfterPush: at.line,
 						Before: t[before], Missing: t[hole], After: f}, s
 				}
 			}
