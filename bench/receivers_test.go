@@ -26,6 +26,7 @@ import (
 var deliveryInvariants = []string{
 	checker.NameEventualVisibility, checker.NameIdenticalOrder,
 	checker.NameDeliveryStateConsistency, checker.NamePushAuthorization,
+	checker.NameStreamContinuity,
 }
 
 // receiverConfig is a short run with two receivers a chat on the

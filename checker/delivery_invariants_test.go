@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var deliveryInvariants = []string{NameEventualVisibility, NameIdenticalOrder, NameDeliveryStateConsistency, NamePushAuthorization}
+var deliveryInvariants = []string{NameEventualVisibility, NameIdenticalOrder, NameDeliveryStateConsistency, NamePushAuthorization, NameStreamContinuity}
 
 // A history without receiver lines has every delivery invariant n/a,
 // saying why.

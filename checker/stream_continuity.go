@@ -5,9 +5,9 @@ package checker
 // (the device reconnects and catches up), but not skip one silently.
 const NameStreamContinuity = "stream_continuity"
 
-// checkStreamContinuity: a device's connection (connect to disconnect) is
-// streamed (not "catch_up") every event of a chat the final events table
-// holds between two events of it that it was streamed, in the topic's order
+// checkStreamContinuity: what a device's connection (connect to
+// disconnect) was streamed of a chat (not "catch_up") is a contiguous run
+// of the chat's events in the topic's order, copies included
 // (store.Index.FirstStreamHole). The counterexample: the connect line, the
 // pushes around the hole and the missing event's line.
 func checkStreamContinuity(x *index) Result {
@@ -33,7 +33,7 @@ func checkStreamContinuity(x *index) Result {
 			d.Devs[h.Dev].Name, h.Connect, d.Chats[h.Chat], before.Seq, h.BeforePush, after.Seq, h.AfterPush, miss.Seq, before.Line, miss.Line, after.Line)
 		return v.result()
 	}
-	v.pass("%s (a connection's chat each) of %s streamed every event of the topic between two they were pushed (%d streamed events judged)",
+	v.pass("%s (a connection's chat each) of %s were each a contiguous run of the topic (%d streamed events judged)",
 		plural(s.Streams, "stream"), plural(len(d.Devs), "device"), s.Judged)
 	return v.result()
 }

@@ -22,12 +22,18 @@ type StreamScan struct {
 	Judged   int // events of the topic a connection was streamed
 }
 
-// FirstStreamHole walks each connection's streamed pushes (not caught
-// up), by chat, along the chat's final events in the topic's order
-// (partition, offset), and returns the first event missing between two
-// the connection was streamed, nil: none. A hole during which the user
-// joined or left the chat is not one, nor one whose after side was streamed
-// first (a copy of a message the topic holds twice).
+// FirstStreamHole matches each connection's streamed pushes (not caught
+// up), by chat, against the chat's final events in the topic's order
+// (partition, offset), copies included, and returns the first event a
+// connection skipped, nil: none. A gateway feeds a connection the topic
+// from the moment it subscribes, so one connection's stream of a chat is
+// a contiguous run of that order: it is aligned where it matches longest
+// (a message the topic holds twice may start it at either copy), and the
+// first event of the run it lacks, when the message streamed instead
+// comes later in the topic, is a skip. A stream that goes back instead
+// (a message it was streamed before) is no proof of a skip: it is aligned
+// anew from there. A hole during which the user joined or left the chat
+// is not one.
 func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 	var s StreamScan
 	type streamed struct{ conn, at int32 }
@@ -47,77 +53,125 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		pa, pb := d.Pushes.At(a.at), d.Pushes.At(b.at)
 		return cmp.Or(cmp.Compare(pa.Dev, pb.Dev), cmp.Compare(pa.Chat, pb.Chat), cmp.Compare(a.conn, b.conn), cmp.Compare(a.at, b.at))
 	})
-	topics := map[int32][]int32{} // a Log chat's events in the topic's order
-	topic := func(lc int32) []int32 {
+	topics := map[int32]*chatTopic{}
+	topic := func(lc int32) *chatTopic {
 		if t, ok := topics[lc]; ok {
 			return t
 		}
-		t := slices.Clone(x.Events[x.EventSpan[lc]:x.EventSpan[lc+1]])
-		slices.SortStableFunc(t, func(a, b int32) int {
-			ea, eb := x.EvPos.At(x.Fin.At(a).EventPos), x.EvPos.At(x.Fin.At(b).EventPos)
-			return cmp.Or(cmp.Compare(ea.Partition, eb.Partition), cmp.Compare(ea.Offset, eb.Offset))
-		})
+		t := x.newChatTopic(lc)
 		topics[lc] = t
 		return t
 	}
-	type msgKey struct{ seq, id uint64 }
-	// The stream's messages: their first push line, and where in the
-	// stream (the push's index: a push line may carry several).
-	type pushed struct{ line, at int32 }
-	got := map[msgKey]pushed{}
-	pushedAt := func(f int32) (pushed, bool) {
-		e := x.Fin.At(f)
-		p, ok := got[msgKey{e.Seq, x.MidHash[e.MessageID]}]
-		return p, ok
-	}
+	var run []streamedMsg
 	for i := 0; i < len(pushes); {
 		first := d.Pushes.At(pushes[i].at)
+		dev, conn := &d.Devs[first.Dev], pushes[i].conn
+		lc := x.LogChat(d, first.Chat)
+		var t *chatTopic
+		if lc >= 0 {
+			t = topic(lc)
+		}
+		run = run[:0]
 		j := i
-		clear(got)
 		for ; j < len(pushes); j++ {
 			p := d.Pushes.At(pushes[j].at)
-			if p.Dev != first.Dev || p.Chat != first.Chat || pushes[j].conn != pushes[i].conn {
+			if p.Dev != first.Dev || p.Chat != first.Chat || pushes[j].conn != conn {
 				break
 			}
-			if _, ok := got[msgKey{p.Seq, p.ID}]; !ok {
-				got[msgKey{p.Seq, p.ID}] = pushed{p.Line, pushes[j].at}
+			// A message the topic does not hold is other invariants'
+			// (identical_order, push_authorization): no event to align.
+			if t != nil && len(t.at[msgKey{p.Seq, p.ID}]) > 0 {
+				run = append(run, streamedMsg{msgKey{p.Seq, p.ID}, p.Line})
 			}
 		}
-		dev, conn := &d.Devs[first.Dev], pushes[i].conn
 		i = j
-		lc := x.LogChat(d, first.Chat)
-		if lc < 0 {
+		if t == nil || len(run) == 0 {
 			continue
 		}
 		s.Streams++
-		t := topic(lc)
-		before, hole := -1, -1 // the last event streamed, the first missing after it
-		for k, f := range t {
-			at, ok := pushedAt(f)
-			if !ok {
-				if before >= 0 && hole < 0 {
-					hole = k
-				}
-				continue
-			}
-			s.Judged++
-			if hole >= 0 {
-				prev, _ := pushedAt(t[before])
-				// An after side streamed no later than the before side
-				// matched another copy of a message the topic holds twice
-				// (at-least-once: a relay restarted before its mark
-				// publishes again): the connection, streamed in the topic's
-				// order, was streamed the copy earlier in the topic, so what
-				// lies between is no proof of a skip.
-				if at.at > prev.at && !d.membershipChanged(first.Chat, dev.User, prev.line, at.line) {
-					return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: prev.line, AfterPush: at.line,
-						Before: t[before], Missing: t[hole], After: f}, s
-				}
-			}
-			before, hole = k, -1
+		s.Judged += len(run)
+		if h := t.firstSkip(run); h != nil && !d.membershipChanged(first.Chat, dev.User, h.beforeLine, h.afterLine) {
+			return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: h.beforeLine, AfterPush: h.afterLine,
+				Before: t.order[h.before], Missing: t.order[h.before+1], After: t.order[h.after]}, s
 		}
 	}
 	return nil, s
+}
+
+type msgKey struct{ seq, id uint64 }
+
+// streamedMsg is one message a connection was streamed, and its push line.
+type streamedMsg struct {
+	key  msgKey
+	line int32
+}
+
+// chatTopic is one chat's final events in the topic's order, and where
+// each message stands in it (every copy).
+type chatTopic struct {
+	order []int32 // indexes into Fin
+	keys  []msgKey
+	at    map[msgKey][]int32 // positions in order, ascending
+}
+
+func (x *Index) newChatTopic(lc int32) *chatTopic {
+	order := slices.Clone(x.Events[x.EventSpan[lc]:x.EventSpan[lc+1]])
+	slices.SortStableFunc(order, func(a, b int32) int {
+		ea, eb := x.EvPos.At(x.Fin.At(a).EventPos), x.EvPos.At(x.Fin.At(b).EventPos)
+		return cmp.Or(cmp.Compare(ea.Partition, eb.Partition), cmp.Compare(ea.Offset, eb.Offset))
+	})
+	t := &chatTopic{order: order, keys: make([]msgKey, len(order)), at: map[msgKey][]int32{}}
+	for pos, f := range order {
+		e := x.Fin.At(f)
+		k := msgKey{e.Seq, x.MidHash[e.MessageID]}
+		t.keys[pos] = k
+		t.at[k] = append(t.at[k], int32(pos))
+	}
+	return t
+}
+
+// maxAlignments bounds the copies of one message a run is tried at: a
+// topic holding a message more often than this leaves the run unjudged
+// past it rather than costing time quadratic in its copies.
+const maxAlignments = 64
+
+// skip is a run's first skipped event: the positions in the topic of the
+// last event matched and of the one streamed after it, later in the topic.
+type skip struct {
+	before, after         int32
+	beforeLine, afterLine int32
+}
+
+// firstSkip aligns run with the topic and returns its first skip, nil:
+// none.
+func (t *chatTopic) firstSkip(run []streamedMsg) *skip {
+	for len(run) > 0 {
+		starts := t.at[run[0].key]
+		if len(starts) > maxAlignments {
+			return nil
+		}
+		bestStart, bestLen := int32(-1), 0
+		for _, p := range starts {
+			n := 0
+			for n < len(run) && int(p)+n < len(t.keys) && t.keys[int(p)+n] == run[n].key {
+				n++
+			}
+			if n >= bestLen { // on a tie the later copy: nearer what follows
+				bestStart, bestLen = p, n
+			}
+			if n == len(run) {
+				return nil
+			}
+		}
+		last := bestStart + int32(bestLen) - 1 // the last event matched
+		next := run[bestLen]
+		later := t.at[next.key]
+		if k, _ := slices.BinarySearch(later, last+1); k < len(later) {
+			return &skip{before: last, after: later[k], beforeLine: run[bestLen-1].line, afterLine: next.line}
+		}
+		run = run[bestLen:] // it went back: aligned anew from there
+	}
+	return nil
 }
 
 // membershipChanged: a join or leave line of the user in chat c lies
