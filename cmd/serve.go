@@ -97,7 +97,7 @@ turns them on.`,
 			fmt.Fprintln(out, httpapi.ListeningLine(srv.Describe, srv.Addr, srv.Volatile))
 			fmt.Fprintln(out, "  "+keyScopeLine(srv.Contract.KeyScope))
 			if o.TestHooks {
-				fmt.Fprintln(out, "  test hooks on: counter reads, resets and deletes, Chatseq-Faults and Chatseq-Race (for chatseq's runs only)")
+				fmt.Fprintln(out, "  test hooks on: counter reads, resets and deletes, Chatseq-Faults and Chatseq-Race, POST /v1/test/settle and /v1/test/kafka_outage (for chatseq's runs only)")
 			}
 			if len(srv.Brokers) > 0 {
 				fmt.Fprintf(out, "  publishing to Kafka %s, topic %s\n", strings.Join(srv.Brokers, ","), srv.Topic)
@@ -109,7 +109,7 @@ turns them on.`,
 	fl := c.Flags()
 	fl.StringVar(&target, "target", storeopen.Memory, "design to serve: "+strings.Join(servable(), ", "))
 	fl.StringVar(&o.Listen, "listen", httpapi.DefaultListen, "address to listen on (port 0: any free port); beyond loopback it warns: the "+httpapi.HeaderUser+" header is trusted as the caller's identity")
-	fl.BoolVar(&o.TestHooks, "test-hooks", false, "answer the test hooks chatseq's runs use (counter read, reset and delete; the Chatseq-Faults and Chatseq-Race headers), which a client could use to overwrite acknowledged messages; bench --serve turns them on ("+httpapi.TestHooksEnv+"=1)")
+	fl.BoolVar(&o.TestHooks, "test-hooks", false, "answer the test hooks chatseq's runs use (counter read, reset and delete; the Chatseq-Faults and Chatseq-Race headers; POST /v1/test/settle and /v1/test/kafka_outage), which a client could use to overwrite acknowledged messages; bench --serve turns them on ("+httpapi.TestHooksEnv+"=1)")
 	live.register(fl)
 	fl.StringVar(&broken, "broken", "", "serve a deliberately broken variant of the target, a bug an invariant must catch: "+variantHelp(false))
 	fl.StringVar(&variant, "variant", "", "serve another design of the target, one that keeps a promise the design as written breaks: "+variantHelp(true))

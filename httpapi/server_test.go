@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/httpapi"
@@ -137,6 +138,61 @@ func TestServerAnswersAsTheOpenAPIDocumentSays(t *testing.T) {
 	tr.Check(t)
 }
 
+// The settle and kafka_outage hooks answer as docs/openapi.yaml says:
+// settle 204 once the target settled; an outage 204 with its length
+// handed to the server's producer, 400 without a positive for_ms, and 409
+// kafka.off from a server that publishes to no Kafka.
+func TestSettleAndKafkaOutageHooksAnswerAsDocumented(t *testing.T) {
+	target, err := core.Factory(nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outages := make(chan time.Duration, 10)
+	withKafka := httptest.NewServer(httpapi.NewServer(target).WithTestHooks(true).WithKafkaOutage(func(d time.Duration) {
+		outages <- d
+	}).Handler())
+	defer withKafka.Close()
+	noKafka, tr := newServer(t)
+	tr.RequestsMayBeInvalid = true // for_ms 0 and a missing for_ms on purpose
+	client := &http.Client{Transport: tr}
+	for _, c := range []struct {
+		base, path, body string
+		status           int
+		code             string
+	}{
+		{withKafka.URL, httpapi.SettlePath, "", 204, ""},
+		{withKafka.URL, httpapi.KafkaOutagePath, `{"for_ms":1500}`, 204, ""},
+		{withKafka.URL, httpapi.KafkaOutagePath, `{"for_ms":0}`, 400, httpapi.CodeBadRequest},
+		{withKafka.URL, httpapi.KafkaOutagePath, `{}`, 400, httpapi.CodeBadRequest},
+		{noKafka.URL, httpapi.KafkaOutagePath, `{"for_ms":1500}`, 409, httpapi.CodeKafkaOff},
+		{noKafka.URL, httpapi.SettlePath, "", 204, ""},
+	} {
+		req, _ := http.NewRequest("POST", c.base+c.path, strings.NewReader(c.body))
+		if c.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e httpapi.ErrorBody
+		if resp.StatusCode != c.status || c.code != "" && (json.Unmarshal(body, &e) != nil || e.Error.Code != c.code) {
+			t.Errorf("POST %s %s: %d %s, want %d %s", c.path, c.body, resp.StatusCode, body, c.status, c.code)
+		}
+	}
+	close(outages)
+	var asked []time.Duration
+	for d := range outages {
+		asked = append(asked, d)
+	}
+	if len(asked) != 1 || asked[0] != 1500*time.Millisecond {
+		t.Errorf("the server's producer was asked for outages %v, want one of 1.5s", asked)
+	}
+	tr.Check(t)
+}
+
 // A crash of the server, as a fault plan asks, drops the connection: the
 // client gets no answer at all.
 func TestCrashDropsTheConnection(t *testing.T) {
@@ -226,6 +282,8 @@ func TestTestHooksAreOffUnlessAsked(t *testing.T) {
 	expect(do("PUT", "/v1/chats/c/counter", "", `{"value":0}`), 404, httpapi.CodeTestHooksOff)
 	expect(do("DELETE", "/v1/chats/c/counter", "", ""), 404, httpapi.CodeTestHooksOff)
 	expect(do("GET", "/v1/chats/c/counter", "", ""), 404, httpapi.CodeTestHooksOff)
+	expect(do("POST", httpapi.SettlePath, "", ""), 404, httpapi.CodeTestHooksOff)
+	expect(do("POST", httpapi.KafkaOutagePath, "", `{"for_ms":1000}`), 404, httpapi.CodeTestHooksOff)
 	req, _ := http.NewRequest("POST", srv.URL+"/v1/chats/c/messages", strings.NewReader(`{"content":"y"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(httpapi.HeaderUser, "u")
