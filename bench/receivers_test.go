@@ -1,13 +1,8 @@
 package bench_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +12,7 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/internal/evidence"
+	"github.com/chatseq/chatseq/internal/receiveredit"
 	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/target"
@@ -132,202 +128,20 @@ func TestAMutatedReceiverHistoryFailsTheRightInvariant(t *testing.T) {
 		file = cfg.HistoryPath
 		return ""
 	})
-	lines := readLines(t, file)
-	cases := []struct {
-		name, want string
-		mutate     func(t *testing.T, lines []map[string]any) []map[string]any
-	}{
-		{"a push dropped", checker.NameEventualVisibility, dropOnePush},
-		{"two message ids swapped", checker.NameIdenticalOrder, swapTwoIDs},
-		{"an ack ahead", checker.NameDeliveryStateConsistency, ackAhead},
-		{"a push to another chat's device", checker.NamePushAuthorization, pushToANonMember},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "mutated.jsonl")
-			writeLines(t, path, c.mutate(t, clone(t, lines)))
-			rep, _, err := checker.CheckFile(path, checker.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := verdicts(rep)
-			if v[c.want] != checker.Fail {
-				t.Fatalf("%s: %s, want fail", c.want, v[c.want])
-			}
-			for _, inv := range rep.Invariants {
-				if inv.Name == c.want {
-					t.Logf("%s: %s %v", inv.Name, inv.Detail, inv.Lines)
-				}
-			}
-		})
-	}
-}
-
-func readLines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.UseNumber()
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func clone(t *testing.T, lines []map[string]any) []map[string]any {
-	t.Helper()
-	var buf bytes.Buffer
-	for _, l := range lines {
-		b, err := json.Marshal(l)
+	receiveredit.Each(t, receiveredit.Read(t, file), func(t *testing.T, c receiveredit.Case, path string) {
+		rep, _, err := checker.CheckFile(path, checker.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		buf.Write(append(b, '\n'))
-	}
-	var out []map[string]any
-	dec := json.NewDecoder(&buf)
-	dec.UseNumber()
-	for dec.More() {
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			t.Fatal(err)
+		if v := verdicts(rep); v[c.Want] != checker.Fail {
+			t.Fatalf("%s: %s, want fail", c.Want, v[c.Want])
 		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func writeLines(t *testing.T, path string, lines []map[string]any) {
-	t.Helper()
-	var buf bytes.Buffer
-	for _, l := range lines {
-		b, err := json.Marshal(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf.Write(append(b, '\n'))
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func isPush(l map[string]any) bool { return l["type"] == "push" }
-
-func seqsOf(l map[string]any) []any { s, _ := l["seqs"].([]any); return s }
-func idsOf(l map[string]any) []any  { s, _ := l["message_ids"].([]any); return s }
-
-// dropOnePush takes out of the pushes a message its device received once
-// only: the device never saw it.
-func dropOnePush(t *testing.T, lines []map[string]any) []map[string]any {
-	received := map[string]int{}
-	key := func(l map[string]any, s any) string { return fmt.Sprint(l["device"], " ", l["chat"], " ", s) }
-	for _, l := range lines {
-		if isPush(l) {
-			for _, s := range seqsOf(l) {
-				received[key(l, s)]++
+		for _, inv := range rep.Invariants {
+			if inv.Name == c.Want {
+				t.Logf("%s: %s %v", inv.Name, inv.Detail, inv.Lines)
 			}
 		}
-	}
-	for i, l := range lines {
-		if !isPush(l) {
-			continue
-		}
-		for j, s := range seqsOf(l) {
-			if received[key(l, s)] != 1 {
-				continue
-			}
-			seqs, ids := seqsOf(l), idsOf(l)
-			if len(seqs) == 1 {
-				return append(lines[:i:i], lines[i+1:]...)
-			}
-			l["seqs"] = append(seqs[:j:j], seqs[j+1:]...)
-			l["message_ids"] = append(ids[:j:j], ids[j+1:]...)
-			return lines
-		}
-	}
-	t.Fatal("no message reached its device only once")
-	return nil
-}
-
-// swapTwoIDs swaps the message ids two pushes of one chat gave two
-// sequences.
-func swapTwoIDs(t *testing.T, lines []map[string]any) []map[string]any {
-	type at struct{ line, i int }
-	first := map[string]at{}
-	for n, l := range lines {
-		if !isPush(l) {
-			continue
-		}
-		chat := fmt.Sprint(l["chat"])
-		for i, s := range seqsOf(l) {
-			f, ok := first[chat]
-			if !ok {
-				first[chat] = at{n, i}
-				continue
-			}
-			if fmt.Sprint(seqsOf(lines[f.line])[f.i]) == fmt.Sprint(s) {
-				continue
-			}
-			a, b := idsOf(lines[f.line]), idsOf(l)
-			a[f.i], b[i] = b[i], a[f.i]
-			return lines
-		}
-	}
-	t.Fatal("no chat had two sequences pushed")
-	return nil
-}
-
-// ackAhead raises a delivery ack past every sequence its device was
-// pushed.
-func ackAhead(t *testing.T, lines []map[string]any) []map[string]any {
-	for _, l := range lines {
-		if l["type"] == "delivery_ack" {
-			l["last_acked_sequence"] = json.Number("1000000")
-			return lines
-		}
-	}
-	t.Fatal("no delivery ack")
-	return nil
-}
-
-// pushToANonMember hands one chat's catch-up page to a device of another
-// chat's member.
-func pushToANonMember(t *testing.T, lines []map[string]any) []map[string]any {
-	devices := map[string]string{} // device → a chat it was pushed
-	for _, l := range lines {
-		if isPush(l) {
-			devices[fmt.Sprint(l["device"])] = fmt.Sprint(l["chat"])
-		}
-	}
-	for n := len(lines) - 1; n >= 0; n-- { // late: every device has connected
-		l := lines[n]
-		if !isPush(l) {
-			continue
-		}
-		for d, chat := range devices {
-			if chat != l["chat"] && !strings.HasPrefix(d, fmt.Sprint(l["chat"])) {
-				l["device"], l["catch_up"] = d, true
-				return lines
-			}
-		}
-	}
-	t.Fatal("no two chats' devices")
-	return nil
+	})
 }
 
 // refusingTarget serves a push channel that refuses every device.

@@ -1,23 +1,30 @@
 package httptarget_test
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/receiveredit"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
 // bench --receivers against chatseq serve: each device on /v1/push, its
 // catch-ups by sync as its user, the final delivery_state read over
 // HTTP; connections dropped on a clock, each device reconnecting. The
-// check judges the four delivery invariants, and they hold.
+// check judges the five delivery invariants, and they hold. The history
+// recorded, mutated as a broken delivery plane would have written it
+// (internal/receiveredit: a push dropped, two message ids swapped, an ack
+// ahead, a push to a non-member, a skip on a live connection), fails
+// each by the invariant that guards it.
 func TestReceiversOverThePushChannel(t *testing.T) {
 	s := startServer(t, sequencer.SyncWatermark, true)
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 3, 600, 0
 	cfg.Receivers, cfg.DropConnectionsEvery, cfg.SyncLimit = 2, 5*time.Millisecond, 7
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
 	rep := runThroughHTTP(t, s, cfg)
 	status := map[string]checker.Status{}
 	for _, inv := range rep.Invariants {
@@ -26,9 +33,23 @@ func TestReceiversOverThePushChannel(t *testing.T) {
 			t.Errorf("%s failed: %s", inv.Name, inv.Detail)
 		}
 	}
-	for _, name := range []string{checker.NameEventualVisibility, checker.NameIdenticalOrder, checker.NameDeliveryStateConsistency, checker.NamePushAuthorization} {
+	for _, name := range []string{checker.NameEventualVisibility, checker.NameIdenticalOrder, checker.NameDeliveryStateConsistency, checker.NamePushAuthorization, checker.NameStreamContinuity} {
 		if status[name] != checker.Pass {
 			t.Errorf("%s: %q, want pass (judged)", name, status[name])
 		}
 	}
+	if t.Failed() {
+		return
+	}
+	receiveredit.Each(t, receiveredit.Read(t, cfg.HistoryPath), func(t *testing.T, c receiveredit.Case, path string) {
+		rep, _, err := checker.CheckFile(path, checker.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, ok := rep.Result(c.Want)
+		if !ok || r.Status != checker.Fail {
+			t.Fatalf("%s: %+v, want fail", c.Want, r)
+		}
+		t.Logf("%s: %s %v", c.Want, r.Detail, r.Lines)
+	})
 }

@@ -52,7 +52,9 @@ func runThroughHTTP(t *testing.T, s *serve.Serving, cfg bench.Config) checker.Re
 	if opened.NoTopicToRead(cfg.Brokers) {
 		cfg.KafkaOff = true
 	}
-	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	if cfg.HistoryPath == "" {
+		cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if _, err := bench.RunTarget(ctx, cfg, httptarget.Factory(base, httptarget.DefaultAPI(), validate)); err != nil {

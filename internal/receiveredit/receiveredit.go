@@ -1,0 +1,265 @@
+// Package receiveredit mutates a recorded history's receiver lines as a
+// broken delivery plane would have written them, for tests that show each
+// mutation fails the invariant that guards it. It reads and writes the
+// history as generic JSON lines (history FORMAT.md, "Receivers"), so a
+// mutation knows nothing of how chatseq records or checks.
+package receiveredit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Lines is a history, one JSON object a line.
+type Lines []map[string]any
+
+// A Mutation edits a copy of the lines; it fails t when the history
+// holds nothing it can mutate.
+type Mutation func(t testing.TB, lines Lines) Lines
+
+// Case is a mutation and the invariant that must fail on it.
+type Case struct {
+	Name, Want string
+	Mutate     Mutation
+}
+
+// Cases are the mutations every recorded receiver history is put through.
+// The invariant names are the checker's (kept as strings: this package
+// does not read the checker).
+var Cases = []Case{
+	{"a push dropped", "eventual_visibility", DropOnePush},
+	{"two message ids swapped", "identical_order", SwapTwoIDs},
+	{"an ack ahead", "delivery_state_consistency", AckAhead},
+	{"a push to another chat's device", "push_authorization", PushToANonMember},
+	{"a message skipped on a live connection", "stream_continuity", SkipOnALiveConnection},
+}
+
+// Read reads a history file.
+func Read(t testing.TB, path string) Lines {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out Lines
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Write writes lines as a history file.
+func Write(t testing.TB, path string, lines Lines) {
+	t.Helper()
+	if err := os.WriteFile(path, encode(t, lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Clone is a deep copy of lines, for one mutation each.
+func Clone(t testing.TB, lines Lines) Lines {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(encode(t, lines)))
+	dec.UseNumber()
+	var out Lines
+	for dec.More() {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func encode(t testing.TB, lines Lines) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(append(b, '\n'))
+	}
+	return buf.Bytes()
+}
+
+func isPush(l map[string]any) bool           { return l["type"] == "push" }
+func isStreamed(l map[string]any) bool       { return isPush(l) && l["catch_up"] != true }
+func seqsOf(l map[string]any) []any          { s, _ := l["seqs"].([]any); return s }
+func idsOf(l map[string]any) []any           { s, _ := l["message_ids"].([]any); return s }
+func pushKey(l map[string]any, s any) string { return fmt.Sprint(l["device"], " ", l["chat"], " ", s) }
+
+// removeAt takes the j-th message out of push line i (the line, when it
+// was its only one).
+func removeAt(lines Lines, i, j int) Lines {
+	l := lines[i]
+	seqs, ids := seqsOf(l), idsOf(l)
+	if len(seqs) == 1 {
+		return append(lines[:i:i], lines[i+1:]...)
+	}
+	l["seqs"] = append(seqs[:j:j], seqs[j+1:]...)
+	l["message_ids"] = append(ids[:j:j], ids[j+1:]...)
+	return lines
+}
+
+// DropOnePush takes out of the pushes a message its device received once
+// only: the device never saw it.
+func DropOnePush(t testing.TB, lines Lines) Lines {
+	received := map[string]int{}
+	for _, l := range lines {
+		if isPush(l) {
+			for _, s := range seqsOf(l) {
+				received[pushKey(l, s)]++
+			}
+		}
+	}
+	for i, l := range lines {
+		if !isPush(l) {
+			continue
+		}
+		for j, s := range seqsOf(l) {
+			if received[pushKey(l, s)] == 1 {
+				return removeAt(lines, i, j)
+			}
+		}
+	}
+	t.Fatal("no message reached its device only once")
+	return nil
+}
+
+// SkipOnALiveConnection takes out of a streamed push line a message
+// between two others of it, one its device also received by a catch-up:
+// the device saw everything, but its live connection skipped one.
+func SkipOnALiveConnection(t testing.TB, lines Lines) Lines {
+	caughtUp := map[string]bool{}
+	for _, l := range lines {
+		if isPush(l) && !isStreamed(l) {
+			for _, s := range seqsOf(l) {
+				caughtUp[pushKey(l, s)] = true
+			}
+		}
+	}
+	for _, need := range []bool{true, false} { // one healed by a catch-up first
+		for i, l := range lines {
+			if !isStreamed(l) {
+				continue
+			}
+			seqs := seqsOf(l)
+			for j := 1; j+1 < len(seqs); j++ {
+				distinct := fmt.Sprint(seqs[j-1]) != fmt.Sprint(seqs[j]) && fmt.Sprint(seqs[j]) != fmt.Sprint(seqs[j+1])
+				if distinct && (!need || caughtUp[pushKey(l, seqs[j])]) {
+					return removeAt(lines, i, j)
+				}
+			}
+		}
+	}
+	t.Fatal("no streamed push line of three messages")
+	return nil
+}
+
+// SwapTwoIDs swaps the message ids two pushes of one chat gave two
+// sequences.
+func SwapTwoIDs(t testing.TB, lines Lines) Lines {
+	type at struct{ line, i int }
+	first := map[string]at{}
+	for n, l := range lines {
+		if !isPush(l) {
+			continue
+		}
+		chat := fmt.Sprint(l["chat"])
+		for i, s := range seqsOf(l) {
+			f, ok := first[chat]
+			if !ok {
+				first[chat] = at{n, i}
+				continue
+			}
+			if fmt.Sprint(seqsOf(lines[f.line])[f.i]) == fmt.Sprint(s) {
+				continue
+			}
+			a, b := idsOf(lines[f.line]), idsOf(l)
+			a[f.i], b[i] = b[i], a[f.i]
+			return lines
+		}
+	}
+	t.Fatal("no chat had two sequences pushed")
+	return nil
+}
+
+// AckAhead raises a delivery ack past every sequence its device was
+// pushed.
+func AckAhead(t testing.TB, lines Lines) Lines {
+	for _, l := range lines {
+		if l["type"] == "delivery_ack" {
+			l["last_acked_sequence"] = json.Number("1000000")
+			return lines
+		}
+	}
+	t.Fatal("no delivery ack")
+	return nil
+}
+
+// PushToANonMember hands one chat's catch-up page to a device of another
+// chat's member.
+func PushToANonMember(t testing.TB, lines Lines) Lines {
+	devices := map[string]string{} // device → a chat it was pushed
+	var names []string
+	for _, l := range lines {
+		if isPush(l) {
+			d := fmt.Sprint(l["device"])
+			if _, ok := devices[d]; !ok {
+				names = append(names, d)
+			}
+			devices[d] = fmt.Sprint(l["chat"])
+		}
+	}
+	slices.Sort(names)
+	for n := len(lines) - 1; n >= 0; n-- { // late: every device has connected
+		l := lines[n]
+		if !isPush(l) {
+			continue
+		}
+		for _, d := range names {
+			// bench names a device after its user, and a user after
+			// the one chat it is a member of.
+			if chat := devices[d]; chat != l["chat"] && !strings.HasPrefix(d, fmt.Sprint(l["chat"])) {
+				l["device"], l["catch_up"] = d, true
+				return lines
+			}
+		}
+	}
+	t.Fatal("no two chats' devices")
+	return nil
+}
+
+// Each writes each case's mutation of a copy of lines to a file of its
+// own and runs the case as a subtest with it.
+func Each(t *testing.T, lines Lines, run func(t *testing.T, c Case, path string)) {
+	for _, c := range Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "mutated.jsonl")
+			Write(t, path, c.Mutate(t, Clone(t, lines)))
+			run(t, c, path)
+		})
+	}
+}
