@@ -195,7 +195,7 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	opts := scenarios.Options{
 		OutDir: outDir, Store: withStatus(f.store, c.ErrOrStderr()), DSN: f.dsn, Open: f.http.options(targets.Options{}), Brokers: splitList(f.brokers),
 		CheckOptions: f.lin.options(), Overrides: f.overrides, Targets: cache,
-		Metrics: exporter,
+		Metrics: exporter, ServeCommand: serveCommand,
 	}
 	started := time.Now()
 	sum := &scenarios.Summary{OutDir: outDir}
@@ -312,4 +312,18 @@ func runExitCode(v scenarios.Verdict) int {
 		return ExitThresholds
 	}
 	return ExitOK
+}
+
+// serveCommand runs this binary's chatseq serve with args, for the
+// scenarios that serve their design (serve: true).
+var serveCommand = func(args []string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	words := []string{scenarios.ShellQuote(exe), "serve"}
+	for _, a := range args {
+		words = append(words, scenarios.ShellQuote(a))
+	}
+	return strings.Join(words, " ")
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
 // maxFileSize bounds what is read as a scenario: they are a page long.
@@ -149,6 +150,7 @@ func (d *decoder) finish(root *yaml.Node) {
 		}
 	}
 	d.checkKafka()
+	d.checkServe()
 	d.checkReceivers()
 	d.checkVariant()
 	d.checkStrategy()
@@ -161,6 +163,21 @@ func (d *decoder) finish(root *yaml.Node) {
 		if problem := f.OutlastsRun(sc.Duration); problem != "" {
 			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
 		}
+	}
+}
+
+// checkServe checks what serving the design in a process of its own
+// (serve: true) needs.
+func (d *decoder) checkServe() {
+	sc := d.sc
+	if !sc.Serve {
+		return
+	}
+	if sc.Target == httptarget.Name {
+		d.errAt(d.lines["serve"], "serve: true serves the scenario's own design (target: memory, postgres, …) through chatseq serve; target: http drives a service of yours (chatseq run --url or --serve CMD): drop one")
+	}
+	if sc.Target == storeopen.DynamoDB || sc.Target == storeopen.DynamoDBLocal {
+		d.errAt(d.lines["serve"], "serve: true serves memory, postgres or another registered design; the DynamoDB stores are served with chatseq serve --store and bench --target http --serve CMD")
 	}
 }
 

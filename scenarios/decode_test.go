@@ -441,3 +441,18 @@ expect: pass
 		t.Errorf("a duration equal to the stages' sum: %v", err)
 	}
 }
+
+// serve: is true or false, and serves a design of the scenario's own: not
+// target http (a service of the user's) nor the DynamoDB stores.
+func TestServeNamesTheLine(t *testing.T) {
+	es := decodeErrors(t, "ops: 10\nserve: maybe\nexpect: pass\n")
+	wantError(t, es, 2, "serve", "not true or false")
+	es = decodeErrors(t, "ops: 10\ntarget: http\nserve: true\nexpect: pass\n")
+	wantError(t, es, 3, "serve: true serves the scenario's own design", "target: http drives a service of yours")
+	es = decodeErrors(t, "ops: 10\nstore: dynamodb-local\nserve: true\nexpect: pass\n")
+	wantError(t, es, 3, "serve: true serves memory, postgres")
+	sc, err := Decode([]byte("ops: 10\ntarget: postgres\nvariant: sequence-in-tx\nserve: true\nexpect: pass\n"), "x.yaml")
+	if err != nil || !sc.Serve || sc.Target != "postgres" || sc.Variant != "sequence-in-tx" {
+		t.Fatalf("decoded %+v, %v; want postgres's sequence-in-tx served", sc, err)
+	}
+}

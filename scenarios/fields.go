@@ -150,6 +150,11 @@ func (d *decoder) topFields() map[string]field {
 		"reuse_key":            prob(&sc.ReuseKey),
 		"sync_ratio":           prob(&sc.SyncRatio),
 		"retries":              count(&sc.Retries, 0, maxRetries),
+		"serve": func(p string, v *yaml.Node) {
+			if b, ok := d.boolean(v, p); ok {
+				sc.Serve = b
+			}
+		},
 		"fail_fast": func(p string, v *yaml.Node) {
 			if b, ok := d.boolean(v, p); ok {
 				sc.FailFast = b

@@ -51,6 +51,7 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 		"catch_up_missed": float64(rep.Stats.CatchUpMissed), "events_out_of_order": float64(rep.Stats.EventsOutOfOrder),
 		"reader_syncs": float64(res.Readers.Syncs), "reader_received": float64(res.Readers.Received),
 		"late_starts": float64(res.Lateness.Late), "unsent_starts": float64(res.Lateness.Unsent),
+		"server_kills": float64(res.ServerKills), "server_kafka_outages": float64(res.ServerKafkaOutages),
 	}
 	if r := res.Receivers; res.Config.Receivers > 0 {
 		m.counts["receiver_deliveries"], m.counts["receiver_duplicates"] = float64(r.Deliveries), float64(r.Duplicates)

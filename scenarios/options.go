@@ -23,6 +23,10 @@ type Options struct {
 	// back after each run.
 	Open    targets.Options
 	Brokers []string
+	// ServeCommand is the shell command that runs chatseq serve with
+	// args, for the scenarios that serve their design in a process of
+	// their own (serve: true); chatseq run gives its own binary.
+	ServeCommand func(args []string) string
 	// CheckOptions are passed to every checker.Check (the linearizability
 	// budgets; the contract comes from each history's header).
 	CheckOptions checker.Options

@@ -15,6 +15,8 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/report"
+	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
 // Outcome is one scenario run and judged.
@@ -144,8 +146,24 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	}
 	reach := opts.Open // target http's URL, mapping, headers, TLS, timeouts
 	reach.Store, reach.DSN = opts.Store, opts.DSN
-	opened, shared, release, err := opts.Targets.open(ctx, cfg.Target, reach)
-	if err != nil {
+	var opened *targets.Opened
+	var shared bool
+	var release func()
+	var err error
+	if sc.Serve && cfg.Target != httptarget.Name {
+		// Its own chatseq serve, never shared (--target http instead
+		// drives the service of chatseq run's --url or --serve).
+		served, err := startServed(ctx, sc, &cfg, opts)
+		if err != nil {
+			return nil, checker.Report{}, "", nil, err
+		}
+		defer served.close()
+		if opened, err = targets.Open(ctx, cfg.Target, served.reach); err != nil {
+			return nil, checker.Report{}, "", nil, err
+		}
+		shared, release = true, func() { opened.Close() }
+		opts.Brokers = served.brokers
+	} else if opened, shared, release, err = opts.Targets.open(ctx, cfg.Target, reach); err != nil {
 		return nil, checker.Report{}, "", nil, err
 	}
 	defer release()

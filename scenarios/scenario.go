@@ -25,6 +25,11 @@ type Scenario struct {
 	// registered design.
 	Target   string
 	Strategy sequencer.Strategy
+	// Serve runs Target as chatseq serve in a process of its own, over
+	// a store and a Kafka that outlive it, and drives it over HTTP
+	// (target http), so kill_server faults SIGKILL and restart it
+	// (served.go).
+	Serve bool
 	// Contract overrides the target's promise field by field; empty
 	// fields keep the target's.
 	Contract history.Contract

@@ -30,7 +30,7 @@ func TestShippedScenarios(t *testing.T) {
 	if len(scs) < 20 {
 		t.Fatalf("only %d scenarios found", len(scs))
 	}
-	opts := Options{OutDir: t.TempDir()}
+	opts := Options{OutDir: t.TempDir(), ServeCommand: serveThisBinary}
 	began := time.Now()
 	for _, sc := range scs {
 		o := Run(context.Background(), sc, opts)

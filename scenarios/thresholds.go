@@ -77,6 +77,8 @@ var countMetrics = map[string]string{
 	"receiver_catch_ups":    "receivers: catch-ups by sync from the last acked sequence (each connect, and the settle)",
 	"fully_visible":         "receivers: messages every device of their chat received",
 	"max_seq":               "highest sequence acknowledged to a client",
+	"server_kills":          "kill_server faults carried out (the service SIGKILLed and answering again)",
+	"server_kafka_outages":  "kafka_outage faults a served or remote service was asked for (its test hook)",
 }
 
 var otherMetrics = map[string]metricKind{
