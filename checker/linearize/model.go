@@ -226,7 +226,7 @@ type Chat struct {
 	// no persist of the chat used (foreign: sequence to message id).
 	TableRead bool
 	Foreign   map[uint64]uint64
-	Owned     map[uint64]int32 // sequences the final state gives the history's keys, to which key
+	Owned     *SeqKeys // sequences the final state gives the history's keys, to which key (nil: none)
 	// messagesRead: the final messages table was read. preFinal holds its
 	// lines at or below the initial counter (sequence to message id), and
 	// preRunKeySeq the sequence of each key's line (for keys only
@@ -460,7 +460,7 @@ func (m *Chat) apply(s *lstate, i int32) []*lstate {
 // othersMayHold reports whether another writer's message can be at seq,
 // with message id id (0: not seen).
 func (m *Chat) othersMayHold(seq, id uint64) bool {
-	if _, held := m.Owned[seq]; !m.External || seq <= m.Base || held {
+	if _, held := m.Owned.Get(seq); !m.External || seq <= m.Base || held {
 		return false
 	}
 	if !m.TableRead {
@@ -473,7 +473,7 @@ func (m *Chat) othersMayHold(seq, id uint64) bool {
 // mayHold reports whether key's message may be at seq: not when the
 // final state gives seq to another key of the history.
 func (m *Chat) mayHold(key int32, seq uint64) bool {
-	k, held := m.Owned[seq]
+	k, held := m.Owned.Get(seq)
 	return !held || k == key
 }
 

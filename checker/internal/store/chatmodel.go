@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"slices"
 
 	"github.com/anishathalye/porcupine"
@@ -110,23 +111,28 @@ func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*li
 		}
 	}
 	// What the final state gives a key of the history is that key's
-	// message: no other writer's, no other key's.
-	for _, r := range x.RecordsOf(c) {
-		if f := x.Fin.At(r); f.Key >= 0 && x.KeyUsed(f.Key) {
-			if m.Owned == nil {
-				m.Owned = map[uint64]int32{}
-			}
-			m.Owned[f.Seq] = f.Key
-		}
-	}
+	// message: no other writer's, no other key's. Records first, then
+	// messages, which win where both give a sequence.
+	owners := [][]int32{x.RecordsOf(c), nil}
 	if x.HasMessages {
 		flo, fhi := Span(x.MsgSpan, c)
-		for _, i := range x.Msgs[flo:fhi] {
+		owners[1] = x.Msgs[flo:fhi]
+	}
+	first, last, n := uint64(math.MaxUint64), uint64(0), 0
+	for _, lines := range owners {
+		for _, i := range lines {
+			if f := x.Fin.At(i); f.Key >= 0 {
+				first, last, n = min(first, f.Seq), max(last, f.Seq), n+1
+			}
+		}
+	}
+	for _, lines := range owners {
+		for _, i := range lines {
 			if f := x.Fin.At(i); f.Key >= 0 && x.KeyUsed(f.Key) {
 				if m.Owned == nil {
-					m.Owned = map[uint64]int32{}
+					m.Owned = linearize.NewSeqKeys(first, last, n)
 				}
-				m.Owned[f.Seq] = f.Key
+				m.Owned.Set(f.Seq, f.Key)
 			}
 		}
 	}
