@@ -61,7 +61,10 @@ latency; it does not break invariants). An invariant failure, an undecided
 invariant or a run that could not be carried out is never run again. Every
 try is reported: in the text, in JSON's tries and earlier_tries, and in
 JUnit as Maven Surefire's <flakyFailure> (passed on a later try: counts as
-passed) or <rerunFailure> (failed every try).
+passed) or <rerunFailure> (failed every try). Each earlier try's files
+(history, results.json, report.html) are kept in OUT/NAME/try-N, named in
+all three; OUT/NAME holds the try that counts. A temporary results
+directory is kept when a scenario passed only on a retry.
 
 Exit status: 0 every scenario passed (on some try), 1 an invariant
 expectation failed, 2 bad input (with file:line), 3 a needed invariant was
@@ -72,7 +75,7 @@ be run.`,
 	fl := c.Flags()
 	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
-	fl.StringVar(&f.out, "out", "", "keep a results directory per scenario here, DIR/NAME (history, results.json, latency.hlog, report.html: chatseq report and compare read it); default: a temporary directory, kept only if something failed")
+	fl.StringVar(&f.out, "out", "", "keep a results directory per scenario here, DIR/NAME (history, results.json, latency.hlog, report.html: chatseq report and compare read it); default: a temporary directory, kept only if something failed, an earlier try included")
 	fl.Int64Var(&f.seed, "seed", 0, "override every scenario's seed")
 	fl.IntVar(&f.writers, "writers", 0, "override every scenario's writers")
 	fl.IntVar(&f.ops, "ops", 0, "override every scenario's operation count (with a duration, whichever ends first)")
@@ -230,8 +233,9 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	}
 
 	worst := sum.Worst()
-	if temporary && worst == scenarios.Pass {
-		// Nothing to look at: do not leave histories behind.
+	if temporary && !sum.WorthKeeping() {
+		// Nothing to look at (no failure, no failed earlier try): do not
+		// leave histories behind.
 		os.RemoveAll(outDir)
 		sum.HistoriesRemoved()
 	}

@@ -272,7 +272,8 @@ thresholds:
 expect: pass
 `)
 	junit := filepath.Join(t.TempDir(), "junit.xml")
-	code, out, errOut := run(t, "run", file, "--retries", "1", "--format", "json", "--junit", junit)
+	outDir := t.TempDir()
+	code, out, errOut := run(t, "run", file, "--retries", "1", "--format", "json", "--junit", junit, "--out", outDir)
 	if code != ExitThresholds {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -281,9 +282,12 @@ expect: pass
 	}
 	var doc struct {
 		Scenarios []struct {
-			Verdict string            `json:"verdict"`
-			Tries   int               `json:"tries"`
-			Earlier []json.RawMessage `json:"earlier_tries"`
+			Verdict string `json:"verdict"`
+			Tries   int    `json:"tries"`
+			Earlier []struct {
+				Dir     string `json:"dir"`
+				History string `json:"history"`
+			} `json:"earlier_tries"`
 		} `json:"scenarios"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -292,11 +296,25 @@ expect: pass
 	if s := doc.Scenarios[0]; s.Verdict != "threshold" || s.Tries != 2 || len(s.Earlier) != 1 {
 		t.Fatalf("json %s", out)
 	}
+	// Try 1's files survive try 2, where the JSON and JUnit say, and
+	// read as a results directory.
+	tryOne := filepath.Join(outDir, "unreachable-threshold", "try-1")
+	if e := doc.Scenarios[0].Earlier[0]; e.Dir != tryOne || e.History != filepath.Join(tryOne, "history.jsonl") {
+		t.Fatalf("try 1 kept in %q, history %q; want %s", e.Dir, e.History, tryOne)
+	}
+	for _, name := range []string{"history.jsonl", "results.json", "report.html", "latency.hlog"} {
+		if _, err := os.Stat(filepath.Join(tryOne, name)); err != nil {
+			t.Errorf("try 1's %s: %v", name, err)
+		}
+	}
+	if code, out, errOut := run(t, "report", tryOne); code != ExitOK {
+		t.Errorf("chatseq report %s: exit %d\n%s\n%s", tryOne, code, out, errOut)
+	}
 	data, err := os.ReadFile(junit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), "<rerunFailure ") || !strings.Contains(string(data), "<failure ") {
+	if !strings.Contains(string(data), "<rerunFailure ") || !strings.Contains(string(data), "<failure ") || !strings.Contains(string(data), "history: "+filepath.Join(tryOne, "history.jsonl")) {
 		t.Fatalf("junit:\n%s", data)
 	}
 	if code, _, errOut := run(t, "run", file, "--retries", "-1"); code != ExitBadInput || !strings.Contains(errOut, "--retries") {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/chatseq/chatseq/report"
 )
 
 // JUnit report types, in the common schema CI servers read (Jenkins,
@@ -147,10 +149,14 @@ func junitCase(o *Outcome, dir string) JUnitCase {
 	var reruns []JUnitRerun
 	for _, a := range o.Attempts {
 		out += fmt.Sprintf("try %d of %d: %s in %.1fs (%s)\n", a.Number, o.Tries(), a.Verdict, a.ElapsedS, strings.Join(a.Problems, "; "))
-		reruns = append(reruns, JUnitRerun{
-			Message: junitMessage(a.Problems), Type: string(a.Verdict),
-			StackTrace: fmt.Sprintf("try %d of %d\n%s\n\nreproduce: %s\n", a.Number, o.Tries(), strings.Join(a.Problems, "\n"), o.Repro()),
-		})
+		trace := fmt.Sprintf("try %d of %d\n%s\n\nreproduce: %s\n", a.Number, o.Tries(), strings.Join(a.Problems, "\n"), o.Repro())
+		if a.Dir != "" {
+			// The try's own files, kept where the next try did not
+			// overwrite them.
+			out += fmt.Sprintf("try %d kept: %s\n", a.Number, a.Dir)
+			trace += fmt.Sprintf("kept: %s\nhistory: %s\nreport: %s\n", a.Dir, a.History, filepath.Join(a.Dir, report.ReportFile))
+		}
+		reruns = append(reruns, JUnitRerun{Message: junitMessage(a.Problems), Type: string(a.Verdict), StackTrace: trace})
 	}
 	if len(o.Attempts) > 0 {
 		out += fmt.Sprintf("try %d of %d: %s in %.1fs (counts)\n", o.Tries(), o.Tries(), o.Verdict, o.Elapsed.Seconds())

@@ -2,8 +2,14 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"time"
+
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // maxRetries bounds a scenario's retries key: a threshold that needs more
@@ -21,6 +27,12 @@ type Attempt struct {
 	Figures    Figures           `json:"figures"`
 	Thresholds []ThresholdResult `json:"thresholds"`
 	Problems   []string          `json:"problems"`
+	// Dir is where the try's files were kept, <out>/<scenario>/try-N
+	// (its history, results.json, latency.hlog, report.html: chatseq
+	// report and compare read it), History its history; empty when
+	// the results directory was a temporary one and was removed.
+	Dir     string `json:"dir,omitempty"`
+	History string `json:"history,omitempty"`
 }
 
 // Retryable reports whether a retry may run the scenario again: only when
@@ -50,7 +62,18 @@ func (o *Outcome) attempt(n int) Attempt {
 // (Retryable). The outcome is the last attempt's, its earlier attempts in
 // Attempts; progress, if set, is told of every attempt as it ends and
 // whether it will be run again.
+//
+// Each earlier try's files are moved, before the next try overwrites
+// them, into try-N below the scenario's results directory (keepTry), so
+// that a scenario that passed on try 2 still shows what failed on try 1.
+// The try-N directories an earlier chatseq run left there are removed
+// first: they are not this run's.
 func RunRetrying(ctx context.Context, sc *Scenario, opts Options, retries int, progress func(try int, o *Outcome, again bool)) *Outcome {
+	if err := removeTries(filepath.Join(opts.OutDir, sc.Name)); err != nil {
+		o := &Outcome{Scenario: sc, Overrides: opts.Overrides, Config: configFor(sc, opts.Overrides), Verdict: RunError, Err: err}
+		o.Problems = []string{"the run could not be carried out: " + redact.Text(err.Error())}
+		return o
+	}
 	return retry(ctx, retries, func() *Outcome { return Run(ctx, sc, opts) }, progress)
 }
 
@@ -60,6 +83,15 @@ func retry(ctx context.Context, retries int, run func() *Outcome, progress func(
 	for n := 1; ; n++ {
 		o := run()
 		again := n <= retries && o.Retryable() && ctx.Err() == nil
+		var a Attempt
+		if again {
+			a = o.attempt(n)
+			if err := o.keepTry(&a); err != nil {
+				// Another try would overwrite the files of this one.
+				again = false
+				o.Problems = append(o.Problems, fmt.Sprintf("not run again (--retries): try %d's files could not be kept: %s", n, redact.Text(err.Error())))
+			}
+		}
 		if progress != nil {
 			progress(n, o, again)
 		}
@@ -67,8 +99,69 @@ func retry(ctx context.Context, retries int, run func() *Outcome, progress func(
 			o.Attempts = earlier
 			return o
 		}
-		earlier = append(earlier, o.attempt(n))
+		earlier = append(earlier, a)
 	}
+}
+
+// tryDir names a kept try's directory inside a scenario's results
+// directory.
+var tryDir = regexp.MustCompile(`^try-[0-9]+$`)
+
+// TryDir is where try n of a scenario whose results directory is dir is
+// kept once another try runs.
+func TryDir(dir string, n int) string { return filepath.Join(dir, fmt.Sprintf("try-%d", n)) }
+
+// keepTry moves everything the try wrote into its results directory
+// (history, results.json, latency.hlog, report.html, the drawings) to
+// TryDir, where the next try does not overwrite it, and records there in
+// a. The files keep their names and relative links: chatseq report and
+// chatseq compare read the try's directory as any other. An outcome
+// without a directory (none was written) keeps nothing.
+func (o *Outcome) keepTry(a *Attempt) error {
+	if o.Dir == "" {
+		return nil
+	}
+	dst := TryDir(o.Dir, a.Number)
+	entries, err := os.ReadDir(o.Dir)
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if tryDir.MatchString(e.Name()) {
+			continue // an earlier try's, kept already
+		}
+		if err := os.Rename(filepath.Join(o.Dir, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	a.Dir = dst
+	if o.History != "" {
+		a.History = filepath.Join(dst, filepath.Base(o.History))
+	}
+	return nil
+}
+
+// removeTries removes the try-N directories an earlier run left in a
+// scenario's results directory dir (absent is fine).
+func removeTries(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() && tryDir.MatchString(e.Name()) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Tries is how many times the scenario ran: 1 unless it was retried.

@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/report"
 )
 
 // tries returns a run function that hands out the outcomes in turn and
@@ -208,5 +212,157 @@ expect: pass
 		if a.Number != i+1 || a.Verdict != ThresholdFail || a.Seed != o.Config.Seed {
 			t.Errorf("try %d: %+v", i+1, a)
 		}
+	}
+}
+
+// writingTries returns a run function whose try n writes its own files
+// into dir, as Run does (history, results.json, report.html, a drawing),
+// and fails its threshold on the first failing tries, then passes.
+func writingTries(t *testing.T, dir string, failing int) func() *Outcome {
+	n := 0
+	return func() *Outcome {
+		n++
+		o := slowOutcome()
+		if n > failing {
+			o = outcomeOf(Pass)
+		}
+		o.Dir, o.History = dir, filepath.Join(dir, "history.jsonl")
+		for name, text := range map[string]string{"history.jsonl": "try", "results.json": "try", "report.html": "try", "visualize/linearizability-chat-1.html": "try"} {
+			path := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(fmt.Sprintf("%s %d", text, n)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return o
+	}
+}
+
+// A scenario that passed on try 2 keeps try 1's files, which try 2 would
+// otherwise overwrite, in try-1, and names that directory in the text,
+// JSON and JUnit reports (JUnit's flakyFailure); a run that later removes
+// a temporary directory forgets the names.
+func TestEarlierTriesFilesAreKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "slow")
+	o := retry(context.Background(), 2, writingTries(t, dir, 1), nil)
+	if o.Verdict != Pass || o.Tries() != 2 {
+		t.Fatalf("verdict %s after %d tries", o.Verdict, o.Tries())
+	}
+	tryOne := filepath.Join(dir, "try-1")
+	for _, name := range []string{"history.jsonl", "results.json", "report.html", "visualize/linearizability-chat-1.html"} {
+		if data, err := os.ReadFile(filepath.Join(tryOne, name)); err != nil || string(data) != "try 1" {
+			t.Errorf("try 1's %s: %q, %v", name, data, err)
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(data) != "try 2" {
+			t.Errorf("try 2's %s: %q, %v", name, data, err)
+		}
+	}
+	a := o.Attempts[0]
+	if a.Dir != tryOne || a.History != filepath.Join(tryOne, "history.jsonl") {
+		t.Fatalf("try 1 kept in %q, history %q", a.Dir, a.History)
+	}
+	sum := &Summary{Outcomes: []*Outcome{o}}
+	if !sum.WorthKeeping() {
+		t.Error("a scenario that passed on a retry: the results directory is not worth keeping")
+	}
+	var text bytes.Buffer
+	if err := writeText(&text, sum, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kept: " + tryOne + " (history, results.json, report.html", "try 2 of 2, which counts: PASS in 2.0s; its files in " + dir} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, sum); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Scenarios []struct {
+			Earlier []Attempt `json:"earlier_tries"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if e := doc.Scenarios[0].Earlier; len(e) != 1 || e[0].Dir != tryOne || e[0].History != a.History {
+		t.Fatalf("json earlier_tries %+v", e)
+	}
+	c := JUnit(sum, time.Now()).Suites[0].Cases[0]
+	if len(c.FlakyFailures) != 1 || !strings.Contains(c.FlakyFailures[0].StackTrace, "history: "+a.History) ||
+		!strings.Contains(c.FlakyFailures[0].StackTrace, "report: "+filepath.Join(tryOne, "report.html")) || !strings.Contains(c.SystemOut, "try 1 kept: "+tryOne) {
+		t.Fatalf("junit case %+v", c)
+	}
+	sum.HistoriesRemoved()
+	if o.Attempts[0].Dir != "" || o.Attempts[0].History != "" {
+		t.Errorf("removed directory still named: %+v", o.Attempts[0])
+	}
+}
+
+// A results directory whose earlier try's files cannot be moved aside is
+// not run again: the next try would overwrite them.
+func TestTryWhoseFilesCannotBeKeptIsNotRunAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "slow")
+	if err := os.MkdirAll(filepath.Join(dir, "try-1"), 0o755); err != nil {
+		t.Fatal(err) // in the way of try 1's directory
+	}
+	o := retry(context.Background(), 2, writingTries(t, dir, 1), nil)
+	if o.Verdict != ThresholdFail || o.Tries() != 1 || !strings.Contains(strings.Join(o.Problems, "\n"), "not run again (--retries): try 1's files could not be kept") {
+		t.Fatalf("verdict %s after %d tries: %v", o.Verdict, o.Tries(), o.Problems)
+	}
+}
+
+// Through real runs: a scenario that misses its threshold on every try
+// keeps each earlier try's history and report in try-N, readable as a
+// results directory, and the last try's in the scenario's directory; the
+// try-N directories of an earlier chatseq run are removed first.
+func TestRunRetryingKeepsEveryTrysFiles(t *testing.T) {
+	slow, err := Decode([]byte(`name: misses-a-threshold
+writers: 2
+chats: 2
+ops: 50
+kafka: off
+thresholds:
+  - operations > 1000000
+expect: pass
+`), "slow.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	stale := filepath.Join(out, "misses-a-threshold", "try-7")
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := RunRetrying(context.Background(), slow, Options{OutDir: out}, 2, nil)
+	if o.Verdict != ThresholdFail || o.Tries() != 3 {
+		t.Fatalf("verdict %s after %d tries (%v)", o.Verdict, o.Tries(), o.Problems)
+	}
+	dirs := []string{o.Attempts[0].Dir, o.Attempts[1].Dir, o.Dir}
+	want := []string{filepath.Join(out, "misses-a-threshold", "try-1"), filepath.Join(out, "misses-a-threshold", "try-2"), filepath.Join(out, "misses-a-threshold")}
+	for i, d := range dirs {
+		if d != want[i] {
+			t.Errorf("try %d in %q, want %q", i+1, d, want[i])
+			continue
+		}
+		saved, err := report.LoadDir(d)
+		if err != nil {
+			t.Errorf("try %d: %v", i+1, err)
+			continue
+		}
+		if saved.Results.Config.Seed != o.Config.Seed {
+			t.Errorf("try %d: seed %d", i+1, saved.Results.Config.Seed)
+		}
+		for _, name := range []string{report.HistoryFile, report.ReportFile, report.HlogFile} {
+			if _, err := os.Stat(filepath.Join(d, name)); err != nil {
+				t.Errorf("try %d: %v", i+1, err)
+			}
+		}
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("an earlier run's try-7 is still there: %v", err)
 	}
 }

@@ -27,7 +27,18 @@ func (s *Summary) HistoriesRemoved() {
 	s.OutDir = ""
 	for _, o := range s.Outcomes {
 		o.Dir, o.History, o.Lines = "", "", 0
+		for i := range o.Attempts {
+			o.Attempts[i].Dir, o.Attempts[i].History = "", ""
+		}
 	}
+}
+
+// WorthKeeping reports whether the results directory holds something to
+// look at: a scenario that did not pass, or one that passed on a retry,
+// whose earlier tries' files (try-N) show what failed. A temporary
+// directory is removed only when it is not.
+func (s *Summary) WorthKeeping() bool {
+	return s.Worst() != Pass || s.passedOnRetry() > 0
 }
 
 // severity orders verdicts for the run's overall result: a broken
@@ -136,6 +147,11 @@ func writeText(w io.Writer, s *Summary, width int) error {
 				fmt.Fprintln(w)
 				report.WrapLine(w, fmt.Sprintf("PASS %s (%s) on try %d of %d: the earlier tries failed only thresholds", o.Scenario.Name, o.Scenario.File, o.Tries(), o.Tries()), width, indent)
 				writeAttempts(w, o, width)
+				counts := fmt.Sprintf("%stry %d of %d, which counts: PASS in %.1fs", indent, o.Tries(), o.Tries(), o.Elapsed.Seconds())
+				if o.Dir != "" {
+					counts += "; its files in " + o.Dir
+				}
+				report.WrapLine(w, counts, width, indent+indent)
 			}
 			continue
 		}
@@ -169,6 +185,9 @@ func writeAttempts(w io.Writer, o *Outcome, width int) {
 		report.WrapLine(w, fmt.Sprintf("%stry %d of %d: %s in %.1fs, run again (--retries): only thresholds failed", indent, a.Number, o.Tries(), strings.ToUpper(string(a.Verdict)), a.ElapsedS), width, indent+indent)
 		for _, p := range a.Problems {
 			report.WrapLine(w, indent+indent+p, width, indent+indent+indent)
+		}
+		if a.Dir != "" {
+			report.WrapLine(w, fmt.Sprintf("%skept: %s (history, results.json, report.html; chatseq report reads it)", indent+indent, a.Dir), width, indent+indent+indent)
 		}
 	}
 }
