@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/chatseq/chatseq/history"
@@ -25,8 +27,19 @@ func NewFeed(name string) *Feed { return NewOnlineFeed(name, nil) }
 
 // NewOnlineFeed is NewFeed whose lines also go to online as they are
 // read (the run's online check), unless it is nil.
+//
+// The Log spills the records the run has moved past to a file beside the
+// history (store.Log.SpillTo), so that what it holds does not grow with a
+// long run; where no such file can be made, it keeps them all.
 func NewOnlineFeed(name string, online *Online) *Feed {
 	l := NewLog()
+	dir := ""
+	if name != "" {
+		dir = filepath.Dir(name)
+	}
+	if l.SpillTo(dir) != nil {
+		l.SpillTo("") // the temporary directory, else nothing is spilled
+	}
 	var sink history.Sink = l
 	if online != nil {
 		sink = onlineSink{Log: l, online: online}
@@ -45,8 +58,16 @@ func (f *Feed) Check(opt Options) (Report, *history.History, error) {
 	h, err := f.tap.Wait()
 	done()
 	if err != nil {
+		f.log.DropSpill()
 		return Report{}, nil, err
 	}
+	done = timings.Phase("feed: spilled records read back")
+	err = f.log.Unspill()
+	done()
+	if err != nil {
+		return Report{}, nil, fmt.Errorf("reading back the records spilled while the run went: %w", err)
+	}
+	timings.Note("feed: %.1f MB spilled, %.1f MB read back", float64(f.log.SpilledBytes)/1e6, float64(f.log.ReadBackBytes)/1e6)
 	return f.log.check(h, opt, f.began), h, nil
 }
 
@@ -54,6 +75,7 @@ func (f *Feed) Check(opt Options) (Report, *history.History, error) {
 // will not be judged.
 func (f *Feed) Discard() {
 	f.tap.Wait()
+	f.log.DropSpill()
 	f.log = nil
 }
 

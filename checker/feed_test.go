@@ -142,3 +142,56 @@ func TestHashIDIsStringHash(t *testing.T) {
 		}
 	}
 }
+
+// A Feed whose Log spills every full block it can (the run's records to a
+// file beside the history, read back when a line reaches back to them and
+// all at the end) judges exactly as CheckFile judges the file: operations,
+// message ids, keys, first acks and sync answers all went to disk and came
+// back. Without the spill nothing is written, and the test fails.
+func TestFeedSpilledJudgesAsCheckFile(t *testing.T) {
+	cfg := histgen.Default()
+	cfg.Persists, cfg.Chats, cfg.Partitions = 40_000, 3, 2
+	valid := generated(t, cfg)
+	cfg.Chats, cfg.Hot, cfg.StaleSync, cfg.Partitions = 1, true, true, 0
+	stale := generated(t, cfg)
+	for _, keep := range []int{0, 1} {
+		restore := checker.SpillKeepForTest(keep)
+		for _, tt := range []struct {
+			name string
+			h    *history.History
+			exit int
+		}{
+			{"valid", valid, 0},
+			{"stale sync", stale, 1},
+		} {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "h.jsonl")
+			feed := checker.NewFeed(path)
+			replay(t, tt.h, path, feed, true)
+			got, _, err := feed.Check(checker.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			spilled, readBack := feed.SpilledForTest()
+			want, _, err := checker.CheckFile(path, checker.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Stats.CheckMillis, got.Stats.CheckMillis = 0, 0
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("keep %d, %s: spilled Feed and CheckFile differ:\n%+v\n%+v", keep, tt.name, got, want)
+			}
+			if got.ExitCode() != tt.exit {
+				t.Fatalf("keep %d, %s: exit %d, want %d", keep, tt.name, got.ExitCode(), tt.exit)
+			}
+			if spilled < 1<<20 || readBack < spilled {
+				t.Fatalf("keep %d, %s: %d bytes spilled, %d read back: want over 1 MB, all of it read back", keep, tt.name, spilled, readBack)
+			}
+			// The spill file was removed as soon as it was made.
+			if files, _ := os.ReadDir(dir); len(files) != 1 {
+				t.Fatalf("keep %d, %s: %d files beside the history, want it alone", keep, tt.name, len(files))
+			}
+		}
+		restore()
+	}
+}

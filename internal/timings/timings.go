@@ -34,6 +34,16 @@ func Since(name string, began time.Time) {
 	print(name, time.Since(began), cpuTime{total: -1})
 }
 
+// Note prints a line of figures about the phases (what a phase moved).
+func Note(format string, args ...any) {
+	if !on {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Fprintf(os.Stderr, "timing: "+format+"\n", args...)
+}
+
 // Phase starts a phase; the function it returns prints it. Meanwhile the
 // calling goroutine, and those it starts, carry the profiler label
 // phase=name, so a CPU profile of a whole run (CHATSEQ_CPUPROFILE) can be

@@ -9,6 +9,29 @@ package columns
 type Chunked[T any] struct {
 	blocks [][]T // of chunkLen each, the last one filling
 	n      int
+	spill  BlockSpill
+}
+
+// SpillTo makes c move its full blocks to f but for the keep newest
+// (SpillFile), to be read back by At or Unspill.
+func (c *Chunked[T]) SpillTo(f *SpillFile, keep int) { c.spill.Start(f, keep) }
+
+// Unspill reads every spilled block back; c spills no more.
+func (c *Chunked[T]) Unspill() {
+	if c.spill.Active() {
+		SpillLoadAll(&c.spill, c.blocks, chunkLen)
+	}
+}
+
+// Spilled is how many of c's blocks are on file.
+func (c *Chunked[T]) Spilled() int { return c.spill.Count() }
+
+// newBlock starts a block; the one before it is full.
+func (c *Chunked[T]) newBlock() {
+	c.blocks = append(c.blocks, make([]T, 0, chunkLen))
+	if last := len(c.blocks) - 2; last >= 0 && c.spill.Active() {
+		SpillFull(&c.spill, c.blocks, last)
+	}
 }
 
 const (
@@ -20,7 +43,7 @@ const (
 func (c *Chunked[T]) Add(v T) int32 {
 	last := len(c.blocks) - 1
 	if last < 0 || len(c.blocks[last]) == chunkLen {
-		c.blocks = append(c.blocks, make([]T, 0, chunkLen))
+		c.newBlock()
 		last++
 	}
 	c.blocks[last] = append(c.blocks[last], v)
@@ -33,7 +56,7 @@ func (c *Chunked[T]) AddAll(vs []T) {
 	for len(vs) > 0 {
 		last := len(c.blocks) - 1
 		if last < 0 || len(c.blocks[last]) == chunkLen {
-			c.blocks = append(c.blocks, make([]T, 0, chunkLen))
+			c.newBlock()
 			last++
 		}
 		k := min(len(vs), chunkLen-len(c.blocks[last]))
@@ -45,8 +68,15 @@ func (c *Chunked[T]) AddAll(vs []T) {
 
 // at is record i, to be read or updated in place.
 func (c *Chunked[T]) At(i int32) *T {
-	return &c.blocks[i>>chunkShift][i&(chunkLen-1)]
+	b := c.blocks[i>>chunkShift]
+	if b == nil {
+		b = c.load(i >> chunkShift)
+	}
+	return &b[i&(chunkLen-1)]
 }
+
+// load reads spilled block b back.
+func (c *Chunked[T]) load(b int32) []T { return SpillLoad(&c.spill, c.blocks, int(b), chunkLen) }
 
 func (c *Chunked[T]) Len() int { return c.n }
 
@@ -55,6 +85,7 @@ func (c *Chunked[T]) Count() int32 { return int32(c.n) }
 
 // each calls f on every record in order.
 func (c *Chunked[T]) Each(f func(*T)) {
+	c.Unspill()
 	for _, b := range c.blocks {
 		for i := range b {
 			f(&b[i])
@@ -65,6 +96,7 @@ func (c *Chunked[T]) Each(f func(*T)) {
 // flat returns every record as one slice and empties c; each block is let
 // go once copied, so the records are held about once.
 func (c *Chunked[T]) Flat() []T {
+	c.Unspill()
 	out := make([]T, 0, c.n)
 	for i, b := range c.blocks {
 		out = append(out, b...)

@@ -18,7 +18,22 @@ type Grouped[T any] struct {
 	shared int     // 1 + the shared block being filled; 0 none
 	own    []int   // by group: 1 + its own block being filled; 0 none
 	seen   []int32 // by group: its records so far, counted up to groupShared
+	spill  BlockSpill
 }
+
+// SpillTo makes g move its full blocks to f but for the keep newest
+// (SpillFile), to be read back by At or Unspill.
+func (g *Grouped[T]) SpillTo(f *SpillFile, keep int) { g.spill.Start(f, keep) }
+
+// Unspill reads every spilled block back; g spills no more.
+func (g *Grouped[T]) Unspill() {
+	if g.spill.Active() {
+		SpillLoadAll(&g.spill, g.blocks, groupLen)
+	}
+}
+
+// Spilled is how many of g's blocks are on file.
+func (g *Grouped[T]) Spilled() int { return g.spill.Count() }
 
 const (
 	groupShift = 10
@@ -36,6 +51,9 @@ func (g *Grouped[T]) Add(group int32, v T) int32 {
 	i := int32(b<<groupShift | len(g.blocks[b]))
 	g.blocks[b] = append(g.blocks[b], v)
 	g.n++
+	if len(g.blocks[b]) == groupLen && g.spill.Active() {
+		SpillFull(&g.spill, g.blocks, b)
+	}
 	return i
 }
 
@@ -46,7 +64,7 @@ func (g *Grouped[T]) blockFor(group int32) int {
 		}
 		if g.seen[group] == groupShared {
 			b := g.own[group] - 1
-			if b < 0 || len(g.blocks[b]) == groupLen {
+			if b < 0 || g.full(b) {
 				b = g.newBlock()
 				g.own[group] = b + 1
 			}
@@ -55,12 +73,16 @@ func (g *Grouped[T]) blockFor(group int32) int {
 		g.seen[group]++
 	}
 	b := g.shared - 1
-	if b < 0 || len(g.blocks[b]) == groupLen {
+	if b < 0 || g.full(b) {
 		b = g.newBlock()
 		g.shared = b + 1
 	}
 	return b
 }
+
+// full says whether block b takes no more records: it holds groupLen, or
+// it was spilled (only full blocks are).
+func (g *Grouped[T]) full(b int) bool { return g.blocks[b] == nil || len(g.blocks[b]) == groupLen }
 
 func (g *Grouped[T]) newBlock() int {
 	g.blocks = append(g.blocks, make([]T, 0, groupLen))
@@ -69,8 +91,15 @@ func (g *Grouped[T]) newBlock() int {
 
 // at is record i, to be read or updated in place.
 func (g *Grouped[T]) At(i int32) *T {
-	return &g.blocks[i>>groupShift][i&(groupLen-1)]
+	b := g.blocks[i>>groupShift]
+	if b == nil {
+		b = g.load(i >> groupShift)
+	}
+	return &b[i&(groupLen-1)]
 }
+
+// load reads spilled block b back.
+func (g *Grouped[T]) load(b int32) []T { return SpillLoad(&g.spill, g.blocks, int(b), groupLen) }
 
 func (g *Grouped[T]) Len() int { return g.n }
 
@@ -83,6 +112,7 @@ func (r Renumbering) Of(i int32) int32 { return r[i>>groupShift] + i&(groupLen-1
 // renumbering is where compact will put each block's records: blocks in
 // order, each record after the last of the block before.
 func (g *Grouped[T]) Renumbering() Renumbering {
+	g.Unspill()
 	r := make(Renumbering, len(g.blocks))
 	next := int32(0)
 	for b, recs := range g.blocks {
@@ -111,6 +141,7 @@ func (r Renumbering) Compose(dense []int32, n int) []int32 {
 // says where each went) and empties g; each block is let go once copied,
 // so the records are held about once.
 func (g *Grouped[T]) Compact() Chunked[T] {
+	g.Unspill()
 	var c Chunked[T]
 	for b, recs := range g.blocks {
 		c.AddAll(recs)

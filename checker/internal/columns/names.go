@@ -12,7 +12,22 @@ import (
 // every cycle of a long read.
 type NameArena struct {
 	blocks [][]byte
+	spill  BlockSpill
 }
+
+// SpillTo makes a move each block it has stopped filling to f, but for
+// the keep newest (SpillFile), to be read back by Get or Unspill.
+func (a *NameArena) SpillTo(f *SpillFile, keep int) { a.spill.Start(f, keep) }
+
+// Unspill reads every spilled block back; a spills no more.
+func (a *NameArena) Unspill() {
+	if a.spill.Active() {
+		SpillLoadAll(&a.spill, a.blocks, 0)
+	}
+}
+
+// Spilled is how many of a's blocks are on file.
+func (a *NameArena) Spilled() int { return a.spill.Count() }
 
 // nameRef is where a name is: block<<32 | offset. The zero ref is "": block
 // 0 begins with an empty name.
@@ -34,6 +49,9 @@ func (a *NameArena) Add(s string) NameRef {
 		// Small first, so that a small history stays cheap; doubling
 		// up to nameBlock, or a block of its own for a long name.
 		a.blocks = append(a.blocks, make([]byte, 0, max(min(2*cap(b), nameBlock), need)))
+		if a.spill.Active() {
+			SpillFull(&a.spill, a.blocks, last)
+		}
 		last++
 	}
 	b := a.blocks[last]
@@ -48,7 +66,11 @@ func (a *NameArena) Get(r NameRef) string {
 	if r == 0 {
 		return ""
 	}
-	b := a.blocks[r>>32][uint32(r):]
+	blk := a.blocks[r>>32]
+	if blk == nil {
+		blk = SpillLoad(&a.spill, a.blocks, int(r>>32), 0)
+	}
+	b := blk[uint32(r):]
 	n, k := binary.Uvarint(b)
 	return unsafeString(b[k : k+int(n)])
 }

@@ -300,6 +300,7 @@ func (x *Index) HasMsgHashFrom(msgs []int32, from int, seq uint64, h uint64) (fo
 // sole_writer as the options leave it.
 func BuildIndex(l *Log, h history.Header, tablesRead []history.TableRead, clientScope, soleWriter bool) *Index {
 	x := &Index{Log: l, SoleWriter: soleWriter, InitialCounter: h.InitialCounter()}
+	l.Unspill() // its error is the caller's to ask first (Feed.Check)
 	// Nothing is interned any more: the maps' memory goes back before the
 	// invariants take theirs.
 	l.chatIDs, l.senderIDs, l.errIDs = nil, nil, nil

@@ -96,6 +96,102 @@ type Log struct {
 	sawEvent     bool
 
 	Warnings []string
+
+	// spill, unless nil, is where the records the lines have moved past
+	// go while a run is read (SpillTo); spillErr is what reading them
+	// back met (Unspill).
+	spill    *columns.SpillFile
+	spillErr error
+	// SpilledBytes and ReadBackBytes are what went to the spill file and
+	// came back from it, once Unspill has run.
+	SpilledBytes, ReadBackBytes int64
+}
+
+// Held full blocks of each container while a Log spills: enough that the
+// lines of a run seldom reach back to a spilled one (an operation open
+// across 16 blocks' worth of later ones: 16,384 operations), few enough
+// that what stays resident does not grow with the run.
+var (
+	spillKeepRecords = 16 // of 1,024 operations, allocations or message ids
+	spillKeepColumns = 2  // of 16,384 keys' columns, or 1 MB of names, 64 KB of sync answers
+	spillKeepAcks    = 1  // of each chat's 1,024 sequences
+)
+
+// SpillKeepForTest makes Logs made from now on hold only keep full blocks
+// of each kind while they spill (1: almost every line that reaches back
+// reads a block back), until the function it returns restores the
+// defaults.
+func SpillKeepForTest(keep int) (restore func()) {
+	r, c, a := spillKeepRecords, spillKeepColumns, spillKeepAcks
+	spillKeepRecords, spillKeepColumns, spillKeepAcks = keep, keep, keep
+	return func() { spillKeepRecords, spillKeepColumns, spillKeepAcks = r, c, a }
+}
+
+// SpillTo makes the Log move the blocks of records it has filled, but for
+// the newest few of each kind, to a file in dir (os.TempDir if empty),
+// removed as soon as it is made (columns.SpillFile): operations, message
+// ids, keys and their names, the first acks by sequence, the sync answers.
+// A line that reaches back to a spilled block reads it back; the first
+// final line, or the index, reads them all back (Unspill), so the records
+// the check reads are those it would have held. For a run: while its
+// writers go, what the Log holds no longer grows with the operations.
+func (l *Log) SpillTo(dir string) error {
+	f, err := columns.NewSpillFile(dir)
+	if err != nil {
+		return err
+	}
+	l.spill = f
+	l.Ops.SpillTo(f, spillKeepRecords)
+	l.allocs.SpillTo(f, spillKeepRecords)
+	l.NewMids.SpillTo(f, spillKeepRecords)
+	l.keys.SpillTo(f, spillKeepColumns)
+	l.newKeys.names.SpillTo(f, spillKeepColumns)
+	l.newKeys.chat.SpillTo(f, spillKeepColumns)
+	l.newKeys.sender.SpillTo(f, spillKeepColumns)
+	l.newKeys.hash.SpillTo(f, spillKeepColumns)
+	l.syncSeqs.SpillTo(f, spillKeepColumns)
+	l.syncMids.SpillTo(f, spillKeepColumns)
+	l.syncMiss.SpillTo(f, spillKeepColumns)
+	l.acked.SpillTo(f, spillKeepAcks)
+	return nil
+}
+
+// DropSpill closes the spill file without reading anything back, for a
+// Log that will not be checked.
+func (l *Log) DropSpill() {
+	if l.spill != nil {
+		l.spill.Close()
+		l.spill = nil
+	}
+}
+
+// Unspill reads back every block the Log spilled and closes its spill
+// file; nil if it spilled nothing or read everything back. After an
+// error the records read back are not the lines': no verdict may be
+// given on them. Safe to call more than once.
+func (l *Log) Unspill() error {
+	if l.spill == nil {
+		return l.spillErr
+	}
+	l.Ops.Unspill()
+	l.allocs.Unspill()
+	l.NewMids.Unspill()
+	l.keys.Unspill()
+	l.newKeys.names.Unspill()
+	l.newKeys.chat.Unspill()
+	l.newKeys.sender.Unspill()
+	l.newKeys.hash.Unspill()
+	l.syncSeqs.Unspill()
+	l.syncMids.Unspill()
+	l.syncMiss.Unspill()
+	l.acked.Unspill()
+	l.spillErr = l.spill.Err()
+	l.SpilledBytes, l.ReadBackBytes = l.spill.Written, l.spill.Read
+	if err := l.spill.Close(); err != nil && l.spillErr == nil {
+		l.spillErr = fmt.Errorf("spill file: %w", err)
+	}
+	l.spill = nil
+	return l.spillErr
 }
 
 // Op is one operation: an invoke paired with the next completion of the
@@ -567,6 +663,10 @@ func (l *Log) trace(e *history.Event) {
 
 // Final takes the next final line; finals come after every event.
 func (l *Log) Final(f *history.Final) {
+	if l.spill != nil {
+		// The writers are done: every record is read from here on.
+		l.Unspill()
+	}
 	c := FinalRecord{Seq: f.Seq, Line: int32(f.Line), Chat: l.Chat(f.Chat), Key: -1, Table: tableOf(f.Table), Missing: f.Missing}
 	switch c.Table {
 	case TableCounters:

@@ -383,13 +383,44 @@ func compactChunked[T any](final []int32, vals *columns.Chunked[T]) []T {
 // of acks in a 30 s bench).
 type RecentAcks struct {
 	chats []ackTable
+	// spill, unless nil, takes each chat's blocks below its newest
+	// (columns.SpillFile): a run's acks mostly come in sequence order, and
+	// what reaches further back (a late ack, a sync from an old cursor, the
+	// final lines) reads its block back.
+	spill     *columns.SpillFile
+	spillKeep int
 }
 
 // ackTable is one chat's: the first ack at sequence base+i, for i < n.
 type ackTable struct {
 	base   uint64
 	n      uint64
-	blocks [][]AckAt // of ackBlock entries each; nil where nothing was acked
+	blocks [][]AckAt // of ackBlock entries each; nil where nothing was acked (or spilled)
+	spill  columns.BlockSpill
+}
+
+// SpillTo makes r move each chat's blocks to f but for the one being
+// filled and the keep newest.
+func (r *RecentAcks) SpillTo(f *columns.SpillFile, keep int) { r.spill, r.spillKeep = f, keep }
+
+// Unspill reads every spilled block back; r spills no more.
+func (r *RecentAcks) Unspill() {
+	for c := range r.chats {
+		t := &r.chats[c]
+		if t.spill.Active() {
+			columns.SpillLoadAll(&t.spill, t.blocks, ackBlock)
+		}
+	}
+	r.spill = nil
+}
+
+// block is t's block b, read back if it was spilled; nil if nothing was
+// acked in it.
+func (t *ackTable) block(b int) []AckAt {
+	if blk := t.blocks[b]; blk != nil || !t.spill.IsSpilled(b) {
+		return blk
+	}
+	return columns.SpillLoad(&t.spill, t.blocks, b, ackBlock)
 }
 
 const (
@@ -415,6 +446,9 @@ func (r *RecentAcks) Remember(chat int32, seq uint64, a AckAt) {
 	t := &r.chats[chat]
 	if t.n == 0 {
 		t.base = seq
+		if r.spill != nil {
+			t.spill.Start(r.spill, r.spillKeep)
+		}
 	}
 	if seq < t.base {
 		return
@@ -436,8 +470,11 @@ func (r *RecentAcks) Remember(chat int32, seq uint64, a AckAt) {
 	b := int(i >> ackShift)
 	for b >= len(t.blocks) {
 		t.blocks = append(t.blocks, nil)
+		if k := len(t.blocks) - 2; k >= 0 && t.spill.Active() {
+			columns.SpillFull(&t.spill, t.blocks, k)
+		}
 	}
-	if t.blocks[b] == nil {
+	if t.block(b) == nil {
 		t.blocks[b] = make([]AckAt, ackBlock)
 	}
 	if e := &t.blocks[b][i&(ackBlock-1)]; past || e.Mid == 0 {
@@ -455,7 +492,7 @@ func (r *RecentAcks) At(chat int32, seq uint64) *AckAt {
 		return nil
 	}
 	i := seq - t.base
-	if blk := t.blocks[i>>ackShift]; blk != nil && blk[i&(ackBlock-1)].Mid != 0 {
+	if blk := t.block(int(i >> ackShift)); blk != nil && blk[i&(ackBlock-1)].Mid != 0 {
 		return &blk[i&(ackBlock-1)]
 	}
 	return nil
@@ -471,6 +508,7 @@ type ackHashes struct {
 
 // Hashes is r as ackHashes, each chat's table at its length.
 func (r *RecentAcks) Hashes() ackHashes {
+	r.Unspill()
 	h := ackHashes{base: make([]uint64, len(r.chats)), bySeq: make([][]uint64, len(r.chats))}
 	for c := range r.chats {
 		t := &r.chats[c]
