@@ -45,7 +45,7 @@ func TestSyncAnswersReadBackAsWritten(t *testing.T) {
 				t.Fatalf("run %d line %d: read back seqs %v ids %v, the line had %v %v", run, e.Line, seqs, ids, e.Sync.Seqs, want)
 			}
 			checked += len(seqs)
-			fromAcks += len(seqs) - x.Syncs[x.Ops.At(o).Sync()].Mids.Len()
+			fromAcks += len(seqs) - x.Syncs.At(x.Ops.At(o).Sync()).Mids.Len()
 		}
 	}
 	if checked == 0 || fromAcks == 0 || fromAcks == checked {

@@ -185,7 +185,7 @@ func (x *Index) SyncSeqsOf(o int32, buf *SyncBuf) ([]uint64, bool) {
 		buf.seqs = buf.seqs[:0]
 		return buf.seqs, false
 	}
-	code := x.syncSeqs.Get(x.Syncs[r].seqs)
+	code := x.syncSeqs.Get(x.Syncs.At(r).seqs)
 	if buf.seqs == nil {
 		buf.seqs = make([]uint64, 0, columns.CountSeqs(code))
 	}
@@ -205,7 +205,7 @@ func (x *Index) SyncResult(o int32, buf *SyncBuf) (seqs []uint64, ids []uint64, 
 	if _, ok := x.SyncSeqsOf(o, buf); !ok {
 		return buf.seqs, buf.ids[:0], false
 	}
-	ref := &x.Syncs[x.Ops.At(o).Sync()]
+	ref := x.Syncs.At(x.Ops.At(o).Sync())
 	if ref.explicit {
 		return buf.seqs, x.syncMids.Get(ref.Mids), true
 	}

@@ -73,7 +73,7 @@ type Log struct {
 	RecordOrder bool
 	EvPos       columns.Chunked[evPos] // of the events lines in fin
 
-	Syncs    []syncRef
+	Syncs    columns.Chunked[syncRef]
 	syncSeqs columns.Slab[byte]   // each answer's sequences, coded (columns.AppendSeqs)
 	seqCode  []byte               // addSync's scratch
 	syncMids columns.Slab[uint64] // stringHash of returned message ids the acks do not give
@@ -149,6 +149,7 @@ func (l *Log) SpillTo(dir string) error {
 	l.newKeys.chat.SpillTo(f, spillKeepColumns)
 	l.newKeys.sender.SpillTo(f, spillKeepColumns)
 	l.newKeys.hash.SpillTo(f, spillKeepColumns)
+	l.Syncs.SpillTo(f, spillKeepColumns)
 	l.syncSeqs.SpillTo(f, spillKeepColumns)
 	l.syncMids.SpillTo(f, spillKeepColumns)
 	l.syncMiss.SpillTo(f, spillKeepColumns)
@@ -181,6 +182,7 @@ func (l *Log) Unspill() error {
 	l.newKeys.chat.Unspill()
 	l.newKeys.sender.Unspill()
 	l.newKeys.hash.Unspill()
+	l.Syncs.Unspill()
 	l.syncSeqs.Unspill()
 	l.syncMids.Unspill()
 	l.syncMiss.Unspill()
@@ -609,8 +611,7 @@ func (l *Log) addSync(chat int32, r *history.SyncResult) int32 {
 		l.seqCode = columns.AppendSeqs(l.seqCode[:0], miss)
 		ref.miss = l.syncMiss.Add(l.seqCode)
 	}
-	l.Syncs = append(l.Syncs, ref)
-	return int32(len(l.Syncs) - 1)
+	return l.Syncs.Add(ref)
 }
 
 // HashID makes history.Scan hand the Log a sync's message ids as their
