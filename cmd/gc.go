@@ -100,14 +100,18 @@ func collectWithin(percent int, growth func(live int64) int64) (restore func()) 
 }
 
 // checkGrowth is how much a large check's heap may grow past what the last
-// collection found live: an eighth of it, or 256 MiB when that is more.
+// collection found live: an eighth of it, or 128 MiB when that is more.
 // checkGCPercent's half of a 5M-persist check's 1.45 GB was 0.7 GB of
 // garbage, and with the free pages the runtime kept, 2.6-2.9 GB of
 // memory; held to 256 MiB, 1.8 GB. The check's records are pointer-free
 // blocks, which a collection marks without scanning: the 16 more
-// collections took 0.1 s of CPU in all. Below 512 MiB live the percent is
-// the stricter and this changes nothing.
-func checkGrowth(live int64) int64 { return max(live/8, 256<<20) }
+// collections took 0.1 s of CPU in all. Held to 128 MiB rather than 256,
+// the 2M-persist zipf profile (histgen -profile zipf, 750 MB live at its
+// peak) peaked at 924-933 MB resident against 1,048-1,077 MB, and the
+// heavy-sync one at 763-778 against 819-838 MB, at the same CPU time
+// within the noise (runs alternating on a loaded machine). Below 256 MiB
+// live the percent is the stricter and this changes nothing.
+func checkGrowth(live int64) int64 { return max(live/8, 128<<20) }
 
 // growthLimit holds the runtime's soft memory limit at the live heap plus
 // growth(live), set anew after every collection; a limit rather than the
