@@ -91,6 +91,10 @@ func (s onlineSink) Event(e *history.Event) {
 	s.online.Event(e)
 }
 
+// Header hands the online check the history's header
+// (history.HeaderSink).
+func (s onlineSink) Header(h *history.Header) { s.online.Header(h) }
+
 // Receiver hands a receiver line to both (history.ReceiverSink).
 func (s onlineSink) Receiver(r *history.Receiver) {
 	s.Log.Receiver(r)

@@ -1,6 +1,10 @@
 package checker
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -116,4 +120,193 @@ func TestOnlinePushAuthorization(t *testing.T) {
 			t.Errorf("%s: lines %v, want %v (%s)", tc.name, vs[i].Lines, tc.want, vs[i].Detail)
 		}
 	}
+}
+
+// A delivery_ack above what its device was pushed of the chat before it
+// (streamed or caught up, on any connection of that device), and above
+// the header's initial_counter, is reported at the ack's line, as the
+// check after the run fails it; an ack within what the device received,
+// or at most initial_counter, is not. Each case's verdict is the offline
+// check's too.
+func TestOnlineDeliveryAckAheadOfWhatItsDeviceReceived(t *testing.T) {
+	connect := func(dev, user string) history.Receiver {
+		return history.Receiver{Kind: history.KindConnect, Device: dev, User: user}
+	}
+	push := func(dev, chat string, catchUp bool, seqs ...uint64) history.Receiver {
+		ids := make([]string, len(seqs))
+		for i, s := range seqs {
+			ids[i] = fmt.Sprintf("%s-m%d", chat, s)
+		}
+		return history.Receiver{Kind: history.KindPush, Device: dev, Chat: chat, Seqs: seqs, MessageIDs: ids, CatchUp: catchUp}
+	}
+	ack := func(dev, chat string, seq uint64) history.Receiver {
+		return history.Receiver{Kind: history.KindDeliveryAck, Device: dev, Chat: chat, Seq: seq}
+	}
+	joins := []history.Receiver{
+		{Kind: history.KindJoin, User: "u1", Chat: "c"}, {Kind: history.KindJoin, User: "u1", Chat: "x"},
+		{Kind: history.KindJoin, User: "u2", Chat: "c"},
+	}
+	for _, tc := range []struct {
+		name    string
+		initial string // the header's initial_counter, "" none
+		lines   []history.Receiver
+		want    []int // the violation's lines; nil: none
+	}{
+		{"within what was streamed", "", []history.Receiver{connect("u1/d", "u1"), push("u1/d", "c", false, 2, 1, 3), ack("u1/d", "c", 3)}, nil},
+		{"within what was caught up", "", []history.Receiver{connect("u1/d", "u1"), push("u1/d", "c", true, 1, 2), ack("u1/d", "c", 2)}, nil},
+		{"ahead of the pushes", "", []history.Receiver{connect("u1/d", "u1"), push("u1/d", "c", false, 1, 2), ack("u1/d", "c", 3)}, []int{7}},
+		{"ahead, the push coming after", "", []history.Receiver{connect("u1/d", "u1"), push("u1/d", "c", false, 1), ack("u1/d", "c", 2), push("u1/d", "c", false, 2)}, []int{7}},
+		{"another chat's pushes", "", []history.Receiver{connect("u1/d", "u1"), push("u1/d", "x", false, 1, 2, 3), ack("u1/d", "c", 1)}, []int{7}},
+		{"another device's pushes", "", []history.Receiver{connect("u1/d", "u1"), connect("u2/d", "u2"), push("u2/d", "c", false, 1, 2), ack("u1/d", "c", 1)}, []int{8}},
+		{"pushed on an earlier connection", "", []history.Receiver{connect("u1/d", "u1"), push("u1/d", "c", false, 1, 2),
+			{Kind: history.KindDisconnect, Device: "u1/d"}, connect("u1/d", "u1"), ack("u1/d", "c", 2)}, nil},
+		{"up to initial_counter, nothing pushed", "5", []history.Receiver{connect("u1/d", "u1"), ack("u1/d", "c", 5)}, nil},
+		{"above initial_counter", "5", []history.Receiver{connect("u1/d", "u1"), push("u1/d", "c", false, 6), ack("u1/d", "c", 7)}, []int{7}},
+	} {
+		h := &history.History{Header: history.Header{Version: history.Version}, Receivers: append(slices.Clone(joins), tc.lines...)}
+		if tc.initial != "" {
+			h.Header.Extra = map[string]string{history.InitialCounterField: tc.initial}
+		}
+		for i := range h.Receivers {
+			h.Receivers[i].Line, h.Receivers[i].Time = i+2, int64(10*(i+1))
+		}
+		off, _ := Check(h, Options{}).Result(NameDeliveryStateConsistency)
+		o := NewOnline(nil)
+		o.Header(&h.Header)
+		for i := range h.Receivers {
+			o.Receiver(&h.Receivers[i])
+		}
+		vs := o.Violations()
+		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameDeliveryStateConsistency })
+		switch {
+		case tc.want == nil && (i >= 0 || off.Status == Fail):
+			t.Errorf("%s: online %+v, offline %s (%s); want neither", tc.name, vs, off.Status, off.Detail)
+		case tc.want != nil && i < 0:
+			t.Errorf("%s: not found online; offline %s (%s)", tc.name, off.Status, off.Detail)
+		case tc.want != nil && off.Status != Fail:
+			t.Errorf("%s: online %s, offline %s (%s)", tc.name, vs[i].Detail, off.Status, off.Detail)
+		case tc.want != nil && !slices.Equal(vs[i].Lines, tc.want):
+			t.Errorf("%s: lines %v, want %v (%s)", tc.name, vs[i].Lines, tc.want, vs[i].Detail)
+		}
+	}
+}
+
+// The online check reads initial_counter from the header the readers hand
+// it (history.HeaderSink), through a run's tapped recorder (the Feed) and
+// a file read back alike: an ack at initial_counter with nothing pushed is
+// no violation, one above it is, at its line.
+func TestOnlineDeliveryAckReadsTheHeadersInitialCounter(t *testing.T) {
+	for _, tc := range []struct {
+		seq  uint64
+		want bool
+	}{{4, false}, {5, true}} {
+		path := filepath.Join(t.TempDir(), "h.jsonl")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live := NewOnline(nil)
+		feed := NewOnlineFeed(path, live)
+		rec, err := history.NewTappedRecorder(f, history.Header{Extra: map[string]string{history.InitialCounterField: "4"}}, 0, feed.Tap())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []history.Receiver{
+			{Kind: history.KindJoin, Chat: "A", User: "u1"},
+			{Kind: history.KindConnect, Device: "d1", User: "u1"},
+			{Kind: history.KindDeliveryAck, Device: "d1", Chat: "A", Seq: tc.seq},
+		} {
+			if _, err := rec.RecordReceiver(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rec.End(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		rep, _, err := feed.Check(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := NewOnline(nil)
+		if _, err := history.ScanFile(path, onlineOnly{read}); err != nil {
+			t.Fatal(err)
+		}
+		off, _ := rep.Result(NameDeliveryStateConsistency)
+		for name, o := range map[string]*Online{"the feed": live, "the file read back": read} {
+			vs := o.Violations()
+			found := len(vs) == 1 && vs[0].Invariant == NameDeliveryStateConsistency && slices.Equal(vs[0].Lines, []int{4})
+			if found != tc.want || (off.Status == Fail) != tc.want || len(vs) > 1 {
+				t.Errorf("an ack of seq %d over initial_counter 4, online through %s: %+v, offline %s (%s); want flagged at line 4: %v", tc.seq, name, vs, off.Status, off.Detail, tc.want)
+			}
+		}
+	}
+}
+
+// onlineOnly is a sink that hands the lines to an online check alone.
+type onlineOnly struct{ *Online }
+
+// On 3,000 random receivers' histories (devices connecting, dropping,
+// pushed streamed and caught-up batches of two chats, acking any
+// sequence, over an initial_counter of 0 to 3) the online check flags
+// delivery_state_consistency exactly when the check after the run fails
+// it: without a final delivery_state table, the acks are all it judges.
+func TestOnlineDeliveryAckAgreesOnRandomHistories(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	devices := []struct{ name, user string }{{"u0/a", "u0"}, {"u0/b", "u0"}, {"u1/a", "u1"}}
+	chats := []string{"c0", "c1"}
+	flagged, failed := 0, 0
+	for n := range 3000 {
+		h := &history.History{Header: history.Header{Version: history.Version, Extra: map[string]string{history.InitialCounterField: fmt.Sprint(rng.IntN(4))}}}
+		for _, c := range chats {
+			for _, u := range []string{"u0", "u1"} {
+				h.Receivers = append(h.Receivers, history.Receiver{Kind: history.KindJoin, Chat: c, User: u})
+			}
+		}
+		for range 4 + rng.IntN(20) {
+			d, c := devices[rng.IntN(len(devices))], chats[rng.IntN(len(chats))]
+			var r history.Receiver
+			switch k := rng.IntN(10); {
+			case k < 2:
+				r = history.Receiver{Kind: history.KindConnect, Device: d.name, User: d.user}
+			case k < 3:
+				r = history.Receiver{Kind: history.KindDisconnect, Device: d.name}
+			case k < 7:
+				r = history.Receiver{Kind: history.KindPush, Device: d.name, Chat: c, CatchUp: rng.IntN(3) == 0}
+				for range 1 + rng.IntN(3) {
+					s := uint64(1 + rng.IntN(8))
+					r.Seqs, r.MessageIDs = append(r.Seqs, s), append(r.MessageIDs, fmt.Sprintf("%s-m%d", c, s))
+				}
+			default:
+				r = history.Receiver{Kind: history.KindDeliveryAck, Device: d.name, Chat: c, Seq: uint64(rng.IntN(10))}
+			}
+			h.Receivers = append(h.Receivers, r)
+		}
+		for i := range h.Receivers {
+			h.Receivers[i].Line, h.Receivers[i].Time = i+2, int64(10*(i+1))
+		}
+		off, _ := Check(h, Options{}).Result(NameDeliveryStateConsistency)
+		o := NewOnline(nil)
+		o.Header(&h.Header)
+		for i := range h.Receivers {
+			o.Receiver(&h.Receivers[i])
+		}
+		found := slices.ContainsFunc(o.Violations(), func(v Violation) bool { return v.Invariant == NameDeliveryStateConsistency })
+		if found != (off.Status == Fail) {
+			t.Fatalf("history %d: online flagged %v, offline %s (%s); online %+v", n, found, off.Status, off.Detail, o.Violations())
+		}
+		if found {
+			flagged++
+		}
+		if off.Status == Fail {
+			failed++
+		}
+	}
+	if failed < 300 || failed > 2700 {
+		t.Errorf("offline failed %d of 3000 histories: the generator should make both kinds", failed)
+	}
+	t.Logf("flagged online %d, failed offline %d of 3000", flagged, failed)
 }

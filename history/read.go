@@ -114,6 +114,12 @@ type Sink interface {
 	Final(f *Final)
 }
 
+// HeaderSink is a Sink that is handed the header before any line (the
+// online check reads initial_counter from it).
+type HeaderSink interface {
+	Header(h *Header)
+}
+
 // IDHasher is a Sink that only compares the message ids of sync answers:
 // it gets them as HashID's values (SyncResult.IDHashes), computed as the
 // lines are parsed, instead of as strings. HashID must be safe to call from
@@ -164,6 +170,9 @@ func readTo(in io.Reader, name string, hint sizeHint, sink Sink) (*History, erro
 	}
 	b := newBuilder(&History{File: name, Header: header}, hint)
 	b.sink = sink
+	if hs, ok := sink.(HeaderSink); ok {
+		hs.Header(&b.h.Header)
+	}
 	if err := pipeline(p, b); err != nil {
 		return nil, err
 	}

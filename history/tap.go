@@ -210,6 +210,9 @@ func (t *Tap) read() (*History, error) {
 	}
 	b := newBuilder(&History{File: t.name, Header: header}, sizeHint{bytes: -1})
 	b.sink = t.sink
+	if hs, ok := t.sink.(HeaderSink); ok {
+		hs.Header(&b.h.Header)
+	}
 	lineNo := p.lineNo
 	var pl parsedLine
 	for ok {

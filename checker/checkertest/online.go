@@ -23,10 +23,10 @@ import (
 //     too (OpsOnly: the history's persist and sync lines, each sync's
 //     answer naming the ids acked at its sequences, judged under the
 //     run's contract), the online check must have flagged it; for
-//     identical_order and push_authorization, if it fails on the
-//     receivers' lines alone (PushesOnly: each
-//     compared with the others, the final table and the acks being the
-//     check after the run's).
+//     identical_order, push_authorization and delivery_state_consistency,
+//     if it fails on the receivers' lines alone (PushesOnly: pushes
+//     compared with each other and acks with the pushes before them, the
+//     final delivery_state table being the check after the run's).
 func OnlineDisagreement(rep checker.Report, online []checker.Violation, historyPath string) string {
 	offline := map[string]checker.Status{}
 	for _, r := range rep.Invariants {
@@ -56,7 +56,7 @@ func OnlineDisagreement(rep checker.Report, online []checker.Violation, historyP
 		pushes := checker.Check(PushesOnly(h), checker.Options{Contract: &contract})
 		for _, name := range missed {
 			ref := ops
-			if name == checker.NameIdenticalOrder || name == checker.NamePushAuthorization {
+			if name == checker.NameIdenticalOrder || name == checker.NamePushAuthorization || name == checker.NameDeliveryStateConsistency {
 				ref = pushes
 			}
 			if r, ok := ref.Result(name); ok && r.Status == checker.Fail {

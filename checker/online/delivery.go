@@ -7,11 +7,13 @@ import (
 	"github.com/chatseq/chatseq/history"
 )
 
-// IdenticalOrder is ADR-001's "Per-Chat Total Order" and PushAuthorization
-// the push channel's security promise, as HISTORY.md names them.
+// IdenticalOrder is ADR-001's "Per-Chat Total Order", PushAuthorization
+// the push channel's security promise and DeliveryStateConsistency
+// ADR-001 Appendix C's, as HISTORY.md names them.
 const (
-	IdenticalOrder    = "identical_order"
-	PushAuthorization = "push_authorization"
+	IdenticalOrder           = "identical_order"
+	PushAuthorization        = "push_authorization"
+	DeliveryStateConsistency = "delivery_state_consistency"
 )
 
 // pushes is what identical_order's online rules keep: per chat, the first
@@ -25,10 +27,17 @@ type pushes struct {
 	// many join lines there were (push_authorization).
 	joined map[member]bool
 	joins  int
+	// received: per (device, chat), the highest sequence pushed to the
+	// device so far, streamed or caught up (delivery_state_consistency):
+	// one number per device and chat, whatever the run's length.
+	received map[devChat]uint64
 }
+
+type devChat struct{ dev, chat int32 }
 
 // device is a connected device as push_authorization reads it.
 type device struct {
+	id          int32  // in the order devices first connected
 	user        string // its first connect's
 	first, open int32  // its first connect line; its open connection's (0: none)
 	refused     bool   // the open connection's identity was refused
@@ -58,14 +67,15 @@ type pushSeen struct {
 func (o *Checker) Receiver(r *history.Receiver) {
 	p := &o.pushes
 	if p.devices == nil {
-		*p = pushes{devices: map[string]*device{}, bySeq: map[chatSeq]pushSeen{}, byID: map[chatID]pushSeen{}, joined: map[member]bool{}}
+		*p = pushes{devices: map[string]*device{}, bySeq: map[chatSeq]pushSeen{}, byID: map[chatID]pushSeen{}, joined: map[member]bool{},
+			received: map[devChat]uint64{}}
 	}
 	line := int32(r.Line)
 	switch r.Kind {
 	case history.KindConnect:
 		dev := p.devices[r.Device]
 		if dev == nil {
-			dev = &device{user: strings.Clone(r.User), first: line}
+			dev = &device{id: int32(len(p.devices)), user: strings.Clone(r.User), first: line}
 			p.devices[strings.Clone(r.Device)] = dev
 		}
 		dev.open, dev.refused = line, r.Refused
@@ -83,6 +93,9 @@ func (o *Checker) Receiver(r *history.Receiver) {
 			p.joined[k] = true
 		}
 		return
+	case history.KindDeliveryAck:
+		o.deliveryAck(r)
+		return
 	case history.KindPush:
 	default:
 		return
@@ -92,6 +105,12 @@ func (o *Checker) Receiver(r *history.Receiver) {
 		return
 	}
 	c := o.chat(r.Chat)
+	dc := devChat{dev.id, c}
+	top := p.received[dc]
+	for _, s := range r.Seqs {
+		top = max(top, s)
+	}
+	p.received[dc] = top
 	o.authorized(r, dev, c)
 	if o.found[IdenticalOrder] {
 		return
@@ -140,5 +159,28 @@ func (o *Checker) authorized(r *history.Receiver, dev *device, c int32) {
 	case o.pushes.joins > 0 && !o.pushes.joined[member{c, dev.user}]:
 		o.violate(PushAuthorization, []int{int(dev.first), r.Line}, r.Time,
 			"the push at line %d gives chat %q to device %q, whose user %q had no join line for it before (its device connected at line %d)", r.Line, r.Chat, r.Device, dev.user, dev.first)
+	}
+}
+
+// deliveryAck judges delivery_state_consistency's rule that operations so
+// far prove, as the check after the run reads the lines: a delivery_ack
+// may not run ahead of what its device was pushed of the chat before it
+// (streamed or caught up, on any of its connections), nor of the
+// header's initial_counter, below which every sequence is the chat's
+// before the run. Only once the header was read (history.HeaderSink):
+// without it the initial counter is unknown. What the rule reads of the
+// final delivery_state table is left to the check after the run.
+func (o *Checker) deliveryAck(r *history.Receiver) {
+	p := &o.pushes
+	dev := p.devices[r.Device]
+	if dev == nil || !o.header || o.found[DeliveryStateConsistency] {
+		return // a device that never connected: the reader refuses its line
+	}
+	c := o.chat(r.Chat)
+	top := p.received[devChat{dev.id, c}]
+	if r.Seq > max(top, o.initialCounter) {
+		o.violate(DeliveryStateConsistency, []int{r.Line}, r.Time,
+			"device %q acknowledged chat %q up to seq %d at line %d, but had been pushed only up to seq %d of it: an acknowledgement ran ahead of what the device received",
+			r.Device, r.Chat, r.Seq, r.Line, top)
 	}
 }

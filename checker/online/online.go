@@ -2,7 +2,8 @@
 // file order: the rules two operations alone break (sequence_uniqueness,
 // sequence_monotonic, idempotency_guarantee, and sync_completeness's at a
 // sync's completion, identical_order's and push_authorization's at a
-// push), so that a run can stop at
+// push, delivery_state_consistency's at a delivery ack), so that a run
+// can stop at
 // its first violation (bench --fail-fast). Package checker re-exports it
 // (checker.Online, checker.NewOnline) and judges the whole history after
 // the run; a violation found here is one that check reports too.
@@ -31,7 +32,7 @@ const (
 // goes: those a pair of operations proves broken the moment the second
 // completes. Every other invariant is judged after the run only
 // (checker/INVARIANTS.md, "The online check", says why for each).
-var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness, IdenticalOrder, PushAuthorization}
+var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness, IdenticalOrder, PushAuthorization, DeliveryStateConsistency}
 
 // Violation is an invariant the online check found broken while the
 // history was being written: the first counterexample, by the lines of
@@ -79,8 +80,13 @@ type Checker struct {
 	lastLine, runStart int
 	lastTime           int64
 	disordered         bool
-	// pushes: identical_order's (delivery.go).
+	// pushes: identical_order's, push_authorization's and
+	// delivery_state_consistency's (delivery.go).
 	pushes pushes
+	// header: the history's header was read (Header), and its
+	// initial_counter.
+	header         bool
+	initialCounter uint64
 
 	mu         sync.Mutex
 	violations []Violation // the first of each invariant, in the order found
@@ -124,6 +130,13 @@ type openOp struct {
 func New(notify func(Violation)) *Checker {
 	return &Checker{chats: map[string]int32{}, open: map[int]openOp{},
 		keyFirst: map[keyFP]ackSeen{}, found: map[string]bool{}, notify: notify}
+}
+
+// Header takes the history's header before its lines
+// (history.HeaderSink): delivery_state_consistency's acks are judged
+// against its initial_counter, and only once it was read.
+func (o *Checker) Header(h *history.Header) {
+	o.header, o.initialCounter = true, h.InitialCounter()
 }
 
 // Violations are the first violation of each invariant found so far.
