@@ -25,6 +25,7 @@ type compareFlags struct {
 	metrics       string
 	steps         string
 	allowSettings bool
+	requireTested bool
 	vs            vsFlag
 }
 
@@ -92,10 +93,17 @@ code does. --allow-different-settings compares them anyway, under a
 warning. Another target or run length is named, not refused. Runs pooled
 on one side must differ in nothing but their length.
 
-Exit status: 0 no regression, 1 a regression, 2 unusable input or flags,
-or runs whose settings differ, 3 undecided: no checked row of figures could
-be tested (too few intervals or operations an interval; the verdict names
-the rows and why).`,
+A row that cannot be tested (too few intervals, too few operations an
+interval for its percentile, a step only one side has) is no evidence
+either way: "no regression" then speaks for the rows tested only, and the
+verdict names every untested row and why (JSON: untested). --require-tested
+asks for every checked row to be tested: one that is not makes the verdict
+UNKNOWN (exit 3). --metrics and --steps choose the rows checked.
+
+Exit status: 0 no regression in the rows tested (the untested named), 1 a
+regression, 2 unusable input or flags, or runs whose settings differ, 3
+undecided: no checked row of figures could be tested, or, with
+--require-tested, some could not (the verdict names the rows and why).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			pathsA, pathsB, err := f.vs.sides(args)
@@ -111,6 +119,7 @@ the rows and why).`,
 	fl.StringVar(&f.tolerance, "tolerance", "10%", "change of a median allowed before a significant change regresses, e.g. 10% (a bare number is a percentage too)")
 	fl.Float64Var(&f.alpha, "alpha", report.DefaultAlpha, "significance level of the whole comparison: a change regresses only when p (the Mann-Whitney U test's) is below it, and p runs (the t-test's on the runs' medians) with several runs a side, each Holm–Bonferroni-corrected over the rows tested")
 	fl.DurationVar(&f.minChange, "min-change", time.Millisecond, "smallest rise of a latency median that regresses, however significant: on a shared machine the scheduler moves percentiles of microsecond steps by about a timeslice from run to run (0 on a quiet machine)")
+	fl.BoolVar(&f.requireTested, "require-tested", false, "every checked row of figures must be tested: one that cannot be (too few intervals or operations an interval, a step only one side has) makes the verdict UNKNOWN, exit 3, rather than no regression in the rows tested")
 	fl.BoolVar(&f.allowSettings, "allow-different-settings", false, "compare runs whose load or fault settings differ, under a warning, rather than refuse")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
 	fl.StringVar(&f.metrics, "metrics", "", "comma-separated metrics that can regress (default all): throughput, "+strings.Join(report.LatencyMetrics, ", ")+", gap_rate, verdict")
@@ -132,7 +141,7 @@ func runCompare(c *cobra.Command, f *compareFlags, pathsA, pathsB []string) erro
 	if f.minChange < 0 {
 		return badInput("--min-change must not be negative, got %s", f.minChange)
 	}
-	opt := report.CompareOptions{Tolerance: tol, Alpha: f.alpha, MinLatencyChange: float64(f.minChange) / float64(time.Millisecond)}
+	opt := report.CompareOptions{Tolerance: tol, Alpha: f.alpha, MinLatencyChange: float64(f.minChange) / float64(time.Millisecond), RequireTested: f.requireTested}
 	known := append([]string{report.MetricThroughput, report.MetricGapRate, report.MetricVerdict}, report.LatencyMetrics...)
 	if opt.Metrics, err = parseList("--metrics", f.metrics, known); err != nil {
 		return err

@@ -465,3 +465,42 @@ func TestCompareOfRunsTooShortToTestIsUndecided(t *testing.T) {
 		t.Fatalf("exit %d, want 3 and an unknown verdict naming the untested rows\n%s\n%s", code, out, errOut)
 	}
 }
+
+// A comparison that could test only some rows says so: a run against a
+// copy of itself whose sync step is gone (B made no syncs) is no
+// regression in the rows tested, the sync rows named untested (exit 0);
+// --require-tested makes them UNKNOWN (exit 3), and --metrics narrowing
+// the check to rows both sides have decides it again.
+func TestComparePartlyTestedNamesTheUntestedRowsAndRequireTestedRefuses(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a")
+	benchInto(t, a)
+	noSync := copyRun(t, a, func(doc map[string]any) {
+		var latency []any
+		for _, p := range doc["latency"].([]any) {
+			if p.(map[string]any)["step"] != "sync" {
+				latency = append(latency, p)
+			}
+		}
+		doc["latency"] = latency
+		for _, iv := range doc["intervals"].([]any) {
+			if l, ok := iv.(map[string]any)["latency"].(map[string]any); ok {
+				delete(l, "sync")
+			}
+		}
+	})
+	code, out, errOut := run(t, "compare", a, noSync)
+	lines := strings.SplitN(out, "\n", 3)
+	if code != ExitOK || !strings.HasPrefix(lines[0], "verdict: no regression in the ") || !strings.Contains(lines[0], " rows of figures untested") ||
+		!strings.Contains(lines[1], "sync p50, sync p90, sync p99: no sync operations in B: nothing to compare") {
+		t.Fatalf("exit %d, want 0 and the sync rows named untested\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = run(t, "compare", a, noSync, "--require-tested", "--format", "json")
+	var cmp report.Comparison
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil || code != ExitUnknown || cmp.Verdict != report.VerdictUnknown || !cmp.RequireTested ||
+		!strings.Contains(cmp.Undecided, "--require-tested asks for every one") || !slices.ContainsFunc(cmp.Untested, func(u report.UntestedRow) bool { return u.Row == "sync p99" }) {
+		t.Fatalf("--require-tested: exit %d, %v, want 3 and an unknown verdict naming sync p99\n%s\n%s", code, err, out, errOut)
+	}
+	if code, out, errOut = run(t, "compare", a, noSync, "--require-tested", "--metrics", "throughput,verdict"); code != ExitOK || !strings.HasPrefix(out, "verdict: no regression in 2 checked rows") {
+		t.Fatalf("--require-tested --metrics throughput,verdict: exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+}

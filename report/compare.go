@@ -52,6 +52,12 @@ type CompareOptions struct {
 	// are still shown): metric names from LatencyMetrics and the Metric
 	// constants, step names from bench.Steps.
 	Metrics, Steps []string
+	// RequireTested: every checked row of figures must be tested. One
+	// that could not be (too few intervals or operations an interval, a
+	// step only one side has) makes the verdict VerdictUnknown rather
+	// than "no regression" in the rows that were; without it the verdict
+	// names the untested rows and speaks for the tested ones.
+	RequireTested bool
 }
 
 // Comparison is B judged against baseline A, per target; each side is one
@@ -69,18 +75,46 @@ type Comparison struct {
 	MinChangeMs float64 `json:"min_latency_change_ms"`
 	// Tests is the size of the family Holm–Bonferroni corrects over:
 	// the rows with a p.
-	Tests    int                `json:"tests"`
-	Settings []SettingDiff      `json:"settings_differ"`
-	Targets  []TargetComparison `json:"targets"`
+	Tests int `json:"tests"`
+	// CheckedRows are the rows of figures checked (--metrics, --steps;
+	// the verdict row aside), TestedRows those of them tested, Untested
+	// the others and why: a verdict of no regression speaks for the
+	// tested rows only, and says so. RequireTested: an untested row makes
+	// the verdict unknown (CompareOptions.RequireTested).
+	CheckedRows   int                `json:"checked_rows"`
+	TestedRows    int                `json:"tested_rows"`
+	Untested      []UntestedRow      `json:"untested"`
+	RequireTested bool               `json:"require_tested"`
+	Settings      []SettingDiff      `json:"settings_differ"`
+	Targets       []TargetComparison `json:"targets"`
+}
+
+// UntestedRow is a checked row of figures that could not be tested: its
+// name ("persist p99", "throughput"), its target when the comparison has
+// several, and why.
+type UntestedRow struct {
+	Target string `json:"target,omitempty"`
+	Row    string `json:"row"`
+	Why    string `json:"why"`
+}
+
+func (u UntestedRow) String() string {
+	if u.Target != "" {
+		return u.Target + " " + u.Row
+	}
+	return u.Row
 }
 
 // The comparison's verdicts.
 const (
-	VerdictRegression   = "regression"
+	VerdictRegression = "regression"
+	// VerdictNoRegression: nothing regressed among the rows tested; the
+	// checked rows that could not be tested, if any, are in Untested.
 	VerdictNoRegression = "no regression"
 	// VerdictUnknown: nothing regressed, but no checked row of figures
 	// could be tested (too few intervals or operations an interval), so
-	// "no regression" would rest on no evidence.
+	// "no regression" would rest on no evidence; or, with
+	// CompareOptions.RequireTested, some checked row could not be.
 	VerdictUnknown = "unknown"
 )
 
@@ -160,7 +194,7 @@ func Compare(sets []RunSets, opt CompareOptions) Comparison {
 	if opt.Alpha == 0 {
 		opt.Alpha = DefaultAlpha
 	}
-	c := Comparison{Tolerance: opt.Tolerance, Alpha: opt.Alpha, MinChangeMs: opt.MinLatencyChange, Settings: []SettingDiff{}}
+	c := Comparison{Tolerance: opt.Tolerance, Alpha: opt.Alpha, MinChangeMs: opt.MinLatencyChange, RequireTested: opt.RequireTested, Settings: []SettingDiff{}}
 	for _, set := range sets {
 		c.Settings = append(c.Settings, SettingsDiffer(set.A[0], set.B[0])...)
 		c.Targets = append(c.Targets, compareRuns(set.A, set.B, opt))
@@ -174,13 +208,17 @@ func Compare(sets []RunSets, opt CompareOptions) Comparison {
 		}
 	}
 	c.Settings = slices.CompactFunc(c.Settings, func(x, y SettingDiff) bool { return x == y })
-	checked, tested, why := c.testedRows()
+	c.CheckedRows, c.TestedRows, c.Untested = c.testedRows()
+	checked, tested, why := c.CheckedRows, c.TestedRows, c.UntestedWhy()
 	switch {
 	case c.Regressions > 0:
 		c.Verdict = VerdictRegression
 	case checked > 0 && tested == 0:
 		c.Verdict = VerdictUnknown
 		c.Undecided = fmt.Sprintf("none of the %d checked rows of figures could be tested (%s); longer runs, or more runs a side, give each row the samples it needs", checked, why)
+	case opt.RequireTested && tested < checked:
+		c.Verdict = VerdictUnknown
+		c.Undecided = fmt.Sprintf("%d of the %d checked rows of figures could not be tested (%s), and --require-tested asks for every one (none of the %d tested regressed); longer runs, more runs a side, or --metrics and --steps naming only the rows that can be tested", checked-tested, checked, why, tested)
 	default:
 		c.Verdict = VerdictNoRegression
 	}
@@ -188,11 +226,9 @@ func Compare(sets []RunSets, opt CompareOptions) Comparison {
 }
 
 // testedRows counts the checked rows of figures (every row but the
-// verdict) and those of them tested, and says why the others were not:
-// each reason once, after the rows it applies to.
-func (c Comparison) testedRows() (checked, tested int, why string) {
-	var reasons []string
-	rowsOf := map[string][]string{}
+// verdict) and those of them tested, and lists the others with why.
+func (c Comparison) testedRows() (checked, tested int, untested []UntestedRow) {
+	untested = []UntestedRow{}
 	for _, t := range c.Targets {
 		for _, r := range t.Rows {
 			if !r.Checked || r.Metric == MetricVerdict {
@@ -203,21 +239,35 @@ func (c Comparison) testedRows() (checked, tested int, why string) {
 				tested++
 				continue
 			}
-			note := r.Note
-			if note == "" {
-				note = "no p"
+			u := UntestedRow{Row: strings.TrimSpace(r.Step + " " + r.Metric), Why: r.Note}
+			if u.Why == "" {
+				u.Why = "no p"
 			}
-			if _, ok := rowsOf[note]; !ok {
-				reasons = append(reasons, note)
+			if len(c.Targets) > 1 {
+				u.Target = t.Target
 			}
-			rowsOf[note] = append(rowsOf[note], strings.TrimSpace(r.Step+" "+r.Metric))
+			untested = append(untested, u)
 		}
+	}
+	return checked, tested, untested
+}
+
+// UntestedWhy says which checked rows could not be tested and why: each
+// reason once, after the rows it applies to.
+func (c Comparison) UntestedWhy() string {
+	var reasons []string
+	rowsOf := map[string][]string{}
+	for _, u := range c.Untested {
+		if _, ok := rowsOf[u.Why]; !ok {
+			reasons = append(reasons, u.Why)
+		}
+		rowsOf[u.Why] = append(rowsOf[u.Why], u.String())
 	}
 	parts := make([]string, len(reasons))
 	for i, n := range reasons {
 		parts[i] = strings.Join(slices.Compact(rowsOf[n]), ", ") + ": " + n
 	}
-	return checked, tested, strings.Join(parts, "; ")
+	return strings.Join(parts, "; ")
 }
 
 // uTestCanReach reports whether the Mann-Whitney U test on samples of n1
@@ -263,6 +313,26 @@ func compareRuns(a, b []Results, opt CompareOptions) TargetComparison {
 				row.Note = fmt.Sprintf("%d operations an interval: too few to estimate a %s (%d needed)", got, m, need)
 			}
 			add(row, row.Ratio != nil && *row.Ratio > 1+opt.Tolerance && *row.B-*row.A >= opt.MinLatencyChange)
+		}
+	}
+
+	// A step only one side has cannot be compared; its rows say so, so
+	// that a verdict does not pass over them.
+	for _, lack := range oneSidedSteps(a[0], b[0]) {
+		for _, m := range LatencyMetrics {
+			samples := func(r Results) []float64 { return latencySamples(r, lack.step, m) }
+			pa, pb := slices.Concat(perRun(a, samples)...), slices.Concat(perRun(b, samples)...)
+			row := ComparisonRow{Metric: m, Step: lack.step, Unit: "ms", SamplesA: len(pa), SamplesB: len(pb),
+				Note: fmt.Sprintf("no %s operations in %s: nothing to compare", lack.step, lack.side)}
+			if len(pa) > 0 {
+				ma := median(pa)
+				row.A = &ma
+			}
+			if len(pb) > 0 {
+				mb := median(pb)
+				row.B = &mb
+			}
+			add(row, false)
 		}
 	}
 
@@ -488,6 +558,29 @@ func latencySteps(a, b Results) []string {
 		if p.Count > 0 {
 			if q, ok := latencyOf(b, p.Step); ok && q.Count > 0 {
 				out = append(out, p.Step)
+			}
+		}
+	}
+	return out
+}
+
+// oneSided is a step one run has operations of and the other none.
+type oneSided struct {
+	step string
+	side string // the side that has none: A or B
+}
+
+// oneSidedSteps are the steps with operations in a but none in b, then
+// in b but none in a, in report order.
+func oneSidedSteps(a, b Results) []oneSided {
+	var out []oneSided
+	for _, x := range []struct {
+		has, lacks Results
+		side       string
+	}{{a, b, "B"}, {b, a, "A"}} {
+		for _, p := range x.has.Latency {
+			if q, ok := latencyOf(x.lacks, p.Step); p.Count > 0 && (!ok || q.Count == 0) {
+				out = append(out, oneSided{p.Step, x.side})
 			}
 		}
 	}

@@ -358,3 +358,107 @@ func TestCompareThatTestedNoRowIsUnknown(t *testing.T) {
 		t.Errorf("twenty intervals a side: %q (%s), want no regression", same.Verdict, same.Undecided)
 	}
 }
+
+// A comparison that could test some rows but not others (a p99 whose
+// intervals hold too few operations, a step only one side has) does not
+// say "no regression" as if it had tested them all: the verdict speaks for
+// the rows tested and names the others and why, in the text and the JSON;
+// with RequireTested an untested row makes it unknown. A regression stays
+// a regression, the untested rows named beside it.
+func TestComparePartlyTestedNamesTheUntestedRows(t *testing.T) {
+	defer func() { persistsPerInterval = 1000 }()
+	persistsPerInterval = 100 // enough for a p50 and a p90, not a p99
+	const n = 30
+	noisy := func(i int) float64 { return 2 + 0.5*math.Sin(float64(i)*1.7) }
+	// Runs that allocate, with a gap now and then: the gap rate is tested.
+	sampled := func(ops []int64, latency []float64) Results {
+		r := sampled(ops, latency)
+		for i := range r.Intervals {
+			r.Intervals[i].Allocations, r.Intervals[i].Gaps = 100, int64(i%3)
+		}
+		return r
+	}
+	a := sampled(counts(n, func(i int) int64 { return 100 + int64(i%7) }), series(n, noisy))
+	b := sampled(counts(n, func(i int) int64 { return 100 + int64((i*3)%7) }), series(n, func(i int) float64 { return noisy(n - 1 - i) }))
+	// A step B has no operations of: nothing to compare it with.
+	a.Latency = append(a.Latency, Percentiles{Step: "sync", Count: 5})
+	for i := range a.Intervals {
+		a.Intervals[i].Latency["sync"] = IntervalLatency{Count: 100, P50: 1, P90: 1, P99: 1, Max: 1}
+	}
+	cmp := Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1})
+	cmp.A, cmp.B = []string{"base"}, []string{"head"}
+	if cmp.Verdict != VerdictNoRegression || cmp.CheckedRows != 8 || cmp.TestedRows != 4 || len(cmp.Untested) != 4 {
+		t.Fatalf("verdict %q, %d of %d rows tested, untested %+v", cmp.Verdict, cmp.TestedRows, cmp.CheckedRows, cmp.Untested)
+	}
+	var names []string
+	for _, u := range cmp.Untested {
+		names = append(names, u.Row)
+	}
+	if want := []string{"persist p99", "sync p50", "sync p90", "sync p99"}; !slices.Equal(names, want) {
+		t.Fatalf("untested %v, want %v", names, want)
+	}
+	if cmp.Untested[0].Why != "100 operations an interval: too few to estimate a p99 (500 needed)" || cmp.Untested[1].Why != "no sync operations in B: nothing to compare" {
+		t.Fatalf("why: %+v", cmp.Untested)
+	}
+	var out bytes.Buffer
+	if err := WriteComparisonText(&out, cmp); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	lines := strings.SplitN(text, "\n", 3)
+	if !strings.HasPrefix(lines[0], "verdict: no regression in the 4 rows of figures tested and the verdict; 4 of 8 checked rows of figures untested (") {
+		t.Errorf("verdict line:\n%s", text)
+	}
+	if want := "untested, so not judged: persist p99: 100 operations an interval: too few to estimate a p99 (500 needed); sync p50, sync p90, sync p99: no sync operations in B: nothing to compare (--require-tested makes an untested row UNKNOWN, exit 3)"; lines[1] != want {
+		t.Errorf("second line %q, want %q", lines[1], want)
+	}
+	if !strings.Contains(text, "sync p90") || !strings.Contains(text, "(no sync operations in B: nothing to compare)") {
+		t.Errorf("the table does not show the one-sided step:\n%s", text)
+	}
+	out.Reset()
+	if err := WriteComparisonJSON(&out, cmp); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Verdict  string `json:"verdict"`
+		Checked  int    `json:"checked_rows"`
+		Tested   int    `json:"tested_rows"`
+		Untested []struct {
+			Row, Why string
+		} `json:"untested"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Verdict != VerdictNoRegression || doc.Checked != 8 || doc.Tested != 4 || len(doc.Untested) != 4 || doc.Untested[0].Row != "persist p99" {
+		t.Fatalf("json %v:\n%s", err, out.String())
+	}
+
+	strict := Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1, RequireTested: true})
+	if strict.Verdict != VerdictUnknown || !strings.HasPrefix(strict.Undecided, "4 of the 8 checked rows of figures could not be tested (persist p99: ") ||
+		!strings.Contains(strict.Undecided, "--require-tested asks for every one (none of the 4 tested regressed)") {
+		t.Errorf("require tested: %q: %s", strict.Verdict, strict.Undecided)
+	}
+	// Narrowed to the rows that can be tested, it is decided.
+	if narrow := Compare([]RunSets{Pair(a, b)}, CompareOptions{Tolerance: 0.1, RequireTested: true, Metrics: []string{"p50", "p90", MetricThroughput, MetricGapRate, MetricVerdict}, Steps: []string{"persist"}}); narrow.Verdict != VerdictNoRegression || len(narrow.Untested) != 0 {
+		t.Errorf("narrowed: %q, untested %+v", narrow.Verdict, narrow.Untested)
+	}
+	// Every row tested: the verdict is as before, nothing untested.
+	persistsPerInterval = 1000
+	full := Compare([]RunSets{Pair(sampled(counts(n, func(i int) int64 { return 100 + int64(i%7) }), series(n, noisy)), sampled(counts(n, func(i int) int64 { return 100 + int64((i*3)%7) }), series(n, noisy)))}, CompareOptions{Tolerance: 0.1, RequireTested: true})
+	out.Reset()
+	if err := WriteComparisonText(&out, full); err != nil {
+		t.Fatal(err)
+	}
+	if full.Verdict != VerdictNoRegression || len(full.Untested) != 0 || !strings.HasPrefix(out.String(), "verdict: no regression in 6 checked rows (") || strings.Contains(out.String(), "untested") {
+		t.Errorf("every row tested: %q\n%s", full.Verdict, out.String())
+	}
+	// A regression with untested rows: a regression, the others named.
+	persistsPerInterval = 100
+	slow := sampled(counts(n, func(i int) int64 { return 100 + int64(i%7) }), series(n, func(i int) float64 { return 3 * noisy(i) }))
+	worse := Compare([]RunSets{Pair(a, slow)}, CompareOptions{Tolerance: 0.1})
+	out.Reset()
+	if err := WriteComparisonText(&out, worse); err != nil {
+		t.Fatal(err)
+	}
+	if worse.Verdict != VerdictRegression || !strings.Contains(out.String(), "\nuntested, so not judged: 4 of 8 checked rows of figures: persist p99: ") {
+		t.Errorf("a regression beside untested rows: %q\n%s", worse.Verdict, out.String())
+	}
+}

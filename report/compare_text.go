@@ -34,14 +34,22 @@ func writeComparisonText(w io.Writer, c Comparison, width int) error {
 	switch {
 	case c.Regressions > 0:
 		wrapLine(w, fmt.Sprintf("verdict: REGRESSION: %d of %d checked rows regressed (%s)", c.Regressions, checked, rule), width, indent)
+		if len(c.Untested) > 0 {
+			wrapLine(w, fmt.Sprintf("untested, so not judged: %d of %d checked rows of figures: %s", len(c.Untested), c.CheckedRows, c.UntestedWhy()), width, indent)
+		}
 	case c.Verdict == VerdictUnknown:
 		wrapLine(w, "verdict: UNKNOWN: cannot tell whether B regressed: "+c.Undecided, width, indent)
-	default:
-		untested := ""
-		if figures, tested, _ := c.testedRows(); tested < figures {
-			untested = fmt.Sprintf(", %d of them too thin to test", figures-tested)
+	case len(c.Untested) > 0:
+		// "No regression" speaks for the rows tested only: the others
+		// are named, with why, and are no evidence either way.
+		andVerdict := ""
+		if checked > c.CheckedRows {
+			andVerdict = " and the verdict"
 		}
-		wrapLine(w, fmt.Sprintf("verdict: no regression in %d checked rows%s (%s)", checked, untested, rule), width, indent)
+		wrapLine(w, fmt.Sprintf("verdict: no regression in the %d rows of figures tested%s; %d of %d checked rows of figures untested (%s)", c.TestedRows, andVerdict, len(c.Untested), c.CheckedRows, rule), width, indent)
+		wrapLine(w, fmt.Sprintf("untested, so not judged: %s (--require-tested makes an untested row UNKNOWN, exit 3)", c.UntestedWhy()), width, indent)
+	default:
+		wrapLine(w, fmt.Sprintf("verdict: no regression in %d checked rows (%s)", checked, rule), width, indent)
 	}
 	wrapLine(w, fmt.Sprintf("B %s against baseline A %s", strings.Join(c.B, " "), strings.Join(c.A, " ")), width, indent)
 	if len(c.Settings) > 0 {
