@@ -29,8 +29,9 @@ func NewFeed(name string) *Feed { return NewOnlineFeed(name, nil) }
 // read (the run's online check), unless it is nil.
 //
 // The Log spills the records the run has moved past to a file beside the
-// history (store.Log.SpillTo), so that what it holds does not grow with a
-// long run; where no such file can be made, it keeps them all.
+// history (store.Log.SpillTo), and the online check the first acks of old
+// sequences (online.Checker.SpillTo), so that what they hold does not grow
+// with a long run; where no such file can be made, they keep them all.
 func NewOnlineFeed(name string, online *Online) *Feed {
 	l := NewLog()
 	dir := ""
@@ -39,6 +40,9 @@ func NewOnlineFeed(name string, online *Online) *Feed {
 	}
 	if l.SpillTo(dir) != nil {
 		l.SpillTo("") // the temporary directory, else nothing is spilled
+	}
+	if online != nil && online.SpillTo(dir) != nil {
+		online.SpillTo("")
 	}
 	var sink history.Sink = l
 	if online != nil {
@@ -57,6 +61,11 @@ func (f *Feed) Check(opt Options) (Report, *history.History, error) {
 	done := timings.Phase("feed: reading what was queued")
 	h, err := f.tap.Wait()
 	done()
+	if f.online != nil {
+		if oerr := f.online.CloseSpill(); oerr != nil && err == nil {
+			err = fmt.Errorf("the online check reading back what it spilled: %w", oerr)
+		}
+	}
 	if err != nil {
 		f.log.DropSpill()
 		return Report{}, nil, err
@@ -76,6 +85,9 @@ func (f *Feed) Check(opt Options) (Report, *history.History, error) {
 func (f *Feed) Discard() {
 	f.tap.Wait()
 	f.log.DropSpill()
+	if f.online != nil {
+		f.online.CloseSpill()
+	}
 	f.log = nil
 }
 

@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -257,6 +258,92 @@ func TestOnlineKeyFirstAnsweredAnotherMessagesSequence(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("retry answering %q: online found %v, want %v", tc.retryID, got, tc.want)
+		}
+	}
+}
+
+// longChatHistory: one chat whose persists p0 acks at seqs 1..n (key
+// "k<seq>", message "m<seq>"), then tail's lines: what reaches back to
+// the first sequences long after.
+func longChatHistory(n int, tail ...history.Event) *history.History {
+	var evs []history.Event
+	for s := 1; s <= n; s++ {
+		evs = append(evs,
+			history.Event{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: fmt.Sprint("k", s), Sender: "u"},
+			history.Event{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: uint64(s), MessageID: fmt.Sprint("m", s)})
+	}
+	evs = append(evs, tail...)
+	h := &history.History{Header: history.Header{Version: history.Version}}
+	for i := range evs {
+		evs[i].Line, evs[i].Time = i+2, int64(10*(i+1))
+	}
+	h.Events = evs
+	return h
+}
+
+// The online check spilling the first acks of old sequences to disk
+// finds what it finds holding them all, at the same lines: a late ack of
+// seq 7 for another message, a retry of seq 30's key answered another
+// sequence, a sync from the start that misses seq 20; and nothing in
+// their valid twins. Without the spill nothing is written, and the test
+// fails.
+func TestOnlineSpilledFindsWhatItFindsInMemory(t *testing.T) {
+	const n = 6000
+	all := make([]uint64, n)
+	ids := make([]string, n)
+	for i := range all {
+		all[i], ids[i] = uint64(i+1), fmt.Sprint("m", i+1)
+	}
+	miss20 := append(slices.Clone(all[:19]), all[20:]...)
+	miss20ids := append(slices.Clone(ids[:19]), ids[20:]...)
+	invoke := func(p int, key string) history.Event {
+		return history.Event{Kind: history.KindInvoke, Process: p, F: history.FPersist, Chat: "c", Key: key, Sender: "u"}
+	}
+	ok := func(p int, seq uint64, mid string, dedup bool) history.Event {
+		return history.Event{Kind: history.KindOK, Process: p, F: history.FPersist, Chat: "c", Seq: seq, MessageID: mid, Dedup: dedup}
+	}
+	sync := func(seqs []uint64, mids []string) []history.Event {
+		return []history.Event{
+			{Kind: history.KindInvoke, Process: 2, F: history.FSync, Chat: "c"},
+			{Kind: history.KindOK, Process: 2, F: history.FSync, Chat: "c", Sync: &history.SyncResult{Seqs: seqs, MessageIDs: mids}},
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		tail []history.Event
+		want string
+	}{
+		{"late ack of seq 7", []history.Event{invoke(1, "x"), ok(1, 7, "other", true)}, NameSequenceUniqueness},
+		{"its own late ack of seq 7", []history.Event{invoke(1, "k7"), ok(1, 7, "m7", true)}, ""},
+		{"seq 30's key answered anew", []history.Event{invoke(1, "k30"), ok(1, n+1, fmt.Sprint("m", n+1), false)}, NameIdempotencyGuarantee},
+		{"seq 30's key replayed", []history.Event{invoke(1, "k30"), ok(1, 30, "m30", true)}, ""},
+		{"sync misses seq 20", sync(miss20, miss20ids), NameSyncCompleteness},
+		{"sync returns all", sync(all, ids), ""},
+	} {
+		h := longChatHistory(n, tc.tail...)
+		held, heldAt := onlineOf(h)
+		spilling := NewOnline(nil)
+		if err := spilling.SpillTo(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		for i := range h.Events {
+			spilling.Event(&h.Events[i])
+		}
+		if err := spilling.CloseSpill(); err != nil {
+			t.Fatal(err)
+		}
+		got, want := spilling.Violations(), held.Violations()
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: spilling found %+v, holding all %+v", tc.name, got, want)
+		}
+		if spilling.Spilled() < 40_000 {
+			t.Fatalf("%s: %d bytes spilled, want the first acks of most of %d sequences", tc.name, spilling.Spilled(), n)
+		}
+		switch {
+		case tc.want == "" && len(want) > 0:
+			t.Fatalf("%s: found %+v", tc.name, want)
+		case tc.want != "" && (len(want) != 1 || want[0].Invariant != tc.want || heldAt[tc.want] != h.Events[len(h.Events)-1].Line):
+			t.Fatalf("%s: found %+v at %v, want %s at the last line", tc.name, want, heldAt, tc.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
@@ -88,6 +89,10 @@ type Checker struct {
 	header         bool
 	initialCounter uint64
 
+	// spill, unless nil, takes the first acks of sequences the run has
+	// moved past (onlineAcked, SpillTo).
+	spill *columns.SpillFile
+
 	mu         sync.Mutex
 	violations []Violation // the first of each invariant, in the order found
 	found      map[string]bool
@@ -137,6 +142,40 @@ func New(notify func(Violation)) *Checker {
 // against its initial_counter, and only once it was read.
 func (o *Checker) Header(h *history.Header) {
 	o.header, o.initialCounter = true, h.InitialCounter()
+}
+
+// SpillTo makes the checker keep in memory only each chat's newest first
+// acks by sequence, and the others in a file in dir (os.TempDir if empty),
+// removed as soon as it is made (columns.SpillFile), read back when a line
+// reaches them. Call it before the first line; CloseSpill when the lines
+// are done.
+func (o *Checker) SpillTo(dir string) error {
+	f, err := columns.NewSpillFile(dir)
+	if err != nil {
+		return err
+	}
+	o.spill = f
+	return nil
+}
+
+// Spilled is how many bytes went to the spill file.
+func (o *Checker) Spilled() int64 {
+	if o.spill == nil {
+		return 0
+	}
+	return o.spill.Written
+}
+
+// CloseSpill closes the spill file, once no more lines will come; the
+// error is a read back that failed, after which what the checker found
+// cannot be trusted (what failed to read reads as no ack).
+func (o *Checker) CloseSpill() error {
+	if o.spill == nil {
+		return nil
+	}
+	err := o.spill.Err()
+	o.spill.Close()
+	return err
 }
 
 // Violations are the first violation of each invariant found so far.
@@ -211,7 +250,7 @@ func (o *Checker) Final(*history.Final) {}
 func (o *Checker) ack(op openOp, e *history.Event) {
 	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
 	chatName := o.names[op.chat]
-	first, earlier := o.acked[op.chat].note(e.Seq, int32(e.Line), a.mid)
+	first, earlier := o.acked[op.chat].note(e.Seq, int32(e.Line), a.mid, o.spill)
 	if earlier && first.mid != a.mid {
 		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)

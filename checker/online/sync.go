@@ -3,6 +3,7 @@ package online
 import (
 	"slices"
 
+	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -11,29 +12,62 @@ import (
 // later it must return it (sync_completeness: the file is in time order,
 // so the acks done before the sync's invoke are the lines before it, but
 // for those of its time, which Checker.runStart excludes). Sequences are
-// dense from 1 in a chat, so they index two slices (12 bytes a sequence,
-// no padding); one far above the others (a corrupt or hostile answer)
-// goes to a map instead.
+// dense from 1 in a chat, so they index blocks of two columns (12 bytes a
+// sequence, no padding); one far above the others (a corrupt or hostile
+// answer) goes to a map instead.
+//
+// With a spill file (Checker.SpillTo) each chat keeps in memory only its
+// newest blocks: the older ones go to the file, byte for byte, and are
+// read back whole when a line reaches them (an ack or a sync's answer at
+// an old sequence), so every rule reads what it would have held.
 type onlineAcked struct {
-	mids   []uint64 // by sequence
-	lines  []uint32 // by sequence: line+1; 0: no ack
+	mids   [][]uint64 // by sequence>>ackShift: blocks of ackBlock; nil: none yet, or spilled
+	lines  [][]uint32 // the same blocks' lines+1; 0: no ack
+	n      uint64     // the sequences the blocks cover (dense)
 	sparse map[uint64]onlineSeqAck
 	top    uint64 // the highest sequence acked
+	// spilled: where each spilled block is (by the mids' blocks; the
+	// lines' go with them).
+	midSpill, lineSpill columns.BlockSpill
 }
+
+const (
+	ackShift = 10
+	ackBlock = 1 << ackShift
+	// ackKeep is how many full blocks below a chat's newest one stay in
+	// memory when spilling.
+	ackKeep = 1
+)
 
 type onlineSeqAck struct {
 	mid  uint64 // the message id's hash
 	line int32  // the ack's line
 }
 
+// block is block b's columns, read back if spilled; nil if no sequence
+// of it was acked (make: one is made then).
+func (a *onlineAcked) block(b int, make_ bool) ([]uint64, []uint32) {
+	if b >= len(a.mids) {
+		return nil, nil
+	}
+	if a.mids[b] == nil && a.midSpill.IsSpilled(b) {
+		columns.SpillLoad(&a.midSpill, a.mids, b, ackBlock)
+		columns.SpillLoad(&a.lineSpill, a.lines, b, ackBlock)
+	}
+	if a.mids[b] == nil && make_ {
+		a.mids[b], a.lines[b] = make([]uint64, ackBlock), make([]uint32, ackBlock)
+	}
+	return a.mids[b], a.lines[b]
+}
+
 // note records an ack of seq at line for message id hash mid; an earlier
 // one stays, and is returned (ok) if there was one.
-func (a *onlineAcked) note(seq uint64, line int32, mid uint64) (onlineSeqAck, bool) {
+func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.SpillFile) (onlineSeqAck, bool) {
 	if seq > a.top {
 		a.top = seq
 	}
-	if seq >= uint64(len(a.mids)) {
-		if seq > 2*uint64(len(a.mids))+1<<16 {
+	if seq >= a.n {
+		if seq > 2*a.n+1<<16 {
 			if a.sparse == nil {
 				a.sparse = map[uint64]onlineSeqAck{}
 			}
@@ -43,23 +77,40 @@ func (a *onlineAcked) note(seq uint64, line int32, mid uint64) (onlineSeqAck, bo
 			}
 			return first, ok
 		}
-		n := len(a.mids)
-		extra := int(seq) + 1 - n + n/2
-		a.mids = append(a.mids, make([]uint64, extra)...)
-		a.lines = append(a.lines, make([]uint32, extra)...)
+		a.n = seq + 1 + a.n/2
+		if spill != nil && !a.midSpill.Active() {
+			a.midSpill.Start(spill, ackKeep)
+			a.lineSpill.Start(spill, ackKeep)
+		}
+		for uint64(len(a.mids))<<ackShift < a.n {
+			a.mids, a.lines = append(a.mids, nil), append(a.lines, nil)
+			// The block below the newest is full: spilled once newer
+			// ones are.
+			if k := len(a.mids) - 2; k >= 0 && a.midSpill.Active() {
+				columns.SpillFull(&a.midSpill, a.mids, k)
+				columns.SpillFull(&a.lineSpill, a.lines, k)
+			}
+		}
 	}
-	if l := a.lines[seq]; l != 0 {
-		return onlineSeqAck{a.mids[seq], int32(l - 1)}, true
+	mids, lines := a.block(int(seq>>ackShift), true)
+	i := seq & (ackBlock - 1)
+	if l := lines[i]; l != 0 {
+		return onlineSeqAck{mids[i], int32(l - 1)}, true
 	}
-	a.mids[seq], a.lines[seq] = mid, uint32(line)+1
+	mids[i], lines[i] = mid, uint32(line)+1
 	return onlineSeqAck{}, false
 }
 
 // get is the first ack of seq, if any.
 func (a *onlineAcked) get(seq uint64) (onlineSeqAck, bool) {
-	if seq < uint64(len(a.mids)) {
-		l := a.lines[seq]
-		return onlineSeqAck{a.mids[seq], int32(l) - 1}, l != 0
+	if seq < a.n {
+		mids, lines := a.block(int(seq>>ackShift), false)
+		if lines == nil {
+			return onlineSeqAck{0, -1}, false
+		}
+		i := seq & (ackBlock - 1)
+		l := lines[i]
+		return onlineSeqAck{mids[i], int32(l) - 1}, l != 0
 	}
 	f, ok := a.sparse[seq]
 	return f, ok
@@ -119,12 +170,17 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 	// Acks are in the file in time order: those done before the invoke
 	// are the lines before the first of its time (op.before).
 	j := 0
-	for s := op.after + 1; s <= hi && s < uint64(len(acked.mids)); s++ {
-		l := acked.lines[s]
+	for s := op.after + 1; s <= hi && s < acked.n; s++ {
+		mids, lines := acked.block(int(s>>ackShift), false)
+		if lines == nil {
+			s |= ackBlock - 1 // no ack in this block: on to the next
+			continue
+		}
+		l := lines[s&(ackBlock-1)]
 		if l == 0 || int64(l)-1 >= int64(op.before) {
 			continue
 		}
-		a := onlineSeqAck{acked.mids[s], int32(l) - 1}
+		a := onlineSeqAck{mids[s&(ackBlock-1)], int32(l) - 1}
 		for j < len(seqs) && seqs[j] < s {
 			j++
 		}
