@@ -288,7 +288,7 @@ func longChatHistory(n int, tail ...history.Event) *history.History {
 // their valid twins. Without the spill nothing is written, and the test
 // fails.
 func TestOnlineSpilledFindsWhatItFindsInMemory(t *testing.T) {
-	const n = 6000
+	const n = 13_000 // four runs of keys, merged
 	all := make([]uint64, n)
 	ids := make([]string, n)
 	for i := range all {

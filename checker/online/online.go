@@ -257,7 +257,7 @@ func (o *Checker) ack(op openOp, e *history.Event) {
 	}
 	if op.keyed {
 		fp := keyFP{op.chat, op.key, op.key2 &^ keyMarked}
-		if slot, found := o.keys[op.chat].find(op.key, op.key2, a.seq); !found {
+		if slot, found := o.keys[op.chat].find(op.key, op.key2, a.seq, o.spill); !found {
 			if earlier { // its sequence's first ack is another's: keep its own
 				slot.k2 |= keyMarked
 				o.keyFirst[fp] = a

@@ -193,3 +193,37 @@ func SpillLoadAll[T any](s *BlockSpill, blocks [][]T, capacity int) {
 	}
 	*s = BlockSpill{}
 }
+
+// SpillWrite writes the records vs to s as one run; false (and s takes no
+// more) if it cannot.
+func SpillWrite[T any](s *SpillFile, vs []T) (SpillRef, bool) { return spillWrite(s, vs) }
+
+// SpillReadRange reads records from..from+len(into) of the run at r into
+// into (zeros where it cannot: s.Err says so).
+func SpillReadRange[T any](s *SpillFile, r SpillRef, from int, into []T) {
+	if len(into) == 0 {
+		return
+	}
+	p := bytesOf(into)
+	if s == nil || s.f == nil {
+		clear(into)
+		if s != nil && s.rerr == nil {
+			s.rerr = errors.New("spill file: a run was read back after the file was closed")
+		}
+		return
+	}
+	var z T
+	if _, err := s.f.ReadAt(p, r.off+int64(from)*int64(unsafe.Sizeof(z))); err != nil {
+		clear(into)
+		if s.rerr == nil {
+			s.rerr = fmt.Errorf("spill file: %w", err)
+		}
+	}
+	s.Read += int64(len(p))
+}
+
+// Len is how many records the run at r holds.
+func (r SpillRef) Len() int { return int(r.n) }
+
+// Usable says whether s takes more writes.
+func (s *SpillFile) Usable() bool { return s.usable() }

@@ -1,0 +1,55 @@
+package online
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/chatseq/chatseq/checker/internal/columns"
+)
+
+// A chat's keys spilled as runs (flushed, merged, looked up through
+// their filters and fences) answer every find as a table holding them
+// all does: the first sequence of each key, its mark, found or not; keys
+// that share a keyHash but not keyHash2 stay apart. Without the spill
+// file nothing goes to runs, and the test fails.
+func TestKeyTableSpilledAnswersAsHeld(t *testing.T) {
+	spill, err := columns.NewSpillFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	rng := rand.New(rand.NewPCG(30, 2))
+	var held, spilled keyTable
+	type key struct{ k1, k2 uint64 }
+	var seen []key
+	for i := range 60_000 {
+		var k key
+		switch r := rng.IntN(10); {
+		case r < 2 && len(seen) > 0: // a key seen before, maybe long ago
+			k = seen[rng.IntN(len(seen))]
+		case r < 3 && len(seen) > 0: // another key of the same keyHash
+			k = key{seen[rng.IntN(len(seen))].k1, rng.Uint64()}
+		default:
+			k = key{max(rng.Uint64()%1_000_000_007, 1), rng.Uint64()}
+		}
+		seq := uint64(i + 1)
+		hs, hf := held.find(k.k1, k.k2, seq, nil)
+		ss, sf := spilled.find(k.k1, k.k2, seq, spill)
+		if hf != sf || *hs != *ss {
+			t.Fatalf("find %d (%x, %x): held %v %+v, spilled %v %+v", i, k.k1, k.k2, hf, *hs, sf, *ss)
+		}
+		if !hf {
+			seen = append(seen, k)
+			if rng.IntN(7) == 0 { // a first answer kept in keyFirst
+				hs.k2 |= keyMarked
+				ss.k2 |= keyMarked
+			}
+		}
+	}
+	if err := spill.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(spilled.runs) < 2 || len(spilled.slots) > keyTableMax || len(held.runs) != 0 {
+		t.Fatalf("spilled: %d runs, %d slots; held: %d runs: want runs on file and a table of at most %d slots", len(spilled.runs), len(spilled.slots), len(held.runs), keyTableMax)
+	}
+}
