@@ -156,8 +156,8 @@ func (l *latencies) totals() (map[Step]*hdrhistogram.Histogram, Counts) {
 	hists := make(map[Step]*hdrhistogram.Histogram, stepCount)
 	for _, step := range Steps() {
 		h := newHistogram()
-		for _, d := range s.intervals {
-			d.hists[step].MergeInto(h)
+		for i := range s.intervals {
+			s.hists(i)[step].MergeInto(h)
 		}
 		hists[step] = h
 	}

@@ -87,11 +87,83 @@ type series struct {
 	intervals []*intervalData
 	ops       int64 // Operations over every interval moved here
 	faults    int64
+	// Intervals below sealedTo are sealed (but those in reopened, which a
+	// late update or a reader opened again): see seal.
+	sealedTo int
+	reopened []int
 }
 
 type intervalData struct {
 	counts Counts
-	hists  [stepCount]*hdrhistogram.PackedHistogram
+	hists  [stepCount]*hdrhistogram.PackedHistogram // nil while sealed
+	// sealed holds the histograms encoded (HdrHistogram's V2 compressed
+	// form, which decodes to the same buckets and counts) while the
+	// interval is sealed: a long run keeps an interval a second, and a
+	// step's histogram of a busy second is kilobytes, some 15 bytes an
+	// operation at 2,000 a second; encoded it is a fraction of that.
+	sealed [stepCount][]byte
+}
+
+// sealLag is how many intervals of length each behind the current one
+// stay open: the progress line reads the last second's, and a shard may
+// still move a late update into the one before.
+func sealLag(length time.Duration) int { return 2*int(IntervalLength/length) + 2 }
+
+// hists is interval i's histograms, opened (decoded) if it was sealed;
+// s.mu is held.
+func (s *series) hists(i int) *[stepCount]*hdrhistogram.PackedHistogram {
+	d := s.intervals[i]
+	if d.hists[0] == nil {
+		for step := range d.hists {
+			h, err := hdrhistogram.DecodePacked(d.sealed[step])
+			if err != nil {
+				// What Encode wrote always decodes; should it not, the
+				// interval reads as empty rather than stopping the run.
+				h = NewIntervalHistogram()
+			}
+			d.hists[step] = h
+		}
+		d.sealed = [stepCount][]byte{}
+		if i < s.sealedTo {
+			s.reopened = append(s.reopened, i)
+		}
+	}
+	return &d.hists
+}
+
+// seal encodes the histograms of the intervals up to below (and those
+// opened again since) and lets their open forms go; s.mu is held.
+func (s *series) seal(below int) {
+	below = min(below, len(s.intervals))
+	keep := s.reopened[:0]
+	for _, i := range s.reopened {
+		if i >= below || !s.intervals[i].seal() {
+			keep = append(keep, i)
+		}
+	}
+	s.reopened = keep
+	for ; s.sealedTo < below; s.sealedTo++ {
+		if !s.intervals[s.sealedTo].seal() {
+			s.reopened = append(s.reopened, s.sealedTo)
+		}
+	}
+}
+
+// seal encodes d's histograms; false (d left open) if one cannot be.
+func (d *intervalData) seal() bool {
+	if d.hists[0] == nil {
+		return true
+	}
+	var enc [stepCount][]byte
+	for step, h := range d.hists {
+		b, err := h.Encode()
+		if err != nil {
+			return false
+		}
+		enc[step] = b
+	}
+	d.sealed, d.hists = enc, [stepCount]*hdrhistogram.PackedHistogram{}
+	return true
 }
 
 // intervalShard is one latency shard's part of the current interval.
@@ -145,6 +217,10 @@ func (s *series) at(i int) *intervalData {
 
 // coarsen merges the intervals into IntervalLength ones; s.mu is held.
 func (s *series) coarsen() {
+	for i := range s.intervals {
+		s.hists(i)
+	}
+	s.sealedTo, s.reopened = 0, nil
 	k := int(IntervalLength / s.length())
 	merged := make([]*intervalData, 0, (len(s.intervals)+k-1)/k)
 	for i, d := range s.intervals {
@@ -185,7 +261,7 @@ func (sh *intervalShard) apply(now int64, values *[stepCount]int64, f func(*Coun
 		s := sh.series
 		s.mu.Lock()
 		d := s.at(i)
-		recordValues(&d.hists, values)
+		recordValues(s.hists(i/s.factor), values)
 		before := d.counts
 		f(&d.counts)
 		s.ops += d.counts.Operations - before.Operations
@@ -235,11 +311,12 @@ func (sh *intervalShard) flush() {
 	s := sh.series
 	s.mu.Lock()
 	d := s.at(sh.index)
+	hists := s.hists(sh.index / s.factor)
 	for step := range sh.buckets {
 		if b := &sh.buckets[step]; b.any() {
 			sh.moving.Reset()
 			b.moveTo(sh.moving)
-			d.hists[step].Merge(sh.moving)
+			hists[step].Merge(sh.moving)
 		}
 	}
 	d.counts.add(sh.counts)
@@ -305,6 +382,7 @@ func (l *latencies) intervals(elapsed time.Duration) ([]Interval, time.Duration)
 	every := s.length()
 	out := make([]Interval, len(s.intervals))
 	for i, d := range s.intervals {
+		s.hists(i)
 		start := time.Duration(i) * every
 		length := every
 		if end := start + every; end > elapsed && elapsed > start {
@@ -341,12 +419,13 @@ func (l *latencies) progress(now int64) Progress {
 		first := max(0, last+1-int(IntervalLength/s.length()))
 		window := NewIntervalHistogram()
 		var ops int64
-		for _, d := range s.intervals[first : last+1] {
+		for i, d := range s.intervals[first : last+1] {
 			ops += d.counts.Operations
-			window.Merge(d.hists[StepEndToEnd])
+			window.Merge(s.hists(first + i)[StepEndToEnd])
 		}
 		p.Rate = float64(ops) / (time.Duration(last+1-first) * s.length()).Seconds()
 		p.P99 = time.Duration(window.ValueAtPercentile(99))
+		s.seal(last + 1 - sealLag(s.length()))
 	}
 	s.mu.Unlock()
 	for k := range l.shards {
