@@ -184,10 +184,16 @@ func run(args []string, out io.Writer) (int, error) {
 		mu   sync.Mutex
 		ops  int64
 		done time.Time // when bench said its writers were done
+		eof  time.Time // when bench's standard error closed: its exit
 	)
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
+		defer func() {
+			mu.Lock()
+			eof = time.Now()
+			mu.Unlock()
+		}()
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if n, ok := progressOps(sc.Text()); ok {
@@ -204,7 +210,15 @@ func run(args []string, out io.Writer) (int, error) {
 	var samples []sample
 	var peak int64
 	tick := time.NewTicker(o.every)
-	for range tick.C {
+sampling:
+	for {
+		// bench's exit is timed by its standard error closing, not by the
+		// next sample failing (up to -every later).
+		select {
+		case <-tick.C:
+		case <-read:
+			break sampling
+		}
 		at := time.Since(began)
 		rss, err := rssOf(bench.Process.Pid)
 		if err != nil {
@@ -223,7 +237,9 @@ func run(args []string, out io.Writer) (int, error) {
 	tick.Stop()
 	<-read
 	werr := bench.Wait()
-	exited := time.Now()
+	mu.Lock()
+	exited := eof
+	mu.Unlock()
 	code := bench.ProcessState.ExitCode()
 	perOp, from, to, ok := growth(samples, o.warm)
 	if !ok {
