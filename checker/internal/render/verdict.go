@@ -35,6 +35,24 @@ func (v *Verdict) Fail(lines []int, format string, args ...any) {
 	}
 }
 
+// Keeps reports whether Fail would keep a counterexample of these lines
+// as the one shown, so that a caller with many violations whose message
+// is costly to build can count the others with CountFail.
+func (v *Verdict) Keeps(lines []int) bool {
+	return v.example == "" || cleanLen(lines) < len(v.lines)
+}
+
+// cleanLen is len(cleanLines(lines)), without building it.
+func cleanLen(lines []int) int {
+	n := 0
+	for i, l := range lines {
+		if l > 0 && !slices.Contains(lines[:i], l) {
+			n++
+		}
+	}
+	return n
+}
+
 // Unknown records a part of the invariant that could not be judged.
 func (v *Verdict) Unknown(format string, args ...any) {
 	v.unknowns = append(v.unknowns, fmt.Sprintf(format, args...))
