@@ -3,7 +3,9 @@ package checker_test
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
@@ -18,7 +20,9 @@ import (
 //	go test -run - -bench CheckProfile -benchtime 1x ./checker/
 //
 // peak-RSS-MB is the process's high-water resident set from the check's
-// start (the generator's freed memory returned first).
+// start (the generator's freed memory returned first); cpu-s/op is the
+// process's CPU time (user and system) a check, which on a shared machine
+// says more than ns/op, mostly waiting for a core there.
 func BenchmarkCheckProfile(b *testing.B) {
 	for _, name := range histgen.Profiles {
 		b.Run(name, func(b *testing.B) {
@@ -43,8 +47,11 @@ func BenchmarkCheckProfile(b *testing.B) {
 			}
 			b.SetBytes(st.Size())
 			checker.ResetPeakRSS()
+			cpu0 := processCPU(b)
+			n := 0
 			b.ResetTimer()
 			for b.Loop() {
+				n++
 				r, _, err := checker.CheckFile(path, checker.Options{})
 				if err != nil {
 					b.Fatal(err)
@@ -54,7 +61,17 @@ func BenchmarkCheckProfile(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			b.ReportMetric((processCPU(b)-cpu0).Seconds()/float64(n), "cpu-s/op")
 			b.ReportMetric(float64(checker.PeakRSS())/(1<<20), "peak-RSS-MB")
 		})
 	}
+}
+
+// processCPU is the CPU time, user and system, the process has used.
+func processCPU(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
