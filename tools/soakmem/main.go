@@ -153,6 +153,9 @@ func run(args []string, out io.Writer) (int, error) {
 	defer cancel()
 	serve := exec.CommandContext(ctx, o.bin, "serve", "--listen", o.listen)
 	serve.Stdout, serve.Stderr = serveLog, serveLog
+	// The profiles asked for by the environment are bench's: the service
+	// writing its own to the same file at the same moment corrupted them.
+	serve.Env = withoutProfiles(os.Environ())
 	if err := serve.Start(); err != nil {
 		return 5, err
 	}
@@ -258,6 +261,18 @@ sampling:
 		return 5, werr
 	}
 	return code, nil
+}
+
+// withoutProfiles is env without the CHATSEQ_*PROFILE* variables.
+func withoutProfiles(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "CHATSEQ_") && strings.Contains(name, "PROFILE") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 func waitListening(addr string, within time.Duration) error {

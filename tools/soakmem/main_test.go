@@ -55,3 +55,13 @@ func TestParseRefusesBadFlags(t *testing.T) {
 		t.Errorf("parse with bench arguments: %+v, %v", o, err)
 	}
 }
+
+// The service is started without the profile variables, so that only
+// bench writes the profile file they name (both writing it at once left
+// it corrupt); everything else passes through.
+func TestServeEnvHasNoProfiles(t *testing.T) {
+	env := withoutProfiles([]string{"CHATSEQ_HEAPPROFILE=/tmp/h", "CHATSEQ_HEAPPROFILE_AT=100s", "CHATSEQ_CPUPROFILE=/tmp/c", "CHATSEQ_TIMINGS=1", "PATH=/bin"})
+	if len(env) != 2 || env[0] != "CHATSEQ_TIMINGS=1" || env[1] != "PATH=/bin" {
+		t.Fatalf("serve's environment %q, want CHATSEQ_TIMINGS and PATH only", env)
+	}
+}
