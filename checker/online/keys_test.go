@@ -1,10 +1,12 @@
 package online
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/history"
 )
 
 // A chat's keys spilled as runs (flushed, merged, looked up through
@@ -51,5 +53,33 @@ func TestKeyTableSpilledAnswersAsHeld(t *testing.T) {
 	}
 	if len(spilled.runs) < 2 || len(spilled.slots) > keyTableMax || len(held.runs) != 0 {
 		t.Fatalf("spilled: %d runs, %d slots; held: %d runs: want runs on file and a table of at most %d slots", len(spilled.runs), len(spilled.slots), len(held.runs), keyTableMax)
+	}
+}
+
+// A chat's first acks, spilling, keep only the block being filled and
+// ackKeep more in memory however many sequences the run acks (the slices
+// grow ahead of the sequences: blocks made inside that margin were once
+// never spilled).
+func TestAckedHoldsFewBlocksWhileSpilling(t *testing.T) {
+	o := New(nil)
+	if err := o.SpillTo(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	defer o.CloseSpill()
+	line := 1
+	for s := uint64(1); s <= 40*ackBlock; s++ {
+		line++
+		o.Event(&history.Event{Kind: history.KindInvoke, Process: 1, F: history.FPersist, Chat: "c", Key: fmt.Sprint("k", s), Sender: "u", Line: line, Time: int64(line)})
+		line++
+		o.Event(&history.Event{Kind: history.KindOK, Process: 1, F: history.FPersist, Chat: "c", Seq: s, MessageID: fmt.Sprint("m", s), Line: line, Time: int64(line)})
+	}
+	held := 0
+	for _, b := range o.acked[0].mids {
+		if b != nil {
+			held++
+		}
+	}
+	if held > ackKeep+1 {
+		t.Fatalf("%d blocks of first acks in memory after %d sequences, want at most %d", held, 40*ackBlock, ackKeep+1)
 	}
 }

@@ -84,15 +84,17 @@ func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.Sp
 		}
 		for uint64(len(a.mids))<<ackShift < a.n {
 			a.mids, a.lines = append(a.mids, nil), append(a.lines, nil)
-			// The block below the newest is full: spilled once newer
-			// ones are.
-			if k := len(a.mids) - 2; k >= 0 && a.midSpill.Active() {
-				columns.SpillFull(&a.midSpill, a.mids, k)
-				columns.SpillFull(&a.lineSpill, a.lines, k)
-			}
 		}
 	}
-	mids, lines := a.block(int(seq>>ackShift), true)
+	b := int(seq >> ackShift)
+	if b > 0 && a.mids[b] == nil && !a.midSpill.IsSpilled(b) && a.midSpill.Active() {
+		// A block is made as an ack first reaches it (the slices grow
+		// ahead of the sequences): the one below it is full, and is
+		// spilled once newer ones are.
+		columns.SpillFull(&a.midSpill, a.mids, b-1)
+		columns.SpillFull(&a.lineSpill, a.lines, b-1)
+	}
+	mids, lines := a.block(b, true)
 	i := seq & (ackBlock - 1)
 	if l := lines[i]; l != 0 {
 		return onlineSeqAck{mids[i], int32(l - 1)}, true
