@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/internal/closers"
 	"github.com/chatseq/chatseq/kafka/embedded"
 	pgserver "github.com/chatseq/chatseq/localserver/postgres"
 	"github.com/chatseq/chatseq/sequencer"
@@ -34,7 +35,7 @@ const servedPartitions = 4
 type servedRun struct {
 	reach   targets.Options
 	brokers []string
-	closers []func() error
+	cleanup closers.Stack // what startServed started, stopped last first
 }
 
 // serveCommand is chatseq serve with args, as a shell command.
@@ -77,7 +78,7 @@ func startServed(ctx context.Context, sc *Scenario, cfg *bench.Config, opts Opti
 			if err != nil {
 				return nil, fmt.Errorf("serve: a throwaway PostgreSQL for the served design did not start: %w", err)
 			}
-			s.closers = append(s.closers, c.Stop)
+			s.cleanup.Push(c.Stop)
 			dsn = c.DSN()
 		}
 		args = append(args, "--dsn", dsn, "--schema", "scn_served_"+strconv.FormatInt(time.Now().UnixNano(), 36))
@@ -95,7 +96,7 @@ func startServed(ctx context.Context, sc *Scenario, cfg *bench.Config, opts Opti
 		if err != nil {
 			return nil, fmt.Errorf("serve: %w", err)
 		}
-		s.closers = append(s.closers, func() error { c.Close(); return nil })
+		s.cleanup.Push(func() error { c.Close(); return nil })
 		s.brokers = c.Brokers()
 		args = append(args, "--brokers", strings.Join(s.brokers, ","), "--topic", sequencer.Topic)
 	}
@@ -109,16 +110,7 @@ func startServed(ctx context.Context, sc *Scenario, cfg *bench.Config, opts Opti
 }
 
 // close stops what startServed started, last first.
-func (s *servedRun) close() error {
-	var first error
-	for i := len(s.closers) - 1; i >= 0; i-- {
-		if err := s.closers[i](); err != nil && first == nil {
-			first = err
-		}
-	}
-	s.closers = nil
-	return first
-}
+func (s *servedRun) close() error { return s.cleanup.Close() }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
