@@ -115,7 +115,12 @@ func Start(ctx context.Context, o Options) (_ *Serving, err error) {
 		return nil, err
 	}
 	s.closers.Push(func() error {
-		_ = target.Settle(context.Background())
+		// A last relay pass before exit, bounded: with the database or
+		// Kafka gone it would wait out the relay's own two minutes, and
+		// what it leaves stays in the outbox for the next relay.
+		settle, cancel := context.WithTimeout(context.Background(), closeSettleTimeout)
+		_ = target.Settle(settle)
+		cancel()
 		return target.Close()
 	})
 	push, err := s.startPush(ctx, o, target)
@@ -182,6 +187,9 @@ func (s *Serving) Wait(ctx context.Context) error {
 		return s.Close()
 	}
 }
+
+// closeSettleTimeout bounds the target's last settle when serve stops.
+const closeSettleTimeout = 10 * time.Second
 
 // Close stops listening, lets requests in flight finish briefly, then
 // closes the target.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -267,21 +268,62 @@ func (p *process) waitUnbound(ctx context.Context) {
 // reports what the new process says.
 const unbindPatience = 5 * time.Second
 
-// stop ends the service: SIGTERM, then SIGKILL after 5 s.
+// stop ends the service, every process of its group: SIGTERM, then
+// SIGKILL after stopPatience. The shell bench waited for is not the
+// whole service: a server it left a child of its own may still be
+// shutting down (a PostgreSQL outbox draining to Kafka) when the shell is
+// gone, and would outlive the run, and the Kafka and the database the
+// run closes next.
 func (p *process) stop() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd != nil {
 		p.signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(5 * time.Second):
-			p.signal(syscall.SIGKILL)
-			<-p.exited
+		deadline := time.Now().Add(stopPatience)
+		for time.Now().Before(deadline) && p.groupAlive() {
+			time.Sleep(10 * time.Millisecond)
 		}
+		if p.groupAlive() {
+			p.signal(syscall.SIGKILL)
+			// A kill takes a moment to land on each process.
+			for end := time.Now().Add(time.Second); time.Now().Before(end) && p.groupAlive(); {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		<-p.exited
 	}
 	p.log.Close()
 	return os.Remove(p.log.Name())
+}
+
+// stopPatience is how long a stopped service may take to shut down
+// before it is killed.
+const stopPatience = 5 * time.Second
+
+// groupAlive reports whether a process of the service's group still
+// runs (a zombie, dead and not yet reaped, does not count).
+func (p *process) groupAlive() bool {
+	pgid := p.cmd.Process.Pid
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true // no /proc to tell zombies apart: alive as far as we know
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
+		rest := string(b[bytes.LastIndexByte(b, ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *process) signal(sig syscall.Signal) {

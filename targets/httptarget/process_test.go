@@ -1,13 +1,17 @@
 package httptarget_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,4 +86,43 @@ func TestServeThatExitsIsAFailedStart(t *testing.T) {
 	if !strings.Contains(err.Error(), "exited before it answered") || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("the error should say the command exited, and what it printed: %v", err)
 	}
+}
+
+// Stopping a --serve service ends every process the command started,
+// not only the shell bench waited for: a child that outlives its shell
+// (here one that ignores SIGTERM, as a server busy shutting down does)
+// is killed, so that it never outlives the run and what the run closes
+// after it.
+func TestStoppedServiceLeavesNoProcessBehind(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	command := fmt.Sprintf(`(trap "" TERM; exec sleep 300) & echo $! > %s; %s`, scenarios.ShellQuote(pidFile), serveCommand(t, "127.0.0.1:0"))
+	opened, err := openWithin(t, targets.Options{Serve: command})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		opened.Close()
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		opened.Close()
+		t.Fatal(err)
+	}
+	opened.Close()
+	if running(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the command's child %d still runs after the service was stopped", pid)
+	}
+}
+
+// running: pid is a process that has not exited (a zombie has).
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
 }
