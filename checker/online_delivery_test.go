@@ -99,26 +99,35 @@ func TestOnlinePushAuthorization(t *testing.T) {
 		{"no join line at all", []history.Receiver{connect("u1/d", "u1", false), push("u1/d", "c", false)}, nil},
 	} {
 		h := &history.History{Header: history.Header{Version: history.Version}, Receivers: tc.lines}
-		for i := range h.Receivers {
-			h.Receivers[i].Line, h.Receivers[i].Time = i+2, int64(10*(i+1))
-		}
-		off, _ := Check(h, Options{}).Result(NamePushAuthorization)
-		o := NewOnline(nil)
-		for i := range h.Receivers {
-			o.Receiver(&h.Receivers[i])
-		}
-		vs := o.Violations()
-		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NamePushAuthorization })
-		switch {
-		case tc.want == nil && (i >= 0 || off.Status == Fail):
-			t.Errorf("%s: online %+v, offline %s (%s); want neither", tc.name, vs, off.Status, off.Detail)
-		case tc.want != nil && i < 0:
-			t.Errorf("%s: not found online; offline %s (%s)", tc.name, off.Status, off.Detail)
-		case tc.want != nil && off.Status != Fail:
-			t.Errorf("%s: online %s, offline %s (%s)", tc.name, vs[i].Detail, off.Status, off.Detail)
-		case tc.want != nil && !slices.Equal(vs[i].Lines, tc.want):
-			t.Errorf("%s: lines %v, want %v (%s)", tc.name, vs[i].Lines, tc.want, vs[i].Detail)
-		}
+		onlineAsOffline(t, tc.name, h, NamePushAuthorization, tc.want)
+	}
+}
+
+// onlineAsOffline numbers h's receiver lines from line 2, judges them
+// online and offline, and fails unless both find name violated (online
+// at lines want) or neither does (want nil).
+func onlineAsOffline(t *testing.T, name string, h *history.History, invariant string, want []int) {
+	t.Helper()
+	for i := range h.Receivers {
+		h.Receivers[i].Line, h.Receivers[i].Time = i+2, int64(10*(i+1))
+	}
+	off, _ := Check(h, Options{}).Result(invariant)
+	o := NewOnline(nil)
+	o.Header(&h.Header)
+	for i := range h.Receivers {
+		o.Receiver(&h.Receivers[i])
+	}
+	vs := o.Violations()
+	i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == invariant })
+	switch {
+	case want == nil && (i >= 0 || off.Status == Fail):
+		t.Errorf("%s: online %+v, offline %s (%s); want neither", name, vs, off.Status, off.Detail)
+	case want != nil && i < 0:
+		t.Errorf("%s: not found online; offline %s (%s)", name, off.Status, off.Detail)
+	case want != nil && off.Status != Fail:
+		t.Errorf("%s: online %s, offline %s (%s)", name, vs[i].Detail, off.Status, off.Detail)
+	case want != nil && !slices.Equal(vs[i].Lines, want):
+		t.Errorf("%s: lines %v, want %v (%s)", name, vs[i].Lines, want, vs[i].Detail)
 	}
 }
 
@@ -167,27 +176,7 @@ func TestOnlineDeliveryAckAheadOfWhatItsDeviceReceived(t *testing.T) {
 		if tc.initial != "" {
 			h.Header.Extra = map[string]string{history.InitialCounterField: tc.initial}
 		}
-		for i := range h.Receivers {
-			h.Receivers[i].Line, h.Receivers[i].Time = i+2, int64(10*(i+1))
-		}
-		off, _ := Check(h, Options{}).Result(NameDeliveryStateConsistency)
-		o := NewOnline(nil)
-		o.Header(&h.Header)
-		for i := range h.Receivers {
-			o.Receiver(&h.Receivers[i])
-		}
-		vs := o.Violations()
-		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameDeliveryStateConsistency })
-		switch {
-		case tc.want == nil && (i >= 0 || off.Status == Fail):
-			t.Errorf("%s: online %+v, offline %s (%s); want neither", tc.name, vs, off.Status, off.Detail)
-		case tc.want != nil && i < 0:
-			t.Errorf("%s: not found online; offline %s (%s)", tc.name, off.Status, off.Detail)
-		case tc.want != nil && off.Status != Fail:
-			t.Errorf("%s: online %s, offline %s (%s)", tc.name, vs[i].Detail, off.Status, off.Detail)
-		case tc.want != nil && !slices.Equal(vs[i].Lines, tc.want):
-			t.Errorf("%s: lines %v, want %v (%s)", tc.name, vs[i].Lines, tc.want, vs[i].Detail)
-		}
+		onlineAsOffline(t, tc.name, h, NameDeliveryStateConsistency, tc.want)
 	}
 }
 

@@ -25,12 +25,16 @@ func syncHistory(after uint64, limit int, seqs ...uint64) *history.History {
 		{Kind: history.KindOK, Process: 2, F: history.FPersist, Chat: "c", Seq: 3, MessageID: "m3"},
 		{Kind: history.KindOK, Process: 1, F: history.FSync, Chat: "c", Sync: &history.SyncResult{Seqs: seqs, MessageIDs: ids}},
 	}
-	h := &history.History{Header: history.Header{Version: history.Version}}
+	return numberedHistory(evs)
+}
+
+// numberedHistory is evs as a history's operation lines, numbered from
+// line 2 (after the header), ten time units apart.
+func numberedHistory(evs []history.Event) *history.History {
 	for i := range evs {
 		evs[i].Line, evs[i].Time = i+2, int64(10*(i+1))
 	}
-	h.Events = evs
-	return h
+	return &history.History{Header: history.Header{Version: history.Version}, Events: evs}
 }
 
 // A sync that misses a message acknowledged before it was invoked is

@@ -273,12 +273,7 @@ func longChatHistory(n int, tail ...history.Event) *history.History {
 			history.Event{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: uint64(s), MessageID: fmt.Sprint("m", s)})
 	}
 	evs = append(evs, tail...)
-	h := &history.History{Header: history.Header{Version: history.Version}}
-	for i := range evs {
-		evs[i].Line, evs[i].Time = i+2, int64(10*(i+1))
-	}
-	h.Events = evs
-	return h
+	return numberedHistory(evs)
 }
 
 // The online check spilling the first acks of old sequences to disk

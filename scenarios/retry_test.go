@@ -191,18 +191,7 @@ expect: pass
 		t.Fatalf("racy counter: verdict %s after %d runs (%v)", o.Verdict, runs, o.Problems)
 	}
 
-	slow, err := Decode([]byte(`name: misses-a-threshold
-writers: 2
-chats: 2
-ops: 50
-kafka: off
-thresholds:
-  - operations > 1000000
-expect: pass
-`), "slow.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	slow := missesAThreshold(t)
 	runs = 0
 	o = RunRetrying(context.Background(), slow, Options{OutDir: t.TempDir()}, 2, func(int, *Outcome, bool) { runs++ })
 	if o.Verdict != ThresholdFail || runs != 3 || o.Tries() != 3 {
@@ -320,18 +309,7 @@ func TestTryWhoseFilesCannotBeKeptIsNotRunAgain(t *testing.T) {
 // results directory, and the last try's in the scenario's directory; the
 // try-N directories of an earlier chatseq run are removed first.
 func TestRunRetryingKeepsEveryTrysFiles(t *testing.T) {
-	slow, err := Decode([]byte(`name: misses-a-threshold
-writers: 2
-chats: 2
-ops: 50
-kafka: off
-thresholds:
-  - operations > 1000000
-expect: pass
-`), "slow.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	slow := missesAThreshold(t)
 	out := t.TempDir()
 	stale := filepath.Join(out, "misses-a-threshold", "try-7")
 	if err := os.MkdirAll(stale, 0o755); err != nil {
@@ -365,4 +343,23 @@ expect: pass
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("an earlier run's try-7 is still there: %v", err)
 	}
+}
+
+// missesAThreshold is a correct scenario that misses its threshold on
+// every try: a retry's only cause.
+func missesAThreshold(t *testing.T) *Scenario {
+	t.Helper()
+	slow, err := Decode([]byte(`name: misses-a-threshold
+writers: 2
+chats: 2
+ops: 50
+kafka: off
+thresholds:
+  - operations > 1000000
+expect: pass
+`), "slow.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slow
 }
