@@ -206,3 +206,28 @@ func TestStreamContinuityFailsOnASkipAfterALaterCopy(t *testing.T) {
 	res := mustFail(t, b.check(t), NameStreamContinuity, connect, push, events[4])
 	mustContain(t, res.Detail, "but not seq 4")
 }
+
+// A skip excused by a membership change does not end the judging of the
+// connection's stream: the user left and rejoined around seq 2, and seq 4
+// is skipped later on the same connection (the run 1, 3, 5 realigns at 3).
+// Before the excuse realigned the run, the rest of it went unjudged and
+// this passed.
+func TestStreamContinuityFailsOnASkipAfterAnExcusedOne(t *testing.T) {
+	b := newHB()
+	b.join("A", "u1")
+	connect := b.connect("d1", "u1")
+	b.send(1, "A", "k1", 1)
+	b.push("d1", "A", 1)
+	b.leave("A", "u1")
+	b.send(1, "A", "k2", 2)
+	b.join("A", "u1")
+	b.send(1, "A", "k3", 3)
+	push3 := b.push("d1", "A", 3)
+	b.send(1, "A", "k4", 4)
+	b.send(1, "A", "k5", 5)
+	push5 := b.push("d1", "A", 5)
+	b.catchUp("d1", "A", 4)
+	events := topicOf(b, 1, 2, 3, 4, 5)
+	res := mustFail(t, b.check(t), NameStreamContinuity, connect, push3, push5, events[3])
+	mustContain(t, res.Detail, "but not seq 4")
+}

@@ -90,7 +90,8 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		}
 		s.Streams++
 		s.Judged += len(run)
-		if h := t.firstSkip(run); h != nil && !d.membershipChanged(first.Chat, dev.User, h.beforeLine, h.afterLine) {
+		excused := func(h *skip) bool { return d.membershipChanged(first.Chat, dev.User, h.beforeLine, h.afterLine) }
+		if h := t.firstSkip(run, excused); h != nil {
 			return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: h.beforeLine, AfterPush: h.afterLine,
 				Before: t.order[h.before], Missing: t.order[h.before+1], After: t.order[h.after]}, s
 		}
@@ -142,9 +143,10 @@ type skip struct {
 	beforeLine, afterLine int32
 }
 
-// firstSkip aligns run with the topic and returns its first skip, nil:
-// none.
-func (t *chatTopic) firstSkip(run []streamedMsg) *skip {
+// firstSkip aligns run with the topic and returns its first skip that
+// excused does not accept, nil: none. Past an excused skip the run is
+// aligned anew, so a later skip on the same connection is still found.
+func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) *skip {
 	for len(run) > 0 {
 		starts := t.at[run[0].key]
 		if len(starts) > maxAlignments {
@@ -167,9 +169,12 @@ func (t *chatTopic) firstSkip(run []streamedMsg) *skip {
 		next := run[bestLen]
 		later := t.at[next.key]
 		if k, _ := slices.BinarySearch(later, last+1); k < len(later) {
-			return &skip{before: last, after: later[k], beforeLine: run[bestLen-1].line, afterLine: next.line}
+			h := &skip{before: last, after: later[k], beforeLine: run[bestLen-1].line, afterLine: next.line}
+			if !excused(h) {
+				return h
+			}
 		}
-		run = run[bestLen:] // it went back: aligned anew from there
+		run = run[bestLen:] // it went back, or skipped with an excuse: aligned anew from there
 	}
 	return nil
 }
