@@ -185,29 +185,10 @@ func cutShort(res Result, note string) Result {
 // field by field. stated reports whether the events contract was given
 // (its default depends on whether the history holds events).
 func resolveContract(header history.Contract, opt *history.Contract, hasEvents bool) (c history.Contract, stated bool) {
-	c = header
-	if opt != nil {
+	if c = header; opt != nil {
 		c = opt.Over(c)
 	}
-	stated = c.Events != ""
-	for _, f := range history.ContractFields {
-		if v := f.Of(&c); *v == "" {
-			*v = f.DefaultFor(hasEvents)
-		}
-	}
-	return c, stated
-}
-
-// contractProblem describes invalid contract values the model depends on
-// (the rows history.ContractFields marks ModelReads).
-func contractProblem(c history.Contract) string {
-	for i := range history.ContractFields {
-		f := &history.ContractFields[i]
-		if v := *f.Of(&c); f.ModelReads && !f.Allows(v) {
-			return fmt.Sprintf("%s %q is neither %s", f.Name, v, f.Choices(true, "nor"))
-		}
-	}
-	return ""
+	return c.WithDefaults(hasEvents), c.Events != ""
 }
 
 // stats adds to the operations' counts (store.Index.OpStats) what the invariants

@@ -53,17 +53,17 @@ func TestContractProblemNamesEveryModelField(t *testing.T) {
 		c, _ := resolveContract(history.Contract{}, nil, false)
 		if !f.ModelReads {
 			*f.Of(&c) = "bogus"
-			if p := contractProblem(c); p != "" {
+			if p := c.ModelProblem(); p != "" {
 				t.Errorf("%s, which the model does not read, bogus: problem %q", name, p)
 			}
 			continue
 		}
 		model++
-		if p := contractProblem(c); p != "" {
+		if p := c.ModelProblem(); p != "" {
 			t.Fatalf("the defaults are a problem: %s", p)
 		}
 		*f.Of(&c) = "bogus"
-		if p := contractProblem(c); !strings.HasPrefix(p, name+` "bogus" is neither `+f.Choices(true, "nor")) {
+		if p := c.ModelProblem(); !strings.HasPrefix(p, name+` "bogus" is neither `+f.Choices(true, "nor")) {
 			t.Errorf("%s bogus: problem %q", name, p)
 		}
 	}

@@ -63,36 +63,10 @@ func checkDeliveryStateConsistency(x *index) Result {
 	return v.result()
 }
 
-// ackBounds are a (chat, user)'s acknowledgements: the highest of all
-// (top), and the highest sent on a connection open until its device
-// settled (kept), with their lines.
-type ackBounds struct {
-	top, kept         uint64
-	topLine, keptLine int32
-	keptSettled       int32
-	hasTop, hasKept   bool
-}
-
 // judgeRows judges the delivery_state rows against the acknowledgements
 // and returns how many rows it judged.
 func judgeRows(d *store.Delivery, x *index, v *verdict) int {
-	bounds := map[store.MemberKey]*ackBounds{}
-	for i := range d.Acks {
-		a := &d.Acks[i]
-		dev := &d.Devs[a.Dev]
-		k := store.MemberKey{Chat: a.Chat, User: dev.User}
-		b := bounds[k]
-		if b == nil {
-			b = &ackBounds{}
-			bounds[k] = b
-		}
-		if !b.hasTop || a.Seq > b.top {
-			b.top, b.topLine, b.hasTop = a.Seq, a.Line, true
-		}
-		if dev.Settled > 0 && a.Line < dev.Settled && a.Conn != 0 && a.Conn == dev.SettledConn && (!b.hasKept || a.Seq > b.kept) {
-			b.kept, b.keptLine, b.keptSettled, b.hasKept = a.Seq, a.Line, dev.Settled, true
-		}
-	}
+	bounds := d.AckBoundsByMember()
 	rows := map[store.MemberKey]int32{}
 	for _, r := range d.Rows {
 		if first, ok := rows[r.MemberKey]; ok {
@@ -102,19 +76,19 @@ func judgeRows(d *store.Delivery, x *index, v *verdict) int {
 		rows[r.MemberKey] = r.Line
 		b := bounds[r.MemberKey]
 		if b == nil {
-			b = &ackBounds{}
+			b = &store.AckBounds{}
 		}
 		switch {
-		case r.Seq > max(b.top, x.InitialCounter):
+		case r.Seq > max(b.Top, x.InitialCounter):
 			acked := "no device of the user acknowledged the chat"
-			if b.hasTop {
-				acked = fmt.Sprintf("its devices acknowledged at most seq %d (line %d)", b.top, b.topLine)
+			if b.HasTop {
+				acked = fmt.Sprintf("its devices acknowledged at most seq %d (line %d)", b.Top, b.TopLine)
 			}
-			v.fail([]int{int(r.Line), int(b.topLine)}, "the delivery_state row at line %d gives user %q seq %d of chat %q, but %s: the server recorded an acknowledgement no device sent",
+			v.fail([]int{int(r.Line), int(b.TopLine)}, "the delivery_state row at line %d gives user %q seq %d of chat %q, but %s: the server recorded an acknowledgement no device sent",
 				r.Line, d.Users[r.User], r.Seq, d.Chats[r.Chat], acked)
-		case b.hasKept && r.Seq < b.kept:
-			v.fail([]int{int(b.keptLine), int(b.keptSettled), int(r.Line)}, "the delivery_state row at line %d gives user %q seq %d of chat %q, below the seq %d a device acknowledged at line %d on a connection open until it settled (line %d): an acknowledgement was lost or lowered the state",
-				r.Line, d.Users[r.User], r.Seq, d.Chats[r.Chat], b.kept, b.keptLine, b.keptSettled)
+		case b.HasKept && r.Seq < b.Kept:
+			v.fail([]int{int(b.KeptLine), int(b.KeptSettled), int(r.Line)}, "the delivery_state row at line %d gives user %q seq %d of chat %q, below the seq %d a device acknowledged at line %d on a connection open until it settled (line %d): an acknowledgement was lost or lowered the state",
+				r.Line, d.Users[r.User], r.Seq, d.Chats[r.Chat], b.Kept, b.KeptLine, b.KeptSettled)
 		}
 	}
 	if d.StateRead > 0 {
@@ -127,11 +101,11 @@ func judgeRows(d *store.Delivery, x *index, v *verdict) int {
 		})
 		for _, k := range keys {
 			b := bounds[k]
-			if _, ok := rows[k]; ok || !b.hasKept || b.kept <= x.InitialCounter {
+			if _, ok := rows[k]; ok || !b.HasKept || b.Kept <= x.InitialCounter {
 				continue
 			}
-			v.fail([]int{int(b.keptLine), int(b.keptSettled), d.StateRead}, "the delivery_state table read (line %d) has no row for user %q of chat %q, whose device acknowledged seq %d at line %d on a connection open until it settled (line %d)",
-				d.StateRead, d.Users[k.User], d.Chats[k.Chat], b.kept, b.keptLine, b.keptSettled)
+			v.fail([]int{int(b.KeptLine), int(b.KeptSettled), d.StateRead}, "the delivery_state table read (line %d) has no row for user %q of chat %q, whose device acknowledged seq %d at line %d on a connection open until it settled (line %d)",
+				d.StateRead, d.Users[k.User], d.Chats[k.Chat], b.Kept, b.KeptLine, b.KeptSettled)
 		}
 	}
 	return len(d.Rows)

@@ -152,7 +152,7 @@ func seqList(seqs []uint64) string {
 // linearizabilityPromise: every contract promises linearizability, but
 // its model needs the contract's values defined.
 func linearizabilityPromise(j *judging) promise {
-	if problem := contractProblem(j.con); problem != "" {
+	if problem := j.con.ModelProblem(); problem != "" {
 		return promise{undefined: "the model needs a valid contract: " + problem}
 	}
 	return promise{}

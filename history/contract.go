@@ -219,6 +219,29 @@ func (c Contract) Over(base Contract) Contract {
 	return base
 }
 
+// WithDefaults returns c with every field it leaves empty set to HISTORY.md's
+// default (the events default depends on whether the history holds events).
+func (c Contract) WithDefaults(hasEvents bool) Contract {
+	for _, f := range ContractFields {
+		if v := f.Of(&c); *v == "" {
+			*v = f.DefaultFor(hasEvents)
+		}
+	}
+	return c
+}
+
+// ModelProblem describes invalid values of the fields the linearizability
+// model reads (the rows marked ModelReads), "" when there are none.
+func (c Contract) ModelProblem() string {
+	for i := range ContractFields {
+		f := &ContractFields[i]
+		if v := *f.Of(&c); f.ModelReads && !f.Allows(v) {
+			return fmt.Sprintf("%s %q is neither %s", f.Name, v, f.Choices(true, "nor"))
+		}
+	}
+	return ""
+}
+
 // Validate checks that every field c states holds one of its values; one
 // error per field that does not, each worded by bad(field, value).
 func (c Contract) Validate(bad func(f *ContractField, value string) error) error {

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// SettledByUser lists the devices with a settled line by their user, and
+// counts those without one.
+func (d *Delivery) SettledByUser() (byUser map[int32][]int32, unsettled int) {
+	byUser = map[int32][]int32{}
+	for i := range d.Devs {
+		if d.Devs[i].Settled == 0 {
+			unsettled++
+			continue
+		}
+		byUser[d.Devs[i].User] = append(byUser[d.Devs[i].User], int32(i))
+	}
+	return byUser, unsettled
+}
+
+// MemberPair is a settled device whose user was a member of a chat from
+// the device's first connect to its settle; Join is that membership's
+// join line.
+type MemberPair struct {
+	Dev, Chat, Join int32
+}
+
+// MembersThroughout lists the settled devices (byUser, SettledByUser) and
+// the chats their users were members of throughout: a join line before
+// the device's first connect and no leave before its settled line.
+func (d *Delivery) MembersThroughout(byUser map[int32][]int32) []MemberPair {
+	open := map[MemberKey]int32{}
+	var pairs []MemberPair
+	end := func(k MemberKey, until int32) {
+		from := open[k]
+		delete(open, k)
+		for _, dev := range byUser[k.User] {
+			if dv := &d.Devs[dev]; from < dv.First && until > dv.Settled {
+				pairs = append(pairs, MemberPair{Dev: dev, Chat: k.Chat, Join: from})
+			}
+		}
+	}
+	for _, m := range d.Members {
+		if m.Leave {
+			end(m.MemberKey, m.Line)
+		} else {
+			open[m.MemberKey] = m.Line
+		}
+	}
+	for k := range open {
+		end(k, math.MaxInt32)
+	}
+	slices.SortFunc(pairs, func(a, b MemberPair) int {
+		return cmp.Or(cmp.Compare(a.Dev, b.Dev), cmp.Compare(a.Chat, b.Chat))
+	})
+	return pairs
+}
+
+// ChatsOf counts the distinct chats of pairs.
+func ChatsOf(pairs []MemberPair) int {
+	seen := map[int32]bool{}
+	for _, p := range pairs {
+		seen[p.Chat] = true
+	}
+	return len(seen)
+}
+
+// ReceivedBySettle reports whether pushes (sorted by seq, from the first
+// with seq >= s) hold (s, id) pushed before their device's settled line.
+func (d *Delivery) ReceivedBySettle(pushes []int32, s, id uint64) bool {
+	for _, i := range pushes {
+		p := d.Pushes.At(i)
+		if p.Seq != s {
+			return false
+		}
+		if p.ID == id && !p.AfterSettle {
+			return true
+		}
+	}
+	return false
+}
