@@ -174,3 +174,79 @@ func rawUint(raw []byte) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// arrayItems returns the raw bytes of every value of the valid JSON array
+// v; false if v is not an array.
+func arrayItems(v []byte) ([][]byte, bool) {
+	if len(v) == 0 || v[0] != '[' {
+		return nil, false
+	}
+	items := [][]byte{}
+	for i := skipSpace(v, 1); i < len(v) && v[i] != ']'; {
+		end := valueEnd(v, i)
+		items = append(items, v[i:end])
+		if i = skipSpace(v, end); i < len(v) && v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+	return items, true
+}
+
+// keyPaths are the paths fields reads: one scan of an object finds every
+// path that is one key (the rest are walked apart).
+type keyPaths struct {
+	paths []string
+	key   []bool // paths[i] is one key
+	plain []bool // and a key without an escape matches it byte for byte
+}
+
+func newKeyPaths(paths ...string) keyPaths {
+	k := keyPaths{paths: paths, key: make([]bool, len(paths)), plain: make([]bool, len(paths))}
+	for i, p := range paths {
+		k.key[i] = p != "" && !strings.Contains(p, ".")
+		// Invalid bytes in a key read as U+FFFD: a name with none, valid
+		// UTF-8, equals a key without escapes only byte for byte.
+		k.plain[i] = utf8.ValidString(p) && !strings.ContainsRune(p, utf8.RuneError)
+	}
+	return k
+}
+
+// fields reads the values at k's paths of the valid JSON value d
+// (found[i] nil where paths[i] is not there), as field reads each.
+func (d jsonDoc) fields(k keyPaths, found [][]byte) {
+	clear(found)
+	v := bytes.TrimSpace(d.body)
+	for i, p := range k.paths {
+		if !k.key[i] {
+			found[i], _ = d.field(p)
+		}
+	}
+	if len(v) == 0 || v[0] != '{' {
+		return
+	}
+	for i := skipSpace(v, 1); i < len(v) && v[i] == '"'; {
+		end := stringEnd(v, i)
+		key := v[i:end]
+		i = skipSpace(v, end)
+		i = skipSpace(v, i+1) // the colon
+		valEnd := valueEnd(v, i)
+		escaped := bytes.IndexByte(key, '\\') >= 0
+		for n, p := range k.paths {
+			if !k.key[n] {
+				continue
+			}
+			var is bool
+			if k.plain[n] && !escaped {
+				is = string(key[1:len(key)-1]) == p
+			} else {
+				is = keyIs(key, p)
+			}
+			if is {
+				found[n] = v[i:valEnd] // the last of a repeated key
+			}
+		}
+		if i = skipSpace(v, valEnd); i < len(v) && v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+}

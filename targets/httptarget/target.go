@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/internal/jsonstr"
+	"github.com/chatseq/chatseq/internal/parallel"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
 	"github.com/chatseq/chatseq/target"
@@ -239,35 +241,52 @@ func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, li
 		}
 		return nil, false, c.statusError(a, o)
 	}
-	list, ok := field(a.body, spec.Messages)
-	items, isList := list.([]any)
-	if !ok || !isList {
-		return nil, false, c.badAnswer(spec.Method, to, a, true, fmt.Sprintf("without a list at %q", spec.Messages))
+	msgs, items, problem := readPage(a.body, spec, chat)
+	if problem != "" {
+		return nil, false, c.badAnswer(spec.Method, to, a, true, problem)
 	}
-	msgs := make([]store.Message, 0, len(items))
-	for _, it := range items {
-		seqV, _ := walk(it, spec.Sequence)
-		seq, ok := uintOf(seqV)
+	return msgs, items >= limit, nil
+}
+
+// readPage reads a sync page's messages by scanning its bytes, not by
+// decoding it into maps: a final state read back over http is millions
+// of messages (TestReadPageAgreesWithDecode holds it to decode and walk).
+// items counts the list's entries; problem, unless "", says what the
+// page lacks.
+func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, items int, problem string) {
+	doc := readJSON(body)
+	if !doc.valid {
+		// Not one JSON value: what decode reads of it (its first value),
+		// encoded again; rare, so the slow way.
+		if v, ok := decode(body); ok {
+			body, _ = json.Marshal(v)
+			doc = readJSON(body)
+		}
+	}
+	list, ok := doc.field(spec.Messages)
+	raws, isList := arrayItems(list)
+	if !ok || !isList {
+		return nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
+	}
+	paths := newKeyPaths(spec.Sequence, spec.MessageID, spec.Key, spec.Sender)
+	found := make([][]byte, len(paths.paths))
+	msgs = make([]store.Message, 0, len(raws))
+	for _, raw := range raws {
+		jsonDoc{raw, true}.fields(paths, found)
+		seq, ok := rawUint(found[0])
 		if !ok {
-			return nil, false, c.badAnswer(spec.Method, to, a, true, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence))
+			return nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
 		}
-		m := store.Message{Chat: chat, Seq: seq}
-		if v, ok := walk(it, spec.MessageID); ok {
-			m.MessageID = stringOf(v)
-		}
+		m := store.Message{Chat: chat, Seq: seq, MessageID: rawString(found[1])}
 		if spec.Key != "" {
-			if v, ok := walk(it, spec.Key); ok {
-				m.Key = stringOf(v)
-			}
+			m.Key = rawString(found[2])
 		}
 		if spec.Sender != "" {
-			if v, ok := walk(it, spec.Sender); ok {
-				m.Sender = stringOf(v)
-			}
+			m.Sender = rawString(found[3])
 		}
 		msgs = append(msgs, m)
 	}
-	return msgs, len(items) >= limit, nil
+	return msgs, len(raws), ""
 }
 
 // Settle waits for the service's work after its answers where it can ask.
@@ -297,25 +316,11 @@ func (c *client) Dump(ctx context.Context, chats []string) (store.State, error) 
 	// The messages are always read back; the counters only through the
 	// hook; idempotency records never (the API shows none).
 	st := store.State{Read: store.MessagesTable}
-	limit := min(defaultPageLimit, c.api.Sync.MaxLimit)
-	for _, chat := range chats {
-		after := uint64(0)
-		for {
-			msgs, full, err := c.page(ctx, chat, after, limit)
-			if err != nil {
-				return store.State{}, fmt.Errorf("reading %s back after %d: %w", chat, after, err)
-			}
-			st.Messages = append(st.Messages, msgs...)
-			if !full || len(msgs) == 0 {
-				break
-			}
-			if next := msgs[len(msgs)-1].Seq; next > after {
-				after = next
-			} else {
-				return store.State{}, fmt.Errorf("reading %s back: a page after %d ends at %d, not beyond it", chat, after, next)
-			}
-		}
+	msgs, err := c.readBack(ctx, chats)
+	if err != nil {
+		return store.State{}, err
 	}
+	st.Messages = msgs
 	counters, err := c.counters(ctx, chats)
 	if err != nil {
 		return store.State{}, err
@@ -325,6 +330,62 @@ func (c *client) Dump(ctx context.Context, chats []string) (store.State, error) 
 	}
 	st.Counters = counters
 	return st, nil
+}
+
+// readBackWorkers is how many chats are read back at once: a request's
+// round trip leaves the service's and chatseq's processors idle in turn,
+// and a run's final state is millions of messages.
+const readBackWorkers = 4
+
+// readBack reads every message of chats, page by page, a few chats at a
+// time; the messages come in chats' order, each chat's as its pages gave
+// them. After a chat fails no other starts, and the first failed chat in
+// that order is the error.
+func (c *client) readBack(ctx context.Context, chats []string) ([]store.Message, error) {
+	limit := min(defaultPageLimit, c.api.Sync.MaxLimit)
+	byChat := make([][]store.Message, len(chats))
+	errs := make([]error, len(chats))
+	var failed atomic.Bool
+	parallel.ForEach(readBackWorkers, len(chats), func(i int) {
+		if !failed.Load() {
+			if byChat[i], errs[i] = c.readChat(ctx, chats[i], limit); errs[i] != nil {
+				failed.Store(true)
+			}
+		}
+	})
+	total := 0
+	for i := range chats {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		total += len(byChat[i])
+	}
+	msgs := make([]store.Message, 0, total)
+	for i := range chats {
+		msgs = append(msgs, byChat[i]...)
+	}
+	return msgs, nil
+}
+
+// readChat reads every message of chat from sequence 0.
+func (c *client) readChat(ctx context.Context, chat string, limit int) ([]store.Message, error) {
+	var out []store.Message
+	after := uint64(0)
+	for {
+		msgs, full, err := c.page(ctx, chat, after, limit)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s back after %d: %w", chat, after, err)
+		}
+		out = append(out, msgs...)
+		if !full || len(msgs) == 0 {
+			return out, nil
+		}
+		next := msgs[len(msgs)-1].Seq
+		if next <= after {
+			return nil, fmt.Errorf("reading %s back: a page after %d ends at %d, not beyond it", chat, after, next)
+		}
+		after = next
+	}
 }
 
 // counters reads every chat's counter through the hook; nil when the

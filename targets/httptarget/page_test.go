@@ -1,0 +1,142 @@
+package httptarget
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/chatseq/chatseq/store"
+)
+
+// readPageDecoded is how a sync page was read before readPage scanned
+// it: the body decoded whole into maps, each field walked; the
+// reference readPage must agree with.
+func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, int, string) {
+	list, ok := field(body, spec.Messages)
+	items, isList := list.([]any)
+	if !ok || !isList {
+		return nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
+	}
+	msgs := make([]store.Message, 0, len(items))
+	for _, it := range items {
+		seqV, _ := walk(it, spec.Sequence)
+		seq, ok := uintOf(seqV)
+		if !ok {
+			return nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
+		}
+		m := store.Message{Chat: chat, Seq: seq}
+		if v, ok := walk(it, spec.MessageID); ok {
+			m.MessageID = stringOf(v)
+		}
+		if spec.Key != "" {
+			if v, ok := walk(it, spec.Key); ok {
+				m.Key = stringOf(v)
+			}
+		}
+		if spec.Sender != "" {
+			if v, ok := walk(it, spec.Sender); ok {
+				m.Sender = stringOf(v)
+			}
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, len(items), ""
+}
+
+var pageCases = []string{
+	`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u1","content":"x"},{"sequence":2,"message_id":"m2"}],"next_after":2}`,
+	`{"messages":[]}`,
+	` { "messages" : [ { "sequence" : "3" , "message_id" : 4 } , {"sequence":5} ] } `,
+	`{"messages":[{"sequence":1},{"sequence":-1}]}`,
+	`{"messages":[{"sequence":1},{"message_id":"no seq"}]}`,
+	`{"messages":[1,2]}`,
+	`{"messages":{"sequence":1}}`,
+	`{"messages":null}`,
+	`{"messages":[{"sequence":1,"sequence":9,"message_id":"a\"b\u00e9"}]}`,
+	`{"m\u0065ssages":[{"sequence":7}]}`,
+	`{"messages":[{"sequence":1}]} trailing`,
+	`{"messages":[{"sequence":1}]`,
+	`{"messages":[{"sequence":1,"message_id":"\u003cb\u003e"}],"messages":[{"sequence":2}]}`,
+	`{"messages":[[],{"sequence":1}]}`,
+	`[]`,
+	``,
+	`{"messages":[{"sequence":18446744073709551616}]}`,
+	`{"messages":[{"sequence":1.0}]}`,
+	`{"data":{"items":[{"seq":{"n":4},"id":"x"}]}}`,
+}
+
+var pageSpecs = []SyncSpec{
+	DefaultAPI().Sync,
+	{Messages: "data.items", Sequence: "seq.n", MessageID: "id"},
+	{Messages: "messages", Sequence: "sequence", MessageID: ""},
+}
+
+// The scan reads every page as decoding it whole did: the same messages,
+// the same count, the same problem.
+func TestReadPageAgreesWithDecode(t *testing.T) {
+	for _, body := range pageCases {
+		for _, spec := range pageSpecs {
+			checkReadPage(t, []byte(body), spec)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`{"messages":[`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"sequence":%d,"message_id":"msg_%d","client_message_id":"k%d","sender_id":"u%d","content":"c \"%d\""}`, i+1, i, i, i%7, i)
+	}
+	b.WriteString(`]}`)
+	checkReadPage(t, []byte(b.String()), DefaultAPI().Sync)
+}
+
+func FuzzReadPage(f *testing.F) {
+	for _, body := range pageCases {
+		f.Add(body, 0)
+	}
+	f.Fuzz(func(t *testing.T, body string, spec int) {
+		checkReadPage(t, []byte(body), pageSpecs[uint(spec)%uint(len(pageSpecs))])
+	})
+}
+
+func checkReadPage(t *testing.T, body []byte, spec SyncSpec) {
+	t.Helper()
+	got, n, problem := readPage(body, spec, "c")
+	want, wantN, wantProblem := readPageDecoded(body, spec, "c")
+	if problem != wantProblem || n != wantN || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q (%+v):\nscan   %v %d %q\ndecode %v %d %q", body, spec, got, n, problem, want, wantN, wantProblem)
+	}
+}
+
+// BenchmarkReadPage is one full page of chatseq serve's, as the final
+// state read back over http reads millions of messages.
+//
+//	go test -run '^$' -bench ReadPage -benchmem ./targets/httptarget/
+func BenchmarkReadPage(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"messages":[`)
+	for i := range 1000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"sequence":%d,"message_id":"msg_01M8B6JR9MJ7DWPX1WGGG%07d","client_message_id":"w3-%d","sender_id":"user-%d","content":"message %d of the run"}`, i+1, i, i, i%7, i)
+	}
+	sb.WriteString(`],"next_after":1000}`)
+	body := []byte(sb.String())
+	spec := DefaultAPI().Sync
+	for _, read := range []struct {
+		name string
+		f    func([]byte, SyncSpec, string) ([]store.Message, int, string)
+	}{{"scan", readPage}, {"decode", readPageDecoded}} {
+		b.Run(read.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, n, p := read.f(body, spec, "c"); n != 1000 || p != "" {
+					b.Fatal(n, p)
+				}
+			}
+		})
+	}
+}
