@@ -126,6 +126,8 @@ stage "fuzz checker FuzzSeqCode" fuzz FuzzSeqCode 20000 ./checker/
 stage "fuzz jsonstr FuzzAppend" fuzz FuzzAppend 200000 ./internal/jsonstr/
 # The http target's --api mapping, and chatseq serve's Chatseq-Faults header.
 stage "fuzz httptarget FuzzParseAPI" fuzz FuzzParseAPI 20000 ./targets/httptarget/
+# A sync page read by scanning its bytes against decoding it whole.
+stage "fuzz httptarget FuzzReadPage" fuzz FuzzReadPage 20000 ./targets/httptarget/
 stage "fuzz httpapi FuzzParseFaults" fuzz FuzzParseFaults 50000 ./httpapi/
 
 # The summary closes the output, where CI and a reader look: one line per
