@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/internal/closers"
+	"github.com/chatseq/chatseq/internal/proc"
 	"github.com/chatseq/chatseq/kafka/embedded"
 	pgserver "github.com/chatseq/chatseq/localserver/postgres"
 	"github.com/chatseq/chatseq/sequencer"
@@ -83,7 +83,7 @@ func startServed(ctx context.Context, sc *Scenario, cfg *bench.Config, opts Opti
 		}
 		args = append(args, "--dsn", dsn, "--schema", "scn_served_"+strconv.FormatInt(time.Now().UnixNano(), 36))
 	}
-	port, err := freePort()
+	port, err := proc.FreePort()
 	if err != nil {
 		return nil, fmt.Errorf("serve: no port to listen on: %w", err)
 	}
@@ -111,12 +111,3 @@ func startServed(ctx context.Context, sc *Scenario, cfg *bench.Config, opts Opti
 
 // close stops what startServed started, last first.
 func (s *servedRun) close() error { return s.cleanup.Close() }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chatseq/chatseq/localserver/internal/proc"
+	"github.com/chatseq/chatseq/internal/proc"
 )
 
 // A detached DynamoDB Local is one a person starts for their own

@@ -3,7 +3,7 @@ package dynamodblocal
 import (
 	"context"
 	"fmt"
-	"github.com/chatseq/chatseq/localserver/internal/proc"
+	"github.com/chatseq/chatseq/internal/proc"
 	"os/exec"
 	"strconv"
 	"sync"

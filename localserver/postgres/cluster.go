@@ -17,7 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/chatseq/chatseq/localserver/internal/proc"
+	"github.com/chatseq/chatseq/internal/proc"
 )
 
 // StartTimeout bounds initdb plus the first start when the caller's context
