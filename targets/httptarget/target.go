@@ -13,7 +13,6 @@ import (
 
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/internal/jsonstr"
-	"github.com/chatseq/chatseq/internal/parallel"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
 	"github.com/chatseq/chatseq/target"
@@ -309,62 +308,102 @@ func (c *client) Settle(ctx context.Context) error {
 	return nil
 }
 
-// Dump is the final state as the service shows it: every message of every
-// chat through the sync API from sequence 0, page by page, and the
-// counters when it has chatseq serve's hook.
+// Dump is the final state as the service shows it (Walk), whole.
 func (c *client) Dump(ctx context.Context, chats []string) (store.State, error) {
-	// The messages are always read back; the counters only through the
-	// hook; idempotency records never (the API shows none).
-	st := store.State{Read: store.MessagesTable}
-	msgs, err := c.readBack(ctx, chats)
+	var st store.State
+	err := c.Walk(ctx, chats, store.StateVisitor{
+		Counter:    func(n store.Counter) { st.Counters = append(st.Counters, n) },
+		Message:    func(m store.Message) { st.Messages = append(st.Messages, m) },
+		TablesRead: func(t store.Tables) { st.Read = t },
+	})
 	if err != nil {
 		return store.State{}, err
 	}
-	st.Messages = msgs
-	counters, err := c.counters(ctx, chats)
-	if err != nil {
-		return store.State{}, err
-	}
-	if counters != nil {
-		st.Read |= store.CountersTable
-	}
-	st.Counters = counters
 	return st, nil
 }
 
+// Walk hands over the final state as the service shows it (store.Walker):
+// every message of every chat through the sync API from sequence 0, page
+// by page, a chat at a time as it is read, then the counters when the
+// service has chatseq serve's hook, read after the messages (a counter
+// read last is at least every sequence read before it). A run's final
+// state is millions of messages: built whole, as Dump, it cost more
+// memory than the run.
+func (c *client) Walk(ctx context.Context, chats []string, v store.StateVisitor) error {
+	// The messages are always read back; the counters only through the
+	// hook; idempotency records never (the API shows none).
+	if err := c.readBack(ctx, chats, v.Message); err != nil {
+		return err
+	}
+	counters, err := c.counters(ctx, chats)
+	if err != nil {
+		return err
+	}
+	read := store.MessagesTable
+	if counters != nil {
+		read |= store.CountersTable
+	}
+	for _, n := range counters {
+		v.Counter(n)
+	}
+	v.Read(read)
+	return nil
+}
+
 // readBackWorkers is how many chats are read back at once: a request's
-// round trip leaves the service's and chatseq's processors idle in turn,
-// and a run's final state is millions of messages.
+// round trip leaves the service's and chatseq's processors idle in turn.
 const readBackWorkers = 4
 
-// readBack reads every message of chats, page by page, a few chats at a
-// time; the messages come in chats' order, each chat's as its pages gave
-// them. After a chat fails no other starts, and the first failed chat in
-// that order is the error.
-func (c *client) readBack(ctx context.Context, chats []string) ([]store.Message, error) {
+// readBack reads every message of chats, page by page, up to
+// readBackWorkers chats at a time, and hands them to visit in chats'
+// order, each chat's as its pages gave them; a chat is let go once
+// handed over, and no chat is read more than readBackWorkers ahead of
+// the one being handed over. After a chat fails no other starts, and the
+// first failed chat in that order is the error.
+func (c *client) readBack(ctx context.Context, chats []string, visit func(store.Message)) error {
 	limit := min(defaultPageLimit, c.api.Sync.MaxLimit)
-	byChat := make([][]store.Message, len(chats))
-	errs := make([]error, len(chats))
+	type chatRead struct {
+		msgs []store.Message
+		err  error
+		done chan struct{}
+	}
+	reads := make([]chatRead, len(chats))
+	for i := range reads {
+		reads[i].done = make(chan struct{})
+	}
+	// A chat takes a slot before it is read, in chats' order, and gives
+	// it back once handed over: the one handed over next always has one.
+	ahead := make(chan struct{}, readBackWorkers)
 	var failed atomic.Bool
-	parallel.ForEach(readBackWorkers, len(chats), func(i int) {
-		if !failed.Load() {
-			if byChat[i], errs[i] = c.readChat(ctx, chats[i], limit); errs[i] != nil {
-				failed.Store(true)
+	go func() {
+		for i := range reads {
+			ahead <- struct{}{}
+			go func() {
+				defer close(reads[i].done)
+				if failed.Load() {
+					return
+				}
+				if reads[i].msgs, reads[i].err = c.readChat(ctx, chats[i], limit); reads[i].err != nil {
+					failed.Store(true)
+				}
+			}()
+		}
+	}()
+	var err error
+	for i := range reads {
+		<-reads[i].done
+		if err == nil && reads[i].err != nil {
+			err = reads[i].err
+		}
+		if err == nil {
+			for _, m := range reads[i].msgs {
+				visit(m)
 			}
 		}
-	})
-	total := 0
-	for i := range chats {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		total += len(byChat[i])
+		reads[i].msgs = nil
+		<-ahead
 	}
-	msgs := make([]store.Message, 0, total)
-	for i := range chats {
-		msgs = append(msgs, byChat[i]...)
-	}
-	return msgs, nil
+	return err
 }
 
 // readChat reads every message of chat from sequence 0.
