@@ -417,12 +417,16 @@ func TestADeviceThatFallsBehindIsClosedWithTryAgainLater(t *testing.T) {
 	}
 }
 
-// A device that answers pings stays connected across many of them and past
-// the HTTP server's request timeouts.
+// A device that answers pings stays connected across several of them and
+// past the HTTP server's request timeouts. A pong has until the next ping
+// (DefaultPingEvery's rule), so the pings are a second apart: at 20 ms a
+// pong delayed by a machine busy with other jobs cut the device off (seen
+// under the race detector beside two busy loops).
 func TestAnAnsweringDeviceOutlivesPings(t *testing.T) {
+	const pingEvery = time.Second
 	gw := gateway.New(gateway.Config{})
 	defer gw.Close()
-	srv := httptest.NewServer(httpapi.NewServer(nil).WithPush(&httpapi.Push{Gateway: gw, States: &gateway.MemoryDeliveryStore{}, PingEvery: 20 * time.Millisecond}).Handler())
+	srv := httptest.NewServer(httpapi.NewServer(nil).WithPush(&httpapi.Push{Gateway: gw, States: &gateway.MemoryDeliveryStore{}, PingEvery: pingEvery}).Handler())
 	defer srv.Close()
 	gw.SetMembers("c1", []string{"u1"})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -440,7 +444,7 @@ func TestAnAnsweringDeviceOutlivesPings(t *testing.T) {
 		defer wg.Done()
 		got, readErr = d.Next(ctx)
 	}()
-	time.Sleep(500 * time.Millisecond) // some 25 pings
+	time.Sleep(4*pingEvery + pingEvery/2) // four pings answered
 	gw.Deliver(ctx, []*gateway.Message{{ChatID: "c1", Sequence: 1, MessageID: "m1"}})
 	wg.Wait()
 	if readErr != nil || len(got) != 1 {
