@@ -3,7 +3,10 @@ package store
 import "context"
 
 // StateVisitor receives a store's state item by item: every counter of the
-// chats asked for, then every message, then every idempotency record.
+// chats asked for, every message and every idempotency record, a table at
+// a time (the stores here hand counters first; the http target reads its
+// messages first, so that a counter read after them is at least every
+// sequence they hold).
 type StateVisitor struct {
 	Counter     func(Counter)
 	Message     func(Message)

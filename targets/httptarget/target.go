@@ -3,6 +3,7 @@ package httptarget
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -358,8 +359,10 @@ const readBackWorkers = 4
 // readBackWorkers chats at a time, and hands them to visit in chats'
 // order, each chat's as its pages gave them; a chat is let go once
 // handed over, and no chat is read more than readBackWorkers ahead of
-// the one being handed over. After a chat fails no other starts, and the
-// first failed chat in that order is the error.
+// the one being handed over. Once a chat fails, no chat starts and those
+// being read stop at their next page; nothing after the first chat not
+// read whole is handed over, and the first failed chat in chats' order
+// is the error.
 func (c *client) readBack(ctx context.Context, chats []string, visit func(store.Message)) error {
 	limit := min(defaultPageLimit, c.api.Sync.MaxLimit)
 	type chatRead struct {
@@ -378,39 +381,52 @@ func (c *client) readBack(ctx context.Context, chats []string, visit func(store.
 	go func() {
 		for i := range reads {
 			ahead <- struct{}{}
+			r := &reads[i]
+			if failed.Load() {
+				r.err = errReadBackStopped
+				close(r.done)
+				continue
+			}
 			go func() {
-				defer close(reads[i].done)
-				if failed.Load() {
-					return
-				}
-				if reads[i].msgs, reads[i].err = c.readChat(ctx, chats[i], limit); reads[i].err != nil {
+				defer close(r.done)
+				if r.msgs, r.err = c.readChat(ctx, chats[i], limit, &failed); r.err != nil && r.err != errReadBackStopped {
 					failed.Store(true)
 				}
 			}()
 		}
 	}()
 	var err error
+	stopped := false
 	for i := range reads {
-		<-reads[i].done
-		if err == nil && reads[i].err != nil {
-			err = reads[i].err
+		r := &reads[i]
+		<-r.done
+		if err == nil && r.err != nil && r.err != errReadBackStopped {
+			err = r.err
 		}
-		if err == nil {
-			for _, m := range reads[i].msgs {
+		stopped = stopped || r.err != nil
+		if !stopped {
+			for _, m := range r.msgs {
 				visit(m)
 			}
 		}
-		reads[i].msgs = nil
+		r.msgs = nil
 		<-ahead
 	}
 	return err
 }
 
-// readChat reads every message of chat from sequence 0.
-func (c *client) readChat(ctx context.Context, chat string, limit int) ([]store.Message, error) {
+// errReadBackStopped: a chat's read stopped because another failed.
+var errReadBackStopped = errors.New("stopped: another chat failed")
+
+// readChat reads every message of chat from sequence 0, unless stop is
+// set before a page (errReadBackStopped).
+func (c *client) readChat(ctx context.Context, chat string, limit int, stop *atomic.Bool) ([]store.Message, error) {
 	var out []store.Message
 	after := uint64(0)
 	for {
+		if stop.Load() {
+			return nil, errReadBackStopped
+		}
 		msgs, full, err := c.page(ctx, chat, after, limit)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s back after %d: %w", chat, after, err)
