@@ -17,35 +17,37 @@ import (
 )
 
 // pagedService serves chat-i's messages 1..sizes[i] a page at a time
-// (the sync API's after and limit); chat-0's first page waits (up to a
-// minute) until another chat is asked for, so chats read side by side
-// finish out of their order. A chat named in failing answers 500. It
-// counts the chats read at once at most.
+// (the sync API's after and limit). The first request waits (up to a
+// minute) until a second one is in flight, so that chats read side by
+// side show without a timing margin, and finish out of their order. A
+// chat named in failing answers 500. It counts the requests in flight at
+// once at most.
 func pagedService(t *testing.T, sizes []int, failing string) (*client, *atomic.Int32) {
 	var inFlight, most atomic.Int32
-	another := make(chan struct{})
+	var first atomic.Bool
+	second := make(chan struct{})
 	var once sync.Once
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
+		if n >= 2 {
+			once.Do(func() { close(second) })
+		}
+		if first.CompareAndSwap(false, true) {
+			select {
+			case <-second:
+			case <-time.After(time.Minute):
+			}
+		}
 		chat := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v1/chats/"), "/messages")
 		if chat == failing {
-			once.Do(func() { close(another) })
 			http.Error(w, `{"error":{"code":"boom"}}`, http.StatusInternalServerError)
 			return
 		}
 		i, _ := strconv.Atoi(strings.TrimPrefix(chat, "chat-"))
 		after, _ := strconv.Atoi(r.URL.Query().Get("after"))
-		if i == 0 && after == 0 {
-			select {
-			case <-another:
-			case <-time.After(time.Minute):
-			}
-		} else if i > 0 {
-			once.Do(func() { close(another) })
-		}
 		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 		var b strings.Builder
 		b.WriteString(`{"messages":[`)
