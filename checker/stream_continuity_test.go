@@ -119,19 +119,27 @@ func TestStreamContinuityPassesAcrossAReconnect(t *testing.T) {
 	must(t, streamedAcrossAReconnect().check(t), NameStreamContinuity, Pass)
 }
 
-// A hole while the user left and rejoined is no skip; without events or
-// receivers the invariant is n/a.
-func TestStreamContinuityMembershipAndNA(t *testing.T) {
-	b := newHB()
+// holeWhileAway: d1's connection is streamed chat A's seq 1, then seq 3;
+// seq 2 was sent while its user had left the chat (and rejoined before 3).
+// It returns the connect line and seq 3's push line.
+func holeWhileAway() (b *hb, connect, push3 int) {
+	b = newHB()
 	b.join("A", "u1")
-	b.connect("d1", "u1")
+	connect = b.connect("d1", "u1")
 	b.send(1, "A", "k1", 1)
 	b.push("d1", "A", 1)
 	b.leave("A", "u1")
 	b.send(1, "A", "k2", 2)
 	b.join("A", "u1")
 	b.send(1, "A", "k3", 3)
-	b.push("d1", "A", 3)
+	push3 = b.push("d1", "A", 3)
+	return b, connect, push3
+}
+
+// A hole while the user left and rejoined is no skip; without events or
+// receivers the invariant is n/a.
+func TestStreamContinuityMembershipAndNA(t *testing.T) {
+	b, _, _ := holeWhileAway()
 	b.dump(true)
 	must(t, b.check(t), NameStreamContinuity, Pass)
 
@@ -213,16 +221,7 @@ func TestStreamContinuityFailsOnASkipAfterALaterCopy(t *testing.T) {
 // Before the excuse realigned the run, the rest of it went unjudged and
 // this passed.
 func TestStreamContinuityFailsOnASkipAfterAnExcusedOne(t *testing.T) {
-	b := newHB()
-	b.join("A", "u1")
-	connect := b.connect("d1", "u1")
-	b.send(1, "A", "k1", 1)
-	b.push("d1", "A", 1)
-	b.leave("A", "u1")
-	b.send(1, "A", "k2", 2)
-	b.join("A", "u1")
-	b.send(1, "A", "k3", 3)
-	push3 := b.push("d1", "A", 3)
+	b, connect, push3 := holeWhileAway()
 	b.send(1, "A", "k4", 4)
 	b.send(1, "A", "k5", 5)
 	push5 := b.push("d1", "A", 5)

@@ -59,26 +59,32 @@ func (d jsonDoc) field(path string) ([]byte, bool) {
 // member is the value of key name in the valid JSON object v, the last
 // if repeated; false if v is not an object or has no such key.
 func member(v []byte, name string) ([]byte, bool) {
-	if len(v) == 0 || v[0] != '{' {
-		return nil, false
-	}
 	var found []byte
-	i := skipSpace(v, 1)
-	for i < len(v) && v[i] == '"' {
+	eachMember(v, func(key, val []byte) {
+		if keyIs(key, name) {
+			found = val
+		}
+	})
+	return found, found != nil
+}
+
+// eachMember calls f with each quoted key and raw value of the valid JSON
+// object v, in order; nothing if v is not an object.
+func eachMember(v []byte, f func(key, val []byte)) {
+	if len(v) == 0 || v[0] != '{' {
+		return
+	}
+	for i := skipSpace(v, 1); i < len(v) && v[i] == '"'; {
 		end := stringEnd(v, i)
 		key := v[i:end]
 		i = skipSpace(v, end)
 		i = skipSpace(v, i+1) // the colon
 		valEnd := valueEnd(v, i)
-		if keyIs(key, name) {
-			found = v[i:valEnd]
-		}
-		i = skipSpace(v, valEnd)
-		if i < len(v) && v[i] == ',' {
+		f(key, v[i:valEnd])
+		if i = skipSpace(v, valEnd); i < len(v) && v[i] == ',' {
 			i = skipSpace(v, i+1)
 		}
 	}
-	return found, found != nil
 }
 
 // keyIs says whether the quoted key names name, escapes decoded.
@@ -221,15 +227,7 @@ func (d jsonDoc) fields(k keyPaths, found [][]byte) {
 			found[i], _ = d.field(p)
 		}
 	}
-	if len(v) == 0 || v[0] != '{' {
-		return
-	}
-	for i := skipSpace(v, 1); i < len(v) && v[i] == '"'; {
-		end := stringEnd(v, i)
-		key := v[i:end]
-		i = skipSpace(v, end)
-		i = skipSpace(v, i+1) // the colon
-		valEnd := valueEnd(v, i)
+	eachMember(v, func(key, val []byte) {
 		escaped := bytes.IndexByte(key, '\\') >= 0
 		for n, p := range k.paths {
 			if !k.key[n] {
@@ -242,11 +240,8 @@ func (d jsonDoc) fields(k keyPaths, found [][]byte) {
 				is = keyIs(key, p)
 			}
 			if is {
-				found[n] = v[i:valEnd] // the last of a repeated key
+				found[n] = val // the last of a repeated key
 			}
 		}
-		if i = skipSpace(v, valEnd); i < len(v) && v[i] == ',' {
-			i = skipSpace(v, i+1)
-		}
-	}
+	})
 }

@@ -80,16 +80,22 @@ func TestReadPageAgreesWithDecode(t *testing.T) {
 			checkReadPage(t, []byte(body), spec)
 		}
 	}
+	checkReadPage(t, fullPage(1000), DefaultAPI().Sync)
+}
+
+// fullPage is a sync page of n messages as chatseq serve writes one
+// (quotes escaped in the content included).
+func fullPage(n int) []byte {
 	var b strings.Builder
 	b.WriteString(`{"messages":[`)
-	for i := range 1000 {
+	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"sequence":%d,"message_id":"msg_%d","client_message_id":"k%d","sender_id":"u%d","content":"c \"%d\""}`, i+1, i, i, i%7, i)
+		fmt.Fprintf(&b, `{"sequence":%d,"message_id":"msg_01M8B6JR9MJ7DWPX1WGGG%07d","client_message_id":"w3-%d","sender_id":"user-%d","content":"message \"%d\" of the run"}`, i+1, i, i, i%7, i)
 	}
-	b.WriteString(`]}`)
-	checkReadPage(t, []byte(b.String()), DefaultAPI().Sync)
+	fmt.Fprintf(&b, `],"next_after":%d}`, n)
+	return []byte(b.String())
 }
 
 func FuzzReadPage(f *testing.F) {
@@ -115,16 +121,7 @@ func checkReadPage(t *testing.T, body []byte, spec SyncSpec) {
 //
 //	go test -run '^$' -bench ReadPage -benchmem ./targets/httptarget/
 func BenchmarkReadPage(b *testing.B) {
-	var sb strings.Builder
-	sb.WriteString(`{"messages":[`)
-	for i := range 1000 {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		fmt.Fprintf(&sb, `{"sequence":%d,"message_id":"msg_01M8B6JR9MJ7DWPX1WGGG%07d","client_message_id":"w3-%d","sender_id":"user-%d","content":"message %d of the run"}`, i+1, i, i, i%7, i)
-	}
-	sb.WriteString(`],"next_after":1000}`)
-	body := []byte(sb.String())
+	body := fullPage(1000)
 	spec := DefaultAPI().Sync
 	for _, read := range []struct {
 		name string
