@@ -53,13 +53,41 @@ func Phase(name string) func() {
 		return func() {}
 	}
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("phase", name)))
+	stopProfile := profilePhase(name)
 	began, cpu := time.Now(), processCPU()
 	return func() {
+		stopProfile()
 		now := processCPU()
 		print(name, time.Since(began), cpuTime{now.total - cpu.total, now.sys - cpu.sys})
 		// Labels cannot be read back, so an enclosing phase's is not
 		// restored: what follows an inner phase goes unlabelled.
 		pprof.SetGoroutineLabels(context.Background())
+	}
+}
+
+// profilePhase starts a CPU profile of the whole process, every goroutine,
+// to the file CHATSEQ_PHASE_CPUPROFILE names when name is the phase
+// CHATSEQ_PHASE names: a phase's share of a run-long profile misses the
+// goroutines started before it (the http transport's, the history
+// writer's), which carry no label. It returns the function that stops it.
+func profilePhase(name string) func() {
+	path := os.Getenv("CHATSEQ_PHASE_CPUPROFILE")
+	if path == "" || os.Getenv("CHATSEQ_PHASE") != name {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		Note("CHATSEQ_PHASE_CPUPROFILE: %v", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		Note("CHATSEQ_PHASE_CPUPROFILE: %v", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 

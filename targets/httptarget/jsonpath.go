@@ -171,35 +171,41 @@ func rawString(raw []byte) string {
 	return ""
 }
 
+// verbatim is the text rawString reads of raw when it is bytes of raw as
+// they stand (a string without escapes, a number, or nothing); false when
+// rawString must decode it.
+func verbatim(raw []byte) ([]byte, bool) {
+	switch {
+	case len(raw) == 0:
+		return nil, true
+	case raw[0] == '"':
+		inner := raw[1 : len(raw)-1]
+		return inner, plainString(inner)
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		return raw, true
+	}
+	return nil, true
+}
+
 // rawUint is a raw JSON value as uintOf reads a decoded one: a number or
 // a string of digits.
 func rawUint(raw []byte) (uint64, bool) {
 	if len(raw) > 0 && (raw[0] == '"' || raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
-		n, err := strconv.ParseUint(rawString(raw), 10, 64)
+		text, ok := verbatim(raw)
+		if !ok {
+			n, err := strconv.ParseUint(rawString(raw), 10, 64)
+			return n, err == nil
+		}
+		// A short conversion for a call stays on the stack: no
+		// allocation a message.
+		n, err := strconv.ParseUint(string(text), 10, 64)
 		return n, err == nil
 	}
 	return 0, false
 }
 
-// arrayItems returns the raw bytes of every value of the valid JSON array
-// v; false if v is not an array.
-func arrayItems(v []byte) ([][]byte, bool) {
-	if len(v) == 0 || v[0] != '[' {
-		return nil, false
-	}
-	items := [][]byte{}
-	for i := skipSpace(v, 1); i < len(v) && v[i] != ']'; {
-		end := valueEnd(v, i)
-		items = append(items, v[i:end])
-		if i = skipSpace(v, end); i < len(v) && v[i] == ',' {
-			i = skipSpace(v, i+1)
-		}
-	}
-	return items, true
-}
-
-// keyPaths are the paths fields reads: one scan of an object finds every
-// path that is one key (the rest are walked apart).
+// keyPaths are the paths a page's scan reads in each message: every path
+// that is one key is found in the one pass (the rest are walked apart).
 type keyPaths struct {
 	paths []string
 	key   []bool // paths[i] is one key
@@ -215,33 +221,4 @@ func newKeyPaths(paths ...string) keyPaths {
 		k.plain[i] = utf8.ValidString(p) && !strings.ContainsRune(p, utf8.RuneError)
 	}
 	return k
-}
-
-// fields reads the values at k's paths of the valid JSON value d
-// (found[i] nil where paths[i] is not there), as field reads each.
-func (d jsonDoc) fields(k keyPaths, found [][]byte) {
-	clear(found)
-	v := bytes.TrimSpace(d.body)
-	for i, p := range k.paths {
-		if !k.key[i] {
-			found[i], _ = d.field(p)
-		}
-	}
-	eachMember(v, func(key, val []byte) {
-		escaped := bytes.IndexByte(key, '\\') >= 0
-		for n, p := range k.paths {
-			if !k.key[n] {
-				continue
-			}
-			var is bool
-			if k.plain[n] && !escaped {
-				is = string(key[1:len(key)-1]) == p
-			} else {
-				is = keyIs(key, p)
-			}
-			if is {
-				found[n] = val // the last of a repeated key
-			}
-		}
-	})
 }

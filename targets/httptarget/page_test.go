@@ -64,12 +64,25 @@ var pageCases = []string{
 	`{"messages":[{"sequence":18446744073709551616}]}`,
 	`{"messages":[{"sequence":1.0}]}`,
 	`{"data":{"items":[{"seq":{"n":4},"id":"x"}]}}`,
+	`{"data":{"items":[{"seq":{"n":4}}]},"data":{"other":1}}`,
+	`{"data":[],"data":{"items":[{"seq":{"n":5},"seq":{"m":1}}]}}`,
+	`[5,{"id":1}]`,
+	`{"messages":[{"sequence":1,"message_id":"\ud800"}]}`,
+	`{"messages":[{"sequence":1,"message_id":"\u12"}]}`,
+	`{"messages":[{"sequence":1e3},{"sequence":-0}], "x": [true, false, null, 0.5e-3, "\t"]}`,
+	`{"messages":[{"sequence":1,"message_id":"a` + "\xff" + `b"}]}`,
+	`{"messages":[{"sequence":1,"message_id":"a` + "\n" + `b"}]}`,
+	`{"messages":[{"sequence":01}]}`,
+	`{"messages":[{"sequence":1,}]}`,
+	`{"messages":[{"sequence":1}],}`,
+	`{"messages":[tru]}`,
 }
 
 var pageSpecs = []SyncSpec{
 	DefaultAPI().Sync,
 	{Messages: "data.items", Sequence: "seq.n", MessageID: "id"},
 	{Messages: "messages", Sequence: "sequence", MessageID: ""},
+	{Messages: "", Sequence: "", MessageID: "id"},
 }
 
 // The scan reads every page as decoding it whole did: the same messages,
@@ -81,6 +94,11 @@ func TestReadPageAgreesWithDecode(t *testing.T) {
 		}
 	}
 	checkReadPage(t, fullPage(1000), DefaultAPI().Sync)
+	// encoding/json's nesting limit, beside the list and just past it.
+	for _, depth := range []int{10000, 10001} {
+		deep := `{"deep":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `,"messages":[{"sequence":1}]}`
+		checkReadPage(t, []byte(deep), DefaultAPI().Sync)
+	}
 }
 
 // fullPage is a sync page of n messages as chatseq serve writes one

@@ -248,45 +248,79 @@ func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, li
 	return msgs, items >= limit, nil
 }
 
-// readPage reads a sync page's messages by scanning its bytes, not by
-// decoding it into maps: a final state read back over http is millions
-// of messages (TestReadPageAgreesWithDecode holds it to decode and walk).
-// items counts the list's entries; problem, unless "", says what the
-// page lacks.
+// readPage reads a sync page's messages by scanning its bytes once
+// (pageScan), not by decoding it into maps: a final state read back over
+// http is millions of messages (TestReadPageAgreesWithDecode holds it to
+// decode and walk). items counts the list's entries; problem, unless "",
+// says what the page lacks.
 func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, items int, problem string) {
-	doc := readJSON(body)
-	if !doc.valid {
+	s := newPageScan(spec)
+	defer s.done()
+	valid := s.scan(body)
+	if !valid {
 		// Not one JSON value: what decode reads of it (its first value),
 		// encoded again; rare, so the slow way.
 		if v, ok := decode(body); ok {
 			body, _ = json.Marshal(v)
-			doc = readJSON(body)
+			valid = s.scan(body)
 		}
 	}
-	list, ok := doc.field(spec.Messages)
-	raws, isList := arrayItems(list)
-	if !ok || !isList {
+	if !valid || !s.found || !s.isList {
 		return nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
 	}
-	paths := newKeyPaths(spec.Sequence, spec.MessageID, spec.Key, spec.Sender)
-	found := make([][]byte, len(paths.paths))
-	msgs = make([]store.Message, 0, len(raws))
-	for _, raw := range raws {
-		jsonDoc{raw, true}.fields(paths, found)
+	msgs = make([]store.Message, s.items())
+	text := 0 // bytes of the strings taken as they stand
+	for n := range msgs {
+		found := s.item(n)
 		seq, ok := rawUint(found[0])
 		if !ok {
 			return nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
 		}
-		m := store.Message{Chat: chat, Seq: seq, MessageID: rawString(found[1])}
-		if spec.Key != "" {
-			m.Key = rawString(found[2])
+		msgs[n] = store.Message{Chat: chat, Seq: seq}
+		for k := 1; k < len(found); k++ {
+			if k == 2 && spec.Key == "" || k == 3 && spec.Sender == "" {
+				found[k] = nil
+			} else if v, ok := verbatim(found[k]); ok {
+				found[k] = v
+				text += len(v)
+			} else {
+				setText(&msgs[n], k, rawString(found[k]))
+				found[k] = nil
+			}
 		}
-		if spec.Sender != "" {
-			m.Sender = rawString(found[3])
-		}
-		msgs = append(msgs, m)
 	}
-	return msgs, len(raws), ""
+	// The strings taken as they stand share one allocation: three a
+	// message were most of a page's garbage. (What keeps one, the
+	// checker, copies it: a page's text is not held on to.)
+	var b strings.Builder
+	b.Grow(text)
+	for n := range msgs {
+		for _, v := range s.item(n)[1:] {
+			b.Write(v)
+		}
+	}
+	all, at := b.String(), 0
+	for n := range msgs {
+		for k, v := range s.item(n) {
+			if k > 0 && len(v) > 0 {
+				setText(&msgs[n], k, all[at:at+len(v)])
+				at += len(v)
+			}
+		}
+	}
+	return msgs, len(msgs), ""
+}
+
+// setText sets a message's string at message path k (of pageScan's).
+func setText(m *store.Message, k int, s string) {
+	switch k {
+	case 1:
+		m.MessageID = s
+	case 2:
+		m.Key = s
+	case 3:
+		m.Sender = s
+	}
 }
 
 // Settle waits for the service's work after its answers where it can ask.

@@ -48,6 +48,7 @@ type options struct {
 	warm     time.Duration
 	every    time.Duration
 	dir      string
+	serveCPU string
 	extra    []string
 }
 
@@ -60,6 +61,7 @@ func parse(args []string) (options, error) {
 	fs.Float64Var(&o.rate, "rate", 2000, "bench --rate (sends a second)")
 	fs.DurationVar(&o.warm, "warm", time.Minute, "growth is measured from the first sample at or after this")
 	fs.DurationVar(&o.every, "every", 5*time.Second, "how often bench's memory is read")
+	fs.StringVar(&o.serveCPU, "serve-cpuprofile", "", "a CPU profile of the service's whole run to this file (the service is stopped with an interrupt so it writes it)")
 	fs.StringVar(&o.dir, "dir", "", "scratch directory for the history and the logs (default: a new temporary one)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -156,11 +158,19 @@ func run(args []string, out io.Writer) (int, error) {
 	// The profiles asked for by the environment are bench's: the service
 	// writing its own to the same file at the same moment corrupted them.
 	serve.Env = withoutProfiles(os.Environ())
+	if o.serveCPU != "" {
+		serve.Env = append(serve.Env, "CHATSEQ_CPUPROFILE="+o.serveCPU)
+		serve.Cancel = func() error { return serve.Process.Signal(os.Interrupt) }
+	}
 	if err := serve.Start(); err != nil {
 		return 5, err
 	}
 	defer serve.Wait()
-	defer serve.Process.Kill()
+	if o.serveCPU != "" {
+		defer cancel() // an interrupt: the service writes its profile
+	} else {
+		defer serve.Process.Kill()
+	}
 	if err := waitListening(o.listen, 30*time.Second); err != nil {
 		return 5, fmt.Errorf("chatseq serve: %w (its log: %s)", err, serveLog.Name())
 	}
