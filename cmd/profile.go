@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"time"
+
+	"github.com/chatseq/chatseq/internal/timings"
 )
 
 // startProfile writes a CPU profile of the whole command to the file named
@@ -49,16 +51,9 @@ func startProfile() (stop func(), err error) {
 	if path == "" {
 		return func() {}, nil
 	}
-	f, err := os.Create(path)
+	stop, err = timings.StartCPUProfile(path)
 	if err != nil {
 		return nil, fmt.Errorf("CHATSEQ_CPUPROFILE: %w", err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("CHATSEQ_CPUPROFILE: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
+	return stop, nil
 }

@@ -75,20 +75,29 @@ func profilePhase(name string) func() {
 	if path == "" || os.Getenv("CHATSEQ_PHASE") != name {
 		return func() {}
 	}
-	f, err := os.Create(path)
+	stop, err := StartCPUProfile(path)
 	if err != nil {
 		Note("CHATSEQ_PHASE_CPUPROFILE: %v", err)
 		return func() {}
 	}
+	return stop
+}
+
+// StartCPUProfile writes a CPU profile to a new file at path until the
+// function it returns is called.
+func StartCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
-		Note("CHATSEQ_PHASE_CPUPROFILE: %v", err)
-		return func() {}
+		return nil, err
 	}
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
-	}
+	}, nil
 }
 
 // cpuTime is CPU time, user and system, and the system part of it (page

@@ -19,8 +19,7 @@ type pageScan struct {
 	b     []byte
 	list  []string // the messages path, key by key ("" is the body)
 	paths keyPaths // the message paths read in each item
-	// nested: some path is not one key (more than one, or "", the whole
-	// item); those are walked in each item after the scan (itemRaw).
+	// nested: some path is walked in each item after the scan (itemRaw).
 	nested bool
 
 	found   bool     // a value at the messages path
@@ -44,10 +43,17 @@ func newPageScan(spec SyncSpec) *pageScan {
 	if spec.Messages != "" {
 		s.list = strings.Split(spec.Messages, ".")
 	}
-	for i := range s.paths.paths {
-		s.nested = s.nested || !s.paths.key[i]
+	for k := range s.paths.paths {
+		s.nested = s.nested || s.walked(k)
 	}
 	return s
+}
+
+// walked: message path k is read by walking each item after the scan
+// (more than one key, or "", the whole item). The key's and the sender's
+// paths are optional: "" there reads nothing.
+func (s *pageScan) walked(k int) bool {
+	return !s.paths.key[k] && (k < 2 || s.paths.paths[k] != "")
 }
 
 // keptPageValues bounds the values a scan given back keeps room for
@@ -237,13 +243,13 @@ func (s *pageScan) message(i, depth int) int {
 	})
 }
 
-// walkNested reads the paths that are not one key in each item, now
-// that the body is known to be valid.
+// walkNested reads the walked paths in each item, now that the body is
+// known to be valid.
 func (s *pageScan) walkNested() {
 	for n, raw := range s.itemRaw {
 		vals := s.item(n)
 		for k, p := range s.paths.paths {
-			if !s.paths.key[k] {
+			if s.walked(k) {
 				vals[k], _ = jsonDoc{raw, true}.field(p)
 			}
 		}

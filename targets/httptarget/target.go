@@ -278,9 +278,7 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, it
 		}
 		msgs[n] = store.Message{Chat: chat, Seq: seq}
 		for k := 1; k < len(found); k++ {
-			if k == 2 && spec.Key == "" || k == 3 && spec.Sender == "" {
-				found[k] = nil
-			} else if v, ok := verbatim(found[k]); ok {
+			if v, ok := verbatim(found[k]); ok {
 				found[k] = v
 				text += len(v)
 			} else {
