@@ -96,11 +96,11 @@ type series struct {
 type intervalData struct {
 	counts Counts
 	hists  [stepCount]*hdrhistogram.PackedHistogram // nil while sealed
-	// sealed holds the histograms encoded (HdrHistogram's V2 compressed
-	// form, which decodes to the same buckets and counts) while the
-	// interval is sealed: a long run keeps an interval a second, and a
-	// step's histogram of a busy second is kilobytes, some 15 bytes an
-	// operation at 2,000 a second; encoded it is a fraction of that.
+	// sealed holds the histograms encoded (sealHistogram: the same
+	// buckets and counts) while the interval is sealed: a long run keeps
+	// an interval a second, and a step's histogram of a busy second is
+	// kilobytes, some 15 bytes an operation at 2,000 a second; encoded it
+	// is a fraction of that.
 	sealed [stepCount][]byte
 }
 
@@ -115,10 +115,10 @@ func (s *series) hists(i int) *[stepCount]*hdrhistogram.PackedHistogram {
 	d := s.intervals[i]
 	if d.hists[0] == nil {
 		for step := range d.hists {
-			h, err := hdrhistogram.DecodePacked(d.sealed[step])
+			h, err := openHistogram(d.sealed[step])
 			if err != nil {
-				// What Encode wrote always decodes; should it not, the
-				// interval reads as empty rather than stopping the run.
+				// What sealHistogram wrote always opens; should it not,
+				// the interval reads as empty rather than stopping the run.
 				h = NewIntervalHistogram()
 			}
 			d.hists[step] = h
@@ -137,33 +137,27 @@ func (s *series) seal(below int) {
 	below = min(below, len(s.intervals))
 	keep := s.reopened[:0]
 	for _, i := range s.reopened {
-		if i >= below || !s.intervals[i].seal() {
+		if i >= below {
 			keep = append(keep, i)
+		} else {
+			s.intervals[i].seal()
 		}
 	}
 	s.reopened = keep
 	for ; s.sealedTo < below; s.sealedTo++ {
-		if !s.intervals[s.sealedTo].seal() {
-			s.reopened = append(s.reopened, s.sealedTo)
-		}
+		s.intervals[s.sealedTo].seal()
 	}
 }
 
-// seal encodes d's histograms; false (d left open) if one cannot be.
-func (d *intervalData) seal() bool {
+// seal encodes d's histograms (sealHistogram).
+func (d *intervalData) seal() {
 	if d.hists[0] == nil {
-		return true
+		return
 	}
-	var enc [stepCount][]byte
 	for step, h := range d.hists {
-		b, err := h.Encode()
-		if err != nil {
-			return false
-		}
-		enc[step] = b
+		d.sealed[step] = sealHistogram(h)
 	}
-	d.sealed, d.hists = enc, [stepCount]*hdrhistogram.PackedHistogram{}
-	return true
+	d.hists = [stepCount]*hdrhistogram.PackedHistogram{}
 }
 
 // intervalShard is one latency shard's part of the current interval.
