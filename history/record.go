@@ -198,14 +198,7 @@ func (r *Recorder) record(e *Event, at int64) int64 {
 	sh.buf = strconv.AppendInt(sh.buf, t, 10)
 	sh.buf = append(sh.buf, line[head:]...)
 	if r.tap != nil {
-		// In place: appending a tapLine built first copied it twice.
-		n := len(sh.taps)
-		if n < cap(sh.taps) {
-			sh.taps = sh.taps[:n+1]
-		} else {
-			sh.taps = append(sh.taps, tapLine{})
-		}
-		sh.taps[n].set(e, t, plain)
+		sh.taps = append(sh.taps, tapLineOf(e, t, plain))
 	}
 	r.unlockAndMaybeFlush(sh, t)
 	e.Time = t
@@ -469,8 +462,12 @@ func onlyShardWithLines(taken *[recordShards]shardLines) int {
 }
 
 // mergeByTime appends the lines of every shard to out, earliest first (each
-// shard's lines are already in time order), and their values to taps in the
-// same order when there is a tap; the last shard with lines left goes whole.
+// shard's lines are already in time order; of lines with the same time,
+// the lower shard's first), and their values to taps in the same order
+// when there is a tap; the last shard with lines left goes whole. A
+// shard's lines that come before every other shard's next one go as one
+// run: a writer records a few hundred lines between two of another's, and
+// merging them one at a time was a sixth of a flush's CPU.
 func mergeByTime(out []byte, taps []tapLine, taken *[recordShards]shardLines) ([]byte, []tapLine) {
 	var next, start [recordShards]int
 	active := make([]int, 0, recordShards)
@@ -480,21 +477,33 @@ func mergeByTime(out []byte, taps []tapLine, taken *[recordShards]shardLines) ([
 		}
 	}
 	for len(active) > 1 {
-		best := 0
-		for k := 1; k < len(active); k++ {
-			a, b := active[k], active[best]
-			if taken[a].lines[next[a]].time < taken[b].lines[next[b]].time {
-				best = k
+		// The earliest next line, and the earliest of the other shards'.
+		best, second := 0, 1
+		if at(taken, &next, active[1]) < at(taken, &next, active[0]) {
+			best, second = 1, 0
+		}
+		for k := 2; k < len(active); k++ {
+			switch t := at(taken, &next, active[k]); {
+			case t < at(taken, &next, active[best]):
+				best, second = k, best
+			case t < at(taken, &next, active[second]):
+				second = k
 			}
 		}
-		i := active[best]
-		end := taken[i].lines[next[i]].end
+		i, limit := active[best], at(taken, &next, active[second])
+		lines := taken[i].lines
+		n := next[i] + 1
+		// A tie goes to the shard listed first, as one line at a time.
+		for n < len(lines) && (lines[n].time < limit || lines[n].time == limit && best < second) {
+			n++
+		}
+		end := lines[n-1].end
 		out = append(out, taken[i].buf[start[i]:end]...)
 		if taken[i].taps != nil {
-			taps = append(taps, taken[i].taps[next[i]])
+			taps = append(taps, taken[i].taps[next[i]:n]...)
 		}
-		start[i], next[i] = end, next[i]+1
-		if next[i] == len(taken[i].lines) {
+		start[i], next[i] = end, n
+		if next[i] == len(lines) {
 			active = append(active[:best], active[best+1:]...)
 		}
 	}
@@ -506,6 +515,11 @@ func mergeByTime(out []byte, taps []tapLine, taken *[recordShards]shardLines) ([
 		}
 	}
 	return out, taps
+}
+
+// at is the time of shard i's next line.
+func at(taken *[recordShards]shardLines, next *[recordShards]int, i int) int64 {
+	return taken[i].lines[next[i]].time
 }
 
 // Flush writes everything recorded so far and returns the first write error.
