@@ -39,7 +39,8 @@ func BenchmarkPersistLoopRecorded(b *testing.B) {
 // BenchmarkPersistRecorded is a full bench run (writers, schedule, history
 // streamed to a file, latency histograms) with faults and syncs off, so
 // its persists/s divided by BenchmarkPersistBare's is chatseq's overhead;
-// the check reads the history as it is written, as chatseq bench does.
+// the check reads the history as it is written, and the online check
+// judges it, as chatseq bench does.
 func BenchmarkPersistRecorded(b *testing.B) {
 	rate, cpu := runRate(b, b.N)
 	b.ReportMetric(rate, "persists/s")
@@ -251,8 +252,11 @@ func runRateWith(b *testing.B, n int, set func(*bench.Config)) (rate float64, cp
 		}
 	}
 	// As chatseq bench runs: the check reads the history while it is
-	// written, on the same cores as the writers.
-	feed := checker.NewFeed(cfg.HistoryPath)
+	// written, on the same cores as the writers, and the online check
+	// judges what operations alone prove as they complete.
+	var violations atomic.Int64
+	online := checker.NewOnline(func(checker.Violation) { violations.Add(1) })
+	feed := checker.NewOnlineFeed(cfg.HistoryPath, online)
 	cfg.HistoryTap = feed.Tap()
 	b.ResetTimer()
 	res, err := bench.Run(context.Background(), cfg, nil)
@@ -266,8 +270,8 @@ func runRateWith(b *testing.B, n int, set func(*bench.Config)) (rate float64, cp
 	pprof.Do(context.Background(), pprof.Labels("phase", "check"), func(context.Context) {
 		rep, _, err = feed.Check(checker.Options{})
 	})
-	if err != nil || rep.ExitCode() != 0 {
-		b.Fatalf("the run's check: exit %d, %v", rep.ExitCode(), err)
+	if err != nil || rep.ExitCode() != 0 || violations.Load() != 0 {
+		b.Fatalf("the run's check: exit %d, %v, %d violations online", rep.ExitCode(), err, violations.Load())
 	}
 	b.StartTimer()
 	return float64(res.Counts.Persists) / res.Elapsed.Seconds(), cpu
