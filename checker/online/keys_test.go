@@ -83,3 +83,54 @@ func TestAckedHoldsFewBlocksWhileSpilling(t *testing.T) {
 		t.Fatalf("%d blocks of first acks in memory after %d sequences, want at most %d", held, 40*ackBlock, ackKeep+1)
 	}
 }
+
+// A run's filter holds every key it was given, marked or not, and lets
+// few others through: about 1% at 10 bits a key (they only cost a page
+// read), for runs of every size a chat's table makes.
+func TestKeyRunFilterHoldsItsKeysAndFewOthers(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 7))
+	for _, n := range []int{1, 100, keyTableMax, 8 * keyTableMax} {
+		run := keyRun{bloom: make([]uint64, bloomWords(n))}
+		for range n {
+			k1, k2 := r.Uint64()|1, r.Uint64()
+			run.add(k1, k2)
+			if !run.mayHold(k1, k2|keyMarked) || !run.mayHold(k1, k2&^keyMarked) {
+				t.Fatalf("%d keys: a key added is not held", n)
+			}
+		}
+		const others = 200_000
+		passed := 0
+		for range others {
+			if run.mayHold(r.Uint64()|1, r.Uint64()) {
+				passed++
+			}
+		}
+		if rate := float64(passed) / others; n >= 100 && rate > 0.02 {
+			t.Errorf("%d keys: %.2f%% of other keys pass the filter, want about 1%%", n, 100*rate)
+		}
+	}
+}
+
+// BenchmarkKeyTables is a run's keys as the online check keeps them,
+// spilling: new keys over 64 chats, one in twenty a retry of a recent
+// one. Its figure is ns a key.
+func BenchmarkKeyTables(b *testing.B) {
+	spill, err := columns.NewSpillFile(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer spill.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	tables := make([]keyTable, 64)
+	type key struct{ k1, k2 uint64 }
+	var recent [64]key
+	for i := 0; b.Loop(); i++ {
+		c := rng.IntN(len(tables))
+		k := key{rng.Uint64() | 1, rng.Uint64()}
+		if i%20 == 0 && recent[c].k1 != 0 {
+			k = recent[c]
+		}
+		recent[c] = k
+		tables[c].find(k.k1, k.k2, uint64(i+1), spill)
+	}
+}

@@ -58,8 +58,8 @@ type Violation struct {
 // rest from any.
 type Checker struct {
 	chats map[string]int32
-	names []string       // by chat number
-	open  map[int]openOp // by process: its outstanding operation
+	names []string // by chat number
+	open  openOps  // by process: its outstanding operation
 	// keys: per chat, per (sender, key), the first ok answer's sequence
 	// (keys.go). A key is one key under either key_scope when chat,
 	// sender and text are equal; sender and text are kept as two hashes
@@ -133,8 +133,7 @@ type openOp struct {
 // invariant's first violation as it is found (from the goroutine feeding
 // the lines).
 func New(notify func(Violation)) *Checker {
-	return &Checker{chats: map[string]int32{}, open: map[int]openOp{},
-		keyFirst: map[keyFP]ackSeen{}, found: map[string]bool{}, notify: notify}
+	return &Checker{chats: map[string]int32{}, keyFirst: map[keyFP]ackSeen{}, found: map[string]bool{}, notify: notify}
 }
 
 // Header takes the history's header before its lines
@@ -226,13 +225,12 @@ func (o *Checker) Event(e *history.Event) {
 		if n := o.newest[op.chat]; n.set && n.done < e.Time {
 			op.newestAt = n
 		}
-		o.open[e.Process] = op
+		o.open.put(e.Process, op)
 	case history.KindOK, history.KindFail, history.KindInfo:
-		op, ok := o.open[e.Process]
+		op, ok := o.open.take(e.Process)
 		if !ok {
 			return
 		}
-		delete(o.open, e.Process)
 		switch {
 		case e.Kind != history.KindOK:
 		case op.persist:
