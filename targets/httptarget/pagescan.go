@@ -1,6 +1,7 @@
 package httptarget
 
 import (
+	"encoding/binary"
 	"strings"
 	"sync"
 )
@@ -261,7 +262,13 @@ func (s *pageScan) walkNested() {
 // UTF-8 included, as json.Valid allows.
 func (s *pageScan) str(i int) int {
 	b := s.b
-	for i++; i < len(b); i++ {
+	i++
+	// Eight bytes at a time while none of them ends the string or needs
+	// a look: a page is mostly the strings' plain bytes.
+	for i+8 <= len(b) && !hasStringSpecial(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for ; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1
@@ -289,6 +296,16 @@ func (s *pageScan) str(i int) int {
 		}
 	}
 	return -1
+}
+
+// hasStringSpecial says whether a byte of w is a quote, a backslash or
+// a control character (below 0x20): the bytes a string scan must look
+// at. (v-ones)&^v&highs has a high bit set exactly when a byte of v is
+// zero, (w-ones*0x20)&^w when a byte of w is below 0x20.
+func hasStringSpecial(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&highs != 0
 }
 
 // number checks the number at b[i]; the index after it, or -1.
