@@ -56,10 +56,11 @@ var sealers = sync.Pool{New: func() any {
 func openHistogram(sealed []byte) (*hdrhistogram.PackedHistogram, error) {
 	r := flate.NewReader(bytes.NewReader(sealed))
 	defer r.Close()
-	// A bucket is at most two 10-byte uvarints: more is not a histogram.
-	b := bufio.NewReader(io.LimitReader(r, int64(bucketsLen)*2*binary.MaxVarintLen64+1))
+	b := bufio.NewReader(r)
 	h := NewIntervalHistogram()
-	i, read := int64(-1), 0
+	// Each bucket moves on by at least one and stays below bucketsLen, so
+	// no more than bucketsLen are read, however long the stream inflates.
+	i := int64(-1)
 	for {
 		d, err := binary.ReadUvarint(b)
 		if err == io.EOF {
@@ -73,9 +74,6 @@ func openHistogram(sealed []byte) (*hdrhistogram.PackedHistogram, error) {
 			return nil, errSealed
 		}
 		if i += int64(d); i >= int64(bucketsLen) {
-			return nil, errSealed
-		}
-		if read++; read > bucketsLen {
 			return nil, errSealed
 		}
 		if err := h.RecordValues(bucketValue(int32(i)), int64(count)); err != nil {

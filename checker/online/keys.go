@@ -243,22 +243,29 @@ func bloomWords(n int) int {
 	return blocks * bloomBlockWords
 }
 
-func (r *keyRun) add(k1, k2 uint64) {
+// probes is a key's block of the filter and its probes in it, 9 bits
+// each from the lowest.
+func (r *keyRun) probes(k1, k2 uint64) (block []uint64, bits uint64) {
 	w, h := bloomBlock(k1, k2, len(r.bloom)/bloomBlockWords)
-	block := r.bloom[w : w+bloomBlockWords]
-	for g, i := bloomBits(h), 0; i < keyBloomProbes; g, i = g>>9, i+1 {
+	return r.bloom[w : w+bloomBlockWords], bloomBits(h)
+}
+
+func (r *keyRun) add(k1, k2 uint64) {
+	block, g := r.probes(k1, k2)
+	for range keyBloomProbes {
 		b := g & 511
 		block[b/64] |= 1 << (b % 64)
+		g >>= 9
 	}
 }
 
 func (r *keyRun) mayHold(k1, k2 uint64) bool {
-	w, h := bloomBlock(k1, k2, len(r.bloom)/bloomBlockWords)
-	block := r.bloom[w : w+bloomBlockWords]
-	for g, i := bloomBits(h), 0; i < keyBloomProbes; g, i = g>>9, i+1 {
+	block, g := r.probes(k1, k2)
+	for range keyBloomProbes {
 		if b := g & 511; block[b/64]&(1<<(b%64)) == 0 {
 			return false
 		}
+		g >>= 9
 	}
 	return true
 }
