@@ -1,5 +1,7 @@
 package linearize
 
+import "github.com/chatseq/chatseq/internal/mix"
+
 // A persistent treap: inserting copies only the O(log n) nodes on one path,
 // so porcupine can keep thousands of model states that share most of their
 // structure. Priorities are a fixed hash of the key, which makes the shape
@@ -23,14 +25,10 @@ type tnode struct {
 	l, r *tnode
 }
 
-// mix64 is SplitMix64's finalizer: a bijection, so distinct keys get
+// mix64 is SplitMix64's step (its gamma added, then its finalizer): a
+// bijection, so distinct keys get
 // distinct priorities and the treap's shape is unique.
-func mix64(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func mix64(z uint64) uint64 { return mix.Mix64(z + 0x9e3779b97f4a7c15) }
 
 // tput returns n with k set to e, sharing every node off k's path.
 func tput(n *tnode, k uint64, e entry) *tnode {

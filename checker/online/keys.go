@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/checker/internal/store"
+	"github.com/chatseq/chatseq/internal/mix"
 )
 
 // A key (sender and key of a persist) is kept as two hashes of the pair
@@ -227,16 +228,6 @@ func bloomBlock(k1, k2 uint64, blocks int) (word int, h uint64) {
 	return int(hi) * bloomBlockWords, h
 }
 
-// bloomBits are a key's probes in its block: 9 bits each of a second
-// mix of h (the block took h's high bits through the multiply).
-func bloomBits(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	return h ^ h>>33
-}
-
 // bloomWords is a filter's length for n keys: whole blocks.
 func bloomWords(n int) int {
 	blocks := max((n*keyBloomBits+64*bloomBlockWords-1)/(64*bloomBlockWords), 1)
@@ -244,10 +235,11 @@ func bloomWords(n int) int {
 }
 
 // probes is a key's block of the filter and its probes in it, 9 bits
-// each from the lowest.
+// each from the lowest of a second mix of the key's hash (the block took
+// the hash's high bits through the multiply).
 func (r *keyRun) probes(k1, k2 uint64) (block []uint64, bits uint64) {
 	w, h := bloomBlock(k1, k2, len(r.bloom)/bloomBlockWords)
-	return r.bloom[w : w+bloomBlockWords], bloomBits(h)
+	return r.bloom[w : w+bloomBlockWords], mix.Mix64(h)
 }
 
 func (r *keyRun) add(k1, k2 uint64) {

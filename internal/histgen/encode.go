@@ -1,6 +1,7 @@
 package histgen
 
 import (
+	"github.com/chatseq/chatseq/internal/mix"
 	"strconv"
 )
 
@@ -37,15 +38,6 @@ func payloadHash(key uint64) uint64 {
 	return h
 }
 
-// mix64 is SplitMix64's finalizer: a bijection on uint64.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 // idEpochMillis is 2026-01-01T00:00:00Z: the timestamp part of every
@@ -58,7 +50,7 @@ const idEpochMillis = 1_767_225_600_000
 // ids; the low 64 bits are a bijection of (chat, seq), so ids never repeat.
 func (g *gen) appendMessageID(b []byte, c int, seq uint64) []byte {
 	hi := (idEpochMillis+seq)<<16 | g.idSalt>>48
-	lo := mix64(uint64(c)<<40 | seq ^ g.idSalt)
+	lo := mix.Mix64(uint64(c)<<40 | seq ^ g.idSalt)
 	var text [26]byte
 	for i := 25; i >= 0; i-- {
 		text[i] = crockford[lo&31]

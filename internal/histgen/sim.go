@@ -1,6 +1,7 @@
 package histgen
 
 import (
+	"github.com/chatseq/chatseq/internal/mix"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -127,7 +128,7 @@ func newGen(w io.Writer, cfg Config) *gen {
 	const bufSize = flushSize + 64<<10 // a line rarely passes 64 KiB; append grows it if one does
 	g := &gen{cfg: cfg, out: newOutput(w, bufSize), buf: make([]byte, 0, bufSize), staleProc: -1}
 	g.rng.Seed(uint64(cfg.Seed), 0x6869737467656e) // "histgen"
-	g.idSalt = mix64(uint64(cfg.Seed) ^ 0x9e3779b97f4a7c15)
+	g.idSalt = mix.Mix64(uint64(cfg.Seed) ^ 0x9e3779b97f4a7c15)
 	g.crashAlloc, g.crashPersist, g.replay = threshold(cfg.CrashAfterAllocate), threshold(cfg.CrashAfterPersist), threshold(cfg.Replay)
 	g.chats = make([]chat, nchats)
 	if cfg.Zipf > 0 && nchats > 1 {
