@@ -183,7 +183,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		return nil, err
 	}
 	outages := scheduleServerOutages(faultCtx, tgt, cfg)
+	writing := timings.Phase("writers")
 	runWriters(ctx, cfg, tgt, rec, lat, chats, res)
+	writing()
 	afterWriters := time.Now()
 	if cfg.WritersStopped != nil {
 		cfg.WritersStopped()

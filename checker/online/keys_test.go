@@ -32,7 +32,7 @@ func TestKeyTableSpilledAnswersAsHeld(t *testing.T) {
 		case r < 3 && len(seen) > 0: // another key of the same keyHash
 			k = key{seen[rng.IntN(len(seen))].k1, rng.Uint64()}
 		default:
-			k = key{max(rng.Uint64()%1_000_000_007, 1), rng.Uint64()}
+			k = key{rng.Uint64() | 1, rng.Uint64()} // keyHash's are uniform: homes are its top bits
 		}
 		seq := uint64(i + 1)
 		hs, hf := held.find(k.k1, k.k2, seq, nil)
@@ -51,8 +51,52 @@ func TestKeyTableSpilledAnswersAsHeld(t *testing.T) {
 	if err := spill.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(spilled.runs) < 2 || len(spilled.slots) > keyTableMax || len(held.runs) != 0 {
-		t.Fatalf("spilled: %d runs, %d slots; held: %d runs: want runs on file and a table of at most %d slots", len(spilled.runs), len(spilled.slots), len(held.runs), keyTableMax)
+	if len(spilled.runs) < 2 || spilled.homes > keyTableMax || len(held.runs) != 0 {
+		t.Fatalf("spilled: %d runs, %d homes; held: %d runs: want runs on file and a table of at most %d homes", len(spilled.runs), spilled.homes, len(held.runs), keyTableMax)
+	}
+}
+
+// A table's slots hold its keys in keyHash order, each at or past its
+// home, whatever the keys: uniform ones, and keys crowded at the top of
+// the hash range whose cluster runs into the table's end (the table
+// grows). Every key inserted is found, and a key never inserted is not.
+func TestKeyTableKeepsItsKeysInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 12))
+	for _, crowded := range []bool{false, true} {
+		var table keyTable
+		var keys [][2]uint64
+		for i := range 5000 {
+			k1 := rng.Uint64() | 1
+			if crowded {
+				k1 = ^uint64(0) - rng.Uint64N(1<<20)
+			}
+			if i%10 == 0 && len(keys) > 0 { // another key of the same keyHash
+				k1 = keys[rng.IntN(len(keys))][0]
+			}
+			k2 := rng.Uint64() &^ keyMarked
+			if _, found := table.find(k1, k2, uint64(i+1), nil); found {
+				t.Fatalf("crowded %v: key %d found before it was inserted", crowded, i)
+			}
+			keys = append(keys, [2]uint64{k1, k2})
+		}
+		prev := uint64(0)
+		for i, s := range table.slots {
+			if s.k1 == 0 {
+				continue
+			}
+			if s.k1 < prev || uint64(i) < s.k1>>table.shift {
+				t.Fatalf("crowded %v: slot %d holds %x after %x, home %d", crowded, i, s.k1, prev, s.k1>>table.shift)
+			}
+			prev = s.k1
+		}
+		for i, k := range keys {
+			if s, found := table.lookup(k[0], k[1]); !found || s.seq != uint64(i+1) {
+				t.Fatalf("crowded %v: key %d not found as inserted", crowded, i)
+			}
+		}
+		if _, found := table.lookup(keys[0][0], keys[0][1]^2); found {
+			t.Fatalf("crowded %v: a key never inserted was found", crowded)
+		}
 	}
 }
 
