@@ -12,11 +12,12 @@ import (
 	"github.com/chatseq/chatseq/httpapi"
 )
 
-// A sync page is written a message at a time: a page of a hundred 1 MB
-// messages costs the server about one message's encoding, not the page's
-// (encoded whole, eight pages of a thousand took serve to 3.5 GB). It
-// still reads as the API's SyncResponse.
-func TestASyncPageIsWrittenAMessageAtATime(t *testing.T) {
+// A large sync page is written in pieces: a page of a hundred 1 MB
+// messages costs the server about a piece's encoding, not the page's
+// (encoded whole, eight pages of a thousand took serve to 3.5 GB). A
+// small page goes out whole, with its length (one write rather than one
+// a message). Both read as the API's SyncResponse.
+func TestASyncPageIsWrittenInBoundedPieces(t *testing.T) {
 	srv, _ := newServer(t)
 	call := apiCaller(t, http.DefaultClient, srv.URL)
 	status := apiStatus(t, http.DefaultClient, srv.URL)
@@ -38,6 +39,9 @@ func TestASyncPageIsWrittenAMessageAtATime(t *testing.T) {
 	n, err := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	runtime.ReadMemStats(&after)
+	if resp.ContentLength != -1 {
+		t.Errorf("a page of %d MB came with a length, %d: it was encoded whole", n>>20, resp.ContentLength)
+	}
 	if err != nil || n < messages*size {
 		t.Fatalf("the page: %d bytes (%v), want more than %d", n, err, messages*size)
 	}
@@ -56,5 +60,11 @@ func TestASyncPageIsWrittenAMessageAtATime(t *testing.T) {
 	if len(page.Messages) != 2 || page.Messages[0].Sequence != 2 || page.Messages[1].ClientMessageID != "k2" ||
 		page.Messages[1].Content != content || page.NextAfter == nil || *page.NextAfter != 3 {
 		t.Fatalf("a page of two: %d messages, next_after %v", len(page.Messages), page.NextAfter)
+	}
+
+	resp = call("GET", "/v1/chats/c1/messages?after=99&limit=5", "", "")
+	defer resp.Body.Close()
+	if resp.ContentLength <= 0 || resp.ContentLength > 2<<20 {
+		t.Errorf("a page of one 1 MB message came with length %d, want it written whole", resp.ContentLength)
 	}
 }
