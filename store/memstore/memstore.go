@@ -139,7 +139,12 @@ func (s *Store) DeleteCounter(ctx context.Context, chatID string) error {
 func (s *Store) QueryMessages(ctx context.Context, q store.Query) ([]store.Message, error) {
 	c := s.lockChat(q.Chat)
 	defer c.mu.Unlock()
+	// Sized at once: grown by doubling, a page of a thousand was twice its
+	// size in garbage, most of what serve allocated reading a final state.
 	var out []store.Message
+	if q.Limit > 0 {
+		out = make([]store.Message, 0, min(q.Limit, c.messages.n))
+	}
 	collect := func(m store.Message) bool {
 		out = append(out, m)
 		return q.Limit <= 0 || len(out) < q.Limit

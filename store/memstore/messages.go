@@ -22,6 +22,7 @@ type messageTable struct {
 	last     *messagePage
 	lastKey  uint64
 	strs     arena
+	n        int // messages held
 }
 
 type messagePage struct {
@@ -62,6 +63,9 @@ func (t *messageTable) put(m store.Message) {
 	}
 	t.last, t.lastKey = p, key
 	slot := m.Seq & slotMask
+	if !p.has(slot) {
+		t.n++
+	}
 	p.present[slot/64] |= 1 << (slot % 64)
 	p.msgs[slot] = messageItemOf(m, &t.strs)
 }

@@ -200,7 +200,7 @@ func readBounded(r io.Reader, announced, limit int64) ([]byte, bool, error) {
 		next = announced + 1 // and one byte more, to see the end
 	}
 	for {
-		buf := make([]byte, min(next, limit+1-total))
+		buf := answerBuffer(min(next, limit+1-total))
 		next = min(max(2*total, 512), chunk)
 		n, err := io.ReadFull(r, buf)
 		if n > 0 {
@@ -222,6 +222,35 @@ func readBounded(r io.Reader, announced, limit int64) ([]byte, bool, error) {
 	}
 	return bytes.Join(chunks, nil), false, nil
 }
+
+// answerBuffer is a buffer of n bytes to read an answer into: one a page
+// was read into before (releaseBody) when n is a page's size, else new.
+// After a long run the final state is thousands of pages of a hundred
+// kilobytes or more, each read into a buffer of its own.
+func answerBuffer(n int64) []byte {
+	if n >= pooledBody {
+		if held, ok := spareBodies.Get().(*[]byte); ok && int64(cap(*held)) >= n {
+			return (*held)[:n]
+		}
+	}
+	return make([]byte, n)
+}
+
+// releaseBody gives an answer's body back once nothing reads it any more
+// (a page whose messages were taken out of it).
+func releaseBody(b []byte) {
+	if cap(b) >= pooledBody && cap(b) <= maxPooledBody {
+		b = b[:0]
+		spareBodies.Put(&b)
+	}
+}
+
+const (
+	pooledBody    = 16 << 10
+	maxPooledBody = 4 << 20
+)
+
+var spareBodies sync.Pool
 
 // badAnswer is an answer that breaks the service's API: a finding about
 // the service, recorded as bad_response, which the checker's

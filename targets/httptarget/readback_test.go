@@ -74,8 +74,8 @@ func chatNames(n int) []string {
 }
 
 // The final state read back side by side is handed over in chats'
-// order, each chat's in its pages' order, every message once, with no
-// more than readBackWorkers chats read at once.
+// order, each chat's in its pages' order, every message once and as the
+// service gave it, with no more than readBackWorkers chats read at once.
 func TestReadBackHandsChatsOverInOrder(t *testing.T) {
 	sizes := []int{2500, 0, 1, 1000, 1001, 3, 2200, 7, 999, 40}
 	c, most := pagedService(t, sizes, "")
@@ -86,7 +86,10 @@ func TestReadBackHandsChatsOverInOrder(t *testing.T) {
 	k := 0
 	for i, n := range sizes {
 		for s := 1; s <= n; s++ {
-			if k >= len(got) || got[k].Chat != fmt.Sprintf("chat-%d", i) || got[k].Seq != uint64(s) {
+			// Checked once every page is in: a page's body is read into
+			// a buffer an earlier page was read into, and what was handed
+			// over must not share it.
+			if k >= len(got) || got[k].Chat != fmt.Sprintf("chat-%d", i) || got[k].Seq != uint64(s) || got[k].MessageID != fmt.Sprintf("m-%d-%d", i, s) {
 				t.Fatalf("message %d: got %+v, want chat-%d seq %d", k, got[min(k, len(got)-1)], i, s)
 			}
 			k++

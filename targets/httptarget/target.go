@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -245,6 +246,7 @@ func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, li
 	if problem != "" {
 		return nil, false, c.badAnswer(spec.Method, to, a, true, problem)
 	}
+	releaseBody(a.body) // the messages' strings are copies
 	return msgs, items >= limit, nil
 }
 
@@ -268,7 +270,7 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, it
 	if !valid || !s.found || !s.isList {
 		return nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
 	}
-	msgs = make([]store.Message, s.items())
+	msgs = pageMessages(s.items())
 	text := 0 // bytes of the strings taken as they stand
 	for n := range msgs {
 		found := s.item(n)
@@ -436,18 +438,41 @@ func (c *client) readBack(ctx context.Context, chats []string, visit func(store.
 			err = r.err
 		}
 		stopped = stopped || r.err != nil
-		if !stopped {
-			for _, page := range r.pages {
+		for _, page := range r.pages {
+			if !stopped {
 				for _, m := range page {
 					visit(m)
 				}
 			}
+			recyclePage(page)
 		}
 		r.pages = nil
 		<-ahead
 	}
 	return err
 }
+
+// pageMessages is a page's n messages, zero, in a slice read back before
+// when one is spare: after a long run the final state is thousands of
+// pages, and a new slice of a thousand 128-byte messages each was a third
+// of what the read back allocated (and the collector cleared).
+func pageMessages(n int) []store.Message {
+	if held, ok := spareMessages.Get().(*[]store.Message); ok && cap(*held) >= n {
+		return (*held)[:n]
+	}
+	return make([]store.Message, n)
+}
+
+// recyclePage gives a page handed over back for the next page: its
+// messages were copied by value (a visit keeps no pointer into them), and
+// are cleared so the spare holds no strings.
+func recyclePage(page []store.Message) {
+	page = page[:cap(page)]
+	clear(page)
+	spareMessages.Put(&page)
+}
+
+var spareMessages sync.Pool
 
 // errReadBackStopped: a chat's read stopped because another failed.
 var errReadBackStopped = errors.New("stopped: another chat failed")
