@@ -153,6 +153,7 @@ func (l *latencies) totals() (map[Step]*hdrhistogram.Histogram, Counts) {
 	s := l.series
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.openSealed()
 	hists := make(map[Step]*hdrhistogram.Histogram, stepCount)
 	for _, step := range Steps() {
 		h := newHistogram()

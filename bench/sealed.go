@@ -1,12 +1,12 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -52,27 +52,36 @@ var sealers = sync.Pool{New: func() any {
 	return &sealer{w: w}
 }}
 
-// openHistogram is the histogram sealHistogram sealed.
+// openHistogram is the histogram sealHistogram sealed, or errSealed for
+// bytes it did not write. It inflates the whole into a buffer first and
+// reads the pairs from there (through a bufio.Reader, a byte at a time,
+// reading was half of opening a long run's intervals), never more than
+// the pairs of every bucket could take.
 func openHistogram(sealed []byte) (*hdrhistogram.PackedHistogram, error) {
-	r := flate.NewReader(bytes.NewReader(sealed))
-	defer r.Close()
-	b := bufio.NewReader(r)
+	o := openers.Get().(*opener)
+	defer openers.Put(o)
+	o.src.Reset(sealed)
+	if err := o.inflate.(flate.Resetter).Reset(&o.src, nil); err != nil {
+		return nil, errSealed
+	}
+	raw, err := readBoundedInto(o.raw[:0], o.inflate, maxSealedBytes)
+	o.raw = raw
+	if err != nil {
+		return nil, errSealed
+	}
 	h := NewIntervalHistogram()
-	// Each bucket moves on by at least one and stays below bucketsLen, so
-	// no more than bucketsLen are read, however long the stream inflates.
 	i := int64(-1)
-	for {
-		d, err := binary.ReadUvarint(b)
-		if err == io.EOF {
-			break
-		}
-		if err != nil || d == 0 || d > uint64(bucketsLen) {
+	for len(raw) > 0 {
+		d, n := binary.Uvarint(raw)
+		if n <= 0 || d == 0 || d > uint64(bucketsLen) {
 			return nil, errSealed
 		}
-		count, err := binary.ReadUvarint(b)
-		if err != nil || count == 0 || count > 1<<62 {
+		raw = raw[n:]
+		count, n := binary.Uvarint(raw)
+		if n <= 0 || count == 0 || count > 1<<62 {
 			return nil, errSealed
 		}
+		raw = raw[n:]
 		if i += int64(d); i >= int64(bucketsLen) {
 			return nil, errSealed
 		}
@@ -81,6 +90,40 @@ func openHistogram(sealed []byte) (*hdrhistogram.PackedHistogram, error) {
 		}
 	}
 	return h, nil
+}
+
+// maxSealedBytes bounds what a sealed histogram inflates to: a pair of
+// uvarints for every bucket.
+var maxSealedBytes = 2 * binary.MaxVarintLen64 * bucketsLen
+
+// opener is openHistogram's reused inflater and buffer.
+type opener struct {
+	src     bytes.Reader
+	inflate io.ReadCloser
+	raw     []byte
+}
+
+var openers = sync.Pool{New: func() any { return &opener{inflate: flate.NewReader(nil)} }}
+
+// readBoundedInto appends what r holds to buf, and fails once that is
+// more than limit bytes or r fails.
+func readBoundedInto(buf []byte, r io.Reader, limit int) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, max(512, cap(buf)))
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > limit {
+			return buf, errSealed
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 var errSealed = errors.New("bench: a sealed histogram that sealHistogram did not write")
