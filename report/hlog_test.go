@@ -1,9 +1,13 @@
 package report
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -74,4 +78,41 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// The log encoded on every core, a window of seconds to each, is the log
+// written a second at a time in order, byte for byte, over more seconds
+// than one round of windows holds.
+func TestHlogEncodedSideBySideIsWrittenInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	n := 3*runtime.GOMAXPROCS(0)*hlogWindow + 7
+	var ivs []bench.Interval
+	for i := range 2 * n { // two intervals a second
+		iv := bench.Interval{Start: time.Duration(i) * bench.IntervalLength / 2, Length: bench.IntervalLength / 2, Latency: map[bench.Step]*hdrhistogram.PackedHistogram{}}
+		for _, step := range bench.Steps() {
+			h := bench.NewIntervalHistogram()
+			for range rng.IntN(20) {
+				_ = h.RecordValue(1 + rng.Int64N(int64(time.Second)))
+			}
+			iv.Latency[step] = h
+		}
+		ivs = append(ivs, iv)
+	}
+	started := time.Unix(1_700_000_000, 250_000_000)
+	var got bytes.Buffer
+	if err := WriteHlog(&got, started, ivs); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	lw := hdrhistogram.NewHistogramLogWriter(&want)
+	startMs := started.UnixMilli()
+	lw.SetBaseTime(startMs - startMs%1000)
+	for i := 0; i < len(ivs); i += 2 {
+		if err := writeHlogSecond(lw, startMs, ivs[i:i+2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.HasSuffix(got.Bytes(), want.Bytes()) || bytes.Count(got.Bytes(), []byte("\n")) != bytes.Count(want.Bytes(), []byte("\n"))+5 {
+		t.Fatalf("the log's %d lines are not the %d written in order after its 5 header lines", bytes.Count(got.Bytes(), []byte("\n")), bytes.Count(want.Bytes(), []byte("\n")))
+	}
 }
