@@ -45,15 +45,16 @@ func keyHash2(sender, key string) uint64 {
 // The table is ordered (Amble and Knuth's ordered hash table, linear
 // probing): a key's home slot is its keyHash's top bits, and the slots,
 // read in order, hold the keys in keyHash order, clusters never wrapping
-// (a tail of slots follows the last home, longer when need be). A look-up stops
-// at the first greater key, and the table's keys come out sorted for a
-// run: sorting them was 30% of the key tables' cost in a run.
+// (a tail of slots follows the last home, longer when need be). A look-up
+// stops at the first greater key, and the table's keys come out sorted
+// for a run: sorting them was a sixth of the key tables' cost in a run.
 //
 // A slot never changes once its key's first answer is noted (and marked
 // or not), so with a spill file the table is a small log-structured
-// merge: once it has keyTableMax homes and is three quarters full, its keys go to the file
-// as a run sorted by keyHash and it starts empty; two runs of one size
-// are merged into one of the next (a chat holds O(log keys) runs). Each
+// merge: once it has keyTableMax homes and is three quarters full, its
+// keys go to the file as a run sorted by keyHash and it starts empty; two
+// runs of one size are merged into one of the next, in memory as the
+// table is written out (a chat holds O(log keys) runs). Each
 // run keeps in memory a Bloom filter of its keys (10 bits a key) and the
 // first keyHash of each page of keyRunPage slots, so a new key (most
 // persists) reads nothing from the file, and a key seen before reads a
