@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"slices"
 	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -64,11 +63,11 @@ func openHistogram(sealed []byte) (*hdrhistogram.PackedHistogram, error) {
 	if err := o.inflate.(flate.Resetter).Reset(&o.src, nil); err != nil {
 		return nil, errSealed
 	}
-	raw, err := readBoundedInto(o.raw[:0], o.inflate, maxSealedBytes)
-	o.raw = raw
-	if err != nil {
+	o.raw.Reset()
+	if _, err := o.raw.ReadFrom(io.LimitReader(o.inflate, int64(maxSealedBytes)+1)); err != nil || o.raw.Len() > maxSealedBytes {
 		return nil, errSealed
 	}
+	raw := o.raw.Bytes()
 	h := NewIntervalHistogram()
 	i := int64(-1)
 	for len(raw) > 0 {
@@ -100,30 +99,9 @@ var maxSealedBytes = 2 * binary.MaxVarintLen64 * bucketsLen
 type opener struct {
 	src     bytes.Reader
 	inflate io.ReadCloser
-	raw     []byte
+	raw     bytes.Buffer
 }
 
 var openers = sync.Pool{New: func() any { return &opener{inflate: flate.NewReader(nil)} }}
-
-// readBoundedInto appends what r holds to buf, and fails once that is
-// more than limit bytes or r fails.
-func readBoundedInto(buf []byte, r io.Reader, limit int) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, max(512, cap(buf)))
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if len(buf) > limit {
-			return buf, errSealed
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}
 
 var errSealed = errors.New("bench: a sealed histogram that sealHistogram did not write")

@@ -3,10 +3,11 @@ package bench
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chatseq/chatseq/internal/parallel"
 )
 
 // IntervalLength is the HdrHistogram interval log's resolution (one
@@ -149,16 +150,7 @@ func (s *series) openSealed() {
 			sealed = append(sealed, i)
 		}
 	}
-	var next atomic.Int64
-	var opening sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(sealed)) {
-		opening.Go(func() {
-			for k := next.Add(1) - 1; k < int64(len(sealed)); k = next.Add(1) - 1 {
-				s.intervals[sealed[k]].open()
-			}
-		})
-	}
-	opening.Wait()
+	parallel.ForEach(runtime.GOMAXPROCS(0), len(sealed), func(k int) { s.intervals[sealed[k]].open() })
 	for _, i := range sealed {
 		if i < s.sealedTo {
 			s.reopened = append(s.reopened, i)

@@ -6,12 +6,12 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/internal/parallel"
 )
 
 // The HdrHistogram log (.hlog) holds each interval's latency histogram per
@@ -61,26 +61,18 @@ func WriteHlog(w io.Writer, started time.Time, ivs []bench.Interval) error {
 	}
 	workers := runtime.GOMAXPROCS(0)
 	for lo := 0; lo < len(seconds); lo += workers * hlogWindow {
-		parts := make([]bytes.Buffer, workers)
-		errs := make([]error, workers)
-		var encoding sync.WaitGroup
-		for k := range workers {
-			first := lo + k*hlogWindow
-			last := min(first+hlogWindow, len(seconds))
-			if first >= last {
-				break
-			}
-			encoding.Go(func() {
-				part := hdrhistogram.NewHistogramLogWriter(&parts[k])
-				part.SetBaseTime(baseMs)
-				for _, sec := range seconds[first:last] {
-					if errs[k] = writeHlogSecond(part, startMs, ivs[sec[0]:sec[1]]); errs[k] != nil {
-						return
-					}
+		round := seconds[lo:min(lo+workers*hlogWindow, len(seconds))]
+		parts := make([]bytes.Buffer, (len(round)+hlogWindow-1)/hlogWindow)
+		errs := make([]error, len(parts))
+		parallel.ForEach(workers, len(parts), func(k int) {
+			part := hdrhistogram.NewHistogramLogWriter(&parts[k])
+			part.SetBaseTime(baseMs)
+			for _, sec := range round[k*hlogWindow : min((k+1)*hlogWindow, len(round))] {
+				if errs[k] = writeHlogSecond(part, startMs, ivs[sec[0]:sec[1]]); errs[k] != nil {
+					return
 				}
-			})
-		}
-		encoding.Wait()
+			}
+		})
 		for k := range parts {
 			if errs[k] != nil {
 				return errs[k]

@@ -1,8 +1,9 @@
 package histgen
 
 import (
-	"github.com/chatseq/chatseq/internal/mix"
 	"strconv"
+
+	"github.com/chatseq/chatseq/internal/mix"
 )
 
 // Lines are encoded by hand, in the field order history's recorder writes

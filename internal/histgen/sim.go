@@ -1,10 +1,11 @@
 package histgen
 
 import (
-	"github.com/chatseq/chatseq/internal/mix"
 	"io"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/chatseq/chatseq/internal/mix"
 )
 
 // chat is one chat's sequencer state.
