@@ -147,13 +147,17 @@ func (t *keyTable) insert(s keySlot) *keySlot {
 		end++
 	}
 	if end == uint64(len(t.slots)) {
-		t.slots = append(t.slots, make([]keySlot, keyTableTail)...)
+		t.growTail()
 	}
 	copy(t.slots[i+1:end+1], t.slots[i:end])
 	t.slots[i] = s
 	t.n++
 	return &t.slots[i]
 }
+
+// growTail adds keyTableTail empty slots past the last, for a cluster
+// that reached the end (clusters never wrap).
+func (t *keyTable) growTail() { t.slots = append(t.slots, make([]keySlot, keyTableTail)...) }
 
 // makeRoom flushes a full-sized table to a run when spilling, else
 // doubles it.
@@ -178,7 +182,7 @@ func (t *keyTable) grow() {
 		}
 		i := max(s.k1>>t.shift, next)
 		if i >= uint64(len(t.slots)) {
-			t.slots = append(t.slots, make([]keySlot, keyTableTail)...)
+			t.growTail()
 		}
 		t.slots[i] = s
 		next = i + 1
