@@ -85,6 +85,44 @@ func BenchmarkPersistSideBySide(b *testing.B) {
 	}
 }
 
+// BenchmarkPersistRunParts is where a run's CPU goes, layer by layer: the
+// bare loop, a run writing its history with no check, with the check's
+// Log, and with the online check too (chatseq bench), b.N persists each,
+// in sideBySideOrder's pattern over four kinds. Each kind's CPU time per
+// persist, and the layers' differences, are what the run-ratio is made
+// of: it reaches 0.5 only when the run's CPU a persist is at most twice
+// the bare loop's.
+func BenchmarkPersistRunParts(b *testing.B) {
+	kinds := []struct {
+		name string
+		rate func() (float64, cpuUse)
+		sum  sideBySide
+	}{
+		{name: "bare", rate: func() (float64, cpuUse) { return timedLoop(b, false) }},
+		{name: "recorded", rate: func() (float64, cpuUse) { return runCheckedRate(b, b.N, checkNone, func(*bench.Config) {}) }},
+		{name: "log", rate: func() (float64, cpuUse) { return runCheckedRate(b, b.N, checkLog, func(*bench.Config) {}) }},
+		{name: "online", rate: func() (float64, cpuUse) { return runCheckedRate(b, b.N, checkLogAndOnline, func(*bench.Config) {}) }},
+	}
+	// Each kind once in every position over the rounds, no kind twice
+	// in a row.
+	for round := range len(kinds) {
+		for i := range kinds {
+			k := &kinds[(i+round)%len(kinds)]
+			startAfresh()
+			rate, cpu := k.rate()
+			k.sum.add(b.N, rate, cpu)
+		}
+	}
+	cpuOf := func(i int) float64 { return kinds[i].sum.cpuPerPersist().total }
+	for i, k := range kinds {
+		b.ReportMetric(cpuOf(i), k.name+"-cpu-ns")
+	}
+	b.ReportMetric(cpuOf(1)-cpuOf(0), "recording-ns")
+	b.ReportMetric(cpuOf(2)-cpuOf(1), "log-ns")
+	b.ReportMetric(cpuOf(3)-cpuOf(2), "online-ns")
+	b.ReportMetric(kinds[3].sum.rate()/kinds[0].sum.rate(), "run-ratio")
+}
+
 // sideBySideOrder is the phases' order: 0 bare, 1 loop-recorded, 2 run.
 // Each kind's positions add up to 22.
 var sideBySideOrder = []int{0, 1, 2, 0, 2, 1, 2, 1, 0, 1, 2, 0}
@@ -237,6 +275,25 @@ func runRate(b *testing.B, n int) (rate float64, cpu cpuUse) {
 
 // runRateWith is runRate with the config changed by set first.
 func runRateWith(b *testing.B, n int, set func(*bench.Config)) (rate float64, cpu cpuUse) {
+	return runCheckedRate(b, n, checkLogAndOnline, set)
+}
+
+// runCheck is how much of the check a run in runCheckedRate does while its
+// writers go.
+type runCheck int
+
+const (
+	checkNone         runCheck = iota // no tap: the history file alone
+	checkLog                          // the Log the check after the run reads
+	checkLogAndOnline                 // and the online check: chatseq bench
+)
+
+// runCheckedRate is a whole bench run of n persists, faults and syncs off,
+// Kafka off, with the check kind says: its persists per second over the
+// writers' time, and the process's CPU time per persist until the
+// writers stopped. A run with the online check is checked after its
+// writers, and fails the benchmark unless it passes.
+func runCheckedRate(b *testing.B, n int, kind runCheck, set func(*bench.Config)) (rate float64, cpu cpuUse) {
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = loopWorkers, benchChats, n, 0
 	cfg.Faults = bench.FaultRates{}
@@ -255,23 +312,35 @@ func runRateWith(b *testing.B, n int, set func(*bench.Config)) (rate float64, cp
 	// written, on the same cores as the writers, and the online check
 	// judges what operations alone prove as they complete.
 	var violations atomic.Int64
-	online := checker.NewOnline(func(checker.Violation) { violations.Add(1) })
-	feed := checker.NewOnlineFeed(cfg.HistoryPath, online)
-	cfg.HistoryTap = feed.Tap()
+	var feed *checker.Feed
+	switch kind {
+	case checkLog:
+		feed = checker.NewFeed(cfg.HistoryPath)
+	case checkLogAndOnline:
+		feed = checker.NewOnlineFeed(cfg.HistoryPath, checker.NewOnline(func(checker.Violation) { violations.Add(1) }))
+	}
+	if feed != nil {
+		cfg.HistoryTap = feed.Tap()
+	}
 	b.ResetTimer()
 	res, err := bench.Run(context.Background(), cfg, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	// Labelled, so a profile of the benchmark can leave the check out:
-	// -tagignore phase=check.
-	var rep checker.Report
-	pprof.Do(context.Background(), pprof.Labels("phase", "check"), func(context.Context) {
-		rep, _, err = feed.Check(checker.Options{})
-	})
-	if err != nil || rep.ExitCode() != 0 || violations.Load() != 0 {
-		b.Fatalf("the run's check: exit %d, %v, %d violations online", rep.ExitCode(), err, violations.Load())
+	switch kind {
+	case checkLog:
+		feed.Discard()
+	case checkLogAndOnline:
+		// Labelled, so a profile of the benchmark can leave the check
+		// out: -tagignore phase=check.
+		var rep checker.Report
+		pprof.Do(context.Background(), pprof.Labels("phase", "check"), func(context.Context) {
+			rep, _, err = feed.Check(checker.Options{})
+		})
+		if err != nil || rep.ExitCode() != 0 || violations.Load() != 0 {
+			b.Fatalf("the run's check: exit %d, %v, %d violations online", rep.ExitCode(), err, violations.Load())
+		}
 	}
 	b.StartTimer()
 	return float64(res.Counts.Persists) / res.Elapsed.Seconds(), cpu
