@@ -280,7 +280,9 @@ func pushChannel(ctx context.Context, cfg *Config, tgt target.Target, brokers []
 }
 
 // faultWindows tells the live metrics which kinds of scheduled fault
-// window are open now; nil when none is scheduled.
+// window are open now, by the names schedules give them (kafka_outage,
+// as the user wrote it and docs/metrics.md lists it); nil when none is
+// scheduled.
 func faultWindows(timed []target.TimedFault, clock *runClock) func() map[string]bool {
 	if len(timed) == 0 {
 		return nil
@@ -290,7 +292,8 @@ func faultWindows(timed []target.TimedFault, clock *runClock) func() map[string]
 		el := clock.elapsed()
 		for _, f := range timed {
 			if f.Kind != target.DeleteCounter {
-				open[f.Kind] = open[f.Kind] || f.Active(el)
+				name := f.ScheduleName()
+				open[name] = open[name] || f.Active(el)
 			}
 		}
 		return open

@@ -60,7 +60,8 @@ type Progress struct {
 	Rate float64
 	P99  time.Duration
 	// FaultsInjected counts attempts that carried an injected fault so far;
-	// ActiveFaults names the timed faults whose window is open now.
+	// ActiveFaults names the timed faults whose window is open now, as
+	// schedules name them (kafka_outage).
 	FaultsInjected int64
 	ActiveFaults   []string
 	Done           bool
@@ -474,7 +475,7 @@ func (l *latencies) reportProgress(cfg *Config, clock *runClock) (stop func()) {
 		el := clock.elapsed()
 		for _, f := range cfg.Timed {
 			if f.Active(el) {
-				p.ActiveFaults = append(p.ActiveFaults, f.Kind)
+				p.ActiveFaults = append(p.ActiveFaults, f.ScheduleName())
 			}
 		}
 		cfg.Progress(p)

@@ -96,11 +96,11 @@ func TestIntervalsAddUpToTheRun(t *testing.T) {
 			t.Fatalf("operations went back from %d to %d", prev, p.Operations)
 		}
 		prev = p.Operations
-		if len(p.ActiveFaults) == 1 && p.ActiveFaults[0] == target.StoreLatency {
+		if len(p.ActiveFaults) == 1 && p.ActiveFaults[0] == "store_latency" { // as schedules name it
 			sawFault = true
 		}
 	}
 	if !sawFault {
-		t.Error("no progress report named the open store-latency window")
+		t.Error("no progress report named the open store_latency window")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
-	"github.com/chatseq/chatseq/target"
 )
 
 // feed sends a 12 s run's reports every 250 ms, then the final one.
@@ -24,7 +23,7 @@ func feed(p *progressPrinter) {
 
 func activeAt(el time.Duration) []string {
 	if el >= 4*time.Second && el < 6*time.Second {
-		return []string{target.KafkaOutage}
+		return []string{"kafka_outage"} // as bench names it: the schedule's name
 	}
 	return nil
 }
@@ -38,7 +37,7 @@ func TestProgressPrintsPlainLinesOffATerminal(t *testing.T) {
 		t.Fatalf("%d lines, want one at 5s, one at 10s and a final one:\n%s", len(lines), buf.String())
 	}
 	want := [][]string{
-		{"progress: memory", "5.00s/12.0s", "5000 ops", "1.0k ops/s", "p99 3.21ms", "faults 7", "now: kafka-outage", "7.00s left"},
+		{"progress: memory", "5.00s/12.0s", "5000 ops", "1.0k ops/s", "p99 3.21ms", "faults 7", "now: kafka_outage", "7.00s left"},
 		{"10.0s/12.0s", "10000 ops", "2.00s left"},
 		{"12.0s/12.0s", "12000 ops", "writers done"},
 	}
