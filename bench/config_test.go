@@ -87,6 +87,29 @@ func TestValidateRefusesAFaultThatOutlastsTheRun(t *testing.T) {
 	}
 }
 
+// A variant_on window of a variant the strategy lacks is refused, as
+// --broken is: the window would run the correct core and look like a pass.
+func TestValidateRefusesAVariantWindowTheStrategyLacks(t *testing.T) {
+	for _, c := range []struct {
+		strategy sequencer.Strategy
+		variant  sequencer.Variant
+		want     string // "" when the window can go wrong
+	}{
+		{sequencer.TwoPhase, sequencer.AckBeforePersist, ""},
+		{sequencer.TwoPhase, sequencer.RacyCounter, ""},
+		{sequencer.Optimistic, sequencer.AckBeforePersist, "variant_on at 1s with --strategy occ: ack-before-persist"},
+		{sequencer.Optimistic, sequencer.RacyCounter, "variant_on at 1s with --strategy occ: racy-counter"},
+	} {
+		cfg := DefaultConfig()
+		cfg.Duration, cfg.Strategy = 3*time.Second, c.strategy
+		cfg.Timed = []target.TimedFault{{Kind: target.VariantOn, At: time.Second, For: time.Second, Variant: string(c.variant)}}
+		err := cfg.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s window under %s: %v, want %q", c.variant, c.strategy, err, c.want)
+		}
+	}
+}
+
 // The late-commit settings are refused when they cannot do what they say.
 func TestLateCommitSettingsProblems(t *testing.T) {
 	for _, c := range []struct {
