@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -381,6 +382,9 @@ func header(cfg Config) history.Header {
 	}
 	if cfg.Variant != sequencer.Correct {
 		h.Extra["variant"] = jsonString(string(cfg.Variant))
+	}
+	if w := target.VariantWindows(cfg.Timed); len(w) > 0 {
+		h.Extra["variant_windows"] = jsonString(strings.Join(w, ", "))
 	}
 	if len(cfg.Claims) > 0 {
 		h.Extra[history.ClaimsField] = history.EncodeClaims(cfg.Claims)

@@ -3,7 +3,9 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,6 +79,17 @@ func TestVariantWindowTurnsACorrectRunWrong(t *testing.T) {
 	}
 	if b.Run.Variant != "correct" && b.Run.Variant != "" {
 		t.Errorf("the run's variant is %q, not the correct core's", b.Run.Variant)
+	}
+	// The window is named beside it, in the report and in the history's
+	// header, so that a failure is not read as the correct core's.
+	window := "unconditional-idempotency from 0s for 1h0m0s"
+	if !slices.Equal(b.Run.VariantWindows, []string{window}) {
+		t.Errorf("the report's variant windows are %q, want %q", b.Run.VariantWindows, window)
+	}
+	if first, err := os.ReadFile(filepath.Join(dir, "w.jsonl")); err != nil {
+		t.Fatal(err)
+	} else if line, _, _ := strings.Cut(string(first), "\n"); !strings.Contains(line, `"variant_windows":"`+window+`"`) {
+		t.Errorf("the history's header does not name the window %q: %s", window, line)
 	}
 	if len(b.Online) == 0 || b.Online[0].Invariant != "idempotency_guarantee" || b.Operations >= asked/10 {
 		t.Errorf("online %+v after %d operations of %d", b.Online, b.Operations, asked)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/target"
 )
 
 // Percentiles of one step, in milliseconds.
@@ -44,6 +45,9 @@ type Run struct {
 	// StoppedForViolation: --fail-fast stopped the writers at the online
 	// check's first violation, which it names.
 	StoppedForViolation string `json:"stopped_for_violation,omitempty"`
+	// VariantWindows are the broken variants the schedule switched on
+	// for a while (variant_on): "racy-counter from 30s for 10m0s".
+	VariantWindows []string `json:"variant_windows,omitempty"`
 }
 
 // Bench is the whole report of `chatseq bench`.
@@ -120,6 +124,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Writers: res.Config.Writers, Chats: res.Config.Chats, Distribution: res.Config.Distribution,
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
 			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory, StoppedForViolation: res.StoppedForViolation,
+			VariantWindows: target.VariantWindows(res.Config.Timed),
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/target"
 )
 
 // An open loop that fell behind its rate is a warning in the text report
@@ -48,5 +49,30 @@ func TestAnOpenLoopBehindItsRateIsAWarning(t *testing.T) {
 	}
 	if strings.Contains(text.String(), "did not keep its rate") {
 		t.Errorf("3 late starts in 1000 flagged as falling behind:\n%s", text.String())
+	}
+}
+
+// A variant switched on by the schedule is named in the text report's
+// first line beside the core's behaviour, so that a failure inside its
+// window is not read as the correct core's.
+func TestTheTextReportNamesAVariantWindow(t *testing.T) {
+	cfg := bench.DefaultConfig()
+	cfg.Duration = 10 * time.Minute
+	cfg.Timed = []target.TimedFault{{Kind: target.VariantOn, At: 30 * time.Second, For: 10 * time.Minute, Variant: "racy-counter"}}
+	var text bytes.Buffer
+	if err := writeText(&text, FromBench(&bench.Result{Config: cfg}, "memory", checker.Report{}), 400); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(text.String(), "\n")
+	if want := "behaviour correct, then racy-counter from 30s for 10m0s (--schedule variant_on)"; !strings.Contains(first, want) {
+		t.Errorf("the first line does not say %q:\n%s", want, first)
+	}
+	cfg.Timed = nil
+	text.Reset()
+	if err := writeText(&text, FromBench(&bench.Result{Config: cfg}, "memory", checker.Report{}), 400); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(text.String(), "\n"); !strings.HasSuffix(first, "behaviour correct") {
+		t.Errorf("without a window: %s", first)
 	}
 }

@@ -27,7 +27,11 @@ func WriteText(w io.Writer, b Bench) error { return writeText(w, b, TerminalWidt
 func writeText(w io.Writer, b Bench, width int) error {
 	r := b.Run
 	const indent = "  "
-	wrapLine(w, fmt.Sprintf("chatseq bench: target %s (%s), kafka %s, behaviour %s", r.Target, r.Store, r.Kafka, r.Variant), width, indent)
+	behaviour := r.Variant
+	if len(r.VariantWindows) > 0 {
+		behaviour += ", then " + strings.Join(r.VariantWindows, ", ") + " (--schedule variant_on)"
+	}
+	wrapLine(w, fmt.Sprintf("chatseq bench: target %s (%s), kafka %s, behaviour %s", r.Target, r.Store, r.Kafka, behaviour), width, indent)
 	interrupted := ""
 	if r.Interrupted {
 		interrupted = ", interrupted"

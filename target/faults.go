@@ -149,6 +149,19 @@ func (f TimedFault) OutlastsRun(duration time.Duration) string {
 // files and --schedule: its kind with underscores (store_stall).
 func (f TimedFault) ScheduleName() string { return strings.ReplaceAll(f.Kind, "-", "_") }
 
+// VariantWindows are the variant_on windows of timed, as a report's and a
+// history's header name them ("racy-counter from 30s for 10m0s"): a run
+// that goes wrong inside one is the variant failing, not the correct core.
+func VariantWindows(timed []TimedFault) []string {
+	var out []string
+	for _, f := range timed {
+		if f.Kind == VariantOn {
+			out = append(out, fmt.Sprintf("%s from %s for %s", f.Variant, f.At, f.For))
+		}
+	}
+	return out
+}
+
 // Active reports whether the run is inside f's window at elapsed.
 func (f TimedFault) Active(elapsed time.Duration) bool {
 	return elapsed >= f.At && elapsed < f.At+f.For
