@@ -274,6 +274,9 @@ func (c Config) Validate() error {
 			if err := sequencer.Variant(f.Variant).CheckStrategy(c.Strategy); err != nil {
 				return fmt.Errorf("--schedule: %s at %s with --strategy %s: %w", f.ScheduleName(), f.At, c.Strategy, err)
 			}
+			if sequencer.Variant(f.Variant) == c.Variant {
+				return fmt.Errorf("--schedule: %s %s at %s changes nothing: the core runs %s throughout (--broken or --variant)", f.ScheduleName(), f.Variant, f.At, c.Variant)
+			}
 		}
 		if f.Kind == target.DeleteCounter && f.Chat%c.shards() != c.ShardIndex {
 			return fmt.Errorf("%s names chat %d, which shard %d/%d does not drive", f.Kind, f.Chat, c.ShardIndex, c.shards())

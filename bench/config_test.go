@@ -110,6 +110,26 @@ func TestValidateRefusesAVariantWindowTheStrategyLacks(t *testing.T) {
 	}
 }
 
+// A window of the variant the core already runs throughout changes
+// nothing, and is refused; one of another variant switches it.
+func TestValidateRefusesAWindowOfTheCoresOwnVariant(t *testing.T) {
+	for _, c := range []struct {
+		window sequencer.Variant
+		want   string
+	}{
+		{sequencer.RacyCounter, "variant_on racy-counter at 1s changes nothing: the core runs racy-counter throughout"},
+		{sequencer.AckBeforePersist, ""},
+	} {
+		cfg := DefaultConfig()
+		cfg.Duration, cfg.Variant = 3*time.Second, sequencer.RacyCounter
+		cfg.Timed = []target.TimedFault{{Kind: target.VariantOn, At: time.Second, For: time.Second, Variant: string(c.window)}}
+		err := cfg.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("a %s window over a racy-counter core: %v, want %q", c.window, err, c.want)
+		}
+	}
+}
+
 // The late-commit settings are refused when they cannot do what they say.
 func TestLateCommitSettingsProblems(t *testing.T) {
 	for _, c := range []struct {

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +36,23 @@ expect:
 	}
 	if o.Figures.Operations >= asked/10 {
 		t.Errorf("the writers ran %d of %d operations after the first violation", o.Figures.Operations, asked)
+	}
+	// The summary says the run was cut short, and by what: a pass here
+	// is not a whole run's.
+	var text, js bytes.Buffer
+	s := &Summary{Outcomes: []*Outcome{o}}
+	if err := writeText(&text, s, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{text.String(), js.String()} {
+		if !strings.Contains(out, "the online check found sequence_uniqueness violated at line") || !strings.Contains(out, "the writers stopped after") {
+			t.Errorf("the summary does not say fail_fast stopped the writers:\n%s", out)
+		}
+	}
+	if !strings.Contains(text.String(), "fail-fast stopped early (fail_fast): ") {
+		t.Errorf("the text summary does not name the scenario that stopped early:\n%s", text.String())
 	}
 }

@@ -46,6 +46,9 @@ type Outcome struct {
 	// Online is the first violation of each invariant the online check
 	// found while the writers ran (the report's online block).
 	Online []checker.Violation
+	// StoppedEarly says why the writers stopped before the scenario's
+	// end (fail_fast: the online check's first violation), or "".
+	StoppedEarly string
 	// logicalOps is how many operations the writers began (retries and
 	// duplicates of one message count once): where a shrink of a timed
 	// scenario starts.
@@ -73,6 +76,9 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 		return o
 	}
 	o.Check = rep
+	if res.StoppedForViolation != "" {
+		o.StoppedEarly = fmt.Sprintf("the writers stopped after %.1fs: %s", res.Elapsed.Seconds(), res.StoppedForViolation)
+	}
 	o.Lines, _ = countLines(o.History)
 	c := res.Counts
 	o.logicalOps = int(c.Persists - c.Retries - c.DuplicatesSent - c.ConcurrentDuplicates + c.Syncs)

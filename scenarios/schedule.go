@@ -127,7 +127,7 @@ func (d *decoder) switchableVariant(n *yaml.Node, p string) (string, bool) {
 	}
 	v, ok := sequencer.ParseVariant(n.Value)
 	if !ok || v == sequencer.Correct {
-		d.errorf(n, "%s: %q is not a broken variant of ADR-004's core (known: %s)", p, n.Value, sequencer.VariantNames())
+		d.errorf(n, "%s: %q is not a broken variant of ADR-004's core that a run can switch on (those that can: %s)", p, n.Value, sequencer.SwitchableNames())
 		return "", false
 	}
 	if err := v.CheckSwitchable(); err != nil {

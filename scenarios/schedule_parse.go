@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/chatseq/chatseq/target"
 	"gopkg.in/yaml.v3"
@@ -27,6 +28,15 @@ func ParseScheduleArg(arg string) ([]target.TimedFault, error) {
 			return nil, Errors{{File: arg, Msg: err.Error()}}
 		}
 		return ParseSchedule(data, arg)
+	}
+	if !strings.ContainsAny(arg, "{[:\n") {
+		// No inline schedule is one word: a list or a mapping has
+		// brackets or colons. This is a file's name, mistyped or gone.
+		what := "no such file"
+		if info, err := os.Stat(arg); err == nil && info.IsDir() {
+			what = "a directory"
+		}
+		return nil, Errors{{File: "--schedule", Msg: fmt.Sprintf("%q: %s, and not an inline schedule (a YAML file, or inline: '{fault: kafka_outage, at: 1s, for: 500ms}')", arg, what)}}
 	}
 	return ParseSchedule([]byte(arg), "--schedule")
 }

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +118,12 @@ func TestParseScheduleVariantWindow(t *testing.T) {
 			t.Errorf("%s: %v, want an error at line 1 saying %q", text, err, msg)
 		}
 	}
+	// An unknown name is answered with the names a window can take, not
+	// one it would then refuse.
+	_, err = ParseSchedule([]byte("{fault: variant_on, at: 1s, for: 1s, variant: nope}"), "s")
+	if err == nil || !strings.Contains(err.Error(), "those that can: racy-counter, ack-before-persist, unconditional-idempotency, retry-reallocates)") || strings.Contains(err.Error(), "sync-watermark") {
+		t.Errorf("an unknown variant: %v, want the switchable variants listed, sync-watermark not among them", err)
+	}
 }
 
 // The receivers' faults parse to their kinds, each with its window.
@@ -143,6 +151,31 @@ func TestParseScheduleReceiverFaults(t *testing.T) {
 		_, err := ParseSchedule([]byte(text), "s")
 		if err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: %v, want an error saying %q", text, err, msg)
+		}
+	}
+}
+
+// --schedule takes a file or an inline schedule: a file is read, inline
+// text parsed, and a word that is neither (a mistyped file name) is
+// answered as a missing file, not as a schedule that is not a list.
+func TestParseScheduleArgTellsAMissingFileFromInlineText(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yml")
+	if err := os.WriteFile(file, []byte("- {fault: kafka_outage, at: 1s, for: 500ms}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{file, "{fault: kafka_outage, at: 1s, for: 500ms}"} {
+		if got, err := ParseScheduleArg(arg); err != nil || len(got) != 1 || got[0].Kind != target.KafkaOutage {
+			t.Errorf("%s: %+v, %v", arg, got, err)
+		}
+	}
+	for arg, want := range map[string]string{
+		filepath.Join(dir, "sched.yml"): "no such file, and not an inline schedule",
+		dir:                             "a directory, and not an inline schedule",
+		"kafka_outage":                  "no such file, and not an inline schedule",
+	} {
+		if _, err := ParseScheduleArg(arg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", arg, err, want)
 		}
 	}
 }

@@ -142,6 +142,11 @@ func writeText(w io.Writer, s *Summary, width int) error {
 	fmt.Fprintln(w)
 	report.WrapLine(w, tally, width, indent)
 	for _, o := range s.Outcomes {
+		if o.StoppedEarly != "" {
+			report.WrapLine(w, fmt.Sprintf("%s stopped early (fail_fast): %s", o.Scenario.Name, o.StoppedEarly), width, indent)
+		}
+	}
+	for _, o := range s.Outcomes {
 		if o.Verdict == Pass {
 			if len(o.Attempts) > 0 {
 				fmt.Fprintln(w)
@@ -309,6 +314,9 @@ type jsonOutcome struct {
 	// above are the last try's, EarlierTries every try before it.
 	Tries        int       `json:"tries"`
 	EarlierTries []Attempt `json:"earlier_tries"`
+	// StoppedEarly: fail_fast stopped the writers at the online check's
+	// first violation, which it names.
+	StoppedEarly string `json:"stopped_early,omitempty"`
 }
 
 type jsonShrunk struct {
@@ -335,7 +343,7 @@ func WriteJSON(w io.Writer, s *Summary) error {
 			Writers: o.Config.Writers, Chats: o.Config.Chats, Ops: o.Config.Ops,
 			ElapsedS: o.Elapsed.Seconds(), Lines: o.Lines, Figures: o.Figures,
 			Thresholds: o.Thresholds, Invariants: o.Check.Invariants, Problems: nonNil(o.Problems), Repro: o.Repro(),
-			Tries: o.Tries(), EarlierTries: o.Attempts,
+			Tries: o.Tries(), EarlierTries: o.Attempts, StoppedEarly: o.StoppedEarly,
 		}
 		if j.EarlierTries == nil {
 			j.EarlierTries = []Attempt{}

@@ -80,30 +80,35 @@ func VariantNames() string {
 	return strings.Join(names, ", ")
 }
 
-// CheckStrategy reports an error when v's broken behaviour does not exist
-// under strategy s, so that a run would be a correct core labelled broken:
-// a mutant the checker could never catch. racy-counter replaces two-phase
-// allocation's atomic ADD, and ack-before-persist answers between its
-// allocation and its commit; optimistic allocation (occ) has neither step,
-// its allocation being the commit itself.
 // switchable are the variants a run may switch on and off while it goes
 // (a schedule's variant_on): each changes only what a persist does at the
-// step it breaks, asked at that step. SyncWatermark keeps state across operations from
-// the core's start, so it is not.
+// step it breaks, asked at that step. SyncWatermark keeps state across
+// operations from the core's start, so it is not.
 var switchable = []Variant{RacyCounter, AckBeforePersist, UnconditionalIdempotency, RetryReallocates}
+
+// SwitchableNames lists the variants a schedule's variant_on may name.
+func SwitchableNames() string {
+	var names []string
+	for _, s := range switchable {
+		names = append(names, string(s))
+	}
+	return strings.Join(names, ", ")
+}
 
 // CheckSwitchable says why v cannot be switched on at run time, or nil.
 func (v Variant) CheckSwitchable() error {
 	if slices.Contains(switchable, v) {
 		return nil
 	}
-	var names []string
-	for _, s := range switchable {
-		names = append(names, string(s))
-	}
-	return fmt.Errorf("variant %q cannot be switched on while a run goes (those that can: %s)", v, strings.Join(names, ", "))
+	return fmt.Errorf("variant %q cannot be switched on while a run goes (those that can: %s)", v, SwitchableNames())
 }
 
+// CheckStrategy reports an error when v's broken behaviour does not exist
+// under strategy s, so that a run would be a correct core labelled broken:
+// a mutant the checker could never catch. racy-counter replaces two-phase
+// allocation's atomic ADD, and ack-before-persist answers between its
+// allocation and its commit; optimistic allocation (occ) has neither step,
+// its allocation being the commit itself.
 func (v Variant) CheckStrategy(s Strategy) error {
 	if s != Optimistic {
 		return nil
