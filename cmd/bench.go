@@ -135,7 +135,7 @@ once, naming the history for 'chatseq check'.`,
 	addStoreFlags(fl, &f.store)
 	f.lin.register(fl, "porcupine's time budget over all the chats it checks")
 	fl.StringArrayVar(&f.thresholdExprs, "threshold", nil, "a condition on the run's figures, as in scenario files: 'allocate.p99 < 1ms', 'throughput >= 100000', 'errors.counter_missing == 0'; repeat for several; exit 4 if one fails while every invariant holds")
-	fl.StringVar(&f.schedule, "schedule", "", "timed faults on the run's clock, in the scenario files' schedule language (docs/scenarios.md): a YAML file, or inline, e.g. '[{fault: kafka_outage, at: 1s, for: 500ms}, {fault: store_latency, at: 0s, for: 2s, latency: 1ms}]'")
+	fl.StringVar(&f.schedule, "schedule", "", "timed faults on the run's clock, in the scenario files' schedule language (docs/scenarios.md): a YAML file, or inline, e.g. '[{fault: kafka_outage, at: 1s, for: 500ms}, {fault: store_latency, at: 0s, for: 2s, latency: 1ms}]'; '{fault: variant_on, at: 30s, for: 10m, variant: racy-counter}' turns a correct run wrong at 30s (with --fail-fast, a rehearsal of the first violation)")
 	addOutputFlags(fl, &f.output)
 	f.http.register(fl)
 	return c

@@ -54,6 +54,12 @@ testdata and names starting with "." or "_"); the default is ./scenarios.
 Every failure prints the command that reproduces it. --seed, --writers, --ops
 and --chats override every scenario, to replay a failure or a shrunk run.
 
+A scenario's fail_fast: true stops its writers at the online check's first
+violation (bench --fail-fast), and its schedule's variant_on switches a
+broken variant on for a window ({fault: variant_on, at: 30s, for: 10m,
+variant: racy-counter}): together, a rehearsal of a long run that goes
+wrong at a known time. The summary says when a scenario stopped early.
+
 --retries N (or a scenario's retries: N key, which the flag replaces) runs a
 scenario again, with the same seed, up to N more times while only its
 thresholds fail (a machine busy with other jobs slows throughput and
