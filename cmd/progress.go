@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/chatseq/chatseq/checker"
 	"io"
 	"os"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/internal/textwidth"
 )
 
@@ -48,6 +48,9 @@ type progressPrinter struct {
 	now       func() time.Time
 	// stepsLabel starts the line that times the steps.
 	stepsLabel string
+	// dropDone leaves the writers' end unprinted (a line drawn in place
+	// is cleared): run prints each scenario's verdict line instead.
+	dropDone bool
 }
 
 func newProgressPrinter(w io.Writer) *progressPrinter {
@@ -108,7 +111,14 @@ func (p *progressPrinter) redraw(line string, end bool) {
 func (p *progressPrinter) update(pr bench.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.tty {
+	switch {
+	case pr.Done && p.dropDone && p.tty:
+		p.redraw("", false)
+		p.drawn = 0
+		return
+	case pr.Done && p.dropDone:
+		return
+	case p.tty:
 		p.redraw(p.bar(pr), pr.Done)
 		return
 	}

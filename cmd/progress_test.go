@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
 )
 
 // feed sends a 12 s run's reports every 250 ms, then the final one.
@@ -176,5 +177,21 @@ func TestProgressShowsNoRateBeforeTheFirstInterval(t *testing.T) {
 	later := p.bar(bench.Progress{Target: "memory", Elapsed: 1250 * time.Millisecond, Duration: 3 * time.Second, Operations: 9000, Rate: 7000, P99: time.Millisecond})
 	if !strings.Contains(later, "7.0k ops/s") || !strings.Contains(later, "p99 1.00ms") {
 		t.Errorf("frame after a second %q lacks the rate and p99", later)
+	}
+}
+
+// run shows a scenario's writers as bench shows its own, named by the
+// scenario, and leaves their end to the scenario's verdict line.
+func TestScenarioProgressNamesTheScenarioAndLeavesTheEndOut(t *testing.T) {
+	var buf bytes.Buffer
+	progress, violation := scenarioProgress(&buf, "slow-demo")
+	progress(bench.Progress{Target: "memory", Elapsed: time.Second, Duration: 8 * time.Second, Operations: 10})
+	progress(bench.Progress{Target: "memory", Elapsed: 5 * time.Second, Duration: 8 * time.Second, Operations: 5000})
+	violation(checker.Violation{Invariant: "sequence_uniqueness", Lines: []int{7, 9}, Detail: "two ids"})
+	progress(bench.Progress{Target: "memory", Elapsed: 8 * time.Second, Duration: 8 * time.Second, Operations: 8000, Done: true})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "progress: slow-demo  5.00s/8.00s  5000 ops") ||
+		lines[1] != "slow-demo: online check: sequence_uniqueness violated at line 9: two ids" {
+		t.Errorf("got:\n%s", buf.String())
 	}
 }

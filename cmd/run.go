@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/scenarios"
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
@@ -205,6 +207,9 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 		OutDir: outDir, Store: withStatus(f.store, c.ErrOrStderr()), DSN: f.dsn, Open: f.http.options(targets.Options{}), Brokers: splitList(f.brokers),
 		CheckOptions: f.lin.options(), Overrides: f.overrides, Targets: cache,
 		Metrics: exporter, ServeCommand: serveCommand,
+		Live: func(sc *scenarios.Scenario) (func(bench.Progress), func(checker.Violation)) {
+			return scenarioProgress(c.ErrOrStderr(), sc.Name)
+		},
 	}
 	started := time.Now()
 	sum := &scenarios.Summary{OutDir: outDir}
@@ -336,4 +341,20 @@ var serveCommand = func(args []string) string {
 		words = append(words, scenarios.ShellQuote(a))
 	}
 	return strings.Join(words, " ")
+}
+
+// scenarioProgress shows one scenario's run while its writers go, as
+// bench shows its own: a line drawn in place on a terminal (cleared when
+// the writers are done, for the scenario's verdict line), a plain line
+// every few seconds otherwise (a long scenario in a CI log), and each
+// invariant's first violation the moment the online check finds it.
+func scenarioProgress(w io.Writer, name string) (func(bench.Progress), func(checker.Violation)) {
+	p := newProgressPrinter(w)
+	p.dropDone = true
+	return func(pr bench.Progress) {
+			pr.Target = name
+			p.update(pr)
+		}, func(v checker.Violation) {
+			p.violation(name, v)
+		}
 }

@@ -3,8 +3,13 @@ package scenarios
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
 )
 
 // A scenario's fail_fast stops its writers at the online check's first
@@ -54,5 +59,57 @@ expect:
 	}
 	if !strings.Contains(text.String(), "fail-fast stopped early (fail_fast): ") {
 		t.Errorf("the text summary does not name the scenario that stopped early:\n%s", text.String())
+	}
+}
+
+// Options.Live is told a scenario's progress and each first violation
+// while its writers go, with fail_fast or without; a shrink's runs are
+// not told.
+func TestLiveIsToldTheRunAsItGoes(t *testing.T) {
+	sc, err := Decode([]byte(`name: live
+target: memory
+kafka: off
+writers: 8
+chats: 4
+ops: 20000
+schedule:
+  - {fault: variant_on, at: 0s, for: 1h, variant: racy-counter}
+expect:
+  violates: [sequence_uniqueness]
+`), "live.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var told []string
+	var reports, done int
+	opts := Options{OutDir: t.TempDir(), Live: func(got *Scenario) (func(bench.Progress), func(checker.Violation)) {
+		if got != sc {
+			t.Errorf("told of scenario %q, not %q", got.Name, sc.Name)
+		}
+		return func(p bench.Progress) {
+				mu.Lock()
+				defer mu.Unlock()
+				reports++
+				if p.Done {
+					done++
+				}
+			}, func(v checker.Violation) {
+				mu.Lock()
+				defer mu.Unlock()
+				told = append(told, v.Invariant)
+			}
+	}}
+	o := Run(context.Background(), sc, opts)
+	if o.Verdict != Pass {
+		t.Fatalf("%s: %v", o.Verdict, o.Problems)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(told, "sequence_uniqueness") || done != 1 {
+		t.Errorf("told violations %v and %d progress reports (%d done), want sequence_uniqueness and one done", told, reports, done)
+	}
+	if len(o.Online) != len(told) {
+		t.Errorf("told %d violations live, the outcome lists %d", len(told), len(o.Online))
 	}
 }

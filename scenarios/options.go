@@ -3,6 +3,7 @@ package scenarios
 import (
 	"strconv"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/metrics"
 	"github.com/chatseq/chatseq/storeopen"
@@ -36,6 +37,12 @@ type Options struct {
 	Targets *TargetCache
 	// Metrics, if set, exports every run's figures live (--metrics-addr).
 	Metrics *metrics.Exporter
+	// Live, if set, is asked for each scenario's run (not a shrink's)
+	// what to tell while its writers go: progress gets bench's progress
+	// reports, violation each invariant's first violation the moment the
+	// online check finds it (from the goroutine feeding it lines). Either
+	// may be nil.
+	Live func(sc *Scenario) (progress func(bench.Progress), violation func(checker.Violation))
 }
 
 // Overrides replace what every scenario says, from the command line: a

@@ -195,9 +195,16 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	// The check reads the history as it is written, as bench's does, and
 	// judges what operations alone prove while the writers run.
 	// notify runs on the tap's goroutine alone.
+	var told func(checker.Violation)
+	if opts.Live != nil {
+		cfg.Progress, told = opts.Live(sc)
+	}
 	stop, stopped := make(chan struct{}), false
 	online := checker.NewOnline(func(v checker.Violation) {
 		opts.Metrics.Violation(v.Invariant)
+		if told != nil {
+			told(v)
+		}
 		if !stopped {
 			stopped = true
 			close(stop)

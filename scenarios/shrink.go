@@ -76,6 +76,7 @@ func Shrink(ctx context.Context, o *Outcome, opts Options, so ShrinkOptions) *Sh
 	}
 	defer os.RemoveAll(work)
 
+	opts.Live = nil // a shrink's many runs are told in its result, not live
 	s := &shrinker{ctx: ctx, o: o, opts: opts, so: so, work: work, began: time.Now(), result: r}
 	cur := size{o.Config.Writers, o.Config.Ops, o.Config.Chats}
 	if cur.ops == 0 {
