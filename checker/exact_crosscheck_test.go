@@ -439,7 +439,7 @@ func TestExactAgreesWithPorcupine(t *testing.T) {
 		if len(m.Ops) == 0 {
 			continue
 		}
-		got := linearize.Exact(m, "")
+		got := linearize.Exact(m, nil)
 		if got.Why == "fallback" {
 			fallback++
 			continue

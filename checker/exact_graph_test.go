@@ -26,7 +26,7 @@ func BenchmarkExactHotChat(b *testing.B) {
 			for range b.N {
 				s := startSampler()
 				m, _ := x.ChatModel(0, con, false)
-				out := linearize.Exact(m, "")
+				out := linearize.Exact(m, nil)
 				peak := s.finish()
 				if out.Status != linearize.Pass {
 					b.Fatalf("%s: %s", out.Status, out.Detail)

@@ -194,7 +194,7 @@ func TestLinearizabilityLimits(t *testing.T) {
 	t.Run("memory", func(t *testing.T) {
 		x := indexOf(&validHistory().h)
 		m, ops := x.ChatModel(0, history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}, true)
-		out := linearize.Porcupine(m, ops, time.Second, 1, "")
+		out := linearize.Porcupine(m, ops, time.Second, 1, nil)
 		if out.Status != linearize.Unknown || out.Why != "memory" {
 			t.Fatalf("outcome = %+v", out)
 		}
@@ -217,6 +217,28 @@ func TestLinearizabilityVisualization(t *testing.T) {
 	}
 	if !strings.Contains(string(raw), "<html") || !strings.Contains(string(raw), "persist k1") {
 		t.Fatalf("visualization lacks the history (%d bytes)", len(raw))
+	}
+}
+
+// A check draws at most linearize.MaxDrawings failing chats: each
+// drawing searches the counterexample again, and a broken run fails
+// every chat (a 10 s racy-counter run spent 77 s drawing 35 of 64).
+func TestLinearizabilityDrawsAFewFailingChats(t *testing.T) {
+	b := newHB()
+	const chats = 3 * linearize.MaxDrawings
+	for c := range chats {
+		chat := fmt.Sprintf("A/%d", c)
+		b.syncInvoke(2*c+2, chat, 0, 10)
+		b.syncOKIDs(2*c+2, chat, []uint64{1}, []string{"m-k1"})
+		b.send(2*c+1, chat, "k1", 1)
+	}
+	dir := t.TempDir()
+	r := Check(&b.h, Options{VisualizeDir: dir})
+	res := must(t, r, NameLinearizability, Fail)
+	mustContain(t, res.Detail, fmt.Sprintf("%d violations", chats))
+	drawn, _ := filepath.Glob(filepath.Join(dir, "linearizability-*.html"))
+	if len(drawn) != linearize.MaxDrawings {
+		t.Errorf("%d chats drawn of %d failing, want %d", len(drawn), chats, linearize.MaxDrawings)
 	}
 }
 

@@ -69,7 +69,7 @@ func TestModelOptimisationsKeepVerdicts(t *testing.T) {
 		if len(ops) == 0 {
 			continue
 		}
-		fast := linearize.Porcupine(m, ops, 10*time.Second, 1<<30, "")
+		fast := linearize.Porcupine(m, ops, 10*time.Second, 1<<30, nil)
 
 		ref, refOps := x.ChatModel(0, con, true)
 		model, _ := linearize.Reference(ref)

@@ -68,8 +68,8 @@ const errFallback = "fallback"
 
 // Exact decides chat m without a search (see above); a chat outside its
 // reach is Unknown with Why "fallback", for Porcupine. A counterexample is
-// drawn into vizDir when it is not "".
-func Exact(m *Chat, vizDir string) Outcome {
+// drawn when draw allows it.
+func Exact(m *Chat, draw *Drawings) Outcome {
 	e := &exactChat{m: m, forbidden: m.Forbidden}
 	out := Outcome{Ops: len(m.Ops)}
 	detail, lines := e.decide()
@@ -81,8 +81,10 @@ func Exact(m *Chat, vizDir string) Outcome {
 		out.Status, out.Why = Unknown, "fallback"
 	default:
 		out.Status, out.Detail, out.Lines = Fail, detail, lines
-		if vizDir != "" {
-			out.Viz = visualizeWindow(m, e.blame, vizDir)
+		if ok, note := draw.take(); ok {
+			out.Viz = visualizeWindow(m, e.blame, draw.Dir)
+		} else {
+			out.Viz = note
 		}
 	}
 	return out

@@ -148,7 +148,7 @@ func Model(m *Chat) porcupine.Model {
 
 // Porcupine decides chat m with porcupine's search, within timeout and mem bytes of porcupine's
 // cache; the caller leaves out chats too large for mem.
-func Porcupine(m *Chat, ops []porcupine.Operation, timeout time.Duration, mem int64, vizDir string) Outcome {
+func Porcupine(m *Chat, ops []porcupine.Operation, timeout time.Duration, mem int64, draw *Drawings) Outcome {
 	x := m.h
 	out := Outcome{Ops: len(ops)}
 	if timeout < time.Millisecond {
@@ -184,8 +184,10 @@ func Porcupine(m *Chat, ops []porcupine.Operation, timeout time.Duration, mem in
 		out.Status = Fail
 		out.Detail, out.Lines = hint(m, ops, info)
 		m.maxSteps = -1 // replaying for the visualization must not hit the bound
-		if vizDir != "" {
-			out.Viz = visualize(m.name, model, info, len(ops), vizDir)
+		if ok, note := draw.take(); ok {
+			out.Viz = visualize(m.name, model, info, len(ops), draw.Dir)
+		} else {
+			out.Viz = note
 		}
 	}
 	return out

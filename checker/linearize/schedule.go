@@ -40,8 +40,8 @@ type Budget struct {
 	// CollectFirst runs the garbage collector before the exact checker
 	// starts, given the largest job (a hot chat: see Decide).
 	CollectFirst func(largest Job) bool
-	// VisualizeDir, unless empty, gets porcupine's view of each chat
-	// that fails.
+	// VisualizeDir, unless empty, gets porcupine's view of the first
+	// MaxDrawings chats that fail.
 	VisualizeDir string
 }
 
@@ -79,6 +79,7 @@ func Decide(jobs []Job, build func(chat int32, forPorcupine bool) (*Chat, []porc
 	d := Decision{Outcomes: make([]ChatOutcome, len(jobs)), MemPerWorker: mem / int64(workers)}
 	d.MaxOps = PorcupineMaxOps(d.MemPerWorker)
 	outcomes := d.Outcomes
+	draw := NewDrawings(b.VisualizeDir, MaxDrawings)
 	queue := make([]int, len(jobs))
 	for i := range queue {
 		queue[i] = i
@@ -89,7 +90,7 @@ func Decide(jobs []Job, build func(chat int32, forPorcupine bool) (*Chat, []porc
 		}
 		parallel.ForEach(workers, len(jobs), func(i int) {
 			m, _ := build(jobs[i].Chat, false)
-			outcomes[i] = ChatOutcome{jobs[i].Chat, Exact(m, b.VisualizeDir)}
+			outcomes[i] = ChatOutcome{jobs[i].Chat, Exact(m, draw)}
 		})
 		queue = queue[:0]
 		for i := range outcomes {
@@ -128,7 +129,7 @@ func Decide(jobs []Job, build func(chat int32, forPorcupine bool) (*Chat, []porc
 					left := time.Until(deadline)
 					share := min(left, left*time.Duration(workers)/time.Duration(len(queue)-q))
 					m, ops := build(j.Chat, true)
-					outcomes[i] = ChatOutcome{j.Chat, Porcupine(m, ops, share, d.MemPerWorker, b.VisualizeDir)}
+					outcomes[i] = ChatOutcome{j.Chat, Porcupine(m, ops, share, d.MemPerWorker, draw)}
 				}
 			}()
 		}
