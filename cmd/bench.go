@@ -386,7 +386,7 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 	}
 	b := report.FromBench(res, describe, rep)
 	if online != nil {
-		b.Online = online.Violations()
+		b.Online = append([]checker.Violation{}, online.Violations()...) // [] rather than null: it ran
 	}
 	if len(f.thresholds) > 0 {
 		// A fresh or prefixed set of chats: every counter started at 0.

@@ -103,4 +103,9 @@ func TestVariantWindowTurnsACorrectRunWrong(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &b); err != nil || len(b.Online) > 0 || b.Operations < 3000 {
 		t.Errorf("correct run: online %+v after %d operations (%v)", b.Online, b.Operations, err)
 	}
+	// It ran and found nothing: an empty list, not a missing key.
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &raw); err != nil || string(raw["online"]) != "[]" {
+		t.Errorf("correct run: online is %q, want []", raw["online"])
+	}
 }

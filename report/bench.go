@@ -94,8 +94,9 @@ type Bench struct {
 	Check              checker.Report `json:"check"`
 	// Online is the first violation of each invariant the online check
 	// found while the writers ran, with its counterexample's lines; the
-	// verdict is Check's, on the whole history.
-	Online []checker.Violation `json:"online,omitempty"`
+	// verdict is Check's, on the whole history. Empty when it found none,
+	// nil (null) when it did not run (--online=false).
+	Online []checker.Violation `json:"online"`
 	// Schedule is how far an open loop fell behind its rate; left out
 	// in a closed loop.
 	Schedule *Schedule `json:"schedule,omitempty"`

@@ -64,7 +64,7 @@ func SaveRun(dir string, res *bench.Result, b Bench, command string) (*Saved, er
 	if err != nil {
 		return nil, err
 	}
-	lines, err := readLines(filepath.Join(dir, HistoryFile), counterexampleLines(r.Check))
+	lines, err := readLines(filepath.Join(dir, HistoryFile), counterexampleLines(r))
 	if err != nil {
 		return nil, fmt.Errorf("reading the counterexamples' history lines: %w", err)
 	}
@@ -119,7 +119,7 @@ func LoadDir(dir string) (*Saved, error) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadDir, f.Name(), err)
 	}
 	lat.finish(r.Intervals)
-	lines, err := readLines(filepath.Join(dir, r.Files.History), counterexampleLines(r.Check))
+	lines, err := readLines(filepath.Join(dir, r.Files.History), counterexampleLines(r))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
 	}

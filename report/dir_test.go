@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatseq/chatseq/checker"
 )
 
 var generatedAt = regexp.MustCompile(`<time id="generated-at">[^<]*</time>`)
@@ -92,5 +94,40 @@ func TestLoadDirRefusesIncompleteDirectories(t *testing.T) {
 	}
 	if _, err := LoadDir(dir); !errors.Is(err, ErrBadDir) || !strings.Contains(err.Error(), `"commit"`) {
 		t.Errorf("with an unknown tag: %v, want ErrBadDir naming it", err)
+	}
+}
+
+// report.html lists what the online check found while the writers ran,
+// each violation with its counterexample's history lines, and says so
+// when it found nothing or did not run.
+func TestReportListsTheOnlineChecksViolations(t *testing.T) {
+	loaded, err := LoadDir(faultyRun(t).dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(online []checker.Violation, stopped string) string {
+		t.Helper()
+		s := *loaded
+		s.Results.Online, s.Results.Run.StoppedForViolation = online, stopped
+		s.lines = map[int]string{2: `{"type":"invoke","process":1}`, 5: `{"type":"ok","process":1}`}
+		var page bytes.Buffer
+		if err := s.WriteHTML(&page, fixtureGenerated); err != nil {
+			t.Fatal(err)
+		}
+		return html.UnescapeString(page.String())
+	}
+	v := checker.Violation{Invariant: "sequence_uniqueness", Detail: "chat c seq 3 was acknowledged for two messages", Lines: []int{2, 5}, Time: 2_500_000_000}
+	page := render([]checker.Violation{v}, "the online check found sequence_uniqueness violated at line 5")
+	for _, want := range []string{`<section id="online">`, `id="online-sequence_uniqueness"`, "2.5s", v.Detail,
+		`{"type":"ok","process":1}`, "The writers stopped early (--fail-fast): the online check found sequence_uniqueness violated at line 5"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if page := render([]checker.Violation{}, ""); !strings.Contains(page, "No violation while the writers ran") || strings.Contains(page, `id="online-`) {
+		t.Error("a run whose online check found nothing does not say so")
+	}
+	if page := render(nil, ""); !strings.Contains(page, "Not run (--online=false)") {
+		t.Error("a run without the online check does not say so")
 	}
 }

@@ -37,6 +37,8 @@ type page struct {
 	Latency       []Percentiles
 	Failures      []failure // failed invariants, stated at the top
 	Unknown       []string  // invariants left undecided
+	Online        []onlineRow
+	OnlineRan     bool // false: --online=false (results.json's online is null)
 	Invariants    []invariantRow
 	NotApplicable []checker.NotApplicable
 	FaultKinds    []faultKind
@@ -162,6 +164,7 @@ func newPage(r Results, lat *latencySeries, lines map[int]string, generated time
 		}
 	}
 	p.Failures = failures(r, lines)
+	p.Online, p.OnlineRan = onlineRows(r, lines), r.Online != nil
 	for _, inv := range r.Check.Invariants {
 		if inv.Status == checker.Unknown {
 			p.Unknown = append(p.Unknown, inv.Name)
@@ -196,11 +199,34 @@ func newPage(r Results, lat *latencySeries, lines map[int]string, generated time
 	return p
 }
 
-// counterexampleLines lists every line number the report will print.
-func counterexampleLines(rep checker.Report) []int {
+// counterexampleLines lists every line number the report will print:
+// the check's counterexamples', and the online check's.
+func counterexampleLines(r Results) []int {
 	var out []int
-	for _, inv := range rep.Invariants {
+	for _, inv := range r.Check.Invariants {
 		out = append(out, inv.Lines[:min(len(inv.Lines), maxShownLines)]...)
+	}
+	for _, v := range r.Online {
+		out = append(out, v.Lines[:min(len(v.Lines), maxShownLines)]...)
+	}
+	return out
+}
+
+// onlineRow is a violation the online check found while the writers ran.
+type onlineRow struct {
+	checker.Violation
+	At    float64 // seconds on the history's clock (the writers' start)
+	Shown []numberedLine
+}
+
+func onlineRows(r Results, lines map[int]string) []onlineRow {
+	var out []onlineRow
+	for _, v := range r.Online {
+		row := onlineRow{Violation: v, At: float64(v.Time) / 1e9}
+		for _, n := range v.Lines[:min(len(v.Lines), maxShownLines)] {
+			row.Shown = append(row.Shown, numberedLine{N: n, Text: lines[n]})
+		}
+		out = append(out, row)
 	}
 	return out
 }

@@ -112,7 +112,7 @@ func prepareDir(dir, vizDir string) error {
 // chatseq compare read a scenario's run too.
 func saveResults(o *Outcome, res *bench.Result, b report.Bench) error {
 	b.Thresholds = o.Thresholds
-	b.Online = o.Online
+	b.Online = append([]checker.Violation{}, o.Online...) // [] rather than null: it ran
 	saved, err := report.SaveRun(o.Dir, res, b, Command(o.Scenario.File, o.Overrides))
 	if err != nil {
 		return err
