@@ -11,7 +11,8 @@
 //	go run ./tools/soakmem -bin /tmp/chatseq -duration 20m -rate 2000 -- --online=false
 //
 // Arguments after -- go to bench. The operations are the count on bench's
-// progress lines. Linux only (it reads /proc/PID/status).
+// progress lines; the peak is bench's high-water mark (its rusage), after
+// the writers too. Linux only (it reads /proc/PID/status).
 package main
 
 import (
@@ -24,11 +25,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -146,15 +149,30 @@ func run(args []string, out io.Writer) (int, error) {
 	if err != nil {
 		return 5, err
 	}
+	// A server already there would answer bench instead of the one
+	// started here, and the run would measure it.
+	if err := addressFree(o.listen); err != nil {
+		return 2, err
+	}
 	serveLog, err := os.Create(filepath.Join(o.dir, "serve.log"))
 	if err != nil {
 		return 5, err
 	}
 	defer serveLog.Close()
+	// Interrupted or terminated, soakmem stops bench as Ctrl-C does (it
+	// still settles, checks and reports what ran) and then the service:
+	// neither is left behind.
+	stopped, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	serve := exec.CommandContext(ctx, o.bin, "serve", "--listen", o.listen)
 	serve.Stdout, serve.Stderr = serveLog, serveLog
+	// Its own process group, so that a terminal's Ctrl-C reaches
+	// soakmem, which stops bench first, not the service bench is still
+	// reading its final state from; and killed with soakmem, whatever
+	// kills it.
+	serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// The profiles asked for by the environment are bench's: the service
 	// writing its own to the same file at the same moment corrupted them.
 	serve.Env = withoutProfiles(os.Environ())
@@ -165,13 +183,15 @@ func run(args []string, out io.Writer) (int, error) {
 	if err := serve.Start(); err != nil {
 		return 5, err
 	}
-	defer serve.Wait()
+	serveExited := make(chan error, 1)
+	go func() { serveExited <- serve.Wait() }()
+	defer func() { <-serveExited }()
 	if o.serveCPU != "" {
 		defer cancel() // an interrupt: the service writes its profile
 	} else {
 		defer serve.Process.Kill()
 	}
-	if err := waitListening(o.listen, 30*time.Second); err != nil {
+	if err := waitListening(o.listen, 30*time.Second, serveExited); err != nil {
 		return 5, fmt.Errorf("chatseq serve: %w (its log: %s)", err, serveLog.Name())
 	}
 
@@ -179,6 +199,7 @@ func run(args []string, out io.Writer) (int, error) {
 		"--duration", o.duration.String(), "--rate", strconv.FormatFloat(o.rate, 'f', -1, 64),
 		"--history", filepath.Join(o.dir, "history.jsonl")}, o.extra...)
 	bench := exec.Command(o.bin, benchArgs...)
+	bench.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL} // as the service's
 	benchOut, err := os.Create(filepath.Join(o.dir, "bench.out"))
 	if err != nil {
 		return 5, err
@@ -193,6 +214,10 @@ func run(args []string, out io.Writer) (int, error) {
 	if err := bench.Start(); err != nil {
 		return 5, err
 	}
+	go func() {
+		<-stopped.Done()
+		bench.Process.Signal(os.Interrupt)
+	}()
 	var (
 		mu   sync.Mutex
 		ops  int64
@@ -212,7 +237,7 @@ func run(args []string, out io.Writer) (int, error) {
 			if n, ok := progressOps(sc.Text()); ok {
 				mu.Lock()
 				ops = n
-				if done.IsZero() && strings.Contains(sc.Text(), "writers done") {
+				if done.IsZero() && (strings.Contains(sc.Text(), "writers done") || strings.Contains(sc.Text(), "writers stopped early")) {
 					done = time.Now()
 				}
 				mu.Unlock()
@@ -221,7 +246,6 @@ func run(args []string, out io.Writer) (int, error) {
 		}
 	}()
 	var samples []sample
-	var peak int64
 	tick := time.NewTicker(o.every)
 sampling:
 	for {
@@ -237,7 +261,6 @@ sampling:
 		if err != nil {
 			break
 		}
-		peak = max(peak, rss)
 		mu.Lock()
 		s, writing := sample{at: at, rss: rss, ops: ops}, done.IsZero()
 		mu.Unlock()
@@ -265,12 +288,43 @@ sampling:
 	if !done.IsZero() {
 		after = fmt.Sprintf("bench exited %.1fs after its writers were done", exited.Sub(done).Seconds())
 	}
-	fmt.Fprintf(out, "peak rss %.1f MB; %s (exit %d); history and logs in %s\n",
-		float64(peak)/1e6, after, code, o.dir)
+	if stopped.Err() != nil {
+		after += ", stopped by a signal"
+	}
+	fmt.Fprintf(out, "peak rss %s; %s (exit %d); history and logs in %s\n", peakOf(bench.ProcessState), after, code, o.dir)
 	if werr != nil && code < 0 {
 		return 5, werr
 	}
+	select {
+	case err := <-serveExited:
+		serveExited <- err // for the deferred wait
+		// Before the kill: the service died under the run, unless a
+		// signal to the whole group stopped it too.
+		if stopped.Err() == nil {
+			return 5, fmt.Errorf("chatseq serve exited while bench ran (%v): see %s", err, serveLog.Name())
+		}
+	default:
+	}
 	return code, nil
+}
+
+// peakOf is the highest resident memory bench reached, after its writers
+// too (the final state and the check): the kernel's high-water mark, not
+// the highest sample.
+func peakOf(ps *os.ProcessState) string {
+	if u, ok := ps.SysUsage().(*syscall.Rusage); ok && u.Maxrss > 0 {
+		return fmt.Sprintf("%.1f MB", float64(u.Maxrss)*1024/1e6) // Linux: KB
+	}
+	return "unknown"
+}
+
+// addressFree reports an error when something already listens on addr.
+func addressFree(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("-listen %s: %w: something already listens there, and bench would measure it instead of the service this starts; stop it or give another -listen", addr, err)
+	}
+	return l.Close()
 }
 
 // withoutProfiles is env without the CHATSEQ_*PROFILE* variables.
@@ -285,9 +339,17 @@ func withoutProfiles(env []string) []string {
 	return out
 }
 
-func waitListening(addr string, within time.Duration) error {
+// waitListening waits until addr takes connections, unless the service
+// exits first (exited gets its Wait's error; it is put back).
+func waitListening(addr string, within time.Duration, exited chan error) error {
 	deadline := time.Now().Add(within)
 	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			return fmt.Errorf("exited before listening on %s: %v", addr, err)
+		default:
+		}
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()

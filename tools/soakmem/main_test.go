@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"net"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,5 +67,58 @@ func TestServeEnvHasNoProfiles(t *testing.T) {
 	env := withoutProfiles([]string{"CHATSEQ_HEAPPROFILE=/tmp/h", "CHATSEQ_HEAPPROFILE_AT=100s", "CHATSEQ_CPUPROFILE=/tmp/c", "CHATSEQ_TIMINGS=1", "PATH=/bin"})
 	if len(env) != 2 || env[0] != "CHATSEQ_TIMINGS=1" || env[1] != "PATH=/bin" {
 		t.Fatalf("serve's environment %q, want CHATSEQ_TIMINGS and PATH only", env)
+	}
+}
+
+// A server already on -listen would answer bench in place of the one
+// soakmem starts, and be measured: soakmem refuses, exit 2, before it
+// starts anything.
+func TestRefusesAnAddressInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var out bytes.Buffer
+	code, err := run([]string{"-bin", "/nonexistent/chatseq", "-listen", l.Addr().String(), "-dir", t.TempDir(), "-duration", "2s", "-warm", "1s"}, &out)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "something already listens there") {
+		t.Fatalf("exit %d, %v; want 2 naming the address in use", code, err)
+	}
+}
+
+// A service that exits before it listens (its port taken, say) ends the
+// wait at once, with the reason, rather than after the whole timeout.
+func TestWaitListeningStopsWhenTheServiceExits(t *testing.T) {
+	cmd := exec.Command("false")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // free: nothing will listen there
+	began := time.Now()
+	err = waitListening(addr, time.Minute, exited)
+	if err == nil || !strings.Contains(err.Error(), "exited before listening") || time.Since(began) > 30*time.Second {
+		t.Fatalf("%v after %s; want the exit, long before the minute", err, time.Since(began))
+	}
+	if got := <-exited; got == nil {
+		t.Error("the exit's error was not put back for the caller's wait")
+	}
+}
+
+// The peak is the child's high-water mark (rusage), not the highest
+// sample: the final state and the check come after the last sample.
+func TestPeakIsTheHighWaterMark(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got := peakOf(cmd.ProcessState); !strings.HasSuffix(got, " MB") {
+		t.Errorf("peak %q, want a size in MB", got)
 	}
 }
