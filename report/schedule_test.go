@@ -76,3 +76,20 @@ func TestTheTextReportNamesAVariantWindow(t *testing.T) {
 		t.Errorf("without a window: %s", first)
 	}
 }
+
+// An interrupted run's verdict line says so: its pass is a shorter run's
+// (bench exits 6), and the line alone read as the whole run's pass.
+func TestTheVerdictLineOfAnInterruptedRun(t *testing.T) {
+	for _, interrupted := range []bool{true, false} {
+		var text bytes.Buffer
+		b := FromBench(&bench.Result{Config: bench.DefaultConfig(), Interrupted: interrupted}, "memory", checker.Report{})
+		if err := writeText(&text, b, 400); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(text.String()), "\n")
+		last := lines[len(lines)-1]
+		if said := strings.Contains(last, "(interrupted: the writers stopped early"); !strings.HasPrefix(last, "verdict: ") || said != interrupted {
+			t.Errorf("interrupted %v: the verdict line is %q", interrupted, last)
+		}
+	}
+}

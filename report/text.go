@@ -114,7 +114,13 @@ func writeText(w io.Writer, b Bench, width int) error {
 		}
 	}
 	fmt.Fprintln(w)
-	wrapLine(w, fmt.Sprintf("verdict: %s%s   history: %s", Verdict(b.Check), thresholdVerdict(b.Thresholds), r.History), width, indent)
+	short := ""
+	if r.Interrupted {
+		// A pass of a shorter run than asked for: bench exits 6, and
+		// this line should not read as the whole run's pass.
+		short = " (interrupted: the writers stopped early, a shorter run than asked for)"
+	}
+	wrapLine(w, fmt.Sprintf("verdict: %s%s%s   history: %s", Verdict(b.Check), thresholdVerdict(b.Thresholds), short, r.History), width, indent)
 	return nil
 }
 
