@@ -268,15 +268,8 @@ func (c Config) Validate() error {
 		if problem := f.OutlastsRun(c.Duration); problem != "" {
 			return fmt.Errorf("--schedule: %s", problem)
 		}
-		if f.Kind == target.VariantOn {
-			// As --broken is: a window of a variant the strategy lacks
-			// would run the correct core and look like a pass.
-			if err := sequencer.Variant(f.Variant).CheckStrategy(c.Strategy); err != nil {
-				return fmt.Errorf("--schedule: %s at %s with --strategy %s: %w", f.ScheduleName(), f.At, c.Strategy, err)
-			}
-			if sequencer.Variant(f.Variant) == c.Variant {
-				return fmt.Errorf("--schedule: %s %s at %s changes nothing: the core runs %s throughout (--broken or --variant)", f.ScheduleName(), f.Variant, f.At, c.Variant)
-			}
+		if problem := f.VariantProblem(c.Strategy, c.Variant); problem != "" {
+			return fmt.Errorf("--schedule: %s", problem)
 		}
 		if f.Kind == target.DeleteCounter && f.Chat%c.shards() != c.ShardIndex {
 			return fmt.Errorf("%s names chat %d, which shard %d/%d does not drive", f.Kind, f.Chat, c.ShardIndex, c.shards())

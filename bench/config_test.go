@@ -97,8 +97,8 @@ func TestValidateRefusesAVariantWindowTheStrategyLacks(t *testing.T) {
 	}{
 		{sequencer.TwoPhase, sequencer.AckBeforePersist, ""},
 		{sequencer.TwoPhase, sequencer.RacyCounter, ""},
-		{sequencer.Optimistic, sequencer.AckBeforePersist, "variant_on at 1s with --strategy occ: ack-before-persist"},
-		{sequencer.Optimistic, sequencer.RacyCounter, "variant_on at 1s with --strategy occ: racy-counter"},
+		{sequencer.Optimistic, sequencer.AckBeforePersist, "variant_on at 1s with strategy occ: ack-before-persist"},
+		{sequencer.Optimistic, sequencer.RacyCounter, "variant_on at 1s with strategy occ: racy-counter"},
 	} {
 		cfg := DefaultConfig()
 		cfg.Duration, cfg.Strategy = 3*time.Second, c.strategy

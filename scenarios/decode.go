@@ -163,6 +163,9 @@ func (d *decoder) finish(root *yaml.Node) {
 		if problem := f.OutlastsRun(sc.Duration); problem != "" {
 			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
 		}
+		if problem := f.VariantProblem(sc.Strategy, sc.Variant); problem != "" {
+			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
+		}
 	}
 }
 

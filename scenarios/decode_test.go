@@ -456,3 +456,29 @@ func TestServeNamesTheLine(t *testing.T) {
 		t.Fatalf("decoded %+v, %v; want postgres's sequence-in-tx served", sc, err)
 	}
 }
+
+// A variant_on window that cannot do what it says is an error at its
+// line, as bench --schedule refuses it (target.TimedFault.VariantProblem):
+// a variant the strategy lacks would run the correct core, and the
+// variant broken already runs changes nothing.
+func TestDecodeRefusesAVariantWindowThatChangesNothing(t *testing.T) {
+	es := decodeErrors(t, `name: w
+writers: 4
+duration: 3s
+strategy: occ
+schedule:
+  - {fault: variant_on, at: 1s, for: 1s, variant: ack-before-persist}
+expect: pass
+`)
+	wantError(t, es, 6, "schedule: variant_on at 1s with strategy occ: ack-before-persist")
+	es = decodeErrors(t, `name: w
+writers: 4
+duration: 3s
+broken: racy-counter
+schedule:
+  - {fault: variant_on, at: 1s, for: 1s, variant: racy-counter}
+expect:
+  violates: [sequence_uniqueness]
+`)
+	wantError(t, es, 6, "changes nothing: the core runs racy-counter throughout")
+}

@@ -145,6 +145,25 @@ func (f TimedFault) OutlastsRun(duration time.Duration) string {
 	return ""
 }
 
+// VariantProblem says why a variant_on window f cannot do what it says
+// in a core of the given strategy running base outside its windows, or
+// returns "" (also for any other fault): a variant the strategy lacks
+// would run the correct core and look like a pass (as --broken is
+// refused), and base itself changes nothing.
+func (f TimedFault) VariantProblem(strategy sequencer.Strategy, base sequencer.Variant) string {
+	if f.Kind != VariantOn {
+		return ""
+	}
+	v := sequencer.Variant(f.Variant)
+	if err := v.CheckStrategy(strategy); err != nil {
+		return fmt.Sprintf("%s at %s with strategy %s: %v", f.ScheduleName(), f.At, strategy, err)
+	}
+	if v == base {
+		return fmt.Sprintf("%s %s at %s changes nothing: the core runs %s throughout (broken or variant)", f.ScheduleName(), f.Variant, f.At, base)
+	}
+	return ""
+}
+
 // ScheduleName is the fault's name in the schedule language of scenario
 // files and --schedule: its kind with underscores (store_stall).
 func (f TimedFault) ScheduleName() string { return strings.ReplaceAll(f.Kind, "-", "_") }
