@@ -170,13 +170,7 @@ func newPage(r Results, lat *latencySeries, lines map[int]string, generated time
 			p.Unknown = append(p.Unknown, inv.Name)
 		}
 		row := invariantRow{Result: inv}
-		for i, n := range inv.Lines {
-			if i == maxShownLines {
-				row.Hidden = len(inv.Lines) - maxShownLines
-				break
-			}
-			row.Shown = append(row.Shown, numberedLine{N: n, Text: lines[n]})
-		}
+		row.Shown, row.Hidden = shownLines(inv.Lines, lines)
 		if inv.Name == checker.NameLinearizability {
 			row.Vizs = r.Files.Visualizations
 		}
@@ -223,12 +217,19 @@ func onlineRows(r Results, lines map[int]string) []onlineRow {
 	var out []onlineRow
 	for _, v := range r.Online {
 		row := onlineRow{Violation: v, At: float64(v.Time) / 1e9}
-		for _, n := range v.Lines[:min(len(v.Lines), maxShownLines)] {
-			row.Shown = append(row.Shown, numberedLine{N: n, Text: lines[n]})
-		}
+		row.Shown, _ = shownLines(v.Lines, lines) // a violation's few lines
 		out = append(out, row)
 	}
 	return out
+}
+
+// shownLines are the first maxShownLines of a counterexample's lines with
+// their text, and how many more it has.
+func shownLines(ns []int, lines map[int]string) (shown []numberedLine, hidden int) {
+	for _, n := range ns[:min(len(ns), maxShownLines)] {
+		shown = append(shown, numberedLine{N: n, Text: lines[n]})
+	}
+	return shown, max(len(ns)-maxShownLines, 0)
 }
 
 func faultColor(kind string) string {

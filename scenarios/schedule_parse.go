@@ -19,7 +19,8 @@ import (
 // schedule can be copied as it is). A path that exists is read as a file;
 // anything else is YAML text, named "--schedule" in errors.
 func ParseScheduleArg(arg string) ([]target.TimedFault, error) {
-	if info, err := os.Stat(arg); err == nil && !info.IsDir() {
+	info, statErr := os.Stat(arg)
+	if statErr == nil && !info.IsDir() {
 		if info.Size() > maxFileSize {
 			return nil, Errors{{File: arg, Msg: fmt.Sprintf("%d bytes is too large for a schedule (at most %d)", info.Size(), maxFileSize)}}
 		}
@@ -33,7 +34,7 @@ func ParseScheduleArg(arg string) ([]target.TimedFault, error) {
 		// No inline schedule is one word: a list or a mapping has
 		// brackets or colons. This is a file's name, mistyped or gone.
 		what := "no such file"
-		if info, err := os.Stat(arg); err == nil && info.IsDir() {
+		if statErr == nil { // a directory: a file was read above
 			what = "a directory"
 		}
 		return nil, Errors{{File: "--schedule", Msg: fmt.Sprintf("%q: %s, and not an inline schedule (a YAML file, or inline: '{fault: kafka_outage, at: 1s, for: 500ms}')", arg, what)}}
