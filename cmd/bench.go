@@ -429,6 +429,7 @@ func (f *benchFlags) check(name string, res *bench.Result, feed *checker.Feed, p
 		checkDone(nil)
 		return false, checker.Report{}, fmt.Errorf("reading back the history: %w", err)
 	}
+	rep = report.JudgedRun(res, rep)
 	checkDone(&rep)
 	progress.phase(name, "")
 	return true, rep, nil

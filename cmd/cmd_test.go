@@ -198,3 +198,12 @@ func TestBenchThenCheckAgree(t *testing.T) {
 		t.Fatalf("broken bench exit %d, want 1\n%s", code, out)
 	}
 }
+
+// A run too short to complete one operation is not a pass, even of a
+// broken core: bench exits 3 and says why (report.JudgedRun).
+func TestABenchOfNoOperationIsUnknown(t *testing.T) {
+	code, out, errOut := run(t, "bench", "--broken", "racy-counter", "--duration", "1ns", "--kafka", "off", "--out", filepath.Join(t.TempDir(), "r"))
+	if code != ExitUnknown || !strings.Contains(out, "verdict: UNKNOWN (no persist was acknowledged: the writers completed no operation") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

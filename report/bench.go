@@ -48,6 +48,10 @@ type Run struct {
 	// VariantWindows are the broken variants the schedule switched on
 	// for a while (variant_on): "racy-counter from 30s for 10m0s".
 	VariantWindows []string `json:"variant_windows,omitempty"`
+	// NothingAcknowledged: the target acknowledged no persist, so the
+	// run judged nothing and a verdict without a violation is unknown
+	// (JudgedRun); it says how the run went.
+	NothingAcknowledged string `json:"nothing_acknowledged,omitempty"`
 }
 
 // Bench is the whole report of `chatseq bench`.
@@ -125,7 +129,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Writers: res.Config.Writers, Chats: res.Config.Chats, Distribution: res.Config.Distribution,
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
 			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory, StoppedForViolation: res.StoppedForViolation,
-			VariantWindows: target.VariantWindows(res.Config.Timed),
+			VariantWindows: target.VariantWindows(res.Config.Timed), NothingAcknowledged: NothingAcknowledged(res),
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,

@@ -120,6 +120,9 @@ func writeText(w io.Writer, b Bench, width int) error {
 		// this line should not read as the whole run's pass.
 		short = " (interrupted: the writers stopped early, a shorter run than asked for)"
 	}
+	if why := r.NothingAcknowledged; why != "" && b.Check.Valid == nil {
+		short += " (" + why + ")"
+	}
 	wrapLine(w, fmt.Sprintf("verdict: %s%s%s   history: %s", Verdict(b.Check), thresholdVerdict(b.Thresholds), short, r.History), width, indent)
 	return nil
 }

@@ -166,6 +166,9 @@ func (d *decoder) finish(root *yaml.Node) {
 		if problem := f.VariantProblem(sc.Strategy, sc.Variant); problem != "" {
 			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
 		}
+		if problem := target.VariantOverlap(sc.Schedule, i); problem != "" {
+			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
+		}
 	}
 }
 

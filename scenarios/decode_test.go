@@ -482,3 +482,17 @@ expect:
 `)
 	wantError(t, es, 6, "changes nothing: the core runs racy-counter throughout")
 }
+
+// A variant_on window that overlaps an earlier one is refused at its
+// line (target.VariantOverlap).
+func TestDecodeRefusesOverlappingVariantWindows(t *testing.T) {
+	es := decodeErrors(t, `name: w
+writers: 4
+duration: 5s
+schedule:
+  - {fault: variant_on, at: 1s, for: 2s, variant: racy-counter}
+  - {fault: variant_on, at: 2s, for: 2s, variant: unconditional-idempotency}
+expect: pass
+`)
+	wantError(t, es, 6, "schedule: variant_on unconditional-idempotency from 2s for 2s overlaps racy-counter from 1s for 2s")
+}

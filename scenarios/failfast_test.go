@@ -113,3 +113,16 @@ expect:
 		t.Errorf("told %d violations live, the outcome lists %d", len(told), len(o.Online))
 	}
 }
+
+// A scenario that completes no operation does not meet expect: pass: a
+// pass of nothing is unknown (report.JudgedRun).
+func TestAScenarioOfNoOperationDoesNotPass(t *testing.T) {
+	sc, err := Decode([]byte("name: nothing\ntarget: memory\nbroken: racy-counter\nkafka: off\nduration: 1ns\nexpect: pass\n"), "nothing.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Run(context.Background(), sc, Options{OutDir: t.TempDir()})
+	if o.Verdict != Undecided || o.Check.Valid != nil || len(o.Problems) == 0 || !strings.Contains(o.Problems[len(o.Problems)-1], "no persist was acknowledged") {
+		t.Fatalf("%s (check valid %v): %v", o.Verdict, o.Check.Valid, o.Problems)
+	}
+}

@@ -49,6 +49,10 @@ type Outcome struct {
 	// StoppedEarly says why the writers stopped before the scenario's
 	// end (fail_fast: the online check's first violation), or "".
 	StoppedEarly string
+	// nothingAcknowledged says how the run went when the target
+	// acknowledged no persist (report.NothingAcknowledged): a pass of
+	// nothing, which expect: pass does not take.
+	nothingAcknowledged string
 	// logicalOps is how many operations the writers began (retries and
 	// duplicates of one message count once): where a shrink of a timed
 	// scenario starts.
@@ -80,6 +84,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 		o.StoppedEarly = fmt.Sprintf("the writers stopped after %.1fs: %s", res.Elapsed.Seconds(), res.StoppedForViolation)
 	}
 	o.Lines, _ = countLines(o.History)
+	o.nothingAcknowledged = report.NothingAcknowledged(res)
 	c := res.Counts
 	o.logicalOps = int(c.Persists - c.Retries - c.DuplicatesSent - c.ConcurrentDuplicates + c.Syncs)
 	m := NewMetrics(res, rep, true, sc.InitialCounter)
@@ -233,6 +238,7 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 		checked(nil)
 		return nil, checker.Report{}, "", nil, fmt.Errorf("reading back the history: %w", err)
 	}
+	rep = report.JudgedRun(res, rep)
 	checked(&rep)
 	return res, rep, opened.Describe, online.Violations(), nil
 }

@@ -59,6 +59,10 @@ func judge(o *Outcome, m *Metrics) {
 				o.Problems = append(o.Problems, fmt.Sprintf("%s is unknown: %s", res.Name, res.Detail))
 			}
 		}
+		if why := o.nothingAcknowledged; why != "" && !failed {
+			undecided = true
+			o.Problems = append(o.Problems, why+": a pass would judge nothing of the target")
+		}
 	}
 	thresholdFailed := false
 	for _, t := range sc.Thresholds {

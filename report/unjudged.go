@@ -1,0 +1,37 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+)
+
+// JudgedRun is a run's check as the run's verdict. A run in which the
+// target acknowledged no persist (a duration shorter than one operation,
+// a service that answers nothing or refuses everything) has shown
+// nothing of sequencing, idempotency or persistence: its invariants pass
+// on no evidence, so where the check found no violation its verdict is
+// unknown, and the first warning says why. A violation stands.
+func JudgedRun(res *bench.Result, rep checker.Report) checker.Report {
+	why := NothingAcknowledged(res)
+	if why == "" || rep.Valid == nil || !*rep.Valid {
+		return rep
+	}
+	rep.Valid = nil
+	rep.Warnings = append([]string{why + ": a pass would judge nothing of the target, so the verdict is unknown"}, rep.Warnings...)
+	return rep
+}
+
+// NothingAcknowledged says how a run went in which the target
+// acknowledged no persist, "" when it acknowledged one.
+func NothingAcknowledged(res *bench.Result) string {
+	c := res.Counts
+	switch {
+	case c.PersistOK > 0:
+		return ""
+	case c.Operations == 0:
+		return fmt.Sprintf("no persist was acknowledged: the writers completed no operation in %.2fs", res.Elapsed.Seconds())
+	}
+	return fmt.Sprintf("no persist was acknowledged: %d operations completed, %d failed, %d with an unknown outcome", c.Operations, c.Fail, c.Info)
+}

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+)
+
+// A run in which the target acknowledged no persist judged nothing: a
+// check without a violation is unknown there, the first warning and the
+// verdict line say why; a violation stands, and a run that acknowledged
+// a persist keeps its pass. Without JudgedRun a run of no operation
+// passes.
+func TestARunThatAcknowledgedNothingIsNotAPass(t *testing.T) {
+	valid, invalid := true, false
+	pass := checker.Report{Valid: &valid, Invariants: []checker.Result{{Name: checker.NameSequenceUniqueness, Status: checker.Pass}}}
+	fail := checker.Report{Valid: &invalid, Invariants: []checker.Result{{Name: checker.NameSequenceUniqueness, Status: checker.Fail}}}
+	cases := []struct {
+		name   string
+		counts bench.Counts
+		check  checker.Report
+		want   string // the verdict
+		why    string // in the first warning and the verdict line
+	}{
+		{"no operation", bench.Counts{}, pass, "UNKNOWN", "the writers completed no operation"},
+		{"every persist refused", bench.Counts{Operations: 5, Persists: 5, Fail: 3, Info: 2}, pass, "UNKNOWN", "5 operations completed, 3 failed, 2 with an unknown outcome"},
+		{"a violation without an ack", bench.Counts{Operations: 2, Persists: 2, Info: 2}, fail, "FAIL", ""},
+		{"one persist acknowledged", bench.Counts{Operations: 1, Persists: 1, OK: 1, PersistOK: 1}, pass, "PASS", ""},
+	}
+	for _, c := range cases {
+		res := &bench.Result{Config: bench.DefaultConfig(), Counts: c.counts, Elapsed: time.Millisecond}
+		rep := JudgedRun(res, c.check)
+		if got := Verdict(rep); got != c.want {
+			t.Errorf("%s: verdict %s, want %s", c.name, got, c.want)
+		}
+		var text bytes.Buffer
+		if err := writeText(&text, FromBench(res, "memory", rep), 400); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(text.String()), "\n")
+		last := lines[len(lines)-1]
+		if c.why == "" {
+			if len(rep.Warnings) != len(c.check.Warnings) || strings.Contains(last, "no persist was acknowledged") {
+				t.Errorf("%s: warned %q, verdict line %q", c.name, rep.Warnings, last)
+			}
+			continue
+		}
+		if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], c.why) || !strings.Contains(last, "verdict: UNKNOWN (no persist was acknowledged: "+c.why) {
+			t.Errorf("%s: warnings %q, verdict line %q: want both to say %q", c.name, rep.Warnings, last, c.why)
+		}
+	}
+	if pass.Valid != &valid || len(pass.Warnings) != 0 {
+		t.Fatal("JudgedRun changed the report it was given")
+	}
+}
