@@ -261,9 +261,12 @@ func (c Config) Validate() error {
 	if err := c.Variant.CheckStrategy(c.Strategy); err != nil {
 		return fmt.Errorf("--broken %s with --strategy %s: %w", c.Variant, c.Strategy, err)
 	}
-	for _, f := range c.Timed {
+	for i, f := range c.Timed {
 		if err := f.Validate(c.Chats); err != nil {
 			return err
+		}
+		if problem := target.VariantOverlap(c.Timed, i); problem != "" {
+			return fmt.Errorf("--schedule: %s", problem)
 		}
 		if problem := f.OutlastsRun(c.Duration); problem != "" {
 			return fmt.Errorf("--schedule: %s", problem)

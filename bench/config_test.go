@@ -161,3 +161,29 @@ func TestLateCommitSettingsProblems(t *testing.T) {
 		}
 	}
 }
+
+// Overlapping variant_on windows are refused: the core runs one variant
+// at a time, so the later one would never run while both were open (a
+// pass would read as the checker missing its bug). Windows one after
+// the other are kept.
+func TestValidateRefusesOverlappingVariantWindows(t *testing.T) {
+	for _, c := range []struct {
+		secondAt time.Duration
+		want     string
+	}{
+		{time.Second, "variant_on unconditional-idempotency from 1s for 2s overlaps racy-counter from 1s for 2s"},
+		{2 * time.Second, "overlaps racy-counter from 1s for 2s: the core runs one variant at a time"},
+		{3 * time.Second, ""},
+	} {
+		cfg := DefaultConfig()
+		cfg.Duration = 6 * time.Second
+		cfg.Timed = []target.TimedFault{
+			{Kind: target.VariantOn, At: time.Second, For: 2 * time.Second, Variant: string(sequencer.RacyCounter)},
+			{Kind: target.VariantOn, At: c.secondAt, For: 2 * time.Second, Variant: string(sequencer.UnconditionalIdempotency)},
+		}
+		err := cfg.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("second window at %s: %v, want %q", c.secondAt, err, c.want)
+		}
+	}
+}

@@ -164,6 +164,24 @@ func (f TimedFault) VariantProblem(strategy sequencer.Strategy, base sequencer.V
 	return ""
 }
 
+// VariantOverlap is why window i of timed cannot be kept, "" when it
+// can: a variant_on window that overlaps an earlier one. The core runs
+// one variant at a time, so the later window's variant would never run
+// while both were open, and a check that then passed would read as the
+// checker missing that variant's bug.
+func VariantOverlap(timed []TimedFault, i int) string {
+	f := timed[i]
+	if f.Kind != VariantOn {
+		return ""
+	}
+	for _, g := range timed[:i] {
+		if g.Kind == VariantOn && f.At < g.At+g.For && g.At < f.At+f.For {
+			return fmt.Sprintf("%s %s from %s for %s overlaps %s from %s for %s: the core runs one variant at a time; give windows that do not overlap", f.ScheduleName(), f.Variant, f.At, f.For, g.Variant, g.At, g.For)
+		}
+	}
+	return ""
+}
+
 // ScheduleName is the fault's name in the schedule language of scenario
 // files and --schedule: its kind with underscores (store_stall).
 func (f TimedFault) ScheduleName() string { return strings.ReplaceAll(f.Kind, "-", "_") }
