@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 	"github.com/valyala/fastjson"
@@ -113,6 +114,12 @@ func (c *PushConn) Next(ctx context.Context) ([]PushedMessage, error) {
 	c.buf.Reset()
 	if _, err := c.buf.ReadFrom(r); err != nil {
 		return nil, err
+	}
+	if !utf8.Valid(c.buf.Bytes()) {
+		// A WebSocket text frame must be UTF-8: read on, two ids that
+		// differ in their invalid bytes would be recorded as one.
+		_ = c.conn.Close(websocket.StatusInvalidFramePayloadData, "frames are UTF-8")
+		return nil, errors.New("push channel: a frame that is not valid UTF-8")
 	}
 	v, err := c.parser.ParseBytes(c.buf.Bytes())
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -463,5 +464,14 @@ func (a *API) offAPI(ans *answer, limit int64) string {
 	if _, mapped := a.Statuses[ans.status]; !mapped && ans.status/100 == 3 {
 		return redirect(ans)
 	}
+	if !utf8.Valid(ans.body) {
+		return notUTF8
+	}
 	return ""
 }
+
+// notUTF8 is the problem of an answer that is not UTF-8: read as JSON,
+// each invalid byte would become U+FFFD, and two message ids that differ
+// there would read as one (a service that acked one id and stored
+// another passed).
+const notUTF8 = "with a body that is not valid UTF-8, which a JSON text must be (read on, two ids that differ in their invalid bytes would read as one)"

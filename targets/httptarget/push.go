@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/httpapi"
@@ -72,6 +73,9 @@ func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gatewa
 	}
 	if a.status != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %d %s", requestPath(to), a.status, errorCode(a.body))
+	}
+	if !utf8.Valid(a.body) {
+		return nil, fmt.Errorf("GET %s: an answer %s", requestPath(to), notUTF8)
 	}
 	var body httpapi.DeliveryStateResponse
 	if err := json.Unmarshal(a.body, &body); err != nil {

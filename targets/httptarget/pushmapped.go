@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -63,6 +64,9 @@ func (c *mappedConn) Next(ctx context.Context) ([]gateway.Message, error) {
 		}
 		if typ != websocket.MessageText {
 			return nil, errors.New("push channel: a binary frame (the mapping reads JSON text)")
+		}
+		if !utf8.Valid(data) {
+			return nil, errors.New("push channel: a frame that is not valid UTF-8 (read on, two ids that differ in their invalid bytes would read as one)")
 		}
 		v, ok := decode(data)
 		if !ok {
@@ -142,6 +146,9 @@ func (p *pushChannel) mappedDeliveryStates(ctx context.Context, chat string) ([]
 	}
 	if a.status != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %d %s", requestPath(to), a.status, errorCode(a.body))
+	}
+	if !utf8.Valid(a.body) {
+		return nil, fmt.Errorf("GET %s: an answer %s", requestPath(to), notUTF8)
 	}
 	list, _ := field(a.body, spec.Rows)
 	rows, ok := list.([]any)
