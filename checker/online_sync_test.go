@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -120,6 +121,53 @@ func TestOnlineSyncCompletenessReadsTheFilesTimeOrder(t *testing.T) {
 		online := slices.ContainsFunc(o.Violations(), func(v Violation) bool { return v.Invariant == NameSyncCompleteness })
 		if online != tc.violated || (off.Status == Fail) != tc.violated {
 			t.Errorf("%s: online violated %v, offline %s (%s); want violated %v", tc.name, online, off.Status, off.Detail, tc.violated)
+		}
+	}
+}
+
+// At the top of the sequence space: a sync after 2^64-1 returns nothing
+// and misses nothing (after+1 wrapped to 0, and sync_completeness and
+// linearizability failed a correct service offline, never online); a
+// sync after 2^64-2 that does not return 2^64-1, acked before it, fails
+// both ways, as does a full page that ends below it.
+func TestSyncsAtTheTopOfTheSequenceSpace(t *testing.T) {
+	const top = math.MaxUint64
+	for _, tc := range []struct {
+		name     string
+		after    uint64
+		limit    int
+		seqs     []uint64
+		violated bool
+	}{
+		{name: "after the top", after: top, limit: 100},
+		{name: "after one below, returning the top", after: top - 1, limit: 100, seqs: []uint64{top}},
+		{name: "after one below, missing the top", after: top - 1, limit: 100, violated: true},
+		{name: "a full page ending at the top", after: top - 2, limit: 1, seqs: []uint64{top}, violated: true},
+	} {
+		evs := []history.Event{
+			{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: "k0", Sender: "u"},
+			{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: top - 1, MessageID: "m0"},
+			{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: "k1", Sender: "u"},
+			{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: top, MessageID: "m1"},
+			{Kind: history.KindInvoke, Process: 1, F: history.FSync, Chat: "c", After: tc.after, Limit: tc.limit},
+		}
+		ids := []string{}
+		for _, s := range tc.seqs {
+			ids = append(ids, map[uint64]string{top - 1: "m0", top: "m1"}[s])
+		}
+		evs = append(evs, history.Event{Kind: history.KindOK, Process: 1, F: history.FSync, Chat: "c", Sync: &history.SyncResult{Seqs: tc.seqs, MessageIDs: ids}})
+		h := numberedHistory(evs)
+		rep := Check(h, Options{})
+		o, _ := onlineOf(h)
+		online := slices.ContainsFunc(o.Violations(), func(v Violation) bool { return v.Invariant == NameSyncCompleteness })
+		for _, name := range []string{NameSyncCompleteness, NameLinearizability} {
+			res, _ := rep.Result(name)
+			if (res.Status == Fail) != tc.violated {
+				t.Errorf("%s: %s %s (%s), want violated %v", tc.name, name, res.Status, res.Detail, tc.violated)
+			}
+		}
+		if online != tc.violated {
+			t.Errorf("%s: online sync_completeness violated %v, want %v", tc.name, online, tc.violated)
 		}
 	}
 }

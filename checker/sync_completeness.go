@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
@@ -230,10 +231,10 @@ func (x *index) syncExists(v *verdict, c int32, y int32, seqs, ids []uint64, ks 
 func (x *index) syncCovers(v *verdict, c int32, y int32, seqs []uint64, r *knownRanks, fw columns.Fenwick) {
 	ks := r.ks
 	after, limit, il, dl := x.After(y), x.Limit(y), x.InvLine(y), x.DoneLine(y)
-	lo := r.rank(after + 1)
+	lo := r.rankAbove(after)
 	hi := len(ks)
 	if limit > 0 && len(seqs) == limit {
-		hi = r.rank(seqs[len(seqs)-1] + 1) // a full page answers up to its last sequence
+		hi = r.rankAbove(seqs[len(seqs)-1]) // a full page answers up to its last sequence
 	}
 	if lo >= hi {
 		return
@@ -280,7 +281,7 @@ func (s *syncScan) lateCommits(x *index, c int32, y int32, seqs []uint64, r *kno
 	call, ret := x.Call(y), x.Ret(y)
 	j := 0
 	ks := r.ks
-	for k := r.rank(x.After(y) + 1); k < len(ks) && ks[k].seq < top; k++ {
+	for k := r.rankAbove(x.After(y)); k < len(ks) && ks[k].seq < top; k++ {
 		s.work++
 		for j < len(seqs) && seqs[j] < ks[k].seq {
 			j++
@@ -356,6 +357,15 @@ func (r *knownRanks) build(ks []known) {
 
 // rank is the index of the first known at or above s.
 func (r *knownRanks) rank(s uint64) int { return columns.Place(&r.table, r.ks, s, 0, compareKnown) }
+
+// rankAbove is the number of r.ks at or below s: the index of the first
+// above it. rank(s+1) would wrap at 2^64-1, above which nothing is.
+func (r *knownRanks) rankAbove(s uint64) int {
+	if s == math.MaxUint64 {
+		return len(r.ks)
+	}
+	return r.rank(s + 1)
+}
 
 // find is s's index among r.ks and whether it is there; at is where a
 // search would start (searchFrom).

@@ -3,6 +3,7 @@ package linearize
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -683,10 +684,16 @@ func (e *exactChat) linkSyncs() {
 		o := m.SyncOf(&m.Ops[i])
 		v := int32(i)
 		// [lo, hi): the leaves its answer covers.
-		lo := columns.Place(&ranks, e.seqs, o.After+1, 0, cmp.Compare[uint64])
+		above := func(s uint64, from int) int { // the first leaf above s
+			if s == math.MaxUint64 {
+				return len(e.seqs)
+			}
+			return columns.Place(&ranks, e.seqs, s+1, from, cmp.Compare[uint64])
+		}
+		lo := above(o.After, 0)
 		hi := len(e.seqs)
 		if o.Top > 0 { // a full page answers up to its last sequence
-			hi = columns.Place(&ranks, e.seqs, o.Top+1, lo, cmp.Compare[uint64])
+			hi = above(o.Top, lo)
 		}
 		at := lo
 		run := -1 // start of the current run of returned leaves

@@ -97,7 +97,10 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 		if y.Top > 0 {
 			hi = min(hi, y.Top)
 		}
-		lo, _ := slices.BinarySearch(seqs, y.After+1)
+		lo := len(seqs) // nothing is above 2^64-1
+		if y.After < math.MaxUint64 {
+			lo, _ = slices.BinarySearch(seqs, y.After+1)
+		}
 		for _, s := range seqs[lo:] {
 			if s > hi {
 				break

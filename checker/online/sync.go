@@ -1,6 +1,7 @@
 package online
 
 import (
+	"math"
 	"slices"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
@@ -172,7 +173,9 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 	// Acks are in the file in time order: those done before the invoke
 	// are the lines before the first of its time (op.before).
 	j := 0
-	for s := op.after + 1; s <= hi && s < acked.n; s++ {
+	// From after+1, unless after is 2^64-1: nothing is above it (after+1
+	// would wrap to 0).
+	for s := op.after + 1; op.after < math.MaxUint64 && s <= hi && s < acked.n; s++ {
 		mids, lines := acked.block(int(s>>ackShift), false)
 		if lines == nil {
 			s |= ackBlock - 1 // no ack in this block: on to the next
