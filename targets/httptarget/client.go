@@ -26,6 +26,7 @@ import (
 
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/sequencer"
 )
 
@@ -119,6 +120,8 @@ type answer struct {
 	// cut: the answer was longer than its bound; body holds its first
 	// bytes, up to the bound.
 	cut bool
+	// announced is the Content-Length the answer gave, -1 none.
+	announced int64
 }
 
 // do sends one request with body (JSON; nil: none) and reads at most
@@ -175,7 +178,7 @@ func (c *client) send(ctx context.Context, method, url string, header http.Heade
 	if err != nil {
 		return nil, err // cut off mid-answer: as if none came
 	}
-	return &answer{status: resp.StatusCode, header: resp.Header, body: b, cut: cut}, nil
+	return &answer{status: resp.StatusCode, header: resp.Header, body: b, cut: cut, announced: resp.ContentLength}, nil
 }
 
 // readBounded reads r up to limit bytes; cut says it held more, and then
@@ -202,7 +205,7 @@ func readBounded(r io.Reader, announced, limit int64) ([]byte, bool, error) {
 	for {
 		buf := answerBuffer(min(next, limit+1-total))
 		next = min(max(2*total, 512), chunk)
-		n, err := io.ReadFull(r, buf)
+		n, err := fill(r, buf)
 		if n > 0 {
 			chunks = append(chunks, buf[:n])
 			total += int64(n)
@@ -210,10 +213,12 @@ func readBounded(r io.Reader, announced, limit int64) ([]byte, bool, error) {
 		if total > limit {
 			return chunks[0][:min(int64(len(chunks[0])), limit)], true, nil
 		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			// Cut off mid-answer (a body shorter than its
+			// Content-Length reads io.ErrUnexpectedEOF), or reset.
 			return nil, false, err
 		}
 	}
@@ -221,6 +226,23 @@ func readBounded(r io.Reader, announced, limit int64) ([]byte, bool, error) {
 		return chunks[0], false, nil
 	}
 	return bytes.Join(chunks, nil), false, nil
+}
+
+// fill reads r into buf until it is full (nil error) or r ends: io.EOF
+// only where r itself ended cleanly, any other error as r gave it. Unlike
+// io.ReadFull, which reports a clean end after some bytes as
+// io.ErrUnexpectedEOF, it keeps that apart from an answer cut off
+// mid-body, which net/http reports so.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // answerBuffer is a buffer of n bytes to read an answer into: one a page
@@ -300,10 +322,7 @@ func quoteAnswer(a *answer) string {
 
 // redirect names a 3xx answer's destination.
 func redirect(a *answer) string {
-	loc := a.header.Get("Location")
-	if u, err := url.Parse(loc); err == nil {
-		loc = u.Redacted()
-	}
+	loc := redact.Text(a.header.Get("Location"))
 	return fmt.Sprintf("with a redirect to %q, which the API never answers (chatseq follows no redirect)", loc)
 }
 

@@ -458,6 +458,9 @@ func (a *API) outcome(status int) Outcome {
 // longer than limit, or it is a redirect the mapping does not give a
 // meaning (statuses), which chatseq's API never answers.
 func (a *API) offAPI(ans *answer, limit int64) string {
+	if ans.cut && ans.announced > limit {
+		return fmt.Sprintf("announcing %d bytes (Content-Length), more than the %d it may have, read no further (--max-answer-bytes bounds a sync page's answer, %d bytes any other)", ans.announced, limit, MaxCallAnswerBytes)
+	}
 	if ans.cut {
 		return fmt.Sprintf("with more than %d bytes, read up to there (--max-answer-bytes bounds a sync page's answer, %d bytes any other)", limit, MaxCallAnswerBytes)
 	}
