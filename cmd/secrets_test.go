@@ -2,15 +2,20 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/fixtures/postgres"
+	"github.com/chatseq/chatseq/httpapi"
 	pgserver "github.com/chatseq/chatseq/localserver/postgres"
+	"github.com/chatseq/chatseq/targets/core"
 )
 
 // password is what a leak test's credentials hold; no artifact may show it.
@@ -129,4 +134,24 @@ func TestNoCredentialWhenARunCannotStart(t *testing.T) {
 			t.Fatalf("the JUnit file should still name --dsn in its reproducing command (err %v):\n%s", err, b)
 		}
 	})
+}
+
+// A token given as an HTTP URL's user (https://TOKEN@host, Basic
+// credentials without a password) is a credential too: a whole run
+// against a service keeps it out of every artifact (url.URL.Redacted
+// hides passwords only, and the run's description showed it).
+func TestNoTokenOfAnHTTPURLInAnyArtifact(t *testing.T) {
+	backing, err := core.Factory(nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backing.Close()
+	srv := httptest.NewServer(httpapi.NewServer(backing).Handler())
+	defer srv.Close()
+	out := t.TempDir()
+	u := strings.Replace(srv.URL, "http://", "http://"+password+"@", 1)
+	args := []string{"bench", "--target", "http", "--url", u, "--out", out, "--duration", "300ms"}
+	if code := runLeaking(t, args, out); code != ExitOK {
+		t.Fatalf("exit %d, want %d", code, ExitOK)
+	}
 }

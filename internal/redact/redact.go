@@ -28,6 +28,11 @@ const value = `(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&;'"]+)`
 var (
 	// scheme://user:password@host: the password, as url.URL.Redacted.
 	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s/@:'"]*):([^\s@/'"]*)@`)
+	// http(s)://token@host: an HTTP URL's userinfo is Basic credentials,
+	// and without a password its user is how a token is given
+	// (https://TOKEN@host): hidden whole. A database URL's user alone
+	// (postgres://app@db) is a role's name, and stays.
+	urlUserOnly = regexp.MustCompile(`((?i:https?|wss?)://)[^\s/@:'"]+@`)
 	// password=…, PGPASSWORD=…, --password=…, ?password=…&
 	assignment = regexp.MustCompile(`(` + secretName + `\s*=\s*)` + value)
 	// --password VALUE, -password VALUE (a flag and its value as two words)
@@ -38,7 +43,8 @@ var (
 )
 
 // Text returns s with every credential it recognises replaced by Mask:
-// the password of a URL's userinfo, a key=value setting whose key names a
+// the password of a URL's userinfo (an HTTP URL's user too when it has
+// no password: a token given as https://TOKEN@host), a key=value setting whose key names a
 // password, secret, token or key (libpq's key=value DSN, a URL query, an
 // environment assignment before a command), a flag of such a name and its
 // value, and an Authorization, Cookie or API-key header's value.
@@ -47,6 +53,7 @@ func Text(s string) string {
 		return s
 	}
 	s = urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
+	s = urlUserOnly.ReplaceAllString(s, "${1}"+Mask+"@")
 	s = assignment.ReplaceAllString(s, "${1}"+Mask)
 	s = flagWord.ReplaceAllString(s, "${1}"+Mask)
 	s = header.ReplaceAllString(s, "${1}"+Mask)

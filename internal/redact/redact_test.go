@@ -19,6 +19,9 @@ func TestTextHidesEveryFormOfCredential(t *testing.T) {
 		{"server --password S3cret --port 1", "server --password *** --port 1"},
 		{`curl -H "Authorization: Bearer S3cret" http://x`, `curl -H "Authorization: ***" http://x`},
 		{`--serve "PGPASSWORD=S3cret sh"`, `--serve "PGPASSWORD=*** sh"`},
+		{"--url http://S3cret@127.0.0.1:19255/v1", "--url http://***@127.0.0.1:19255/v1"},
+		{"GET HTTPS://S3cret@api.example/x failed", "GET HTTPS://***@api.example/x failed"},
+		{"wss://S3cret@push.example/v1/push", "wss://***@push.example/v1/push"},
 		// What must stay: plain words, URLs without a password, ports.
 		{"http://127.0.0.1:8480/chats", "http://127.0.0.1:8480/chats"},
 		{"postgres://app@db/chat", "postgres://app@db/chat"},

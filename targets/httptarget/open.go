@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets"
@@ -75,7 +76,7 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		o.Volatile = p.volatile
 		kill = p.restart
 	}
-	o.Describe = "HTTP service at " + base.Redacted() + apiName(opts.API) + started
+	o.Describe = "HTTP service at " + redact.Text(base.String()) + apiName(opts.API) + started
 	if opts.NemesisCmd != "" {
 		probe := base.String()
 		kill = func(ctx context.Context) error { return runNemesis(ctx, opts.NemesisCmd, probe, s.tls) }
