@@ -171,3 +171,38 @@ func TestSyncsAtTheTopOfTheSequenceSpace(t *testing.T) {
 		}
 	}
 }
+
+// Acks far apart (kept apart from the online check's blocks): a sync
+// that skips one acked before it is caught online as offline, and one
+// that returns them all passes both.
+func TestOnlineSyncOverFarApartSequences(t *testing.T) {
+	for _, tc := range []struct {
+		seqs     []uint64
+		violated bool
+	}{
+		{seqs: []uint64{1 << 16, 2 << 16, 3 << 16}},
+		{seqs: []uint64{1 << 16, 3 << 16}, violated: true},
+	} {
+		var evs []history.Event
+		for i := uint64(1); i <= 3; i++ {
+			key := "k" + string(rune('0'+i))
+			evs = append(evs,
+				history.Event{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: key, Sender: "u"},
+				history.Event{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: i << 16, MessageID: "m" + key})
+		}
+		ids := []string{}
+		for _, s := range tc.seqs {
+			ids = append(ids, "mk"+string(rune('0'+s>>16)))
+		}
+		evs = append(evs,
+			history.Event{Kind: history.KindInvoke, Process: 1, F: history.FSync, Chat: "c", Limit: 10},
+			history.Event{Kind: history.KindOK, Process: 1, F: history.FSync, Chat: "c", Sync: &history.SyncResult{Seqs: tc.seqs, MessageIDs: ids}})
+		h := numberedHistory(evs)
+		off, _ := Check(h, Options{}).Result(NameSyncCompleteness)
+		o, _ := onlineOf(h)
+		online := slices.ContainsFunc(o.Violations(), func(v Violation) bool { return v.Invariant == NameSyncCompleteness })
+		if online != tc.violated || (off.Status == Fail) != tc.violated {
+			t.Errorf("sync returning %v: online violated %v, offline %s (%s); want violated %v", tc.seqs, online, off.Status, off.Detail, tc.violated)
+		}
+	}
+}

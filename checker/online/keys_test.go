@@ -178,3 +178,42 @@ func BenchmarkKeyTables(b *testing.B) {
 		tables[c].find(k.k1, k.k2, uint64(i+1), spill)
 	}
 }
+
+// Sequences far apart (gaps are allowed: a service stepping by 65536)
+// are kept in the sorted list, not a block each: a block and 64 block
+// slots an ack were 16 KB an ack (3 GB in a 30 s run). One kept apart
+// and later covered by the blocks stays the first ack of its sequence,
+// found by note and get, and a sync that skips it is still caught.
+func TestAckedKeepsFarApartSequencesCompact(t *testing.T) {
+	var a onlineAcked
+	for n := uint64(1); n <= 2000; n++ {
+		if _, seen := a.note(n<<16, int32(n), n, nil); seen {
+			t.Fatalf("seq %d seen before", n<<16)
+		}
+	}
+	if len(a.mids) > 64 || len(a.sparse) < 1999 {
+		t.Fatalf("2000 acks 65536 apart: %d block slots, %d kept apart; want few slots", len(a.mids), len(a.sparse))
+	}
+	for n := uint64(1); n <= 2000; n++ {
+		if f, ok := a.get(n << 16); !ok || f.line != int32(n) {
+			t.Fatalf("seq %d: %+v %v", n<<16, f, ok)
+		}
+	}
+
+	// 5000 kept apart (a block past the highest), then 1..5000 acked in
+	// order: the blocks grow over it.
+	var b onlineAcked
+	b.note(5000, 7, 99, nil)
+	for s := uint64(1); s < 5000; s++ {
+		b.note(s, int32(100+s), s, nil)
+	}
+	if len(b.sparse) != 0 {
+		t.Fatalf("%d acks still kept apart once the blocks cover them", len(b.sparse))
+	}
+	if f, seen := b.note(5000, 9000, 1, nil); !seen || f.line != 7 || f.mid != 99 {
+		t.Fatalf("seq 5000 acked again: first %+v, seen %v; want the ack at line 7", f, seen)
+	}
+	if f, ok := b.get(5000); !ok || f.line != 7 {
+		t.Fatalf("get 5000: %+v %v", f, ok)
+	}
+}

@@ -1,6 +1,7 @@
 package online
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -15,18 +16,21 @@ import (
 // for those of its time, which Checker.runStart excludes). Sequences are
 // dense from 1 in a chat, so they index blocks of two columns (12 bytes a
 // sequence, no padding); one far above the others (a corrupt or hostile
-// answer) goes to a map instead.
+// answer), or more than a block past the highest so far, goes to a list
+// sorted by sequence instead: a service whose sequences step by 65536
+// (gaps are allowed) made a block and 64 block slots an ack, 16 KB each
+// (3 GB in a 30 s run).
 //
 // With a spill file (Checker.SpillTo) each chat keeps in memory only its
 // newest blocks: the older ones go to the file, byte for byte, and are
 // read back whole when a line reaches them (an ack or a sync's answer at
 // an old sequence), so every rule reads what it would have held.
 type onlineAcked struct {
-	mids   [][]uint64 // by sequence>>ackShift: blocks of ackBlock; nil: none yet, or spilled
-	lines  [][]uint32 // the same blocks' lines+1; 0: no ack
-	n      uint64     // the sequences the blocks cover (dense)
-	sparse map[uint64]onlineSeqAck
-	top    uint64 // the highest sequence acked
+	mids   [][]uint64  // by sequence>>ackShift: blocks of ackBlock; nil: none yet, or spilled
+	lines  [][]uint32  // the same blocks' lines+1; 0: no ack
+	n      uint64      // the sequences the blocks cover (dense)
+	sparse []sparseAck // by sequence
+	top    uint64      // the highest sequence acked
 	// spilled: where each spilled block is (by the mids' blocks; the
 	// lines' go with them).
 	midSpill, lineSpill columns.BlockSpill
@@ -43,6 +47,17 @@ const (
 type onlineSeqAck struct {
 	mid  uint64 // the message id's hash
 	line int32  // the ack's line
+}
+
+// sparseAck is a sequence's first ack kept outside the blocks.
+type sparseAck struct {
+	seq uint64
+	onlineSeqAck
+}
+
+// sparseAt is where seq is, or would go, in a.sparse.
+func (a *onlineAcked) sparseAt(seq uint64) (int, bool) {
+	return slices.BinarySearchFunc(a.sparse, seq, func(s sparseAck, q uint64) int { return cmp.Compare(s.seq, q) })
 }
 
 // block is block b's columns, read back if spilled; nil if no sequence
@@ -64,19 +79,18 @@ func (a *onlineAcked) block(b int, make_ bool) ([]uint64, []uint32) {
 // note records an ack of seq at line for message id hash mid; an earlier
 // one stays, and is returned (ok) if there was one.
 func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.SpillFile) (onlineSeqAck, bool) {
+	top := a.top
 	if seq > a.top {
 		a.top = seq
 	}
 	if seq >= a.n {
-		if seq > 2*a.n+1<<16 {
-			if a.sparse == nil {
-				a.sparse = map[uint64]onlineSeqAck{}
+		if seq > 2*a.n+1<<16 || seq > top+ackBlock {
+			i, ok := a.sparseAt(seq)
+			if ok {
+				return a.sparse[i].onlineSeqAck, true
 			}
-			first, ok := a.sparse[seq]
-			if !ok {
-				a.sparse[seq] = onlineSeqAck{mid, line}
-			}
-			return first, ok
+			a.sparse = slices.Insert(a.sparse, i, sparseAck{seq, onlineSeqAck{mid, line}})
+			return onlineSeqAck{}, false
 		}
 		a.n = seq + 1 + a.n/2
 		if spill != nil && !a.midSpill.Active() {
@@ -86,7 +100,20 @@ func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.Sp
 		for uint64(len(a.mids))<<ackShift < a.n {
 			a.mids, a.lines = append(a.mids, nil), append(a.lines, nil)
 		}
+		// Acks kept apart that the blocks now cover move into them:
+		// a sequence is in one place, the blocks below n or the list.
+		k := 0
+		for ; k < len(a.sparse) && a.sparse[k].seq < a.n; k++ {
+			a.putDense(a.sparse[k].seq, a.sparse[k].onlineSeqAck)
+		}
+		a.sparse = slices.Delete(a.sparse, 0, k)
 	}
+	return a.putDense(seq, onlineSeqAck{mid, line})
+}
+
+// putDense records first at seq, below n, unless an ack is there, which
+// it returns (ok).
+func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck) (onlineSeqAck, bool) {
 	b := int(seq >> ackShift)
 	if b > 0 && a.mids[b] == nil && !a.midSpill.IsSpilled(b) && a.midSpill.Active() {
 		// A block is made as an ack first reaches it (the slices grow
@@ -100,7 +127,7 @@ func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.Sp
 	if l := lines[i]; l != 0 {
 		return onlineSeqAck{mids[i], int32(l - 1)}, true
 	}
-	mids[i], lines[i] = mid, uint32(line)+1
+	mids[i], lines[i] = first.mid, uint32(first.line)+1
 	return onlineSeqAck{}, false
 }
 
@@ -115,8 +142,10 @@ func (a *onlineAcked) get(seq uint64) (onlineSeqAck, bool) {
 		l := lines[i]
 		return onlineSeqAck{mids[i], int32(l) - 1}, l != 0
 	}
-	f, ok := a.sparse[seq]
-	return f, ok
+	if i, ok := a.sparseAt(seq); ok {
+		return a.sparse[i].onlineSeqAck, true
+	}
+	return onlineSeqAck{}, false
 }
 
 // synced judges a sync that completed ok as sync_completeness does (its
@@ -194,10 +223,14 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 			return
 		}
 	}
-	for s, a := range acked.sparse {
-		if s > op.after && s <= hi && a.line < op.before {
-			if _, in := slices.BinarySearch(seqs, s); !in {
-				missed(s, a)
+	from, _ := acked.sparseAt(op.after)
+	for _, a := range acked.sparse[from:] {
+		if a.seq > hi {
+			break
+		}
+		if a.seq > op.after && a.line < op.before {
+			if _, in := slices.BinarySearch(seqs, a.seq); !in {
+				missed(a.seq, a.onlineSeqAck)
 				return
 			}
 		}
