@@ -161,3 +161,21 @@ func TestASendCutOffMidAnswerIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// A message id longer than a history's string may be (64 KiB) is no
+// answer of the API: recorded, it left a history that chatseq check
+// refused (exit 2) after bench had passed it.
+func TestAMessageIDTooLongForTheHistoryIsABadResponse(t *testing.T) {
+	id := strings.Repeat("m", history.MaxStringBytes+1)
+	tgt := openTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		w.Write([]byte(`{"sequence":1,"message_id":"` + id + `"}`))
+	}))
+	_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+	kind, code := target.Completion(err)
+	if kind != history.KindInfo || code != history.ErrorBadResponse || !strings.Contains(err.Error(), "a message id of 65537 bytes, more than the 65536") {
+		t.Fatalf("recorded %s %q: %v; want info %q naming the limit", kind, code, err, history.ErrorBadResponse)
+	}
+}

@@ -155,3 +155,19 @@ func BenchmarkReadPage(b *testing.B) {
 		})
 	}
 }
+
+// A page whose message holds a string longer than a history's may be is
+// no answer of the API (the final lines would leave a history its check
+// refuses), whichever string it is.
+func TestReadPageRefusesAStringTooLongForTheHistory(t *testing.T) {
+	long := strings.Repeat("x", 65537)
+	for _, field := range []string{"message_id", "client_message_id", "sender_id"} {
+		m := map[string]string{"message_id": "m1", "client_message_id": "k1", "sender_id": "u1"}
+		m[field] = long
+		body := fmt.Sprintf(`{"messages":[{"sequence":1,"message_id":%q,"client_message_id":%q,"sender_id":%q}]}`, m["message_id"], m["client_message_id"], m["sender_id"])
+		_, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c")
+		if !strings.Contains(problem, "of 65537 bytes, more than the 65536 a history's string may hold") {
+			t.Errorf("a %s of 65537 bytes: problem %q", field, problem)
+		}
+	}
+}
