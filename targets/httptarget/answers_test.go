@@ -2,6 +2,7 @@ package httptarget_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/store"
 	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
@@ -177,5 +179,45 @@ func TestAMessageIDTooLongForTheHistoryIsABadResponse(t *testing.T) {
 	kind, code := target.Completion(err)
 	if kind != history.KindInfo || code != history.ErrorBadResponse || !strings.Contains(err.Error(), "a message id of 65537 bytes, more than the 65536") {
 		t.Fatalf("recorded %s %q: %v; want info %q naming the limit", kind, code, err, history.ErrorBadResponse)
+	}
+}
+
+// endlessPages answers every page full, its sequences just above after,
+// for ever.
+type endlessPages struct{ served atomic.Int64 }
+
+func (s *endlessPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	after, _ := strconv.ParseUint(r.URL.Query().Get("after"), 10, 64)
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	var b strings.Builder
+	b.WriteString(`{"messages":[`)
+	for i := range limit {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		seq := after + uint64(i) + 1
+		fmt.Fprintf(&b, `{"sequence":%d,"message_id":"m%d","client_message_id":"k%d","sender_id":"u"}`, seq, seq, seq)
+	}
+	b.WriteString(`]}`)
+	s.served.Add(int64(limit))
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(b.String()))
+}
+
+// A service whose final state never ends (every page full, for ever)
+// is read no further than far past what the run sent to the chat, and
+// the read says so: it read on for ever, holding every page in memory
+// (9 GB in five minutes).
+func TestAFinalStateThatNeverEndsIsReadNoFurther(t *testing.T) {
+	s := &endlessPages{}
+	tgt := openTarget(t, s)
+	walker := tgt.(store.Walker)
+	var got atomic.Int64
+	err := walker.Walk(context.Background(), []string{"c"}, store.StateVisitor{Message: func(store.Message) { got.Add(1) }, Counter: func(store.Counter) {}, TablesRead: func(store.Tables) {}})
+	if err == nil || !strings.Contains(err.Error(), "far more than the 0 sends made to it") {
+		t.Fatalf("walk: %v (%d messages handed over)", err, got.Load())
+	}
+	if s.served.Load() > 20000 {
+		t.Fatalf("the service served %d messages before the read stopped", s.served.Load())
 	}
 }

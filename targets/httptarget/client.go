@@ -67,7 +67,7 @@ type client struct {
 	faults    bool // forward fault plans and races (chatseq serve's test hooks)
 	noCounter bool // the service answered the counter hook with a 404 of its own: it has none
 	retry     statusRetry
-	sendURLs  sync.Map // chat → its send URL (sendURL)
+	sendURLs  sync.Map // chat → its *chatSends (sendsTo)
 	firstBad  atomic.Pointer[string]
 	readers   sync.Map // chat → the member it reads the chat as (reader)
 	// nemesis kills and restarts the service (--serve, --nemesis-cmd).

@@ -148,7 +148,8 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		fields = fields.with(spec.KeyField, req.Key)
 	}
 	body := fields.appendJSON(make([]byte, 0, 64+len(req.Sender)+len(req.Content)+len(req.Chat)+len(req.Key)))
-	to := c.sendURL(req.Chat)
+	sends := c.sendsTo(req.Chat)
+	to := sends.url
 	if c.faults {
 		if f := httpapi.FormatFaults(req.Faults); f != "" {
 			header.Set(httpapi.HeaderFaults, f)
@@ -164,6 +165,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	if c.faults && req.Faults.StoreError.Kind != sequencer.NoStoreError {
 		maxSends = 1
 	}
+	sends.sent.Add(1)
 	a, err := c.do(ctx, spec.Method, to, header, body, MaxCallAnswerBytes)
 	for sent := 1; err == nil && !a.cut && retryableStatus(a.status) && sent < maxSends; sent++ {
 		if !c.retry.wait(ctx, sent, a) {
@@ -173,6 +175,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		// decides the outcome), but no longer racing its twin, which has
 		// its answer.
 		header.Del(httpapi.HeaderRace)
+		sends.sent.Add(1)
 		a, err = c.do(ctx, spec.Method, to, header, body, MaxCallAnswerBytes)
 	}
 	if err != nil {
@@ -412,66 +415,83 @@ const readBackWorkers = 4
 
 // readBack reads every message of chats, page by page, up to
 // readBackWorkers chats at a time, and hands them to visit in chats'
-// order, each chat's as its pages gave them; a chat is let go once
-// handed over, and no chat is read more than readBackWorkers ahead of
-// the one being handed over. Once a chat fails, no chat starts and those
-// being read stop at their next page; nothing after the first chat not
-// read whole is handed over, and the first failed chat in chats' order
-// is the error.
+// order, each chat's as its pages gave them: the chat being handed over
+// as its pages come, the ones read ahead of it (at most readBackWorkers)
+// holding at most readAheadPages pages each until their turn. A chat
+// held whole until its turn made a service that answers full pages
+// forever grow chatseq's memory without bound (9 GB in five minutes).
+// Once a chat fails, no chat starts and those being read stop at their
+// next page; nothing after the first chat that failed is handed over,
+// and the first failed chat in chats' order is the error.
 func (c *client) readBack(ctx context.Context, chats []string, visit func(store.Message)) error {
 	limit := min(defaultPageLimit, c.api.Sync.MaxLimit)
 	type chatRead struct {
-		pages [][]store.Message
-		err   error
-		done  chan struct{}
+		pages chan []store.Message // closed once the chat is read, or stopped
+		err   error                // set before pages is closed
 	}
 	reads := make([]chatRead, len(chats))
 	for i := range reads {
-		reads[i].done = make(chan struct{})
+		reads[i].pages = make(chan []store.Message, readAheadPages)
 	}
 	// A chat takes a slot before it is read, in chats' order, and gives
 	// it back once handed over: the one handed over next always has one.
 	ahead := make(chan struct{}, readBackWorkers)
 	var failed atomic.Bool
+	done := make(chan struct{}) // closed when readBack returns: readers stop
+	defer close(done)
 	go func() {
 		for i := range reads {
-			ahead <- struct{}{}
+			select {
+			case ahead <- struct{}{}:
+			case <-done:
+				return
+			}
 			r := &reads[i]
 			if failed.Load() {
 				r.err = errReadBackStopped
-				close(r.done)
+				close(r.pages)
 				continue
 			}
 			go func() {
-				defer close(r.done)
-				if r.pages, r.err = c.readChat(ctx, chats[i], limit, &failed); r.err != nil && r.err != errReadBackStopped {
+				defer close(r.pages)
+				r.err = c.readChat(ctx, chats[i], limit, &failed, func(page []store.Message) bool {
+					select {
+					case r.pages <- page:
+						return true
+					case <-done:
+						recyclePage(page)
+						return false
+					}
+				})
+				if r.err != nil && r.err != errReadBackStopped {
 					failed.Store(true)
 				}
 			}()
 		}
 	}()
-	var err error
-	stopped := false
 	for i := range reads {
 		r := &reads[i]
-		<-r.done
-		if err == nil && r.err != nil && r.err != errReadBackStopped {
-			err = r.err
-		}
-		stopped = stopped || r.err != nil
-		for _, page := range r.pages {
-			if !stopped {
+		for page := range r.pages {
+			if !failed.Load() {
 				for _, m := range page {
 					visit(m)
 				}
 			}
 			recyclePage(page)
 		}
-		r.pages = nil
 		<-ahead
+		// A chat stopped (errReadBackStopped) was stopped by a later one
+		// that failed, which the loop reaches.
+		if r.err != nil && r.err != errReadBackStopped {
+			return r.err
+		}
 	}
-	return err
+	return nil
 }
+
+// readAheadPages is how many pages a chat read ahead of the one being
+// handed over may hold.
+const readAheadPages = 8
 
 // pageMessages is a page's n messages, zero, in a slice read back before
 // when one is spare: after a long run the final state is thousands of
@@ -498,33 +518,37 @@ var spareMessages sync.Pool
 // errReadBackStopped: a chat's read stopped because another failed.
 var errReadBackStopped = errors.New("stopped: another chat failed")
 
-// readChat reads every message of chat from sequence 0, unless stop is
-// set before a page (errReadBackStopped), as the pages gave them: a long
-// run's chat is tens of thousands of messages, and one slice grown to hold
-// them was copied at every doubling and scanned whole by the collector
-// (16% of the final state's CPU after a 20-minute soak).
-func (c *client) readChat(ctx context.Context, chat string, limit int, stop *atomic.Bool) ([][]store.Message, error) {
-	var out [][]store.Message
-	after := uint64(0)
+// readChat reads every message of chat from sequence 0 and hands each
+// page to hand as it comes, unless stop is set before a page
+// (errReadBackStopped) or hand declines it (readBack is over).
+func (c *client) readChat(ctx context.Context, chat string, limit int, stop *atomic.Bool, hand func([]store.Message) bool) error {
+	after, read, most := uint64(0), int64(0), c.mostMessages(chat)
 	for {
+		if read > most {
+			return fmt.Errorf("reading %s back: %d messages and more pages, far more than the %d sends made to it (a correct service holds at most one a send, and what it writes itself): read no further", chat, read, c.sendsTo(chat).sent.Load())
+		}
 		if stop.Load() {
-			return nil, errReadBackStopped
+			return errReadBackStopped
 		}
 		msgs, full, err := c.page(ctx, chat, after, limit)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s back after %d: %w", chat, after, err)
+			return fmt.Errorf("reading %s back after %d: %w", chat, after, err)
 		}
-		if len(msgs) > 0 {
-			out = append(out, msgs)
+		if len(msgs) == 0 {
+			return nil
 		}
-		if !full || len(msgs) == 0 {
-			return out, nil
+		last := msgs[len(msgs)-1].Seq
+		read += int64(len(msgs))
+		if !hand(msgs) {
+			return errReadBackStopped
 		}
-		next := msgs[len(msgs)-1].Seq
-		if next <= after {
-			return nil, fmt.Errorf("reading %s back: a page after %d ends at %d, not beyond it", chat, after, next)
+		if !full {
+			return nil
 		}
-		after = next
+		if last <= after {
+			return fmt.Errorf("reading %s back: a page after %d ends at %d, not beyond it", chat, after, last)
+		}
+		after = last
 	}
 }
 
@@ -620,11 +644,29 @@ func (f sendFields) appendJSON(b []byte) []byte {
 
 // sendURL is the send path's URL for chat, built once per chat: the
 // chats are the run's, few and sent to over and over.
-func (c *client) sendURL(chat string) string {
-	if u, ok := c.sendURLs.Load(chat); ok {
-		return u.(string)
+func (c *client) sendURL(chat string) string { return c.sendsTo(chat).url }
+
+// chatSends is what the client keeps of a chat it sends to: the send
+// URL, and how many sends it made (the final state's read back stops
+// far past that, readChat).
+type chatSends struct {
+	url  string
+	sent atomic.Int64
+}
+
+func (c *client) sendsTo(chat string) *chatSends {
+	if s, ok := c.sendURLs.Load(chat); ok {
+		return s.(*chatSends)
 	}
-	u := c.url(c.api.Send.Path, chat, nil)
-	c.sendURLs.Store(chat, u)
-	return u
+	s, _ := c.sendURLs.LoadOrStore(chat, &chatSends{url: c.url(c.api.Send.Path, chat, nil)})
+	return s.(*chatSends)
+}
+
+// mostMessages is how many messages the final state's read back takes
+// from a chat the client made sends to: a correct service holds at most
+// one a send, and whatever it writes itself; a service that answers
+// full pages past that for ever (or a great many more) is read no
+// further.
+func (c *client) mostMessages(chat string) int64 {
+	return 2*c.sendsTo(chat).sent.Load() + 10000
 }
