@@ -57,3 +57,29 @@ func TestARunThatAcknowledgedNothingIsNotAPass(t *testing.T) {
 		t.Fatal("JudgedRun changed the report it was given")
 	}
 }
+
+// report.html says a run was interrupted, and that a run that
+// acknowledged nothing judged nothing, where the text report does: its
+// title and header read PASS for an interrupted run (exit 6).
+func TestTheHTMLPageSaysInterruptedAndNothingAcknowledged(t *testing.T) {
+	saved := *healthyRun(t).saved
+	var plain bytes.Buffer
+	if err := saved.WriteHTML(&plain, fixtureGenerated); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "Interrupted") || strings.Contains(plain.String(), "no persist was acknowledged") {
+		t.Fatal("a whole run's page says it was interrupted or acknowledged nothing")
+	}
+	saved.Results.Run.Interrupted = true
+	saved.Results.Run.NothingAcknowledged = "no persist was acknowledged: the writers completed no operation in 0.00s"
+	var page bytes.Buffer
+	if err := saved.WriteHTML(&page, fixtureGenerated); err != nil {
+		t.Fatal(err)
+	}
+	html := page.String()
+	for _, want := range []string{"(interrupted)</title>", "Interrupted: the writers stopped early (Ctrl-C)", "no persist was acknowledged: the writers completed no operation in 0.00s: a pass would judge nothing"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
