@@ -145,3 +145,32 @@ func TestInterruptAfterTheWritersQuitsNamingTheHistory(t *testing.T) {
 		t.Fatalf("the history named is not there: %v", err)
 	}
 }
+
+// Ctrl-C while chatseq run's scenario runs: the scenario is checked and
+// reported as interrupted (not pass), the summary and the JUnit file are
+// still written, and run exits ExitInterruptedRun as bench does; it
+// exited 5 ("could not be run") with neither.
+func TestInterruptingARunSumsItUp(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "long.yaml")
+	if err := os.WriteFile(file, []byte("name: long-one\ntarget: memory\nkafka: off\nwriters: 2\nchats: 2\nduration: 60s\nexpect: pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, junit := filepath.Join(dir, "out"), filepath.Join(dir, "junit.xml")
+	child, stdout, lines := benchChild(t, "run "+file+" --out "+out+" --junit "+junit)
+	waitForHistory(t, child, filepath.Join(out, "long-one", "history.jsonl"), 256<<10)
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, lines, "run: interrupted after 1 of 1 scenarios")
+	if code := exitCode(t, child); code != ExitInterruptedRun {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitInterruptedRun, stdout.String())
+	}
+	if s := stdout.String(); !strings.Contains(s, "long-one") || !strings.Contains(s, "INTERRUPTED") {
+		t.Fatalf("the summary should list the scenario as interrupted:\n%s", s)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil || !bytes.Contains(b, []byte(`type="interrupted"`)) {
+		t.Fatalf("JUnit file (err %v):\n%s", err, b)
+	}
+}

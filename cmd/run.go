@@ -239,12 +239,15 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 		sum.Outcomes = append(sum.Outcomes, o)
 	}
 	sum.Elapsed = time.Since(started)
-	if ctx.Err() != nil {
-		return fmt.Errorf("run: interrupted after %d of %d scenarios; histories in %s", len(sum.Outcomes), len(scs), outDir)
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		// What ran is still summed up (and in the JUnit file); the exit
+		// status says the run was cut short.
+		fmt.Fprintf(progress, "run: interrupted after %d of %d scenarios; histories in %s\n", len(sum.Outcomes), len(scs), outDir)
 	}
 
 	worst := sum.Worst()
-	if temporary && !sum.WorthKeeping() {
+	if temporary && !interrupted && !sum.WorthKeeping() {
 		// Nothing to look at (no failure, no failed earlier try): do not
 		// leave histories behind.
 		os.RemoveAll(outDir)
@@ -264,7 +267,11 @@ func runScenarios(c *cobra.Command, f *runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if code := runExitCode(worst); code != ExitOK {
+	code := runExitCode(worst)
+	if interrupted && code != ExitViolation {
+		code = ExitInterruptedRun // fewer scenarios, or a shorter one, than asked for
+	}
+	if code != ExitOK {
 		return exitError{code}
 	}
 	return nil
@@ -325,6 +332,8 @@ func runExitCode(v scenarios.Verdict) int {
 		return ExitUnknown
 	case scenarios.ThresholdFail:
 		return ExitThresholds
+	case scenarios.Interrupted:
+		return ExitInterruptedRun
 	}
 	return ExitOK
 }

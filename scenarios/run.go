@@ -53,6 +53,10 @@ type Outcome struct {
 	// acknowledged no persist (report.NothingAcknowledged): a pass of
 	// nothing, which expect: pass does not take.
 	nothingAcknowledged string
+	// interrupted: Ctrl-C stopped the writers early (bench.Result),
+	// after writersElapsed.
+	interrupted    bool
+	writersElapsed time.Duration
 	// logicalOps is how many operations the writers began (retries and
 	// duplicates of one message count once): where a shrink of a timed
 	// scenario starts.
@@ -85,6 +89,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	}
 	o.Lines, _ = countLines(o.History)
 	o.nothingAcknowledged = report.NothingAcknowledged(res)
+	o.interrupted, o.writersElapsed = res.Interrupted, res.Elapsed
 	c := res.Counts
 	o.logicalOps = int(c.Persists - c.Retries - c.DuplicatesSent - c.ConcurrentDuplicates + c.Syncs)
 	m := NewMetrics(res, rep, true, sc.InitialCounter)

@@ -42,9 +42,10 @@ func (s *Summary) WorthKeeping() bool {
 }
 
 // severity orders verdicts for the run's overall result: a broken
-// expectation is the news, then a run that could not be carried out, then
-// an undecided check, then a threshold.
-var severity = map[Verdict]int{Pass: 0, ThresholdFail: 1, Undecided: 2, RunError: 3, Fail: 4}
+// expectation is the news, then an interrupted run (a shorter one than
+// asked for), then a run that could not be carried out, then an
+// undecided check, then a threshold.
+var severity = map[Verdict]int{Pass: 0, ThresholdFail: 1, Undecided: 2, RunError: 3, Interrupted: 4, Fail: 5}
 
 // Worst is the most severe verdict of the run (Pass if there were none).
 func (s *Summary) Worst() Verdict {

@@ -25,6 +25,10 @@ const (
 	ThresholdFail Verdict = "threshold"
 	// RunError: the scenario could not be run.
 	RunError Verdict = "error"
+	// Interrupted: Ctrl-C stopped the writers early and nothing failed:
+	// a shorter run than the scenario asks for, which CI must not take
+	// for a pass (chatseq run exits 6, as bench does).
+	Interrupted Verdict = "interrupted"
 )
 
 // judge sets the verdict from the check, the expectation and thresholds.
@@ -76,6 +80,9 @@ func judge(o *Outcome, m *Metrics) {
 	switch {
 	case failed:
 		o.Verdict = Fail
+	case o.interrupted:
+		o.Verdict = Interrupted
+		o.Problems = append(o.Problems, fmt.Sprintf("interrupted: the writers stopped after %.1fs (Ctrl-C), a shorter run than the scenario asks for", o.writersElapsed.Seconds()))
 	case undecided:
 		o.Verdict = Undecided
 	case thresholdFailed:
