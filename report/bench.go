@@ -3,6 +3,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -129,7 +130,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Writers: res.Config.Writers, Chats: res.Config.Chats, Distribution: res.Config.Distribution,
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
 			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory, StoppedForViolation: res.StoppedForViolation,
-			VariantWindows: target.VariantWindows(res.Config.Timed), NothingAcknowledged: NothingAcknowledged(res),
+			VariantWindows: variantWindows(res), NothingAcknowledged: NothingAcknowledged(res),
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,
@@ -198,4 +199,23 @@ func withBadAnswer(check checker.Report, example string) checker.Report {
 	}
 	check.Invariants = invs
 	return check
+}
+
+// variantWindows are the run's variant_on windows as target.VariantWindows
+// names them, each that opened after the writers stopped saying so: a
+// window at 100h of a run of 2,000 operations named beside behaviour
+// read as if that variant had run.
+func variantWindows(res *bench.Result) []string {
+	names := target.VariantWindows(res.Config.Timed)
+	i := 0
+	for _, f := range res.Config.Timed {
+		if f.Kind != target.VariantOn {
+			continue
+		}
+		if f.At >= res.Elapsed {
+			names[i] += fmt.Sprintf(" (never opened: the writers stopped at %.1fs)", res.Elapsed.Seconds())
+		}
+		i++
+	}
+	return names
 }

@@ -116,6 +116,7 @@ type FaultWindow struct {
 	End       float64 `json:"end_s"`
 	LatencyMs float64 `json:"latency_ms,omitempty"` // store-latency
 	ChatIndex *int    `json:"chat_index,omitempty"` // delete-counter
+	Variant   string  `json:"variant,omitempty"`    // variant-on: the variant switched on
 }
 
 // IntervalCounts is one second of the run: what completed in it, and the
@@ -221,6 +222,8 @@ func faultWindows(timed []target.TimedFault) []FaultWindow {
 		case target.DeleteCounter:
 			chat := f.Chat
 			w.End, w.ChatIndex = w.Start, &chat
+		case target.VariantOn:
+			w.Variant = f.Variant
 		}
 		out = append(out, w)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/target"
 )
 
 // A run in which the target acknowledged no persist judged nothing: a
@@ -81,5 +82,25 @@ func TestTheHTMLPageSaysInterruptedAndNothingAcknowledged(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
+	}
+}
+
+// A variant_on window that opened after the writers stopped says so
+// where the report names it, and results.json's timed_faults name the
+// variant of each window.
+func TestAVariantWindowThatNeverOpenedSaysSo(t *testing.T) {
+	cfg := bench.DefaultConfig()
+	cfg.Timed = []target.TimedFault{
+		{Kind: target.VariantOn, At: 0, For: time.Second, Variant: "ack-before-persist"},
+		{Kind: target.VariantOn, At: 100 * time.Hour, For: time.Second, Variant: "racy-counter"},
+	}
+	b := FromBench(&bench.Result{Config: cfg, Elapsed: 550 * time.Millisecond}, "memory", checker.Report{})
+	w := b.Run.VariantWindows
+	if len(w) != 2 || strings.Contains(w[0], "never opened") || !strings.HasSuffix(w[1], "racy-counter from 100h0m0s for 1s (never opened: the writers stopped at 0.6s)") {
+		t.Fatalf("variant windows %q", w)
+	}
+	fw := faultWindows(cfg.Timed)
+	if len(fw) != 2 || fw[0].Variant != "ack-before-persist" || fw[1].Variant != "racy-counter" {
+		t.Fatalf("timed faults %+v: want each window's variant", fw)
 	}
 }

@@ -126,3 +126,27 @@ func TestAScenarioOfNoOperationDoesNotPass(t *testing.T) {
 		t.Fatalf("%s (check valid %v): %v", o.Verdict, o.Check.Valid, o.Problems)
 	}
 }
+
+// A negative scenario whose variant_on window never opened (the writers
+// were done first) fails naming that, not as the checker missing the
+// variant's bug.
+func TestANegativeScenarioSaysItsWindowNeverOpened(t *testing.T) {
+	sc, err := Decode([]byte(`name: late
+target: memory
+kafka: off
+writers: 4
+chats: 2
+ops: 200
+schedule:
+  - {fault: variant_on, at: 100h, for: 1s, variant: racy-counter}
+expect:
+  violates: [sequence_uniqueness]
+`), "late.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Run(context.Background(), sc, Options{OutDir: t.TempDir()})
+	if o.Verdict != Fail || len(o.Problems) == 0 || !strings.Contains(o.Problems[0], "the variant_on window racy-counter at 100h0m0s never opened: the writers stopped at") {
+		t.Fatalf("%s: %q", o.Verdict, o.Problems)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/target"
 )
 
 // Verdict is a scenario's result.
@@ -48,7 +50,7 @@ func judge(o *Outcome, m *Metrics) {
 				if sc.Variant != "" && !sc.Design {
 					what = fmt.Sprintf("broken behaviour %s is no longer caught", sc.Variant)
 				}
-				o.Problems = append(o.Problems, fmt.Sprintf("%s was expected to fail but is %s: %s (%s)", name, res.Status, what, res.Detail))
+				o.Problems = append(o.Problems, fmt.Sprintf("%s was expected to fail but is %s: %s (%s)%s", name, res.Status, what, res.Detail, o.unopenedWindows()))
 			}
 		}
 	} else {
@@ -118,4 +120,20 @@ func linesNote(lines []int) string {
 		s += strconv.Itoa(l)
 	}
 	return s + "]"
+}
+
+// unopenedWindows names the variant_on windows that never opened (the
+// writers stopped first), "" when every one did: a negative scenario
+// whose variant never ran is not the checker missing its bug.
+func (o *Outcome) unopenedWindows() string {
+	var names []string
+	for _, f := range o.Config.Timed {
+		if f.Kind == target.VariantOn && f.At >= o.writersElapsed {
+			names = append(names, fmt.Sprintf("%s at %s", f.Variant, f.At))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the variant_on window %s never opened: the writers stopped at %.1fs", strings.Join(names, ", "), o.writersElapsed.Seconds())
 }
