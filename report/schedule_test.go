@@ -60,7 +60,7 @@ func TestTheTextReportNamesAVariantWindow(t *testing.T) {
 	cfg.Duration = 10 * time.Minute
 	cfg.Timed = []target.TimedFault{{Kind: target.VariantOn, At: 30 * time.Second, For: 10 * time.Minute, Variant: "racy-counter"}}
 	var text bytes.Buffer
-	if err := writeText(&text, FromBench(&bench.Result{Config: cfg}, "memory", checker.Report{}), 400); err != nil {
+	if err := writeText(&text, FromBench(&bench.Result{Config: cfg, Elapsed: cfg.Duration}, "memory", checker.Report{}), 400); err != nil {
 		t.Fatal(err)
 	}
 	first, _, _ := strings.Cut(text.String(), "\n")
@@ -69,7 +69,7 @@ func TestTheTextReportNamesAVariantWindow(t *testing.T) {
 	}
 	cfg.Timed = nil
 	text.Reset()
-	if err := writeText(&text, FromBench(&bench.Result{Config: cfg}, "memory", checker.Report{}), 400); err != nil {
+	if err := writeText(&text, FromBench(&bench.Result{Config: cfg, Elapsed: cfg.Duration}, "memory", checker.Report{}), 400); err != nil {
 		t.Fatal(err)
 	}
 	if first, _, _ := strings.Cut(text.String(), "\n"); !strings.HasSuffix(first, "behaviour correct") {
