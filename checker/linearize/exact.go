@@ -83,7 +83,10 @@ func Exact(m *Chat, draw *Drawings) Outcome {
 	default:
 		out.Status, out.Detail, out.Lines = Fail, detail, lines
 		if ok, note := draw.take(); ok {
-			out.Viz = visualizeWindow(m, e.blame, draw.Dir)
+			var drawn bool
+			if out.Viz, drawn = visualizeWindow(m, e.blame, draw.Dir); !drawn {
+				draw.giveBack()
+			}
 		} else {
 			out.Viz = note
 		}

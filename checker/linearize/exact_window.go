@@ -17,9 +17,9 @@ const windowOps = 2000
 // operations, the nearest windowOps of them. Dropping the others can make
 // the window linearizable (a commit outside it explained a read inside);
 // then there is nothing to draw and the note says so.
-func visualizeWindow(m *Chat, blame []int32, dir string) string {
+func visualizeWindow(m *Chat, blame []int32, dir string) (note string, drawn bool) {
 	if len(blame) == 0 {
-		return ""
+		return "", false
 	}
 	ops := make([]porcupine.Operation, len(m.Ops))
 	for i := range ops {
@@ -82,7 +82,7 @@ func visualizeWindow(m *Chat, blame []int32, dir string) string {
 	model := Model(wm)
 	res, info := porcupine.CheckOperationsVerbose(model, wops, 5*time.Second)
 	if res != porcupine.Illegal {
-		return fmt.Sprintf(" (no visualization: the %d operations around the counterexample are linearizable without the rest)", len(wops))
+		return fmt.Sprintf(" (no visualization: the %d operations around the counterexample are linearizable without the rest)", len(wops)), false
 	}
-	return visualize(m.name, model, info, len(wops), dir)
+	return visualize(m.name, model, info, len(wops), dir), true
 }
