@@ -76,6 +76,8 @@ func ParseSchedule(data []byte, source string) (faults []target.TimedFault, err 
 	switch {
 	case root.Kind == yaml.MappingNode && isScheduleKey(root):
 		d.mapping(root, "", map[string]field{"schedule": d.schedule})
+	case root.Kind == yaml.MappingNode && scenarioKeys(root) != "":
+		return nil, Errors{{File: source, Line: root.Line, Msg: fmt.Sprintf("a whole scenario (it has %s), not a schedule: run it with `chatseq run %s`, or give --schedule its schedule alone (a list of timed faults, or a file whose only key is schedule:)", scenarioKeys(root), source)}}
 	case root.Kind == yaml.MappingNode:
 		// One timed fault on its own.
 		d.schedule("schedule", &yaml.Node{Kind: yaml.SequenceNode, Line: root.Line, Column: root.Column, Content: []*yaml.Node{root}})
@@ -94,4 +96,18 @@ func ParseSchedule(data []byte, source string) (faults []target.TimedFault, err 
 // isScheduleKey reports whether the mapping's first key is schedule:.
 func isScheduleKey(n *yaml.Node) bool {
 	return len(n.Content) >= 2 && n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Value == "schedule"
+}
+
+// scenarioKeys names the keys of mapping n that only a scenario has
+// ("name:, expect:"), "" when it has none: a scenario file given to
+// --schedule was read as one timed fault with a dozen unknown keys.
+func scenarioKeys(n *yaml.Node) string {
+	var found []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch k := n.Content[i].Value; k {
+		case "name", "expect", "schedule", "target", "writers":
+			found = append(found, k+":")
+		}
+	}
+	return strings.Join(found, ", ")
 }

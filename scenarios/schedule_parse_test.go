@@ -179,3 +179,15 @@ func TestParseScheduleArgTellsAMissingFileFromInlineText(t *testing.T) {
 		}
 	}
 }
+
+// A whole scenario file given to --schedule says so and how to run it,
+// rather than listing its keys as unknown keys of one timed fault.
+func TestAScenarioGivenAsAScheduleSaysSo(t *testing.T) {
+	_, err := ParseSchedule([]byte("name: ff\ntarget: memory\nschedule:\n  - {fault: variant_on, at: 1s, for: 1s, variant: racy-counter}\nexpect: pass\n"), "ff.yaml")
+	if err == nil || !strings.Contains(err.Error(), "ff.yaml:1: a whole scenario (it has name:, target:, schedule:, expect:), not a schedule: run it with `chatseq run ff.yaml`") {
+		t.Fatalf("got %v", err)
+	}
+	if strings.Contains(err.Error(), "unknown key") {
+		t.Fatalf("listed the scenario's keys as unknown: %v", err)
+	}
+}
