@@ -152,6 +152,10 @@ type Config struct {
 	// before the run settles and records its final state: bench's Ctrl-C
 	// then quits at once instead of stopping writers that are done.
 	WritersStopped func() `json:"-"`
+	// WritersStarting, if set, is called once the target is open and the
+	// writers are about to start: before it, an interrupt stops a target
+	// that is still starting, not writers.
+	WritersStarting func() `json:"-"`
 	// Stop, if set, stops the writers early once it is closed, as their
 	// duration would (--fail-fast: the online check found a violation);
 	// the run then settles, records its final state and is checked.

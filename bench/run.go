@@ -184,6 +184,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		return nil, err
 	}
 	outages := scheduleServerOutages(faultCtx, tgt, cfg)
+	if cfg.WritersStarting != nil {
+		cfg.WritersStarting()
+	}
 	writing := timings.Phase("writers")
 	runWriters(ctx, cfg, tgt, rec, lat, chats, res)
 	writing()

@@ -365,6 +365,7 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 		}
 		atPhase(name)
 	}
+	cfg.WritersStarting = f.interrupts.writersRunning
 	writersRan := false
 	cfg.WritersStopped = func() {
 		writersRan = true

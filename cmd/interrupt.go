@@ -32,6 +32,7 @@ type interrupts struct {
 	quit    func(code int) // os.Exit
 	mu      sync.Mutex
 	writing bool   // an interrupt now stops the writers
+	running bool   // and they have started (else the target still starts)
 	history string // the file being written or checked
 	// progress, when set, is the display drawn in place on stderr: a
 	// message takes its line rather than landing after its text.
@@ -126,6 +127,12 @@ func (in *interrupts) interrupted() {
 	if in.writing {
 		in.writing = false
 		in.cancel()
+		if !in.running {
+			// The target is still starting (a --serve command not yet
+			// answering, a database): no writer ran, nothing to check.
+			in.say("chatseq: interrupted before the writers started: stopping what was starting")
+			return
+		}
 		in.say("chatseq: interrupted: stopping the writers; what ran is still recorded, checked and reported (interrupt again to quit at once)")
 		return
 	}
@@ -147,11 +154,22 @@ func (in *interrupts) writersStart(ctx context.Context, history string, progress
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.writing, in.history = ctx.Err() == nil, history
+	in.writing, in.running, in.history = ctx.Err() == nil, false, history
 	in.progress = nil
 	if progress != nil && progress.tty {
 		in.progress = progress
 	}
+}
+
+// writersRunning says the target is open and the writers start: an
+// interrupt from now on stops writers.
+func (in *interrupts) writersRunning() {
+	if in == nil {
+		return
+	}
+	in.mu.Lock()
+	in.running = true
+	in.mu.Unlock()
 }
 
 // writersDone says the writers stopped: an interrupt now quits.

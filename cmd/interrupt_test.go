@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,5 +173,39 @@ func TestInterruptingARunSumsItUp(t *testing.T) {
 	b, err := os.ReadFile(junit)
 	if err != nil || !bytes.Contains(b, []byte(`type="interrupted"`)) {
 		t.Fatalf("JUnit file (err %v):\n%s", err, b)
+	}
+}
+
+// Ctrl-C while --serve's service has not answered yet: no writer ran,
+// and neither message says one did, nor that the service was given its
+// whole readiness time (it said "stopping the writers" and "did not
+// answer within 3m0s" three seconds in).
+func TestInterruptWhileTheServiceStartsSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	marker, serve := filepath.Join(dir, "started"), filepath.Join(dir, "serve.sh")
+	// A service that never answers (one word: the child splits its
+	// arguments on spaces).
+	if err := os.WriteFile(serve, []byte("#!/bin/sh\ntouch "+marker+"\nexec sleep 40\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	child, _, lines := benchChild(t, fmt.Sprintf("bench --target http --serve %s --url http://127.0.0.1:%d --duration 3s --out %s", serve, closedPort(t), filepath.Join(dir, "out")))
+	for deadline := time.Now().Add(childWaitCap); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatalf("--serve's command never started")
+		}
+	}
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	seen := strings.Join(waitFor(t, lines, "was stopped before it answered"), "\n")
+	if strings.Contains(seen, "stopping the writers") || strings.Contains(seen, "did not answer") || !strings.Contains(seen, "interrupted before the writers started") {
+		t.Fatalf("stderr:\n%s", seen)
+	}
+	if code := exitCode(t, child); code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d", code, ExitInterrupted)
 	}
 }

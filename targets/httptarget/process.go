@@ -130,8 +130,8 @@ type readiness struct {
 
 // waitReady polls the service until it answers, the process exits or
 // ReadyTimeout passes.
-func (p *process) waitReady(ctx context.Context, r readiness) error {
-	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
+func (p *process) waitReady(parent context.Context, r readiness) error {
+	ctx, cancel := context.WithTimeout(parent, ReadyTimeout)
 	defer cancel()
 	client := &http.Client{Timeout: time.Second}
 	if p.tls != nil {
@@ -157,6 +157,9 @@ func (p *process) waitReady(ctx context.Context, r readiness) error {
 		case <-r.exited:
 			return fmt.Errorf("--serve %q exited before it answered at %s%s%s", redact.Text(p.command), redact.Text(p.url), p.occupiedNote(r.occupied), p.logTail())
 		case <-ctx.Done():
+			if parent.Err() != nil { // interrupted, not out of time
+				return fmt.Errorf("--serve %q was stopped before it answered at %s: %w", redact.Text(p.command), redact.Text(p.url), parent.Err())
+			}
 			return fmt.Errorf("--serve %q did not answer at %s within %s%s%s", redact.Text(p.command), redact.Text(p.url), ReadyTimeout, p.occupiedNote(r.occupied), p.logTail())
 		case <-time.After(20 * time.Millisecond):
 		}
