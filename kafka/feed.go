@@ -69,7 +69,8 @@ func StartFeed(ctx context.Context, brokers []string, topic string, from map[int
 		starts[topic][p] = kgo.NewOffset().At(at)
 		next[p] = at
 	}
-	client, err := newClient(brokers,
+	client, err := kgo.NewClient(
+		kgo.SeedBrokers(brokers...),
 		kgo.ConsumePartitions(starts),
 		kgo.FetchMaxWait(20*time.Millisecond),
 		// A gateway reads the newest records first thing: nothing to wait

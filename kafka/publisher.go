@@ -25,7 +25,8 @@ type Publisher struct {
 
 // NewPublisher connects to brokers and makes sure the topic exists.
 func NewPublisher(ctx context.Context, brokers []string, topic string, partitions int32) (*Publisher, error) {
-	client, err := newClient(brokers,
+	client, err := kgo.NewClient(
+		kgo.SeedBrokers(brokers...),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.DefaultProduceTopic(topic),
 		kgo.ProducerLinger(0),

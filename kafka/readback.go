@@ -33,7 +33,7 @@ type eventPayload struct {
 // before a run, it marks where that run's events begin on a topic earlier
 // runs have written to.
 func EndOffsets(ctx context.Context, brokers []string, topic string) (map[int32]int64, error) {
-	client, err := newClient(brokers)
+	client, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
@@ -81,7 +81,8 @@ func ReadFrom(ctx context.Context, brokers []string, topic string, from map[int3
 	if len(remaining) == 0 {
 		return nil, nil
 	}
-	client, err := newClient(brokers,
+	client, err := kgo.NewClient(
+		kgo.SeedBrokers(brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
 	)
 	if err != nil {

@@ -58,7 +58,8 @@ func StartTail(ctx context.Context, brokers []string, topic string, from map[int
 		starts[p] = kgo.NewOffset().At(from[p])
 		next[p] = from[p]
 	}
-	client, err := newClient(brokers,
+	client, err := kgo.NewClient(
+		kgo.SeedBrokers(brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
 		kgo.FetchMaxWait(50*time.Millisecond),
 	)

@@ -1,14 +1,11 @@
 // Package embedded starts franz-go's in-process Kafka (kfake) on
 // loopback: the embedded default for step 5, needing nothing installed.
-// Clients in the same process reach it through memory (internal/memnet).
 package embedded
 
 import (
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kfake"
-
-	"github.com/chatseq/chatseq/internal/memnet"
 )
 
 // Cluster is a running in-process Kafka.
@@ -26,9 +23,6 @@ const segmentBytes = 1 << 20
 // Start runs a one-broker cluster with topic seeded at partitions.
 func Start(topic string, partitions int32) (*Cluster, error) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topic),
-		// Reached in process by this process's clients (kafka's
-		// newClient), over TCP by others.
-		kfake.ListenFn(memnet.Listen),
 		kfake.BrokerConfigs(map[string]string{"log.segment.bytes": fmt.Sprint(segmentBytes)}))
 	if err != nil {
 		return nil, fmt.Errorf("starting in-process kafka: %w", err)
