@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -146,6 +147,9 @@ func (d *device) dial(ctx context.Context) (gateway.Conn, error) {
 func (lc *liveConn) read(ctx context.Context) {
 	for {
 		b, err := lc.c.Next(ctx)
+		if err == nil {
+			err = unrecordable(b)
+		}
 		if err != nil {
 			lc.ended <- err
 			return
@@ -156,6 +160,21 @@ func (lc *liveConn) read(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// unrecordable is why a pushed batch cannot go into the history, nil
+// when it can: a string longer than a history's may be would leave a
+// file chatseq check refuses. The connection ends on it, as on a frame
+// it cannot read; the device reconnects and catches up.
+func unrecordable(b []gateway.Message) error {
+	for _, m := range b {
+		for _, f := range [...]struct{ name, v string }{{"chat id", m.ChatID}, {"message id", m.MessageID}, {"sender", m.SenderID}} {
+			if len(f.v) > history.MaxStringBytes {
+				return fmt.Errorf("push channel: a %s of %d bytes, more than the %d a history's string may hold", f.name, len(f.v), history.MaxStringBytes)
+			}
+		}
+	}
+	return nil
 }
 
 // disconnect records the connection's end; drop ends it at once, as a

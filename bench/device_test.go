@@ -1,0 +1,46 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/chatseq/chatseq/gateway"
+	"github.com/chatseq/chatseq/history"
+)
+
+// batchesConn streams its batches, then ends (io.EOF).
+type batchesConn struct{ batches [][]gateway.Message }
+
+func (c *batchesConn) Next(ctx context.Context) ([]gateway.Message, error) {
+	if len(c.batches) == 0 {
+		return nil, io.EOF
+	}
+	b := c.batches[0]
+	c.batches = c.batches[1:]
+	return b, nil
+}
+func (c *batchesConn) Ack(context.Context, string, uint64) error { return nil }
+func (c *batchesConn) Drop()                                     {}
+func (c *batchesConn) Close()                                    {}
+
+// A pushed message whose id is longer than a history's string may be
+// ends the connection, as a frame that cannot be read does, rather than
+// reaching the history (which chatseq check then refused, exit 2): the
+// batch before it is handed on.
+func TestAPushTooLongForTheHistoryEndsTheConnection(t *testing.T) {
+	ok := []gateway.Message{{ChatID: "c", MessageID: "m1", Sequence: 1}}
+	long := []gateway.Message{{ChatID: "c", MessageID: strings.Repeat("m", history.MaxStringBytes+1), Sequence: 2}}
+	lc := &liveConn{c: &batchesConn{batches: [][]gateway.Message{ok, long}}, batches: make(chan []gateway.Message, 2), ended: make(chan error, 1), done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go lc.read(ctx)
+	err := <-lc.ended
+	if err == nil || !strings.Contains(err.Error(), "a message id of 65537 bytes, more than the 65536") {
+		t.Fatalf("the connection ended with %v", err)
+	}
+	if len(lc.batches) != 1 || (<-lc.batches)[0].MessageID != "m1" {
+		t.Fatal("the batch before the long id was not handed on alone")
+	}
+}
