@@ -167,7 +167,7 @@ func TestInterruptingARunSumsItUp(t *testing.T) {
 	if code := exitCode(t, child); code != ExitInterruptedRun {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitInterruptedRun, stdout.String())
 	}
-	if s := stdout.String(); !strings.Contains(s, "long-one") || !strings.Contains(s, "INTERRUPTED") {
+	if s := stdout.String(); !strings.Contains(s, "long-one") || !strings.Contains(s, "INTERRUPTED") || !strings.Contains(s, "0 of 1 scenarios passed (1 interrupted)") {
 		t.Fatalf("the summary should list the scenario as interrupted:\n%s", s)
 	}
 	b, err := os.ReadFile(junit)

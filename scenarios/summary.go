@@ -257,7 +257,7 @@ func (s *Summary) tally() string {
 		return fmt.Sprintf("%d of %d scenarios passed%s", passed, n, retried)
 	}
 	var parts []string
-	for _, v := range []Verdict{Fail, RunError, Undecided, ThresholdFail} {
+	for _, v := range []Verdict{Fail, Interrupted, RunError, Undecided, ThresholdFail} {
 		if c := s.count(v); c > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c, verdictNoun(v)))
 		}
@@ -284,6 +284,8 @@ func verdictNoun(v Verdict) string {
 		return "could not run"
 	case Undecided:
 		return "undecided"
+	case Interrupted:
+		return "interrupted"
 	}
 	return "failed only thresholds"
 }
