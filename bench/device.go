@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -169,8 +168,8 @@ func (lc *liveConn) read(ctx context.Context) {
 func unrecordable(b []gateway.Message) error {
 	for _, m := range b {
 		for _, f := range [...]struct{ name, v string }{{"chat id", m.ChatID}, {"message id", m.MessageID}, {"sender", m.SenderID}} {
-			if len(f.v) > history.MaxStringBytes {
-				return fmt.Errorf("push channel: a %s of %d bytes, more than the %d a history's string may hold", f.name, len(f.v), history.MaxStringBytes)
+			if problem := history.TooLong(f.name, f.v); problem != "" {
+				return errors.New("push channel: " + problem)
 			}
 		}
 	}

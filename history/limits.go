@@ -21,6 +21,17 @@ const MaxLineBytes = 64 << 20
 // report).
 const MaxStringBytes = jsonscan.MaxStringBytes
 
+// TooLong says why a string named what cannot be recorded, "" when it
+// can: it is longer than MaxStringBytes. A run that recorded one left a
+// file its own check refused (exit 2), so what a service answers is held
+// to it before it is recorded (a send, a sync page, a push).
+func TooLong(what, v string) string {
+	if len(v) <= MaxStringBytes {
+		return ""
+	}
+	return fmt.Sprintf("a %s of %d bytes, more than the %d a history's string may hold", what, len(v), MaxStringBytes)
+}
+
 // earlyMargin is how far before the end of a line's first part a syntax
 // error must stand to be the whole line's first error: a value cut by the
 // part's end fails at its own start or at the end, and the longest token

@@ -210,8 +210,8 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 			res.MessageID = rawString(v)
 		}
 	}
-	if problem := tooLongForHistory("message id", res.MessageID); problem != "" {
-		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, problem)
+	if problem := history.TooLong("message id", res.MessageID); problem != "" {
+		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, "with "+problem)
 	}
 	if spec.ReplayedHeader != "" {
 		res.Dedup = a.header.Get(spec.ReplayedHeader) == "true"
@@ -316,23 +316,12 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, it
 		}
 		m := &msgs[n]
 		for _, f := range [...]struct{ name, v string }{{"message id", m.MessageID}, {"key", m.Key}, {"sender", m.Sender}} {
-			if problem := tooLongForHistory(f.name, f.v); problem != "" {
-				return nil, 0, "with a message " + problem
+			if problem := history.TooLong(f.name, f.v); problem != "" {
+				return nil, 0, "with a message with " + problem
 			}
 		}
 	}
 	return msgs, len(msgs), ""
-}
-
-// tooLongForHistory says why a string of an answer cannot be recorded,
-// "" when it can: a history's strings are at most history.MaxStringBytes
-// long, and a run that wrote a longer one left a file its own check
-// refused (exit 2) after it had passed.
-func tooLongForHistory(what, v string) string {
-	if len(v) <= history.MaxStringBytes {
-		return ""
-	}
-	return fmt.Sprintf("with a %s of %d bytes, more than the %d a history's string may hold", what, len(v), history.MaxStringBytes)
 }
 
 // setText sets a message's string at message path k (of pageScan's).
