@@ -1,7 +1,6 @@
 package online
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -26,11 +25,11 @@ import (
 // read back whole when a line reaches them (an ack or a sync's answer at
 // an old sequence), so every rule reads what it would have held.
 type onlineAcked struct {
-	mids   [][]uint64  // by sequence>>ackShift: blocks of ackBlock; nil: none yet, or spilled
-	lines  [][]uint32  // the same blocks' lines+1; 0: no ack
-	n      uint64      // the sequences the blocks cover (dense)
-	sparse []sparseAck // by sequence
-	top    uint64      // the highest sequence acked
+	mids   [][]uint64 // by sequence>>ackShift: blocks of ackBlock; nil: none yet, or spilled
+	lines  [][]uint32 // the same blocks' lines+1; 0: no ack
+	n      uint64     // the sequences the blocks cover (dense)
+	sparse sparseAcks
+	top    uint64 // the highest sequence acked
 	// spilled: where each spilled block is (by the mids' blocks; the
 	// lines' go with them).
 	midSpill, lineSpill columns.BlockSpill
@@ -53,11 +52,6 @@ type onlineSeqAck struct {
 type sparseAck struct {
 	seq uint64
 	onlineSeqAck
-}
-
-// sparseAt is where seq is, or would go, in a.sparse.
-func (a *onlineAcked) sparseAt(seq uint64) (int, bool) {
-	return slices.BinarySearchFunc(a.sparse, seq, func(s sparseAck, q uint64) int { return cmp.Compare(s.seq, q) })
 }
 
 // block is block b's columns, read back if spilled; nil if no sequence
@@ -85,11 +79,10 @@ func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.Sp
 	}
 	if seq >= a.n {
 		if seq > 2*a.n+1<<16 || seq > top+ackBlock {
-			i, ok := a.sparseAt(seq)
-			if ok {
-				return a.sparse[i].onlineSeqAck, true
+			if first, ok := a.sparse.get(seq); ok {
+				return first, true
 			}
-			a.sparse = slices.Insert(a.sparse, i, sparseAck{seq, onlineSeqAck{mid, line}})
+			a.sparse.put(sparseAck{seq, onlineSeqAck{mid, line}})
 			return onlineSeqAck{}, false
 		}
 		a.n = seq + 1 + a.n/2
@@ -102,11 +95,7 @@ func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.Sp
 		}
 		// Acks kept apart that the blocks now cover move into them:
 		// a sequence is in one place, the blocks below n or the list.
-		k := 0
-		for ; k < len(a.sparse) && a.sparse[k].seq < a.n; k++ {
-			a.putDense(a.sparse[k].seq, a.sparse[k].onlineSeqAck)
-		}
-		a.sparse = slices.Delete(a.sparse, 0, k)
+		a.sparse.takeBelow(a.n, func(s sparseAck) { a.putDense(s.seq, s.onlineSeqAck) })
 	}
 	return a.putDense(seq, onlineSeqAck{mid, line})
 }
@@ -142,10 +131,7 @@ func (a *onlineAcked) get(seq uint64) (onlineSeqAck, bool) {
 		l := lines[i]
 		return onlineSeqAck{mids[i], int32(l) - 1}, l != 0
 	}
-	if i, ok := a.sparseAt(seq); ok {
-		return a.sparse[i].onlineSeqAck, true
-	}
-	return onlineSeqAck{}, false
+	return a.sparse.get(seq)
 }
 
 // synced judges a sync that completed ok as sync_completeness does (its
@@ -223,16 +209,16 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 			return
 		}
 	}
-	from, _ := acked.sparseAt(op.after)
-	for _, a := range acked.sparse[from:] {
+	acked.sparse.from(op.after, func(a sparseAck) bool {
 		if a.seq > hi {
-			break
+			return false
 		}
 		if a.seq > op.after && a.line < op.before {
 			if _, in := slices.BinarySearch(seqs, a.seq); !in {
 				missed(a.seq, a.onlineSeqAck)
-				return
+				return false
 			}
 		}
-	}
+		return true
+	})
 }
