@@ -14,6 +14,7 @@ import (
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/jsonstr"
+	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/chatseq/chatseq/kafka"
 	"github.com/chatseq/chatseq/kafka/embedded"
@@ -71,6 +72,11 @@ type Result struct {
 	// BadAnswer is the first answer the service gave in breach of its
 	// API, as the target describes it (BadAnswerExampler); "" none.
 	BadAnswer string
+	// FinalStateUnread says why the final state could not be read back
+	// (a bad answer, a lost connection); empty when it was. The history
+	// then ends without its end line, as a run cut short: the check
+	// judges the operations alone.
+	FinalStateUnread string
 }
 
 // Throughput is operations per second of writer time.
@@ -239,7 +245,15 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	cfg.phase(PhaseFinalState)
 	done := timings.Phase("final state recorded")
 	if err := recordFinalState(ctx, tgt, chats, rec, res); err != nil {
-		return nil, err
+		// The run happened and its operations are recorded: the history
+		// ends here, without its end line, and is judged as a file cut
+		// short (what the final state decides is unknown), saying why,
+		// rather than leaving the user no verdict at all.
+		res.FinalStateUnread = redact.Text(err.Error())
+		if err := rec.Close(); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		return res, f.Close()
 	}
 	done()
 	if recv != nil {

@@ -53,6 +53,10 @@ type Run struct {
 	// run judged nothing and a verdict without a violation is unknown
 	// (JudgedRun); it says how the run went.
 	NothingAcknowledged string `json:"nothing_acknowledged,omitempty"`
+	// FinalStateUnread: the final state could not be read back, and why;
+	// the history ends there, cut short, and what the final state
+	// decides is unknown (JudgedRun).
+	FinalStateUnread string `json:"final_state_unread,omitempty"`
 }
 
 // Bench is the whole report of `chatseq bench`.
@@ -131,6 +135,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
 			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory, StoppedForViolation: res.StoppedForViolation,
 			VariantWindows: variantWindows(res), NothingAcknowledged: NothingAcknowledged(res),
+			FinalStateUnread: res.FinalStateUnread,
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,

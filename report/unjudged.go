@@ -12,8 +12,14 @@ import (
 // a service that answers nothing or refuses everything) has shown
 // nothing of sequencing, idempotency or persistence: its invariants pass
 // on no evidence, so where the check found no violation its verdict is
-// unknown, and the first warning says why. A violation stands.
+// unknown, and the first warning says why. A violation stands. A run
+// whose final state could not be read back is judged on its operations
+// (the history is cut short), and the first warning says why.
 func JudgedRun(res *bench.Result, rep checker.Report) checker.Report {
+	if res.FinalStateUnread != "" {
+		// The check already finds the history cut short; this says why.
+		rep.Warnings = append([]string{"the final state could not be read back (" + res.FinalStateUnread + "): the history ends before it, so every invariant it decides is unknown unless the operations alone break it"}, rep.Warnings...)
+	}
 	why := NothingAcknowledged(res)
 	if why == "" || rep.Valid == nil || !*rep.Valid {
 		return rep

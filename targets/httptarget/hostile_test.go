@@ -15,6 +15,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/report"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
@@ -99,5 +100,62 @@ func TestAServiceThatLosesEveryAckFails(t *testing.T) {
 	}
 	if !strings.Contains(r.Detail, "the final messages table was read and is empty") {
 		t.Fatalf("detail %q", r.Detail)
+	}
+}
+
+// readBackBreaker is a service whose sends are answered well (by
+// forgetfulService) and whose pages, read back after the run, hold a
+// message without a sequence: an answer in breach of the API.
+type readBackBreaker struct{ forgetfulService }
+
+func (s *readBackBreaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/messages") {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"messages":[{"message_id":"m1"}]}`))
+		return
+	}
+	s.forgetfulService.ServeHTTP(w, r)
+}
+
+// A final state that cannot be read back (here a page in breach of the
+// API) still leaves a judged run: the history holds every operation and
+// ends, cut short, before the final state, whose invariants are unknown;
+// the run says why. It was an error (bench exit 5): no verdict, no
+// report, for a run that had happened.
+func TestAFinalStateThatCannotBeReadIsJudgedOnTheOperations(t *testing.T) {
+	srv := httptest.NewServer(&readBackBreaker{forgetfulService{next: map[string]uint64{}, answers: map[string][]byte{}}})
+	defer srv.Close()
+	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opened.Close()
+	cfg := bench.DefaultConfig()
+	cfg.Seed, cfg.Ops, cfg.Duration, cfg.Writers, cfg.Chats = 1, 80, 0, 4, 2
+	cfg.Faults, cfg.SyncRatio = bench.FaultRates{}, 0 // every page read is the final state's
+	cfg.Target, cfg.Contract, cfg.KafkaOff = httptarget.Name, opened.Contract, true
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	if err != nil {
+		t.Fatalf("run: %v; want a run judged on its operations", err)
+	}
+	if !strings.Contains(res.FinalStateUnread, "bad_response") || !strings.Contains(res.FinalStateUnread, "without a sequence") {
+		t.Fatalf("FinalStateUnread %q; want the bad answer named", res.FinalStateUnread)
+	}
+	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := rep.Result(checker.NameSequenceMonotonic); res.Counts.PersistOK == 0 || r.Status != checker.Pass || rep.ExitCode() != 3 {
+		t.Fatalf("%d persists acked, sequence_monotonic %+v, exit %d; want the run's operations judged and unknown (exit 3)", res.Counts.PersistOK, r, rep.ExitCode())
+	}
+	if r, _ := rep.Result(checker.NameAckImpliesPersistence); r.Status != checker.Unknown {
+		t.Fatalf("ack_implies_persistence %+v; want unknown (the final state was not read)", r)
+	}
+	judged := report.JudgedRun(res, rep)
+	if len(judged.Warnings) == 0 || !strings.Contains(judged.Warnings[0], "the final state could not be read back") {
+		t.Fatalf("warnings %q; want the first to say why the final state is unknown", judged.Warnings)
 	}
 }
