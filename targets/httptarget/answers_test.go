@@ -221,3 +221,46 @@ func TestAFinalStateThatNeverEndsIsReadNoFurther(t *testing.T) {
 		t.Fatalf("the service served %d messages before the read stopped", s.served.Load())
 	}
 }
+
+// A success to a send other than 200 and 201 that the mapping gives no
+// meaning is no ack of the API (bad_response, outcome unknown): a 202
+// says the send was accepted, not carried out, and was taken as an ack
+// at the sequence its body named. A mapping that gives it a meaning is
+// taken at its word.
+func TestASuccessTheAPIDoesNotGiveASendIsABadResponse(t *testing.T) {
+	answering := func(status int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			w.Write([]byte(`{"sequence":1,"message_id":"m1"}`))
+		})
+	}
+	req := sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}
+	for _, status := range []int{http.StatusAccepted, 299} {
+		_, err := openTarget(t, answering(status)).Persist(context.Background(), req, nil)
+		kind, code := target.Completion(err)
+		if kind != history.KindInfo || code != history.ErrorBadResponse || !strings.Contains(err.Error(), fmt.Sprintf("statuses: {%d: ok}", status)) {
+			t.Errorf("a send answered %d: recorded %s %q (%v); want info %q saying how to map it", status, kind, code, err, history.ErrorBadResponse)
+		}
+	}
+	for _, status := range []int{http.StatusOK, http.StatusCreated} {
+		out, err := openTarget(t, answering(status)).Persist(context.Background(), req, nil)
+		if err != nil || out.Seq != 1 {
+			t.Errorf("a send answered %d: %+v, %v; want an ack of seq 1", status, out, err)
+		}
+	}
+	api := httptarget.DefaultAPI()
+	api.Statuses[http.StatusAccepted] = httptarget.Outcome{Outcome: httptarget.OutcomeOK}
+	srv := httptest.NewServer(answering(http.StatusAccepted))
+	defer srv.Close()
+	base, _ := url.Parse(srv.URL)
+	mapped, err := httptarget.Factory(base, api, nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mapped.Close()
+	if out, err := mapped.Persist(context.Background(), req, nil); err != nil || out.Seq != 1 {
+		t.Errorf("a 202 the mapping calls ok: %+v, %v; want an ack of seq 1", out, err)
+	}
+}

@@ -33,7 +33,9 @@ type API struct {
 	// reference server's test hook, absent from production services.
 	Counter CounterSpec `yaml:"counter"`
 	// Statuses say what each answer to a send means; a status absent
-	// here is ok if 2xx, info if 5xx, fail otherwise.
+	// here is ok if 200 or 201, info if 5xx, fail otherwise, but
+	// another 2xx is a bad_response (unmappedSuccess) and so is a 3xx
+	// (offAPI).
 	Statuses map[int]Outcome `yaml:"statuses"`
 	// ErrorCode is where an error body names the code a fail records
 	// when its status maps no code.
@@ -452,6 +454,18 @@ func (a *API) outcome(status int) Outcome {
 		return Outcome{Outcome: OutcomeInfo}
 	}
 	return Outcome{Outcome: OutcomeFail}
+}
+
+// unmappedSuccess says how a send's status breaks the API, "" when it
+// does not: a success other than 200 and 201 that statuses give no
+// meaning. Taken as an ack it claimed most (the message persisted, at a
+// sequence) on least: 202 says the request was accepted, not carried
+// out, and chatseq's API answers a send 201.
+func (a *API) unmappedSuccess(status int) string {
+	if _, mapped := a.Statuses[status]; mapped || status/100 != 2 || status == http.StatusOK || status == http.StatusCreated {
+		return ""
+	}
+	return fmt.Sprintf("to a send, a success the mapping gives no meaning (chatseq's API acknowledges with 201; a service whose %d acknowledges says so in its --api mapping, statuses: {%d: ok})", status, status)
 }
 
 // offAPI says how an answer breaks the API, "" when it does not: it was

@@ -191,6 +191,9 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		// The service may have written before answering so.
 		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, problem)
 	}
+	if problem := c.api.unmappedSuccess(a.status); problem != "" {
+		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, problem)
+	}
 	o := c.api.outcome(a.status)
 	if o.Outcome != OutcomeOK {
 		return sequencer.Outcome{}, c.statusError(a, o)
