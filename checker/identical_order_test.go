@@ -1,6 +1,10 @@
 package checker
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+)
 
 func init() {
 	everyInvariant[NameIdenticalOrder] = invariantCase{
@@ -84,4 +88,24 @@ func TestIdenticalOrderNotApplicableWithoutPushes(t *testing.T) {
 	b.join("A", "u1")
 	b.connect("d1", "u1")
 	mustContain(t, mustNA(t, b.check(t), NameIdenticalOrder).Reason, "no push line")
+}
+
+// A push of a chat that no operation or final line names, with the
+// messages table read, is a message the service never kept: it passed,
+// since only chats the table or the operations named were compared
+// (found by an outside tester writing histories from HISTORY.md).
+func TestIdenticalOrderFailsOnAPushOfAChatTheTableDoesNotName(t *testing.T) {
+	for _, others := range []bool{false, true} {
+		b := newHB()
+		b.join("B", "u1")
+		b.connect("d1", "u1")
+		if others {
+			b.send(1, "A", "k1", 1) // another chat, in the table
+		}
+		push := b.pushIDs("d1", "B", []uint64{1}, []string{"forged"}, false)
+		b.dump(false)
+		b.tableRead(history.TableMessages, 0)
+		res := mustFail(t, b.check(t), NameIdenticalOrder, push)
+		mustContain(t, res.Detail, `gives chat "B" seq 1, which the final messages table does not hold`)
+	}
 }

@@ -1,5 +1,7 @@
 package checker
 
+import "github.com/chatseq/chatseq/checker/internal/store"
+
 // NameStreamContinuity is ADR-001's at-least-once transport on a live
 // connection: the gateway may repeat a message, or close a slow connection
 // (the device reconnects and catches up), but not skip one silently.
@@ -31,6 +33,11 @@ func checkStreamContinuity(x *index) Result {
 		v.fail([]int{int(h.Connect), int(h.BeforePush), int(h.AfterPush), int(miss.Line)},
 			"device %q's connection opened at line %d was streamed chat %q seq %d (push line %d) and seq %d (push line %d) but not seq %d, between them in the topic (events lines %d, %d, %d): a live connection skipped a message",
 			d.Devs[h.Dev].Name, h.Connect, d.Chats[h.Chat], before.Seq, h.BeforePush, after.Seq, h.AfterPush, miss.Seq, before.Line, miss.Line, after.Line)
+		return v.result()
+	}
+	if s.Unjudged > 0 {
+		v.unknown("%s left unjudged past a message the topic holds more than %d times (chat %q seq %d, %d copies): whether they skipped one after it is not known; %d streamed events judged",
+			plural(s.Unjudged, "stream"), store.MaxAlignments, d.Chats[s.Heavy.Chat], s.Heavy.Seq, s.Heavy.Copies, s.Judged)
 		return v.result()
 	}
 	v.pass("%s (a connection's chat each) of %s were each a contiguous run of the topic (%d streamed events judged)",

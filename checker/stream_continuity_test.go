@@ -3,6 +3,8 @@ package checker
 import (
 	"fmt"
 	"testing"
+
+	"github.com/chatseq/chatseq/checker/internal/store"
 )
 
 func init() {
@@ -229,4 +231,34 @@ func TestStreamContinuityFailsOnASkipAfterAnExcusedOne(t *testing.T) {
 	events := topicOf(b, 1, 2, 3, 4, 5)
 	res := mustFail(t, b.check(t), NameStreamContinuity, connect, push3, push5, events[3])
 	mustContain(t, res.Detail, "but not seq 4")
+}
+
+// A run that starts at a message the topic holds more than MaxAlignments
+// times is not judged past it: the invariant is unknown, not passed. It
+// passed over a connection streamed 1 then 3, skipping 2, behind 65
+// copies of 1 (found by an outside tester); with 64 copies it fails.
+func TestStreamContinuityIsUnknownPastAMessageOfTooManyCopies(t *testing.T) {
+	for _, copies := range []int{store.MaxAlignments, store.MaxAlignments + 1} {
+		b := newHB()
+		b.join("A", "u1")
+		connect := b.connect("d1", "u1")
+		for s := uint64(1); s <= 3; s++ {
+			b.send(1, "A", fmt.Sprintf("k%d", s), s)
+		}
+		push1 := b.push("d1", "A", 1)
+		push3 := b.push("d1", "A", 3)
+		b.dump(false)
+		for i := range copies {
+			b.event("A", 1, b.idAt("A", 1), 0, int64(i))
+		}
+		event2 := b.event("A", 2, b.idAt("A", 2), 0, int64(copies))
+		b.event("A", 3, b.idAt("A", 3), 0, int64(copies+1))
+		r := b.check(t)
+		if copies <= store.MaxAlignments {
+			mustFail(t, r, NameStreamContinuity, connect, push1, push3, event2)
+			continue
+		}
+		res := must(t, r, NameStreamContinuity, Unknown)
+		mustContain(t, res.Detail, `1 stream left unjudged past a message the topic holds more than 64 times (chat "A" seq 1, 65 copies)`)
+	}
 }

@@ -20,6 +20,15 @@ type StreamScan struct {
 	Streamed int // messages streamed on a connection not refused
 	Streams  int // (connection, chat)s judged
 	Judged   int // events of the topic a connection was streamed
+	// Unjudged counts the streams left unjudged past a message the topic
+	// holds more than MaxAlignments times; Heavy is the first such: its
+	// chat, sequence and copies.
+	Unjudged int
+	Heavy    struct {
+		Chat   int32
+		Seq    uint64
+		Copies int
+	}
 }
 
 // FirstStreamHole matches each connection's streamed pushes (not caught
@@ -91,7 +100,14 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		s.Streams++
 		s.Judged += len(run)
 		excused := func(h *skip) bool { return d.membershipChanged(first.Chat, dev.User, h.beforeLine, h.afterLine) }
-		if h := t.firstSkip(run, excused); h != nil {
+		h, heavy := t.firstSkip(run, excused)
+		if heavy != nil && h == nil {
+			if s.Unjudged == 0 {
+				s.Heavy.Chat, s.Heavy.Seq, s.Heavy.Copies = first.Chat, heavy.seq, len(t.at[*heavy])
+			}
+			s.Unjudged++
+		}
+		if h != nil {
 			return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: h.beforeLine, AfterPush: h.afterLine,
 				Before: t.order[h.before], Missing: t.order[h.before+1], After: t.order[h.after]}, s
 		}
@@ -131,10 +147,11 @@ func (x *Index) newChatTopic(lc int32) *chatTopic {
 	return t
 }
 
-// maxAlignments bounds the copies of one message a run is tried at: a
+// MaxAlignments bounds the copies of one message a run is tried at: a
 // topic holding a message more often than this leaves the run unjudged
-// past it rather than costing time quadratic in its copies.
-const maxAlignments = 64
+// past it rather than costing time quadratic in its copies (and the
+// invariant unknown, unless another run skipped).
+const MaxAlignments = 64
 
 // skip is a run's first skipped event: the positions in the topic of the
 // last event matched and of the one streamed after it, later in the topic.
@@ -146,11 +163,13 @@ type skip struct {
 // firstSkip aligns run with the topic and returns its first skip that
 // excused does not accept, nil: none. Past an excused skip the run is
 // aligned anew, so a later skip on the same connection is still found.
-func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) *skip {
+// heavy, unless nil, is the message of more than MaxAlignments copies
+// past which the run was not judged.
+func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) (h *skip, heavy *msgKey) {
 	for len(run) > 0 {
 		starts := t.at[run[0].key]
-		if len(starts) > maxAlignments {
-			return nil
+		if len(starts) > MaxAlignments {
+			return nil, &run[0].key
 		}
 		bestStart, bestLen := int32(-1), 0
 		for _, p := range starts {
@@ -162,7 +181,7 @@ func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) *skip
 				bestStart, bestLen = p, n
 			}
 			if n == len(run) {
-				return nil
+				return nil, nil
 			}
 		}
 		last := bestStart + int32(bestLen) - 1 // the last event matched
@@ -171,12 +190,12 @@ func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) *skip
 		if k, _ := slices.BinarySearch(later, last+1); k < len(later) {
 			h := &skip{before: last, after: later[k], beforeLine: run[bestLen-1].line, afterLine: next.line}
 			if !excused(h) {
-				return h
+				return h, nil
 			}
 		}
 		run = run[bestLen:] // it went back, or skipped with an excuse: aligned anew from there
 	}
-	return nil
+	return nil, nil
 }
 
 // membershipChanged: a join or leave line of the user in chat c lies
