@@ -9,7 +9,8 @@ import (
 const NameNoZeroSequence = "no_zero_sequence"
 
 // checkNoZeroSequence: sequences start at 1 — in acks, allocations, sync
-// results and every final table that carries one.
+// results, every final table that carries one and the messages pushed to
+// devices.
 func checkNoZeroSequence(x *index) Result {
 	v := newVerdict(NameNoZeroSequence)
 	checked := 0
@@ -46,9 +47,22 @@ func checkNoZeroSequence(x *index) Result {
 			}
 		}
 	}
-	if checked == 0 {
-		v.notApplicable("no sequences in the history (no acks, allocations, sync results or final lines)")
+	pushed := 0
+	if d := x.Delivery; d != nil {
+		for i := range int32(d.Pushes.Len()) {
+			pushed++
+			if p := d.Pushes.At(i); p.Seq == 0 {
+				v.fail([]int{int(p.Line)}, "line %d pushes sequence 0 of chat %q to device %q", p.Line, d.Chats[p.Chat], d.Devs[p.Dev].Name)
+			}
+		}
 	}
-	v.pass("%s checked, all ≥ 1", plural(checked, "sequence-bearing line"))
+	if checked+pushed == 0 {
+		v.notApplicable("no sequences in the history (no acks, allocations, sync results, final lines or pushes)")
+	}
+	if pushed > 0 {
+		v.pass("%s and %s checked, all ≥ 1", plural(checked, "sequence-bearing line"), plural(pushed, "pushed message"))
+	} else {
+		v.pass("%s checked, all ≥ 1", plural(checked, "sequence-bearing line"))
+	}
 	return v.result()
 }

@@ -26,6 +26,14 @@ func TestNoZeroSequence(t *testing.T) {
 			b.send(1, "A", "k1", 1)
 			return b.event("A", 0, "m-k1", 0, 0)
 		},
+		// A pushed sequence 0 passed: pushes were not counted (found by
+		// an outside tester).
+		"push": func(b *hb) int {
+			b.join("A", "u1")
+			b.connect("d1", "u1")
+			b.send(1, "A", "k1", 1)
+			return b.pushIDs("d1", "A", []uint64{0, 1}, []string{"m0", "m-k1"}, false)
+		},
 	}
 	for name, build := range cases {
 		t.Run(name, func(t *testing.T) {
