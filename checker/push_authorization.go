@@ -10,7 +10,8 @@ const NamePushAuthorization = "push_authorization"
 // streamed push on a connection whose connect line says "refused": true.
 // Both are decided while the lines are read (store.Delivery.Take). A push to
 // a user after it left the chat is counted, not failed: it may have been
-// in flight when the membership changed. The counterexample is the push
+// in flight when the membership changed; one streamed on a connection
+// opened after the leave fails, as nothing can be in flight on it. The counterexample is the push
 // and its device's connect line.
 func checkPushAuthorization(x *index) Result {
 	v := newVerdict(NamePushAuthorization)

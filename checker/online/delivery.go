@@ -27,6 +27,8 @@ type pushes struct {
 	// many join lines there were (push_authorization).
 	joined map[member]bool
 	joins  int
+	// left: the leave line of a (chat, user) not a member now.
+	left map[member]int32
 	// received: per (device, chat), the highest sequence pushed to the
 	// device so far, streamed or caught up (delivery_state_consistency):
 	// one number per device and chat, whatever the run's length.
@@ -68,7 +70,7 @@ func (o *Checker) Receiver(r *history.Receiver) {
 	p := &o.pushes
 	if p.devices == nil {
 		*p = pushes{devices: map[string]*device{}, bySeq: map[chatSeq]pushSeen{}, byID: map[chatID]pushSeen{}, joined: map[member]bool{},
-			received: map[devChat]uint64{}}
+			left: map[member]int32{}, received: map[devChat]uint64{}}
 	}
 	line := int32(r.Line)
 	switch r.Kind {
@@ -91,6 +93,13 @@ func (o *Checker) Receiver(r *history.Receiver) {
 		if !p.joined[k] {
 			k.user = strings.Clone(k.user)
 			p.joined[k] = true
+		}
+		delete(p.left, k)
+		return
+	case history.KindLeave:
+		k := member{o.chat(r.Chat), r.User}
+		if p.joined[k] {
+			p.left[member{k.chat, strings.Clone(k.user)}] = line
 		}
 		return
 	case history.KindDeliveryAck:
@@ -159,6 +168,10 @@ func (o *Checker) authorized(r *history.Receiver, dev *device, c int32) {
 	case o.pushes.joins > 0 && !o.pushes.joined[member{c, dev.user}]:
 		o.violate(PushAuthorization, []int{int(dev.first), r.Line}, r.Time,
 			"the push at line %d gives chat %q to device %q, whose user %q had no join line for it before (its device connected at line %d)", r.Line, r.Chat, r.Device, dev.user, dev.first)
+	case !r.CatchUp && dev.open > 0 && o.pushes.left[member{c, dev.user}] > 0 && dev.open > o.pushes.left[member{c, dev.user}]:
+		left := o.pushes.left[member{c, dev.user}]
+		o.violate(PushAuthorization, []int{int(dev.open), r.Line}, r.Time,
+			"the push at line %d gives chat %q to device %q on a connection opened at line %d, after its user %q left the chat (line %d)", r.Line, r.Chat, r.Device, dev.open, dev.user, left)
 	}
 }
 

@@ -39,6 +39,7 @@ type Delivery struct {
 	Members    []Membership
 	membersNow map[MemberKey]int32
 	everJoined map[MemberKey]bool
+	leftAt     map[MemberKey]int32 // the leave line of a user not a member now
 	Joins      int
 
 	// recv is each (device, chat)'s highest sequence pushed so far.
@@ -46,7 +47,7 @@ type Delivery struct {
 
 	// Found while the lines came (push_authorization).
 	Refused    LineCount // pushes on a connection whose identity was refused: push, connect
-	NonMember  LineCount // pushes to a user never a member of the chat before: push, its device's connect
+	NonMember  LineCount // pushes to a user never a member of the chat before, or streamed on a connection opened after it left: push, its device's connect
 	AfterLeave int       // pushes to a user after it left the chat (not failed: in flight)
 	AnyRefused bool      // some connect line was refused
 
@@ -150,7 +151,7 @@ type DevChat struct{ Dev, Chat int32 }
 func NewDelivery() *Delivery {
 	return &Delivery{
 		devIDs: map[string]int32{}, userIDs: map[string]int32{}, chatIDs: map[string]int32{},
-		membersNow: map[MemberKey]int32{}, everJoined: map[MemberKey]bool{}, recv: map[DevChat]uint64{},
+		membersNow: map[MemberKey]int32{}, everJoined: map[MemberKey]bool{}, leftAt: map[MemberKey]int32{}, recv: map[DevChat]uint64{},
 	}
 }
 
@@ -229,6 +230,7 @@ func (d *Delivery) Take(r *history.Receiver) {
 		k := MemberKey{d.chat(r.Chat), d.user(r.User)}
 		d.Members = append(d.Members, Membership{MemberKey: k, Line: line, Leave: true})
 		delete(d.membersNow, k)
+		d.leftAt[k] = line
 	case history.KindFinal:
 		d.Rows = append(d.Rows, StateRow{MemberKey: MemberKey{d.chat(r.Chat), d.user(r.User)}, Seq: r.Seq, Line: line})
 	}
@@ -250,6 +252,10 @@ func (d *Delivery) push(r *history.Receiver) {
 	switch {
 	case !d.everJoined[k]:
 		d.NonMember.add(r.Line, int(dev.First))
+	case d.membersNow[k] == 0 && !r.CatchUp && dev.Open > d.leftAt[k]:
+		// Streamed on a connection opened after the user left: no
+		// push of before the leave can be in flight on it.
+		d.NonMember.add(r.Line, int(dev.Open))
 	case d.membersNow[k] == 0:
 		d.AfterLeave += len(r.Seqs)
 	}
