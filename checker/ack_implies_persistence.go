@@ -71,12 +71,13 @@ func checkAckImpliesPersistence(x *index) Result {
 // it, and would write the message again.
 func ackUnderAnotherKey(v *verdict, x *index, o, c, at int32) {
 	k, f := x.Ops.At(o).Key, x.Fin.At(at)
-	other := fmt.Sprintf("key %q", x.KeyText(f.Key))
+	acked, held := quotedApart(x.KeyText(k), x.KeyText(f.Key))
+	other := "key " + held
 	if x.KeyText(f.Key) == x.KeyText(k) {
-		other = fmt.Sprintf("key %q of another sender (key_scope client)", x.KeyText(f.Key))
+		other = fmt.Sprintf("key %s of another sender (key_scope client)", held)
 	}
-	v.fail([]int{x.DoneLine(o), int(f.Line)}, "chat %q seq %d was acknowledged as %q for key %q (line %d) but the final table holds it under %s (line %d)",
-		x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), x.KeyText(k), x.DoneLine(o), other, f.Line)
+	v.fail([]int{x.DoneLine(o), int(f.Line)}, "chat %q seq %d was acknowledged as %q for key %s (line %d) but the final table holds it under %s (line %d)",
+		x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), acked, x.DoneLine(o), other, f.Line)
 }
 
 // ackNotPersisted fails ack o: the final table holds another message at

@@ -70,6 +70,15 @@ func TestAckStoredUnderAnotherKey(t *testing.T) {
 	res := mustFail(t, b.check(t), NameAckImpliesPersistence, ack, moved)
 	mustContain(t, res.Detail, `acknowledged as "m1" for key "k1" (line 3) but the final table holds it under key "k2" (line 4)`)
 
+	// Keys that differ only in Unicode normalization are shown escaped:
+	// quoted as they stand they read alike ("é" and "é").
+	b = newHB()
+	b.invoke(1, "A", "\u00e9")
+	ack = b.ok(1, "A", "\u00e9", 1, "m1")
+	moved = b.msg("A", 1, "m1", "e\u0301")
+	res = mustFail(t, b.check(t), NameAckImpliesPersistence, ack, moved)
+	mustContain(t, res.Detail, `for key "\u00e9" (line 3) but the final table holds it under key "e\u0301" (line 4)`)
+
 	b = newHB()
 	b.invoke(1, "A", "k1")
 	b.ok(1, "A", "k1", 1, "m1")
