@@ -153,6 +153,9 @@ func cutShortNoteOf(h *history.History) string {
 	}
 	if short := h.ShortTables(); len(short) > 0 {
 		t := short[0]
+		if t.Found > t.Lines {
+			return fmt.Sprintf("the final state does not match what was read (the table_read line %d promises %d final %s lines and the file holds %d)", t.Line, t.Lines, t.Table, t.Found)
+		}
 		return fmt.Sprintf("the final state was cut short (the table_read line %d promises %d final %s lines and the file holds %d)", t.Line, t.Lines, t.Table, t.Found)
 	}
 	return ""

@@ -31,6 +31,21 @@ func TestTableCutShortIsUnknown(t *testing.T) {
 	}
 }
 
+// A table holding more lines than its table_read line promised is not the
+// table that was read: unknown too, and not said to be cut short.
+func TestTableHoldingMoreThanPromisedIsUnknown(t *testing.T) {
+	b := cutHistory(true)
+	b.h.Header.EndLine = false
+	read := b.tableRead(history.TableMessages, 0)
+	b.h.TablesRead[len(b.h.TablesRead)-1].Lines-- // promises one line fewer than it holds
+	r := b.check(t)
+	res := must(t, r, NameAckImpliesPersistence, Unknown)
+	mustContain(t, res.Detail, "the final state does not match what was read (the table_read line "+strconv.Itoa(read))
+	if r.ExitCode() != 3 {
+		t.Fatalf("exit %d: %s", r.ExitCode(), res.Detail)
+	}
+}
+
 // A messages table read back empty is present: every acknowledged message
 // is lost, and ack_implies_persistence fails (issue 27: a service that
 // answers 201 to every send and [] to every sync passed, n/a). Not read at

@@ -70,8 +70,12 @@ func (b *builder) finish(lastLine int) {
 		t := &b.h.TablesRead[i]
 		t.Found = b.finalsOf[tableIndex(t.Table)]
 		if t.Short() {
+			what := "the table was cut short"
+			if t.Found > t.Lines {
+				what = "the table is not the one read" // more lines than promised
+			}
 			b.h.Warnings = append(b.h.Warnings, Warning{Line: t.Line,
-				Message: fmt.Sprintf("the table_read line promises %d final %s lines and the file holds %d: the table was cut short, so its final state is not judged", t.Lines, t.Table, t.Found)})
+				Message: fmt.Sprintf("the table_read line promises %d final %s lines and the file holds %d: %s, so its final state is not judged", t.Lines, t.Table, t.Found, what)})
 		}
 	}
 	if b.h.CutShort() {
