@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -130,10 +131,16 @@ func runCheck(c *cobra.Command, f *checkFlags, paths []string) error {
 	}
 	progress.phase(name, "")
 	if f.format == "text" {
+		// The history's warnings go to stderr by file and line; the
+		// report, which holds them by the merged line, then leaves them
+		// out rather than say each twice.
+		said := map[string]bool{}
 		for _, w := range warnings {
 			file, line := locate(w.Line)
 			c.PrintErrf("warning: %s:%d: %s\n", file, line, w.Message)
+			said[fmt.Sprintf("line %d: %s", w.Line, w.Message)] = true
 		}
+		rep.Warnings = slices.DeleteFunc(slices.Clone(rep.Warnings), func(w string) bool { return said[w] })
 	}
 	return writeCheck(c, f.format, rep)
 }
