@@ -228,8 +228,11 @@ func (d *device) run(ctx context.Context, settle <-chan struct{}) {
 		case b := <-batches:
 			d.stream(ctx, b)
 		case err := <-ended:
+			// Dropped, not closed: a connection that failed has no
+			// closing handshake to wait for (and a frame past the read
+			// limit would be read to its end first).
 			d.conn.ended = nil
-			d.disconnect(endReason(err), false)
+			d.disconnect(endReason(err), true)
 			d.reconnect(ctx)
 		case o := <-d.drop:
 			d.tally.drops.Add(1)

@@ -186,8 +186,32 @@ func (c *PushConn) Ack(ctx context.Context, chat string, seq uint64) error {
 	return c.conn.Write(ctx, websocket.MessageText, b)
 }
 
-// Close closes the connection normally.
-func (c *PushConn) Close() error { return c.conn.Close(websocket.StatusNormalClosure, "") }
+// Close closes the connection normally, or drops it when the server does
+// not finish the closing handshake in time (CloseConn).
+func (c *PushConn) Close() error { return CloseConn(c.conn) }
+
+// closeWithin is how long a normal close waits for the server's half of
+// the closing handshake.
+const closeWithin = 5 * time.Second
+
+// CloseConn closes conn normally, or drops it once closeWithin has
+// passed: the library reads on until the server's close frame, skipping
+// the rest of the frame under way byte by byte whatever its context, and
+// a server that announced an endless frame, or never answers the close,
+// held a device, and the run's settle after it, for ever.
+func CloseConn(conn *websocket.Conn) error {
+	done := make(chan error, 1)
+	go func() { done <- conn.Close(websocket.StatusNormalClosure, "") }()
+	t := time.NewTimer(closeWithin)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		_ = conn.CloseNow() // the Close under way then fails at once
+		return fmt.Errorf("push channel: the server did not finish the closing handshake within %s: dropped", closeWithin)
+	}
+}
 
 // CloseNow drops the connection without the closing handshake (a device
 // that loses its network).

@@ -133,7 +133,7 @@ func (c *mappedConn) Ack(ctx context.Context, chat string, seq uint64) error {
 }
 
 func (c *mappedConn) Drop()  { _ = c.conn.CloseNow() }
-func (c *mappedConn) Close() { _ = c.conn.Close(websocket.StatusNormalClosure, "") }
+func (c *mappedConn) Close() { _ = httpapi.CloseConn(c.conn) }
 
 // mappedDeliveryStates reads a chat's delivery_state where the mapping
 // says, as the member the run created it with.
