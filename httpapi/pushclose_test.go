@@ -37,7 +37,7 @@ func endlessFrameServer(t *testing.T) string {
 		// FIN, text; no mask; 127: a 64-bit length follows, 2^40.
 		conn.Write([]byte{0x81, 127, 0, 0, 1, 0, 0, 0, 0, 0})
 		conn.Write(make([]byte, MaxPushFrame+64<<10)) // past the read limit
-		select {} // stalls, the connection open
+		select {}                                     // stalls, the connection open
 	}()
 	return "http://" + ln.Addr().String()
 }
