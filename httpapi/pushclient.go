@@ -17,6 +17,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/chatseq/chatseq/internal/jsonstr"
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // MaxPushFrame is the largest server frame a PushConn reads: frames are
@@ -91,8 +92,26 @@ func refusedFrom(resp *http.Response) error {
 		} else {
 			e.Msg = strings.TrimSpace(string(body))
 		}
+		e.Msg = shownRefusal(e.Msg)
 	}
 	return e
+}
+
+// shownRefusalBytes is how much of a refusal's text an error shows, as
+// of a send's answer: a service may echo the request's headers in it.
+const shownRefusalBytes = 200
+
+// shownRefusal is msg quoted, its first shownRefusalBytes bytes, and
+// credentials it shows hidden (redact.Text).
+func shownRefusal(msg string) string {
+	if msg == "" {
+		return "an empty body"
+	}
+	q := fmt.Sprintf("%.*q", shownRefusalBytes, redact.Text(msg))
+	if len(msg) > shownRefusalBytes {
+		q += fmt.Sprintf(" … (%d bytes)", len(msg))
+	}
+	return q
 }
 
 // Next reads the next frame's messages. They stay valid until the next

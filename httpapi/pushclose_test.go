@@ -5,8 +5,11 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/base64"
+	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,5 +66,27 @@ func TestClosingAConnectionStalledMidFrameReturns(t *testing.T) {
 	case <-closed:
 	case <-time.After(45 * time.Second): // closeWithin is 5 s: far past it
 		t.Fatal("Close did not return")
+	}
+}
+
+// A refused handshake's body is shown as a send's answer is: its first
+// 200 bytes, quoted, credentials hidden. It was shown whole up to 4 KiB,
+// and a service that echoed the request's Authorization header in it
+// printed the URL's user and password (an outside tester's finding).
+func TestARefusedHandshakeShowsLittleOfItsBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(strings.Repeat("x", 150) + " denied: Authorization: " + r.Header.Get("Authorization") + "\n" + strings.Repeat("x", 4000)))
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := DialPush(ctx, srv.URL, "u1", PushDialOptions{Header: http.Header{"Authorization": {"Basic S3cretS3cret"}}})
+	var refused *PushRefusedError
+	if !errors.As(err, &refused) || refused.Status != http.StatusUnauthorized {
+		t.Fatalf("%v; want the refusal", err)
+	}
+	if strings.Contains(err.Error(), "S3cret") || len(err.Error()) > 400 || !strings.Contains(err.Error(), " bytes)") {
+		t.Fatalf("shown: %q; want 200 bytes quoted, no credential, the body's length", err)
 	}
 }

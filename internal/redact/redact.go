@@ -33,6 +33,9 @@ var (
 	// (https://TOKEN@host): hidden whole. A database URL's user alone
 	// (postgres://app@db) is a role's name, and stays.
 	urlUserOnly = regexp.MustCompile(`((?i:https?|wss?)://)[^\s/@:'"]+@`)
+	// http(s)://user:password@host: Basic credentials, whose user is as
+	// often the secret (https://TOKEN:x-oauth-basic@host): both hidden.
+	urlBasic = regexp.MustCompile(`((?i:https?|wss?)://)[^\s/@:'"]*:[^\s@/'"]*@`)
 	// password=…, PGPASSWORD=…, --password=…, ?password=…&
 	assignment = regexp.MustCompile(`(` + secretName + `\s*=\s*)` + value)
 	// --password VALUE, -password VALUE (a flag and its value as two words)
@@ -43,8 +46,8 @@ var (
 )
 
 // Text returns s with every credential it recognises replaced by Mask:
-// the password of a URL's userinfo (an HTTP URL's user too when it has
-// no password: a token given as https://TOKEN@host), a key=value setting whose key names a
+// the password of a URL's userinfo (an HTTP URL's user too: a token given
+// as https://TOKEN@host or https://TOKEN:x-oauth-basic@host), a key=value setting whose key names a
 // password, secret, token or key (libpq's key=value DSN, a URL query, an
 // environment assignment before a command), a flag of such a name and its
 // value, and an Authorization, Cookie or API-key header's value.
@@ -52,6 +55,7 @@ func Text(s string) string {
 	if s == "" {
 		return s
 	}
+	s = urlBasic.ReplaceAllString(s, "${1}"+Mask+":"+Mask+"@")
 	s = urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
 	s = urlUserOnly.ReplaceAllString(s, "${1}"+Mask+"@")
 	s = assignment.ReplaceAllString(s, "${1}"+Mask)

@@ -22,6 +22,10 @@ func TestTextHidesEveryFormOfCredential(t *testing.T) {
 		{"--url http://S3cret@127.0.0.1:19255/v1", "--url http://***@127.0.0.1:19255/v1"},
 		{"GET HTTPS://S3cret@api.example/x failed", "GET HTTPS://***@api.example/x failed"},
 		{"wss://S3cret@push.example/v1/push", "wss://***@push.example/v1/push"},
+		// An HTTP URL's user beside a password is hidden too: Basic
+		// credentials whose user is the token (it was shown).
+		{"--url https://S3cret:x-oauth-basic@api.example/v1", "--url https://***:***@api.example/v1"},
+		{`Get "http://S3cret:***@127.0.0.1:1/v1/push"`, `Get "http://***:***@127.0.0.1:1/v1/push"`},
 		// What must stay: plain words, URLs without a password, ports.
 		{"http://127.0.0.1:8480/chats", "http://127.0.0.1:8480/chats"},
 		{"postgres://app@db/chat", "postgres://app@db/chat"},
