@@ -44,7 +44,7 @@ type chatView struct {
 	acked   uint64              // delivery acked up to here (its cursor)
 	shown   uint64              // displayed up to here: ≥ acked once the ack is sent
 	pending map[uint64]struct{} // received above shown: the reorder buffer
-	have    bitset              // every sequence received, for duplicates
+	have    seqSet              // every sequence received, for duplicates
 	highest uint64              // the highest sequence received
 	gapAt   time.Time           // when the buffer's gap opened; zero: none
 }
@@ -502,21 +502,18 @@ func (d *device) sortedChats() []string {
 	return out
 }
 
-// bitset holds the sequences a device received of a chat.
-type bitset []uint64
+// seqSet holds the sequences a device received of a chat, 64 to a
+// word, the words in a map: a sequence far above the others (a hostile
+// push, or a service whose counters stand near 2^32) costs one word. In
+// a slice it cost every word below it: 512 MiB a device and chat for a
+// sequence at 2^32 (14 GB for one hostile push to each device).
+type seqSet map[uint64]uint64
 
-func (b bitset) has(i uint64) bool {
-	w := i / 64
-	return w < uint64(len(b)) && b[w]&(1<<(i%64)) != 0
-}
+func (s seqSet) has(i uint64) bool { return s[i/64]&(1<<(i%64)) != 0 }
 
-func (b *bitset) set(i uint64) {
-	w := i / 64
-	if w >= uint64(len(*b)) {
-		if w > 1<<26 {
-			return // past 4 billion sequences: not a bench run's
-		}
-		*b = append(*b, make([]uint64, int(w)+1-len(*b))...)
+func (s *seqSet) set(i uint64) {
+	if *s == nil {
+		*s = seqSet{}
 	}
-	(*b)[w] |= 1 << (i % 64)
+	(*s)[i/64] |= 1 << (i % 64)
 }

@@ -44,3 +44,24 @@ func TestAPushTooLongForTheHistoryEndsTheConnection(t *testing.T) {
 		t.Fatal("the batch before the long id was not handed on alone")
 	}
 }
+
+// A device's received set holds a word for a sequence far above the
+// others (2^32, and 2^64-1): as a slice it grew to every word below it,
+// 512 MiB a device and chat (found by an outside tester's hostile push
+// channel: 14 GB for one push to each device). Duplicates are still told
+// from first receipts, up to 2^64-1.
+func TestAReceivedSequenceFarAboveTheOthersCostsAWord(t *testing.T) {
+	var s seqSet
+	for _, seq := range []uint64{1, 2, 1 << 32, 1<<64 - 1} {
+		if s.has(seq) {
+			t.Fatalf("seq %d received before it was", seq)
+		}
+		s.set(seq)
+		if !s.has(seq) {
+			t.Fatalf("seq %d not kept", seq)
+		}
+	}
+	if len(s) != 3 || s.has(3) || s.has(1<<32+1) {
+		t.Fatalf("%d words, has(3) %v, has(2^32+1) %v; want 3 words, neither", len(s), s.has(3), s.has(1<<32+1))
+	}
+}
