@@ -129,6 +129,8 @@ stage "fuzz httptarget FuzzParseAPI" fuzz FuzzParseAPI 20000 ./targets/httptarge
 # A sync page read by scanning its bytes against decoding it whole.
 stage "fuzz httptarget FuzzReadPage" fuzz FuzzReadPage 20000 ./targets/httptarget/
 stage "fuzz httpapi FuzzParseFaults" fuzz FuzzParseFaults 50000 ./httpapi/
+# A push frame from a service, whatever its bytes: messages or a bad frame.
+stage "fuzz httpapi FuzzDecodeFrame" fuzz FuzzDecodeFrame 50000 ./httpapi/
 
 # The summary closes the output, where CI and a reader look: one line per
 # stage, then the count.

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -169,7 +170,7 @@ func unrecordable(b []gateway.Message) error {
 	for _, m := range b {
 		for _, f := range [...]struct{ name, v string }{{"chat id", m.ChatID}, {"message id", m.MessageID}, {"sender", m.SenderID}} {
 			if problem := history.TooLong(f.name, f.v); problem != "" {
-				return errors.New("push channel: " + problem)
+				return fmt.Errorf("%w: push channel: %s", gateway.ErrBadFrame, problem)
 			}
 		}
 	}

@@ -40,6 +40,11 @@ func TestAPushTooLongForTheHistoryEndsTheConnection(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "a message id of 65537 bytes, more than the 65536") {
 		t.Fatalf("the connection ended with %v", err)
 	}
+	// A frame in breach of the API: the disconnect line says so, and
+	// api_conformance fails on it.
+	if reason := endReason(err); !strings.HasPrefix(reason, history.DisconnectBadFrame+": ") {
+		t.Fatalf("recorded as %q; want it to start %q", reason, history.DisconnectBadFrame)
+	}
 	if len(lc.batches) != 1 || (<-lc.batches)[0].MessageID != "m1" {
 		t.Fatal("the batch before the long id was not handed on alone")
 	}

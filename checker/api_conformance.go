@@ -15,7 +15,10 @@ const NameAPIConformance = "api_conformance"
 // the service, whatever the operation's outcome, which is recorded as it
 // stands (a send's unknown, a read's without effect). Without the finding
 // a service answering every send so would pass: nothing it acknowledged
-// is there to be lost.
+// is there to be lost. A device's connection that ended on a push frame
+// in breach of the push API (its disconnect line's error starts
+// bad_frame) is one too: a push channel whose every frame was garbage
+// passed, its devices catching up by sync.
 func checkAPIConformance(x *index) Result {
 	v := newVerdict(NameAPIConformance)
 	completed := 0
@@ -35,9 +38,16 @@ func checkAPIConformance(x *index) Result {
 		v.fail(x.OpLines(int32(i)), "a %s on chat %q (line %d) was answered in breach of the service's API (line %d, %s %q)",
 			f, x.ChatNames[o.Chat], o.InvLine, o.DoneLine, x.Status(int32(i)), history.ErrorBadResponse)
 	}
-	if completed == 0 {
+	frames := ""
+	if d := x.Delivery; d != nil && d.BadFrames.N > 0 {
+		v.fail(d.BadFrames.First, "%s ended on a push frame in breach of the push channel's API; the first at line %d: %s",
+			plural(d.BadFrames.N, "device connection"), d.BadFrames.First[0], d.BadFrameError)
+	} else if d != nil && d.Lines > 0 {
+		frames = ", and every push frame read as the push API allows"
+	}
+	if completed == 0 && (x.Delivery == nil || x.Delivery.Lines == 0) {
 		v.notApplicable("no operation completed")
 	}
-	v.pass("%s, each answered as the API allows", plural(completed, "completed operation"))
+	v.pass("%s, each answered as the API allows%s", plural(completed, "completed operation"), frames)
 	return v.result()
 }

@@ -34,3 +34,30 @@ func TestAPIConformancePassesOtherErrorsAndIsNAWithoutCompletions(t *testing.T) 
 	b.invoke(1, "A", "k1") // never answered
 	mustContain(t, mustNA(t, b.check(t), NameAPIConformance).Reason, "no operation completed")
 }
+
+// A device's connection that ended on a push frame in breach of the push
+// API (its disconnect line's error starts bad_frame) fails
+// api_conformance: a push channel whose every frame was garbage passed,
+// its devices catching everything up by sync (an outside tester's
+// hostile push channel). A connection that ended otherwise does not.
+func TestAPIConformanceFailsOnABadPushFrame(t *testing.T) {
+	b := newHB()
+	b.join("A", "u1")
+	b.connect("d1", "u1")
+	b.send(1, "A", "k1", 1)
+	bad := b.recv(history.Receiver{Kind: history.KindDisconnect, Device: "d1", Error: "bad_frame: push channel: a frame that is not JSON: unexpected end"})
+	b.connect("d1", "u1")
+	b.catchUp("d1", "A", 1)
+	b.dump(false)
+	res := mustFail(t, b.check(t), NameAPIConformance, bad)
+	mustContain(t, res.Detail, "1 device connection ended on a push frame in breach of the push channel's API")
+	mustContain(t, res.Detail, "a frame that is not JSON")
+
+	b = newHB()
+	b.join("A", "u1")
+	b.connect("d1", "u1")
+	b.send(1, "A", "k1", 1)
+	b.recv(history.Receiver{Kind: history.KindDisconnect, Device: "d1", Error: "failed to read: EOF"})
+	b.dump(false)
+	mustContain(t, must(t, b.check(t), NameAPIConformance, Pass).Detail, "every push frame read as the push API allows")
+}

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chatseq/chatseq/history"
 )
 
 // Message is one persisted message as the events topic carries it.
@@ -41,6 +43,11 @@ var (
 	ErrTooManyDevices = errors.New("gateway: too many devices connected")
 	// ErrClosed: the gateway was closed, or the device unsubscribed.
 	ErrClosed = errors.New("gateway: closed")
+	// ErrBadFrame is wrapped by the error a device's connection ends with
+	// on a frame in breach of the push channel's API (docs/asyncapi.yaml,
+	// or an --api mapping's push): the disconnect line's error then
+	// starts history.DisconnectBadFrame, which api_conformance fails on.
+	ErrBadFrame = errors.New(history.DisconnectBadFrame)
 )
 
 // Defaults of Config.

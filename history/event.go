@@ -64,6 +64,12 @@ const (
 // checker's api_conformance fails on, whatever the completion's outcome.
 const ErrorBadResponse = "bad_response"
 
+// DisconnectBadFrame starts the error of a disconnect line whose device
+// ended the connection on a push frame in breach of the push channel's
+// API (FORMAT.md, "Receivers"): the checker's api_conformance fails on
+// it, as on a bad_response.
+const DisconnectBadFrame = "bad_frame"
+
 // Final-state tables.
 const (
 	TableCounters    = "counters"

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/valyala/fastjson"
 
+	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/internal/jsonstr"
 	"github.com/chatseq/chatseq/internal/redact"
 )
@@ -24,6 +25,17 @@ import (
 // cut at about 256 KiB, but one message goes whole, and a message of
 // the API's largest body (1 MiB) may grow sixfold when escaped.
 const MaxPushFrame = 8 << 20
+
+// badFrame is a frame in breach of the API (gateway.ErrBadFrame), as
+// format says.
+func badFrame(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{gateway.ErrBadFrame}, args...)...)
+}
+
+// readLimited: the library's error for a frame past SetReadLimit.
+func readLimited(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "read limited at")
+}
 
 // PushConn is a device's end of the push channel: it reads MessagesFrames
 // and sends AckFrames. Next must be called from one goroutine at a time;
@@ -127,35 +139,43 @@ func (c *PushConn) Next(ctx context.Context) ([]PushedMessage, error) {
 		return nil, err
 	}
 	if typ != websocket.MessageText {
-		_ = c.conn.Close(websocket.StatusUnsupportedData, "frames are JSON text")
-		return nil, errors.New("push channel: a binary frame")
+		_ = closeWithin(c.conn, websocket.StatusUnsupportedData, "frames are JSON text")
+		return nil, badFrame("push channel: a binary frame")
 	}
 	c.buf.Reset()
 	if _, err := c.buf.ReadFrom(r); err != nil {
+		if readLimited(err) {
+			return nil, badFrame("push channel: a frame over %d bytes: %v", MaxPushFrame, err)
+		}
 		return nil, err
 	}
 	if !utf8.Valid(c.buf.Bytes()) {
 		// A WebSocket text frame must be UTF-8: read on, two ids that
 		// differ in their invalid bytes would be recorded as one.
-		_ = c.conn.Close(websocket.StatusInvalidFramePayloadData, "frames are UTF-8")
-		return nil, errors.New("push channel: a frame that is not valid UTF-8")
+		_ = closeWithin(c.conn, websocket.StatusInvalidFramePayloadData, "frames are UTF-8")
+		return nil, badFrame("push channel: a frame that is not valid UTF-8")
 	}
-	v, err := c.parser.ParseBytes(c.buf.Bytes())
+	return c.decodeFrame(c.buf.Bytes())
+}
+
+// decodeFrame reads a text frame's messages (FuzzDecodeFrame).
+func (c *PushConn) decodeFrame(b []byte) ([]PushedMessage, error) {
+	v, err := c.parser.ParseBytes(b)
 	if err != nil {
-		return nil, fmt.Errorf("push channel: a frame that is not JSON: %w", err)
+		return nil, badFrame("push channel: a frame that is not JSON: %v", err)
 	}
 	if t := v.GetStringBytes("type"); string(t) != FrameMessages {
-		return nil, fmt.Errorf("push channel: a frame of type %q", t)
+		return nil, badFrame("push channel: a frame of type %.200q", t)
 	}
 	items := v.GetArray("messages")
 	if len(items) == 0 {
-		return nil, errors.New("push channel: a messages frame without messages")
+		return nil, badFrame("push channel: a messages frame without messages")
 	}
 	c.msgs = c.msgs[:0]
 	for i, o := range items {
 		m, err := c.decodeMessage(o)
 		if err != nil {
-			return nil, fmt.Errorf("push channel: message %d of a frame: %w", i, err)
+			return nil, badFrame("push channel: message %d of a frame: %v", i, err)
 		}
 		c.msgs = append(c.msgs, m)
 	}
@@ -165,7 +185,11 @@ func (c *PushConn) Next(ctx context.Context) ([]PushedMessage, error) {
 func (c *PushConn) decodeMessage(o *fastjson.Value) (PushedMessage, error) {
 	var m PushedMessage
 	chat, id := o.GetStringBytes("chat_id"), o.GetStringBytes("message_id")
-	seq, err := o.Get("sequence").Uint64()
+	var seq uint64
+	err := errors.New("no sequence")
+	if sv := o.Get("sequence"); sv != nil { // a message without one panicked here
+		seq, err = sv.Uint64()
+	}
 	if len(chat) == 0 || len(id) == 0 || err != nil || seq == 0 {
 		return m, errors.New("it needs chat_id, message_id and a sequence above 0")
 	}
@@ -209,26 +233,31 @@ func (c *PushConn) Ack(ctx context.Context, chat string, seq uint64) error {
 // not finish the closing handshake in time (CloseConn).
 func (c *PushConn) Close() error { return CloseConn(c.conn) }
 
-// closeWithin is how long a normal close waits for the server's half of
-// the closing handshake.
-const closeWithin = 5 * time.Second
+// closeTimeout is how long a close waits for the server's half of the
+// closing handshake.
+const closeTimeout = 5 * time.Second
 
-// CloseConn closes conn normally, or drops it once closeWithin has
+// CloseConn closes conn normally, or drops it once closeTimeout has
 // passed: the library reads on until the server's close frame, skipping
 // the rest of the frame under way byte by byte whatever its context, and
 // a server that announced an endless frame, or never answers the close,
 // held a device, and the run's settle after it, for ever.
 func CloseConn(conn *websocket.Conn) error {
+	return closeWithin(conn, websocket.StatusNormalClosure, "")
+}
+
+// closeWithin is CloseConn with a status and reason.
+func closeWithin(conn *websocket.Conn, code websocket.StatusCode, reason string) error {
 	done := make(chan error, 1)
-	go func() { done <- conn.Close(websocket.StatusNormalClosure, "") }()
-	t := time.NewTimer(closeWithin)
+	go func() { done <- conn.Close(code, reason) }()
+	t := time.NewTimer(closeTimeout)
 	defer t.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-t.C:
 		_ = conn.CloseNow() // the Close under way then fails at once
-		return fmt.Errorf("push channel: the server did not finish the closing handshake within %s: dropped", closeWithin)
+		return fmt.Errorf("push channel: the server did not finish the closing handshake within %s: dropped", closeTimeout)
 	}
 }
 

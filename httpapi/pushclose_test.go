@@ -12,6 +12,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/chatseq/chatseq/gateway"
 )
 
 // endlessFrameServer accepts one WebSocket handshake, then announces a
@@ -64,7 +68,7 @@ func TestClosingAConnectionStalledMidFrameReturns(t *testing.T) {
 	go func() { closed <- d.Close() }()
 	select {
 	case <-closed:
-	case <-time.After(45 * time.Second): // closeWithin is 5 s: far past it
+	case <-time.After(45 * time.Second): // closeTimeout is 5 s: far past it
 		t.Fatal("Close did not return")
 	}
 }
@@ -89,4 +93,69 @@ func TestARefusedHandshakeShowsLittleOfItsBody(t *testing.T) {
 	if strings.Contains(err.Error(), "S3cret") || len(err.Error()) > 400 || !strings.Contains(err.Error(), " bytes)") {
 		t.Fatalf("shown: %q; want 200 bytes quoted, no credential, the body's length", err)
 	}
+}
+
+// Frames in breach of the push API end Next with an error wrapping
+// gateway.ErrBadFrame, which the device records (bad_frame) and
+// api_conformance fails on: a push channel whose every frame was garbage
+// passed, its devices catching up by sync.
+func TestAFrameInBreachOfThePushAPIIsABadFrame(t *testing.T) {
+	for name, frame := range map[string]string{
+		"not JSON":           `{"type":"messages","messages":[`,
+		"another type":       `{"type":"hello"}`,
+		"without messages":   `{"type":"messages","messages":[]}`,
+		"without a sequence": `{"type":"messages","messages":[{"chat_id":"c","message_id":"m"}]}`,
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, err := websocket.Accept(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer c.CloseNow()
+			c.Write(r.Context(), websocket.MessageText, []byte(frame))
+			c.Read(r.Context()) // until the client goes
+		}))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		d, err := DialPush(ctx, srv.URL, "u1", PushDialOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Next(ctx)
+		if !errors.Is(err, gateway.ErrBadFrame) || !strings.HasPrefix(err.Error(), "bad_frame: ") {
+			t.Errorf("%s: %v; want a bad frame", name, err)
+		}
+		d.CloseNow()
+		cancel()
+		srv.Close()
+	}
+}
+
+// FuzzDecodeFrame: a text frame, whatever its bytes, decodes to messages
+// that each have a chat, an id and a sequence above 0, or to a bad frame;
+// never a panic (a message without a sequence panicked).
+func FuzzDecodeFrame(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"messages","messages":[{"chat_id":"c","message_id":"m","sequence":1,"created_at":"2026-01-02T03:04:05Z"}]}`,
+		`{"type":"messages","messages":[{"chat_id":"c","message_id":"m"}]}`,
+		`{"type":"messages","messages":[1,"x",null]}`,
+		`{"type":"messages","messages":{}}`,
+		`{"type":"ack"}`, `[]`, `null`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var c PushConn
+		msgs, err := c.decodeFrame(b)
+		if err != nil {
+			if !errors.Is(err, gateway.ErrBadFrame) {
+				t.Fatalf("%q: %v is not a bad frame", b, err)
+			}
+			return
+		}
+		for _, m := range msgs {
+			if m.ChatID == "" || m.MessageID == "" || m.Sequence == 0 {
+				t.Fatalf("%q: decoded %+v", b, m)
+			}
+		}
+	})
 }

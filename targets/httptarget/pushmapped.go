@@ -2,10 +2,10 @@ package httptarget
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -53,6 +53,14 @@ type mappedConn struct {
 	timeout time.Duration
 }
 
+// limitedFrame is err, a frame past the read limit marked a bad frame.
+func limitedFrame(err error) error {
+	if strings.Contains(err.Error(), "read limited at") {
+		return fmt.Errorf("%w: push channel: a frame over %d bytes: %v", gateway.ErrBadFrame, httpapi.MaxPushFrame, err)
+	}
+	return err
+}
+
 // Next reads frames until one carries messages; frames of another type
 // are skipped. A frame the mapping cannot read is an error, which ends
 // the connection: the device reconnects and catches up.
@@ -60,17 +68,17 @@ func (c *mappedConn) Next(ctx context.Context) ([]gateway.Message, error) {
 	for {
 		typ, data, err := c.conn.Read(ctx)
 		if err != nil {
-			return nil, err
+			return nil, limitedFrame(err)
 		}
 		if typ != websocket.MessageText {
-			return nil, errors.New("push channel: a binary frame (the mapping reads JSON text)")
+			return nil, fmt.Errorf("%w: push channel: a binary frame (the mapping reads JSON text)", gateway.ErrBadFrame)
 		}
 		if !utf8.Valid(data) {
-			return nil, errors.New("push channel: a frame that is not valid UTF-8 (read on, two ids that differ in their invalid bytes would read as one)")
+			return nil, fmt.Errorf("%w: push channel: a frame that is not valid UTF-8 (read on, two ids that differ in their invalid bytes would read as one)", gateway.ErrBadFrame)
 		}
 		v, ok := decode(data)
 		if !ok {
-			return nil, fmt.Errorf("push channel: a frame that is not JSON: %.200s", data)
+			return nil, fmt.Errorf("%w: push channel: a frame that is not JSON: %.200s", gateway.ErrBadFrame, data)
 		}
 		if c.spec.FrameType != "" {
 			if t, _ := walk(v, c.spec.FrameType); stringOf(t) != c.spec.MessagesType {
@@ -82,14 +90,14 @@ func (c *mappedConn) Next(ctx context.Context) ([]gateway.Message, error) {
 			list, _ := walk(v, c.spec.Messages)
 			var isList bool
 			if items, isList = list.([]any); !isList {
-				return nil, fmt.Errorf("push channel: a frame of messages without a list at %q: %.200s", c.spec.Messages, data)
+				return nil, fmt.Errorf("%w: push channel: a frame of messages without a list at %q: %.200s", gateway.ErrBadFrame, c.spec.Messages, data)
 			}
 		}
 		out := make([]gateway.Message, 0, len(items))
 		for i, it := range items {
 			m, err := c.message(it)
 			if err != nil {
-				return nil, fmt.Errorf("push channel: message %d of a frame: %w: %.200s", i, err, data)
+				return nil, fmt.Errorf("%w: push channel: message %d of a frame: %v: %.200s", gateway.ErrBadFrame, i, err, data)
 			}
 			out = append(out, m)
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
@@ -49,7 +50,11 @@ type Delivery struct {
 	Refused    LineCount // pushes on a connection whose identity was refused: push, connect
 	NonMember  LineCount // pushes to a user never a member of the chat before, or streamed on a connection opened after it left: push, its device's connect
 	AfterLeave int       // pushes to a user after it left the chat (not failed: in flight)
-	AnyRefused bool      // some connect line was refused
+	// BadFrames: connections a device ended on a frame in breach of the
+	// push API (api_conformance): the disconnect line; the first's error.
+	BadFrames     LineCount
+	BadFrameError string
+	AnyRefused    bool // some connect line was refused
 
 	// Set once the whole history is read (by checker, once the history is read).
 	Cut       bool    // the final state was cut short: rows dropped
@@ -197,6 +202,12 @@ func (d *Delivery) Take(r *history.Receiver) {
 	case history.KindDisconnect:
 		if id, ok := d.devIDs[r.Device]; ok {
 			d.Devs[id].Open, d.Devs[id].OpenRefused = 0, false
+		}
+		if strings.HasPrefix(r.Error, history.DisconnectBadFrame) {
+			d.BadFrames.add(r.Line)
+			if d.BadFrameError == "" {
+				d.BadFrameError = r.Error
+			}
 		}
 	case history.KindPush:
 		d.push(r)
