@@ -316,7 +316,7 @@ func (d *device) stream(ctx context.Context, b []gateway.Message) {
 			continue
 		}
 		for _, m := range part {
-			d.receive(v, m.Sequence, m.CreatedAt, now)
+			d.receive(v, m.Sequence, m.CreatedAt, now, false)
 		}
 		v.advance()
 		if len(v.pending) > 0 && v.gapAt.IsZero() {
@@ -337,14 +337,18 @@ func (d *device) recordPush(chat string, msgs []gateway.Message, catchUp bool) {
 }
 
 // receive counts one message's arrival: a duplicate, out of order, or a
-// first receipt whose fan-out latency is measured.
-func (d *device) receive(v *chatView, seq uint64, created, now time.Time) {
+// first receipt whose fan-out latency is measured; caughtUp: by a
+// catch-up sync, not streamed.
+func (d *device) receive(v *chatView, seq uint64, created, now time.Time, caughtUp bool) {
 	d.tally.received.Add(1)
 	if v.have.has(seq) {
 		d.tally.duplicates.Add(1)
 		return
 	}
 	v.have.set(seq)
+	if caughtUp {
+		d.tally.caughtUp.Add(1)
+	}
 	if seq < v.highest {
 		d.tally.outOfOrder.Add(1)
 	}
@@ -434,7 +438,7 @@ func (d *device) syncFrom(ctx context.Context, v *chatView, from uint64) {
 			d.recordPush(v.chat, msgs, true)
 			now := time.Now()
 			for _, m := range msgs {
-				d.receive(v, m.Sequence, m.CreatedAt, now)
+				d.receive(v, m.Sequence, m.CreatedAt, now, true)
 				after = max(after, m.Sequence)
 			}
 		}

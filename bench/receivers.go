@@ -38,8 +38,16 @@ type ReceiverCounts struct {
 	DialErrors int64 `json:"dial_errors"`
 	Pushes     int64 `json:"pushes"`   // push lines: a streamed frame's chat, or a catch-up page
 	Received   int64 `json:"received"` // messages received, duplicates included
-	// Deliveries are first receipts: (device, message) pairs.
+	// Deliveries are first receipts: (device, message) pairs; CaughtUp
+	// those a catch-up sync brought rather than the stream (all of them:
+	// a push channel that streams nothing).
 	Deliveries int64 `json:"deliveries"`
+	CaughtUp   int64 `json:"caught_up"`
+	// CreatedAhead are first receipts whose created_at came after the
+	// receipt (the service's clock ahead of chatseq's, or not the
+	// message's creation): their fan-out is not measured, where it was
+	// taken as 1 ns, a perfect figure any threshold accepted.
+	CreatedAhead int64 `json:"created_ahead"`
 	Duplicates int64 `json:"duplicates"`
 	OutOfOrder int64 `json:"out_of_order"` // first receipts below a sequence the device already had
 	Foreign    int64 `json:"foreign"`      // messages of a chat the device's user is not a member of
@@ -56,7 +64,7 @@ type receiverTally struct {
 	connects, drops, reconnects, dialErrors              atomic.Int64
 	pushes, received, deliveries, duplicates, outOfOrder atomic.Int64
 	foreign, acks, catchUps, gapSyncs, syncErrors        atomic.Int64
-	fullyVisible                                         atomic.Int64
+	fullyVisible, caughtUp, createdAhead                 atomic.Int64
 
 	perChat int // devices of each chat
 	shards  [histShards]visibilityShard
@@ -122,7 +130,11 @@ func (t *receiverTally) firstReceipt(chat string, seq uint64, created, now time.
 	t.deliveries.Add(1)
 	sh := &t.shards[maphash.String(visibilitySeed, chat)%histShards]
 	lat := int64(-1)
-	if !created.IsZero() {
+	switch {
+	case created.IsZero():
+	case created.After(now):
+		t.createdAhead.Add(1)
+	default:
 		lat = max(now.Sub(created).Nanoseconds(), histLowest)
 	}
 	i := t.intervalAt(now)
@@ -258,6 +270,7 @@ func (t *receiverTally) counts(devices int) ReceiverCounts {
 		Devices: devices, Connects: t.connects.Load(), Drops: t.drops.Load(), Reconnects: t.reconnects.Load(),
 		DialErrors: t.dialErrors.Load(), Pushes: t.pushes.Load(), Received: t.received.Load(),
 		Deliveries: t.deliveries.Load(), Duplicates: t.duplicates.Load(), OutOfOrder: t.outOfOrder.Load(),
+		CaughtUp: t.caughtUp.Load(), CreatedAhead: t.createdAhead.Load(),
 		Foreign: t.foreign.Load(), Acks: t.acks.Load(), CatchUps: t.catchUps.Load(), GapSyncs: t.gapSyncs.Load(),
 		SyncErrors: t.syncErrors.Load(), FullyVisible: t.fullyVisible.Load(),
 	}

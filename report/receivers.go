@@ -50,7 +50,10 @@ func (t *table) addReceivers(r *Receivers) {
 		drops = fmt.Sprintf(", %s (every %gs)", count(r.Drops, "connection drop"), r.DropConnectionsEvery)
 	}
 	t.add("  receivers", fmt.Sprint(r.Devices), fmt.Sprintf("devices (%d a chat), %s, %s%s", r.PerChat, count(r.Connects, "connect"), count(r.Reconnects, "reconnect"), drops))
-	t.add("    deliveries", fmt.Sprint(r.Deliveries), fmt.Sprintf("%s received in %s; %s, %d out of order; %s", count(r.Received, "message"), count(r.Pushes, "push line"), count(r.Duplicates, "duplicate"), r.OutOfOrder, count(r.FullyVisible, "message")+" fully visible"))
+	t.add("    deliveries", fmt.Sprint(r.Deliveries), fmt.Sprintf("%s received in %s; %s, %d out of order; %s; %d streamed, %d only by catch-up", count(r.Received, "message"), count(r.Pushes, "push line"), count(r.Duplicates, "duplicate"), r.OutOfOrder, count(r.FullyVisible, "message")+" fully visible", r.Deliveries-r.CaughtUp, r.CaughtUp))
+	if r.CreatedAhead > 0 {
+		t.add("    created ahead", fmt.Sprint(r.CreatedAhead), "first receipts whose created_at came after them: fan-out not measured for them (the service's clock runs ahead of chatseq's)")
+	}
 	t.add("    catch-up", fmt.Sprint(r.CatchUps), fmt.Sprintf("catch-ups, %s, %s, %s", count(r.GapSyncs, "gap sync"), count(r.Acks, "delivery ack"), count(r.SyncErrors, "failed sync")))
 }
 
