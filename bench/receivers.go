@@ -48,13 +48,13 @@ type ReceiverCounts struct {
 	// message's creation): their fan-out is not measured, where it was
 	// taken as 1 ns, a perfect figure any threshold accepted.
 	CreatedAhead int64 `json:"created_ahead"`
-	Duplicates int64 `json:"duplicates"`
-	OutOfOrder int64 `json:"out_of_order"` // first receipts below a sequence the device already had
-	Foreign    int64 `json:"foreign"`      // messages of a chat the device's user is not a member of
-	Acks       int64 `json:"acks"`
-	CatchUps   int64 `json:"catch_ups"` // §4 catch-ups of a chat (after each connect, and the settle)
-	GapSyncs   int64 `json:"gap_syncs"` // syncs that settled a gap in the reorder buffer
-	SyncErrors int64 `json:"sync_errors"`
+	Duplicates   int64 `json:"duplicates"`
+	OutOfOrder   int64 `json:"out_of_order"` // first receipts below a sequence the device already had
+	Foreign      int64 `json:"foreign"`      // messages of a chat the device's user is not a member of
+	Acks         int64 `json:"acks"`
+	CatchUps     int64 `json:"catch_ups"` // §4 catch-ups of a chat (after each connect, and the settle)
+	GapSyncs     int64 `json:"gap_syncs"` // syncs that settled a gap in the reorder buffer
+	SyncErrors   int64 `json:"sync_errors"`
 	// FullyVisible are the messages every device of their chat received.
 	FullyVisible int64 `json:"fully_visible"`
 }
