@@ -57,6 +57,10 @@ type Run struct {
 	// the history ends there, cut short, and what the final state
 	// decides is unknown (JudgedRun).
 	FinalStateUnread string `json:"final_state_unread,omitempty"`
+	// NothingStreamed: the devices received messages and the push
+	// channel streamed none; a check without a violation is unknown
+	// (JudgedRun). It says how the delivery plane went.
+	NothingStreamed string `json:"nothing_streamed,omitempty"`
 }
 
 // Bench is the whole report of `chatseq bench`.
@@ -135,7 +139,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
 			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory, StoppedForViolation: res.StoppedForViolation,
 			VariantWindows: variantWindows(res), NothingAcknowledged: NothingAcknowledged(res),
-			FinalStateUnread: res.FinalStateUnread,
+			FinalStateUnread: res.FinalStateUnread, NothingStreamed: NothingStreamed(res),
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,

@@ -22,11 +22,36 @@ func JudgedRun(res *bench.Result, rep checker.Report) checker.Report {
 	}
 	why := NothingAcknowledged(res)
 	if why == "" || rep.Valid == nil || !*rep.Valid {
-		return rep
+		return judgedPush(res, rep)
 	}
 	rep.Valid = nil
 	rep.Warnings = append([]string{why + ": a pass would judge nothing of the target, so the verdict is unknown"}, rep.Warnings...)
 	return rep
+}
+
+// judgedPush is rep unknown, the first warning saying why, when the run's
+// devices received messages and the push channel streamed none of them:
+// every delivery came by a catch-up sync, so the delivery invariants pass
+// on no push at all (an outside tester's push channel that never pushed
+// passed).
+func judgedPush(res *bench.Result, rep checker.Report) checker.Report {
+	why := NothingStreamed(res)
+	if why == "" || rep.Valid == nil || !*rep.Valid {
+		return rep
+	}
+	rep.Valid = nil
+	rep.Warnings = append([]string{why + ": a pass would judge no push, so the verdict is unknown"}, rep.Warnings...)
+	return rep
+}
+
+// NothingStreamed says how the delivery plane went when the run's devices
+// received messages and the push channel streamed none, "" otherwise.
+func NothingStreamed(res *bench.Result) string {
+	r := res.Receivers
+	if res.Config.Receivers == 0 || r.Deliveries == 0 || r.CaughtUp < r.Deliveries {
+		return ""
+	}
+	return fmt.Sprintf("the push channel streamed nothing: all %d deliveries to %d devices came by catch-up sync", r.Deliveries, r.Devices)
 }
 
 // NothingAcknowledged says how a run went in which the target

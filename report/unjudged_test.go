@@ -104,3 +104,44 @@ func TestAVariantWindowThatNeverOpenedSaysSo(t *testing.T) {
 		t.Fatalf("timed faults %+v: want each window's variant", fw)
 	}
 }
+
+// A run whose devices received messages, every one by catch-up sync (a
+// push channel that streamed nothing), is no pass of the delivery plane:
+// unknown, the first warning and the verdict line saying why. It passed
+// (an outside tester's push channel that never pushed). One message
+// streamed keeps the pass; a violation stands.
+func TestARunWhosePushChannelStreamedNothingIsNotAPass(t *testing.T) {
+	valid, invalid := true, false
+	pass := checker.Report{Valid: &valid, Invariants: []checker.Result{{Name: checker.NameEventualVisibility, Status: checker.Pass}}}
+	fail := checker.Report{Valid: &invalid, Invariants: []checker.Result{{Name: checker.NameEventualVisibility, Status: checker.Fail}}}
+	for _, c := range []struct {
+		name     string
+		received bench.ReceiverCounts
+		check    checker.Report
+		want     string
+	}{
+		{"nothing streamed", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 40}, pass, "UNKNOWN"},
+		{"one streamed", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 39}, pass, "PASS"},
+		{"nothing streamed, a violation", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 40}, fail, "FAIL"},
+		{"nothing received", bench.ReceiverCounts{Devices: 4}, pass, "PASS"},
+	} {
+		cfg := bench.DefaultConfig()
+		cfg.Receivers = 2
+		res := &bench.Result{Config: cfg, Counts: bench.Counts{Operations: 1, Persists: 1, OK: 1, PersistOK: 1}, Receivers: c.received, Elapsed: time.Second}
+		rep := JudgedRun(res, c.check)
+		if got := Verdict(rep); got != c.want {
+			t.Errorf("%s: verdict %s, want %s", c.name, got, c.want)
+		}
+		if c.want != "UNKNOWN" {
+			continue
+		}
+		var text bytes.Buffer
+		if err := writeText(&text, FromBench(res, "memory", rep), 400); err != nil {
+			t.Fatal(err)
+		}
+		const why = "the push channel streamed nothing: all 40 deliveries to 4 devices came by catch-up sync"
+		if !strings.Contains(rep.Warnings[0], why) || !strings.Contains(text.String(), "verdict: UNKNOWN ("+why) {
+			t.Errorf("%s: warnings %q, report %s: want both to say why", c.name, rep.Warnings, text.String())
+		}
+	}
+}
