@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store"
@@ -262,5 +263,23 @@ func TestASuccessTheAPIDoesNotGiveASendIsABadResponse(t *testing.T) {
 	defer mapped.Close()
 	if out, err := mapped.Persist(context.Background(), req, nil); err != nil || out.Seq != 1 {
 		t.Errorf("a 202 the mapping calls ok: %+v, %v; want an ack of seq 1", out, err)
+	}
+}
+
+// A delivery_state answer past its bound is said to be one: read up to
+// the bound and decoded, it read as "unexpected end of JSON input" (an
+// outside tester's 10 MB answer).
+func TestADeliveryStateAnswerPastItsBoundSaysSo(t *testing.T) {
+	tgt := openTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"delivery_state":[` + strings.Repeat(`{"user_id":"u","last_acked_sequence":1},`, 300000) + `{"user_id":"u","last_acked_sequence":1}]}`))
+	}))
+	ch, err := tgt.(gateway.ChannelServer).PushChannel(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ch.DeliveryStates(context.Background(), "c")
+	if err == nil || !strings.Contains(err.Error(), "an answer over 4194304 bytes, read no further") {
+		t.Fatalf("%v; want the bound named", err)
 	}
 }

@@ -67,15 +67,9 @@ func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gatewa
 		return p.mappedDeliveryStates(ctx, chat)
 	}
 	to := p.c.url("/v1/chats/{chat}/delivery_state", chat, nil)
-	a, err := p.c.do(ctx, http.MethodGet, to, p.c.asUser(nil, p.c.reader(chat)), nil, 4<<20)
+	a, err := p.readDeliveryState(ctx, to, chat)
 	if err != nil {
 		return nil, err
-	}
-	if a.status != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d %s", requestPath(to), a.status, errorCode(a.body))
-	}
-	if !utf8.Valid(a.body) {
-		return nil, fmt.Errorf("GET %s: an answer %s", requestPath(to), notUTF8)
 	}
 	var body httpapi.DeliveryStateResponse
 	if err := json.Unmarshal(a.body, &body); err != nil {
@@ -86,6 +80,26 @@ func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gatewa
 		out[i] = gateway.DeliveryState{ChatID: chat, UserID: row.UserID, LastAckedSequence: row.LastAckedSequence}
 	}
 	return out, nil
+}
+
+// readDeliveryState reads chat's delivery_state at to, as the member the
+// run created it with: a 200 whose body is UTF-8 and whole, or an error
+// saying which it is not.
+func (p *pushChannel) readDeliveryState(ctx context.Context, to, chat string) (*answer, error) {
+	a, err := p.c.do(ctx, http.MethodGet, to, p.c.asUser(nil, p.c.reader(chat)), nil, MaxCallAnswerBytes)
+	switch {
+	case err != nil:
+		return nil, err
+	case a.status != http.StatusOK:
+		return nil, fmt.Errorf("GET %s: %d %s", requestPath(to), a.status, errorCode(a.body))
+	case a.cut:
+		// Read up to its bound and no further: decoded, it read as
+		// "unexpected end of JSON input".
+		return nil, fmt.Errorf("GET %s: an answer over %d bytes, read no further", requestPath(to), MaxCallAnswerBytes)
+	case !utf8.Valid(a.body):
+		return nil, fmt.Errorf("GET %s: an answer %s", requestPath(to), notUTF8)
+	}
+	return a, nil
 }
 
 // Quiesce has nothing to wait on: the service's topic consumer is its

@@ -148,15 +148,9 @@ func (c *mappedConn) Close() { _ = httpapi.CloseConn(c.conn) }
 func (p *pushChannel) mappedDeliveryStates(ctx context.Context, chat string) ([]gateway.DeliveryState, error) {
 	spec := p.c.api.Push.DeliveryState
 	to := p.c.url(spec.Path, chat, nil)
-	a, err := p.c.do(ctx, http.MethodGet, to, p.c.asUser(nil, p.c.reader(chat)), nil, 4<<20)
+	a, err := p.readDeliveryState(ctx, to, chat)
 	if err != nil {
 		return nil, err
-	}
-	if a.status != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d %s", requestPath(to), a.status, errorCode(a.body))
-	}
-	if !utf8.Valid(a.body) {
-		return nil, fmt.Errorf("GET %s: an answer %s", requestPath(to), notUTF8)
 	}
 	list, _ := field(a.body, spec.Rows)
 	rows, ok := list.([]any)
