@@ -88,6 +88,9 @@ func TestOnlinePushAuthorization(t *testing.T) {
 	push := func(dev, chat string, catchUp bool) history.Receiver {
 		return history.Receiver{Kind: history.KindPush, Device: dev, Chat: chat, Seqs: []uint64{1}, MessageIDs: []string{"m1"}, CatchUp: catchUp}
 	}
+	empty := func(dev, chat string) history.Receiver {
+		return history.Receiver{Kind: history.KindPush, Device: dev, Chat: chat, Seqs: []uint64{}, MessageIDs: []string{}}
+	}
 	for _, tc := range []struct {
 		name  string
 		lines []history.Receiver
@@ -108,6 +111,11 @@ func TestOnlinePushAuthorization(t *testing.T) {
 		{"on a connection open at the leave", []history.Receiver{join("u1", "c"), connect("u1/d", "u1", false), leave("u1", "c"), push("u1/d", "c", false)}, nil},
 		{"caught up after a leave", []history.Receiver{join("u1", "c"), leave("u1", "c"), connect("u1/d", "u1", false), push("u1/d", "c", true)}, nil},
 		{"joined again", []history.Receiver{join("u1", "c"), leave("u1", "c"), join("u1", "c"), connect("u1/d", "u1", false), push("u1/d", "c", false)}, nil},
+		// A push line of no message pushed nothing: it failed on a
+		// refused connection or to a non-member (an outside tester's
+		// false FAIL).
+		{"nothing to a non-member", []history.Receiver{join("u1", "c"), connect("u2/d", "u2", false), empty("u2/d", "c")}, nil},
+		{"nothing on a refused connection", []history.Receiver{join("u1", "c"), connect("u1/d", "u1", true), empty("u1/d", "c")}, nil},
 	} {
 		h := &history.History{Header: history.Header{Version: history.Version}, Receivers: tc.lines}
 		onlineAsOffline(t, tc.name, h, NamePushAuthorization, tc.want)

@@ -70,6 +70,9 @@ type PushRefusedError struct {
 }
 
 func (e *PushRefusedError) Error() string {
+	if e.Code == "" {
+		return fmt.Sprintf("push channel refused: %d: %s", e.Status, e.Msg)
+	}
 	return fmt.Sprintf("push channel refused: %d %s: %s", e.Status, e.Code, e.Msg)
 }
 

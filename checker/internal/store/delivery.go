@@ -256,11 +256,12 @@ func (d *Delivery) push(r *history.Receiver) {
 	c := d.chat(r.Chat)
 	dev := &d.Devs[id]
 	line := int32(r.Line)
-	if !r.CatchUp && dev.OpenRefused {
+	if !r.CatchUp && dev.OpenRefused && len(r.Seqs) > 0 {
 		d.Refused.add(r.Line, int(dev.Open))
 	}
 	k := MemberKey{c, dev.User}
 	switch {
+	case len(r.Seqs) == 0: // nothing pushed, nothing to authorize
 	case !d.everJoined[k]:
 		d.NonMember.add(r.Line, int(dev.First))
 	case d.membersNow[k] == 0 && !r.CatchUp && dev.Open > d.leftAt[k]:
