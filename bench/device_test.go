@@ -93,3 +93,12 @@ func TestReceiptsCreatedAheadAndCaughtUpAreCountedApart(t *testing.T) {
 			c.CreatedAhead, c.CaughtUp, c.Deliveries, fanOut.TotalCount(), fanOut.Min())
 	}
 }
+
+// The error a bad frame ends a connection with is the word the history's
+// disconnect line must start with for api_conformance to fail on it:
+// gateway cannot import history (a lower layer), so it spells it itself.
+func TestBadFrameIsTheHistorysWord(t *testing.T) {
+	if gateway.ErrBadFrame.Error() != history.DisconnectBadFrame {
+		t.Fatalf("gateway.ErrBadFrame %q, history.DisconnectBadFrame %q", gateway.ErrBadFrame, history.DisconnectBadFrame)
+	}
+}
