@@ -80,8 +80,19 @@ gofmt_clean() {
 # coordinator can report that deadline itself as a failure ("context deadline
 # exceeded", no crasher written) when the machine is loaded.
 # -fuzzminimizetime keeps the fuzzer fuzzing rather than minimising.
+# A package without the target fuzzes nothing and passes ("no fuzz tests
+# to fuzz"): that fails the stage, so a moved target cannot pass unrun.
 fuzz() {
-  go test -run '^$' -fuzz "^$1\$" -fuzztime "${2}x" -fuzzminimizetime 100x "$3"
+  local out
+  out=$(mktemp)
+  go test -run '^$' -fuzz "^$1\$" -fuzztime "${2}x" -fuzzminimizetime 100x "$3" 2>&1 | tee "$out"
+  local rc=${PIPESTATUS[0]}
+  if grep -q "no fuzz tests to fuzz" "$out"; then
+    echo "fuzz: $3 has no fuzz target $1"
+    rc=1
+  fi
+  rm -f "$out"
+  return "$rc"
 }
 
 # A blob over 1 MiB anywhere in the history (a recorded history, a binary)
@@ -121,7 +132,7 @@ stage "fuzz scenarios FuzzParseSchedule" fuzz FuzzParseSchedule 10000 ./scenario
 # contract, by the exact checker and by porcupine.
 stage "fuzz checker FuzzCheck" fuzz FuzzCheck 20000 ./checker/
 # The sync answers the check keeps are delta-coded: any list must read back as written.
-stage "fuzz checker FuzzSeqCode" fuzz FuzzSeqCode 20000 ./checker/
+stage "fuzz columns FuzzSeqCode" fuzz FuzzSeqCode 20000 ./checker/internal/columns/
 # The JSON string encoder's word-at-a-time scan against its byte loop.
 stage "fuzz jsonstr FuzzAppend" fuzz FuzzAppend 200000 ./internal/jsonstr/
 # The http target's --api mapping, and chatseq serve's Chatseq-Faults header.
