@@ -60,34 +60,43 @@ func (s *forgetfulService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// runAgainst runs bench's writers against h through the real http
+// target (80 persists, 4 writers, 2 chats, no faults, as bench does for a
+// remote target), after set changes the config; it returns the run and
+// its history's path.
+func runAgainst(t *testing.T, h http.Handler, set func(*bench.Config)) (*bench.Result, string, error) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { opened.Close() })
+	cfg := bench.DefaultConfig()
+	cfg.Seed, cfg.Ops, cfg.Duration, cfg.Writers, cfg.Chats = 1, 80, 0, 4, 2
+	cfg.Faults = bench.FaultRates{} // what bench does for a remote target unless asked
+	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
+	cfg.KafkaOff = opened.NoTopicToRead(cfg.Brokers)
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	set(&cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	return res, cfg.HistoryPath, err
+}
+
 // Issue 27: a service that answers 201 to every send and [] to every
 // sync lost every acknowledged message. Driven by the real http target,
 // its history says the messages were read back and found empty, and
 // ack_implies_persistence fails (it was n/a: the history could not say
 // "read and empty"), exit 1.
 func TestAServiceThatLosesEveryAckFails(t *testing.T) {
-	srv := httptest.NewServer(&forgetfulService{next: map[string]uint64{}, answers: map[string][]byte{}})
-	defer srv.Close()
-	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer opened.Close()
-	cfg := bench.DefaultConfig()
-	cfg.Seed, cfg.Ops, cfg.Duration, cfg.Writers, cfg.Chats = 1, 80, 0, 4, 2
-	cfg.Faults = bench.FaultRates{} // what bench does for a remote target unless asked
-	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
-	if opened.NoTopicToRead(cfg.Brokers) {
-		cfg.KafkaOff = true
-	}
-	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	res, history, err := runAgainst(t, &forgetfulService{next: map[string]uint64{}, answers: map[string][]byte{}}, func(*bench.Config) {})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	rep, h, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
+	rep, h, err := checker.CheckFile(history, checker.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,28 +132,15 @@ func (s *readBackBreaker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the run says why. It was an error (bench exit 5): no verdict, no
 // report, for a run that had happened.
 func TestAFinalStateThatCannotBeReadIsJudgedOnTheOperations(t *testing.T) {
-	srv := httptest.NewServer(&readBackBreaker{forgetfulService{next: map[string]uint64{}, answers: map[string][]byte{}}})
-	defer srv.Close()
-	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer opened.Close()
-	cfg := bench.DefaultConfig()
-	cfg.Seed, cfg.Ops, cfg.Duration, cfg.Writers, cfg.Chats = 1, 80, 0, 4, 2
-	cfg.Faults, cfg.SyncRatio = bench.FaultRates{}, 0 // every page read is the final state's
-	cfg.Target, cfg.Contract, cfg.KafkaOff = httptarget.Name, opened.Contract, true
-	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
+	breaker := &readBackBreaker{forgetfulService{next: map[string]uint64{}, answers: map[string][]byte{}}}
+	res, history, err := runAgainst(t, breaker, func(cfg *bench.Config) { cfg.SyncRatio = 0 }) // every page read is the final state's
 	if err != nil {
 		t.Fatalf("run: %v; want a run judged on its operations", err)
 	}
 	if !strings.Contains(res.FinalStateUnread, "bad_response") || !strings.Contains(res.FinalStateUnread, "without a sequence") {
 		t.Fatalf("FinalStateUnread %q; want the bad answer named", res.FinalStateUnread)
 	}
-	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
+	rep, _, err := checker.CheckFile(history, checker.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
