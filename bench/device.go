@@ -48,6 +48,10 @@ type chatView struct {
 	have    seqSet              // every sequence received, for duplicates
 	highest uint64              // the highest sequence received
 	gapAt   time.Time           // when the buffer's gap opened; zero: none
+	// What the open connection streamed of the chat (not caught up):
+	// every sequence, and the lowest; 0, none yet.
+	streamed    seqSet
+	lowStreamed uint64
 }
 
 // liveConn is an open connection and the goroutine reading it.
@@ -56,6 +60,8 @@ type liveConn struct {
 	batches chan []gateway.Message
 	ended   chan error // the reader's end, once
 	done    chan struct{}
+	// streamed counts the messages the device took from batches.
+	streamed uint64
 }
 
 // gapWait is how long a device waits for a gap's message to be streamed
@@ -110,6 +116,9 @@ func (d *device) connect(ctx context.Context, quit <-chan struct{}) bool {
 			lc := &liveConn{c: c, batches: make(chan []gateway.Message, 16), ended: make(chan error, 1), done: make(chan struct{})}
 			go lc.read(ctx)
 			d.conn, d.connected = lc, true
+			for _, v := range d.views {
+				v.streamed, v.lowStreamed = nil, 0
+			}
 			d.tally.connects.Add(1)
 			return true
 		}
@@ -299,6 +308,9 @@ func (d *device) reconnect(ctx context.Context) {
 // the reorder buffer, and an ack of what is now shown.
 func (d *device) stream(ctx context.Context, b []gateway.Message) {
 	now := time.Now()
+	if d.conn != nil {
+		d.conn.streamed += uint64(len(b))
+	}
 	for len(b) > 0 {
 		chat := b[0].ChatID
 		n := 1
@@ -317,6 +329,10 @@ func (d *device) stream(ctx context.Context, b []gateway.Message) {
 		}
 		for _, m := range part {
 			d.receive(v, m.Sequence, m.CreatedAt, now, false)
+			v.streamed.set(m.Sequence)
+			if v.lowStreamed == 0 || m.Sequence < v.lowStreamed {
+				v.lowStreamed = m.Sequence
+			}
 		}
 		v.advance()
 		if len(v.pending) > 0 && v.gapAt.IsZero() {
@@ -482,8 +498,98 @@ func (d *device) settle(ctx context.Context) {
 		d.drain(ctx)
 	}
 	d.catchUp(ctx)
+	if d.conn != nil {
+		d.awaitStream(ctx)
+	}
 	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindSettled, Device: d.id})
 	d.disconnect("settled", false)
+}
+
+// streamWait bounds how long a settling device waits for its connection
+// to stream what it received otherwise (stream_completeness fails a push
+// channel that never streams it; a slower one fails too).
+const streamWait = 5 * time.Second
+
+// awaitStream waits, up to streamWait, until the open connection has
+// streamed every message the device has of a chat above the lowest it
+// streamed of it: once a connection streams a chat, what is sent to it
+// afterwards comes on the stream, and a message the settle's catch-up
+// brought first must not be judged missing for want of a moment's wait.
+// It waits for more than stream_completeness asks (a message published
+// as the gateway subscribed may come only by catch-up), at worst
+// streamWait once.
+func (d *device) awaitStream(ctx context.Context) {
+	owed := d.streamOwed(nil)
+	if len(owed) == 0 {
+		return
+	}
+	t := time.NewTimer(streamWait)
+	defer t.Stop()
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for len(owed) > 0 {
+		select {
+		case <-poll.C:
+			if d.streamDrained() {
+				d.tally.streamOwing.Add(1) // nothing more is coming
+				return
+			}
+		case b := <-d.conn.batches:
+			d.stream(ctx, b)
+			owed = d.streamOwed(owed)
+		case err := <-d.conn.ended:
+			d.conn.ended = nil
+			d.disconnect(endReason(err), true)
+			return
+		case <-t.C:
+			d.tally.streamOwing.Add(1)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// streamDrained reports whether a push channel that can tell (the
+// in-process gateway, whose feed Quiesce caught up) has no message left
+// for the connection: it has handed over all it holds, and the device
+// took it all.
+func (d *device) streamDrained() bool {
+	b, ok := d.conn.c.(interface{ Backlog() (int, uint64) })
+	if !ok {
+		return false
+	}
+	queued, handed := b.Backlog()
+	return queued == 0 && handed == d.conn.streamed
+}
+
+// owedMsg is a message a device's connection has yet to stream.
+type owedMsg struct {
+	v   *chatView
+	seq uint64
+}
+
+// streamOwed lists what the connection owes (awaitStream): from every
+// view the first time (owed nil), else what of owed it has not streamed
+// since.
+func (d *device) streamOwed(owed []owedMsg) []owedMsg {
+	if owed != nil {
+		return slices.DeleteFunc(owed, func(o owedMsg) bool { return o.v.streamed.has(o.seq) })
+	}
+	for _, c := range d.sortedChats() {
+		v := d.views[c]
+		if v.lowStreamed == 0 {
+			continue
+		}
+		for word, bits := range v.have {
+			for b := uint64(0); bits != 0; b, bits = b+1, bits>>1 {
+				if s := word*64 + b; bits&1 != 0 && s > v.lowStreamed && !v.streamed.has(s) {
+					owed = append(owed, owedMsg{v, s})
+				}
+			}
+		}
+	}
+	return owed
 }
 
 // drain takes the batches already read from the connection.

@@ -106,5 +106,10 @@ func (c *localConn) Ack(ctx context.Context, chat string, seq uint64) error {
 	return err
 }
 
+// Backlog is the gateway device's (gateway.Device.Backlog): a settling
+// device waits for its stream no longer than the gateway has messages
+// for it.
+func (c *localConn) Backlog() (queued int, handed uint64) { return c.dev.Backlog() }
+
 func (c *localConn) Drop()  { c.dev.Close() }
 func (c *localConn) Close() { c.dev.Close() }

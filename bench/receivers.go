@@ -57,6 +57,11 @@ type ReceiverCounts struct {
 	SyncErrors   int64 `json:"sync_errors"`
 	// FullyVisible are the messages every device of their chat received.
 	FullyVisible int64 `json:"fully_visible"`
+	// StreamOwing are the devices that settled with messages their open
+	// connection had not streamed, only a sync brought, after waiting for
+	// the stream (5 s at most): a push channel holding messages back, as
+	// stream_completeness judges.
+	StreamOwing int64 `json:"stream_owing"`
 }
 
 // receiverTally adds up the devices' counts and latencies while they run.
@@ -65,6 +70,7 @@ type receiverTally struct {
 	pushes, received, deliveries, duplicates, outOfOrder atomic.Int64
 	foreign, acks, catchUps, gapSyncs, syncErrors        atomic.Int64
 	fullyVisible, caughtUp, createdAhead                 atomic.Int64
+	streamOwing                                          atomic.Int64
 
 	perChat int // devices of each chat
 	shards  [histShards]visibilityShard
@@ -272,7 +278,7 @@ func (t *receiverTally) counts(devices int) ReceiverCounts {
 		Deliveries: t.deliveries.Load(), Duplicates: t.duplicates.Load(), OutOfOrder: t.outOfOrder.Load(),
 		CaughtUp: t.caughtUp.Load(), CreatedAhead: t.createdAhead.Load(),
 		Foreign: t.foreign.Load(), Acks: t.acks.Load(), CatchUps: t.catchUps.Load(), GapSyncs: t.gapSyncs.Load(),
-		SyncErrors: t.syncErrors.Load(), FullyVisible: t.fullyVisible.Load(),
+		SyncErrors: t.syncErrors.Load(), FullyVisible: t.fullyVisible.Load(), StreamOwing: t.streamOwing.Load(),
 	}
 }
 

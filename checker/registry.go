@@ -41,6 +41,7 @@ var registry = []invariant{
 	{name: NameDeliveryStateConsistency, reads: receiverLines | finalDeliveryState, judge: plain(checkDeliveryStateConsistency)},
 	{name: NamePushAuthorization, reads: receiverLines, judge: plain(checkPushAuthorization)},
 	{name: NameStreamContinuity, reads: receiverLines | finalEvents, judge: plain(checkStreamContinuity)},
+	{name: NameStreamCompleteness, reads: receiverLines | operations, judge: plain(checkStreamCompleteness)},
 	{name: NameLinearizability, reads: operations | bindsFinalMessages, promise: linearizabilityPromise, judge: judgeLinearizability, start: startFirst},
 }
 

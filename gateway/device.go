@@ -17,7 +17,11 @@ type Device struct {
 	mu    sync.Mutex
 	queue []*Message // queue[head:] wait
 	head  int
-	err   error // why the device ended; nil while it runs
+	// handed counts the messages Next has returned.
+	handed uint64
+	err    error // why the device ended; nil while it runs
+	// held is HoldLast's: each chat's newest message, not yet queued.
+	held map[string]*Message
 }
 
 // User is the user the device subscribed as.
@@ -41,6 +45,16 @@ func (d *Device) Queued() int {
 	return len(d.queue) - d.head
 }
 
+// Backlog is, at one moment, how many messages wait in the device's
+// queue and how many Next has returned: once the gateway has been handed
+// everything, a reader that took handed messages has had all it will be
+// given.
+func (d *Device) Backlog() (queued int, handed uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.queue) - d.head, d.handed
+}
+
 // Next appends to dst the messages waiting, oldest first and at most
 // Config.MaxBatch, waiting for one when none is. It returns the device's
 // end (ErrOverflow, ErrClosed) once it has ended, or ctx's error.
@@ -58,6 +72,7 @@ func (d *Device) Next(ctx context.Context, dst []*Message) ([]*Message, error) {
 			dst = append(dst, taken...)
 			clear(taken) // the queue keeps no message a device has taken
 			d.head += take
+			d.handed += uint64(take)
 			if d.head == len(d.queue) {
 				d.queue, d.head = d.queue[:0], 0
 			} else {
@@ -94,6 +109,18 @@ func (d *Device) push(m *Message) {
 		}
 		d.mu.Unlock()
 		return
+	}
+	if d.g.cfg.Variant == HoldLast {
+		// The broken gateway: m waits for the chat's next message, and
+		// the one that waited goes in its place.
+		if d.held == nil {
+			d.held = map[string]*Message{}
+		}
+		m, d.held[m.ChatID] = d.held[m.ChatID], m
+		if m == nil {
+			d.mu.Unlock()
+			return
+		}
 	}
 	n := len(d.queue) - d.head
 	if n >= d.g.cfg.QueueLimit && d.g.cfg.Variant == SlowDrop {

@@ -25,6 +25,13 @@ const (
 	// small overflows whenever the topic's consumer hands the gateway a
 	// chat's messages faster than a device reads them: every run.
 	SlowDrop Variant = "gateway-slow-drop"
+	// HoldLast queues each message for a device only when the chat's
+	// next one comes: a chat's newest message is never streamed. The
+	// devices' gap syncs and their settle's catch-up bring it, and a
+	// stream holding a message back skips none in the topic's order, so
+	// eventual_visibility and stream_continuity pass;
+	// stream_completeness fails.
+	HoldLast Variant = "gateway-hold-last"
 )
 
 // ForeignBuckets is how many buckets ForeignPush's index has.
@@ -47,6 +54,7 @@ type BrokenVariant struct {
 var BrokenVariants = []BrokenVariant{
 	{ForeignPush, "the push gateway's membership index is hash-bucketed and its look-up does not check the chat: a message reaches the members of every chat in its bucket", "push_authorization", 4},
 	{SlowDrop, "the push gateway drops a message for a device that falls behind (a queue of 2) instead of closing the device to reconnect and catch up: the connection stays open with a hole", "stream_continuity", 4},
+	{HoldLast, "the push gateway holds each chat's newest message back from the stream until the next one comes: the last message of every chat reaches its members only by their catch-up syncs", "stream_completeness", 2},
 }
 
 // IsVariant reports whether name is a broken gateway.

@@ -54,6 +54,9 @@ func (t *table) addReceivers(r *Receivers) {
 	if r.CreatedAhead > 0 {
 		t.add("    created ahead", fmt.Sprint(r.CreatedAhead), "first receipts whose created_at came after them: fan-out not measured for them (the service's clock runs ahead of chatseq's)")
 	}
+	if r.StreamOwing > 0 {
+		t.add("    stream owing", fmt.Sprint(r.StreamOwing), "devices that settled with messages their open connection never streamed, only a sync brought (stream_completeness judges them)")
+	}
 	t.add("    catch-up", fmt.Sprint(r.CatchUps), fmt.Sprintf("catch-ups, %s, %s, %s", count(r.GapSyncs, "gap sync"), count(r.Acks, "delivery ack"), count(r.SyncErrors, "failed sync")))
 }
 

@@ -82,7 +82,7 @@ func TestGeneratedHistoriesPassEveryInvariant(t *testing.T) {
 			// persist ends fail (the crashes are unknown outcomes); no
 			// receivers, so the four delivery invariants are n/a.
 			want := []string{checker.NameCatchUpCompleteness, checker.NameEventCompleteness, checker.NameEventOrder, checker.NameFailHasNoEffect, checker.NameGapless, checker.NameKeyReuse,
-				checker.NameEventualVisibility, checker.NameIdenticalOrder, checker.NameDeliveryStateConsistency, checker.NamePushAuthorization, checker.NameStreamContinuity}
+				checker.NameEventualVisibility, checker.NameIdenticalOrder, checker.NameDeliveryStateConsistency, checker.NamePushAuthorization, checker.NameStreamContinuity, checker.NameStreamCompleteness}
 			slices.Sort(want)
 			if !slices.Equal(na, want) {
 				t.Errorf("not applicable: %v, want %v", na, want)

@@ -39,6 +39,18 @@ var Cases = []Case{
 	{"an ack ahead", "delivery_state_consistency", AckAhead},
 	{"a push to another chat's device", "push_authorization", PushToANonMember},
 	{"a message skipped on a live connection", "stream_continuity", SkipOnALiveConnection},
+	{"a message held back from a live connection", "stream_completeness", HoldBackOnALiveConnection},
+}
+
+// CasesFor are the cases whose invariant want names (ok), or the others.
+func CasesFor(want string, ok bool) []Case {
+	var out []Case
+	for _, c := range Cases {
+		if (c.Want == want) == ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Read reads a history file.
@@ -216,6 +228,57 @@ func SkipOnALiveConnection(t testing.TB, lines Lines) Lines {
 	return nil
 }
 
+// HoldBackOnALiveConnection marks as caught up ("catch_up": true) the
+// last push line a device's connection open to its settled line streamed
+// of a chat, after an earlier one of that chat on the connection, when
+// it carries a message streamed to the device once only: the device got
+// it, by a sync, but its live connection never streamed it.
+func HoldBackOnALiveConnection(t testing.TB, lines Lines) Lines {
+	streamed := map[string]int{}
+	lastConnect, settled := map[string]int{}, map[string]int{}
+	for i, l := range lines {
+		dev := fmt.Sprint(l["device"])
+		switch l["type"] {
+		case "connect":
+			lastConnect[dev] = i
+		case "settled":
+			settled[dev] = i
+		}
+		if isStreamed(l) {
+			for _, s := range seqsOf(l) {
+				streamed[pushKey(l, s)]++
+			}
+		}
+	}
+	onLive := func(i int, l map[string]any) bool {
+		dev := fmt.Sprint(l["device"])
+		end, ok := settled[dev]
+		return ok && isStreamed(l) && i > lastConnect[dev] && i < end
+	}
+	earlier := map[string]int{} // by device and chat: its first line on the live connection
+	for i, l := range lines {
+		if k := fmt.Sprint(l["device"], " ", l["chat"]); onLive(i, l) {
+			if _, ok := earlier[k]; !ok {
+				earlier[k] = i
+			}
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if first, ok := earlier[fmt.Sprint(l["device"], " ", l["chat"])]; !ok || !onLive(i, l) || first == i {
+			continue
+		}
+		for _, s := range seqsOf(l) {
+			if streamed[pushKey(l, s)] == 1 {
+				l["catch_up"] = true
+				return lines
+			}
+		}
+	}
+	t.Fatal("no connection open to its device's settle streamed a chat twice")
+	return nil
+}
+
 // SwapTwoIDs swaps the message ids two pushes of one chat gave two
 // sequences.
 func SwapTwoIDs(t testing.TB, lines Lines) Lines {
@@ -293,7 +356,12 @@ func PushToANonMember(t testing.TB, lines Lines) Lines {
 // Each writes each case's mutation of a copy of lines to a file of its
 // own and runs the case as a subtest with it.
 func Each(t *testing.T, lines Lines, run func(t *testing.T, c Case, path string)) {
-	for _, c := range Cases {
+	EachOf(t, Cases, lines, run)
+}
+
+// EachOf is Each over cases.
+func EachOf(t *testing.T, cases []Case, lines Lines, run func(t *testing.T, c Case, path string)) {
+	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "mutated.jsonl")
 			Write(t, path, c.Mutate(t, Clone(t, lines)))

@@ -41,15 +41,34 @@ func TestReceiversOverThePushChannel(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	receiveredit.Each(t, receiveredit.Read(t, cfg.HistoryPath), func(t *testing.T, c receiveredit.Case, path string) {
-		rep, _, err := checker.CheckFile(path, checker.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, ok := rep.Result(c.Want)
-		if !ok || r.Status != checker.Fail {
-			t.Fatalf("%s: %+v, want fail", c.Want, r)
-		}
-		t.Logf("%s: %s %v", c.Want, r.Detail, r.Lines)
-	})
+	// Drops every 5 ms leave no connection open across sends to its
+	// settle: stream_completeness has nothing to judge here, and is
+	// judged on a run without them below.
+	receiveredit.EachOf(t, receiveredit.CasesFor(checker.NameStreamCompleteness, false), receiveredit.Read(t, cfg.HistoryPath), mustFailItsInvariant)
+
+	// No drops: every device's one connection streams its chat to the
+	// settle, and what it streamed is judged complete; the history with
+	// a streamed message turned into a catch-up fails it.
+	live := bench.DefaultConfig()
+	live.Writers, live.Chats, live.Ops, live.Duration = 4, 3, 300, 0
+	live.Receivers, live.SyncLimit = 2, 7
+	live.HistoryPath = filepath.Join(t.TempDir(), "live.jsonl")
+	if r, _ := runThroughHTTP(t, startServer(t, sequencer.SyncWatermark, true), live).Result(checker.NameStreamCompleteness); r.Status != checker.Pass {
+		t.Fatalf("%s without drops: %q (%s), want pass (judged)", checker.NameStreamCompleteness, r.Status, r.Detail)
+	}
+	receiveredit.EachOf(t, receiveredit.CasesFor(checker.NameStreamCompleteness, true), receiveredit.Read(t, live.HistoryPath), mustFailItsInvariant)
+}
+
+// mustFailItsInvariant checks a mutated history: the invariant the case
+// names fails.
+func mustFailItsInvariant(t *testing.T, c receiveredit.Case, path string) {
+	rep, _, err := checker.CheckFile(path, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := rep.Result(c.Want)
+	if !ok || r.Status != checker.Fail {
+		t.Fatalf("%s: %+v, want fail", c.Want, r)
+	}
+	t.Logf("%s: %s %v", c.Want, r.Detail, r.Lines)
 }
