@@ -348,8 +348,32 @@ func (d *device) recordPush(chat string, msgs []gateway.Message, catchUp bool) {
 	for i, m := range msgs {
 		seqs[i], ids[i] = m.Sequence, m.MessageID
 	}
-	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindPush, Device: d.id, Chat: chat, Seqs: seqs, MessageIDs: ids, CatchUp: catchUp})
+	hashes, senders := pushedContent(msgs)
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindPush, Device: d.id, Chat: chat, Seqs: seqs, MessageIDs: ids, CatchUp: catchUp, PayloadHashes: hashes, Senders: senders})
 	d.tally.pushes.Add(1)
+}
+
+// pushedContent is what msgs carried, for identical_order to compare
+// with what their persists sent: each one's content hashed as the
+// writers hash theirs (payload_hash), and its sender; "" where a message
+// came without one (a sync page over HTTP carries no content), and nil
+// when none came with one.
+func pushedContent(msgs []gateway.Message) (hashes, senders []string) {
+	for i, m := range msgs {
+		if m.Content != "" {
+			if hashes == nil {
+				hashes = make([]string, len(msgs))
+			}
+			hashes[i] = payloadHash(m.Content)
+		}
+		if m.SenderID != "" {
+			if senders == nil {
+				senders = make([]string, len(msgs))
+			}
+			senders[i] = m.SenderID
+		}
+	}
+	return hashes, senders
 }
 
 // receive counts one message's arrival: a duplicate, out of order, or a

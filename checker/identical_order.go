@@ -34,7 +34,11 @@ func checkIdenticalOrder(x *index) Result {
 	}
 	bySeq := map[chatSeq]seen{}
 	byID := map[chatID]seen{}
-	compared := 0
+	compared, contentCompared := 0, 0
+	var sent map[store.ChatMid]store.SentMsg
+	if d.WithContent > 0 {
+		sent = x.SentOf()
+	}
 	d.Pushes.Each(func(p *store.Push) {
 		cs := chatSeq{p.Chat, p.Seq}
 		if r, ok := ref[cs]; ok {
@@ -43,6 +47,13 @@ func checkIdenticalOrder(x *index) Result {
 				v.fail([]int{int(p.Line), int(r.line)}, "the push at line %d gives chat %q seq %d another message id than %s %d (%q)",
 					p.Line, d.Chats[p.Chat], p.Seq, ref.source(x), r.line, x.MidName(r.mid))
 				return
+			}
+			if why, line := pushedContent(x, d, sent, p); why != "" {
+				v.fail([]int{int(p.Line), line}, "the push at line %d gives chat %q seq %d (%q) %s than the persist at line %d sent: a message is pushed as it was sent",
+					p.Line, d.Chats[p.Chat], p.Seq, x.MidName(r.mid), why, line)
+				return
+			} else if line > 0 {
+				contentCompared++
 			}
 		} else if x.HasMessages && p.Seq > x.InitialCounter {
 			// Also for a chat no operation or final line names: the
@@ -70,9 +81,39 @@ func checkIdenticalOrder(x *index) Result {
 	if !x.HasMessages {
 		against = "the acknowledgements"
 	}
+	if contentCompared > 0 {
+		v.note("%s carried as their persist sent them (content hash and sender)", plural(contentCompared, "pushed message"))
+	}
 	v.pass("%s of %s on %s agree with each other and with %s (%d of them compared with it)",
 		plural(d.Pushes.Len(), "pushed message"), plural(len(d.Devs), "device"), plural(len(d.Chats), "chat"), against, compared)
 	return v.result()
+}
+
+// pushedContent compares what a push line says a message carried (its
+// payload hash, its sender) with what the persist that created it sent:
+// why they differ ("" when they agree) and that persist's invoke line (0:
+// nothing to compare, the push or the persist not saying).
+func pushedContent(x *index, d *store.Delivery, sent map[store.ChatMid]store.SentMsg, p *store.Push) (why string, line int) {
+	if p.Payload == 0 && p.Sender == 0 {
+		return "", 0
+	}
+	lc := x.LogChat(d, p.Chat)
+	if lc < 0 {
+		return "", 0
+	}
+	s, ok := sent[store.ChatMid{Chat: lc, ID: p.ID}]
+	if !ok {
+		return "", 0
+	}
+	switch {
+	case p.Payload != 0 && s.Payload != 0 && p.Payload != s.Payload:
+		return "another content (payload hash)", s.Line
+	case p.Sender != 0 && s.Sender != 0 && p.Sender != s.Sender:
+		return "another sender", s.Line
+	case (p.Payload == 0 || s.Payload == 0) && (p.Sender == 0 || s.Sender == 0):
+		return "", 0
+	}
+	return "", s.Line
 }
 
 type chatSeq struct {

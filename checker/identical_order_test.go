@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chatseq/chatseq/history"
@@ -107,5 +108,43 @@ func TestIdenticalOrderFailsOnAPushOfAChatTheTableDoesNotName(t *testing.T) {
 		b.tableRead(history.TableMessages, 0)
 		res := mustFail(t, b.check(t), NameIdenticalOrder, push)
 		mustContain(t, res.Detail, `gives chat "B" seq 1, which the final messages table does not hold`)
+	}
+}
+
+// pushWithContent pushes chat A's seq 1 to d1 as carrying hash and
+// sender, after k1's persist (payload_hash "h:k1", sender "u1").
+func pushWithContent(hash, sender string) (b *hb, send sendLines, push int) {
+	b = newHB()
+	b.join("A", "u1")
+	b.connect("d1", "u1")
+	send = b.send(1, "A", "k1", 1)
+	push = b.recv(history.Receiver{Kind: history.KindPush, Device: "d1", Chat: "A", Seqs: []uint64{1}, MessageIDs: []string{b.idAt("A", 1)},
+		PayloadHashes: []string{hash}, Senders: []string{sender}})
+	b.settled("d1")
+	b.dump(false)
+	return b, send, push
+}
+
+// A push that carries a message's content hash or sender is compared
+// with the persist that created it: another chat's content pushed under
+// the message's id (a leak), or a forged sender, fails; what was sent
+// passes; an empty hash or sender is not compared.
+func TestIdenticalOrderComparesWhatWasPushedWithWhatWasSent(t *testing.T) {
+	b, send, push := pushWithContent("h:k1", "u1")
+	res := must(t, b.check(t), NameIdenticalOrder, Pass)
+	mustContain(t, res.Detail, "1 pushed message carried as their persist sent them")
+
+	b, send, push = pushWithContent("h:other-chat", "u1")
+	res = mustFail(t, b.check(t), NameIdenticalOrder, send.invoke, push)
+	mustContain(t, res.Detail, "another content (payload hash) than the persist at line")
+
+	b, send, push = pushWithContent("h:k1", "mallory")
+	res = mustFail(t, b.check(t), NameIdenticalOrder, send.invoke, push)
+	mustContain(t, res.Detail, "another sender than the persist at line")
+
+	b, _, _ = pushWithContent("", "")
+	res = must(t, b.check(t), NameIdenticalOrder, Pass)
+	if strings.Contains(res.Detail, "carried as their persist sent them") {
+		t.Fatalf("nothing to compare, yet: %s", res.Detail)
 	}
 }

@@ -169,6 +169,10 @@ func decodeField(s *jsonscan.Scanner, id fieldID, l *parsedLine, v *lineViews, n
 		l.catchUp, err = s.ReadBool(name)
 	case fieldLastAcked:
 		l.lastAcked, err = s.ReadUint(name, -1, math.MaxUint64)
+	case fieldPayloadHashes:
+		l.payloadHashes, err = s.ReadStringArray(name, newString)
+	case fieldSenders:
+		l.senders, err = s.ReadStringArray(name, newString)
 	}
 	return err
 }

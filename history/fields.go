@@ -38,6 +38,8 @@ const (
 	fieldRefused
 	fieldCatchUp
 	fieldLastAcked
+	fieldPayloadHashes
+	fieldSenders
 	numFields
 	fieldUnknown = numFields
 )
@@ -47,6 +49,7 @@ var fieldNames = [numFields]string{
 	"payload_hash", "seq", "message_id", "dedup", "error", "after", "limit",
 	"seqs", "message_ids", "table", "value", "missing", "partition", "offset",
 	"reader", "lines", "device", "user", "refused", "catch_up", "last_acked_sequence",
+	"payload_hashes", "senders",
 }
 
 // fieldTokens are the known names as the recorder writes them, quoted and
@@ -158,6 +161,10 @@ func lookupField(name []byte) fieldID {
 		return fieldCatchUp
 	case "last_acked_sequence":
 		return fieldLastAcked
+	case "payload_hashes":
+		return fieldPayloadHashes
+	case "senders":
+		return fieldSenders
 	}
 	return fieldUnknown
 }

@@ -52,6 +52,8 @@ type parsedLine struct {
 	refused      bool
 	catchUp      bool
 	lastAcked    uint64
+	// a push's payload_hashes and senders
+	payloadHashes, senders []string
 }
 
 // batch carries lines from the reader, through a parse worker, to the

@@ -23,6 +23,12 @@ type Receiver struct {
 	Seqs       []uint64
 	MessageIDs []string
 	IDHashes   []uint64
+	// PayloadHashes and Senders, when a push carries them, are each
+	// pushed message's content hashed as its persist's payload_hash was,
+	// and its sender (FORMAT.md, "Receivers"): identical_order compares
+	// them with the persist that created the message.
+	PayloadHashes []string
+	Senders       []string
 	Error      string // connect (why it was refused), disconnect (why it dropped)
 	// Refused marks a connect whose identity the server refused.
 	Refused bool

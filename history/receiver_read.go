@@ -10,7 +10,7 @@ var (
 
 	connectShape       = newShape("connect", receiverLine|fields(fieldDevice, fieldUser), fields(fieldRefused, fieldError))
 	disconnectShape    = newShape("disconnect", receiverLine|fields(fieldDevice), fields(fieldError))
-	pushShape          = newShape("push", receiverLine|fields(fieldDevice, fieldChat, fieldSeqs, fieldMessageIDs), fields(fieldCatchUp))
+	pushShape          = newShape("push", receiverLine|fields(fieldDevice, fieldChat, fieldSeqs, fieldMessageIDs), fields(fieldCatchUp, fieldPayloadHashes, fieldSenders))
 	deliveryAckShape   = newShape("delivery_ack", receiverLine|fields(fieldDevice, fieldChat, fieldLastAcked), 0)
 	joinShape          = newShape("join", receiverLine|fields(fieldChat, fieldUser), 0)
 	leaveShape         = newShape("leave", receiverLine|fields(fieldChat, fieldUser), 0)
@@ -110,7 +110,16 @@ func (b *builder) addReceiver(l *parsedLine) error {
 		if ids := len(l.messageIDs) + len(l.idHashes); len(l.seqs) != ids {
 			return contentErr(`"seqs" has %d items but "message_ids" has %d; they must pair up`, len(l.seqs), ids)
 		}
+		for _, f := range []struct {
+			name string
+			n    int
+		}{{"payload_hashes", len(l.payloadHashes)}, {"senders", len(l.senders)}} {
+			if f.n > 0 && f.n != len(l.seqs) {
+				return contentErr(`"seqs" has %d items but %q has %d; they must pair up`, len(l.seqs), f.name, f.n)
+			}
+		}
 		r.Seqs, r.MessageIDs, r.IDHashes, r.CatchUp = l.seqs, l.messageIDs, l.idHashes, l.catchUp
+		r.PayloadHashes, r.Senders = l.payloadHashes, l.senders
 	case KindDeliveryAck:
 		if dev == nil {
 			return contentErr("delivery_ack of device %s, which never connected; its connect line names its user first", jsonscan.Quote(l.device))

@@ -48,6 +48,8 @@ func appendReceiverTail(b []byte, r *Receiver) []byte {
 		b = appendStringField(b, `,"device":`, r.Device)
 		b = appendStringField(b, `,"chat":`, r.Chat)
 		b = appendSyncResult(b, &SyncResult{Seqs: r.Seqs, MessageIDs: r.MessageIDs})
+		b = appendStringArray(b, `,"payload_hashes":`, r.PayloadHashes)
+		b = appendStringArray(b, `,"senders":`, r.Senders)
 		if r.CatchUp {
 			b = append(b, `,"catch_up":true`...)
 		}
@@ -132,4 +134,21 @@ func (r *Recorder) recordReceiverRow(rv *Receiver) {
 func (d *tapDecoder) receiver(r *Receiver, lineNo int, pl *parsedLine) error {
 	d.enc = appendReceiver(d.enc[:0], r)
 	return d.decode(lineNo, pl)
+}
+
+// appendStringArray appends name and the strings as a JSON array, or
+// nothing when there are none.
+func appendStringArray(b []byte, name string, ss []string) []byte {
+	if len(ss) == 0 {
+		return b
+	}
+	b = append(b, name...)
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
 }

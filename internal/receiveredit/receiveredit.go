@@ -36,6 +36,7 @@ type Case struct {
 var Cases = []Case{
 	{"a push dropped", "eventual_visibility", DropOnePush},
 	{"two message ids swapped", "identical_order", SwapTwoIDs},
+	{"another chat's content pushed", "identical_order", PushAnotherChatsContent},
 	{"an ack ahead", "delivery_state_consistency", AckAhead},
 	{"a push to another chat's device", "push_authorization", PushToANonMember},
 	{"a message skipped on a live connection", "stream_continuity", SkipOnALiveConnection},
@@ -126,12 +127,14 @@ func pushKey(l map[string]any, s any) string { return fmt.Sprint(l["device"], " 
 // was its only one).
 func removeAt(lines Lines, i, j int) Lines {
 	l := lines[i]
-	seqs, ids := seqsOf(l), idsOf(l)
-	if len(seqs) == 1 {
+	if len(seqsOf(l)) == 1 {
 		return append(lines[:i:i], lines[i+1:]...)
 	}
-	l["seqs"] = append(seqs[:j:j], seqs[j+1:]...)
-	l["message_ids"] = append(ids[:j:j], ids[j+1:]...)
+	for _, f := range []string{"seqs", "message_ids", "payload_hashes", "senders"} {
+		if a, ok := l[f].([]any); ok && j < len(a) {
+			l[f] = append(a[:j:j], a[j+1:]...)
+		}
+	}
 	return lines
 }
 
@@ -276,6 +279,33 @@ func HoldBackOnALiveConnection(t testing.TB, lines Lines) Lines {
 		}
 	}
 	t.Fatal("no connection open to its device's settle streamed a chat twice")
+	return nil
+}
+
+// PushAnotherChatsContent gives a pushed message the content hash
+// (payload_hashes) another chat's message was pushed with: a push
+// channel leaking one chat's messages under another's ids.
+func PushAnotherChatsContent(t testing.TB, lines Lines) Lines {
+	hashes := func(l map[string]any) []any { h, _ := l["payload_hashes"].([]any); return h }
+	for _, l := range lines {
+		for j, h := range hashes(l) {
+			if h == "" {
+				continue
+			}
+			for _, o := range lines {
+				if o["chat"] == l["chat"] {
+					continue
+				}
+				for _, other := range hashes(o) {
+					if other != "" && other != h {
+						hashes(l)[j] = other
+						return lines
+					}
+				}
+			}
+		}
+	}
+	t.Fatal("no two chats' pushes carried content hashes")
 	return nil
 }
 

@@ -120,7 +120,7 @@ func (c *pushConn) Next(ctx context.Context) ([]gateway.Message, error) {
 	}
 	out := make([]gateway.Message, len(msgs))
 	for i, m := range msgs {
-		out[i] = gateway.Message{ChatID: m.ChatID, Sequence: m.Sequence, MessageID: m.MessageID, SenderID: m.SenderID, CreatedAt: m.CreatedAt}
+		out[i] = gateway.Message{ChatID: m.ChatID, Sequence: m.Sequence, MessageID: m.MessageID, SenderID: m.SenderID, Content: m.Content, ContentType: m.ContentType, CreatedAt: m.CreatedAt}
 	}
 	return out, nil
 }

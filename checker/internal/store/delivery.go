@@ -32,8 +32,11 @@ type Delivery struct {
 
 	Pushes    columns.Chunked[Push] // one a (seq, message_id) a push carried
 	PushLines int
-	Acks      []Ack
-	Rows      []StateRow // final delivery_state rows
+	// WithContent counts the pushed messages whose push line gave their
+	// payload hash or sender.
+	WithContent int
+	Acks        []Ack
+	Rows        []StateRow // final delivery_state rows
 
 	// Membership: every join and leave line, and who is a member now
 	// (the join line) while the lines come.
@@ -120,6 +123,9 @@ type Push struct {
 	// afterSettle: pushed after its device's settled line.
 	AfterSettle bool
 	CatchUp     bool
+	// Payload and Sender are StringHash of the message's payload hash and
+	// sender as the push line gave them, 0: not given.
+	Payload, Sender uint64
 }
 
 // Ack is one delivery_ack line.
@@ -281,7 +287,17 @@ func (d *Delivery) push(r *history.Receiver) {
 		case i < len(r.MessageIDs):
 			h = StringHash(r.MessageIDs[i])
 		}
-		d.Pushes.Add(Push{Seq: s, ID: h, Line: line, Dev: id, Chat: c, AfterSettle: dev.Settled > 0, CatchUp: r.CatchUp})
+		p := Push{Seq: s, ID: h, Line: line, Dev: id, Chat: c, AfterSettle: dev.Settled > 0, CatchUp: r.CatchUp}
+		if i < len(r.PayloadHashes) {
+			p.Payload = StringHash(r.PayloadHashes[i])
+		}
+		if i < len(r.Senders) {
+			p.Sender = StringHash(r.Senders[i])
+		}
+		if p.Payload != 0 || p.Sender != 0 {
+			d.WithContent++
+		}
+		d.Pushes.Add(p)
 		top = max(top, s)
 	}
 	d.recv[dc] = top
