@@ -29,7 +29,7 @@ type Receiver struct {
 	// them with the persist that created the message.
 	PayloadHashes []string
 	Senders       []string
-	Error      string // connect (why it was refused), disconnect (why it dropped)
+	Error         string // connect (why it was refused), disconnect (why it dropped)
 	// Refused marks a connect whose identity the server refused.
 	Refused bool
 	// CatchUp marks a push the device fetched by a catch-up sync (ADR-001
