@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/chatseq/chatseq/history"
@@ -128,11 +129,27 @@ type answer struct {
 // limit bytes of its answer; a nil answer comes with the error the
 // client saw.
 func (c *client) do(ctx context.Context, method, url string, header http.Header, body []byte, limit int64) (*answer, error) {
+	return c.doRetrying(ctx, method, url, header, body, limit, refused)
+}
+
+// doHook is do for a call to a test hook, which is safe to make again:
+// also retried when the connection was reset or closed under it (a
+// server killed as the call went, or a connection to the killed process
+// reused), until refusedPatience.
+func (c *client) doHook(ctx context.Context, method, url string, body []byte) (*answer, error) {
+	return c.doRetrying(ctx, method, url, nil, body, MaxCallAnswerBytes, func(err error) bool {
+		return refused(err) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	})
+}
+
+// doRetrying sends until an answer comes, an error again does not hold,
+// or refusedPatience has passed.
+func (c *client) doRetrying(ctx context.Context, method, url string, header http.Header, body []byte, limit int64, again func(error) bool) (*answer, error) {
 	deadline := time.Now().Add(refusedPatience)
 	wait := refusedBackoff
 	for {
 		a, err := c.send(ctx, method, url, header, body, body != nil, limit)
-		if err == nil || !refused(err) || time.Now().After(deadline) {
+		if err == nil || !again(err) || time.Now().After(deadline) {
 			return a, err
 		}
 		select {

@@ -122,7 +122,7 @@ func (c *client) KafkaOutage(ctx context.Context, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	a, err := c.do(ctx, http.MethodPost, c.url(httpapi.KafkaOutagePath, "", nil), nil, payload, MaxCallAnswerBytes)
+	a, err := c.doHook(ctx, http.MethodPost, c.url(httpapi.KafkaOutagePath, "", nil), payload)
 	if err != nil {
 		return fmt.Errorf("%s: %w", target.KafkaOutage, err)
 	}
@@ -347,7 +347,7 @@ func (c *client) Settle(ctx context.Context) error {
 	// chatseq serve's hook: its outbox relay has published what was
 	// committed, so the topic read back next holds it. A server without
 	// it (404, or anything else) has nothing chatseq can ask about.
-	a, err := c.do(ctx, http.MethodPost, c.url(httpapi.SettlePath, "", nil), nil, nil, MaxCallAnswerBytes)
+	a, err := c.doHook(ctx, http.MethodPost, c.url(httpapi.SettlePath, "", nil), nil)
 	if err != nil {
 		return fmt.Errorf("settling the service: %w", err)
 	}
