@@ -16,24 +16,24 @@ import (
 // online check", says what that risks).
 var keySeed = maphash.MakeSeed()
 
+// senderHash is a sender's share of its keys' two hashes: its string
+// under each seed, hashed once for all its keys (Checker.senderOf).
+type senderHash struct{ h1, h2 uint64 }
+
+func hashSender(sender string) senderHash {
+	return senderHash{store.StringHash(sender), maphash.String(keySeed, sender)}
+}
+
 // keyHash is a (sender, key) pair's hash, never 0 (0 marks an empty slot).
-func keyHash(sender, key string) uint64 {
-	return max(store.StringHash(sender)*0x9E3779B97F4A7C15^store.StringHash(key), 1)
+func (s senderHash) keyHash(key string) uint64 {
+	return max(s.h1*0x9E3779B97F4A7C15^store.StringHash(key), 1)
 }
 
 // keyHash2 is a second hash of the pair, independent of keyHash (its own
-// seed, and the sender's length to keep the pair unambiguous).
-func keyHash2(sender, key string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(keySeed)
-	var n [8]byte
-	for i, l := 0, uint64(len(sender)); i < 8; i, l = i+1, l>>8 {
-		n[i] = byte(l)
-	}
-	h.Write(n[:])
-	h.WriteString(sender)
-	h.WriteString(key)
-	return h.Sum64()
+// seed throughout; sender and key are hashed apart, so the pair is
+// unambiguous).
+func (s senderHash) keyHash2(key string) uint64 {
+	return s.h2*0xC2B2AE3D27D4EB4F ^ maphash.String(keySeed, key)
 }
 
 // keyTable is a chat's keys: per key its first ok answer's sequence. The

@@ -67,6 +67,10 @@ type Checker struct {
 	// that were not their sequence's first ack.
 	keys     []keyTable
 	keyFirst map[keyFP]ackSeen
+	// byProcess caches each process's last chat and sender (a writer
+	// sends to a few chats as one sender): a map look-up and two hashes
+	// of the sender saved on most invokes.
+	byProcess [processCache]processSeen
 	// newest: per chat, the new (not a replay's) ack of the highest
 	// sequence, for monotonicity.
 	newest []ackSeen
@@ -112,6 +116,38 @@ type ackSeen struct {
 	invLine  int32
 	doneLine int32
 	set      bool
+}
+
+// processCache is how many processes byProcess remembers (by number,
+// modulo): more than a run's writers.
+const processCache = 64
+
+// processSeen is a process's last chat (its number) and sender (its two
+// hashes, keys.go).
+type processSeen struct {
+	chatName   string
+	chat       int32
+	senderName string
+	sender     senderHash
+}
+
+// chatOf is chat(name), mostly from the process's cache.
+func (o *Checker) chatOf(process int, name string) int32 {
+	c := &o.byProcess[uint(process)%processCache]
+	if c.chatName != name || c.chatName == "" {
+		c.chat = o.chat(name)
+		c.chatName = o.names[c.chat]
+	}
+	return c.chat
+}
+
+// senderOf is the sender's hashes, mostly from the process's cache.
+func (o *Checker) senderOf(process int, name string) senderHash {
+	c := &o.byProcess[uint(process)%processCache]
+	if c.senderName != name || c.senderName == "" {
+		c.senderName, c.sender = strings.Clone(name), hashSender(name)
+	}
+	return c.sender
 }
 
 // openOp is an outstanding invoke.
@@ -215,12 +251,13 @@ func (o *Checker) Event(e *history.Event) {
 		if e.F != history.FPersist && e.F != history.FSync {
 			return // the Log ignores it, and keeps what was outstanding
 		}
-		op := openOp{persist: e.F == history.FPersist, chat: o.chat(e.Chat), call: e.Time, line: int32(e.Line)}
+		op := openOp{persist: e.F == history.FPersist, chat: o.chatOf(e.Process, e.Chat), call: e.Time, line: int32(e.Line)}
 		if !op.persist {
 			op.after, op.limit, op.before = e.After, e.Limit, int32(o.runStart)
 		}
 		if op.persist && e.Key != "" {
-			op.keyed, op.key, op.key2 = true, keyHash(e.Sender, e.Key), keyHash2(e.Sender, e.Key)
+			sh := o.senderOf(e.Process, e.Sender)
+			op.keyed, op.key, op.key2 = true, sh.keyHash(e.Key), sh.keyHash2(e.Key)
 		}
 		if n := o.newest[op.chat]; n.set && n.done < e.Time {
 			op.newestAt = n
