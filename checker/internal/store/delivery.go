@@ -13,8 +13,9 @@ import (
 // The delivery plane's lines (history FORMAT.md, "Receivers"), as the Log
 // takes them: what members' devices were pushed, acknowledged and
 // settled, the chats' membership, and the final delivery_state table.
-// The four delivery invariants (eventual_visibility, identical_order,
-// delivery_state_consistency, push_authorization) read them. What can
+// The delivery invariants (eventual_visibility, identical_order,
+// delivery_state_consistency, push_authorization, stream_continuity,
+// stream_completeness) read them. What can
 // be decided while the lines come (a push on a refused connection, to a
 // user not a member) is, so that a check keeps per push only its record:
 // 32 bytes, for a million pushes 32 MB.
