@@ -45,9 +45,12 @@ func writeReceiversHistory(tb testing.TB, path string, chats, members, msgs, bat
 			must(rec.RecordReceiver(&history.Receiver{Kind: history.KindConnect, Device: dev(c, m), User: user(c, m)}))
 		}
 	}
+	// As bench's devices record them: each pushed message's content
+	// hash and sender (identical_order compares them with the persist).
 	type pending struct {
-		seqs []uint64
-		ids  []string
+		seqs            []uint64
+		ids             []string
+		hashes, senders []string
 	}
 	queue := make([]pending, chats*members)
 	seq := make([]uint64, chats)
@@ -56,7 +59,8 @@ func writeReceiversHistory(tb testing.TB, path string, chats, members, msgs, bat
 		c := n % chats
 		p := n % 64
 		key := fmt.Sprintf("k-%07d", n)
-		rec.Record(&history.Event{Kind: history.KindInvoke, Process: p, F: history.FPersist, Chat: chat(c), Key: key, Sender: user(c, n%members)})
+		hash := fmt.Sprintf("%016x", uint64(n)*0x9E3779B97F4A7C15)
+		rec.Record(&history.Event{Kind: history.KindInvoke, Process: p, F: history.FPersist, Chat: chat(c), Key: key, Sender: user(c, n%members), PayloadHash: hash})
 		seq[c]++
 		id := fmt.Sprintf("m-%07d", n)
 		rec.Record(&history.Event{Kind: history.KindOK, Process: p, F: history.FPersist, Chat: chat(c), Key: key, Seq: seq[c], MessageID: id})
@@ -64,12 +68,13 @@ func writeReceiversHistory(tb testing.TB, path string, chats, members, msgs, bat
 		for m := range members {
 			q := &queue[c*members+m]
 			q.seqs, q.ids = append(q.seqs, seq[c]), append(q.ids, id)
+			q.hashes, q.senders = append(q.hashes, hash), append(q.senders, user(c, n%members))
 			if len(q.seqs) < batch {
 				continue
 			}
-			must(rec.RecordReceiver(&history.Receiver{Kind: history.KindPush, Device: dev(c, m), Chat: chat(c), Seqs: q.seqs, MessageIDs: q.ids}))
+			must(rec.RecordReceiver(&history.Receiver{Kind: history.KindPush, Device: dev(c, m), Chat: chat(c), Seqs: q.seqs, MessageIDs: q.ids, PayloadHashes: q.hashes, Senders: q.senders}))
 			must(rec.RecordReceiver(&history.Receiver{Kind: history.KindDeliveryAck, Device: dev(c, m), Chat: chat(c), Seq: q.seqs[len(q.seqs)-1]}))
-			q.seqs, q.ids = nil, nil
+			q.seqs, q.ids, q.hashes, q.senders = nil, nil, nil, nil
 		}
 	}
 	var rows []history.Receiver
@@ -82,7 +87,7 @@ func writeReceiversHistory(tb testing.TB, path string, chats, members, msgs, bat
 				must(rec.RecordReceiver(&history.Receiver{Kind: history.KindConnect, Device: dev(c, m), User: user(c, m)}))
 			}
 			if len(q.seqs) > 0 {
-				must(rec.RecordReceiver(&history.Receiver{Kind: history.KindPush, Device: dev(c, m), Chat: chat(c), Seqs: q.seqs, MessageIDs: q.ids, CatchUp: d%97 == 0}))
+				must(rec.RecordReceiver(&history.Receiver{Kind: history.KindPush, Device: dev(c, m), Chat: chat(c), Seqs: q.seqs, MessageIDs: q.ids, PayloadHashes: q.hashes, Senders: q.senders, CatchUp: d%97 == 0}))
 				must(rec.RecordReceiver(&history.Receiver{Kind: history.KindDeliveryAck, Device: dev(c, m), Chat: chat(c), Seq: seq[c]}))
 			}
 			must(rec.RecordReceiver(&history.Receiver{Kind: history.KindSettled, Device: dev(c, m)}))
