@@ -70,13 +70,16 @@ type PushSpec struct {
 	// Messages is where a frame holds its list of messages; "" reads the
 	// frame as one message.
 	Messages string `yaml:"messages"`
-	// Where a message holds its chat, sequence, id, sender, and the time
-	// it was created (RFC 3339; the fan-out latency counts from it, and
-	// is not measured without it).
+	// Where a message holds its chat, sequence, id, sender, content
+	// (identical_order compares its hash and the sender with what the
+	// persist sent; not compared without them), and the time it was
+	// created (RFC 3339; the fan-out latency counts from it, and is not
+	// measured without it).
 	ChatID    string `yaml:"chat_id"`
 	Sequence  string `yaml:"sequence"`
 	MessageID string `yaml:"message_id"`
 	Sender    string `yaml:"sender"`
+	Content   string `yaml:"content"`
 	CreatedAt string `yaml:"created_at"`
 	// Ack is the frame a device sends to acknowledge every message of a
 	// chat up to a sequence (ADR-001 §5): JSON text in which {chat}
@@ -101,7 +104,7 @@ type DeliveryStateSpec struct {
 func DefaultPush() PushSpec {
 	return PushSpec{
 		Path: httpapi.PushPath, FrameType: "type", MessagesType: httpapi.FrameMessages, Messages: "messages",
-		ChatID: "chat_id", Sequence: "sequence", MessageID: "message_id", Sender: "sender_id", CreatedAt: "created_at",
+		ChatID: "chat_id", Sequence: "sequence", MessageID: "message_id", Sender: "sender_id", Content: "content", CreatedAt: "created_at",
 		Ack: `{"type":"ack","chat_id":{chat},"last_acked_sequence":{sequence}}`,
 		DeliveryState: DeliveryStateSpec{
 			Path: "/v1/chats/{chat}/delivery_state", Rows: "delivery_state", User: "user_id", Sequence: "last_acked_sequence",

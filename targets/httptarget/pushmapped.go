@@ -122,6 +122,10 @@ func (c *mappedConn) message(it any) (gateway.Message, error) {
 		v, _ := walk(it, s.Sender)
 		m.SenderID = stringOf(v)
 	}
+	if s.Content != "" {
+		v, _ := walk(it, s.Content)
+		m.Content = stringOf(v)
+	}
 	if s.CreatedAt != "" {
 		if v, ok := walk(it, s.CreatedAt); ok {
 			at, err := time.Parse(time.RFC3339Nano, stringOf(v))

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func foreignPush(t *testing.T, server string) *httptest.Server {
 				typing, _ := json.Marshal(map[string]any{"event": "typing", "payload": map[string]any{"conversation": m.ChatID}})
 				frame, _ := json.Marshal(map[string]any{"event": "message", "payload": map[string]any{
 					"conversation": m.ChatID, "seq": strconv.FormatUint(m.Sequence, 10), "id": m.MessageID,
-					"author": m.SenderID, "sent_at": m.CreatedAt.Format(time.RFC3339Nano),
+					"author": m.SenderID, "body": m.Content, "sent_at": m.CreatedAt.Format(time.RFC3339Nano),
 				}})
 				if dst.Write(ctx, websocket.MessageText, typing) != nil || dst.Write(ctx, websocket.MessageText, frame) != nil {
 					_ = src.CloseNow()
@@ -174,6 +175,11 @@ func TestReceiversThroughAPushMapping(t *testing.T) {
 			if status[name] != checker.Pass {
 				t.Errorf("%s: %q, want pass (judged)", name, status[name])
 			}
+		}
+		// The mapping's content and sender reach the history, and are
+		// compared with what was sent.
+		if r, _ := rep.Result(checker.NameIdenticalOrder); !strings.Contains(r.Detail, "carried as their persist sent them (content hash and sender)") {
+			t.Errorf("identical_order compared no pushed content: %s", r.Detail)
 		}
 		r := res.Receivers
 		if r.Pushes == 0 || r.Acks == 0 || r.Drops == 0 || res.FanOut.TotalCount() == 0 {
