@@ -148,3 +148,36 @@ func TestIdenticalOrderComparesWhatWasPushedWithWhatWasSent(t *testing.T) {
 		t.Fatalf("nothing to compare, yet: %s", res.Detail)
 	}
 }
+
+// A message acknowledged only as a replay (its first attempt's answer was
+// lost) is compared with what its key's persists sent, when they all sent
+// the same; a key reused with other content leaves it uncompared.
+func TestIdenticalOrderComparesAMessageOnlyReplayed(t *testing.T) {
+	replayed := func(retryHash, pushed string) (*hb, int, int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.connect("d1", "u1")
+		first := b.invoke(1, "A", "k1")
+		b.alloc(1, "A", 1)
+		b.commit("A", "k1", 1, "m-k1")
+		b.info(1, "A", "k1", "timeout")
+		b.invokeHash(1, "A", "k1", retryHash)
+		b.dedup(1, "A", "k1", 1, "m-k1")
+		push := b.recv(history.Receiver{Kind: history.KindPush, Device: "d1", Chat: "A", Seqs: []uint64{1}, MessageIDs: []string{"m-k1"},
+			PayloadHashes: []string{pushed}, Senders: []string{"u1"}})
+		b.settled("d1")
+		b.dump(false)
+		return b, first, push
+	}
+	b, first, push := replayed("h:k1", "h:other-chat")
+	res := mustFail(t, b.check(t), NameIdenticalOrder, first, push)
+	mustContain(t, res.Detail, "another content (payload hash)")
+
+	b, _, _ = replayed("h:k1", "h:k1")
+	mustContain(t, must(t, b.check(t), NameIdenticalOrder, Pass).Detail, "1 pushed message carried as their persist sent them")
+
+	b, _, _ = replayed("h:reused", "h:other-chat") // which content was kept is not known
+	if res := must(t, b.check(t), NameIdenticalOrder, Pass); strings.Contains(res.Detail, "carried as their persist sent them") {
+		t.Fatalf("a reused key's message was compared: %s", res.Detail)
+	}
+}

@@ -10,7 +10,11 @@ type SentMsg struct {
 
 // SentOf maps each message a persist created (acknowledged, not as a
 // replay) to what that persist sent, by chat (the Log's) and StringHash
-// of the message id; the first such persist of a message wins.
+// of the message id; the first such persist of a message wins. A
+// message acknowledged only as a replay (its creating attempt's answer
+// was lost) is what its key's persists sent when they all sent the same;
+// when they did not (a key reused with other content), which one created
+// it is not known, and it is left out.
 func (x *Index) SentOf() map[ChatMid]SentMsg {
 	out := map[ChatMid]SentMsg{}
 	for _, o := range x.Acks {
@@ -24,7 +28,38 @@ func (x *Index) SentOf() map[ChatMid]SentMsg {
 		}
 		out[k] = SentMsg{Payload: op.Payload, Sender: StringHash(x.SenderNames[op.aux]), Line: int(op.InvLine)}
 	}
+	tried := map[int32]bool{}
+	for _, o := range x.Acks {
+		op := x.Ops.At(o)
+		if !op.dedup() || op.Key < 0 || tried[op.Key] {
+			continue
+		}
+		tried[op.Key] = true
+		k := ChatMid{op.Chat, x.MidHash[op.mid()]}
+		if _, ok := out[k]; ok {
+			continue
+		}
+		if s, ok := x.sentByKey(op.Key); ok {
+			out[k] = s
+		}
+	}
 	return out
+}
+
+// sentByKey is what every persist of key k sent, if they all sent the
+// same, and the first one's invoke line.
+func (x *Index) sentByKey(k int32) (SentMsg, bool) {
+	ops := x.KeyOps(k)
+	if len(ops) == 0 {
+		return SentMsg{}, false
+	}
+	first := x.Ops.At(ops[0])
+	for _, o := range ops[1:] {
+		if op := x.Ops.At(o); op.Payload != first.Payload || op.aux != first.aux {
+			return SentMsg{}, false
+		}
+	}
+	return SentMsg{Payload: first.Payload, Sender: StringHash(x.SenderNames[first.aux]), Line: int(first.InvLine)}, true
 }
 
 // ChatMid is a message id (its StringHash) in a chat.
