@@ -148,3 +148,24 @@ func TestStaleIdempotencyReadIsCaughtByTheCondition(t *testing.T) {
 		t.Fatalf("unconditional put answered %d then %d with messages %v: expected a duplicate persist", first.Seq, again.Seq, broken.messageSeqs())
 	}
 }
+
+// A key reused with other content is answered with the original, and a
+// replay that publishes again publishes the original's content: its
+// retry's content under the original's id reached every subscriber
+// (identical_order failed bench --receivers --reuse-key on the embedded
+// target).
+func TestReplayOfAReusedKeyRepublishesTheStoredContent(t *testing.T) {
+	f := newFixture(t, Config{RepublishOnReplay: true})
+	f.chatAt(0)
+	first, err := f.core.Persist(f.ctx, Request{Chat: "A", Key: "k", Sender: "alice", Content: "original", PayloadHash: "h-original"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.core.Persist(f.ctx, Request{Chat: "A", Key: "k", Sender: "alice", Content: "other", PayloadHash: "h-other"}, nil)
+	if err != nil || !out.Dedup || out.MessageID != first.MessageID {
+		t.Fatalf("reused key: %+v, %v; want the original answered", out.Result, err)
+	}
+	if n := len(f.pub.events); n != 2 || f.pub.events[1].MessageID != first.MessageID || f.pub.events[1].Content != "original" {
+		t.Fatalf("events %+v: the replay must publish the stored content", f.pub.events)
+	}
+}

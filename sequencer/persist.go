@@ -316,10 +316,35 @@ func (p *persistCall) replay(rec store.IdempotencyRecord) error {
 	if !p.core.cfg.RepublishOnReplay {
 		return nil
 	}
-	return p.publish(store.Message{
+	msg := store.Message{
 		Chat: rec.Chat, Seq: rec.Seq, MessageID: rec.MessageID, Sender: rec.Sender,
 		Key: rec.Key, Content: p.req.Content, ContentType: p.req.ContentType, CreatedAt: rec.CreatedAt,
-	})
+	}
+	if p.req.PayloadHash != rec.PayloadHash {
+		// A key reused with other content: the event carries the message
+		// as stored (ADR-001 Appendix B: "original content preserved"),
+		// not the retry's content under the original's id, which every
+		// subscriber was pushed.
+		stored, found, err := p.storedMessage(rec)
+		if err != nil {
+			return unknown(CodePublishFailed, err)
+		}
+		if !found {
+			return nil // nothing stored to publish again
+		}
+		msg.Content, msg.ContentType = stored.Content, stored.ContentType
+	}
+	return p.publish(msg)
+}
+
+// storedMessage reads the message rec answers for from the messages
+// table.
+func (p *persistCall) storedMessage(rec store.IdempotencyRecord) (store.Message, bool, error) {
+	msgs, err := p.st().QueryMessages(p.ctx, store.Query{Chat: rec.Chat, After: rec.Seq - 1, Limit: 1})
+	if err != nil || len(msgs) == 0 || msgs[0].Seq != rec.Seq || msgs[0].MessageID != rec.MessageID {
+		return store.Message{}, false, err
+	}
+	return msgs[0], true, nil
 }
 
 // publish is step 5. A failure leaves the message persisted, so the client's
