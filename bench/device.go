@@ -543,7 +543,7 @@ const streamWait = 5 * time.Second
 // as the gateway subscribed may come only by catch-up), at worst
 // streamWait once.
 func (d *device) awaitStream(ctx context.Context) {
-	owed := d.streamOwed(nil)
+	owed := d.streamOwed()
 	if len(owed) == 0 {
 		return
 	}
@@ -560,7 +560,7 @@ func (d *device) awaitStream(ctx context.Context) {
 			}
 		case b := <-d.conn.batches:
 			d.stream(ctx, b)
-			owed = d.streamOwed(owed)
+			owed = slices.DeleteFunc(owed, func(o owedMsg) bool { return o.v.streamed.has(o.seq) })
 		case err := <-d.conn.ended:
 			d.conn.ended = nil
 			d.disconnect(endReason(err), true)
@@ -593,15 +593,12 @@ type owedMsg struct {
 	seq uint64
 }
 
-// streamOwed lists what the connection owes (awaitStream): from every
-// view the first time (owed nil), else what of owed it has not streamed
-// since.
-func (d *device) streamOwed(owed []owedMsg) []owedMsg {
-	if owed != nil {
-		return slices.DeleteFunc(owed, func(o owedMsg) bool { return o.v.streamed.has(o.seq) })
-	}
-	for _, c := range d.sortedChats() {
-		v := d.views[c]
+// streamOwed lists what the connection owes (awaitStream): of each chat
+// it streamed, what the device has above the lowest it streamed and the
+// connection has not streamed.
+func (d *device) streamOwed() []owedMsg {
+	var owed []owedMsg
+	for _, v := range d.views {
 		if v.lowStreamed == 0 {
 			continue
 		}

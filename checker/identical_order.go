@@ -105,15 +105,17 @@ func pushedContent(x *index, d *store.Delivery, sent map[store.ChatMid]store.Sen
 	if !ok {
 		return "", 0
 	}
+	payloads := p.Payload != 0 && s.Payload != 0
+	senders := p.Sender != 0 && s.Sender != 0
 	switch {
-	case p.Payload != 0 && s.Payload != 0 && p.Payload != s.Payload:
+	case payloads && p.Payload != s.Payload:
 		return "another content (payload hash)", s.Line
-	case p.Sender != 0 && s.Sender != 0 && p.Sender != s.Sender:
+	case senders && p.Sender != s.Sender:
 		return "another sender", s.Line
-	case (p.Payload == 0 || s.Payload == 0) && (p.Sender == 0 || s.Sender == 0):
-		return "", 0
+	case payloads || senders:
+		return "", s.Line
 	}
-	return "", s.Line
+	return "", 0
 }
 
 type chatSeq struct {

@@ -43,8 +43,8 @@ func checkStreamCompleteness(x *index) Result {
 		var lastSeq uint64
 		var lastID uint32
 		for _, o := range x.Acks[lo:hi] {
-			s, id := x.AckSeq(o), x.AckID(o)
-			if s <= x.InitialCounter || int32(x.DoneLine(o)) > dev.Settled || int32(x.FirstSent(o)) < ls.First {
+			s, id, sent := x.AckSeq(o), x.AckID(o), x.FirstSent(o)
+			if s <= x.InitialCounter || int32(x.DoneLine(o)) > dev.Settled || int32(sent) < ls.First {
 				continue
 			}
 			if s == lastSeq && id == lastID {
@@ -61,9 +61,9 @@ func checkStreamCompleteness(x *index) Result {
 				caughtUpOnly++
 				how = "which had it only by a catch-up sync"
 			}
-			v.fail([]int{int(ls.Connect), int(ls.First), x.FirstSent(o), x.DoneLine(o), int(dev.Settled)},
+			v.fail([]int{int(ls.Connect), int(ls.First), sent, x.DoneLine(o), int(dev.Settled)},
 				"device %q's connection opened at line %d streamed chat %q from line %d (seq %d) and stayed open to its settled line %d, but never streamed seq %d (%q, first sent at line %d, after that, acknowledged at line %d), %s: a live connection held back a message sent while it streamed the chat",
-				dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, ls.FirstSeq, dev.Settled, s, x.MidName(id), x.FirstSent(o), x.DoneLine(o), how)
+				dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, ls.FirstSeq, dev.Settled, s, x.MidName(id), sent, x.DoneLine(o), how)
 		}
 	}
 	if judged == 0 {

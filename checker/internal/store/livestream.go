@@ -14,7 +14,6 @@ type LiveStream struct {
 	Connect   int32 // the connection's connect line
 	First     int32 // its first streamed push line of the chat
 	FirstSeq  uint64
-	Join      int32   // the join line the membership stands on
 	Pushes    []int32 // the device's pushes of the chat by sequence (SortedView)
 }
 
@@ -48,29 +47,27 @@ func (d *Delivery) LiveStreams() []LiveStream {
 		if ls.First == 0 {
 			continue
 		}
-		join, ok := memberOver(lines[MemberKey{p.Chat, dev.User}], ls.Connect, dev.Settled)
-		if !ok {
-			continue
+		if memberOver(lines[MemberKey{p.Chat, dev.User}], ls.Connect, dev.Settled) {
+			out = append(out, ls)
 		}
-		ls.Join = join
-		out = append(out, ls)
 	}
 	return out
 }
 
-// memberOver is the join line standing at from, if the user's membership
-// lines of a chat (file order) make them a member at from and none lies
-// between from and to.
-func memberOver(ms []Membership, from, to int32) (join int32, ok bool) {
+// memberOver reports whether the user's membership lines of a chat
+// (file order) make them a member at from, and none lies between from
+// and to.
+func memberOver(ms []Membership, from, to int32) bool {
+	member := false
 	for _, m := range ms {
 		switch {
 		case m.Line < from:
-			join, ok = m.Line, !m.Leave
+			member = !m.Leave
 		case m.Line < to:
-			return 0, false
+			return false
 		}
 	}
-	return join, ok
+	return member
 }
 
 // StreamedOn reports whether (s, id) was streamed on ls's connection
