@@ -1,24 +1,40 @@
 package checker
 
-import "github.com/chatseq/chatseq/checker/internal/store"
+import (
+	"fmt"
+	"time"
+
+	"github.com/chatseq/chatseq/checker/internal/store"
+)
 
 // NameStreamCompleteness is ADR-001 §4's "continue streaming new
 // messages" on a live connection: once a connection streams a chat, what
 // is sent to the chat afterwards comes on it, not only by a later sync.
 const NameStreamCompleteness = "stream_completeness"
 
+// subscribeGrace is how long a push channel has, from a connection's
+// connect, to begin streaming a member's chat on it, and from a message's
+// ack to stream it before the device's settle, when the connection never
+// streamed the chat (so no push of it proves the gateway subscribed).
+const subscribeGrace = int64(time.Second)
+
 // checkStreamCompleteness: on a device's connection that stayed open to
-// its settled line (store.LiveStreams), each chat it was streamed, with
-// the user a member from before the connect to past the settle: every
-// acknowledged message of the chat whose key's first send began after
-// the connection's first streamed push of the chat (the gateway was
+// its settled line (store.LiveStreams), each chat its user was a member
+// of from before the connect to past the settle: every acknowledged
+// message of the chat whose key's first send began after the
+// connection's first streamed push of the chat (the gateway was
 // subscribed by then, so the message was published after it), and whose
 // ack came before the settled line, was streamed on the connection
-// before that line. A catch-up page does not stand in for it: a push
-// channel holding back each chat's newest message, or dropping some,
-// passed every other invariant without the topic, its devices' syncs
-// filling the holes. The counterexample is the connect line, the first
-// streamed push, the message's invoke and ack, and the settled line.
+// before that line. On a connection that streamed nothing of the chat,
+// the messages judged are those first sent subscribeGrace after the
+// connect and acknowledged subscribeGrace before the settle: a fan-out
+// that streams some members of a chat and skips the others (their syncs
+// bringing them everything) passed every other invariant. A catch-up
+// page does not stand in for the stream: a push channel holding back
+// each chat's newest message, or dropping some, passed every other
+// invariant without the topic, its devices' syncs filling the holes.
+// The counterexample is the connect line, the first streamed push (if
+// any), the message's invoke and ack, and the settled line.
 func checkStreamCompleteness(x *index) Result {
 	v := newVerdict(NameStreamCompleteness)
 	if why := x.ReceiversAbsent(); why != "" {
@@ -28,10 +44,10 @@ func checkStreamCompleteness(x *index) Result {
 	d := x.Delivery
 	streams := d.LiveStreams()
 	if len(streams) == 0 {
-		v.notApplicable("no settled device had a connection open to its settled line that streamed a chat its user was a member of throughout (%s)", plural(len(d.Devs), "device"))
+		v.notApplicable("no settled device had a connection open to its settled line, not refused, in a chat its user was a member of throughout (%s)", plural(len(d.Devs), "device"))
 		return v.result()
 	}
-	judged, caughtUpOnly := 0, 0
+	judged, caughtUpOnly, unstreamed := 0, 0, 0
 	for i := range streams {
 		ls := &streams[i]
 		dev := &d.Devs[ls.Dev]
@@ -42,9 +58,17 @@ func checkStreamCompleteness(x *index) Result {
 		lo, hi := store.Span(x.AckSpan, lc)
 		var lastSeq uint64
 		var lastID uint32
+		failed := false
 		for _, o := range x.Acks[lo:hi] {
-			s, id, sent := x.AckSeq(o), x.AckID(o), x.FirstSent(o)
-			if s <= x.InitialCounter || int32(x.DoneLine(o)) > dev.Settled || int32(sent) < ls.First {
+			s, id, first := x.AckSeq(o), x.AckID(o), x.FirstSent(o)
+			sent := int32(x.InvLine(first))
+			if s <= x.InitialCounter || int32(x.DoneLine(o)) > dev.Settled || sent < ls.Connect {
+				continue
+			}
+			if ls.First != 0 && sent < ls.First {
+				continue
+			}
+			if ls.First == 0 && (x.Call(first) < ls.ConnectTime+subscribeGrace || x.Ret(o) > ls.SettledTime-subscribeGrace) {
 				continue
 			}
 			if s == lastSeq && id == lastID {
@@ -61,19 +85,35 @@ func checkStreamCompleteness(x *index) Result {
 				caughtUpOnly++
 				how = "which had it only by a catch-up sync"
 			}
-			v.fail([]int{int(ls.Connect), int(ls.First), sent, x.DoneLine(o), int(dev.Settled)},
+			if ls.First == 0 {
+				if !failed {
+					unstreamed++
+				}
+				failed = true
+				v.fail([]int{int(ls.Connect), int(sent), x.DoneLine(o), int(dev.Settled)},
+					"device %q's connection opened at line %d stayed open to its settled line %d (%s) and streamed nothing of chat %q, its user's throughout, though seq %d (%q) was first sent at line %d, %s after the connect, and acknowledged at line %d, %s before the settle, %s: a connected member was never streamed its chat (a push channel has %s to begin)",
+					dev.Name, ls.Connect, dev.Settled, seconds(ls.SettledTime-ls.ConnectTime), d.Chats[ls.Chat], s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), how, seconds(subscribeGrace))
+				continue
+			}
+			v.fail([]int{int(ls.Connect), int(ls.First), int(sent), x.DoneLine(o), int(dev.Settled)},
 				"device %q's connection opened at line %d streamed chat %q from line %d (seq %d) and stayed open to its settled line %d, but never streamed seq %d (%q, first sent at line %d, after that, acknowledged at line %d), %s: a live connection held back a message sent while it streamed the chat",
 				dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, ls.FirstSeq, dev.Settled, s, x.MidName(id), sent, x.DoneLine(o), how)
 		}
 	}
 	if judged == 0 {
-		v.notApplicable("no message was acknowledged that was first sent after a live connection began streaming its chat (%s judged)", plural(len(streams), "live stream"))
+		v.notApplicable("no message was acknowledged that was first sent after a live connection began streaming its chat, or, on one that streamed nothing of it, %s after the connect and %s before the settle (%s judged)", seconds(subscribeGrace), seconds(subscribeGrace), plural(len(streams), "live stream"))
 		return v.result()
 	}
+	if unstreamed > 0 {
+		v.note("%s streamed nothing of a chat their user was a member of", plural(unstreamed, "live connection"))
+	}
 	if caughtUpOnly > 0 {
-		v.note("%s reached their device only by a catch-up sync", plural(caughtUpOnly, "held-back message"))
+		v.note("%s reached their device only by a catch-up sync", plural(caughtUpOnly, "unstreamed message"))
 	}
 	v.pass("%s (a connection open to its device's settle, and a chat) were each streamed every message sent to the chat after they began (%s judged)",
 		plural(len(streams), "live stream"), plural(judged, "device-message pair"))
 	return v.result()
 }
+
+// seconds renders a duration in nanoseconds as seconds.
+func seconds(ns int64) string { return fmt.Sprintf("%.1f s", float64(ns)/1e9) }

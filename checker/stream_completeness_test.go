@@ -100,7 +100,7 @@ func TestStreamCompletenessLeavesWhatMayBeLost(t *testing.T) {
 		b.catchUp("d1", "A", 2)
 		b.settled("d1")
 		b.dump(false)
-		mustContain(t, mustNA(t, b.check(t), NameStreamCompleteness).Reason, "no settled device had a connection open to its settled line that streamed")
+		mustContain(t, mustNA(t, b.check(t), NameStreamCompleteness).Reason, "no message was acknowledged that was first sent after a live connection began streaming its chat")
 	})
 	t.Run("left and joined again", func(t *testing.T) {
 		b := newHB()
@@ -146,4 +146,87 @@ func TestStreamCompletenessCountsOnlyWhatCameBeforeTheSettle(t *testing.T) {
 	b.dump(false)
 	res := mustFail(t, b.check(t), NameStreamCompleteness, conn, first, s.invoke, s.ok, settled)
 	mustContain(t, res.Detail, "and never received it")
+}
+
+// wait lets d nanoseconds pass before the next line.
+func (b *hb) wait(d int64) { b.now += d }
+
+type fanOutLines struct{ connect2, invoke, ok, settled2 int }
+
+// fanOutToOne: chat A's two members are connected, two messages are sent
+// a second and a half later and streamed to d1 alone (a fan-out that
+// stops at the first member found), d2 has them by its settle's catch-up
+// a second and a half after the acks. With streamBoth, d2 is streamed
+// them too (the second is judged on each connection: sent after its
+// first streamed push).
+func fanOutToOne(streamBoth bool) (*hb, fanOutLines) {
+	var l fanOutLines
+	b := newHB()
+	b.join("A", "u1")
+	b.join("A", "u2")
+	b.connect("d1", "u1")
+	l.connect2 = b.connect("d2", "u2")
+	b.wait(1500e6)
+	for seq := uint64(1); seq <= 2; seq++ {
+		s := b.send(1, "A", fmt.Sprintf("k%d", seq), seq)
+		if seq == 1 {
+			l.invoke, l.ok = s.invoke, s.ok
+		}
+		b.push("d1", "A", seq)
+		if streamBoth {
+			b.push("d2", "A", seq)
+		}
+	}
+	b.wait(1500e6)
+	if !streamBoth {
+		b.catchUp("d2", "A", 1, 2)
+	}
+	b.settled("d1")
+	l.settled2 = b.settled("d2")
+	b.dump(false)
+	return b, l
+}
+
+// A connection that streams nothing of its user's chat for the whole run
+// had no first streamed push to judge from: a fan-out that skips some
+// members passed (their catch-ups bringing everything). Given a second
+// to subscribe and a second to stream, it owes what was sent between.
+func TestStreamCompletenessFailsOnAChatNeverStreamed(t *testing.T) {
+	b, l := fanOutToOne(false)
+	r := b.check(t)
+	res := mustFail(t, r, NameStreamCompleteness, l.connect2, l.invoke, l.ok, l.settled2)
+	mustContain(t, res.Detail, `device "d2"'s connection opened at line`)
+	mustContain(t, res.Detail, `streamed nothing of chat "A"`)
+	mustContain(t, res.Detail, "1.5 s after the connect")
+	must(t, r, NameEventualVisibility, Pass) // what the invariant adds
+
+	b, _ = fanOutToOne(true)
+	mustContain(t, must(t, b.check(t), NameStreamCompleteness, Pass).Detail, "2 device-message pairs judged")
+}
+
+// Within a second of the connect the gateway may not have subscribed the
+// connection yet, and within a second of the settle a message may still
+// be on its way: a connection that streamed nothing of the chat owes
+// neither.
+func TestStreamCompletenessGivesANeverStreamedChatASecond(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		afterConnect, before int64
+	}{
+		{"sent just after the connect", 900e6, 1500e6},
+		{"acknowledged just before the settle", 1500e6, 900e6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newHB()
+			b.join("A", "u1")
+			b.connect("d1", "u1")
+			b.wait(tc.afterConnect)
+			b.send(1, "A", "k1", 1)
+			b.wait(tc.before)
+			b.catchUp("d1", "A", 1)
+			b.settled("d1")
+			b.dump(false)
+			mustContain(t, mustNA(t, b.check(t), NameStreamCompleteness).Reason, "on one that streamed nothing of it, 1.0 s after the connect and 1.0 s before the settle")
+		})
+	}
 }

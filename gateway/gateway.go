@@ -186,6 +186,9 @@ func (g *Gateway) Deliver(ctx context.Context, msgs []*Message) {
 			for _, d := range g.devices[u] {
 				d.push(m)
 			}
+			if g.cfg.Variant == FirstDevice && len(g.devices[u]) > 0 {
+				break // the broken gateway: the first member found is taken for all
+			}
 		}
 		g.mu.RUnlock()
 	}

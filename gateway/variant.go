@@ -32,6 +32,16 @@ const (
 	// eventual_visibility and stream_continuity pass;
 	// stream_completeness fails.
 	HoldLast Variant = "gateway-hold-last"
+	// FirstDevice's fan-out stops at the first member with a connected
+	// device ("found it"): a chat's other members are streamed nothing
+	// and have its messages only by their catch-up syncs (on connect,
+	// at their settle: they never see a gap). Every message still
+	// reaches every member by its settled line, and what is streamed
+	// skips and holds back nothing, so eventual_visibility,
+	// stream_continuity and stream_completeness's rule from a chat's
+	// first streamed push pass; its rule for a chat a connection never
+	// streamed fails.
+	FirstDevice Variant = "gateway-first-device"
 )
 
 // ForeignBuckets is how many buckets ForeignPush's index has.
@@ -55,6 +65,7 @@ var BrokenVariants = []BrokenVariant{
 	{ForeignPush, "the push gateway's membership index is hash-bucketed and its look-up does not check the chat: a message reaches the members of every chat in its bucket", "push_authorization", 4},
 	{SlowDrop, "the push gateway drops a message for a device that falls behind (a queue of 2) instead of closing the device to reconnect and catch up: the connection stays open with a hole", "stream_continuity", 4},
 	{HoldLast, "the push gateway holds each chat's newest message back from the stream until the next one comes: the last message of every chat reaches its members only by their catch-up syncs", "stream_completeness", 2},
+	{FirstDevice, "the push gateway's fan-out stops at the first member with a connected device: the chat's other members are streamed nothing and have its messages only by their catch-up syncs", "stream_completeness", 2},
 }
 
 // IsVariant reports whether name is a broken gateway.

@@ -27,6 +27,9 @@ func TestEveryBrokenVariantIsCaughtAtDefaultsOnEverySeed(t *testing.T) {
 	type plan struct {
 		seeds int
 		ops   int
+		// duration, if set, runs that long instead: a flaw judged over
+		// seconds of a connection's life needs them.
+		duration time.Duration
 	}
 	// Each variant's flaw is exercised deterministically at the defaults
 	// (a twin that races its key, the relay's first crash, the plan's
@@ -53,6 +56,12 @@ func TestEveryBrokenVariantIsCaughtAtDefaultsOnEverySeed(t *testing.T) {
 		// every seed has several.
 		"postgres/ack-before-commit": {seeds: 4, ops: 1500},
 	}
+	// A connection that streams nothing of its chat is judged on what was
+	// sent a second after its connect and acknowledged a second before
+	// its settle (stream_completeness): runs of seconds, on each target.
+	for _, name := range []string{"memory", "postgres", "ledger"} {
+		overrides[name+"/gateway-first-device"] = plan{seeds: 2, duration: 3 * time.Second}
+	}
 	checked := 0
 	for _, name := range []string{"memory", "postgres", "ledger"} {
 		vs := targets.Variants(name)
@@ -72,7 +81,7 @@ func TestEveryBrokenVariantIsCaughtAtDefaultsOnEverySeed(t *testing.T) {
 				}
 				t.Run(v.Name, func(t *testing.T) {
 					for seed := int64(1); seed <= int64(p.seeds); seed++ {
-						rep := runDefaults(t, open(), name, v.Name, seed, p.ops, v.Receivers)
+						rep := runDefaults(t, open(), name, v.Name, seed, p.ops, p.duration, v.Receivers)
 						inv, ok := rep.Result(v.CaughtBy)
 						if !ok {
 							t.Fatalf("seed %d: %s was not reported", seed, v.CaughtBy)
@@ -133,13 +142,17 @@ func opener(t *testing.T, name string) func() *targets.Opened {
 // runDefaults runs variant on the opened target with the runner's
 // defaults, as `chatseq bench --target NAME --broken VARIANT --seed SEED
 // --ops OPS --duration 0 --receivers RECEIVERS` would (a push gateway's
-// variant names the receivers it needs; 0: none), and checks the history.
-func runDefaults(t *testing.T, o *targets.Opened, name, variant string, seed int64, ops, receivers int) checker.Report {
+// variant names the receivers it needs; 0: none), or for duration
+// instead of ops when it is set, and checks the history.
+func runDefaults(t *testing.T, o *targets.Opened, name, variant string, seed int64, ops int, duration time.Duration, receivers int) checker.Report {
 	t.Helper()
 	cfg := bench.DefaultConfig()
 	cfg.Target, cfg.Variant, cfg.Seed = name, sequencer.Variant(variant), seed
 	cfg.Receivers = receivers
 	cfg.Ops, cfg.Duration = ops, 0
+	if duration > 0 {
+		cfg.Ops, cfg.Duration = 0, duration
+	}
 	cfg.Contract = o.Contract
 	if o.Topic != "" {
 		cfg.Topic = o.Topic

@@ -92,6 +92,7 @@ type Device struct {
 	// openRefused: the open connection's identity was refused.
 	OpenRefused bool
 	Settled     int32 // its settled line; 0: it never settled
+	SettledTime int64 // its settled line's time
 	// settledConn is the connection open (and not refused) at its
 	// settled line, 0: none.
 	SettledConn int32
@@ -105,6 +106,7 @@ type Device struct {
 type Conn struct {
 	Line    int32
 	Refused bool
+	Time    int64
 }
 
 // ConnOf is the index in dev.Conns of the connection open at line (the
@@ -204,7 +206,7 @@ func (d *Delivery) Take(r *history.Receiver) {
 		}
 		dev.Open, dev.OpenRefused = line, r.Refused
 		dev.Connects++
-		dev.Conns = append(dev.Conns, Conn{Line: line, Refused: r.Refused})
+		dev.Conns = append(dev.Conns, Conn{Line: line, Refused: r.Refused, Time: r.Time})
 		d.AnyRefused = d.AnyRefused || r.Refused
 	case history.KindDisconnect:
 		if id, ok := d.devIDs[r.Device]; ok {
@@ -233,7 +235,7 @@ func (d *Delivery) Take(r *history.Receiver) {
 	case history.KindSettled:
 		if id, ok := d.devIDs[r.Device]; ok {
 			dev := &d.Devs[id]
-			dev.Settled = line
+			dev.Settled, dev.SettledTime = line, r.Time
 			if !dev.OpenRefused {
 				dev.SettledConn = dev.Open
 			}

@@ -10,13 +10,13 @@ func (x *Index) IsRejection(o int32) bool {
 	return x.Ops.At(o).Status == StFail && x.ErrNames[x.Ops.At(o).Err()] == "idempotency_key_reused"
 }
 
-// FirstSent is the invoke line of the first persist of o's key (o's own
-// for a keyless persist): no attempt at its message began before it.
-func (x *Index) FirstSent(o int32) int {
+// FirstSent is the first persist of o's key (o itself for a keyless
+// persist): no attempt at its message began before it.
+func (x *Index) FirstSent(o int32) int32 {
 	if k := x.Ops.At(o).Key; k >= 0 {
 		if ops := x.KeyOps(k); len(ops) > 0 {
-			return x.InvLine(ops[0])
+			return ops[0]
 		}
 	}
-	return x.InvLine(o)
+	return o
 }

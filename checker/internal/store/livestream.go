@@ -6,48 +6,61 @@ import (
 )
 
 // LiveStream is a settled device's connection that stayed open to its
-// settled line and streamed a chat its user was a member of throughout
-// (stream_completeness): what was sent to the chat after First must have
-// been streamed on it.
+// settled line, and a chat its user was a member of throughout
+// (stream_completeness): what was sent to the chat once the connection
+// streamed it must have been streamed on it.
 type LiveStream struct {
 	Dev, Chat int32
 	Connect   int32 // the connection's connect line
-	First     int32 // its first streamed push line of the chat
-	FirstSeq  uint64
-	Pushes    []int32 // the device's pushes of the chat by sequence (SortedView)
+	// First is its first streamed push line of the chat, 0: it streamed
+	// nothing of it.
+	First    int32
+	FirstSeq uint64
+	// The connect and settled lines' times: a connection that streamed
+	// nothing of the chat is judged by them.
+	ConnectTime, SettledTime int64
+	Pushes                   []int32 // the device's pushes of the chat by sequence (SortedView)
 }
 
 // LiveStreams lists the live streams: for each device with a settled line
-// and a connection open (not refused) at it, each chat that connection
-// was streamed (a push line without "catch_up") before the settled line,
-// when the user joined the chat before the connect line and no join or
-// leave of theirs in the chat lies between the connect and settled lines.
+// and a connection open (not refused) at it, each chat its user joined
+// before the connect line with no join or leave of theirs in the chat
+// between the connect and settled lines, and that connection's first
+// streamed push of the chat (a push line without "catch_up") before the
+// settled line, if any.
 func (d *Delivery) LiveStreams() []LiveStream {
 	view := d.SortedView()
 	lines := map[MemberKey][]Membership{}
+	chatsOf := map[int32][]int32{} // by user, in first-join order
 	for _, m := range d.Members {
+		if len(lines[m.MemberKey]) == 0 {
+			chatsOf[m.User] = append(chatsOf[m.User], m.Chat)
+		}
 		lines[m.MemberKey] = append(lines[m.MemberKey], m)
 	}
 	var out []LiveStream
-	for i := 0; i < len(view.Sorted); {
-		p := d.Pushes.At(view.Sorted[i])
-		dev := &d.Devs[p.Dev]
-		lo, hi := view.DeviceRange(d, p.Dev, p.Chat)
-		i = hi
+	for dv := range d.Devs {
+		dev := &d.Devs[dv]
 		if dev.SettledConn == 0 {
 			continue
 		}
-		ls := LiveStream{Dev: p.Dev, Chat: p.Chat, Connect: dev.SettledConn, Pushes: view.Sorted[lo:hi]}
-		for _, at := range ls.Pushes {
-			q := d.Pushes.At(at)
-			if !q.CatchUp && q.Line > ls.Connect && q.Line < dev.Settled && (ls.First == 0 || q.Line < ls.First) {
-				ls.First, ls.FirstSeq = q.Line, q.Seq
+		chats := slices.Clone(chatsOf[dev.User])
+		slices.Sort(chats)
+		for _, c := range chats {
+			if !memberOver(lines[MemberKey{c, dev.User}], dev.SettledConn, dev.Settled) {
+				continue
 			}
-		}
-		if ls.First == 0 {
-			continue
-		}
-		if memberOver(lines[MemberKey{p.Chat, dev.User}], ls.Connect, dev.Settled) {
+			lo, hi := view.DeviceRange(d, int32(dv), c)
+			ls := LiveStream{Dev: int32(dv), Chat: c, Connect: dev.SettledConn, SettledTime: dev.SettledTime, Pushes: view.Sorted[lo:hi]}
+			if i := dev.ConnOf(dev.SettledConn + 1); i >= 0 {
+				ls.ConnectTime = dev.Conns[i].Time
+			}
+			for _, at := range ls.Pushes {
+				q := d.Pushes.At(at)
+				if !q.CatchUp && q.Line > ls.Connect && q.Line < dev.Settled && (ls.First == 0 || q.Line < ls.First) {
+					ls.First, ls.FirstSeq = q.Line, q.Seq
+				}
+			}
 			out = append(out, ls)
 		}
 	}
