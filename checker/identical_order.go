@@ -8,8 +8,10 @@ const NameIdenticalOrder = "identical_order"
 
 // checkIdenticalOrder: no device is pushed a (seq, message_id) of a chat
 // that differs from the final messages table (without it, from the
-// acknowledgements), nor from what any device was pushed at that sequence
-// before; one message id is never pushed at two sequences of a chat. With
+// acknowledgements): another id at the sequence, or, at a sequence it
+// holds nothing at, an id it holds at another; nor from what any device
+// was pushed at that sequence before; one message id is never pushed at
+// two sequences of a chat. With
 // the messages table, a pushed sequence the table does not hold (above
 // initial_counter) is a message the service never kept. Order of arrival
 // is not judged: the transport may reorder, and the client reorders by
@@ -41,7 +43,7 @@ func checkIdenticalOrder(x *index) Result {
 	}
 	d.Pushes.Each(func(p *store.Push) {
 		cs := chatSeq{p.Chat, p.Seq}
-		if r, ok := ref[cs]; ok {
+		if r, ok := ref.bySeq[cs]; ok {
 			compared++
 			if r.id != p.ID {
 				v.fail([]int{int(p.Line), int(r.line)}, "the push at line %d gives chat %q seq %d another message id than %s %d (%q)",
@@ -55,6 +57,13 @@ func checkIdenticalOrder(x *index) Result {
 			} else if line > 0 {
 				contentCompared++
 			}
+		} else if at, ok := ref.byID[chatID{p.Chat, p.ID}]; ok {
+			// Nothing at this sequence, the message at another: the
+			// device would show it where its sender was not told.
+			compared++
+			v.fail([]int{int(p.Line), int(at.line)}, "the push at line %d gives chat %q seq %d message id %q, which %s %d holds at seq %d",
+				p.Line, d.Chats[p.Chat], p.Seq, x.MidName(at.mid), ref.source(x), at.line, at.seq)
+			return
 		} else if x.HasMessages && p.Seq > x.InitialCounter {
 			// Also for a chat no operation or final line names: the
 			// table read holds none of its messages.
@@ -133,10 +142,17 @@ type chatID struct {
 type refMsg struct {
 	id   uint64 // stringHash of its message id, as pushes carry it
 	mid  uint32 // the interned id, for messages
+	seq  uint64
 	line int
 }
 
-type deliveryRef map[chatSeq]refMsg
+// deliveryRef is the reference pushes are compared with: each chat's
+// sequences, and its message ids, to the message (at its sequence's
+// first line, and an id's first).
+type deliveryRef struct {
+	bySeq map[chatSeq]refMsg
+	byID  map[chatID]refMsg
+}
 
 // source names where the reference comes from.
 func (deliveryRef) source(x *index) string {
@@ -146,9 +162,10 @@ func (deliveryRef) source(x *index) string {
 	return "the ack at line"
 }
 
-// deliveryReference maps each pushed chat's sequences to their message.
+// deliveryReference maps each pushed chat's sequences and message ids to
+// their message.
 func (x *index) deliveryReference(d *store.Delivery) deliveryRef {
-	ref := deliveryRef{}
+	ref := deliveryRef{bySeq: map[chatSeq]refMsg{}, byID: map[chatID]refMsg{}}
 	var buf []store.PersistedMsg
 	for c := range d.Chats {
 		lc := x.LogChat(d, int32(c))
@@ -157,9 +174,15 @@ func (x *index) deliveryReference(d *store.Delivery) deliveryRef {
 		}
 		buf = x.PersistedIn(lc, buf)
 		for _, m := range buf {
+			r := refMsg{id: x.MidHash[m.ID], mid: m.ID, seq: m.Seq, line: m.Line}
 			k := chatSeq{int32(c), m.Seq}
-			if _, ok := ref[k]; !ok { // two at one sequence: sequence_uniqueness's failure
-				ref[k] = refMsg{id: x.MidHash[m.ID], mid: m.ID, line: m.Line}
+			if _, ok := ref.bySeq[k]; !ok { // two at one sequence: sequence_uniqueness's failure
+				ref.bySeq[k] = r
+			}
+			if k := (chatID{int32(c), r.id}); r.id != 0 {
+				if _, ok := ref.byID[k]; !ok { // one at two: idempotency's
+					ref.byID[k] = r
+				}
 			}
 		}
 	}

@@ -151,7 +151,9 @@ func TestIdenticalOrderComparesWhatWasPushedWithWhatWasSent(t *testing.T) {
 
 // A message acknowledged only as a replay (its first attempt's answer was
 // lost) is compared with what its key's persists sent, when they all sent
-// the same; a key reused with other content leaves it uncompared.
+// the same and one of them created it (sole_writer, above
+// initial_counter); a key reused with other content leaves it
+// uncompared.
 func TestIdenticalOrderComparesAMessageOnlyReplayed(t *testing.T) {
 	replayed := func(retryHash, pushed string) (*hb, int, int) {
 		b := newHB()
@@ -180,4 +182,29 @@ func TestIdenticalOrderComparesAMessageOnlyReplayed(t *testing.T) {
 	if res := must(t, b.check(t), NameIdenticalOrder, Pass); strings.Contains(res.Detail, "carried as their persist sent them") {
 		t.Fatalf("a reused key's message was compared: %s", res.Detail)
 	}
+
+	// Without sole_writer another writer may have created the message
+	// under the key, with other content: its replays say nothing of it
+	// (the independent delivery oracle found it compared).
+	b, _, _ = replayed("h:k1", "h:other-chat")
+	delete(b.h.Header.Extra, history.SoleWriterField)
+	if res := must(t, b.check(t), NameIdenticalOrder, Pass); strings.Contains(res.Detail, "carried as their persist sent them") {
+		t.Fatalf("without sole_writer, a message only replayed was compared: %s", res.Detail)
+	}
+}
+
+// A message pushed at a sequence nothing is known at, while it was
+// acknowledged at another, shows it where its sender was not told: with
+// no final messages table, comparing pushes by sequence alone passed it
+// (found by the independent delivery oracle, checker/oracle/delivery).
+func TestIdenticalOrderFailsOnAMessagePushedAtAnotherSequence(t *testing.T) {
+	b := newHB()
+	b.join("A", "u2")
+	b.connect("d1", "u2")
+	b.send(1, "A", "k1", 1)
+	second := b.send(1, "A", "k2", 3)
+	push := b.pushIDs("d1", "A", []uint64{1, 2}, []string{"m-k1", "m-k2"}, false)
+	res := mustFail(t, b.check(t), NameIdenticalOrder, push, second.ok)
+	mustContain(t, res.Detail, `gives chat "A" seq 2 message id "m-k2", which the ack at line`)
+	mustContain(t, res.Detail, "holds at seq 3")
 }

@@ -262,3 +262,36 @@ func TestStreamContinuityIsUnknownPastAMessageOfTooManyCopies(t *testing.T) {
 		mustContain(t, res.Detail, `1 stream left unjudged past a message the topic holds more than 64 times (chat "A" seq 1, 65 copies)`)
 	}
 }
+
+// The topic holds m1 three times (offsets 0, 1 and 3), m2 and m3 once
+// (2 and 4); a connection streamed m1, m1, m3. Aligned where it matches
+// longest (offsets 0, 1) it skipped m2; joined at offset 3 and gone
+// back by one, it skipped nothing: no skip is proven, and every
+// alignment is tried (the independent delivery oracle found the check
+// failing it). With m1 at offsets 0 and 1 only, every alignment skips m2.
+func TestStreamContinuityTriesEveryAlignment(t *testing.T) {
+	streamed := func(thirdCopy bool) *hb {
+		b := newHB()
+		b.join("A", "u1")
+		b.connect("d1", "u1")
+		for s := uint64(1); s <= 3; s++ {
+			b.send(1, "A", fmt.Sprintf("k%d", s), s)
+		}
+		b.push("d1", "A", 1)
+		b.push("d1", "A", 1)
+		b.push("d1", "A", 3)
+		b.catchUp("d1", "A", 2)
+		b.settled("d1")
+		b.dump(false)
+		offsets := []uint64{1, 1, 2, 3}
+		if thirdCopy {
+			offsets = []uint64{1, 1, 2, 1, 3}
+		}
+		for i, s := range offsets {
+			b.event("A", s, b.idAt("A", s), 0, int64(i))
+		}
+		return b
+	}
+	must(t, streamed(true).check(t), NameStreamContinuity, Pass)
+	mustContain(t, must(t, streamed(false).check(t), NameStreamContinuity, Fail).Detail, "not seq 2")
+}

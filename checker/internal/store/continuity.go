@@ -160,40 +160,60 @@ type skip struct {
 	beforeLine, afterLine int32
 }
 
-// firstSkip aligns run with the topic and returns its first skip that
-// excused does not accept, nil: none. Past an excused skip the run is
-// aligned anew, so a later skip on the same connection is still found.
+// firstSkip aligns run with the topic and returns a skip that excused
+// does not accept, nil when some alignment of the run has none. Every
+// alignment is tried at once: the positions the run can stand at after
+// each message (a message the topic holds twice may stand at either
+// copy). From a position, the next message stands just after it
+// (contiguous), or, when the topic holds it nowhere after that position,
+// at any of its copies (the stream went back: aligned anew); a copy
+// further on with events between is a skip, unless excused. Taking the
+// alignment that matched longest first, as this did before, failed a
+// stream that joined at a later copy and went back by one (the
+// independent delivery oracle, checker/oracle/delivery, found it).
 // heavy, unless nil, is the message of more than MaxAlignments copies
 // past which the run was not judged.
 func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) (h *skip, heavy *msgKey) {
-	for len(run) > 0 {
-		starts := t.at[run[0].key]
-		if len(starts) > MaxAlignments {
-			return nil, &run[0].key
+	if len(run) == 0 {
+		return nil, nil
+	}
+	at := t.at[run[0].key]
+	if len(at) > MaxAlignments {
+		return nil, &run[0].key
+	}
+	stand := slices.Clone(at) // where the run may stand, ascending
+	var next []int32
+	for i := 1; i < len(run); i++ {
+		copies := t.at[run[i].key]
+		if len(copies) > MaxAlignments {
+			return nil, &run[i].key
 		}
-		bestStart, bestLen := int32(-1), 0
-		for _, p := range starts {
-			n := 0
-			for n < len(run) && int(p)+n < len(t.keys) && t.keys[int(p)+n] == run[n].key {
-				n++
+		next = next[:0]
+		anew := false
+		for _, p := range stand {
+			if copies[len(copies)-1] <= p {
+				anew = true // nowhere after p: it went back
+				break
 			}
-			if n >= bestLen { // on a tie the later copy: nearer what follows
-				bestStart, bestLen = p, n
-			}
-			if n == len(run) {
-				return nil, nil
+			if _, ok := slices.BinarySearch(copies, p+1); ok {
+				next = append(next, p+1)
 			}
 		}
-		last := bestStart + int32(bestLen) - 1 // the last event matched
-		next := run[bestLen]
-		later := t.at[next.key]
-		if k, _ := slices.BinarySearch(later, last+1); k < len(later) {
-			h := &skip{before: last, after: later[k], beforeLine: run[bestLen-1].line, afterLine: next.line}
+		if anew {
+			next = append(next[:0], copies...)
+		}
+		if len(next) == 0 {
+			// Every alignment skips: from the furthest, the first copy
+			// after it.
+			p := stand[len(stand)-1]
+			k, _ := slices.BinarySearch(copies, p+1)
+			h := &skip{before: p, after: copies[k], beforeLine: run[i-1].line, afterLine: run[i].line}
 			if !excused(h) {
 				return h, nil
 			}
+			next = append(next, copies...) // aligned anew past an excused skip
 		}
-		run = run[bestLen:] // it went back, or skipped with an excuse: aligned anew from there
+		stand, next = next, stand
 	}
 	return nil, nil
 }

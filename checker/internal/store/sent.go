@@ -12,9 +12,12 @@ type SentMsg struct {
 // replay) to what that persist sent, by chat (the Log's) and StringHash
 // of the message id; the first such persist of a message wins. A
 // message acknowledged only as a replay (its creating attempt's answer
-// was lost) is what its key's persists sent when they all sent the same;
-// when they did not (a key reused with other content), which one created
-// it is not known, and it is left out.
+// was lost) is what its key's persists sent when they all sent the same,
+// where one of them created it: the history's clients are its chats'
+// only writers (sole_writer) and it lies above initial_counter.
+// Otherwise (a key reused with other content, a message from before the
+// run or another writer's) which one created it, if any, is not known,
+// and it is left out.
 func (x *Index) SentOf() map[ChatMid]SentMsg {
 	out := map[ChatMid]SentMsg{}
 	for _, o := range x.Acks {
@@ -31,7 +34,7 @@ func (x *Index) SentOf() map[ChatMid]SentMsg {
 	tried := map[int32]bool{}
 	for _, o := range x.Acks {
 		op := x.Ops.At(o)
-		if !op.dedup() || op.Key < 0 || tried[op.Key] {
+		if !op.dedup() || op.Key < 0 || tried[op.Key] || !x.SoleWriter || op.seq <= x.InitialCounter {
 			continue
 		}
 		tried[op.Key] = true
