@@ -355,12 +355,13 @@ func (d *device) recordPush(chat string, msgs []gateway.Message, catchUp bool) {
 
 // pushedContent is what msgs carried, for identical_order to compare
 // with what their persists sent: each one's content hashed as the
-// writers hash theirs (payload_hash), and its sender; "" where a message
-// came without one (a sync page over HTTP carries no content), and nil
-// when none came with one.
+// writers hash theirs (payload_hash), an empty one too where the channel
+// carries content (a push channel that strips it passed), and its
+// sender; "" where a message came without one (a sync page over HTTP
+// carries no content), and nil when none came with one.
 func pushedContent(msgs []gateway.Message) (hashes, senders []string) {
 	for i, m := range msgs {
-		if m.Content != "" {
+		if m.Content != "" || m.ContentGiven {
 			if hashes == nil {
 				hashes = make([]string, len(msgs))
 			}

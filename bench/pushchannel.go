@@ -55,7 +55,7 @@ func (p *localPush) CatchUp(ctx context.Context, _ string, chat string, after ui
 func MessagesOf(msgs []store.Message) []gateway.Message {
 	out := make([]gateway.Message, len(msgs))
 	for i, m := range msgs {
-		out[i] = gateway.Message{ChatID: m.Chat, Sequence: m.Seq, MessageID: m.MessageID, SenderID: m.Sender, Content: m.Content, ContentType: m.ContentType, CreatedAt: m.CreatedAt}
+		out[i] = gateway.Message{ChatID: m.Chat, Sequence: m.Seq, MessageID: m.MessageID, SenderID: m.Sender, Content: m.Content, ContentType: m.ContentType, CreatedAt: m.CreatedAt, ContentGiven: true}
 	}
 	return out
 }

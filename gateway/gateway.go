@@ -30,6 +30,10 @@ type Message struct {
 	Content     string
 	ContentType string
 	CreatedAt   time.Time
+	// ContentGiven: the channel carried the message's content, so an
+	// empty Content is what it pushed, not something it does not say (a
+	// sync page read over HTTP, a mapped push without a content path).
+	ContentGiven bool
 }
 
 // Errors a subscription or a device ends with.
@@ -180,6 +184,11 @@ func (g *Gateway) Deliver(ctx context.Context, msgs []*Message) {
 		if members == nil {
 			g.stats.unrouted.Add(1)
 			continue
+		}
+		if g.cfg.Variant == StripContent {
+			stripped := *m // the broken gateway: the content is left out
+			stripped.Content = ""
+			m = &stripped
 		}
 		g.mu.RLock()
 		for _, u := range members {

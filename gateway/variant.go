@@ -42,6 +42,12 @@ const (
 	// first streamed push pass; its rule for a chat a connection never
 	// streamed fails.
 	FirstDevice Variant = "gateway-first-device"
+	// StripContent pushes each message without its content (a frame
+	// serializer that leaves the field out): members are shown empty
+	// messages at the right sequences with the right ids, so every
+	// delivery invariant that compares (seq, message_id) passes;
+	// identical_order's content comparison fails.
+	StripContent Variant = "gateway-strip-content"
 )
 
 // ForeignBuckets is how many buckets ForeignPush's index has.
@@ -66,6 +72,7 @@ var BrokenVariants = []BrokenVariant{
 	{SlowDrop, "the push gateway drops a message for a device that falls behind (a queue of 2) instead of closing the device to reconnect and catch up: the connection stays open with a hole", "stream_continuity", 4},
 	{HoldLast, "the push gateway holds each chat's newest message back from the stream until the next one comes: the last message of every chat reaches its members only by their catch-up syncs", "stream_completeness", 2},
 	{FirstDevice, "the push gateway's fan-out stops at the first member with a connected device: the chat's other members are streamed nothing and have its messages only by their catch-up syncs", "stream_completeness", 2},
+	{StripContent, "the push gateway pushes each message without its content (its frame leaves the field out): members see empty messages at the right sequences", "identical_order", 2},
 }
 
 // IsVariant reports whether name is a broken gateway.

@@ -124,7 +124,7 @@ func (f *Feed) run(ctx context.Context) {
 			p := ev.Payload
 			batch = append(batch, &gateway.Message{
 				ChatID: p.ChatID, Sequence: p.Sequence, MessageID: p.MessageID, SenderID: p.SenderID,
-				Content: p.Content, ContentType: p.ContentType, CreatedAt: p.CreatedAt,
+				Content: p.Content, ContentType: p.ContentType, CreatedAt: p.CreatedAt, ContentGiven: true,
 			})
 		})
 		if len(batch) > 0 {

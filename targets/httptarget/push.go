@@ -120,7 +120,9 @@ func (c *pushConn) Next(ctx context.Context) ([]gateway.Message, error) {
 	}
 	out := make([]gateway.Message, len(msgs))
 	for i, m := range msgs {
-		out[i] = gateway.Message{ChatID: m.ChatID, Sequence: m.Sequence, MessageID: m.MessageID, SenderID: m.SenderID, Content: m.Content, ContentType: m.ContentType, CreatedAt: m.CreatedAt}
+		// chatseq's push frame carries a message's content: one pushed
+		// without it was pushed empty.
+		out[i] = gateway.Message{ChatID: m.ChatID, Sequence: m.Sequence, MessageID: m.MessageID, SenderID: m.SenderID, Content: m.Content, ContentType: m.ContentType, CreatedAt: m.CreatedAt, ContentGiven: true}
 	}
 	return out, nil
 }

@@ -124,7 +124,7 @@ func (c *mappedConn) message(it any) (gateway.Message, error) {
 	}
 	if s.Content != "" {
 		v, _ := walk(it, s.Content)
-		m.Content = stringOf(v)
+		m.Content, m.ContentGiven = stringOf(v), true
 	}
 	if s.CreatedAt != "" {
 		if v, ok := walk(it, s.CreatedAt); ok {
