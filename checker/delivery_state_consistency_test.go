@@ -1,6 +1,10 @@
 package checker
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+)
 
 func init() {
 	everyInvariant[NameDeliveryStateConsistency] = invariantCase{
@@ -71,6 +75,19 @@ func TestDeliveryStateMissingAndDoubleRows(t *testing.T) {
 	settled := b.settled("d1")
 	b.dump(false)
 	read := b.deliveryStateRead()
+	mustFail(t, b.check(t), NameDeliveryStateConsistency, ack, settled, read)
+
+	// At or below initial_counter too: a missing row is 0, as a row of 0
+	// is, and that failed (the independent delivery oracle found a missing
+	// row passed where a row of 0 failed).
+	b = newHB()
+	b.h.Header.Extra[history.InitialCounterField] = "1"
+	b.join("A", "u1")
+	b.connect("d1", "u1")
+	b.catchUp("d1", "A", 1)
+	ack = b.deliveryAck("d1", "A", 1)
+	settled = b.settled("d1")
+	read = b.deliveryStateRead()
 	mustFail(t, b.check(t), NameDeliveryStateConsistency, ack, settled, read)
 
 	b, _ = deliveredChat()

@@ -62,6 +62,11 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		pa, pb := d.Pushes.At(a.at), d.Pushes.At(b.at)
 		return cmp.Or(cmp.Compare(pa.Dev, pb.Dev), cmp.Compare(pa.Chat, pb.Chat), cmp.Compare(a.conn, b.conn), cmp.Compare(a.at, b.at))
 	})
+	// Each user's join and leave lines of a chat, in file order.
+	memberLines := map[MemberKey][]int32{}
+	for _, m := range d.Members {
+		memberLines[m.MemberKey] = append(memberLines[m.MemberKey], m.Line)
+	}
 	topics := map[int32]*chatTopic{}
 	topic := func(lc int32) *chatTopic {
 		if t, ok := topics[lc]; ok {
@@ -99,8 +104,7 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		}
 		s.Streams++
 		s.Judged += len(run)
-		excused := func(h *skip) bool { return d.membershipChanged(first.Chat, dev.User, h.beforeLine, h.afterLine) }
-		h, heavy := t.firstSkip(run, excused)
+		h, heavy := t.firstSkip(run, memberLines[MemberKey{first.Chat, dev.User}])
 		if heavy != nil && h == nil {
 			if s.Unjudged == 0 {
 				s.Heavy.Chat, s.Heavy.Seq, s.Heavy.Copies = first.Chat, heavy.seq, len(t.at[*heavy])
@@ -160,20 +164,23 @@ type skip struct {
 	beforeLine, afterLine int32
 }
 
-// firstSkip aligns run with the topic and returns a skip that excused
-// does not accept, nil when some alignment of the run has none. Every
-// alignment is tried at once: the positions the run can stand at after
-// each message (a message the topic holds twice may stand at either
-// copy). From a position, the next message stands just after it
-// (contiguous), or, when the topic holds it nowhere after that position,
-// at any of its copies (the stream went back: aligned anew); a copy
-// further on with events between is a skip, unless excused. Taking the
-// alignment that matched longest first, as this did before, failed a
-// stream that joined at a later copy and went back by one (the
-// independent delivery oracle, checker/oracle/delivery, found it).
-// heavy, unless nil, is the message of more than MaxAlignments copies
-// past which the run was not judged.
-func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) (h *skip, heavy *msgKey) {
+// firstSkip aligns run with the topic and returns a skip, nil when some
+// alignment of the run has none. Every alignment is tried at once: the
+// positions the run can stand at after each message (a message the
+// topic holds twice may stand at either copy). From a position, the next
+// message stands just after it (contiguous), or, when the topic holds it
+// nowhere after that position, at any of its copies (the stream went
+// back: aligned anew); a copy further on with events between is a skip.
+// Across a join or leave of the user (memberLines, its lines of the
+// chat, ascending) the stream may have been stopped and started again:
+// the next message may stand at any of its copies, and no skip is
+// claimed. Taking the alignment that matched longest first, as this did
+// before, failed a stream that joined at a later copy and went back by
+// one, and one contiguous across a leave whose next message lay at a
+// later copy (the independent delivery oracle, checker/oracle/delivery,
+// found both). heavy, unless nil, is the message of more than
+// MaxAlignments copies past which the run was not judged.
+func (t *chatTopic) firstSkip(run []streamedMsg, memberLines []int32) (h *skip, heavy *msgKey) {
 	if len(run) == 0 {
 		return nil, nil
 	}
@@ -183,10 +190,18 @@ func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) (h *s
 	}
 	stand := slices.Clone(at) // where the run may stand, ascending
 	var next []int32
+	m := 0 // memberLines before run[i-1]'s push line are behind
 	for i := 1; i < len(run); i++ {
 		copies := t.at[run[i].key]
 		if len(copies) > MaxAlignments {
 			return nil, &run[i].key
+		}
+		for m < len(memberLines) && memberLines[m] < run[i-1].line {
+			m++
+		}
+		if m < len(memberLines) && memberLines[m] < run[i].line {
+			stand = append(stand[:0], copies...) // aligned anew across a join or leave
+			continue
 		}
 		next = next[:0]
 		anew := false
@@ -207,22 +222,9 @@ func (t *chatTopic) firstSkip(run []streamedMsg, excused func(*skip) bool) (h *s
 			// after it.
 			p := stand[len(stand)-1]
 			k, _ := slices.BinarySearch(copies, p+1)
-			h := &skip{before: p, after: copies[k], beforeLine: run[i-1].line, afterLine: run[i].line}
-			if !excused(h) {
-				return h, nil
-			}
-			next = append(next, copies...) // aligned anew past an excused skip
+			return &skip{before: p, after: copies[k], beforeLine: run[i-1].line, afterLine: run[i].line}, nil
 		}
 		stand, next = next, stand
 	}
 	return nil, nil
-}
-
-// membershipChanged: a join or leave line of the user in chat c lies
-// between lines a and b.
-func (d *Delivery) membershipChanged(c, user, a, b int32) bool {
-	lo, hi := min(a, b), max(a, b)
-	return slices.ContainsFunc(d.Members, func(m Membership) bool {
-		return m.Chat == c && m.User == user && m.Line > lo && m.Line < hi
-	})
 }
