@@ -162,6 +162,9 @@ type SyncSpec struct {
 	MessageID  string `yaml:"message_id"`
 	Key        string `yaml:"key"`    // the client_message_id, if given back
 	Sender     string `yaml:"sender"` // the sender, if given back
+	// Content is the message's content, if given back: a device's
+	// catch-up page is compared with what its persist sent (its hash).
+	Content string `yaml:"content"`
 	// MaxLimit is the largest page the service serves.
 	MaxLimit int `yaml:"max_limit"`
 }
@@ -218,7 +221,7 @@ func DefaultAPI() *API {
 		Sync: SyncSpec{
 			Method: http.MethodGet, Path: "/v1/chats/{chat}/messages", AfterParam: "after", LimitParam: "limit",
 			Messages: "messages", Sequence: "sequence", MessageID: "message_id", Key: "client_message_id",
-			Sender: "sender_id", MaxLimit: httpapi.MaxSyncLimit,
+			Sender: "sender_id", Content: "content", MaxLimit: httpapi.MaxSyncLimit,
 		},
 		Counter: CounterSpec{Path: "/v1/chats/{chat}/counter", Value: "value"},
 		Statuses: map[int]Outcome{

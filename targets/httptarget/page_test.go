@@ -39,6 +39,11 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 				m.Sender = stringOf(v)
 			}
 		}
+		if spec.Content != "" {
+			if v, ok := walk(it, spec.Content); ok {
+				m.Content = stringOf(v)
+			}
+		}
 		msgs = append(msgs, m)
 	}
 	return msgs, len(items), ""

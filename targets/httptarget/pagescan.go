@@ -40,7 +40,7 @@ var pageScans = sync.Pool{New: func() any { return new(pageScan) }}
 // newPageScan is a scan for spec's pages; done gives it back.
 func newPageScan(spec SyncSpec) *pageScan {
 	s := pageScans.Get().(*pageScan)
-	s.paths, s.list, s.nested = newKeyPaths(spec.Sequence, spec.MessageID, spec.Key, spec.Sender), nil, false
+	s.paths, s.list, s.nested = newKeyPaths(spec.Sequence, spec.MessageID, spec.Key, spec.Sender, spec.Content), nil, false
 	if spec.Messages != "" {
 		s.list = strings.Split(spec.Messages, ".")
 	}
@@ -51,14 +51,14 @@ func newPageScan(spec SyncSpec) *pageScan {
 }
 
 // walked: message path k is read by walking each item after the scan
-// (more than one key, or "", the whole item). The key's and the sender's
-// paths are optional: "" there reads nothing.
+// (more than one key, or "", the whole item). The key's, the sender's
+// and the content's paths are optional: "" there reads nothing.
 func (s *pageScan) walked(k int) bool {
 	return !s.paths.key[k] && (k < 2 || s.paths.paths[k] != "")
 }
 
 // keptPageValues bounds the values a scan given back keeps room for
-// (a full page of 1000 messages needs 4000): a hostile page of millions
+// (a full page of 1000 messages needs 5000): a hostile page of millions
 // of items must not leave its buffer held after it.
 const keptPageValues = 16 << 10
 

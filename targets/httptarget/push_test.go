@@ -41,10 +41,12 @@ func TestReceiversOverThePushChannel(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	lines := receiveredit.Read(t, cfg.HistoryPath)
+	requireCatchUpsWithContent(t, lines)
 	// Drops every 5 ms leave no connection open across sends to its
 	// settle: stream_completeness has nothing to judge here, and is
 	// judged on a run without them below.
-	receiveredit.EachOf(t, receiveredit.CasesFor(checker.NameStreamCompleteness, false), receiveredit.Read(t, cfg.HistoryPath), mustFailItsInvariant)
+	receiveredit.EachOf(t, receiveredit.CasesFor(checker.NameStreamCompleteness, false), lines, mustFailItsInvariant)
 
 	// No drops: every device's one connection streams its chat to the
 	// settle, and what it streamed is judged complete; the history with
@@ -71,4 +73,25 @@ func mustFailItsInvariant(t *testing.T, c receiveredit.Case, path string) {
 		t.Fatalf("%s: %+v, want fail", c.Want, r)
 	}
 	t.Logf("%s: %s %v", c.Want, r.Detail, r.Lines)
+}
+
+// requireCatchUpsWithContent: a device's catch-up pages, read over HTTP,
+// are recorded with each message's content hash, so identical_order
+// compares what a sync page gave with what was sent (they carried none,
+// the page's content left unread).
+func requireCatchUpsWithContent(t *testing.T, lines receiveredit.Lines) {
+	t.Helper()
+	caughtUp, withContent := 0, 0
+	for _, l := range lines {
+		if l["type"] != "push" || l["catch_up"] != true {
+			continue
+		}
+		caughtUp++
+		if hashes, _ := l["payload_hashes"].([]any); len(hashes) > 0 && hashes[0] != "" {
+			withContent++
+		}
+	}
+	if caughtUp == 0 || withContent != caughtUp {
+		t.Fatalf("%d of %d catch-up push lines carry their messages' content hashes, want all (and some)", withContent, caughtUp)
+	}
 }

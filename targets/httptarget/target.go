@@ -230,12 +230,17 @@ func (c *client) Sync(ctx context.Context, chat string, after uint64, limit int)
 
 // page reads one page and whether it was full (more may follow).
 func (c *client) page(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, bool, error) {
-	return c.pageAs(ctx, c.reader(chat), chat, after, limit)
+	return c.pageAs(ctx, c.reader(chat), chat, after, limit, false)
 }
 
-// pageAs reads one page as user.
-func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int) ([]store.Message, bool, error) {
+// pageAs reads one page as user, with each message's content if content
+// (a device's catch-up: the final state read back, millions of messages,
+// and a writer's sync need none).
+func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int, content bool) ([]store.Message, bool, error) {
 	spec := c.api.Sync
+	if !content {
+		spec.Content = ""
+	}
 	q := url.Values{spec.AfterParam: {strconv.FormatUint(after, 10)}, spec.LimitParam: {strconv.Itoa(limit)}}
 	to := c.url(spec.Path, chat, q)
 	a, err := c.do(ctx, spec.Method, to, c.asUser(nil, user), nil, c.settings.maxPage)
@@ -336,6 +341,8 @@ func setText(m *store.Message, k int, s string) {
 		m.Key = s
 	case 3:
 		m.Sender = s
+	case 4:
+		m.Content = s
 	}
 }
 
