@@ -318,3 +318,53 @@ func TestOnlineDeliveryAckAgreesOnRandomHistories(t *testing.T) {
 	}
 	t.Logf("flagged online %d, failed offline %d of 3000", flagged, failed)
 }
+
+// onlineInLineOrder feeds h's operation and receiver lines to a new
+// online check in line order.
+func onlineInLineOrder(h *history.History) *Online {
+	o := NewOnline(nil)
+	o.Header(&h.Header)
+	e, r := 0, 0
+	for e < len(h.Events) || r < len(h.Receivers) {
+		if r == len(h.Receivers) || e < len(h.Events) && h.Events[e].Line < h.Receivers[r].Line {
+			o.Event(&h.Events[e])
+			e++
+			continue
+		}
+		o.Receiver(&h.Receivers[r])
+		r++
+	}
+	return o
+}
+
+// A push whose content hash or sender differs from what the persist that
+// created the message sent is an identical_order violation the push
+// proves: reported online at it, with the ack, as the check after the
+// run fails it; what was sent passes both (bench --broken
+// gateway-strip-content was caught only after the run).
+func TestOnlineComparesWhatWasPushedWithWhatWasSent(t *testing.T) {
+	for _, tc := range []struct {
+		name, hash, sender string
+		fails              bool
+	}{
+		{"as sent", "h:k1", "u1", false},
+		{"another content", "h:other", "u1", true},
+		{"another sender", "h:k1", "u9", true},
+		{"neither given", "", "", false},
+	} {
+		b, send, push := pushWithContent(tc.hash, tc.sender)
+		off, _ := b.check(t).Result(NameIdenticalOrder)
+		vs := onlineInLineOrder(&b.h).Violations()
+		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameIdenticalOrder })
+		switch {
+		case (off.Status == Fail) != tc.fails:
+			t.Errorf("%s: offline %s (%s)", tc.name, off.Status, off.Detail)
+		case !tc.fails && i >= 0:
+			t.Errorf("%s: online found %s", tc.name, vs[i].Detail)
+		case tc.fails && i < 0:
+			t.Errorf("%s: not found online; offline %s", tc.name, off.Detail)
+		case tc.fails && !slices.Equal(vs[i].Lines, []int{push, send.ok}):
+			t.Errorf("%s: online lines %v, want the push and the ack %v (%s)", tc.name, vs[i].Lines, []int{push, send.ok}, vs[i].Detail)
+		}
+	}
+}

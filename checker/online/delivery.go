@@ -148,7 +148,50 @@ func (o *Checker) Receiver(r *history.Receiver) {
 				"the pushes at lines %d and %d give one message id of chat %q two sequences, %d and %d", first.line, r.Line, r.Chat, first.seq, s)
 			return
 		}
+		if o.pushedAsSent(r, i, c, s, h) {
+			return
+		}
 	}
+}
+
+// pushedAsSent judges a pushed message's content hash and sender, where
+// the push line gives them, against what the persist that created it
+// sent: the first ack at its sequence, of its message id, not a replay
+// (the check after the run compares with the first such persist of the
+// id; they differ only when a service answered one id at two
+// sequences). It reports whether it found a violation.
+func (o *Checker) pushedAsSent(r *history.Receiver, i int, c int32, seq, id uint64) bool {
+	var payload, sender uint64
+	if i < len(r.PayloadHashes) {
+		payload = store.StringHash(r.PayloadHashes[i])
+	}
+	if i < len(r.Senders) {
+		sender = store.StringHash(r.Senders[i])
+	}
+	if payload == 0 && sender == 0 {
+		return false
+	}
+	acked := &o.acked[c]
+	first, ok := acked.get(seq)
+	if !ok || first.mid != id {
+		return false
+	}
+	sent, ok := acked.sentOf(seq)
+	if !ok {
+		return false
+	}
+	why := ""
+	switch {
+	case payload != 0 && sent.payload != 0 && payload != sent.payload:
+		why = "another content (payload hash)"
+	case sender != 0 && sent.sender != 0 && sender != sent.sender:
+		why = "another sender"
+	default:
+		return false
+	}
+	o.violate(IdenticalOrder, []int{r.Line, int(first.line)}, r.Time,
+		"the push at line %d gives chat %q seq %d %s than the persist acknowledged at line %d sent: a message is pushed as it was sent", r.Line, r.Chat, seq, why, first.line)
+	return true
 }
 
 // authorized judges push_authorization's rules at a push, as the check

@@ -159,6 +159,7 @@ type openOp struct {
 	keyed    bool    // a persist with a key
 	key      uint64  // keyHash(sender, key)
 	key2     uint64  // keyHash2(sender, key)
+	sent     sentAt  // a persist's payload_hash and sender (StringHash)
 	newestAt ackSeen // the chat's newest ack done before the call, if any
 	after    uint64  // a sync's
 	before   int32   // a sync's: the acks on lines before it were done before its call
@@ -255,9 +256,12 @@ func (o *Checker) Event(e *history.Event) {
 		if !op.persist {
 			op.after, op.limit, op.before = e.After, e.Limit, int32(o.runStart)
 		}
-		if op.persist && e.Key != "" {
+		if op.persist {
 			sh := o.senderOf(e.Process, e.Sender)
-			op.keyed, op.key, op.key2 = true, sh.keyHash(e.Key), sh.keyHash2(e.Key)
+			if e.Key != "" {
+				op.keyed, op.key, op.key2 = true, sh.keyHash(e.Key), sh.keyHash2(e.Key)
+			}
+			op.sent = sentAt{payload: store.StringHash(e.PayloadHash), sender: sh.h1}
 		}
 		if n := o.newest[op.chat]; n.set && n.done < e.Time {
 			op.newestAt = n
@@ -286,6 +290,9 @@ func (o *Checker) ack(op openOp, e *history.Event) {
 	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
 	chatName := o.names[op.chat]
 	first, earlier := o.acked[op.chat].note(e.Seq, int32(e.Line), a.mid, o.spill)
+	if !earlier && !e.Dedup && a.mid != 0 {
+		o.acked[op.chat].setSent(e.Seq, op.sent) // it created its message
+	}
 	if earlier && first.mid != a.mid {
 		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)

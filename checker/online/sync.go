@@ -13,8 +13,9 @@ import (
 // later it must return it (sync_completeness: the file is in time order,
 // so the acks done before the sync's invoke are the lines before it, but
 // for those of its time, which Checker.runStart excludes). Sequences are
-// dense from 1 in a chat, so they index blocks of two columns (12 bytes a
-// sequence, no padding); one far above the others (a corrupt or hostile
+// dense from 1 in a chat, so they index blocks of columns (12 bytes a
+// sequence, no padding, and 16 for what created its message, which a
+// push is compared with); one far above the others (a corrupt or hostile
 // answer), or more than a block past the highest so far, goes to a list
 // sorted by sequence instead: a service whose sequences step by 65536
 // (gaps are allowed) made a block and 64 block slots an ack, 16 KB each
@@ -25,15 +26,23 @@ import (
 // read back whole when a line reaches them (an ack or a sync's answer at
 // an old sequence), so every rule reads what it would have held.
 type onlineAcked struct {
-	mids   [][]uint64 // by sequence>>ackShift: blocks of ackBlock; nil: none yet, or spilled
-	lines  [][]uint32 // the same blocks' lines+1; 0: no ack
-	n      uint64     // the sequences the blocks cover (dense)
+	mids  [][]uint64 // by sequence>>ackShift: blocks of ackBlock; nil: none yet, or spilled
+	lines [][]uint32 // the same blocks' lines+1; 0: no ack
+	// sent: the same blocks' content, when the first ack created its
+	// message (not a replay): what its persist sent (identical_order
+	// compares a push with it); zero: not known.
+	sent   [][]sentAt
+	n      uint64 // the sequences the blocks cover (dense)
 	sparse sparseAcks
 	top    uint64 // the highest sequence acked
 	// spilled: where each spilled block is (by the mids' blocks; the
 	// lines' go with them).
-	midSpill, lineSpill columns.BlockSpill
+	midSpill, lineSpill, sentSpill columns.BlockSpill
 }
+
+// sentAt is what a persist sent: StringHash of its payload_hash and of
+// its sender, 0 where not given.
+type sentAt struct{ payload, sender uint64 }
 
 const (
 	ackShift = 10
@@ -63,11 +72,38 @@ func (a *onlineAcked) block(b int, make_ bool) ([]uint64, []uint32) {
 	if a.mids[b] == nil && a.midSpill.IsSpilled(b) {
 		columns.SpillLoad(&a.midSpill, a.mids, b, ackBlock)
 		columns.SpillLoad(&a.lineSpill, a.lines, b, ackBlock)
+		if a.sentSpill.IsSpilled(b) {
+			columns.SpillLoad(&a.sentSpill, a.sent, b, ackBlock)
+		}
 	}
 	if a.mids[b] == nil && make_ {
-		a.mids[b], a.lines[b] = make([]uint64, ackBlock), make([]uint32, ackBlock)
+		a.mids[b], a.lines[b], a.sent[b] = make([]uint64, ackBlock), make([]uint32, ackBlock), make([]sentAt, ackBlock)
 	}
 	return a.mids[b], a.lines[b]
+}
+
+// setSent notes what the persist that created seq's message sent, seq's
+// first ack being its (dense sequences only: one kept apart is not
+// compared).
+func (a *onlineAcked) setSent(seq uint64, s sentAt) {
+	if seq >= a.n {
+		return
+	}
+	if _, lines := a.block(int(seq>>ackShift), false); lines != nil && a.sent[seq>>ackShift] != nil {
+		a.sent[seq>>ackShift][seq&(ackBlock-1)] = s
+	}
+}
+
+// sentOf is what created seq's message sent, if known.
+func (a *onlineAcked) sentOf(seq uint64) (sentAt, bool) {
+	if seq >= a.n {
+		return sentAt{}, false
+	}
+	if _, lines := a.block(int(seq>>ackShift), false); lines != nil && a.sent[seq>>ackShift] != nil {
+		s := a.sent[seq>>ackShift][seq&(ackBlock-1)]
+		return s, s != sentAt{}
+	}
+	return sentAt{}, false
 }
 
 // note records an ack of seq at line for message id hash mid; an earlier
@@ -89,9 +125,10 @@ func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.Sp
 		if spill != nil && !a.midSpill.Active() {
 			a.midSpill.Start(spill, ackKeep)
 			a.lineSpill.Start(spill, ackKeep)
+			a.sentSpill.Start(spill, ackKeep)
 		}
 		for uint64(len(a.mids))<<ackShift < a.n {
-			a.mids, a.lines = append(a.mids, nil), append(a.lines, nil)
+			a.mids, a.lines, a.sent = append(a.mids, nil), append(a.lines, nil), append(a.sent, nil)
 		}
 		// Acks kept apart that the blocks now cover move into them:
 		// a sequence is in one place, the blocks below n or the list.
@@ -110,6 +147,7 @@ func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck) (onlineSeqAck, bo
 		// spilled once newer ones are.
 		columns.SpillFull(&a.midSpill, a.mids, b-1)
 		columns.SpillFull(&a.lineSpill, a.lines, b-1)
+		columns.SpillFull(&a.sentSpill, a.sent, b-1)
 	}
 	mids, lines := a.block(b, true)
 	i := seq & (ackBlock - 1)

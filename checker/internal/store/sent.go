@@ -12,12 +12,13 @@ type SentMsg struct {
 // replay) to what that persist sent, by chat (the Log's) and StringHash
 // of the message id; the first such persist of a message wins. A
 // message acknowledged only as a replay (its creating attempt's answer
-// was lost) is what its key's persists sent when they all sent the same,
-// where one of them created it: the history's clients are its chats'
-// only writers (sole_writer) and it lies above initial_counter.
-// Otherwise (a key reused with other content, a message from before the
-// run or another writer's) which one created it, if any, is not known,
-// and it is left out.
+// was lost) is, field by field, what its key's persists sent when they
+// all sent the same, where one of them created it: the history's clients
+// are its chats' only writers (sole_writer) and it lies above
+// initial_counter. Otherwise (a message from before the run or another
+// writer's) which one created it, if any, is not known, and it is left
+// out; a field they did not all send alike (a key reused with other
+// content) is not compared.
 func (x *Index) SentOf() map[ChatMid]SentMsg {
 	out := map[ChatMid]SentMsg{}
 	for _, o := range x.Acks {
@@ -49,20 +50,32 @@ func (x *Index) SentOf() map[ChatMid]SentMsg {
 	return out
 }
 
-// sentByKey is what every persist of key k sent, if they all sent the
-// same, and the first one's invoke line.
+// sentByKey is, field by field, what every persist of key k sent: its
+// payload hash if they all sent one, its sender if they all named one (0
+// where they differ: a key reused with other content still has its one
+// sender); false when neither is known. The line is the first one's
+// invoke.
 func (x *Index) sentByKey(k int32) (SentMsg, bool) {
 	ops := x.KeyOps(k)
 	if len(ops) == 0 {
 		return SentMsg{}, false
 	}
 	first := x.Ops.At(ops[0])
+	payload, sender := first.Payload, first.aux
+	samePayload, sameSender := true, true
 	for _, o := range ops[1:] {
-		if op := x.Ops.At(o); op.Payload != first.Payload || op.aux != first.aux {
-			return SentMsg{}, false
-		}
+		op := x.Ops.At(o)
+		samePayload = samePayload && op.Payload == payload
+		sameSender = sameSender && op.aux == sender
 	}
-	return SentMsg{Payload: first.Payload, Sender: StringHash(x.SenderNames[first.aux]), Line: int(first.InvLine)}, true
+	s := SentMsg{Line: int(first.InvLine)}
+	if samePayload {
+		s.Payload = payload
+	}
+	if sameSender {
+		s.Sender = StringHash(x.SenderNames[sender])
+	}
+	return s, s.Payload != 0 || s.Sender != 0
 }
 
 // ChatMid is a message id (its StringHash) in a chat.

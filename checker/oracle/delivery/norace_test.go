@@ -1,0 +1,5 @@
+//go:build !race
+
+package delivery
+
+const raceEnabled = false
