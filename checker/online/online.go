@@ -261,7 +261,10 @@ func (o *Checker) Event(e *history.Event) {
 			if e.Key != "" {
 				op.keyed, op.key, op.key2 = true, sh.keyHash(e.Key), sh.keyHash2(e.Key)
 			}
-			op.sent = sentAt{payload: store.StringHash(e.PayloadHash), sender: sh.h1}
+			if o.pushes.devices != nil {
+				// Receiver lines came: pushes may be compared with it.
+				op.sent = sentAt{payload: store.StringHash(e.PayloadHash), sender: sh.h1}
+			}
 		}
 		if n := o.newest[op.chat]; n.set && n.done < e.Time {
 			op.newestAt = n
@@ -289,10 +292,11 @@ func (o *Checker) Final(*history.Final) {}
 func (o *Checker) ack(op openOp, e *history.Event) {
 	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
 	chatName := o.names[op.chat]
-	first, earlier := o.acked[op.chat].note(e.Seq, int32(e.Line), a.mid, o.spill)
-	if !earlier && !e.Dedup && a.mid != 0 {
-		o.acked[op.chat].setSent(e.Seq, op.sent) // it created its message
+	sent := op.sent // it created its message, unless a replay
+	if e.Dedup {
+		sent = sentAt{}
 	}
+	first, earlier := o.acked[op.chat].noteSent(e.Seq, int32(e.Line), a.mid, sent, o.spill)
 	if earlier && first.mid != a.mid {
 		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)

@@ -82,18 +82,6 @@ func (a *onlineAcked) block(b int, make_ bool) ([]uint64, []uint32) {
 	return a.mids[b], a.lines[b]
 }
 
-// setSent notes what the persist that created seq's message sent, seq's
-// first ack being its (dense sequences only: one kept apart is not
-// compared).
-func (a *onlineAcked) setSent(seq uint64, s sentAt) {
-	if seq >= a.n {
-		return
-	}
-	if _, lines := a.block(int(seq>>ackShift), false); lines != nil && a.sent[seq>>ackShift] != nil {
-		a.sent[seq>>ackShift][seq&(ackBlock-1)] = s
-	}
-}
-
 // sentOf is what created seq's message sent, if known.
 func (a *onlineAcked) sentOf(seq uint64) (sentAt, bool) {
 	if seq >= a.n {
@@ -109,6 +97,13 @@ func (a *onlineAcked) sentOf(seq uint64) (sentAt, bool) {
 // note records an ack of seq at line for message id hash mid; an earlier
 // one stays, and is returned (ok) if there was one.
 func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.SpillFile) (onlineSeqAck, bool) {
+	return a.noteSent(seq, line, mid, sentAt{}, spill)
+}
+
+// noteSent is note for an ack whose persist sent sent and created its
+// message (zero: not known, or a replay), kept with the sequence's first
+// ack (dense sequences only: one kept apart is not compared).
+func (a *onlineAcked) noteSent(seq uint64, line int32, mid uint64, sent sentAt, spill *columns.SpillFile) (onlineSeqAck, bool) {
 	top := a.top
 	if seq > a.top {
 		a.top = seq
@@ -132,14 +127,14 @@ func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.Sp
 		}
 		// Acks kept apart that the blocks now cover move into them:
 		// a sequence is in one place, the blocks below n or the list.
-		a.sparse.takeBelow(a.n, func(s sparseAck) { a.putDense(s.seq, s.onlineSeqAck) })
+		a.sparse.takeBelow(a.n, func(s sparseAck) { a.putDense(s.seq, s.onlineSeqAck, sentAt{}) })
 	}
-	return a.putDense(seq, onlineSeqAck{mid, line})
+	return a.putDense(seq, onlineSeqAck{mid, line}, sent)
 }
 
 // putDense records first at seq, below n, unless an ack is there, which
 // it returns (ok).
-func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck) (onlineSeqAck, bool) {
+func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck, sent sentAt) (onlineSeqAck, bool) {
 	b := int(seq >> ackShift)
 	if b > 0 && a.mids[b] == nil && !a.midSpill.IsSpilled(b) && a.midSpill.Active() {
 		// A block is made as an ack first reaches it (the slices grow
@@ -155,6 +150,9 @@ func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck) (onlineSeqAck, bo
 		return onlineSeqAck{mids[i], int32(l - 1)}, true
 	}
 	mids[i], lines[i] = first.mid, uint32(first.line)+1
+	if sent != (sentAt{}) && a.sent[b] != nil {
+		a.sent[b][i] = sent
+	}
 	return onlineSeqAck{}, false
 }
 
