@@ -62,11 +62,7 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		pa, pb := d.Pushes.At(a.at), d.Pushes.At(b.at)
 		return cmp.Or(cmp.Compare(pa.Dev, pb.Dev), cmp.Compare(pa.Chat, pb.Chat), cmp.Compare(a.conn, b.conn), cmp.Compare(a.at, b.at))
 	})
-	// Each user's join and leave lines of a chat, in file order.
-	memberLines := map[MemberKey][]int32{}
-	for _, m := range d.Members {
-		memberLines[m.MemberKey] = append(memberLines[m.MemberKey], m.Line)
-	}
+	memberships := d.membershipsByMember()
 	topics := map[int32]*chatTopic{}
 	topic := func(lc int32) *chatTopic {
 		if t, ok := topics[lc]; ok {
@@ -104,7 +100,7 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		}
 		s.Streams++
 		s.Judged += len(run)
-		h, heavy := t.firstSkip(run, memberLines[MemberKey{first.Chat, dev.User}])
+		h, heavy := t.firstSkip(run, memberships[MemberKey{first.Chat, dev.User}])
 		if heavy != nil && h == nil {
 			if s.Unjudged == 0 {
 				s.Heavy.Chat, s.Heavy.Seq, s.Heavy.Copies = first.Chat, heavy.seq, len(t.at[*heavy])
@@ -171,8 +167,8 @@ type skip struct {
 // message stands just after it (contiguous), or, when the topic holds it
 // nowhere after that position, at any of its copies (the stream went
 // back: aligned anew); a copy further on with events between is a skip.
-// Across a join or leave of the user (memberLines, its lines of the
-// chat, ascending) the stream may have been stopped and started again:
+// Across a join or leave of the user (memberships, its lines of the
+// chat, in file order) the stream may have been stopped and started again:
 // the next message may stand at any of its copies, and no skip is
 // claimed. Taking the alignment that matched longest first, as this did
 // before, failed a stream that joined at a later copy and went back by
@@ -180,7 +176,7 @@ type skip struct {
 // later copy (the independent delivery oracle, checker/oracle/delivery,
 // found both). heavy, unless nil, is the message of more than
 // MaxAlignments copies past which the run was not judged.
-func (t *chatTopic) firstSkip(run []streamedMsg, memberLines []int32) (h *skip, heavy *msgKey) {
+func (t *chatTopic) firstSkip(run []streamedMsg, memberships []Membership) (h *skip, heavy *msgKey) {
 	if len(run) == 0 {
 		return nil, nil
 	}
@@ -190,16 +186,16 @@ func (t *chatTopic) firstSkip(run []streamedMsg, memberLines []int32) (h *skip, 
 	}
 	stand := slices.Clone(at) // where the run may stand, ascending
 	var next []int32
-	m := 0 // memberLines before run[i-1]'s push line are behind
+	m := 0 // memberships before run[i-1]'s push line are behind
 	for i := 1; i < len(run); i++ {
 		copies := t.at[run[i].key]
 		if len(copies) > MaxAlignments {
 			return nil, &run[i].key
 		}
-		for m < len(memberLines) && memberLines[m] < run[i-1].line {
+		for m < len(memberships) && memberships[m].Line < run[i-1].line {
 			m++
 		}
-		if m < len(memberLines) && memberLines[m] < run[i].line {
+		if m < len(memberships) && memberships[m].Line < run[i].line {
 			stand = append(stand[:0], copies...) // aligned anew across a join or leave
 			continue
 		}

@@ -30,13 +30,10 @@ type LiveStream struct {
 // settled line, if any.
 func (d *Delivery) LiveStreams() []LiveStream {
 	view := d.SortedView()
-	lines := map[MemberKey][]Membership{}
-	chatsOf := map[int32][]int32{} // by user, in first-join order
-	for _, m := range d.Members {
-		if len(lines[m.MemberKey]) == 0 {
-			chatsOf[m.User] = append(chatsOf[m.User], m.Chat)
-		}
-		lines[m.MemberKey] = append(lines[m.MemberKey], m)
+	lines := d.membershipsByMember()
+	chatsOf := map[int32][]int32{} // by user
+	for k := range lines {
+		chatsOf[k.User] = append(chatsOf[k.User], k.Chat)
 	}
 	var out []LiveStream
 	for dv := range d.Devs {
@@ -44,8 +41,8 @@ func (d *Delivery) LiveStreams() []LiveStream {
 		if dev.SettledConn == 0 {
 			continue
 		}
-		chats := slices.Clone(chatsOf[dev.User])
-		slices.Sort(chats)
+		chats := chatsOf[dev.User]
+		slices.Sort(chats) // in place: a user's devices share it
 		for _, c := range chats {
 			if !memberOver(lines[MemberKey{c, dev.User}], dev.SettledConn, dev.Settled) {
 				continue

@@ -81,3 +81,13 @@ func (d *Delivery) ReceivedBySettle(pushes []int32, s, id uint64) bool {
 	}
 	return false
 }
+
+// membershipsByMember is the join and leave lines of each (chat, user),
+// in file order.
+func (d *Delivery) membershipsByMember() map[MemberKey][]Membership {
+	out := map[MemberKey][]Membership{}
+	for _, m := range d.Members {
+		out[m.MemberKey] = append(out[m.MemberKey], m)
+	}
+	return out
+}
