@@ -57,7 +57,7 @@ func checkIdenticalOrder(x *index) Result {
 			} else if line > 0 {
 				contentCompared++
 			}
-		} else if at, ok := ref.byID[chatID{p.Chat, p.ID}]; ok {
+		} else if at, ok := ref.atID(x, d, p.Chat, p.ID); ok {
 			// Nothing at this sequence, the message at another: the
 			// device would show it where its sender was not told.
 			compared++
@@ -147,11 +147,13 @@ type refMsg struct {
 }
 
 // deliveryRef is the reference pushes are compared with: each chat's
-// sequences, and its message ids, to the message (at its sequence's
-// first line, and an id's first).
+// sequences to the message (its sequence's first line), and, for a chat
+// once asked (atID), its message ids to the message (an id's first): a
+// push at a sequence nothing is known at is rare, and a map of every
+// message by id doubled the reference's memory.
 type deliveryRef struct {
 	bySeq map[chatSeq]refMsg
-	byID  map[chatID]refMsg
+	byID  map[int32]map[uint64]refMsg // by chat, made as asked
 }
 
 // source names where the reference comes from.
@@ -162,10 +164,9 @@ func (deliveryRef) source(x *index) string {
 	return "the ack at line"
 }
 
-// deliveryReference maps each pushed chat's sequences and message ids to
-// their message.
+// deliveryReference maps each pushed chat's sequences to their message.
 func (x *index) deliveryReference(d *store.Delivery) deliveryRef {
-	ref := deliveryRef{bySeq: map[chatSeq]refMsg{}, byID: map[chatID]refMsg{}}
+	ref := deliveryRef{bySeq: map[chatSeq]refMsg{}, byID: map[int32]map[uint64]refMsg{}}
 	var buf []store.PersistedMsg
 	for c := range d.Chats {
 		lc := x.LogChat(d, int32(c))
@@ -174,17 +175,32 @@ func (x *index) deliveryReference(d *store.Delivery) deliveryRef {
 		}
 		buf = x.PersistedIn(lc, buf)
 		for _, m := range buf {
-			r := refMsg{id: x.MidHash[m.ID], mid: m.ID, seq: m.Seq, line: m.Line}
 			k := chatSeq{int32(c), m.Seq}
 			if _, ok := ref.bySeq[k]; !ok { // two at one sequence: sequence_uniqueness's failure
-				ref.bySeq[k] = r
-			}
-			if k := (chatID{int32(c), r.id}); r.id != 0 {
-				if _, ok := ref.byID[k]; !ok { // one at two: idempotency's
-					ref.byID[k] = r
-				}
+				ref.bySeq[k] = refMsg{id: x.MidHash[m.ID], mid: m.ID, seq: m.Seq, line: m.Line}
 			}
 		}
 	}
 	return ref
+}
+
+// atID is the message with id in chat c by the reference, if it holds
+// one (at two sequences: the first; idempotency's failure).
+func (r deliveryRef) atID(x *index, d *store.Delivery, c int32, id uint64) (refMsg, bool) {
+	ids, ok := r.byID[c]
+	if !ok {
+		ids = map[uint64]refMsg{}
+		if lc := x.LogChat(d, c); lc >= 0 {
+			for _, m := range x.PersistedIn(lc, nil) {
+				if h := x.MidHash[m.ID]; h != 0 {
+					if _, seen := ids[h]; !seen {
+						ids[h] = refMsg{id: h, mid: m.ID, seq: m.Seq, line: m.Line}
+					}
+				}
+			}
+		}
+		r.byID[c] = ids
+	}
+	m, ok := ids[id]
+	return m, ok
 }
