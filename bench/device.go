@@ -43,6 +43,7 @@ type device struct {
 type chatView struct {
 	chat    string
 	acked   uint64              // delivery acked up to here (its cursor)
+	ackedOn *liveConn           // the connection the last ack went on
 	shown   uint64              // displayed up to here: ≥ acked once the ack is sent
 	pending map[uint64]struct{} // received above shown: the reorder buffer
 	have    seqSet              // every sequence received, for duplicates
@@ -419,11 +420,17 @@ func (d *device) ack(ctx context.Context, v *chatView) {
 	if v.shown <= v.acked || d.conn == nil {
 		return
 	}
-	if err := d.conn.c.Ack(ctx, v.chat, v.shown); err != nil {
+	d.sendAck(ctx, v, v.shown)
+}
+
+// sendAck acknowledges v's chat up to seq on the open connection and
+// records it.
+func (d *device) sendAck(ctx context.Context, v *chatView, seq uint64) {
+	if err := d.conn.c.Ack(ctx, v.chat, seq); err != nil {
 		return // the connection is going: its end comes through ended
 	}
-	v.acked = v.shown
-	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindDeliveryAck, Device: d.id, Chat: v.chat, Seq: v.shown})
+	v.acked, v.ackedOn = seq, d.conn
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindDeliveryAck, Device: d.id, Chat: v.chat, Seq: seq})
 	d.tally.acks.Add(1)
 }
 
@@ -507,27 +514,92 @@ func (d *device) syncFrom(ctx context.Context, v *chatView, from uint64) {
 
 // settle is the device's end once the writers stopped and the service
 // settled: connected again if it is not, a last catch-up of every chat,
-// its acks, the settled line, and a normal close.
+// its acks (every chat it has shown acknowledged again on this
+// connection), a moment with the connection held open, the settled line,
+// and a normal close.
+//
+// An acknowledgement is a lower bound on the final delivery_state row
+// only if its connection is still open at the settled line (one on a
+// connection that dropped may have been lost in flight). So the device
+// leaves one on its last connection for every chat, and holds that
+// connection open for settleAckHold first: a service that answers an ack
+// by closing the connection (a refusal, 1008) closes it there, and the
+// device tries again on a new connection, settleTries times in all. One
+// that closes it every time leaves no acknowledgement to judge its rows
+// by, and delivery_state_consistency says so (unknown), rather than
+// passing rows nothing bounded from below.
 func (d *device) settle(ctx context.Context) {
 	if !d.connected {
 		return // no line of it may stand in the history; the run fails
 	}
-	if d.conn == nil {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		d.connect(cctx, nil)
-		cancel()
-	}
-	// What was streamed and not yet taken is the stream's; the catch-up
-	// brings it all anyway.
-	if d.conn != nil {
-		d.drain(ctx)
-	}
-	d.catchUp(ctx)
-	if d.conn != nil {
+	for try := 1; ; try++ {
+		if d.conn == nil {
+			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			d.connect(cctx, nil)
+			cancel()
+		}
+		// What was streamed and not yet taken is the stream's; the
+		// catch-up brings it all anyway.
+		if d.conn != nil {
+			d.drain(ctx)
+		}
+		d.catchUp(ctx)
+		if d.conn == nil {
+			break
+		}
+		d.ackAgain(ctx)
 		d.awaitStream(ctx)
+		if d.holdOpen(ctx) || try == settleTries {
+			break
+		}
 	}
 	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindSettled, Device: d.id})
 	d.disconnect("settled", false)
+}
+
+const (
+	// settleTries is how many connections a settling device tries to
+	// leave its acknowledgements on.
+	settleTries = 3
+	// settleAckHold is how long a settling device holds its connection
+	// open after acknowledging, before its settled line.
+	settleAckHold = 250 * time.Millisecond
+)
+
+// ackAgain acknowledges, on the open connection, every chat the device
+// has shown: what catchUp acknowledged is left as it is, and a chat
+// acknowledged on an earlier connection only is acknowledged again (the
+// same sequence: ADR-001 §5 keeps the highest, so it changes nothing on a
+// correct service).
+func (d *device) ackAgain(ctx context.Context) {
+	for _, c := range d.sortedChats() {
+		if v := d.views[c]; v.acked > 0 && v.ackedOn != d.conn {
+			d.sendAck(ctx, v, v.acked)
+		}
+	}
+}
+
+// holdOpen keeps the connection open for settleAckHold, taking what it
+// streams, and reports whether it was still open then. A connection that
+// ended is recorded as dropped.
+func (d *device) holdOpen(ctx context.Context) bool {
+	t := time.NewTimer(settleAckHold)
+	defer t.Stop()
+	for d.conn != nil {
+		select {
+		case b := <-d.conn.batches:
+			d.stream(ctx, b)
+		case err := <-d.conn.ended:
+			d.conn.ended = nil
+			d.disconnect(endReason(err), true)
+			return false
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+			return true
+		}
+	}
+	return false
 }
 
 // streamWait bounds how long a settling device waits for its connection

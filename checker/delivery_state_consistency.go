@@ -91,6 +91,7 @@ func judgeRows(d *store.Delivery, x *index, v *verdict) int {
 				r.Line, d.Users[r.User], r.Seq, d.Chats[r.Chat], b.Kept, b.KeptLine, b.KeptSettled)
 		}
 	}
+	judgedFromBelow(d, bounds, rows, v)
 	if d.StateRead > 0 {
 		keys := make([]store.MemberKey, 0, len(bounds))
 		for k := range bounds {
@@ -109,4 +110,34 @@ func judgeRows(d *store.Delivery, x *index, v *verdict) int {
 		}
 	}
 	return len(d.Rows)
+}
+
+// judgedFromBelow leaves the verdict unknown where a row it judges has
+// acknowledgements and none of them bounds it from below: each was sent on
+// a connection that ended before its device's settled line, or by a
+// device that never settled. A service that closes the connection on
+// every acknowledgement (a refusal) leaves every row so, and its rows
+// would otherwise pass unjudged: bench's devices leave an
+// acknowledgement of every chat on their last connection, held open for a
+// moment before the settled line, so a correct service always has one.
+// The rows judged are those the table holds and, in a table read, every
+// (chat, user) (a missing row is 0).
+func judgedFromBelow(d *store.Delivery, bounds map[store.MemberKey]*store.AckBounds, rows map[store.MemberKey]int32, v *verdict) {
+	var first store.MemberKey
+	unbounded := 0
+	for k, b := range bounds {
+		if _, inTable := rows[k]; b.HasKept || !b.HasTop || (!inTable && d.StateRead == 0) {
+			continue
+		}
+		if unbounded == 0 || cmp.Or(cmp.Compare(k.Chat, first.Chat), cmp.Compare(k.User, first.User)) < 0 {
+			first = k
+		}
+		unbounded++
+	}
+	if unbounded == 0 {
+		return
+	}
+	b := bounds[first]
+	v.unknown("%s acknowledged but none of their acknowledgements was sent on a connection still open at its device's settled line, so their delivery_state rows are not judged from below (an acknowledgement on a connection that dropped may have been lost in flight); first: user %q of chat %q, highest acknowledgement seq %d at line %d. A service that closes the connection on a delivery acknowledgement does this",
+		plural(unbounded, "(chat, user)"), d.Users[first.User], d.Chats[first.Chat], b.Top, b.TopLine)
 }

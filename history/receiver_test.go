@@ -88,7 +88,7 @@ func TestReadReceivers(t *testing.T) {
 	for _, r := range h.Receivers {
 		kinds[r.Kind]++
 	}
-	want := map[Kind]int{KindJoin: 2, KindLeave: 1, KindConnect: 3, KindDisconnect: 2, KindPush: 3, KindDeliveryAck: 2, KindSettled: 2, KindFinal: 2}
+	want := map[Kind]int{KindJoin: 2, KindLeave: 1, KindConnect: 4, KindDisconnect: 2, KindPush: 3, KindDeliveryAck: 2, KindSettled: 2, KindFinal: 2}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Fatalf("receiver lines by kind %v, want %v", kinds, want)
 	}
@@ -110,7 +110,7 @@ func TestReadReceivers(t *testing.T) {
 	if r := first(KindDeliveryAck); r.Seq != 2 || r.Device != "u1/d1" || r.Chat != "c1" {
 		t.Errorf("delivery_ack read as %+v", r)
 	}
-	if r := first(KindFinal); r.Chat != "c1" || r.User != "u1" || r.Seq != 2 || r.Line != 23 {
+	if r := first(KindFinal); r.Chat != "c1" || r.User != "u1" || r.Seq != 2 || r.Line != 24 {
 		t.Errorf("delivery_state row read as %+v", r)
 	}
 	if !h.TableRead(TableDeliveryState) || len(h.ShortTables()) != 0 {

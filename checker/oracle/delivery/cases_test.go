@@ -138,7 +138,7 @@ var cases = []struct {
 {"type":"settled","time":9,"device":"u2/d1"}
 {"type":"final","table":"delivery_state","chat":"c1","user":"u2","last_acked_sequence":0}
 {"type":"table_read","table":"delivery_state","lines":1}
-` + end, pass},
+` + end, unknown},
 	{"no row for an ack on a connection open to the settle", invState, base + pushM1 +
 		`{"type":"delivery_ack","time":6,"device":"u2/d1","chat":"c1","last_acked_sequence":1}
 {"type":"settled","time":9,"device":"u2/d1"}
@@ -147,6 +147,13 @@ var cases = []struct {
 	{"no row for an ack of a device that never settled", invState, base + pushM1 +
 		`{"type":"delivery_ack","time":6,"device":"u2/d1","chat":"c1","last_acked_sequence":1}
 {"type":"table_read","table":"delivery_state","lines":0}
+` + end, unknown},
+	{"a row of a table not read, for a user whose ack dropped: not judged", invState, base + pushM1 +
+		`{"type":"delivery_ack","time":6,"device":"u2/d1","chat":"c1","last_acked_sequence":1}
+{"type":"disconnect","time":7,"device":"u2/d1","error":"dropped"}
+{"type":"connect","time":8,"device":"u2/d1","user":"u2"}
+{"type":"settled","time":9,"device":"u2/d1"}
+{"type":"final","table":"delivery_state","chat":"c1","user":"u1","last_acked_sequence":0}
 ` + end, pass},
 
 	{"pushed to a member on an accepted connection", invAuth, base + pushM1 + end, pass},

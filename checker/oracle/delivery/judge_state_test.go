@@ -9,7 +9,10 @@ package delivery
 // connection still open at its device's settled line (a missing row in a
 // table read is 0); a (chat, user) never has two rows. An acknowledgement
 // on a connection that dropped, or whose device never settled, may have
-// been lost in flight and is no lower bound".
+// been lost in flight and is no lower bound. A row judged (one the table
+// holds, or in a table read any (chat, user)) of a (chat, user) that
+// acknowledged, none of whose acknowledgements is a lower bound, is not
+// judged from below: the invariant is then at best unknown".
 //
 // Readings (each rule below quotes the words it implements):
 //   - "runs ahead ... above the highest sequence of the chat pushed to the
@@ -41,6 +44,13 @@ package delivery
 //     table read or present. (The previous version required one row only
 //     of a (chat, user) with an ack open at a settle, as the earlier text
 //     scoped "exactly one row" to those; the text now says "never".)
+//   - "A row judged (one the table holds, or in a table read any (chat,
+//     user)) of a (chat, user) that acknowledged, none of whose
+//     acknowledgements is a lower bound ... at best unknown": after every
+//     rule that fails, a (chat, user) with a delivery_ack line of a device
+//     of the user, and no settledBound, makes the verdict unknown when it
+//     has a row in the table or the table was read; "at best" lets a
+//     failure stand.
 //   - Applicability: judged when the history has a delivery_ack or the
 //     delivery_state table is read or present; a table read and empty is
 //     evidence ("The table is judged as it stands, empty included", the
@@ -86,6 +96,22 @@ func (f *facts) deliveryStateConsistency() verdict {
 				r.Chat, r.User, got, lo, fileLine(loAt))
 		}
 	}
+	var unbounded *verdict // kept until every failing rule has had its say
+	for _, chat := range f.chats() {
+		for _, user := range f.users() {
+			if _, loAt := f.settledBound(chat, user); loAt >= 0 || !f.ackedAny(chat, user) || unbounded != nil {
+				continue
+			}
+			hasRow := false
+			for _, r := range rows {
+				hasRow = hasRow || (r.Chat == chat && r.User == user)
+			}
+			if read || hasRow {
+				v := undecided("user %s acknowledged chat %s, never on a connection still open at its device's settled line: its row is not judged from below", user, chat)
+				unbounded = &v
+			}
+		}
+	}
 	if read {
 		for _, chat := range f.chats() {
 			for _, user := range f.users() {
@@ -104,7 +130,20 @@ func (f *facts) deliveryStateConsistency() verdict {
 			}
 		}
 	}
+	if unbounded != nil {
+		return *unbounded
+	}
 	return passed("%d delivery acks and rows checked", checked)
+}
+
+// ackedAny says whether a device of user sent a delivery_ack of chat.
+func (f *facts) ackedAny(chat, user string) bool {
+	for _, l := range f.lines {
+		if l.Type == tAck && l.Chat == chat && f.userOf(l.Device) == user {
+			return true
+		}
+	}
+	return false
 }
 
 // highestPushed is the highest sequence of chat pushed to device before

@@ -25,6 +25,9 @@ type verdict struct {
 
 func passed(format string, a ...any) verdict { return verdict{pass, fmt.Sprintf(format, a...), format} }
 func failed(format string, a ...any) verdict { return verdict{fail, fmt.Sprintf(format, a...), format} }
+func undecided(format string, a ...any) verdict {
+	return verdict{unknown, fmt.Sprintf(format, a...), format}
+}
 func notApplicable(format string, a ...any) verdict {
 	return verdict{na, fmt.Sprintf(format, a...), format}
 }
