@@ -12,18 +12,22 @@ import (
 // readPageDecoded is how a sync page was read before readPage scanned
 // it: the body decoded whole into maps, each field walked; the
 // reference readPage must agree with.
-func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, int, string) {
+func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, []bool, int, string) {
 	list, ok := field(body, spec.Messages)
 	items, isList := list.([]any)
 	if !ok || !isList {
-		return nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
+		return nil, nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
 	}
 	msgs := make([]store.Message, 0, len(items))
+	var given []bool
+	if spec.Content != "" {
+		given = make([]bool, 0, len(items))
+	}
 	for _, it := range items {
 		seqV, _ := walk(it, spec.Sequence)
 		seq, ok := uintOf(seqV)
 		if !ok {
-			return nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
+			return nil, nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
 		}
 		m := store.Message{Chat: chat, Seq: seq}
 		if v, ok := walk(it, spec.MessageID); ok {
@@ -40,16 +44,20 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 			}
 		}
 		if spec.Content != "" {
-			if v, ok := walk(it, spec.Content); ok {
+			v, ok := walk(it, spec.Content)
+			if ok {
 				m.Content = stringOf(v)
 			}
+			_, isString := v.(string)
+			given = append(given, ok && isString)
 		}
 		msgs = append(msgs, m)
 	}
-	return msgs, len(items), ""
+	return msgs, given, len(items), ""
 }
 
 var pageCases = []string{
+	`{"messages":[{"sequence":1,"content":""},{"sequence":2,"content":null},{"sequence":3,"content":5},{"sequence":4,"content":"a\u00e9"},{"sequence":5}]}`,
 	`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u1","content":"x"},{"sequence":2,"message_id":"m2"}],"next_after":2}`,
 	`{"messages":[]}`,
 	` { "messages" : [ { "sequence" : "3" , "message_id" : 4 } , {"sequence":5} ] } `,
@@ -132,10 +140,10 @@ func FuzzReadPage(f *testing.F) {
 
 func checkReadPage(t *testing.T, body []byte, spec SyncSpec) {
 	t.Helper()
-	got, n, problem := readPage(body, spec, "c")
-	want, wantN, wantProblem := readPageDecoded(body, spec, "c")
-	if problem != wantProblem || n != wantN || !reflect.DeepEqual(got, want) {
-		t.Fatalf("%q (%+v):\nscan   %v %d %q\ndecode %v %d %q", body, spec, got, n, problem, want, wantN, wantProblem)
+	got, gotGiven, n, problem := readPage(body, spec, "c")
+	want, wantGiven, wantN, wantProblem := readPageDecoded(body, spec, "c")
+	if problem != wantProblem || n != wantN || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotGiven, wantGiven) {
+		t.Fatalf("%q (%+v):\nscan   %v %v %d %q\ndecode %v %v %d %q", body, spec, got, gotGiven, n, problem, want, wantGiven, wantN, wantProblem)
 	}
 }
 
@@ -148,12 +156,12 @@ func BenchmarkReadPage(b *testing.B) {
 	spec := DefaultAPI().Sync
 	for _, read := range []struct {
 		name string
-		f    func([]byte, SyncSpec, string) ([]store.Message, int, string)
+		f    func([]byte, SyncSpec, string) ([]store.Message, []bool, int, string)
 	}{{"scan", readPage}, {"decode", readPageDecoded}} {
 		b.Run(read.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				if _, n, p := read.f(body, spec, "c"); n != 1000 || p != "" {
+				if _, _, n, p := read.f(body, spec, "c"); n != 1000 || p != "" {
 					b.Fatal(n, p)
 				}
 			}
@@ -170,7 +178,7 @@ func TestReadPageRefusesAStringTooLongForTheHistory(t *testing.T) {
 		m := map[string]string{"message_id": "m1", "client_message_id": "k1", "sender_id": "u1"}
 		m[field] = long
 		body := fmt.Sprintf(`{"messages":[{"sequence":1,"message_id":%q,"client_message_id":%q,"sender_id":%q}]}`, m["message_id"], m["client_message_id"], m["sender_id"])
-		_, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c")
+		_, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c")
 		if !strings.Contains(problem, "of 65537 bytes, more than the 65536 a history's string may hold") {
 			t.Errorf("a %s of 65537 bytes: problem %q", field, problem)
 		}

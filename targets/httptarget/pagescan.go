@@ -37,6 +37,10 @@ const maxPageDepth = 10000
 // were half the garbage of reading it.
 var pageScans = sync.Pool{New: func() any { return new(pageScan) }}
 
+// contentPath is the content's index among a scan's message paths
+// (newPageScan's order: sequence, message id, key, sender, content).
+const contentPath = 4
+
 // newPageScan is a scan for spec's pages; done gives it back.
 func newPageScan(spec SyncSpec) *pageScan {
 	s := pageScans.Get().(*pageScan)

@@ -49,15 +49,14 @@ func (p *pushChannel) Dial(ctx context.Context, user string) (gateway.Conn, erro
 }
 
 func (p *pushChannel) CatchUp(ctx context.Context, user, chat string, after uint64, limit int) ([]gateway.Message, error) {
-	msgs, _, err := p.c.pageAs(ctx, user, chat, after, min(limit, p.c.api.Sync.MaxLimit), true)
+	msgs, given, _, err := p.c.pageAs(ctx, user, chat, after, min(limit, p.c.api.Sync.MaxLimit), true)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]gateway.Message, len(msgs))
 	for i, m := range msgs {
-		// A page's empty or absent content is not told apart: compared
-		// only when given.
-		out[i] = gateway.Message{ChatID: chat, Sequence: m.Seq, MessageID: m.MessageID, SenderID: m.Sender, Content: m.Content}
+		// Compared only where the page gave a content, empty included.
+		out[i] = gateway.Message{ChatID: chat, Sequence: m.Seq, MessageID: m.MessageID, SenderID: m.Sender, Content: m.Content, ContentGiven: given != nil && given[i]}
 	}
 	return out, nil
 }

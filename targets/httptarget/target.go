@@ -230,13 +230,15 @@ func (c *client) Sync(ctx context.Context, chat string, after uint64, limit int)
 
 // page reads one page and whether it was full (more may follow).
 func (c *client) page(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, bool, error) {
-	return c.pageAs(ctx, c.reader(chat), chat, after, limit, false)
+	msgs, _, full, err := c.pageAs(ctx, c.reader(chat), chat, after, limit, false)
+	return msgs, full, err
 }
 
 // pageAs reads one page as user, with each message's content if content
 // (a device's catch-up: the final state read back, millions of messages,
-// and a writer's sync need none).
-func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int, content bool) ([]store.Message, bool, error) {
+// and a writer's sync need none), and whether the page gave it (a string
+// at the content path, empty or not) message by message.
+func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int, content bool) (msgs []store.Message, contentGiven []bool, full bool, err error) {
 	spec := c.api.Sync
 	if !content {
 		spec.Content = ""
@@ -245,32 +247,35 @@ func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, li
 	to := c.url(spec.Path, chat, q)
 	a, err := c.do(ctx, spec.Method, to, c.asUser(nil, user), nil, c.settings.maxPage)
 	if err != nil {
-		return nil, false, transportError(err)
+		return nil, nil, false, transportError(err)
 	}
 	if problem := c.api.offAPI(a, c.settings.maxPage); problem != "" {
-		return nil, false, c.badAnswer(spec.Method, to, a, true, problem)
+		return nil, nil, false, c.badAnswer(spec.Method, to, a, true, problem)
 	}
 	if a.status/100 != 2 {
 		o := c.api.outcome(a.status)
 		if o.Outcome == OutcomeOK {
 			o.Outcome = OutcomeFail
 		}
-		return nil, false, c.statusError(a, o)
+		return nil, nil, false, c.statusError(a, o)
 	}
-	msgs, items, problem := readPage(a.body, spec, chat)
+	msgs, contentGiven, items, problem := readPage(a.body, spec, chat)
 	if problem != "" {
-		return nil, false, c.badAnswer(spec.Method, to, a, true, problem)
+		return nil, nil, false, c.badAnswer(spec.Method, to, a, true, problem)
 	}
 	releaseBody(a.body) // the messages' strings are copies
-	return msgs, items >= limit, nil
+	return msgs, contentGiven, items >= limit, nil
 }
 
 // readPage reads a sync page's messages by scanning its bytes once
 // (pageScan), not by decoding it into maps: a final state read back over
 // http is millions of messages (TestReadPageAgreesWithDecode holds it to
-// decode and walk). items counts the list's entries; problem, unless "",
-// says what the page lacks.
-func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, items int, problem string) {
+// decode and walk). contentGiven says, where spec reads content, whether
+// each message has a string there: an empty content is content, compared
+// as any other (a page that stripped it passed as one that left it out).
+// items counts the list's entries; problem, unless "", says what the page
+// lacks.
+func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, contentGiven []bool, items int, problem string) {
 	s := newPageScan(spec)
 	defer s.done()
 	valid := s.scan(body)
@@ -283,15 +288,22 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, it
 		}
 	}
 	if !valid || !s.found || !s.isList {
-		return nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
+		return nil, nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
 	}
 	msgs = pageMessages(s.items())
+	if spec.Content != "" {
+		contentGiven = make([]bool, len(msgs))
+	}
 	text := 0 // bytes of the strings taken as they stand
 	for n := range msgs {
 		found := s.item(n)
+		if contentGiven != nil {
+			v := found[contentPath]
+			contentGiven[n] = len(v) > 0 && v[0] == '"'
+		}
 		seq, ok := rawUint(found[0])
 		if !ok {
-			return nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
+			return nil, nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
 		}
 		msgs[n] = store.Message{Chat: chat, Seq: seq}
 		for k := 1; k < len(found); k++ {
@@ -325,11 +337,11 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, it
 		m := &msgs[n]
 		for _, f := range [...]struct{ name, v string }{{"message id", m.MessageID}, {"key", m.Key}, {"sender", m.Sender}} {
 			if problem := history.TooLong(f.name, f.v); problem != "" {
-				return nil, 0, "with a message with " + problem
+				return nil, nil, 0, "with a message with " + problem
 			}
 		}
 	}
-	return msgs, len(msgs), ""
+	return msgs, contentGiven, len(msgs), ""
 }
 
 // setText sets a message's string at message path k (of pageScan's).

@@ -1,0 +1,73 @@
+package httptarget_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/targets/httptarget"
+)
+
+// contentField is a message's content in a sync page of chatseq's API.
+var contentField = regexp.MustCompile(`"content":"(?:[^"\\]|\\.)*"`)
+
+// A service whose sync pages give every message an empty content, while
+// its push channel streams the content sent, passed identical_order: a
+// device's catch-up page could not tell an empty content from none, and
+// compared neither. An empty string at the content path is now content,
+// hashed and compared with what the persist sent: identical_order fails.
+func TestCatchUpPagesThatEmptyTheContentFail(t *testing.T) {
+	s := startServer(t, sequencer.SyncWatermark, true)
+	base, _ := url.Parse("http://" + s.Addr)
+	proxy := httputil.NewSingleHostReverseProxy(base)
+	proxy.ModifyResponse = func(r *http.Response) error {
+		if r.Request.Method != http.MethodGet || r.StatusCode != http.StatusOK {
+			return nil
+		}
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return err
+		}
+		body = contentField.ReplaceAll(body, []byte(`"content":""`))
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	frontURL, _ := url.Parse(front.URL)
+
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 2, 300, 0
+	cfg.Receivers, cfg.DropConnectionsEvery = 2, 5*time.Millisecond // catch-ups on every reconnect
+	cfg.Faults = bench.FaultRates{}
+	cfg.Target, cfg.Brokers, cfg.Topic = httptarget.Name, s.Brokers, s.Topic
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := bench.RunTarget(ctx, cfg, httptarget.Factory(frontURL, httptarget.DefaultAPI(), nil)); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := rep.Result(checker.NameIdenticalOrder); r.Status != checker.Fail {
+		t.Fatalf("identical_order %s (%s), want fail", r.Status, r.Detail)
+	} else {
+		t.Logf("identical_order: %s", r.Detail)
+	}
+}
