@@ -106,12 +106,21 @@ func (d *device) pauseNow(p time.Duration) {
 	}
 }
 
-// connect dials until it is connected, ctx ends or quit closes; a
-// refused or failed dial is retried after a pause.
-func (d *device) connect(ctx context.Context, quit <-chan struct{}) bool {
+// connect dials until it is connected, ctx ends, quit closes or, if
+// within > 0, that long has passed; a refused or failed dial is retried
+// after a pause. The connection reads under ctx, not under the dials'
+// deadline: it outlives them (a settling device's, read under a
+// deadline cancelled once it connected, ended at once).
+func (d *device) connect(ctx context.Context, quit <-chan struct{}, within time.Duration) bool {
+	dialCtx := ctx
+	if within > 0 {
+		var cancel context.CancelFunc
+		dialCtx, cancel = context.WithTimeout(ctx, within)
+		defer cancel()
+	}
 	pause := 5 * time.Millisecond
 	for {
-		c, err := d.dial(ctx)
+		c, err := d.dial(dialCtx)
 		if err == nil {
 			d.rec.RecordReceiver(&history.Receiver{Kind: history.KindConnect, Device: d.id, User: d.user})
 			lc := &liveConn{c: c, batches: make(chan []gateway.Message, 16), ended: make(chan error, 1), done: make(chan struct{})}
@@ -131,7 +140,7 @@ func (d *device) connect(ctx context.Context, quit <-chan struct{}) bool {
 			d.ready()
 		}
 		select {
-		case <-ctx.Done():
+		case <-dialCtx.Done():
 			return false
 		case <-quit:
 			return false
@@ -207,7 +216,7 @@ func (d *device) disconnect(why string, drop bool) {
 // then it settles: a last catch-up, its ack, the settled line.
 func (d *device) run(ctx context.Context, settle <-chan struct{}) {
 	d.settling = settle
-	if d.connect(ctx, settle) {
+	if d.connect(ctx, settle, 0) {
 		d.catchUp(ctx)
 	}
 	if d.ready != nil {
@@ -300,7 +309,7 @@ func (d *device) stayOffline(ctx context.Context, offline time.Duration) bool {
 
 func (d *device) reconnect(ctx context.Context) {
 	d.tally.reconnects.Add(1)
-	if d.connect(ctx, d.settling) {
+	if d.connect(ctx, d.settling, 0) {
 		d.catchUp(ctx)
 	}
 }
@@ -534,9 +543,7 @@ func (d *device) settle(ctx context.Context) {
 	}
 	for try := 1; ; try++ {
 		if d.conn == nil {
-			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			d.connect(cctx, nil)
-			cancel()
+			d.connect(ctx, nil, settleDialWithin)
 		}
 		// What was streamed and not yet taken is the stream's; the
 		// catch-up brings it all anyway.
@@ -564,6 +571,8 @@ const (
 	// settleAckHold is how long a settling device holds its connection
 	// open after acknowledging, before its settled line.
 	settleAckHold = 250 * time.Millisecond
+	// settleDialWithin bounds a settling device's dials.
+	settleDialWithin = 30 * time.Second
 )
 
 // ackAgain acknowledges, on the open connection, every chat the device
