@@ -44,7 +44,7 @@ func (d *Delivery) LiveStreams() []LiveStream {
 		chats := chatsOf[dev.User]
 		slices.Sort(chats) // in place: a user's devices share it
 		for _, c := range chats {
-			if !memberOver(lines[MemberKey{c, dev.User}], dev.SettledConn, dev.Settled) {
+			if _, ok := memberThroughout(lines[MemberKey{c, dev.User}], dev.SettledConn, dev.Settled); !ok {
 				continue
 			}
 			lo, hi := view.DeviceRange(d, int32(dv), c)
@@ -64,20 +64,21 @@ func (d *Delivery) LiveStreams() []LiveStream {
 	return out
 }
 
-// memberOver reports whether the user's membership lines of a chat
+// memberThroughout reports whether the user's membership lines of a chat
 // (file order) make them a member at from, and none lies between from
-// and to.
-func memberOver(ms []Membership, from, to int32) bool {
+// and to; join is the line of the join in force at from. The one reading
+// of membership intervals: MembersThroughout and LiveStreams take it.
+func memberThroughout(ms []Membership, from, to int32) (join int32, ok bool) {
 	member := false
 	for _, m := range ms {
 		switch {
 		case m.Line < from:
-			member = !m.Leave
+			member, join = !m.Leave, m.Line
 		case m.Line < to:
-			return false
+			return 0, false
 		}
 	}
-	return member
+	return join, member
 }
 
 // StreamedOn reports whether (s, id) was streamed on ls's connection

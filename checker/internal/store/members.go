@@ -2,7 +2,6 @@ package store
 
 import (
 	"cmp"
-	"math"
 	"slices"
 )
 
@@ -29,28 +28,17 @@ type MemberPair struct {
 
 // MembersThroughout lists the settled devices (byUser, SettledByUser) and
 // the chats their users were members of throughout: a join line before
-// the device's first connect and no leave before its settled line.
+// the device's first connect and no membership line between it and its
+// settled line (memberThroughout).
 func (d *Delivery) MembersThroughout(byUser map[int32][]int32) []MemberPair {
-	open := map[MemberKey]int32{}
 	var pairs []MemberPair
-	end := func(k MemberKey, until int32) {
-		from := open[k]
-		delete(open, k)
+	for k, ms := range d.membershipsByMember() {
 		for _, dev := range byUser[k.User] {
-			if dv := &d.Devs[dev]; from < dv.First && until > dv.Settled {
-				pairs = append(pairs, MemberPair{Dev: dev, Chat: k.Chat, Join: from})
+			dv := &d.Devs[dev]
+			if join, ok := memberThroughout(ms, dv.First, dv.Settled); ok {
+				pairs = append(pairs, MemberPair{Dev: dev, Chat: k.Chat, Join: join})
 			}
 		}
-	}
-	for _, m := range d.Members {
-		if m.Leave {
-			end(m.MemberKey, m.Line)
-		} else {
-			open[m.MemberKey] = m.Line
-		}
-	}
-	for k := range open {
-		end(k, math.MaxInt32)
 	}
 	slices.SortFunc(pairs, func(a, b MemberPair) int {
 		return cmp.Or(cmp.Compare(a.Dev, b.Dev), cmp.Compare(a.Chat, b.Chat))
