@@ -212,6 +212,12 @@ func (d *device) disconnect(why string, drop bool) {
 	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindDisconnect, Device: d.id, Error: why})
 }
 
+// connectionEnded records the end of a connection whose reader stopped
+// on err. Dropped, not closed: a connection that failed has no closing
+// handshake to wait for (and a frame past the read limit would be read
+// to its end first).
+func (d *device) connectionEnded(err error) { d.disconnect(endReason(err), true) }
+
 // run connects, catches up and follows the stream until settle closes;
 // then it settles: a last catch-up, its ack, the settled line.
 func (d *device) run(ctx context.Context, settle <-chan struct{}) {
@@ -248,11 +254,7 @@ func (d *device) run(ctx context.Context, settle <-chan struct{}) {
 		case b := <-batches:
 			d.stream(ctx, b)
 		case err := <-ended:
-			// Dropped, not closed: a connection that failed has no
-			// closing handshake to wait for (and a frame past the read
-			// limit would be read to its end first).
-			d.conn.ended = nil
-			d.disconnect(endReason(err), true)
+			d.connectionEnded(err)
 			d.reconnect(ctx)
 		case o := <-d.drop:
 			d.tally.drops.Add(1)
@@ -599,8 +601,7 @@ func (d *device) holdOpen(ctx context.Context) bool {
 		case b := <-d.conn.batches:
 			d.stream(ctx, b)
 		case err := <-d.conn.ended:
-			d.conn.ended = nil
-			d.disconnect(endReason(err), true)
+			d.connectionEnded(err)
 			return false
 		case <-t.C:
 			return true
@@ -644,8 +645,7 @@ func (d *device) awaitStream(ctx context.Context) {
 			d.stream(ctx, b)
 			owed = slices.DeleteFunc(owed, func(o owedMsg) bool { return o.v.streamed.has(o.seq) })
 		case err := <-d.conn.ended:
-			d.conn.ended = nil
-			d.disconnect(endReason(err), true)
+			d.connectionEnded(err)
 			return
 		case <-t.C:
 			d.tally.streamOwing.Add(1)

@@ -31,9 +31,12 @@ type LiveStream struct {
 func (d *Delivery) LiveStreams() []LiveStream {
 	view := d.SortedView()
 	lines := d.membershipsByMember()
-	chatsOf := map[int32][]int32{} // by user
+	chatsOf := map[int32][]int32{} // by user, ascending
 	for k := range lines {
 		chatsOf[k.User] = append(chatsOf[k.User], k.Chat)
+	}
+	for _, chats := range chatsOf {
+		slices.Sort(chats)
 	}
 	var out []LiveStream
 	for dv := range d.Devs {
@@ -41,9 +44,7 @@ func (d *Delivery) LiveStreams() []LiveStream {
 		if dev.SettledConn == 0 {
 			continue
 		}
-		chats := chatsOf[dev.User]
-		slices.Sort(chats) // in place: a user's devices share it
-		for _, c := range chats {
+		for _, c := range chatsOf[dev.User] {
 			if _, ok := memberThroughout(lines[MemberKey{c, dev.User}], dev.SettledConn, dev.Settled); !ok {
 				continue
 			}
