@@ -125,8 +125,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	defer f.Close()
-	// The recorder buffers and flushes on its own: no other buffer between
-	// it and the file, so a killed run loses at most its last 200 ms.
+	// The recorder buffers and flushes on its own, and puts what it
+	// flushed in the file (File.Checkpoint) on its 200 ms timer: a killed
+	// run loses at most its last 200 ms, and leaves a prefix.
 	rec, err := history.NewTappedRecorder(f, header(cfg), 200*time.Millisecond, cfg.HistoryTap)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/appendfile"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/store/memstore"
 )
@@ -121,6 +122,34 @@ func BenchmarkPersistRunParts(b *testing.B) {
 	b.ReportMetric(cpuOf(2)-cpuOf(1), "log-ns")
 	b.ReportMetric(cpuOf(3)-cpuOf(2), "online-ns")
 	b.ReportMetric(kinds[3].sum.rate()/kinds[0].sum.rate(), "run-ratio")
+}
+
+// BenchmarkPersistAroundTheCache is a whole run (chatseq bench's: the
+// Log and the online check on) with its history and the Log's spills
+// written around the page cache (appendfile), as a run writes them, and
+// through it, b.N persists each, alternating ABBA BAAB so each way has
+// the same mean position. A separate process for each way would compare
+// the machine's memory as much as the ways: a page this VM's guest has
+// not touched lately costs several times one it has.
+func BenchmarkPersistAroundTheCache(b *testing.B) {
+	ways := []struct {
+		name   string
+		cached bool
+		sum    sideBySide
+	}{{name: "around", cached: false}, {name: "through", cached: true}}
+	defer appendfile.ThroughTheCache(false)
+	for _, i := range []int{0, 1, 1, 0, 1, 0, 0, 1} {
+		w := &ways[i]
+		appendfile.ThroughTheCache(w.cached)
+		startAfresh()
+		rate, cpu := runCheckedRate(b, b.N, checkLogAndOnline, func(*bench.Config) {})
+		w.sum.add(b.N, rate, cpu)
+	}
+	for _, w := range ways {
+		b.ReportMetric(w.sum.rate(), w.name+"/s")
+		b.ReportMetric(w.sum.cpuPerPersist().total, w.name+"-cpu-ns")
+	}
+	b.ReportMetric(ways[0].sum.rate()/ways[1].sum.rate(), "around/through")
 }
 
 // sideBySideOrder is the phases' order: 0 bare, 1 loop-recorded, 2 run.

@@ -3,7 +3,9 @@ package history
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A history written over an old one is a new file, not the old one
@@ -89,5 +91,50 @@ func TestCreateWritesOverAHistoryItCannotUnlink(t *testing.T) {
 	f.Close()
 	if got, _ := os.ReadFile(path); string(got) != "new\n" {
 		t.Fatalf("path holds %q, want the new history", got)
+	}
+}
+
+// A recorder writing to a File has what it records reach the disk on its
+// timer, without being flushed or closed: its header at once, its lines
+// at the next tick, its end line when it ends. A File buffers until a
+// checkpoint (around the cache, it writes whole blocks), so a killed run
+// loses no more than its last tick's worth.
+func TestRecorderOnAFileReachesTheDiskOnItsTimer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	onDisk := func() string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	rec, err := NewRecorder(f, Header{}, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := onDisk()
+	if !strings.HasSuffix(header, "\n") || strings.Count(header, "\n") != 1 {
+		t.Fatalf("the header is not on disk at once: %q", header)
+	}
+	rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FPersist, Chat: "c", Key: "k"})
+	deadline := time.Now().Add(10 * time.Second)
+	for onDisk() == header {
+		if time.Now().After(deadline) {
+			t.Fatal("the recorder's timer never put the event on disk")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	rec.Record(&Event{Kind: KindFail, Process: 1, F: FPersist})
+	if err := rec.End(); err != nil {
+		t.Fatal(err)
+	}
+	h := mustRead(t, onDisk()) // before the File is closed
+	if len(h.Events) != 2 || h.End == 0 {
+		t.Fatalf("ended, the file holds %d events (end line %d): %q", len(h.Events), h.End, onDisk())
 	}
 }

@@ -130,6 +130,11 @@ func NewTappedRecorder(w io.Writer, h Header, flushEvery time.Duration, tap *Tap
 	if _, err := w.Write(header); err != nil {
 		return nil, err
 	}
+	if cp, ok := w.(checkpointer); ok {
+		if err := cp.Checkpoint(); err != nil {
+			return nil, err
+		}
+	}
 	if tap != nil {
 		tap.add(tapItem{header: header}, 0)
 	}
@@ -524,10 +529,20 @@ func at(taken *[recordShards]shardLines, next *[recordShards]int, i int) int64 {
 
 // Flush writes everything recorded so far and returns the first write error.
 func (r *Recorder) Flush() error {
-	r.flush()
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
+	r.flushLocked()
+	r.checkpointLocked()
 	return r.err
+}
+
+// checkpointLocked has a writer that buffers (a File) put what it took
+// in the file, where a killed run no longer loses it. writeMu must be
+// held.
+func (r *Recorder) checkpointLocked() {
+	if cp, ok := r.w.(checkpointer); ok && r.err == nil {
+		r.err = cp.Checkpoint()
+	}
 }
 
 // Close stops the background flusher and flushes. It returns the first write
@@ -554,6 +569,7 @@ func (r *Recorder) End() error {
 	r.flushLocked()
 	if !r.ended && r.err == nil {
 		_, r.err = io.WriteString(r.w, endLine)
+		r.checkpointLocked()
 		if r.err == nil && r.tap != nil {
 			r.tap.add(tapItem{end: true}, 0)
 		}
@@ -592,8 +608,10 @@ func (r *Recorder) flushInBackground(every time.Duration) {
 		tick = t.C
 	}
 	for {
+		timed := false
 		select {
 		case <-tick:
+			timed = true
 		case <-r.kick:
 			r.flushWanted.Store(false)
 			if !r.shardFull() {
@@ -602,6 +620,11 @@ func (r *Recorder) flushInBackground(every time.Duration) {
 		case <-r.stop:
 			return
 		}
-		r.flush() // the error stays in r.err for Close to report
+		r.writeMu.Lock()
+		r.flushLocked() // the error stays in r.err for Close to report
+		if timed {
+			r.checkpointLocked()
+		}
+		r.writeMu.Unlock()
 	}
 }

@@ -186,7 +186,8 @@ func (o *Checker) Header(h *history.Header) {
 // reaches them. Call it before the first line; CloseSpill when the lines
 // are done.
 func (o *Checker) SpillTo(dir string) error {
-	f, err := columns.NewSpillFile(dir)
+	// Cached: its key runs are read back, to be merged, while it writes.
+	f, err := columns.NewCachedSpillFile(dir)
 	if err != nil {
 		return err
 	}

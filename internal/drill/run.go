@@ -1,7 +1,6 @@
 package drill
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,9 +85,9 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 		return nil, fmt.Errorf("drill: history: %w", err)
 	}
 	defer f.Close()
-	buf := bufio.NewWriterSize(f, 1<<20)
-	defer buf.Flush() // after the recorder's deferred Close, before the file's
-	rec, err := history.NewRecorder(buf, header(cfg, proc), 200*time.Millisecond)
+	// The recorder buffers and the file writes whole blocks; the
+	// recorder's timer puts what it recorded in the file (Checkpoint).
+	rec, err := history.NewRecorder(f, header(cfg, proc), 200*time.Millisecond)
 	if err != nil {
 		return nil, fmt.Errorf("drill: history: %w", err)
 	}
@@ -116,9 +115,6 @@ func execute(ctx context.Context, st store.Store, cfg Config, proc procedure) (*
 	live.Close()
 	// The end line says the history is complete, final state and all.
 	if err := rec.End(); err != nil {
-		return nil, fmt.Errorf("drill: history: %w", err)
-	}
-	if err := buf.Flush(); err != nil {
 		return nil, fmt.Errorf("drill: history: %w", err)
 	}
 	if err := f.Close(); err != nil {

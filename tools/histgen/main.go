@@ -110,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	var w io.Writer = stdout
 	summary := stdout
-	var file *os.File
+	var file *history.File
 	if *out == "-" {
 		summary = stderr
 	} else {
