@@ -165,6 +165,11 @@ type SyncSpec struct {
 	// Content is the message's content, if given back: a device's
 	// catch-up page is compared with what its persist sent (its hash).
 	Content string `yaml:"content"`
+	// ContentRequired says every message of a page has its content at
+	// Content, as chatseq's API requires: one without a string there is
+	// read as an empty content, and compared, rather than as none (a
+	// service whose pages left it out passed identical_order).
+	ContentRequired bool `yaml:"content_required"`
 	// MaxLimit is the largest page the service serves.
 	MaxLimit int `yaml:"max_limit"`
 }
@@ -221,7 +226,7 @@ func DefaultAPI() *API {
 		Sync: SyncSpec{
 			Method: http.MethodGet, Path: "/v1/chats/{chat}/messages", AfterParam: "after", LimitParam: "limit",
 			Messages: "messages", Sequence: "sequence", MessageID: "message_id", Key: "client_message_id",
-			Sender: "sender_id", Content: "content", MaxLimit: httpapi.MaxSyncLimit,
+			Sender: "sender_id", Content: "content", ContentRequired: true, MaxLimit: httpapi.MaxSyncLimit,
 		},
 		Counter: CounterSpec{Path: "/v1/chats/{chat}/counter", Value: "value"},
 		Statuses: map[int]Outcome{
@@ -254,6 +259,7 @@ func LoadAPI(path string) (*API, error) {
 func ParseAPI(name string, data []byte) (*API, error) {
 	api := DefaultAPI()
 	api.TestHooks, api.Counter = false, CounterSpec{}
+	api.Sync.ContentRequired = false // a service's own pages: content if given back, unless the file says so
 	// The key goes where the file says; the header only by default.
 	api.Send.KeyHeader = ""
 	dec := yaml.NewDecoder(bytes.NewReader(data))

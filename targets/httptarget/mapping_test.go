@@ -26,6 +26,29 @@ func TestTheShippedMappingExampleLoads(t *testing.T) {
 	}
 }
 
+// chatseq's API requires a page message's content; a service's own
+// mapping reads it only if given back, unless the file says it is
+// required (the shipped example does).
+func TestContentIsRequiredOnlyWhereTheAPISaysSo(t *testing.T) {
+	if !httptarget.DefaultAPI().Sync.ContentRequired {
+		t.Error("chatseq's own API does not require a page message's content")
+	}
+	api, err := httptarget.ParseAPI("m.yaml", []byte("sync:\n  content: body\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api.Sync.ContentRequired {
+		t.Error("a mapping that did not say so requires the content")
+	}
+	example, err := httptarget.LoadAPI(filepath.Join("..", "..", "docs", "examples", "api-mapping.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !example.Sync.ContentRequired {
+		t.Error("the shipped example says content_required: true, read as false")
+	}
+}
+
 // A mapping file's problems are errors at their file and line.
 func TestMappingErrorsNameFileAndLine(t *testing.T) {
 	cases := []struct {

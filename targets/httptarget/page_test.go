@@ -49,7 +49,7 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 				m.Content = stringOf(v)
 			}
 			_, isString := v.(string)
-			given = append(given, ok && isString)
+			given = append(given, spec.ContentRequired || ok && isString)
 		}
 		msgs = append(msgs, m)
 	}
@@ -96,6 +96,7 @@ var pageSpecs = []SyncSpec{
 	{Messages: "data.items", Sequence: "seq.n", MessageID: "id"},
 	{Messages: "messages", Sequence: "sequence", MessageID: ""},
 	{Messages: "", Sequence: "", MessageID: "id"},
+	{Messages: "messages", Sequence: "sequence", MessageID: "message_id", Content: "content"}, // content if given back
 }
 
 // The scan reads every page as decoding it whole did: the same messages,

@@ -272,7 +272,9 @@ func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, li
 // http is millions of messages (TestReadPageAgreesWithDecode holds it to
 // decode and walk). contentGiven says, where spec reads content, whether
 // each message has a string there: an empty content is content, compared
-// as any other (a page that stripped it passed as one that left it out).
+// as any other (a page that stripped it passed as one that left it out);
+// where spec requires content, every message has it (empty if the page
+// gave none: a page that left it out passed).
 // items counts the list's entries; problem, unless "", says what the page
 // lacks.
 func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, contentGiven []bool, items int, problem string) {
@@ -299,7 +301,7 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 		found := s.item(n)
 		if contentGiven != nil {
 			v := found[contentPath]
-			contentGiven[n] = len(v) > 0 && v[0] == '"'
+			contentGiven[n] = spec.ContentRequired || len(v) > 0 && v[0] == '"'
 		}
 		seq, ok := rawUint(found[0])
 		if !ok {
