@@ -177,7 +177,9 @@ func (d *Appender) filling() *chunk {
 		case d.made < directChunks:
 			b, err := unix.Mmap(-1, 0, directChunkSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 			if err != nil {
-				d.fallBack(0)
+				if d.waitInFlight(); !d.fellBack {
+					d.fallBack(0) // no write in flight: it may reuse nothing
+				}
 				return nil
 			}
 			buf = b
@@ -273,7 +275,8 @@ func (d *Appender) Checkpoint() error {
 
 // fallBack writes through the cache everything not yet written directly,
 // from written bytes past queue[0]'s sent (what a failed write still
-// wrote), and everything after: no write is in flight.
+// wrote), and everything after. No write may be in flight: the ring and
+// the buffers go.
 func (d *Appender) fallBack(written int) {
 	d.fellBack = true
 	d.end = d.base
