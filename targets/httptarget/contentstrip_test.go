@@ -30,6 +30,21 @@ var contentField = regexp.MustCompile(`"content":"(?:[^"\\]|\\.)*"`)
 // compared neither. An empty string at the content path is now content,
 // hashed and compared with what the persist sent: identical_order fails.
 func TestCatchUpPagesThatEmptyTheContentFail(t *testing.T) {
+	rep := runBehindPageRewrite(t, func(body []byte) []byte {
+		return contentField.ReplaceAll(body, []byte(`"content":""`))
+	})
+	if r, _ := rep.Result(checker.NameIdenticalOrder); r.Status != checker.Fail {
+		t.Fatalf("identical_order %s (%s), want fail", r.Status, r.Detail)
+	} else {
+		t.Logf("identical_order: %s", r.Detail)
+	}
+}
+
+// runBehindPageRewrite runs bench with receivers (a drop every 5 ms, so
+// catch-ups on every reconnect) against chatseq serve behind a proxy that
+// rewrites each successful GET answer's body, and checks the history.
+func runBehindPageRewrite(t *testing.T, rewrite func([]byte) []byte) checker.Report {
+	t.Helper()
 	s := startServer(t, sequencer.SyncWatermark, true)
 	base, _ := url.Parse("http://" + s.Addr)
 	proxy := httputil.NewSingleHostReverseProxy(base)
@@ -42,7 +57,7 @@ func TestCatchUpPagesThatEmptyTheContentFail(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		body = contentField.ReplaceAll(body, []byte(`"content":""`))
+		body = rewrite(body)
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		return nil
@@ -53,7 +68,7 @@ func TestCatchUpPagesThatEmptyTheContentFail(t *testing.T) {
 
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 2, 300, 0
-	cfg.Receivers, cfg.DropConnectionsEvery = 2, 5*time.Millisecond // catch-ups on every reconnect
+	cfg.Receivers, cfg.DropConnectionsEvery = 2, 5*time.Millisecond
 	cfg.Faults = bench.FaultRates{}
 	cfg.Target, cfg.Brokers, cfg.Topic = httptarget.Name, s.Brokers, s.Topic
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
@@ -66,11 +81,7 @@ func TestCatchUpPagesThatEmptyTheContentFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := rep.Result(checker.NameIdenticalOrder); r.Status != checker.Fail {
-		t.Fatalf("identical_order %s (%s), want fail", r.Status, r.Detail)
-	} else {
-		t.Logf("identical_order: %s", r.Detail)
-	}
+	return rep
 }
 
 // A service whose sync pages leave every message's content out, while its
@@ -80,42 +91,7 @@ func TestCatchUpPagesThatEmptyTheContentFail(t *testing.T) {
 // empty, and compared: identical_order fails. A service's own mapping
 // reads content only if given back (content_required: false), as before.
 func TestCatchUpPagesThatLeaveTheContentOutFail(t *testing.T) {
-	s := startServer(t, sequencer.SyncWatermark, true)
-	base, _ := url.Parse("http://" + s.Addr)
-	proxy := httputil.NewSingleHostReverseProxy(base)
-	proxy.ModifyResponse = func(r *http.Response) error {
-		if r.Request.Method != http.MethodGet || r.StatusCode != http.StatusOK {
-			return nil
-		}
-		body, err := io.ReadAll(r.Body)
-		r.Body.Close()
-		if err != nil {
-			return err
-		}
-		body = withoutContent(t, body)
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
-		return nil
-	}
-	front := httptest.NewServer(proxy)
-	t.Cleanup(front.Close)
-	frontURL, _ := url.Parse(front.URL)
-
-	cfg := bench.DefaultConfig()
-	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 2, 300, 0
-	cfg.Receivers, cfg.DropConnectionsEvery = 2, 5*time.Millisecond // catch-ups on every reconnect
-	cfg.Faults = bench.FaultRates{}
-	cfg.Target, cfg.Brokers, cfg.Topic = httptarget.Name, s.Brokers, s.Topic
-	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if _, err := bench.RunTarget(ctx, cfg, httptarget.Factory(frontURL, httptarget.DefaultAPI(), nil)); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runBehindPageRewrite(t, func(body []byte) []byte { return withoutContent(t, body) })
 	if r, _ := rep.Result(checker.NameIdenticalOrder); r.Status != checker.Fail {
 		t.Fatalf("identical_order %s (%s), want fail", r.Status, r.Detail)
 	} else {
