@@ -1,18 +1,5 @@
 //go:build linux
 
-package appendfile
-
-import (
-	"errors"
-	"io"
-	"os"
-	"sync/atomic"
-	"time"
-
-	"github.com/chatseq/chatseq/internal/uring"
-	"golang.org/x/sys/unix"
-)
-
 // Package appendfile writes a file that is only appended to around the
 // page cache (O_DIRECT), without waiting for the device (io_uring). A
 // history and the check's spilled records are written once and read at
@@ -35,8 +22,20 @@ import (
 // cache (a later direct write of that block replaces it). A direct write
 // that fails (a file system that refuses O_DIRECT after all, a full disk)
 // is written again through the cache, and so is everything after it.
-//
-// An Appender is not safe for concurrent use.
+package appendfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/chatseq/chatseq/internal/uring"
+	"golang.org/x/sys/unix"
+)
+
+// An Appender appends to one file; it is not safe for concurrent use.
 type Appender struct {
 	plain  *os.File // the file as created
 	direct *os.File // the same file opened with O_DIRECT
