@@ -82,24 +82,24 @@ func TestAppenderFileHoldsExactlyWhatWasWrittenAtEachCheckpoint(t *testing.T) {
 			if err := f.Checkpoint(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("round %d: after a checkpoint the file holds %d bytes (%s), want the %d written", round, len(got), firstDifference(got, want), len(want))
-			}
+			requireHolds(t, path, want, fmt.Sprintf("round %d: after a checkpoint", round))
 		}
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	requireHolds(t, path, want, "closed")
+}
+
+// requireHolds fails t unless the file at path holds exactly want.
+func requireHolds(t *testing.T, path string, want []byte, when string) {
+	t.Helper()
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("closed, the file holds %d bytes (%s), want the %d written", len(got), firstDifference(got, want), len(want))
+		t.Fatalf("%s, the file holds %d bytes (%s), want the %d written", when, len(got), firstDifference(got, want), len(want))
 	}
 }
 
@@ -202,10 +202,7 @@ func TestAppenderFallsBackToTheCacheWhenADirectWriteFails(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(path)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("after falling back the file holds %d bytes (%s), want the %d written", len(got), firstDifference(got, want), len(want))
-	}
+	requireHolds(t, path, want, "after falling back")
 }
 
 // A process killed while it appends leaves a prefix of what it wrote, at
