@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -321,8 +322,11 @@ func TestOnlineDeliveryAckAgreesOnRandomHistories(t *testing.T) {
 
 // onlineInLineOrder feeds h's operation and receiver lines to a new
 // online check in line order.
-func onlineInLineOrder(h *history.History) *Online {
-	o := NewOnline(nil)
+func onlineInLineOrder(h *history.History) *Online { return feedInLineOrder(NewOnline(nil), h) }
+
+// feedInLineOrder feeds h's operation and receiver lines to o in line
+// order.
+func feedInLineOrder(o *Online, h *history.History) *Online {
 	o.Header(&h.Header)
 	e, r := 0, 0
 	for e < len(h.Events) || r < len(h.Receivers) {
@@ -365,6 +369,48 @@ func TestOnlineComparesWhatWasPushedWithWhatWasSent(t *testing.T) {
 			t.Errorf("%s: not found online; offline %s", tc.name, off.Detail)
 		case tc.fails && !slices.Equal(vs[i].Lines, []int{push, send.ok}):
 			t.Errorf("%s: online lines %v, want the push and the ack %v (%s)", tc.name, vs[i].Lines, []int{push, send.ok}, vs[i].Detail)
+		}
+	}
+}
+
+// A push of a sequence whose first ack went to the spill file long
+// before is compared with what its persist sent as when nothing is
+// spilled: a chat's blocks keep what was sent only once receivers came,
+// and it must be spilled and read back with them.
+func TestOnlineSpilledComparesWhatWasPushedWithWhatWasSent(t *testing.T) {
+	const n = 4 * 1024 // the first blocks of first acks are spilled
+	for _, tc := range []struct {
+		name, hash string
+		fails      bool
+	}{
+		{"as sent", "h:k5", false},
+		{"another content", "h:other", true},
+	} {
+		b := newHB()
+		b.join("A", "u1")
+		b.connect("d1", "u1")
+		for s := uint64(1); s <= n; s++ {
+			b.send(1, "A", fmt.Sprint("k", s), s)
+		}
+		b.recv(history.Receiver{Kind: history.KindPush, Device: "d1", Chat: "A", Seqs: []uint64{5}, MessageIDs: []string{b.idAt("A", 5)},
+			PayloadHashes: []string{tc.hash}, Senders: []string{"u1"}})
+		held := onlineInLineOrder(&b.h).Violations()
+		spilling := NewOnline(nil)
+		if err := spilling.SpillTo(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		got := feedInLineOrder(spilling, &b.h).Violations()
+		if err := spilling.CloseSpill(); err != nil {
+			t.Fatal(err)
+		}
+		if spilling.Spilled() == 0 {
+			t.Fatalf("%s: nothing spilled", tc.name)
+		}
+		if !reflect.DeepEqual(got, held) {
+			t.Fatalf("%s: spilling found %+v, holding all %+v", tc.name, got, held)
+		}
+		if found := slices.ContainsFunc(got, func(v Violation) bool { return v.Invariant == NameIdenticalOrder }); found != tc.fails {
+			t.Fatalf("%s: identical_order found %v, want %v (%+v)", tc.name, found, tc.fails, got)
 		}
 	}
 }

@@ -55,7 +55,7 @@ func (s senderHash) keyHash2(key string) uint64 {
 // keys go to the file as a run sorted by keyHash and it starts empty; two
 // runs of one size are merged into one of the next, in memory as the
 // table is written out (a chat holds O(log keys) runs). Each
-// run keeps in memory a Bloom filter of its keys (10 bits a key) and the
+// run keeps in memory a Bloom filter of its keys (16 bits a key) and the
 // first keyHash of each page of keyRunPage slots, so a new key (most
 // persists) reads nothing from the file, and a key seen before reads a
 // page or two of the run that holds it.
@@ -66,6 +66,9 @@ type keyTable struct {
 	n     int
 	runs  []keyRun // oldest first
 	found keySlot  // a key found in a run (find's answer)
+	// page is where a run's page is read, made with the first run: on
+	// the stack, it went to the heap, 3 KB a read.
+	page *[keyRunPage]keySlot
 }
 
 type keySlot struct {
@@ -86,8 +89,10 @@ const (
 	// keyRunPage is how many slots of a run one fence names.
 	keyRunPage = 128
 	// keyBloomBits is the filter's bits a key; keyBloomProbes its probes
-	// (about 1% false positives).
-	keyBloomBits   = 10
+	// (about 0.1% false positives: at 10 bits, 1%, a run's page read
+	// back for one new key in a hundred a run, was a tenth of the online
+	// check's CPU in a run).
+	keyBloomBits   = 16
 	keyBloomProbes = 7
 )
 
@@ -107,7 +112,7 @@ func (t *keyTable) find(k1, k2, seq uint64, spill *columns.SpillFile) (s *keySlo
 		return s, true
 	}
 	for i := len(t.runs) - 1; i >= 0; i-- {
-		if t.runs[i].find(k1, k2, spill, &t.found) {
+		if t.runs[i].find(k1, k2, spill, t.page, &t.found) {
 			return &t.found, true
 		}
 	}
@@ -160,7 +165,7 @@ func (t *keyTable) insert(s keySlot) *keySlot {
 func (t *keyTable) growTail() { t.slots = append(t.slots, make([]keySlot, keyTableTail)...) }
 
 // makeRoom flushes a full-sized table to a run when spilling, else
-// doubles it.
+// doubles it (also when the flush fails).
 func (t *keyTable) makeRoom(spill *columns.SpillFile) {
 	if t.homes >= keyTableMax && spill.Usable() && t.flush(spill) {
 		return
@@ -195,12 +200,15 @@ func (t *keyTable) grow() {
 // a flush. It reports false, changing nothing, when the file takes no
 // more.
 func (t *keyTable) flush(spill *columns.SpillFile) bool {
-	keys := make([]keySlot, 0, t.n)
+	// The keys, moved to the front of the slots in their order: the table
+	// is emptied after, or grown from them (grow takes them in order).
+	keys := t.slots[:0]
 	for _, s := range t.slots {
 		if s.k1 != 0 {
 			keys = append(keys, s)
 		}
 	}
+	clear(t.slots[len(keys):])
 	level, merged := 0, len(t.runs)
 	for merged > 0 && t.runs[merged-1].level == level {
 		merged--
@@ -217,6 +225,9 @@ func (t *keyTable) flush(spill *columns.SpillFile) bool {
 	clear(t.slots)
 	t.n = 0
 	t.runs = append(t.runs[:merged], r)
+	if t.page == nil {
+		t.page = new([keyRunPage]keySlot)
+	}
 	return true
 }
 
@@ -257,8 +268,9 @@ func newKeyRun(keys []keySlot, level int, spill *columns.SpillFile) (keyRun, boo
 // bloomBlockWords words (a cache line), picked by the key. With each
 // probe anywhere in the filter, a new key cost a cache miss and a
 // division a probe in every run of its chat: a quarter of the online
-// check's CPU in a run. At 10 bits a key and 7 probes, a 512-bit block
-// holds false positives near the unblocked 1% (they only cost a page read).
+// check's CPU in a run. At 16 bits a key and 7 probes, a 512-bit block
+// holds false positives at 0.1% (each costs a page read;
+// TestKeyRunFilterHoldsItsKeysAndFewOthers).
 const bloomBlockWords = 8
 
 // bloomBlock is the first word of a key's block, of blocks.
@@ -302,15 +314,15 @@ func (r *keyRun) mayHold(k1, k2 uint64) bool {
 	return true
 }
 
-// find looks (k1, k2) up in the run, into *out.
-func (r *keyRun) find(k1, k2 uint64, spill *columns.SpillFile, out *keySlot) bool {
+// find looks (k1, k2) up in the run, into *out, reading its pages into
+// page.
+func (r *keyRun) find(k1, k2 uint64, spill *columns.SpillFile, page *[keyRunPage]keySlot, out *keySlot) bool {
 	if len(r.fence) == 0 || !r.mayHold(k1, k2) {
 		return false
 	}
 	// The first page whose first key is k1 or above may begin past
 	// slots of k1 ending the page before it.
 	p := max(sort.Search(len(r.fence), func(i int) bool { return r.fence[i] >= k1 })-1, 0)
-	var page [keyRunPage]keySlot
 	for ; p < len(r.fence) && r.fence[p] <= k1; p++ {
 		from := p * keyRunPage
 		got := page[:min(keyRunPage, r.ref.Len()-from)]

@@ -77,7 +77,10 @@ func (a *onlineAcked) block(b int, make_ bool) ([]uint64, []uint32) {
 		}
 	}
 	if a.mids[b] == nil && make_ {
-		a.mids[b], a.lines[b], a.sent[b] = make([]uint64, ackBlock), make([]uint32, ackBlock), make([]sentAt, ackBlock)
+		// Its sent column is made by the first ack that knows what was
+		// sent: without receivers, none does, and a column of zeros was a
+		// sixth of the bytes the check spilled.
+		a.mids[b], a.lines[b] = make([]uint64, ackBlock), make([]uint32, ackBlock)
 	}
 	return a.mids[b], a.lines[b]
 }
@@ -150,7 +153,10 @@ func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck, sent sentAt) (onl
 		return onlineSeqAck{mids[i], int32(l - 1)}, true
 	}
 	mids[i], lines[i] = first.mid, uint32(first.line)+1
-	if sent != (sentAt{}) && a.sent[b] != nil {
+	if sent != (sentAt{}) {
+		if a.sent[b] == nil {
+			a.sent[b] = make([]sentAt, ackBlock)
+		}
 		a.sent[b][i] = sent
 	}
 	return onlineSeqAck{}, false
