@@ -238,7 +238,7 @@ func TestKeyRunFilterHoldsItsKeysAndFewOthers(t *testing.T) {
 // spilling: new keys over 64 chats, one in twenty a retry of a recent
 // one. Its figure is ns a key.
 func BenchmarkKeyTables(b *testing.B) {
-	spill, err := columns.NewSpillFile(b.TempDir())
+	spill, err := columns.NewCachedSpillFile(b.TempDir()) // as Checker.SpillTo
 	if err != nil {
 		b.Fatal(err)
 	}
