@@ -10,6 +10,7 @@ type Chunked[T any] struct {
 	blocks [][]T // of chunkLen each, the last one filling
 	n      int
 	spill  BlockSpill
+	free   [][]T // blocks spilled, to be filled again
 }
 
 // SpillTo makes c move its full blocks to f but for the keep newest
@@ -21,6 +22,7 @@ func (c *Chunked[T]) Unspill() {
 	if c.spill.Active() {
 		SpillLoadAll(&c.spill, c.blocks, chunkLen)
 	}
+	c.free = nil
 }
 
 // Spilled is how many of c's blocks are on file.
@@ -28,10 +30,14 @@ func (c *Chunked[T]) Spilled() int { return c.spill.Count() }
 
 // newBlock starts a block; the one before it is full.
 func (c *Chunked[T]) newBlock() {
-	c.blocks = append(c.blocks, make([]T, 0, chunkLen))
-	if last := len(c.blocks) - 2; last >= 0 && c.spill.Active() {
-		SpillFull(&c.spill, c.blocks, last)
+	if last := len(c.blocks) - 1; last >= 0 && c.spill.Active() {
+		SpillFullReusing(&c.spill, c.blocks, last, &c.free)
 	}
+	blk := TakeFree(&c.free)
+	if blk == nil {
+		blk = make([]T, 0, chunkLen)
+	}
+	c.blocks = append(c.blocks, blk)
 }
 
 const (

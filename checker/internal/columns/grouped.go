@@ -19,6 +19,7 @@ type Grouped[T any] struct {
 	own    []int   // by group: 1 + its own block being filled; 0 none
 	seen   []int32 // by group: its records so far, counted up to groupShared
 	spill  BlockSpill
+	free   [][]T // blocks spilled, to be filled again
 }
 
 // SpillTo makes g move its full blocks to f but for the keep newest
@@ -30,6 +31,7 @@ func (g *Grouped[T]) Unspill() {
 	if g.spill.Active() {
 		SpillLoadAll(&g.spill, g.blocks, groupLen)
 	}
+	g.free = nil
 }
 
 // Spilled is how many of g's blocks are on file.
@@ -52,7 +54,7 @@ func (g *Grouped[T]) Add(group int32, v T) int32 {
 	g.blocks[b] = append(g.blocks[b], v)
 	g.n++
 	if len(g.blocks[b]) == groupLen && g.spill.Active() {
-		SpillFull(&g.spill, g.blocks, b)
+		SpillFullReusing(&g.spill, g.blocks, b, &g.free)
 	}
 	return i
 }
@@ -85,7 +87,11 @@ func (g *Grouped[T]) blockFor(group int32) int {
 func (g *Grouped[T]) full(b int) bool { return g.blocks[b] == nil || len(g.blocks[b]) == groupLen }
 
 func (g *Grouped[T]) newBlock() int {
-	g.blocks = append(g.blocks, make([]T, 0, groupLen))
+	blk := TakeFree(&g.free)
+	if blk == nil {
+		blk = make([]T, 0, groupLen)
+	}
+	g.blocks = append(g.blocks, blk)
 	return len(g.blocks) - 1
 }
 

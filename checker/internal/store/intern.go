@@ -389,6 +389,7 @@ type RecentAcks struct {
 	// final lines) reads its block back.
 	spill     *columns.SpillFile
 	spillKeep int
+	free      [][]AckAt // blocks spilled, of any chat, to be used again
 }
 
 // ackTable is one chat's: the first ack at sequence base+i, for i < n.
@@ -411,7 +412,7 @@ func (r *RecentAcks) Unspill() {
 			columns.SpillLoadAll(&t.spill, t.blocks, ackBlock)
 		}
 	}
-	r.spill = nil
+	r.spill, r.free = nil, nil
 }
 
 // block is t's block b, read back if it was spilled; nil if nothing was
@@ -471,11 +472,16 @@ func (r *RecentAcks) Remember(chat int32, seq uint64, a AckAt) {
 	for b >= len(t.blocks) {
 		t.blocks = append(t.blocks, nil)
 		if k := len(t.blocks) - 2; k >= 0 && t.spill.Active() {
-			columns.SpillFull(&t.spill, t.blocks, k)
+			columns.SpillFullReusing(&t.spill, t.blocks, k, &r.free)
 		}
 	}
 	if t.block(b) == nil {
-		t.blocks[b] = make([]AckAt, ackBlock)
+		if blk := columns.TakeFree(&r.free); blk != nil {
+			t.blocks[b] = blk[:ackBlock]
+			clear(t.blocks[b])
+		} else {
+			t.blocks[b] = make([]AckAt, ackBlock)
+		}
 	}
 	if e := &t.blocks[b][i&(ackBlock-1)]; past || e.Mid == 0 {
 		*e = a
