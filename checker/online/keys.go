@@ -197,8 +197,9 @@ func (t *keyTable) grow() {
 // flush moves the table's keys (in k1 order already) to a run and
 // empties it, merging them first with the newest runs while the newest
 // is of the level being written: in memory, so each key is written once
-// a flush. It reports false, changing nothing, when the file takes no
-// more.
+// a flush. It reports false, with no run changed and the keys gathered
+// at the front of the slots (makeRoom grows the table from them), when
+// the file takes no more.
 func (t *keyTable) flush(spill *columns.SpillFile) bool {
 	// The keys, moved to the front of the slots in their order: the table
 	// is emptied after, or grown from them (grow takes them in order).
