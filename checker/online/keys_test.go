@@ -106,15 +106,10 @@ func TestKeyTableKeepsItsKeysInOrder(t *testing.T) {
 
 // A table whose flush cannot write its run keeps every key, in order, in
 // a table grown instead (the flush gathers the keys at the front of the
-// slots before it writes them). The spill file's descriptor is closed
-// under it, so its first write fails.
+// slots before it writes them). The spill file's descriptor is replaced
+// by a read-only one, so its first write fails.
 func TestKeyTableWhoseFlushFailsKeepsEveryKey(t *testing.T) {
-	spill, err := columns.NewCachedSpillFile(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spill.Close()
-	closeSpillDescriptor(t)
+	spill := newReadOnlySpill(t)
 	rng := rand.New(rand.NewPCG(8, 3))
 	var table keyTable
 	var keys [][2]uint64
@@ -148,28 +143,51 @@ func TestKeyTableWhoseFlushFailsKeepsEveryKey(t *testing.T) {
 	}
 }
 
-// closeSpillDescriptor closes this process's descriptor of the (removed)
-// spill file.
-func closeSpillDescriptor(t *testing.T) {
+// spillDescriptors are this process's descriptors of (removed) spill
+// files.
+func spillDescriptors(t *testing.T) map[int]bool {
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Fatal(err)
 	}
+	out := map[int]bool{}
 	for _, fd := range fds {
 		target, err := os.Readlink("/proc/self/fd/" + fd.Name())
 		if err != nil || !strings.Contains(target, ".chatseq-spill-") {
 			continue
 		}
-		n, err := strconv.Atoi(fd.Name())
-		if err != nil {
-			t.Fatal(err)
+		if n, err := strconv.Atoi(fd.Name()); err == nil {
+			out[n] = true
 		}
-		if err := syscall.Close(n); err != nil {
-			t.Fatal(err)
-		}
-		return
 	}
-	t.Fatal("no descriptor of a spill file")
+	return out
+}
+
+// newReadOnlySpill is a cached spill file whose descriptor is replaced
+// under it by one of /dev/null opened read-only, so that its first write
+// fails.
+func newReadOnlySpill(t *testing.T) *columns.SpillFile {
+	before := spillDescriptors(t)
+	spill, err := columns.NewCachedSpillFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { spill.Close() })
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for fd := range spillDescriptors(t) {
+		if !before[fd] {
+			if err := syscall.Dup2(int(null.Fd()), fd); err != nil {
+				t.Fatal(err)
+			}
+			return spill
+		}
+	}
+	t.Fatal("no descriptor of the new spill file")
+	return nil
 }
 
 // A chat's first acks, spilling, keep only the block being filled and
