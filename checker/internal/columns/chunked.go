@@ -21,8 +21,8 @@ func (c *Chunked[T]) SpillTo(f *SpillFile, keep int) { c.spill.Start(f, keep) }
 func (c *Chunked[T]) Unspill() {
 	if c.spill.Active() {
 		SpillLoadAll(&c.spill, c.blocks, chunkLen)
+		c.free = nil
 	}
-	c.free = nil
 }
 
 // Spilled is how many of c's blocks are on file.

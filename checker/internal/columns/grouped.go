@@ -30,8 +30,8 @@ func (g *Grouped[T]) SpillTo(f *SpillFile, keep int) { g.spill.Start(f, keep) }
 func (g *Grouped[T]) Unspill() {
 	if g.spill.Active() {
 		SpillLoadAll(&g.spill, g.blocks, groupLen)
+		g.free = nil
 	}
-	g.free = nil
 }
 
 // Spilled is how many of g's blocks are on file.
