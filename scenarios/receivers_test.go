@@ -92,6 +92,9 @@ expect: pass
 	}{
 		{head + "receivers: 2\ndrop_connections_every: 1s\ndrop_connections_for: 0s\n", 8, []string{"drop_connections_for", "positive"}},
 		{head + "drop_connections_for: 1s\n", 6, []string{"drop_connections_for", "give receivers: N"}},
+		{head + "receivers: 2\ndrop_connections_for: 1s\n", 7, []string{"drop_connections_for", "give drop_connections_every too"}},
+		{head + "receivers: 2\ndrop_connections_every: 300ms\ndrop_connections_for: 15s\n", 8, []string{"drop_connections_for 15s", "shorter than drop_connections_every 300ms"}},
+		{head + "receivers: 2\ndrop_connections_for: 300ms\ndrop_connections_every: 300ms\n", 7, []string{"drop_connections_for 300ms", "shorter"}},
 		{head + "faults:\n  slow_commit: 2\n", 7, []string{"slow_commit"}},
 		{head + "faults:\n  slow_commit_delay: 0s\n", 7, []string{"slow_commit_delay", "positive"}},
 		{head + "target: ledger\nfaults:\n  slow_commit: 0.1\n", 8, []string{"slow_commit", "ADR-004's core only"}},
