@@ -109,7 +109,7 @@ func (r *Recorder) RecordReceiver(rv *Receiver) (int64, error) {
 	if r.tap != nil {
 		rc := new(Receiver)
 		*rc = *rv
-		sh.taps = append(sh.taps, tapLine{recv: rc})
+		sh.taps = append(sh.taps, receiverTapLine(rc))
 	}
 	r.unlockAndMaybeFlush(sh, t)
 	return t, nil
@@ -125,7 +125,7 @@ func (r *Recorder) recordReceiverRow(rv *Receiver) {
 	if r.write(line) && r.tap != nil {
 		rc := new(Receiver)
 		*rc = *rv
-		r.tap.add(tapItem{lines: []tapLine{{recv: rc}}}, 1)
+		r.tap.add(tapItem{lines: []tapLine{receiverTapLine(rc)}}, 1)
 	}
 }
 

@@ -224,7 +224,7 @@ func (r *Recorder) RecordFinal(f Final) {
 	if r.tap != nil {
 		fc := new(Final) // taking f's address would move every call's f to the heap
 		*fc = f
-		sh.taps = append(sh.taps, tapLine{final: fc})
+		sh.taps = append(sh.taps, finalTapLine(fc))
 	}
 	r.unlockAndMaybeFlush(sh, t)
 }

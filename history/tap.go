@@ -223,12 +223,12 @@ func (t *Tap) read() (*History, error) {
 			lineNo++
 			l := &it.lines[i]
 			switch {
-			case l.final != nil:
-				err = t.dec.final(l.final, lineNo, &pl)
-			case l.recv != nil:
-				err = t.dec.receiver(l.recv, lineNo, &pl)
-			case l.ev != nil:
-				err = t.dec.event(l.ev, lineNo, &pl)
+			case l.refIs == refFinal:
+				err = t.dec.final(l.final(), lineNo, &pl)
+			case l.refIs == refReceiver:
+				err = t.dec.receiver(l.receiver(), lineNo, &pl)
+			case l.refIs == refEvent:
+				err = t.dec.event(l.whole(), lineNo, &pl)
 			case b.addLine(l, lineNo):
 				continue
 			default:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // hashSink is a collectSink that takes sync answers' ids as hashes.
@@ -344,5 +345,29 @@ func TestTapStopsWhereTheFileDid(t *testing.T) {
 	}
 	if len(sink.events) != 4 || !reflect.DeepEqual(sink.events, want.events) || len(sink.finals) != 0 || !reflect.DeepEqual(th, sh) {
 		t.Fatalf("the tap handed %d events and %d finals, the file holds %d and %d", len(sink.events), len(sink.finals), len(want.events), len(want.finals))
+	}
+}
+
+// A flush copies its lines twice and a writer stores one a line it
+// records: the compact line keeps to 104 bytes and one pointer besides its
+// strings, and each line's ref reads back only as what it was made.
+func TestTapLineKeepsCompact(t *testing.T) {
+	if size := unsafe.Sizeof(tapLine{}); size > 104 {
+		t.Fatalf("tapLine is %d bytes, want at most 104", size)
+	}
+	f, r, e, s := &Final{}, &Receiver{}, &Event{}, &SyncResult{}
+	lines := []tapLine{finalTapLine(f), receiverTapLine(r), tapLineOf(&Event{F: "other"}, 1, false)}
+	lines[2].ref = unsafe.Pointer(e)
+	var ok tapLine
+	if !ok.compact(&Event{Kind: KindOK, F: FSync, Sync: s}, 1) {
+		t.Fatal("a sync ok is not compact")
+	}
+	lines = append(lines, ok)
+	want := [][4]unsafe.Pointer{{unsafe.Pointer(f)}, {1: unsafe.Pointer(r)}, {2: unsafe.Pointer(e)}, {3: unsafe.Pointer(s)}}
+	for i, l := range lines {
+		got := [4]unsafe.Pointer{unsafe.Pointer(l.final()), unsafe.Pointer(l.receiver()), unsafe.Pointer(l.whole()), unsafe.Pointer(l.syncResult())}
+		if got != want[i] {
+			t.Errorf("line %d reads back %v, want %v", i, got, want[i])
+		}
 	}
 }
