@@ -223,10 +223,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--slow-commit-delay must not be negative, got %s", c.Faults.SlowCommitDelay)
 	case c.DropConnectionsFor < 0:
 		return fmt.Errorf("--drop-connections-for must not be negative, got %s", c.DropConnectionsFor)
-	case c.DropConnectionsFor > 0 && c.DropConnectionsEvery == 0:
-		return fmt.Errorf("--drop-connections-for is how long a dropped receiver stays offline: give --drop-connections-every too")
-	case c.DropConnectionsFor >= c.DropConnectionsEvery && c.DropConnectionsEvery > 0:
-		return fmt.Errorf("--drop-connections-for %s must be shorter than --drop-connections-every %s (a device must be back before the next drop)", c.DropConnectionsFor, c.DropConnectionsEvery)
+	}
+	if problem := DropsProblem(c.DropConnectionsFor, c.DropConnectionsEvery, "--drop-connections-every"); problem != "" {
+		return fmt.Errorf("--drop-connections-for %s", problem)
+	}
+	switch {
 	case c.GatewayVariant() != "" && c.Receivers == 0:
 		return fmt.Errorf("--broken %s breaks the push gateway, which only receivers reach: give --receivers too (4 shows it)", c.Variant)
 	case c.SyncLimit < 1:
@@ -336,6 +337,21 @@ func (c *Config) writerPhase(w int) time.Duration {
 		return time.Duration(float64(w) / c.Rate * float64(time.Second))
 	}
 	return 0
+}
+
+// DropsProblem explains why a dropped receiver cannot stay offline for
+// offline when the nemesis drops connections every every (0: never), or
+// returns "": a device must be back before the next drop. The caller
+// names offline's setting before the text, and everyName is how it
+// spells every's (a flag, a scenario field).
+func DropsProblem(offline, every time.Duration, everyName string) string {
+	switch {
+	case offline > 0 && every == 0:
+		return fmt.Sprintf("is how long a dropped receiver stays offline: give %s too", everyName)
+	case offline >= every && every > 0:
+		return fmt.Sprintf("%s must be shorter than %s %s (a device must be back before the next drop)", offline, everyName, every)
+	}
+	return ""
 }
 
 // RateProblem explains why an open-loop rate (operations/s in total,

@@ -260,13 +260,9 @@ func (d *decoder) checkReceivers() {
 	if devices := int64(sc.Receivers) * int64(sc.Chats); devices > maxDevices {
 		d.errAt(l, "receivers: %d a chat over %d chats is %d devices, more than %d", sc.Receivers, sc.Chats, devices, maxDevices)
 	}
-	// The run's rules for the drops (bench.Config.Validate), at their lines.
-	if dl, ok := d.lines["drop_connections_for"]; ok && sc.DropConnectionsFor > 0 {
-		switch every := sc.DropConnectionsEvery; {
-		case every == 0:
-			d.errAt(dl, "drop_connections_for is how long a dropped receiver stays offline: give drop_connections_every too")
-		case sc.DropConnectionsFor >= every:
-			d.errAt(dl, "drop_connections_for %s must be shorter than drop_connections_every %s (a device must be back before the next drop)", sc.DropConnectionsFor, every)
+	if dl, ok := d.lines["drop_connections_for"]; ok {
+		if problem := bench.DropsProblem(sc.DropConnectionsFor, sc.DropConnectionsEvery, "drop_connections_every"); problem != "" {
+			d.errAt(dl, "drop_connections_for %s", problem)
 		}
 	}
 }
