@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -53,6 +54,9 @@ type chatView struct {
 	// every sequence, and the lowest; 0, none yet.
 	streamed    seqSet
 	lowStreamed uint64
+	// catchUpCut: a catch-up of the chat was cut short (syncFrom): the
+	// service pages for ever, and is not read again.
+	catchUpCut bool
 }
 
 // liveConn is an open connection and the goroutine reading it.
@@ -79,6 +83,15 @@ func newDevice(user string, chats []string, ch gateway.Channel, rec *history.Rec
 		d.views[c] = &chatView{chat: c, pending: map[uint64]struct{}{}}
 	}
 	return d
+}
+
+// mostMessages is the most messages a catch-up of chat reads: the
+// channel's bound, or none.
+func (d *device) mostMessages(chat string) int64 {
+	if b, ok := d.ch.(gateway.MessageBound); ok {
+		return b.MostMessages(chat)
+	}
+	return math.MaxInt64
 }
 
 // dropNow asks the device to drop its connection (the nemesis' strike
@@ -485,14 +498,26 @@ func (d *device) catchUp(ctx context.Context) {
 // syncFrom reads v's chat after from, page by page until a short page,
 // records each page as a catch-up push, shows everything up to the
 // highest sequence returned and acks it.
+//
+// A service that pages for ever is read no further, as the final state's
+// read back is not: a full page that ends at or below after (one that
+// ignores after), or more messages than the chat can hold
+// (gateway.MessageBound), cut the catch-up short, and the device catches
+// that chat up no more. Without it a device read the same page, or
+// made-up ones, until memory ran out, and the run never ended. What the
+// pages held is recorded, so the check judges it.
 func (d *device) syncFrom(ctx context.Context, v *chatView, from uint64) {
-	after := from
+	if v.catchUpCut {
+		return
+	}
+	after, read := from, int64(0)
 	for ctx.Err() == nil {
 		msgs, err := d.ch.CatchUp(ctx, d.user, v.chat, after, d.limit)
 		if err != nil {
 			d.tally.syncErrors.Add(1)
 			return // the gap stays open: the next timer tries again
 		}
+		before := after
 		if len(msgs) > 0 {
 			d.recordPush(v.chat, msgs, true)
 			now := time.Now()
@@ -503,6 +528,11 @@ func (d *device) syncFrom(ctx context.Context, v *chatView, from uint64) {
 		}
 		if len(msgs) < d.limit {
 			break
+		}
+		if read += int64(len(msgs)); after <= before || read > d.mostMessages(v.chat) {
+			v.catchUpCut = true
+			d.tally.catchUpsCut.Add(1)
+			return
 		}
 	}
 	// A gap below what the service returned is a sequence it does not

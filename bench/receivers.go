@@ -55,6 +55,10 @@ type ReceiverCounts struct {
 	CatchUps     int64 `json:"catch_ups"` // §4 catch-ups of a chat (after each connect, and the settle)
 	GapSyncs     int64 `json:"gap_syncs"` // syncs that settled a gap in the reorder buffer
 	SyncErrors   int64 `json:"sync_errors"`
+	// CatchUpsCut are catch-ups cut short because the service paged for
+	// ever (a full page not past the one before, or more messages than
+	// the chat can hold); the device caught that chat up no more.
+	CatchUpsCut int64 `json:"catch_ups_cut"`
 	// FullyVisible are the messages every device of their chat received.
 	FullyVisible int64 `json:"fully_visible"`
 	// StreamOwing are the devices that settled with messages their open
@@ -69,6 +73,7 @@ type receiverTally struct {
 	connects, drops, reconnects, dialErrors              atomic.Int64
 	pushes, received, deliveries, duplicates, outOfOrder atomic.Int64
 	foreign, acks, catchUps, gapSyncs, syncErrors        atomic.Int64
+	catchUpsCut                                          atomic.Int64
 	fullyVisible, caughtUp, createdAhead                 atomic.Int64
 	streamOwing                                          atomic.Int64
 
@@ -278,7 +283,7 @@ func (t *receiverTally) counts(devices int) ReceiverCounts {
 		Deliveries: t.deliveries.Load(), Duplicates: t.duplicates.Load(), OutOfOrder: t.outOfOrder.Load(),
 		CaughtUp: t.caughtUp.Load(), CreatedAhead: t.createdAhead.Load(),
 		Foreign: t.foreign.Load(), Acks: t.acks.Load(), CatchUps: t.catchUps.Load(), GapSyncs: t.gapSyncs.Load(),
-		SyncErrors: t.syncErrors.Load(), FullyVisible: t.fullyVisible.Load(), StreamOwing: t.streamOwing.Load(),
+		SyncErrors: t.syncErrors.Load(), CatchUpsCut: t.catchUpsCut.Load(), FullyVisible: t.fullyVisible.Load(), StreamOwing: t.streamOwing.Load(),
 	}
 }
 

@@ -34,6 +34,13 @@ type Channel interface {
 	Close()
 }
 
+// MessageBound is a Channel that knows how many messages a chat can hold
+// at most (a correct service holds at most one a send, and what it
+// writes itself): a device's catch-up that reads more is cut short.
+type MessageBound interface {
+	MostMessages(chat string) int64
+}
+
 // ChannelServer is a target that serves its own push channel (a service
 // over HTTP).
 type ChannelServer interface {

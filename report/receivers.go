@@ -57,6 +57,9 @@ func (t *table) addReceivers(r *Receivers) {
 	if r.StreamOwing > 0 {
 		t.add("    stream owing", fmt.Sprint(r.StreamOwing), "devices that settled with messages their open connection never streamed, only a sync brought (stream_completeness judges them)")
 	}
+	if r.CatchUpsCut > 0 {
+		t.add("    catch-ups cut", fmt.Sprint(r.CatchUpsCut), "catch-ups cut short: the service paged for ever (a full page not past the one before, or more messages than the chat's sends); those devices caught those chats up no more")
+	}
 	t.add("    catch-up", fmt.Sprint(r.CatchUps), fmt.Sprintf("catch-ups, %s, %s, %s", count(r.GapSyncs, "gap sync"), count(r.Acks, "delivery ack"), count(r.SyncErrors, "failed sync")))
 }
 

@@ -9,6 +9,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mask stands for a hidden credential.
@@ -55,6 +56,7 @@ func Text(s string) string {
 	if s == "" {
 		return s
 	}
+	s = Known(s)
 	s = urlBasic.ReplaceAllString(s, "${1}"+Mask+":"+Mask+"@")
 	s = urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
 	s = urlUserOnly.ReplaceAllString(s, "${1}"+Mask+"@")
@@ -80,4 +82,51 @@ func Flag(name, v string) string {
 		return Mask
 	}
 	return Text(v)
+}
+
+// secrets are the credentials chatseq was given (Secret): a service may
+// echo them anywhere in an answer, under no name the patterns know.
+var secrets struct {
+	sync.RWMutex
+	values []string
+}
+
+// minSecret is the shortest value Secret keeps: a shorter one (a header
+// "X-Debug: 1") would mask every such character of every text, and is no
+// credential worth the name.
+const minSecret = 4
+
+// Secret makes Text and Known hide v wherever it appears from now on: a
+// --header's value, a URL's password, given to a service that may echo
+// it back in an error, a page or a push refusal. Values shorter than
+// four bytes are not kept.
+func Secret(v string) {
+	v = strings.TrimSpace(v)
+	if len(v) < minSecret {
+		return
+	}
+	secrets.Lock()
+	defer secrets.Unlock()
+	for _, s := range secrets.values {
+		if s == v {
+			return
+		}
+	}
+	// Longest first, so a secret holding another is hidden whole.
+	secrets.values = append(secrets.values, v)
+	for i := len(secrets.values) - 1; i > 0 && len(secrets.values[i]) > len(secrets.values[i-1]); i-- {
+		secrets.values[i], secrets.values[i-1] = secrets.values[i-1], secrets.values[i]
+	}
+}
+
+// Known returns s with every value given to Secret replaced by Mask.
+func Known(s string) string {
+	secrets.RLock()
+	defer secrets.RUnlock()
+	for _, v := range secrets.values {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Mask)
+		}
+	}
+	return s
 }

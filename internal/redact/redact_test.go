@@ -52,3 +52,25 @@ func TestFlagHidesEveryHeaderValue(t *testing.T) {
 		t.Errorf("Flag(writers) = %q", got)
 	}
 }
+
+// A credential chatseq was given is hidden wherever a text holds it,
+// under no name at all (a service echoing it bare), the longest first so
+// one holding another is hidden whole; a value too short to be one is
+// left alone.
+func TestSecretIsHiddenWhereverItAppears(t *testing.T) {
+	Secret("  t0k3n-secret-ab  ")
+	Secret("t0k3n-secret-ab-and-more")
+	Secret("1")
+	for in, want := range map[string]string{
+		`{"message":"unknown key t0k3n-secret-ab"}`: `{"message":"unknown key ***"}`,
+		"key t0k3n-secret-ab-and-more, again":       "key ***, again",
+		"retry 1 of 1":                              "retry 1 of 1",
+	} {
+		if got := Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+		if got := Known(in); got != want {
+			t.Errorf("Known(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

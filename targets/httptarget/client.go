@@ -327,7 +327,9 @@ func quoteAnswer(a *answer) string {
 	if len(a.body) == 0 {
 		return "an empty body"
 	}
-	q := fmt.Sprintf("%.*q", shownAnswerBytes, a.body[:min(len(a.body), 4*shownAnswerBytes)])
+	// Credentials hidden before quoting: a service may echo the run's
+	// headers, and a quoted secret no longer matches itself.
+	q := fmt.Sprintf("%.*q", shownAnswerBytes, redact.Text(string(a.body[:min(len(a.body), 4*shownAnswerBytes)])))
 	switch {
 	case a.cut:
 		q += " …" // its length is in the problem named
@@ -391,12 +393,13 @@ func (c *client) statusError(a *answer, o Outcome) error {
 	if code == "" && c.api.ErrorCode != "" {
 		if v, ok := field(a.body, c.api.ErrorCode); ok {
 			code, _ = v.(string)
+			code = redact.Known(code) // recorded in the history as it is
 		}
 	}
 	if code == "" {
 		code = codeStatusPrefix + strconv.Itoa(a.status)
 	}
-	var err error = fmt.Errorf("HTTP %d: %s", a.status, bytes.TrimSpace(a.body[:min(len(a.body), 300)]))
+	var err error = fmt.Errorf("HTTP %d: %s", a.status, redact.Text(string(bytes.TrimSpace(a.body[:min(len(a.body), 300)]))))
 	if d, ok := retryAfter(a.header.Get(httpapi.HeaderRetryAfter)); ok {
 		err = &RetryAfter{After: d, Err: err}
 	}

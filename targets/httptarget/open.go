@@ -2,6 +2,7 @@ package httptarget
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -76,6 +77,7 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		o.Volatile = p.volatile
 		kill = p.restart
 	}
+	secretUserinfo(base)
 	o.Describe = "HTTP service at " + redact.Text(base.String()) + apiName(opts.API) + started
 	if opts.NemesisCmd != "" {
 		probe := base.String()
@@ -139,4 +141,21 @@ func factory(base *url.URL, api *API, s settings, rt http.RoundTripper) target.F
 		c.retry = statusRetry{attempts: min(MaxStatusAttempts, env.MaxAttempts), backoff: env.RetryBackoff}
 		return c, nil
 	}
+}
+
+// secretUserinfo hides the credentials of u's userinfo wherever an answer
+// echoes them (redact.Secret): the password, a user given alone (a
+// token), and the Basic credentials the client sends for them.
+func secretUserinfo(u *url.URL) {
+	if u.User == nil {
+		return
+	}
+	user := u.User.Username()
+	pass, hasPass := u.User.Password()
+	if hasPass {
+		redact.Secret(pass)
+	} else {
+		redact.Secret(user)
+	}
+	redact.Secret(base64.StdEncoding.EncodeToString([]byte(user + ":" + pass)))
 }

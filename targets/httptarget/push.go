@@ -48,6 +48,10 @@ func (p *pushChannel) Dial(ctx context.Context, user string) (gateway.Conn, erro
 	return &pushConn{conn: conn, timeout: p.c.settings.timeout}, nil
 }
 
+// MostMessages bounds a device's catch-up of chat as the final state's
+// read back is bounded (gateway.MessageBound).
+func (p *pushChannel) MostMessages(chat string) int64 { return p.c.mostMessages(chat) }
+
 func (p *pushChannel) CatchUp(ctx context.Context, user, chat string, after uint64, limit int) ([]gateway.Message, error) {
 	msgs, given, _, err := p.c.pageAs(ctx, user, chat, after, min(limit, p.c.api.Sync.MaxLimit), true)
 	if err != nil {
