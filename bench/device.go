@@ -229,7 +229,10 @@ func (d *device) disconnect(why string, drop bool) {
 // on err. Dropped, not closed: a connection that failed has no closing
 // handshake to wait for (and a frame past the read limit would be read
 // to its end first).
-func (d *device) connectionEnded(err error) { d.disconnect(endReason(err), true) }
+func (d *device) connectionEnded(err error) {
+	d.tally.ended.Add(1)
+	d.disconnect(endReason(err), true)
+}
 
 // run connects, catches up and follows the stream until settle closes;
 // then it settles: a last catch-up, its ack, the settled line.

@@ -211,3 +211,25 @@ func TestReceiptsAreObservedInTheLiveMetrics(t *testing.T) {
 		t.Errorf("chatseq_full_visibility_seconds observed %d messages, the run timed %d", got, want)
 	}
 }
+
+// A --duration run's connection nemesis strikes no later than one
+// interval before the writers' end, so each device's last connection
+// before its settle is open while messages are still sent. A duration
+// that was a multiple of the interval struck at the very end: every
+// connection with traffic had dropped, stream_completeness judged none,
+// and a push channel streaming one frame in twenty passed (an outside
+// tester's, --drop-connections-every 1s --duration 10s).
+func TestTheNemesisLeavesTheLastIntervalAlone(t *testing.T) {
+	const every = 250 * time.Millisecond
+	cfg := receiverConfig(t, 5, every)
+	cfg.Ops, cfg.Duration = 0, 4*every
+	res, _ := checkedRun(t, cfg)
+	if len(res.Drops) == 0 {
+		t.Fatal("the nemesis never struck")
+	}
+	for _, d := range res.Drops {
+		if d.Start > cfg.Duration-every {
+			t.Errorf("a strike at %s of a %s run: within the last %s", d.Start, cfg.Duration, every)
+		}
+	}
+}

@@ -170,7 +170,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	lat := newLatencies()
 	res.Started = time.Now()
 	if recv != nil {
-		recv.tally.begin(res.Started)
+		recv.writersStart(res.Started, cfg.Duration)
 	}
 	timings.Since("process: start → writers", timings.Start)
 	clock.begin()

@@ -36,12 +36,34 @@ func JudgedRun(res *bench.Result, rep checker.Report) checker.Report {
 // passed).
 func judgedPush(res *bench.Result, rep checker.Report) checker.Report {
 	why := NothingStreamed(res)
+	if why == "" {
+		why = NoStreamJudged(res, rep)
+	}
 	if why == "" || rep.Valid == nil || !*rep.Valid {
 		return rep
 	}
 	rep.Valid = nil
 	rep.Warnings = append([]string{why + ": a pass would judge no push, so the verdict is unknown"}, rep.Warnings...)
 	return rep
+}
+
+// NoStreamJudged says how the delivery plane went when the service ended
+// the devices' connections and stream_completeness judged no live
+// stream, "" otherwise: a push channel that closed every connection after
+// its first frame (the devices catching up the rest by sync on the next)
+// left no connection open, with messages sent, to its device's settle,
+// and passed (an outside tester's).
+func NoStreamJudged(res *bench.Result, rep checker.Report) string {
+	r := res.Receivers
+	if res.Config.Receivers == 0 || r.Ended == 0 || r.Deliveries == 0 {
+		return ""
+	}
+	for _, na := range rep.NotApplicable {
+		if na.Name == checker.NameStreamCompleteness {
+			return fmt.Sprintf("the push channel ended %d of the devices' connections, and no connection open to its device's settle saw a message sent, so stream_completeness judged no live stream (%s)", r.Ended, na.Reason)
+		}
+	}
+	return ""
 }
 
 // NothingStreamed says how the delivery plane went when the run's devices

@@ -145,3 +145,37 @@ func TestARunWhosePushChannelStreamedNothingIsNotAPass(t *testing.T) {
 		}
 	}
 }
+
+// A run whose push channel ended the devices' connections (one frame a
+// connection, the rest caught up by sync on the next), so that
+// stream_completeness judged no live stream, is no pass of the delivery
+// plane: unknown, saying why. It passed (an outside tester's channel
+// closing every connection after its first frame). Without connections
+// the service ended, or with the invariant judged, the verdict stands.
+func TestARunWhoseServiceEndedEveryJudgedStreamIsNotAPass(t *testing.T) {
+	valid := true
+	na := checker.NotApplicable{Name: checker.NameStreamCompleteness, Reason: "no message was acknowledged that was first sent after a live connection began streaming its chat"}
+	unjudged := checker.Report{Valid: &valid, NotApplicable: []checker.NotApplicable{na}}
+	judged := checker.Report{Valid: &valid, Invariants: []checker.Result{{Name: checker.NameStreamCompleteness, Status: checker.Pass}}}
+	for _, c := range []struct {
+		name     string
+		received bench.ReceiverCounts
+		check    checker.Report
+		want     string
+	}{
+		{"ended, no stream judged", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 30, Ended: 12}, unjudged, "UNKNOWN"},
+		{"ended, streams judged", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 30, Ended: 12}, judged, "PASS"},
+		{"none ended, no stream judged", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 30}, unjudged, "PASS"},
+	} {
+		cfg := bench.DefaultConfig()
+		cfg.Receivers = 2
+		res := &bench.Result{Config: cfg, Counts: bench.Counts{Operations: 1, Persists: 1, OK: 1, PersistOK: 1}, Receivers: c.received, Elapsed: time.Second}
+		rep := JudgedRun(res, c.check)
+		if got := Verdict(rep); got != c.want {
+			t.Errorf("%s: verdict %s, want %s", c.name, got, c.want)
+		}
+		if c.want == "UNKNOWN" && !strings.Contains(rep.Warnings[0], "the push channel ended 12 of the devices' connections") {
+			t.Errorf("%s: warnings %q: want the first to say why", c.name, rep.Warnings)
+		}
+	}
+}
