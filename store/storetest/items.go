@@ -40,9 +40,9 @@ func record(chat string, seq uint64, key string) store.IdempotencyRecord {
 		CreatedAt:   m.CreatedAt,
 		// Not on a whole second, like a real now+7d: stores keep at least
 		// whole seconds (DynamoDB's ttl is epoch seconds). Far in the
-		// future, not created+7d: baseTime is long past, and DynamoDB
-		// Local's TTL deleted expired records while a test read them (a
-		// record missing from Dump, once in 23 CI runs).
+		// future, not created+7d: baseTime is long past, and an expired
+		// record is one DynamoDB Local's TTL may delete while a test reads
+		// it (a record missing from Dump, once in 23 CI runs).
 		ExpiresAt: m.CreatedAt.AddDate(100, 0, 7),
 	}
 }
