@@ -66,6 +66,24 @@ func NoStreamJudged(res *bench.Result, rep checker.Report) string {
 	return ""
 }
 
+// Unjudged says why a run judged nothing of its target or of its push
+// channel, as JudgedRun makes its pass unknown for, "" when it did: no
+// persist acknowledged, a push channel that streamed nothing, or one
+// whose connections the service ended before any live stream could be
+// judged. chatseq run's expect: pass takes none of these for a pass.
+func Unjudged(res *bench.Result, rep checker.Report) string {
+	if why := NothingAcknowledged(res); why != "" {
+		return why + ": a pass would judge nothing of the target"
+	}
+	if why := NothingStreamed(res); why != "" {
+		return why + ": a pass would judge no push"
+	}
+	if why := NoStreamJudged(res, rep); why != "" {
+		return why + ": a pass would judge no push"
+	}
+	return ""
+}
+
 // NothingStreamed says how the delivery plane went when the run's devices
 // received messages and the push channel streamed none, "" otherwise.
 func NothingStreamed(res *bench.Result) string {

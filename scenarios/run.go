@@ -49,10 +49,11 @@ type Outcome struct {
 	// StoppedEarly says why the writers stopped before the scenario's
 	// end (fail_fast: the online check's first violation), or "".
 	StoppedEarly string
-	// nothingAcknowledged says how the run went when the target
-	// acknowledged no persist (report.NothingAcknowledged): a pass of
-	// nothing, which expect: pass does not take.
-	nothingAcknowledged string
+	// unjudged says why the run judged nothing of the target or of its
+	// push channel (report.Unjudged: no persist acknowledged, nothing
+	// streamed, no live stream judged): a pass of nothing, which expect:
+	// pass does not take.
+	unjudged string
 	// interrupted: Ctrl-C stopped the writers early (bench.Result),
 	// after writersElapsed.
 	interrupted    bool
@@ -88,7 +89,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 		o.StoppedEarly = fmt.Sprintf("the writers stopped after %.1fs: %s", res.Elapsed.Seconds(), res.StoppedForViolation)
 	}
 	o.Lines, _ = countLines(o.History)
-	o.nothingAcknowledged = report.NothingAcknowledged(res)
+	o.unjudged = report.Unjudged(res, rep)
 	o.interrupted, o.writersElapsed = res.Interrupted, res.Elapsed
 	c := res.Counts
 	o.logicalOps = int(c.Persists - c.Retries - c.DuplicatesSent - c.ConcurrentDuplicates + c.Syncs)

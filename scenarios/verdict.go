@@ -65,9 +65,9 @@ func judge(o *Outcome, m *Metrics) {
 				o.Problems = append(o.Problems, fmt.Sprintf("%s is unknown: %s", res.Name, res.Detail))
 			}
 		}
-		if why := o.nothingAcknowledged; why != "" && !failed {
+		if why := o.unjudged; why != "" && !failed {
 			undecided = true
-			o.Problems = append(o.Problems, why+": a pass would judge nothing of the target")
+			o.Problems = append(o.Problems, why)
 		}
 	}
 	thresholdFailed := false
