@@ -72,6 +72,30 @@ func TestARedirectedSendIsNotFollowedNorAFailure(t *testing.T) {
 	}
 }
 
+// A 302 whose Location does not parse is a bad_response too, not a lost
+// connection: net/http's client parses Location before it asks whether
+// to follow, and its error read as connection_lost (info), so a service
+// answering every third send so passed api_conformance (an outside
+// tester's, "Location: /%zz").
+func TestARedirectToAnUnparsableLocationIsABadResponse(t *testing.T) {
+	tgt := openTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Location", "/%zz")
+		w.WriteHeader(http.StatusFound)
+	}))
+	_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+	if kind, code := target.Completion(err); kind != history.KindInfo || code != history.ErrorBadResponse {
+		t.Fatalf("a send answered 302 to /%%zz is recorded %s %q (%v), want info %q", kind, code, err, history.ErrorBadResponse)
+	}
+	if !strings.Contains(err.Error(), `redirect to "/%zz"`) {
+		t.Errorf("the error does not name the redirect: %v", err)
+	}
+	_, err = tgt.Sync(context.Background(), "c", 0, 10)
+	if kind, code := target.Completion(err); kind != history.KindFail || code != history.ErrorBadResponse {
+		t.Fatalf("a sync answered 302 to /%%zz is recorded %s %q (%v), want fail %q", kind, code, err, history.ErrorBadResponse)
+	}
+}
+
 // A mapping that gives a 3xx a meaning is taken at its word.
 func TestAMappedRedirectIsAnOrdinaryAnswer(t *testing.T) {
 	api, err := httptarget.ParseAPI("api.yaml", []byte("statuses:\n  302: info\n"))
