@@ -7,7 +7,10 @@
 package redact
 
 import (
+	"encoding/json"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -107,16 +110,31 @@ func Secret(v string) {
 	}
 	secrets.Lock()
 	defer secrets.Unlock()
-	for _, s := range secrets.values {
-		if s == v {
-			return
+	for _, form := range echoedForms(v) {
+		if !slices.Contains(secrets.values, form) {
+			secrets.values = append(secrets.values, form)
 		}
 	}
 	// Longest first, so a secret holding another is hidden whole.
-	secrets.values = append(secrets.values, v)
-	for i := len(secrets.values) - 1; i > 0 && len(secrets.values[i]) > len(secrets.values[i-1]); i-- {
-		secrets.values[i], secrets.values[i-1] = secrets.values[i-1], secrets.values[i]
+	slices.SortStableFunc(secrets.values, func(a, b string) int { return len(b) - len(a) })
+}
+
+// echoedForms are v as a service may echo it: as it is, escaped in a
+// JSON string (Go's encoder: \u003c for <; PHP's and others': \/ for /),
+// and escaped in a URL. An outside tester's service echoing a key with a
+// / in it as \/ showed it, one escape short of the value.
+func echoedForms(v string) []string {
+	forms := []string{v}
+	if b, err := json.Marshal(v); err == nil {
+		forms = append(forms, string(b[1:len(b)-1]))
 	}
+	escaped := forms[len(forms)-1]
+	for _, f := range []string{strings.ReplaceAll(v, "/", `\/`), strings.ReplaceAll(escaped, "/", `\/`), url.QueryEscape(v), url.PathEscape(v)} {
+		if !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	return forms
 }
 
 // Known returns s with every value given to Secret replaced by Mask.

@@ -74,3 +74,21 @@ func TestSecretIsHiddenWhereverItAppears(t *testing.T) {
 		}
 	}
 }
+
+// A secret is hidden in the forms a service echoes it in: escaped in a
+// JSON string (Go's \u003c, PHP's \/) or in a URL. An outside tester's
+// service echoing "k3y/91ab+d00d==" as k3y\/91ab+d00d== showed it.
+func TestSecretIsHiddenEscaped(t *testing.T) {
+	Secret("k3y/91ab+d00d==<x>")
+	for _, in := range []string{
+		`{"message":"unknown key k3y\/91ab+d00d==<x>"}`,
+		`{"message":"unknown key k3y/91ab+d00d==\u003cx\u003e"}`,
+		`{"message":"unknown key k3y\/91ab+d00d==\u003cx\u003e"}`,
+		"GET /v1/x?key=k3y%2F91ab%2Bd00d%3D%3D%3Cx%3E",
+		"GET /v1/k3y%2F91ab+d00d==%3Cx%3E",
+	} {
+		if got := Text(in); strings.Contains(got, "91ab") {
+			t.Errorf("Text(%q) = %q: the secret shows", in, got)
+		}
+	}
+}
