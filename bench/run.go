@@ -165,6 +165,13 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		done := timings.Phase("receivers connected")
 		recv.waitReady(ctx)
 		done()
+		if err := ctx.Err(); err != nil {
+			// Interrupted while the devices connected and caught up, before
+			// any writer ran: there is no run to settle (a hostile service's
+			// first catch-ups kept a run going 30 s after Ctrl-C), and the
+			// push channel's Close ends what the devices were doing.
+			return nil, fmt.Errorf("connecting the receivers: %w", err)
+		}
 	}
 
 	lat := newLatencies()
