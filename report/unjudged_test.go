@@ -166,10 +166,20 @@ func TestARunWhoseServiceEndedEveryJudgedStreamIsNotAPass(t *testing.T) {
 		{"ended, no stream judged", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 30, Ended: 12}, unjudged, "UNKNOWN"},
 		{"ended, streams judged", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 30, Ended: 12}, judged, "PASS"},
 		{"none ended, no stream judged", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 30}, unjudged, "PASS"},
+		// chatseq ended them itself: a server it killed, devices it slowed
+		// until a correct service closed them.
+		{"ended by kills", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 30, Ended: 12}, unjudged, "PASS"},
+		{"ended by slow receivers", bench.ReceiverCounts{Devices: 4, Deliveries: 40, CaughtUp: 30, Ended: 12}, unjudged, "PASS"},
 	} {
 		cfg := bench.DefaultConfig()
 		cfg.Receivers = 2
 		res := &bench.Result{Config: cfg, Counts: bench.Counts{Operations: 1, Persists: 1, OK: 1, PersistOK: 1}, Receivers: c.received, Elapsed: time.Second}
+		switch c.name {
+		case "ended by kills":
+			res.ServerKills = 2
+		case "ended by slow receivers":
+			res.Config.Timed = []target.TimedFault{{Kind: target.SlowReceivers, At: time.Second, For: time.Second}}
+		}
 		rep := JudgedRun(res, c.check)
 		if got := Verdict(rep); got != c.want {
 			t.Errorf("%s: verdict %s, want %s", c.name, got, c.want)
