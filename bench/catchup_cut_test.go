@@ -70,13 +70,7 @@ func TestCatchUpOfAServiceThatPagesForEverIsCutShort(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			ch := &endlessPages{ignoreAfter: tc.ignoreAfter, most: tc.most, giveUp: 10000, cancel: cancel}
-			rec, err := history.NewRecorder(io.Discard, history.Header{Target: "http"}, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rec.Close()
-			tally := newReceiverTally(1, time.Second, nil)
-			d := newDevice("u", []string{"c"}, ch, rec, tally, 100)
+			d, tally := catchUpDevice(t, ch)
 			v := d.views["c"]
 			d.syncFrom(ctx, v, 0)
 			if ch.pages != tc.wantPages || !v.catchUpCut || tally.counts(1).CatchUpsCut != 1 {
@@ -95,13 +89,7 @@ func TestCatchUpOfAServiceThatPagesForEverIsCutShort(t *testing.T) {
 // the one before, up to the bound, then a short one.
 func TestCatchUpOfManyPagesIsReadWhole(t *testing.T) {
 	ch := &shortAfter{last: 950}
-	rec, err := history.NewRecorder(io.Discard, history.Header{Target: "http"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	tally := newReceiverTally(1, time.Second, nil)
-	d := newDevice("u", []string{"c"}, ch, rec, tally, 100)
+	d, tally := catchUpDevice(t, ch)
 	v := d.views["c"]
 	d.syncFrom(context.Background(), v, 0)
 	if v.catchUpCut || v.shown != 950 || tally.counts(1).CatchUpsCut != 0 {
@@ -122,4 +110,17 @@ func (p *shortAfter) CatchUp(_ context.Context, _, chat string, after uint64, li
 		msgs = append(msgs, gateway.Message{ChatID: chat, Sequence: s, MessageID: fmt.Sprintf("m%d", s)})
 	}
 	return msgs, nil
+}
+
+// catchUpDevice is a device of user u in chat c on ch, its catch-up
+// pages 100 messages, recording to nowhere.
+func catchUpDevice(t *testing.T, ch gateway.Channel) (*device, *receiverTally) {
+	t.Helper()
+	rec, err := history.NewRecorder(io.Discard, history.Header{Target: "http"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Close() })
+	tally := newReceiverTally(1, time.Second, nil)
+	return newDevice("u", []string{"c"}, ch, rec, tally, 100), tally
 }

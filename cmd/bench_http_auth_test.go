@@ -17,16 +17,23 @@ import (
 	"github.com/chatseq/chatseq/targets/core"
 )
 
-// guardedService is chatseq's reference API over TLS, behind a bearer
-// token and an API key: a request without both is answered 401.
-func guardedService(t *testing.T, token, apiKey string) (*httptest.Server, *atomic.Int64) {
+// referenceAPI is chatseq's reference API over the embedded core, closed
+// with the test.
+func referenceAPI(t *testing.T) http.Handler {
 	t.Helper()
 	target, err := core.Factory(nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { target.Close() })
-	api := httpapi.NewServer(target).Handler()
+	return httpapi.NewServer(target).Handler()
+}
+
+// guardedService is chatseq's reference API over TLS, behind a bearer
+// token and an API key: a request without both is answered 401.
+func guardedService(t *testing.T, token, apiKey string) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	api := referenceAPI(t)
 	var refused atomic.Int64
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+token || r.Header.Get("X-Api-Key") != apiKey {

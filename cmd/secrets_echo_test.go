@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -10,10 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/chatseq/chatseq/bench"
-	"github.com/chatseq/chatseq/httpapi"
-	"github.com/chatseq/chatseq/targets/core"
 )
 
 // echoingService is chatseq's reference API, but one kind of request is
@@ -22,12 +17,7 @@ import (
 // answered 201 without a sequence, or the push handshake refused 401.
 func echoingService(t *testing.T, echoes string) *httptest.Server {
 	t.Helper()
-	target, err := core.Factory(nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { target.Close() })
-	api := httpapi.NewServer(target).Handler()
+	api := referenceAPI(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		echo := fmt.Sprintf("unknown key %s for %s", r.Header.Get("X-Api-Key"), strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
