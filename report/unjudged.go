@@ -13,38 +13,24 @@ import (
 // a service that answers nothing or refuses everything) has shown
 // nothing of sequencing, idempotency or persistence: its invariants pass
 // on no evidence, so where the check found no violation its verdict is
-// unknown, and the first warning says why. A violation stands. A run
-// whose final state could not be read back is judged on its operations
-// (the history is cut short), and the first warning says why.
+// unknown, and the first warning says why (Unjudged); so is a run whose
+// push channel streamed nothing, every delivery a catch-up sync (an
+// outside tester's channel that never pushed passed), or whose service
+// ended the connections before a live stream could be judged. A
+// violation stands. A run whose final state could not be read back is
+// judged on its operations (the history is cut short), and the first
+// warning says why.
 func JudgedRun(res *bench.Result, rep checker.Report) checker.Report {
 	if res.FinalStateUnread != "" {
 		// The check already finds the history cut short; this says why.
 		rep.Warnings = append([]string{"the final state could not be read back (" + res.FinalStateUnread + "): the history ends before it, so every invariant it decides is unknown unless the operations alone break it"}, rep.Warnings...)
 	}
-	why := NothingAcknowledged(res)
-	if why == "" || rep.Valid == nil || !*rep.Valid {
-		return judgedPush(res, rep)
-	}
-	rep.Valid = nil
-	rep.Warnings = append([]string{why + ": a pass would judge nothing of the target, so the verdict is unknown"}, rep.Warnings...)
-	return rep
-}
-
-// judgedPush is rep unknown, the first warning saying why, when the run's
-// devices received messages and the push channel streamed none of them:
-// every delivery came by a catch-up sync, so the delivery invariants pass
-// on no push at all (an outside tester's push channel that never pushed
-// passed).
-func judgedPush(res *bench.Result, rep checker.Report) checker.Report {
-	why := NothingStreamed(res)
-	if why == "" {
-		why = NoStreamJudged(res, rep)
-	}
+	why := Unjudged(res, rep)
 	if why == "" || rep.Valid == nil || !*rep.Valid {
 		return rep
 	}
 	rep.Valid = nil
-	rep.Warnings = append([]string{why + ": a pass would judge no push, so the verdict is unknown"}, rep.Warnings...)
+	rep.Warnings = append([]string{why + ", so the verdict is unknown"}, rep.Warnings...)
 	return rep
 }
 
