@@ -391,7 +391,7 @@ func TestADeviceThatFallsBehindIsClosedWithTryAgainLater(t *testing.T) {
 	// server's write blocks and the queue behind it overflows.
 	big := strings.Repeat("x", 1<<20)
 	for seq := uint64(1); seq <= 64; seq++ {
-		gw.Deliver(ctx, []*gateway.Message{{ChatID: "c1", Sequence: seq, MessageID: fmt.Sprint(seq), Content: big}})
+		gw.Deliver(ctx, []*gateway.Message{{ChatID: "c1", Sequence: seq, MessageID: fmt.Sprint(seq), SenderID: "u1", Content: big}})
 	}
 	if s := gw.Stats(); s.Overflows != 1 {
 		t.Fatalf("stats %+v: the device never overflowed", s)
@@ -445,7 +445,7 @@ func TestAnAnsweringDeviceOutlivesPings(t *testing.T) {
 		got, readErr = d.Next(ctx)
 	}()
 	time.Sleep(4*pingEvery + pingEvery/2) // four pings answered
-	gw.Deliver(ctx, []*gateway.Message{{ChatID: "c1", Sequence: 1, MessageID: "m1"}})
+	gw.Deliver(ctx, []*gateway.Message{{ChatID: "c1", Sequence: 1, MessageID: "m1", SenderID: "u1"}})
 	wg.Wait()
 	if readErr != nil || len(got) != 1 {
 		t.Fatalf("after the pings: %v, %v", got, readErr)

@@ -36,7 +36,7 @@ func TestAPushConnectionOutlivesTheRequestTimeouts(t *testing.T) {
 		got <- err
 	}()
 	time.Sleep(time.Second) // ten times the timeouts
-	gw.Deliver(ctx, []*gateway.Message{{ChatID: "c1", Sequence: 1, MessageID: "m1"}})
+	gw.Deliver(ctx, []*gateway.Message{{ChatID: "c1", Sequence: 1, MessageID: "m1", SenderID: "u1"}})
 	if err := <-got; err != nil {
 		t.Fatalf("the connection did not outlive the timeouts: %v", err)
 	}

@@ -197,15 +197,39 @@ func (c *PushConn) decodeMessage(o *fastjson.Value) (PushedMessage, error) {
 		return m, errors.New("it needs chat_id, message_id and a sequence above 0")
 	}
 	m.ChatID, m.MessageID, m.Sequence = c.interned(chat), string(id), seq
-	m.SenderID = c.interned(o.GetStringBytes("sender_id"))
-	m.Content = string(o.GetStringBytes("content"))
-	m.ContentType = c.interned(o.GetStringBytes("content_type"))
-	if at := o.GetStringBytes("created_at"); at != nil {
-		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, string(at)); err != nil {
-			return m, fmt.Errorf("created_at: %w", err)
-		}
+	// The rest asyncapi.yaml requires too. A sender or content left out
+	// was recorded as "not said" and never compared: a channel that
+	// dropped sender_id passed identical_order. Every message has a
+	// sender, so an empty one is a breach as well (the history cannot
+	// tell it from one not said).
+	sender, ok := stringField(o, "sender_id")
+	if !ok || len(sender) == 0 {
+		return m, errors.New("it needs a sender_id, a string that is not empty")
 	}
+	content, ok := stringField(o, "content")
+	if !ok {
+		return m, errors.New("it needs a content, a string")
+	}
+	at, ok := stringField(o, "created_at")
+	if !ok {
+		return m, errors.New("it needs a created_at, an RFC 3339 time")
+	}
+	if m.CreatedAt, err = time.Parse(time.RFC3339Nano, string(at)); err != nil {
+		return m, fmt.Errorf("created_at: %w", err)
+	}
+	m.SenderID, m.Content = c.interned(sender), string(content)
+	m.ContentType = c.interned(o.GetStringBytes("content_type"))
 	return m, nil
+}
+
+// stringField is o's field name if it is there and a string.
+func stringField(o *fastjson.Value, name string) ([]byte, bool) {
+	v := o.Get(name)
+	if v == nil || v.Type() != fastjson.TypeString {
+		return nil, false
+	}
+	b, err := v.StringBytes()
+	return b, err == nil
 }
 
 // interned is b as a string, the same one each time it repeats.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -105,6 +106,14 @@ func TestAFrameInBreachOfThePushAPIIsABadFrame(t *testing.T) {
 		"another type":       `{"type":"hello"}`,
 		"without messages":   `{"type":"messages","messages":[]}`,
 		"without a sequence": `{"type":"messages","messages":[{"chat_id":"c","message_id":"m"}]}`,
+		// asyncapi.yaml requires these too; a sender left out was never
+		// compared.
+		"without a sender":    withoutField("sender_id"),
+		"an empty sender":     strings.Replace(wholeFrame, `"sender_id":"u1"`, `"sender_id":""`, 1),
+		"a sender not a text": strings.Replace(wholeFrame, `"sender_id":"u1"`, `"sender_id":7`, 1),
+		"without content":     withoutField("content"),
+		"content not a text":  strings.Replace(wholeFrame, `"content":"hi"`, `"content":null`, 1),
+		"without created_at":  withoutField("created_at"),
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, err := websocket.Accept(w, r, nil)
@@ -130,11 +139,39 @@ func TestAFrameInBreachOfThePushAPIIsABadFrame(t *testing.T) {
 	}
 }
 
+// wholeFrame is a frame with every field asyncapi.yaml requires.
+const wholeFrame = `{"type":"messages","messages":[{"chat_id":"c","sequence":1,"message_id":"m","sender_id":"u1","content":"hi","created_at":"2026-01-02T03:04:05Z"}]}`
+
+// withoutField is wholeFrame without its message's field name.
+func withoutField(name string) string {
+	var f map[string]any
+	if err := json.Unmarshal([]byte(wholeFrame), &f); err != nil {
+		panic(err)
+	}
+	delete(f["messages"].([]any)[0].(map[string]any), name)
+	b, _ := json.Marshal(f)
+	return string(b)
+}
+
+// A frame with every field the API requires decodes whole.
+func TestAWholeFrameDecodes(t *testing.T) {
+	var c PushConn
+	msgs, err := c.decodeFrame([]byte(wholeFrame))
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("%v, %d messages", err, len(msgs))
+	}
+	m := msgs[0]
+	if m.ChatID != "c" || m.Sequence != 1 || m.MessageID != "m" || m.SenderID != "u1" || m.Content != "hi" || m.CreatedAt.IsZero() {
+		t.Fatalf("decoded %+v", m)
+	}
+}
+
 // FuzzDecodeFrame: a text frame, whatever its bytes, decodes to messages
 // that each have a chat, an id and a sequence above 0, or to a bad frame;
 // never a panic (a message without a sequence panicked).
 func FuzzDecodeFrame(f *testing.F) {
 	for _, s := range []string{
+		wholeFrame,
 		`{"type":"messages","messages":[{"chat_id":"c","message_id":"m","sequence":1,"created_at":"2026-01-02T03:04:05Z"}]}`,
 		`{"type":"messages","messages":[{"chat_id":"c","message_id":"m"}]}`,
 		`{"type":"messages","messages":[1,"x",null]}`,
@@ -153,7 +190,7 @@ func FuzzDecodeFrame(f *testing.F) {
 			return
 		}
 		for _, m := range msgs {
-			if m.ChatID == "" || m.MessageID == "" || m.Sequence == 0 {
+			if m.ChatID == "" || m.MessageID == "" || m.Sequence == 0 || m.SenderID == "" || m.CreatedAt.IsZero() {
 				t.Fatalf("%q: decoded %+v", b, m)
 			}
 		}

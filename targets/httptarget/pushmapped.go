@@ -119,8 +119,12 @@ func (c *mappedConn) message(it any) (gateway.Message, error) {
 		return m, fmt.Errorf("it needs a chat at %q, a message id at %q and a sequence above 0 at %q", s.ChatID, s.MessageID, s.Sequence)
 	}
 	if s.Sender != "" {
+		// A sender the mapping names must be there: one left out was
+		// recorded as "not said" and never compared.
 		v, _ := walk(it, s.Sender)
-		m.SenderID = stringOf(v)
+		if m.SenderID = stringOf(v); m.SenderID == "" {
+			return m, fmt.Errorf("it needs a sender at %q, not empty", s.Sender)
+		}
 	}
 	if s.Content != "" {
 		v, _ := walk(it, s.Content)
