@@ -103,6 +103,10 @@ func (s onlineSink) Event(e *history.Event) {
 	s.online.Event(e)
 }
 
+// BatchDone tells the online check a write was handed whole
+// (history.BatchSink).
+func (s onlineSink) BatchDone(lines int) { s.online.BatchDone(lines) }
+
 // Header hands the online check the history's header
 // (history.HeaderSink).
 func (s onlineSink) Header(h *history.Header) { s.online.Header(h) }

@@ -1,12 +1,14 @@
 package checker_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
@@ -194,4 +196,38 @@ func TestFeedSpilledJudgesAsCheckFile(t *testing.T) {
 		}
 		restore()
 	}
+}
+
+// A key answered twice with two sequences is told to the online check's
+// notify while the run goes, once the recorder's write that holds it
+// reaches the tap: its keys are judged a batch at a time, and a small
+// write (a run going slowly, or its last before a stall) ends the batch.
+func TestFeedTellsAKeyViolationWhileTheRunGoes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	told := make(chan checker.Violation, 8)
+	online := checker.NewOnline(func(v checker.Violation) { told <- v })
+	feed := checker.NewOnlineFeed(path, online)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := history.NewTappedRecorder(f, history.Header{Target: "memory"}, 10*time.Millisecond, feed.Tap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, seq := range []uint64{1, 2} {
+		rec.Record(&history.Event{Kind: history.KindInvoke, Process: 1, F: history.FPersist, Chat: "c", Key: "k", Sender: "u"})
+		rec.Record(&history.Event{Kind: history.KindOK, Process: 1, F: history.FPersist, Chat: "c", Key: "k", Seq: seq, MessageID: fmt.Sprint("m", i)})
+	}
+	select {
+	case v := <-told:
+		if v.Invariant != checker.NameIdempotencyGuarantee || !slices.Equal(v.Lines, []int{3, 5}) {
+			t.Errorf("told %+v; want idempotency_guarantee at lines 3 and 5", v)
+		}
+	case <-time.After(time.Minute):
+		t.Error("the violation was not told while the run went")
+	}
+	rec.Close()
+	feed.Discard()
 }

@@ -120,6 +120,13 @@ type HeaderSink interface {
 	Header(h *Header)
 }
 
+// BatchSink is a Sink told, when a Tap hands it lines, that a write of
+// lines lines was handed whole (the online check judges some rules a
+// batch at a time). Scan does not call it.
+type BatchSink interface {
+	BatchDone(lines int)
+}
+
 // IDHasher is a Sink that only compares the message ids of sync answers:
 // it gets them as HashID's values (SyncResult.IDHashes), computed as the
 // lines are parsed, instead of as strings. HashID must be safe to call from

@@ -215,6 +215,7 @@ func (t *Tap) read() (*History, error) {
 	}
 	lineNo := p.lineNo
 	var pl parsedLine
+	batches, _ := t.sink.(BatchSink)
 	for ok {
 		if it, ok = t.next(); !ok {
 			break
@@ -266,6 +267,9 @@ func (t *Tap) read() (*History, error) {
 			if err = b.add(&pl); err != nil {
 				return nil, err
 			}
+		}
+		if batches != nil && len(it.lines) > 0 {
+			batches.BatchDone(len(it.lines))
 		}
 		t.recycle(it)
 	}

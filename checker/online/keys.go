@@ -274,10 +274,13 @@ func newKeyRun(keys []keySlot, level int, spill *columns.SpillFile) (keyRun, boo
 // TestKeyRunFilterHoldsItsKeysAndFewOthers).
 const bloomBlockWords = 8
 
-// bloomBlock is the first word of a key's block, of blocks.
+// bloomBlock is the first word of a key's block, of blocks, and the hash
+// its probes come from. The block is k1's place among the blocks, so keys
+// looked up in k1 order (keybatch.go) read a filter front to back; the
+// probes mix in k2, a hash independent of k1.
 func bloomBlock(k1, k2 uint64, blocks int) (word int, h uint64) {
 	h = k2&^keyMarked ^ k1*0x9E3779B97F4A7C15
-	hi, _ := bits.Mul64(h, uint64(blocks))
+	hi, _ := bits.Mul64(k1, uint64(blocks))
 	return int(hi) * bloomBlockWords, h
 }
 
@@ -288,8 +291,7 @@ func bloomWords(n int) int {
 }
 
 // probes is a key's block of the filter and its probes in it, 9 bits
-// each from the lowest of a second mix of the key's hash (the block took
-// the hash's high bits through the multiply).
+// each from the lowest of a mix of the key's hash.
 func (r *keyRun) probes(k1, k2 uint64) (block []uint64, bits uint64) {
 	w, h := bloomBlock(k1, k2, len(r.bloom)/bloomBlockWords)
 	return r.bloom[w : w+bloomBlockWords], mix.Mix64(h)

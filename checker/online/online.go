@@ -54,8 +54,9 @@ type Violation struct {
 // offline check, reading the same file, reports too (it may miss some the
 // offline check finds: a message id is compared by hash, and monotonicity
 // only against the highest new sequence acknowledged before). It is a
-// history.Sink; Checker.Event is called from one goroutine (the tap's), the
-// rest from any.
+// history.Sink; Checker.Event is called from one goroutine (the tap's), as
+// are BatchDone, CloseSpill and Violations until the lines end; the rest
+// from any.
 type Checker struct {
 	chats map[string]int32
 	names []string // by chat number
@@ -67,6 +68,9 @@ type Checker struct {
 	// that were not their sequence's first ack.
 	keys     []keyTable
 	keyFirst map[keyFP]ackSeen
+	// keyed: the ok answers whose keys are yet to be looked up
+	// (keybatch.go).
+	keyed keyBatch
 	// byProcess caches each process's last chat and sender (a writer
 	// sends to a few chats as one sender): a map look-up and two hashes
 	// of the sender saved on most invokes.
@@ -207,6 +211,9 @@ func (o *Checker) Spilled() int64 {
 // error is a read back that failed, after which what the checker found
 // cannot be trusted (what failed to read reads as no ack).
 func (o *Checker) CloseSpill() error {
+	if len(o.keyed.waiting) > 0 {
+		o.settleKeys() // they may read it
+	}
 	if o.spill == nil {
 		return nil
 	}
@@ -215,8 +222,13 @@ func (o *Checker) CloseSpill() error {
 	return err
 }
 
-// Violations are the first violation of each invariant found so far.
+// Violations are the first violation of each invariant found so far,
+// the keys waiting judged first (keybatch.go): call it from the goroutine
+// that hands the lines, or once they are all handed.
 func (o *Checker) Violations() []Violation {
+	if len(o.keyed.waiting) > 0 {
+		o.settleKeys()
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return append([]Violation(nil), o.violations...)
@@ -303,15 +315,9 @@ func (o *Checker) ack(op openOp, e *history.Event) {
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)
 	}
 	if op.keyed {
-		fp := keyFP{op.chat, op.key, op.key2 &^ keyMarked}
-		if slot, found := o.keys[op.chat].find(op.key, op.key2, a.seq, o.spill); !found {
-			if earlier { // its sequence's first ack is another's: keep its own
-				slot.k2 |= keyMarked
-				o.keyFirst[fp] = a
-			}
-		} else if first := o.firstAnswer(op.chat, slot, fp); first.seq != a.seq || first.mid != a.mid {
-			o.violate(IdempotencyGuarantee, []int{int(first.doneLine), int(a.doneLine)}, e.Time,
-				"chat %q: one key (sender and key of the persist invoked at line %d) answered seq %d (line %d) and seq %d %q (line %d)", chatName, op.line, first.seq, first.doneLine, a.seq, e.MessageID, a.doneLine)
+		o.keyed.add(keyAnswer{k1: op.key, k2: op.key2, answer: a, chat: op.chat, earlier: earlier})
+		if len(o.keyed.waiting) >= keyBatchMax {
+			o.settleKeys()
 		}
 	}
 	if e.Dedup {
