@@ -69,6 +69,32 @@ type keyTable struct {
 	// page is where a run's page is read, made with the first run: on
 	// the stack, it went to the heap, 3 KB a read.
 	page *[keyRunPage]keySlot
+	// merging, unless nil, is the space a flush merges runs in, shared
+	// by a checker's tables (a flush runs on the checker's goroutine).
+	merging *keyMerging
+}
+
+// keyMerging is where a flush reads a run back and merges it: made anew
+// for each merge, they were a tenth of a run's allocations.
+type keyMerging struct {
+	old    []keySlot
+	merged [2][]keySlot
+}
+
+// keyMergingKept bounds the slots keyMerging keeps for the next merge:
+// a larger merge (a chat with millions of keys) allocates its own.
+const keyMergingKept = 1 << 20
+
+// slotsFor is *kept with room for n slots, kept if not too large.
+func slotsFor(kept *[]keySlot, n int) []keySlot {
+	if cap(*kept) >= n {
+		return (*kept)[:n]
+	}
+	s := make([]keySlot, n)
+	if n <= keyMergingKept {
+		*kept = s
+	}
+	return s
 }
 
 type keySlot struct {
@@ -210,12 +236,19 @@ func (t *keyTable) flush(spill *columns.SpillFile) bool {
 		}
 	}
 	clear(t.slots[len(keys):])
+	m := t.merging
+	if m == nil {
+		m = &keyMerging{}
+	}
 	level, merged := 0, len(t.runs)
 	for merged > 0 && t.runs[merged-1].level == level {
 		merged--
-		old := make([]keySlot, t.runs[merged].ref.Len())
+		old := slotsFor(&m.old, t.runs[merged].ref.Len())
 		columns.SpillReadRange(spill, t.runs[merged].ref, 0, old)
-		keys = mergeKeySlots(old, keys)
+		// Into the buffer keys is not in: the table's slots at first,
+		// then the two merge buffers in turn.
+		into := &m.merged[level%2]
+		keys = mergeKeySlots(slotsFor(into, len(old)+len(keys))[:0], old, keys)
 		level++
 	}
 	r, ok := newKeyRun(keys, level, spill)
@@ -232,9 +265,9 @@ func (t *keyTable) flush(spill *columns.SpillFile) bool {
 	return true
 }
 
-// mergeKeySlots is a and b, each sorted by k1, as one sorted slice.
-func mergeKeySlots(a, b []keySlot) []keySlot {
-	out := make([]keySlot, 0, len(a)+len(b))
+// mergeKeySlots is a and b, each sorted by k1, as one sorted slice,
+// appended to out (which holds neither).
+func mergeKeySlots(out, a, b []keySlot) []keySlot {
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		if a[i].k1 <= b[j].k1 {

@@ -71,6 +71,8 @@ type Checker struct {
 	// keyed: the ok answers whose keys are yet to be looked up
 	// (keybatch.go).
 	keyed keyBatch
+	// keyMerging is the space the tables' flushes merge in.
+	keyMerging keyMerging
 	// byProcess caches each process's last chat and sender (a writer
 	// sends to a few chats as one sender): a map look-up and two hashes
 	// of the sender saved on most invokes.
@@ -244,7 +246,7 @@ func (o *Checker) chat(name string) int32 {
 	o.names = append(o.names, name)
 	o.newest = append(o.newest, ackSeen{})
 	o.acked = append(o.acked, onlineAcked{})
-	o.keys = append(o.keys, keyTable{})
+	o.keys = append(o.keys, keyTable{merging: &o.keyMerging})
 	return id
 }
 
