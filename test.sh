@@ -115,6 +115,10 @@ stage "go vet" go vet ./...
 # still ends, with every goroutine's stack, well before CI's own limit.
 stage "go test" go test -count=1 -timeout 45m ./...
 stage "go test -race (concurrent packages)" go test -count=1 -timeout 45m -race ./store/... ./sequencer/... ./bench/... ./history/... ./checker/... ./cmd/... ./internal/drill/... ./internal/appendfile/... ./recovery/... ./kafka/... ./targets/... ./httpapi/... ./localserver/postgres/... ./metrics/... ./gateway/... ./internal/serve/...
+# Scenarios run the online check beside the run's tap; their live and
+# fail-fast tests under the race detector (the whole package would take
+# minutes): reading the check's violations before the tap was done raced.
+stage "go test -race (scenarios' live check)" go test -count=1 -timeout 20m -race -run 'TestFailFast|TestLive' ./scenarios/
 # A negative scenario that stops failing fails this stage. A scenario that
 # misses only a throughput or latency threshold (a machine starved by other
 # jobs) is run again, up to twice; an invariant failure never is, and every

@@ -227,9 +227,6 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	feed := checker.NewOnlineFeed(historyPath, online)
 	cfg.HistoryTap = feed.Tap()
 	res, err := bench.RunTarget(ctx, cfg, opened.Factory)
-	if vs := online.Violations(); err == nil && sc.FailFast && len(vs) > 0 {
-		res.StoppedForViolation = fmt.Sprintf("the online check found %s violated at line %d", vs[0].Invariant, vs[0].Lines[len(vs[0].Lines)-1])
-	}
 	if err != nil {
 		feed.Discard()
 		return nil, checker.Report{}, "", nil, err
@@ -243,6 +240,11 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	if err != nil {
 		checked(nil)
 		return nil, checker.Report{}, "", nil, fmt.Errorf("reading back the history: %w", err)
+	}
+	// Read once the feed has every line: the online check judges the last
+	// of its keys from the tap's goroutine until then.
+	if vs := online.Violations(); sc.FailFast && len(vs) > 0 {
+		res.StoppedForViolation = fmt.Sprintf("the online check found %s violated at line %d", vs[0].Invariant, vs[0].Lines[len(vs[0].Lines)-1])
 	}
 	rep = report.JudgedRun(res, rep)
 	checked(&rep)
