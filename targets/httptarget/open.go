@@ -2,7 +2,6 @@ package httptarget
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -56,6 +55,7 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 	if err != nil {
 		return nil, err
 	}
+	secretHeader(opts.HTTP.Header)
 	var kill func(context.Context) error
 	started := ""
 	if opts.Serve != "" {
@@ -141,21 +141,4 @@ func factory(base *url.URL, api *API, s settings, rt http.RoundTripper) target.F
 		c.retry = statusRetry{attempts: min(MaxStatusAttempts, env.MaxAttempts), backoff: env.RetryBackoff}
 		return c, nil
 	}
-}
-
-// secretUserinfo hides the credentials of u's userinfo wherever an answer
-// echoes them (redact.Secret): the password, a user given alone (a
-// token), and the Basic credentials the client sends for them.
-func secretUserinfo(u *url.URL) {
-	if u.User == nil {
-		return
-	}
-	user := u.User.Username()
-	pass, hasPass := u.User.Password()
-	if hasPass {
-		redact.Secret(pass)
-	} else {
-		redact.Secret(user)
-	}
-	redact.Secret(base64.StdEncoding.EncodeToString([]byte(user + ":" + pass)))
 }

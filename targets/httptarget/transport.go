@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/chatseq/chatseq/internal/redact"
 	"github.com/chatseq/chatseq/targets"
 )
 
@@ -39,16 +37,6 @@ func newSettings(o targets.HTTPOptions) (settings, error) {
 		s.header = o.Header.Clone()
 		s.host = s.header.Get("Host")
 		s.header.Del("Host")
-		// A service may echo a header (a token, an API key) in any
-		// answer chatseq quotes: hidden there as on the command line.
-		for _, vs := range s.header {
-			for _, v := range vs {
-				redact.Secret(v)
-				if _, cred, ok := strings.Cut(v, " "); ok {
-					redact.Secret(cred) // "Bearer TOKEN": the token alone too
-				}
-			}
-		}
 	}
 	if !o.Insecure && o.CACert == "" && o.ClientCert == "" && o.ClientKey == "" {
 		return s, nil
