@@ -61,6 +61,10 @@ type Run struct {
 	// channel streamed none; a check without a violation is unknown
 	// (JudgedRun). It says how the delivery plane went.
 	NothingStreamed string `json:"nothing_streamed,omitempty"`
+	// NoStreamJudged: the service ended the devices' connections and no
+	// live stream was judged (stream_completeness n/a); a check without
+	// a violation is unknown (JudgedRun). It says how.
+	NoStreamJudged string `json:"no_stream_judged,omitempty"`
 }
 
 // Bench is the whole report of `chatseq bench`.
@@ -139,7 +143,7 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
 			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory, StoppedForViolation: res.StoppedForViolation,
 			VariantWindows: variantWindows(res), NothingAcknowledged: NothingAcknowledged(res),
-			FinalStateUnread: res.FinalStateUnread, NothingStreamed: NothingStreamed(res),
+			FinalStateUnread: res.FinalStateUnread, NothingStreamed: NothingStreamed(res), NoStreamJudged: NoStreamJudged(res, check),
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
 		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,

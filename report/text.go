@@ -126,6 +126,9 @@ func writeText(w io.Writer, b Bench, width int) error {
 	if why := r.NothingStreamed; why != "" && b.Check.Valid == nil {
 		short += " (" + why + ")"
 	}
+	if why := r.NoStreamJudged; why != "" && b.Check.Valid == nil {
+		short += " (" + why + ")"
+	}
 	if r.FinalStateUnread != "" {
 		short += " (the final state could not be read back: judged on the operations alone)"
 	}

@@ -187,5 +187,9 @@ func TestARunWhoseServiceEndedEveryJudgedStreamIsNotAPass(t *testing.T) {
 		if c.want == "UNKNOWN" && !strings.Contains(rep.Warnings[0], "the push channel ended 12 of the devices' connections") {
 			t.Errorf("%s: warnings %q: want the first to say why", c.name, rep.Warnings)
 		}
+		// results.json says so too, as it says nothing_streamed.
+		if got := FromBench(res, "", rep).Run.NoStreamJudged; (got != "") != (c.want == "UNKNOWN") {
+			t.Errorf("%s: no_stream_judged %q", c.name, got)
+		}
 	}
 }
