@@ -119,10 +119,7 @@ const shownRefusalBytes = 200
 // shownRefusal is msg quoted, its first shownRefusalBytes bytes, and
 // credentials it shows hidden (redact.Text).
 func shownRefusal(msg string) string {
-	if msg == "" {
-		return "an empty body"
-	}
-	q := fmt.Sprintf("%.*q", shownRefusalBytes, redact.Text(msg))
+	q := redact.Quote(msg, shownRefusalBytes)
 	if len(msg) > shownRefusalBytes {
 		q += fmt.Sprintf(" … (%d bytes)", len(msg))
 	}

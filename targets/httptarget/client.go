@@ -324,12 +324,7 @@ func requestPath(raw string) string {
 
 // quoteAnswer quotes an answer's first bytes, and says how long it was.
 func quoteAnswer(a *answer) string {
-	if len(a.body) == 0 {
-		return "an empty body"
-	}
-	// Credentials hidden before quoting: a service may echo the run's
-	// headers, and a quoted secret no longer matches itself.
-	q := fmt.Sprintf("%.*q", shownAnswerBytes, redact.Text(string(a.body[:min(len(a.body), 4*shownAnswerBytes)])))
+	q := redact.Quote(a.body, shownAnswerBytes)
 	switch {
 	case a.cut:
 		q += " …" // its length is in the problem named
