@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // A device is one receiver as ADR-001's client: it keeps a reorder buffer
@@ -300,7 +301,9 @@ func endReason(err error) string {
 	if err == nil {
 		return "closed"
 	}
-	msg := err.Error()
+	// Credentials hidden before the cut: the error may quote what a
+	// hostile service sent, and the history and the report show it.
+	msg := redact.Text(err.Error())
 	if len(msg) > 200 {
 		msg = msg[:200]
 	}

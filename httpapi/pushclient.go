@@ -162,10 +162,12 @@ func (c *PushConn) Next(ctx context.Context) ([]PushedMessage, error) {
 func (c *PushConn) decodeFrame(b []byte) ([]PushedMessage, error) {
 	v, err := c.parser.ParseBytes(b)
 	if err != nil {
-		return nil, badFrame("push channel: a frame that is not JSON: %v", err)
+		// Quoted, not the parser's error: it shows the frame's tail cut
+		// anywhere, and a credential echoed there in pieces.
+		return nil, badFrame("push channel: a frame that is not JSON: %s", redact.Quote(b, shownRefusalBytes))
 	}
 	if t := v.GetStringBytes("type"); string(t) != FrameMessages {
-		return nil, badFrame("push channel: a frame of type %.200q", t)
+		return nil, badFrame("push channel: a frame of type %s", redact.Quote(t, shownRefusalBytes))
 	}
 	items := v.GetArray("messages")
 	if len(items) == 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // mappedChannel is another service's push channel, read through the
@@ -78,7 +79,7 @@ func (c *mappedConn) Next(ctx context.Context) ([]gateway.Message, error) {
 		}
 		v, ok := decode(data)
 		if !ok {
-			return nil, fmt.Errorf("%w: push channel: a frame that is not JSON: %.200s", gateway.ErrBadFrame, data)
+			return nil, fmt.Errorf("%w: push channel: a frame that is not JSON: %s", gateway.ErrBadFrame, redact.Quote(data, 200))
 		}
 		if c.spec.FrameType != "" {
 			if t, _ := walk(v, c.spec.FrameType); stringOf(t) != c.spec.MessagesType {
@@ -90,14 +91,14 @@ func (c *mappedConn) Next(ctx context.Context) ([]gateway.Message, error) {
 			list, _ := walk(v, c.spec.Messages)
 			var isList bool
 			if items, isList = list.([]any); !isList {
-				return nil, fmt.Errorf("%w: push channel: a frame of messages without a list at %q: %.200s", gateway.ErrBadFrame, c.spec.Messages, data)
+				return nil, fmt.Errorf("%w: push channel: a frame of messages without a list at %q: %s", gateway.ErrBadFrame, c.spec.Messages, redact.Quote(data, 200))
 			}
 		}
 		out := make([]gateway.Message, 0, len(items))
 		for i, it := range items {
 			m, err := c.message(it)
 			if err != nil {
-				return nil, fmt.Errorf("%w: push channel: message %d of a frame: %v: %.200s", gateway.ErrBadFrame, i, err, data)
+				return nil, fmt.Errorf("%w: push channel: message %d of a frame: %v: %s", gateway.ErrBadFrame, i, err, redact.Quote(data, 200))
 			}
 			out = append(out, m)
 		}
