@@ -307,3 +307,30 @@ func TestADeliveryStateAnswerPastItsBoundSaysSo(t *testing.T) {
 		t.Fatalf("%v; want the bound named", err)
 	}
 }
+
+// An answer is one JSON value: a send's answer or a sync page followed by
+// a second document or an HTML tail is no answer of the API
+// (bad_response), where its first value was read and the rest ignored,
+// and an answer naming two sequences passed (an outside tester's).
+func TestAnAnswerOfMoreThanOneJSONValueIsABadResponse(t *testing.T) {
+	for _, tail := range []string{` <html>oops</html>`, `{"sequence":2,"message_id":"m2"}`, `]`} {
+		tgt := openTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			if r.Method == http.MethodGet {
+				w.Write([]byte(`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k","sender_id":"u","content":"hi"}]}` + tail))
+				return
+			}
+			w.WriteHeader(http.StatusCreated)
+			w.Write([]byte(`{"sequence":1,"message_id":"m1"}` + tail))
+		}))
+		_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+		if kind, code := target.Completion(err); kind != history.KindInfo || code != history.ErrorBadResponse {
+			t.Errorf("send answered with %q after it: recorded %s %q (%v); want info %q", tail, kind, code, err, history.ErrorBadResponse)
+		}
+		_, err = tgt.Sync(context.Background(), "c", 0, 10)
+		if kind, code := target.Completion(err); kind != history.KindFail || code != history.ErrorBadResponse {
+			t.Errorf("page with %q after it: recorded %s %q (%v); want fail %q", tail, kind, code, err, history.ErrorBadResponse)
+		}
+	}
+}

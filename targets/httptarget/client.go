@@ -429,12 +429,18 @@ func field(body []byte, path string) (any, bool) {
 }
 
 // decode reads a JSON body, numbers kept as json.Number (a sequence may
-// not fit a float64 exactly).
+// not fit a float64 exactly). A body is one JSON value: one followed by
+// anything but white space (a second document, an HTML tail) is not
+// JSON, as encoding/json's Unmarshal says; read as its first value, an
+// answer naming two sequences passed.
 func decode(body []byte) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, false
 	}
 	return v, true
