@@ -584,7 +584,13 @@ func FinalVisitor(add func(history.Final)) store.StateVisitor {
 			add(history.Final{Table: history.TableCounters, Chat: c.Chat, Value: c.Value, Missing: c.Missing})
 		},
 		Message: func(m store.Message) {
-			add(history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key, Sender: m.Sender})
+			f := history.Final{Table: history.TableMessages, Chat: m.Chat, Seq: m.Seq, MessageID: m.MessageID, Key: m.Key, Sender: m.Sender}
+			if !m.ContentUnknown {
+				// Hashed as the writers hash what they send, so the check
+				// finds a message stored with other content.
+				f.PayloadHash = payloadHash(m.Content)
+			}
+			add(f)
 		},
 		Idempotency: func(r store.IdempotencyRecord) {
 			add(history.Final{Table: history.TableIdempotency, Chat: r.Chat, Key: r.Key, Seq: r.Seq, MessageID: r.MessageID, Sender: r.Sender})

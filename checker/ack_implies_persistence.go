@@ -28,7 +28,8 @@ func checkAckImpliesPersistence(x *index) Result {
 	if len(x.Msgs) == 0 && x.ReadEmpty[store.TableMessages] {
 		v.note("the final messages table was read and is empty")
 	}
-	keyless := 0 // acks whose final message carries no key to compare
+	keyless := 0             // acks whose final message carries no key to compare
+	compared, unsent := 0, 0 // acks whose message's content was compared; of which sent without a payload_hash
 	// Acks and final messages are both sorted by chat and sequence: one
 	// walk along each chat's messages finds them all, where a binary
 	// search per ack was a chain of cache misses.
@@ -57,7 +58,21 @@ func checkAckImpliesPersistence(x *index) Result {
 			case fk != k:
 				ackUnderAnotherKey(v, x, o, c, at)
 			}
+			if held, sent := x.FinPayload(at), x.Ops.At(o).Payload; held != 0 && !x.IsDedup(o) {
+				if sent == 0 {
+					unsent++
+				} else if held != sent {
+					ackWithOtherContent(v, x, o, c, at)
+				}
+				compared++
+			}
 		}
+	}
+	if compared > 0 {
+		v.note("%s created its message, whose final line gives its content's payload_hash: compared with what it sent", plural(compared, "ack"))
+	}
+	if unsent > 0 {
+		v.note("%s: the persist sent no payload_hash, so its message's content was not compared", plural(unsent, "ack"))
 	}
 	if keyless > 0 {
 		v.note("%s: the persist or its final message carries no key (or one no single sender used, key_scope client): keys not compared", plural(keyless, "ack"))
@@ -78,6 +93,16 @@ func ackUnderAnotherKey(v *verdict, x *index, o, c, at int32) {
 	}
 	v.fail([]int{x.DoneLine(o), int(f.Line)}, "chat %q seq %d was acknowledged as %q for key %s (line %d) but the final table holds it under %s (line %d)",
 		x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), acked, x.DoneLine(o), other, f.Line)
+}
+
+// ackWithOtherContent fails ack o, which created its message: the final
+// table holds the message (at) with content that hashes otherwise than
+// what the persist sent (a service that stored an altered message passed
+// with no device to see it pushed).
+func ackWithOtherContent(v *verdict, x *index, o, c, at int32) {
+	f := x.Fin.At(at)
+	v.fail([]int{int(x.Ops.At(o).InvLine), x.DoneLine(o), int(f.Line)}, "chat %q seq %d was acknowledged as %q (line %d) for the persist invoked at line %d, but the final table holds it with other content than that persist sent (its payload_hash differs, line %d)",
+		x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o), x.Ops.At(o).InvLine, f.Line)
 }
 
 // ackNotPersisted fails ack o: the final table holds another message at

@@ -2,6 +2,8 @@ package checker
 
 import (
 	"testing"
+
+	"github.com/chatseq/chatseq/history"
 )
 
 func TestAckImpliesPersistence(t *testing.T) {
@@ -22,6 +24,30 @@ func TestAckImpliesPersistence(t *testing.T) {
 		b.counter("A", 2)
 		b.msg("A", 1, "m-k1", "k1")
 		mustFail(t, b.check(t), NameAckImpliesPersistence, l.ok)
+	})
+	// A message stored with other content than its persist sent fails,
+	// where the final line gives the stored content's payload_hash: a
+	// service that altered every message passed with no device to see
+	// it pushed (an outside tester's). A replay's content is not its
+	// message's (a key reused with other content gets the original).
+	withContent := func(held string) (*hb, sendLines, int) {
+		b := newHB()
+		l := b.send(1, "A", "k1", 1)
+		b.invokeHash(1, "A", "k1", "h:other")
+		b.dedup(1, "A", "k1", 1, "m-k1")
+		b.counter("A", 1)
+		m := b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 1, MessageID: "m-k1", Key: "k1", PayloadHash: held})
+		return b, l, m
+	}
+	t.Run("stored with other content", func(t *testing.T) {
+		b, l, m := withContent("h:altered")
+		res := mustFail(t, b.check(t), NameAckImpliesPersistence, l.invoke, l.ok, m)
+		mustContain(t, res.Detail, "other content than that persist sent")
+	})
+	t.Run("stored as sent", func(t *testing.T) {
+		b, _, _ := withContent("h:k1")
+		res := must(t, b.check(t), NameAckImpliesPersistence, Pass)
+		mustContain(t, res.Detail, "1 ack created its message, whose final line gives its content's payload_hash")
 	})
 	t.Run("passes", func(t *testing.T) {
 		must(t, validHistory().check(t), NameAckImpliesPersistence, Pass)

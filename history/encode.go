@@ -173,6 +173,9 @@ func appendFinalRest(b []byte, f *Final, plain bool) (line []byte, _ bool) {
 		if f.Sender != "" {
 			b = appendPlainField(b, `,"sender":`, f.Sender, &plain)
 		}
+		if f.PayloadHash != "" && f.Table == TableMessages {
+			b = appendPlainField(b, `,"payload_hash":`, f.PayloadHash, &plain)
+		}
 	}
 	return append(b, "}\n"...), plain
 }

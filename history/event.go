@@ -131,10 +131,15 @@ type Final struct {
 	// Sender is who sent the message whose key this is (messages,
 	// idempotency): optional, a chatseq extension that lets key_scope
 	// client attribute the line (FORMAT.md); "" when not known.
-	Sender    string
-	Offset    int64 // events
-	Partition int32 // events
-	Missing   bool  // counters: the item is gone
+	Sender string
+	// PayloadHash is the stored message's content hashed as the
+	// persists' payload_hash hashes theirs (messages): optional, a
+	// chatseq extension that lets ack_implies_persistence find a message
+	// stored with other content; "" when not read.
+	PayloadHash string
+	Offset      int64 // events
+	Partition   int32 // events
+	Missing     bool  // counters: the item is gone
 }
 
 // TableRead is a table_read line: the writer read a final table, even one

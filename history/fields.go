@@ -216,7 +216,7 @@ var (
 	// A counters row has "value", or "missing":true instead; readFinal
 	// checks which.
 	finalCounters    = newShape("final counters", finalRow, fields(fieldValue, fieldMissing))
-	finalMessages    = newShape("final messages", finalRow|fields(fieldSeq, fieldMessageID, fieldKey), fields(fieldSender))
+	finalMessages    = newShape("final messages", finalRow|fields(fieldSeq, fieldMessageID, fieldKey), fields(fieldSender, fieldPayloadHash))
 	finalIdempotency = newShape("final idempotency", finalRow|fields(fieldKey, fieldSeq, fieldMessageID), fields(fieldSender))
 	finalEvents      = newShape("final events", finalRow|fields(fieldSeq, fieldMessageID, fieldPartition, fieldOffset), 0)
 

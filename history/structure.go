@@ -315,6 +315,9 @@ func (b *builder) addFinal(l *parsedLine) error {
 		f.Partition, f.Offset = l.partition, l.offset
 	default: // messages, idempotency
 		f.Seq, f.MessageID, f.Key, f.Sender = l.seq, l.messageID, l.key, l.sender
+		if l.table == TableMessages {
+			f.PayloadHash = l.payloadHash
+		}
 	}
 	b.emitFinal(f)
 	return nil

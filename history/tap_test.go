@@ -132,8 +132,8 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 		var fs []Final
 		for i, s := range tapStrings {
 			fs = append(fs,
-				Final{Table: TableMessages, Chat: s, Seq: uint64(i), MessageID: "m" + s, Key: "k" + s, Sender: s},
-				Final{Table: TableIdempotency, Chat: "c0", Seq: uint64(i), MessageID: s, Key: s},
+				Final{Table: TableMessages, Chat: s, Seq: uint64(i), MessageID: "m" + s, Key: "k" + s, Sender: s, PayloadHash: s},
+				Final{Table: TableIdempotency, Chat: "c0", Seq: uint64(i), MessageID: s, Key: s, PayloadHash: "not written"},
 				Final{Table: TableCounters, Chat: s, Value: uint64(i), Missing: i%2 == 0})
 		}
 		rec.RecordFinals(fs)
@@ -151,8 +151,8 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 		for i := range 3000 {
 			c := fmt.Sprintf("p%d", i%5)
 			plain = append(plain,
-				Final{Table: TableMessages, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Key: fmt.Sprintf("k%d", i), Sender: []string{"", "s"}[i%2], Value: 9, Partition: 3},
-				Final{Table: TableIdempotency, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Key: fmt.Sprintf("k%d", i), Offset: 4},
+				Final{Table: TableMessages, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Key: fmt.Sprintf("k%d", i), Sender: []string{"", "s"}[i%2], PayloadHash: []string{"", "9f3a"}[i%3/2], Value: 9, Partition: 3},
+				Final{Table: TableIdempotency, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Key: fmt.Sprintf("k%d", i), PayloadHash: "not written", Offset: 4},
 				Final{Table: TableEvents, Chat: c, Seq: uint64(i), MessageID: fmt.Sprintf("m%d", i), Partition: int32(i % 3), Offset: int64(i), Key: "ignored"},
 				Final{Table: TableCounters, Chat: c, Value: uint64(i), Missing: i%3 == 0, Seq: 5, MessageID: "ignored"})
 			if len(plain) >= 1000 {

@@ -375,7 +375,7 @@ func finalFast(f *Final, lineNo int, pl *parsedLine) bool {
 		pl.seq, pl.messageID, pl.partition, pl.offset = f.Seq, f.MessageID, f.Partition, f.Offset
 		pl.present |= fields(fieldSeq, fieldMessageID, fieldPartition, fieldOffset)
 	case TableMessages, TableIdempotency:
-		if !validUTF8(f.MessageID, f.Key, f.Sender) {
+		if !validUTF8(f.MessageID, f.Key, f.Sender) || !utf8.ValidString(f.PayloadHash) {
 			return false
 		}
 		pl.seq, pl.messageID, pl.key = f.Seq, f.MessageID, f.Key
@@ -383,6 +383,10 @@ func finalFast(f *Final, lineNo int, pl *parsedLine) bool {
 		if f.Sender != "" {
 			pl.sender = f.Sender
 			pl.present |= fields(fieldSender)
+		}
+		if f.PayloadHash != "" && f.Table == TableMessages {
+			pl.payloadHash = f.PayloadHash
+			pl.present |= fields(fieldPayloadHash)
 		}
 	default:
 		return false
@@ -414,6 +418,9 @@ func (b *builder) addTapFinal(f *Final, lineNo int) bool {
 		*out = Final{Table: f.Table, Chat: f.Chat, Seq: f.Seq, MessageID: f.MessageID, Partition: f.Partition, Offset: f.Offset}
 	case TableMessages, TableIdempotency:
 		*out = Final{Table: f.Table, Chat: f.Chat, Seq: f.Seq, MessageID: f.MessageID, Key: f.Key, Sender: f.Sender}
+		if f.Table == TableMessages {
+			out.PayloadHash = f.PayloadHash
+		}
 	default:
 		return false
 	}

@@ -22,6 +22,10 @@ type Message struct {
 	Content     string
 	ContentType string
 	CreatedAt   time.Time
+	// ContentUnknown: the reader did not see the message's content (an
+	// --api mapping without a content path, a page that gave none), so
+	// an empty Content is not what the service holds.
+	ContentUnknown bool
 }
 
 // IdempotencyRecord is one item of the idempotency_keys table, keyed by

@@ -235,9 +235,9 @@ func (c *client) page(ctx context.Context, chat string, after uint64, limit int)
 }
 
 // pageAs reads one page as user, with each message's content if content
-// (a device's catch-up: the final state read back, millions of messages,
-// and a writer's sync need none), and whether the page gave it (a string
-// at the content path, empty or not) message by message.
+// (a device's catch-up, the final state read back; a writer's sync needs
+// none), and whether the page gave it (a string at the content path,
+// empty or not) message by message.
 func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int, content bool) (msgs []store.Message, contentGiven []bool, full bool, err error) {
 	spec := c.api.Sync
 	if !content {
@@ -543,9 +543,15 @@ func (c *client) readChat(ctx context.Context, chat string, limit int, stop *ato
 		if stop.Load() {
 			return errReadBackStopped
 		}
-		msgs, full, err := c.page(ctx, chat, after, limit)
+		// With their content: the check compares what the service holds
+		// with what was sent (a service that stored every message
+		// altered passed).
+		msgs, given, full, err := c.pageAs(ctx, c.reader(chat), chat, after, limit, true)
 		if err != nil {
 			return fmt.Errorf("reading %s back after %d: %w", chat, after, err)
+		}
+		for i := range msgs {
+			msgs[i].ContentUnknown = given == nil || !given[i]
 		}
 		if len(msgs) == 0 {
 			return nil

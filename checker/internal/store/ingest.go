@@ -68,6 +68,10 @@ type Log struct {
 	Ops    columns.Grouped[Op]
 	allocs columns.Grouped[Alloc]
 	Fin    columns.Chunked[FinalRecord]
+	// finPayload: by final line (Fin's index), a messages line's
+	// payload_hash (StringHash; 0: not given), made as far as the last
+	// line that gave one (FinPayload).
+	finPayload []uint64
 	// RecordOrder keeps every record in shared blocks, in the order read:
 	// a test's reference for grouping by chat.
 	RecordOrder bool
@@ -678,6 +682,13 @@ func (l *Log) Final(f *history.Final) {
 			sender = l.FinalSender(f.Sender)
 		}
 		c.MessageID, c.Key = l.finalIDs(c.Chat, f.Seq, f.MessageID, f.Key, sender)
+		if f.PayloadHash != "" && c.Table == TableMessages {
+			at := l.Fin.Len()
+			for len(l.finPayload) < at {
+				l.finPayload = append(l.finPayload, 0)
+			}
+			l.finPayload = append(l.finPayload, StringHash(f.PayloadHash))
+		}
 		if c.Key < 0 && c.Table == TableIdempotency {
 			// An idempotency record always has a key, "" included.
 			c.Key = l.NewKey(c.Chat, sender, "")
@@ -712,6 +723,15 @@ func (a *stringArena) string(s string) string {
 	start := len(a.block)
 	a.block = append(a.block, s...)
 	return unsafeString(a.block[start:])
+}
+
+// FinPayload is final line i's payload_hash (StringHash), 0 where it
+// gave none: what the stored message's content hashes to.
+func (l *Log) FinPayload(i int32) uint64 {
+	if int(i) < len(l.finPayload) {
+		return l.finPayload[i]
+	}
+	return 0
 }
 
 // Value is a counters line's value.
