@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/net/http/httpguts"
 	"gopkg.in/yaml.v3"
 
 	"github.com/chatseq/chatseq/history"
@@ -247,16 +249,33 @@ func DefaultAPI() *API {
 // keeps the documented API's value, except test_hooks and counter, which a
 // service other than chatseq serve does not have. Errors name file:line.
 func LoadAPI(path string) (*API, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// Read a byte past the bound: a larger file is refused unread.
+	data, err := io.ReadAll(io.LimitReader(f, maxMappingBytes+1))
 	if err != nil {
 		return nil, err
 	}
 	return ParseAPI(path, data)
 }
 
+// maxMappingBytes bounds a mapping file: one is a few kilobytes, and one
+// of 100 MB (comments) took 727 MB to read.
+const maxMappingBytes = 1 << 20
+
+// maxMappedPath bounds each path a mapping names: the send path is kept
+// per chat, and one of 4 MB took a gigabyte at 256 chats.
+const maxMappedPath = 4096
+
 // ParseAPI decodes a mapping strictly: unknown fields, bad values and
 // paths without {chat} are errors at their line.
 func ParseAPI(name string, data []byte) (*API, error) {
+	if len(data) > maxMappingBytes {
+		return nil, fmt.Errorf("%s: a mapping of more than %d bytes: a mapping is a few kilobytes", name, maxMappingBytes)
+	}
 	api := DefaultAPI()
 	api.TestHooks, api.Counter = false, CounterSpec{}
 	api.Sync.ContentRequired = false // a service's own pages: content if given back, unless the file says so
@@ -361,9 +380,15 @@ func (a *API) validate() *fieldError {
 		if !strings.HasPrefix(c.path, "/") {
 			return bad(fmt.Sprintf("%s.path must start with /, got %q", c.name, c.path), c.name, "path")
 		}
+		if len(c.path) > maxMappedPath {
+			return bad(fmt.Sprintf("%s.path is %d bytes, more than the %d a path may have", c.name, len(c.path), maxMappedPath), c.name, "path")
+		}
 		if !strings.Contains(c.path, "{chat}") && c.chatField == "" {
 			return bad(fmt.Sprintf("%s.path %q holds no {chat} and no chat_field puts the chat in the body", c.name, c.path), c.name, "path")
 		}
+	}
+	if err := a.headerError(); err != nil {
+		return err
 	}
 	if err := a.pushError(); err != nil {
 		return err
@@ -386,6 +411,44 @@ func (a *API) validate() *fieldError {
 	}
 	return nil
 }
+
+// headerError checks the headers a mapping names: each a valid header
+// name (one with a space ended the run at its first request, exit 5), none
+// a header chatseq sets itself (a key_header of Content-Type was
+// overwritten by the body's type, and every send went without its key),
+// and no two the same (a key_header equal to user_header overwrote the
+// user).
+func (a *API) headerError() *fieldError {
+	named := map[string]string{}
+	for _, h := range []struct{ field, section, name string }{
+		{"user_header", "", a.UserHeader},
+		{"send.key_header", "send", a.Send.KeyHeader},
+		{"send.replayed_header", "send", a.Send.ReplayedHeader},
+	} {
+		if h.name == "" {
+			continue
+		}
+		at := []string{h.field}
+		if h.section != "" {
+			at = []string{h.section, strings.TrimPrefix(h.field, h.section+".")}
+		}
+		canonical := http.CanonicalHeaderKey(h.name)
+		switch {
+		case !httpguts.ValidHeaderFieldName(h.name):
+			return bad(fmt.Sprintf("%s %q is not a header name", h.field, h.name), at...)
+		case slices.Contains(clientHeaders, canonical):
+			return bad(fmt.Sprintf("%s %q is a header chatseq sets itself on its requests", h.field, h.name), at...)
+		case named[canonical] != "":
+			return bad(fmt.Sprintf("%s %q is %s's header too: one header cannot carry both", h.field, h.name, named[canonical]), at...)
+		}
+		named[canonical] = h.field
+	}
+	return nil
+}
+
+// clientHeaders are what chatseq's client sets on a request itself, so a
+// mapping cannot put anything else in them.
+var clientHeaders = []string{"Content-Type", "Content-Length", "Host", "Transfer-Encoding", "Connection", httpapi.HeaderFaults, httpapi.HeaderRace}
 
 // pushError checks the push mapping: a handshake path, a way to state the
 // device's user, where frames hold what a device needs, an ack that is

@@ -71,6 +71,14 @@ func TestMappingErrorsNameFileAndLine(t *testing.T) {
 		{"push:\n  delivery_state:\n    path: /receipts\n", "m.yaml:3: push.delivery_state.path must start with / and hold {chat}"},
 		{"push:\n  delivery_state:\n    rows: ''\n", "m.yaml:2: push.delivery_state: rows, user and sequence"},
 		{"push:\n  pathh: /x\n", "m.yaml:2: field pathh not found"},
+		// Headers: a name net/http refuses ended the run at its first
+		// request (exit 5); one chatseq sets itself, or one named twice,
+		// was overwritten, and every send went without its key or user.
+		{"user_header: 'X Who'\n", `m.yaml:1: user_header "X Who" is not a header name`},
+		{"send:\n  key_header: Content-Type\n", `m.yaml:2: send.key_header "Content-Type" is a header chatseq sets itself`},
+		{"user_header: X-Key\nsend:\n  key_header: x-key\n", `m.yaml:3: send.key_header "x-key" is user_header's header too`},
+		{"send:\n  path: /" + strings.Repeat("p", 5000) + "/{chat}\n", "m.yaml:2: send.path is 5008 bytes, more than the 4096"},
+		{strings.Repeat("# a comment\n", 100000), "m.yaml: a mapping of more than 1048576 bytes"},
 	}
 	for _, c := range cases {
 		_, err := httptarget.ParseAPI("m.yaml", []byte(c.yaml))
