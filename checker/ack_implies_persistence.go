@@ -69,7 +69,7 @@ func checkAckImpliesPersistence(x *index) Result {
 		}
 	}
 	if compared > 0 {
-		v.note("%s created its message, whose final line gives its content's payload_hash: compared with what it sent", plural(compared, "ack"))
+		v.note("stored content compared with what was sent for %s that created its message (the final line gives its payload_hash)", plural(compared, "ack"))
 	}
 	if unsent > 0 {
 		v.note("%s: the persist sent no payload_hash, so its message's content was not compared", plural(unsent, "ack"))
