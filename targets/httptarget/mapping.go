@@ -380,6 +380,11 @@ func (a *API) validate() *fieldError {
 		if !strings.HasPrefix(c.path, "/") {
 			return bad(fmt.Sprintf("%s.path must start with /, got %q", c.name, c.path), c.name, "path")
 		}
+		if strings.ContainsAny(c.path, "?#") {
+			// The query is chatseq's to write (a sync's after and
+			// limit): one in the path was sent mangled.
+			return bad(fmt.Sprintf("%s.path %q holds a query or fragment: give the path alone", c.name, c.path), c.name, "path")
+		}
 		if len(c.path) > maxMappedPath {
 			return bad(fmt.Sprintf("%s.path is %d bytes, more than the %d a path may have", c.name, len(c.path), maxMappedPath), c.name, "path")
 		}

@@ -79,6 +79,7 @@ func TestMappingErrorsNameFileAndLine(t *testing.T) {
 		{"user_header: X-Key\nsend:\n  key_header: x-key\n", `m.yaml:3: send.key_header "x-key" is user_header's header too`},
 		{"send:\n  path: /" + strings.Repeat("p", 5000) + "/{chat}\n", "m.yaml:2: send.path is 5008 bytes, more than the 4096"},
 		{strings.Repeat("# a comment\n", 100000), "m.yaml: a mapping of more than 1048576 bytes"},
+		{"sync:\n  path: /c/{chat}/m?v=2\n", `m.yaml:2: sync.path "/c/{chat}/m?v=2" holds a query or fragment`},
 	}
 	for _, c := range cases {
 		_, err := httptarget.ParseAPI("m.yaml", []byte(c.yaml))
