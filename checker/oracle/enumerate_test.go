@@ -169,6 +169,9 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 	if why := sequenceMonotonic(ops); why != "" {
 		return false, why
 	}
+	if why := s.storedAsSent(chat, ops); why != "" {
+		return false, why
+	}
 	j := s.newJudge(chat, ops)
 	if j.search() {
 		return true, ""
@@ -178,6 +181,25 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 		return false, "the operations linearize, but no linearization leaves the final tables' state" + s.finalCulprit(chat, ops)
 	}
 	return false, "no linearization of the operations"
+}
+
+// storedAsSent: a final messages line that gives its stored content's
+// payload_hash holds what the persist acknowledged as creating that
+// message (an ack not a replay) sent, where it sent one (FORMAT.md's
+// final lines, ack_implies_persistence).
+func (s *spec) storedAsSent(chat string, ops []operation) string {
+	for _, f := range s.finals {
+		if f.table != "messages" || f.chat != chat || f.payload == "" {
+			continue
+		}
+		for _, op := range ops {
+			if op.kind == persistOK && !op.dedup && op.payload != "" &&
+				op.seq == f.seq && op.mid == f.mid && op.payload != f.payload {
+				return fmt.Sprintf("ack_implies_persistence: seq %d %q was acked to a persist that sent %q, and is stored with %q", f.seq, f.mid, op.payload, f.payload)
+			}
+		}
+	}
+	return ""
 }
 
 // sequenceMonotonic: of two persists acked as new, the one acked before the

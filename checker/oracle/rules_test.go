@@ -133,6 +133,25 @@ var ruleCases = []struct {
 {"type":"ok","process":1,"f":"sync","time":1,"seqs":[1],"message_ids":["m1"]}
 {"type":"ok","process":2,"f":"persist","time":2,"seq":1,"message_id":"m1","dedup":false}
 `},
+	// FORMAT.md's final messages line: its payload_hash, where given, is
+	// what the persist acknowledged as creating the message sent.
+	{"a message stored as its persist sent it", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"final","table":"messages","chat":"c","seq":1,"message_id":"m1","key":"a","payload_hash":"h"}
+`},
+	{"a message stored with other content", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"final","table":"messages","chat":"c","seq":1,"message_id":"m1","key":"a","payload_hash":"h-altered"}
+`},
+	{"a replay's other content is not its message's", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"a","payload_hash":"h2"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":true}
+{"type":"final","table":"messages","chat":"c","seq":1,"message_id":"m1","key":"a","payload_hash":"h"}
+`},
 }
 
 func TestOracleRules(t *testing.T) {

@@ -72,6 +72,7 @@ type finalLine struct {
 	key       string
 	sender    string
 	hasSender bool
+	payload   string // messages: the stored content's payload_hash, "" when not given
 	value     uint64
 	missing   bool
 }
@@ -230,6 +231,9 @@ func (s *spec) addLine(l *rawLine, open map[int64]int, lineNo int) error {
 			key: str(l.Key), value: u(l.Value), missing: l.Missing}
 		if l.Sender != nil {
 			f.sender, f.hasSender = *l.Sender, true
+		}
+		if l.Table == "messages" {
+			f.payload = str(l.Payload)
 		}
 		s.read[l.Table] = true
 		s.finals = append(s.finals, f)
