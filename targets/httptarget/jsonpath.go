@@ -29,22 +29,12 @@ type jsonDoc struct {
 func readJSON(body []byte) jsonDoc { return jsonDoc{body, json.Valid(body)} }
 
 func (d jsonDoc) field(path string) ([]byte, bool) {
-	body := d.body
 	if !d.valid {
-		// Not one JSON value: decode reads the first value, if any
-		// (trailing bytes after it are not read); rare, so the slow way.
-		doc, ok := decode(body)
-		if !ok {
-			return nil, false
-		}
-		v, ok := walk(doc, path)
-		if !ok {
-			return nil, false
-		}
-		raw, err := json.Marshal(v)
-		return raw, err == nil
+		// Not one JSON value: no answer of the API (decode refuses it
+		// too, a second document or a tail after the first included).
+		return nil, false
 	}
-	v := bytes.TrimSpace(body)
+	v := bytes.TrimSpace(d.body)
 	for more := path != ""; more; {
 		var name string
 		name, path, more = strings.Cut(path, ".")

@@ -282,8 +282,9 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 	defer s.done()
 	valid := s.scan(body)
 	if !valid {
-		// Not one JSON value: what decode reads of it (its first value),
-		// encoded again; rare, so the slow way.
+		// One JSON value the scan did not take as it stands: decoded
+		// and encoded again; rare, so the slow way. (Anything but one
+		// value, a tail after it included, decode refuses.)
 		if v, ok := decode(body); ok {
 			body, _ = json.Marshal(v)
 			valid = s.scan(body)
