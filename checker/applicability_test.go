@@ -182,7 +182,7 @@ func TestCutShortFinalState(t *testing.T) {
 	}
 	must(t, r, NameAllocationMonotonicity, Pass)
 	must(t, r, NameSequenceMonotonic, Pass)
-	mustContain(t, must(t, r, NameLinearizability, Pass).Detail, "judged without the final messages table, which was cut short")
+	mustContain(t, must(t, r, NameLinearizability, Pass).Detail, "judged without the final tables, which were cut short")
 	mustNA(t, r, NameGapless) // by the contract, whatever the history holds
 	mustNA(t, r, NameKeyReuse)
 	if r.Valid != nil || r.ExitCode() != 3 || r.Stats.Messages != 0 {

@@ -172,7 +172,7 @@ func cutShort(res Result, note string) Result {
 	inv, _ := invariantOf(res.Name)
 	switch {
 	case inv.reads&bindsFinalMessages != 0 && res.Status != statusNA:
-		res.Detail += "; judged without the final messages table, which was cut short"
+		res.Detail += "; judged without the final tables, which were cut short"
 	case inv.reads&finalLines == 0:
 	case res.Status == Fail:
 		res.Detail += "; " + note + ": this violation is in the operations alone"

@@ -19,7 +19,7 @@ var registry = []invariant{
 	{name: NameSequenceUniqueness, reads: operations | finalMessages, judge: plain(checkSequenceUniqueness)},
 	{name: NameNoZeroSequence, reads: operations | allocations | finalMessages | finalIdempotency | finalEvents, judge: plain(checkNoZeroSequence)},
 	{name: NameAllocationMonotonicity, reads: allocations, judge: plain(checkAllocationMonotonicity)},
-	{name: NameSequenceMonotonic, reads: operations, judge: plain(checkSequenceMonotonic)},
+	{name: NameSequenceMonotonic, reads: operations | bindsFinalMessages, judge: plain(checkSequenceMonotonic)},
 	{name: NameCounterIsLastAllocated, reads: operations | allocations | finalCounters, judge: plain(checkCounterIsLastAllocated)},
 	{name: NameSequenceMonotonicity, reads: operations | finalCounters | finalMessages | finalIdempotency, judge: plain(checkSequenceMonotonicity)},
 	{name: NameCounterLowerBound, reads: finalCounters | finalMessages, judge: plain(checkCounterLowerBound)},
@@ -91,9 +91,10 @@ const (
 	finalCounters                          // the final counters table
 	finalIdempotency                       // the final idempotency table
 	finalEvents                            // the final events (the topic read back)
-	// bindsFinalMessages: the final messages table only binds operations
-	// of unknown outcome, which without it are wildcards (sound): a
-	// history cut short is judged without it (linearizability).
+	// bindsFinalMessages: the final messages and idempotency tables only
+	// bind operations of unknown outcome, which without them are
+	// wildcards (sound): a history cut short is judged without them
+	// (linearizability, sequence_monotonic).
 	bindsFinalMessages
 	receiverLines      // the receivers' lines: pushes, delivery acks, membership, settles
 	finalDeliveryState // the final delivery_state table

@@ -417,13 +417,14 @@ func (e *exactChat) placeSequences() (string, []int) {
 		sortFacts(extra) // made in ref order, all observations
 		facts = mergeFacts(facts, extra)
 	}
-	var top uint64 // gaps: forbidden: the highest sequence that must be committed
+	// gaps: forbidden: the highest sequence that must be committed. A key
+	// placed at a sequence (a final line, a replay) must be: one of its
+	// persists made its message there.
+	var top uint64
 	if e.forbidden {
 		top = topShown.seq
 		for _, f := range facts {
-			if f.kind != factKey || e.keys[f.ref].first >= 0 {
-				top = max(top, f.seq)
-			}
+			top = max(top, f.seq)
 		}
 		if d, l := e.enoughCommitters(facts, top, topShown); d != "" {
 			return d, l
@@ -510,9 +511,9 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 			observed = append(observed, f)
 		}
 	}
-	// Keys whose unknown-outcome persists carry s: with a persist acked as
-	// new at s they never commit; else the one a replay or rejection needs,
-	// or the earliest whose message id every observation accepts.
+	// Keys whose unknown-outcome persists carry s: the final state puts
+	// each key's message at s, so one persist of each must commit it there,
+	// and s holds one message.
 	var candidates []int32
 	for _, f := range facts {
 		if f.kind != factKey {
@@ -520,38 +521,26 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		}
 		k := &e.keys[f.ref]
 		if committer >= 0 {
-			if k.first >= 0 {
-				return e.both(committer, k.first, fmt.Sprintf("the key's message is at sequence %d, which the other persist committed for another key", s))
-			}
-			continue
+			return e.both(committer, k.ops[0], fmt.Sprintf("the final state puts the key's message at sequence %d, which the other persist committed for another key", s))
 		}
 		candidates = append(candidates, f.ref)
 	}
-	if committer < 0 && len(candidates) > 0 {
-		var need []int32
-		for _, k := range candidates {
-			if e.keys[k].first >= 0 {
-				need = append(need, k)
-			}
-		}
-		switch {
-		case len(need) > 1:
-			return e.both(e.keys[need[0]].first, e.keys[need[1]].first, fmt.Sprintf("both keys' messages are at sequence %d", s))
-		case len(need) == 1:
-			key = need[0]
-		default:
-			for _, k := range candidates {
-				if e.keys[k].relOp < 0 || !e.idsAccept(m.Ops[e.keys[k].relOp].ID, observed) {
-					continue
-				}
-				if key < 0 || e.keys[k].release < e.keys[key].release {
-					key = k
-				}
-			}
-			if key < 0 && len(observed) > 0 {
-				k := candidates[0]
-				return e.both(e.keys[k].relOp, observed[0].ref, fmt.Sprintf("the final table's message at sequence %d has another id", s))
-			}
+	if len(candidates) > 1 {
+		a, b := &e.keys[candidates[0]], &e.keys[candidates[1]]
+		return e.both(a.ops[0], b.ops[0], fmt.Sprintf("the final state puts both keys' messages at sequence %d", s))
+	}
+	if committer < 0 && len(candidates) == 1 {
+		// The key's message is at s: the persist a replay or rejection
+		// needs, else its earliest whose message id every observation
+		// accepts, commits it.
+		k := candidates[0]
+		switch kk := &e.keys[k]; {
+		case kk.first >= 0:
+			key = k
+		case kk.relOp >= 0 && e.idsAccept(m.Ops[kk.relOp].ID, observed):
+			key = k
+		case len(observed) > 0:
+			return e.both(kk.relOp, observed[0].ref, fmt.Sprintf("the final table's message at sequence %d has another id", s))
 		}
 	}
 	// The message id: the committer's, else the first observation binds it.

@@ -17,7 +17,8 @@ import (
 // equivalent to being linearized after every other operation, which the
 // open-ended interval allows and where the step is always legal, so
 // porcupine finds that case by placing the operation last. When the final
-// table says which message the key got, the effect is that message.
+// table says which message the key got, the effect is that message, and it
+// is not optional: the key's first persist linearized must make it.
 //
 // Otherwise, under gaps: allowed, the key is committed with its sequence not
 // yet known: a *pending* commit. Its sequence is whatever free value the
@@ -397,6 +398,11 @@ func (m *Chat) apply(s *lstate, i int32) []*lstate {
 		if m.committed(s, o.Key) {
 			return one(true, s) // a retry of a committed key changes nothing
 		}
+		// A final line places the key's message at o.Seq: some persist of
+		// the key made it, so the first of them linearized makes it there
+		// or nowhere (a later one can always be moved before the others,
+		// which are open-ended). Only without a final line is "no effect"
+		// an outcome, found by placing the operation last.
 		seq := o.Seq
 		if m.Forbidden {
 			next := m.Base + uint64(s.nseq) + 1
@@ -406,14 +412,14 @@ func (m *Chat) apply(s *lstate, i int32) []*lstate {
 			case seq == 0:
 				seq = next
 			case seq < next:
-				return one(true, s) // its message is elsewhere: here it had no effect
+				return nil // its sequence is another message's by now
 			case seq > next:
 				if !s.waited(m.waitOf(i)) {
 					return nil
 				}
 				n, ok := m.fillTo(s, seq)
 				if !ok {
-					return one(true, s) // it may commit later
+					return nil // the sequences before it are not committed yet
 				}
 				return m.fit(n.commit(entry{seq: seq, key: o.Key, id: o.ID, hash: o.Hash}))
 			}
@@ -424,7 +430,7 @@ func (m *Chat) apply(s *lstate, i int32) []*lstate {
 			return one(true, s.withPending(ps))
 		}
 		if _, used := tget(s.seqs, seq); used {
-			return one(true, s) // that sequence is taken: here it had no effect
+			return nil // its sequence is another message's
 		}
 		if !s.waited(m.waitOf(i)) {
 			return nil // taking effect here fails a later sync; later it may

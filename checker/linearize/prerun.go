@@ -176,10 +176,12 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 // preRunOptional returns the keys rejected as reused whose other persists
 // all have unknown outcomes and no final line (none acked, none replayed):
 // each was committed either by one of them or, with an initial counter,
-// before the run. Without a final messages table only (with it, the key's
-// line says which).
+// before the run. With a final messages table, only where the key's line
+// cannot be told (lines without a key: their persists then carry no final
+// sequence); the table's lines from before the run without a key bound how
+// many are from before it (preRunContradiction).
 func (m *Chat) preRunOptional() []int32 {
-	if m.Base == 0 || !m.Reject || m.MessagesRead {
+	if m.Base == 0 || !m.Reject {
 		return nil
 	}
 	if m.optDone {

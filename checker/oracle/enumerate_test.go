@@ -419,6 +419,21 @@ func (j *chatJudge) takenSeq(seq uint64, k keyRef) bool {
 	return false
 }
 
+// ackedBefore: a persist acked as new before d was invoked has a sequence
+// at or above seq, so d, creating its message at seq, would break
+// HISTORY.md's sequence_monotonic ("of two persists that each created
+// their message, the one acknowledged before the other was invoked has the
+// smaller sequence"): a persist of unknown outcome that commits creates.
+func (j *chatJudge) ackedBefore(d *dop, seq uint64) bool {
+	for i := range j.ops {
+		a := &j.ops[i]
+		if a.kind == dNew && a.complete < d.invoke && a.seq >= seq {
+			return true
+		}
+	}
+	return false
+}
+
 func (j *chatJudge) takenMid(mid string, k keyRef) bool {
 	for i := range j.ops {
 		d := &j.ops[i]
@@ -621,7 +636,7 @@ func (j *chatJudge) outcomes(d *dop, st state) []state {
 	case dInfo:
 		var out []state
 		for _, seq := range j.seqCandidates(st, false) {
-			if j.takenSeq(seq, d.key) {
+			if j.takenSeq(seq, d.key) || j.ackedBefore(d, seq) {
 				continue
 			}
 			for _, mid := range j.midCandidates(seq, d) {

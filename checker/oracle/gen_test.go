@@ -41,6 +41,7 @@ type gFinal struct {
 	seq         uint64
 	mid, key    string
 	sender      string
+	payload     string // messages: the stored content's payload_hash, "" not given
 	value       uint64
 	missing     bool
 }
@@ -189,6 +190,9 @@ func (f *gFinal) line() string {
 		s := fmt.Sprintf(`{"type":"final","table":"messages","chat":%q,"seq":%d,"message_id":%q,"key":%q`, f.chat, f.seq, f.mid, f.key)
 		if f.sender != "" {
 			s += fmt.Sprintf(`,"sender":%q`, f.sender)
+		}
+		if f.payload != "" {
+			s += fmt.Sprintf(`,"payload_hash":%q`, f.payload)
 		}
 		return s + "}"
 	default:
@@ -524,7 +528,11 @@ func (h *gHist) writeFinals(r *rand.Rand, chats []*simChat) {
 				sender = m.sender
 			}
 			if h.read["messages"] {
-				h.finals = append(h.finals, gFinal{table: "messages", chat: c.name, seq: m.seq, mid: m.mid, key: m.key, sender: sender})
+				f := gFinal{table: "messages", chat: c.name, seq: m.seq, mid: m.mid, key: m.key, sender: sender}
+				if r.IntN(2) == 0 {
+					f.payload = m.ph // what its creating persist sent
+				}
+				h.finals = append(h.finals, f)
 			}
 			if h.read["idempotency"] {
 				h.finals = append(h.finals, gFinal{table: "idempotency", chat: c.name, seq: m.seq, mid: m.mid, key: m.key, sender: sender})

@@ -200,7 +200,11 @@ func mutateFinal(r *rand.Rand, h *gHist, pickSeq func() uint64, pickMid, pickKey
 	}
 	i := idx[r.IntN(len(idx))]
 	f := &h.finals[i]
-	switch r.IntN(6) {
+	switch r.IntN(7) {
+	case 6:
+		if f.table == "messages" {
+			f.payload += "-altered" // stored content other than what was sent
+		}
 	case 0:
 		f.key = pickKey() // issue 26 case 6
 	case 1:

@@ -152,6 +152,78 @@ var ruleCases = []struct {
 {"type":"ok","process":1,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":true}
 {"type":"final","table":"messages","chat":"c","seq":1,"message_id":"m1","key":"a","payload_hash":"h"}
 `},
+	// HISTORY.md's sequence_monotonic: "of two persists that each created
+	// their message": a persist of unknown outcome whose key's message a
+	// final line places created it, no earlier than its invoke. Under
+	// key_scope client the record below is s2's key k1, which only s2's
+	// persist used, invoked after seq 4 was acknowledged.
+	{"key_scope client, gaps forbidden: a record placing a later persist's message below an earlier ack", false, hdr + `,"contract":{"gaps":"forbidden","key_scope":"client"},"initial_counter":2}
+{"type":"invoke","process":3,"f":"persist","time":0,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"info","process":3,"f":"persist","time":2,"error":"timeout"}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c1","key":"k2","sender":"s1","payload_hash":"hk2"}
+{"type":"ok","process":3,"f":"persist","time":5,"seq":4,"message_id":"m2","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":6,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":3,"message_id":"m1","sender":"s2"}
+{"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":4,"message_id":"m2","sender":"s1"}
+{"type":"table_read","table":"idempotency","lines":2}
+`},
+	{"key_scope client, gaps allowed: a record placing a later persist's message below an earlier ack", false, hdr + `,"contract":{"key_scope":"client"},"initial_counter":2}
+{"type":"invoke","process":3,"f":"persist","time":0,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"info","process":3,"f":"persist","time":2,"error":"timeout"}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c1","key":"k2","sender":"s1","payload_hash":"hk2"}
+{"type":"ok","process":3,"f":"persist","time":5,"seq":4,"message_id":"m2","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":6,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":3,"message_id":"m1","sender":"s2"}
+{"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":4,"message_id":"m2","sender":"s1"}
+{"type":"table_read","table":"idempotency","lines":2}
+`},
+	{"key_scope client, gaps forbidden: the record's persist invoked before the ack", true, hdr + `,"contract":{"gaps":"forbidden","key_scope":"client"},"initial_counter":2}
+{"type":"invoke","process":3,"f":"persist","time":0,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"info","process":3,"f":"persist","time":2,"error":"timeout"}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c1","key":"k2","sender":"s1","payload_hash":"hk2"}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
+{"type":"ok","process":3,"f":"persist","time":5,"seq":4,"message_id":"m2","dedup":false}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":3,"message_id":"m1","sender":"s2"}
+{"type":"final","table":"idempotency","chat":"c1","key":"k2","seq":4,"message_id":"m2","sender":"s1"}
+{"type":"table_read","table":"idempotency","lines":2}
+`},
+	{"gaps allowed: a replay placing a later persist's message below an earlier ack", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":4,"message_id":"m4","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"info","process":2,"f":"persist","time":3,"error":"timeout"}
+{"type":"invoke","process":3,"f":"persist","time":4,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":3,"f":"persist","time":5,"seq":3,"message_id":"m3","dedup":true}
+`},
+	{"gaps allowed: a replay placing a concurrent persist's message below an ack", true, hdr + `}
+{"type":"invoke","process":2,"f":"persist","time":0,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":4,"message_id":"m4","dedup":false}
+{"type":"info","process":2,"f":"persist","time":3,"error":"timeout"}
+{"type":"invoke","process":3,"f":"persist","time":4,"chat":"c","key":"b","payload_hash":"h"}
+{"type":"ok","process":3,"f":"persist","time":5,"seq":3,"message_id":"m3","dedup":true}
+`},
+	// A key rejected as reused whose other persist sent the same content
+	// (so cannot have committed it) is from before the run: under
+	// key_scope client the pre-run line without a sender, which two
+	// senders' keys could claim, can be its.
+	{"key_scope client, key_reuse reject: a rejected key's message from before the run, on a line without a sender", true, hdr + `,"contract":{"key_reuse":"reject","key_scope":"client"},"initial_counter":2}
+{"type":"invoke","process":3,"f":"persist","time":1,"chat":"c1","key":"p2","payload_hash":"hp2x"}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"p2","payload_hash":"hp2x"}
+{"type":"fail","process":3,"f":"persist","time":5,"error":"idempotency_key_reused"}
+{"type":"invoke","process":3,"f":"persist","time":8,"chat":"c1","key":"p2","sender":"s2","payload_hash":"hp2"}
+{"type":"fail","process":3,"f":"persist","time":12,"error":"crash_after_allocate"}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":2,"message_id":"pm2c1","key":"p2"}
+`},
+	{"key_scope client, key_reuse reject: a rejected key with no message from before the run", false, hdr + `,"contract":{"key_reuse":"reject","key_scope":"client"},"initial_counter":2}
+{"type":"invoke","process":3,"f":"persist","time":1,"chat":"c1","key":"p2","payload_hash":"hp2x"}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"p2","payload_hash":"hp2x"}
+{"type":"fail","process":3,"f":"persist","time":5,"error":"idempotency_key_reused"}
+{"type":"invoke","process":3,"f":"persist","time":8,"chat":"c1","key":"p2","sender":"s2","payload_hash":"hp2"}
+{"type":"fail","process":3,"f":"persist","time":12,"error":"crash_after_allocate"}
+{"type":"table_read","table":"messages","lines":0}
+`},
 }
 
 func TestOracleRules(t *testing.T) {
