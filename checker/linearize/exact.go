@@ -534,7 +534,12 @@ func (e *exactChat) placeSequence(s uint64, facts []seqFact) (string, []int) {
 		// needs, else its earliest whose message id every observation
 		// accepts, commits it.
 		k := candidates[0]
-		switch kk := &e.keys[k]; {
+		kk := &e.keys[k]
+		if kk.relOp >= 0 && e.m.floorOf(kk.relOp) >= s {
+			// Its earliest persist that may commit it has the lowest floor.
+			return e.alone(kk.relOp, fmt.Sprintf("its key's message is at sequence %d, and a persist was acked as creating sequence %d before it was invoked: the counter was past it (sequence_monotonic)", s, e.m.floorOf(kk.relOp)))
+		}
+		switch {
 		case kk.first >= 0:
 			key = k
 		case kk.relOp >= 0 && e.idsAccept(m.Ops[kk.relOp].ID, observed):
@@ -786,6 +791,23 @@ func (e *exactChat) matchUnknownsWith(lst []int64, taken []bool) (string, []int)
 		}
 		supply = append(supply, key.release)
 		supplyOp = append(supplyOp, key.relOp)
+	}
+	// A persist creates above what was acked before it was invoked
+	// (allocorder.go): no later than the sequence's deadline either. Both
+	// bound the invoke, so the eligible sets stay nested.
+	if len(need) > 0 && len(e.m.allocOrder().seqs) > 0 {
+		var raised []int64
+		for _, u := range need {
+			if d := e.m.allocOrder().deadline(u.seq); d < lst[u.node] {
+				if raised == nil {
+					raised = slices.Clone(lst)
+				}
+				raised[u.node] = min(raised[u.node], d)
+			}
+		}
+		if raised != nil {
+			lst = raised
+		}
 	}
 	slices.SortFunc(need, func(a, b exactUnknown) int { return cmp.Compare(lst[a.node], lst[b.node]) })
 	order := make([]int, len(supply))

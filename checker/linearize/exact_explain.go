@@ -127,6 +127,12 @@ func (e *exactChat) explainUnmatched(need []exactUnknown, lst []int64, supplyOp 
 	if by >= 0 {
 		fmt.Fprintf(&b, ": sequence %d was needed by %s", u.seq, e.desc(by))
 	}
+	if a := e.m.allocOrder(); a.deadline(u.seq) == lst[u.node] && a.deadlineAck(u.seq) >= 0 {
+		// The allocation order set its deadline (allocorder.go).
+		ack := a.deadlineAck(u.seq)
+		fmt.Fprintf(&b, "; the one that made sequence %d was invoked no later than %s completed, which was acked as creating sequence %d: a persist invoked after that creates above it (sequence_monotonic)", u.seq, e.desc(ack), e.m.Ops[ack].Seq)
+		ops = append(ops, ack)
+	}
 	for i, n := range need {
 		if i == 5 {
 			break

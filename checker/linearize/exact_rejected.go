@@ -94,6 +94,16 @@ type rejectedKey struct {
 // a rejection whose key's committer has an unknown outcome and no final
 // table.
 func (e *exactChat) decideRejected() (string, []int) {
+	if !e.forbidden {
+		// A commit away must also lie above its persist's floor
+		// (allocorder.go), which the free sequences counted here do not
+		// nest with: porcupine decides those.
+		for _, k := range e.rejected {
+			if r := e.keys[k].relOp; r >= 0 && e.m.floorOf(r) > e.m.Base {
+				return errFallback, nil
+			}
+		}
+	}
 	rs := make([]rejectedKey, len(e.rejected))
 	for i, k := range e.rejected {
 		key := &e.keys[k]

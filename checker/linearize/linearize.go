@@ -59,6 +59,7 @@ func NewChat(h History, name string, forbidden, reject, external bool, base uint
 // PorcupineOps is m's operations as porcupine takes them, each with the
 // syncs it waits for (see Chat), its clients numbered densely from 0.
 func (m *Chat) PorcupineOps() []porcupine.Operation {
+	m.floors() // worked out before porcupine steps the model
 	if m.Forbidden && m.External {
 		for i := range m.Ops {
 			switch o := &m.Ops[i]; o.Kind {

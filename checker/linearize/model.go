@@ -250,6 +250,12 @@ type Chat struct {
 	// unwinds, and aborted turns its verdict into unknown.
 	steps, maxSteps int
 	aborted         bool
+	// alloc: the persists acked as new, by sequence (allocorder.go), once
+	// worked out.
+	alloc *allocOrder
+	// anyFloor: 1 when some operation of unknown outcome has a floor
+	// above the initial counter, -1 when none has, 0 not yet known.
+	anyFloor int8
 }
 
 // syncOf is sync o's answer.
@@ -404,11 +410,17 @@ func (m *Chat) apply(s *lstate, i int32) []*lstate {
 		// which are open-ended). Only without a final line is "no effect"
 		// an outcome, found by placing the operation last.
 		seq := o.Seq
+		floor := m.floorOf(i) // it creates above what was acked before it
+		if seq != 0 && seq <= floor {
+			return nil
+		}
 		if m.Forbidden {
 			next := m.Base + uint64(s.nseq) + 1
 			switch {
 			case seq == 0 && m.External:
-				return m.commitAfterOthers(s, o, i)
+				return m.commitAfterOthers(s, o, i, floor)
+			case seq == 0 && next <= floor:
+				return one(true, s) // it cannot commit here: as if placed last
 			case seq == 0:
 				seq = next
 			case seq < next:
@@ -425,7 +437,11 @@ func (m *Chat) apply(s *lstate, i int32) []*lstate {
 			}
 		}
 		if seq == 0 {
-			ps := append(slices.Clone(s.pending), pendingCommit{key: o.Key, hash: o.Hash})
+			pc := pendingCommit{key: o.Key, hash: o.Hash}
+			if floor > m.Base {
+				pc.hidden = []hidRange{{lo: m.Base, hi: floor}}
+			}
+			ps := append(slices.Clone(s.pending), pc)
 			slices.SortFunc(ps, func(a, b pendingCommit) int { return int(a.key) - int(b.key) })
 			return one(true, s.withPending(ps))
 		}
@@ -525,17 +541,22 @@ func (m *Chat) fillTo(s *lstate, seq uint64) (*lstate, bool) {
 // persist of unknown outcome whose message no final line places: it takes
 // the next sequence, or one that something observed after other writers
 // took those before it (only an observed sequence can tell these apart).
-func (m *Chat) commitAfterOthers(s *lstate, o *Op, i int32) []*lstate {
+func (m *Chat) commitAfterOthers(s *lstate, o *Op, i int32, floor uint64) []*lstate {
 	next := m.Base + uint64(s.nseq) + 1
-	out := m.fit(s.commit(entry{seq: next, key: o.Key, hash: o.Hash}))
-	if !s.waited(m.waitOf(i)) {
-		return out
+	var out []*lstate
+	if next > floor {
+		out = m.fit(s.commit(entry{seq: next, key: o.Key, hash: o.Hash}))
 	}
-	k, _ := slices.BinarySearch(m.observed, next+1)
-	for _, q := range m.observed[k:] {
-		if n, ok := m.fillTo(s, q); ok {
-			out = append(out, m.fit(n.commit(entry{seq: q, key: o.Key, hash: o.Hash}))...)
+	if s.waited(m.waitOf(i)) {
+		k, _ := slices.BinarySearch(m.observed, max(next, floor)+1)
+		for _, q := range m.observed[k:] {
+			if n, ok := m.fillTo(s, q); ok {
+				out = append(out, m.fit(n.commit(entry{seq: q, key: o.Key, hash: o.Hash}))...)
+			}
 		}
+	}
+	if len(out) == 0 && next <= floor {
+		return one(true, s) // it cannot commit here: as if placed last
 	}
 	return out
 }
@@ -751,9 +772,16 @@ func withRange(rs []hidRange, r hidRange) []hidRange {
 // so the sets of sequences left to them are nested (an older commit's
 // within a younger one's), and Hall's condition reduces to: the j-th most
 // constrained has at least j sequences.
+//
+// A pending commit's floor (allocorder.go) hides the sequences up to it as
+// well, which the syncs' order does not nest: when one has, the matching is
+// decided outright (fitMatching).
 func (m *Chat) fit(s *lstate) []*lstate {
 	if len(s.pending) == 0 {
 		return []*lstate{s}
+	}
+	if len(s.pending) > 1 && m.floors() {
+		return one(m.fitMatching(s), s)
 	}
 	counts := make([]uint64, len(s.pending))
 	for i := range s.pending {

@@ -203,6 +203,26 @@ var ruleCases = []struct {
 {"type":"invoke","process":3,"f":"persist","time":4,"chat":"c","key":"b","payload_hash":"h"}
 {"type":"ok","process":3,"f":"persist","time":5,"seq":3,"message_id":"m3","dedup":true}
 `},
+	{"sole writer, gaps allowed: a sync shows a message only a persist invoked after a higher ack can have made", false, hdr + `,"contract":{"gaps":"allowed"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"ok","process":1,"f":"persist","time":4,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":16,"chat":"c1","key":"k3","payload_hash":"hk3"}
+{"type":"ok","process":1,"f":"persist","time":21,"seq":3,"message_id":"m3","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":22,"chat":"c1","key":"k2","payload_hash":"hk2"}
+{"type":"info","process":1,"f":"persist","time":24,"error":"timeout"}
+{"type":"invoke","process":1,"f":"sync","time":30,"chat":"c1","after":0,"limit":2}
+{"type":"ok","process":1,"f":"sync","time":31,"seqs":[1,2],"message_ids":["m1","m2"]}
+`},
+	{"sole writer, gaps allowed: a sync shows a message a persist concurrent with the higher ack made", true, hdr + `,"contract":{"gaps":"allowed"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"ok","process":1,"f":"persist","time":4,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":1,"f":"persist","time":16,"chat":"c1","key":"k3","payload_hash":"hk3"}
+{"type":"invoke","process":2,"f":"persist","time":17,"chat":"c1","key":"k2","payload_hash":"hk2"}
+{"type":"ok","process":1,"f":"persist","time":21,"seq":3,"message_id":"m3","dedup":false}
+{"type":"info","process":2,"f":"persist","time":24,"error":"timeout"}
+{"type":"invoke","process":1,"f":"sync","time":30,"chat":"c1","after":0,"limit":2}
+{"type":"ok","process":1,"f":"sync","time":31,"seqs":[1,2],"message_ids":["m1","m2"]}
+`},
 	// A key rejected as reused whose other persist sent the same content
 	// (so cannot have committed it) is from before the run: under
 	// key_scope client the pre-run line without a sender, which two
