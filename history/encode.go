@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatseq/chatseq/history/internal/jsonscan"
 	"github.com/chatseq/chatseq/internal/jsonstr"
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // The encoders append one line, newline included, to b. They write fields in
@@ -275,7 +276,7 @@ func appendStringField(b []byte, prefix, s string) []byte {
 // appendPlainField is appendStringField, and clears *plain unless s was
 // plain ASCII (jsonstr.AppendPlain).
 func appendPlainField(b []byte, prefix, s string, plain *bool) []byte {
-	b, p := jsonstr.AppendPlain(append(b, prefix...), s)
+	b, p := jsonstr.AppendPlain(append(b, prefix...), redact.Value(s))
 	*plain = *plain && p
 	return b
 }
@@ -284,5 +285,7 @@ func appendUintField(b []byte, prefix string, v uint64) []byte {
 	return strconv.AppendUint(append(b, prefix...), v, 10)
 }
 
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte { return jsonstr.Append(b, s) }
+// appendString appends s as a JSON string. Every string a line holds
+// passes here or appendPlainField: one a service gave that holds a
+// credential chatseq was given is written as a stand-in (redact.Value).
+func appendString(b []byte, s string) []byte { return jsonstr.Append(b, redact.Value(s)) }

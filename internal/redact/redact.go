@@ -110,6 +110,7 @@ func Secret(v string) {
 	}
 	secrets.Lock()
 	defer secrets.Unlock()
+	anySecret.Store(true)
 	for _, form := range echoedForms(v) {
 		if !slices.Contains(secrets.values, form) {
 			secrets.values = append(secrets.values, form)

@@ -92,3 +92,21 @@ func TestSecretIsHiddenEscaped(t *testing.T) {
 		}
 	}
 }
+
+// A value holding a credential is kept as a stand-in that shows none of
+// it, equal for equal values and different for different ones; any other
+// value is kept as it is.
+func TestValueStandsInForACredentialAndKeepsEquality(t *testing.T) {
+	const secret = "tok-value-7f3e"
+	Secret(secret)
+	a, b := Value(secret+"-m1"), Value(secret+"-m2")
+	if strings.Contains(a, secret) || strings.Contains(b, secret) || !IsValue(a) {
+		t.Fatalf("stand-ins %q, %q", a, b)
+	}
+	if a == b || a != Value(secret+"-m1") {
+		t.Fatalf("stand-ins must keep equality: %q %q %q", a, b, Value(secret+"-m1"))
+	}
+	if v := Value("m-plain-1"); v != "m-plain-1" {
+		t.Fatalf("a value without a credential became %q", v)
+	}
+}
