@@ -272,3 +272,14 @@ func (b *hb) tableRead(table string, more uint64) int {
 	b.h.TablesRead = append(b.h.TablesRead, history.TableRead{Line: b.line, Table: table, Lines: n + more, Found: n})
 	return b.line
 }
+
+// randomRuns is how many random histories a cross-check judges: n, or a
+// sixth of it (at least 200) under -short and the race detector, which
+// looks for races in the checks' goroutines and needs no more to find
+// them (CI runs the whole count without it).
+func randomRuns(n int) int {
+	if raceEnabled || testing.Short() {
+		return max(n/6, 200)
+	}
+	return n
+}

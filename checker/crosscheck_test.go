@@ -166,7 +166,7 @@ func historyOf(items []store.Interval) *history.History {
 
 func TestOrderInvariantsAgreeWithPorcupine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	for range 5000 {
+	for range randomRuns(5000) {
 		items := randomIntervals(rng)
 		x := indexOf(historyOf(items))
 		want := porcupineIncreasing(items)

@@ -422,10 +422,7 @@ func mutationNames() []string {
 }
 
 func TestExactAgreesWithPorcupine(t *testing.T) {
-	runs := 12_000
-	if testing.Short() {
-		runs = 2_000
-	}
+	runs := randomRuns(12_000)
 	names := mutationNames()
 	rng := rand.New(rand.NewPCG(11, 7))
 	legal, illegal, fallback := 0, 0, 0

@@ -55,7 +55,8 @@ func TestModelOptimisationsKeepVerdicts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	legal, illegal := 0, 0
 	con := history.Contract{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal}
-	for run := range 3000 {
+	runs := randomRuns(3000)
+	for run := range runs {
 		h := generate(genConfig{chats: 1, writers: 2 + rng.IntN(3), readers: 1 + rng.IntN(2), ops: 6 + rng.IntN(10),
 			crash: 0.15, crashCommitted: 0.15, replay: 0.2, limit: 1 + rng.IntN(4), seed: uint64(run)})
 		if run%3 != 0 {
@@ -83,7 +84,7 @@ func TestModelOptimisationsKeepVerdicts(t *testing.T) {
 			illegal++
 		}
 	}
-	if legal < 500 || illegal < 500 {
+	if legal < runs/6 || illegal < runs/6 {
 		t.Fatalf("unbalanced sample: %d legal, %d illegal", legal, illegal)
 	}
 }

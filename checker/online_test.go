@@ -136,7 +136,7 @@ func onlineOf(h *history.History) (*Online, map[string]int) {
 func TestOnlineKeyBatchesJudgeAsOneByOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 7))
 	differ := 0
-	for i := range 10000 {
+	for i := range randomRuns(10000) {
 		h := randomOnlineHistory(rng)
 		one, _ := onlineOf(h)
 		batched := NewOnline(nil)
