@@ -132,6 +132,9 @@ type chatJudge struct {
 	memo      map[string]bool
 	anonBound uint64
 	noFinal   bool // judge the operations alone (for the reason)
+	// usedKeys: the keys (as key_scope scopes them) the chat's persists
+	// used, by id.
+	usedKeys map[string]bool
 	// anonBound: under gaps forbidden without sole_writer, the highest
 	// sequence an unseen writer's message may take (0: none may).
 	steps int
@@ -230,11 +233,13 @@ func (s *spec) newJudge(chat string, ops []operation) *chatJudge {
 	}
 	crit := map[uint64]bool{0: true, s.initial: true}
 	historyKeys := map[string]keyRef{}
+	j.usedKeys = map[string]bool{}
 	payloads := map[string][]string{}
 	for _, op := range ops {
 		if op.kind == persistOK || op.kind == persistFail || op.kind == persistInfo {
 			k := s.scoped(op.key, op.sender)
 			historyKeys[k.id()] = k
+			j.usedKeys[k.id()] = true
 			if !contains(payloads[k.id()], op.payload) {
 				payloads[k.id()] = append(payloads[k.id()], op.payload)
 			}

@@ -41,7 +41,13 @@ func (j *chatJudge) lineMatches(f finalLine, m message) bool {
 	if !j.s.clientScope || !f.hasSender {
 		return true
 	}
-	return k.anySender || k.sender == f.sender
+	if k.anySender {
+		// Another writer's message (FORMAT.md: "never under a key the
+		// history used"): not the line's if its sender's key is one a
+		// persist of the history used.
+		return !j.usedKeys[j.s.scoped(f.key, f.sender).id()]
+	}
+	return k.sender == f.sender
 }
 
 // finalOK: the tables read show st as the state after the run.

@@ -223,6 +223,26 @@ var ruleCases = []struct {
 {"type":"invoke","process":1,"f":"sync","time":30,"chat":"c1","after":0,"limit":2}
 {"type":"ok","process":1,"f":"sync","time":31,"seqs":[1,2],"message_ids":["m1","m2"]}
 `},
+	// FORMAT.md: another writer's message is "never under a key the
+	// history used", and a fail took no effect: the record of s2's k1,
+	// whose only persist failed, is no other writer's, though the
+	// messages line without a sender could be (oracle seed 545007).
+	{"key_scope client: a record of a key only a failed persist used", false, hdr + `,"contract":{"key_scope":"client"}}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
+{"type":"fail","process":1,"f":"persist","time":5,"error":"crash_after_allocate"}
+{"type":"final","table":"messages","chat":"c1","seq":2,"message_id":"m2","key":"k1"}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m2","sender":"s2"}
+{"type":"table_read","table":"idempotency","lines":1}
+`},
+	{"key_scope client: another sender's record of the same key", true, hdr + `,"contract":{"key_scope":"client"}}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
+{"type":"fail","process":1,"f":"persist","time":5,"error":"crash_after_allocate"}
+{"type":"final","table":"messages","chat":"c1","seq":2,"message_id":"m2","key":"k1"}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m2","sender":"s9"}
+{"type":"table_read","table":"idempotency","lines":1}
+`},
 	// A key rejected as reused whose other persist sent the same content
 	// (so cannot have committed it) is from before the run: under
 	// key_scope client the pre-run line without a sender, which two
