@@ -22,7 +22,7 @@ var registry = []invariant{
 	{name: NameSequenceMonotonic, reads: operations | bindsFinalMessages, judge: plain(checkSequenceMonotonic)},
 	{name: NameCounterIsLastAllocated, reads: operations | allocations | finalCounters, judge: plain(checkCounterIsLastAllocated)},
 	{name: NameSequenceMonotonicity, reads: operations | finalCounters | finalMessages | finalIdempotency, judge: plain(checkSequenceMonotonicity)},
-	{name: NameCounterLowerBound, reads: finalCounters | finalMessages, judge: plain(checkCounterLowerBound)},
+	{name: NameCounterLowerBound, reads: operations | finalCounters | finalMessages, judge: judgeCounterLowerBound},
 	{name: NameIdempotencyGuarantee, reads: operations | finalMessages, judge: plain(checkIdempotencyGuarantee)},
 	{name: NameIdempotencySeqConsist, reads: operations | finalMessages | finalIdempotency, judge: plain(checkIdempotencySequenceConsistency)},
 	{name: NameAckImpliesPersistence, reads: operations | finalMessages, judge: plain(checkAckImpliesPersistence)},

@@ -243,6 +243,22 @@ var ruleCases = []struct {
 {"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m2","sender":"s9"}
 {"type":"table_read","table":"idempotency","lines":1}
 `},
+	// A rejection proves the key's message exists, at a sequence from 1
+	// up to the counter (seed 744565).
+	{"key_reuse reject: a counter of 0 after a rejection", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject"}}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"fail","process":1,"f":"persist","time":6,"error":"idempotency_key_reused"}
+{"type":"invoke","process":1,"f":"persist","time":6,"chat":"c1","key":"k1","payload_hash":"hk1x"}
+{"type":"final","table":"counters","chat":"c1","value":0}
+{"type":"table_read","table":"counters","lines":1}
+`},
+	{"key_reuse reject: a counter of 1 after a rejection", true, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject"}}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"fail","process":1,"f":"persist","time":6,"error":"idempotency_key_reused"}
+{"type":"invoke","process":1,"f":"persist","time":6,"chat":"c1","key":"k1","payload_hash":"hk1x"}
+{"type":"final","table":"counters","chat":"c1","value":1}
+{"type":"table_read","table":"counters","lines":1}
+`},
 	// A key rejected as reused whose other persist sent the same content
 	// (so cannot have committed it) is from before the run: under
 	// key_scope client the pre-run line without a sender, which two
