@@ -71,7 +71,7 @@ func (a *allocOrder) floor(call int64) uint64 {
 // deadline is the latest invoke of a persist that can create sequence q:
 // the earliest ack of a new message at or above q (timeMax: none).
 func (a *allocOrder) deadline(q uint64) int64 {
-	i := sort.Search(len(a.seqs), func(i int) bool { return a.seqs[i] >= q })
+	i := a.atOrAbove(q)
 	if i == len(a.seqs) {
 		return timeMax
 	}
@@ -80,11 +80,16 @@ func (a *allocOrder) deadline(q uint64) int64 {
 
 // deadlineAck is the operation whose ack sets deadline(q), -1 if none.
 func (a *allocOrder) deadlineAck(q uint64) int32 {
-	i := sort.Search(len(a.seqs), func(i int) bool { return a.seqs[i] >= q })
+	i := a.atOrAbove(q)
 	if i == len(a.seqs) {
 		return -1
 	}
 	return a.minOp[i]
+}
+
+// atOrAbove is the index of the first sequence at or above q.
+func (a *allocOrder) atOrAbove(q uint64) int {
+	return sort.Search(len(a.seqs), func(i int) bool { return a.seqs[i] >= q })
 }
 
 // floorOf is operation i's floor (an operation of unknown outcome).
