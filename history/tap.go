@@ -29,6 +29,7 @@ type Tap struct {
 	paced   bool // adds wait while more than pacedLines are queued
 	spare   [][]tapLine
 	spareF  [][]Final
+	spareP  [][]tapSegment
 
 	done chan struct{}
 	h    *History
@@ -40,13 +41,21 @@ type Tap struct {
 type tapItem struct {
 	header []byte
 	lines  []tapLine
-	finals []Final
+	// plan, when not nil, is a flush's lines in file order: runs of the
+	// shards' lines, each shard's taken in its order (shardLines).
+	plan       []tapSegment
+	shardLines [recordShards][]tapLine
+	planned    int // the plan's lines
+	finals     []Final
 	// plainFinals says every string of finals is plain ASCII, so valid
 	// UTF-8: the reader need not check them again (builder.addTapFinal).
 	plainFinals bool
 	tableRead   *TableRead
 	end         bool
 }
+
+// tapSegment is a run of n lines of one shard, in a flush's plan.
+type tapSegment struct{ shard, n int32 }
 
 // pacedLines is how far a paced tap's reader may fall behind: a few tens
 // of megabytes of queued lines.
@@ -131,32 +140,47 @@ func (t *Tap) next() (tapItem, bool) {
 	it := t.queue[0]
 	t.queue[0] = tapItem{}
 	t.queue = t.queue[1:]
-	t.queued -= len(it.lines) + len(it.finals)
-	if it.tableRead != nil {
-		t.queued--
-	}
+	t.queued -= it.lineCount()
 	if t.queued <= pacedLines {
 		t.drained.Broadcast()
 	}
 	return it, true
 }
 
-// lineBuffer is an empty buffer for n lines, one the reader is done with
-// if it is large enough.
-func (t *Tap) lineBuffer(n int) []tapLine {
-	if n == 0 {
-		return nil
-	}
+// spareLines is a buffer of lines the reader is done with, emptied, or
+// nil if there is none.
+func (t *Tap) spareLines() []tapLine {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for i := len(t.spare) - 1; i >= 0; i-- {
-		if b := t.spare[i]; cap(b) >= n {
-			last := len(t.spare) - 1
-			t.spare[i], t.spare = t.spare[last], t.spare[:last]
-			return b
-		}
+	k := len(t.spare)
+	if k == 0 {
+		return nil
 	}
-	return make([]tapLine, 0, n+n/2)
+	b := t.spare[k-1]
+	t.spare = t.spare[:k-1]
+	return b
+}
+
+// planBuffer is an empty plan the reader is done with, or nil.
+func (t *Tap) planBuffer() []tapSegment {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := len(t.spareP)
+	if k == 0 {
+		return nil
+	}
+	b := t.spareP[k-1]
+	t.spareP = t.spareP[:k-1]
+	return b
+}
+
+// lineCount is how many lines it holds.
+func (it *tapItem) lineCount() int {
+	n := len(it.lines) + len(it.finals) + it.planned
+	if it.tableRead != nil {
+		n++
+	}
+	return n
 }
 
 // finalsOf is a copy of fs in a buffer the reader is done with.
@@ -195,6 +219,14 @@ func (t *Tap) recycleLocked(it tapItem) {
 	if it.lines != nil && len(t.spare) < tapSpares {
 		t.spare = append(t.spare, it.lines[:0])
 	}
+	for _, lines := range it.shardLines {
+		if lines != nil && len(t.spare) < tapSpares {
+			t.spare = append(t.spare, lines[:0])
+		}
+	}
+	if it.plan != nil && len(t.spareP) < tapSpares {
+		t.spareP = append(t.spareP, it.plan[:0])
+	}
 	if it.finals != nil && len(t.spareF) < tapSpares {
 		t.spareF = append(t.spareF, it.finals[:0])
 	}
@@ -220,27 +252,16 @@ func (t *Tap) read() (*History, error) {
 		if it, ok = t.next(); !ok {
 			break
 		}
-		for i := range it.lines {
-			lineNo++
-			l := &it.lines[i]
-			switch {
-			case l.refIs == refFinal:
-				err = t.dec.final(l.final(), lineNo, &pl)
-			case l.refIs == refReceiver:
-				err = t.dec.receiver(l.receiver(), lineNo, &pl)
-			case l.refIs == refEvent:
-				err = t.dec.event(l.whole(), lineNo, &pl)
-			case b.addLine(l, lineNo):
-				continue
-			default:
-				err = t.dec.line(l, lineNo, &pl)
-			}
-			if err == nil {
-				err = b.add(&pl)
-			}
-			if err != nil {
+		var taken [recordShards]int32 // each shard's lines read so far
+		for _, seg := range it.plan {
+			from := taken[seg.shard]
+			taken[seg.shard] += seg.n
+			if lineNo, err = t.readLines(b, it.shardLines[seg.shard][from:from+seg.n], lineNo, &pl); err != nil {
 				return nil, err
 			}
+		}
+		if lineNo, err = t.readLines(b, it.lines, lineNo, &pl); err != nil {
+			return nil, err
 		}
 		for i := range it.finals {
 			lineNo++
@@ -268,11 +289,40 @@ func (t *Tap) read() (*History, error) {
 				return nil, err
 			}
 		}
-		if batches != nil && len(it.lines) > 0 {
-			batches.BatchDone(len(it.lines))
+		if n := len(it.lines) + it.planned; batches != nil && n > 0 {
+			batches.BatchDone(n)
 		}
 		t.recycle(it)
 	}
 	b.finish(lineNo)
 	return b.h, nil
+}
+
+// readLines hands the builder lines, numbered on from lineNo, and returns
+// the last one's number.
+func (t *Tap) readLines(b *builder, lines []tapLine, lineNo int, pl *parsedLine) (int, error) {
+	for i := range lines {
+		lineNo++
+		l := &lines[i]
+		var err error
+		switch {
+		case l.refIs == refFinal:
+			err = t.dec.final(l.final(), lineNo, pl)
+		case l.refIs == refReceiver:
+			err = t.dec.receiver(l.receiver(), lineNo, pl)
+		case l.refIs == refEvent:
+			err = t.dec.event(l.whole(), lineNo, pl)
+		case b.addLine(l, lineNo):
+			continue
+		default:
+			err = t.dec.line(l, lineNo, pl)
+		}
+		if err == nil {
+			err = b.add(pl)
+		}
+		if err != nil {
+			return lineNo, err
+		}
+	}
+	return lineNo, nil
 }
