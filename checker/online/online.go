@@ -11,6 +11,7 @@ package online
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -156,21 +157,35 @@ func (o *Checker) senderOf(process int, name string) senderHash {
 	return c.sender
 }
 
-// openOp is an outstanding invoke.
+// openOp is an outstanding invoke, in 72 bytes: one is written and read
+// back for every operation, and at 136 bytes its copies were a third of
+// the online check's own time a line in a run.
 type openOp struct {
-	persist  bool
-	chat     int32
-	call     int64
-	line     int32
-	keyed    bool    // a persist with a key
-	key      uint64  // keyHash(sender, key)
-	key2     uint64  // keyHash2(sender, key)
-	sent     sentAt  // a persist's payload_hash and sender (StringHash)
-	newestAt ackSeen // the chat's newest ack done before the call, if any
-	after    uint64  // a sync's
-	before   int32   // a sync's: the acks on lines before it were done before its call
-	limit    int
+	call int64
+	// key and key2 are a persist's keyHash(sender, key) and
+	// keyHash2(sender, key); a sync's after is key.
+	key, key2 uint64
+	// newestSeq is, for a persist, the seq of the chat's newest ack done
+	// before the call (if hasNewest), acked at line newestLine.
+	newestSeq uint64
+	sent      sentAt // a persist's payload_hash and sender (StringHash)
+	line      int32
+	chat      int32
+	// newestLine is, for a sync, its before: the acks on lines before it
+	// were done before its call.
+	newestLine int32
+	limit      int32 // a sync's, within int32
+	persist    bool
+	keyed      bool // a persist with a key
+	hasNewest  bool
+	set        bool // openOps: the slot holds an operation
 }
+
+// after is a sync's after.
+func (op *openOp) after() uint64 { return op.key }
+
+// before is a sync's before.
+func (op *openOp) before() int32 { return op.newestLine }
 
 // New starts an online check; notify, if not nil, is called with each
 // invariant's first violation as it is found (from the goroutine feeding
@@ -269,7 +284,8 @@ func (o *Checker) Event(e *history.Event) {
 		}
 		op := openOp{persist: e.F == history.FPersist, chat: o.chatOf(e.Process, e.Chat), call: e.Time, line: int32(e.Line)}
 		if !op.persist {
-			op.after, op.limit, op.before = e.After, e.Limit, int32(o.runStart)
+			op.key, op.newestLine = e.After, int32(o.runStart)
+			op.limit = int32(min(max(e.Limit, math.MinInt32), math.MaxInt32))
 		}
 		if op.persist {
 			sh := o.senderOf(e.Process, e.Sender)
@@ -280,11 +296,11 @@ func (o *Checker) Event(e *history.Event) {
 				// Receiver lines came: pushes may be compared with it.
 				op.sent = sentAt{payload: store.StringHash(e.PayloadHash), sender: sh.h1}
 			}
+			if n := &o.newest[op.chat]; n.set && n.done < e.Time {
+				op.hasNewest, op.newestSeq, op.newestLine = true, n.seq, n.doneLine
+			}
 		}
-		if n := o.newest[op.chat]; n.set && n.done < e.Time {
-			op.newestAt = n
-		}
-		o.open.put(e.Process, op)
+		o.open.put(e.Process, &op)
 	case history.KindOK, history.KindFail, history.KindInfo:
 		op, ok := o.open.take(e.Process)
 		if !ok {
@@ -304,7 +320,7 @@ func (o *Checker) Event(e *history.Event) {
 func (o *Checker) Final(*history.Final) {}
 
 // ack judges an ok persist against the acks before it.
-func (o *Checker) ack(op openOp, e *history.Event) {
+func (o *Checker) ack(op *openOp, e *history.Event) {
 	a := ackSeen{seq: e.Seq, mid: store.StringHash(e.MessageID), done: e.Time, invLine: op.line, doneLine: int32(e.Line), set: true}
 	chatName := o.names[op.chat]
 	sent := op.sent // it created its message, unless a replay
@@ -327,7 +343,7 @@ func (o *Checker) ack(op openOp, e *history.Event) {
 	}
 	// Real-time order: an ack done before this persist was invoked must
 	// have a lower sequence (sequence_monotonic's equal pairs too).
-	before := op.newestAt
+	before := ackSeen{seq: op.newestSeq, doneLine: op.newestLine, set: op.hasNewest}
 	if n := o.newest[op.chat]; n.set && n.done < op.call && (!before.set || n.seq > before.seq) {
 		before = n
 	}

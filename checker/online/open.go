@@ -6,46 +6,45 @@ package online
 // 100-byte operations, written and deleted twice a persist, was most of
 // the online check's own cost per line.
 type openOps struct {
-	dense []openSlot
+	dense []openOp
 	far   map[int]openOp
-}
-
-type openSlot struct {
-	op  openOp
-	set bool
+	taken openOp // the last one take removed from far
 }
 
 // denseProcesses bounds the slice: 16k slots are under 2 MB.
 const denseProcesses = 1 << 14
 
 // put makes op process p's outstanding operation.
-func (s *openOps) put(p int, op openOp) {
+func (s *openOps) put(p int, op *openOp) {
+	op.set = true
 	if p >= 0 && p < denseProcesses {
 		if p >= len(s.dense) {
-			s.dense = append(s.dense, make([]openSlot, p+1-len(s.dense))...)
+			s.dense = append(s.dense, make([]openOp, p+1-len(s.dense))...)
 		}
-		s.dense[p] = openSlot{op: op, set: true}
+		s.dense[p] = *op
 		return
 	}
 	if s.far == nil {
 		s.far = map[int]openOp{}
 	}
-	s.far[p] = op
+	s.far[p] = *op
 }
 
 // take removes process p's outstanding operation and returns it, if it
-// has one.
-func (s *openOps) take(p int) (openOp, bool) {
+// has one: read in place, valid until the next put or take.
+func (s *openOps) take(p int) (*openOp, bool) {
 	if p >= 0 && p < denseProcesses {
 		if p >= len(s.dense) || !s.dense[p].set {
-			return openOp{}, false
+			return nil, false
 		}
 		s.dense[p].set = false
-		return s.dense[p].op, true
+		return &s.dense[p], true
 	}
 	op, ok := s.far[p]
-	if ok {
-		delete(s.far, p)
+	if !ok {
+		return nil, false
 	}
-	return op, ok
+	delete(s.far, p)
+	s.taken = op
+	return &s.taken, true
 }

@@ -182,7 +182,7 @@ func (a *onlineAcked) get(seq uint64) (onlineSeqAck, bool) {
 // a sequence above after, up to its last sequence when the page is full):
 // all of it is on the operations' lines. Whether the messages it returned
 // exist is left to the check after the run, which has the final state.
-func (o *Checker) synced(op openOp, e *history.Event) {
+func (o *Checker) synced(op *openOp, e *history.Event) {
 	if o.found[SyncCompleteness] {
 		return // only the first violation is reported
 	}
@@ -199,13 +199,13 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 		case ids != len(seqs):
 			o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned %d seqs but %d message_ids", dl, chatName, len(seqs), ids)
 			return
-		case op.limit > 0 && len(seqs) > op.limit:
+		case op.limit > 0 && len(seqs) > int(op.limit):
 			o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned %d messages, above its limit %d", dl, chatName, len(seqs), op.limit)
 			return
 		}
 		for i, s := range seqs {
-			if s <= op.after {
-				o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned seq %d, not above after=%d", dl, chatName, s, op.after)
+			if s <= op.after() {
+				o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned seq %d, not above after=%d", dl, chatName, s, op.after())
 				return
 			}
 			if i > 0 && s <= seqs[i-1] {
@@ -216,30 +216,30 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 	}
 	acked := &o.acked[op.chat]
 	hi := acked.top
-	if op.limit > 0 && len(seqs) == op.limit {
+	if op.limit > 0 && len(seqs) == int(op.limit) {
 		hi = min(hi, seqs[len(seqs)-1]) // a full page answers up to its last sequence
 	}
 	missed := func(s uint64, a onlineSeqAck) {
 		o.violate(SyncCompleteness, []int{int(a.line), int(op.line), dl}, e.Time,
 			"sync at line %d on chat %q (after=%d, limit=%d) missed seq %d, acknowledged at line %d before the sync was invoked",
-			dl, chatName, op.after, op.limit, s, a.line)
+			dl, chatName, op.after(), op.limit, s, a.line)
 	}
 	if o.disordered {
 		return // which acks were done before the invoke is no longer known
 	}
 	// Acks are in the file in time order: those done before the invoke
-	// are the lines before the first of its time (op.before).
+	// are the lines before the first of its time (op.before()).
 	j := 0
 	// From after+1, unless after is 2^64-1: nothing is above it (after+1
 	// would wrap to 0).
-	for s := op.after + 1; op.after < math.MaxUint64 && s <= hi && s < acked.n; s++ {
+	for s := op.after() + 1; op.after() < math.MaxUint64 && s <= hi && s < acked.n; s++ {
 		mids, lines := acked.block(int(s>>ackShift), false)
 		if lines == nil {
 			s |= ackBlock - 1 // no ack in this block: on to the next
 			continue
 		}
 		l := lines[s&(ackBlock-1)]
-		if l == 0 || int64(l)-1 >= int64(op.before) {
+		if l == 0 || int64(l)-1 >= int64(op.before()) {
 			continue
 		}
 		a := onlineSeqAck{mids[s&(ackBlock-1)], int32(l) - 1}
@@ -251,11 +251,11 @@ func (o *Checker) synced(op openOp, e *history.Event) {
 			return
 		}
 	}
-	acked.sparse.from(op.after, func(a sparseAck) bool {
+	acked.sparse.from(op.after(), func(a sparseAck) bool {
 		if a.seq > hi {
 			return false
 		}
-		if a.seq > op.after && a.line < op.before {
+		if a.seq > op.after() && a.line < op.before() {
 			if _, in := slices.BinarySearch(seqs, a.seq); !in {
 				missed(a.seq, a.onlineSeqAck)
 				return false
