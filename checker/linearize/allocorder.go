@@ -2,7 +2,6 @@ package linearize
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"sort"
 )
@@ -152,8 +151,8 @@ func (m *Chat) fitMatching(s *lstate) bool {
 // outside the sorted ranges rs, lowest first.
 func (m *Chat) firstFree(s *lstate, rs []hidRange, k int) []uint64 {
 	var out []uint64
-	at, r := m.Base, 0 // candidates lie above at
-	for len(out) < k && at < math.MaxUint64 {
+	at, r := m.Base, 0 // candidates lie above at, up to the top
+	for top := m.Top(); len(out) < k && at < top; {
 		x := at + 1
 		for r < len(rs) && rs[r].hi < x {
 			r++

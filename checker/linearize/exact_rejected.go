@@ -246,6 +246,10 @@ func (e *exactChat) rejectedTrial(rs []rejectedKey, assign []int, taken []bool) 
 		top, topLeaf = e.seqs[len(e.seqs)-1], e.leaves[len(e.leaves)-1]
 	}
 	before := make([][]int32, len(away)) // forbidden: what away key j must follow
+	if e.forbidden && len(away) > 0 && top+uint64(len(away)) > e.m.Top() {
+		last := away[min(len(away), int(e.m.Top()-min(top, e.m.Top())))]
+		return e.alone(rs[last].first, fmt.Sprintf("the rejection proves the key's message was committed before it; under gaps: forbidden it takes a sequence above %d, and the final counter is %d", top, e.m.Top()))
+	}
 	if e.forbidden && len(away) > 0 {
 		if topLeaf >= 0 {
 			before[0] = append(before[0], topLeaf)
@@ -346,21 +350,21 @@ func (e *exactChat) hideAway(rs []rejectedKey, away []int, est []int64) (string,
 			b, _ := slices.BinarySearch(occupied, hi+1)
 			return uint64(b - a)
 		}
-		if freeOutside(hidden, e.m.Base, uint64(j+1), inOccupied) < uint64(j+1) {
+		if freeOutside(hidden, e.m.Base, e.m.Top(), uint64(j+1), inOccupied) < uint64(j+1) {
 			return e.alone(rs[i].first, "the rejection proves the key's message was committed before it, but no sequence fits it: every sync after it would have returned it, and it is none of the unknown sequences the syncs showed")
 		}
 	}
 	return "", nil
 }
 
-// freeOutside counts, up to enough, the sequences above base outside the
-// sorted ranges rs that taken (the count of occupied sequences in (lo, hi])
-// leaves free.
-func freeOutside(rs []hidRange, base, enough uint64, taken func(lo, hi uint64) uint64) uint64 {
+// freeOutside counts, up to enough, the sequences in (base, top] outside
+// the ranges rs (sorted, disjoint), less those taken counts in each stretch
+// (lo, hi] between them.
+func freeOutside(rs []hidRange, base, top, enough uint64, taken func(lo, hi uint64) uint64) uint64 {
 	var n uint64
 	at := base
 	count := func(lo, hi uint64) bool { // (lo, hi]
-		if hi > lo {
+		if hi = min(hi, top); hi > lo {
 			n += hi - lo - taken(lo, hi)
 		}
 		return n >= enough
@@ -373,9 +377,13 @@ func freeOutside(rs []hidRange, base, enough uint64, taken func(lo, hi uint64) u
 			return n
 		}
 		at = max(at, r.hi)
-		if at == math.MaxUint64 {
+		if at >= top {
 			return n
 		}
 	}
-	return enough
+	if top == math.MaxUint64 {
+		return enough
+	}
+	count(at, top)
+	return n
 }

@@ -216,6 +216,11 @@ type Chat struct {
 	Call, Ret []int64 // each operation's interval (ret timeMax: open-ended)
 	Forbidden bool    // contract gaps: forbidden
 	Base      uint64  // the header's initial_counter: sequences up to it predate the run
+	// counter, when hasCounter, is the chat's final counter: the state
+	// after the run, so no allocation of the run, and no commit, is above
+	// it (SetFinalCounter).
+	counter    uint64
+	hasCounter bool
 	Reject    bool    // contract key_reuse: reject
 	// external: the header does not say sole_writer, so writers outside the
 	// history may commit messages (never with the history's keys): a sync
@@ -256,6 +261,25 @@ type Chat struct {
 	// anyFloor: 1 when some operation of unknown outcome has a floor
 	// above the initial counter, -1 when none has, 0 not yet known.
 	anyFloor int8
+}
+
+// SetFinalCounter says the final counters table gives the chat's counter
+// as v: a commit no one names the sequence of (an operation of unknown
+// outcome's, a key a rejection proves) lies at or below it. A counter below
+// the initial one bounds nothing here (other invariants fail it).
+func (m *Chat) SetFinalCounter(v uint64) {
+	if v >= m.Base {
+		m.counter, m.hasCounter = v, true
+	}
+}
+
+// Top is the highest sequence a commit of the run can hold: the final
+// counter, else no bound.
+func (m *Chat) Top() uint64 {
+	if m.hasCounter {
+		return m.counter
+	}
+	return math.MaxUint64
 }
 
 // syncOf is sync o's answer.
@@ -419,7 +443,7 @@ func (m *Chat) apply(s *lstate, i int32) []*lstate {
 			switch {
 			case seq == 0 && m.External:
 				return m.commitAfterOthers(s, o, i, floor)
-			case seq == 0 && next <= floor:
+			case seq == 0 && (next <= floor || next > m.Top()):
 				return one(true, s) // it cannot commit here: as if placed last
 			case seq == 0:
 				seq = next
@@ -443,7 +467,15 @@ func (m *Chat) apply(s *lstate, i int32) []*lstate {
 			}
 			ps := append(slices.Clone(s.pending), pc)
 			slices.SortFunc(ps, func(a, b pendingCommit) int { return int(a.key) - int(b.key) })
-			return one(true, s.withPending(ps))
+			if !m.hasCounter {
+				return one(true, s.withPending(ps)) // room enough above any sequence
+			}
+			if fitted := m.fit(s.withPending(ps)); fitted != nil {
+				return fitted
+			}
+			// No sequence up to the final counter is left for it, now
+			// or later (room only shrinks): it took no effect.
+			return one(true, s)
 		}
 		if _, used := tget(s.seqs, seq); used {
 			return nil // its sequence is another message's
@@ -542,20 +574,23 @@ func (m *Chat) fillTo(s *lstate, seq uint64) (*lstate, bool) {
 // the next sequence, or one that something observed after other writers
 // took those before it (only an observed sequence can tell these apart).
 func (m *Chat) commitAfterOthers(s *lstate, o *Op, i int32, floor uint64) []*lstate {
-	next := m.Base + uint64(s.nseq) + 1
+	next, top := m.Base+uint64(s.nseq)+1, m.Top()
 	var out []*lstate
-	if next > floor {
+	if next > floor && next <= top {
 		out = m.fit(s.commit(entry{seq: next, key: o.Key, hash: o.Hash}))
 	}
 	if s.waited(m.waitOf(i)) {
 		k, _ := slices.BinarySearch(m.observed, max(next, floor)+1)
 		for _, q := range m.observed[k:] {
+			if q > top {
+				break
+			}
 			if n, ok := m.fillTo(s, q); ok {
 				out = append(out, m.fit(n.commit(entry{seq: q, key: o.Key, hash: o.Hash}))...)
 			}
 		}
 	}
-	if len(out) == 0 && next <= floor {
+	if len(out) == 0 && (next <= floor || next > top) {
 		return one(true, s) // it cannot commit here: as if placed last
 	}
 	return out
@@ -799,7 +834,7 @@ func (m *Chat) fit(s *lstate) []*lstate {
 // room counts, up to enough, the free sequences above the initial counter
 // outside rs.
 func (m *Chat) room(s *lstate, rs []hidRange, enough uint64) uint64 {
-	return freeOutside(rs, m.Base, enough, func(lo, hi uint64) uint64 {
+	return freeOutside(rs, m.Base, m.Top(), enough, func(lo, hi uint64) uint64 {
 		var n uint64
 		tascend(s.seqs, lo, func(k uint64, _ entry) bool {
 			if k > hi {

@@ -159,7 +159,7 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 	}
 	covered = withRange(covered, hidRange{lo: m.Base, hi: math.MaxUint64})
 	need := uint64(len(rejected))
-	free += freeOutside(covered, 0, need+uint64(len(optional)), func(lo, hi uint64) uint64 {
+	free += freeOutside(covered, 0, math.MaxUint64, need+uint64(len(optional)), func(lo, hi uint64) uint64 {
 		a, _ := slices.BinarySearch(seqs, lo+1)
 		b, _ := slices.BinarySearch(seqs, hi+1)
 		return uint64(b - a)

@@ -235,6 +235,29 @@ var ruleCases = []struct {
 {"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m2","sender":"s2"}
 {"type":"table_read","table":"idempotency","lines":1}
 `},
+	// HISTORY.md: the final tables are the state after the run, and the
+	// counters' value is the last allocated sequence. The rejection proves
+	// key p1's message; the sync saw none at seq 1 (from before the run),
+	// so p2's persist made it in the run, above the counter of 1 (oracle
+	// seed 1330020).
+	{"reject: a rejection proves a commit above the final counter", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":1}
+{"type":"invoke","process":3,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"ok","process":3,"f":"sync","time":3,"seqs":[],"message_ids":[]}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"p1","payload_hash":"hp1"}
+{"type":"fail","process":1,"f":"persist","time":6,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":1}
+`},
+	{"reject: a rejection proves a commit the final counter holds", true, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":1}
+{"type":"invoke","process":3,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"ok","process":3,"f":"sync","time":3,"seqs":[],"message_ids":[]}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"p1","payload_hash":"hp1"}
+{"type":"fail","process":1,"f":"persist","time":6,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":2}
+`},
 	{"key_scope client: another sender's record of the same key", true, hdr + `,"contract":{"key_scope":"client"}}
 {"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
 {"type":"fail","process":1,"f":"persist","time":5,"error":"crash_after_allocate"}

@@ -69,6 +69,9 @@ func (x *Index) linKindOf(o int32, reject bool) linearize.Kind {
 // (the exact checker needs neither).
 func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*linearize.Chat, []porcupine.Operation) {
 	m := linearize.NewChat(opNames{x}, x.ChatNames[c], con.Gaps == history.GapsForbidden, con.KeyReuse == history.KeyReuseReject, !x.SoleWriter, x.InitialCounter)
+	if fi, _ := x.CounterOf(c); fi >= 0 {
+		m.SetFinalCounter(x.Fin.At(fi).Value())
+	}
 	lo, hi := Span(x.OpChatSpan, c)
 	kinds := x.KindsOf(m.Reject)
 	// Sized for every operation rather than counted first: the few left

@@ -1,0 +1,42 @@
+package checker
+
+import (
+	"strings"
+	"testing"
+)
+
+// The final counter is the state after the run: no allocation of the run,
+// so no commit, is above it. A commit whose sequence no one names (a
+// persist of unknown outcome's, a key a rejection proves) must fit at or
+// below it (oracle seed 1330020, a false PASS).
+
+// Under key_reuse reject, p1's rejection proves key p1's message exists.
+// The sync saw no message at seq 1, the only one from before the run, so
+// p2's persist (same key, pending) made it, in the run: above the initial
+// counter 1. The final counter is 1.
+const committedAboveTheCounter = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"},"initial_counter":1}
+{"type":"invoke","process":3,"f":"sync","time":1,"chat":"c1","after":0,"limit":0}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"ok","process":3,"f":"sync","time":3,"seqs":[],"message_ids":[]}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"p1","payload_hash":"hp1"}
+{"type":"fail","process":1,"f":"persist","time":6,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":1}`
+
+func TestACommitAboveTheFinalCounter(t *testing.T) {
+	mustBoth(t, committedAboveTheCounter, NameLinearizability, Fail)
+	// A counter of 2 holds p2's commit at seq 2.
+	kept := strings.Replace(committedAboveTheCounter, `"value":1}`, `"value":2}`, 1)
+	mustBoth(t, kept, NameLinearizability, Pass)
+	// Without the sync, the key can be from before the run, at seq 1.
+	unseen := strings.Replace(committedAboveTheCounter, `"seqs":[],"message_ids":[]`, `"seqs":[1],"message_ids":["m0"]`, 1)
+	mustBoth(t, unseen, NameLinearizability, Pass)
+}
+
+// The same under gaps forbidden, and with a persist of unknown outcome
+// whose key a later replay needs committed.
+func TestACommitAboveTheFinalCounterGapless(t *testing.T) {
+	forbidden := strings.Replace(committedAboveTheCounter, `"gaps":"allowed"`, `"gaps":"forbidden"`, 1)
+	mustBoth(t, forbidden, NameLinearizability, Fail)
+	mustBoth(t, strings.Replace(forbidden, `"value":1}`, `"value":2}`, 1), NameLinearizability, Pass)
+}
