@@ -91,10 +91,10 @@ const (
 	finalCounters                          // the final counters table
 	finalIdempotency                       // the final idempotency table
 	finalEvents                            // the final events (the topic read back)
-	// bindsFinalMessages: the final messages and idempotency tables only
-	// bind operations of unknown outcome, which without them are
-	// wildcards (sound): a history cut short is judged without them
-	// (linearizability, sequence_monotonic).
+	// bindsFinalMessages: the final messages and idempotency tables (and,
+	// for linearizability, the counter) only bind operations of unknown
+	// outcome, which without them are wildcards (sound): a history cut
+	// short is judged without them (linearizability, sequence_monotonic).
 	bindsFinalMessages
 	receiverLines      // the receivers' lines: pushes, delivery acks, membership, settles
 	finalDeliveryState // the final delivery_state table
