@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"fmt"
+
 	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
@@ -45,18 +47,19 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 			}
 		case rec >= 0 && x.HasMessages:
 			r := x.Fin.At(rec)
-			if x.KeylessMsgIn[r.Chat] > 0 {
+			lo, hi := store.Span(x.MsgSpan, r.Chat)
+			if x.KeylessMsgIn[r.Chat] > 0 && x.keylessMayBe(x.Msgs[lo:hi], x.FinKeyName(r), r.Seq, r.MessageID) {
 				doubtful++
 				continue
 			}
-			v.fail([]int{int(r.Line)}, "chat %q key %q: idempotency record (line %d) but no message carries the key%s", x.ChatNames[r.Chat], x.FinKeyName(r), r.Line, x.ReadEmptyNote(store.TableMessages))
+			v.fail([]int{int(r.Line)}, "chat %q key %q: idempotency record (line %d) but no message carries the key%s%s", x.ChatNames[r.Chat], x.FinKeyName(r), r.Line, x.ReadEmptyNote(store.TableMessages), x.noKeylessNote(x.KeylessMsgIn[r.Chat], "message"))
 		case msg >= 0:
 			m := x.Fin.At(msg)
-			if x.KeylessIdemIn[m.Chat] > 0 {
+			if x.KeylessIdemIn[m.Chat] > 0 && x.keylessMayBe(x.RecordsOf(m.Chat), x.FinKeyName(m), m.Seq, m.MessageID) {
 				doubtful++
 				continue
 			}
-			v.fail([]int{int(m.Line)}, "chat %q key %q: message at seq %d (line %d) has no idempotency record%s", x.ChatNames[m.Chat], x.FinKeyName(m), m.Seq, m.Line, x.ReadEmptyNote(store.TableIdempotency))
+			v.fail([]int{int(m.Line)}, "chat %q key %q: message at seq %d (line %d) has no idempotency record%s%s", x.ChatNames[m.Chat], x.FinKeyName(m), m.Seq, m.Line, x.ReadEmptyNote(store.TableIdempotency), x.noKeylessNote(x.KeylessIdemIn[m.Chat], "record"))
 		}
 	}
 	doubtful += x.acksAgainstRecords(v)
@@ -88,12 +91,13 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 		}
 		rec := x.KeyIdem[k]
 		if rec < 0 {
-			if x.KeylessIdemIn[x.Ops.At(o).Chat] > 0 {
+			c := x.Ops.At(o).Chat
+			if x.KeylessIdemIn[c] > 0 && x.keylessMayBe(x.RecordsOf(c), x.KeyText(k), x.AckSeq(o), x.AckID(o)) {
 				doubtful++
 				continue
 			}
-			v.fail(x.OpLines(o), "chat %q key %q was acknowledged as seq %d %q (line %d) but the final idempotency table holds no record of the key%s",
-				x.ChatNames[x.Ops.At(o).Chat], x.KeyText(k), x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o), x.ReadEmptyNote(store.TableIdempotency))
+			v.fail(x.OpLines(o), "chat %q key %q was acknowledged as seq %d %q (line %d) but the final idempotency table holds no record of the key%s%s",
+				x.ChatNames[c], x.KeyText(k), x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o), x.ReadEmptyNote(store.TableIdempotency), x.noKeylessNote(x.KeylessIdemIn[c], "record"))
 			continue
 		}
 		if r := x.Fin.At(rec); r.Seq != x.AckSeq(o) || r.MessageID != x.AckID(o) {
@@ -182,4 +186,34 @@ func (x *index) syncsAgainstRecords(v *verdict) {
 			}
 		}
 	}
+}
+
+// keylessMayBe reports whether one of the final lines of a chat's table
+// (its records or messages) whose key is not known could be the missing
+// counterpart of key text at (seq, mid): it must name that sequence and
+// message, and carry that key text (a line without a sender under
+// key_scope client keeps its text, x.SenderlessKey; a message without any
+// key could be any key's). When none could, the counterpart is missing
+// whatever the lines' senders were: a failure, not a guess (oracle seed
+// 1200001's range).
+func (x *index) keylessMayBe(lines []int32, text string, seq uint64, mid uint32) bool {
+	for _, i := range lines {
+		f := x.Fin.At(i)
+		if f.Key >= 0 || f.Seq != seq || f.MessageID != mid {
+			continue
+		}
+		if t, ok := x.SenderlessKey[i]; !ok || t == text {
+			return true
+		}
+	}
+	return false
+}
+
+// noKeylessNote says, where the chat has final lines of the table whose key
+// is not known, that none of them can be the counterpart.
+func (x *index) noKeylessNote(keyless int, line string) string {
+	if keyless == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (none of the chat's %s whose key is not known names that sequence and message under that key)", plural(keyless, line))
 }

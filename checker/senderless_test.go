@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chatseq/chatseq/history"
@@ -142,4 +143,24 @@ func TestSenderlessLineFromBeforeTheRun(t *testing.T) {
 	mustNotFail(t, r)
 	must(t, r, NameLinearizability, Pass)
 	must(t, build(false).check(t), NameLinearizability, Fail)
+}
+
+// A key's missing counterpart can be a line without a sender only if that
+// line names its sequence and message under its key text: when none does,
+// the counterpart is missing whoever sent those lines (the oracle's
+// unknowns of seeds 1,200,001 on, now failures).
+func TestASenderlessRecordThatCannotBeTheAckedKeys(t *testing.T) {
+	const broken = `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden","key_scope":"client"},"initial_counter":1}
+{"type":"invoke","process":2,"f":"persist","time":0,"chat":"c2","key":"p1","sender":"s2","payload_hash":"hp1"}
+{"type":"ok","process":2,"f":"persist","time":1,"seq":3,"message_id":"m2","dedup":false}
+{"type":"final","table":"idempotency","chat":"c2","key":"p1","seq":3,"message_id":"mx1"}
+{"type":"table_read","table":"idempotency","lines":1}`
+	r := mustExact(t, broken)
+	must(t, r, NameIdempotencySeqConsist, Fail)
+	// The record names the ack's message: the ack claims it (s2's).
+	mayBe := strings.Replace(broken, `"message_id":"mx1"`, `"message_id":"m2"`, 1)
+	must(t, mustExact(t, mayBe), NameIdempotencySeqConsist, Pass)
+	// Another key's text: it is not p1's record, and p1 has none.
+	other := strings.Replace(mayBe, `"key":"p1","seq":3`, `"key":"p9","seq":3`, 1)
+	must(t, mustExact(t, other), NameIdempotencySeqConsist, Fail)
 }

@@ -88,6 +88,10 @@ type Index struct {
 	// KeylessIdemIn counts them by chat: only their chat's keys may be
 	// theirs.
 	KeylessIdemIn map[int32]int
+	// SenderlessKey is, by final line, the key text of the lines without a
+	// sender whose key could not be attributed (key_scope client): such a
+	// line may be a key's missing counterpart only under that key's text.
+	SenderlessKey map[int32]string
 	// KeyMsg2 and keyIdem2 map the keys a second final message or
 	// idempotency record carries to it: rare (a failure), so not slices
 	// by key, which held 8 bytes a key.
@@ -328,7 +332,7 @@ func BuildIndex(l *Log, h history.Header, tablesRead []history.TableRead, client
 			keyMap, midMap := l.CanonicalMaps(sl)
 			parallel.RunAll([]func(){
 				func() { RenumberOps(x.Ops, keyMap, midMap) },
-				func() { renumberFinals(x.Fin, keyMap, midMap) },
+				func() { x.SenderlessKey = renumberFinals(x.Fin, keyMap, midMap, l.senderlessText) },
 			})
 		},
 		func() { x.chatViews(nc) },

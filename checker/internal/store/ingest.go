@@ -24,6 +24,9 @@ type Log struct {
 	// sender was given by attribution, under key_scope client: a guess
 	// some rules must not build on.
 	attributed map[int32]bool
+	// senderlessText: the key text of each provisional key of a final
+	// line without a sender that attributeSenderless left unattributed.
+	senderlessText map[int32]string
 
 	ChatNames []string
 	chatIDs   map[string]int32

@@ -218,6 +218,10 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 				if o == nobody {
 					keyMap[p] = FinKeyUnsent
 				}
+				if l.senderlessText == nil {
+					l.senderlessText = map[int32]string{}
+				}
+				l.senderlessText[int32(p)] = ck.name
 				unattributed++
 				continue
 			}
@@ -269,14 +273,25 @@ func RenumberOps(ops *columns.Chunked[Op], keyMap, midMap []int32) {
 	})
 }
 
-// renumberFinals gives final lines their final key and message id numbers.
-func renumberFinals(fin *columns.Chunked[FinalRecord], keyMap, midMap []int32) {
+// renumberFinals gives final lines their final key and message id
+// numbers, and returns the key text of each line left without a key
+// (senderless: attributeSenderless's, by provisional key), by line index.
+func renumberFinals(fin *columns.Chunked[FinalRecord], keyMap, midMap []int32, senderless map[int32]string) (texts map[int32]string) {
+	i := int32(0)
 	fin.Each(func(f *FinalRecord) {
 		if f.Key >= 0 {
+			if t, ok := senderless[f.Key]; ok {
+				if texts == nil {
+					texts = map[int32]string{}
+				}
+				texts[i] = t
+			}
 			f.Key = keyMap[f.Key] // keyless or finKeyUnsent (attributeSenderless)
 		}
 		f.MessageID = uint32(midMap[f.MessageID])
+		i++
 	})
+	return texts
 }
 
 // Canonical maps each provisional number to its final one: numbers whose
