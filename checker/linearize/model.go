@@ -221,7 +221,7 @@ type Chat struct {
 	// it (SetFinalCounter).
 	counter    uint64
 	hasCounter bool
-	Reject    bool    // contract key_reuse: reject
+	Reject     bool // contract key_reuse: reject
 	// external: the header does not say sole_writer, so writers outside the
 	// history may commit messages (never with the history's keys): a sync
 	// may show, and under gaps: forbidden a commit may follow, a message
