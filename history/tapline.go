@@ -464,6 +464,19 @@ func (b *builder) addLine(l *tapLine, lineNo int) bool {
 			if !plain && !validUTF8(l.key, l.s1, l.s2) {
 				return false
 			}
+			if b.sink != nil {
+				// Written in its slot, as emit would copy it there: the
+				// copy's 16-byte loads of fields just stored one by one
+				// waited for the sink's cold stores ahead of them (a
+				// failed store forwarding).
+				e = b.slots.get(p)
+				*e = Event{}
+				e.Line, e.Kind, e.Process, e.F, e.Time = lineNo, KindInvoke, p, FPersist, l.time
+				e.Chat, e.Key, e.Sender, e.PayloadHash = l.chat, l.key, l.s1, l.s2
+				b.sink.Event(e)
+				b.open.set(p, e)
+				break
+			}
 			e = &b.tapInvoke
 			e.Line, e.Kind, e.Process, e.F, e.Time = lineNo, KindInvoke, p, FPersist, l.time
 			e.Chat, e.Key, e.Sender, e.PayloadHash = l.chat, l.key, l.s1, l.s2

@@ -52,11 +52,15 @@ type keyBatch struct {
 	perChat []int
 }
 
-func (b *keyBatch) add(a keyAnswer) {
+// add appends an answer, written in place field by field (ackSeen.setTo).
+func (b *keyBatch) add(k1, k2 uint64, a *ackSeen, chat int32, earlier bool) {
 	if len(b.waiting) == 0 {
 		b.since = time.Now()
 	}
-	b.waiting = append(b.waiting, a)
+	b.waiting = append(b.waiting, keyAnswer{})
+	w := &b.waiting[len(b.waiting)-1]
+	w.k1, w.k2, w.chat, w.earlier = k1, k2, chat, earlier
+	w.answer.setTo(a)
 }
 
 // ordered is the answers waiting by chat and, in a chat, by their k1's

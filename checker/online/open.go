@@ -9,6 +9,7 @@ type openOps struct {
 	dense []openOp
 	far   map[int]openOp
 	taken openOp // the last one take removed from far
+	next  openOp // one being written for far (slot)
 }
 
 // denseProcesses bounds the slice: 16k slots are under 2 MB.
@@ -16,18 +17,35 @@ const denseProcesses = 1 << 14
 
 // put makes op process p's outstanding operation.
 func (s *openOps) put(p int, op *openOp) {
-	op.set = true
+	*s.slot(p) = *op
+	s.filled(p)
+}
+
+// slot is where process p's next operation is written (its fields set
+// by the caller, then filled): its dense slot, or a scratch one for a
+// process past them.
+func (s *openOps) slot(p int) *openOp {
 	if p >= 0 && p < denseProcesses {
 		if p >= len(s.dense) {
 			s.dense = append(s.dense, make([]openOp, p+1-len(s.dense))...)
 		}
-		s.dense[p] = *op
+		return &s.dense[p]
+	}
+	return &s.next
+}
+
+// filled makes what slot(p) returned, now written, p's outstanding
+// operation.
+func (s *openOps) filled(p int) {
+	if p >= 0 && p < denseProcesses {
+		s.dense[p].set = true
 		return
 	}
 	if s.far == nil {
 		s.far = map[int]openOp{}
 	}
-	s.far[p] = *op
+	s.next.set = true
+	s.far[p] = s.next
 }
 
 // take removes process p's outstanding operation and returns it, if it

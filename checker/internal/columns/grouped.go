@@ -20,6 +20,9 @@ type Grouped[T any] struct {
 	seen   []int32 // by group: its records so far, counted up to groupShared
 	spill  BlockSpill
 	free   [][]T // blocks spilled, to be filled again
+	// toSpill is 1 + a block filled by the last add, to be spilled at
+	// the next (AddZero's record is filled after it returns); 0 none.
+	toSpill int
 }
 
 // SpillTo makes g move its full blocks to f but for the keep newest
@@ -28,6 +31,7 @@ func (g *Grouped[T]) SpillTo(f *SpillFile, keep int) { g.spill.Start(f, keep) }
 
 // Unspill reads every spilled block back; g spills no more.
 func (g *Grouped[T]) Unspill() {
+	g.toSpill = 0 // stays in memory
 	if g.spill.Active() {
 		SpillLoadAll(&g.spill, g.blocks, groupLen)
 		g.free = nil
@@ -49,14 +53,31 @@ const (
 // add appends v to group's records (a negative group shares blocks) and
 // returns its number.
 func (g *Grouped[T]) Add(group int32, v T) int32 {
-	b := g.blockFor(group)
-	i := int32(b<<groupShift | len(g.blocks[b]))
-	g.blocks[b] = append(g.blocks[b], v)
-	g.n++
-	if len(g.blocks[b]) == groupLen && g.spill.Active() {
+	i, p := g.AddZero(group)
+	*p = v
+	return i
+}
+
+// AddZero appends a zero record to group's records and returns its number
+// and place, to be filled in place before the next Add: a record built
+// apart and copied in is read back by 16-byte loads of fields just stored
+// one by one, which wait for every store ahead of them to reach the cache
+// (a failed store forwarding; the Log's stores are to cold memory). The
+// block it fills is spilled at the next Add, once filled.
+func (g *Grouped[T]) AddZero(group int32) (int32, *T) {
+	if b := g.toSpill - 1; b >= 0 {
+		g.toSpill = 0
 		SpillFullReusing(&g.spill, g.blocks, b, &g.free)
 	}
-	return i
+	b := g.blockFor(group)
+	i := int32(b<<groupShift | len(g.blocks[b]))
+	var zero T
+	g.blocks[b] = append(g.blocks[b], zero)
+	g.n++
+	if len(g.blocks[b]) == groupLen && g.spill.Active() {
+		g.toSpill = b + 1
+	}
+	return i, &g.blocks[b][len(g.blocks[b])-1]
 }
 
 func (g *Grouped[T]) blockFor(group int32) int {

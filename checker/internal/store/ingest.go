@@ -524,20 +524,28 @@ func (l *Log) invoke(e *history.Event) {
 	if prev, ok := l.openOf(e.Process); ok {
 		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.Ops.At(prev).InvLine)
 	}
-	o := Op{call: e.Time, InvLine: int32(e.Line), Process: int32(e.Process), Chat: l.Chat(e.Chat), Key: -1, Fn: fn}
+	chat := l.Chat(e.Chat)
+	key, aux, payload := int32(-1), uint32(0), uint64(0)
 	if fn == FnPersist {
-		o.aux = l.senderOf(e.Process, e.Sender)
+		aux = l.senderOf(e.Process, e.Sender)
 		if e.Key == "" {
 			l.warn("line %d: persist without key: left out of key-based invariants", e.Line)
 		} else {
-			o.Key = l.KeyID(e.Process, o.Chat, o.aux, e.Key)
+			key = l.KeyID(e.Process, chat, aux, e.Key)
 		}
-		o.Payload = StringHash(e.PayloadHash)
+		payload = StringHash(e.PayloadHash)
 	} else {
-		o.seq, o.aux = e.After, uint32(int32(min(max(e.Limit, math.MinInt32), math.MaxInt32)))
-		o.flag = e.Reader
+		aux = uint32(int32(min(max(e.Limit, math.MinInt32), math.MaxInt32)))
 	}
-	l.setOpen(e.Process, l.Ops.Add(l.groupOf(o.Chat), o))
+	// Written in place (Grouped.AddZero): copied in whole, the record was
+	// read back from where its fields had just been stored one by one.
+	oi, o := l.Ops.AddZero(l.groupOf(chat))
+	o.call, o.InvLine, o.Process, o.Chat, o.Key, o.Fn = e.Time, int32(e.Line), int32(e.Process), chat, key, fn
+	o.aux, o.Payload = aux, payload
+	if fn == FnSync {
+		o.seq, o.flag = e.After, e.Reader
+	}
+	l.setOpen(e.Process, oi)
 }
 
 func (l *Log) complete(e *history.Event) {
@@ -666,7 +674,8 @@ func (l *Log) trace(e *history.Event) {
 		l.warn("line %d: allocation starts at %d, after it returned at %d: its start is taken as %d", e.Line, a.Start, e.Time, e.Time)
 		a.Start = e.Time
 	}
-	l.allocs.Add(l.groupOf(a.Chat), a)
+	_, in := l.allocs.AddZero(l.groupOf(a.Chat))
+	in.End, in.Start, in.Seq, in.Line, in.Op, in.Chat, in.hasStart = a.End, a.Start, a.Seq, a.Line, a.Op, a.Chat, a.hasStart // field by field (Grouped.AddZero)
 }
 
 // Final takes the next final line; finals come after every event.

@@ -499,7 +499,10 @@ func (r *RecentAcks) Remember(chat int32, seq uint64, a AckAt) {
 		}
 	}
 	if e := &t.blocks[b][i&(ackBlock-1)]; past || e.Mid == 0 {
-		*e = a
+		// Field by field: as one copy, its 16-byte loads of a's fields,
+		// just stored as 8, waited for the cold stores ahead of them (a
+		// failed store forwarding).
+		e.MidHash, e.keyHash, e.Mid, e.key, e.sender = a.MidHash, a.keyHash, a.Mid, a.key, a.sender
 	}
 }
 
