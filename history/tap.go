@@ -152,25 +152,24 @@ func (t *Tap) next() (tapItem, bool) {
 func (t *Tap) spareLines() []tapLine {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	k := len(t.spare)
-	if k == 0 {
-		return nil
-	}
-	b := t.spare[k-1]
-	t.spare = t.spare[:k-1]
-	return b
+	return popSpare(&t.spare)
 }
 
 // planBuffer is an empty plan the reader is done with, or nil.
 func (t *Tap) planBuffer() []tapSegment {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	k := len(t.spareP)
+	return popSpare(&t.spareP)
+}
+
+// popSpare takes the last of spares, nil if there is none.
+func popSpare[T any](spares *[][]T) []T {
+	k := len(*spares)
 	if k == 0 {
 		return nil
 	}
-	b := t.spareP[k-1]
-	t.spareP = t.spareP[:k-1]
+	b := (*spares)[k-1]
+	*spares = (*spares)[:k-1]
 	return b
 }
 
@@ -193,9 +192,7 @@ func (t *Tap) finalsOf(fs []Final) []Final {
 func (t *Tap) finalBuffer(n int) []Final {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if k := len(t.spareF); k > 0 {
-		b := t.spareF[k-1]
-		t.spareF = t.spareF[:k-1]
+	if b := popSpare(&t.spareF); b != nil {
 		return b
 	}
 	if n == 0 {
