@@ -53,6 +53,8 @@ func checkAckImpliesPersistence(x *index) Result {
 				continue
 			}
 			switch k, fk := x.Ops.At(o).Key, x.Fin.At(at).Key; {
+			case k >= 0 && fk < 0 && x.senderlessOtherKey(at, k):
+				ackUnderAnotherKeyText(v, x, o, c, at)
 			case k < 0 || fk < 0:
 				keyless++
 			case fk != k:
@@ -93,6 +95,23 @@ func ackUnderAnotherKey(v *verdict, x *index, o, c, at int32) {
 	}
 	v.fail([]int{x.DoneLine(o), int(f.Line)}, "chat %q seq %d was acknowledged as %q for key %s (line %d) but the final table holds it under %s (line %d)",
 		x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), acked, x.DoneLine(o), other, f.Line)
+}
+
+// senderlessOtherKey reports whether final line at, one without a sender
+// whose key could not be attributed (key_scope client), names another key
+// text than key k's: another key whoever sent it.
+func (x *index) senderlessOtherKey(at, k int32) bool {
+	t, ok := x.SenderlessKey[at]
+	return ok && t != x.KeyText(k)
+}
+
+// ackUnderAnotherKeyText fails ack o, whose message the final table holds
+// (at) on a line without a sender under another key text.
+func ackUnderAnotherKeyText(v *verdict, x *index, o, c, at int32) {
+	f := x.Fin.At(at)
+	acked, held := quotedApart(x.KeyText(x.Ops.At(o).Key), x.SenderlessKey[at])
+	v.fail([]int{x.DoneLine(o), int(f.Line)}, "chat %q seq %d was acknowledged as %q for key %s (line %d) but the final table holds it under key %s (line %d, without a sender: another key whoever sent it)",
+		x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), acked, x.DoneLine(o), held, f.Line)
 }
 
 // ackWithOtherContent fails ack o, which created its message: the final
