@@ -65,7 +65,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		case linearize.Unknown:
 			undecided[o.Why] = append(undecided[o.Why], o)
 		case linearize.Pass:
-			if x.KeylessMsgIn[o.Chat] > 0 && x.keylessMayBeOpsOf(o.Chat) {
+			if x.KeylessMsgIn[o.Chat] > 0 {
 				// Its final messages without a key could be any of its
 				// operations of unknown outcome: a relaxation, which may
 				// hide a violation, so it never passes.
@@ -163,26 +163,4 @@ func judgeLinearizability(j *judging) Result {
 	res, decided, undecided := checkLinearizability(j.x, j.con, j.opt)
 	j.stats.decided, j.stats.undecided = decided, undecided
 	return res
-}
-
-// keylessMayBeOpsOf reports whether a final message of chat c without a
-// key (one the model leaves out) could be one of c's persists' messages
-// the model does not already place: a persist of unknown outcome (info, or
-// never completed), or one without a key that did not fail (the model
-// leaves those out). A fail took no effect, and an ok answer with a key is
-// modelled at its sequence: with only those, the messages without a key
-// are no operation's, and the relaxation hides nothing (oracle seed
-// 1,200,001's range: such chats were unknown, the history valid).
-func (x *index) keylessMayBeOpsOf(c int32) bool {
-	lo, hi := store.Span(x.OpChatSpan, c)
-	for _, o := range x.OpsByChat[lo:hi] {
-		op := x.Ops.At(o)
-		if op.Fn != store.FnPersist || op.Status == store.StFail {
-			continue
-		}
-		if op.Key < 0 || op.Status != store.StOK {
-			return true
-		}
-	}
-	return false
 }

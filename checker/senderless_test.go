@@ -165,26 +165,6 @@ func TestASenderlessRecordThatCannotBeTheAckedKeys(t *testing.T) {
 	must(t, mustExact(t, other), NameIdempotencySeqConsist, Fail)
 }
 
-// A final message without an attributable key can only be an operation's
-// that the model does not place: one of unknown outcome, or a keyless
-// persist that did not fail. With none, leaving it out of the model hides
-// nothing, and linearizability passes (the oracle's valid histories from
-// seed 1,200,001 on that were unknown).
-func TestAKeylessMessageNoOperationCanBe(t *testing.T) {
-	const failed = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_scope":"client"}}
-{"type":"invoke","process":2,"f":"sync","time":2,"chat":"c1","after":0,"limit":0}
-{"type":"ok","process":2,"f":"sync","time":5,"seqs":[],"message_ids":[]}
-{"type":"invoke","process":1,"f":"persist","time":8,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1x"}
-{"type":"fail","process":1,"f":"persist","time":9,"error":"crash_after_allocate"}
-{"type":"table_read","table":"messages","lines":1}
-{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m1","key":"k1"}`
-	mustBoth(t, failed, NameLinearizability, Pass)
-	// Its outcome unknown, the persist may have made that message: the
-	// model leaves the line out, so that is no pass.
-	unknown := strings.Replace(failed, `{"type":"fail","process":1,"f":"persist","time":9,"error":"crash_after_allocate"}`, `{"type":"info","process":1,"f":"persist","time":9,"error":"timeout"}`, 1)
-	mustBoth(t, unknown, NameLinearizability, Unknown)
-}
-
 // A final line without a sender whose key text is not the acknowledged
 // key's holds the acked message under another key, whoever sent it
 // (oracle seed 8981, once the keyless line stopped making linearizability
