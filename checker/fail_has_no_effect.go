@@ -1,6 +1,9 @@
 package checker
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
@@ -40,7 +43,8 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 		return v.result()
 	}
 	keyed, keyless := x.KeyedFinals()
-	if keyed == 0 && keyless > 0 {
+	senderless := x.SoleWriter && x.senderlessOfFailedKeys(v, isRejection)
+	if keyed == 0 && keyless > 0 && !senderless {
 		v.notApplicable("no final message or idempotency record above initial_counter carries a key that can be attributed (%d carry none): a failed persist's message cannot be recognized", keyless)
 		return v.result()
 	}
@@ -84,4 +88,55 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 
 func judgeFailHasNoEffect(j *judging) Result {
 	return checkFailHasNoEffect(j.x, j.con.KeyReuse == history.KeyReuseReject)
+}
+
+// senderlessOfFailedKeys, under sole_writer, fails a final line without a
+// sender whose key could not be attributed (key_scope client: several
+// senders used its key text) when every persist of its chat with that key
+// text ended fail: only the history's persists write, and whichever of
+// them it was, its fail took an effect (oracle seed 2304279).
+func (x *index) senderlessOfFailedKeys(v *verdict, isRejection func(int32) bool) (failed bool) {
+	type chatText struct {
+		chat int32
+		text string
+	}
+	onlyFailed := map[chatText]bool{} // false once a persist of it did not fail
+	for i, text := range x.SenderlessKey {
+		if f := x.Fin.At(i); f.Seq > x.InitialCounter && (f.Table == store.TableMessages || f.Table == store.TableIdempotency) {
+			onlyFailed[chatText{f.Chat, text}] = false
+		}
+	}
+	if len(onlyFailed) == 0 {
+		return false
+	}
+	failedAt := map[chatText]int32{}
+	for i := range x.Ops.Count() {
+		o := int32(i)
+		op := x.Ops.At(o)
+		if op.Fn != store.FnPersist || op.Key < 0 || isRejection(o) {
+			continue
+		}
+		ct := chatText{op.Chat, x.KeyText(op.Key)}
+		seen, ok := onlyFailed[ct]
+		switch {
+		case !ok:
+		case op.Status != store.StFail:
+			onlyFailed[ct] = false
+			failedAt[ct] = -1
+		case failedAt[ct] == 0 && !seen:
+			onlyFailed[ct], failedAt[ct] = true, o+1
+		}
+	}
+	for _, i := range slices.Sorted(maps.Keys(x.SenderlessKey)) { // in file order
+		f, text := x.Fin.At(i), x.SenderlessKey[i]
+		ct := chatText{f.Chat, text}
+		if f.Seq <= x.InitialCounter || !onlyFailed[ct] || failedAt[ct] <= 0 {
+			continue
+		}
+		o := failedAt[ct] - 1
+		v.fail([]int{int(f.Line), x.DoneLine(o)}, "chat %q: the final %s line %d holds key %q without a sender, and every persist of the chat with that key ended fail (e.g. %s at line %d): the history is its chats' only writer, so one of those fails took an effect",
+			x.ChatNames[f.Chat], f.Table, f.Line, text, x.ErrCode(o), x.DoneLine(o))
+		failed = true
+	}
+	return failed
 }

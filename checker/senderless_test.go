@@ -180,3 +180,22 @@ func TestAnAckedMessageUnderAnotherKeyTextWithoutASender(t *testing.T) {
 	same := strings.Replace(other, `"key":"kx0"`, `"key":"p1"`, 1)
 	must(t, mustExact(t, same), NameAckImpliesPersistence, Pass)
 }
+
+// Under sole_writer a final line without a sender is one of the
+// history's persists' whatever its sender: when every persist of its key
+// text failed, one of those fails took an effect (oracle seed 2304279).
+func TestASoleWritersSenderlessLineOfKeysThatAllFailed(t *testing.T) {
+	const broken = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_scope":"client"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"fail","process":1,"f":"persist","time":4,"error":"crash_after_allocate"}
+{"type":"invoke","process":1,"f":"persist","time":12,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
+{"type":"fail","process":1,"f":"persist","time":18,"error":"crash_after_allocate"}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"mx2","key":"k1"}`
+	must(t, mustExact(t, broken), NameFailHasNoEffect, Fail)
+	// s2's persist timed out instead: the line may be its.
+	mayBe := strings.Replace(broken, `{"type":"fail","process":1,"f":"persist","time":18,"error":"crash_after_allocate"}`, `{"type":"info","process":1,"f":"persist","time":18,"error":"timeout"}`, 1)
+	mustNotFail(t, mustExact(t, mayBe))
+	// Without sole_writer another writer may have written it.
+	mustNotFail(t, mustExact(t, strings.Replace(broken, `,"sole_writer":true`, ``, 1)))
+}
