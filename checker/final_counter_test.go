@@ -40,3 +40,29 @@ func TestACommitAboveTheFinalCounterGapless(t *testing.T) {
 	mustBoth(t, forbidden, NameLinearizability, Fail)
 	mustBoth(t, strings.Replace(forbidden, `"value":1}`, `"value":2}`, 1), NameLinearizability, Pass)
 }
+
+// The sequences up to the counter may be taken by other writers' final
+// lines (keys no persist used): the commit a rejection proves needs one of
+// its own (oracle seed 2189847).
+func TestACommitWhereOtherWritersLinesHoldEverySequence(t *testing.T) {
+	const full = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject"}}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c1","key":"k1","payload_hash":"hk1x"}
+{"type":"info","process":1,"f":"persist","time":5,"error":"timeout"}
+{"type":"fail","process":2,"f":"persist","time":8,"error":"idempotency_key_reused"}
+{"type":"final","table":"counters","chat":"c1","value":2}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"f1","seq":1,"message_id":"m1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"f2","seq":2,"message_id":"m2"}
+{"type":"table_read","table":"idempotency","lines":2}`
+	mustBoth(t, full, NameLinearizability, Fail)
+	// A counter of 3 leaves seq 3 for k1.
+	mustBoth(t, strings.Replace(full, `"value":2}`, `"value":3}`, 1), NameLinearizability, Pass)
+	// A sync that shows seq 1 shows f1's message there, not k1's: the
+	// exact checker once let k1's persist commit it.
+	const sync = `{"type":"invoke","process":1,"f":"sync","time":7,"chat":"c1","after":0,"limit":0}
+{"type":"fail","process":2,"f":"persist","time":8,"error":"idempotency_key_reused"}
+{"type":"ok","process":1,"f":"sync","time":12,"seqs":[1],"message_ids":["m1"]}`
+	shown := strings.Replace(full, `{"type":"fail","process":2,"f":"persist","time":8,"error":"idempotency_key_reused"}`, sync, 1)
+	mustBoth(t, shown, NameLinearizability, Fail)
+}

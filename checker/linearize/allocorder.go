@@ -161,7 +161,7 @@ func (m *Chat) firstFree(s *lstate, rs []hidRange, k int) []uint64 {
 			at = rs[r].hi // x is hidden: skip its range
 			continue
 		}
-		if _, used := tget(s.seqs, x); !used {
+		if _, used := tget(s.seqs, x); !used && !m.isOther(x) {
 			out = append(out, x)
 		}
 		at = x

@@ -133,7 +133,7 @@ func (e *exactChat) decideRejected() (string, []int) {
 	eligible := make([][]int, len(sorted))
 	for i, r := range sorted {
 		for j, u := range e.unknown {
-			if u.bound < 0 && e.g.est[u.node] <= r.deadline && r.rel <= lst[u.node] {
+			if u.bound < 0 && !e.m.isOther(u.seq) && e.g.est[u.node] <= r.deadline && r.rel <= lst[u.node] {
 				eligible[i] = append(eligible[i], j)
 			}
 		}
@@ -324,7 +324,7 @@ func (e *exactChat) hideAway(rs []rejectedKey, away []int, est []int64) (string,
 	if len(away) == 0 {
 		return "", nil
 	}
-	occupied := slices.Clone(e.seqs)
+	occupied := append(slices.Clone(e.seqs), e.m.others...)
 	for k := range e.keys {
 		if s := e.keys[k].seq; s != 0 {
 			occupied = append(occupied, s)

@@ -57,7 +57,7 @@ func visualizeWindow(m *Chat, blame []int32, dir string) (note string, drawn boo
 		keep = keep[:windowOps]
 		slices.Sort(keep)
 	}
-	wm := &Chat{h: m.h, name: m.name, Forbidden: m.Forbidden, Reject: m.Reject, Base: m.Base, counter: m.counter, hasCounter: m.hasCounter, maxSteps: -1}
+	wm := &Chat{h: m.h, name: m.name, Forbidden: m.Forbidden, Reject: m.Reject, Base: m.Base, counter: m.counter, hasCounter: m.hasCounter, others: m.others, maxSteps: -1}
 	// Porcupine wants client ids dense from 0.
 	clients := map[int]int{}
 	wops := make([]porcupine.Operation, 0, len(keep))

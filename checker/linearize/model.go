@@ -221,7 +221,9 @@ type Chat struct {
 	// it (SetFinalCounter).
 	counter    uint64
 	hasCounter bool
-	Reject     bool // contract key_reuse: reject
+	// others: sorted sequences of other writers' final lines (SetOthers).
+	others []uint64
+	Reject bool // contract key_reuse: reject
 	// external: the header does not say sole_writer, so writers outside the
 	// history may commit messages (never with the history's keys): a sync
 	// may show, and under gaps: forbidden a commit may follow, a message
@@ -271,6 +273,37 @@ func (m *Chat) SetFinalCounter(v uint64) {
 	if v >= m.Base {
 		m.counter, m.hasCounter = v, true
 	}
+}
+
+// SetOthers gives the sequences of final lines whose key no persist of the
+// chat used: other writers' messages (or phantoms), where no commit of the
+// history can be. A commit whose sequence no one names needs room outside
+// them too (oracle seed 2189847: under a final counter of 2, seqs 1 and 2
+// both held other keys' records).
+func (m *Chat) SetOthers(seqs []uint64) {
+	slices.Sort(seqs)
+	m.others = slices.Compact(seqs)
+}
+
+// othersIn counts the others' sequences in (lo, hi] that s does not hold.
+func (m *Chat) othersIn(s *lstate, lo, hi uint64) uint64 {
+	a, _ := slices.BinarySearch(m.others, lo+1)
+	var n uint64
+	for _, q := range m.others[a:] {
+		if q > hi {
+			break
+		}
+		if _, used := tget(s.seqs, q); !used {
+			n++
+		}
+	}
+	return n
+}
+
+// isOther reports whether q is an other writer's sequence.
+func (m *Chat) isOther(q uint64) bool {
+	_, ok := slices.BinarySearch(m.others, q)
+	return ok
 }
 
 // Top is the highest sequence a commit of the run can hold: the final
@@ -843,7 +876,7 @@ func (m *Chat) room(s *lstate, rs []hidRange, enough uint64) uint64 {
 			n++
 			return true
 		})
-		return n
+		return n + m.othersIn(s, lo, hi)
 	})
 }
 

@@ -139,6 +139,18 @@ func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*li
 			}
 		}
 	}
+	// Final lines (records or messages) whose key no persist of the chat
+	// used are other writers' (or phantoms): no commit of the history is
+	// at their sequence.
+	var others []uint64
+	for _, lines := range owners {
+		for _, i := range lines {
+			if f := x.Fin.At(i); f.Seq > m.Base && (f.Key == FinKeyUnsent || f.Key >= 0 && !x.KeyUsed(f.Key)) {
+				others = append(others, f.Seq)
+			}
+		}
+	}
+	m.SetOthers(others)
 	if m.External && x.HasMessages {
 		m.TableRead = true
 		m.Foreign = map[uint64]uint64{}
