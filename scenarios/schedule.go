@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -110,6 +111,11 @@ func (d *decoder) schedule(p string, v *yaml.Node) {
 				tf.Chat = int(c)
 			}
 			valid = valid && ok
+		}
+		if valid && tf.For > 0 && tf.At > math.MaxInt64-tf.For {
+			// No run's clock reaches its end (bench refuses it too).
+			d.errorf(nodes["for"], "%s: at %s for %s ends beyond the clock's range", path, tf.At, tf.For)
+			valid = false
 		}
 		if valid {
 			d.sc.Schedule = append(d.sc.Schedule, tf)

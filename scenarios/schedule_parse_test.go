@@ -48,6 +48,7 @@ func FuzzParseSchedule(f *testing.F) {
 		"schedule:\n  - {fault: txn_canceled_other, at: 1s, for: 1s}\nschedule: []\n",
 		"", "[]", "- a\n---\n- b", "{fault: &x kafka_outage, at: *x}", "[{fault: store_stall, at: -1s, for: 9223372036854775807ns}]",
 		"[{fault: store_stall,at: 0,for: 9223372036854775807ns}]",
+		"[{fault: store_stall,at: 1s,for: 9223372036854775807ns}]",
 	} {
 		f.Add([]byte(s))
 	}
