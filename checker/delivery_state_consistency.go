@@ -29,7 +29,7 @@ const NameDeliveryStateConsistency = "delivery_state_consistency"
 // the row.
 func checkDeliveryStateConsistency(x *index) Result {
 	v := newVerdict(NameDeliveryStateConsistency)
-	if why := x.ReceiversAbsent(); why != "" {
+	if why := x.ReceiversAbsent(); why != "" && (x.Delivery == nil || x.Delivery.StateRead == 0) {
 		v.notApplicable("%s", why)
 		return v.result()
 	}

@@ -147,3 +147,20 @@ func TestDeliveryStateCutShort(t *testing.T) {
 	b.h.Header.EndLine = true
 	mustFail(t, b.check(t), NameDeliveryStateConsistency, ack)
 }
+
+// A delivery_state table read, even empty, is judged as it stands with no
+// receiver line (FORMAT.md): no row, no acknowledgement, a pass. Not read,
+// nothing is known: n/a (the delivery oracle's seed 535840 passed it).
+func TestAnEmptyDeliveryStateReadAloneIsJudged(t *testing.T) {
+	const read = `{"format":"chatseq-history","version":1,"end_line":true}
+{"type":"table_read","table":"delivery_state","lines":0}
+{"type":"end"}`
+	r := mustExact(t, read)
+	must(t, r, NameDeliveryStateConsistency, Pass)
+	mustNA(t, r, NameIdenticalOrder)
+	if r.Stats.Delivery != nil {
+		t.Errorf("delivery statistics without a receiver line: %+v", r.Stats.Delivery)
+	}
+	mustNA(t, mustExact(t, `{"format":"chatseq-history","version":1,"end_line":true}
+{"type":"end"}`), NameDeliveryStateConsistency)
+}

@@ -19,10 +19,11 @@ func (x *Index) ReceiversAbsent() string {
 	return ""
 }
 
-// DeliveryStats are x's delivery statistics, nil without receiver lines.
+// DeliveryStats are x's delivery statistics, nil without receiver lines
+// (a delivery_state table read alone has none).
 func (x *Index) DeliveryStats() *render.DeliveryStats {
 	d := x.Delivery
-	if d == nil {
+	if d == nil || d.Lines == 0 {
 		return nil
 	}
 	view := d.SortedView()

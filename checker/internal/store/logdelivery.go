@@ -21,7 +21,13 @@ func (l *Log) Receiver(r *history.Receiver) {
 func (l *Log) FinishDelivery(h *history.History, cut bool) {
 	d := l.Delivery
 	if d == nil {
-		return
+		if cut || !readsDeliveryState(h) {
+			return
+		}
+		// The table read, even empty, is judged as it stands (FORMAT.md,
+		// "The final delivery_state table"), with no receiver line.
+		d = NewDelivery()
+		l.Delivery = d
 	}
 	// The index lets go of the Log's chat names: map the delivery's
 	// chats to the Log's numbers while they are there.
@@ -42,4 +48,15 @@ func (l *Log) FinishDelivery(h *history.History, cut bool) {
 			d.StateRead = t.Line
 		}
 	}
+}
+
+// readsDeliveryState says whether h has the delivery_state table's
+// table_read line.
+func readsDeliveryState(h *history.History) bool {
+	for _, t := range h.TablesRead {
+		if t.Table == history.TableDeliveryState {
+			return true
+		}
+	}
+	return false
 }
