@@ -65,8 +65,8 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		case linearize.Unknown:
 			undecided[o.Why] = append(undecided[o.Why], o)
 		case linearize.Pass:
-			if x.KeylessMsgIn[o.Chat] > 0 {
-				// Its final messages without a key could be any of its
+			if x.keylessMayBeOpsOf(o.Chat) {
+				// Its final messages without a key could be some of its
 				// operations of unknown outcome: a relaxation, which may
 				// hide a violation, so it never passes.
 				o.Status, o.Why = linearize.Unknown, "keyless"
@@ -108,7 +108,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		case "memory":
 			v.unknown("porcupine stopped at its memory bound on %s: %s", plural(len(group), "chat"), x.ChatList(cs))
 		case "keyless":
-			v.unknown("no violation found on %s, but their final messages without a key (or, under key_scope client, without a sender that an ack or a single sender attributes) could be any of their operations of unknown outcome, so that is not a pass: %s",
+			v.unknown("no violation found on %s, but their final messages without a key (or, under key_scope client, without a sender that an ack or a single sender attributes) could be some of their operations of unknown outcome (of that key text, or without a key), which the model then lets commit anywhere, so that is not a pass: %s",
 				plural(len(group), "chat"), x.ChatList(cs))
 		}
 	}
@@ -163,4 +163,32 @@ func judgeLinearizability(j *judging) Result {
 	res, decided, undecided := checkLinearizability(j.x, j.con, j.opt)
 	j.stats.decided, j.stats.undecided = decided, undecided
 	return res
+}
+
+// keylessMayBeOpsOf reports whether a final message of chat c whose key is
+// not known may be one of c's persists the model cannot place: a persist
+// without a key that did not fail (the model leaves those out), or one of
+// unknown outcome that the model lets commit anywhere only because such a
+// line may be its (store.Index.KeylessMayHold: a line with no key, or
+// without a sender under its key's text). Without either, every message
+// without a known key is no operation's the model leaves open, and the
+// model was not relaxed for it: its pass stands.
+func (x *index) keylessMayBeOpsOf(c int32) bool {
+	if x.KeylessMsgIn[c] == 0 {
+		return false
+	}
+	lo, hi := store.Span(x.OpChatSpan, c)
+	for _, o := range x.OpsByChat[lo:hi] {
+		op := x.Ops.At(o)
+		if op.Fn != store.FnPersist || op.Status == store.StFail {
+			continue
+		}
+		if op.Key < 0 {
+			return true
+		}
+		if op.Status != store.StOK && !x.KeyCreated[op.Key] && x.KeyMsg[op.Key] < 0 && x.KeylessMayHold(c, op.Key) {
+			return true
+		}
+	}
+	return false
 }

@@ -266,6 +266,18 @@ var ruleCases = []struct {
 {"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m2","sender":"s9"}
 {"type":"table_read","table":"idempotency","lines":1}
 `},
+	// Two records at one sequence are two keys of one message, whoever
+	// sent them (seed 3040735).
+	{"key_scope client: two records without a sender at one sequence", false, hdr + `,"contract":{"key_scope":"client"}}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"f2","seq":2,"message_id":"m2"}
+`},
+	{"key_scope client: two records without a sender at two sequences", true, hdr + `,"contract":{"key_scope":"client"}}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"f2","seq":3,"message_id":"m2"}
+`},
 	// A rejection proves the key's message exists, at a sequence from 1
 	// up to the counter (seed 744565).
 	{"key_reuse reject: a counter of 0 after a rejection", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject"}}

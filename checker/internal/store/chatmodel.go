@@ -20,8 +20,8 @@ import (
 // taken effect: another persist of its key was acked as the key's new
 // message (in the model two commits of one key are never legal, so this
 // loses nothing), or the final table, which lists keys, has no message
-// with its key. Left in, each would let porcupine try it at every point of
-// the history.
+// with its key and none whose key is not known may be its (KeylessMayHold).
+// Left in, each would let porcupine try it at every point of the history.
 // KindsOf is every operation's linKindOf, worked out once in the records'
 // order: asked per chat, in each chat's invoke order, every look-up was a
 // cache miss, three times an operation, a fifth of the check after a run
@@ -58,10 +58,55 @@ func (x *Index) linKindOf(o int32, reject bool) linearize.Kind {
 			return linearize.KindRejected
 		}
 	case x.KeyCreated[x.Ops.At(o).Key]:
-	case x.KeyMsg[x.Ops.At(o).Key] >= 0 || !x.HasMessages || x.KeylessMsgIn[x.Ops.At(o).Chat] > 0:
+	case x.KeyMsg[x.Ops.At(o).Key] >= 0 || !x.HasMessages || x.KeylessMayHold(x.Ops.At(o).Chat, x.Ops.At(o).Key):
 		return linearize.KindInfo
 	}
 	return 0
+}
+
+// KeylessMayHold reports whether a final message of chat c whose key is
+// not known may be key k's: one with no key at all, or one without a
+// sender (key_scope client) under k's text. A line under another text is
+// another key's, whoever sent it, so it cannot make a persist of k (of
+// unknown outcome, with no line of its own) one that may have committed.
+func (x *Index) KeylessMayHold(c, k int32) bool {
+	if x.KeylessMsgIn[c] == 0 {
+		return false
+	}
+	x.keylessOnce.Do(x.gatherKeylessTexts)
+	t := x.keylessTexts[c]
+	if t.untexted {
+		return true
+	}
+	_, named := t.texts[x.KeyText(k)]
+	return named
+}
+
+// keylessTextsOf is a chat's final messages whose key is not known: some
+// with no key at all (untexted), and the key texts of the others.
+type keylessTextsOf struct {
+	untexted bool
+	texts    map[string]struct{}
+}
+
+func (x *Index) gatherKeylessTexts() {
+	x.keylessTexts = map[int32]keylessTextsOf{}
+	for _, i := range x.Msgs {
+		f := x.Fin.At(i)
+		if f.Key >= 0 {
+			continue
+		}
+		t := x.keylessTexts[f.Chat]
+		if text, ok := x.SenderlessKey[i]; !ok {
+			t.untexted = true
+		} else {
+			if t.texts == nil {
+				t.texts = map[string]struct{}{}
+			}
+			t.texts[text] = struct{}{}
+		}
+		x.keylessTexts[f.Chat] = t
+	}
 }
 
 // ChatModel builds chat c's model and its operations'

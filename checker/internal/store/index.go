@@ -50,6 +50,10 @@ type Index struct {
 	// recordsByChat: the final idempotency records by chat (RecordsOf).
 	recordsOnce   sync.Once
 	recordsByChat map[int32][]int32
+	// keylessTexts: per chat, its final messages whose key is not known
+	// (KeylessMayHold).
+	keylessOnce  sync.Once
+	keylessTexts map[int32]keylessTextsOf
 
 	// The Log's records, in the blocks they were read into: gathering
 	// them into one slice each copied a quarter of a run's memory at once
