@@ -66,3 +66,23 @@ func TestACommitWhereOtherWritersLinesHoldEverySequence(t *testing.T) {
 	shown := strings.Replace(full, `{"type":"fail","process":2,"f":"persist","time":8,"error":"idempotency_key_reused"}`, sync, 1)
 	mustBoth(t, shown, NameLinearizability, Fail)
 }
+
+// Under gaps: forbidden, a commit no line places takes the next sequence
+// no other writer's line holds: other writers took theirs before it. The
+// rejection proves s1's k1 committed, by p3's pending persist; seqs 1 and
+// 2 are other writers' records and the counter is 2 (oracle seed 3481932:
+// the commit took seq 1).
+func TestAGaplessCommitAfterOtherWritersLines(t *testing.T) {
+	const broken = `{"format":"chatseq-history","version":1,"contract":{"gaps":"forbidden","key_reuse":"reject","key_scope":"client"}}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1x"}
+{"type":"fail","process":2,"f":"persist","time":5,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":2}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","sender":"s2"}
+{"type":"final","table":"idempotency","chat":"c1","key":"f2","seq":2,"message_id":"m2","sender":"sf"}`
+	mustBoth(t, broken, NameLinearizability, Fail)
+	// A counter of 3 leaves it seq 3.
+	mustBoth(t, strings.Replace(broken, `"value":2`, `"value":3`, 1), NameLinearizability, Pass)
+}

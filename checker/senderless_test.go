@@ -259,3 +259,20 @@ func TestALineWithoutASenderNoPersistCanBePasses(t *testing.T) {
 	// Under p2's text it may be p2's: unknown.
 	mustBoth(t, strings.Replace(h, `"key":"kx0"`, `"key":"p2"`, 1), NameLinearizability, Unknown)
 }
+
+// A key rejected as reused that no persist of the run can have committed
+// is from before the run: its message is a line from before it, and one
+// without a sender can be only a key of its text. Under another text the
+// final table holds no message of it (oracle seeds 358437 and 3312796,
+// false PASSes once lines without a sender stopped making every such chat
+// unknown).
+func TestARejectedKeysMessageFromBeforeTheRunUnderItsText(t *testing.T) {
+	const broken = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":4}
+{"type":"invoke","process":1,"f":"persist","time":3,"chat":"c1","key":"k3","sender":"s1","payload_hash":"hk3"}
+{"type":"fail","process":1,"f":"persist","time":8,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":4,"message_id":"pm4c1","key":"p4","payload_hash":"hp4"}`
+	mustBoth(t, broken, NameLinearizability, Fail)
+	// Under k3's text the line may be s1's k3, from before the run.
+	mustBoth(t, strings.Replace(broken, `"key":"p4"`, `"key":"k3"`, 1), NameLinearizability, Pass)
+}

@@ -246,9 +246,20 @@ func (e *exactChat) rejectedTrial(rs []rejectedKey, assign []int, taken []bool) 
 		top, topLeaf = e.seqs[len(e.seqs)-1], e.leaves[len(e.leaves)-1]
 	}
 	before := make([][]int32, len(away)) // forbidden: what away key j must follow
-	if e.forbidden && len(away) > 0 && top+uint64(len(away)) > e.m.Top() {
-		last := away[min(len(away), int(e.m.Top()-min(top, e.m.Top())))]
-		return e.alone(rs[last].first, fmt.Sprintf("the rejection proves the key's message was committed before it; under gaps: forbidden it takes a sequence above %d, and the final counter is %d", top, e.m.Top()))
+	// forbidden: the sequence away key j takes, the j-th above top that
+	// no other writer's final line holds (those were taken before it:
+	// oracle seed 3481932).
+	awaySeq := make([]uint64, len(away))
+	if e.forbidden {
+		q := top
+		for j := range away {
+			for q++; e.m.isOther(q) && q < math.MaxUint64; q++ {
+			}
+			awaySeq[j] = q
+			if q > e.m.Top() {
+				return e.alone(rs[away[j]].first, fmt.Sprintf("the rejection proves the key's message was committed before it; under gaps: forbidden it takes sequence %d or above (above %d, past other writers' lines), and the final counter is %d", q, top, e.m.Top()))
+			}
+		}
 	}
 	if e.forbidden && len(away) > 0 {
 		if topLeaf >= 0 {
@@ -262,9 +273,10 @@ func (e *exactChat) rejectedTrial(rs []rejectedKey, assign []int, taken []bool) 
 			if y.Top > 0 {
 				continue // a full page ends at or below top
 			}
-			j := 0
-			if y.After > top {
-				j = int(min(y.After-top, uint64(len(away))))
+			// The away keys at or below its cursor it need not show.
+			j := len(away)
+			if y.After < math.MaxUint64 {
+				j, _ = slices.BinarySearch(awaySeq, y.After+1)
 			}
 			if j < len(away) {
 				before[j] = append(before[j], int32(i))

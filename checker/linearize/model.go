@@ -242,8 +242,12 @@ type Chat struct {
 	MessagesRead bool
 	PreFinal     map[uint64]uint64
 	PreRunKeySeq map[int32]uint64
-	PreKeyless   int             // final messages lines at or below it without a key
-	rejOnly      map[int32]int32 // rejectedOnly's answer, once worked out
+	PreKeyless   int // final messages lines at or below it without a key
+	// PreKeylessTexts counts, by key text, those of them that name a key
+	// whose sender is not known (key_scope client): they can be only a
+	// key of that text.
+	PreKeylessTexts map[string]int
+	rejOnly         map[int32]int32 // rejectedOnly's answer, once worked out
 	// optional: preRunOptional's answer; preRunSlack: how many of them
 	// can be from before the run (preRunContradiction works it out).
 	optional    []int32
@@ -608,22 +612,34 @@ func (m *Chat) fillTo(s *lstate, seq uint64) (*lstate, bool) {
 // took those before it (only an observed sequence can tell these apart).
 func (m *Chat) commitAfterOthers(s *lstate, o *Op, i int32, floor uint64) []*lstate {
 	next, top := m.Base+uint64(s.nseq)+1, m.Top()
+	// Other writers' final lines hold their sequences: those from next on
+	// were taken before this commit, which comes after them (oracle seed
+	// 3481932: it took seq 1, an other writer's record).
+	free := next
+	for free <= top && m.isOther(free) {
+		free++
+	}
 	var out []*lstate
-	if next > floor && next <= top {
-		out = m.fit(s.commit(entry{seq: next, key: o.Key, hash: o.Hash}))
+	if free > floor && free <= top {
+		if n, ok := m.fillTo(s, free); ok {
+			out = m.fit(n.commit(entry{seq: free, key: o.Key, hash: o.Hash}))
+		}
 	}
 	if s.waited(m.waitOf(i)) {
-		k, _ := slices.BinarySearch(m.observed, max(next, floor)+1)
+		k, _ := slices.BinarySearch(m.observed, max(free, floor)+1)
 		for _, q := range m.observed[k:] {
 			if q > top {
 				break
+			}
+			if m.isOther(q) {
+				continue
 			}
 			if n, ok := m.fillTo(s, q); ok {
 				out = append(out, m.fit(n.commit(entry{seq: q, key: o.Key, hash: o.Hash}))...)
 			}
 		}
 	}
-	if len(out) == 0 && (next <= floor || next > top) {
+	if len(out) == 0 && (free <= floor || free > top) {
 		return one(true, s) // it cannot commit here: as if placed last
 	}
 	return out

@@ -130,11 +130,21 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 	rejected = unplaced
 	if m.MessagesRead {
 		// The table holds every message: each such key's is one of its
-		// lines from before the run whose key is not known.
-		if len(rejected) > m.PreKeyless {
-			return -1, rejected[m.PreKeyless], "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
+		// lines from before the run whose key is not known, one with no
+		// key or one under the key's text (a line without a sender,
+		// key_scope client): another text is another key's, whoever sent
+		// it (oracle seeds 358437 and 3312796).
+		pool := m.preKeylessPool()
+		for _, op := range rejected {
+			if !pool.take(m.h.Key(m.Ops[op].Op)) {
+				return -1, op, "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
+			}
 		}
-		m.preRunSlack = min(m.PreKeyless-len(rejected), len(optional))
+		// An optional key has a persist of unknown outcome that a line
+		// whose key is not known may hold, which keeps the chat from a
+		// pass (checker's keylessMayBeOpsOf): counting what is left is
+		// enough here.
+		m.preRunSlack = min(pool.left(), len(optional))
 		return 0, 0, "", false
 	}
 	if len(rejected) == 0 && len(optional) == 0 {
@@ -239,4 +249,43 @@ func (m *Chat) rejectedOnly() map[int32]int32 {
 	}
 	m.rejOnly = first
 	return first
+}
+
+// preKeylessLines is what is left of the final table's lines from before
+// the run whose key is not known: those without a key at all, which any
+// key's message may be, and, by key text, those without a sender.
+type preKeylessLines struct {
+	untexted int
+	texts    map[string]int
+}
+
+func (m *Chat) preKeylessPool() *preKeylessLines {
+	p := &preKeylessLines{untexted: m.PreKeyless, texts: maps.Clone(m.PreKeylessTexts)}
+	for _, n := range p.texts {
+		p.untexted -= n
+	}
+	return p
+}
+
+// take gives a key of text one line that may be its message, one of its
+// text first (it can be no other key's), and reports whether there was
+// one. Taken in any order, as many keys find a line as can.
+func (p *preKeylessLines) take(text string) bool {
+	switch {
+	case p.texts[text] > 0:
+		p.texts[text]--
+	case p.untexted > 0:
+		p.untexted--
+	default:
+		return false
+	}
+	return true
+}
+
+func (p *preKeylessLines) left() int {
+	n := p.untexted
+	for _, k := range p.texts {
+		n += k
+	}
+	return n
 }

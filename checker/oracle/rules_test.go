@@ -266,6 +266,42 @@ var ruleCases = []struct {
 {"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m2","sender":"s9"}
 {"type":"table_read","table":"idempotency","lines":1}
 `},
+	// A key only rejected is from before the run; its message there, on a
+	// line without a sender, is under its text (seeds 358437, 3312796).
+	{"key_scope client, key_reuse reject: a rejected key's line from before the run under another text", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":4}
+{"type":"invoke","process":1,"f":"persist","time":3,"chat":"c1","key":"k3","sender":"s1","payload_hash":"hk3"}
+{"type":"fail","process":1,"f":"persist","time":8,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":4,"message_id":"pm4c1","key":"p4","payload_hash":"hp4"}
+`},
+	{"key_scope client, key_reuse reject: a rejected key's line from before the run under its text", true, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":4}
+{"type":"invoke","process":1,"f":"persist","time":3,"chat":"c1","key":"k3","sender":"s1","payload_hash":"hk3"}
+{"type":"fail","process":1,"f":"persist","time":8,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":4,"message_id":"pm4c1","key":"k3","payload_hash":"hp4"}
+`},
+	// Gapless: other writers' records hold seqs 1 and 2 under a counter
+	// of 2, so the proven commit has no sequence (seed 3481932).
+	{"gaps forbidden: a proven commit past other writers' records and the counter", false, hdr + `,"contract":{"gaps":"forbidden","key_reuse":"reject","key_scope":"client"}}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1x"}
+{"type":"fail","process":2,"f":"persist","time":5,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":2}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","sender":"s2"}
+{"type":"final","table":"idempotency","chat":"c1","key":"f2","seq":2,"message_id":"m2","sender":"sf"}
+`},
+	{"gaps forbidden: a proven commit past other writers' records under the counter", true, hdr + `,"contract":{"gaps":"forbidden","key_reuse":"reject","key_scope":"client"}}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1x"}
+{"type":"fail","process":2,"f":"persist","time":5,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":3}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","sender":"s2"}
+{"type":"final","table":"idempotency","chat":"c1","key":"f2","seq":2,"message_id":"m2","sender":"sf"}
+`},
 	// Two records at one sequence are two keys of one message, whoever
 	// sent them (seed 3040735).
 	{"key_scope client: two records without a sender at one sequence", false, hdr + `,"contract":{"key_scope":"client"}}

@@ -137,6 +137,12 @@ func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*li
 				m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
 				if f.Key < 0 {
 					m.PreKeyless++ // some key's from before the run: perhaps a rejected one's
+					if text, ok := x.SenderlessKey[i]; ok {
+						if m.PreKeylessTexts == nil {
+							m.PreKeylessTexts = map[string]int{}
+						}
+						m.PreKeylessTexts[text]++
+					}
 				}
 			}
 			if f.Key >= 0 {
