@@ -71,10 +71,17 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	doubtful += x.acksAgainstRecords(v)
 	x.recordsSharingASequence(v)
 	x.syncsAgainstRecords(v)
-	if x.KeylessMsgs > 0 {
+	x.keylessCounterparts(v)
+	// With sole_writer such a line is one of the history's keys', which
+	// one not known: unknown. Without it another writer's key under its
+	// text explains it, and what it must agree with whoever wrote it is
+	// judged above (its counterpart; as a key's missing one, doubtful).
+	// A message with no key at all may be any key's, its own record
+	// elided, or a persist's without a key (no record): unknown.
+	if x.KeylessMsgs > 0 && (x.SoleWriter || x.untextedMessages() > 0) {
 		v.unknown("%s carry no key", plural(x.KeylessMsgs, "final message"))
 	}
-	if x.KeylessIdems > 0 {
+	if x.KeylessIdems > 0 && x.SoleWriter {
 		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and no ack or sole writer's single sender names it)", plural(x.KeylessIdems, "idempotency record"))
 	}
 	if doubtful > 0 {
@@ -231,4 +238,73 @@ func (x *index) finKeyText(i int32) string {
 		return t
 	}
 	return x.FinKeyName(x.Fin.At(i))
+}
+
+// keylessCounterparts fails a final line whose key is not known (without
+// a sender, key_scope client) that lacks its counterpart, as a key's line
+// does, whoever wrote it: a record needs a message at its sequence, with
+// its message id, under its key text (a read messages table), and a
+// message its record (a read idempotency table).
+func (x *index) keylessCounterparts(v *verdict) {
+	if x.KeylessIdems > 0 && x.HasMessages {
+		for c, n := range x.KeylessIdemIn {
+			if n == 0 {
+				continue
+			}
+			lo, hi := store.Span(x.MsgSpan, c)
+			held := x.namedLines(x.Msgs[lo:hi])
+			for _, r := range x.RecordsOf(c) {
+				if f := x.Fin.At(r); f.Key < 0 && !held[namedLine{f.Seq, f.MessageID, x.finKeyText(r)}] {
+					v.fail([]int{int(f.Line)}, "chat %q: the idempotency record of key %q without a sender (line %d) names seq %d %q, and no final message is there under that key text%s",
+						x.ChatNames[c], x.finKeyText(r), f.Line, f.Seq, x.MidName(f.MessageID), x.ReadEmptyNote(store.TableMessages))
+				}
+			}
+		}
+	}
+	if x.KeylessMsgs > 0 && x.HasIdem {
+		for c, n := range x.KeylessMsgIn {
+			if n == 0 {
+				continue
+			}
+			held := x.namedLines(x.RecordsOf(c))
+			lo, hi := store.Span(x.MsgSpan, c)
+			for _, m := range x.Msgs[lo:hi] {
+				if _, texted := x.SenderlessKey[m]; texted && x.Fin.At(m).Key < 0 && !held[namedLine{x.Fin.At(m).Seq, x.Fin.At(m).MessageID, x.finKeyText(m)}] {
+					f := x.Fin.At(m)
+					v.fail([]int{int(f.Line)}, "chat %q: the message of key %q without a sender at seq %d (line %d) has no idempotency record under that key text%s",
+						x.ChatNames[c], x.finKeyText(m), f.Seq, f.Line, x.ReadEmptyNote(store.TableIdempotency))
+				}
+			}
+		}
+	}
+}
+
+// namedLine is what a final line names: its sequence, message id and key
+// text.
+type namedLine struct {
+	seq  uint64
+	mid  uint32
+	text string
+}
+
+// namedLines is the set of what lines (a chat's messages or records) name.
+func (x *index) namedLines(lines []int32) map[namedLine]bool {
+	held := make(map[namedLine]bool, len(lines))
+	for _, i := range lines {
+		f := x.Fin.At(i)
+		held[namedLine{f.Seq, f.MessageID, x.finKeyText(i)}] = true
+	}
+	return held
+}
+
+// untextedMessages counts the final messages with no key at all (not
+// even a key text without a sender).
+func (x *index) untextedMessages() int {
+	n := 0
+	for _, i := range x.Msgs {
+		if _, texted := x.SenderlessKey[i]; x.Fin.At(i).Key < 0 && !texted {
+			n++
+		}
+	}
+	return n
 }

@@ -108,7 +108,7 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 		case "memory":
 			v.unknown("porcupine stopped at its memory bound on %s: %s", plural(len(group), "chat"), x.ChatList(cs))
 		case "keyless":
-			v.unknown("no violation found on %s, but their final messages without a key (or, under key_scope client, without a sender that an ack or a single sender attributes) could be some of their operations of unknown outcome (of that key text, or without a key), which the model then lets commit anywhere, so that is not a pass: %s",
+			v.unknown("no violation found on %s, but their final lines without a key (or, under key_scope client, without a sender that an ack or a single sender attributes) could be some of their operations of unknown outcome (of that key text, or without a key), which the model then lets commit anywhere, so that is not a pass: %s",
 				plural(len(group), "chat"), x.ChatList(cs))
 		}
 	}
@@ -165,17 +165,23 @@ func judgeLinearizability(j *judging) Result {
 	return res
 }
 
-// keylessMayBeOpsOf reports whether a final message of chat c whose key is
-// not known may be one of c's persists the model cannot place: a persist
-// without a key that did not fail (the model leaves those out), or one of
-// unknown outcome that the model lets commit anywhere only because such a
-// line may be its (store.Index.KeylessMayHold: a line with no key, or
-// without a sender under its key's text). Without either, every message
-// without a known key is no operation's the model leaves open, and the
-// model was not relaxed for it: its pass stands.
+// keylessMayBeOpsOf reports whether a final line of chat c whose key is
+// not known (a message or a record) may be one of c's persists the model
+// cannot place: one above initial_counter that a persist of unknown
+// outcome may have made (store.Index.KeylessLinesRelax: the model neither
+// ties that commit to the line nor holds the line's sequence against the
+// others'), a persist without a key that did not fail (the model leaves
+// those out), or one of unknown outcome that the model lets commit
+// anywhere only because such a message may be its (store.Index.
+// KeylessMayHold). Without any, every such line is no operation's the
+// model leaves open, another writer's that holds its sequence (the
+// model's others), and its pass stands.
 func (x *index) keylessMayBeOpsOf(c int32) bool {
-	if x.KeylessMsgIn[c] == 0 {
+	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
 		return false
+	}
+	if x.KeylessLinesRelax(c) {
+		return true
 	}
 	lo, hi := store.Span(x.OpChatSpan, c)
 	for _, o := range x.OpsByChat[lo:hi] {

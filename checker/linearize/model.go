@@ -247,7 +247,10 @@ type Chat struct {
 	// whose sender is not known (key_scope client): they can be only a
 	// key of that text.
 	PreKeylessTexts map[string]int
-	rejOnly         map[int32]int32 // rejectedOnly's answer, once worked out
+	// PreKeylessRecords counts, by key text, the idempotency records at or
+	// below it without a sender that cannot be attributed.
+	PreKeylessRecords map[string]int
+	rejOnly           map[int32]int32 // rejectedOnly's answer, once worked out
 	// optional: preRunOptional's answer; preRunSlack: how many of them
 	// can be from before the run (preRunContradiction works it out).
 	optional    []int32

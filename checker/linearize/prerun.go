@@ -147,6 +147,17 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 		m.preRunSlack = min(pool.left(), len(optional))
 		return 0, 0, "", false
 	}
+	// A record from before the run whose key is not known (without a
+	// sender) shows a message there (it is known, no free sequence): one
+	// of a rejected key of its text (oracle seed 200204).
+	records := &preKeylessLines{texts: maps.Clone(m.PreKeylessRecords)}
+	var unmatched []int32
+	for _, op := range rejected {
+		if !records.take(m.h.Key(m.Ops[op].Op)) {
+			unmatched = append(unmatched, op)
+		}
+	}
+	rejected = unmatched
 	if len(rejected) == 0 && len(optional) == 0 {
 		return 0, 0, "", false
 	}
@@ -175,7 +186,7 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 		return uint64(b - a)
 	})
 	if free >= need {
-		m.preRunSlack = int(min(free-need, uint64(len(optional))))
+		m.preRunSlack = int(min(free-need+uint64(records.left()), uint64(len(optional))))
 	}
 	if free < need {
 		return -1, rejected[0], "the rejection proves the key was committed, no persist of the run can have, and no message from before the run can be its: every sequence up to the initial counter is another message's or in a range a sync answered without it", true

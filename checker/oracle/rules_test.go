@@ -302,6 +302,40 @@ var ruleCases = []struct {
 {"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","sender":"s2"}
 {"type":"final","table":"idempotency","chat":"c1","key":"f2","seq":2,"message_id":"m2","sender":"sf"}
 `},
+	// A record without a sender, of a text only a failed persist used, is
+	// another writer's: its sequence is not room for k1's proven commit.
+	{"key_scope client: a record without a sender holds the only room a proven commit has", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"}}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"kx","sender":"s2","payload_hash":"hkx"}
+{"type":"fail","process":1,"f":"persist","time":2,"error":"not_a_member"}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1x"}
+{"type":"fail","process":2,"f":"persist","time":5,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":1}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"kx","seq":1,"message_id":"m1"}
+`},
+	// Two keys of text p1 rejected, from before the run: a record without
+	// a sender of that text can be one's message, a free sequence the
+	// other's (seed 200204); records of other texts can be neither's.
+	{"key_scope client, key_reuse reject: two rejected keys, a record of their text and a free sequence", true, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":3}
+{"type":"invoke","process":2,"f":"persist","time":0,"chat":"c2","key":"p1","payload_hash":"hp1x"}
+{"type":"fail","process":2,"f":"persist","time":5,"error":"idempotency_key_reused"}
+{"type":"invoke","process":2,"f":"persist","time":7,"chat":"c2","key":"p1","sender":"s2","payload_hash":"hp1x"}
+{"type":"fail","process":2,"f":"persist","time":10,"error":"idempotency_key_reused"}
+{"type":"final","table":"idempotency","chat":"c2","key":"p1","seq":1,"message_id":"pm1c2"}
+{"type":"final","table":"idempotency","chat":"c2","key":"p3","seq":3,"message_id":"pm3c2"}
+{"type":"table_read","table":"idempotency","lines":2}
+`},
+	{"key_scope client, key_reuse reject: two rejected keys, records of other texts and one free sequence", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":3}
+{"type":"invoke","process":2,"f":"persist","time":0,"chat":"c2","key":"p1","payload_hash":"hp1x"}
+{"type":"fail","process":2,"f":"persist","time":5,"error":"idempotency_key_reused"}
+{"type":"invoke","process":2,"f":"persist","time":7,"chat":"c2","key":"p1","sender":"s2","payload_hash":"hp1x"}
+{"type":"fail","process":2,"f":"persist","time":10,"error":"idempotency_key_reused"}
+{"type":"final","table":"idempotency","chat":"c2","key":"p2","seq":1,"message_id":"pm1c2"}
+{"type":"final","table":"idempotency","chat":"c2","key":"p4","seq":3,"message_id":"pm3c2"}
+{"type":"table_read","table":"idempotency","lines":2}
+`},
 	// Two records at one sequence are two keys of one message, whoever
 	// sent them (seed 3040735).
 	{"key_scope client: two records without a sender at one sequence", false, hdr + `,"contract":{"key_scope":"client"}}

@@ -149,15 +149,23 @@ func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*li
 				m.PreRunKeySeq[f.Key] = f.Seq
 			}
 		}
-		// An idempotency record is its message's: it shows one too.
+		// An idempotency record is its message's: it shows one too,
+		// whoever's key it is (oracle seed 1207502: a record without a
+		// sender from before the run that a sync left out).
 		for _, r := range x.RecordsOf(c) {
-			if k := x.Fin.At(r).Key; k >= 0 {
-				f := x.Fin.At(r)
-				if f.Seq <= m.Base {
-					if _, had := m.PreFinal[f.Seq]; !had {
-						m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
-					}
+			f := x.Fin.At(r)
+			if f.Seq <= m.Base {
+				if _, had := m.PreFinal[f.Seq]; !had {
+					m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
 				}
+				if text, ok := x.SenderlessKey[r]; ok && f.Key < 0 {
+					if m.PreKeylessRecords == nil {
+						m.PreKeylessRecords = map[string]int{}
+					}
+					m.PreKeylessRecords[text]++
+				}
+			}
+			if k := f.Key; k >= 0 {
 				if _, had := m.PreRunKeySeq[k]; !had {
 					m.PreRunKeySeq[k] = f.Seq
 				}
@@ -194,9 +202,10 @@ func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*li
 	// used are other writers' (or phantoms): no commit of the history is
 	// at their sequence.
 	var others []uint64
+	noOnes := x.keylessNoOnesOf(c)
 	for _, lines := range owners {
 		for _, i := range lines {
-			if f := x.Fin.At(i); f.Seq > m.Base && (f.Key == FinKeyUnsent || f.Key >= 0 && !x.KeyUsed(f.Key)) {
+			if f := x.Fin.At(i); f.Seq > m.Base && (f.Key == FinKeyUnsent || f.Key >= 0 && !x.KeyUsed(f.Key) || f.Key == FinKeyless && noOnes(i)) {
 				others = append(others, f.Seq)
 			}
 		}
@@ -298,4 +307,81 @@ func (x *Index) RecordsOf(c int32) []int32 {
 		}
 	})
 	return x.recordsByChat[c]
+}
+
+// keylessNoOnesOf reports, for chat c's final lines whose key is not
+// known, whether a line is no persist's of the history: it names a key
+// text (a line without a sender) that no persist of the chat of unknown
+// outcome used, and no ok answer of that text is at its sequence. Such a
+// line is another writer's, whoever it was, and holds its sequence as one
+// (a record without a sender, of a text only a failed persist used, was
+// room for a proven commit). A line with no key at all may be any
+// persist's: never.
+func (x *Index) keylessNoOnesOf(c int32) func(i int32) bool {
+	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
+		return func(int32) bool { return false }
+	}
+	k := x.keylessOwnersOf(c)
+	return func(i int32) bool {
+		text, texted := x.SenderlessKey[i]
+		return texted && !k.open[text] && !k.acked[textSeq{text, x.Fin.At(i).Seq}]
+	}
+}
+
+// KeylessLinesRelax reports whether chat c has a final line whose key is
+// not known, above initial_counter, that a persist of unknown outcome may
+// have made (one with no key at all, or without a sender under the text
+// of such a persist's key): the model does not tie that persist's commit
+// to the line, nor hold the line's sequence against the others' commits,
+// so a pass is not exact.
+func (x *Index) KeylessLinesRelax(c int32) bool {
+	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
+		return false
+	}
+	k := x.keylessOwnersOf(c)
+	relaxes := func(lines []int32) bool {
+		for _, i := range lines {
+			f := x.Fin.At(i)
+			if f.Key >= 0 || f.Key == FinKeyUnsent || f.Seq <= x.InitialCounter {
+				continue
+			}
+			if text, texted := x.SenderlessKey[i]; !texted || k.open[text] {
+				return true
+			}
+		}
+		return false
+	}
+	lo, hi := Span(x.MsgSpan, c)
+	return relaxes(x.Msgs[lo:hi]) || relaxes(x.RecordsOf(c))
+}
+
+type textSeq struct {
+	text string
+	seq  uint64
+}
+
+// keylessOwners is what a chat's persists say of the lines whose key is
+// not known: the key texts of its persists of unknown outcome, and the
+// (text, sequence) of its ok answers.
+type keylessOwners struct {
+	open  map[string]bool
+	acked map[textSeq]bool
+}
+
+func (x *Index) keylessOwnersOf(c int32) keylessOwners {
+	k := keylessOwners{open: map[string]bool{}, acked: map[textSeq]bool{}}
+	lo, hi := Span(x.OpChatSpan, c)
+	for _, o := range x.OpsByChat[lo:hi] {
+		op := x.Ops.At(o)
+		if op.Fn != FnPersist || op.Key < 0 {
+			continue
+		}
+		switch op.Status {
+		case StOK:
+			k.acked[textSeq{x.KeyText(op.Key), x.AckSeq(o)}] = true
+		case StInfo, StOpen:
+			k.open[x.KeyText(op.Key)] = true
+		}
+	}
+	return k
 }
