@@ -1,7 +1,10 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
@@ -36,7 +39,8 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 		v.notApplicable("no final messages lines, acks or syncs to compare the idempotency records with")
 		return v.result()
 	}
-	pairs, doubtful := 0, 0
+	pairs := 0
+	needs := counterpartNeeds{}
 	for k := int32(0); k < int32(len(x.KeyNames)); k++ {
 		rec, msg := x.KeyIdem[k], x.KeyMsg[k]
 		if r2, ok := x.KeyIdem2[k]; ok {
@@ -55,20 +59,21 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 			r := x.Fin.At(rec)
 			lo, hi := store.Span(x.MsgSpan, r.Chat)
 			if x.KeylessMsgIn[r.Chat] > 0 && x.keylessMayBe(x.Msgs[lo:hi], x.FinKeyName(r), r.Seq, r.MessageID) {
-				doubtful++
+				needs.add(counterpartNeed{r.Chat, store.TableMessages, r.Seq, r.MessageID, x.FinKeyName(r)}, k, []int{int(r.Line)})
 				continue
 			}
 			v.fail([]int{int(r.Line)}, "chat %q key %q: idempotency record (line %d) but no message carries the key%s%s", x.ChatNames[r.Chat], x.FinKeyName(r), r.Line, x.ReadEmptyNote(store.TableMessages), x.noKeylessNote(x.KeylessMsgIn[r.Chat], "message"))
 		case msg >= 0:
 			m := x.Fin.At(msg)
 			if x.KeylessIdemIn[m.Chat] > 0 && x.keylessMayBe(x.RecordsOf(m.Chat), x.FinKeyName(m), m.Seq, m.MessageID) {
-				doubtful++
+				needs.add(counterpartNeed{m.Chat, store.TableIdempotency, m.Seq, m.MessageID, x.FinKeyName(m)}, k, []int{int(m.Line)})
 				continue
 			}
 			v.fail([]int{int(m.Line)}, "chat %q key %q: message at seq %d (line %d) has no idempotency record%s%s", x.ChatNames[m.Chat], x.FinKeyName(m), m.Seq, m.Line, x.ReadEmptyNote(store.TableIdempotency), x.noKeylessNote(x.KeylessIdemIn[m.Chat], "record"))
 		}
 	}
-	doubtful += x.acksAgainstRecords(v)
+	x.acksAgainstRecords(v, needs)
+	x.keylessEnough(v, needs)
 	x.recordsSharingASequence(v)
 	x.syncsAgainstRecords(v)
 	x.keylessCounterparts(v)
@@ -84,9 +89,6 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	if x.KeylessIdems > 0 && x.SoleWriter {
 		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and no ack or sole writer's single sender names it)", plural(x.KeylessIdems, "idempotency record"))
 	}
-	if doubtful > 0 {
-		v.unknown("%s without a counterpart in a chat whose final lines without an attributable key may hold it", plural(doubtful, "record, message or ack"))
-	}
 	v.pass("%s: record and message agree; every acknowledged key has its record", plural(pairs, "key"))
 	return v.result()
 }
@@ -94,9 +96,9 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 // acksAgainstRecords fails each acknowledged persist whose key has no
 // idempotency record, or one naming another sequence or message: the
 // ack (a replay too, of a key from before the run as well) shows the
-// record existed during the run. It returns how many lack a record in a
-// chat with records no key is known for (not judged).
-func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
+// record existed during the run. One whose record only a record without
+// a known key may be goes to needs.
+func (x *index) acksAgainstRecords(v *verdict, needs counterpartNeeds) {
 	for _, o := range x.Acks {
 		k := x.Ops.At(o).Key
 		if k < 0 {
@@ -106,7 +108,7 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 		if rec < 0 {
 			c := x.Ops.At(o).Chat
 			if x.KeylessIdemIn[c] > 0 && x.keylessMayBe(x.RecordsOf(c), x.KeyText(k), x.AckSeq(o), x.AckID(o)) {
-				doubtful++
+				needs.add(counterpartNeed{c, store.TableIdempotency, x.AckSeq(o), x.AckID(o), x.KeyText(k)}, k, x.OpLines(o))
 				continue
 			}
 			v.fail(x.OpLines(o), "chat %q key %q was acknowledged as seq %d %q (line %d) but the final idempotency table holds no record of the key%s%s",
@@ -118,7 +120,6 @@ func (x *index) acksAgainstRecords(v *verdict) (doubtful int) {
 				x.ChatNames[r.Chat], x.KeyText(k), x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o), r.Seq, x.MidName(r.MessageID), r.Line)
 		}
 	}
-	return doubtful
 }
 
 // recordsSharingASequence fails two idempotency records of other keys (or
@@ -307,4 +308,91 @@ func (x *index) untextedMessages() int {
 		}
 	}
 	return n
+}
+
+// counterpartNeed is what the line a key lacks must name, where only a
+// line whose key is not known may be it: its table, chat, sequence,
+// message id and key text.
+type counterpartNeed struct {
+	chat  int32
+	table store.TableKind
+	seq   uint64
+	mid   uint32
+	text  string
+}
+
+// counterpartNeeds is, per need, the keys that have it and a line of each
+// (a key's message, record or ack: the counterexample).
+type counterpartNeeds map[counterpartNeed]map[int32][]int
+
+func (n counterpartNeeds) add(need counterpartNeed, key int32, lines []int) {
+	if n[need] == nil {
+		n[need] = map[int32][]int{}
+	}
+	if _, had := n[need][key]; !had {
+		n[need][key] = lines
+	}
+}
+
+// keylessEnough fails the keys whose missing counterpart no line whose
+// key is not known is left to be: each such line is one key's at most (a
+// message has one key, a record is its message's), one under the key's
+// text first, then one with no key at all. Where there are enough, each
+// key may have its line: whoever wrote the others, nothing is missing
+// (it was unknown).
+func (x *index) keylessEnough(v *verdict, needs counterpartNeeds) {
+	if len(needs) == 0 {
+		return
+	}
+	type at struct {
+		chat  int32
+		table store.TableKind
+		seq   uint64
+		mid   uint32
+	}
+	texted, untexted := map[counterpartNeed]int{}, map[at]int{}
+	count := func(table store.TableKind, lines []int32) {
+		for _, i := range lines {
+			f := x.Fin.At(i)
+			if f.Key >= 0 {
+				continue
+			}
+			if text, ok := x.SenderlessKey[i]; ok {
+				texted[counterpartNeed{f.Chat, table, f.Seq, f.MessageID, text}]++
+			} else {
+				untexted[at{f.Chat, table, f.Seq, f.MessageID}]++
+			}
+		}
+	}
+	chats := map[int32]bool{}
+	for need := range needs {
+		chats[need.chat] = true
+	}
+	for _, c := range slices.Sorted(maps.Keys(chats)) {
+		lo, hi := store.Span(x.MsgSpan, c)
+		count(store.TableMessages, x.Msgs[lo:hi])
+		count(store.TableIdempotency, x.RecordsOf(c))
+	}
+	// In a fixed order, so the counterexample does not vary.
+	order := slices.SortedFunc(maps.Keys(needs), func(a, b counterpartNeed) int {
+		return cmp.Or(cmp.Compare(a.chat, b.chat), cmp.Compare(a.table, b.table), cmp.Compare(a.seq, b.seq), cmp.Compare(a.mid, b.mid), cmp.Compare(a.text, b.text))
+	})
+	for _, need := range order {
+		keys := slices.Sorted(maps.Keys(needs[need]))
+		spare := at{need.chat, need.table, need.seq, need.mid}
+		for _, k := range keys {
+			switch {
+			case texted[need] > 0:
+				texted[need]--
+			case untexted[spare] > 0:
+				untexted[spare]--
+			default:
+				what := "message"
+				if need.table == store.TableIdempotency {
+					what = "idempotency record"
+				}
+				v.fail(needs[need][k], "chat %q key %q: its %s at seq %d %q is missing: the %ss there whose key is not known are fewer than the keys of its text that need one", x.ChatNames[need.chat], x.KeyText(k), what, need.seq, x.MidName(need.mid), what)
+			}
+		}
+	}
 }

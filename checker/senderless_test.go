@@ -82,8 +82,9 @@ func TestSenderlessLineIsNoSecondMessage(t *testing.T) {
 // u1's k1 timed out; the messages table holds k1 at 1 without a sender and
 // the idempotency table names u2 for it. With sole_writer the message is
 // u1's, and the record's u2 a phantom; without, u2 may be another writer
-// holding k1. Before the run (seq 1 at or below initial_counter) the
-// message may be anyone's, sole_writer or not.
+// holding k1, the message u2's: record and message agree, a pass. Before
+// the run (seq 1 at or below initial_counter) the message may be anyone's,
+// sole_writer or not (with it, which history key's is not known: unknown).
 func TestSenderlessMessageBesideANamedRecord(t *testing.T) {
 	build := func(sole bool, initial string) *hb {
 		b := clientScoped(sole, initial)
@@ -98,17 +99,19 @@ func TestSenderlessMessageBesideANamedRecord(t *testing.T) {
 	for _, c := range []struct {
 		sole    bool
 		initial string
-	}{{false, ""}, {true, "1"}, {false, "1"}} {
+		want    Status
+	}{{false, "", Pass}, {true, "1", Unknown}, {false, "1", Pass}} {
 		r := build(c.sole, c.initial).check(t)
 		mustNotFail(t, r)
-		must(t, r, NameIdempotencySeqConsist, Unknown)
+		must(t, r, NameIdempotencySeqConsist, c.want)
 	}
 	mustFail(t, build(true, "").check(t), NameIdempotencySeqConsist, 4)
 }
 
 // A message that names its sender beside a senderless record of its key,
-// when no persist used the key: the record may be that message's. Named,
-// it is judged.
+// when no persist used the key: the record may be that message's, and no
+// other key needs it, so nothing is missing: a pass (it was unknown).
+// Named, it is judged.
 func TestSenderlessRecordBesideANamedMessage(t *testing.T) {
 	build := func(recordSender string) *hb {
 		b := clientScoped(false, "")
@@ -122,7 +125,7 @@ func TestSenderlessRecordBesideANamedMessage(t *testing.T) {
 	}
 	r := build("").check(t)
 	mustNotFail(t, r)
-	must(t, r, NameIdempotencySeqConsist, Unknown)
+	must(t, r, NameIdempotencySeqConsist, Pass)
 	must(t, build("s2").check(t), NameIdempotencySeqConsist, Pass)
 	mustFail(t, build("s3").check(t), NameIdempotencySeqConsist, 2)
 }
@@ -385,4 +388,22 @@ func TestRejectedKeysFromBeforeTheRunOnRecordsWithoutASender(t *testing.T) {
 	mustBoth(t, valid, NameLinearizability, Pass)
 	other := strings.Replace(valid, `"key":"p1","seq":1`, `"key":"p2","seq":1`, 1)
 	mustBoth(t, other, NameLinearizability, Fail)
+}
+
+// An idempotency record without a sender is one key's at most: two keys of
+// its text acknowledged at its sequence and message need two records, and
+// one is missing whoever wrote it. One key: a pass.
+func TestARecordWithoutASenderIsOneKeysAtMost(t *testing.T) {
+	const two = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_scope":"client"}}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k","sender":"s1","payload_hash":"hk"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"k","sender":"s2","payload_hash":"hk"}
+{"type":"ok","process":2,"f":"persist","time":4,"seq":1,"message_id":"m1","dedup":false}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k","seq":1,"message_id":"m1"}`
+	must(t, mustExact(t, two), NameIdempotencySeqConsist, Fail)
+	one := strings.Replace(two, `{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"k","sender":"s2","payload_hash":"hk"}
+{"type":"ok","process":2,"f":"persist","time":4,"seq":1,"message_id":"m1","dedup":false}
+`, ``, 1)
+	must(t, mustExact(t, one), NameIdempotencySeqConsist, Pass)
 }
