@@ -80,7 +80,8 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	// With sole_writer such a line is one of the history's keys', which
 	// one not known: unknown. Without it another writer's key under its
 	// text explains it, and what it must agree with whoever wrote it is
-	// judged above (its counterpart; as a key's missing one, doubtful).
+	// judged above (its own counterpart; as a key's missing one, by
+	// keylessEnough).
 	// A message with no key at all may be any key's, its own record
 	// elided, or a persist's without a key (no record): unknown.
 	if x.KeylessMsgs > 0 && (x.SoleWriter || x.untextedMessages() > 0) {
