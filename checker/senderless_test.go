@@ -385,9 +385,31 @@ func TestRejectedKeysFromBeforeTheRunOnRecordsWithoutASender(t *testing.T) {
 {"type":"final","table":"idempotency","chat":"c2","key":"p1","seq":1,"message_id":"pm1c2"}
 {"type":"final","table":"idempotency","chat":"c2","key":"p3","seq":3,"message_id":"pm3c2"}
 {"type":"table_read","table":"idempotency","lines":2}`
-	mustBoth(t, valid, NameLinearizability, Pass)
+	// Not a failure; not a pass either: lines from before the run whose
+	// key is not known are matched to rejected keys by text, not by
+	// sequence (TestAReplayedKeysLineFromBeforeTheRunIsNotARejectedKeys).
+	mustBoth(t, valid, NameLinearizability, Unknown)
 	other := strings.Replace(valid, `"key":"p1","seq":1`, `"key":"p2","seq":1`, 1)
 	mustBoth(t, other, NameLinearizability, Fail)
+}
+
+// A line without a sender from before the run, of text p1, at the
+// sequence a replay of s2's p1 answered, is s2's message: the key rejected
+// as reused (p1 without a sender) has none there. The model matches such
+// lines to rejected keys by text alone, so such a chat is not a pass
+// (oracle seeds 2369832 and 2850925 passed).
+func TestAReplayedKeysLineFromBeforeTheRunIsNotARejectedKeys(t *testing.T) {
+	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":4}
+{"type":"invoke","process":2,"f":"persist","time":1,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"invoke","process":3,"f":"persist","time":1,"chat":"c1","key":"k3","sender":"s1","payload_hash":"hk3x"}
+{"type":"fail","process":2,"f":"persist","time":7,"error":"idempotency_key_reused"}
+{"type":"ok","process":3,"f":"persist","time":7,"seq":6,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":8,"chat":"c1","key":"p1","sender":"s2","payload_hash":"hp1"}
+{"type":"ok","process":2,"f":"persist","time":14,"seq":1,"message_id":"pm1c1","dedup":true}
+{"type":"table_read","table":"messages","lines":2}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"pm1c1","key":"p1","payload_hash":"hp1"}
+{"type":"final","table":"messages","chat":"c1","seq":6,"message_id":"m1","key":"k3"}`
+	mustBoth(t, h, NameLinearizability, Unknown)
 }
 
 // An idempotency record without a sender is one key's at most: two keys of
