@@ -333,7 +333,8 @@ func (x *Index) keylessNoOnesOf(c int32) func(i int32) bool {
 // have made (one with no key at all, or without a sender under the text
 // of such a persist's key): the model does not tie that persist's commit
 // to the line, nor hold the line's sequence against the others' commits,
-// so a pass is not exact.
+// so a pass is not exact. So does one at or below it beside a rejection,
+// which the model may count by text as the rejected key's message.
 func (x *Index) KeylessLinesRelax(c int32) bool {
 	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
 		return false
