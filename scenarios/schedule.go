@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -112,9 +111,9 @@ func (d *decoder) schedule(p string, v *yaml.Node) {
 			}
 			valid = valid && ok
 		}
-		if valid && tf.For > 0 && tf.At > math.MaxInt64-tf.For {
-			// No run's clock reaches its end (bench refuses it too).
-			d.errorf(nodes["for"], "%s: at %s for %s ends beyond the clock's range", path, tf.At, tf.For)
+		if problem := tf.EndsBeyondClock(); valid && problem != "" {
+			// bench refuses it too (TimedFault.OutlastsRun).
+			d.errorf(nodes["for"], "%s: %s", path, problem)
 			valid = false
 		}
 		if valid {

@@ -127,8 +127,8 @@ const MaxFaultWithoutDuration = time.Hour
 // end), or a store latency longer than the run.
 func (f TimedFault) OutlastsRun(duration time.Duration) string {
 	name := f.ScheduleName()
-	if f.For > 0 && f.At > math.MaxInt64-f.For {
-		return fmt.Sprintf("%s at %s for %s ends beyond the clock's range", name, f.At, f.For)
+	if problem := f.EndsBeyondClock(); problem != "" {
+		return problem
 	}
 	end, bound, bounded := f.At+f.For, duration, "the "+duration.String()+" run"
 	if duration <= 0 {
@@ -141,6 +141,15 @@ func (f TimedFault) OutlastsRun(duration time.Duration) string {
 		return fmt.Sprintf("%s from %s to %s outlasts %s: the calls in flight when the writers stop would wait for its end", name, f.At, end, bounded)
 	case f.Kind == StoreLatency && f.Latency > bound:
 		return fmt.Sprintf("%s at %s delays each store call by %s, longer than %s", name, f.At, f.Latency, bounded)
+	}
+	return ""
+}
+
+// EndsBeyondClock says, unless "", that f's window ends past the largest
+// duration: no run's clock reaches its end.
+func (f TimedFault) EndsBeyondClock() string {
+	if f.For > 0 && f.At > math.MaxInt64-f.For {
+		return fmt.Sprintf("%s at %s for %s ends beyond the clock's range", f.ScheduleName(), f.At, f.For)
 	}
 	return ""
 }
