@@ -84,7 +84,7 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	// keylessEnough).
 	// A message with no key at all may be any key's, its own record
 	// elided, or a persist's without a key (no record): unknown.
-	if x.KeylessMsgs > 0 && (x.SoleWriter || x.untextedMessages() > 0) {
+	if x.KeylessMsgs > 0 && (x.SoleWriter || x.UntextedMessages()) {
 		v.unknown("%s carry no key", plural(x.KeylessMsgs, "final message"))
 	}
 	if x.KeylessIdems > 0 && x.SoleWriter {
@@ -271,8 +271,8 @@ func (x *index) keylessCounterparts(v *verdict) {
 			held := x.namedLines(x.RecordsOf(c))
 			lo, hi := store.Span(x.MsgSpan, c)
 			for _, m := range x.Msgs[lo:hi] {
-				if _, texted := x.SenderlessKey[m]; texted && x.Fin.At(m).Key < 0 && !held[namedLine{x.Fin.At(m).Seq, x.Fin.At(m).MessageID, x.finKeyText(m)}] {
-					f := x.Fin.At(m)
+				f := x.Fin.At(m)
+				if _, texted := x.SenderlessKey[m]; texted && f.Key < 0 && !held[namedLine{f.Seq, f.MessageID, x.finKeyText(m)}] {
 					v.fail([]int{int(f.Line)}, "chat %q: the message of key %q without a sender at seq %d (line %d) has no idempotency record under that key text%s",
 						x.ChatNames[c], x.finKeyText(m), f.Seq, f.Line, x.ReadEmptyNote(store.TableIdempotency))
 				}
@@ -297,18 +297,6 @@ func (x *index) namedLines(lines []int32) map[namedLine]bool {
 		held[namedLine{f.Seq, f.MessageID, x.finKeyText(i)}] = true
 	}
 	return held
-}
-
-// untextedMessages counts the final messages with no key at all (not
-// even a key text without a sender).
-func (x *index) untextedMessages() int {
-	n := 0
-	for _, i := range x.Msgs {
-		if _, texted := x.SenderlessKey[i]; x.Fin.At(i).Key < 0 && !texted {
-			n++
-		}
-	}
-	return n
 }
 
 // counterpartNeed is what the line a key lacks must name, where only a

@@ -82,6 +82,21 @@ func (x *Index) KeylessMayHold(c, k int32) bool {
 	return named
 }
 
+// UntextedMessages reports whether a final message carries no key at all
+// (not even a key text without a sender).
+func (x *Index) UntextedMessages() bool {
+	if x.KeylessMsgs == 0 {
+		return false
+	}
+	x.keylessOnce.Do(x.gatherKeylessTexts)
+	for _, t := range x.keylessTexts {
+		if t.untexted {
+			return true
+		}
+	}
+	return false
+}
+
 // keylessTextsOf is a chat's final messages whose key is not known: some
 // with no key at all (untexted), and the key texts of the others.
 type keylessTextsOf struct {
