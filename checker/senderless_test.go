@@ -385,19 +385,16 @@ func TestRejectedKeysFromBeforeTheRunOnRecordsWithoutASender(t *testing.T) {
 {"type":"final","table":"idempotency","chat":"c2","key":"p1","seq":1,"message_id":"pm1c2"}
 {"type":"final","table":"idempotency","chat":"c2","key":"p3","seq":3,"message_id":"pm3c2"}
 {"type":"table_read","table":"idempotency","lines":2}`
-	// Not a failure; not a pass either: lines from before the run whose
-	// key is not known are matched to rejected keys by text, not by
-	// sequence (TestAReplayedKeysLineFromBeforeTheRunIsNotARejectedKeys).
-	mustBoth(t, valid, NameLinearizability, Unknown)
+	mustBoth(t, valid, NameLinearizability, Pass)
 	other := strings.Replace(valid, `"key":"p1","seq":1`, `"key":"p2","seq":1`, 1)
 	mustBoth(t, other, NameLinearizability, Fail)
 }
 
 // A line without a sender from before the run, of text p1, at the
 // sequence a replay of s2's p1 answered, is s2's message: the key rejected
-// as reused (p1 without a sender) has none there. The model matches such
-// lines to rejected keys by text alone, so such a chat is not a pass
-// (oracle seeds 2369832 and 2850925 passed).
+// as reused (p1 without a sender) has none there, and no other line from
+// before the run can be its (oracle seeds 2369832 and 2850925 passed). A
+// second line of its text, at a sequence no key holds, is room for it.
 func TestAReplayedKeysLineFromBeforeTheRunIsNotARejectedKeys(t *testing.T) {
 	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":4}
 {"type":"invoke","process":2,"f":"persist","time":1,"chat":"c1","key":"p1","payload_hash":"hp1x"}
@@ -409,7 +406,25 @@ func TestAReplayedKeysLineFromBeforeTheRunIsNotARejectedKeys(t *testing.T) {
 {"type":"table_read","table":"messages","lines":2}
 {"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"pm1c1","key":"p1","payload_hash":"hp1"}
 {"type":"final","table":"messages","chat":"c1","seq":6,"message_id":"m1","key":"k3"}`
-	mustBoth(t, h, NameLinearizability, Unknown)
+	mustBoth(t, h, NameLinearizability, Fail)
+	room := strings.Replace(h, `"lines":2}`, `"lines":3}
+{"type":"final","table":"messages","chat":"c1","seq":3,"message_id":"pm3c1","key":"p1"}`, 1)
+	mustBoth(t, room, NameLinearizability, Pass)
+}
+
+// A key only rejected as reused whose own record from before the run is
+// at the sequence a replay gave another key: a message has one key.
+func TestARejectedKeysOwnLineAtAReplayedSequence(t *testing.T) {
+	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":2}
+{"type":"invoke","process":2,"f":"persist","time":1,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"fail","process":2,"f":"persist","time":7,"error":"idempotency_key_reused"}
+{"type":"invoke","process":2,"f":"persist","time":8,"chat":"c1","key":"q1","sender":"s2","payload_hash":"hq1"}
+{"type":"ok","process":2,"f":"persist","time":14,"seq":1,"message_id":"pm1c1","dedup":true}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"p1","seq":1,"message_id":"pm1c1"}`
+	mustBoth(t, h, NameLinearizability, Fail)
+	// At seq 2 it is its own message.
+	mustBoth(t, strings.Replace(h, `"key":"p1","seq":1,"message_id":"pm1c1"`, `"key":"p1","seq":2,"message_id":"pm2c1"`, 1), NameLinearizability, Pass)
 }
 
 // An idempotency record without a sender is one key's at most: two keys of

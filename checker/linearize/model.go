@@ -242,14 +242,13 @@ type Chat struct {
 	MessagesRead bool
 	PreFinal     map[uint64]uint64
 	PreRunKeySeq map[int32]uint64
-	PreKeyless   int // final messages lines at or below it without a key
-	// PreKeylessTexts counts, by key text, those of them that name a key
-	// whose sender is not known (key_scope client): they can be only a
-	// key of that text.
-	PreKeylessTexts map[string]int
-	// PreKeylessRecords counts, by key text, the idempotency records at or
-	// below it without a sender that cannot be attributed.
-	PreKeylessRecords map[string]int
+	// PreKeyless is the final messages lines at or below it whose key is
+	// not known: with no key at all, or naming a key whose sender is not
+	// known (key_scope client), which can be only a key of that text.
+	PreKeyless []PreKeylessLine
+	// PreKeylessRecords is the idempotency records at or below it without
+	// a sender that cannot be attributed.
+	PreKeylessRecords []PreKeylessLine
 	rejOnly           map[int32]int32 // rejectedOnly's answer, once worked out
 	// optional: preRunOptional's answer; preRunSlack: how many of them
 	// can be from before the run (preRunContradiction works it out).

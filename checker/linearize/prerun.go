@@ -119,22 +119,36 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 	}
 	var unplaced []int32 // those no final line of their own places
 	for _, op := range rejected {
-		switch s := m.PreRunKeySeq[m.Ops[op].Key]; {
+		s := m.PreRunKeySeq[m.Ops[op].Key]
+		j, other := keyAt[s]
+		switch {
 		case s > m.Base:
 			return -1, op, "the rejection proves the key was committed, no persist of the run can have, and its final line places its message in the run", true
+		case s != 0 && other: // a key only rejected has no replay: j's is another
+			return j, op, fmt.Sprintf("the key's final line places its message at sequence %d, another key's", s), true
 		case s != 0: // its own line places it
 		default:
 			unplaced = append(unplaced, op)
 		}
 	}
 	rejected = unplaced
+	// Sequences another key's message holds: a replay's, or a final line's
+	// whose key is known. A line there whose key is not known is that
+	// message, no rejected key's.
+	placed := map[uint64]bool{}
+	for s := range keyAt {
+		placed[s] = true
+	}
+	for _, s := range m.PreRunKeySeq {
+		placed[s] = true
+	}
 	if m.MessagesRead {
 		// The table holds every message: each such key's is one of its
 		// lines from before the run whose key is not known, one with no
 		// key or one under the key's text (a line without a sender,
 		// key_scope client): another text is another key's, whoever sent
 		// it (oracle seeds 358437 and 3312796).
-		pool := m.preKeylessPool()
+		pool := preKeylessPool(m.PreKeyless, placed)
 		for _, op := range rejected {
 			if !pool.take(m.h.Key(m.Ops[op].Op)) {
 				return -1, op, "the rejection proves the key was committed, no persist of the run can have, and the final table holds no message of it from before the run", true
@@ -150,7 +164,7 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 	// A record from before the run whose key is not known (without a
 	// sender) shows a message there (it is known, no free sequence): one
 	// of a rejected key of its text (oracle seed 200204).
-	records := &preKeylessLines{texts: maps.Clone(m.PreKeylessRecords)}
+	records := preKeylessPool(m.PreKeylessRecords, placed)
 	var unmatched []int32
 	for _, op := range rejected {
 		if !records.take(m.h.Key(m.Ops[op].Op)) {
@@ -262,6 +276,14 @@ func (m *Chat) rejectedOnly() map[int32]int32 {
 	return first
 }
 
+// PreKeylessLine is a final line at or below the initial counter whose
+// key is not known.
+type PreKeylessLine struct {
+	Seq    uint64
+	Text   string // its key's text, when it names one (without a sender)
+	Texted bool   // false: no key at all
+}
+
 // preKeylessLines is what is left of the final table's lines from before
 // the run whose key is not known: those without a key at all, which any
 // key's message may be, and, by key text, those without a sender.
@@ -270,10 +292,20 @@ type preKeylessLines struct {
 	texts    map[string]int
 }
 
-func (m *Chat) preKeylessPool() *preKeylessLines {
-	p := &preKeylessLines{untexted: m.PreKeyless, texts: maps.Clone(m.PreKeylessTexts)}
-	for _, n := range p.texts {
-		p.untexted -= n
+// preKeylessPool gathers the lines a rejected key's message may be: of
+// lines, those at no sequence in placed (a replay's, or a line's whose
+// key is known: another key's message is there; oracle seeds 2369832 and
+// 2850925).
+func preKeylessPool(lines []PreKeylessLine, placed map[uint64]bool) *preKeylessLines {
+	p := &preKeylessLines{texts: map[string]int{}}
+	for _, l := range lines {
+		switch {
+		case placed[l.Seq]:
+		case l.Texted:
+			p.texts[l.Text]++
+		default:
+			p.untexted++
+		}
 	}
 	return p
 }

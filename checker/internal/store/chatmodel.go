@@ -151,13 +151,9 @@ func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*li
 			if f.Seq <= m.Base {
 				m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
 				if f.Key < 0 {
-					m.PreKeyless++ // some key's from before the run: perhaps a rejected one's
-					if text, ok := x.SenderlessKey[i]; ok {
-						if m.PreKeylessTexts == nil {
-							m.PreKeylessTexts = map[string]int{}
-						}
-						m.PreKeylessTexts[text]++
-					}
+					// Some key's from before the run: perhaps a rejected one's.
+					text, texted := x.SenderlessKey[i]
+					m.PreKeyless = append(m.PreKeyless, linearize.PreKeylessLine{Seq: f.Seq, Text: text, Texted: texted})
 				}
 			}
 			if f.Key >= 0 {
@@ -174,10 +170,7 @@ func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*li
 					m.PreFinal[f.Seq] = x.MidHash[f.MessageID]
 				}
 				if text, ok := x.SenderlessKey[r]; ok && f.Key < 0 {
-					if m.PreKeylessRecords == nil {
-						m.PreKeylessRecords = map[string]int{}
-					}
-					m.PreKeylessRecords[text]++
+					m.PreKeylessRecords = append(m.PreKeylessRecords, linearize.PreKeylessLine{Seq: f.Seq, Text: text, Texted: true})
 				}
 			}
 			if k := f.Key; k >= 0 {
@@ -348,8 +341,7 @@ func (x *Index) keylessNoOnesOf(c int32) func(i int32) bool {
 // have made (one with no key at all, or without a sender under the text
 // of such a persist's key): the model does not tie that persist's commit
 // to the line, nor hold the line's sequence against the others' commits,
-// so a pass is not exact. So does one at or below it beside a rejection,
-// which the model may count by text as the rejected key's message.
+// so a pass is not exact.
 func (x *Index) KeylessLinesRelax(c int32) bool {
 	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
 		return false
@@ -362,14 +354,7 @@ func (x *Index) KeylessLinesRelax(c int32) bool {
 				continue
 			}
 			if f.Seq <= x.InitialCounter {
-				// From before the run: a key rejected as reused may take
-				// it as its message there, counted by text but not by
-				// sequence, one a replay gave another key (oracle seeds
-				// 2369832 and 2850925): not exact.
-				if k.rejected {
-					return true
-				}
-				continue
+				continue // the model places it (preRunContradiction)
 			}
 			if text, texted := x.SenderlessKey[i]; !texted || k.open[text] {
 				return true
@@ -390,9 +375,8 @@ type textSeq struct {
 // not known: the key texts of its persists of unknown outcome, and the
 // (text, sequence) of its ok answers.
 type keylessOwners struct {
-	open     map[string]bool
-	acked    map[textSeq]bool
-	rejected bool // some persist of the chat was rejected as reused
+	open  map[string]bool
+	acked map[textSeq]bool
 }
 
 func (x *Index) keylessOwnersOf(c int32) keylessOwners {
@@ -408,8 +392,6 @@ func (x *Index) keylessOwnersOf(c int32) keylessOwners {
 			k.acked[textSeq{x.KeyText(op.Key), x.AckSeq(o)}] = true
 		case StInfo, StOpen:
 			k.open[x.KeyText(op.Key)] = true
-		case StFail:
-			k.rejected = k.rejected || x.IsRejection(o)
 		}
 	}
 	return k
