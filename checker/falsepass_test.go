@@ -102,10 +102,17 @@ func TestUnattributedFinalLineRelaxesOnlyItsChat(t *testing.T) {
 	withC2 := head + c1 + c2 + finals + `
 {"type":"final","table":"messages","chat":"c2","seq":1,"message_id":"mx","key":"x"}`
 	mustBoth(t, withC2, NameLinearizability, Fail)
-	// c2 alone is not judged a pass: its line could be either sender's.
+	// c2 alone, with a sync that showed its line's message, passes: the
+	// line, either sender's or another writer's, is as good as another
+	// writer's (store/keyless_others.go).
 	alone := head + c2 + `
+{"type":"invoke","process":5,"f":"sync","time":9,"chat":"c2","after":0,"limit":0}
+{"type":"ok","process":5,"f":"sync","time":10,"seqs":[1],"message_ids":["mx"]}
 {"type":"final","table":"messages","chat":"c2","seq":1,"message_id":"mx","key":"x"}`
-	exact, porc := checkBoth(t, alone)
+	mustBoth(t, alone, NameLinearizability, Pass)
+	// With sole_writer it is one of theirs, which one not known: not a
+	// pass.
+	exact, porc := checkBoth(t, strings.Replace(alone, `"key_scope":"client"}}`, `"key_scope":"client"},"sole_writer":true}`, 1))
 	for _, r := range []Report{exact, porc} {
 		res := must(t, r, NameLinearizability, Unknown)
 		mustContain(t, res.Detail, "without a key")
@@ -579,4 +586,20 @@ func mustVerdictBoth(t *testing.T, name, history string, valid bool) {
 			t.Errorf("%s: valid = %v, want %v: %+v", name, r.Valid, valid, r.Invariants)
 		}
 	}
+}
+
+// A sync that showed, at an other writer's sequence, another message id
+// than the final table's line there is not linearizable: the exact
+// checker took any id there as the other writer's (porcupine did not).
+func TestASyncShowsAnotherIDThanAnOtherWritersLine(t *testing.T) {
+	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_scope":"client"}}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"p1","sender":"s1","payload_hash":"hp1"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":5,"chat":"c1","after":1,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":6,"seqs":[2],"message_ids":["my"]}
+{"type":"table_read","table":"messages","lines":2}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m1","key":"p1","sender":"s1","payload_hash":"hp1"}
+{"type":"final","table":"messages","chat":"c1","seq":2,"message_id":"mx1","key":"kx0"}`
+	mustBoth(t, h, NameLinearizability, Fail)
+	mustBoth(t, strings.Replace(h, `"message_ids":["my"]`, `"message_ids":["mx1"]`, 1), NameLinearizability, Pass)
 }

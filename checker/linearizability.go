@@ -173,7 +173,8 @@ func judgeLinearizability(j *judging) Result {
 // others'), a persist without a key that did not fail (the model leaves
 // those out), or one of unknown outcome that the model lets commit
 // anywhere only because such a message may be its (store.Index.
-// KeylessMayHold). Without any, every such line is no operation's the
+// KeylessAnywhere). With other writers and no rejection in the chat,
+// neither relaxation is made (store.Index.KeylessLinesAreOthers). Without any, every such line is no operation's the
 // model leaves open, another writer's that holds its sequence (the
 // model's others), and its pass stands.
 func (x *index) keylessMayBeOpsOf(c int32) bool {
@@ -192,7 +193,7 @@ func (x *index) keylessMayBeOpsOf(c int32) bool {
 		if op.Key < 0 {
 			return true
 		}
-		if op.Status != store.StOK && !x.KeyCreated[op.Key] && x.KeyMsg[op.Key] < 0 && x.KeylessMayHold(c, op.Key) {
+		if op.Status != store.StOK && !x.KeyCreated[op.Key] && x.KeyMsg[op.Key] < 0 && x.KeylessAnywhere(o) {
 			return true
 		}
 	}

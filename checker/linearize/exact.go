@@ -821,7 +821,7 @@ func (e *exactChat) matchUnknownsWith(lst []int64, taken []bool) (string, []int)
 		// history used (they need no persist of the history).
 		kept := need[:0]
 		for _, u := range need {
-			if e.m.othersMayHold(u.seq, u.id) || e.m.isOther(u.seq) {
+			if e.m.othersMayHold(u.seq, u.id) || e.m.otherShows(u.seq, u.id) {
 				e.others = append(e.others, u.seq)
 			} else {
 				kept = append(kept, u)

@@ -563,6 +563,17 @@ func (m *Chat) othersMayHold(seq, id uint64) bool {
 	return ok && (id == 0 || id == fid)
 }
 
+// otherShows reports whether an other writer's final line at seq
+// (isOther) may be what a sync showed there with message id id: not when
+// the final messages table, read, holds another id there.
+func (m *Chat) otherShows(seq, id uint64) bool {
+	if !m.isOther(seq) {
+		return false
+	}
+	fid, ok := m.Foreign[seq]
+	return !m.TableRead || !ok || id == 0 || id == fid
+}
+
 // mayHold reports whether key's message may be at seq: not when the
 // final state gives seq to another key of the history.
 func (m *Chat) mayHold(key int32, seq uint64) bool {

@@ -58,7 +58,9 @@ func (x *Index) linKindOf(o int32, reject bool) linearize.Kind {
 			return linearize.KindRejected
 		}
 	case x.KeyCreated[x.Ops.At(o).Key]:
-	case x.KeyMsg[x.Ops.At(o).Key] >= 0 || !x.HasMessages || x.KeylessMayHold(x.Ops.At(o).Chat, x.Ops.At(o).Key):
+	case x.KeyMsg[x.Ops.At(o).Key] >= 0 || !x.HasMessages:
+		return linearize.KindInfo
+	case x.KeylessAnywhere(o):
 		return linearize.KindInfo
 	}
 	return 0
@@ -329,6 +331,11 @@ func (x *Index) keylessNoOnesOf(c int32) func(i int32) bool {
 	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
 		return func(int32) bool { return false }
 	}
+	if x.KeylessLinesAreOthers(c) {
+		// Every such line is, but where a key of the history is placed.
+		placed := x.placedSeqs(c)
+		return func(i int32) bool { return !placed[x.Fin.At(i).Seq] }
+	}
 	k := x.keylessOwnersOf(c)
 	return func(i int32) bool {
 		text, texted := x.SenderlessKey[i]
@@ -343,7 +350,7 @@ func (x *Index) keylessNoOnesOf(c int32) func(i int32) bool {
 // to the line, nor hold the line's sequence against the others' commits,
 // so a pass is not exact.
 func (x *Index) KeylessLinesRelax(c int32) bool {
-	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
+	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 || x.KeylessLinesAreOthers(c) {
 		return false
 	}
 	k := x.keylessOwnersOf(c)

@@ -54,6 +54,10 @@ type Index struct {
 	// (KeylessMayHold).
 	keylessOnce  sync.Once
 	keylessTexts map[int32]keylessTextsOf
+	// rejecting: the chats with a persist rejected as reused
+	// (KeylessLinesAreOthers).
+	rejectingOnce sync.Once
+	rejecting     map[int32]bool
 
 	// The Log's records, in the blocks they were read into: gathering
 	// them into one slice each copied a quarter of a run's memory at once
