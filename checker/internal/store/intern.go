@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/checker/internal/render"
@@ -193,6 +194,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			m[ck] = several
 		}
 	}
+	usedBy := map[chatKey][]int32{} // the senders' keys whose persists used it
 	for p, f := range keyMap {
 		if *k.sender.At(int32(p)) == NoSender {
 			continue
@@ -201,7 +203,53 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		claim(named, ck, f)
 		if used[f] {
 			claim(owner, ck, f)
+			if !slices.Contains(usedBy[ck], f) {
+				usedBy[ck] = append(usedBy[ck], f)
+			}
 		}
+	}
+	// With sole_writer, a line without a sender above initial_counter is a
+	// history sender's line for its key; not one whose key has its own
+	// line (naming its sender) in that table, which would be a second
+	// record or message of one key, a failure whichever it is. So of the
+	// several senders that used its key, the one without such a line is
+	// the line's (two senders of one key under key_scope client, one
+	// record each: the record without a sender is the other's).
+	lonely := map[int32]int32{} // senderless line's key -> the one sender's key it can be
+	if sl.soleWriter {
+		type tableKey struct {
+			table TableKind
+			ck    chatKey
+		}
+		linedIn := map[tableKey][]int32{}
+		l.Fin.Each(func(f *FinalRecord) {
+			if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) != NoSender {
+				tk := tableKey{f.Table, chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}}
+				linedIn[tk] = append(linedIn[tk], keyMap[f.Key])
+			}
+		})
+		l.Fin.Each(func(f *FinalRecord) {
+			if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Key < 0 || *k.sender.At(f.Key) != NoSender || f.Seq <= sl.initialCounter {
+				return
+			}
+			ck := chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}
+			if owner[ck] != several {
+				return
+			}
+			one := int32(-1)
+			for _, s := range usedBy[ck] {
+				if slices.Contains(linedIn[tableKey{f.Table, ck}], s) {
+					continue
+				}
+				if one >= 0 {
+					return // two may hold it
+				}
+				one = s
+			}
+			if one >= 0 {
+				lonely[f.Key] = one
+			}
+		})
 	}
 	dense := columns.Filled(len(keyMap), int32(-1))
 	next := int32(0)
@@ -210,6 +258,9 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		if *k.sender.At(int32(p)) == NoSender {
 			ck := chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}
 			o := owner[ck]
+			if one, ok := lonely[int32(p)]; ok {
+				o = one
+			}
 			if preRun[int32(p)] && (named[ck] != o || lined[ck]) {
 				o = several
 			}
