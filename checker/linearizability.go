@@ -173,10 +173,11 @@ func judgeLinearizability(j *judging) Result {
 // others'), a persist without a key that did not fail (the model leaves
 // those out), or one of unknown outcome that the model lets commit
 // anywhere only because such a message may be its (store.Index.
-// KeylessAnywhere). With other writers and no rejection in the chat,
-// neither relaxation is made (store.Index.KeylessLinesAreOthers). Without any, every such line is no operation's the
-// model leaves open, another writer's that holds its sequence (the
-// model's others), and its pass stands.
+// KeylessAnywhere). With other writers, neither relaxation is made for a
+// line no key rejected as reused may be, nor for a persist that could hold
+// only such lines (store/keyless_others.go). Without any, every such line
+// is no operation's the model leaves open, another writer's that holds its
+// sequence (the model's others), and its pass stands.
 func (x *index) keylessMayBeOpsOf(c int32) bool {
 	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
 		return false

@@ -331,13 +331,13 @@ func (x *Index) keylessNoOnesOf(c int32) func(i int32) bool {
 	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
 		return func(int32) bool { return false }
 	}
-	if x.KeylessLinesAreOthers(c) {
-		// Every such line is, but where a key of the history is placed.
-		placed := x.placedSeqs(c)
-		return func(i int32) bool { return !placed[x.Fin.At(i).Seq] }
-	}
+	placed := x.placedSeqs(c)
 	k := x.keylessOwnersOf(c)
 	return func(i int32) bool {
+		if x.keylessLineIsOther(c, i) {
+			// But where a key of the history is placed (keyless_others.go).
+			return !placed[x.Fin.At(i).Seq]
+		}
 		text, texted := x.SenderlessKey[i]
 		return texted && !k.open[text] && !k.acked[textSeq{text, x.Fin.At(i).Seq}]
 	}
@@ -350,7 +350,7 @@ func (x *Index) keylessNoOnesOf(c int32) func(i int32) bool {
 // to the line, nor hold the line's sequence against the others' commits,
 // so a pass is not exact.
 func (x *Index) KeylessLinesRelax(c int32) bool {
-	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 || x.KeylessLinesAreOthers(c) {
+	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
 		return false
 	}
 	k := x.keylessOwnersOf(c)
@@ -360,8 +360,8 @@ func (x *Index) KeylessLinesRelax(c int32) bool {
 			if f.Key >= 0 || f.Key == FinKeyUnsent {
 				continue
 			}
-			if f.Seq <= x.InitialCounter {
-				continue // the model places it (preRunContradiction)
+			if f.Seq <= x.InitialCounter || x.keylessLineIsOther(c, i) {
+				continue // the model places it (preRunContradiction), or another writer's
 			}
 			if text, texted := x.SenderlessKey[i]; !texted || k.open[text] {
 				return true

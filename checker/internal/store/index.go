@@ -54,10 +54,10 @@ type Index struct {
 	// (KeylessMayHold).
 	keylessOnce  sync.Once
 	keylessTexts map[int32]keylessTextsOf
-	// rejecting: the chats with a persist rejected as reused
-	// (KeylessLinesAreOthers).
+	// rejecting: per chat, the key texts of its persists rejected as
+	// reused (rejectedTextsOf).
 	rejectingOnce sync.Once
-	rejecting     map[int32]bool
+	rejecting     map[int32]map[string]bool
 
 	// The Log's records, in the blocks they were read into: gathering
 	// them into one slice each copied a quarter of a run's memory at once

@@ -7,28 +7,59 @@ package store
 // sync's sight, a gap filled, a sequence taken), with fewer constraints:
 // no interval to fall in. And such a persist's key, never answered ok and
 // with no final line of its own, changes nothing else the model sees,
-// unless a rejection as reused proves it committed. So in a chat with
-// other writers and no rejection, the model takes those lines as other
-// writers', holding their sequences, and the persists of unknown outcome
-// that only such a line could hold as never committed: as exact as tying
-// each persist to the line of its text, and decided where the relaxation
-// (KeylessLinesRelax) made the chat unknown.
+// unless a rejection as reused proves it committed. So with other
+// writers, the model takes those lines as other writers', holding their
+// sequences (but those a key rejected as reused in the chat may be), and
+// the persists of unknown outcome that only such lines could hold as never
+// committed: as exact as tying each persist to the line of its text, and
+// decided where the relaxation (KeylessLinesRelax) made the chat unknown.
 
-// KeylessLinesAreOthers reports whether chat c's final lines whose key is
-// not known are taken as other writers' (the comment above).
-func (x *Index) KeylessLinesAreOthers(c int32) bool {
+// keylessLineIsOther reports whether final line i of chat c, whose key is
+// not known, is taken as another writer's (the comment above): without
+// sole_writer, unless a key of c rejected as reused may be its (a
+// rejection proves its key committed, and its message is then such a
+// line: one of its text, or one with no key at all).
+func (x *Index) keylessLineIsOther(c, i int32) bool {
 	if x.SoleWriter {
 		return false
 	}
+	rejected := x.rejectedTextsOf(c)
+	if rejected == nil {
+		return true
+	}
+	text, texted := x.SenderlessKey[i]
+	return texted && !rejected[text]
+}
+
+// keylessLinesOthersFor reports whether every final line of chat c whose
+// key is not known and key k may hold is taken as another writer's.
+func (x *Index) keylessLinesOthersFor(c, k int32) bool {
+	if x.SoleWriter {
+		return false
+	}
+	rejected := x.rejectedTextsOf(c)
+	if rejected == nil {
+		return true
+	}
+	x.keylessOnce.Do(x.gatherKeylessTexts)
+	return !rejected[x.KeyText(k)] && !x.keylessTexts[c].untexted
+}
+
+// rejectedTextsOf is the key texts of chat c's persists rejected as reused,
+// nil when none was.
+func (x *Index) rejectedTextsOf(c int32) map[string]bool {
 	x.rejectingOnce.Do(func() {
-		x.rejecting = map[int32]bool{}
+		x.rejecting = map[int32]map[string]bool{}
 		for o := range x.Ops.Count() {
-			if x.Ops.At(o).Fn == FnPersist && x.IsRejection(o) {
-				x.rejecting[x.Ops.At(o).Chat] = true
+			if op := x.Ops.At(o); op.Fn == FnPersist && op.Key >= 0 && x.IsRejection(o) {
+				if x.rejecting[op.Chat] == nil {
+					x.rejecting[op.Chat] = map[string]bool{}
+				}
+				x.rejecting[op.Chat][x.KeyText(op.Key)] = true
 			}
 		}
 	})
-	return !x.rejecting[c]
+	return x.rejecting[c]
 }
 
 // KeylessAnywhere reports whether persist o, of unknown outcome, its key
@@ -48,7 +79,18 @@ func (x *Index) KeylessAnywhere(o int32) bool {
 		// took it for the key's commit, with content a rejection refused).
 		return x.Fin.At(r).Seq > x.InitialCounter
 	}
-	return x.keyAnswered(k) || !x.KeylessLinesAreOthers(c)
+	return x.keyAnswered(k) || x.keyRejected(k) || !x.keylessLinesOthersFor(c, k)
+}
+
+// keyRejected reports whether a persist of key k was rejected as reused:
+// that proves the key committed.
+func (x *Index) keyRejected(k int32) bool {
+	for _, o := range x.KeyOps(k) {
+		if x.IsRejection(o) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyAnswered reports whether a persist of key k was answered ok: a replay
