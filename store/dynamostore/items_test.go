@@ -110,7 +110,10 @@ func TestCreateChatAndIncrementWriteADRAttributes(t *testing.T) {
 
 func TestTransactWriteWritesADRAttributes(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 2, 1, 10, 0, 0, 123, time.UTC)
+	// Far ahead: the idempotency table has the ADR's ttl on, and DynamoDB
+	// Local deletes an item whose ttl has passed, at a moment of its own
+	// (CI read "no item" for a ttl in the past).
+	now := time.Date(2100, 2, 1, 10, 0, 0, 123, time.UTC)
 	s := newTestStore(now)
 	chat := "items-tx-" + randomPrefix()
 	expires := now.Add(IdempotencyTTL)
@@ -169,7 +172,7 @@ func TestIdempotencyItemWithoutChatseqAttributesReads(t *testing.T) {
 		TableName: aws.String(testTables.Idempotency),
 		Item: item{
 			"chat_id": str(chat), "client_message_id": str("k"), "message_id": str("msg_x"),
-			"sequence": num(5), "created_at": str("2026-01-30T12:00:00Z"), "ttl": numInt(1800000000),
+			"sequence": num(5), "created_at": str("2026-01-30T12:00:00Z"), "ttl": numInt(4102444800), // 2100: not yet expired (see above)
 		},
 	})
 	if err != nil {
@@ -179,7 +182,7 @@ func TestIdempotencyItemWithoutChatseqAttributesReads(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("GetIdempotency = %v, %v", ok, err)
 	}
-	if rec.Seq != 5 || rec.MessageID != "msg_x" || rec.ExpiresAt.Unix() != 1800000000 || rec.Sender != "" {
+	if rec.Seq != 5 || rec.MessageID != "msg_x" || rec.ExpiresAt.Unix() != 4102444800 || rec.Sender != "" {
 		t.Fatalf("GetIdempotency = %+v", rec)
 	}
 }
