@@ -14,35 +14,33 @@ package store
 // committed: as exact as tying each persist to the line of its text, and
 // decided where the relaxation (KeylessLinesRelax) made the chat unknown.
 
-// keylessLineIsOther reports whether final line i of chat c, whose key is
-// not known, is taken as another writer's (the comment above): without
-// sole_writer, unless a key of c rejected as reused may be its (a
-// rejection proves its key committed, and its message is then such a
-// line: one of its text, or one with no key at all).
-func (x *Index) keylessLineIsOther(c, i int32) bool {
+// keylessTextIsOther reports whether a final line of chat c whose key is
+// not known, naming key text text (texted) or no key at all, is taken as
+// another writer's (the comment above): without sole_writer, unless a key
+// of c rejected as reused may be its (a rejection proves its key
+// committed, and its message is then such a line: one of its text, or one
+// with no key at all).
+func (x *Index) keylessTextIsOther(c int32, text string, texted bool) bool {
 	if x.SoleWriter {
 		return false
 	}
 	rejected := x.rejectedTextsOf(c)
-	if rejected == nil {
-		return true
-	}
+	return rejected == nil || texted && !rejected[text]
+}
+
+// keylessLineIsOther is keylessTextIsOther for final line i of chat c.
+func (x *Index) keylessLineIsOther(c, i int32) bool {
 	text, texted := x.SenderlessKey[i]
-	return texted && !rejected[text]
+	return x.keylessTextIsOther(c, text, texted)
 }
 
 // keylessLinesOthersFor reports whether every final line of chat c whose
-// key is not known and key k may hold is taken as another writer's.
+// key is not known and key k may hold (of its text, or with no key at all)
+// is taken as another writer's.
 func (x *Index) keylessLinesOthersFor(c, k int32) bool {
-	if x.SoleWriter {
-		return false
-	}
-	rejected := x.rejectedTextsOf(c)
-	if rejected == nil {
-		return true
-	}
 	x.keylessOnce.Do(x.gatherKeylessTexts)
-	return !rejected[x.KeyText(k)] && !x.keylessTexts[c].untexted
+	untexted := x.keylessTexts[c].untexted
+	return x.keylessTextIsOther(c, x.KeyText(k), true) && (!untexted || x.keylessTextIsOther(c, "", false))
 }
 
 // rejectedTextsOf is the key texts of chat c's persists rejected as reused,
