@@ -77,21 +77,46 @@ func checkIdempotencySequenceConsistency(x *index) Result {
 	x.recordsSharingASequence(v)
 	x.syncsAgainstRecords(v)
 	x.keylessCounterparts(v)
-	// With sole_writer such a line is one of the history's keys', which
-	// one not known: unknown. Without it another writer's key under its
-	// text explains it, and what it must agree with whoever wrote it is
-	// judged above (its own counterpart; as a key's missing one, by
-	// keylessEnough).
+	// With sole_writer such a line above initial_counter, of a key text
+	// several senders of its chat used, is one of those senders' keys',
+	// which one not known: unknown. Without it, another writer's key
+	// under its text explains it, and what it must agree with whoever
+	// wrote it is judged above (its own counterpart; as a key's missing
+	// one, by keylessEnough); so it does with sole_writer for a line from
+	// before the run (the promise is for the run's lines), and for one of
+	// a text no persist of its chat used (no key of the history's, a
+	// phantom: no_phantom_messages).
 	// A message with no key at all may be any key's, its own record
 	// elided, or a persist's without a key (no record): unknown.
-	if x.KeylessMsgs > 0 && (x.SoleWriter || x.UntextedMessages()) {
+	if x.UntextedMessages() {
 		v.unknown("%s carry no key", plural(x.KeylessMsgs, "final message"))
+	} else if n := x.soleWritersUnattributed(store.TableMessages); n > 0 {
+		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and several senders of the history used its key)", plural(n, "final message"))
 	}
-	if x.KeylessIdems > 0 && x.SoleWriter {
-		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and no ack or sole writer's single sender names it)", plural(x.KeylessIdems, "idempotency record"))
+	if n := x.soleWritersUnattributed(store.TableIdempotency); n > 0 {
+		v.unknown("%s carry no key that can be attributed (key_scope client: no sender, and no ack or sole writer's single sender names it)", plural(n, "idempotency record"))
 	}
 	v.pass("%s: record and message agree; every acknowledged key has its record", plural(pairs, "key"))
 	return v.result()
+}
+
+// soleWritersUnattributed counts, under sole_writer, the final lines of
+// table above initial_counter whose key text several senders of their
+// chat used and which cannot be attributed: each is one of those senders'
+// keys', which one not known.
+func (x *index) soleWritersUnattributed(table store.TableKind) int {
+	if !x.SoleWriter || table == store.TableMessages && x.KeylessMsgs == 0 || table == store.TableIdempotency && x.KeylessIdems == 0 {
+		return 0
+	}
+	n := 0
+	for i := range x.Fin.Count() {
+		if f := x.Fin.At(i); f.Table == table && f.Key == store.FinKeyless && f.Seq > x.InitialCounter {
+			if _, texted := x.SenderlessKey[i]; texted {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // acksAgainstRecords fails each acknowledged persist whose key has no

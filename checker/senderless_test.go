@@ -84,7 +84,7 @@ func TestSenderlessLineIsNoSecondMessage(t *testing.T) {
 // u1's, and the record's u2 a phantom; without, u2 may be another writer
 // holding k1, the message u2's: record and message agree, a pass. Before
 // the run (seq 1 at or below initial_counter) the message may be anyone's,
-// sole_writer or not (with it, which history key's is not known: unknown).
+// sole_writer or not (the promise is for the run's lines): a pass.
 func TestSenderlessMessageBesideANamedRecord(t *testing.T) {
 	build := func(sole bool, initial string) *hb {
 		b := clientScoped(sole, initial)
@@ -100,7 +100,7 @@ func TestSenderlessMessageBesideANamedRecord(t *testing.T) {
 		sole    bool
 		initial string
 		want    Status
-	}{{false, "", Pass}, {true, "1", Unknown}, {false, "1", Pass}} {
+	}{{false, "", Pass}, {true, "1", Pass}, {false, "1", Pass}} {
 		r := build(c.sole, c.initial).check(t)
 		mustNotFail(t, r)
 		must(t, r, NameIdempotencySeqConsist, c.want)
@@ -318,10 +318,23 @@ func TestLinesWithoutASenderNeedTheirCounterparts(t *testing.T) {
 	// The message under another key text than its record's.
 	otherText := strings.Replace(both, `"message_id":"mx","key":"kx"}`, `"message_id":"mx","key":"ky"}`, 1)
 	must(t, mustExact(t, otherText), NameIdempotencySeqConsist, Fail)
-	// With sole_writer the line is one of the history's keys', which one
-	// not known: unknown.
+	// With sole_writer a line of a text no persist used is no history
+	// key's: a phantom (no_phantom_messages), whose record and message
+	// agree.
 	sole := strings.Replace(both, `"key_scope":"client"}}`, `"key_scope":"client"},"sole_writer":true}`, 1)
-	must(t, mustExact(t, sole), NameIdempotencySeqConsist, Unknown)
+	must(t, mustExact(t, sole), NameIdempotencySeqConsist, Pass)
+	must(t, mustExact(t, sole), NameNoPhantomMessages, Fail)
+	// Of a text two senders used, it is one of their keys', which one not
+	// known: unknown.
+	two := strings.Replace(sole, `{"type":"table_read","table":"messages"`, `{"type":"invoke","process":1,"f":"persist","time":3,"chat":"c1","key":"kx","sender":"s1","payload_hash":"hkx"}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"kx","sender":"s2","payload_hash":"hkx"}
+{"type":"info","process":1,"f":"persist","time":4,"error":"timeout"}
+{"type":"info","process":2,"f":"persist","time":4,"error":"timeout"}
+{"type":"table_read","table":"messages"`, 1)
+	must(t, mustExact(t, two), NameIdempotencySeqConsist, Unknown)
+	// Whichever sender's it is, a persist of the chat used its key: no
+	// phantom.
+	must(t, mustExact(t, two), NameNoPhantomMessages, Pass)
 }
 
 // A key only failed persists used, with no line of its own, may be the
