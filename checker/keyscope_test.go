@@ -156,3 +156,22 @@ func TestKeyScopeTheOneSenderWithoutALine(t *testing.T) {
 	acked := strings.Replace(h, `{"type":"info","process":2,"f":"persist","time":4,"error":"timeout"}`, `{"type":"ok","process":2,"f":"persist","time":4,"seq":3,"message_id":"m3","dedup":false}`, 1)
 	mustBoth(t, acked, NameIdempotencySeqConsist, Fail)
 }
+
+// Two records without a sender from before the run, of one key text, are
+// two keys' (a key has one record): s2's p3, the one sender that used it,
+// may hold one, another writer's from before the run the other. Taking
+// both for s2's claimed a second record of one key (oracle seed 6097475,
+// a false FAIL).
+func TestTwoLinesFromBeforeTheRunOfOneKeyText(t *testing.T) {
+	const h = `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_scope":"client"},"initial_counter":4}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"p3","sender":"s2","payload_hash":"hp3"}
+{"type":"info","process":1,"f":"persist","time":6,"error":"timeout"}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"p3","seq":3,"message_id":"pm3c1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"p3","seq":1,"message_id":"mx0"}`
+	mustNotFail(t, mustExact(t, h))
+	// Both named s2's: a second record of one key.
+	named := strings.ReplaceAll(h, `"message_id":"pm3c1"}`, `"message_id":"pm3c1","sender":"s2"}`)
+	named = strings.ReplaceAll(named, `"message_id":"mx0"}`, `"message_id":"mx0","sender":"s2"}`)
+	must(t, mustExact(t, named), NameIdempotencySeqConsist, Fail)
+}

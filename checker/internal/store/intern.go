@@ -168,9 +168,21 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// without sole_writer's promise. Senderless lines get provisional keys
 	// of their own (finalIDs), so the line's sequence is its key's.
 	preRun := map[int32]bool{}
+	// Two such lines of one key text in one table are two keys' (a key
+	// has one message, one record): at most one is the sender's, which
+	// not known (oracle seed 6097475: both taken for its, a false FAIL).
+	type tableText struct {
+		table TableKind
+		ck    chatKey
+	}
+	preRunTable := map[int32]tableText{}
+	preRunLines := map[tableText]int{}
 	l.Fin.Each(func(f *FinalRecord) {
 		if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && f.Seq <= sl.initialCounter && *k.sender.At(f.Key) == NoSender {
 			preRun[f.Key] = true
+			tt := tableText{f.Table, chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}}
+			preRunTable[f.Key] = tt
+			preRunLines[tt]++
 		}
 	})
 	// lined: keys a final line names with its sender: that sender's key
@@ -261,7 +273,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			if one, ok := lonely[int32(p)]; ok {
 				o = one
 			}
-			if preRun[int32(p)] && (named[ck] != o || lined[ck]) {
+			if preRun[int32(p)] && (named[ck] != o || lined[ck] || preRunLines[preRunTable[int32(p)]] > 1) {
 				o = several
 			}
 			if o < 0 || !sl.soleWriter && !preRun[int32(p)] {
