@@ -49,6 +49,11 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 		return v.result()
 	}
 	unseen := 0 // keys only fails used, with no keyed final line
+	type chatText struct {
+		chat int32
+		text string
+	}
+	unseenTexts := map[chatText]bool{}
 	for k := range int32(len(x.KeyNames)) {
 		ops := x.KeyOps(k)
 		failed, onlyFails := 0, len(ops) > 0
@@ -67,6 +72,7 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 		f := x.LaterFinalOfKey(k)
 		if f < 0 {
 			unseen++
+			unseenTexts[chatText{x.KeyChat[k], x.KeyText(k)}] = true
 			continue
 		}
 		fl := x.Fin.At(f)
@@ -82,8 +88,11 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 	// Without sole_writer a line without a sender is another sender's key
 	// as well as one of these: no failure, and no doubt, as a line no
 	// persist sent is another writer's (no_phantom_messages).
-	if unseen > 0 && keyless > 0 && x.SoleWriter {
-		v.unknown("%d final lines above initial_counter carry no key that can be attributed: %s only failed persists used may be among them", keyless, plural(unseen, "key"))
+	// With it, such a line is one of the history's keys': one only fails
+	// used when it has no key at all, or that key's text (one of another
+	// text is another key's, whichever).
+	if doubt := x.mayBeUnseen(unseen > 0 && x.SoleWriter, func(c int32, text string) bool { return unseenTexts[chatText{c, text}] }); doubt > 0 {
+		v.unknown("%d final lines above initial_counter carry no key that can be attributed: %s only failed persists used may be among them", doubt, plural(unseen, "key"))
 	}
 	v.pass("%s: no final message or idempotency record carries a key only they used", plural(fails, "failed persist"))
 	return v.result()
@@ -142,4 +151,25 @@ func (x *index) senderlessOfFailedKeys(v *verdict, isRejection func(int32) bool)
 		failed = true
 	}
 	return failed
+}
+
+// mayBeUnseen counts, when asked, the final lines above initial_counter
+// whose key cannot be attributed that may be the line of a key only fails
+// used: one with no key at all, or of a key text unseen says is such a
+// key's in its chat.
+func (x *index) mayBeUnseen(ask bool, unseen func(chat int32, text string) bool) int {
+	if !ask {
+		return 0
+	}
+	n := 0
+	for i := range x.Fin.Count() {
+		f := x.Fin.At(i)
+		if (f.Table != store.TableMessages && f.Table != store.TableIdempotency) || f.Seq <= x.InitialCounter || f.Key != store.FinKeyless {
+			continue
+		}
+		if text, texted := x.SenderlessKey[i]; !texted || unseen(f.Chat, text) {
+			n++
+		}
+	}
+	return n
 }

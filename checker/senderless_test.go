@@ -356,6 +356,15 @@ func TestAFailedKeysTextOnALineWithoutASender(t *testing.T) {
 	must(t, mustExact(t, h), NameFailHasNoEffect, Pass)
 	sole := strings.Replace(h, `"key_scope":"client"}}`, `"key_scope":"client"},"sole_writer":true}`, 1)
 	must(t, mustExact(t, sole), NameFailHasNoEffect, Unknown)
+	// Of another text than s2's k2 (only failed), the line is no key's
+	// only fails used, whichever sender's: a pass.
+	other := strings.Replace(sole, `"message_id":"m2","key":"k2"}`, `"message_id":"m2","key":"k3"}`, 1)
+	other = strings.Replace(other, `{"type":"table_read","table":"messages"`, `{"type":"invoke","process":2,"f":"persist","time":7,"chat":"c1","key":"k3","sender":"s2","payload_hash":"hk3"}
+{"type":"invoke","process":1,"f":"persist","time":7,"chat":"c1","key":"k3","sender":"s1","payload_hash":"hk3"}
+{"type":"info","process":2,"f":"persist","time":8,"error":"timeout"}
+{"type":"info","process":1,"f":"persist","time":8,"error":"timeout"}
+{"type":"table_read","table":"messages"`, 1)
+	must(t, mustExact(t, other), NameFailHasNoEffect, Pass)
 }
 
 // An idempotency record is its message's, whoever's key it is: one
