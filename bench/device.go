@@ -68,6 +68,8 @@ type liveConn struct {
 	done    chan struct{}
 	// streamed counts the messages the device took from batches.
 	streamed uint64
+	// pushed counts them by chat (cutPushes).
+	pushed map[string]int64
 }
 
 // gapWait is how long a device waits for a gap's message to be streamed
@@ -350,6 +352,9 @@ func (d *device) stream(ctx context.Context, b []gateway.Message) {
 		}
 		part := b[:n]
 		b = b[n:]
+		if d.cutPushes(chat, len(part)) {
+			continue
+		}
 		v := d.views[chat]
 		d.recordPush(chat, part, false)
 		if v == nil {
@@ -371,6 +376,28 @@ func (d *device) stream(ctx context.Context, b []gateway.Message) {
 		}
 		d.ack(ctx, v)
 	}
+}
+
+// cutPushes counts n messages of chat pushed on the open connection and
+// reports whether they go past the most the chat can hold
+// (gateway.MessageBound): a service that pushes for ever is read no
+// further, as its catch-up is not (syncFrom). Those are counted (pushes
+// cut), neither recorded nor shown; what came before them is, and the
+// check judges it. Without it a flood of frames took the run's memory
+// past a gigabyte, all of it recorded.
+func (d *device) cutPushes(chat string, n int) bool {
+	if d.conn == nil {
+		return false
+	}
+	if d.conn.pushed == nil {
+		d.conn.pushed = map[string]int64{}
+	}
+	d.conn.pushed[chat] += int64(n)
+	if d.conn.pushed[chat] <= d.mostMessages(chat) {
+		return false
+	}
+	d.tally.pushesCut.Add(int64(n))
+	return true
 }
 
 func (d *device) recordPush(chat string, msgs []gateway.Message, catchUp bool) {

@@ -60,6 +60,10 @@ type ReceiverCounts struct {
 	// ever (a full page not past the one before, or more messages than
 	// the chat can hold); the device caught that chat up no more.
 	CatchUpsCut int64 `json:"catch_ups_cut"`
+	// PushesCut are messages pushed on a connection past the most their
+	// chat can hold (a service that pushes for ever): counted, neither
+	// recorded nor shown.
+	PushesCut int64 `json:"pushes_cut"`
 	// FullyVisible are the messages every device of their chat received.
 	FullyVisible int64 `json:"fully_visible"`
 	// StreamOwing are the devices that settled with messages their open
@@ -74,7 +78,7 @@ type receiverTally struct {
 	connects, drops, reconnects, dialErrors              atomic.Int64
 	pushes, received, deliveries, duplicates, outOfOrder atomic.Int64
 	foreign, acks, catchUps, gapSyncs, syncErrors        atomic.Int64
-	catchUpsCut, ended                                   atomic.Int64
+	catchUpsCut, pushesCut, ended                        atomic.Int64
 	fullyVisible, caughtUp, createdAhead                 atomic.Int64
 	streamOwing                                          atomic.Int64
 
@@ -284,7 +288,7 @@ func (t *receiverTally) counts(devices int) ReceiverCounts {
 		Deliveries: t.deliveries.Load(), Duplicates: t.duplicates.Load(), OutOfOrder: t.outOfOrder.Load(),
 		CaughtUp: t.caughtUp.Load(), CreatedAhead: t.createdAhead.Load(),
 		Foreign: t.foreign.Load(), Acks: t.acks.Load(), CatchUps: t.catchUps.Load(), GapSyncs: t.gapSyncs.Load(),
-		SyncErrors: t.syncErrors.Load(), CatchUpsCut: t.catchUpsCut.Load(), Ended: t.ended.Load(), FullyVisible: t.fullyVisible.Load(), StreamOwing: t.streamOwing.Load(),
+		SyncErrors: t.syncErrors.Load(), CatchUpsCut: t.catchUpsCut.Load(), PushesCut: t.pushesCut.Load(), Ended: t.ended.Load(), FullyVisible: t.fullyVisible.Load(), StreamOwing: t.streamOwing.Load(),
 	}
 }
 
