@@ -385,6 +385,10 @@ func (d *device) stream(ctx context.Context, b []gateway.Message) {
 // cut), neither recorded nor shown; what came before them is, and the
 // check judges it. Without it a flood of frames took the run's memory
 // past a gigabyte, all of it recorded.
+//
+// Chats the device's user is not a member of share one bound,
+// foreignPushBound, whatever their number: a flood of made-up chat ids
+// grows nothing.
 func (d *device) cutPushes(chat string, n int) bool {
 	if d.conn == nil {
 		return false
@@ -392,13 +396,23 @@ func (d *device) cutPushes(chat string, n int) bool {
 	if d.conn.pushed == nil {
 		d.conn.pushed = map[string]int64{}
 	}
-	d.conn.pushed[chat] += int64(n)
-	if d.conn.pushed[chat] <= d.mostMessages(chat) {
+	key, most := chat, int64(foreignPushBound)
+	if _, member := d.views[chat]; member {
+		most = d.mostMessages(chat)
+	} else {
+		key = "" // no chat's id
+	}
+	d.conn.pushed[key] += int64(n)
+	if d.conn.pushed[key] <= most {
 		return false
 	}
 	d.tally.pushesCut.Add(int64(n))
 	return true
 }
+
+// foreignPushBound is how many messages of chats its user is not a member
+// of a connection records: push_authorization fails the first.
+const foreignPushBound = 10000
 
 func (d *device) recordPush(chat string, msgs []gateway.Message, catchUp bool) {
 	seqs := make([]uint64, len(msgs))

@@ -23,8 +23,8 @@ func (quietConn) Close()                                          {}
 // as its catch-up is not: past the most a chat can hold, its pushes are
 // counted, neither recorded nor shown; what came before is recorded for
 // the check. A flood of frames took a run past a gigabyte, all recorded.
-// A foreign chat's flood is bounded alike, and a new connection counts
-// afresh.
+// Chats the user is not in share one bound, however many their ids, and a
+// new connection counts afresh.
 func TestPushesPastWhatAChatCanHoldAreCut(t *testing.T) {
 	var hist bytes.Buffer
 	rec, err := history.NewRecorder(&hist, history.Header{Target: "http"}, 0)
@@ -45,13 +45,21 @@ func TestPushesPastWhatAChatCanHoldAreCut(t *testing.T) {
 	}
 	ctx := context.Background()
 	for i := range 10 {
-		d.stream(ctx, batch("c", 1+100*i))     // a flood of the device's chat
-		d.stream(ctx, batch("other", 1+100*i)) // and of another's
+		d.stream(ctx, batch("c", 1+100*i)) // a flood of the device's chat
 	}
 	counts := tally.counts(1)
-	// 250 of each chat: two batches in, the third past the bound.
-	if counts.PushesCut != 2*800 || counts.Pushes != 4 {
-		t.Fatalf("cut %d messages, recorded %d pushes; want 1600 cut, 4 pushes (two batches a chat)", counts.PushesCut, counts.Pushes)
+	// 250 at most: two batches in, the third past the bound.
+	if counts.PushesCut != 800 || counts.Pushes != 2 {
+		t.Fatalf("cut %d messages, recorded %d pushes; want 800 cut, 2 pushes", counts.PushesCut, counts.Pushes)
+	}
+	// Chats the user is not in, each id new, share foreignPushBound.
+	for i := range foreignPushBound/100 + 5 {
+		d.stream(ctx, batch(fmt.Sprintf("x%d", i), 1))
+	}
+	counts = tally.counts(1)
+	if counts.PushesCut != 800+500 || counts.Pushes != 2+foreignPushBound/100 || len(d.conn.pushed) != 2 {
+		t.Fatalf("cut %d messages, recorded %d pushes, counted %d chats; want 1300 cut, %d pushes, 2 counts (the member chat, and the others together)",
+			counts.PushesCut, counts.Pushes, len(d.conn.pushed), 2+foreignPushBound/100)
 	}
 	if v := d.views["c"]; v.shown != 200 {
 		t.Fatalf("shown up to %d; want 200 (the cut batches not shown)", v.shown)
@@ -60,11 +68,12 @@ func TestPushesPastWhatAChatCanHoldAreCut(t *testing.T) {
 	// chat again after a reconnect.
 	d.conn = &liveConn{c: quietConn{}}
 	d.stream(ctx, batch("c", 201))
-	if counts := tally.counts(1); counts.Pushes != 5 || counts.PushesCut != 1600 {
-		t.Fatalf("after a reconnect: %d pushes recorded, %d cut; want 5, 1600", counts.Pushes, counts.PushesCut)
+	want := int64(3 + foreignPushBound/100)
+	if counts := tally.counts(1); counts.Pushes != want || counts.PushesCut != 1300 {
+		t.Fatalf("after a reconnect: %d pushes recorded, %d cut; want %d, 1300", counts.Pushes, counts.PushesCut, want)
 	}
 	rec.Close()
-	if n := bytes.Count(hist.Bytes(), []byte(`"type":"push"`)); n != 5 {
-		t.Fatalf("the history holds %d push lines; want 5", n)
+	if n := bytes.Count(hist.Bytes(), []byte(`"type":"push"`)); int64(n) != want {
+		t.Fatalf("the history holds %d push lines; want %d", n, want)
 	}
 }

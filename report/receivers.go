@@ -58,7 +58,7 @@ func (t *table) addReceivers(r *Receivers) {
 		t.add("    stream owing", fmt.Sprint(r.StreamOwing), "devices that settled with messages their open connection never streamed, only a sync brought (stream_completeness judges them)")
 	}
 	if r.PushesCut > 0 {
-		t.add("    pushes cut", fmt.Sprint(r.PushesCut), "messages pushed on a connection past the most their chat can hold (twice its sends, and 10,000): the service pushed for ever; counted, neither recorded nor shown")
+		t.add("    pushes cut", fmt.Sprint(r.PushesCut), "messages pushed on a connection past the most their chat can hold (twice its sends, and 10,000; 10,000 of chats the user is not in): the service pushed for ever; counted, neither recorded nor shown")
 	}
 	if r.CatchUpsCut > 0 {
 		t.add("    catch-ups cut", fmt.Sprint(r.CatchUpsCut), "catch-ups cut short: the service paged for ever (a full page not past the one before, or more messages than the chat's sends); those devices caught those chats up no more")
