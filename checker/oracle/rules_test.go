@@ -385,6 +385,65 @@ var ruleCases = []struct {
 {"type":"fail","process":3,"f":"persist","time":12,"error":"crash_after_allocate"}
 {"type":"table_read","table":"messages","lines":0}
 `},
+	{"key_scope client, key_reuse reject: a rejected key's only line from before the run is where a replay put another key", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":4}
+{"type":"invoke","process":2,"f":"persist","time":1,"chat":"c1","key":"p1","payload_hash":"hp1x"}
+{"type":"invoke","process":3,"f":"persist","time":1,"chat":"c1","key":"k3","sender":"s1","payload_hash":"hk3x"}
+{"type":"fail","process":2,"f":"persist","time":7,"error":"idempotency_key_reused"}
+{"type":"ok","process":3,"f":"persist","time":7,"seq":6,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":8,"chat":"c1","key":"p1","sender":"s2","payload_hash":"hp1"}
+{"type":"ok","process":2,"f":"persist","time":14,"seq":1,"message_id":"pm1c1","dedup":true}
+{"type":"table_read","table":"messages","lines":2}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"pm1c1","key":"p1","payload_hash":"hp1"}
+{"type":"final","table":"messages","chat":"c1","seq":6,"message_id":"m1","key":"k3"}
+`},
+	{"other writers: a sync shows another id than the final line at that sequence", false, hdr + `,"contract":{"gaps":"allowed","key_scope":"client"}}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"p1","sender":"s1","payload_hash":"hp1"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":5,"chat":"c1","after":1,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":6,"seqs":[2],"message_ids":["my"]}
+{"type":"table_read","table":"messages","lines":2}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m1","key":"p1","sender":"s1","payload_hash":"hp1"}
+{"type":"final","table":"messages","chat":"c1","seq":2,"message_id":"mx1","key":"kx0"}
+`},
+	{"key_scope client, key_reuse reject: a key's record from before the run, its content rejected in the run", true, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"initial_counter":3}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c1","key":"p3","sender":"s1","payload_hash":"hp3x"}
+{"type":"info","process":1,"f":"persist","time":1,"error":"timeout"}
+{"type":"invoke","process":1,"f":"persist","time":8,"chat":"c1","key":"p3","sender":"s1","payload_hash":"hp3x"}
+{"type":"fail","process":1,"f":"persist","time":11,"error":"idempotency_key_reused"}
+{"type":"table_read","table":"messages","lines":2}
+{"type":"final","table":"messages","chat":"c1","seq":3,"message_id":"pm3c1","key":"p3"}
+{"type":"final","table":"messages","chat":"c1","seq":4,"message_id":"m1","key":"p3","sender":"s2"}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"p3","seq":3,"message_id":"pm3c1","sender":"s1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"p3","seq":4,"message_id":"m1","sender":"s2"}
+`},
+	{"key_scope client: a replayed key's message on a line without a sender at the replay's sequence", true, hdr + `,"contract":{"gaps":"allowed","key_scope":"client"}}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"info","process":1,"f":"persist","time":2,"error":"timeout"}
+{"type":"invoke","process":1,"f":"persist","time":3,"chat":"c1","key":"k2","payload_hash":"hk2"}
+{"type":"ok","process":1,"f":"persist","time":9,"seq":2,"message_id":"m2","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":18,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"ok","process":2,"f":"persist","time":24,"seq":1,"message_id":"m1","dedup":true}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m1","key":"k1"}
+{"type":"final","table":"messages","chat":"c1","seq":2,"message_id":"m2","key":"k2"}
+{"type":"table_read","table":"messages","lines":2}
+`},
+	{"key_scope client: two records without a sender from before the run, of one key text", true, hdr + `,"contract":{"gaps":"allowed","key_scope":"client"},"initial_counter":4}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"p3","sender":"s2","payload_hash":"hp3"}
+{"type":"info","process":1,"f":"persist","time":6,"error":"timeout"}
+{"type":"table_read","table":"idempotency","lines":2}
+{"type":"final","table":"idempotency","chat":"c1","key":"p3","seq":3,"message_id":"pm3c1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"p3","seq":1,"message_id":"mx0"}
+`},
+	{"key_scope client, sole writer: a record without a sender is the one sender's key without a record", false, hdr + `,"contract":{"gaps":"allowed","key_scope":"client"},"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"ok","process":1,"f":"persist","time":2,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk2"}
+{"type":"ok","process":2,"f":"persist","time":4,"seq":3,"message_id":"m3","dedup":false}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","sender":"s1"}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m2"}
+{"type":"table_read","table":"idempotency","lines":2}
+`},
 }
 
 func TestOracleRules(t *testing.T) {
