@@ -58,6 +58,9 @@ type Index struct {
 	// reused (rejectedTextsOf).
 	rejectingOnce sync.Once
 	rejecting     map[int32]map[string]bool
+	// proofs: per key, keyWasAnswered and keyWasRejected (keyProofs).
+	proofsOnce sync.Once
+	proofs     []uint8
 
 	// The Log's records, in the blocks they were read into: gathering
 	// them into one slice each copied a quarter of a run's memory at once

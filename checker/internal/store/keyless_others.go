@@ -82,25 +82,37 @@ func (x *Index) KeylessAnywhere(o int32) bool {
 
 // keyRejected reports whether a persist of key k was rejected as reused:
 // that proves the key committed.
-func (x *Index) keyRejected(k int32) bool {
-	for _, o := range x.KeyOps(k) {
-		if x.IsRejection(o) {
-			return true
-		}
-	}
-	return false
-}
+func (x *Index) keyRejected(k int32) bool { return x.keyProofs()[k]&keyWasRejected != 0 }
 
 // keyAnswered reports whether a persist of key k was answered ok: a replay
 // proves the key committed, which its line may show (oracle seed 48554:
 // left out, the persist that could have committed a replayed key).
-func (x *Index) keyAnswered(k int32) bool {
-	for _, o := range x.KeyOps(k) {
-		if x.Ops.At(o).Status == StOK {
-			return true
+func (x *Index) keyAnswered(k int32) bool { return x.keyProofs()[k]&keyWasAnswered != 0 }
+
+const (
+	keyWasAnswered = 1 << iota
+	keyWasRejected
+)
+
+// keyProofs is, per key, whether a persist of it was answered ok or
+// rejected as reused, worked out in one pass: asked per operation of a
+// key, a scan of its operations each time was quadratic in them (a key
+// sent a million times).
+func (x *Index) keyProofs() []uint8 {
+	x.proofsOnce.Do(func() {
+		x.proofs = make([]uint8, len(x.KeyNames))
+		for o := range x.Ops.Count() {
+			op := x.Ops.At(o)
+			switch {
+			case op.Fn != FnPersist || op.Key < 0:
+			case op.Status == StOK:
+				x.proofs[op.Key] |= keyWasAnswered
+			case x.IsRejection(o):
+				x.proofs[op.Key] |= keyWasRejected
+			}
 		}
-	}
-	return false
+	})
+	return x.proofs
 }
 
 // placedSeqs is, for chat c, the sequences an ok answer or a final line
