@@ -3,7 +3,6 @@ package store
 import (
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/checker/internal/render"
@@ -206,7 +205,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			m[ck] = several
 		}
 	}
-	usedBy := map[chatKey][]int32{} // the senders' keys whose persists used it
+	usedBy := map[chatKey]map[int32]struct{}{} // the senders' keys whose persists used it
 	for p, f := range keyMap {
 		if *k.sender.At(int32(p)) == NoSender {
 			continue
@@ -215,9 +214,10 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		claim(named, ck, f)
 		if used[f] {
 			claim(owner, ck, f)
-			if !slices.Contains(usedBy[ck], f) {
-				usedBy[ck] = append(usedBy[ck], f)
+			if usedBy[ck] == nil {
+				usedBy[ck] = map[int32]struct{}{}
 			}
+			usedBy[ck][f] = struct{}{}
 		}
 	}
 	// With sole_writer, a line without a sender above initial_counter is a
@@ -233,13 +233,37 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			table TableKind
 			ck    chatKey
 		}
-		linedIn := map[tableKey][]int32{}
+		linedIn := map[tableKey]map[int32]struct{}{}
 		l.Fin.Each(func(f *FinalRecord) {
 			if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) != NoSender {
 				tk := tableKey{f.Table, chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}}
-				linedIn[tk] = append(linedIn[tk], keyMap[f.Key])
+				if linedIn[tk] == nil {
+					linedIn[tk] = map[int32]struct{}{}
+				}
+				linedIn[tk][keyMap[f.Key]] = struct{}{}
 			}
 		})
+		// The one sender's key of each (table, chat, key text) without a
+		// line there, -1 when none or several: worked out once each.
+		only := map[tableKey]int32{}
+		onlyOf := func(tk tableKey) int32 {
+			if o, ok := only[tk]; ok {
+				return o
+			}
+			one := int32(-1)
+			for s := range usedBy[tk.ck] {
+				if _, lined := linedIn[tk][s]; lined {
+					continue
+				}
+				if one >= 0 {
+					one = -1 // two may hold it
+					break
+				}
+				one = s
+			}
+			only[tk] = one
+			return one
+		}
 		l.Fin.Each(func(f *FinalRecord) {
 			if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Key < 0 || *k.sender.At(f.Key) != NoSender || f.Seq <= sl.initialCounter {
 				return
@@ -248,17 +272,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			if owner[ck] != several {
 				return
 			}
-			one := int32(-1)
-			for _, s := range usedBy[ck] {
-				if slices.Contains(linedIn[tableKey{f.Table, ck}], s) {
-					continue
-				}
-				if one >= 0 {
-					return // two may hold it
-				}
-				one = s
-			}
-			if one >= 0 {
+			if one := onlyOf(tableKey{f.Table, ck}); one >= 0 {
 				lonely[f.Key] = one
 			}
 		})
