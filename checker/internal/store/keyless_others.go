@@ -62,9 +62,11 @@ func (x *Index) rejectedTextsOf(c int32) map[string]bool {
 
 // KeylessAnywhere reports whether persist o, of unknown outcome, its key
 // with no final message, is one the model lets commit anywhere because a
-// final message whose key is not known may be its (KeylessMayHold): not
-// where such lines are other writers' and no line names its key at all,
-// since then it never committed as far as the model can tell.
+// final message whose key is not known may be its (KeylessMayHold). Not
+// when its key's record is from before the run (nothing of the run
+// committed it), nor when every line it may hold is another writer's and
+// nothing proves its key committed (no ok answer, no rejection, no record):
+// it then never committed as far as the model can tell.
 func (x *Index) KeylessAnywhere(o int32) bool {
 	k, c := x.Ops.At(o).Key, x.Ops.At(o).Chat
 	if !x.KeylessMayHold(c, k) {
