@@ -264,6 +264,60 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			only[tk] = one
 			return one
 		}
+		// Several may hold it: where all of them are alike but for when
+		// their persists began (each with one of unknown outcome, none
+		// answered ok or rejected, one content, no line of its own in
+		// either table, and this line their text's only one without a
+		// sender), the one whose persist of unknown outcome began first
+		// can commit it whenever any of the others could: the model's
+		// verdict is the same as with the others, and no other invariant
+		// reads which of them it is (none was acknowledged). It is taken.
+		senderlessOf := map[chatKey]int{}
+		l.Fin.Each(func(f *FinalRecord) {
+			if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) == NoSender && f.Seq > sl.initialCounter {
+				senderlessOf[chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}]++
+			}
+		})
+		stats := map[int32]*senderUse{}
+		sl.ops.Each(func(o *Op) {
+			if o.Fn != FnPersist || o.Key < 0 {
+				return
+			}
+			f := keyMap[o.Key]
+			st := stats[f]
+			if st == nil {
+				st = &senderUse{payload: o.Payload}
+				stats[f] = st
+			}
+			st.note(o, l.ErrNames)
+		})
+		earliestOf := func(tk tableKey) int32 {
+			if senderlessOf[tk.ck] != 1 {
+				return -1
+			}
+			other := tableKey{TableMessages, tk.ck}
+			if tk.table == TableMessages {
+				other.table = TableIdempotency
+			}
+			best, payload, n := int32(-1), uint64(0), 0
+			for s := range usedBy[tk.ck] {
+				if _, lined := linedIn[tk][s]; lined {
+					continue // its line here: this one would be a second
+				}
+				st := stats[s]
+				if _, lined := linedIn[other][s]; lined || st == nil || !st.open || st.answered || st.rejected || st.payloads {
+					return -1
+				}
+				if n++; n > 1 && st.payload != payload {
+					return -1
+				}
+				payload = st.payload
+				if best < 0 || st.firstOpen < stats[best].firstOpen || st.firstOpen == stats[best].firstOpen && s < best {
+					best = s
+				}
+			}
+			return best
+		}
 		l.Fin.Each(func(f *FinalRecord) {
 			if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Key < 0 || *k.sender.At(f.Key) != NoSender || f.Seq <= sl.initialCounter {
 				return
@@ -272,8 +326,11 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			if owner[ck] != several {
 				return
 			}
-			if one := onlyOf(tableKey{f.Table, ck}); one >= 0 {
+			tk := tableKey{f.Table, ck}
+			if one := onlyOf(tk); one >= 0 {
 				lonely[f.Key] = one
+			} else if first := earliestOf(tk); first >= 0 {
+				lonely[f.Key] = first
 			}
 		})
 	}
@@ -657,4 +714,31 @@ func (l *Log) finalIDs(chat int32, seq uint64, mid, key string, sender uint32) (
 		return a.Mid, a.key
 	}
 	return a.Mid, l.NewKey(chat, sender, key)
+}
+
+// senderUse is what a sender's key's persists did, for attributeSenderless:
+// whether one is of unknown outcome (info, or never completed) and when
+// the first such began, whether one was answered ok or rejected as
+// reused, and their content (payloads: more than one).
+type senderUse struct {
+	open, answered, rejected, payloads bool
+	firstOpen                          int64
+	payload                            uint64
+}
+
+func (u *senderUse) note(o *Op, errNames []string) {
+	switch {
+	case o.Status == StOK:
+		u.answered = true
+	case o.Status == StInfo || o.Status == StOpen:
+		if !u.open || o.call < u.firstOpen {
+			u.firstOpen = o.call
+		}
+		u.open = true
+	case o.Status == StFail && errNames[o.Err()] == "idempotency_key_reused":
+		u.rejected = true
+	}
+	if o.Payload != u.payload {
+		u.payloads = true
+	}
 }
