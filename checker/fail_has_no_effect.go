@@ -91,8 +91,10 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 	// With it, such a line is one of the history's keys': one only fails
 	// used when it has no key at all, or that key's text (one of another
 	// text is another key's, whichever).
-	if doubt := x.mayBeUnseen(unseen > 0 && x.SoleWriter, func(c int32, text string) bool { return unseenTexts[chatText{c, text}] }); doubt > 0 {
-		v.unknown("%d final lines above initial_counter carry no key that can be attributed: %s only failed persists used may be among them", doubt, plural(unseen, "key"))
+	if unseen > 0 && x.SoleWriter {
+		if doubt := x.mayBeUnseen(func(c int32, text string) bool { return unseenTexts[chatText{c, text}] }); doubt > 0 {
+			v.unknown("%d final lines above initial_counter carry no key that can be attributed: %s only failed persists used may be among them", doubt, plural(unseen, "key"))
+		}
 	}
 	v.pass("%s: no final message or idempotency record carries a key only they used", plural(fails, "failed persist"))
 	return v.result()
@@ -153,14 +155,11 @@ func (x *index) senderlessOfFailedKeys(v *verdict, isRejection func(int32) bool)
 	return failed
 }
 
-// mayBeUnseen counts, when asked, the final lines above initial_counter
-// whose key cannot be attributed that may be the line of a key only fails
-// used: one with no key at all, or of a key text unseen says is such a
-// key's in its chat.
-func (x *index) mayBeUnseen(ask bool, unseen func(chat int32, text string) bool) int {
-	if !ask {
-		return 0
-	}
+// mayBeUnseen counts the final lines above initial_counter whose key
+// cannot be attributed that may be the line of a key only fails used: one
+// with no key at all, or of a key text unseen says is such a key's in its
+// chat.
+func (x *index) mayBeUnseen(unseen func(chat int32, text string) bool) int {
 	n := 0
 	for i := range x.Fin.Count() {
 		f := x.Fin.At(i)

@@ -170,16 +170,16 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// Two such lines of one key text in one table are two keys' (a key
 	// has one message, one record): at most one is the sender's, which
 	// not known (oracle seed 6097475: both taken for its, a false FAIL).
-	type tableText struct {
+	type tableKey struct {
 		table TableKind
 		ck    chatKey
 	}
-	preRunTable := map[int32]tableText{}
-	preRunLines := map[tableText]int{}
+	preRunTable := map[int32]tableKey{}
+	preRunLines := map[tableKey]int{}
 	l.Fin.Each(func(f *FinalRecord) {
 		if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && f.Seq <= sl.initialCounter && *k.sender.At(f.Key) == NoSender {
 			preRun[f.Key] = true
-			tt := tableText{f.Table, chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}}
+			tt := tableKey{f.Table, chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}}
 			preRunTable[f.Key] = tt
 			preRunLines[tt]++
 		}
@@ -229,10 +229,6 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// record each: the record without a sender is the other's).
 	lonely := map[int32]int32{} // senderless line's key -> the one sender's key it can be
 	if sl.soleWriter {
-		type tableKey struct {
-			table TableKind
-			ck    chatKey
-		}
 		linedIn := map[tableKey]map[int32]struct{}{}
 		l.Fin.Each(func(f *FinalRecord) {
 			if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) != NoSender {
