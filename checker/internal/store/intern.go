@@ -156,41 +156,66 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		return
 	}
 	// Only persists say who used a key: a final line that names a sender
-	// may be another writer's, or a phantom.
-	used := map[int32]bool{}
+	// may be another writer's, or a phantom. With sole_writer, how each
+	// sender's key was used too (attributing a line several may be).
+	used := map[int32]*senderUse{}
 	sl.ops.Each(func(o *Op) {
-		if o.Fn == FnPersist && o.Key >= 0 {
-			used[keyMap[o.Key]] = true
+		if o.Fn != FnPersist || o.Key < 0 {
+			return
+		}
+		f := keyMap[o.Key]
+		st := used[f]
+		if st == nil {
+			st = &senderUse{payload: o.Payload}
+			used[f] = st
+		}
+		if sl.soleWriter {
+			st.note(o, l.ErrNames)
 		}
 	})
-	// A line at or below initial_counter is a message from before the run,
-	// without sole_writer's promise. Senderless lines get provisional keys
-	// of their own (finalIDs), so the line's sequence is its key's.
-	preRun := map[int32]bool{}
-	// Two such lines of one key text in one table are two keys' (a key
-	// has one message, one record): at most one is the sender's, which
-	// not known (oracle seed 6097475: both taken for its, a false FAIL).
+	// Two kinds of final line without a sender, in one pass with the
+	// lines that name one:
+	//   - at or below initial_counter, a message from before the run,
+	//     without sole_writer's promise (preRun). Senderless lines get
+	//     provisional keys of their own (finalIDs), so the line's
+	//     sequence is its key's. Two such lines of one key text in one
+	//     table are two keys' (a key has one message, one record): at
+	//     most one is the sender's, which not known (oracle seed 6097475:
+	//     both taken for its, a false FAIL).
+	//   - above it (senderlessOf, by chat and key text).
+	// linedIn: the senders' keys a final line names with its sender, by
+	// table: such a key has its own line there, so a senderless line
+	// there is not its (it would be a second message or record of one
+	// key).
 	type tableKey struct {
 		table TableKind
 		ck    chatKey
 	}
+	type linedKey struct {
+		tk     tableKey
+		sender int32
+	}
+	preRun := map[int32]bool{}
 	preRunTable := map[int32]tableKey{}
 	preRunLines := map[tableKey]int{}
+	senderlessOf := map[chatKey]int{}
+	linedIn := map[linedKey]struct{}{}
+	lined := map[chatKey]bool{} // in either table
 	l.Fin.Each(func(f *FinalRecord) {
-		if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && f.Seq <= sl.initialCounter && *k.sender.At(f.Key) == NoSender {
-			preRun[f.Key] = true
-			tt := tableKey{f.Table, chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}}
-			preRunTable[f.Key] = tt
-			preRunLines[tt]++
+		if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Key < 0 {
+			return
 		}
-	})
-	// lined: keys a final line names with its sender: that sender's key
-	// has its own line, so a senderless line from before the run is not
-	// its (it would be a second message of one key).
-	lined := map[chatKey]bool{}
-	l.Fin.Each(func(f *FinalRecord) {
-		if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) != NoSender {
-			lined[chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}] = true
+		tk := tableKey{f.Table, chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}}
+		switch {
+		case *k.sender.At(f.Key) != NoSender:
+			linedIn[linedKey{tk, keyMap[f.Key]}] = struct{}{}
+			lined[tk.ck] = true
+		case f.Seq <= sl.initialCounter:
+			preRun[f.Key] = true
+			preRunTable[f.Key] = tk
+			preRunLines[tk]++
+		default:
+			senderlessOf[tk.ck]++
 		}
 	})
 	// named: the one sender (of a persist or a final line) that used each
@@ -212,7 +237,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		}
 		ck := chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}
 		claim(named, ck, f)
-		if used[f] {
+		if used[f] != nil {
 			claim(owner, ck, f)
 			if usedBy[ck] == nil {
 				usedBy[ck] = map[int32]struct{}{}
@@ -229,16 +254,6 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// record each: the record without a sender is the other's).
 	lonely := map[int32]int32{} // senderless line's key -> the one sender's key it can be
 	if sl.soleWriter {
-		linedIn := map[tableKey]map[int32]struct{}{}
-		l.Fin.Each(func(f *FinalRecord) {
-			if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) != NoSender {
-				tk := tableKey{f.Table, chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}}
-				if linedIn[tk] == nil {
-					linedIn[tk] = map[int32]struct{}{}
-				}
-				linedIn[tk][keyMap[f.Key]] = struct{}{}
-			}
-		})
 		// The one sender's key of each (table, chat, key text) without a
 		// line there, -1 when none or several: worked out once each.
 		only := map[tableKey]int32{}
@@ -248,7 +263,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			}
 			one := int32(-1)
 			for s := range usedBy[tk.ck] {
-				if _, lined := linedIn[tk][s]; lined {
+				if _, lined := linedIn[linedKey{tk, s}]; lined {
 					continue
 				}
 				if one >= 0 {
@@ -268,25 +283,6 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		// can commit it whenever any of the others could: the model's
 		// verdict is the same as with the others, and no other invariant
 		// reads which of them it is (none was acknowledged). It is taken.
-		senderlessOf := map[chatKey]int{}
-		l.Fin.Each(func(f *FinalRecord) {
-			if (f.Table == TableMessages || f.Table == TableIdempotency) && f.Key >= 0 && *k.sender.At(f.Key) == NoSender && f.Seq > sl.initialCounter {
-				senderlessOf[chatKey{*k.chat.At(f.Key), l.keys.Get(*k.names.At(f.Key))}]++
-			}
-		})
-		stats := map[int32]*senderUse{}
-		sl.ops.Each(func(o *Op) {
-			if o.Fn != FnPersist || o.Key < 0 {
-				return
-			}
-			f := keyMap[o.Key]
-			st := stats[f]
-			if st == nil {
-				st = &senderUse{payload: o.Payload}
-				stats[f] = st
-			}
-			st.note(o, l.ErrNames)
-		})
 		earliestOf := func(tk tableKey) int32 {
 			if senderlessOf[tk.ck] != 1 {
 				return -1
@@ -297,18 +293,18 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			}
 			best, payload, n := int32(-1), uint64(0), 0
 			for s := range usedBy[tk.ck] {
-				if _, lined := linedIn[tk][s]; lined {
+				if _, lined := linedIn[linedKey{tk, s}]; lined {
 					continue // its line here: this one would be a second
 				}
-				st := stats[s]
-				if _, lined := linedIn[other][s]; lined || st == nil || !st.open || st.answered || st.rejected || st.payloads {
+				st := used[s]
+				if _, lined := linedIn[linedKey{other, s}]; lined || !st.open || st.answered || st.rejected || st.payloads {
 					return -1
 				}
 				if n++; n > 1 && st.payload != payload {
 					return -1
 				}
 				payload = st.payload
-				if best < 0 || st.firstOpen < stats[best].firstOpen || st.firstOpen == stats[best].firstOpen && s < best {
+				if best < 0 || st.firstOpen < used[best].firstOpen || st.firstOpen == used[best].firstOpen && s < best {
 					best = s
 				}
 			}
