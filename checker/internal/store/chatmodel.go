@@ -331,8 +331,8 @@ func (x *Index) keylessNoOnesOf(c int32) func(i int32) bool {
 	if x.KeylessMsgIn[c] == 0 && x.KeylessIdemIn[c] == 0 {
 		return func(int32) bool { return false }
 	}
-	placed := x.placedSeqs(c)
 	k := x.keylessOwnersOf(c)
+	placed := x.placedSeqs(c, k.ackedSeqs)
 	return func(i int32) bool {
 		if x.keylessLineIsOther(c, i) {
 			// But where a key of the history is placed (keyless_others.go).
@@ -379,26 +379,34 @@ type textSeq struct {
 }
 
 // keylessOwners is what a chat's persists say of the lines whose key is
-// not known: the key texts of its persists of unknown outcome, and the
-// (text, sequence) of its ok answers.
+// not known: the key texts of its persists of unknown outcome, the (text,
+// sequence) of its ok answers, and every ok answer's sequence, keyed or
+// not (placedSeqs): one pass over the chat's operations.
 type keylessOwners struct {
-	open  map[string]bool
-	acked map[textSeq]bool
+	open      map[string]bool
+	acked     map[textSeq]bool
+	ackedSeqs map[uint64]bool
 }
 
 func (x *Index) keylessOwnersOf(c int32) keylessOwners {
-	k := keylessOwners{open: map[string]bool{}, acked: map[textSeq]bool{}}
+	k := keylessOwners{open: map[string]bool{}, acked: map[textSeq]bool{}, ackedSeqs: map[uint64]bool{}}
 	lo, hi := Span(x.OpChatSpan, c)
 	for _, o := range x.OpsByChat[lo:hi] {
 		op := x.Ops.At(o)
-		if op.Fn != FnPersist || op.Key < 0 {
+		if op.Fn != FnPersist {
 			continue
 		}
 		switch op.Status {
 		case StOK:
-			k.acked[textSeq{x.KeyText(op.Key), x.AckSeq(o)}] = true
+			seq := x.AckSeq(o)
+			k.ackedSeqs[seq] = true
+			if op.Key >= 0 {
+				k.acked[textSeq{x.KeyText(op.Key), seq}] = true
+			}
 		case StInfo, StOpen:
-			k.open[x.KeyText(op.Key)] = true
+			if op.Key >= 0 {
+				k.open[x.KeyText(op.Key)] = true
+			}
 		}
 	}
 	return k

@@ -117,17 +117,12 @@ func (x *Index) keyProofs() []uint8 {
 	return x.proofs
 }
 
-// placedSeqs is, for chat c, the sequences an ok answer or a final line
-// whose key is known gives one of the history's keys: a line there whose
-// key is not known is that key's message or record, no other writer's.
-func (x *Index) placedSeqs(c int32) map[uint64]bool {
-	placed := map[uint64]bool{}
-	lo, hi := Span(x.OpChatSpan, c)
-	for _, o := range x.OpsByChat[lo:hi] {
-		if op := x.Ops.At(o); op.Fn == FnPersist && op.Status == StOK {
-			placed[x.AckSeq(o)] = true
-		}
-	}
+// placedSeqs is, for chat c, the sequences an ok answer (acked, its ok
+// answers' sequences: keylessOwnersOf) or a final line whose key is known
+// gives one of the history's keys: a line there whose key is not known is
+// that key's message or record, no other writer's. It adds to acked.
+func (x *Index) placedSeqs(c int32, acked map[uint64]bool) map[uint64]bool {
+	placed := acked
 	flo, fhi := Span(x.MsgSpan, c)
 	for _, lines := range [][]int32{x.Msgs[flo:fhi], x.RecordsOf(c)} {
 		for _, i := range lines {
