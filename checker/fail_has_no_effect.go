@@ -116,7 +116,7 @@ func (x *index) senderlessOfFailedKeys(v *verdict, isRejection func(int32) bool)
 	}
 	onlyFailed := map[chatText]bool{} // false once a persist of it did not fail
 	for i, text := range x.SenderlessKey {
-		if f := x.Fin.At(i); f.Seq > x.InitialCounter && (f.Table == store.TableMessages || f.Table == store.TableIdempotency) {
+		if f := x.Fin.At(i); x.IsRunsLine(f) {
 			onlyFailed[chatText{f.Chat, text}] = false
 		}
 	}
@@ -161,9 +161,8 @@ func (x *index) senderlessOfFailedKeys(v *verdict, isRejection func(int32) bool)
 // chat.
 func (x *index) mayBeUnseen(unseen func(chat int32, text string) bool) int {
 	n := 0
-	for i := range x.Fin.Count() {
-		f := x.Fin.At(i)
-		if (f.Table != store.TableMessages && f.Table != store.TableIdempotency) || f.Seq <= x.InitialCounter || f.Key != store.FinKeyless {
+	for i, f := range x.RunsLines() {
+		if f.Key != store.FinKeyless {
 			continue
 		}
 		if text, texted := x.SenderlessKey[i]; !texted || unseen(f.Chat, text) {

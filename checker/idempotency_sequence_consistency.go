@@ -109,8 +109,8 @@ func (x *index) soleWritersUnattributed(table store.TableKind) int {
 		return 0
 	}
 	n := 0
-	for i := range x.Fin.Count() {
-		if f := x.Fin.At(i); f.Table == table && f.Key == store.FinKeyless && f.Seq > x.InitialCounter {
+	for i, f := range x.RunsLines() {
+		if f.Table == table && f.Key == store.FinKeyless {
 			if _, texted := x.SenderlessKey[i]; texted {
 				n++
 			}

@@ -1,19 +1,36 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"iter"
+)
 
 // What the Index tells of the final lines by key.
+
+// IsRunsLine reports whether f is a final message or idempotency record
+// above initial_counter: a line the run may have written (those at or
+// below it are from before the run).
+func (x *Index) IsRunsLine(f *FinalRecord) bool {
+	return (f.Table == TableMessages || f.Table == TableIdempotency) && f.Seq > x.InitialCounter
+}
+
+// RunsLines is the final lines IsRunsLine holds, with their index in Fin.
+func (x *Index) RunsLines() iter.Seq2[int32, *FinalRecord] {
+	return func(yield func(int32, *FinalRecord) bool) {
+		for i := range x.Fin.Count() {
+			if f := x.Fin.At(i); x.IsRunsLine(f) && !yield(i, f) {
+				return
+			}
+		}
+	}
+}
 
 // KeyedFinals counts the final messages and idempotency records above
 // initial_counter with a key, and those without one that can be
 // attributed (no key, or under key_scope client a key several senders
 // used).
 func (x *Index) KeyedFinals() (keyed, keyless int) {
-	for i := range x.Fin.Count() {
-		f := x.Fin.At(i)
-		if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Seq <= x.InitialCounter {
-			continue
-		}
+	for _, f := range x.RunsLines() {
 		if f.Key == FinKeyless {
 			keyless++
 		} else {
