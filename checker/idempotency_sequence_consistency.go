@@ -21,7 +21,7 @@ const NameIdempotencySeqConsist = "idempotency_sequence_consistency"
 // names another message: a replay shows the record existed during the
 // run, and records are never deleted (within their TTL). Where a chat's
 // final lines carry no key that can be attributed (key_scope client,
-// FORMAT.md rule 3), a missing counterpart may be one of them: unknown,
+// FORMAT.md rule 4), a missing counterpart may be one of them: unknown,
 // never a failure claimed on a guess.
 func checkIdempotencySequenceConsistency(x *index) Result {
 	v := newVerdict(NameIdempotencySeqConsist)

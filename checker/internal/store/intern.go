@@ -130,8 +130,9 @@ type senderlessRule struct {
 
 // attributeSenderless, under key_scope client, gives each key that only
 // final lines without a sender name (one the ack at their sequence did not
-// already claim, see finalIDs) the key of the one sender whose persists
-// used it in its chat (FORMAT.md rule 2), where that is no guess: with
+// already claim, see finalIDs) the key of the sender its twin in the
+// other table names (FORMAT.md rule 2), else of the one sender whose
+// persists used it in its chat (rule 3), where that is no guess: with
 // sole_writer, on a line above initial_counter. A line at or below it (a
 // message from before the run) takes that sender only when no line names
 // another sender of the key either: the sender's replays and rejections
@@ -200,7 +201,8 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	preRunLines := map[tableKey]int{}
 	senderlessOf := map[chatKey]int{}
 	linedIn := map[linedKey]struct{}{}
-	lined := map[chatKey]bool{} // in either table
+	lined := map[chatKey]bool{}    // in either table
+	twins := map[twinAt]twinLine{} // lines naming a sender, by where a twin would be
 	l.Fin.Each(func(f *FinalRecord) {
 		if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Key < 0 {
 			return
@@ -210,6 +212,14 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		case *k.sender.At(f.Key) != NoSender:
 			linedIn[linedKey{tk, keyMap[f.Key]}] = struct{}{}
 			lined[tk.ck] = true
+			if f.MessageID != 0 {
+				at := l.twinAt(f, tk.table, tk.ck.name)
+				if t, ok := twins[at]; !ok {
+					twins[at] = twinLine{key: keyMap[f.Key], mid: f.MessageID}
+				} else if t.key != keyMap[f.Key] {
+					twins[at] = twinLine{key: several} // two senders' lines there: neither is told
+				}
+			}
 		case f.Seq <= sl.initialCounter:
 			preRun[f.Key] = true
 			preRunTable[f.Key] = tk
@@ -326,6 +336,26 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			}
 		})
 	}
+	// A line without a sender whose twin in the other table (its chat,
+	// sequence, message id and key text) names one is that sender's: a
+	// record is its message's, so the record of another key naming that
+	// message, or that message carrying another key than its record's,
+	// fails idempotency_sequence_consistency whoever else's it is. With
+	// or without sole_writer, before the run or in it.
+	twinOf := map[int32]int32{}
+	l.Fin.Each(func(f *FinalRecord) {
+		if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Key < 0 || f.MessageID == 0 || *k.sender.At(f.Key) != NoSender {
+			return
+		}
+		other := TableMessages
+		if f.Table == TableMessages {
+			other = TableIdempotency
+		}
+		at := l.twinAt(f, other, l.keys.Get(*k.names.At(f.Key)))
+		if t, ok := twins[at]; ok && t.key >= 0 && l.midName(f.MessageID) == l.midName(t.mid) {
+			twinOf[f.Key] = t.key
+		}
+	})
 	dense := columns.Filled(len(keyMap), int32(-1))
 	next := int32(0)
 	unattributed := 0
@@ -339,7 +369,11 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			if preRun[int32(p)] && (named[ck] != o || lined[ck] || preRunLines[preRunTable[int32(p)]] > 1) {
 				o = several
 			}
-			if o < 0 || !sl.soleWriter && !preRun[int32(p)] {
+			twin, twinned := twinOf[int32(p)]
+			if twinned {
+				o = twin
+			}
+			if !twinned && (o < 0 || !sl.soleWriter && !preRun[int32(p)]) {
 				keyMap[p] = FinKeyless
 				if o == nobody {
 					keyMap[p] = FinKeyUnsent
@@ -707,6 +741,32 @@ func (l *Log) finalIDs(chat int32, seq uint64, mid, key string, sender uint32) (
 	}
 	return a.Mid, l.NewKey(chat, sender, key)
 }
+
+// twinAt is where a final line's twin in table would be: a line of the
+// same chat, key text, sequence and message id (by its hash; the names
+// are compared too).
+type twinAt struct {
+	table   TableKind
+	chat    int32
+	text    string
+	seq     uint64
+	midHash uint64
+}
+
+// twinLine is the sender's key and the message id of a line naming its
+// sender, where a twin of it would be; key is several where two senders'
+// lines are there.
+type twinLine struct {
+	key int32
+	mid uint32
+}
+
+func (l *Log) twinAt(f *FinalRecord, table TableKind, text string) twinAt {
+	return twinAt{table: table, chat: f.Chat, text: text, seq: f.Seq, midHash: l.NewMids.At(int32(f.MessageID)).hash}
+}
+
+// midName is the text of a provisional message id.
+func (l *Log) midName(mid uint32) string { return l.keys.Get(l.NewMids.At(int32(mid)).name) }
 
 // senderUse is what a sender's key's persists did, for attributeSenderless:
 // whether one is of unknown outcome (info, or never completed) and when
