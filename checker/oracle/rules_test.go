@@ -444,6 +444,32 @@ var ruleCases = []struct {
 {"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":2,"message_id":"m2"}
 {"type":"table_read","table":"idempotency","lines":2}
 `},
+	{"key_scope client, sole writer: a message without a sender whose record names one", true, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"sole_writer":true}
+{"type":"invoke","process":2,"f":"persist","time":0,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
+{"type":"info","process":2,"f":"persist","time":2,"error":"timeout"}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"invoke","process":3,"f":"sync","time":6,"chat":"c1","after":0,"limit":1}
+{"type":"ok","process":3,"f":"sync","time":7,"seqs":[1],"message_ids":["m1"]}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":1}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m1","key":"k1"}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","sender":"s1"}
+`},
+	{"key_scope client, sole writer: a message without a sender whose record names one, shown before that sender sent it", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject","key_scope":"client"},"sole_writer":true}
+{"type":"invoke","process":2,"f":"persist","time":0,"chat":"c1","key":"k1","sender":"s2","payload_hash":"hk1"}
+{"type":"invoke","process":3,"f":"sync","time":2,"chat":"c1","after":0,"limit":1}
+{"type":"info","process":2,"f":"persist","time":2,"error":"timeout"}
+{"type":"ok","process":3,"f":"sync","time":3,"seqs":[1],"message_ids":["m1"]}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k1","sender":"s1","payload_hash":"hk1"}
+{"type":"table_read","table":"counters","lines":1}
+{"type":"final","table":"counters","chat":"c1","value":1}
+{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m1","key":"k1"}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","sender":"s1"}
+`},
 }
 
 func TestOracleRules(t *testing.T) {
