@@ -470,6 +470,16 @@ var ruleCases = []struct {
 {"type":"table_read","table":"idempotency","lines":1}
 {"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","sender":"s1"}
 `},
+	{"key_scope client, sole writer: a message without a sender of a key text whose every sender has its own message", false, hdr + `,"contract":{"gaps":"allowed","key_scope":"client"},"initial_counter":1,"sole_writer":true}
+{"type":"invoke","process":6,"f":"persist","time":1,"chat":"c2","key":"p1","sender":"s1","payload_hash":"hp1"}
+{"type":"ok","process":6,"f":"persist","time":6,"seq":1,"message_id":"pm1c2","dedup":true}
+{"type":"invoke","process":6,"f":"persist","time":12,"chat":"c2","key":"p1","sender":"s2","payload_hash":"hp1x"}
+{"type":"ok","process":6,"f":"persist","time":17,"seq":4,"message_id":"m3","dedup":false}
+{"type":"table_read","table":"messages","lines":3}
+{"type":"final","table":"messages","chat":"c2","seq":1,"message_id":"pm1c2","key":"p1","sender":"s1"}
+{"type":"final","table":"messages","chat":"c2","seq":4,"message_id":"m3","key":"p1","sender":"s2","payload_hash":"hp1x"}
+{"type":"final","table":"messages","chat":"c2","seq":2,"message_id":"mx2","key":"p1"}
+`},
 }
 
 func TestOracleRules(t *testing.T) {
