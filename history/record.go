@@ -75,7 +75,7 @@ const (
 	// as much CPU as before. Since the tap takes the shards' lines in
 	// place, 128 KB does better than 256 (the shards' buffers stay in the
 	// cores' caches): BenchmarkPersistSideBySide's run-ratio 0.465
-	// against 0.450, 136 ns less CPU a persist (7 rounds interleaved on
+	// against 0.450, 129 ns less CPU a persist (7 rounds interleaved on
 	// 2026-12-05; 64 and 96 KB between the two).
 	recordShardSize      = 128 << 10
 	recordShardLimit     = 4 * recordShardSize
