@@ -349,8 +349,8 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 				lonely[f.Key] = one
 			} else if first := earliestOf(tk); first >= 0 {
 				lonely[f.Key] = first
-			} else if any := everyOneLined(tk); any >= 0 {
-				lonely[f.Key] = any
+			} else if numberedFirst := everyOneLined(tk); numberedFirst >= 0 {
+				lonely[f.Key] = numberedFirst
 			}
 		})
 	}
