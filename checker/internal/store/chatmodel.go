@@ -67,16 +67,22 @@ func (x *Index) linKindOf(o int32, reject bool) linearize.Kind {
 }
 
 // KeylessMayHold reports whether a final message of chat c whose key is
-// not known may be key k's: one with no key at all, or one without a
-// sender (key_scope client) under k's text. A line under another text is
-// another key's, whoever sent it, so it cannot make a persist of k (of
+// not known may be the one key k's persist made: one above
+// initial_counter with no key at all, or without a sender (key_scope
+// client) under k's text. A line under another text is another key's,
+// whoever sent it, and one at or below initial_counter was there before
+// the run (a persist of the run can only have replayed it: the model
+// places it, PreKeylessLine), so neither can make a persist of k (of
 // unknown outcome, with no line of its own) one that may have committed.
 func (x *Index) KeylessMayHold(c, k int32) bool {
 	if x.KeylessMsgIn[c] == 0 {
 		return false
 	}
 	x.keylessOnce.Do(x.gatherKeylessTexts)
-	t := x.keylessTexts[c]
+	t := x.keylessTexts[c].run
+	if t == nil {
+		return false
+	}
 	if t.untexted {
 		return true
 	}
@@ -100,10 +106,24 @@ func (x *Index) UntextedMessages() bool {
 }
 
 // keylessTextsOf is a chat's final messages whose key is not known: some
-// with no key at all (untexted), and the key texts of the others.
+// with no key at all (untexted), and the key texts of the others; run,
+// the same of those above initial_counter.
 type keylessTextsOf struct {
 	untexted bool
 	texts    map[string]struct{}
+	run      *keylessTextsOf
+}
+
+// note adds line i's text (untexted if none).
+func (t *keylessTextsOf) note(text string, texted bool) {
+	if !texted {
+		t.untexted = true
+		return
+	}
+	if t.texts == nil {
+		t.texts = map[string]struct{}{}
+	}
+	t.texts[text] = struct{}{}
 }
 
 func (x *Index) gatherKeylessTexts() {
@@ -114,13 +134,13 @@ func (x *Index) gatherKeylessTexts() {
 			continue
 		}
 		t := x.keylessTexts[f.Chat]
-		if text, ok := x.SenderlessKey[i]; !ok {
-			t.untexted = true
-		} else {
-			if t.texts == nil {
-				t.texts = map[string]struct{}{}
-			}
-			t.texts[text] = struct{}{}
+		if t.run == nil {
+			t.run = &keylessTextsOf{}
+		}
+		text, texted := x.SenderlessKey[i]
+		t.note(text, texted)
+		if f.Seq > x.InitialCounter {
+			t.run.note(text, texted)
 		}
 		x.keylessTexts[f.Chat] = t
 	}
