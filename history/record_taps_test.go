@@ -23,9 +23,9 @@ func TestTapLinesAreNotGrownLineByLine(t *testing.T) {
 		defer sh.mu.Unlock()
 		return cap(sh.taps)
 	}
-	// Fewer lines a flush than a shard holds before it wakes the
-	// flusher, so only these flushes take them.
-	const perFlush, flushes = 1500, 8
+	// Fewer lines a flush than a shard holds before it wakes the flusher
+	// (a line here is under 110 bytes), so only these flushes take them.
+	const perFlush, flushes = tapLinesAhead / 2, 8
 	regrown, made := 0, 0
 	record := func(e *Event) {
 		before := capNow()
