@@ -80,9 +80,6 @@ func (x *Index) KeylessMayHold(c, k int32) bool {
 	}
 	x.keylessOnce.Do(x.gatherKeylessTexts)
 	t := x.keylessTexts[c].run
-	if t == nil {
-		return false
-	}
 	if t.untexted {
 		return true
 	}
@@ -98,24 +95,26 @@ func (x *Index) UntextedMessages() bool {
 	}
 	x.keylessOnce.Do(x.gatherKeylessTexts)
 	for _, t := range x.keylessTexts {
-		if t.untexted {
+		if t.all.untexted {
 			return true
 		}
 	}
 	return false
 }
 
-// keylessTextsOf is a chat's final messages whose key is not known: some
-// with no key at all (untexted), and the key texts of the others; run,
-// the same of those above initial_counter.
-type keylessTextsOf struct {
+// keylessTextsOf is a chat's final messages whose key is not known: all
+// of them, and those above initial_counter (run).
+type keylessTextsOf struct{ all, run keylessTexts }
+
+// keylessTexts is some final messages whose key is not known: whether one
+// has no key at all (untexted), and the key texts of the others.
+type keylessTexts struct {
 	untexted bool
 	texts    map[string]struct{}
-	run      *keylessTextsOf
 }
 
-// note adds line i's text (untexted if none).
-func (t *keylessTextsOf) note(text string, texted bool) {
+// note adds a line's key text (untexted if it has none).
+func (t *keylessTexts) note(text string, texted bool) {
 	if !texted {
 		t.untexted = true
 		return
@@ -134,11 +133,8 @@ func (x *Index) gatherKeylessTexts() {
 			continue
 		}
 		t := x.keylessTexts[f.Chat]
-		if t.run == nil {
-			t.run = &keylessTextsOf{}
-		}
 		text, texted := x.SenderlessKey[i]
-		t.note(text, texted)
+		t.all.note(text, texted)
 		if f.Seq > x.InitialCounter {
 			t.run.note(text, texted)
 		}

@@ -318,6 +318,15 @@ var tableNames = [...]string{tableUnknown: "unknown", TableCounters: history.Tab
 
 func (t TableKind) String() string { return tableNames[t] }
 
+// counterpart is the table a messages line's record is in, or an
+// idempotency record's message: the other of the two.
+func (t TableKind) counterpart() TableKind {
+	if t == TableMessages {
+		return TableIdempotency
+	}
+	return TableMessages
+}
+
 func tableOf(name string) TableKind {
 	switch name {
 	case history.TableCounters:

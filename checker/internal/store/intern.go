@@ -297,10 +297,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			if senderlessOf[tk.ck] != 1 {
 				return -1
 			}
-			other := tableKey{TableMessages, tk.ck}
-			if tk.table == TableMessages {
-				other.table = TableIdempotency
-			}
+			other := tableKey{tk.table.counterpart(), tk.ck}
 			best, payload, n := int32(-1), uint64(0), 0
 			for s := range usedBy[tk.ck] {
 				if _, lined := linedIn[linedKey{tk, s}]; lined {
@@ -365,11 +362,7 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Key < 0 || f.MessageID == 0 || *k.sender.At(f.Key) != NoSender {
 			return
 		}
-		other := TableMessages
-		if f.Table == TableMessages {
-			other = TableIdempotency
-		}
-		at := l.twinAt(f, other, l.keys.Get(*k.names.At(f.Key)))
+		at := l.twinAt(f, f.Table.counterpart(), l.keys.Get(*k.names.At(f.Key)))
 		if t, ok := twins[at]; ok && t.key >= 0 && l.midName(f.MessageID) == l.midName(t.mid) {
 			twinOf[f.Key] = t.key
 		}

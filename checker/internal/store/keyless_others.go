@@ -39,7 +39,7 @@ func (x *Index) keylessLineIsOther(c, i int32) bool {
 // is taken as another writer's.
 func (x *Index) keylessLinesOthersFor(c, k int32) bool {
 	x.keylessOnce.Do(x.gatherKeylessTexts)
-	untexted := x.keylessTexts[c].untexted
+	untexted := x.keylessTexts[c].all.untexted
 	return x.keylessTextIsOther(c, x.KeyText(k), true) && (!untexted || x.keylessTextIsOther(c, "", false))
 }
 
