@@ -12,9 +12,9 @@ const NameSequenceMonotonic = "sequence_monotonic"
 // checkSequenceMonotonic: of two persists that each created their message,
 // the one acknowledged before the other was invoked has the smaller
 // sequence (ADR-001 Appendix C in HISTORY.md's real-time form). A persist
-// acked with dedup=false created its message; so did one of a key's
-// persists of unknown outcome when the key's message is placed (created,
-// below) and no persist of the key was acked as new.
+// acked with dedup=false created its message; a message a final line or
+// a replay places was created by one of its key's persists that can have
+// made it (created, below), no earlier than the first of them was invoked.
 func checkSequenceMonotonic(x *index) Result {
 	v := newVerdict(NameSequenceMonotonic)
 	buf := make([]store.Interval, 0, store.MaxSpan(x.AckSpan))
@@ -51,7 +51,7 @@ func checkSequenceMonotonic(x *index) Result {
 		if l.Ref < 0 {
 			m := made[int32(c)][-l.Ref-1]
 			v.fail([]int{x.DoneLine(h.Ref), x.InvLine(m.first), m.line},
-				"chat %q: seq %d was acked as a new message at line %d before the persist at line %d was invoked, yet %s puts that persist's key's message (it or a retry made it: no persist of the key was acked as new) at seq %d",
+				"chat %q: seq %d was acked as a new message at line %d before the persist at line %d was invoked, yet %s puts that persist's key's message (made by it or a later persist of the key, none acked as new before) at seq %d",
 				x.ChatNames[c], h.Value, x.DoneLine(h.Ref), x.InvLine(m.first), m.proof, m.seq)
 			continue
 		}
@@ -71,28 +71,46 @@ func checkSequenceMonotonic(x *index) Result {
 }
 
 // madeMessage is a message of the run that a persist of unknown outcome
-// made: its key's final line, or a replay, places it at seq, and no
-// persist of the key was acked as new.
+// made: its key's final line, or a replay, places it at seq.
 type madeMessage struct {
 	seq   uint64
-	first int32  // the key's first persist of unknown outcome: none made it earlier
+	first int32  // the earliest persist that can have made it: none made it earlier
 	line  int    // the line placing it
 	proof string // that line, in words
 }
 
-// created lists, by chat, the messages of the run that persists of unknown
-// outcome made, where something places them: the key's final messages
-// line (else its idempotency record, which is written with it), and every
-// replay of the key. A key whose persists all ended (fail has no effect)
-// made nothing of its own here; one above the initial counter only.
+// created lists, by chat, the messages of the run that persists not acked
+// as new made, where something places them, each made no earlier than
+// the earliest of its key's persists that can have made it was invoked:
+//   - a key no persist was acked as new for, whose final messages line
+//     (else its idempotency record, which is written with it) places its
+//     message: one of its persists of unknown outcome made it (a key whose
+//     persists all ended made nothing of its own: fail has no effect);
+//   - a key whose first ok answer, in file order, is a replay: the message
+//     it answers was made by a persist of the key invoked before that
+//     answer came that had not failed by then (none had been answered ok).
+//
+// The replay's rule reads only the lines up to the replay, so the online
+// check (checker/online) decides it the moment the replay comes, as it
+// reads: the persists still outstanding then, and those that timed out.
+// Above the initial counter only.
 func created(x *index) map[int32][]madeMessage {
 	out := map[int32][]madeMessage{}
+	add := func(c int32, m madeMessage) {
+		if m.seq > x.InitialCounter {
+			out[c] = append(out[c], m)
+		}
+	}
 	for k := range x.KeyCreated {
+		ops := x.KeyOps(int32(k))
+		if m, ok := placedByFirstReplay(x, ops); ok {
+			add(x.Ops.At(m.first).Chat, m)
+		}
 		if x.KeyCreated[k] {
 			continue
 		}
 		first := int32(-1)
-		for _, o := range x.KeyOps(int32(k)) {
+		for _, o := range ops {
 			if st := x.Ops.At(o).Status; st == store.StInfo || st == store.StOpen {
 				first = o
 				break // in invoke order
@@ -100,12 +118,6 @@ func created(x *index) map[int32][]madeMessage {
 		}
 		if first < 0 {
 			continue
-		}
-		c := x.Ops.At(first).Chat
-		add := func(seq uint64, line int, proof string) {
-			if seq > x.InitialCounter {
-				out[c] = append(out[c], madeMessage{seq: seq, first: first, line: line, proof: proof})
-			}
 		}
 		fin := x.KeyMsg[k]
 		if fin < 0 {
@@ -117,13 +129,42 @@ func created(x *index) map[int32][]madeMessage {
 			if f.Table == store.TableIdempotency {
 				table = "idempotency record"
 			}
-			add(f.Seq, int(f.Line), fmt.Sprintf("the final %s at line %d", table, f.Line))
-		}
-		for _, o := range x.KeyOps(int32(k)) {
-			if x.Ops.At(o).Status == store.StOK && x.IsDedup(o) {
-				add(x.AckSeq(o), x.DoneLine(o), fmt.Sprintf("the replay at line %d", x.DoneLine(o)))
-			}
+			add(x.Ops.At(first).Chat, madeMessage{seq: f.Seq, first: first, line: int(f.Line), proof: fmt.Sprintf("the final %s at line %d", table, f.Line)})
 		}
 	}
 	return out
+}
+
+// placedByFirstReplay: when a key's first ok answer (by line) is a replay,
+// the message it answers and the earliest persist of the key that can
+// have made it (invoked on a line before the replay's answer, not the
+// replay, not failed on a line before it), if any.
+func placedByFirstReplay(x *index, ops []int32) (madeMessage, bool) {
+	replay := int32(-1)
+	for _, o := range ops {
+		if x.Ops.At(o).Status == store.StOK && (replay < 0 || x.DoneLine(o) < x.DoneLine(replay)) {
+			replay = o
+		}
+	}
+	if replay < 0 || !x.IsDedup(replay) {
+		return madeMessage{}, false
+	}
+	answered := x.DoneLine(replay)
+	first := int32(-1)
+	for _, o := range ops {
+		if o == replay || x.InvLine(o) >= answered {
+			continue
+		}
+		if x.Ops.At(o).Status == store.StFail && x.DoneLine(o) < answered {
+			continue
+		}
+		if first < 0 || x.Call(o) < x.Call(first) {
+			first = o
+		}
+	}
+	if first < 0 {
+		return madeMessage{}, false
+	}
+	return madeMessage{seq: x.AckSeq(replay), first: first, line: answered,
+		proof: fmt.Sprintf("the replay at line %d (the key's first ok answer)", answered)}, true
 }

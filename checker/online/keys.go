@@ -134,6 +134,18 @@ type keyRun struct {
 // not there (found false). A slot found in a run is a copy: the slots
 // found are only read, and the one returned only until the next find.
 func (t *keyTable) find(k1, k2, seq uint64, spill *columns.SpillFile) (s *keySlot, found bool) {
+	if s, ok := t.get(k1, k2, spill); ok {
+		return s, true
+	}
+	if 4*(t.n+1) > 3*t.homes {
+		t.makeRoom(spill)
+	}
+	return t.insert(keySlot{k1: k1, k2: k2 &^ keyMarked, seq: seq}), false
+}
+
+// get is the slot of key (k1, k2), in the table or a run (a copy, as
+// find's), if it was noted.
+func (t *keyTable) get(k1, k2 uint64, spill *columns.SpillFile) (*keySlot, bool) {
 	if s, ok := t.lookup(k1, k2); ok {
 		return s, true
 	}
@@ -142,10 +154,7 @@ func (t *keyTable) find(k1, k2, seq uint64, spill *columns.SpillFile) (s *keySlo
 			return &t.found, true
 		}
 	}
-	if 4*(t.n+1) > 3*t.homes {
-		t.makeRoom(spill)
-	}
-	return t.insert(keySlot{k1: k1, k2: k2 &^ keyMarked, seq: seq}), false
+	return nil, false
 }
 
 // lookup is the table's slot of (k1, k2), if it holds one.

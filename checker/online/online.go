@@ -53,8 +53,9 @@ type Violation struct {
 // that two operations alone break, mirroring how the Log
 // pairs invokes with completions: a violation it reports is one the
 // offline check, reading the same file, reports too (it may miss some the
-// offline check finds: a message id is compared by hash, and monotonicity
-// only against the highest new sequence acknowledged before). It is a
+// offline check finds: a message id is compared by hash, and in a file
+// out of time order monotonicity only against the highest new sequence
+// acknowledged before, with no replay judged). It is a
 // history.Sink; Checker.Event is called from one goroutine (the tap's), as
 // are BatchDone, CloseSpill and Violations until the lines end; the rest
 // from any.
@@ -72,6 +73,13 @@ type Checker struct {
 	// keyed: the ok answers whose keys are yet to be looked up
 	// (keybatch.go).
 	keyed keyBatch
+	// madeBy: per key not yet answered ok, the earliest of its persists
+	// that timed out, which may have made its message (replay.go).
+	madeBy map[keyFP]madeFrom
+	// keyByText: under key_scope chat a key is its chat and text, whoever
+	// sent it, and its hashes are taken with noSender's.
+	keyByText bool
+	noSender  senderHash
 	// keyMerging is the space the tables' flushes merge in.
 	keyMerging keyMerging
 	// byProcess caches each process's last chat and sender (a writer
@@ -80,7 +88,7 @@ type Checker struct {
 	byProcess [processCache]processSeen
 	// newest: per chat, the new (not a replay's) ack of the highest
 	// sequence, for monotonicity.
-	newest []ackSeen
+	newest []chatNewest
 	// acked: per chat, each sequence's earliest (first) ack, with its
 	// message id's hash (sequence_uniqueness; sync.go).
 	acked []onlineAcked
@@ -108,6 +116,42 @@ type Checker struct {
 	violations []Violation // the first of each invariant, in the order found
 	found      map[string]bool
 	notify     func(Violation)
+}
+
+// chatNewest is a chat's new ack of the highest sequence, and what it was
+// before the time of the chat's last new ack: an invoke at that time
+// compares with the acks done before it only (equal times are not
+// before), which the first alone missed.
+type chatNewest struct {
+	all    ackSeen
+	before ackSeen // of the acks done before at
+	at     int64   // the latest time a new ack was done
+}
+
+// doneBefore is the chat's new ack of the highest sequence done before t,
+// nil if none is known: exact in a file in time order, where every ack so
+// far was done no later than at.
+func (n *chatNewest) doneBefore(t int64) *ackSeen {
+	switch {
+	case n.at < t && n.all.set:
+		return &n.all
+	case n.at == t && n.before.set:
+		return &n.before
+	case n.at > t && n.all.set && n.all.done < t: // out of order
+		return &n.all
+	}
+	return nil
+}
+
+// noted takes a new ack.
+func (n *chatNewest) noted(a *ackSeen) {
+	if a.done > n.at {
+		n.before.setTo(&n.all)
+		n.at = a.done
+	}
+	if !n.all.set || a.seq > n.all.seq {
+		n.all.setTo(a)
+	}
 }
 
 type chatSeq struct {
@@ -206,6 +250,8 @@ func New(notify func(Violation)) *Checker {
 // against its initial_counter, and only once it was read.
 func (o *Checker) Header(h *history.Header) {
 	o.header, o.initialCounter = true, h.InitialCounter()
+	o.keyByText = h.Contract.WithDefaults(false).KeyScope == history.KeyScopeChat
+	o.noSender = hashSender("")
 }
 
 // SpillTo makes the checker keep in memory only each chat's newest first
@@ -266,7 +312,7 @@ func (o *Checker) chat(name string) int32 {
 	name = strings.Clone(name)
 	o.chats[name] = id
 	o.names = append(o.names, name)
-	o.newest = append(o.newest, ackSeen{})
+	o.newest = append(o.newest, chatNewest{at: math.MinInt64})
 	o.acked = append(o.acked, onlineAcked{})
 	o.keys = append(o.keys, keyTable{merging: &o.keyMerging})
 	return id
@@ -303,13 +349,17 @@ func (o *Checker) Event(e *history.Event) {
 		} else {
 			sh := o.senderOf(e.Process, e.Sender)
 			if e.Key != "" {
-				op.keyed, op.key, op.key2 = true, sh.keyHash(e.Key), sh.keyHash2(e.Key)
+				kh := sh
+				if o.keyByText {
+					kh = o.noSender
+				}
+				op.keyed, op.key, op.key2 = true, kh.keyHash(e.Key), kh.keyHash2(e.Key)
 			}
 			if o.pushes.devices != nil {
 				// Receiver lines came: pushes may be compared with it.
 				op.sent = sentAt{payload: store.StringHash(e.PayloadHash), sender: sh.h1}
 			}
-			if n := &o.newest[chat]; n.set && n.done < e.Time {
+			if n := o.newest[chat].doneBefore(e.Time); n != nil {
 				op.hasNewest, op.newestSeq, op.newestLine = true, n.seq, n.doneLine
 			}
 		}
@@ -320,6 +370,8 @@ func (o *Checker) Event(e *history.Event) {
 			return
 		}
 		switch {
+		case e.Kind == history.KindInfo && op.persist:
+			o.timedOut(op)
 		case e.Kind != history.KindOK:
 		case op.persist:
 			o.ack(op, e)
@@ -346,6 +398,9 @@ func (o *Checker) ack(op *openOp, e *history.Event) {
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)
 	}
 	if op.keyed {
+		if e.Dedup {
+			o.replayed(op, e)
+		}
 		o.keyed.add(op.key, op.key2, &a, op.chat, earlier)
 		if len(o.keyed.waiting) >= keyBatchMax {
 			o.settleKeys()
@@ -357,7 +412,7 @@ func (o *Checker) ack(op *openOp, e *history.Event) {
 	// Real-time order: an ack done before this persist was invoked must
 	// have a lower sequence (sequence_monotonic's equal pairs too).
 	before := ackSeen{seq: op.newestSeq, doneLine: op.newestLine, set: op.hasNewest}
-	if n := o.newest[op.chat]; n.set && n.done < op.call && (!before.set || n.seq > before.seq) {
+	if n := o.newest[op.chat].all; n.set && n.done < op.call && (!before.set || n.seq > before.seq) {
 		before = n
 	}
 	if before.set && before.seq >= a.seq {
@@ -365,9 +420,7 @@ func (o *Checker) ack(op *openOp, e *history.Event) {
 			"chat %q: seq %d acked at line %d before the persist at line %d was invoked, which got seq %d as a new message (line %d)",
 			chatName, before.seq, before.doneLine, op.line, a.seq, a.doneLine)
 	}
-	if n := &o.newest[op.chat]; !n.set || a.seq > n.seq {
-		n.setTo(&a)
-	}
+	o.newest[op.chat].noted(&a)
 }
 
 // firstAnswer is a key's first ok answer (its slot in the chat's keys):

@@ -66,3 +66,15 @@ func (s *openOps) take(p int) (*openOp, bool) {
 	s.taken = op
 	return &s.taken, true
 }
+
+// each calls f with every outstanding operation.
+func (s *openOps) each(f func(*openOp)) {
+	for i := range s.dense {
+		if s.dense[i].set {
+			f(&s.dense[i])
+		}
+	}
+	for _, op := range s.far {
+		f(&op)
+	}
+}
