@@ -123,7 +123,6 @@ func (o *Checker) settleKeys() {
 	for _, k := range o.keyed.ordered(len(o.names)) {
 		a := k.answer
 		fp := keyFP{k.chat, k.k1, k.k2 &^ keyMarked}
-		o.forgetMade(keyFP{k.chat, k.k1, k.k2})
 		if slot, found := o.keys[k.chat].find(k.k1, k.k2, a.seq, o.spill); !found {
 			if k.earlier { // its sequence's first ack is another's: keep its own
 				slot.k2 |= keyMarked

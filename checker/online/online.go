@@ -73,9 +73,11 @@ type Checker struct {
 	// keyed: the ok answers whose keys are yet to be looked up
 	// (keybatch.go).
 	keyed keyBatch
-	// madeBy: per key not yet answered ok, the earliest of its persists
-	// that timed out, which may have made its message (replay.go).
-	madeBy map[keyFP]madeFrom
+	// madeBy: per key that timed out, the earliest of its persists that
+	// did, which may have made its message (replay.go): a key answered
+	// ok since is dropped now and then.
+	madeBy     map[keyFP]madeFrom
+	madeByKept int // its size when last pruned
 	// keyByText: under key_scope chat a key is its chat and text, whoever
 	// sent it, and its hashes are taken with noSender's.
 	keyByText bool
