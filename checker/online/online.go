@@ -63,11 +63,12 @@ type Checker struct {
 	chats map[string]int32
 	names []string // by chat number
 	open  openOps  // by process: its outstanding operation
-	// keys: per chat, per (sender, key), the first ok answer's sequence
-	// (keys.go). A key is one key under either key_scope when chat,
-	// sender and text are equal; sender and text are kept as two hashes
-	// (no string to hold or scan). keyFirst holds the rare first answers
-	// that were not their sequence's first ack.
+	// keys: per chat, per key, the first ok answer's sequence (keys.go).
+	// A key is its sender and text under key_scope client (and without a
+	// header: one key under either scope), its text under chat
+	// (keyByText), kept as two hashes (no string to hold or scan).
+	// keyFirst holds the rare first answers that were not their
+	// sequence's first ack.
 	keys     []keyTable
 	keyFirst map[keyFP]ackSeen
 	// keyed: the ok answers whose keys are yet to be looked up
