@@ -50,9 +50,9 @@ func checkSequenceMonotonic(x *index) Result {
 		h, l := first.Hi, first.Lo
 		if l.Ref < 0 {
 			m := made[int32(c)][-l.Ref-1]
-			v.fail([]int{x.DoneLine(h.Ref), x.InvLine(m.first), m.line},
+			v.fail([]int{x.DoneLine(h.Ref), x.InvLine(m.first), int(m.line)},
 				"chat %q: seq %d was acked as a new message at line %d before the persist at line %d was invoked, yet %s puts that persist's key's message (made by it or a later persist of the key, none acked as new before) at seq %d",
-				x.ChatNames[c], h.Value, x.DoneLine(h.Ref), x.InvLine(m.first), m.proof, m.seq)
+				x.ChatNames[c], h.Value, x.DoneLine(h.Ref), x.InvLine(m.first), m.proof(), m.seq)
 			continue
 		}
 		v.fail([]int{x.DoneLine(h.Ref), x.InvLine(l.Ref), x.DoneLine(l.Ref)},
@@ -74,9 +74,30 @@ func checkSequenceMonotonic(x *index) Result {
 // made: its key's final line, or a replay, places it at seq.
 type madeMessage struct {
 	seq   uint64
-	first int32  // the earliest persist that can have made it: none made it earlier
-	line  int    // the line placing it
-	proof string // that line, in words
+	first int32 // the earliest persist that can have made it: none made it earlier
+	line  int32 // the line placing it
+	by    placedBy
+}
+
+// placedBy is what kind of line placed a madeMessage.
+type placedBy uint8
+
+const (
+	placedByReplay placedBy = iota
+	placedByMessagesLine
+	placedByIdempotencyRecord
+)
+
+// proof is the placing line, in words: formatted only for a violation,
+// since a history of millions of keys may place hundreds of thousands.
+func (m madeMessage) proof() string {
+	switch m.by {
+	case placedByMessagesLine:
+		return fmt.Sprintf("the final messages line at line %d", m.line)
+	case placedByIdempotencyRecord:
+		return fmt.Sprintf("the final idempotency record at line %d", m.line)
+	}
+	return fmt.Sprintf("the replay at line %d (the key's first ok answer)", m.line)
 }
 
 // created lists, by chat, the messages of the run that persists not acked
@@ -125,12 +146,13 @@ func created(x *index) map[int32][]madeMessage {
 		}
 		if fin >= 0 {
 			f := x.Fin.At(fin)
-			table := "messages line"
+			by := placedByMessagesLine
 			if f.Table == store.TableIdempotency {
-				table = "idempotency record"
+				by = placedByIdempotencyRecord
 			}
-			add(x.Ops.At(first).Chat, madeMessage{seq: f.Seq, first: first, line: int(f.Line), proof: fmt.Sprintf("the final %s at line %d", table, f.Line)})
+			add(x.Ops.At(first).Chat, madeMessage{seq: f.Seq, first: first, line: int32(f.Line), by: by})
 		}
+
 	}
 	return out
 }
@@ -165,6 +187,5 @@ func placedByFirstReplay(x *index, ops []int32) (madeMessage, bool) {
 	if first < 0 {
 		return madeMessage{}, false
 	}
-	return madeMessage{seq: x.AckSeq(replay), first: first, line: answered,
-		proof: fmt.Sprintf("the replay at line %d (the key's first ok answer)", answered)}, true
+	return madeMessage{seq: x.AckSeq(replay), first: first, line: int32(answered), by: placedByReplay}, true
 }
