@@ -124,7 +124,7 @@ func created(x *index) map[int32][]madeMessage {
 	}
 	for k := range x.KeyCreated {
 		ops := x.KeyOps(int32(k))
-		if m, ok := placedByFirstReplay(x, ops); ok {
+		if m, ok := madeBeforeFirstReplay(x, ops); ok {
 			add(x.Ops.At(m.first).Chat, m)
 		}
 		if x.KeyCreated[k] {
@@ -152,16 +152,15 @@ func created(x *index) map[int32][]madeMessage {
 			}
 			add(x.Ops.At(first).Chat, madeMessage{seq: f.Seq, first: first, line: int32(f.Line), by: by})
 		}
-
 	}
 	return out
 }
 
-// placedByFirstReplay: when a key's first ok answer (by line) is a replay,
+// madeBeforeFirstReplay: when a key's first ok answer (by line) is a replay,
 // the message it answers and the earliest persist of the key that can
 // have made it (invoked on a line before the replay's answer, not the
 // replay, not failed on a line before it), if any.
-func placedByFirstReplay(x *index, ops []int32) (madeMessage, bool) {
+func madeBeforeFirstReplay(x *index, ops []int32) (madeMessage, bool) {
 	replay := int32(-1)
 	for _, o := range ops {
 		if x.Ops.At(o).Status == store.StOK && (replay < 0 || x.DoneLine(o) < x.DoneLine(replay)) {
