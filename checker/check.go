@@ -33,7 +33,9 @@ func Check(h *history.History, opt Options) Report {
 func CheckFile(path string, opt Options) (Report, *history.History, error) {
 	began := time.Now()
 	l := NewLog()
+	read := timings.Phase("read: the file into the log")
 	h, err := history.ScanFile(path, l)
+	read()
 	if err != nil {
 		return Report{}, nil, err
 	}

@@ -3,7 +3,10 @@
 // the hot path of every persist.
 package jsonstr
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 // PlainASCII marks the bytes a JSON string may hold unescaped: printable ASCII
 // other than '"' and '\\'. It has 256 entries so any byte can index it.
@@ -22,42 +25,47 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plainPrefix returns how many leading bytes of s need no escaping, looking
-// at eight bytes at a time (identifiers, keys and ids are all plain). It
-// may stop up to seven bytes short; Append checks the rest byte by byte.
-func plainPrefix(s string) int {
+// PlainPrefix is how many leading bytes of s need no escaping: printable
+// ASCII other than '"' and '\\'. It looks at eight bytes at a time
+// (identifiers, keys and ids are all plain) and finds the first special
+// byte of a word from its mask, not byte by byte: a history's strings are
+// short, and most end inside their first or second word.
+func PlainPrefix[S ~string | ~[]byte](s S) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// A lane is special if below 0x20, '"', '\\' or not ASCII:
-		// (v - lanes) & ^v & highs is non-zero when some lane of v is
-		// zero (or, for below, under 0x20); the high bits catch non-ASCII.
-		below := (x - 0x20*lanes) & ^x
-		quote := x ^ ('"' * lanes)
-		slash := x ^ ('\\' * lanes)
-		special := below | (quote-lanes)&^quote | (slash-lanes)&^slash | x
-		if special&highs != 0 {
-			break
+		if m := specialLanes(x); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
+	for i < len(s) && PlainASCII[s[i]] {
+		i++
+	}
 	return i
+}
+
+// specialLanes has the high bit of each byte of x that is below 0x20, '"',
+// '\\' or not ASCII set, and maybe of bytes above the first such one (a
+// borrow runs upward), never below it: its lowest set bit marks the first
+// special byte exactly.
+func specialLanes(x uint64) uint64 {
+	below := (x - 0x20*lanes) &^ x
+	quote := x ^ ('"' * lanes)
+	slash := x ^ ('\\' * lanes)
+	return (below | (quote-lanes)&^quote | (slash-lanes)&^slash | x) & highs
 }
 
 // Append appends s as a JSON string. Beyond what JSON requires, it
 // escapes U+0085, U+2028 and U+2029, which some line-oriented tools treat as
 // line breaks, and writes invalid UTF-8 as U+FFFD so the output is always
 // valid UTF-8.
-func Append(b []byte, s string) []byte { return appendFrom(b, s, plainPrefix(s)) }
+func Append(b []byte, s string) []byte { return appendFrom(b, s, PlainPrefix(s)) }
 
 // AppendPlain is Append, and reports whether s was all plain ASCII: copied
 // as it is, so valid UTF-8 with nothing escaped.
 func AppendPlain(b []byte, s string) ([]byte, bool) {
-	i := plainPrefix(s)
-	for i < len(s) && PlainASCII[s[i]] {
-		i++
-	}
-	if i < len(s) {
+	if i := PlainPrefix(s); i < len(s) {
 		return appendFrom(b, s, i), false
 	}
 	b = append(b, '"')

@@ -26,28 +26,43 @@ func TestAppendDecodesBackAndStaysValidUTF8(t *testing.T) {
 	}
 }
 
-// The eight-bytes-at-a-time scan never passes a byte that needs escaping,
-// wherever it sits and whatever it is, so Append encodes exactly as the
-// byte-by-byte loop does.
-func TestPlainPrefixStopsBeforeEveryByteThatNeedsEscaping(t *testing.T) {
+// The eight-bytes-at-a-time scan stops exactly at the first byte that
+// needs escaping, wherever it sits, whatever it is and whatever special
+// byte follows it in its word (a borrow runs upward from it), in a string
+// and in bytes alike; so Append encodes exactly as the byte-by-byte loop.
+func TestPlainPrefixStopsAtTheFirstByteThatNeedsEscaping(t *testing.T) {
+	firstSpecial := func(s string) int {
+		for i := 0; i < len(s); i++ {
+			if !PlainASCII[s[i]] {
+				return i
+			}
+		}
+		return len(s)
+	}
 	for c := 0; c < 256; c++ {
 		for pos := 0; pos < 20; pos++ {
-			buf := []byte("abcdefghijklmnopqrstu")
-			buf[pos] = byte(c)
-			s := string(buf)
-			n := plainPrefix(s)
-			for i := 0; i < n; i++ {
-				if !PlainASCII[s[i]] {
-					t.Fatalf("byte %#x at %d: plainPrefix %d passes it", c, pos, n)
+			for _, after := range []int{-1, 0x00, 0x1f, '"', '\\', 0x80, 0xff} {
+				buf := []byte("abcdefghijklmnopqrstu")
+				buf[pos] = byte(c)
+				if after >= 0 && pos+1 < len(buf) {
+					buf[pos+1] = byte(after)
 				}
-			}
-			if got, want := string(Append(nil, s)), string(appendFrom(nil, s, 0)); got != want {
-				t.Fatalf("byte %#x at %d: %s, the byte loop gives %s", c, pos, got, want)
+				s := string(buf)
+				want := firstSpecial(s)
+				if n := PlainPrefix(s); n != want {
+					t.Fatalf("%q: PlainPrefix %d, the first byte to escape is at %d", s, n, want)
+				}
+				if n := PlainPrefix(buf); n != want {
+					t.Fatalf("%q as bytes: PlainPrefix %d, the first byte to escape is at %d", s, n, want)
+				}
+				if got, want := string(Append(nil, s)), string(appendFrom(nil, s, 0)); got != want {
+					t.Fatalf("byte %#x at %d: %s, the byte loop gives %s", c, pos, got, want)
+				}
 			}
 		}
 	}
-	if n := plainPrefix("msg_01M82KADEA4B873NQEB72YM5FV"); n != 24 {
-		t.Fatalf("a plain 30-byte id: prefix %d, want the 24 bytes of its whole words", n)
+	if n := PlainPrefix("msg_01M82KADEA4B873NQEB72YM5FV"); n != 30 {
+		t.Fatalf("a plain 30-byte id: prefix %d, want 30", n)
 	}
 }
 

@@ -8,7 +8,6 @@
 package jsonscan
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -83,29 +82,6 @@ func (s *Scanner) Skip(n int) { s.i += n }
 // AtEnd reports whether the cursor is past the line's last byte.
 func (s *Scanner) AtEnd() bool { return s.i >= len(s.b) }
 
-// plainPrefix is how many leading bytes of b can be taken as they are in a
-// string: printable ASCII other than '"' and '\\'. It tests eight bytes at a
-// time, since keys and ids are mostly such runs.
-func plainPrefix(b []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		control := (x - 0x20*ones) &^ x // high bit set where a byte < 0x20 (or >= 0x80)
-		q := x ^ '"'*ones
-		bs := x ^ '\\'*ones
-		quote := (q - ones) &^ q       // high bit set where a byte is '"'
-		backslash := (bs - ones) &^ bs // ... or '\\'
-		if (control|quote|backslash|x)&highs != 0 {
-			break
-		}
-	}
-	for i < len(b) && jsonstr.PlainASCII[b[i]] {
-		i++
-	}
-	return i
-}
-
 // skipWS moves past whitespace. The check up front keeps the common case
 // (no whitespace, as the recorder writes) inlined.
 func (s *Scanner) SkipWS() {
@@ -172,7 +148,7 @@ func (s *Scanner) Token(start int) string {
 func (s *Scanner) ReadString() ([]byte, error) {
 	b := s.b
 	start := s.i + 1
-	i := start + plainPrefix(b[start:])
+	i := start + jsonstr.PlainPrefix(b[start:])
 	if i < len(b) && b[i] == '"' {
 		s.i = i + 1
 		return b[start:i], nil
@@ -576,7 +552,7 @@ func (s *Scanner) ReadHashArray(name string, hash func([]byte) uint64) ([]uint64
 }
 
 // plainHashArray reads as their hashes an array of strings written
-// plainly, `["s",...,"s"]` with no space and no escape in any (plainPrefix),
+// plainly, `["s",...,"s"]` with no space and no escape in any (jsonstr.PlainPrefix),
 // as a sync's message_ids are; on anything else it moves nothing, and
 // readArray reads the array the general way.
 func (s *Scanner) plainHashArray(hash func([]byte) uint64) ([]uint64, bool) {
@@ -589,7 +565,7 @@ func (s *Scanner) plainHashArray(hash func([]byte) uint64) ([]uint64, bool) {
 		if b[i] != '"' {
 			return nil, false
 		}
-		j := i + 1 + plainPrefix(b[i+1:])
+		j := i + 1 + jsonstr.PlainPrefix(b[i+1:])
 		if j+1 >= len(b) || b[j] != '"' || j-i-1 > MaxStringBytes {
 			return nil, false
 		}
