@@ -3,6 +3,8 @@ package history
 import (
 	"bytes"
 	"sync"
+
+	"github.com/chatseq/chatseq/internal/redact"
 )
 
 // Tap hands what a Recorder writes to a Sink while it is written, as Scan
@@ -249,6 +251,11 @@ func (t *Tap) read() (*History, error) {
 		if it, ok = t.next(); !ok {
 			break
 		}
+		// With a credential given, a line's strings may be written as
+		// stand-ins (redact.Value): every line is then read as written,
+		// encoded and decoded, never taken from the recorder's own
+		// values, which hold the credential a service echoed.
+		t.dec.asWritten = redact.Active()
 		var taken [recordShards]int32 // each shard's lines read so far
 		for _, seg := range it.plan {
 			from := taken[seg.shard]
@@ -262,7 +269,7 @@ func (t *Tap) read() (*History, error) {
 		}
 		for i := range it.finals {
 			lineNo++
-			if it.plainFinals && b.addTapFinal(&it.finals[i], lineNo) {
+			if it.plainFinals && !t.dec.asWritten && b.addTapFinal(&it.finals[i], lineNo) {
 				continue
 			}
 			if err = t.dec.final(&it.finals[i], lineNo, &pl); err == nil {
@@ -309,7 +316,7 @@ func (t *Tap) readLines(b *builder, lines []tapLine, lineNo int, pl *parsedLine)
 			err = t.dec.receiver(l.receiver(), lineNo, pl)
 		case l.refIs == refEvent:
 			err = t.dec.event(l.whole(), lineNo, pl)
-		case b.addLine(l, lineNo):
+		case !t.dec.asWritten && b.addLine(l, lineNo):
 			continue
 		default:
 			err = t.dec.line(l, lineNo, pl)

@@ -200,6 +200,9 @@ type tapDecoder struct {
 	scratch []uint64
 	slow    *lineDecoder // the lines the fast way cannot vouch for
 	enc     []byte
+	// asWritten sends every line the general way, as the file holds it:
+	// set while a credential may be written as a stand-in (Tap.read).
+	asWritten bool
 }
 
 func newTapDecoder(file string, hashID func([]byte) uint64) *tapDecoder {
@@ -209,7 +212,7 @@ func newTapDecoder(file string, hashID func([]byte) uint64) *tapDecoder {
 // event fills pl with e as line lineNo reads back from the file.
 func (d *tapDecoder) event(e *Event, lineNo int, pl *parsedLine) error {
 	var l tapLine
-	if l.compact(e, e.Time) {
+	if !d.asWritten && l.compact(e, e.Time) {
 		return d.line(&l, lineNo, pl)
 	}
 	d.enc = appendEvent(d.enc[:0], e)
@@ -218,7 +221,7 @@ func (d *tapDecoder) event(e *Event, lineNo int, pl *parsedLine) error {
 
 // line fills pl with a compact line as line lineNo reads back.
 func (d *tapDecoder) line(l *tapLine, lineNo int, pl *parsedLine) error {
-	if d.lineFast(l, lineNo, pl) {
+	if !d.asWritten && d.lineFast(l, lineNo, pl) {
 		return nil
 	}
 	e := l.event()
@@ -228,7 +231,7 @@ func (d *tapDecoder) line(l *tapLine, lineNo int, pl *parsedLine) error {
 
 // final fills pl with f as line lineNo reads back from the file.
 func (d *tapDecoder) final(f *Final, lineNo int, pl *parsedLine) error {
-	if finalFast(f, lineNo, pl) {
+	if !d.asWritten && finalFast(f, lineNo, pl) {
 		return nil
 	}
 	d.enc, _ = appendFinal(d.enc[:0], f)

@@ -28,5 +28,9 @@ func Value(v string) string {
 	return valuePrefix + hex.EncodeToString(sum[:12])
 }
 
+// Active reports whether any credential was given to Secret: until one
+// is, Value returns every value as it is.
+func Active() bool { return anySecret.Load() }
+
 // IsValue reports whether v is a stand-in Value made.
 func IsValue(v string) bool { return strings.HasPrefix(v, valuePrefix) }
