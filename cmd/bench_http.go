@@ -150,6 +150,11 @@ func (h *httpFlags) check(names []string) error {
 		if n == httptarget.Name && h.url == "" && h.serve == "" {
 			return badInput("--target http needs --url URL (a running service) or --serve CMD (chatseq starts it)")
 		}
+		if n == httptarget.Name && h.url != "" {
+			if _, err := httptarget.ParseBaseURL(h.url); err != nil {
+				return usageError{err}
+			}
+		}
 	}
 	return nil
 }

@@ -33,6 +33,24 @@ func TestHTTPTargetFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 	}
 }
 
+// A --url that is no http(s) URL is bad input, exit 2, named without the
+// credentials it holds: the message quoted the URL as given, a password
+// with a space or a URL without its scheme in full, and exited 5.
+func TestABadURLExitsTwoWithoutItsCredentials(t *testing.T) {
+	for _, c := range []struct{ url, want string }{
+		{"alice:S3cretPW@127.0.0.1:1", `"***@127.0.0.1:1": not an http:// or https:// URL`},
+		{"http://alice:S3cret PW@127.0.0.1:1", `"http://***@127.0.0.1:1": net/url: invalid userinfo`},
+		{"http://alice:S3cretPW@127.0.0.1:1/%zz", `"http://***@127.0.0.1:1/%zz": invalid URL escape "%zz"`},
+		{"ftp://alice:S3cretPW@127.0.0.1:1", `"ftp://***@127.0.0.1:1": not an http:// or https:// URL`},
+		{"http://", `"http://": no host`},
+	} {
+		code, out, errOut := run(t, "bench", "--target", "http", "--url", c.url, "--duration", "1s", "--history", filepath.Join(t.TempDir(), "h.jsonl"))
+		if code != ExitBadInput || !strings.Contains(errOut, c.want) || strings.Contains(out+errOut, "S3cret") {
+			t.Errorf("--url %q: exit %d, %q; want exit 2 naming %s, and no password", c.url, code, errOut, c.want)
+		}
+	}
+}
+
 // serveSelf is a --serve command that runs this test binary as 'chatseq
 // serve' with args.
 func serveSelf(args string) string {

@@ -33,9 +33,9 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 	if opts.URL == "" {
 		return nil, fmt.Errorf("target http needs --url, the service's base URL (e.g. %s), or --serve CMD", DefaultURL)
 	}
-	base, err := url.Parse(opts.URL)
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("--url %q is not an http:// or https:// URL", opts.URL)
+	base, err := ParseBaseURL(opts.URL)
+	if err != nil {
+		return nil, err
 	}
 	api := DefaultAPI()
 	if opts.API != "" {
