@@ -192,27 +192,45 @@ func DefaultConfig() Config {
 	}
 }
 
+// Bounds that keep a typo (--writers 1000000) from taking a machine down
+// rather than being refused: each writer, reader and device is a
+// goroutine with its buffers, each chat a store partition and the
+// check's tables, each device a connection. A scenario file is held to
+// the same.
+const (
+	MaxWriters = 10_000
+	MaxReaders = MaxWriters
+	MaxChats   = 1_000_000
+	// MaxReceivers are a chat's receiving members; MaxDevices all of
+	// them, every one a connection.
+	MaxReceivers = 1_000
+	MaxDevices   = 100_000
+)
+
 // Validate names the first bad setting.
 func (c Config) Validate() error {
 	switch {
-	case c.Writers < 1:
-		return fmt.Errorf("--writers must be at least 1, got %d", c.Writers)
-	case c.Chats < 1:
-		return fmt.Errorf("--chats must be at least 1, got %d", c.Chats)
+	case c.Writers < 1 || c.Writers > MaxWriters:
+		return fmt.Errorf("--writers must be from 1 to %d, got %d", MaxWriters, c.Writers)
+	case c.Chats < 1 || c.Chats > MaxChats:
+		return fmt.Errorf("--chats must be from 1 to %d, got %d", MaxChats, c.Chats)
 	case c.Distribution != Uniform && c.Distribution != Zipf:
 		return fmt.Errorf("--distribution must be %q or %q, got %q", Uniform, Zipf, c.Distribution)
-	case c.Distribution == Zipf && c.ZipfS <= 1:
-		return fmt.Errorf("--zipf-s must be greater than 1, got %g", c.ZipfS)
+	case c.Distribution == Zipf && !(c.ZipfS > 1 && !math.IsInf(c.ZipfS, 1)):
+		// NaN and +Inf too: math/rand's Zipf of either never returns.
+		return fmt.Errorf("--zipf-s must be a finite number greater than 1, got %g", c.ZipfS)
 	case c.Duration <= 0 && c.Ops <= 0:
 		return fmt.Errorf("give a positive --duration or --ops")
 	case c.Ops < 0:
 		return fmt.Errorf("--ops must not be negative, got %d", c.Ops)
-	case c.Readers < 0:
-		return fmt.Errorf("--readers must not be negative, got %d", c.Readers)
+	case c.Readers < 0 || c.Readers > MaxReaders:
+		return fmt.Errorf("--readers must be from 0 to %d, got %d", MaxReaders, c.Readers)
 	case c.ReaderPoll < 0:
 		return fmt.Errorf("--reader-poll must not be negative, got %s", c.ReaderPoll)
-	case c.Receivers < 0:
-		return fmt.Errorf("--receivers must not be negative, got %d", c.Receivers)
+	case c.Receivers < 0 || c.Receivers > MaxReceivers:
+		return fmt.Errorf("--receivers must be from 0 to %d, got %d", MaxReceivers, c.Receivers)
+	case int64(c.Receivers)*int64(c.Chats) > MaxDevices:
+		return fmt.Errorf("--receivers %d a chat over %d chats is %d devices, more than %d", c.Receivers, c.Chats, int64(c.Receivers)*int64(c.Chats), MaxDevices)
 	case c.DropConnectionsEvery < 0:
 		return fmt.Errorf("--drop-connections-every must not be negative, got %s", c.DropConnectionsEvery)
 	case c.DropConnectionsEvery > 0 && c.Receivers == 0:

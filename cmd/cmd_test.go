@@ -21,7 +21,19 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bench", "--writers", "0"}, "--writers must be at least 1"},
+		{[]string{"bench", "--writers", "0"}, "--writers must be from 1 to 10000, got 0"},
+		// A typo's size is refused, not run: a million writers took 2.6 GB
+		// and ran on past --duration.
+		{[]string{"bench", "--writers", "1000000", "--duration", "1s"}, "--writers must be from 1 to 10000, got 1000000"},
+		{[]string{"bench", "--chats", "1000000000", "--duration", "1s"}, "--chats must be from 1 to 1000000, got 1000000000"},
+		{[]string{"bench", "--readers", "20000", "--duration", "1s"}, "--readers must be from 0 to 10000"},
+		{[]string{"bench", "--receivers", "10000", "--duration", "1s"}, "--receivers must be from 0 to 1000"},
+		{[]string{"bench", "--receivers", "200", "--chats", "1000", "--duration", "1s"}, "is 200000 devices, more than 100000"},
+		// math/rand's Zipf of NaN or +Inf never returns: the writers spun
+		// and Ctrl-C could not stop them.
+		{[]string{"bench", "--distribution", "zipf", "--zipf-s", "Inf", "--duration", "1s"}, "--zipf-s must be a finite number greater than 1, got +Inf"},
+		{[]string{"bench", "--distribution", "zipf", "--zipf-s", "NaN", "--duration", "1s"}, "--zipf-s must be a finite number greater than 1, got NaN"},
+		{[]string{"bench", "--distribution", "zipf", "--zipf-s", "1", "--duration", "1s"}, "--zipf-s must be a finite number greater than 1, got 1"},
 		{[]string{"bench", "--distribution", "pareto"}, "--distribution"},
 		{[]string{"bench", "--crash-after-allocate", "1.5"}, "--crash-after-allocate is a probability"},
 		{[]string{"bench", "--broken", "nope"}, "--broken nope: target memory has no variant \"nope\""},

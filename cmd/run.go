@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
@@ -116,11 +117,14 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 		return badInput("--shrink-runs and --shrink-time must be positive")
 	}
 	for _, n := range []struct {
-		flag string
-		v    int
-	}{{"--writers", f.writers}, {"--ops", f.ops}, {"--chats", f.chats}} {
-		if c.Flags().Changed(strings.TrimPrefix(n.flag, "--")) && n.v < 1 {
+		flag   string
+		v, max int
+	}{{"--writers", f.writers, bench.MaxWriters}, {"--ops", f.ops, math.MaxInt}, {"--chats", f.chats, bench.MaxChats}} {
+		switch changed := c.Flags().Changed(strings.TrimPrefix(n.flag, "--")); {
+		case changed && n.v < 1:
 			return badInput("%s must be at least 1, got %d", n.flag, n.v)
+		case changed && n.v > n.max:
+			return badInput("%s must be from 1 to %d, got %d", n.flag, n.max, n.v)
 		}
 	}
 	fl := c.Flags()

@@ -199,6 +199,8 @@ func TestRunBadInputExitsTwoWithFileAndLine(t *testing.T) {
 		{[]string{"run", empty}, "no scenario files"},
 		{[]string{"run", a, "--format", "xml"}, "--format must be text or json"},
 		{[]string{"run", a, "--writers", "0"}, "--writers must be at least 1"},
+		{[]string{"run", a, "--writers", "1000000"}, "--writers must be from 1 to 10000, got 1000000"},
+		{[]string{"run", a, "--chats", "2000000"}, "--chats must be from 1 to 1000000, got 2000000"},
 		{[]string{"run", a, "--target", "sqlite"}, `unknown target "sqlite"`},
 		{[]string{"run", a, "--target", "memory", "--store", "memory"}, "not both"},
 		{[]string{"run", a, "--seed", "x"}, "invalid argument"},

@@ -27,14 +27,14 @@ import (
 // maxFileSize bounds what is read as a scenario: they are a page long.
 const maxFileSize = 1 << 20
 
-// Bounds that keep a typo (writers: 1000000) from taking a machine down.
+// Bounds that keep a typo (writers: 1000000) from taking a machine down:
+// bench's, which its flags are held to.
 const (
-	maxWriters = 10_000
-	maxChats   = 1_000_000
-	// maxReceivers are a chat's receiving members; maxDevices all of
-	// them, every one a connection.
-	maxReceivers = 1_000
-	maxDevices   = 100_000
+	maxWriters   = bench.MaxWriters
+	maxReaders   = bench.MaxReaders
+	maxChats     = bench.MaxChats
+	maxReceivers = bench.MaxReceivers
+	maxDevices   = bench.MaxDevices
 	maxOps       = 1 << 40
 )
 

@@ -79,7 +79,7 @@ func (d *decoder) topFields() map[string]field {
 		"ops":          count(&sc.Ops, 1, maxOps),
 		"max_attempts": count(&sc.MaxAttempts, 1, 1000),
 		"sync_limit":   count(&sc.SyncLimit, 1, 100_000),
-		"readers":      count(&sc.Readers, 0, maxWriters),
+		"readers":      count(&sc.Readers, 0, maxReaders),
 		"receivers":    count(&sc.Receivers, 0, maxReceivers),
 		"drop_connections_every": func(p string, v *yaml.Node) {
 			if x, ok := d.duration(v, p); ok {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,12 +70,27 @@ func FuzzParseSchedule(f *testing.F) {
 		// How long the run lasts and whether it has receivers are the
 		// run's, not the schedule's: give the run what the schedule asks
 		// for, so that what is judged here is the faults themselves.
+		// A fault striking the receivers needs some, and one that names a
+		// chat needs that many chats: a run of both can have too many
+		// devices, which bench refuses as such.
 		cfg := bench.DefaultConfig()
-		cfg.Chats = 1_000_000
-		cfg.Receivers = 1
+		cfg.Chats = 1
+		for _, f := range faults {
+			cfg.Chats = max(cfg.Chats, f.Chat+1)
+			if slices.Contains(target.ReceiverKinds(), f.Kind) {
+				cfg.Receivers = 1
+			}
+		}
 		cfg.Duration = runCovering(faults)
 		cfg.Timed = faults
-		if err := cfg.Validate(); err != nil {
+		err = cfg.Validate()
+		if tooManyDevices := cfg.Receivers*cfg.Chats > bench.MaxDevices; tooManyDevices {
+			if err == nil || !strings.Contains(err.Error(), "devices, more than") {
+				t.Fatalf("%q with a receiver on each of %d chats: %v, want too many devices refused", data, cfg.Chats, err)
+			}
+			return
+		}
+		if err != nil {
 			t.Fatalf("accepted %q, but bench refuses it: %v", data, err)
 		}
 	})
