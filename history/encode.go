@@ -260,7 +260,7 @@ func appendHeader(b []byte, h *Header) ([]byte, error) {
 // value and read back unchanged: one JSON value, no surrounding space, no
 // line break.
 func isExtraValue(v string) bool {
-	return v != "" && strings.TrimSpace(v) == v && !strings.ContainsRune(v, '\n') && jsonscan.CheckSyntax([]byte(v)) == nil
+	return v != "" && strings.TrimSpace(v) == v && !strings.ContainsRune(v, '\n') && jsonscan.CheckValue([]byte(v)) == nil
 }
 
 func checkContract(c Contract) error {

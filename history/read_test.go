@@ -210,6 +210,10 @@ var malformed = []struct {
 	{"sync lengths differ", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":2,"seqs":[1,2],"message_ids":["a"]}`), 3, `"seqs" has 2 items but "message_ids" has 1`},
 	{"duplicate field", lines(testHeader, `{"type":"invoke","process":1,"process":2,"f":"persist","time":1,"chat":"c","key":"k"}`), 2, `duplicate field "process"`},
 	{"duplicate unknown field", lines(testHeader, `{"type":"invoke","x":1,"x":2}`), 2, `duplicate field "x"`},
+	// At most once in every object, those inside a field chatseq does not
+	// read too: a header's {"meta":{"a":1,"a":2}} was taken.
+	{"duplicate field in a header's object", lines(`{"format":"chatseq-history","version":1,"meta":{"a":1,"a":2}}`), 1, `duplicate field "a" in an object`},
+	{"duplicate escaped field in a nested object", lines(testHeader, `{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":"k","x":[{"b":{"c":1,"\u0063":2}}]}`), 2, `duplicate field "c" in an object`},
 
 	// Structure.
 	{"completion without invoke", lines(testHeader, okP1), 2, "ok for process 1, which has no outstanding invoke"},

@@ -137,7 +137,7 @@ func (s *Scanner) Expect(c byte, want string) error {
 func (s *Scanner) Token(start int) string {
 	t := Scanner{b: s.b, i: start}
 	end := len(s.b)
-	if t.skipValue(0) == nil {
+	if t.skipValue(0, false) == nil {
 		end = t.i
 	}
 	return Printable(s.b[start:end])
@@ -619,9 +619,12 @@ func readArray[T any](s *Scanner, name, what string, scratch *[]T, c *Carver[T],
 }
 
 // SkipValue moves past any JSON value, checking its syntax.
-func (s *Scanner) SkipValue() error { return s.skipValue(0) }
+func (s *Scanner) SkipValue() error { return s.skipValue(0, true) }
 
-func (s *Scanner) skipValue(depth int) error {
+// skipValue moves past one value; names says whether a field name given
+// twice in one of its objects is refused (a JSON syntax check alone takes
+// it, as encoding/json does).
+func (s *Scanner) skipValue(depth int, names bool) error {
 	switch c := s.Peek(); {
 	case c == '"':
 		_, err := s.ReadString()
@@ -630,7 +633,7 @@ func (s *Scanner) skipValue(depth int) error {
 		if depth >= MaxDepth {
 			return s.syntaxErr("values nested too deeply")
 		}
-		return s.skipContainer(depth + 1)
+		return s.skipContainer(depth+1, names)
 	case c == '-' || isDigit(c):
 		_, err := s.scanNumber()
 		return err
@@ -644,7 +647,42 @@ func (s *Scanner) skipValue(depth int) error {
 	return s.Unexpected("a value")
 }
 
-func (s *Scanner) skipContainer(depth int) error {
+// fieldNames are an object's field names read so far, to refuse one
+// given twice (FORMAT.md: at most once in an object, nested ones too; a
+// header's extra object held {"a":1,"a":2}). Copied, since a name with
+// escapes is a view into scratch; a map once there are many, so that a
+// hostile line's object of a million fields is not read in quadratic
+// time.
+type fieldNames struct {
+	few  []string
+	many map[string]bool
+}
+
+// seen reports whether name was read before, and notes it.
+func (n *fieldNames) seen(name []byte) bool {
+	if n.many != nil {
+		if n.many[string(name)] {
+			return true
+		}
+		n.many[string(name)] = true
+		return false
+	}
+	for _, f := range n.few {
+		if f == string(name) {
+			return true
+		}
+	}
+	n.few = append(n.few, string(name))
+	if len(n.few) > 16 {
+		n.many = make(map[string]bool, 2*len(n.few))
+		for _, f := range n.few {
+			n.many[f] = true
+		}
+	}
+	return false
+}
+
+func (s *Scanner) skipContainer(depth int, checkNames bool) error {
 	closing, isObject := byte(']'), s.b[s.i] == '{'
 	if isObject {
 		closing = '}'
@@ -655,14 +693,21 @@ func (s *Scanner) skipContainer(depth int) error {
 		s.i++
 		return nil
 	}
+	var names fieldNames
 	for {
 		s.SkipWS()
 		if isObject {
 			if s.Peek() != '"' {
 				return s.Unexpected("a field name")
 			}
-			if _, err := s.ReadString(); err != nil {
+			at := s.i
+			name, err := s.ReadString()
+			if err != nil {
 				return err
+			}
+			if checkNames && names.seen(name) {
+				s.i = at
+				return s.syntaxErr("duplicate field " + QuoteBytes(name) + " in an object")
 			}
 			s.SkipWS()
 			if err := s.Expect(':', "':' after a field name"); err != nil {
@@ -670,7 +715,7 @@ func (s *Scanner) skipContainer(depth int) error {
 			}
 			s.SkipWS()
 		}
-		if err := s.skipValue(depth); err != nil {
+		if err := s.skipValue(depth, checkNames); err != nil {
 			return err
 		}
 		s.SkipWS()
@@ -688,10 +733,16 @@ func (s *Scanner) skipContainer(depth int) error {
 
 // CheckSyntax reports the first JSON syntax error in line, or nil if the
 // line is one valid JSON value.
-func CheckSyntax(line []byte) error {
+func CheckSyntax(line []byte) error { return check(line, false) }
+
+// CheckValue is CheckSyntax, and refuses a field name given twice in an
+// object, as SkipValue does: what a header's extra field may hold.
+func CheckValue(line []byte) error { return check(line, true) }
+
+func check(line []byte, names bool) error {
 	s := Scanner{b: line}
 	s.SkipWS()
-	if err := s.skipValue(0); err != nil {
+	if err := s.skipValue(0, names); err != nil {
 		return err
 	}
 	s.SkipWS()
