@@ -55,18 +55,61 @@ var (
 // password, secret, token or key (libpq's key=value DSN, a URL query, an
 // environment assignment before a command), a flag of such a name and its
 // value, and an Authorization, Cookie or API-key header's value.
+//
+// A value so recognised is hidden wherever else it appears in s too: a
+// command's output that prints its password=S3cret and then S3cret alone
+// showed the second.
 func Text(s string) string {
 	if s == "" {
 		return s
 	}
 	s = Known(s)
+	found := recognised(s)
 	s = urlBasic.ReplaceAllString(s, "${1}"+Mask+":"+Mask+"@")
 	s = urlPassword.ReplaceAllString(s, "${1}:"+Mask+"@")
 	s = urlUserOnly.ReplaceAllString(s, "${1}"+Mask+"@")
 	s = assignment.ReplaceAllString(s, "${1}"+Mask)
 	s = flagWord.ReplaceAllString(s, "${1}"+Mask)
 	s = header.ReplaceAllString(s, "${1}"+Mask)
+	for _, v := range found {
+		s = strings.ReplaceAll(s, v, Mask)
+	}
 	return s
+}
+
+// recognised are the credentials the patterns find in s, unquoted, at
+// least minSecret bytes long, longest first (so that one holding another
+// is hidden whole).
+func recognised(s string) []string {
+	var found []string
+	note := func(v string) {
+		if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		if len(v) >= minSecret && v != Mask && !slices.Contains(found, v) {
+			found = append(found, v)
+		}
+	}
+	// What follows each pattern's first group to the match's end is the
+	// value it hides; urlPassword's second group is the password.
+	for _, re := range []*regexp.Regexp{assignment, flagWord, header} {
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			note(s[m[3]:m[1]])
+		}
+	}
+	for _, m := range urlPassword.FindAllStringSubmatchIndex(s, -1) {
+		note(s[m[4]:m[5]])
+	}
+	for _, m := range urlBasic.FindAllStringSubmatchIndex(s, -1) {
+		user, pass, _ := strings.Cut(s[m[3]:m[1]-1], ":")
+		note(user)
+		note(pass)
+	}
+	for _, m := range urlUserOnly.FindAllStringSubmatchIndex(s, -1) {
+		note(s[m[3] : m[1]-1])
+	}
+	slices.SortStableFunc(found, func(a, b string) int { return len(b) - len(a) })
+	return found
 }
 
 // wholeValue are flags whose every value is hidden, whatever it looks

@@ -26,6 +26,12 @@ func TestTextHidesEveryFormOfCredential(t *testing.T) {
 		// credentials whose user is the token (it was shown).
 		{"--url https://S3cret:x-oauth-basic@api.example/v1", "--url https://***:***@api.example/v1"},
 		{`Get "http://S3cret:***@127.0.0.1:1/v1/push"`, `Get "http://***:***@127.0.0.1:1/v1/push"`},
+		// A value a pattern finds is hidden where it appears alone too:
+		// a --serve command's output printed its second copy.
+		{"password=S3cretPW token S3cretPW", "password=*** token ***"},
+		{"host=db password='S3cret w' failed: S3cret w refused", "host=db password=*** failed: *** refused"},
+		{"--url http://S3user:S3cretPW@h/ then S3cretPW and S3user", "--url http://***:***@h/ then *** and ***"},
+		{"postgres://app:S3cretPW@db/chat, S3cretPW", "postgres://app:***@db/chat, ***"},
 		// What must stay: plain words, URLs without a password, ports.
 		{"http://127.0.0.1:8480/chats", "http://127.0.0.1:8480/chats"},
 		{"postgres://app@db/chat", "postgres://app@db/chat"},
