@@ -26,6 +26,7 @@ import (
 	"github.com/chatseq/chatseq/target"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
+	"github.com/chatseq/chatseq/targets/postgres"
 )
 
 type benchFlags struct {
@@ -271,6 +272,11 @@ func runBench(c *cobra.Command, f *benchFlags) error {
 	f.store.Status = c.ErrOrStderr()
 	if err := f.http.check(names); err != nil {
 		return err
+	}
+	if slices.Contains(names, postgres.Name) {
+		if err := postgres.CheckDSN(f.dsn); err != nil {
+			return usageError{err}
+		}
 	}
 	if err := f.output.prepare(c, names); err != nil {
 		return err

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/chatseq/chatseq/targets/postgres"
 	"io"
 	"math"
 	"os"
@@ -109,6 +110,9 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 	}
 	if err := f.lin.resolve(); err != nil {
 		return err
+	}
+	if err := postgres.CheckDSN(f.dsn); err != nil {
+		return usageError{err}
 	}
 	if f.retries < 0 {
 		return badInput("--retries must be 0 or more, got %d", f.retries)

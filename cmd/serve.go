@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"net"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -48,6 +49,9 @@ turns them on.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if o.PushMaxConnections < 1 {
 				return badInput("--push-max-connections must be at least 1, got %d", o.PushMaxConnections)
+			}
+			if err := checkListen(o.Listen); err != nil {
+				return usageError{err}
 			}
 			if !targets.Known(target) || target == "http" {
 				return badInput("--target: unknown target %q (known: %s)", target, strings.Join(servable(), ", "))
@@ -151,4 +155,17 @@ func keyScopeLine(scope string) string {
 		what = "per sender per chat (ADR-001)"
 	}
 	return fmt.Sprintf("key_scope %s: idempotency keys are scoped %s; drive it with bench --target http --key-scope %s", scope, what, scope)
+}
+
+// checkListen refuses a --listen that is no host:port before anything
+// starts: it was found only when listening failed, and exited 5.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return fmt.Errorf("--listen %q is not a host:port to listen on (%v), e.g. %s", addr, err, httpapi.DefaultListen)
+	}
+	return nil
 }

@@ -74,3 +74,16 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 	o.Factory = Factory(Config{DSN: dsn, RelayCrash: -1, Schema: opts.Schema})
 	return o, nil
 }
+
+// CheckDSN reads a --dsn as Open will, so that one that does not parse is
+// refused as bad input before anything runs (pgconn's message shows no
+// password).
+func CheckDSN(dsn string) error {
+	if dsn == "" {
+		return nil
+	}
+	if _, err := pgconn.ParseConfig(dsn); err != nil {
+		return fmt.Errorf("--dsn: %w", err)
+	}
+	return nil
+}
