@@ -53,6 +53,19 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 		f := x.Fin.At(i)
 		return store.SortKey{Chat: f.Chat, A: uint64(int64(x.EvPos.At(f.EventPos).Partition) - math.MinInt32), B: x.EvPos.At(f.EventPos).Offset}
 	})
+	// Two events lines of a chat at one partition and offset: a partition
+	// holds one record at an offset, so the lines cannot both be what was
+	// read, and which came first is not known. Judged either way, the
+	// verdict followed the lines' order in the file.
+	for k := 1; k < len(order); k++ {
+		a, b := x.Fin.At(order[k-1]), x.Fin.At(order[k])
+		pa, pb := x.EvPos.At(a.EventPos), x.EvPos.At(b.EventPos)
+		if a.Chat == b.Chat && pa.Partition == pb.Partition && pa.Offset == pb.Offset {
+			v.unknown("the events lines %d (seq %d) and %d (seq %d) of chat %q are both at offset %d of partition %d: a partition holds one record at an offset, so the topic was not read as it is, and the order of the two is not known",
+				int(a.Line), a.Seq, int(b.Line), b.Seq, x.ChatNames[a.Chat], pa.Offset, pa.Partition)
+			return v.result(), 0, 0
+		}
+	}
 	// A partition's events seen so far, to tell a repeat from a first
 	// event: those that raised its highest sequence (chain, ascending) and
 	// the others (rare: out of order, or a second id at the highest

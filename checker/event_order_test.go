@@ -53,6 +53,22 @@ func TestEventOrderPassesInOrderWithRedeliveredBatches(t *testing.T) {
 	mustContain(t, res.Detail, "2 repeated events")
 }
 
+// Two events lines of a chat at one offset of a partition cannot both be
+// what the topic holds: which came first is not known, so the order is
+// unknown in either file order (it passed one way and failed the other).
+func TestEventOrderIsUnknownWhenTwoEventsShareAnOffset(t *testing.T) {
+	for _, seqs := range [][2]uint64{{1, 2}, {2, 1}} {
+		b := newHBContract(perChat)
+		b.send(1, "A", "k1", 1)
+		b.send(1, "A", "k2", 2)
+		b.dump(false)
+		e1 := b.event("A", seqs[0], fmt.Sprintf("m-k%d", seqs[0]), 0, 0)
+		e2 := b.event("A", seqs[1], fmt.Sprintf("m-k%d", seqs[1]), 0, 0)
+		res := must(t, b.check(t), NameEventOrder, Unknown)
+		mustContain(t, res.Detail, fmt.Sprintf(`the events lines %d (seq %d) and %d (seq %d) of chat "A" are both at offset 0 of partition 0`, e1, seqs[0], e2, seqs[1]))
+	}
+}
+
 func TestEventOrderFailsWhenAChatSpansPartitions(t *testing.T) {
 	b := newHBContract(perChat)
 	b.send(1, "A", "k1", 1)
