@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -401,6 +402,31 @@ func TestReadWarnsOncePerUnknownField(t *testing.T) {
 	}
 	if h.Events[1].Seq != 1 || h.Finals[0].Value != 1 {
 		t.Errorf("known fields lost: %+v %+v", h.Events[1], h.Finals[0])
+	}
+}
+
+// Unknown field names are warned of one by one up to maxUnknownNamed,
+// then counted in one warning naming the line they begin on: a file whose
+// every line has a field of its own name printed a warning a line, and
+// kept every name.
+func TestReadNamesAFewUnknownFieldsAndCountsTheRest(t *testing.T) {
+	const named = 32 // maxUnknownNamed
+	in := []string{testHeader}
+	for i := range 1000 {
+		in = append(in, fmt.Sprintf(`{"type":"invoke","process":%d,"f":"persist","time":%d,"chat":"c","key":"k%d","x%d":1,"common":2}`, i, i+1, i, i))
+	}
+	h := mustRead(t, lines(in...))
+	if len(h.Warnings) != named+1 {
+		t.Fatalf("%d warnings, want %d named and one for the rest: %+v", len(h.Warnings), named, h.Warnings[len(h.Warnings)-3:])
+	}
+	// Line 2 names x0 and common; lines 3.. one x each until 32 names.
+	last := h.Warnings[named]
+	want := Warning{Line: named + 1, Message: fmt.Sprintf("%d more unknown fields, from this line on, of other names than the %d named above, ignored", 1000-(named-1), named)}
+	if last != want {
+		t.Errorf("the last warning %+v, want %+v", last, want)
+	}
+	if len(h.Events) != 1000 {
+		t.Errorf("%d events read, want 1000", len(h.Events))
 	}
 }
 

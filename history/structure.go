@@ -37,7 +37,11 @@ type builder struct {
 	// (receiver_read.go); nil until the first receiver line.
 	recv *receiverRules
 	// Warnings about a field are given once, at its first line.
-	warnedUnknown   map[string]bool
+	warnedUnknown map[string]bool
+	// unknownUnnamed counts the unknown fields past maxUnknownNamed
+	// names, from line firstUnnamed: one warning for them all.
+	unknownUnnamed  int
+	firstUnnamed    int
 	warnedMisplaced map[misplaced]bool
 }
 
@@ -59,6 +63,11 @@ func newBuilder(h *History, hint sizeHint) *builder {
 	}
 }
 
+// maxUnknownNamed bounds the unknown field names warned of one by one
+// (and kept): a file of a million lines, each with a field of its own
+// name, printed a million warnings and kept every name.
+const maxUnknownNamed = 32
+
 // finish stores the events in the History. lastLine is the file's last
 // line: a file whose header promised an end line and that has none gets a
 // warning there.
@@ -77,6 +86,10 @@ func (b *builder) finish(lastLine int) {
 			b.h.Warnings = append(b.h.Warnings, Warning{Line: t.Line,
 				Message: fmt.Sprintf("the table_read line promises %d final %s lines and the file holds %d: %s, so its final state is not judged", t.Lines, t.Table, t.Found, what)})
 		}
+	}
+	if b.unknownUnnamed > 0 {
+		b.h.Warnings = append(b.h.Warnings, Warning{Line: b.firstUnnamed,
+			Message: fmt.Sprintf("%d more unknown fields, from this line on, of other names than the %d named above, ignored", b.unknownUnnamed, maxUnknownNamed)})
 	}
 	if b.h.CutShort() {
 		b.h.Warnings = append(b.h.Warnings, Warning{Line: max(lastLine, 1),
@@ -135,9 +148,16 @@ func (b *builder) add(l *parsedLine) error {
 	// Warn only once the line is accepted, so a warning never names a line
 	// that was rejected.
 	for _, name := range l.unknown {
-		if !b.warnedUnknown[name] {
+		switch {
+		case b.warnedUnknown[name]:
+		case len(b.warnedUnknown) < maxUnknownNamed:
 			b.warnedUnknown[name] = true
 			b.warn(l, fmt.Sprintf("unknown field %s ignored", jsonscan.Quote(name)))
+		default:
+			if b.unknownUnnamed == 0 {
+				b.firstUnnamed = l.lineNo
+			}
+			b.unknownUnnamed++
 		}
 	}
 	for extra := l.present &^ l.shape.allowed; extra != 0; extra &= extra - 1 {
