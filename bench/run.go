@@ -226,10 +226,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	// settled, read back and recorded, so the file is complete and checkable.
 	res.Interrupted = ctx.Err() != nil
 	ctx = context.WithoutCancel(ctx)
-	if err := tgt.Settle(ctx); err != nil {
-		stopProgress()
-		return nil, fmt.Errorf("waiting for the target to settle: %w", err)
-	}
+	// A target that does not settle (a service whose settle hook hangs or
+	// fails) may still have work in flight: its final state is not read,
+	// and the run is judged as one whose final state was unread, rather
+	// than thrown away with no verdict.
+	unsettled := tgt.Settle(ctx)
 	res.Elapsed = time.Since(res.Started)
 	if recv != nil {
 		done := timings.Phase("receivers settled")
@@ -252,7 +253,13 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	timings.Since("writers done → settled", afterWriters)
 	cfg.phase(PhaseFinalState)
 	done := timings.Phase("final state recorded")
-	if err := recordFinalState(ctx, tgt, chats, rec, res); err != nil {
+	finalState := func() error {
+		if unsettled != nil {
+			return fmt.Errorf("the target did not settle, so its final state was not read: %w", unsettled)
+		}
+		return recordFinalState(ctx, tgt, chats, rec, res)
+	}
+	if err := finalState(); err != nil {
 		// The run happened and its operations are recorded: the history
 		// ends here, without its end line, and is judged as a file cut
 		// short (what the final state decides is unknown), saying why,

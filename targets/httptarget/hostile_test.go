@@ -155,3 +155,45 @@ func TestAFinalStateThatCannotBeReadIsJudgedOnTheOperations(t *testing.T) {
 		t.Fatalf("warnings %q; want the first to say why the final state is unknown", judged.Warnings)
 	}
 }
+
+// unsettledService answers sends well (forgetfulService) and fails the
+// settle hook chatseq serve's API has, as a service stuck after its
+// answers would.
+type unsettledService struct{ forgetfulService }
+
+func (s *unsettledService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.URL.Path == httpapi.SettlePath {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error":"settling: the relay is stuck"}`))
+		return
+	}
+	s.forgetfulService.ServeHTTP(w, r)
+}
+
+// A service that does not settle after the writers leaves a judged run,
+// as one whose final state cannot be read: its operations are judged and
+// every invariant the final state decides is unknown, the run saying
+// why. It was an error (bench exit 5): the finished run thrown away, no
+// verdict, no report.
+func TestATargetThatDoesNotSettleIsJudgedOnTheOperations(t *testing.T) {
+	svc := &unsettledService{forgetfulService{next: map[string]uint64{}, answers: map[string][]byte{}}}
+	res, history, err := runAgainst(t, svc, func(cfg *bench.Config) { cfg.SyncRatio = 0 }) // its syncs lose messages too
+	if err != nil {
+		t.Fatalf("run: %v; want a run judged on its operations", err)
+	}
+	if !strings.Contains(res.FinalStateUnread, "did not settle") || !strings.Contains(res.FinalStateUnread, "the relay is stuck") {
+		t.Fatalf("FinalStateUnread %q; want the settle's failure named", res.FinalStateUnread)
+	}
+	rep, _, err := checker.CheckFile(history, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := rep.Result(checker.NameAckImpliesPersistence); res.Counts.PersistOK == 0 || r.Status != checker.Unknown || !strings.Contains(r.Detail, "cut short") {
+		t.Fatalf("%d persists acked, ack_implies_persistence %+v; want unknown, the final state cut short", res.Counts.PersistOK, r)
+	}
+	for _, r := range rep.Invariants {
+		if r.Status == checker.Fail {
+			t.Errorf("%s fails on the operations of a service that answered every send well (and was asked no sync): %s", r.Name, r.Detail)
+		}
+	}
+}
