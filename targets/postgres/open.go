@@ -62,9 +62,9 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		dsn = c.DSN()
 		o.Describe = fmt.Sprintf("Message Service (PostgreSQL outbox), throwaway cluster on 127.0.0.1:%d", c.Port())
 	} else {
-		pc, err := pgconn.ParseConfig(dsn)
+		pc, err := parseDSN(dsn)
 		if err != nil {
-			return nil, fmt.Errorf("--dsn: %w", err)
+			return nil, err
 		}
 		// Never the password.
 		o.Describe = fmt.Sprintf("Message Service (PostgreSQL outbox), %s:%d/%s", pc.Host, pc.Port, pc.Database)
@@ -82,8 +82,15 @@ func CheckDSN(dsn string) error {
 	if dsn == "" {
 		return nil
 	}
-	if _, err := pgconn.ParseConfig(dsn); err != nil {
-		return fmt.Errorf("--dsn: %w", err)
+	_, err := parseDSN(dsn)
+	return err
+}
+
+// parseDSN is a --dsn's connection settings, or the error naming the flag.
+func parseDSN(dsn string) (*pgconn.Config, error) {
+	pc, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("--dsn: %w", err)
 	}
-	return nil
+	return pc, nil
 }
