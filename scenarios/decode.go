@@ -27,16 +27,10 @@ import (
 // maxFileSize bounds what is read as a scenario: they are a page long.
 const maxFileSize = 1 << 20
 
-// Bounds that keep a typo (writers: 1000000) from taking a machine down:
-// bench's, which its flags are held to.
-const (
-	maxWriters   = bench.MaxWriters
-	maxReaders   = bench.MaxReaders
-	maxChats     = bench.MaxChats
-	maxReceivers = bench.MaxReceivers
-	maxDevices   = bench.MaxDevices
-	maxOps       = 1 << 40
-)
+// maxOps bounds a scenario's operations; its writers, chats, readers and
+// receivers are held to bench's bounds (bench.MaxWriters and the rest),
+// which keep a typo (writers: 1000000) from taking a machine down.
+const maxOps = 1 << 40
 
 // DecodeFile reads and decodes the scenario at path.
 func DecodeFile(path string) (*Scenario, error) {
@@ -257,8 +251,8 @@ func (d *decoder) checkReceivers() {
 	if sc.KafkaOff {
 		d.errAt(l, "receivers: the push channel is fed from the events topic, and kafka: off has none")
 	}
-	if devices := int64(sc.Receivers) * int64(sc.Chats); devices > maxDevices {
-		d.errAt(l, "receivers: %d a chat over %d chats is %d devices, more than %d", sc.Receivers, sc.Chats, devices, maxDevices)
+	if devices := int64(sc.Receivers) * int64(sc.Chats); devices > bench.MaxDevices {
+		d.errAt(l, "receivers: %d a chat over %d chats is %d devices, more than %d", sc.Receivers, sc.Chats, devices, bench.MaxDevices)
 	}
 	if dl, ok := d.lines["drop_connections_for"]; ok {
 		if problem := bench.DropsProblem(sc.DropConnectionsFor, sc.DropConnectionsEvery, "drop_connections_every"); problem != "" {

@@ -74,13 +74,13 @@ func (d *decoder) topFields() map[string]field {
 				sc.KafkaOff = s == "off"
 			}
 		},
-		"writers":      count(&sc.Writers, 1, maxWriters),
-		"chats":        count(&sc.Chats, 1, maxChats),
+		"writers":      count(&sc.Writers, 1, bench.MaxWriters),
+		"chats":        count(&sc.Chats, 1, bench.MaxChats),
 		"ops":          count(&sc.Ops, 1, maxOps),
 		"max_attempts": count(&sc.MaxAttempts, 1, 1000),
 		"sync_limit":   count(&sc.SyncLimit, 1, 100_000),
-		"readers":      count(&sc.Readers, 0, maxReaders),
-		"receivers":    count(&sc.Receivers, 0, maxReceivers),
+		"readers":      count(&sc.Readers, 0, bench.MaxReaders),
+		"receivers":    count(&sc.Receivers, 0, bench.MaxReceivers),
 		"drop_connections_every": func(p string, v *yaml.Node) {
 			if x, ok := d.duration(v, p); ok {
 				if x <= 0 {

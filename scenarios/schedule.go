@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/target"
 )
@@ -106,7 +107,7 @@ func (d *decoder) schedule(p string, v *yaml.Node) {
 				tf.Variant, ok = d.switchableVariant(n, path+".variant")
 			case "chat":
 				var c int64
-				c, ok = d.integer(n, path+".chat", 0, maxChats-1)
+				c, ok = d.integer(n, path+".chat", 0, bench.MaxChats-1)
 				tf.Chat = int(c)
 			}
 			valid = valid && ok
