@@ -1,6 +1,9 @@
 package scenarios
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +161,30 @@ func TestGapRateWithoutTraces(t *testing.T) {
 	if _, ok := empty.Value("gap_rate"); ok {
 		t.Fatal("a run without allocations has a gap rate")
 	}
+}
+
+// Whatever a --threshold or a scenario's thresholds: line holds, parsing
+// it ends in an error or in a threshold with a metric, one of the
+// operators and a number to compare with, never a panic; an error quotes
+// the expression.
+func FuzzParseThreshold(f *testing.F) {
+	for _, seed := range []string{
+		"allocate.p99 < 50ms", "gap_rate <= 5%", "throughput >= 1000/s", "errors.counter_missing == 0",
+		"persist.p99.9 < 1s", "x = 1", "a < b < c", "== 3", "gap_rate <", "persist.p0 < 1ms", "persist.p1e2 < 1ms",
+		"idempotency_hit_rate > 0.5", "throughput > NaN", "throughput > +Inf", "persist.count != 18446744073709551616",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		th, err := ParseThreshold(expr)
+		if err != nil {
+			if !strings.Contains(err.Error(), fmt.Sprintf("%q", expr)) && !strings.HasPrefix(err.Error(), "errors.") {
+				t.Fatalf("%q: the error does not quote the expression: %v", expr, err)
+			}
+			return
+		}
+		if th.Metric == "" || !slices.Contains(operators, th.Op) || math.IsNaN(th.Value) || math.IsInf(th.Value, 0) {
+			t.Fatalf("%q parsed as %+v", expr, th)
+		}
+	})
 }
