@@ -257,7 +257,22 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		if unsettled != nil {
 			return fmt.Errorf("the target did not settle, so its final state was not read: %w", unsettled)
 		}
-		return recordFinalState(ctx, tgt, chats, rec, res)
+		if err := recordFinalState(ctx, tgt, chats, rec, res); err != nil {
+			return err
+		}
+		done()
+		if recv != nil {
+			if err := recordDeliveryState(ctx, recv.ch, chats, rec); err != nil {
+				return fmt.Errorf("the delivery state was not read: %w", err)
+			}
+		}
+		if pub != nil {
+			cfg.phase(PhaseEvents)
+			if err := recordEvents(ctx, tail, chats, rec, res); err != nil {
+				return fmt.Errorf("the topic was not read back: %w", err)
+			}
+		}
+		return nil
 	}
 	if err := finalState(); err != nil {
 		// The run happened and its operations are recorded: the history
@@ -269,18 +284,6 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		return res, f.Close()
-	}
-	done()
-	if recv != nil {
-		if err := recordDeliveryState(ctx, recv.ch, chats, rec); err != nil {
-			return nil, err
-		}
-	}
-	if pub != nil {
-		cfg.phase(PhaseEvents)
-		if err := recordEvents(ctx, tail, chats, rec, res); err != nil {
-			return nil, err
-		}
 	}
 	// The end line says the history is complete, final state and all.
 	done = timings.Phase("history ended")

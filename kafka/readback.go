@@ -29,16 +29,18 @@ type eventPayload struct {
 	} `json:"payload"`
 }
 
-// EndOffsets returns the next offset of each partition of topic: taken
-// before a run, it marks where that run's events begin on a topic earlier
-// runs have written to.
+// EndOffsets returns the next offset of each partition of topic that a
+// consumer of committed records reaches (Kafka's last stable offset: the
+// high watermark unless a transaction is open): taken before a run, it
+// marks where that run's events begin on a topic earlier runs have
+// written to.
 func EndOffsets(ctx context.Context, brokers []string, topic string) (map[int32]int64, error) {
 	client, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
 	defer client.Close()
-	ends, err := kadm.NewClient(client).ListEndOffsets(ctx, topic)
+	ends, err := kadm.NewClient(client).ListCommittedOffsets(ctx, topic)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: end offsets of %s: %w", topic, err)
 	}
@@ -81,10 +83,10 @@ func ReadFrom(ctx context.Context, brokers []string, topic string, from map[int3
 	if len(remaining) == 0 {
 		return nil, nil
 	}
-	client, err := kgo.NewClient(
+	client, err := kgo.NewClient(append(committedReads(),
 		kgo.SeedBrokers(brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
-	)
+	)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
@@ -106,15 +108,18 @@ func ReadFrom(ctx context.Context, brokers []string, topic string, from map[int3
 			if !wanted || r.Offset >= end {
 				return
 			}
+			if r.Offset+1 >= end {
+				delete(remaining, r.Partition)
+			}
+			if r.Attrs.IsControl() {
+				return
+			}
 			var p eventPayload
 			if err := json.Unmarshal(r.Value, &p); err != nil {
 				decodeErr = fmt.Errorf("kafka: %s partition %d offset %d is not a MessagePersisted event: %w", topic, r.Partition, r.Offset, err)
 				return
 			}
 			out = append(out, Event{Chat: p.Payload.ChatID, Seq: p.Payload.Sequence, MessageID: p.Payload.MessageID, Partition: r.Partition, Offset: r.Offset})
-			if r.Offset+1 >= end {
-				delete(remaining, r.Partition)
-			}
 		})
 		if decodeErr != nil {
 			return nil, decodeErr
@@ -127,6 +132,17 @@ func ReadFrom(ctx context.Context, brokers []string, topic string, from map[int3
 		return out[i].Offset < out[j].Offset
 	})
 	return out, nil
+}
+
+// committedReads are the options of a client that reads the topic back as
+// a consumer of committed records sees it, and knows how far it has read.
+// A relay publishing in transactions (an exactly-once outbox) leaves a
+// commit or abort marker after each transaction, at an offset of its own:
+// the marker is handed over (and passed by, never decoded) so that reading
+// up to an end offset that follows one ends; and an aborted transaction's
+// records, which no such consumer sees, are not events of the topic.
+func committedReads() []kgo.Opt {
+	return []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords()}
 }
 
 func isTopicExists(err error) bool { return errors.Is(err, kerr.TopicAlreadyExists) }

@@ -58,11 +58,11 @@ func StartTail(ctx context.Context, brokers []string, topic string, from map[int
 		starts[p] = kgo.NewOffset().At(from[p])
 		next[p] = from[p]
 	}
-	client, err := kgo.NewClient(
+	client, err := kgo.NewClient(append(committedReads(),
 		kgo.SeedBrokers(brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
 		kgo.FetchMaxWait(50*time.Millisecond),
-	)
+	)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
@@ -86,7 +86,12 @@ func (t *Tail) run(ctx context.Context) {
 		fetches.EachError(func(_ string, _ int32, err error) { fetchErr = errors.Join(fetchErr, err) })
 		var batch []Event
 		var decodeErr error
+		read := map[int32]int64{}
 		fetches.EachRecord(func(r *kgo.Record) {
+			read[r.Partition] = max(read[r.Partition], r.Offset+1)
+			if r.Attrs.IsControl() {
+				return
+			}
 			var p eventPayload
 			if err := json.Unmarshal(r.Value, &p); err != nil {
 				decodeErr = fmt.Errorf("kafka: %s partition %d offset %d is not a MessagePersisted event: %w", t.topic, r.Partition, r.Offset, err)
@@ -97,7 +102,9 @@ func (t *Tail) run(ctx context.Context) {
 		t.mu.Lock()
 		for _, e := range batch {
 			t.events.add(e)
-			t.next[e.Partition] = max(t.next[e.Partition], e.Offset+1)
+		}
+		for p, o := range read {
+			t.next[p] = max(t.next[p], o)
 		}
 		if err := errors.Join(fetchErr, decodeErr); err != nil && t.err == nil {
 			t.err = fmt.Errorf("kafka: reading %s: %w", t.topic, err)
@@ -171,7 +178,7 @@ func (t *Tail) fail(err error) {
 // tail and returns every event read, in partition and offset order.
 func (t *Tail) Finish(ctx context.Context) (Events, error) {
 	defer t.stop()
-	ends, err := kadm.NewClient(t.client).ListEndOffsets(ctx, t.topic)
+	ends, err := kadm.NewClient(t.client).ListCommittedOffsets(ctx, t.topic)
 	if err != nil {
 		return Events{}, fmt.Errorf("kafka: end offsets of %s: %w", t.topic, err)
 	}
