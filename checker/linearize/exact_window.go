@@ -57,7 +57,7 @@ func visualizeWindow(m *Chat, blame []int32, dir string) (note string, drawn boo
 		keep = keep[:windowOps]
 		slices.Sort(keep)
 	}
-	wm := &Chat{h: m.h, name: m.name, Forbidden: m.Forbidden, Reject: m.Reject, Base: m.Base, counter: m.counter, hasCounter: m.hasCounter, others: m.others, maxSteps: -1}
+	wm := m.emptyLike()
 	// Porcupine wants client ids dense from 0.
 	clients := map[int]int{}
 	wops := make([]porcupine.Operation, 0, len(keep))
@@ -70,6 +70,7 @@ func visualizeWindow(m *Chat, blame []int32, dir string) (note string, drawn boo
 		op := ops[i]
 		op.Input = int32(len(wm.Ops))
 		wm.Ops = append(wm.Ops, o)
+		wm.Call, wm.Ret = append(wm.Call, m.Call[i]), append(wm.Ret, m.Ret[i])
 		cl, ok := clients[op.ClientId]
 		if !ok {
 			cl = len(clients)
@@ -79,6 +80,7 @@ func visualizeWindow(m *Chat, blame []int32, dir string) (note string, drawn boo
 		wops = append(wops, op)
 	}
 	linkWaits(wm, wops)
+	wm.prepareSteps()
 	model := Model(wm)
 	res, info := porcupine.CheckOperationsVerbose(model, wops, 5*time.Second)
 	if res != porcupine.Illegal {

@@ -56,10 +56,10 @@ func NewChat(h History, name string, forbidden, reject, external bool, base uint
 	return &Chat{h: h, name: name, Forbidden: forbidden, Reject: reject, External: external, Base: base, maxSteps: -1}
 }
 
-// PorcupineOps is m's operations as porcupine takes them, each with the
-// syncs it waits for (see Chat), its clients numbered densely from 0.
-func (m *Chat) PorcupineOps() []porcupine.Operation {
-	m.floors() // worked out before porcupine steps the model
+// prepareSteps works out what the model's steps read of all m's
+// operations, before porcupine steps it from several goroutines.
+func (m *Chat) prepareSteps() {
+	m.floors()
 	if m.Forbidden && m.External {
 		for i := range m.Ops {
 			switch o := &m.Ops[i]; o.Kind {
@@ -72,6 +72,12 @@ func (m *Chat) PorcupineOps() []porcupine.Operation {
 		slices.Sort(m.observed)
 		m.observed = slices.Compact(m.observed)
 	}
+}
+
+// PorcupineOps is m's operations as porcupine takes them, each with the
+// syncs it waits for (see Chat), its clients numbered densely from 0.
+func (m *Chat) PorcupineOps() []porcupine.Operation {
+	m.prepareSteps()
 	clients := map[int]int{}
 	ops := make([]porcupine.Operation, len(m.Ops))
 	for i := range m.Ops {

@@ -271,6 +271,19 @@ type Chat struct {
 	anyFloor int8
 }
 
+// emptyLike is a chat with m's contract, history, final state and
+// settings and no operations: what a window of m's operations is checked
+// on. Every per-operation field and every cache is left out (a cache
+// worked out for m's operations would be wrong for the window's).
+func (m *Chat) emptyLike() *Chat {
+	w := *m
+	w.Ops, w.Syncs, w.waits, w.Call, w.Ret = nil, nil, nil, nil, nil
+	w.rejOnly, w.optional, w.optDone, w.preRunSlack = nil, nil, false, 0
+	w.observed, w.alloc, w.anyFloor = nil, nil, 0
+	w.steps, w.maxSteps, w.aborted = 0, -1, false
+	return &w
+}
+
 // SetFinalCounter says the final counters table gives the chat's counter
 // as v: a commit no one names the sequence of (an operation of unknown
 // outcome's, a key a rejection proves) lies at or below it. A counter below
