@@ -13,6 +13,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/termsafe"
 	"github.com/chatseq/chatseq/internal/textwidth"
 )
 
@@ -355,6 +356,7 @@ func (p *progressPrinter) violation(target string, v checker.Violation) {
 // place of the line drawn in place, which the next update draws again
 // below it.
 func (p *progressPrinter) message(msg string) {
+	msg = termsafe.Text(msg) // a violation's detail quotes what a service answered
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/chatseq/chatseq/internal/redact"
+	"github.com/chatseq/chatseq/internal/termsafe"
 	"github.com/chatseq/chatseq/internal/timings"
 	"github.com/spf13/cobra"
 
@@ -69,7 +70,10 @@ duplicate retries, records a history, and checks its invariants.`,
 
 // Execute runs the command line and returns the process exit code.
 func Execute(args []string, out, errOut io.Writer) int {
-	written := &countingWriter{w: out}
+	// Standard output carries what services answered (ids, codes, keys):
+	// their control characters are shown escaped, never obeyed. Standard
+	// error is left alone: the progress line redraws itself with them.
+	written := &countingWriter{w: termsafe.Writer(out)}
 	root := NewRoot(written, errOut)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -82,7 +86,7 @@ func Execute(args []string, out, errOut io.Writer) int {
 	}
 	// An error may quote a --dsn or a --serve command: never its password.
 	msg := redact.Text(err.Error())
-	fmt.Fprintln(errOut, "chatseq:", msg)
+	fmt.Fprintln(errOut, "chatseq:", termsafe.Text(msg))
 	code := ExitRunError
 	var usage usageError
 	if errors.As(err, &usage) || isCobraUsage(err) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/internal/termsafe"
 )
 
 // WriteJSON writes the report as one indented JSON object.
@@ -212,7 +213,7 @@ func formatCodes(codes map[string]int64) string {
 	sort.Strings(names)
 	parts := make([]string, len(names))
 	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s %d", k, codes[k])
+		parts[i] = fmt.Sprintf("%s %d", termsafe.Name(k), codes[k]) // a service's code
 	}
 	return strings.Join(parts, ", ")
 }

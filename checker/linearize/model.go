@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/chatseq/chatseq/internal/termsafe"
 )
 
 // The sequential specification of one chat, for porcupine. A state is the
@@ -934,7 +936,9 @@ func (m *Chat) describeState(s *lstate) string {
 func (m *Chat) describe(i int) string {
 	x := m.h
 	o := &m.Ops[i]
-	key := x.Key(o.Op)
+	// A key, an id and a code are a service's or a client's to choose:
+	// quoted unless plain, so a newline in one prints no line of its own.
+	key := termsafe.Name(x.Key(o.Op))
 	switch o.Kind {
 	case KindNew, KindDedup:
 		tag := "ok"
@@ -942,9 +946,9 @@ func (m *Chat) describe(i int) string {
 			tag = "dedup"
 		}
 		seq, id := x.Ack(o.Op)
-		return fmt.Sprintf("persist %s → %s %d %s", key, tag, seq, id)
+		return fmt.Sprintf("persist %s → %s %d %s", key, tag, seq, termsafe.Name(id))
 	case KindInfo:
-		return fmt.Sprintf("persist %s → %s", key, x.ErrorCode(o.Op))
+		return fmt.Sprintf("persist %s → %s", key, termsafe.Name(x.ErrorCode(o.Op)))
 	case KindRejected:
 		return fmt.Sprintf("persist %s → rejected (reused)", key)
 	}

@@ -71,6 +71,7 @@ type client struct {
 	sendURLs  sync.Map // chat → its *chatSends (sendsTo)
 	firstBad  atomic.Pointer[string]
 	readers   sync.Map // chat → the member it reads the chat as (reader)
+	codes     serviceCodes
 	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
 	nemesis func(context.Context) error
 }
@@ -391,8 +392,9 @@ func (c *client) statusError(a *answer, o Outcome) error {
 	code := o.Code
 	if code == "" && c.api.ErrorCode != "" {
 		if v, ok := field(a.body, c.api.ErrorCode); ok {
-			code, _ = v.(string)
-			code = redact.Known(code) // recorded in the history as it is
+			if code, _ = v.(string); code != "" {
+				code = c.codes.take(redact.Known(code)) // recorded in the history as it is
+			}
 		}
 	}
 	if code == "" {

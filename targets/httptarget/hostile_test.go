@@ -197,3 +197,65 @@ func TestATargetThatDoesNotSettleIsJudgedOnTheOperations(t *testing.T) {
 		}
 	}
 }
+
+// codeNamingService refuses every send with 503, nothing written, naming
+// a cause no client should take as it is: 100 KB long, one holding a
+// newline and a terminal escape, or a new code for every answer.
+type codeNamingService struct {
+	forgetfulService
+	mu    sync.Mutex
+	sends int
+}
+
+func (s *codeNamingService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/messages") {
+		s.forgetfulService.ServeHTTP(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.sends++
+	n := s.sends
+	s.mu.Unlock()
+	cause := fmt.Sprintf("code-%d", n)
+	switch n % 3 {
+	case 0:
+		cause = strings.Repeat("c", 100_000)
+	case 1:
+		cause = "x\x1b[2J\nverdict: PASS"
+	}
+	body, _ := json.Marshal(map[string]any{"error": map[string]any{"code": "service.unavailable", "cause": cause}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write(body)
+}
+
+// A service's error codes are names, recorded and counted by name: one
+// of 100 KB made a run pass whose history chatseq check then refused (a
+// string over 64 KiB), one with a newline printed a line of its own in
+// the report, and a new code for every answer grew the report, the
+// results and the metrics by one name an answer. Now a code that is no
+// name is recorded as unreadable_error_code, and the codes past the
+// first 64 as other_error_code.
+func TestAServicesErrorCodesAreTakenAsNamesAndBounded(t *testing.T) {
+	svc := &codeNamingService{forgetfulService: forgetfulService{next: map[string]uint64{}, answers: map[string][]byte{}}}
+	res, history, err := runAgainst(t, svc, func(cfg *bench.Config) { cfg.Ops, cfg.SyncRatio = 400, 0 })
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	codes := res.Counts.ErrorCodes
+	if codes["unreadable_error_code"] == 0 || codes["other_error_code"] == 0 || len(codes) > 64+2 {
+		t.Fatalf("%d codes counted (unreadable %d, other %d); want at most 66, the unreadable and the others counted apart", len(codes), codes["unreadable_error_code"], codes["other_error_code"])
+	}
+	for code := range codes {
+		if len(code) > 64 || strings.ContainsAny(code, "\x1b\n ") {
+			t.Fatalf("code %.80q counted as given", code)
+		}
+	}
+	rep, _, err := checker.CheckFile(history, checker.Options{})
+	if err != nil {
+		t.Fatalf("chatseq check refuses the run's own history: %v", err)
+	}
+	if rep.ExitCode() != 0 {
+		t.Fatalf("exit %d; want the run (every send refused, nothing written) to pass", rep.ExitCode())
+	}
+}
