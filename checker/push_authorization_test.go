@@ -1,6 +1,9 @@
 package checker
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func init() {
 	everyInvariant[NamePushAuthorization] = invariantCase{
@@ -66,4 +69,69 @@ func TestPushAfterLeaveAndWithoutMembership(t *testing.T) {
 	b.send(1, "A", "k1", 1)
 	b.push("d1", "A", 1)
 	mustContain(t, mustNA(t, b.check(t), NamePushAuthorization).Reason, "no join line and no refused connection")
+}
+
+// A message first sent a second or more after its user left the chat was
+// not in flight when the user left: pushing it to the user fails,
+// streamed on the connection the user had before the leave or caught up,
+// and the counterexample is the leave, the message's first invoke and the
+// push. Pushes of such messages were only counted: a push channel that
+// kept a departed member subscribed, or served them catch-up pages,
+// passed (found by an outside walk-through).
+func TestPushOfAMessageSentAfterTheLeaveFails(t *testing.T) {
+	for _, catchUp := range []bool{false, true} {
+		b := newHB()
+		b.join("A", "u1")
+		b.connect("d1", "u1")
+		leave := b.leave("A", "u1")
+		b.now += int64(2 * time.Second)
+		sent := b.send(1, "A", "k1", 1)
+		var push int
+		if catchUp {
+			push = b.catchUp("d1", "A", 1)
+		} else {
+			push = b.push("d1", "A", 1)
+		}
+		res := mustFail(t, b.check(t), NamePushAuthorization, leave, sent.invoke, push)
+		mustContain(t, res.Detail, "1 message pushed to users after they left the chat, first sent 1.0 s or more after the leave")
+	}
+}
+
+// What may have been in flight is counted, not failed: a message first
+// sent before the leave (its retry acknowledged after it), or within a
+// second of it, the push channel's time to see the membership change;
+// and a user who joined again may be pushed anything.
+func TestPushAfterTheLeaveOfWhatMayHaveBeenInFlightPasses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(b *hb)
+	}{
+		{"first sent before the leave, acknowledged after", func(b *hb) {
+			b.invoke(1, "A", "k1")
+			b.info(1, "A", "k1", "timeout")
+			b.leave("A", "u1")
+			b.now += int64(2 * time.Second)
+			b.send(1, "A", "k1", 1)
+		}},
+		{"first sent within a second of the leave", func(b *hb) {
+			b.leave("A", "u1")
+			b.now += int64(500 * time.Millisecond)
+			b.send(1, "A", "k1", 1)
+		}},
+		{"joined again", func(b *hb) {
+			b.leave("A", "u1")
+			b.now += int64(2 * time.Second)
+			b.send(1, "A", "k1", 1)
+			b.join("A", "u1")
+		}},
+	} {
+		b := newHB()
+		b.join("A", "u1")
+		b.connect("d1", "u1")
+		tc.make(b)
+		b.push("d1", "A", 1)
+		if r, _ := b.check(t).Result(NamePushAuthorization); r.Status != Pass {
+			t.Errorf("%s: push_authorization %s (%s); want a pass", tc.name, r.Status, r.Detail)
+		}
+	}
 }

@@ -45,6 +45,7 @@ type Delivery struct {
 	membersNow map[MemberKey]int32
 	everJoined map[MemberKey]bool
 	leftAt     map[MemberKey]int32 // the leave line of a user not a member now
+	leftTime   map[MemberKey]int64 // and its time
 	Joins      int
 
 	// recv is each (device, chat)'s highest sequence pushed so far.
@@ -54,6 +55,10 @@ type Delivery struct {
 	Refused    LineCount // pushes on a connection whose identity was refused: push, connect
 	NonMember  LineCount // pushes to a user never a member of the chat before, or streamed on a connection opened after it left: push, its device's connect
 	AfterLeave int       // pushes to a user after it left the chat (not failed: in flight)
+	// AfterLeavePushes are those pushes, one a message: whether each
+	// could have been in flight is decided once the operations are known
+	// (push_authorization: a message first sent after the leave was not).
+	AfterLeavePushes []AfterLeavePush
 	// BadFrames: connections a device ended on a frame in breach of the
 	// push API (api_conformance): the disconnect line; the first's error.
 	BadFrames     LineCount
@@ -151,6 +156,17 @@ type Membership struct {
 	Leave bool
 }
 
+// AfterLeavePush is a message pushed to a user after it left the chat,
+// with no join since: the push line, the leave line and its time.
+type AfterLeavePush struct {
+	Dev, Chat int32
+	Seq       uint64
+	ID        uint64 // the message id's hash
+	Line      int32
+	Leave     int32
+	LeaveTime int64
+}
+
 // StateRow is one final delivery_state row.
 type StateRow struct {
 	MemberKey
@@ -165,7 +181,7 @@ type DevChat struct{ Dev, Chat int32 }
 func NewDelivery() *Delivery {
 	return &Delivery{
 		devIDs: map[string]int32{}, userIDs: map[string]int32{}, chatIDs: map[string]int32{},
-		membersNow: map[MemberKey]int32{}, everJoined: map[MemberKey]bool{}, leftAt: map[MemberKey]int32{}, recv: map[DevChat]uint64{},
+		membersNow: map[MemberKey]int32{}, everJoined: map[MemberKey]bool{}, leftAt: map[MemberKey]int32{}, leftTime: map[MemberKey]int64{}, recv: map[DevChat]uint64{},
 	}
 }
 
@@ -250,7 +266,7 @@ func (d *Delivery) Take(r *history.Receiver) {
 		k := MemberKey{d.chat(r.Chat), d.user(r.User)}
 		d.Members = append(d.Members, Membership{MemberKey: k, Line: line, Leave: true})
 		delete(d.membersNow, k)
-		d.leftAt[k] = line
+		d.leftAt[k], d.leftTime[k] = line, r.Time
 	case history.KindFinal:
 		d.Rows = append(d.Rows, StateRow{MemberKey: MemberKey{d.chat(r.Chat), d.user(r.User)}, Seq: r.Seq, Line: line})
 	}
@@ -279,18 +295,14 @@ func (d *Delivery) push(r *history.Receiver) {
 		d.NonMember.add(r.Line, int(dev.Open))
 	case d.membersNow[k] == 0:
 		d.AfterLeave += len(r.Seqs)
+		for i, s := range r.Seqs {
+			d.AfterLeavePushes = append(d.AfterLeavePushes, AfterLeavePush{Dev: id, Chat: c, Seq: s, ID: pushedID(r, i), Line: line, Leave: d.leftAt[k], LeaveTime: d.leftTime[k]})
+		}
 	}
 	dc := DevChat{id, c}
 	top := d.recv[dc]
 	for i, s := range r.Seqs {
-		var h uint64
-		switch {
-		case i < len(r.IDHashes):
-			h = r.IDHashes[i]
-		case i < len(r.MessageIDs):
-			h = StringHash(r.MessageIDs[i])
-		}
-		p := Push{Seq: s, ID: h, Line: line, Dev: id, Chat: c, AfterSettle: dev.Settled > 0, CatchUp: r.CatchUp}
+		p := Push{Seq: s, ID: pushedID(r, i), Line: line, Dev: id, Chat: c, AfterSettle: dev.Settled > 0, CatchUp: r.CatchUp}
 		if i < len(r.PayloadHashes) {
 			p.Payload = StringHash(r.PayloadHashes[i])
 		}
@@ -304,6 +316,17 @@ func (d *Delivery) push(r *history.Receiver) {
 		top = max(top, s)
 	}
 	d.recv[dc] = top
+}
+
+// pushedID is the hash of the id of the i-th message push r carried.
+func pushedID(r *history.Receiver, i int) uint64 {
+	switch {
+	case i < len(r.IDHashes):
+		return r.IDHashes[i]
+	case i < len(r.MessageIDs):
+		return StringHash(r.MessageIDs[i])
+	}
+	return 0
 }
 
 // DeliveryView is what the delivery invariants share, made once: every

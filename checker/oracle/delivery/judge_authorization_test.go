@@ -5,7 +5,12 @@ package delivery
 // identity was refused (a catch-up page is fetched apart, not on the
 // connection); a push after the user's leave may have been in flight
 // (counted, not failed), unless it was streamed on a connection opened
-// after the leave with no join again since. A history with no join line
+// after the leave with no join again since, or (streamed or caught up)
+// it carries a message first sent (the first persist of the key of a
+// persist acknowledged with its sequence and id, invoked) a second or
+// more after the leave (by the lines' time), with no join again since:
+// that message was not in flight when the user left, and a push channel
+// has a second to see a membership change. A history with no join line
 // records no membership: only refused connections are judged".
 //
 // Readings (each rule below quotes the words it implements):
@@ -34,6 +39,17 @@ package delivery
 //     (no "catch_up": true) and its connection's connect line comes after
 //     that leave (there is no join between the leave and the push, as the
 //     leave is the last). Otherwise it is counted, not failed.
+//   - "or (streamed or caught up) it carries a message first sent (the
+//     first persist of the key of a persist acknowledged with its sequence
+//     and id, invoked) a second or more after the leave (by the lines'
+//     time), with no join again since": for a push after that last leave,
+//     each (seq, message_id) it carries is looked up among the ok persist
+//     lines of the chat with that sequence and id; for each such ack, the
+//     first invoke line of its key in the chat is found, and the earliest
+//     of those is the message's first send ("first sent": no attempt at
+//     it began before); if its time is at least a second (1e9) past the
+//     leave line's time, the push fails. A message no ok persist line
+//     carries is not judged.
 //   - Applicability: n/a without a push line. With no join line, the
 //     evidence is a refused connection: without a refused connect line
 //     too it is n/a (the history holds nothing a push is judged against),
@@ -72,6 +88,10 @@ func (f *facts) pushAuthorization() verdict {
 			return failed("push on line %d of chat %s streamed to device %s on the connection opened on line %d, after user %s left the chat on line %d with no join since",
 				fileLine(i), l.Chat, l.Device, fileLine(f.conns[c].open), user, fileLine(leave))
 		}
+		if late, ok := f.sentAfter(l, leave); ok {
+			return failed("push on line %d of chat %s to device %s carries (%d, %q), first sent on line %d, a second or more after user %s left the chat on line %d with no join since",
+				fileLine(i), l.Chat, l.Device, late.seq, late.id, fileLine(late.first), user, fileLine(leave))
+		}
 		inFlight++
 	}
 	if n == 0 {
@@ -96,4 +116,36 @@ func (f *facts) lastLeaveBefore(chat, user string, i int) int {
 		}
 	}
 	return at
+}
+
+// lateMessage is a pushed message first sent after a leave.
+type lateMessage struct {
+	seq   uint64
+	id    string
+	first int
+}
+
+// sentAfter finds a message push line l carries whose first send (the
+// earliest first invoke over the keys of the ok persist lines of its
+// chat carrying its sequence and id) is at least a second after the leave
+// line at index leave.
+func (f *facts) sentAfter(l line, leave int) (lateMessage, bool) {
+	for k, seq := range l.Seqs {
+		if k >= len(l.MessageIDs) {
+			break
+		}
+		earliest := -1
+		for _, a := range f.acks {
+			if a.chat != l.Chat || a.seq != seq || a.id != l.MessageIDs[k] {
+				continue
+			}
+			if first := f.firstSent(a.chat, a.key); first < len(f.lines) && (earliest < 0 || f.lines[first].Time < f.lines[earliest].Time) {
+				earliest = first
+			}
+		}
+		if earliest >= 0 && f.lines[earliest].Time-f.lines[leave].Time >= second {
+			return lateMessage{seq, l.MessageIDs[k], earliest}, true
+		}
+	}
+	return lateMessage{}, false
 }
