@@ -173,12 +173,49 @@ func echoedForms(v string) []string {
 		forms = append(forms, string(b[1:len(b)-1]))
 	}
 	escaped := forms[len(forms)-1]
-	for _, f := range []string{strings.ReplaceAll(v, "/", `\/`), strings.ReplaceAll(escaped, "/", `\/`), url.QueryEscape(v), url.PathEscape(v)} {
+	candidates := []string{strings.ReplaceAll(v, "/", `\/`), strings.ReplaceAll(escaped, "/", `\/`), url.QueryEscape(v), url.PathEscape(v)}
+	// The percent-encodings other languages' libraries make, in both
+	// cases of hex: JavaScript's encodeURIComponent, Python's quote
+	// (keeping /) and quote_plus. An outside tester's service echoing
+	// "Bearer S3cr3t+tok/en=" as Bearer%20S3cr3t%2Btok/en%3D showed it.
+	for _, upper := range []bool{true, false} {
+		candidates = append(candidates,
+			percentEncoded(v, unreserved+"!~*'()", false, upper),
+			percentEncoded(v, unreserved+"~/", false, upper),
+			percentEncoded(v, unreserved+"~", true, upper))
+	}
+	for _, f := range candidates {
 		if !slices.Contains(forms, f) {
 			forms = append(forms, f)
 		}
 	}
 	return forms
+}
+
+// unreserved are the characters every percent-encoder leaves as they are.
+const unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+
+// percentEncoded is v with every byte but those in keep written as %XX
+// (lower-case hex unless upper), and a space as + when spacePlus.
+func percentEncoded(v, keep string, spacePlus, upper bool) string {
+	hex := "0123456789abcdef"
+	if upper {
+		hex = "0123456789ABCDEF"
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case strings.IndexByte(keep, c) >= 0:
+			b.WriteByte(c)
+		case c == ' ' && spacePlus:
+			b.WriteByte('+')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		}
+	}
+	return b.String()
 }
 
 // Known returns s with every value given to Secret replaced by Mask.

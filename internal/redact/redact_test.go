@@ -99,6 +99,27 @@ func TestSecretIsHiddenEscaped(t *testing.T) {
 	}
 }
 
+// A secret is hidden in the percent-encodings of other languages'
+// libraries, in either case of hex: an outside tester's service echoing
+// "Bearer S3cr3t+tok/en=" as JavaScript's encodeURIComponent and
+// Python's quote write it (Bearer%20S3cr3t%2Btok/en%3D) showed it.
+func TestSecretIsHiddenPercentEncodedAsOtherLanguagesDo(t *testing.T) {
+	Secret("Bearer S3cr3t+tok/en=")
+	Secret("k3y&v@l ue")
+	for _, in := range []string{
+		"echo:Bearer%20S3cr3t%2Btok%2Fen%3D", // encodeURIComponent
+		"echo:Bearer%20S3cr3t%2Btok/en%3D",   // quote
+		"echo:Bearer+S3cr3t%2Btok%2Fen%3D",   // quote_plus, QueryEscape
+		"echo:Bearer%20S3cr3t%2btok%2fen%3d", // lower-case hex
+		"echo:k3y%26v%40l%20ue",              // encodeURIComponent, quote
+		"echo:k3y%26v%40l+ue",                // quote_plus
+	} {
+		if got := Text(in); strings.Contains(got, "S3cr3t") || strings.Contains(got, "k3y") {
+			t.Errorf("Text(%q) = %q: the secret shows", in, got)
+		}
+	}
+}
+
 // A value holding a credential is kept as a stand-in that shows none of
 // it, equal for equal values and different for different ones; any other
 // value is kept as it is.
