@@ -87,7 +87,7 @@ func LoadDir(dir string) (*Saved, error) {
 			return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, r.Files.Hlog))
+	f, err := openRegular(filepath.Join(dir, r.Files.Hlog))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadDir, err)
 	}
@@ -106,7 +106,9 @@ func LoadDir(dir string) (*Saved, error) {
 	lat := newLatencySeries(len(r.Intervals), bins)
 	lat.fromHistograms = lat.fromHistograms || legacy
 	seconds := int(math.Ceil(r.Run.Elapsed + 1))
+	histograms := 0
 	err = readHlog(bufio.NewReader(f), r.Started, func(i int, tag string, h *hdrhistogram.Histogram) error {
+		histograms++
 		if i > seconds {
 			return fmt.Errorf("%s histogram for second %d, but the run lasted %.1fs", tag, i, r.Run.Elapsed)
 		}
@@ -117,6 +119,11 @@ func LoadDir(dir string) (*Saved, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadDir, f.Name(), err)
+	}
+	if histograms == 0 && operations(r.Intervals) > 0 {
+		// An empty, cut or garbled log read as one with no latency: the
+		// report drew no latency at all, and said nothing.
+		return nil, fmt.Errorf("%w: %s holds no interval histogram, but %s counts %d operations", ErrBadDir, f.Name(), ResultsFile, operations(r.Intervals))
 	}
 	lat.finish(r.Intervals)
 	lines, err := readLines(filepath.Join(dir, r.Files.History), counterexampleLines(r))
@@ -185,4 +192,13 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// operations is how many operations the intervals count.
+func operations(ivs []IntervalCounts) int64 {
+	var n int64
+	for _, iv := range ivs {
+		n += iv.Operations
+	}
+	return n
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -94,6 +95,54 @@ func TestLoadDirRefusesIncompleteDirectories(t *testing.T) {
 	}
 	if _, err := LoadDir(dir); !errors.Is(err, ErrBadDir) || !strings.Contains(err.Error(), `"commit"`) {
 		t.Errorf("with an unknown tag: %v, want ErrBadDir naming it", err)
+	}
+
+	// An empty, cut or garbled log read as one without latency: the
+	// report drew none and chatseq report exited 0. Found by an outside
+	// walk-through.
+	for name, log := range map[string][]byte{"empty": nil, "cut to its header": data[:min(len(data), 300)], "garbled": bytes.Repeat([]byte("\x8f garbage \x01\n"), 100)} {
+		dir := copyDir("")
+		if err := os.WriteFile(filepath.Join(dir, HlogFile), log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadDir(dir); !errors.Is(err, ErrBadDir) {
+			t.Errorf("with a log %s: %v, want ErrBadDir", name, err)
+		}
+	}
+}
+
+// results.json is read only when it is a regular file of at most
+// MaxResultsBytes: a FIFO in its place made chatseq report wait for ever,
+// and /dev/zero took its memory without end. Found by an outside
+// walk-through.
+func TestReadResultsReadsOnlyARegularFileOfBoundedSize(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	large := filepath.Join(dir, "large.json")
+	if err := os.WriteFile(large, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(large, MaxResultsBytes+1); err != nil { // sparse: no disk
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, zero, large} {
+		done := make(chan error, 1)
+		go func() { _, err := ReadResults(path); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotResults) {
+				t.Errorf("%s: %v, want ErrNotResults", filepath.Base(path), err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: still reading after a minute", filepath.Base(path))
+		}
 	}
 }
 

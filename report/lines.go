@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -24,7 +23,7 @@ func readLines(path string, want []int) (map[int]string, error) {
 	wanted := slices.Clone(want)
 	slices.Sort(wanted)
 	wanted = slices.Compact(wanted)
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

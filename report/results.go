@@ -285,9 +285,15 @@ func WriteResults(w io.Writer, r Results) error {
 // ErrNotResults marks a file that is not a results.json this version reads.
 var ErrNotResults = errors.New("not a chatseq results file")
 
-// ReadResults reads a results.json, refusing other schemas and versions.
+// MaxResultsBytes is the largest results.json read: a day's run at
+// one-second intervals writes about 100 MB.
+const MaxResultsBytes = 512 << 20
+
+// ReadResults reads a results.json, refusing other schemas and versions,
+// anything but a regular file (a FIFO would wait for ever, /dev/zero
+// never end), and a file over MaxResultsBytes.
 func ReadResults(path string) (Results, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegularFile(path, MaxResultsBytes)
 	if err != nil {
 		return Results{}, err
 	}
@@ -320,4 +326,44 @@ func slowCommitDelay(f bench.FaultRates) float64 {
 		return f.SlowCommitDelay.Seconds()
 	}
 	return bench.DefaultSlowCommitDelay.Seconds()
+}
+
+// readRegularFile reads the regular file at path whole, when it is at
+// most max bytes; its errors name the path.
+func readRegularFile(path string, max int64) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotResults, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %w: more than the %d bytes a results file may have", path, ErrNotResults, max)
+	}
+	return data, nil
+}
+
+// openRegular opens path if it is a regular file: a FIFO would hold the
+// open until something writes to it, and a device (/dev/zero) never ends.
+// Stat comes first, since opening a FIFO blocks.
+func openRegular(path string) (*os.File, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, info.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if info, err = f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return f, nil
 }
