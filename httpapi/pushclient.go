@@ -48,6 +48,14 @@ type PushConn struct {
 	intern map[string]string // chat and sender ids, which repeat
 }
 
+// bigFrame is the size past which a frame is big: read by at most
+// cap(bigFrames) devices of the process at a time, its buffers dropped
+// after it. The server cuts frames at about 256 KiB; only a frame of one
+// large message, or a hostile one, is bigger.
+const bigFrame = 1 << 20
+
+var bigFrames = make(chan struct{}, 2)
+
 // maxInterned bounds PushConn's interned ids.
 const maxInterned = 1 << 14
 
@@ -143,7 +151,26 @@ func (c *PushConn) Next(ctx context.Context) ([]PushedMessage, error) {
 		return nil, badFrame("push channel: a binary frame")
 	}
 	c.buf.Reset()
-	if _, err := c.buf.ReadFrom(r); err != nil {
+	_, err = io.CopyN(&c.buf, r, bigFrame)
+	if err == nil {
+		// More to come: a big frame is read and decoded by a few devices
+		// at a time, and its memory not kept for the next. A service
+		// pushing 8 MiB frames of 20,000 messages to every device held
+		// about 30 MB a device, 2 GB for 64.
+		select {
+		case bigFrames <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		defer func() {
+			<-bigFrames
+			c.buf, c.parser, c.msgs = bytes.Buffer{}, fastjson.Parser{}, nil
+		}()
+		_, err = c.buf.ReadFrom(r)
+	} else if err == io.EOF {
+		err = nil
+	}
+	if err != nil {
 		if readLimited(err) {
 			return nil, badFrame("push channel: a frame over %d bytes: %v", MaxPushFrame, err)
 		}
@@ -172,6 +199,9 @@ func (c *PushConn) decodeFrame(b []byte) ([]PushedMessage, error) {
 	items := v.GetArray("messages")
 	if len(items) == 0 {
 		return nil, badFrame("push channel: a messages frame without messages")
+	}
+	if len(items) > MaxFrameMessages {
+		return nil, badFrame("push channel: a frame of %d messages, more than the %d a frame may hold", len(items), MaxFrameMessages)
 	}
 	c.msgs = c.msgs[:0]
 	for i, o := range items {

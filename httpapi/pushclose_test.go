@@ -114,6 +114,10 @@ func TestAFrameInBreachOfThePushAPIIsABadFrame(t *testing.T) {
 		"without content":     withoutField("content"),
 		"content not a text":  strings.Replace(wholeFrame, `"content":"hi"`, `"content":null`, 1),
 		"without created_at":  withoutField("created_at"),
+		// asyncapi.yaml: maxItems 256. A service pushing frames of 20,000
+		// messages was read whole, frame after frame (found by an
+		// outside walk-through).
+		"257 messages": framesOf(MaxFrameMessages + 1),
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, err := websocket.Accept(w, r, nil)
@@ -151,6 +155,64 @@ func withoutField(name string) string {
 	delete(f["messages"].([]any)[0].(map[string]any), name)
 	b, _ := json.Marshal(f)
 	return string(b)
+}
+
+// framesOf is a MessagesFrame of n copies of wholeFrame's message.
+func framesOf(n int) string {
+	msg := strings.TrimSuffix(strings.TrimPrefix(wholeFrame, `{"type":"messages","messages":[`), "]}")
+	return `{"type":"messages","messages":[` + strings.Repeat(msg+",", n-1) + msg + "]}"
+}
+
+// chatseq serve's frames hold at most MaxFrameMessages, however small
+// the messages: they were cut by size alone, about 1,300 of a chat's
+// shortest messages to a frame.
+func TestTheServersFramesHoldAtMostMaxFrameMessages(t *testing.T) {
+	msgs := make([]*gateway.Message, 1000)
+	for i := range msgs {
+		msgs[i] = &gateway.Message{ChatID: "c", Sequence: uint64(i + 1), MessageID: "m", SenderID: "u"}
+	}
+	frame, n := appendMessagesFrame(nil, msgs, maxPushFrame)
+	var c PushConn
+	decoded, err := c.decodeFrame(frame)
+	if n != MaxFrameMessages || err != nil || len(decoded) != n {
+		t.Fatalf("a frame of %d messages (%d decoded, %v); want %d", n, len(decoded), err, MaxFrameMessages)
+	}
+}
+
+// A big frame's memory is not kept for the next: a device reads one of a
+// few MiB, and holds none of it once the frame is decoded (its buffer,
+// the parser's values and the messages' slice each grew to the largest
+// frame and stayed: about 30 MB a device under a flood of 8 MiB frames).
+func TestABigFramesMemoryIsNotKept(t *testing.T) {
+	big := `{"type":"messages","messages":[{"chat_id":"c","sequence":1,"message_id":"m","sender_id":"u1","content":"` + strings.Repeat("x", 3<<20) + `","created_at":"2026-01-02T03:04:05Z"}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		c.Write(r.Context(), websocket.MessageText, []byte(big))
+		c.Write(r.Context(), websocket.MessageText, []byte(wholeFrame))
+		c.Read(r.Context())
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d, err := DialPush(ctx, srv.URL, "u1", PushDialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.CloseNow()
+	msgs, err := d.Next(ctx)
+	if err != nil || len(msgs) != 1 || len(msgs[0].Content) != 3<<20 {
+		t.Fatalf("the big frame: %d messages, %v", len(msgs), err)
+	}
+	if d.buf.Cap() != 0 || cap(d.msgs) != 0 {
+		t.Fatalf("after a big frame the device keeps a %d-byte buffer and room for %d messages", d.buf.Cap(), cap(d.msgs))
+	}
+	if msgs, err := d.Next(ctx); err != nil || len(msgs) != 1 {
+		t.Fatalf("the frame after: %d messages, %v", len(msgs), err)
+	}
 }
 
 // A frame with every field the API requires decodes whole.

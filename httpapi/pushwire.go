@@ -16,6 +16,9 @@ const (
 	// FrameMessages and FrameAck are the frames' type fields.
 	FrameMessages = "messages"
 	FrameAck      = "ack"
+	// MaxFrameMessages is the most messages a MessagesFrame holds
+	// (asyncapi.yaml: maxItems).
+	MaxFrameMessages = 256
 )
 
 // Machine codes of the push channel's HTTP refusals (before the upgrade).
@@ -93,12 +96,13 @@ func appendPushedMessage(b []byte, m *gateway.Message) []byte {
 }
 
 // appendMessagesFrame encodes msgs from the first into one frame, stopping
-// once the frame reaches maxBytes (the first message always goes); it
-// returns the frame and how many messages it holds.
+// once the frame reaches maxBytes (the first message always goes) or
+// holds MaxFrameMessages; it returns the frame and how many messages it
+// holds.
 func appendMessagesFrame(b []byte, msgs []*gateway.Message, maxBytes int) ([]byte, int) {
 	b = append(b, messagesFramePrefix...)
 	n := 0
-	for n < len(msgs) && (n == 0 || len(b) < maxBytes) {
+	for n < len(msgs) && n < MaxFrameMessages && (n == 0 || len(b) < maxBytes) {
 		if n > 0 {
 			b = append(b, ',')
 		}
