@@ -39,6 +39,9 @@ type device struct {
 	// first connect and catch-up are done, or given up.
 	dials chan struct{}
 	ready func()
+	// firstDial, when set, hears how the device's first handshake ended
+	// (nil: it connected), once.
+	firstDial func(error)
 }
 
 // chatView is what a device has of one chat.
@@ -137,6 +140,10 @@ func (d *device) connect(ctx context.Context, quit <-chan struct{}, within time.
 	pause := 5 * time.Millisecond
 	for {
 		c, err := d.dial(dialCtx)
+		if d.firstDial != nil {
+			d.firstDial(err)
+			d.firstDial = nil
+		}
 		if err == nil {
 			d.rec.RecordReceiver(&history.Receiver{Kind: history.KindConnect, Device: d.id, User: d.user})
 			lc := &liveConn{c: c, batches: make(chan []gateway.Message, 16), ended: make(chan error, 1), done: make(chan struct{})}

@@ -312,9 +312,16 @@ type receivers struct {
 	tally   *receiverTally
 	settle  chan struct{}
 	ready   sync.WaitGroup // a device each, until its first connect and catch-up
-	wg      sync.WaitGroup
-	stopNem chan struct{}
-	nemDone chan struct{}
+	// firstDials: a device each, until its first handshake ended;
+	// connected: one of them connected; firstRefusal: the first
+	// handshake's error when none did.
+	firstDials   sync.WaitGroup
+	connected    atomic.Bool
+	refusalMu    sync.Mutex
+	firstRefusal error
+	wg           sync.WaitGroup
+	stopNem      chan struct{}
+	nemDone      chan struct{}
 	// writersEnd is when a --duration run's writers stop (unix ns; 0:
 	// not known, or not started): the nemesis strikes no later than one
 	// interval before it (writersStart).
@@ -361,7 +368,20 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 	dials := make(chan struct{}, maxConcurrentDials)
 	for _, d := range r.devices {
 		r.ready.Add(1)
+		r.firstDials.Add(1)
 		d.dials, d.ready = dials, sync.OnceFunc(r.ready.Done)
+		d.firstDial = func(err error) {
+			defer r.firstDials.Done()
+			if err == nil {
+				r.connected.Store(true)
+				return
+			}
+			r.refusalMu.Lock()
+			if r.firstRefusal == nil {
+				r.firstRefusal = err
+			}
+			r.refusalMu.Unlock()
+		}
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
@@ -418,19 +438,58 @@ func readyWait(n int) time.Duration { return time.Minute + time.Duration(n)*10*t
 // waitReady waits until every device has connected and caught up once
 // (or given up), so that the writers send to connected receivers; at
 // most readyWait, or until ctx ends.
-func (r *receivers) waitReady(ctx context.Context) {
-	done := make(chan struct{})
+//
+// Once every device's first handshake has failed, it waits no more, and
+// its error names the first failure: a push channel no device can open
+// (a handshake answered 200, a wrong Sec-WebSocket-Accept, one that
+// hangs) let the whole run go, to fail with no verdict after it (and a
+// hanging handshake held the writers back a minute first). It is also an
+// error when no device has connected by the end of the wait.
+func (r *receivers) waitReady(ctx context.Context) error {
+	done, failed := make(chan struct{}), make(chan struct{})
 	go func() {
 		r.ready.Wait()
 		close(done)
+	}()
+	go func() {
+		r.firstDials.Wait()
+		if !r.connected.Load() {
+			close(failed)
+		}
 	}()
 	t := time.NewTimer(readyWait(len(r.devices)))
 	defer t.Stop()
 	select {
 	case <-done:
+	case <-failed:
 	case <-t.C:
 	case <-ctx.Done():
+		return nil
 	}
+	if len(r.devices) == 0 || r.connected.Load() {
+		return nil
+	}
+	r.refusalMu.Lock()
+	defer r.refusalMu.Unlock()
+	if r.firstRefusal == nil {
+		return fmt.Errorf("receivers: no device connected to the push channel within %s", readyWait(len(r.devices)))
+	}
+	return fmt.Errorf("receivers: no device could connect to the push channel, so the run would judge no delivery; the first handshake: %w", r.firstRefusal)
+}
+
+// abandon stops the devices of a run that will not go on: they stop
+// dialling, and record nothing more.
+func (r *receivers) abandon() {
+	if r.stopNem != nil {
+		close(r.stopNem)
+		<-r.nemDone
+	}
+	if r.stopSched != nil {
+		close(r.stopSched)
+		<-r.schedDone
+	}
+	close(r.settle)
+	r.wg.Wait()
 }
 
 // Settle stops the nemesis, waits until the service has offered every

@@ -3,6 +3,8 @@ package bench_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,34 +158,116 @@ func mustFailItsInvariant(t *testing.T, c receiveredit.Case, path string) {
 	}
 }
 
-// refusingTarget serves a push channel that refuses every device.
-type refusingTarget struct{ target.Target }
-
-func (refusingTarget) PushChannel(context.Context) (gateway.Channel, error) {
-	return refusingChannel{}, nil
+// refusingTarget serves a push channel that refuses the devices refuse
+// says to, and lets the others in on connections that stream nothing.
+type refusingTarget struct {
+	target.Target
+	refuse func(user string) error
 }
 
-type refusingChannel struct{ gateway.Channel }
+func (t refusingTarget) PushChannel(context.Context) (gateway.Channel, error) {
+	return refusingChannel{refuse: t.refuse}, nil
+}
 
-func (refusingChannel) Dial(context.Context, string) (gateway.Conn, error) {
-	return nil, errors.New("push.too_many_connections")
+type refusingChannel struct {
+	refuse func(user string) error
+}
+
+func (c refusingChannel) Dial(ctx context.Context, user string) (gateway.Conn, error) {
+	if err := c.refuse(user); err != nil {
+		return nil, err
+	}
+	return silentConn{closed: make(chan struct{})}, nil
+}
+func (refusingChannel) CatchUp(context.Context, string, string, uint64, int) ([]gateway.Message, error) {
+	return nil, nil
+}
+func (refusingChannel) DeliveryStates(context.Context, string) ([]gateway.DeliveryState, error) {
+	return nil, nil
 }
 func (refusingChannel) Quiesce(context.Context) error { return nil }
 func (refusingChannel) Close()                        {}
 
-// A device the push channel never lets in ends the run with an error
-// naming it and the refusal, once the writers stop: it neither hangs the
-// settle nor leaves a settled line of a device that never connected.
-func TestADeviceThatNeverConnectsFailsTheRun(t *testing.T) {
-	cfg := receiverConfig(t, 1, 0)
-	cfg.Ops = 100
+// runRefused runs cfg on the embedded core behind a push channel that
+// refuses devices as refuse says.
+func runRefused(t *testing.T, cfg bench.Config, refuse func(string) error) error {
 	core := coretarget.Factory(nil)
 	_, err := bench.RunTarget(t.Context(), cfg, func(ctx context.Context, env target.Env) (target.Target, error) {
 		tg, err := core(ctx, env)
-		return refusingTarget{tg}, err
+		return refusingTarget{tg, refuse}, err
+	})
+	return err
+}
+
+// A push channel no device can open ends the run before its writers,
+// naming the first handshake's failure, and at once: a refused or broken
+// handshake (answered 200, a wrong Sec-WebSocket-Accept) let the whole
+// run go and fail with no verdict after it, and a handshake that timed
+// out held the writers back a minute first. Found by an outside
+// walk-through.
+func TestAPushChannelNoDeviceCanOpenEndsTheRunBeforeItsWriters(t *testing.T) {
+	for name, refusal := range map[string]error{
+		"refused":   errors.New("push.too_many_connections"),
+		"timed out": fmt.Errorf("push channel: %w", context.DeadlineExceeded),
+	} {
+		cfg := receiverConfig(t, 1, 0)
+		cfg.Ops = 100
+		began := time.Now()
+		err := runRefused(t, cfg, func(string) error { return refusal })
+		if err == nil || !strings.Contains(err.Error(), "no device could connect") || !strings.Contains(err.Error(), refusal.Error()) {
+			t.Fatalf("%s: run: %v, want the push channel's failure named", name, err)
+		}
+		history, _ := os.ReadFile(cfg.HistoryPath)
+		if strings.Contains(string(history), `"type":"invoke"`) {
+			t.Fatalf("%s: the writers ran", name)
+		}
+		if waited := time.Since(began); waited > 30*time.Second {
+			t.Fatalf("%s: the run ended after %s, want it at the first handshakes' failure", name, waited)
+		}
+	}
+}
+
+// A device the push channel never lets in, beside others it lets in, ends
+// the run with an error naming it and the refusal, once the writers stop:
+// it neither hangs the settle nor leaves a settled line of a device that
+// never connected.
+func TestADeviceThatNeverConnectsFailsTheRun(t *testing.T) {
+	cfg := receiverConfig(t, 1, 0)
+	cfg.Ops = 100
+	refused := bench.ReceiverUser(bench.ChatID(0), 0)
+	err := runRefused(t, cfg, func(user string) error {
+		if user == refused {
+			return errors.New("push.too_many_connections")
+		}
+		return nil
 	})
 	if err == nil || !strings.Contains(err.Error(), "never connected") || !strings.Contains(err.Error(), "push.too_many_connections") {
 		t.Fatalf("run: %v, want the device that never connected named with its refusal", err)
+	}
+	history, _ := os.ReadFile(cfg.HistoryPath)
+	if !strings.Contains(string(history), `"type":"invoke"`) {
+		t.Fatalf("the writers did not run, though some devices connected")
+	}
+}
+
+// silentConn is a connection that streams nothing.
+type silentConn struct{ closed chan struct{} }
+
+func (c silentConn) Next(ctx context.Context) ([]gateway.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, errors.New("closed")
+	}
+}
+func (silentConn) Ack(context.Context, string, uint64) error { return nil }
+func (c silentConn) Drop()                                   { c.Close() }
+func (c silentConn) Close() {
+	select {
+	case <-c.closed:
+	default:
+		close(c.closed)
 	}
 }
 

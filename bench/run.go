@@ -163,7 +163,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		recordJoins(rec, chats, chatMembers(&cfg, chats))
 		recv = startReceivers(ctx, &cfg, ch, rec, chats)
 		done := timings.Phase("receivers connected")
-		recv.waitReady(ctx)
+		notReady := recv.waitReady(ctx)
 		done()
 		if err := ctx.Err(); err != nil {
 			// Interrupted while the devices connected and caught up, before
@@ -171,6 +171,10 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 			// first catch-ups kept a run going 30 s after Ctrl-C), and the
 			// push channel's Close ends what the devices were doing.
 			return nil, fmt.Errorf("connecting the receivers: %w", err)
+		}
+		if notReady != nil {
+			recv.abandon()
+			return nil, notReady
 		}
 	}
 
