@@ -24,6 +24,9 @@ func TestHTTPTargetFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"serve", "--target", "http"}, "--target: unknown target \"http\""},
 		{[]string{"serve", "--broken", "nope"}, "has no variant \"nope\""},
 		{[]string{"serve", "--push-max-connections", "0"}, "--push-max-connections must be at least 1"},
+		{[]string{"serve", "--kafka", "bogus"}, `--kafka must be off or embedded (or give --brokers), got "bogus"`},
+		{[]string{"serve", "--kafka", "embedded", "--partitions", "0"}, "--partitions must be at least 1, got 0"},
+		{[]string{"serve", "--partitions", "-5"}, "--partitions must be at least 1, got -5"},
 	}
 	for _, c := range cases {
 		code, _, errOut := run(t, c.args...)

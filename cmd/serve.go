@@ -59,6 +59,14 @@ turns them on.`,
 			if err := refuseIgnoredFlags(c.Flags(), []string{target}); err != nil {
 				return err
 			}
+			// As bench checks them: a bad --kafka exited 5, once the
+			// target was opened, and --partitions 0 was taken.
+			if o.Kafka != serve.KafkaOff && o.Kafka != serve.KafkaEmbedded {
+				return badInput("--kafka must be off or embedded (or give --brokers), got %q", o.Kafka)
+			}
+			if o.Partitions < 1 {
+				return badInput("--partitions must be at least 1, got %d", o.Partitions)
+			}
 			chosen, note, err := targets.SelectVariant(target, broken, variant, targets.FlagSpelling)
 			if err != nil {
 				return usageError{err}
