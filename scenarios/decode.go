@@ -67,14 +67,14 @@ func Decode(data []byte, file string) (sc *Scenario, err error) {
 		if errors.Is(err, io.EOF) {
 			return nil, Errors{{File: file, Line: 1, Msg: "empty scenario file"}}
 		}
-		return nil, Errors{yamlError(file, err)}
+		return nil, Errors{yamlError(file, data, err)}
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == nil:
 		return nil, Errors{{File: file, Line: next.Line, Msg: "a second YAML document: a scenario file holds one scenario"}}
 	case !errors.Is(err, io.EOF):
-		return nil, Errors{yamlError(file, err)}
+		return nil, Errors{yamlError(file, data, err)}
 	}
 
 	d := &decoder{file: file, sc: newScenario(file), lines: map[string]int{}}
@@ -98,14 +98,54 @@ func Decode(data []byte, file string) (sc *Scenario, err error) {
 var yamlLine = regexp.MustCompile(`line (\d+): `)
 
 // yamlError turns a yaml.v3 syntax error into an Error with its line.
-func yamlError(file string, err error) *Error {
+// yaml.v3 counts a parser's error's line from 0 (a scanner's from 1): an
+// unclosed '{' on line 7 was reported at line 6. A byte the reader
+// refuses (a NUL) comes with no line: it is found in data.
+func yamlError(file string, data []byte, err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
 	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
 		line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
+	switch {
+	case yamlParserProblems[msg]:
+		line++
+	case line == 0 && strings.HasPrefix(msg, "control characters are not allowed"):
+		line = lineOfControl(data)
+	}
 	return &Error{File: file, Line: line, Msg: "not valid YAML: " + msg}
+}
+
+// yamlParserProblems are the errors yaml.v3's parser (not its scanner)
+// gives, whose lines it counts from 0.
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// lineOfControl is the line of data's first control character YAML
+// refuses (0: none).
+func lineOfControl(data []byte) int {
+	line := 1
+	for _, c := range data {
+		switch {
+		case c == '\n':
+			line++
+		case c < 0x20 && c != '\t' && c != '\r', c == 0x7f:
+			return line
+		}
+	}
+	return 0
 }
 
 // finish applies defaults that depend on other keys and checks what

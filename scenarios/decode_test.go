@@ -496,3 +496,25 @@ expect: pass
 `)
 	wantError(t, es, 6, "schedule: variant_on unconditional-idempotency from 2s for 2s overlaps racy-counter from 1s for 2s")
 }
+
+// A YAML syntax error names the line it is on: yaml.v3 counts its
+// parser's lines from 0, so an unclosed '{' or '[' was named a line
+// early, and a NUL byte at no line. Found by an outside walk-through.
+func TestAYAMLSyntaxErrorNamesItsLine(t *testing.T) {
+	head := "description: t\nwriters: 2\nchats: 2\nduration: 300ms\nkafka: off\nexpect: pass\n"
+	for _, c := range []struct {
+		name, data string
+		line       int
+	}{
+		{"an unclosed flow mapping", head + "faults: {stale_read: 0.1\n", 7},
+		{"an unclosed flow sequence", head + "schedule: [ {fault: store_stall, at: 0s, for: 1ms}\n", 7},
+		{"a NUL byte", "description: t\nwriters: 2\nexpect: pass\x00\n", 3},
+		{"a tab indenting (a scanner's error)", head + "faults:\n\tstale_read: 0.1\n", 8},
+	} {
+		_, err := Decode([]byte(c.data), "s.yaml")
+		var errs Errors
+		if !errors.As(err, &errs) || len(errs) == 0 || errs[0].Line != c.line {
+			t.Errorf("%s: %v; want an error at line %d", c.name, err, c.line)
+		}
+	}
+}

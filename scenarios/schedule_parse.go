@@ -59,14 +59,14 @@ func ParseSchedule(data []byte, source string) (faults []target.TimedFault, err 
 		if errors.Is(err, io.EOF) {
 			return nil, Errors{{File: source, Line: 1, Msg: "empty schedule: give timed faults, e.g. '{fault: kafka_outage, at: 1s, for: 500ms}'"}}
 		}
-		return nil, Errors{yamlError(source, err)}
+		return nil, Errors{yamlError(source, data, err)}
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == nil:
 		return nil, Errors{{File: source, Line: next.Line, Msg: "a second YAML document: a schedule is one list of timed faults"}}
 	case !errors.Is(err, io.EOF):
-		return nil, Errors{yamlError(source, err)}
+		return nil, Errors{yamlError(source, data, err)}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
