@@ -63,53 +63,66 @@ func (x *Index) FirstStreamHole(d *Delivery) (*StreamHole, StreamScan) {
 		return cmp.Or(cmp.Compare(pa.Dev, pb.Dev), cmp.Compare(pa.Chat, pb.Chat), cmp.Compare(a.conn, b.conn), cmp.Compare(a.at, b.at))
 	})
 	memberships := d.membershipsByMember()
-	topics := map[int32]*chatTopic{}
-	topic := func(lc int32) *chatTopic {
-		if t, ok := topics[lc]; ok {
-			return t
+	topics := map[int32][]*chatTopic{}
+	topicsOf := func(lc int32) []*chatTopic {
+		if ts, ok := topics[lc]; ok {
+			return ts
 		}
-		t := x.newChatTopic(lc)
-		topics[lc] = t
-		return t
+		ts := x.newChatTopics(lc)
+		topics[lc] = ts
+		return ts
 	}
-	var run []streamedMsg
+	var all, run []streamedMsg
 	for i := 0; i < len(pushes); {
 		first := d.Pushes.At(pushes[i].at)
 		dev, conn := &d.Devs[first.Dev], pushes[i].conn
-		lc := x.LogChat(d, first.Chat)
-		var t *chatTopic
-		if lc >= 0 {
-			t = topic(lc)
+		var ts []*chatTopic
+		if lc := x.LogChat(d, first.Chat); lc >= 0 {
+			ts = topicsOf(lc)
 		}
-		run = run[:0]
+		all = all[:0]
 		j := i
 		for ; j < len(pushes); j++ {
 			p := d.Pushes.At(pushes[j].at)
 			if p.Dev != first.Dev || p.Chat != first.Chat || pushes[j].conn != conn {
 				break
 			}
-			// A message the topic does not hold is other invariants'
-			// (identical_order, push_authorization): no event to align.
-			if t != nil && len(t.at[msgKey{p.Seq, p.ID}]) > 0 {
-				run = append(run, streamedMsg{msgKey{p.Seq, p.ID}, p.Line})
-			}
+			all = append(all, streamedMsg{msgKey{p.Seq, p.ID}, p.Line})
 		}
 		i = j
-		if t == nil || len(run) == 0 {
-			continue
-		}
-		s.Streams++
-		s.Judged += len(run)
-		h, heavy := t.firstSkip(run, memberships[MemberKey{first.Chat, dev.User}])
-		if heavy != nil && h == nil {
-			if s.Unjudged == 0 {
-				s.Heavy.Chat, s.Heavy.Seq, s.Heavy.Copies = first.Chat, heavy.seq, len(t.at[*heavy])
+		counted := false
+		// Each partition's events apart: a gateway reads a chat's
+		// partitions side by side, so the stream interleaves them as it
+		// will, and keeps each one's offset order.
+		for _, t := range ts {
+			// A message the partition does not hold is another's, or
+			// other invariants' (identical_order, push_authorization): no
+			// event to align.
+			run = run[:0]
+			for _, m := range all {
+				if len(t.at[m.key]) > 0 {
+					run = append(run, m)
+				}
 			}
-			s.Unjudged++
-		}
-		if h != nil {
-			return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: h.beforeLine, AfterPush: h.afterLine,
-				Before: t.order[h.before], Missing: t.order[h.before+1], After: t.order[h.after]}, s
+			if len(run) == 0 {
+				continue
+			}
+			if !counted {
+				s.Streams++
+				counted = true
+			}
+			s.Judged += len(run)
+			h, heavy := t.firstSkip(run, memberships[MemberKey{first.Chat, dev.User}])
+			if heavy != nil && h == nil {
+				if s.Unjudged == 0 {
+					s.Heavy.Chat, s.Heavy.Seq, s.Heavy.Copies = first.Chat, heavy.seq, len(t.at[*heavy])
+				}
+				s.Unjudged++
+			}
+			if h != nil {
+				return &StreamHole{Dev: first.Dev, Chat: first.Chat, Connect: dev.Conns[conn].Line, BeforePush: h.beforeLine, AfterPush: h.afterLine,
+					Before: t.order[h.before], Missing: t.order[h.before+1], After: t.order[h.after]}, s
+			}
 		}
 	}
 	return nil, s
@@ -123,28 +136,41 @@ type streamedMsg struct {
 	line int32
 }
 
-// chatTopic is one chat's final events in the topic's order, and where
-// each message stands in it (every copy).
+// chatTopic is one chat's final events in one partition, in offset
+// order, and where each message stands in it (every copy).
 type chatTopic struct {
 	order []int32 // indexes into Fin
 	keys  []msgKey
 	at    map[msgKey][]int32 // positions in order, ascending
 }
 
-func (x *Index) newChatTopic(lc int32) *chatTopic {
+// newChatTopics is chat lc's events, a chatTopic a partition, in
+// partition order.
+func (x *Index) newChatTopics(lc int32) []*chatTopic {
 	order := slices.Clone(x.Events[x.EventSpan[lc]:x.EventSpan[lc+1]])
+	pos := func(f int32) *evPos { return x.EvPos.At(x.Fin.At(f).EventPos) }
 	slices.SortStableFunc(order, func(a, b int32) int {
-		ea, eb := x.EvPos.At(x.Fin.At(a).EventPos), x.EvPos.At(x.Fin.At(b).EventPos)
+		ea, eb := pos(a), pos(b)
 		return cmp.Or(cmp.Compare(ea.Partition, eb.Partition), cmp.Compare(ea.Offset, eb.Offset))
 	})
-	t := &chatTopic{order: order, keys: make([]msgKey, len(order)), at: map[msgKey][]int32{}}
-	for pos, f := range order {
-		e := x.Fin.At(f)
-		k := msgKey{e.Seq, x.MidHash[e.MessageID]}
-		t.keys[pos] = k
-		t.at[k] = append(t.at[k], int32(pos))
+	var ts []*chatTopic
+	for lo := 0; lo < len(order); {
+		hi := lo + 1
+		for hi < len(order) && pos(order[hi]).Partition == pos(order[lo]).Partition {
+			hi++
+		}
+		part := order[lo:hi:hi]
+		t := &chatTopic{order: part, keys: make([]msgKey, len(part)), at: map[msgKey][]int32{}}
+		for p, f := range part {
+			e := x.Fin.At(f)
+			k := msgKey{e.Seq, x.MidHash[e.MessageID]}
+			t.keys[p] = k
+			t.at[k] = append(t.at[k], int32(p))
+		}
+		ts = append(ts, t)
+		lo = hi
 	}
-	return t
+	return ts
 }
 
 // MaxAlignments bounds the copies of one message a run is tried at: a

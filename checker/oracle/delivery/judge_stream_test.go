@@ -1,12 +1,19 @@
 package delivery
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // streamContinuity, FORMAT.md: "on one connection (a connect to its
 // disconnect), for each chat, the messages the stream pushed (without
 // "catch_up": true), in push order, are a contiguous run of the chat's
-// events in the topic's order (partition, offset; copies of a message
-// included), from where the connection joined the stream ... A message
+// events in the topic's order (offset; copies of a message included),
+// from where the connection joined the stream; where the chat's events
+// lie in several partitions, this holds of each partition apart (the
+// messages streamed that the partition holds, in push order, against its
+// events): a gateway reads the partitions side by side, and interleaves
+// them as they come ... A message
 // streamed after the run's last, found later in the topic with events
 // between, is a skip; one found only earlier (the stream went back) is
 // not, and the run is aligned anew from it. A hole across which the user
@@ -17,6 +24,12 @@ import "sort"
 // Readings (each rule below quotes the words it implements):
 //   - "(with the final events table)": judged only with the events table
 //     read or present.
+//   - "this holds of each partition apart": the chat's events are split
+//     by partition, each part in offset order; for each part, the run is
+//     the connection's streamed messages of the chat that the part holds
+//     (a message with copies in two partitions is in both runs), in push
+//     order, and every rule below is applied to that run against that
+//     part alone.
 //   - A streamed message is found in the topic by its (seq, message_id).
 //     One the topic does not hold at all cannot be placed and is passed
 //     over (event_completeness and identical_order are about such
@@ -52,7 +65,7 @@ func (f *facts) streamContinuity() verdict {
 	if !f.tableKnown(tableEvents) {
 		return notApplicable("no final events table")
 	}
-	topics := map[string][]msgID{}
+	topics := map[string][][]msgID{}
 	streamed, realigned := 0, 0
 	for _, c := range f.conns {
 		if c.refused {
@@ -64,54 +77,15 @@ func (f *facts) streamContinuity() verdict {
 				continue
 			}
 			streamed += len(run)
-			topic, ok := topics[chat]
+			parts, ok := topics[chat]
 			if !ok {
-				topic = f.topic(chat)
-				topics[chat] = topic
+				parts = f.topicParts(chat)
+				topics[chat] = parts
 			}
-			var at map[int]bool // possible topic positions of the run's last message
-			lastAt := -1        // the push line of the run's last placed message
-			for _, e := range run {
-				var copies []int
-				for p, m := range topic {
-					if m == (msgID{e.seq, e.id}) {
-						copies = append(copies, p)
-					}
+			for _, topic := range parts {
+				if v, bad := f.contiguous(c, chat, inPart(run, topic), topic, &realigned); bad {
+					return v
 				}
-				if len(copies) == 0 {
-					continue
-				}
-				if at == nil || f.membershipChanged(chat, c.user, lastAt, e.at) {
-					if at != nil {
-						realigned++
-					}
-					at = map[int]bool{}
-					for _, q := range copies {
-						at[q] = true // joined the stream at one of its copies
-					}
-					lastAt = e.at
-					continue
-				}
-				next := map[int]bool{}
-				for p := range at {
-					switch {
-					case contains(copies, p+1):
-						next[p+1] = true
-					case copies[len(copies)-1] > p+1:
-						// found later with events between: a skip from p
-					default:
-						for _, q := range copies {
-							if q <= p {
-								next[q] = true // went back: aligned anew
-							}
-						}
-					}
-				}
-				if len(next) == 0 {
-					return failed("connection of device %s opened on line %d streamed (%d, %q) of chat %s on line %d, skipping events of the topic after the run's last message",
-						c.device, fileLine(c.open), e.seq, e.id, chat, fileLine(e.at))
-				}
-				at, lastAt = next, e.at
 			}
 		}
 	}
@@ -119,6 +93,67 @@ func (f *facts) streamContinuity() verdict {
 		return notApplicable("no message was streamed on an accepted connection (every push was a catch-up or on a refused connection)")
 	}
 	return passed("%d streamed messages, each connection's run contiguous in the topic (%d runs aligned anew after a join or leave)", streamed, realigned)
+}
+
+// contiguous applies the run rules to run, a connection's streamed
+// messages of chat, against topic, one partition's events in offset order.
+func (f *facts) contiguous(c conn, chat string, run []entry, topic []msgID, realigned *int) (verdict, bool) {
+	var at map[int]bool // possible topic positions of the run's last message
+	lastAt := -1        // the push line of the run's last placed message
+	for _, e := range run {
+		var copies []int
+		for p, m := range topic {
+			if m == (msgID{e.seq, e.id}) {
+				copies = append(copies, p)
+			}
+		}
+		if len(copies) == 0 {
+			continue
+		}
+		if at == nil || f.membershipChanged(chat, c.user, lastAt, e.at) {
+			if at != nil {
+				*realigned++
+			}
+			at = map[int]bool{}
+			for _, q := range copies {
+				at[q] = true // joined the stream at one of its copies
+			}
+			lastAt = e.at
+			continue
+		}
+		next := map[int]bool{}
+		for p := range at {
+			switch {
+			case contains(copies, p+1):
+				next[p+1] = true
+			case copies[len(copies)-1] > p+1:
+				// found later with events between: a skip from p
+			default:
+				for _, q := range copies {
+					if q <= p {
+						next[q] = true // went back: aligned anew
+					}
+				}
+			}
+		}
+		if len(next) == 0 {
+			return failed("connection of device %s opened on line %d streamed (%d, %q) of chat %s on line %d, skipping events of the topic after the run's last message",
+				c.device, fileLine(c.open), e.seq, e.id, chat, fileLine(e.at)), true
+		}
+		at, lastAt = next, e.at
+	}
+	return verdict{}, false
+}
+
+// inPart is the messages of run that topic holds, in run's order.
+func inPart(run []entry, topic []msgID) []entry {
+	var out []entry
+	for _, e := range run {
+		if slices.Contains(topic, msgID{e.seq, e.id}) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // membershipChanged says whether a join or leave line of (chat, user) lies
@@ -142,26 +177,32 @@ func contains(s []int, v int) bool {
 }
 
 // topic is a chat's events in the topic's order: by partition, then offset.
-func (f *facts) topic(chat string) []msgID {
-	type ev struct {
-		part, off uint64
-		m         msgID
-	}
-	var evs []ev
+// topicParts is chat's events a partition at a time, each in offset
+// order, the partitions in order.
+func (f *facts) topicParts(chat string) [][]msgID {
+	byPart := map[uint64][][2]uint64{} // offset, index into the events lines
+	var evs []msgID
 	for _, l := range f.finals(tableEvents) {
 		if l.Chat == chat {
-			evs = append(evs, ev{val(l.Partition), val(l.Offset), msgID{val(l.Seq), l.MessageID}})
+			p := val(l.Partition)
+			byPart[p] = append(byPart[p], [2]uint64{val(l.Offset), uint64(len(evs))})
+			evs = append(evs, msgID{val(l.Seq), l.MessageID})
 		}
 	}
-	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].part != evs[j].part {
-			return evs[i].part < evs[j].part
+	parts := make([]uint64, 0, len(byPart))
+	for p := range byPart {
+		parts = append(parts, p)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	out := make([][]msgID, 0, len(parts))
+	for _, p := range parts {
+		offs := byPart[p]
+		sort.SliceStable(offs, func(i, j int) bool { return offs[i][0] < offs[j][0] })
+		part := make([]msgID, len(offs))
+		for i, o := range offs {
+			part[i] = evs[o[1]]
 		}
-		return evs[i].off < evs[j].off
-	})
-	out := make([]msgID, len(evs))
-	for i, e := range evs {
-		out[i] = e.m
+		out = append(out, part)
 	}
 	return out
 }
