@@ -222,6 +222,11 @@ func (f *benchFlags) resolve(fl *pflag.FlagSet) error {
 		if err != nil {
 			return badInput("--threshold: %v", err)
 		}
+		if t.NeedsReceivers() && f.cfg.Receivers == 0 {
+			// Refused here, as a scenario file's is: it ran the whole run
+			// and failed it for no data.
+			return badInput("--threshold %q: only receivers (--receivers N) measure it", expr)
+		}
 		f.thresholds = append(f.thresholds, t)
 	}
 	if f.failFast && !f.online {

@@ -58,6 +58,9 @@ func TestBadFlagsExitTwoWithTheProblemNamed(t *testing.T) {
 		{[]string{"bench", "--history", "/no/such/dir/h.jsonl"}, "directory /no/such/dir does not exist"},
 		{[]string{"bench", "--threshold", "allocate.p99 < fast"}, `--threshold: threshold "allocate.p99 < fast"`},
 		{[]string{"bench", "--threshold", "thruput > 1"}, `unknown metric "thruput"`},
+		// It ran the whole run, then failed it for no data (exit 4).
+		{[]string{"bench", "--threshold", "receiver_drops == 0", "--duration", "1s"}, `--threshold "receiver_drops == 0": only receivers (--receivers N) measure it`},
+		{[]string{"bench", "--threshold", "fan_out.p99 < 1s", "--duration", "1s"}, "only receivers (--receivers N) measure it"},
 		{[]string{"bench", "--writers", "many"}, "invalid argument"},
 		{[]string{"bench", "--no-such-flag"}, "unknown flag"},
 		{[]string{"check"}, "accepts 1 arg"},

@@ -282,7 +282,7 @@ func (d *decoder) checkReceivers() {
 			d.errAt(d.lines[d.variantKeys[0]], "%s: %s breaks the push gateway, which only receivers reach: give receivers: N too (4 shows it)", d.variantKeys[0], sc.Variant)
 		}
 		for _, t := range sc.Thresholds {
-			if m, _, _ := strings.Cut(t.Metric, "."); strings.HasPrefix(t.Metric, "receiver_") || t.Metric == "fully_visible" || slices.Contains(DeliverySteps, m) {
+			if t.NeedsReceivers() {
 				d.errAt(t.Line, "threshold %q: only receivers (receivers: N) measure it", t.Expr)
 			}
 		}

@@ -125,6 +125,14 @@ func metricNames() []string {
 	return names
 }
 
+// NeedsReceivers says whether t's metric is one only receivers measure
+// (a receiver_ count, fully_visible, a delivery step's latency): without
+// them it has no data, and the run it guards fails after it ran.
+func (t Threshold) NeedsReceivers() bool {
+	step, _, _ := strings.Cut(t.Metric, ".")
+	return strings.HasPrefix(t.Metric, "receiver_") || t.Metric == "fully_visible" || slices.Contains(DeliverySteps, step)
+}
+
 // ParseThreshold reads "metric op value".
 func ParseThreshold(expr string) (Threshold, error) {
 	t := Threshold{Expr: expr}
