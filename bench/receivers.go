@@ -480,6 +480,14 @@ func (r *receivers) waitReady(ctx context.Context) error {
 // abandon stops the devices of a run that will not go on: they stop
 // dialling, and record nothing more.
 func (r *receivers) abandon() {
+	r.stopFaults()
+	close(r.settle)
+	r.wg.Wait()
+}
+
+// stopFaults stops the connection nemesis and the scheduled faults on
+// the devices, and waits until they have.
+func (r *receivers) stopFaults() {
 	if r.stopNem != nil {
 		close(r.stopNem)
 		<-r.nemDone
@@ -488,22 +496,13 @@ func (r *receivers) abandon() {
 		close(r.stopSched)
 		<-r.schedDone
 	}
-	close(r.settle)
-	r.wg.Wait()
 }
 
 // Settle stops the nemesis, waits until the service has offered every
 // device what it published, and has each device settle; it returns the
 // devices' counts.
 func (r *receivers) Settle(ctx context.Context) (ReceiverCounts, error) {
-	if r.stopNem != nil {
-		close(r.stopNem)
-		<-r.nemDone
-	}
-	if r.stopSched != nil {
-		close(r.stopSched)
-		<-r.schedDone
-	}
+	r.stopFaults()
 	err := r.ch.Quiesce(ctx)
 	close(r.settle)
 	r.wg.Wait()
