@@ -61,6 +61,17 @@ func (m *Chat) preRunContradiction() (a, b int32, why string, found bool) {
 			}
 		}
 	}
+	// A final line from before the run without a sender (key_scope
+	// client) holds a key of its text: at a sequence a replay gives a key
+	// of another text, it names another message's key. Judged apart from
+	// whose line it is, which a line without a sender does not say.
+	for _, lines := range [][]PreKeylessLine{m.PreKeyless, m.PreKeylessRecords} {
+		for _, l := range lines {
+			if j, ok := keyAt[l.Seq]; ok && l.Texted && m.h.Key(m.Ops[j].Op) != l.Text {
+				return -1, j, fmt.Sprintf("it gives sequence %d, a message from before the run, whose final line names a key of another text (%q)", l.Seq, l.Text), true
+			}
+		}
+	}
 	shown := map[uint64]bool{} // seen by a sync
 	keyed := map[uint64]bool{} // its key known: a replay's or a final line's
 	for s := range m.PreFinal {

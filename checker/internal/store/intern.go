@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
 	"github.com/chatseq/chatseq/checker/internal/render"
@@ -177,12 +176,10 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 	// Two kinds of final line without a sender, in one pass with the
 	// lines that name one:
 	//   - at or below initial_counter, a message from before the run,
-	//     without sole_writer's promise (preRun). Senderless lines get
+	//     without sole_writer's promise (preRun): any sender's, so no
+	//     one's unless its twin says (below). Senderless lines get
 	//     provisional keys of their own (finalIDs), so the line's
-	//     sequence is its key's. Two such lines of one key text in one
-	//     table are two keys' (a key has one message, one record): at
-	//     most one is the sender's, which not known (oracle seed 6097475:
-	//     both taken for its, a false FAIL).
+	//     sequence is its key's.
 	//   - above it (senderlessOf, by chat and key text).
 	// linedIn: the senders' keys a final line names with its sender, by
 	// table: such a key has its own line there, so a senderless line
@@ -197,11 +194,8 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		sender int32
 	}
 	preRun := map[int32]bool{}
-	preRunTable := map[int32]tableKey{}
-	preRunLines := map[tableKey]int{}
 	senderlessOf := map[chatKey]int{}
 	linedIn := map[linedKey]struct{}{}
-	lined := map[chatKey]bool{}    // in either table
 	twins := map[twinAt]twinLine{} // lines naming a sender, by where a twin would be
 	l.Fin.Each(func(f *FinalRecord) {
 		if (f.Table != TableMessages && f.Table != TableIdempotency) || f.Key < 0 {
@@ -211,7 +205,6 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 		switch {
 		case *k.sender.At(f.Key) != NoSender:
 			linedIn[linedKey{tk, keyMap[f.Key]}] = struct{}{}
-			lined[tk.ck] = true
 			if f.MessageID != 0 {
 				at := l.twinAt(f, tk.table, tk.ck.name)
 				if t, ok := twins[at]; !ok {
@@ -222,15 +215,10 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			}
 		case f.Seq <= sl.initialCounter:
 			preRun[f.Key] = true
-			preRunTable[f.Key] = tk
-			preRunLines[tk]++
 		default:
 			senderlessOf[tk.ck]++
 		}
 	})
-	// named: the one sender (of a persist or a final line) that used each
-	// key, which lines from before the run need as well.
-	named := maps.Clone(owner)
 	claim := func(m map[chatKey]int32, ck chatKey, f int32) {
 		switch o, ok := m[ck]; {
 		case !ok:
@@ -246,7 +234,6 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			continue
 		}
 		ck := chatKey{*k.chat.At(int32(p)), l.keys.Get(*k.names.At(int32(p)))}
-		claim(named, ck, f)
 		if used[f] != nil {
 			claim(owner, ck, f)
 			if usedBy[ck] == nil {
@@ -377,7 +364,13 @@ func (l *Log) attributeSenderless(keyMap []int32, sl *senderlessRule) {
 			if one, ok := lonely[int32(p)]; ok {
 				o = one
 			}
-			if preRun[int32(p)] && (named[ck] != o || lined[ck] || preRunLines[preRunTable[int32(p)]] > 1) {
+			if preRun[int32(p)] {
+				// From before the run, any sender's: another than the
+				// history's may have written its key then (oracle seed
+				// 11238532: a record taken for s2's left s2's persist no
+				// sequence to commit, a false FAIL). Its key text is all
+				// it says (linearize's preRunContradiction holds it to
+				// that).
 				o = several
 			}
 			twin, twinned := twinOf[int32(p)]
