@@ -275,7 +275,7 @@ func parseValue(kind metricKind, s string) (float64, error) {
 		}
 		return v, nil
 	}
-	v, err := strconv.ParseUint(s, 10, 63)
+	v, err := strconv.ParseUint(s, 10, 64) // sequences go up to 2^64-1
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a count (a whole number ≥ 0)", s)
 	}

@@ -33,6 +33,8 @@ func TestParseThreshold(t *testing.T) {
 		{"dedup > 0", "dedup", ">", 0},
 		{"allocate.count != 3", "allocate.count", "!=", 3},
 		{"  max_seq   ==   11  ", "max_seq", "==", 11},
+		// Sequences go up to 2^64-1: a count past 2^63 was refused.
+		{"max_seq < 18446744073709551615", "max_seq", "<", 18446744073709551615},
 	}
 	for _, c := range cases {
 		th, err := ParseThreshold(c.expr)
