@@ -12,19 +12,25 @@ import (
 	"strings"
 )
 
-// Name is s as a line of text shows it: as it is when every byte is
-// printable ASCII other than a space, a quote or a backslash (the names
-// a service normally gives), quoted as Go quotes a string otherwise.
+// Name is s as a line of text shows it: as it is when Plain, quoted as
+// Go quotes a string otherwise.
 func Name(s string) string {
-	if s == "" {
-		return `""`
+	if Plain(s) {
+		return s
 	}
+	return strconv.Quote(s)
+}
+
+// Plain says whether s is a name a line can show as it is: not empty,
+// every byte printable ASCII other than a space, a quote or a backslash
+// (the names a service normally gives).
+func Plain(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
-			return strconv.Quote(s)
+			return false
 		}
 	}
-	return s
+	return s != ""
 }
 
 // Text is s as Writer writes it.

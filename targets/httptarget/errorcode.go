@@ -1,6 +1,10 @@
 package httptarget
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/chatseq/chatseq/internal/termsafe"
+)
 
 // A service names its errors' codes (error.cause, or the mapping's
 // error_code path), and chatseq records each in the history and counts
@@ -16,8 +20,9 @@ const (
 	// maxServiceCodes is how many distinct codes of a service's a run
 	// takes as given; a code seen after them is counted as codeOther.
 	maxServiceCodes = 64
-	// codeUnreadable stands for a code that is no name: too long, empty,
-	// or holding a byte other than printable ASCII without spaces.
+	// codeUnreadable stands for a code that is no name: too long, or not
+	// termsafe.Plain (empty, or a byte other than printable ASCII without
+	// spaces, quotes or backslashes).
 	codeUnreadable = "unreadable_error_code"
 	// codeOther stands for each code past the first maxServiceCodes.
 	codeOther = "other_error_code"
@@ -50,13 +55,5 @@ func (s *serviceCodes) take(code string) string {
 }
 
 func isCodeName(code string) bool {
-	if code == "" || len(code) > maxCodeBytes {
-		return false
-	}
-	for i := 0; i < len(code); i++ {
-		if c := code[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
+	return len(code) <= maxCodeBytes && termsafe.Plain(code)
 }
