@@ -40,6 +40,13 @@ func EndOffsets(ctx context.Context, brokers []string, topic string) (map[int32]
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
 	defer client.Close()
+	return committedEnds(ctx, client, topic)
+}
+
+// committedEnds is, per partition of topic, the offset a consumer of
+// committed records reads up to (ListCommittedOffsets: the last stable
+// offset); an error of any partition fails it.
+func committedEnds(ctx context.Context, client *kgo.Client, topic string) (map[int32]int64, error) {
 	ends, err := kadm.NewClient(client).ListCommittedOffsets(ctx, topic)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: end offsets of %s: %w", topic, err)
@@ -57,6 +64,20 @@ func EndOffsets(ctx context.Context, brokers []string, topic string) (map[int32]
 		return nil, fmt.Errorf("kafka: end offsets of %s: %w", topic, perPartition)
 	}
 	return out, nil
+}
+
+// eventOf is record r of topic as an event; ok is false for a
+// transaction's marker, which is no event (committedReads hands them
+// over so that reading passes their offsets).
+func eventOf(topic string, r *kgo.Record) (e Event, ok bool, err error) {
+	if r.Attrs.IsControl() {
+		return Event{}, false, nil
+	}
+	var p eventPayload
+	if err := json.Unmarshal(r.Value, &p); err != nil {
+		return Event{}, false, fmt.Errorf("kafka: %s partition %d offset %d is not a MessagePersisted event: %w", topic, r.Partition, r.Offset, err)
+	}
+	return Event{Chat: p.Payload.ChatID, Seq: p.Payload.Sequence, MessageID: p.Payload.MessageID, Partition: r.Partition, Offset: r.Offset}, true, nil
 }
 
 // ReadAll consumes topic from the start up to its end offsets at the call.
@@ -111,15 +132,12 @@ func ReadFrom(ctx context.Context, brokers []string, topic string, from map[int3
 			if r.Offset+1 >= end {
 				delete(remaining, r.Partition)
 			}
-			if r.Attrs.IsControl() {
-				return
+			e, ok, err := eventOf(topic, r)
+			if err != nil {
+				decodeErr = err
+			} else if ok {
+				out = append(out, e)
 			}
-			var p eventPayload
-			if err := json.Unmarshal(r.Value, &p); err != nil {
-				decodeErr = fmt.Errorf("kafka: %s partition %d offset %d is not a MessagePersisted event: %w", topic, r.Partition, r.Offset, err)
-				return
-			}
-			out = append(out, Event{Chat: p.Payload.ChatID, Seq: p.Payload.Sequence, MessageID: p.Payload.MessageID, Partition: r.Partition, Offset: r.Offset})
 		})
 		if decodeErr != nil {
 			return nil, decodeErr

@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -89,15 +88,12 @@ func (t *Tail) run(ctx context.Context) {
 		read := map[int32]int64{}
 		fetches.EachRecord(func(r *kgo.Record) {
 			read[r.Partition] = max(read[r.Partition], r.Offset+1)
-			if r.Attrs.IsControl() {
-				return
+			e, ok, err := eventOf(t.topic, r)
+			if err != nil {
+				decodeErr = err
+			} else if ok {
+				batch = append(batch, e)
 			}
-			var p eventPayload
-			if err := json.Unmarshal(r.Value, &p); err != nil {
-				decodeErr = fmt.Errorf("kafka: %s partition %d offset %d is not a MessagePersisted event: %w", t.topic, r.Partition, r.Offset, err)
-				return
-			}
-			batch = append(batch, Event{Chat: p.Payload.ChatID, Seq: p.Payload.Sequence, MessageID: p.Payload.MessageID, Partition: r.Partition, Offset: r.Offset})
 		})
 		t.mu.Lock()
 		for _, e := range batch {
@@ -178,19 +174,9 @@ func (t *Tail) fail(err error) {
 // tail and returns every event read, in partition and offset order.
 func (t *Tail) Finish(ctx context.Context) (Events, error) {
 	defer t.stop()
-	ends, err := kadm.NewClient(t.client).ListCommittedOffsets(ctx, t.topic)
+	want, err := committedEnds(ctx, t.client, t.topic)
 	if err != nil {
-		return Events{}, fmt.Errorf("kafka: end offsets of %s: %w", t.topic, err)
-	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Err != nil {
-			err = errors.Join(err, o.Err)
-		}
-		want[o.Partition] = o.Offset
-	})
-	if err != nil {
-		return Events{}, fmt.Errorf("kafka: end offsets of %s: %w", t.topic, err)
+		return Events{}, err
 	}
 	stopWaiting := context.AfterFunc(ctx, func() { t.fail(fmt.Errorf("kafka: reading %s: %w", t.topic, ctx.Err())) })
 	defer stopWaiting()
