@@ -61,8 +61,8 @@ turns them on.`,
 			}
 			// As bench checks them: a bad --kafka exited 5, once the
 			// target was opened, and --partitions 0 was taken.
-			if o.Kafka != serve.KafkaOff && o.Kafka != serve.KafkaEmbedded {
-				return badInput("--kafka must be off or embedded (or give --brokers), got %q", o.Kafka)
+			if err := serve.CheckKafka(o.Kafka); err != nil {
+				return usageError{err}
 			}
 			if o.Partitions < 1 {
 				return badInput("--partitions must be at least 1, got %d", o.Partitions)

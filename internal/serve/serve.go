@@ -147,6 +147,15 @@ func Start(ctx context.Context, o Options) (_ *Serving, err error) {
 	return s, nil
 }
 
+// CheckKafka is the error of a --kafka that is neither off nor embedded,
+// nil for those (--brokers names a cluster instead).
+func CheckKafka(mode string) error {
+	if mode == KafkaOff || mode == KafkaEmbedded {
+		return nil
+	}
+	return fmt.Errorf("--kafka must be %s or %s (or give --brokers), got %q", KafkaOff, KafkaEmbedded, mode)
+}
+
 func (s *Serving) startKafka(ctx context.Context, o Options) (*kafka.Publisher, error) {
 	brokers := o.Brokers
 	if len(brokers) == 0 {
@@ -161,7 +170,7 @@ func (s *Serving) startKafka(ctx context.Context, o Options) (*kafka.Publisher, 
 			s.closers.Push(func() error { cluster.Close(); return nil })
 			brokers = cluster.Brokers()
 		default:
-			return nil, fmt.Errorf("--kafka must be %s or %s, got %q", KafkaOff, KafkaEmbedded, o.Kafka)
+			return nil, CheckKafka(o.Kafka)
 		}
 	}
 	pub, err := kafka.NewPublisher(ctx, brokers, s.Topic, max(o.Partitions, 1))
