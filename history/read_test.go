@@ -187,6 +187,10 @@ var malformed = []struct {
 	{"missing time", lines(testHeader, `{"type":"invoke","process":1,"f":"persist","chat":"c","key":"k"}`), 2, `missing "time", which a persist invoke line requires`},
 	{"missing chat", lines(testHeader, `{"type":"invoke","process":1,"f":"persist","time":1,"key":"k"}`), 2, `missing "chat", which a persist invoke line requires`},
 	{"missing key", lines(testHeader, `{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c"}`), 2, `missing "key", which a persist invoke line requires`},
+	// An empty key, judged as no key, left the persist out of the key
+	// invariants and linearizability: a replay of it passed (outside
+	// walk-through, 2026-12-06).
+	{"empty key", lines(testHeader, `{"type":"invoke","process":1,"f":"persist","time":1,"chat":"c","key":""}`), 2, `empty "key": a persist invoke line requires its idempotency key`},
 	{"missing seq on ok", lines(testHeader, invokeP1, `{"type":"ok","process":1,"f":"persist","time":20,"message_id":"m1"}`), 3, `missing "seq", which a persist ok line requires`},
 	{"missing message_id on ok", lines(testHeader, invokeP1, `{"type":"ok","process":1,"f":"persist","time":20,"seq":1}`), 3, `missing "message_id", which a persist ok line requires`},
 	{"missing after", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","limit":5}`), 2, `missing "after", which a sync invoke line requires`},

@@ -125,14 +125,18 @@ func TestRecorderRoundTrip(t *testing.T) {
 	for i, s := range oddStrings {
 		p := i % 3
 		chat := "chat " + s
+		key := s
+		if key == "" {
+			key = "k" // an empty key is refused (FORMAT.md)
+		}
 		switch i % 4 {
 		case 0:
-			record(Event{Kind: KindInvoke, Process: p, F: FPersist, Chat: chat, Key: s, Sender: s + "!", PayloadHash: s})
+			record(Event{Kind: KindInvoke, Process: p, F: FPersist, Chat: chat, Key: key, Sender: s + "!", PayloadHash: s})
 			record(Event{Kind: KindTrace, Process: p, F: FAllocate, Chat: chat, Seq: uint64(i) << 40, Start: -1, HasStart: true})
-			record(Event{Kind: KindOK, Process: p, F: FPersist, Chat: chat, Key: s, Seq: 1<<64 - 1, MessageID: s, Dedup: i%2 == 0})
+			record(Event{Kind: KindOK, Process: p, F: FPersist, Chat: chat, Key: key, Seq: 1<<64 - 1, MessageID: s, Dedup: i%2 == 0})
 		case 1:
-			record(Event{Kind: KindInvoke, Process: p, F: FPersist, Chat: chat, Key: s})
-			record(Event{Kind: KindFail, Process: p, F: FPersist, Chat: chat, Key: s, Error: s})
+			record(Event{Kind: KindInvoke, Process: p, F: FPersist, Chat: chat, Key: key})
+			record(Event{Kind: KindFail, Process: p, F: FPersist, Chat: chat, Key: key, Error: s})
 		case 2:
 			record(Event{Kind: KindInvoke, Process: p, F: FSync, Chat: chat, After: uint64(i), Limit: i})
 			record(Event{Kind: KindOK, Process: p, F: FSync, Chat: chat, Sync: &SyncResult{Seqs: []uint64{0, 1, 1 << 63}, MessageIDs: []string{s, "", s}}})

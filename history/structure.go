@@ -220,6 +220,12 @@ func (b *builder) addInvoke(l *parsedLine) error {
 		Chat:    l.chat,
 	}
 	if l.f == FPersist {
+		if l.key == "" {
+			// An empty key is no idempotency key: judged as a persist
+			// without one, it was left out of the key-based invariants and
+			// of linearizability's model, and a replay of it passed.
+			return contentErr(`empty "key": a persist invoke line requires its idempotency key (the client_message_id)`)
+		}
 		e.Key = l.key
 		e.Sender = l.sender
 		e.PayloadHash = l.payloadHash
