@@ -18,6 +18,11 @@ func checkCounterIsLastAllocated(x *index) Result {
 		v.notApplicable("no final counters lines")
 		return v.result()
 	}
+	for _, pair := range x.CounterConflicts {
+		first, other := x.Fin.At(pair[0]), x.Fin.At(pair[1])
+		v.fail([]int{int(first.Line), int(other.Line)}, "chat %q: the counters table holds two lines that disagree, %s (line %d) and %s (line %d): a counter holds one value",
+			x.ChatNames[first.Chat], counterText(first), first.Line, counterText(other), other.Line)
+	}
 	u := unjudged{}
 	judged, present := 0, 0
 	var explained uint64
@@ -83,4 +88,12 @@ func checkCounterIsLastAllocated(x *index) Result {
 		v.pass("%s: counter equals the last traced allocation", plural(judged, "chat"))
 	}
 	return v.result()
+}
+
+// counterText is a final counters line's value as a failure names it.
+func counterText(f *store.FinalRecord) string {
+	if f.Missing {
+		return "missing"
+	}
+	return fmt.Sprintf("value %d", f.Value())
 }

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,34 @@ func TestCounterIsLastAllocated(t *testing.T) {
 		b.info(1, "A", "k2", "crash_after_allocate")
 		c := b.counter("A", 1)
 		mustFail(t, b.check(t), NameCounterIsLastAllocated, c, a)
+	})
+	t.Run("two counters lines that disagree", func(t *testing.T) {
+		// Judged by the first line alone, a value followed by "missing",
+		// or by a value below the messages, passed whatever the order
+		// said (outside walk-through, 2026-12-06); no traces are needed.
+		b := newHB()
+		b.invoke(1, "A", "k1")
+		b.ok(1, "A", "k1", 1, "m")
+		first := b.counter("A", 1)
+		missing := b.counterMissing("A")
+		res := mustFail(t, b.check(t), NameCounterIsLastAllocated, first, missing)
+		mustContain(t, res.Detail, `chat "A": the counters table holds two lines that disagree, value 1 (line 4) and missing (line 5)`)
+
+		b = newHB()
+		b.invoke(1, "A", "k1")
+		b.ok(1, "A", "k1", 1, "m")
+		first = b.counter("A", 1)
+		lower := b.counter("A", 0)
+		mustFail(t, b.check(t), NameCounterIsLastAllocated, first, lower)
+
+		// Two equal lines are one value: a warning, no failure.
+		b = newHB()
+		b.send(1, "A", "k1", 1)
+		b.counter("A", 1)
+		b.counter("A", 1)
+		rep := b.check(t)
+		must(t, rep, NameCounterIsLastAllocated, Pass)
+		mustContain(t, strings.Join(rep.Warnings, "\n"), `a second counters line for chat "A", the same as the first`)
 	})
 	t.Run("passes", func(t *testing.T) {
 		must(t, validHistory().check(t), NameCounterIsLastAllocated, Pass)

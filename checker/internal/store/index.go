@@ -85,10 +85,16 @@ type Index struct {
 	opsByKey    []int32 // persist ops in invoke order, per key
 	OpKeySpan   []int32
 	Counter     []int32 // per chat: index of its final counters line, -1
-	KeyMsg      []int32 // per key: first final message carrying it, -1
-	KeyIdem     []int32 // per key: first final idempotency record, -1
-	KeyCreated  []bool  // per key: some persist was acked as its new message
-	KeylessMsgs int     // final messages without a key
+	// CounterConflicts are the chats whose counters table holds a second
+	// line that disagrees with the first (another value, or missing):
+	// the first line and the disagreeing one, by final index. A counter
+	// holds one value; judged by its first line alone, the verdict hung
+	// on the lines' order (a value, then "missing", passed).
+	CounterConflicts [][2]int32
+	KeyMsg           []int32 // per key: first final message carrying it, -1
+	KeyIdem          []int32 // per key: first final idempotency record, -1
+	KeyCreated       []bool  // per key: some persist was acked as its new message
+	KeylessMsgs      int     // final messages without a key
 	// KeylessMsgIn counts them by chat: only their chat's operations of
 	// unknown outcome may be theirs.
 	KeylessMsgIn map[int32]int
@@ -408,16 +414,23 @@ func (x *Index) indexFinals(tablesRead []history.TableRead) {
 			x.ReadEmpty[tableOf(t.Table)] = true
 		}
 	}
-	seenCounter := map[int32]bool{}
+	firstCounter := map[int32]int32{}
 	for i := range x.Fin.Count() {
 		f := x.Fin.At(i)
 		x.markPresent(f.Table)
-		if f.Table == TableCounters {
-			if seenCounter[f.Chat] {
-				x.Warn("line %d: a second counters line for chat %q: the first is used", f.Line, x.ChatNames[f.Chat])
-			}
-			seenCounter[f.Chat] = true
+		if f.Table != TableCounters {
+			continue
 		}
+		fi, seen := firstCounter[f.Chat]
+		if !seen {
+			firstCounter[f.Chat] = int32(i)
+			continue
+		}
+		if first := x.Fin.At(fi); first.Missing != f.Missing || (!f.Missing && first.Value() != f.Value()) {
+			x.CounterConflicts = append(x.CounterConflicts, [2]int32{fi, int32(i)})
+			continue
+		}
+		x.Warn("line %d: a second counters line for chat %q, the same as the first (line %d)", f.Line, x.ChatNames[f.Chat], x.Fin.At(fi).Line)
 	}
 }
 
