@@ -255,21 +255,29 @@ func (c Contract) Validate(bad func(f *ContractField, value string) error) error
 	return errors.Join(errs...)
 }
 
-// agree merges two files' contracts: a field either states is kept, and
-// one they state differently is an error listing every such field.
+// agree checks that two files of one run state the same contract, field
+// by field, and returns it; otherwise it is an error listing every field
+// they state differently. A field one states and the other leaves out
+// differs too: taking the stated value for both made one file's
+// key_scope or events judge the other's chats, which passed a violation
+// that file fails alone (outside walk-through, 2026-12-06).
 func (c Contract) agree(other Contract) (Contract, error) {
 	var diffs []string
 	for _, f := range ContractFields {
-		x, y := f.Of(&c), *f.Of(&other)
-		switch {
-		case *x == "":
-			*x = y
-		case y != "" && *x != y:
-			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", f.Name, *x, y))
+		if x, y := *f.Of(&c), *f.Of(&other); x != y {
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", f.Name, statedOrNot(x), statedOrNot(y)))
 		}
 	}
 	if len(diffs) > 0 {
 		return c, fmt.Errorf("%s", strings.Join(diffs, ", "))
 	}
 	return c, nil
+}
+
+// statedOrNot is a contract field's value as a disagreement names it.
+func statedOrNot(v string) string {
+	if v == "" {
+		return "not stated"
+	}
+	return v
 }

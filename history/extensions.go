@@ -42,6 +42,9 @@ var HeaderExtensions = []HeaderExtension{
 			}
 			return nil
 		},
+		// It decides whether a final line no persist sent is a phantom:
+		// dropped where the files disagreed, one file's phantom passed.
+		ShardsAgree: true,
 	},
 }
 

@@ -2,7 +2,9 @@ package history
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -42,7 +44,9 @@ func (m *Merged) Locate(line int) (file string, fileLine int) {
 // file's, and each file's times are shifted by one constant so the merged
 // history stays in time order. Process ids are offset per file so they
 // never collide, and line numbers run on across files (Locate maps them
-// back). The files must agree on the contract and on initial_counter;
+// back). The files must state the same contract (field by field, a
+// field left out differing from one stated), initial_counter and
+// sole_writer, and read the same final tables (but for a file cut short);
 // other header fields are kept where they agree. A file that promised an
 // end line and lacks it makes the merged history cut short (its End is 0
 // and its header promises one); otherwise End is the last file's end line
@@ -67,6 +71,9 @@ func ReadFiles(paths []string) (*Merged, error) {
 		return &Merged{History: h, Sources: []Source{{File: h.File, First: 1, Lines: extent(h)}}}, nil
 	}
 	if err := disjointChats(parts); err != nil {
+		return nil, err
+	}
+	if err := sameFinalTables(parts); err != nil {
 		return nil, err
 	}
 	header, err := mergeHeaders(parts)
@@ -115,6 +122,61 @@ func disjointChats(parts []*History) error {
 	return disjointDevices(parts)
 }
 
+// sameFinalTables refuses files that did not read the same final tables
+// (a table_read line or final lines of it): the merged history holds one
+// final state, so a table one file read judged the chats of another that
+// read none, as if that table held nothing of them.
+func sameFinalTables(parts []*History) error {
+	held := func(h *History) map[string]int {
+		tables := map[string]int{} // table -> a line showing it read
+		note := func(table string, line int) {
+			if _, ok := tables[table]; !ok {
+				tables[table] = line
+			}
+		}
+		for _, t := range h.TablesRead {
+			note(t.Table, t.Line)
+		}
+		for k := range h.Finals {
+			note(h.Finals[k].Table, h.Finals[k].Line)
+		}
+		for k := range h.Receivers {
+			if h.Receivers[k].Kind == KindFinal {
+				note(TableDeliveryState, h.Receivers[k].Line)
+			}
+		}
+		return tables
+	}
+	// A file cut short (its promised end line missing) holds no final
+	// state that counts: the merged history is cut short, and unknown.
+	var whole []*History
+	for _, h := range parts {
+		if !h.CutShort() {
+			whole = append(whole, h)
+		}
+	}
+	if len(whole) < 2 {
+		return nil
+	}
+	first := held(whole[0])
+	for _, h := range whole[1:] {
+		other := held(h)
+		for _, pair := range [][2]struct {
+			h      *History
+			tables map[string]int
+		}{{{whole[0], first}, {h, other}}, {{h, other}, {whole[0], first}}} {
+			a, b := pair[0], pair[1]
+			for _, table := range slices.Sorted(maps.Keys(a.tables)) {
+				if _, ok := b.tables[table]; !ok {
+					return fmt.Errorf("%s read the final %s table (line %d) and %s did not: the files of one run read the same final state",
+						a.h.File, table, a.tables[table], b.h.File)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // mergeHeaders combines the files' headers, refusing what would make
 // them different runs.
 func mergeHeaders(parts []*History) (Header, error) {
@@ -146,7 +208,7 @@ func mergeHeaders(parts []*History) (Header, error) {
 		first, firstHas := parts[0].Header.Extra[x.Name]
 		for _, h := range parts[1:] {
 			if v, has := h.Header.Extra[x.Name]; has != firstHas || v != first {
-				return Header{}, fmt.Errorf("%s and %s have different %s (%q, %q): they are not one run", parts[0].File, h.File, x.Name, first, v)
+				return Header{}, fmt.Errorf("%s and %s have different %s (%s vs %s): they are not one run", parts[0].File, h.File, x.Name, statedOrNot(first), statedOrNot(v))
 			}
 		}
 	}

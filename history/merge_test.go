@@ -151,6 +151,16 @@ func TestReadFilesRejectsWhatIsNotOneRun(t *testing.T) {
 		{"forbidden.jsonl", shard("chat-0001", strings.Replace(shardHeader, `"allowed"`, `"forbidden"`, 1)), "different contracts (gaps allowed vs forbidden)"},
 		{"initial.jsonl", shard("chat-0001", strings.Replace(shardHeader, `"initial_counter":0`, `"initial_counter":10`, 1)), "different initial_counter"},
 		{"broken.jsonl", shardHeader + "\n{\"type\":\"invoke\",\"process\":\"x\"}\n{}\n", "broken.jsonl:2"},
+		// A field one file states and the other leaves out: taken from the
+		// one stating it, key_scope client or events none passed the other
+		// file's violations; sole_writer left out dropped one's phantoms;
+		// one file's final table judged the other's chats (outside
+		// walk-through, 2026-12-06).
+		{"unstated.jsonl", shard("chat-0001", strings.Replace(shardHeader, `"contract":{"gaps":"allowed"},`, ``, 1)), "different contracts (gaps allowed vs not stated)"},
+		{"client.jsonl", shard("chat-0001", strings.Replace(shardHeader, `"gaps":"allowed"`, `"gaps":"allowed","key_scope":"client"`, 1)), "different contracts (key_scope not stated vs client)"},
+		{"sole.jsonl", shard("chat-0001", strings.Replace(shardHeader, `"seed":7`, `"seed":7,"sole_writer":true`, 1)), "different sole_writer (not stated vs true)"},
+		{"events.jsonl", shard("chat-0001", shardHeader) + `{"type":"table_read","table":"events","lines":0}` + "\n", "events.jsonl read the final events table (line 9) and " + a + " did not"},
+		{"nofinals.jsonl", strings.Join(strings.Split(shard("chat-0001", shardHeader), "\n")[:6], "\n") + "\n", a + " read the final counters table (line 7) and"},
 	}
 	for _, c := range cases {
 		b := writeHistory(t, dir, c.name, c.content)
@@ -161,6 +171,15 @@ func TestReadFilesRejectsWhatIsNotOneRun(t *testing.T) {
 	}
 	if _, err := ReadFiles(nil); err == nil {
 		t.Error("no files is not an error")
+	}
+	// A file cut short before its final state read none of it, and
+	// counts none: merged, the history is cut short, not refused.
+	cutHeader := strings.Replace(shardHeader, `"seed":7`, `"seed":7,"end_line":true`, 1)
+	b := writeHistory(t, dir, "cut.jsonl", strings.Join(strings.Split(shard("chat-0001", cutHeader), "\n")[:6], "\n")+"\n")
+	full := writeHistory(t, dir, "full.jsonl", shard("chat-0002", cutHeader)+`{"type":"end"}`+"\n")
+	m, err := ReadFiles([]string{full, b})
+	if err != nil || !m.CutShort() {
+		t.Errorf("a cut-short file beside a whole one: %v, cut short %v", err, err == nil && m.CutShort())
 	}
 }
 
