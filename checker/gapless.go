@@ -69,10 +69,21 @@ func checkGapless(x *index, reject bool) Result {
 			// have created (not a key from before the run).
 			keys, preRun := map[int32]bool{}, map[int32]bool{}
 			rejected := map[int32][]uint64{} // contents a key's rejections say it does not hold
+			// A rejection proves its key's message there when it
+			// completed: a send of the key invoked after the first one
+			// did not make it (a key from before the run, rejected and
+			// then sent with an unknown outcome, was taken to fill the
+			// counter: oracle seed 13771105).
+			rejectedBy := map[int32]int64{}
 			olo, ohi := store.Span(x.OpChatSpan, c)
 			for _, o := range x.OpsByChat[olo:ohi] {
-				if op := x.Ops.At(o); reject && op.Fn == store.FnPersist && op.Key >= 0 && x.IsRejection(o) && op.Payload != 0 {
-					rejected[op.Key] = append(rejected[op.Key], op.Payload)
+				if op := x.Ops.At(o); reject && op.Fn == store.FnPersist && op.Key >= 0 && x.IsRejection(o) {
+					if op.Payload != 0 {
+						rejected[op.Key] = append(rejected[op.Key], op.Payload)
+					}
+					if t, seen := rejectedBy[op.Key]; !seen || x.Ret(o) < t {
+						rejectedBy[op.Key] = x.Ret(o)
+					}
 				}
 			}
 			for _, o := range x.OpsByChat[olo:ohi] {
@@ -86,7 +97,7 @@ func checkGapless(x *index, reject bool) Result {
 					!x.Attributed[op.Key] && x.KeyMsg[op.Key] >= 0 && x.Fin.At(x.KeyMsg[op.Key]).Seq <= x.InitialCounter:
 					preRun[op.Key] = true // its message is from before the run
 				case op.Status == store.StOK && !x.IsDedup(o),
-					op.Status != store.StFail && op.Status != store.StOK && (op.Payload == 0 || !slices.Contains(rejected[op.Key], op.Payload)):
+					op.Status != store.StFail && op.Status != store.StOK && (op.Payload == 0 || !slices.Contains(rejected[op.Key], op.Payload)) && !sentAfterRejection(rejectedBy, op.Key, x.Call(o)):
 					// (A send of content its key was rejected for did not
 					// make the key's message.)
 					keys[op.Key] = true
@@ -172,4 +183,12 @@ func gaplessPromise(j *judging) promise {
 
 func judgeGapless(j *judging) Result {
 	return checkGapless(j.x, j.con.KeyReuse == history.KeyReuseReject)
+}
+
+// sentAfterRejection reports whether a send of key invoked at call came
+// after a rejection of the key had completed (rejectedBy: the first
+// completion of each key's rejections).
+func sentAfterRejection(rejectedBy map[int32]int64, key int32, call int64) bool {
+	t, ok := rejectedBy[key]
+	return ok && call > t
 }
