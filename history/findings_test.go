@@ -87,9 +87,14 @@ func TestFindingContractAndReaderErrors(t *testing.T) {
 }
 
 func TestMergeFindingContracts(t *testing.T) {
-	c, err := (Contract{CatchUp: CatchUpCursor}).agree(Contract{EventOrder: EventOrderPerChat})
-	if err != nil || c.CatchUp != CatchUpCursor || c.EventOrder != EventOrderPerChat {
+	both := Contract{CatchUp: CatchUpCursor, EventOrder: EventOrderPerChat}
+	c, err := both.agree(both)
+	if err != nil || c != both {
 		t.Fatalf("merged %+v, %v", c, err)
+	}
+	if _, err := (Contract{CatchUp: CatchUpCursor}).agree(Contract{EventOrder: EventOrderPerChat}); err == nil ||
+		!strings.Contains(err.Error(), "catch_up cursor vs not stated, event_order not stated vs per-chat") {
+		t.Fatalf("fields each stated by one file merged: %v", err)
 	}
 	if _, err := (Contract{EventOrder: EventOrderNone}).agree(Contract{EventOrder: EventOrderPerChat}); err == nil || !strings.Contains(err.Error(), "event_order") {
 		t.Fatalf("different event_order merged: %v", err)

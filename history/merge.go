@@ -261,6 +261,7 @@ func mergeBodies(parts []*History, header Header) (*Merged, error) {
 	}
 	m.TablesRead = mergeTablesRead(parts)
 	lineOffset, nextProc := 0, 0
+	var finalRows []Receiver // the delivery_state rows, kept for the end
 	var lastTime int64
 	cut := false // a file promised an end line and lacks it
 	for i, h := range parts {
@@ -298,10 +299,14 @@ func mergeBodies(parts []*History, header Header) (*Merged, error) {
 		}
 		for _, rv := range h.Receivers {
 			rv.Line += lineOffset
-			if rv.Kind != KindFinal {
-				rv.Time += shift
-				lastTime = max(lastTime, rv.Time)
+			if rv.Kind == KindFinal {
+				// After every file's receiver lines, as in one file: the
+				// final state comes last.
+				finalRows = append(finalRows, rv)
+				continue
 			}
+			rv.Time += shift
+			lastTime = max(lastTime, rv.Time)
 			m.Receivers = append(m.Receivers, rv)
 		}
 		for _, w := range h.Warnings {
@@ -315,6 +320,7 @@ func mergeBodies(parts []*History, header Header) (*Merged, error) {
 			nextProc = max(nextProc, r.maxProc+procOffset+1)
 		}
 	}
+	m.Receivers = append(m.Receivers, finalRows...)
 	if cut {
 		m.End = 0 // the merged history is cut short where that file was
 	}

@@ -236,21 +236,24 @@ func TestMergeReceivers(t *testing.T) {
 		}
 		return p
 	}
-	a := write("a.jsonl", lines(testHeader, `{"type":"join","time":1,"chat":"c1","user":"u1"}`, `{"type":"connect","time":5,"device":"d1","user":"u1"}`))
+	a := write("a.jsonl", lines(testHeader, `{"type":"join","time":1,"chat":"c1","user":"u1"}`, `{"type":"connect","time":5,"device":"d1","user":"u1"}`,
+		`{"type":"final","table":"delivery_state","chat":"c1","user":"u1","last_acked_sequence":0}`))
 	b := write("b.jsonl", lines(testHeader, `{"type":"join","time":1,"chat":"c2","user":"u1"}`, `{"type":"connect","time":3,"device":"d2","user":"u1"}`,
 		`{"type":"final","table":"delivery_state","chat":"c2","user":"u1","last_acked_sequence":0}`))
 	m, err := ReadFiles([]string{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Receivers) != 5 {
-		t.Fatalf("%d receiver lines merged, want 5: %+v", len(m.Receivers), m.Receivers)
+	if len(m.Receivers) != 6 {
+		t.Fatalf("%d receiver lines merged, want 6: %+v", len(m.Receivers), m.Receivers)
 	}
+	// The delivery_state rows come last, after every file's receivers,
+	// as a history's final lines do.
 	second := m.Receivers[2]
-	if second.Line != 5 || second.Chat != "c2" || second.Time <= m.Receivers[1].Time {
+	if second.Line != 6 || second.Chat != "c2" || second.Time <= m.Receivers[1].Time {
 		t.Errorf("the second file's first line merged as %+v after %+v", second, m.Receivers[1])
 	}
-	if file, line := m.Locate(m.Receivers[4].Line); file != b || line != 4 {
+	if file, line := m.Locate(m.Receivers[5].Line); file != b || line != 4 {
 		t.Errorf("the delivery_state row locates at %s:%d", file, line)
 	}
 	if _, err := Read(bytes.NewReader(encodeHistory(t, m.History)), "merged.jsonl"); err != nil {
