@@ -49,6 +49,28 @@ func TestAckImpliesPersistence(t *testing.T) {
 		res := must(t, b.check(t), NameAckImpliesPersistence, Pass)
 		mustContain(t, res.Detail, "stored content compared with what was sent for 1 ack that created its message")
 	})
+	// Likewise its sender, under key_scope chat too, where a key is the
+	// chat's whoever sends it: a service that stored every message as
+	// sent by its chat's first member passed (an outside tester's). A
+	// replay by another sender shares the message and is not compared.
+	withSender := func(held string) (*hb, sendLines, int) {
+		b := newHB()
+		l := b.send(1, "A", "k1", 1) // sent as u1
+		b.invoke(2, "A", "k1")
+		b.dedup(2, "A", "k1", 1, "m-k1") // u2's replay
+		b.counter("A", 1)
+		m := b.final(history.Final{Table: history.TableMessages, Chat: "A", Seq: 1, MessageID: "m-k1", Key: "k1", Sender: held})
+		return b, l, m
+	}
+	t.Run("stored under another sender", func(t *testing.T) {
+		b, l, m := withSender("u2")
+		res := mustFail(t, b.check(t), NameAckImpliesPersistence, l.invoke, l.ok, m)
+		mustContain(t, res.Detail, `by sender "u1", but the final table holds it as sent by "u2"`)
+	})
+	t.Run("stored under its sender", func(t *testing.T) {
+		b, _, _ := withSender("u1")
+		must(t, b.check(t), NameAckImpliesPersistence, Pass)
+	})
 	t.Run("passes", func(t *testing.T) {
 		must(t, validHistory().check(t), NameAckImpliesPersistence, Pass)
 	})

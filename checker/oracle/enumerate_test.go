@@ -188,8 +188,9 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 
 // storedAsSent: a final messages line that gives its stored content's
 // payload_hash holds what the persist acknowledged as creating that
-// message (an ack not a replay) sent, where it sent one (FORMAT.md's
-// final lines, ack_implies_persistence).
+// message (an ack not a replay) sent, where it sent one, and one that
+// gives its sender that persist's sender, where it named one, under
+// either key_scope (FORMAT.md's final lines, ack_implies_persistence).
 func (s *spec) storedAsSent(chat string, ops []operation) string {
 	for _, f := range s.finals {
 		if f.table != "messages" || f.chat != chat || f.payload == "" {
@@ -199,6 +200,17 @@ func (s *spec) storedAsSent(chat string, ops []operation) string {
 			if op.kind == persistOK && !op.dedup && op.payload != "" &&
 				op.seq == f.seq && op.mid == f.mid && op.payload != f.payload {
 				return fmt.Sprintf("ack_implies_persistence: seq %d %q was acked to a persist that sent %q, and is stored with %q", f.seq, f.mid, op.payload, f.payload)
+			}
+		}
+	}
+	for _, f := range s.finals {
+		if f.table != "messages" || f.chat != chat || f.sender == "" {
+			continue
+		}
+		for _, op := range ops {
+			if op.kind == persistOK && !op.dedup && op.sender != "" &&
+				op.seq == f.seq && op.mid == f.mid && op.sender != f.sender {
+				return fmt.Sprintf("ack_implies_persistence: seq %d %q was acked to a persist sent by %q, and is stored as sent by %q", f.seq, f.mid, op.sender, f.sender)
 			}
 		}
 	}

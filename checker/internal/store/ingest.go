@@ -75,6 +75,10 @@ type Log struct {
 	// payload_hash (StringHash; 0: not given), made as far as the last
 	// line that gave one (FinPayload).
 	finPayload []uint64
+	// finSender: by final line, a messages line's sender as it states it
+	// (NoSender: not given), made as far as the last line that gave one
+	// (FinSender).
+	finSender []uint32
 	// RecordOrder keeps every record in shared blocks, in the order read:
 	// a test's reference for grouping by chat.
 	RecordOrder bool
@@ -710,6 +714,13 @@ func (l *Log) Final(f *history.Final) {
 			}
 			l.finPayload = append(l.finPayload, StringHash(f.PayloadHash))
 		}
+		if f.Sender != "" && c.Table == TableMessages {
+			at := l.Fin.Len()
+			for len(l.finSender) < at {
+				l.finSender = append(l.finSender, NoSender)
+			}
+			l.finSender = append(l.finSender, sender)
+		}
 		if c.Key < 0 && c.Table == TableIdempotency {
 			// An idempotency record always has a key, "" included.
 			c.Key = l.NewKey(c.Chat, sender, "")
@@ -753,6 +764,15 @@ func (l *Log) FinPayload(i int32) uint64 {
 		return l.finPayload[i]
 	}
 	return 0
+}
+
+// FinSender is final messages line i's sender as the line states it,
+// NoSender where it gives none.
+func (l *Log) FinSender(i int32) uint32 {
+	if int(i) < len(l.finSender) {
+		return l.finSender[i]
+	}
+	return NoSender
 }
 
 // Value is a counters line's value.
