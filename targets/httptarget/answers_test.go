@@ -207,6 +207,37 @@ func TestAMessageIDTooLongForTheHistoryIsABadResponse(t *testing.T) {
 	}
 }
 
+// A 201 naming another chat or key than the send's acknowledges another
+// message: a bad_response, of unknown outcome (a service answering so
+// passed, an outside tester's). One that names them as sent, or names
+// neither, is an ack.
+func TestASendAnsweredForAnotherChatOrKeyIsABadResponse(t *testing.T) {
+	for _, c := range []struct{ answer, want string }{
+		{`{"chat_id":"other","client_message_id":"k","sequence":1,"message_id":"m"}`, `naming another chat at "chat_id"`},
+		{`{"chat_id":"c","client_message_id":"k2","sequence":1,"message_id":"m"}`, `naming another idempotency key at "client_message_id"`},
+		{`{"chat_id":"c","client_message_id":"k","sequence":1,"message_id":"m"}`, ""},
+		{`{"sequence":1,"message_id":"m"}`, ""},
+	} {
+		tgt := openTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			w.Write([]byte(c.answer))
+		}))
+		out, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+		if c.want == "" {
+			if err != nil || out.Result.Seq != 1 {
+				t.Errorf("%s: %v, %+v; want an ack of seq 1", c.answer, err, out)
+			}
+			continue
+		}
+		kind, code := target.Completion(err)
+		if kind != history.KindInfo || code != history.ErrorBadResponse || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: recorded %s %q: %v; want info %q %s", c.answer, kind, code, err, history.ErrorBadResponse, c.want)
+		}
+	}
+}
+
 // endlessPages answers every page full, its sequences just above after,
 // for ever.
 type endlessPages struct{ served atomic.Int64 }

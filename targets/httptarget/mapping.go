@@ -151,6 +151,13 @@ type SendSpec struct {
 	Sequence       string `yaml:"sequence"`   // where the response holds the sequence
 	MessageID      string `yaml:"message_id"` // and the message id
 	ReplayedHeader string `yaml:"replayed_header"`
+	// AnswerChat and AnswerKey are where the response gives back the chat
+	// and the idempotency key ("": it does not): an answer naming another
+	// one than the request is off the API (an acknowledgement of another
+	// chat's or key's message). A mapping compares them only where it
+	// says, since a service's own answer may name them otherwise.
+	AnswerChat string `yaml:"answer_chat"`
+	AnswerKey  string `yaml:"answer_key"`
 }
 
 // SyncSpec reads a chat after a sequence, one page.
@@ -223,7 +230,7 @@ func DefaultAPI() *API {
 		Send: SendSpec{
 			Method: http.MethodPost, Path: "/v1/chats/{chat}/messages", KeyHeader: httpapi.HeaderIdempotencyKey,
 			SenderField: "sender_id", ContentField: "content", Sequence: "sequence", MessageID: "message_id",
-			ReplayedHeader: httpapi.HeaderReplayed,
+			ReplayedHeader: httpapi.HeaderReplayed, AnswerChat: "chat_id", AnswerKey: "client_message_id",
 		},
 		Sync: SyncSpec{
 			Method: http.MethodGet, Path: "/v1/chats/{chat}/messages", AfterParam: "after", LimitParam: "limit",
@@ -281,6 +288,8 @@ func ParseAPI(name string, data []byte) (*API, error) {
 	api.Sync.ContentRequired = false // a service's own pages: content if given back, unless the file says so
 	// The key goes where the file says; the header only by default.
 	api.Send.KeyHeader = ""
+	api.Send.AnswerChat, api.Send.AnswerKey = "", "" // compared where the file says
+
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(api); err != nil && !errors.Is(err, io.EOF) {

@@ -24,7 +24,7 @@ import (
 // without a network or a server: what is left is the client's own work.
 type cannedRT struct{}
 
-const cannedSendBody = `{"chat_id":"c","client_message_id":"k1","message_id":"msg_01M8B6JR9MJ7DWPX1WGGGF7983","sequence":12345}` + "\n"
+const cannedSendBody = `{"chat_id":"b1-chat-0001","client_message_id":"w1-m1","message_id":"msg_01M8B6JR9MJ7DWPX1WGGGF7983","sequence":12345}` + "\n"
 
 func (cannedRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {

@@ -216,6 +216,16 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	if problem := history.TooLong("message id", res.MessageID); problem != "" {
 		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, "with "+problem)
 	}
+	for _, given := range []struct{ path, sent, what string }{{spec.AnswerChat, req.Chat, "chat"}, {spec.AnswerKey, req.Key, "idempotency key"}} {
+		if given.path == "" {
+			continue
+		}
+		if v, ok := doc.field(given.path); ok && rawString(v) != given.sent {
+			// The acknowledgement is another message's: the send's own
+			// outcome is not known.
+			return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, fmt.Sprintf("naming another %s at %q than the request's", given.what, given.path))
+		}
+	}
 	if spec.ReplayedHeader != "" {
 		res.Dedup = a.header.Get(spec.ReplayedHeader) == "true"
 	}
