@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -412,7 +413,13 @@ func retryAfter(h string) (time.Duration, bool) {
 	if h == "" {
 		return 0, false
 	}
-	if s, err := strconv.Atoi(h); err == nil && s >= 0 {
+	if s, err := strconv.ParseUint(h, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		// Whole seconds, any number of digits: past what a Duration holds
+		// (about 292 years) it is longer than any wait, not absent; taken
+		// as absent, or wrapped round, it let the client resend at once.
+		if err != nil || s > uint64(math.MaxInt64/time.Second) {
+			return time.Duration(math.MaxInt64), true
+		}
 		return time.Duration(s) * time.Second, true
 	}
 	if t, err := http.ParseTime(h); err == nil {

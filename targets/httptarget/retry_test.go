@@ -41,7 +41,7 @@ func (f *flakyService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if status/100 == 2 {
 		w.WriteHeader(status)
-		_, _ = w.Write([]byte(`{"chat_id":"c","client_message_id":"k","message_id":"msg_7","sequence":7}`))
+		_, _ = w.Write([]byte(`{"chat_id":"c","client_message_id":"` + r.Header.Get(httpapi.HeaderIdempotencyKey) + `","message_id":"msg_7","sequence":7}`))
 		return
 	}
 	if f.retryAfter != "" {
@@ -181,6 +181,11 @@ func TestUnavailableRetryBudget(t *testing.T) {
 	}{
 		{"--max-attempts 2", 2, "", sequencer.FaultPlan{}, 2},
 		{"Retry-After 60", 20, "60", sequencer.FaultPlan{}, 1},
+		// Past what a Duration holds: longer than any wait, never taken
+		// as absent or wrapped round into a resend at once (an outside
+		// tester's).
+		{"Retry-After 10000000000", 20, "10000000000", sequencer.FaultPlan{}, 1},
+		{"Retry-After of 30 digits", 20, "999999999999999999999999999999", sequencer.FaultPlan{}, 1},
 		{"injected store error", 20, "", storeFault, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
