@@ -24,7 +24,7 @@ import (
 // without a network or a server: what is left is the client's own work.
 type cannedRT struct{}
 
-const cannedSendBody = `{"chat_id":"b1-chat-0001","client_message_id":"w1-m1","message_id":"msg_01M8B6JR9MJ7DWPX1WGGGF7983","sequence":12345}` + "\n"
+const cannedSendBody = `{"chat_id":"c","client_message_id":"k1","message_id":"msg_01M8B6JR9MJ7DWPX1WGGGF7983","sequence":12345}` + "\n"
 
 func (cannedRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
@@ -80,7 +80,8 @@ func BenchmarkPersistClient(b *testing.B) {
 	c := newClient(base, DefaultAPI(), defaultSettings(), 4, pipeTransport())
 	c.retry = statusRetry{attempts: 1}
 	ctx := context.Background()
-	req := sequencer.Request{Chat: "b1-chat-0001", Key: "w1-m1", Sender: "user-1", Content: "message 1 from user-1"}
+	// The chat and key cannedSendBody acknowledges.
+	req := sequencer.Request{Chat: "c", Key: "k1", Sender: "user-1", Content: "message 1 from user-1"}
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
