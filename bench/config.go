@@ -245,6 +245,9 @@ func (c Config) Validate() error {
 	if problem := DropsProblem(c.DropConnectionsFor, c.DropConnectionsEvery, "--drop-connections-every"); problem != "" {
 		return fmt.Errorf("--drop-connections-for %s", problem)
 	}
+	if problem := DropsNeverStrike(c.DropConnectionsFor, c.DropConnectionsEvery, c.Duration); problem != "" {
+		return fmt.Errorf("--drop-connections-every %s", problem)
+	}
 	switch {
 	case c.GatewayVariant() != "" && c.Receivers == 0:
 		return fmt.Errorf("--broken %s breaks the push gateway, which only receivers reach: give --receivers too (4 shows it)", c.Variant)
@@ -299,6 +302,9 @@ func (c Config) Validate() error {
 		}
 		if f.Kind == target.DeleteCounter && f.Chat%c.shards() != c.ShardIndex {
 			return fmt.Errorf("%s names chat %d, which shard %d/%d does not drive", f.Kind, f.Chat, c.ShardIndex, c.shards())
+		}
+		if problem := f.LeavesNoStream(c.Duration); problem != "" && c.Receivers > 0 {
+			return fmt.Errorf("--schedule: %s", problem)
 		}
 		if slices.Contains(target.ReceiverKinds(), f.Kind) && c.Receivers == 0 {
 			return fmt.Errorf("a %s is scheduled, which strikes the receivers: give --receivers too", f.Kind)
@@ -370,6 +376,20 @@ func DropsProblem(offline, every time.Duration, everyName string) string {
 		return fmt.Sprintf("%s must be shorter than %s %s (a device must be back before the next drop)", offline, everyName, every)
 	}
 	return ""
+}
+
+// DropsNeverStrike says, unless "", that a connection nemesis striking
+// every so often, its devices offline for offline each time, would never
+// strike in a --duration run of duration: its last strike leaves the
+// devices target.LastConnectionOpen of connection before the writers stop
+// (receivers.writersStart), and the run is too short for one.
+func DropsNeverStrike(offline, every, duration time.Duration) string {
+	tail := max(every, offline+target.LastConnectionOpen)
+	if every <= 0 || duration <= 0 || every+tail <= duration {
+		return ""
+	}
+	return fmt.Sprintf("%s never strikes in a %s run: each strike must leave the devices' last connections %s before the writers' end for stream_completeness to judge, so the run must last at least %s",
+		every, duration, tail, every+tail)
 }
 
 // RateProblem explains why an open-loop rate (operations/s in total,

@@ -142,7 +142,13 @@ func TestLateCommitSettingsProblems(t *testing.T) {
 		{func(c *Config) { c.Faults.SlowCommitDelay = -time.Second }, "--slow-commit-delay must not be negative"},
 		{func(c *Config) {
 			c.Receivers, c.DropConnectionsEvery, c.DropConnectionsFor = 4, time.Second, 500*time.Millisecond
+			c.Duration = 5 * time.Second
 		}, ""},
+		// Each strike leaves the devices' last connections 2 s after they
+		// are back (stream_completeness): a run too short for one.
+		{func(c *Config) {
+			c.Receivers, c.DropConnectionsEvery, c.DropConnectionsFor = 4, time.Second, 500*time.Millisecond
+		}, "never strikes in a 3s run"},
 		{func(c *Config) { c.Receivers, c.DropConnectionsFor = 4, time.Second }, "give --drop-connections-every too"},
 		{func(c *Config) {
 			c.Receivers, c.DropConnectionsEvery, c.DropConnectionsFor = 4, time.Second, time.Second

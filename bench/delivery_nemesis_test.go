@@ -56,7 +56,7 @@ func TestReceiversRecoverFromScheduledDropsAndStalls(t *testing.T) {
 	evidence.Rerun(t, evidence.Default, func(n int) string {
 		cfg := receiverConfig(t, int64(n), 0)
 		cfg.Variant = sequencer.SyncWatermark
-		cfg.Ops, cfg.Duration = 0, 2*time.Second
+		cfg.Ops, cfg.Duration = 0, 2500*time.Millisecond // the drop over 2 s before the end (target.LastConnectionOpen)
 		cfg.Timed = []target.TimedFault{
 			{Kind: target.DropConnections, At: 200 * time.Millisecond, For: 100 * time.Millisecond},
 			{Kind: target.SlowReceivers, At: 600 * time.Millisecond, For: stall},
@@ -83,7 +83,7 @@ func TestReceiversRecoverFromScheduledDropsAndStalls(t *testing.T) {
 func TestReceiverFaultsNeedReceivers(t *testing.T) {
 	for _, kind := range target.ReceiverKinds() {
 		cfg := bench.DefaultConfig()
-		cfg.Timed = []target.TimedFault{{Kind: kind, At: time.Second, For: time.Second}}
+		cfg.Timed = []target.TimedFault{{Kind: kind, At: 500 * time.Millisecond, For: 500 * time.Millisecond}}
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "give --receivers too") {
 			t.Errorf("%s without receivers: %v", kind, err)
 		}

@@ -297,23 +297,35 @@ func TestReceiptsAreObservedInTheLiveMetrics(t *testing.T) {
 }
 
 // A --duration run's connection nemesis strikes no later than one
-// interval before the writers' end, so each device's last connection
-// before its settle is open while messages are still sent. A duration
-// that was a multiple of the interval struck at the very end: every
-// connection with traffic had dropped, stream_completeness judged none,
-// and a push channel streaming one frame in twenty passed (an outside
-// tester's, --drop-connections-every 1s --duration 10s).
-func TestTheNemesisLeavesTheLastIntervalAlone(t *testing.T) {
-	const every = 250 * time.Millisecond
+// interval, and no later than target.LastConnectionOpen after the devices
+// are back, before the writers' end, so each device's last connection
+// before its settle is open while messages are still sent, long enough
+// for stream_completeness to owe it something. A duration that was a
+// multiple of the interval struck at the very end: every connection with
+// traffic had dropped, stream_completeness judged none, and a push
+// channel streaming one frame in twenty passed (an outside tester's,
+// --drop-connections-every 1s --duration 10s); strikes every 500 ms up to
+// half a second before the end left connections too short to owe
+// anything, and one streaming each chat to its first device passed.
+func TestTheNemesisLeavesTheLastConnectionsLongEnough(t *testing.T) {
+	const every, offline = 250 * time.Millisecond, 100 * time.Millisecond
 	cfg := receiverConfig(t, 5, every)
-	cfg.Ops, cfg.Duration = 0, 4*every
+	cfg.DropConnectionsFor = offline
+	cfg.Ops, cfg.Duration = 0, 3*time.Second
 	res, _ := checkedRun(t, cfg)
 	if len(res.Drops) == 0 {
 		t.Fatal("the nemesis never struck")
 	}
+	tail := offline + target.LastConnectionOpen
 	for _, d := range res.Drops {
-		if d.Start > cfg.Duration-every {
-			t.Errorf("a strike at %s of a %s run: within the last %s", d.Start, cfg.Duration, every)
+		if d.Start > cfg.Duration-tail {
+			t.Errorf("a strike at %s of a %s run: within the last %s", d.Start, cfg.Duration, tail)
 		}
+	}
+	// A run too short for any strike to leave that is refused, not run
+	// without the drops it asked for.
+	cfg.Duration = every + tail - time.Millisecond
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "never strikes") {
+		t.Errorf("a %s run dropping every %s: %v", cfg.Duration, every, err)
 	}
 }

@@ -62,11 +62,17 @@ func (h *httpFlags) options(o targets.Options) targets.Options {
 	return o
 }
 
-// kills are --kill-every's kill_server faults over a run of duration d.
-func (h *httpFlags) kills(d time.Duration) []target.TimedFault {
+// kills are --kill-every's kill_server faults over a run of duration d:
+// with receivers, none within target.LastConnectionOpen of its end, so
+// that the devices' last connections are long enough to judge.
+func (h *httpFlags) kills(d time.Duration, receivers int) []target.TimedFault {
 	var out []target.TimedFault
 	for at := h.killEvery; h.killEvery > 0 && at < d; at += h.killEvery {
-		out = append(out, target.TimedFault{Kind: target.KillServer, At: at})
+		f := target.TimedFault{Kind: target.KillServer, At: at}
+		if receivers > 0 && f.LeavesNoStream(d) != "" {
+			break
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -96,7 +102,15 @@ func (h *httpFlags) resolve(cfg *bench.Config) error {
 	if err := httptarget.CheckOptions(h.options(targets.Options{}).HTTP); err != nil {
 		return usageError{err}
 	}
-	cfg.Timed = append(cfg.Timed, h.kills(cfg.Duration)...)
+	kills := h.kills(cfg.Duration, cfg.Receivers)
+	if h.killEvery > 0 && len(kills) == 0 {
+		why := ""
+		if cfg.Receivers > 0 {
+			why = fmt.Sprintf(", whose last %s each device's last connection keeps for stream_completeness to judge", target.LastConnectionOpen)
+		}
+		return badInput("--kill-every %s never strikes in a %s run%s", h.killEvery, cfg.Duration, why)
+	}
+	cfg.Timed = append(cfg.Timed, kills...)
 	if h.api != "" {
 		if _, err := httptarget.LoadAPI(h.api); err != nil {
 			return usageError{err}

@@ -197,6 +197,9 @@ func (d *decoder) finish(root *yaml.Node) {
 		if problem := f.OutlastsRun(sc.Duration); problem != "" {
 			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
 		}
+		if problem := f.LeavesNoStream(sc.Duration); problem != "" && sc.Receivers > 0 {
+			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
+		}
 		if problem := f.VariantProblem(sc.Strategy, sc.Variant); problem != "" {
 			d.errAt(d.scheduleLines[i], "schedule: %s", problem)
 		}
@@ -297,6 +300,11 @@ func (d *decoder) checkReceivers() {
 	if dl, ok := d.lines["drop_connections_for"]; ok {
 		if problem := bench.DropsProblem(sc.DropConnectionsFor, sc.DropConnectionsEvery, "drop_connections_every"); problem != "" {
 			d.errAt(dl, "drop_connections_for %s", problem)
+		}
+	}
+	if el, ok := d.lines["drop_connections_every"]; ok {
+		if problem := bench.DropsNeverStrike(sc.DropConnectionsFor, sc.DropConnectionsEvery, sc.Duration); problem != "" {
+			d.errAt(el, "drop_connections_every %s", problem)
 		}
 	}
 }

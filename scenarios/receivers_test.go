@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,7 +12,7 @@ func TestReceiversDecode(t *testing.T) {
 	sc, err := Decode([]byte(`name: r
 writers: 2
 chats: 3
-duration: 1s
+duration: 3s
 receivers: 4
 drop_connections_every: 250ms
 variant: sync-watermark
@@ -68,7 +69,7 @@ func TestLateCommitKeys(t *testing.T) {
 	sc, err := Decode([]byte(`name: r
 writers: 2
 chats: 3
-duration: 1s
+duration: 3s
 receivers: 4
 drop_connections_every: 300ms
 drop_connections_for: 150ms
@@ -98,6 +99,11 @@ expect: pass
 		{head + "faults:\n  slow_commit: 2\n", 7, []string{"slow_commit"}},
 		{head + "faults:\n  slow_commit_delay: 0s\n", 7, []string{"slow_commit_delay", "positive"}},
 		{head + "target: ledger\nfaults:\n  slow_commit: 0.1\n", 8, []string{"slow_commit", "ADR-004's core only"}},
+		// The devices' last connections need target.LastConnectionOpen
+		// to be judged (stream_completeness): a nemesis or a scheduled
+		// drop or kill that leaves them less is refused, not run.
+		{head + "receivers: 2\ndrop_connections_every: 300ms\n", 7, []string{"drop_connections_every 300ms never strikes in a 1s run", "at least 2.3s"}},
+		{strings.Replace(head, "1s", "3s", 1) + "receivers: 2\nschedule:\n  - {fault: drop_connections, at: 1500ms, for: 10ms}\n", 8, []string{"drop_connections at 1.5s ends the receivers' connections less than 2s before the 3s run's end", "by 990ms"}},
 	} {
 		wantError(t, decodeErrors(t, c.src), c.line, c.fragments...)
 	}

@@ -145,6 +145,31 @@ func (f TimedFault) OutlastsRun(duration time.Duration) string {
 	return ""
 }
 
+// LastConnectionOpen is how long before a --duration run's writers stop
+// chatseq's own strikes at the receivers' connections (a drop, a server
+// kill) must be over: stream_completeness owes a device's last connection
+// that streamed nothing of a chat only the messages first sent a second
+// after it opened and acknowledged a second before its device settled, so
+// a last connection opened later is judged on nothing. A push channel
+// streaming each chat to its first device only passed under drops every
+// half second (an outside tester's).
+const LastConnectionOpen = 2 * time.Second
+
+// LeavesNoStream says, unless "", why f, in a run of the given duration
+// with receivers, ends the devices' connections too late for their last
+// ones to be judged (LastConnectionOpen): a drop or a server kill ending
+// within it. A run bounded by --ops alone has no end to measure against.
+func (f TimedFault) LeavesNoStream(duration time.Duration) string {
+	if duration <= 0 || f.Kind != DropConnections && f.Kind != KillServer {
+		return ""
+	}
+	if end := f.At + f.For; end > duration-LastConnectionOpen {
+		return fmt.Sprintf("%s at %s ends the receivers' connections less than %s before the %s run's end: their last connections would be too short for stream_completeness to judge (schedule it by %s)",
+			f.ScheduleName(), f.At, LastConnectionOpen, duration, max(duration-LastConnectionOpen-f.For, 0))
+	}
+	return ""
+}
+
 // EndsBeyondClock says, unless "", that f's window ends past the largest
 // duration: no run's clock reaches its end.
 func (f TimedFault) EndsBeyondClock() string {

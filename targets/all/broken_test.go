@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/targets"
@@ -168,4 +169,40 @@ func runDefaults(t *testing.T, o *targets.Opened, name, variant string, seed int
 		t.Fatalf("seed %d: reading the history back: %v", seed, err)
 	}
 	return checker.Check(h, checker.Options{})
+}
+
+// A push channel streaming each chat to its first device only fails
+// stream_completeness under the connection nemesis too: with drops every
+// half second up to half a second before the end, every other device's
+// last connection was too short to owe anything, and the run passed on
+// every seed (an outside tester's). The nemesis now leaves the last
+// connections target.LastConnectionOpen.
+func TestAGatewayStreamingToTheFirstDeviceFailsUnderDrops(t *testing.T) {
+	for seed := int64(1); seed <= 2; seed++ {
+		o, err := targets.Open(context.Background(), "memory", targets.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := bench.DefaultConfig()
+		cfg.Target, cfg.Variant, cfg.Seed = "memory", sequencer.Variant(gateway.FirstDevice), seed
+		cfg.Receivers, cfg.DropConnectionsEvery = 2, 500*time.Millisecond
+		cfg.Ops, cfg.Duration = 0, 3*time.Second
+		cfg.Contract, cfg.Topic = o.Contract, o.Topic
+		cfg.HistoryPath = filepath.Join(t.TempDir(), fmt.Sprintf("first-device-drops-%d.jsonl", seed))
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		_, err = bench.RunTarget(ctx, cfg, o.Factory)
+		cancel()
+		o.Close()
+		if err != nil {
+			t.Fatalf("seed %d: run: %v", seed, err)
+		}
+		h, err := history.ReadFile(cfg.HistoryPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := checker.Check(h, checker.Options{})
+		if inv, _ := rep.Result(checker.NameStreamCompleteness); inv.Status != checker.Fail {
+			t.Errorf("seed %d: %s is %s (%s), want fail", seed, inv.Name, inv.Status, inv.Detail)
+		}
+	}
 }
