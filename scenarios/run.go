@@ -58,6 +58,9 @@ type Outcome struct {
 	// after writersElapsed.
 	interrupted    bool
 	writersElapsed time.Duration
+	// required: the invariants chatseq run's --require names, which the
+	// scenario's allow_unknown does not waive.
+	required []string
 	// logicalOps is how many operations the writers began (retries and
 	// duplicates of one message count once): where a shrink of a timed
 	// scenario starts.
@@ -67,7 +70,7 @@ type Outcome struct {
 // Run runs one scenario and judges it.
 func Run(ctx context.Context, sc *Scenario, opts Options) *Outcome {
 	began := time.Now()
-	o := &Outcome{Scenario: sc, Overrides: opts.Overrides, Config: configFor(sc, opts.Overrides)}
+	o := &Outcome{Scenario: sc, Overrides: opts.Overrides, Config: configFor(sc, opts.Overrides), required: opts.CheckOptions.Require}
 	o.Dir = filepath.Join(opts.OutDir, sc.Name)
 	o.History = filepath.Join(o.Dir, report.HistoryFile)
 	vizDir := filepath.Join(o.Dir, report.VisualizeDir)

@@ -54,3 +54,26 @@ func TestExpectPassTakesNoPassOfNothing(t *testing.T) {
 		})
 	}
 }
+
+// chatseq run --require X outranks a scenario's allow_unknown: [X], as
+// one file may not hold both: X unknown leaves the scenario undecided. It
+// was waived, and run passed (exit 0) what it was asked to require (an
+// outside tester's).
+func TestRunsRequireOutranksAllowUnknown(t *testing.T) {
+	sc, err := Decode([]byte("name: au\ntarget: memory\nduration: 1s\nallow_unknown: [sync_completeness]\nexpect: pass\n"), "au.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &bench.Result{Config: sc.Config(), Counts: bench.Counts{Operations: 10, Persists: 10, OK: 10, PersistOK: 10}}
+	rep := checker.Report{Invariants: []checker.Result{{Name: checker.NameSyncCompleteness, Status: checker.Unknown, Detail: "required, but not applicable"}}}
+	for _, c := range []struct {
+		required []string
+		want     Verdict
+	}{{nil, Pass}, {[]string{checker.NameSyncCompleteness}, Undecided}} {
+		o := &Outcome{Scenario: sc, Check: rep, required: c.required}
+		judge(o, NewMetrics(res, rep, true, 0))
+		if o.Verdict != c.want {
+			t.Errorf("--require %v: %s, want %s: %v", c.required, o.Verdict, c.want, o.Problems)
+		}
+	}
+}

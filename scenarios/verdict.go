@@ -60,7 +60,10 @@ func judge(o *Outcome, m *Metrics) {
 				failed = true
 				o.Failing = append(o.Failing, res.Name)
 				o.Problems = append(o.Problems, fmt.Sprintf("%s failed: %s%s", res.Name, res.Detail, linesNote(res.Lines)))
-			case res.Status == checker.Unknown && !slices.Contains(sc.AllowUnknown, res.Name):
+			case res.Status == checker.Unknown && (!slices.Contains(sc.AllowUnknown, res.Name) || slices.Contains(o.required, res.Name)):
+				// (--require outranks allow_unknown, as one file may not
+				// hold both: an unknown it names was waived, and run
+				// passed what it was asked to require.)
 				undecided = true
 				o.Problems = append(o.Problems, fmt.Sprintf("%s is unknown: %s", res.Name, res.Detail))
 			}
