@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -67,6 +68,37 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 	}
 	m.counts["max_seq"] = float64(rep.Stats.MaxAckedSeq)
 	return m
+}
+
+// misspeltErrorCode is, when the run has no operation that ended with
+// error code code, the code of the run's nearest to it as a misspelling
+// (closest: case, '-' for '_', an edit in three letters) and how many
+// ended with it; "" when there is none. Codes that differ only in their
+// digits (http_500, http_503) are different codes, not misspellings.
+func (m *Metrics) misspeltErrorCode(code string) (string, int64) {
+	codes := m.res.Counts.ErrorCodes
+	if codes[code] > 0 {
+		return "", 0
+	}
+	digitless := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	var seen []string
+	for c, n := range codes {
+		if n > 0 && digitless(c) != digitless(code) {
+			seen = append(seen, c)
+		}
+	}
+	slices.Sort(seen) // closest keeps the first of equals: one answer for one run
+	if near := closest(code, seen); near != "" {
+		return near, codes[near]
+	}
+	return "", 0
 }
 
 // Value returns a metric by its threshold name, and false when the run

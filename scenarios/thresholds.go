@@ -290,6 +290,16 @@ type ThresholdResult = report.ThresholdResult
 // nothing.
 func (t Threshold) Evaluate(m *Metrics) ThresholdResult {
 	r := ThresholdResult{Expr: t.Expr, Line: t.Line}
+	if code, ok := strings.CutPrefix(t.Metric, "errors."); ok {
+		if near, n := m.misspeltErrorCode(code); near != "" {
+			// Any code is a service's to name, so none is refused when the
+			// threshold is read; but one no operation ended with, beside one
+			// a letter away that many did, measured 0 and held (an outside
+			// tester's errors.crash_after_alocate == 0, with 80).
+			r.Actual = fmt.Sprintf("no operation ended with error code %q, but %d with %q: a misspelt code?", code, n, near)
+			return r
+		}
+	}
 	v, ok := m.Value(t.Metric)
 	if !ok {
 		r.Actual = "no data"

@@ -98,7 +98,7 @@ func newFakeMetrics() *Metrics {
 		Elapsed: 2 * time.Second,
 		Counts: bench.Counts{
 			Operations: 1000, Persists: 900, Syncs: 100, OK: 950, PersistOK: 850, SyncOK: 100, Dedup: 85,
-			Fail: 10, Info: 40, Retries: 40, ErrorCodes: map[string]int64{"counter_missing": 10, "crash_after_allocate": 40},
+			Fail: 10, Info: 40, Retries: 40, ErrorCodes: map[string]int64{"counter_missing": 10, "crash_after_allocate": 37, "http_503": 3},
 		},
 		Latency: lat, Allocations: 100 + 2*10, Persisted: 95,
 		Lateness: bench.Lateness{Started: 900, Late: 300, Unsent: 1200},
@@ -130,6 +130,12 @@ func TestEvaluateThresholds(t *testing.T) {
 		{"throughput == 500", true, "500 ops/s"},
 		{"errors.counter_missing >= 1", true, "10"},
 		{"errors.not_a_member == 0", true, "0"},
+		// A code no operation ended with, a letter (or a case) away from
+		// one that many did, is a misspelling, not a count of 0 that
+		// holds (an outside tester's); a code of other digits is another.
+		{"errors.crash_after_alocate == 0", false, `no operation ended with error code "crash_after_alocate", but 37 with "crash_after_allocate": a misspelt code?`},
+		{"errors.Counter_Missing == 0", false, `no operation ended with error code "Counter_Missing", but 10 with "counter_missing": a misspelt code?`},
+		{"errors.http_500 == 0", true, "0"},
 		{"errors == 50", true, "50"},
 		{"persisted == 95", true, "95"},
 		{"dedup > 0", true, "85"},
