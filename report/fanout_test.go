@@ -17,7 +17,8 @@ import (
 // (ADR-004 as written may rightly fail eventual visibility).
 func receiversConfig(dir string) bench.Config {
 	cfg := bench.DefaultConfig()
-	cfg.Writers, cfg.Chats, cfg.Rate, cfg.Duration = 4, 4, 400, 2*time.Second
+	// The drops end 2 s before the writers (target.LastConnectionOpen).
+	cfg.Writers, cfg.Chats, cfg.Rate, cfg.Duration = 4, 4, 400, 3*time.Second
 	cfg.Receivers, cfg.DropConnectionsEvery = 2, 500*time.Millisecond
 	cfg.Variant = sequencer.SyncWatermark
 	cfg.HistoryPath = filepath.Join(dir, HistoryFile)
