@@ -227,9 +227,15 @@ func (c *Counts) addOp(o opCounts) {
 		}
 	case history.KindFail:
 		c.Fail++
+		if o.sync {
+			c.SyncFail++
+		}
 		c.ErrorCodes[o.code]++
 	default:
 		c.Info++
+		if o.sync {
+			c.SyncInfo++
+		}
 		c.ErrorCodes[o.code]++
 	}
 }

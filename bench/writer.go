@@ -18,6 +18,7 @@ type Counts struct {
 	Operations, Persists, Syncs int64
 	OK, Dedup, Fail, Info       int64
 	PersistOK, SyncOK           int64
+	SyncFail, SyncInfo          int64 // of Fail and Info, the syncs'
 	KeysReused                  int64
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
@@ -33,6 +34,8 @@ func (c *Counts) add(o Counts) {
 	c.OK += o.OK
 	c.PersistOK += o.PersistOK
 	c.SyncOK += o.SyncOK
+	c.SyncFail += o.SyncFail
+	c.SyncInfo += o.SyncInfo
 	c.Dedup += o.Dedup
 	c.Fail += o.Fail
 	c.Info += o.Info

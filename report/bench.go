@@ -61,27 +61,37 @@ type Run struct {
 	// channel streamed none; a check without a violation is unknown
 	// (JudgedRun). It says how the delivery plane went.
 	NothingStreamed string `json:"nothing_streamed,omitempty"`
+	// NothingRead: the run sent syncs and none was answered (NothingRead).
+	NothingRead string `json:"nothing_read,omitempty"`
 	// NoStreamJudged: the service ended the devices' connections and no
 	// live stream was judged (stream_completeness n/a); a check without
 	// a violation is unknown (JudgedRun). It says how.
 	NoStreamJudged string `json:"no_stream_judged,omitempty"`
 }
 
+// PersistFail and PersistInfo are the persists among Fail and Info.
+func (b *Bench) PersistFail() int64 { return b.Fail - b.SyncFail }
+func (b *Bench) PersistInfo() int64 { return b.Info - b.SyncInfo }
+
 // Bench is the whole report of `chatseq bench`.
 type Bench struct {
-	Run            Run     `json:"run"`
-	Operations     int64   `json:"operations"`
-	Throughput     float64 `json:"throughput_ops_s"`
-	Persists       int64   `json:"persists"`
-	Syncs          int64   `json:"syncs"`
-	OK             int64   `json:"ok"`
-	PersistOK      int64   `json:"persist_ok"`
-	SyncOK         int64   `json:"sync_ok"`
-	Dedup          int64   `json:"dedup"`
-	Fail           int64   `json:"fail"`
-	Info           int64   `json:"info"`
-	Retries        int64   `json:"retries"`
-	FaultsInjected int64   `json:"faults_injected"` // server kills and outages included
+	Run        Run     `json:"run"`
+	Operations int64   `json:"operations"`
+	Throughput float64 `json:"throughput_ops_s"`
+	Persists   int64   `json:"persists"`
+	Syncs      int64   `json:"syncs"`
+	OK         int64   `json:"ok"`
+	PersistOK  int64   `json:"persist_ok"`
+	SyncOK     int64   `json:"sync_ok"`
+	Dedup      int64   `json:"dedup"`
+	Fail       int64   `json:"fail"`
+	Info       int64   `json:"info"`
+	// SyncFail and SyncInfo are the syncs among Fail and Info: a service
+	// refusing syncs had them counted as failed persists.
+	SyncFail       int64 `json:"sync_fail"`
+	SyncInfo       int64 `json:"sync_info"`
+	Retries        int64 `json:"retries"`
+	FaultsInjected int64 `json:"faults_injected"` // server kills and outages included
 	// ServerKills are the kill_server faults carried out (--kill-every,
 	// a schedule's kill_server); left out when none.
 	ServerKills int `json:"server_kills,omitempty"`
@@ -143,10 +153,10 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 			Loop: loop, Seed: res.Config.Seed, Elapsed: res.Elapsed.Seconds(), History: res.Config.HistoryPath,
 			Interrupted: res.Interrupted, StoppedForMemory: res.StoppedForMemory, StoppedForViolation: res.StoppedForViolation,
 			VariantWindows: variantWindows(res), NothingAcknowledged: NothingAcknowledged(res),
-			FinalStateUnread: res.FinalStateUnread, NothingStreamed: NothingStreamed(res), NoStreamJudged: NoStreamJudged(res, check),
+			FinalStateUnread: res.FinalStateUnread, NothingStreamed: NothingStreamed(res), NothingRead: NothingRead(res), NoStreamJudged: NoStreamJudged(res, check),
 		},
 		Operations: c.Operations, Throughput: res.Throughput(), Persists: c.Persists, Syncs: c.Syncs,
-		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, Retries: c.Retries,
+		OK: c.OK, PersistOK: c.PersistOK, SyncOK: c.SyncOK, Dedup: c.Dedup, Fail: c.Fail, Info: c.Info, SyncFail: c.SyncFail, SyncInfo: c.SyncInfo, Retries: c.Retries,
 		FaultsInjected: c.FaultsInjected + int64(res.ServerKills+res.ServerKafkaOutages), ServerKills: res.ServerKills,
 		ServerKafkaOutages: res.ServerKafkaOutages,
 		DuplicatesSent:     c.DuplicatesSent, ConcurrentDups: c.ConcurrentDuplicates,

@@ -9,7 +9,7 @@ import (
 // WriteComparison puts several runs side by side, one row per target; on
 // a terminal too narrow for the table, one wrapped paragraph per target.
 // The ok, fail and info columns count persists, as each report's
-// "persists" line does (syncs are never fail or info).
+// "persists" line does.
 func WriteComparison(w io.Writer, runs []Bench) error {
 	return writeComparison(w, runs, TerminalWidth(w))
 }
@@ -18,7 +18,7 @@ func writeComparison(w io.Writer, runs []Bench, width int) error {
 	header := []string{"target", "ops/s", "persists ok", "fail", "info", "gap rate", "allocate p99", "persist p99", "end-to-end p99", "verdict", ""}
 	rows := make([][]string, len(runs))
 	for i, b := range runs {
-		rows[i] = []string{b.Run.Target, formatRate(b.Throughput), fmt.Sprint(b.PersistOK), fmt.Sprint(b.Fail), fmt.Sprint(b.Info),
+		rows[i] = []string{b.Run.Target, formatRate(b.Throughput), fmt.Sprint(b.PersistOK), fmt.Sprint(b.PersistFail()), fmt.Sprint(b.PersistInfo()),
 			fmt.Sprintf("%.2f%%", 100*b.GapRate), p99Of(b, "allocate"), p99Of(b, "persist"), p99Of(b, "end_to_end"), Verdict(b.Check), ""}
 	}
 	return fitTable(w, header, rows, width, true)

@@ -52,8 +52,12 @@ func writeText(w io.Writer, b Bench, width int) error {
 
 	var t table
 	t.add("operations", fmt.Sprint(b.Operations), formatRate(b.Throughput)+" ops/s")
-	t.add("  persists", fmt.Sprint(b.Persists), fmt.Sprintf("ok %d (dedup %d), fail %d, info %d", b.PersistOK, b.Dedup, b.Fail, b.Info))
-	t.add("  syncs", fmt.Sprint(b.Syncs), fmt.Sprintf("ok %d", b.SyncOK))
+	t.add("  persists", fmt.Sprint(b.Persists), fmt.Sprintf("ok %d (dedup %d), fail %d, info %d", b.PersistOK, b.Dedup, b.PersistFail(), b.PersistInfo()))
+	syncs := fmt.Sprintf("ok %d", b.SyncOK)
+	if b.SyncFail+b.SyncInfo > 0 {
+		syncs += fmt.Sprintf(", fail %d, info %d", b.SyncFail, b.SyncInfo)
+	}
+	t.add("  syncs", fmt.Sprint(b.Syncs), syncs)
 	if rd := b.Readers; rd != nil {
 		t.add("  readers", fmt.Sprint(rd.Readers), fmt.Sprintf("%s by cursor (not in operations), ok %d, %s received", count(rd.Syncs, "sync"), rd.OK, count(rd.Received, "message")))
 	}
@@ -125,6 +129,9 @@ func writeText(w io.Writer, b Bench, width int) error {
 		short += " (" + why + ")"
 	}
 	if why := r.NothingStreamed; why != "" && b.Check.Valid == nil {
+		short += " (" + why + ")"
+	}
+	if why := r.NothingRead; why != "" && b.Check.Valid == nil && r.NothingAcknowledged == "" {
 		short += " (" + why + ")"
 	}
 	if why := r.NoStreamJudged; why != "" && b.Check.Valid == nil {

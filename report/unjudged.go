@@ -14,7 +14,7 @@ import (
 // nothing of sequencing, idempotency or persistence: its invariants pass
 // on no evidence, so where the check found no violation its verdict is
 // unknown, and the first warning says why (Unjudged); so is a run whose
-// push channel streamed nothing, every delivery a catch-up sync (an
+// syncs were all refused (NothingRead), one whose push channel streamed nothing, every delivery a catch-up sync (an
 // outside tester's channel that never pushed passed), or whose service
 // ended the connections before a live stream could be judged. A
 // violation stands. A run whose final state could not be read back is
@@ -67,11 +67,30 @@ func Unjudged(res *bench.Result, rep checker.Report) string {
 	if why := NothingAcknowledged(res); why != "" {
 		return why + ": a pass would judge nothing of the target"
 	}
+	if why := NothingRead(res); why != "" {
+		return why + ": a pass would judge no read"
+	}
 	if why := NothingStreamed(res); why != "" {
 		return why + ": a pass would judge no push"
 	}
 	if why := NoStreamJudged(res, rep); why != "" {
 		return why + ": a pass would judge no push"
+	}
+	return ""
+}
+
+// NothingRead says how the reads went when the run's syncs (the
+// writers', or its readers') were sent and none was answered, "" when
+// some were or none was sent: a service refusing every sync (a 403 to
+// members, a 503) left sync_completeness and catch_up_completeness n/a,
+// and the run passed (an outside tester's).
+func NothingRead(res *bench.Result) string {
+	c, r := res.Counts, res.Readers
+	switch {
+	case c.Syncs > 0 && c.SyncOK == 0:
+		return fmt.Sprintf("no sync was answered: %d sent, %d failed, %d with an unknown outcome", c.Syncs, c.SyncFail, c.SyncInfo)
+	case r.Syncs > 0 && r.OK == 0:
+		return fmt.Sprintf("no reader's sync was answered: %d sent, %d failed or unknown", r.Syncs, r.Errors)
 	}
 	return ""
 }

@@ -193,3 +193,35 @@ func TestARunWhoseServiceEndedEveryJudgedStreamIsNotAPass(t *testing.T) {
 		}
 	}
 }
+
+// A run whose syncs were all refused judged no read: a check without a
+// violation is unknown, and the verdict line says why. A service that
+// answered every sync 403 to its members, or 503, passed with
+// sync_completeness n/a (an outside tester's). One answered sync keeps
+// the pass; the persists line no longer counts failed syncs as failed
+// persists, and the syncs line shows them.
+func TestARunWhoseSyncsWereAllRefusedIsNotAPass(t *testing.T) {
+	valid := true
+	pass := checker.Report{Valid: &valid, Invariants: []checker.Result{{Name: checker.NameSequenceUniqueness, Status: checker.Pass}}}
+	acked := bench.Counts{Operations: 15, Persists: 10, Syncs: 5, OK: 10, PersistOK: 10, Fail: 4, Info: 1, SyncFail: 4, SyncInfo: 1}
+	res := &bench.Result{Config: bench.DefaultConfig(), Counts: acked, Elapsed: time.Second}
+	rep := JudgedRun(res, pass)
+	if got := Verdict(rep); got != "UNKNOWN" {
+		t.Fatalf("every sync refused: verdict %s, want UNKNOWN", got)
+	}
+	var text bytes.Buffer
+	if err := writeText(&text, FromBench(res, "memory", rep), 400); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{"(no sync was answered: 5 sent, 4 failed, 1 with an unknown outcome)", "ok 10 (dedup 0), fail 0, info 0", "ok 0, fail 4, info 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report does not say %q:\n%s", want, out)
+		}
+	}
+	acked.OK, acked.SyncOK, acked.SyncFail, acked.Fail = 11, 1, 3, 3
+	res.Counts = acked
+	if got := Verdict(JudgedRun(res, pass)); got != "PASS" {
+		t.Errorf("one sync answered: verdict %s, want PASS", got)
+	}
+}
