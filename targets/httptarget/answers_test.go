@@ -365,3 +365,48 @@ func TestAnAnswerOfMoreThanOneJSONValueIsABadResponse(t *testing.T) {
 		}
 	}
 }
+
+// A service that refuses a member the chat was created with as no member
+// breaks its API (403 is for a caller who is not one): a bad_response,
+// send and sync alike, which fails api_conformance. It passed, every
+// refusal a definite failure with no effect (an outside tester's). A
+// caller the chat was not created with is refused as the API says.
+func TestAMemberRefusedAsNoMemberIsABadResponse(t *testing.T) {
+	tgt := openTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPut {
+			w.WriteHeader(http.StatusCreated)
+			w.Write([]byte(`{}`))
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"error":{"code":"chat.not_a_member","message":"not a member"}}`))
+	}))
+	creator := tgt.(interface {
+		CreateChat(context.Context, string, []string) error
+	})
+	for _, chat := range []string{"c", "d"} {
+		if err := creator.CreateChat(context.Background(), chat, []string{"u", "v", "recv-" + chat}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		sender string
+		kind   history.Kind
+		code   string
+	}{
+		{"v", history.KindInfo, history.ErrorBadResponse},
+		{"recv-c", history.KindFail, "not_a_member"}, // a member of c alone: not checked
+		{"stranger", history.KindFail, "not_a_member"},
+	} {
+		_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: c.sender, Content: "hi"}, nil)
+		if kind, code := target.Completion(err); kind != c.kind || code != c.code {
+			t.Errorf("a send by %s refused 403: recorded %s %q (%v), want %s %q", c.sender, kind, code, err, c.kind, c.code)
+		}
+	}
+	_, err := tgt.Sync(context.Background(), "c", 0, 10)
+	if kind, code := target.Completion(err); kind != history.KindFail || code != history.ErrorBadResponse || !strings.Contains(err.Error(), `refusing "u" as no member`) {
+		t.Errorf("a sync by the creator refused 403: recorded %s %q (%v), want fail %q", kind, code, err, history.ErrorBadResponse)
+	}
+}

@@ -72,7 +72,12 @@ type client struct {
 	sendURLs  sync.Map // chat → its *chatSends (sendsTo)
 	firstBad  atomic.Pointer[string]
 	readers   sync.Map // chat → the member it reads the chat as (reader)
-	codes     serviceCodes
+	// everyChat are the users every chat this client created has among
+	// its members (the run's writers): a refusal of one as no member is
+	// a breach of the API (refusesAMember).
+	everyChatMu sync.Mutex
+	everyChat   map[string]bool
+	codes       serviceCodes
 	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
 	nemesis func(context.Context) error
 }

@@ -169,8 +169,12 @@ type SyncSpec struct {
 	Messages   string `yaml:"messages"` // where the response holds the list
 	Sequence   string `yaml:"sequence"` // in each message
 	MessageID  string `yaml:"message_id"`
-	Key        string `yaml:"key"`    // the client_message_id, if given back
-	Sender     string `yaml:"sender"` // the sender, if given back
+	Key        string `yaml:"key"` // the client_message_id, if given back
+	// NextAfter is where a page says to ask again from, beside its list
+	// ("": not read): where given, it must be the page's last sequence,
+	// or a client that follows it skips or repeats messages.
+	NextAfter string `yaml:"next_after"`
+	Sender    string `yaml:"sender"` // the sender, if given back
 	// Content is the message's content, if given back: a device's
 	// catch-up page is compared with what its persist sent (its hash).
 	Content string `yaml:"content"`
@@ -234,7 +238,7 @@ func DefaultAPI() *API {
 		},
 		Sync: SyncSpec{
 			Method: http.MethodGet, Path: "/v1/chats/{chat}/messages", AfterParam: "after", LimitParam: "limit",
-			Messages: "messages", Sequence: "sequence", MessageID: "message_id", Key: "client_message_id",
+			Messages: "messages", Sequence: "sequence", MessageID: "message_id", Key: "client_message_id", NextAfter: "next_after",
 			Sender: "sender_id", Content: "content", ContentRequired: true, MaxLimit: httpapi.MaxSyncLimit,
 		},
 		Counter: CounterSpec{Path: "/v1/chats/{chat}/counter", Value: "value"},
@@ -289,6 +293,7 @@ func ParseAPI(name string, data []byte) (*API, error) {
 	// The key goes where the file says; the header only by default.
 	api.Send.KeyHeader = ""
 	api.Send.AnswerChat, api.Send.AnswerKey = "", "" // compared where the file says
+	api.Sync.NextAfter = ""
 
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -373,6 +378,8 @@ func (a *API) validate() *fieldError {
 		return bad("sync: after_param and limit_param name the query parameters", "sync")
 	case a.Sync.MaxLimit < 1:
 		return bad(fmt.Sprintf("sync.max_limit must be at least 1, got %d", a.Sync.MaxLimit), "sync", "max_limit")
+	case a.Sync.NextAfter != "" && nextKey(a.Sync) == "":
+		return bad(fmt.Sprintf("sync.next_after %q must be beside the list, in the object that holds sync.messages %q", a.Sync.NextAfter, a.Sync.Messages), "sync", "next_after")
 	case a.Counter.Path != "" && a.Counter.Value == "":
 		return bad("counter.value must say where the counter's answer holds its value", "counter")
 	}

@@ -53,6 +53,13 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 		}
 		msgs = append(msgs, m)
 	}
+	if nextKey(spec) != "" && len(msgs) > 0 {
+		if v, ok := field(body, spec.NextAfter); ok && v != nil {
+			if n, ok := uintOf(v); !ok || n != msgs[len(msgs)-1].Seq {
+				return nil, nil, 0, fmt.Sprintf("with a %s that is not its last sequence, %d", spec.NextAfter, msgs[len(msgs)-1].Seq)
+			}
+		}
+	}
 	return msgs, given, len(items), ""
 }
 
@@ -89,11 +96,21 @@ var pageCases = []string{
 	`{"messages":[{"sequence":1,}]}`,
 	`{"messages":[{"sequence":1}],}`,
 	`{"messages":[tru]}`,
+	// next_after beside the list: the page's last sequence, or a client
+	// following it skips or repeats messages (an outside tester's).
+	`{"messages":[{"sequence":1},{"sequence":2}],"next_after":3}`,
+	`{"next_after":"abc","messages":[{"sequence":1}]}`,
+	`{"messages":[{"sequence":4}],"next_after":null}`,
+	`{"messages":[{"sequence":4}],"next_after":"4"}`,
+	`{"messages":[{"sequence":4}],"next_after":4,"next_after":5}`,
+	`{"messages":[],"next_after":9}`,
+	`{"data":{"items":[{"seq":{"n":4}}],"next":7},"data":{"items":[{"seq":{"n":4}}]}}`,
+	`{"data":{"items":[{"seq":{"n":4}}],"next":7}}`,
 }
 
 var pageSpecs = []SyncSpec{
 	DefaultAPI().Sync,
-	{Messages: "data.items", Sequence: "seq.n", MessageID: "id"},
+	{Messages: "data.items", Sequence: "seq.n", MessageID: "id", NextAfter: "data.next"},
 	{Messages: "messages", Sequence: "sequence", MessageID: ""},
 	{Messages: "", Sequence: "", MessageID: "id"},
 	{Messages: "messages", Sequence: "sequence", MessageID: "message_id", Content: "content"}, // content if given back
@@ -182,6 +199,25 @@ func TestReadPageRefusesAStringTooLongForTheHistory(t *testing.T) {
 		_, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c")
 		if !strings.Contains(problem, "of 65537 bytes, more than the 65536 a history's string may hold") {
 			t.Errorf("a %s of 65537 bytes: problem %q", field, problem)
+		}
+	}
+}
+
+// A page whose next_after is not its last sequence breaks the API: a
+// client that asks again from there skips (or repeats) messages, which
+// chatseq, paging from its own last sequence, never saw: a service
+// answering last+1, or garbage, passed (an outside tester's). Absent or
+// null it says nothing.
+func TestAPageWhoseNextAfterIsNotItsLastSequenceIsRefused(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"messages":[{"sequence":1},{"sequence":2}],"next_after":3}`:     "with a next_after that is not its last sequence, 2",
+		`{"messages":[{"sequence":1},{"sequence":2}],"next_after":"abc"}`: "with a next_after that is not its last sequence, 2",
+		`{"messages":[{"sequence":1},{"sequence":2}],"next_after":2}`:     "",
+		`{"messages":[{"sequence":1},{"sequence":2}],"next_after":null}`:  "",
+		`{"messages":[{"sequence":1},{"sequence":2}]}`:                    "",
+	} {
+		if _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != want {
+			t.Errorf("%s: problem %q, want %q", body, problem, want)
 		}
 	}
 }

@@ -17,9 +17,13 @@ import (
 // encoding/json: meeting a key of the messages path again drops what was
 // found under the earlier one.
 type pageScan struct {
-	b     []byte
-	list  []string // the messages path, key by key ("" is the body)
-	paths keyPaths // the message paths read in each item
+	b    []byte
+	list []string // the messages path, key by key ("" is the body)
+	// next is the key, beside the list's in its object, of where to ask
+	// again from ("": not read); nextRaw its value, nil when absent.
+	next    string
+	nextRaw []byte
+	paths   keyPaths // the message paths read in each item
 	// nested: some path is walked in each item after the scan (itemRaw).
 	nested bool
 
@@ -48,6 +52,7 @@ func newPageScan(spec SyncSpec) *pageScan {
 	if spec.Messages != "" {
 		s.list = strings.Split(spec.Messages, ".")
 	}
+	s.next = nextKey(spec)
 	for k := range s.paths.paths {
 		s.nested = s.nested || s.walked(k)
 	}
@@ -66,6 +71,27 @@ func (s *pageScan) walked(k int) bool {
 // of items must not leave its buffer held after it.
 const keptPageValues = 16 << 10
 
+// nextKey is the key of spec's next_after within the object that holds
+// its list: "" when spec reads none, or names one elsewhere (a mapping
+// is refused that, validate).
+func nextKey(spec SyncSpec) string {
+	if spec.NextAfter == "" || spec.Messages == "" {
+		return ""
+	}
+	dir, key := "", spec.NextAfter
+	if i := strings.LastIndexByte(spec.NextAfter, '.'); i >= 0 {
+		dir, key = spec.NextAfter[:i], spec.NextAfter[i+1:]
+	}
+	listDir := ""
+	if i := strings.LastIndexByte(spec.Messages, '.'); i >= 0 {
+		listDir = spec.Messages[:i]
+	}
+	if dir != listDir {
+		return ""
+	}
+	return key
+}
+
 // done gives the scan back; nothing it found may be used after.
 func (s *pageScan) done() {
 	if cap(s.vals) > keptPageValues || cap(s.itemRaw) > keptPageValues {
@@ -73,14 +99,14 @@ func (s *pageScan) done() {
 	}
 	clear(s.vals)
 	clear(s.itemRaw)
-	s.b, s.vals, s.itemRaw = nil, s.vals[:0], s.itemRaw[:0]
+	s.b, s.vals, s.itemRaw, s.nextRaw = nil, s.vals[:0], s.itemRaw[:0], nil
 	pageScans.Put(s)
 }
 
 // scan reads body; false if it is not one valid JSON value (then nothing
 // it found counts).
 func (s *pageScan) scan(body []byte) bool {
-	s.b, s.found, s.isList, s.vals, s.itemRaw = body, false, false, s.vals[:0], s.itemRaw[:0]
+	s.b, s.found, s.isList, s.vals, s.itemRaw, s.nextRaw = body, false, false, s.vals[:0], s.itemRaw[:0], nil
 	i := skipSpace(body, 0)
 	if i = s.onPath(i, 0, 0); i < 0 {
 		return false
@@ -118,10 +144,20 @@ func (s *pageScan) onPath(i, depth, level int) int {
 		return s.value(i, depth)
 	}
 	return s.object(i, depth, func(key []byte, v int) int {
+		if s.next != "" && level == len(s.list)-1 && keyIs(key, s.next) {
+			end := s.value(v, depth+1)
+			if end >= 0 {
+				s.nextRaw = s.b[v:end]
+			}
+			return end
+		}
 		if !keyIs(key, s.list[level]) {
 			return s.value(v, depth+1)
 		}
 		s.found, s.isList, s.vals, s.itemRaw = false, false, s.vals[:0], s.itemRaw[:0]
+		if level < len(s.list)-1 {
+			s.nextRaw = nil // another object for the list: what was beside it counts no more
+		}
 		return s.onPath(v, depth+1, level+1)
 	})
 }

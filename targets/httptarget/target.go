@@ -36,6 +36,7 @@ func (c *client) CreateChat(ctx context.Context, chat string, members []string) 
 	// A member creates the chat, and reads it afterwards.
 	if len(members) > 0 {
 		c.readers.Store(chat, members[0])
+		c.memberOfEveryChat(members)
 	}
 	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), c.asUser(nil, c.reader(chat)), payload, MaxCallAnswerBytes)
 	if err != nil {
@@ -45,6 +46,54 @@ func (c *client) CreateChat(ctx context.Context, chat string, members []string) 
 		return fmt.Errorf("%s %s answered %d: %s", spec.Method, spec.Path, a.status, quoteAnswer(a))
 	}
 	return nil
+}
+
+// memberOfEveryChat keeps, of everyChat, the users members also holds:
+// the first chat's members, then those every later one has too.
+func (c *client) memberOfEveryChat(members []string) {
+	c.everyChatMu.Lock()
+	defer c.everyChatMu.Unlock()
+	if c.everyChat == nil {
+		c.everyChat = make(map[string]bool, len(members))
+		for _, m := range members {
+			c.everyChat[m] = true
+		}
+		return
+	}
+	if len(c.everyChat) == 0 {
+		return
+	}
+	in := make(map[string]bool, len(members))
+	for _, m := range members {
+		in[m] = true
+	}
+	for u := range c.everyChat {
+		if !in[u] {
+			delete(c.everyChat, u)
+		}
+	}
+}
+
+// refusesAMember says, unless "", that err, the answer to user's call on
+// chat, refuses user as no member of a chat this client created with
+// user among its members (chatseq's runs change no membership): a
+// service that refused its members' sends or syncs 403 passed, each a
+// definite failure with no effect (an outside tester's).
+func (c *client) refusesAMember(chat, user string, err error) string {
+	var se *sequencer.Error
+	if user == "" || !errors.As(err, &se) || se.Code != sequencer.CodeNotAMember {
+		return ""
+	}
+	if _, created := c.readers.Load(chat); !created {
+		return ""
+	}
+	c.everyChatMu.Lock()
+	member := c.everyChat[user]
+	c.everyChatMu.Unlock()
+	if !member {
+		return ""
+	}
+	return fmt.Sprintf("refusing %q as no member (%s), whom the chat was created with", user, sequencer.CodeNotAMember)
 }
 
 // reader is the member the client reads chat as: the first it created it
@@ -196,7 +245,11 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	}
 	o := c.api.outcome(a.status)
 	if o.Outcome != OutcomeOK {
-		return sequencer.Outcome{}, c.statusError(a, o)
+		err := c.statusError(a, o)
+		if problem := c.refusesAMember(req.Chat, req.Sender, err); problem != "" {
+			return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, problem)
+		}
+		return sequencer.Outcome{}, err
 	}
 	// A body that is not JSON has no sequence.
 	doc := readJSON(a.body)
@@ -267,7 +320,11 @@ func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, li
 		if o.Outcome == OutcomeOK {
 			o.Outcome = OutcomeFail
 		}
-		return nil, nil, false, c.statusError(a, o)
+		err := c.statusError(a, o)
+		if problem := c.refusesAMember(chat, user, err); problem != "" {
+			return nil, nil, false, c.badAnswer(spec.Method, to, a, true, problem)
+		}
+		return nil, nil, false, err
 	}
 	msgs, contentGiven, items, problem := readPage(a.body, spec, chat)
 	if problem != "" {
@@ -352,6 +409,15 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 			if problem := history.TooLong(f.name, f.v); problem != "" {
 				return nil, nil, 0, "with a message with " + problem
 			}
+		}
+	}
+	if len(msgs) > 0 && s.nextRaw != nil && string(s.nextRaw) != "null" {
+		// A client that follows it (docs/http-api.md, "Syncing") skips or
+		// repeats messages when it is not the page's last sequence; one
+		// ahead of it passed (an outside tester's).
+		last := msgs[len(msgs)-1].Seq
+		if next, ok := rawUint(s.nextRaw); !ok || next != last {
+			return nil, nil, 0, fmt.Sprintf("with a %s that is not its last sequence, %d", spec.NextAfter, last)
 		}
 	}
 	return msgs, contentGiven, len(msgs), ""
