@@ -150,8 +150,11 @@ const cutShortNote = "the final state was cut short (the header promises an end 
 // its promised end line is missing, or a table holds another count of
 // lines than its table_read line promised.
 func cutShortNoteOf(h *history.History) string {
-	if h.CutShort() {
+	if h.EndLineMissing() {
 		return cutShortNote
+	}
+	if h.CutMidLine > 0 {
+		return fmt.Sprintf("the file ends inside line %d (its writer was killed mid-line), so its final state may be cut short", h.CutMidLine)
 	}
 	if short := h.ShortTables(); len(short) > 0 {
 		t := short[0]

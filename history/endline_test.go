@@ -36,6 +36,14 @@ func TestEndLineRead(t *testing.T) {
 		{"promised, the end line itself cut", lines(endHeader, invokeP1, okP1, final) + `{"type":"en`, true, 0, true, 5},
 		{"promised false", lines(`{"format":"chatseq-history","version":1,"end_line":false}`, invokeP1, okP1), false, 0, false, 0},
 		{"not promised, absent", lines(testHeader, invokeP1, okP1, final), false, 0, false, 0},
+		// A file ending inside a line was cut by a writer killed
+		// mid-write: its final state may be cut short, promise or not (a
+		// final table judged without its last line failed a message the
+		// writer was writing: an outside walk-through). A last line that
+		// is whole JSON, only its newline missing, is read.
+		{"not promised, final cut mid-line", lines(testHeader, invokeP1, okP1, final) + `{"type":"final","tab`, false, 0, true, 0},
+		{"not promised, operation cut mid-line", lines(testHeader, invokeP1) + `{"type":"ok","pro`, false, 0, true, 0},
+		{"not promised, last line without its newline", lines(testHeader, invokeP1, okP1) + final, false, 0, false, 0},
 		{"not promised, present", lines(testHeader, invokeP1, okP1, endLineText), false, 4, false, 0},
 		{"header only, promised", lines(endHeader), true, 0, true, 1},
 	} {

@@ -227,6 +227,10 @@ type History struct {
 	// End is the line of the end line ({"type":"end"}), 0 if the file
 	// has none.
 	End int
+	// CutMidLine is the line the file ended inside of (a last line that
+	// is not valid JSON and has no terminating newline: what a writer
+	// killed mid-write leaves, skipped), 0 if none.
+	CutMidLine int
 	// TablesRead are the file's table_read lines, at most one a table
 	// (a merged history may hold one a file: ReadFiles).
 	TablesRead []TableRead
@@ -263,6 +267,12 @@ func (h *History) ShortTables() []TableRead {
 }
 
 // CutShort reports whether h promised an end line (Header.EndLine) and
-// lacks it: the writer stopped before it finished, perhaps halfway through
-// the final state, so the final lines it holds prove nothing.
-func (h *History) CutShort() bool { return h.Header.EndLine && h.End == 0 }
+// lacks it, or ends inside a line (CutMidLine): the writer stopped before
+// it finished, perhaps halfway through the final state, so the final
+// lines it holds prove nothing. A file killed inside a final line without
+// the promise was judged on the lines before it: a message it was
+// writing failed ack_implies_persistence (an outside walk-through).
+func (h *History) CutShort() bool { return h.Header.EndLine && h.End == 0 || h.CutMidLine > 0 }
+
+// EndLineMissing reports whether h promised an end line and lacks it.
+func (h *History) EndLineMissing() bool { return h.Header.EndLine && h.End == 0 }

@@ -268,6 +268,9 @@ func mergeBodies(parts []*History, header Header) (*Merged, error) {
 		if h.CutShort() {
 			cut = true
 		}
+		if h.CutMidLine > 0 && m.CutMidLine == 0 {
+			m.CutMidLine = lineOffset + h.CutMidLine
+		}
 		if h.End > 0 && !cut {
 			m.End = lineOffset + h.End
 		}

@@ -228,6 +228,7 @@ func pipeline(p *lineParser, b *builder) error {
 				return b.partialAfterEnd(bt.warning)
 			}
 			b.h.Warnings = append(b.h.Warnings, *bt.warning)
+			b.h.CutMidLine = bt.warning.Line
 		}
 		if bt.readErr != nil {
 			return bt.readErr

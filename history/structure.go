@@ -91,7 +91,7 @@ func (b *builder) finish(lastLine int) {
 		b.h.Warnings = append(b.h.Warnings, Warning{Line: b.firstUnnamed,
 			Message: fmt.Sprintf("%d more unknown fields, from this line on, of other names than the %d named above, ignored", b.unknownUnnamed, maxUnknownNamed)})
 	}
-	if b.h.CutShort() {
+	if b.h.EndLineMissing() {
 		b.h.Warnings = append(b.h.Warnings, Warning{Line: max(lastLine, 1),
 			Message: `the header promises an end line ({"type":"end"}) and the file has none: it was cut short, so its final state is not judged`})
 	}
