@@ -15,8 +15,9 @@ const DefaultDir = "scenarios"
 
 // Collect expands files and directories into scenario files. A directory
 // is walked recursively for *.yaml and *.yml, in lexical order, skipping
-// directories Go tooling skips too (testdata, and names starting with "."
-// or "_"), so test fixtures and work in progress stay out of CI runs. A
+// directories and files Go tooling skips too (testdata, and names starting
+// with "." or "_"), so test fixtures and work in progress stay out of CI
+// runs. A
 // file named explicitly is read whatever its extension.
 func Collect(args []string) ([]string, error) {
 	var files []string
@@ -42,12 +43,14 @@ func Collect(args []string) ([]string, error) {
 				return err
 			}
 			if e.IsDir() {
-				if p != arg && skipDir(e.Name()) {
+				if p != arg && skippedName(e.Name()) {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if ext := strings.ToLower(filepath.Ext(p)); ext == ".yaml" || ext == ".yml" {
+			if ext := strings.ToLower(filepath.Ext(p)); (ext == ".yaml" || ext == ".yml") && !skippedName(e.Name()) {
+				// (A file starting with "." or "_" is skipped as a
+				// directory is: an editor's backup, work in progress.)
 				found = append(found, p)
 			}
 			return nil
@@ -66,7 +69,7 @@ func Collect(args []string) ([]string, error) {
 	return files, nil
 }
 
-func skipDir(name string) bool {
+func skippedName(name string) bool {
 	return name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 
