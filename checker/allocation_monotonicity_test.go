@@ -1,6 +1,10 @@
 package checker
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestAllocationMonotonicityRepeatedValue(t *testing.T) {
 	b := newHB()
@@ -42,6 +46,23 @@ func TestAllocationMonotonicityExplicitStart(t *testing.T) {
 	b.alloc(2, "A", 2)
 	b.alloc(1, "A", 1)
 	must(t, b.check(t), NameAllocationMonotonicity, Pass)
+}
+
+// An allocation serves its persist, so it began no earlier than that was
+// invoked: a trace whose start is earlier is taken from the invoke, with
+// a warning. Taken as given, it overlapped an allocation that returned
+// before its persist was invoked, with the higher sequence, and passed.
+func TestAllocationMonotonicityStartBeforeItsInvoke(t *testing.T) {
+	b := newHB()
+	b.invoke(2, "A", "k2")
+	a2 := b.alloc(2, "A", 2)
+	b.invoke(1, "A", "k1")
+	a1 := b.allocFrom(1, "A", 1, 0)
+	r := b.check(t)
+	mustFail(t, r, NameAllocationMonotonicity, a2, a1)
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "before its persist (line 4) was invoked at 30: its start is taken as 30") }) {
+		t.Errorf("no warning of the start taken from the invoke: %q", r.Warnings)
+	}
 }
 
 func TestAllocationMonotonicityPassAndNotApplicable(t *testing.T) {

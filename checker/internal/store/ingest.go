@@ -670,7 +670,15 @@ func (l *Log) trace(e *history.Event) {
 	if ok {
 		o := l.Ops.At(oi)
 		a.Op = oi
-		if !e.HasStart {
+		switch {
+		case !e.HasStart:
+			a.Start = o.call
+		case a.Start < o.call:
+			// The allocation serves the persist outstanding (HISTORY.md): it
+			// cannot have begun before that was invoked. Taken as given, a
+			// start before it widened the interval until two allocations in
+			// inverted order overlapped, and passed (an outside walk-through).
+			l.warn("line %d: allocation starts at %d, before its persist (line %d) was invoked at %d: its start is taken as %d", e.Line, a.Start, o.InvLine, o.call, o.call)
 			a.Start = o.call
 		}
 		if oc := l.ChatNames[o.Chat]; oc != e.Chat {
