@@ -267,6 +267,11 @@ func parseValue(kind metricKind, s string) (float64, error) {
 		if err != nil || !(v >= 0 && v <= 1) {
 			return 0, fmt.Errorf("%q is not a rate: write a percentage (5%%) or a fraction between 0 and 1 (0.05)", s)
 		}
+		if v == 1 {
+			// A bare 1 reads as 100%, which gap_rate < 1 meant to be 1%
+			// and never failed (an outside tester's): say which.
+			return 0, fmt.Errorf("%q is ambiguous for a rate: write 100%% (all) or 1%% (one in a hundred)", s)
+		}
 		return v, nil
 	case kindRate:
 		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "/s")), 64)
