@@ -247,7 +247,11 @@ func parsePercentile(q string) (float64, error) {
 func parseValue(kind metricKind, s string) (float64, error) {
 	switch kind {
 	case kindLatency:
-		if _, err := strconv.ParseFloat(s, 64); err == nil {
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				// (Its suggestion, "Infms", was refused in turn.)
+				return 0, fmt.Errorf("%q is not a duration (e.g. 800µs, 50ms, 1.5s)", s)
+			}
 			return 0, fmt.Errorf("latency %q needs a unit, e.g. %sms", s, s)
 		}
 		d, err := time.ParseDuration(s)

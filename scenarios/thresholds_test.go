@@ -62,6 +62,7 @@ func TestParseThresholdErrors(t *testing.T) {
 		"alocate.p99 < 5ms":        "did you mean allocate.p99?",
 		"frobs > 3":                "metrics are STEP.pN",
 		"gap_rate < 5":             "not a rate",
+		"allocate.p99 < Inf":       `"Inf" is not a duration`,                      // not "needs a unit, e.g. Infms"
 		"gap_rate < 1":             "ambiguous for a rate: write 100% (all) or 1%", // it held at 4.37%, meant as 1%
 		"gap_rate < 120%":          "not a percentage",
 		"throughput > lots":        "not a throughput",
