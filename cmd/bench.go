@@ -488,6 +488,9 @@ func (f *benchFlags) drive(ctx context.Context, c *cobra.Command, name string, c
 	if err := opened.CheckKills(cfg.Timed); err != nil {
 		return nil, "", usageError{err}
 	}
+	if err := opened.CheckReceivers(cfg.Receivers); err != nil {
+		return nil, "", usageError{err}
+	}
 	f.http.adjust(c, opened, &cfg)
 	if !opened.Fresh {
 		cfg.ChatPrefix = runChatPrefix()

@@ -92,6 +92,18 @@ func (o *Opened) CheckKills(timed []target.TimedFault) error {
 	return nil
 }
 
+// CheckReceivers refuses receivers against a design that publishes no
+// events (its contract says events: none) and serves no push channel of
+// its own: bench's in-process channel is fed from the events topic. The
+// run was refused only once it had begun, as a failure to carry it out
+// (exit 5) rather than the flags' (an outside tester's).
+func (o *Opened) CheckReceivers(receivers int) error {
+	if receivers == 0 || o.Remote || o.Contract.Events != history.EventsNone {
+		return nil
+	}
+	return fmt.Errorf("--receivers: %s publishes no events, and bench's push channel is fed from the events topic: drop --receivers, or drive a design that publishes (memory, dynamodb, postgres) or a service of its own (--target http)", o.Describe)
+}
+
 // NoTopicToRead reports whether a run against the target that reads
 // Kafka back from brokers must turn Kafka off: a remote one publishes to
 // its own Kafka, so without --brokers there is no topic to read back (an

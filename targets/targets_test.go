@@ -28,3 +28,24 @@ func TestUnknownTargetNamesTheKnownOnes(t *testing.T) {
 		t.Fatal("Known disagrees with the registry")
 	}
 }
+
+// Receivers against a design that publishes no events, and serves no push
+// channel of its own, are refused as flags are (exit 2), before the run:
+// bench --target ledger --receivers 2 failed once it had begun, exit 5.
+func TestReceiversNeedADesignThatPublishes(t *testing.T) {
+	ledger := &Opened{Describe: "ledger", Contract: history.Contract{Events: history.EventsNone}}
+	if err := ledger.CheckReceivers(2); err == nil || !strings.Contains(err.Error(), "ledger publishes no events") {
+		t.Errorf("receivers against a design without events: %v", err)
+	}
+	for _, ok := range []*Opened{
+		{Describe: "memory", Contract: history.Contract{Events: history.EventsAtLeastOnce}},
+		{Describe: "a service", Contract: history.Contract{Events: history.EventsNone}, Remote: true},
+	} {
+		if err := ok.CheckReceivers(2); err != nil {
+			t.Errorf("%s: %v", ok.Describe, err)
+		}
+	}
+	if err := ledger.CheckReceivers(0); err != nil {
+		t.Errorf("no receivers: %v", err)
+	}
+}
