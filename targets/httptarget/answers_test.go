@@ -410,3 +410,41 @@ func TestAMemberRefusedAsNoMemberIsABadResponse(t *testing.T) {
 		t.Errorf("a sync by the creator refused 403: recorded %s %q (%v), want fail %q", kind, code, err, history.ErrorBadResponse)
 	}
 }
+
+// chatseq's requests are well formed, so a 400 refuses one the API must
+// take: a bad_response, send and sync alike. A service answering a
+// replay of an acknowledged key 400 passed, each a failure with no
+// effect (an outside tester's). A mapping whose statuses give 400 a
+// meaning takes it as that.
+func TestA400ToAWellFormedRequestIsABadResponse(t *testing.T) {
+	answer400 := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"error":{"code":"request.invalid","message":"no"}}`))
+	})
+	tgt := openTarget(t, answer400)
+	_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+	if kind, code := target.Completion(err); kind != history.KindInfo || code != history.ErrorBadResponse || !strings.Contains(err.Error(), "answered 400 to a request the API allows") {
+		t.Errorf("a send answered 400: recorded %s %q (%v)", kind, code, err)
+	}
+	_, err = tgt.Sync(context.Background(), "c", 0, 10)
+	if kind, code := target.Completion(err); kind != history.KindFail || code != history.ErrorBadResponse {
+		t.Errorf("a sync answered 400: recorded %s %q (%v)", kind, code, err)
+	}
+
+	api := httptarget.DefaultAPI()
+	api.Statuses[http.StatusBadRequest] = httptarget.Outcome{Outcome: httptarget.OutcomeFail, Code: "too_long"}
+	srv := httptest.NewServer(answer400)
+	t.Cleanup(srv.Close)
+	base, _ := url.Parse(srv.URL)
+	mapped, err := httptarget.Factory(base, api, nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mapped.Close() })
+	_, err = mapped.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+	if kind, code := target.Completion(err); kind != history.KindFail || code != "too_long" {
+		t.Errorf("a send answered 400, mapped: recorded %s %q (%v)", kind, code, err)
+	}
+}

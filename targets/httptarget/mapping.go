@@ -577,6 +577,13 @@ func (a *API) offAPI(ans *answer, limit int64) string {
 	if _, mapped := a.Statuses[ans.status]; !mapped && ans.status/100 == 3 {
 		return redirect(ans)
 	}
+	if _, mapped := a.Statuses[ans.status]; !mapped && ans.status == http.StatusBadRequest {
+		// chatseq's requests are well formed: a 400 refuses one the API
+		// must take. A service answering a replay of an acknowledged
+		// key 400 passed, each a failure with no effect (an outside
+		// tester's). A mapping that gives 400 a meaning opts out.
+		return "to a request the API allows (chatseq's are well formed; a mapping's statuses may give 400 a meaning)"
+	}
 	if !utf8.Valid(ans.body) {
 		return notUTF8
 	}
