@@ -81,16 +81,22 @@ type Config struct {
 	Stages []Stage
 	Seed   int64
 
-	Faults              FaultRates
-	Timed               []target.TimedFault // faults on the run's clock
-	InitialCounter      uint64              // every chat's counter after creation
-	DuplicateAfterOK    float64             // probability a writer resends an acknowledged key
-	ConcurrentDuplicate float64             // probability a send is raced by a twin with the same key
-	ReuseKey            float64             // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
-	SyncRatio           float64             // share of operations that are syncs
-	SyncLimit           int                 // page size of a sync
-	Readers             int                 // catch-up clients following every chat by cursor (reader.go)
-	ReaderPoll          time.Duration       // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
+	Faults           FaultRates
+	Timed            []target.TimedFault // faults on the run's clock
+	InitialCounter   uint64              // every chat's counter after creation
+	DuplicateAfterOK float64             // probability a writer resends an acknowledged key
+	// DuplicateLate is the probability a writer resends an acknowledged
+	// key again DuplicateLateAfter later (a client retrying long after,
+	// as an app restored from a crash does): a service that forgets its
+	// idempotency records sooner answers it as a new message.
+	DuplicateLate       float64
+	DuplicateLateAfter  time.Duration
+	ConcurrentDuplicate float64       // probability a send is raced by a twin with the same key
+	ReuseKey            float64       // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
+	SyncRatio           float64       // share of operations that are syncs
+	SyncLimit           int           // page size of a sync
+	Readers             int           // catch-up clients following every chat by cursor (reader.go)
+	ReaderPoll          time.Duration // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
 	// Receivers are each chat's receiving members, one device each,
 	// on the target's push channel (receivers.go); 0: none.
 	Receivers int
@@ -174,7 +180,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Writers: 8, Chats: 64, Distribution: Uniform, ZipfS: 1.1,
-		Duration: 3 * time.Second, Seed: 1,
+		Duration: 3 * time.Second, Seed: 1, DuplicateLateAfter: time.Second,
 		Faults: FaultRates{
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
@@ -328,6 +334,7 @@ func (c Config) Validate() error {
 		{"--txn-canceled-other", c.Faults.TxnCanceledOther},
 		{"--slow-commit", c.Faults.SlowCommit},
 		{"--duplicate-after-ok", c.DuplicateAfterOK},
+		{"--duplicate-late", c.DuplicateLate},
 		{"--concurrent-duplicate", c.ConcurrentDuplicate},
 		{"--sync-ratio", c.SyncRatio},
 		{"--reuse-key", c.ReuseKey},
@@ -336,6 +343,9 @@ func (c Config) Validate() error {
 		if !(p.v >= 0 && p.v <= 1) {
 			return fmt.Errorf("%s is a probability in [0,1], got %g", p.name, p.v)
 		}
+	}
+	if c.DuplicateLate > 0 && c.DuplicateLateAfter <= 0 {
+		return fmt.Errorf("--duplicate-late-after must be positive, got %s", c.DuplicateLateAfter)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ type OpPlan struct {
 	Key              string
 	Raced            bool // a twin client sends the same key concurrently
 	DuplicateAfterOK bool // the key is sent again after its ACK
+	DuplicateLate    bool // and again DuplicateLateAfter later
 	ReuseKey         bool // send with this client's previous key but other content
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
@@ -79,6 +80,11 @@ func (pl *planner) plan(op int) OpPlan {
 	p.Raced = r.Float64() < cfg.ConcurrentDuplicate
 	p.DuplicateAfterOK = r.Float64() < cfg.DuplicateAfterOK
 	p.ReuseKey = r.Float64() < cfg.ReuseKey
+	if cfg.DuplicateLate > 0 {
+		// Drawn only when asked for: every other decision of a seed stays
+		// as it was.
+		p.DuplicateLate = r.Float64() < cfg.DuplicateLate
+	}
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)
 	}

@@ -84,6 +84,16 @@ type writer struct {
 	jitter     *rand.Rand
 	// lateness is how far this writer's open loop fell behind.
 	lateness Lateness
+	// late are the acknowledged sends due again DuplicateLateAfter after
+	// their ack, oldest first (resendLate).
+	late []lateSend
+}
+
+// lateSend is an acknowledged send to repeat once due (unix ns).
+type lateSend struct {
+	due     int64
+	chatIdx int
+	req     sequencer.Request
 }
 
 func newWriter(id int, cfg *Config, target target.Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
@@ -142,6 +152,7 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 			intended = at
 			w.lateness.start(time.Duration(w.rec.Now()-intended), threshold)
 		}
+		w.resendLate(ctx)
 		plan := w.planner.plan(op)
 		if plan.Sync {
 			w.sync(ctx, plan.Chat, intended)
@@ -203,7 +214,33 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 				w.pid = w.newPID()
 			}
 		}
+		if res == history.KindOK && plan.DuplicateLate {
+			req.Faults = sequencer.FaultPlan{}
+			w.late = append(w.late, lateSend{due: w.rec.Now() + int64(w.cfg.DuplicateLateAfter), chatIdx: chatIdx, req: req})
+		}
 		return
+	}
+}
+
+// resendLate sends again, before the writer's next operation, the
+// acknowledged sends now due (--duplicate-late): each must be answered as
+// a replay of its message however long after. A service that forgot its
+// idempotency records after 200 ms passed, every duplicate of chatseq's
+// coming within milliseconds of its ack (an outside tester's). Those not
+// due when the writers stop are not sent.
+func (w *writer) resendLate(ctx context.Context) {
+	now := w.rec.Now()
+	sent := 0
+	for sent < len(w.late) && w.late[sent].due <= now && !w.stopped(ctx) {
+		l := w.late[sent]
+		w.count(func(c *Counts) { c.DuplicatesSent++ })
+		if w.persistOnce(ctx, &w.tracer, w.pid, l.req, atSend, l.chatIdx) == history.KindInfo {
+			w.pid = w.newPID()
+		}
+		sent++
+	}
+	if sent > 0 {
+		w.late = append(w.late[:0], w.late[sent:]...)
 	}
 }
 

@@ -104,6 +104,8 @@ once, naming the history for 'chatseq check'.`,
 	fl.Float64Var(&cfg.Faults.TxnCanceledOther, "txn-cancelled-other", cfg.Faults.TxnCanceledOther, "the same as --txn-canceled-other")
 	_ = fl.MarkHidden("txn-cancelled-other")
 	fl.Float64Var(&cfg.DuplicateAfterOK, "duplicate-after-ok", cfg.DuplicateAfterOK, "probability a client resends a key after its ACK")
+	fl.Float64Var(&cfg.DuplicateLate, "duplicate-late", cfg.DuplicateLate, "probability a client resends an acknowledged key again --duplicate-late-after later (a service that forgets its idempotency records sooner answers it as a new message)")
+	fl.DurationVar(&cfg.DuplicateLateAfter, "duplicate-late-after", cfg.DuplicateLateAfter, "how long after its ACK a --duplicate-late resend comes")
 	fl.Float64Var(&cfg.ConcurrentDuplicate, "concurrent-duplicate", cfg.ConcurrentDuplicate, "probability a send is raced by a second client with the same key (ADR-004 scenario 4)")
 	fl.Float64Var(&cfg.ReuseKey, "reuse-key", cfg.ReuseKey, "probability a client reuses its previous key with other content (a client bug; the contract says what must happen)")
 	fl.Float64Var(&cfg.SyncRatio, "sync-ratio", cfg.SyncRatio, "share of operations that are syncs")

@@ -145,7 +145,17 @@ func (d *decoder) topFields() map[string]field {
 				sc.Seed = x
 			}
 		},
-		"duplicate_after_ok":   prob(&sc.DuplicateAfterOK),
+		"duplicate_after_ok": prob(&sc.DuplicateAfterOK),
+		"duplicate_late":     prob(&sc.DuplicateLate),
+		"duplicate_late_after": func(p string, v *yaml.Node) {
+			if x, ok := d.duration(v, p); ok {
+				if x <= 0 {
+					d.errorf(v, "duplicate_late_after: must be positive")
+					return
+				}
+				sc.DuplicateLateAfter = x
+			}
+		},
 		"concurrent_duplicate": prob(&sc.ConcurrentDuplicate),
 		"reuse_key":            prob(&sc.ReuseKey),
 		"sync_ratio":           prob(&sc.SyncRatio),

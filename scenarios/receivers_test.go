@@ -108,3 +108,21 @@ expect: pass
 		wantError(t, decodeErrors(t, c.src), c.line, c.fragments...)
 	}
 }
+
+// duplicate_late and duplicate_late_after reach the run's configuration;
+// a bad value is an error at its line.
+func TestDuplicateLateKeys(t *testing.T) {
+	sc, err := Decode([]byte("name: r\nduration: 3s\nduplicate_late: 5%\nduplicate_late_after: 500ms\nexpect: pass\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := sc.Config(); cfg.DuplicateLate != 0.05 || cfg.DuplicateLateAfter != 500*time.Millisecond {
+		t.Fatalf("duplicate_late %g after %s, want 0.05 after 500ms", cfg.DuplicateLate, cfg.DuplicateLateAfter)
+	}
+	if sc, _ := Decode([]byte("name: r\nduration: 3s\nduplicate_late: 5%\nexpect: pass\n"), "x.yaml"); sc.Config().DuplicateLateAfter != time.Second {
+		t.Errorf("duplicate_late_after's default: %s, want 1s", sc.Config().DuplicateLateAfter)
+	}
+	head := "name: r\nduration: 3s\nexpect: pass\n"
+	wantError(t, decodeErrors(t, head+"duplicate_late: 2\n"), 4, "duplicate_late")
+	wantError(t, decodeErrors(t, head+"duplicate_late_after: 0s\n"), 4, "duplicate_late_after", "positive")
+}

@@ -46,6 +46,8 @@ type Scenario struct {
 	Seed         int64
 
 	DuplicateAfterOK    float64
+	DuplicateLate       float64
+	DuplicateLateAfter  time.Duration // 0: bench's default
 	ConcurrentDuplicate float64
 	ReuseKey            float64
 	MaxAttempts         int
@@ -153,6 +155,10 @@ func (s *Scenario) Config() bench.Config {
 	cfg.Timed = append([]target.TimedFault(nil), s.Schedule...)
 	cfg.InitialCounter = s.InitialCounter
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
+	cfg.DuplicateLate = s.DuplicateLate
+	if s.DuplicateLateAfter > 0 {
+		cfg.DuplicateLateAfter = s.DuplicateLateAfter
+	}
 	cfg.SyncRatio, cfg.SyncLimit, cfg.MaxAttempts = s.SyncRatio, s.SyncLimit, s.MaxAttempts
 	cfg.Readers, cfg.ReaderPoll = s.Readers, s.ReaderPoll
 	cfg.Receivers, cfg.DropConnectionsEvery, cfg.DropConnectionsFor = s.Receivers, s.DropConnectionsEvery, s.DropConnectionsFor
