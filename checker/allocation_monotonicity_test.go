@@ -60,7 +60,9 @@ func TestAllocationMonotonicityStartBeforeItsInvoke(t *testing.T) {
 	a1 := b.allocFrom(1, "A", 1, 0)
 	r := b.check(t)
 	mustFail(t, r, NameAllocationMonotonicity, a2, a1)
-	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "before its persist (line 4) was invoked at 30: its start is taken as 30") }) {
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.Contains(w, "before its persist (line 4) was invoked at 30: its start is taken as 30")
+	}) {
 		t.Errorf("no warning of the start taken from the invoke: %q", r.Warnings)
 	}
 }
