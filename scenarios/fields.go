@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -31,6 +32,19 @@ func (d *decoder) topFields() map[string]field {
 		return func(p string, v *yaml.Node) {
 			if x, ok := d.integer(v, p, lo, hi); ok {
 				*dst = int(x)
+			}
+		}
+	}
+	// positive is a duration that must be above 0; hint says what leaving
+	// the key out does instead.
+	positive := func(dst *time.Duration, name, hint string) field {
+		return func(p string, v *yaml.Node) {
+			if x, ok := d.duration(v, p); ok {
+				if x <= 0 {
+					d.errorf(v, "%s: must be positive%s", name, hint)
+					return
+				}
+				*dst = x
 			}
 		}
 	}
@@ -74,31 +88,15 @@ func (d *decoder) topFields() map[string]field {
 				sc.KafkaOff = s == "off"
 			}
 		},
-		"writers":      count(&sc.Writers, 1, bench.MaxWriters),
-		"chats":        count(&sc.Chats, 1, bench.MaxChats),
-		"ops":          count(&sc.Ops, 1, maxOps),
-		"max_attempts": count(&sc.MaxAttempts, 1, 1000),
-		"sync_limit":   count(&sc.SyncLimit, 1, 100_000),
-		"readers":      count(&sc.Readers, 0, bench.MaxReaders),
-		"receivers":    count(&sc.Receivers, 0, bench.MaxReceivers),
-		"drop_connections_every": func(p string, v *yaml.Node) {
-			if x, ok := d.duration(v, p); ok {
-				if x <= 0 {
-					d.errorf(v, "drop_connections_every: must be positive; leave it out to keep the connections")
-					return
-				}
-				sc.DropConnectionsEvery = x
-			}
-		},
-		"drop_connections_for": func(p string, v *yaml.Node) {
-			if x, ok := d.duration(v, p); ok {
-				if x <= 0 {
-					d.errorf(v, "drop_connections_for: must be positive; leave it out to reconnect at once")
-					return
-				}
-				sc.DropConnectionsFor = x
-			}
-		},
+		"writers":                count(&sc.Writers, 1, bench.MaxWriters),
+		"chats":                  count(&sc.Chats, 1, bench.MaxChats),
+		"ops":                    count(&sc.Ops, 1, maxOps),
+		"max_attempts":           count(&sc.MaxAttempts, 1, 1000),
+		"sync_limit":             count(&sc.SyncLimit, 1, 100_000),
+		"readers":                count(&sc.Readers, 0, bench.MaxReaders),
+		"receivers":              count(&sc.Receivers, 0, bench.MaxReceivers),
+		"drop_connections_every": positive(&sc.DropConnectionsEvery, "drop_connections_every", "; leave it out to keep the connections"),
+		"drop_connections_for":   positive(&sc.DropConnectionsFor, "drop_connections_for", "; leave it out to reconnect at once"),
 		"reader_poll": func(p string, v *yaml.Node) {
 			if x, ok := d.duration(v, p); ok {
 				sc.ReaderPoll = x
@@ -145,17 +143,9 @@ func (d *decoder) topFields() map[string]field {
 				sc.Seed = x
 			}
 		},
-		"duplicate_after_ok": prob(&sc.DuplicateAfterOK),
-		"duplicate_late":     prob(&sc.DuplicateLate),
-		"duplicate_late_after": func(p string, v *yaml.Node) {
-			if x, ok := d.duration(v, p); ok {
-				if x <= 0 {
-					d.errorf(v, "duplicate_late_after: must be positive")
-					return
-				}
-				sc.DuplicateLateAfter = x
-			}
-		},
+		"duplicate_after_ok":   prob(&sc.DuplicateAfterOK),
+		"duplicate_late":       prob(&sc.DuplicateLate),
+		"duplicate_late_after": positive(&sc.DuplicateLateAfter, "duplicate_late_after", ""),
 		"concurrent_duplicate": prob(&sc.ConcurrentDuplicate),
 		"reuse_key":            prob(&sc.ReuseKey),
 		"sync_ratio":           prob(&sc.SyncRatio),
