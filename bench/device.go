@@ -11,6 +11,7 @@ import (
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/redact"
+	"github.com/chatseq/chatseq/target"
 )
 
 // A device is one receiver as ADR-001's client: it keeps a reorder buffer
@@ -444,7 +445,7 @@ func pushedContent(msgs []gateway.Message) (hashes, senders []string) {
 			if hashes == nil {
 				hashes = make([]string, len(msgs))
 			}
-			hashes[i] = payloadHash(m.Content)
+			hashes[i] = target.PayloadHash(m.Content)
 		}
 		if m.SenderID != "" {
 			if senders == nil {

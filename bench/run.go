@@ -602,7 +602,7 @@ func FinalVisitor(add func(history.Final)) store.StateVisitor {
 			if !m.ContentUnknown {
 				// Hashed as the writers hash what they send, so the check
 				// finds a message stored with other content.
-				f.PayloadHash = payloadHash(m.Content)
+				f.PayloadHash = target.PayloadHash(m.Content)
 			}
 			add(f)
 		},

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/target"
 )
 
 // opSeed is the random source of one operation, derived from the run seed,
@@ -184,7 +185,7 @@ func (s *stringSlab) messageContent(writer, op int) (content, hash string) {
 	b = append(b, "-m"...)
 	b = strconv.AppendInt(b, int64(op), 10)
 	n := len(b)
-	b = appendHex(b, fnv1a(b))
+	b = target.AppendPayloadHash(b, b)
 	both := s.cut(b)
 	return both[:n], both[n:]
 }
@@ -197,34 +198,4 @@ func (s *stringSlab) cut(b []byte) string {
 	at := len(s.block)
 	s.block = append(s.block, b...)
 	return unsafe.String(&s.block[at], len(b))
-}
-
-// payloadHash is FNV-1a over content in hexadecimal.
-func payloadHash(content string) string { return string(appendHex(nil, fnv1a(content))) }
-
-// appendHex appends v in lower-case hexadecimal without leading zeros, as
-// strconv.AppendUint(b, v, 16) does at a third of its cost (it divides).
-func appendHex(b []byte, v uint64) []byte {
-	const digits = "0123456789abcdef"
-	var hex [16]byte
-	i := len(hex)
-	for {
-		i--
-		hex[i] = digits[v&0xF]
-		if v >>= 4; v == 0 {
-			return append(b, hex[i:]...)
-		}
-	}
-}
-
-// fnv1a is FNV-1a, computed in place (hash.Hash would copy the string on
-// every persist).
-func fnv1a[T string | []byte](content T) uint64 {
-	const offset64, prime64 = 14695981039346656037, 1099511628211
-	h := uint64(offset64)
-	for i := 0; i < len(content); i++ {
-		h ^= uint64(content[i])
-		h *= prime64
-	}
-	return h
 }

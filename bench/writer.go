@@ -169,7 +169,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 	if plan.ReuseKey && w.lastKey != "" {
 		// A client bug: an old key with new content.
 		chatIdx, key, content = w.lastChat, w.lastKey, "other content under "+w.lastKey
-		hash = payloadHash(content)
+		hash = target.PayloadHash(content)
 		w.count(func(c *Counts) { c.KeysReused++ })
 	}
 	w.lastChat, w.lastKey = chatIdx, key

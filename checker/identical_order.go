@@ -114,15 +114,8 @@ func pushedContent(x *index, d *store.Delivery, sent map[store.ChatMid]store.Sen
 	if !ok {
 		return "", 0
 	}
-	payloads := p.Payload != 0 && s.Payload != 0
-	senders := p.Sender != 0 && s.Sender != 0
-	switch {
-	case payloads && p.Payload != s.Payload:
-		return "another content (payload hash)", s.Line
-	case senders && p.Sender != s.Sender:
-		return "another sender", s.Line
-	case payloads || senders:
-		return "", s.Line
+	if p.Payload != 0 && s.Payload != 0 || p.Sender != 0 && s.Sender != 0 {
+		return store.Differs(store.Carried{Payload: p.Payload, Sender: p.Sender}, store.Carried{Payload: s.Payload, Sender: s.Sender}), s.Line
 	}
 	return "", 0
 }

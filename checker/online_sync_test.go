@@ -206,3 +206,52 @@ func TestOnlineSyncOverFarApartSequences(t *testing.T) {
 		}
 	}
 }
+
+// A sync answer that shows a message with another key, sender or content
+// than its persist sent is reported online at its completion line, as the
+// check after the run fails it, once an earlier answer said what its
+// messages carried (from then on what each persist sent is kept); as
+// sent, neither reports it.
+func TestOnlineSyncContent(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		key, sender, payload string
+		violated             bool
+	}{
+		{name: "as sent", key: "k2", sender: "u", payload: "h2"},
+		{name: "another key", key: "k9", sender: "u", payload: "h2", violated: true},
+		{name: "another sender", key: "k2", sender: "v", payload: "h2", violated: true},
+		{name: "other content", key: "k2", sender: "u", payload: "h9", violated: true},
+	} {
+		said := func(seqs []uint64, ids, keys, senders, payloads []string) *history.SyncResult {
+			return &history.SyncResult{Seqs: seqs, MessageIDs: ids, Keys: keys, Senders: senders, PayloadHashes: payloads}
+		}
+		h := numberedHistory([]history.Event{
+			{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: "k1", Sender: "u", PayloadHash: "h1"},
+			{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: 1, MessageID: "m1"},
+			{Kind: history.KindInvoke, Process: 1, F: history.FSync, Chat: "c", Limit: 10},
+			{Kind: history.KindOK, Process: 1, F: history.FSync, Chat: "c", Sync: said([]uint64{1}, []string{"m1"}, []string{"k1"}, []string{"u"}, []string{"h1"})},
+			{Kind: history.KindInvoke, Process: 0, F: history.FPersist, Chat: "c", Key: "k2", Sender: "u", PayloadHash: "h2"},
+			{Kind: history.KindOK, Process: 0, F: history.FPersist, Chat: "c", Seq: 2, MessageID: "m2"},
+			{Kind: history.KindInvoke, Process: 1, F: history.FSync, Chat: "c", After: 1, Limit: 10},
+			{Kind: history.KindOK, Process: 1, F: history.FSync, Chat: "c", Sync: said([]uint64{2}, []string{"m2"}, []string{tc.key}, []string{tc.sender}, []string{tc.payload})},
+		})
+		off, _ := Check(h, Options{}).Result(NameSyncCompleteness)
+		o, at := onlineOf(h)
+		vs := o.Violations()
+		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameSyncCompleteness })
+		if !tc.violated {
+			if i >= 0 || off.Status != Pass {
+				t.Errorf("%s: online %+v, offline %s (%s); want neither", tc.name, vs, off.Status, off.Detail)
+			}
+			continue
+		}
+		if i < 0 || off.Status != Fail {
+			t.Errorf("%s: online %+v, offline %s (%s); want both", tc.name, vs, off.Status, off.Detail)
+			continue
+		}
+		if want := []int{9, 7}; !slices.Equal(vs[i].Lines, want) || at[NameSyncCompleteness] != 9 {
+			t.Errorf("%s: lines %v found at line %d, want %v at 9 (%s)", tc.name, vs[i].Lines, at[NameSyncCompleteness], want, vs[i].Detail)
+		}
+	}
+}

@@ -173,6 +173,8 @@ func decodeField(s *jsonscan.Scanner, id fieldID, l *parsedLine, v *lineViews, n
 		l.payloadHashes, err = s.ReadStringArray(name, newString)
 	case fieldSenders:
 		l.senders, err = s.ReadStringArray(name, newString)
+	case fieldKeys:
+		l.keys, err = s.ReadStringArray(name, newString)
 	}
 	return err
 }

@@ -119,7 +119,13 @@ func appendSyncResult(b []byte, r *SyncResult) []byte {
 		}
 		b = appendString(b, id)
 	}
-	return append(b, ']')
+	b = append(b, ']')
+	if r != nil {
+		b = appendStringArray(b, `,"keys":`, r.Keys)
+		b = appendStringArray(b, `,"senders":`, r.Senders)
+		b = appendStringArray(b, `,"payload_hashes":`, r.PayloadHashes)
+	}
+	return b
 }
 
 func appendFinal(b []byte, f *Final) (line []byte, plain bool) {

@@ -117,6 +117,12 @@ type SyncResult struct {
 	// IDHashes replaces MessageIDs when the Sink reading the history is an
 	// IDHasher: the ids' hashes, in the same order.
 	IDHashes []uint64
+	// Keys, Senders and PayloadHashes, where the answer gave them, are
+	// each message's client_message_id, sender and content hashed as the
+	// persists' payload_hash (FORMAT.md): nil when not given at all, ""
+	// for a message that came without one. The check compares them with
+	// what the message's persist sent.
+	Keys, Senders, PayloadHashes []string
 }
 
 // Final is one "final" line: state read after the run.

@@ -40,6 +40,7 @@ const (
 	fieldLastAcked
 	fieldPayloadHashes
 	fieldSenders
+	fieldKeys
 	numFields
 	fieldUnknown = numFields
 )
@@ -49,7 +50,7 @@ var fieldNames = [numFields]string{
 	"payload_hash", "seq", "message_id", "dedup", "error", "after", "limit",
 	"seqs", "message_ids", "table", "value", "missing", "partition", "offset",
 	"reader", "lines", "device", "user", "refused", "catch_up", "last_acked_sequence",
-	"payload_hashes", "senders",
+	"payload_hashes", "senders", "keys",
 }
 
 // fieldTokens are the known names as the recorder writes them, quoted and
@@ -165,12 +166,14 @@ func lookupField(name []byte) fieldID {
 		return fieldPayloadHashes
 	case "senders":
 		return fieldSenders
+	case "keys":
+		return fieldKeys
 	}
 	return fieldUnknown
 }
 
 // fieldSet is a set of fieldIDs.
-type fieldSet uint32
+type fieldSet uint64
 
 func fields(ids ...fieldID) fieldSet {
 	var s fieldSet
@@ -183,7 +186,7 @@ func fields(ids ...fieldID) fieldSet {
 func (s fieldSet) has(id fieldID) bool { return s&(1<<id) != 0 }
 
 // first is the lowest field in a non-empty set.
-func (s fieldSet) first() fieldID { return fieldID(bits.TrailingZeros32(uint32(s))) }
+func (s fieldSet) first() fieldID { return fieldID(bits.TrailingZeros64(uint64(s))) }
 
 // shape is what one kind of line must and may carry.
 type shape struct {
@@ -208,7 +211,7 @@ var (
 	persistFail   = newShape("persist fail", operation, persistCompletion|fields(fieldError))
 	persistInfo   = newShape("persist info", operation, persistCompletion|fields(fieldError))
 	syncInvoke    = newShape("sync invoke", operation|fields(fieldChat, fieldAfter, fieldLimit), fields(fieldReader))
-	syncOK        = newShape("sync ok", operation|fields(fieldSeqs, fieldMessageIDs), fields(fieldChat))
+	syncOK        = newShape("sync ok", operation|fields(fieldSeqs, fieldMessageIDs), fields(fieldChat, fieldKeys, fieldSenders, fieldPayloadHashes))
 	syncFail      = newShape("sync fail", operation, fields(fieldChat, fieldError))
 	syncInfo      = newShape("sync info", operation, fields(fieldChat, fieldError))
 	traceAllocate = newShape("trace allocate", operation|fields(fieldChat, fieldSeq), fields(fieldStart))

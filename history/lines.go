@@ -52,8 +52,8 @@ type parsedLine struct {
 	refused      bool
 	catchUp      bool
 	lastAcked    uint64
-	// a push's payload_hashes and senders
-	payloadHashes, senders []string
+	// a push's or a sync ok's payload_hashes and senders, a sync ok's keys
+	payloadHashes, senders, keys []string
 }
 
 // batch carries lines from the reader, through a parse worker, to the

@@ -212,6 +212,9 @@ var malformed = []struct {
 	{"seqs not an array", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":2,"seqs":5,"message_ids":[]}`), 3, `"seqs" must be an array of non-negative integers, got 5`},
 	{"seqs element", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":2,"seqs":[1,"2"],"message_ids":["a","b"]}`), 3, `"seqs"[1] must be a non-negative integer, got "2"`},
 	{"message_ids element", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":2,"seqs":[1],"message_ids":[7]}`), 3, `"message_ids"[0] must be a string, got 7`},
+	{"sync keys unpaired", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":2,"seqs":[1,2],"message_ids":["a","b"],"keys":["k1"]}`), 3, `"seqs" has 2 items but "keys" has 1`},
+	{"sync senders unpaired", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":2,"seqs":[1],"message_ids":["a"],"senders":["u1","u2"]}`), 3, `"seqs" has 1 items but "senders" has 2`},
+	{"sync payload hashes unpaired", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":2,"seqs":[1],"message_ids":["a"],"payload_hashes":[]}`+"\n"+`{"type":"invoke","process":1,"f":"sync","time":3,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":4,"seqs":[],"message_ids":[],"payload_hashes":["h"]}`), 5, `"seqs" has 0 items but "payload_hashes" has 1`},
 	{"sync lengths differ", lines(testHeader, `{"type":"invoke","process":1,"f":"sync","time":1,"chat":"c","after":0,"limit":5}`, `{"type":"ok","process":1,"f":"sync","time":2,"seqs":[1,2],"message_ids":["a"]}`), 3, `"seqs" has 2 items but "message_ids" has 1`},
 	{"duplicate field", lines(testHeader, `{"type":"invoke","process":1,"process":2,"f":"persist","time":1,"chat":"c","key":"k"}`), 2, `duplicate field "process"`},
 	{"duplicate unknown field", lines(testHeader, `{"type":"invoke","x":1,"x":2}`), 2, `duplicate field "x"`},
@@ -478,6 +481,24 @@ func TestReadCompletionTakesChatAndKeyFromInvoke(t *testing.T) {
 	}
 	if h.Events[3].Error != "not_a_member" || h.Events[3].Kind != KindFail {
 		t.Errorf("sync fail: %+v", h.Events[3])
+	}
+}
+
+// A sync ok may say what each message it returned carried: read as
+// written, and written back as read.
+func TestReadSyncContent(t *testing.T) {
+	h := mustRead(t, lines(testHeader,
+		`{"type":"invoke","process":1,"f":"sync","time":30,"chat":"c1","after":0,"limit":2}`,
+		`{"type":"ok","process":1,"f":"sync","time":40,"seqs":[1,2],"message_ids":["m1","m2"],"keys":["k1","k2"],"senders":["u1",""],"payload_hashes":["h1","h2"]}`))
+	want := &SyncResult{Seqs: []uint64{1, 2}, MessageIDs: []string{"m1", "m2"}, Keys: []string{"k1", "k2"}, Senders: []string{"u1", ""}, PayloadHashes: []string{"h1", "h2"}}
+	if got := h.Events[1].Sync; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sync ok read as %+v, want %+v", got, want)
+	}
+	line := string(appendEvent(nil, &h.Events[1]))
+	for _, part := range []string{`"keys":["k1","k2"]`, `"senders":["u1",""]`, `"payload_hashes":["h1","h2"]`} {
+		if !strings.Contains(line, part) {
+			t.Errorf("written back as %s, without %s", line, part)
+		}
 	}
 }
 

@@ -110,13 +110,8 @@ func (b *builder) addReceiver(l *parsedLine) error {
 		if ids := len(l.messageIDs) + len(l.idHashes); len(l.seqs) != ids {
 			return contentErr(`"seqs" has %d items but "message_ids" has %d; they must pair up`, len(l.seqs), ids)
 		}
-		for _, f := range []struct {
-			name string
-			n    int
-		}{{"payload_hashes", len(l.payloadHashes)}, {"senders", len(l.senders)}} {
-			if f.n > 0 && f.n != len(l.seqs) {
-				return contentErr(`"seqs" has %d items but %q has %d; they must pair up`, len(l.seqs), f.name, f.n)
-			}
+		if err := contentPairsUp(l); err != nil {
+			return err
 		}
 		r.Seqs, r.MessageIDs, r.IDHashes, r.CatchUp = l.seqs, l.messageIDs, l.idHashes, l.catchUp
 		r.PayloadHashes, r.Senders = l.payloadHashes, l.senders

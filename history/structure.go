@@ -271,7 +271,10 @@ func (b *builder) addCompletion(l *parsedLine) error {
 		if ids := len(l.messageIDs) + len(l.idHashes); len(l.seqs) != ids {
 			return contentErr(`"seqs" has %d items but "message_ids" has %d; they must pair up`, len(l.seqs), ids)
 		}
-		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs, IDHashes: l.idHashes}
+		if err := contentPairsUp(l); err != nil {
+			return err
+		}
+		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs, IDHashes: l.idHashes, Keys: l.keys, Senders: l.senders, PayloadHashes: l.payloadHashes}
 	}
 	b.open.remove(l.process)
 	b.emit(e)
@@ -380,4 +383,19 @@ func tableIndex(table string) int {
 		return 4
 	}
 	return 3 // events: the reader accepts no other table
+}
+
+// contentPairsUp checks that what a push or a sync ok says each message
+// carried (payload_hashes, senders, keys), where it says, pairs up with
+// its seqs.
+func contentPairsUp(l *parsedLine) error {
+	for _, f := range [...]struct {
+		name string
+		n    int
+	}{{"payload_hashes", len(l.payloadHashes)}, {"senders", len(l.senders)}, {"keys", len(l.keys)}} {
+		if f.n > 0 && f.n != len(l.seqs) {
+			return contentErr(`"seqs" has %d items but %q has %d; they must pair up`, len(l.seqs), f.name, f.n)
+		}
+	}
+	return nil
 }

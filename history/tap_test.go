@@ -249,11 +249,18 @@ func TestTapLineIsTheDecodedLine(t *testing.T) {
 				e := Event{Kind: Kind(rng.IntN(9)), Process: rng.IntN(5) - 1, F: pick(fs), Time: rng.Int64N(1000) - 10, Start: rng.Int64N(1000),
 					HasStart: rng.IntN(2) == 0, Chat: strs(), Key: strs(), Sender: strs(), PayloadHash: strs(), Seq: rng.Uint64(), MessageID: strs(),
 					Error: strs(), After: rng.Uint64N(10), Limit: rng.IntN(5) - 1, Dedup: rng.IntN(2) == 0, Reader: rng.IntN(2) == 0}
-				switch rng.IntN(3) {
+				switch rng.IntN(4) {
 				case 1:
 					e.Sync = &SyncResult{}
 				case 2:
 					e.Sync = &SyncResult{Seqs: []uint64{1, 5}, MessageIDs: []string{strs(), strs()}}
+				case 3: // with what each message carried, or some of it
+					e.Sync = &SyncResult{Seqs: []uint64{1, 5}, MessageIDs: []string{strs(), strs()}}
+					for _, f := range []*[]string{&e.Sync.Keys, &e.Sync.Senders, &e.Sync.PayloadHashes} {
+						if rng.IntN(3) > 0 {
+							*f = []string{strs(), strs()}
+						}
+					}
 				}
 				err = fast.event(&e, i, &pl)
 				slow.enc = appendEvent(slow.enc[:0], &e)

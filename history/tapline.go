@@ -334,13 +334,26 @@ func (d *tapDecoder) syncResult(r *SyncResult, pl *parsedLine) bool {
 	if r == nil {
 		return true
 	}
-	for _, id := range r.MessageIDs {
-		if !utf8.ValidString(id) {
-			return false
+	for _, ss := range [...][]string{r.MessageIDs, r.Keys, r.Senders, r.PayloadHashes} {
+		for _, v := range ss {
+			if !utf8.ValidString(v) {
+				return false
+			}
 		}
 	}
 	if len(r.Seqs) > 0 {
 		pl.seqs = r.Seqs
+	}
+	// As the encoder writes them: an array only where it has items.
+	for _, f := range [...]struct {
+		id  fieldID
+		v   []string
+		out *[]string
+	}{{fieldKeys, r.Keys, &pl.keys}, {fieldSenders, r.Senders, &pl.senders}, {fieldPayloadHashes, r.PayloadHashes, &pl.payloadHashes}} {
+		if len(f.v) > 0 {
+			*f.out = f.v
+			pl.present |= fields(f.id)
+		}
 	}
 	switch {
 	case len(r.MessageIDs) == 0:

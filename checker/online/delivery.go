@@ -180,13 +180,8 @@ func (o *Checker) pushedAsSent(r *history.Receiver, i int, c int32, seq, id uint
 	if !ok {
 		return false
 	}
-	why := ""
-	switch {
-	case payload != 0 && sent.payload != 0 && payload != sent.payload:
-		why = "another content (payload hash)"
-	case sender != 0 && sent.sender != 0 && sender != sent.sender:
-		why = "another sender"
-	default:
+	why := store.Differs(store.Carried{Payload: payload, Sender: sender}, store.Carried{Payload: sent.payload, Sender: sent.sender})
+	if why == "" {
 		return false
 	}
 	o.violate(IdenticalOrder, []int{r.Line, int(first.line)}, r.Time,

@@ -103,6 +103,9 @@ type Checker struct {
 	lastLine, runStart int
 	lastTime           int64
 	disordered         bool
+	// syncsSay: a sync answer said what its messages carried
+	// (syncedAsSent): from then on each persist's is kept with its ack.
+	syncsSay bool
 	// pushes: identical_order's, push_authorization's and
 	// delivery_state_consistency's (delivery.go).
 	pushes pushes
@@ -358,9 +361,10 @@ func (o *Checker) Event(e *history.Event) {
 				}
 				op.keyed, op.key, op.key2 = true, kh.keyHash(e.Key), kh.keyHash2(e.Key)
 			}
-			if o.pushes.devices != nil {
-				// Receiver lines came: pushes may be compared with it.
-				op.sent = sentAt{payload: store.StringHash(e.PayloadHash), sender: sh.h1}
+			if o.pushes.devices != nil || o.syncsSay {
+				// Receiver lines came, or sync answers that say what
+				// their messages carried: they may be compared with it.
+				op.sent = sentAt{payload: store.StringHash(e.PayloadHash), sender: sh.h1, key: store.StringHash(e.Key)}
 			}
 			if n := o.newest[chat].doneBefore(e.Time); n != nil {
 				op.hasNewest, op.newestSeq, op.newestLine = true, n.seq, n.doneLine

@@ -40,9 +40,9 @@ type onlineAcked struct {
 	midSpill, lineSpill, sentSpill columns.BlockSpill
 }
 
-// sentAt is what a persist sent: StringHash of its payload_hash and of
-// its sender, 0 where not given.
-type sentAt struct{ payload, sender uint64 }
+// sentAt is what a persist sent: StringHash of its payload_hash, of its
+// sender and of its key, 0 where not given.
+type sentAt struct{ payload, sender, key uint64 }
 
 const (
 	ackShift = 10
@@ -212,6 +212,9 @@ func (o *Checker) synced(op *openOp, e *history.Event) {
 				o.violate(SyncCompleteness, lines(), e.Time, "sync at line %d on chat %q returned seq %d after %d: not strictly ascending", dl, chatName, s, seqs[i-1])
 				return
 			}
+		}
+		if o.syncedAsSent(op, e) {
+			return
 		}
 	}
 	acked := &o.acked[op.chat]

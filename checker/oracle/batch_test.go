@@ -14,7 +14,9 @@ type seeded struct {
 }
 
 // batchClass: histories of one class judged together keep their verdicts
-// (the header, and which tables were read, are the whole file's).
+// (the header, and which tables were read, are the whole file's; what
+// sync ok lines show of each message is written as the merge's first
+// history says).
 func (h *gHist) batchClass() string {
 	data := h.encode()
 	header := string(data[:bytes.IndexByte(data, '\n')])
@@ -28,7 +30,7 @@ func (h *gHist) batchClass() string {
 			tables = append(tables, t)
 		}
 	}
-	return fmt.Sprintf("%s %v %v", header, h.tableRead, tables)
+	return fmt.Sprintf("%s %v %v say %d", header, h.tableRead, tables, h.say)
 }
 
 // mergeHistories makes one history of a batch, each history's chats and

@@ -175,6 +175,9 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 	if why := s.storedAsSent(chat, ops); why != "" {
 		return false, why
 	}
+	if why := s.shownAsSent(ops); why != "" {
+		return false, why
+	}
 	j := s.newJudge(chat, ops)
 	if j.search() {
 		return true, ""
@@ -213,6 +216,79 @@ func (s *spec) storedAsSent(chat string, ops []operation) string {
 				return fmt.Sprintf("ack_implies_persistence: seq %d %q was acked to a persist sent by %q, and is stored as sent by %q", f.seq, f.mid, op.sender, f.sender)
 			}
 		}
+	}
+	return ""
+}
+
+// shownAsSent: where a sync ok says what a returned message carried (its
+// keys, senders or payload_hashes entry, not ""), that is what the persist
+// acknowledged with the message's id, not as a replay, sent as its key,
+// sender and payload_hash. A message acknowledged only as replays is
+// held, field by field, to what all of its key's persists sent alike,
+// and only when the header says sole_writer and its sequence is above
+// initial_counter (FORMAT.md, the sync ok's fields and identical_order).
+func (s *spec) shownAsSent(ops []operation) string {
+	for _, y := range ops {
+		if y.kind != syncOK {
+			continue
+		}
+		for i, seq := range y.seqs {
+			shown := [3]string{at(y.shownKeys, i), at(y.shownSenders, i), at(y.shownPayloads, i)}
+			sent, ok := s.sentWith(ops, y.mids[i])
+			if !ok {
+				continue
+			}
+			for f, name := range [3]string{"key", "sender", "payload_hash"} {
+				if shown[f] != "" && sent[f] != "" && shown[f] != sent[f] {
+					return fmt.Sprintf("sync_completeness: a sync shows seq %d %q with %s %q, sent with %q", seq, y.mids[i], name, shown[f], sent[f])
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// sentWith is what the message with id mid was sent with (key, sender,
+// payload_hash; "" not known), and whether anything is known.
+func (s *spec) sentWith(ops []operation, mid string) ([3]string, bool) {
+	for _, op := range ops {
+		if op.kind == persistOK && !op.dedup && op.mid == mid {
+			return [3]string{op.key, op.sender, op.payload}, true
+		}
+	}
+	var replay *operation
+	for i := range ops {
+		if ops[i].kind == persistOK && ops[i].dedup && ops[i].mid == mid {
+			replay = &ops[i]
+			break
+		}
+	}
+	if replay == nil || !s.soleWriter || replay.seq <= s.initial {
+		return [3]string{}, false
+	}
+	// The key's persists, as key_scope scopes a key.
+	k := s.scoped(replay.key, replay.sender)
+	sent := [3]string{replay.key, replay.sender, replay.payload}
+	for _, op := range ops {
+		if op.kind != persistOK && op.kind != persistFail && op.kind != persistInfo {
+			continue
+		}
+		if s.scoped(op.key, op.sender).id() != k.id() {
+			continue
+		}
+		if op.sender != sent[1] {
+			sent[1] = ""
+		}
+		if op.payload != sent[2] {
+			sent[2] = ""
+		}
+	}
+	return sent, true
+}
+
+func at(ss []string, i int) string {
+	if i < len(ss) {
+		return ss[i]
 	}
 	return ""
 }

@@ -13,10 +13,13 @@ type gHist struct {
 	gapsForbidden, reject, client, sole bool
 	initial                             uint64
 	tableRead                           bool // write table_read lines (once the reader knows them)
-	readLast                            bool // a table_read line after its table's lines
-	read                                map[string]bool
-	ops                                 []gOp
-	finals                              []gFinal
+	// say: which of what each returned message carried sync ok lines
+	// write (1 keys, 2 senders, 4 payload_hashes; 0 none)
+	say      int
+	readLast bool // a table_read line after its table's lines
+	read     map[string]bool
+	ops      []gOp
+	finals   []gFinal
 }
 
 type gOp struct {
@@ -34,6 +37,36 @@ type gOp struct {
 	page             bool // a sync asking for the page after its process's last one
 	seqs             []uint64
 	mids             []string
+	shown            []gShown // paired with seqs: what each returned message carried
+}
+
+// gShown is what a sync showed a message carried; "" shows nothing.
+type gShown struct{ key, sender, payload string }
+
+// removeAt, insertAt and swapAt change a sync's answer, keeping what it
+// showed of each message with it (an inserted message shows nothing).
+func (op *gOp) removeAt(i int) {
+	op.seqs = append(op.seqs[:i:i], op.seqs[i+1:]...)
+	op.mids = append(op.mids[:i:i], op.mids[i+1:]...)
+	if op.shown != nil {
+		op.shown = append(op.shown[:i:i], op.shown[i+1:]...)
+	}
+}
+
+func (op *gOp) insertAt(i int, seq uint64, mid string) {
+	op.seqs = append(op.seqs[:i:i], append([]uint64{seq}, op.seqs[i:]...)...)
+	op.mids = append(op.mids[:i:i], append([]string{mid}, op.mids[i:]...)...)
+	if op.shown != nil {
+		op.shown = append(op.shown[:i:i], append([]gShown{{}}, op.shown[i:]...)...)
+	}
+}
+
+func (op *gOp) swapAt(i int) {
+	op.seqs[i], op.seqs[i+1] = op.seqs[i+1], op.seqs[i]
+	op.mids[i], op.mids[i+1] = op.mids[i+1], op.mids[i]
+	if op.shown != nil {
+		op.shown[i], op.shown[i+1] = op.shown[i+1], op.shown[i]
+	}
 }
 
 type gFinal struct {
@@ -56,6 +89,9 @@ func (h *gHist) clone() *gHist {
 	for i := range c.ops {
 		c.ops[i].seqs = append([]uint64{}, h.ops[i].seqs...)
 		c.ops[i].mids = append([]string{}, h.ops[i].mids...)
+		if h.ops[i].shown != nil {
+			c.ops[i].shown = append([]gShown{}, h.ops[i].shown...)
+		}
 	}
 	c.finals = append([]gFinal{}, h.finals...)
 	return &c
@@ -105,7 +141,7 @@ func (h *gHist) encode() []byte {
 	for _, op := range h.ops {
 		evs = append(evs, ev{op.invoke, 1, op.invokeLine()})
 		if op.outcome != "" {
-			evs = append(evs, ev{op.complete, 0, op.completionLine()})
+			evs = append(evs, ev{op.complete, 0, op.completionLine(h.say)})
 		}
 	}
 	sort.SliceStable(evs, func(a, c int) bool {
@@ -158,7 +194,7 @@ func (op *gOp) invokeLine() string {
 	return s + fmt.Sprintf(`,"payload_hash":%q}`, op.payload)
 }
 
-func (op *gOp) completionLine() string {
+func (op *gOp) completionLine(say int) string {
 	s := fmt.Sprintf(`{"type":%q,"process":%d,"f":%q,"time":%d`, op.outcome, op.process, op.f, op.complete)
 	switch {
 	case op.outcome != "ok":
@@ -175,8 +211,29 @@ func (op *gOp) completionLine() string {
 			mids[i] = fmt.Sprintf("%q", op.mids[i])
 		}
 		s += fmt.Sprintf(`,"seqs":[%s],"message_ids":[%s]`, strings.Join(seqs, ","), strings.Join(mids, ","))
+		s += op.shownFields(say)
 	}
 	return s + "}"
+}
+
+// shownFields writes what the sync showed of each message, the arrays say
+// names (FORMAT.md: keys, senders, payload_hashes on a sync ok).
+func (op *gOp) shownFields(say int) string {
+	if op.shown == nil || len(op.seqs) == 0 {
+		return ""
+	}
+	s := ""
+	for bit, name := range []string{"keys", "senders", "payload_hashes"} {
+		if say&(1<<bit) == 0 {
+			continue
+		}
+		vs := make([]string, len(op.shown))
+		for i, sh := range op.shown {
+			vs[i] = fmt.Sprintf("%q", [3]string{sh.key, sh.sender, sh.payload}[bit])
+		}
+		s += fmt.Sprintf(`,%q:[%s]`, name, strings.Join(vs, ","))
+	}
+	return s
 }
 
 func (f *gFinal) line() string {
@@ -264,6 +321,9 @@ func generateCorrect(r *rand.Rand, tableRead bool) *gHist {
 		tableRead:     tableRead,
 		readLast:      r.IntN(3) == 0,
 		read:          map[string]bool{},
+	}
+	if r.IntN(2) == 0 {
+		h.say = 1 + r.IntN(7)
 	}
 	if r.IntN(3) == 0 {
 		h.initial = uint64(1 + r.IntN(4))
@@ -471,11 +531,17 @@ func (h *gHist) simulate(r *rand.Rand, plans []plan, foreign []foreignPlan) {
 			if last, ok := lastPage[op.process]; ok && op.page {
 				op.after = last
 			}
-			op.seqs, op.mids = nil, nil
+			op.seqs, op.mids, op.shown = nil, nil, nil
+			if h.say != 0 {
+				op.shown = []gShown{}
+			}
 			for _, m := range c.msgs {
 				if m.seq > op.after && (op.limit == 0 || uint64(len(op.seqs)) < op.limit) {
 					op.seqs = append(op.seqs, m.seq)
 					op.mids = append(op.mids, m.mid)
+					if op.shown != nil {
+						op.shown = append(op.shown, gShown{m.key, m.sender, m.ph})
+					}
 				}
 			}
 			if n := len(op.seqs); n > 0 && op.outcome == "ok" {

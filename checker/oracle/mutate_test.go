@@ -43,7 +43,21 @@ func mutate(r *rand.Rand, h *gHist) {
 	okPersist := func(op *gOp) bool { return op.f == "persist" && op.outcome == "ok" }
 	okSync := func(op *gOp) bool { return op.f == "sync" && op.outcome == "ok" }
 	unsure := func(op *gOp) bool { return op.f == "persist" && (op.outcome == "info" || op.outcome == "") }
-	switch r.IntN(19) {
+	switch r.IntN(20) {
+	case 19: // what a sync shows a message carried
+		op := pick(func(op *gOp) bool { return okSync(op) && len(op.shown) > 0 })
+		if op == nil {
+			return
+		}
+		sh := &op.shown[r.IntN(len(op.shown))]
+		switch r.IntN(3) {
+		case 0:
+			sh.key = pickKey()
+		case 1:
+			sh.sender = pickSender(r, h)
+		default:
+			sh.payload = pickPayload(r, h)
+		}
 	case 16, 17: // a later sync forgets what an earlier one showed
 		staleSync(r, h)
 	case 18: // a sync shows a message before its first send began
@@ -79,19 +93,13 @@ func mutate(r *rand.Rand, h *gHist) {
 		}
 		switch n := len(op.seqs); {
 		case n > 0 && r.IntN(3) == 0:
-			i := r.IntN(n)
-			op.seqs = append(op.seqs[:i:i], op.seqs[i+1:]...)
-			op.mids = append(op.mids[:i:i], op.mids[i+1:]...)
+			op.removeAt(r.IntN(n))
 		case n > 1 && r.IntN(2) == 0:
-			i := r.IntN(n - 1)
-			op.seqs[i], op.seqs[i+1] = op.seqs[i+1], op.seqs[i]
-			op.mids[i], op.mids[i+1] = op.mids[i+1], op.mids[i]
+			op.swapAt(r.IntN(n - 1))
 		case n > 0 && r.IntN(2) == 0:
 			op.mids[r.IntN(n)] = pickMid()
 		default:
-			i := r.IntN(n + 1)
-			op.seqs = append(op.seqs[:i:i], append([]uint64{pickSeq()}, op.seqs[i:]...)...)
-			op.mids = append(op.mids[:i:i], append([]string{pickMid()}, op.mids[i:]...)...)
+			op.insertAt(r.IntN(n+1), pickSeq(), pickMid())
 		}
 	case 6: // a sync's range, its answer kept
 		if op := pick(okSync); op != nil {
@@ -296,9 +304,7 @@ func staleSync(r *rand.Rand, h *gHist) {
 		return
 	}
 	c := cands[r.IntN(len(cands))]
-	b := &h.ops[c.later]
-	b.seqs = append(b.seqs[:c.seq:c.seq], b.seqs[c.seq+1:]...)
-	b.mids = append(b.mids[:c.seq:c.seq], b.mids[c.seq+1:]...)
+	h.ops[c.later].removeAt(c.seq)
 }
 
 // earlySync adds to an ok sync, in order, a message an ack shows (new or a
@@ -339,6 +345,33 @@ func earlySync(r *rand.Rand, h *gHist) {
 		s.mids[at] = a.mid
 		return
 	}
-	s.seqs = append(s.seqs[:at:at], append([]uint64{a.seq}, s.seqs[at:]...)...)
-	s.mids = append(s.mids[:at:at], append([]string{a.mid}, s.mids[at:]...)...)
+	s.insertAt(at, a.seq, a.mid)
+}
+
+// pickSender is a sender some persist named, or another.
+func pickSender(r *rand.Rand, h *gHist) string {
+	var senders []string
+	for _, op := range h.ops {
+		if op.sender != "" {
+			senders = append(senders, op.sender)
+		}
+	}
+	if len(senders) == 0 || r.IntN(4) == 0 {
+		return fmt.Sprintf("sx%d", r.IntN(2))
+	}
+	return senders[r.IntN(len(senders))]
+}
+
+// pickPayload is a payload_hash some persist sent, or another.
+func pickPayload(r *rand.Rand, h *gHist) string {
+	var payloads []string
+	for _, op := range h.ops {
+		if op.payload != "" {
+			payloads = append(payloads, op.payload)
+		}
+	}
+	if len(payloads) == 0 || r.IntN(4) == 0 {
+		return fmt.Sprintf("px%d", r.IntN(2))
+	}
+	return payloads[r.IntN(len(payloads))]
 }

@@ -480,6 +480,52 @@ var ruleCases = []struct {
 {"type":"final","table":"messages","chat":"c2","seq":4,"message_id":"m3","key":"p1","sender":"s2","payload_hash":"hp1x"}
 {"type":"final","table":"messages","chat":"c2","seq":2,"message_id":"mx2","key":"p1"}
 `},
+	{"a sync shows a message as it was sent", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":2,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":3,"seqs":[1],"message_ids":["m1"],"keys":["a"],"senders":["s1"],"payload_hashes":["h1"]}
+`},
+	{"a sync shows a message with another key", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":2,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":3,"seqs":[1],"message_ids":["m1"],"keys":["b"]}
+`},
+	{"a sync shows a message with another sender", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":2,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":3,"seqs":[1],"message_ids":["m1"],"senders":["s2"]}
+`},
+	{"a sync shows a message with other content", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":2,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":3,"seqs":[1],"message_ids":["m1"],"payload_hashes":["h2"]}
+`},
+	{"a sync shows nothing of a message where it says \"\"", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":2,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":3,"seqs":[1],"message_ids":["m1"],"keys":[""],"senders":[""],"payload_hashes":[""]}
+`},
+	{"sole writer: a message answered only as a replay shows what its key's persists all sent", false, hdr + `,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"info","process":1,"f":"persist","time":1,"error":"timeout"}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"ok","process":3,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":true}
+{"type":"invoke","process":2,"f":"sync","time":4,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":5,"seqs":[1],"message_ids":["m1"],"payload_hashes":["h2"]}
+`},
+	{"another writer: a message answered only as a replay may have been anyone's", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"info","process":1,"f":"persist","time":1,"error":"timeout"}
+{"type":"invoke","process":3,"f":"persist","time":2,"chat":"c","key":"a","sender":"s1","payload_hash":"h1"}
+{"type":"ok","process":3,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":true}
+{"type":"invoke","process":2,"f":"sync","time":4,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":5,"seqs":[1],"message_ids":["m1"],"payload_hashes":["h2"]}
+`},
 }
 
 func TestOracleRules(t *testing.T) {

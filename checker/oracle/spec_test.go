@@ -62,6 +62,9 @@ type operation struct {
 	after, limit     uint64
 	seqs             []uint64
 	mids             []string
+	// what a sync ok said each returned message carried, nil or paired
+	// with seqs, "" where it said nothing
+	shownKeys, shownSenders, shownPayloads []string
 }
 
 type finalLine struct {
@@ -95,6 +98,9 @@ type rawLine struct {
 	Limit      *uint64      `json:"limit"`
 	Seqs       []uint64     `json:"seqs"`
 	MessageIDs []string     `json:"message_ids"`
+	Keys       []string     `json:"keys"`
+	Senders    []string     `json:"senders"`
+	Payloads   []string     `json:"payload_hashes"`
 	Table      string       `json:"table"`
 	Value      *uint64      `json:"value"`
 	Missing    bool         `json:"missing"`
@@ -225,6 +231,12 @@ func (s *spec) addLine(l *rawLine, open map[int64]int, lineNo int) error {
 			if len(op.seqs) != len(op.mids) {
 				return fmt.Errorf("line %d: seqs and message_ids differ in length", lineNo)
 			}
+			for _, shown := range [][]string{l.Keys, l.Senders, l.Payloads} {
+				if len(shown) > 0 && len(shown) != len(op.seqs) {
+					return fmt.Errorf("line %d: keys, senders or payload_hashes not paired with seqs", lineNo)
+				}
+			}
+			op.shownKeys, op.shownSenders, op.shownPayloads = l.Keys, l.Senders, l.Payloads
 		}
 	case "final":
 		f := finalLine{table: l.Table, chat: str(l.Chat), seq: u(l.Seq), mid: str(l.MessageID),

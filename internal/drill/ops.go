@@ -2,7 +2,6 @@ package drill
 
 import (
 	"context"
-	"strconv"
 	"sync"
 
 	"github.com/chatseq/chatseq/history"
@@ -37,7 +36,7 @@ func (r *recorder) persist(ctx context.Context, pid int, req sequencer.Request) 
 	if req.Content == "" {
 		req.Content = "message " + req.Key
 	}
-	req.PayloadHash = payloadHash(req.Content)
+	req.PayloadHash = target.PayloadHash(req.Content)
 	r.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: pid, F: history.FPersist, Chat: req.Chat,
 		Key: req.Key, Sender: req.Sender, PayloadHash: req.PayloadHash,
@@ -74,16 +73,6 @@ func (r *recorder) sync(ctx context.Context, pid int, after uint64, limit int) (
 	r.rec.Record(&ev)
 	r.live.Record(&metrics.Op{Sync: true, Outcome: metrics.OutcomeOf(ev.Kind), Code: ev.Error, Chat: -1})
 	return ev.Kind, last
-}
-
-// payloadHash tells a retry (same content) from a reused key.
-func payloadHash(content string) string {
-	h := uint64(14695981039346656037) // FNV-1a
-	for i := 0; i < len(content); i++ {
-		h ^= uint64(content[i])
-		h *= 1099511628211
-	}
-	return strconv.FormatUint(h, 16)
 }
 
 // observer is what the controller learns from completions while the load

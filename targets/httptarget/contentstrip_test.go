@@ -45,6 +45,17 @@ func TestCatchUpPagesThatEmptyTheContentFail(t *testing.T) {
 // rewrites each successful GET answer's body, and checks the history.
 func runBehindPageRewrite(t *testing.T, rewrite func([]byte) []byte) checker.Report {
 	t.Helper()
+	return runBehindRewrite(t, func(_ *http.Request, body []byte) []byte { return rewrite(body) }, func(cfg *bench.Config) {
+		cfg.Receivers, cfg.DropConnectionsEvery = 2, 5*time.Millisecond
+	})
+}
+
+// runBehindRewrite runs bench (4 writers, 2 chats, 300 sends, no faults),
+// as set changes it, against chatseq serve behind a proxy that rewrites
+// each successful GET answer's body as rewrite says for its request, and
+// checks the history.
+func runBehindRewrite(t *testing.T, rewrite func(*http.Request, []byte) []byte, set func(*bench.Config)) checker.Report {
+	t.Helper()
 	s := startServer(t, sequencer.SyncWatermark, true)
 	base, _ := url.Parse("http://" + s.Addr)
 	proxy := httputil.NewSingleHostReverseProxy(base)
@@ -57,7 +68,7 @@ func runBehindPageRewrite(t *testing.T, rewrite func([]byte) []byte) checker.Rep
 		if err != nil {
 			return err
 		}
-		body = rewrite(body)
+		body = rewrite(r.Request, body)
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		return nil
@@ -68,10 +79,10 @@ func runBehindPageRewrite(t *testing.T, rewrite func([]byte) []byte) checker.Rep
 
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 2, 300, 0
-	cfg.Receivers, cfg.DropConnectionsEvery = 2, 5*time.Millisecond
 	cfg.Faults = bench.FaultRates{}
 	cfg.Target, cfg.Brokers, cfg.Topic = httptarget.Name, s.Brokers, s.Topic
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	set(&cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if _, err := bench.RunTarget(ctx, cfg, httptarget.Factory(frontURL, httptarget.DefaultAPI(), nil)); err != nil {

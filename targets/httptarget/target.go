@@ -285,27 +285,29 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	return sequencer.Outcome{Result: res, Attempts: 1}, nil
 }
 
-// Sync reads one page after after.
+// Sync reads one page after after, with each message's content where
+// the page gives it: the history records what the page said each message
+// carried, and the check compares it with what was sent (a service whose
+// later pages altered messages passed).
 func (c *client) Sync(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, error) {
-	msgs, _, err := c.page(ctx, chat, after, min(limit, c.api.Sync.MaxLimit))
+	msgs, given, _, err := c.pageAs(ctx, c.reader(chat), chat, after, min(limit, c.api.Sync.MaxLimit))
+	markContent(msgs, given)
 	return msgs, err
 }
 
-// page reads one page and whether it was full (more may follow).
-func (c *client) page(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, bool, error) {
-	msgs, _, full, err := c.pageAs(ctx, c.reader(chat), chat, after, limit, false)
-	return msgs, full, err
+// markContent marks the messages a page gave no content for.
+func markContent(msgs []store.Message, given []bool) {
+	for i := range msgs {
+		msgs[i].ContentUnknown = given == nil || !given[i]
+	}
 }
 
-// pageAs reads one page as user, with each message's content if content
-// (a device's catch-up, the final state read back; a writer's sync needs
-// none), and whether the page gave it (a string at the content path,
-// empty or not) message by message.
-func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int, content bool) (msgs []store.Message, contentGiven []bool, full bool, err error) {
+// pageAs reads one page as user, with each message's content (a
+// writer's sync, a device's catch-up and the final state read back all
+// compare it with what was sent), and whether the page gave it (a string
+// at the content path, empty or not) message by message.
+func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int) (msgs []store.Message, contentGiven []bool, full bool, err error) {
 	spec := c.api.Sync
-	if !content {
-		spec.Content = ""
-	}
 	q := url.Values{spec.AfterParam: {strconv.FormatUint(after, 10)}, spec.LimitParam: {strconv.Itoa(limit)}}
 	to := c.url(spec.Path, chat, q)
 	a, err := c.do(ctx, spec.Method, to, c.asUser(nil, user), nil, c.settings.maxPage)
@@ -623,13 +625,11 @@ func (c *client) readChat(ctx context.Context, chat string, limit int, stop *ato
 		// With their content: the check compares what the service holds
 		// with what was sent (a service that stored every message
 		// altered passed).
-		msgs, given, full, err := c.pageAs(ctx, c.reader(chat), chat, after, limit, true)
+		msgs, given, full, err := c.pageAs(ctx, c.reader(chat), chat, after, limit)
 		if err != nil {
 			return fmt.Errorf("reading %s back after %d: %w", chat, after, err)
 		}
-		for i := range msgs {
-			msgs[i].ContentUnknown = given == nil || !given[i]
-		}
+		markContent(msgs, given)
 		if len(msgs) == 0 {
 			return nil
 		}

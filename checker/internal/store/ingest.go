@@ -84,14 +84,21 @@ type Log struct {
 	RecordOrder bool
 	EvPos       columns.Chunked[evPos] // of the events lines in fin
 
-	Syncs    columns.Chunked[syncRef]
-	syncSeqs columns.Slab[byte]   // each answer's sequences, coded (columns.AppendSeqs)
-	seqCode  []byte               // addSync's scratch
-	syncMids columns.Slab[uint64] // stringHash of returned message ids the acks do not give
-	syncMiss columns.Slab[byte]   // where in their answers those are (coded as sequences)
-	missAt   []uint64             // addSync's scratch
-	idScr    []uint64             // addSync's scratch
-	ackHash  ackHashes            // the index's: the first ack's message id hash by chat and sequence
+	// SyncClaims are what sync answers said returned messages carried
+	// (their keys, senders, payload hashes) that the first ack at the
+	// sequence did not vouch for as they were read (syncContent): the
+	// check compares them with what the messages' persists sent.
+	// SyncClaimed counts the answered messages that said anything.
+	SyncClaims  []SyncClaim
+	SyncClaimed int
+	Syncs       columns.Chunked[syncRef]
+	syncSeqs    columns.Slab[byte]   // each answer's sequences, coded (columns.AppendSeqs)
+	seqCode     []byte               // addSync's scratch
+	syncMids    columns.Slab[uint64] // stringHash of returned message ids the acks do not give
+	syncMiss    columns.Slab[byte]   // where in their answers those are (coded as sequences)
+	missAt      []uint64             // addSync's scratch
+	idScr       []uint64             // addSync's scratch
+	ackHash     ackHashes            // the index's: the first ack's message id hash by chat and sequence
 
 	// Each process's open operation: by process in open (-1 none) for
 	// the dense process numbers a run hands out, in outstanding for the
@@ -589,7 +596,7 @@ func (l *Log) complete(e *history.Event) {
 		if o.Fn == FnPersist {
 			o.seq, o.ref, o.flag = e.Seq, l.mid(o.Chat, e.MessageID), e.Dedup
 			if o.ref != 0 {
-				a := AckAt{Mid: o.ref, key: o.Key, sender: o.aux, MidHash: l.NewMids.At(int32(o.ref)).hash}
+				a := AckAt{Mid: o.ref, key: o.Key, sender: o.aux, MidHash: l.NewMids.At(int32(o.ref)).hash, payload: o.Payload, created: !e.Dedup}
 				if o.Key >= 0 {
 					a.keyHash = *l.newKeys.hash.At(o.Key)
 				}
@@ -599,6 +606,7 @@ func (l *Log) complete(e *history.Event) {
 			o.ref = ^uint32(0) // -1: no answer
 			if e.Sync != nil {
 				o.ref = uint32(l.addSync(o.Chat, e.Sync))
+				l.syncContent(o.Chat, int32(e.Line), e.Sync)
 			}
 		}
 	case history.KindFail:

@@ -610,12 +610,15 @@ const (
 
 // AckAt is the first ack at a sequence; mid 0 is none. sender is its
 // persist's, kept here so that a final line naming its sender is compared
-// without a look-up in the keys.
+// without a look-up in the keys; payload and created (acknowledged as
+// its new message, not a replay) let a sync's answer that says what the
+// message carried be vouched for as it is read (syncContent).
 type AckAt struct {
-	MidHash, keyHash uint64
-	Mid              uint32
-	key              int32
-	sender           uint32
+	MidHash, keyHash, payload uint64
+	Mid                       uint32
+	key                       int32
+	sender                    uint32
+	created                   bool
 }
 
 // Remember notes that an ack of chat acknowledged seq with mid for key.
@@ -667,6 +670,7 @@ func (r *RecentAcks) Remember(chat int32, seq uint64, a AckAt) {
 		// just stored as 8, waited for the cold stores ahead of them (a
 		// failed store forwarding).
 		e.MidHash, e.keyHash, e.Mid, e.key, e.sender = a.MidHash, a.keyHash, a.Mid, a.key, a.sender
+		e.payload, e.created = a.payload, a.created
 	}
 }
 

@@ -6,6 +6,9 @@ package store
 type SentMsg struct {
 	Payload, Sender uint64
 	Line            int
+	// Key is the persist's key (-1: none): sent with the message, it is
+	// the message's client_message_id.
+	Key int32
 }
 
 // SentOf maps each message a persist created (acknowledged, not as a
@@ -19,7 +22,10 @@ type SentMsg struct {
 // writer's) which one created it, if any, is not known, and it is left
 // out; a field they did not all send alike (a key reused with other
 // content) is not compared.
-func (x *Index) SentOf() map[ChatMid]SentMsg {
+func (x *Index) SentOf() map[ChatMid]SentMsg { return x.SentOfSome(nil) }
+
+// SentOfSome is SentOf of the messages in want only (nil: all).
+func (x *Index) SentOfSome(want map[ChatMid]bool) map[ChatMid]SentMsg {
 	out := map[ChatMid]SentMsg{}
 	for _, o := range x.Acks {
 		op := x.Ops.At(o)
@@ -27,10 +33,10 @@ func (x *Index) SentOf() map[ChatMid]SentMsg {
 			continue
 		}
 		k := ChatMid{op.Chat, x.MidHash[op.mid()]}
-		if _, ok := out[k]; ok {
+		if _, ok := out[k]; ok || want != nil && !want[k] {
 			continue
 		}
-		out[k] = SentMsg{Payload: op.Payload, Sender: StringHash(x.SenderNames[op.aux]), Line: int(op.InvLine)}
+		out[k] = SentMsg{Payload: op.Payload, Sender: StringHash(x.SenderNames[op.aux]), Line: int(op.InvLine), Key: op.Key}
 	}
 	tried := map[int32]bool{}
 	for _, o := range x.Acks {
@@ -40,7 +46,7 @@ func (x *Index) SentOf() map[ChatMid]SentMsg {
 		}
 		tried[op.Key] = true
 		k := ChatMid{op.Chat, x.MidHash[op.mid()]}
-		if _, ok := out[k]; ok {
+		if _, ok := out[k]; ok || want != nil && !want[k] {
 			continue
 		}
 		if s, ok := x.sentByKey(op.Key); ok {
@@ -53,8 +59,8 @@ func (x *Index) SentOf() map[ChatMid]SentMsg {
 // sentByKey is, field by field, what every persist of key k sent: its
 // payload hash if they all sent one, its sender if they all named one (0
 // where they differ: a key reused with other content still has its one
-// sender); false when neither is known. The line is the first one's
-// invoke.
+// sender), and k; false when k has no persist. The line is the first
+// one's invoke.
 func (x *Index) sentByKey(k int32) (SentMsg, bool) {
 	ops := x.KeyOps(k)
 	if len(ops) == 0 {
@@ -68,14 +74,14 @@ func (x *Index) sentByKey(k int32) (SentMsg, bool) {
 		samePayload = samePayload && op.Payload == payload
 		sameSender = sameSender && op.aux == sender
 	}
-	s := SentMsg{Line: int(first.InvLine)}
+	s := SentMsg{Line: int(first.InvLine), Key: k}
 	if samePayload {
 		s.Payload = payload
 	}
 	if sameSender {
 		s.Sender = StringHash(x.SenderNames[sender])
 	}
-	return s, s.Payload != 0 || s.Sender != 0
+	return s, true
 }
 
 // ChatMid is a message id (its StringHash) in a chat.
