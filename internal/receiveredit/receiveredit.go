@@ -286,7 +286,14 @@ func HoldBackOnALiveConnection(t testing.TB, lines Lines) Lines {
 // (payload_hashes) another chat's message was pushed with: a push
 // channel leaking one chat's messages under another's ids.
 func PushAnotherChatsContent(t testing.TB, lines Lines) Lines {
-	hashes := func(l map[string]any) []any { h, _ := l["payload_hashes"].([]any); return h }
+	// A push's (a sync ok's answer says what its messages carried too).
+	hashes := func(l map[string]any) []any {
+		if !isPush(l) {
+			return nil
+		}
+		h, _ := l["payload_hashes"].([]any)
+		return h
+	}
 	// A message some persist created (its ok, not a replay): what it
 	// sent is known, and the push is compared with it.
 	created := map[any]bool{}
