@@ -1,6 +1,9 @@
 package checker
 
-import "github.com/chatseq/chatseq/checker/internal/store"
+import (
+	"github.com/chatseq/chatseq/checker/internal/store"
+	"github.com/chatseq/chatseq/history"
+)
 
 // NameIdempotencyGuarantee is the invariant's name as HISTORY.md spells it.
 const NameIdempotencyGuarantee = "idempotency_guarantee"
@@ -10,9 +13,17 @@ const NameIdempotencyGuarantee = "idempotency_guarantee"
 // message carries the key (ADR-001 Appendix C). A key is scoped as the
 // contract's key_scope says: per chat as ADR-004's table is, or per sender
 // per chat (ADR-001); the Log numbers keys so (store.Log.CanonicalMaps).
-func checkIdempotencyGuarantee(x *index) Result {
+//
+// Under key_reuse return-original a held key is answered with its
+// original message, so a refusal of it as reused (idempotency_key_reused)
+// once it was known held fails too (refusedWhenHeld).
+func checkIdempotencyGuarantee(x *index, returnOriginal bool) Result {
 	v := newVerdict(NameIdempotencyGuarantee)
-	if len(x.Acks) == 0 && !x.HasMessages {
+	refused := 0
+	if returnOriginal {
+		refused = x.refusedWhenHeld(v)
+	}
+	if len(x.Acks) == 0 && !x.HasMessages && refused == 0 {
 		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}
@@ -56,4 +67,8 @@ func checkIdempotencyGuarantee(x *index) Result {
 		v.pass("%s: every ok response agrees, at most one message each", plural(len(x.KeyNames), "key"))
 	}
 	return v.result()
+}
+
+func judgeIdempotencyGuarantee(j *judging) Result {
+	return checkIdempotencyGuarantee(j.x, j.con.KeyReuse != history.KeyReuseReject)
 }

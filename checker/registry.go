@@ -23,7 +23,7 @@ var registry = []invariant{
 	{name: NameCounterIsLastAllocated, reads: operations | allocations | finalCounters, judge: plain(checkCounterIsLastAllocated)},
 	{name: NameSequenceMonotonicity, reads: operations | finalCounters | finalMessages | finalIdempotency, judge: plain(checkSequenceMonotonicity)},
 	{name: NameCounterLowerBound, reads: operations | finalCounters | finalMessages, judge: judgeCounterLowerBound},
-	{name: NameIdempotencyGuarantee, reads: operations | finalMessages, judge: plain(checkIdempotencyGuarantee)},
+	{name: NameIdempotencyGuarantee, reads: operations | finalMessages, judge: judgeIdempotencyGuarantee},
 	{name: NameIdempotencySeqConsist, reads: operations | finalMessages | finalIdempotency, judge: plain(checkIdempotencySequenceConsistency)},
 	{name: NameAckImpliesPersistence, reads: operations | finalMessages, judge: plain(checkAckImpliesPersistence)},
 	{name: NameFailHasNoEffect, reads: operations | finalMessages | finalIdempotency, judge: judgeFailHasNoEffect},

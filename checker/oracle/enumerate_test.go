@@ -23,7 +23,8 @@ import (
 //     (payload_hash) is the persist's own.
 //   - persist fail idempotency_key_reused under key_reuse reject: the key
 //     is committed with other content. Any other fail: no effect, nothing
-//     observed.
+//     observed; but under return-original, idempotency_key_reused once the
+//     key was known held breaks the history (refusedOnceHeld).
 //   - persist info (or never completed): at most one commit, of its own
 //     key and content, at any point after its invoke (even after the info
 //     line: the request may still be in flight), with any sequence the
@@ -178,6 +179,9 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 	if why := s.shownAsSent(ops); why != "" {
 		return false, why
 	}
+	if why := s.refusedOnceHeld(ops); why != "" {
+		return false, why
+	}
 	j := s.newJudge(chat, ops)
 	if j.search() {
 		return true, ""
@@ -289,6 +293,43 @@ func (s *spec) sentWith(ops []operation, mid string) ([3]string, bool) {
 func at(ss []string, i int) string {
 	if i < len(ss) {
 		return ss[i]
+	}
+	return ""
+}
+
+// refusedOnceHeld: under key_reuse return-original a held key gets its
+// original sequence, so no persist is refused as idempotency_key_reused
+// after its key was known held: invoked after an ok answer of the key (as
+// key_scope scopes it) completed, or after an ok sync completed that
+// returned the (seq, message_id) such an answer gave (FORMAT.md, the
+// contract's key_reuse).
+func (s *spec) refusedOnceHeld(ops []operation) string {
+	if s.reject {
+		return ""
+	}
+	for _, r := range ops {
+		if r.kind != persistFail || r.errCode != "idempotency_key_reused" {
+			continue
+		}
+		key := s.scoped(r.key, r.sender).id()
+		for _, a := range ops {
+			if a.kind != persistOK || s.scoped(a.key, a.sender).id() != key {
+				continue
+			}
+			if a.complete < r.invoke {
+				return fmt.Sprintf("idempotency_guarantee: key %q refused as reused at %d, acked at %d", r.key, r.invoke, a.complete)
+			}
+			for _, y := range ops {
+				if y.kind != syncOK || y.complete >= r.invoke {
+					continue
+				}
+				for i := range y.seqs {
+					if y.seqs[i] == a.seq && y.mids[i] == a.mid {
+						return fmt.Sprintf("idempotency_guarantee: key %q refused as reused at %d, its message shown by a sync at %d", r.key, r.invoke, y.complete)
+					}
+				}
+			}
+		}
 	}
 	return ""
 }

@@ -526,6 +526,26 @@ var ruleCases = []struct {
 {"type":"invoke","process":2,"f":"sync","time":4,"chat":"c","after":0,"limit":0}
 {"type":"ok","process":2,"f":"sync","time":5,"seqs":[1],"message_ids":["m1"],"payload_hashes":["h2"]}
 `},
+	{"return-original: a held key refused as reused", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
+{"type":"invoke","process":2,"f":"persist","time":2,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"fail","process":2,"f":"persist","time":3,"error":"idempotency_key_reused"}
+`},
+	{"return-original: a key refused as reused while its first persist is in flight", true, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"invoke","process":2,"f":"persist","time":1,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"fail","process":2,"f":"persist","time":2,"error":"idempotency_key_reused"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":false}
+`},
+	{"return-original: a key refused as reused after a sync showed its message", false, hdr + `}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"invoke","process":3,"f":"sync","time":1,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":3,"f":"sync","time":2,"seqs":[1],"message_ids":["m1"]}
+{"type":"invoke","process":2,"f":"persist","time":3,"chat":"c","key":"a","payload_hash":"h"}
+{"type":"fail","process":2,"f":"persist","time":4,"error":"idempotency_key_reused"}
+{"type":"ok","process":1,"f":"persist","time":5,"seq":1,"message_id":"m1","dedup":false}
+`},
 }
 
 func TestOracleRules(t *testing.T) {
