@@ -45,30 +45,35 @@ func TestCatchUpPagesThatEmptyTheContentFail(t *testing.T) {
 // rewrites each successful GET answer's body, and checks the history.
 func runBehindPageRewrite(t *testing.T, rewrite func([]byte) []byte) checker.Report {
 	t.Helper()
-	return runBehindRewrite(t, func(_ *http.Request, body []byte) []byte { return rewrite(body) }, func(cfg *bench.Config) {
+	return runBehindRewrite(t, func(r *http.Response, body []byte) []byte {
+		if r.Request.Method != http.MethodGet || r.StatusCode != http.StatusOK {
+			return body
+		}
+		return rewrite(body)
+	}, func(cfg *bench.Config) {
 		cfg.Receivers, cfg.DropConnectionsEvery = 2, 5*time.Millisecond
 	})
 }
 
 // runBehindRewrite runs bench (4 writers, 2 chats, 300 sends, no faults),
-// as set changes it, against chatseq serve behind a proxy that rewrites
-// each successful GET answer's body as rewrite says for its request, and
-// checks the history.
-func runBehindRewrite(t *testing.T, rewrite func(*http.Request, []byte) []byte, set func(*bench.Config)) checker.Report {
+// as set changes it, against chatseq serve behind a proxy that hands
+// rewrite each answer (its status may be changed) and its body, and sends
+// on the body it returns; it checks the history.
+func runBehindRewrite(t *testing.T, rewrite func(*http.Response, []byte) []byte, set func(*bench.Config)) checker.Report {
 	t.Helper()
 	s := startServer(t, sequencer.SyncWatermark, true)
 	base, _ := url.Parse("http://" + s.Addr)
 	proxy := httputil.NewSingleHostReverseProxy(base)
 	proxy.ModifyResponse = func(r *http.Response) error {
-		if r.Request.Method != http.MethodGet || r.StatusCode != http.StatusOK {
-			return nil
+		if r.StatusCode == http.StatusSwitchingProtocols {
+			return nil // the push channel's upgrade: its body is the stream
 		}
 		body, err := io.ReadAll(r.Body)
 		r.Body.Close()
 		if err != nil {
 			return err
 		}
-		body = rewrite(r.Request, body)
+		body = rewrite(r, body)
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		return nil

@@ -3,10 +3,12 @@ package httptarget_test
 import (
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/httpapi"
 )
 
 // A service whose cursor pages (after > 0) show each message with another
@@ -24,8 +26,8 @@ func TestCursorPagesThatAlterMessagesFail(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			field := regexp.MustCompile(c.field)
-			rep := runBehindRewrite(t, func(r *http.Request, body []byte) []byte {
-				if a := r.URL.Query().Get("after"); a == "" || a == "0" {
+			rep := runBehindRewrite(t, func(r *http.Response, body []byte) []byte {
+				if a := r.Request.URL.Query().Get("after"); r.Request.Method != http.MethodGet || r.StatusCode != http.StatusOK || a == "" || a == "0" {
 					return body
 				}
 				return field.ReplaceAll(body, []byte(c.to))
@@ -41,5 +43,24 @@ func TestCursorPagesThatAlterMessagesFail(t *testing.T) {
 				t.Fatalf("ack_implies_persistence %s (%s): the state read back is honest", a.Status, a.Detail)
 			}
 		})
+	}
+}
+
+// A service that answers a retry of an acknowledged key 409, as if it had
+// been reused, under chatseq's API (key_reuse return-original: a retry
+// gets its original message) passed: a fail takes no effect. Such a
+// refusal of a key known held now fails idempotency_guarantee.
+func TestRetriesRefusedAsReusedFail(t *testing.T) {
+	rep := runBehindRewrite(t, func(r *http.Response, body []byte) []byte {
+		if r.Request.Method != http.MethodPost || r.Header.Get(httpapi.HeaderReplayed) != "true" {
+			return body
+		}
+		r.StatusCode, r.Status = http.StatusConflict, "409 Conflict"
+		r.Header.Del(httpapi.HeaderReplayed)
+		return []byte(`{"error":{"cause":"idempotency_key_reused"}}`)
+	}, func(cfg *bench.Config) { cfg.DuplicateAfterOK = 0.2 })
+	r, _ := rep.Result(checker.NameIdempotencyGuarantee)
+	if r.Status != checker.Fail || !strings.Contains(r.Detail, "refused as reused") {
+		t.Fatalf("idempotency_guarantee %s (%s), want fail", r.Status, r.Detail)
 	}
 }
