@@ -53,7 +53,7 @@ func (p *pushChannel) Dial(ctx context.Context, user string) (gateway.Conn, erro
 func (p *pushChannel) MostMessages(chat string) int64 { return p.c.mostMessages(chat) }
 
 func (p *pushChannel) CatchUp(ctx context.Context, user, chat string, after uint64, limit int) ([]gateway.Message, error) {
-	msgs, given, _, err := p.c.pageAs(ctx, user, chat, after, min(limit, p.c.api.Sync.MaxLimit))
+	msgs, given, _, err := p.c.pageAs(ctx, user, chat, after, min(limit, p.c.api.Sync.MaxLimit), noRetry)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,22 @@ type statusRetry struct {
 	backoff  time.Duration // the wait before the first retry, doubled for each next
 }
 
+// noRetry reads an answer once: a writer's sync or a device's catch-up
+// records what it got, as the run's client would see it.
+var noRetry = statusRetry{attempts: 1}
+
+// readBackRetry is how the final state is read back: chatseq's own read
+// after the run, not the workload, so a page answered 503 or 429 is read
+// again up to MaxStatusAttempts times whatever the run's client retries
+// (a service still settling, or briefly overloaded, left the final state
+// unread and the verdict unknown).
+func readBackRetry(run statusRetry) statusRetry {
+	return statusRetry{attempts: MaxStatusAttempts, backoff: max(run.backoff, readBackBackoff)}
+}
+
+// readBackBackoff is the least first wait of a read-back page's retry.
+const readBackBackoff = 100 * time.Millisecond
+
 // retryableStatus: the service asks the client to come back (unavailable,
 // rate limited); nothing else is retried by the target (an unknown outcome
 // is retried by the run's client itself, which records each attempt).

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chatseq/chatseq/bench"
@@ -62,5 +63,23 @@ func TestRetriesRefusedAsReusedFail(t *testing.T) {
 	r, _ := rep.Result(checker.NameIdempotencyGuarantee)
 	if r.Status != checker.Fail || !strings.Contains(r.Detail, "refused as reused") {
 		t.Fatalf("idempotency_guarantee %s (%s), want fail", r.Status, r.Detail)
+	}
+}
+
+// A service that answers every other page 503 (unavailable, come back)
+// left the final state unread: the read-back gave up at the first, and
+// the verdict was unknown (exit 3). The read-back reads such a page
+// again, as the send does; the writers' syncs record what they got.
+func TestAReadBackPageAnswered503IsReadAgain(t *testing.T) {
+	var pages atomic.Int64
+	rep := runBehindRewrite(t, func(r *http.Response, body []byte) []byte {
+		if r.Request.Method != http.MethodGet || !strings.HasSuffix(r.Request.URL.Path, "/messages") || pages.Add(1)%2 == 0 {
+			return body
+		}
+		r.StatusCode, r.Status = http.StatusServiceUnavailable, "503 Service Unavailable"
+		return []byte(`{"error":{"cause":"unavailable"}}`)
+	}, func(*bench.Config) {})
+	if a, _ := rep.Result(checker.NameAckImpliesPersistence); a.Status != checker.Pass || rep.ExitCode() != 0 {
+		t.Fatalf("ack_implies_persistence %s (%s), exit %d; want the state read back and a pass", a.Status, a.Detail, rep.ExitCode())
 	}
 }

@@ -290,7 +290,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 // carried, and the check compares it with what was sent (a service whose
 // later pages altered messages passed).
 func (c *client) Sync(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, error) {
-	msgs, given, _, err := c.pageAs(ctx, c.reader(chat), chat, after, min(limit, c.api.Sync.MaxLimit))
+	msgs, given, _, err := c.pageAs(ctx, c.reader(chat), chat, after, min(limit, c.api.Sync.MaxLimit), noRetry)
 	markContent(msgs, given)
 	return msgs, err
 }
@@ -306,11 +306,18 @@ func markContent(msgs []store.Message, given []bool) {
 // writer's sync, a device's catch-up and the final state read back all
 // compare it with what was sent), and whether the page gave it (a string
 // at the content path, empty or not) message by message.
-func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int) (msgs []store.Message, contentGiven []bool, full bool, err error) {
+// An answer asking to come back (503, 429) is read again as retry says.
+func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, limit int, retry statusRetry) (msgs []store.Message, contentGiven []bool, full bool, err error) {
 	spec := c.api.Sync
 	q := url.Values{spec.AfterParam: {strconv.FormatUint(after, 10)}, spec.LimitParam: {strconv.Itoa(limit)}}
 	to := c.url(spec.Path, chat, q)
 	a, err := c.do(ctx, spec.Method, to, c.asUser(nil, user), nil, c.settings.maxPage)
+	for tried := 1; err == nil && !a.cut && retryableStatus(a.status) && tried < retry.attempts; tried++ {
+		if !retry.wait(ctx, tried, a) {
+			break
+		}
+		a, err = c.do(ctx, spec.Method, to, c.asUser(nil, user), nil, c.settings.maxPage)
+	}
 	if err != nil {
 		return nil, nil, false, transportError(err)
 	}
@@ -625,7 +632,7 @@ func (c *client) readChat(ctx context.Context, chat string, limit int, stop *ato
 		// With their content: the check compares what the service holds
 		// with what was sent (a service that stored every message
 		// altered passed).
-		msgs, given, full, err := c.pageAs(ctx, c.reader(chat), chat, after, limit)
+		msgs, given, full, err := c.pageAs(ctx, c.reader(chat), chat, after, limit, readBackRetry(c.retry))
 		if err != nil {
 			return fmt.Errorf("reading %s back after %d: %w", chat, after, err)
 		}
