@@ -91,12 +91,18 @@ type Config struct {
 	// idempotency records sooner answers it as a new message.
 	DuplicateLate       float64
 	DuplicateLateAfter  time.Duration
-	ConcurrentDuplicate float64       // probability a send is raced by a twin with the same key
-	ReuseKey            float64       // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
-	SyncRatio           float64       // share of operations that are syncs
-	SyncLimit           int           // page size of a sync
-	Readers             int           // catch-up clients following every chat by cursor (reader.go)
-	ReaderPoll          time.Duration // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
+	ConcurrentDuplicate float64 // probability a send is raced by a twin with the same key
+	ReuseKey            float64 // probability a send reuses this client's previous key with other content (a client bug ADR-001 Appendix B names)
+	// KeyAcrossChats is the probability a send to a chat uses the key
+	// this client last sent to another chat: a new message, keys being
+	// unique within a chat (ADR-004 keys its table by chat and key;
+	// ADR-001 per client per chat). A service keying idempotency by the
+	// key alone answers it with the other chat's message.
+	KeyAcrossChats float64
+	SyncRatio      float64       // share of operations that are syncs
+	SyncLimit      int           // page size of a sync
+	Readers        int           // catch-up clients following every chat by cursor (reader.go)
+	ReaderPoll     time.Duration // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
 	// Receivers are each chat's receiving members, one device each,
 	// on the target's push channel (receivers.go); 0: none.
 	Receivers int
@@ -185,7 +191,7 @@ func DefaultConfig() Config {
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
-		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02,
+		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, KeyAcrossChats: 0.02,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,
@@ -338,6 +344,7 @@ func (c Config) Validate() error {
 		{"--concurrent-duplicate", c.ConcurrentDuplicate},
 		{"--sync-ratio", c.SyncRatio},
 		{"--reuse-key", c.ReuseKey},
+		{"--key-across-chats", c.KeyAcrossChats},
 	}
 	for _, p := range probs {
 		if !(p.v >= 0 && p.v <= 1) {

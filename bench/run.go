@@ -101,6 +101,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Contract.KeyScope == history.KeyScopeSender {
+		// The design's clients send each key once, in one chat: one sent
+		// to another would be their bug, not a test of the service.
+		cfg.KeyAcrossChats = 0
+	}
 	res := &Result{Config: cfg, Kafka: "off"}
 
 	pub, brokers, stopKafka, err := startKafka(ctx, &cfg, res)

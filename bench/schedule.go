@@ -29,6 +29,7 @@ type OpPlan struct {
 	DuplicateAfterOK bool // the key is sent again after its ACK
 	DuplicateLate    bool // and again DuplicateLateAfter later
 	ReuseKey         bool // send with this client's previous key but other content
+	KeyAcrossChats   bool // send with the key this client last sent to another chat
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
 	payloadHash      string // of content
@@ -85,6 +86,9 @@ func (pl *planner) plan(op int) OpPlan {
 		// Drawn only when asked for: every other decision of a seed stays
 		// as it was.
 		p.DuplicateLate = r.Float64() < cfg.DuplicateLate
+	}
+	if cfg.KeyAcrossChats > 0 {
+		p.KeyAcrossChats = r.Float64() < cfg.KeyAcrossChats
 	}
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)

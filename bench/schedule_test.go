@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -17,6 +18,9 @@ func scheduleConfig(t *testing.T, seed int64, concurrentDuplicate float64) bench
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration, cfg.Seed = 4, 5, 800, 0, seed
 	cfg.Faults = bench.FaultRates{CrashAfterAllocate: 0.05, CrashInPersist: 0.05, CrashAfterPersist: 0.05, PublishFail: 0.05}
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.SyncRatio = 0.1, concurrentDuplicate, 0.1
+	// Each key names the op that planned it (w<writer>-m<op>): a key sent
+	// to another chat by a later op would not (TestAKeyAcrossChatsIsANewMessageOfItsChat).
+	cfg.KeyAcrossChats = 0
 	cfg.KafkaOff = true
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "h.jsonl")
 	return cfg
@@ -88,5 +92,46 @@ func TestRacedRunsFollowTheirPlan(t *testing.T) {
 	}
 	if a, b := bench.PlanOp(&cfg, 2, 40), bench.PlanOp(&cfg, 2, 40); a.Chat != b.Chat || a.Key != b.Key || a.Raced != b.Raced || a.AttemptFaults() != b.AttemptFaults() {
 		t.Fatal("PlanOp is not a function of the seed")
+	}
+}
+
+// A send planned with KeyAcrossChats uses the key its writer last sent to
+// another chat: the key is the earlier op's, the chat its own plan's, and
+// the correct core takes it as a new message of that chat.
+func TestAKeyAcrossChatsIsANewMessageOfItsChat(t *testing.T) {
+	cfg := scheduleConfig(t, 5, 0)
+	cfg.KeyAcrossChats = 0.3
+	res, err := bench.Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.KeysAcrossChats == 0 {
+		t.Fatal("no send used a key across chats")
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chatsOf := map[string]map[string]bool{}
+	for _, e := range h.Events {
+		if e.Kind == history.KindInvoke && e.F == history.FPersist {
+			if chatsOf[e.Key] == nil {
+				chatsOf[e.Key] = map[string]bool{}
+			}
+			chatsOf[e.Key][e.Chat] = true
+		}
+	}
+	across := 0
+	for _, chats := range chatsOf {
+		if len(chats) > 1 {
+			across++
+		}
+	}
+	if across == 0 {
+		t.Fatal("no key was sent to two chats")
+	}
+	rep := checker.Check(h, checker.Options{})
+	if rep.ExitCode() != 0 {
+		t.Fatalf("the correct core with %d keys sent to two chats: exit %d", across, rep.ExitCode())
 	}
 }

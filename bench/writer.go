@@ -20,6 +20,7 @@ type Counts struct {
 	PersistOK, SyncOK           int64
 	SyncFail, SyncInfo          int64 // of Fail and Info, the syncs'
 	KeysReused                  int64
+	KeysAcrossChats             int64 // sends with a key last sent to another chat
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
 	ConcurrentDuplicates        int64
@@ -45,6 +46,7 @@ func (c *Counts) add(o Counts) {
 	c.FaultsInjected += o.FaultsInjected
 	c.Attempts += o.Attempts
 	c.KeysReused += o.KeysReused
+	c.KeysAcrossChats += o.KeysAcrossChats
 	c.MaxTxAttempts = max(c.MaxTxAttempts, o.MaxTxAttempts)
 	for k, v := range o.ErrorCodes {
 		if c.ErrorCodes == nil {
@@ -166,11 +168,17 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 // key while the outcome is unknown, and the configured duplicates.
 func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 	chatIdx, key, content, hash := plan.Chat, plan.Key, plan.content, plan.payloadHash
-	if plan.ReuseKey && w.lastKey != "" {
+	switch {
+	case plan.ReuseKey && w.lastKey != "":
 		// A client bug: an old key with new content.
 		chatIdx, key, content = w.lastChat, w.lastKey, "other content under "+w.lastKey
 		hash = target.PayloadHash(content)
 		w.count(func(c *Counts) { c.KeysReused++ })
+	case plan.KeyAcrossChats && w.lastKey != "" && w.lastChat != chatIdx:
+		// Not a reuse: a key is unique within its chat, so this is a
+		// new message of this chat with its own content.
+		key = w.lastKey
+		w.count(func(c *Counts) { c.KeysAcrossChats++ })
 	}
 	w.lastChat, w.lastKey = chatIdx, key
 	req := sequencer.Request{

@@ -66,7 +66,7 @@ func (l *Log) check(h *history.History, opt Options, began time.Time) Report {
 	if opt.SoleWriter != nil {
 		soleWriter = *opt.SoleWriter
 	}
-	x := &index{Index: store.BuildIndex(l.Log, h.Header, tablesRead, scope.KeyScope == history.KeyScopeClient, soleWriter)}
+	x := &index{Index: store.BuildIndex(l.Log, h.Header, tablesRead, scope.KeysPerSender(), soleWriter)}
 	if cut {
 		x.Warn("%s: none of its %d final lines is judged, and every invariant that reads final lines is unknown unless the operations alone violate it",
 			note, finals)

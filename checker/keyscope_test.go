@@ -72,6 +72,9 @@ func TestKeyScopeTwoSendersOneKey(t *testing.T) {
 				}
 				b := twoSendersOneKey(history.Contract{KeyReuse: reuse, KeyScope: history.KeyScopeChat}, finals)
 				mustAllPass(t, Check(&b.h, Options{Contract: &history.Contract{KeyScope: history.KeyScopeClient}}))
+				// sender (the Message Service's, across chats) is judged
+				// within a chat as client.
+				mustAllPass(t, twoSendersOneKey(history.Contract{KeyReuse: reuse, KeyScope: history.KeyScopeSender}, finals).check(t))
 			})
 		}
 	}

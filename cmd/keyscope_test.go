@@ -44,6 +44,7 @@ func TestCheckKeyScope(t *testing.T) {
 		{[]string{"check", plain, "--key-scope", "client"}, 0, `"key_scope": "client"`},
 		{[]string{"check", client}, 0, `"key_scope": "client"`},
 		{[]string{"check", client, "--key-scope", "chat"}, 1, `"key_scope": "chat"`},
+		{[]string{"check", plain, "--key-scope", "sender"}, 0, `"key_scope": "sender"`},
 	} {
 		code, out, errOut := run(t, append(c.args, "--format", "json")...)
 		if code != c.code || !strings.Contains(out, c.want) {
@@ -51,7 +52,7 @@ func TestCheckKeyScope(t *testing.T) {
 		}
 	}
 	code, _, errOut := run(t, "check", write("bad.jsonl", `,"contract":{"key_scope":"user"}`))
-	if code != ExitBadInput || !strings.Contains(errOut, `"contract.key_scope" must be "chat" or "client", got "user"`) {
+	if code != ExitBadInput || !strings.Contains(errOut, `"contract.key_scope" must be "chat", "client" or "sender", got "user"`) {
 		t.Errorf("bad key_scope in the header: exit %d, %s", code, errOut)
 	}
 }

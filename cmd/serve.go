@@ -159,8 +159,11 @@ func keyScopeLine(scope string) string {
 		scope = keyScopeField.Default
 	}
 	what := "per chat (ADR-004)"
-	if scope == history.KeyScopeClient {
+	switch scope {
+	case history.KeyScopeClient:
 		what = "per sender per chat (ADR-001)"
+	case history.KeyScopeSender:
+		what = "per sender across chats (the Message Service's (key, user_id))"
 	}
 	return fmt.Sprintf("key_scope %s: idempotency keys are scoped %s; drive it with bench --target http --key-scope %s", scope, what, scope)
 }

@@ -47,7 +47,7 @@ func TestServedDeliveryPlaneSurvivesKillsDropsAndAKafkaOutage(t *testing.T) {
 	brokers := strings.Join(cluster.Brokers(), ",")
 	evidence.Rerun(t, evidence.Default, func(n int) string {
 		serveArgs := fmt.Sprintf("--brokers %s --topic "+pgtarget.Topic+" --target postgres --variant sequence-in-tx --dsn %s --schema pushkill%d --listen 127.0.0.1:%d", brokers, dsn, n, closedPort(t))
-		code, out, errOut := run(t, "bench", "--target", "http", "--serve", serveSelf(serveArgs),
+		code, out, errOut := run(t, "bench", "--target", "http", "--serve", serveSelf(serveArgs), "--key-scope", "sender",
 			"--brokers", brokers, "--topic", pgtarget.Topic, "--kill-every", "1500ms", "--receivers", "2", "--drop-connections-every", "700ms",
 			"--schedule", "{fault: kafka_outage, at: 2s, for: 700ms}",
 			"--duration", "4s", "--writers", "4", "--chats", "6", "--seed", fmt.Sprint(n),

@@ -84,6 +84,7 @@ var ContractFields = []ContractField{
 		Values: []ContractValue{
 			{KeyScopeChat, "ADR-004: a key is unique in its chat"},
 			{KeyScopeClient, "ADR-001: unique per sender per chat"},
+			{KeyScopeSender, "the Message Service: unique per sender across chats (its clients never send a key to two chats)"},
 		},
 		Default:       KeyScopeChat,
 		ModelReads:    true,

@@ -180,9 +180,12 @@ type Contract struct {
 	// order) or EventOrderNone.
 	EventOrder string `json:"event_order,omitempty" yaml:"event_order,omitempty"`
 	// KeyScope is what an idempotency key is unique within: KeyScopeChat
-	// (ADR-004: the idempotency table is keyed by chat and key) or
+	// (ADR-004: the idempotency table is keyed by chat and key),
 	// KeyScopeClient (ADR-001: unique per client per chat, so two senders
-	// may use one key in one chat for two messages).
+	// may use one key in one chat for two messages), or KeyScopeSender
+	// (the Message Service: (key, user_id) across chats, each key sent
+	// once by its client, so no key reaches two chats; within a chat it
+	// is judged as KeyScopeClient).
 	KeyScope string `json:"key_scope,omitempty" yaml:"key_scope,omitempty"`
 }
 
@@ -200,7 +203,14 @@ const (
 	EventOrderNone         = "none"
 	KeyScopeChat           = "chat"
 	KeyScopeClient         = "client"
+	KeyScopeSender         = "sender"
 )
+
+// KeysPerSender: the key scope judges keys as their sender's within a
+// chat (client and sender do).
+func (c Contract) KeysPerSender() bool {
+	return c.KeyScope == KeyScopeClient || c.KeyScope == KeyScopeSender
+}
 
 // Header is line 1. Extra keeps unknown fields verbatim (raw JSON values).
 type Header struct {

@@ -47,7 +47,7 @@ func TestKeyScopeAndFinalSenderRoundTrip(t *testing.T) {
 	}
 
 	_, err = Read(strings.NewReader(`{"format":"chatseq-history","version":1,"contract":{"key_scope":"user"}}`+"\n"), "bad.jsonl")
-	if want := `"contract.key_scope" must be "chat" or "client", got "user"`; err == nil || !strings.Contains(err.Error(), want) {
+	if want := `"contract.key_scope" must be "chat", "client" or "sender", got "user"`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %s", err, want)
 	}
 	if _, err := NewRecorder(&bytes.Buffer{}, Header{Contract: Contract{KeyScope: "user"}}, 0); err == nil {

@@ -373,7 +373,7 @@ func settings(r Results) []countRow {
 		{"seed", fmt.Sprint(c.Seed)},
 		{"strategy", c.Strategy},
 		{"fault rates", faultRatesText(c.FaultRates)},
-		{"duplicates", fmt.Sprintf("after ok %g, concurrent %g, key reuse %g", c.DuplicateAfterOK, c.ConcurrentDuplicate, c.ReuseKey)},
+		{"duplicates", duplicatesText(c)},
 		{"syncs", fmt.Sprintf("ratio %g, page %d, %d readers", c.SyncRatio, c.SyncLimit, c.Readers)},
 		{"max attempts", fmt.Sprint(c.MaxAttempts)},
 		{"republish on replay", fmt.Sprint(c.RepublishOnReplay)},

@@ -148,6 +148,7 @@ func (d *decoder) topFields() map[string]field {
 		"duplicate_late_after": positive(&sc.DuplicateLateAfter, "duplicate_late_after", ""),
 		"concurrent_duplicate": prob(&sc.ConcurrentDuplicate),
 		"reuse_key":            prob(&sc.ReuseKey),
+		"key_across_chats":     prob(&sc.KeyAcrossChats),
 		"sync_ratio":           prob(&sc.SyncRatio),
 		"retries":              count(&sc.Retries, 0, maxRetries),
 		"serve": func(p string, v *yaml.Node) {

@@ -50,6 +50,7 @@ type Scenario struct {
 	DuplicateLateAfter  time.Duration // 0: bench's default
 	ConcurrentDuplicate float64
 	ReuseKey            float64
+	KeyAcrossChats      float64
 	MaxAttempts         int
 	RepublishOnReplay   bool
 	// FailFast stops the writers at the online check's first violation
@@ -155,7 +156,7 @@ func (s *Scenario) Config() bench.Config {
 	cfg.Timed = append([]target.TimedFault(nil), s.Schedule...)
 	cfg.InitialCounter = s.InitialCounter
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
-	cfg.DuplicateLate = s.DuplicateLate
+	cfg.DuplicateLate, cfg.KeyAcrossChats = s.DuplicateLate, s.KeyAcrossChats
 	if s.DuplicateLateAfter > 0 {
 		cfg.DuplicateLateAfter = s.DuplicateLateAfter
 	}

@@ -145,7 +145,9 @@ func parseSpec(data []byte) (*spec, error) {
 			if c := l.Contract; c != nil {
 				s.gapsForbidden = c.Gaps == "forbidden"
 				s.reject = c.KeyReuse == "reject"
-				s.clientScope = c.KeyScope == "client"
+				// sender: per sender across chats, judged within a
+				// chat as client (FORMAT.md's key_scope).
+				s.clientScope = c.KeyScope == "client" || c.KeyScope == "sender"
 			}
 			if l.Initial != nil {
 				s.initial = *l.Initial

@@ -11,8 +11,9 @@ import (
 )
 
 // Each target states its key scope: ADR-004's core per chat (its table is
-// keyed by chat and key), the outbox and the ledger per client (their keys
-// are the user's, the client's).
+// keyed by chat and key), the ledger per client in a chat (the client's
+// key in the chat's vault), the outbox per sender across chats (the
+// user's key).
 func TestEveryTargetStatesItsKeyScope(t *testing.T) {
 	for _, name := range []string{"memory", "dynamodb-local"} {
 		if !targets.Known(name) {
@@ -25,10 +26,7 @@ func TestEveryTargetStatesItsKeyScope(t *testing.T) {
 	}
 	defer o.Close()
 	for name, c := range map[string]history.Contract{"memory": o.Contract, postgres.Name: postgres.Contract, ledger.Name: ledger.Contract} {
-		want := history.KeyScopeClient
-		if name == "memory" {
-			want = history.KeyScopeChat
-		}
+		want := map[string]string{"memory": history.KeyScopeChat, postgres.Name: history.KeyScopeSender, ledger.Name: history.KeyScopeClient}[name]
 		if c.KeyScope != want {
 			t.Errorf("target %s states key_scope %q, want %q", name, c.KeyScope, want)
 		}

@@ -35,7 +35,7 @@ func TestHTTPTargetStatesItsKeyScope(t *testing.T) {
 		t.Errorf("mapping key_scope client read as %+v, %v", api.Contract, err)
 	}
 	_, err = httptarget.ParseAPI("m.yaml", []byte("contract:\n  key_scope: user\n"))
-	if want := "m.yaml:2: contract.key_scope must be chat or client"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "m.yaml:2: contract.key_scope must be chat, client or sender"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}
 }

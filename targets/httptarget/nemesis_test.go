@@ -21,6 +21,7 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/fixtures/dynamodblocal"
 	pgfixture "github.com/chatseq/chatseq/fixtures/postgres"
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/evidence"
 	"github.com/chatseq/chatseq/internal/serve"
 	"github.com/chatseq/chatseq/scenarios"
@@ -71,7 +72,12 @@ func killedRun(t *testing.T, o serve.Options, faults bench.FaultRates, seed int6
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
 	}
 	defer cancel()
-	opened, err := targets.Open(ctx, httptarget.Name, targets.Options{URL: "http://" + addr, Serve: command})
+	// The run states the served design's key scope, as serve prints it.
+	keyScope := history.KeyScopeChat
+	if o.Target == postgres.Name {
+		keyScope = postgres.Contract.KeyScope
+	}
+	opened, err := targets.Open(ctx, httptarget.Name, targets.Options{URL: "http://" + addr, Serve: command, KeyScope: keyScope})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,14 +21,15 @@ const Name = "postgres"
 // per-chat, §5's "Strict Ordering per Conversation" and §8's topic
 // "partitioned by conversation_id … preserving sequence order for
 // consumers". Catch-up: by cursor, as the chat history's clients sync
-// (ADR-001 §4). Key scope: client; §"Compound Uniqueness" scopes keys to
-// (key, user_id), so two senders' one key in a chat are two messages (the
-// scope spans chats too, which per-chat key_scope values cannot state; the
-// runner's keys never repeat across chats).
+// (ADR-001 §4). Key scope: sender; §"Compound Uniqueness" scopes keys to
+// (key, user_id), so two senders' one key in a chat are two messages, and
+// the scope spans chats: §7's clients send each key (a UUID) once, so a run
+// sends no key to two chats (ADR-001's per-chat keys would: a run over
+// http stating --key-scope client shows what the design does then).
 var Contract = history.Contract{
 	Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderPerChat,
-	KeyScope: history.KeyScopeClient,
+	KeyScope: history.KeyScopeSender,
 }
 
 // Claims quote the document for the promises the contract states.

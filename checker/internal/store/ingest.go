@@ -830,5 +830,5 @@ func LogOf(h *history.History) *Log {
 
 // IndexOf is h's index, as Check builds it for a complete history.
 func IndexOf(h *history.History) *Index {
-	return BuildIndex(LogOf(h), h.Header, h.TablesRead, h.Header.Contract.KeyScope == history.KeyScopeClient, h.Header.SoleWriter())
+	return BuildIndex(LogOf(h), h.Header, h.TablesRead, h.Header.Contract.KeysPerSender(), h.Header.SoleWriter())
 }
