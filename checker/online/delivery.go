@@ -125,13 +125,7 @@ func (o *Checker) Receiver(r *history.Receiver) {
 		return
 	}
 	for i, s := range r.Seqs {
-		var h uint64
-		switch {
-		case i < len(r.IDHashes):
-			h = r.IDHashes[i]
-		case i < len(r.MessageIDs):
-			h = store.StringHash(r.MessageIDs[i])
-		}
+		h := store.IDHashAt(r.IDHashes, r.MessageIDs, i)
 		cs := chatSeq{c, s}
 		if first, ok := o.pushes.bySeq[cs]; !ok {
 			o.pushes.bySeq[cs] = pushSeen{id: h, seq: s, line: line}
@@ -180,7 +174,7 @@ func (o *Checker) pushedAsSent(r *history.Receiver, i int, c int32, seq, id uint
 	if !ok {
 		return false
 	}
-	why := store.Differs(store.Carried{Payload: payload, Sender: sender}, store.Carried{Payload: sent.payload, Sender: sent.sender})
+	why := store.Differs(store.Carried{Payload: payload, Sender: sender}, sent)
 	if why == "" {
 		return false
 	}

@@ -225,7 +225,7 @@ type openOp struct {
 	// newestSeq is, for a persist, the seq of the chat's newest ack done
 	// before the call (if hasNewest), acked at line newestLine.
 	newestSeq uint64
-	sent      sentAt // a persist's payload_hash and sender (StringHash)
+	sent      store.Carried // what a persist sent: its key, sender and payload_hash (StringHash)
 	line      int32
 	chat      int32
 	// newestLine is, for a sync, its before: the acks on lines before it
@@ -348,7 +348,7 @@ func (o *Checker) Event(e *history.Event) {
 		chat := o.chatOf(e.Process, e.Chat)
 		op := o.open.slot(e.Process)
 		op.call, op.line, op.chat, op.persist = e.Time, int32(e.Line), chat, e.F == history.FPersist
-		op.keyed, op.hasNewest, op.key, op.key2, op.sent = false, false, 0, 0, sentAt{}
+		op.keyed, op.hasNewest, op.key, op.key2, op.sent = false, false, 0, 0, store.Carried{}
 		if !op.persist {
 			op.key, op.newestLine = e.After, int32(o.runStart)
 			op.limit = int32(min(max(e.Limit, math.MinInt32), math.MaxInt32))
@@ -364,7 +364,7 @@ func (o *Checker) Event(e *history.Event) {
 			if o.pushes.devices != nil || o.syncsSay {
 				// Receiver lines came, or sync answers that say what
 				// their messages carried: they may be compared with it.
-				op.sent = sentAt{payload: store.StringHash(e.PayloadHash), sender: sh.h1, key: store.StringHash(e.Key)}
+				op.sent = store.Carried{Payload: store.StringHash(e.PayloadHash), Sender: sh.h1, Key: store.StringHash(e.Key)}
 			}
 			if n := o.newest[chat].doneBefore(e.Time); n != nil {
 				op.hasNewest, op.newestSeq, op.newestLine = true, n.seq, n.doneLine
@@ -397,7 +397,7 @@ func (o *Checker) ack(op *openOp, e *history.Event) {
 	chatName := o.names[op.chat]
 	sent := op.sent // it created its message, unless a replay
 	if e.Dedup {
-		sent = sentAt{}
+		sent = store.Carried{}
 	}
 	first, earlier := o.acked[op.chat].noteSent(e.Seq, int32(e.Line), a.mid, sent, o.spill)
 	if earlier && first.mid != a.mid {

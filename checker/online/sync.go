@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/chatseq/chatseq/checker/internal/columns"
+	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -31,7 +32,7 @@ type onlineAcked struct {
 	// sent: the same blocks' content, when the first ack created its
 	// message (not a replay): what its persist sent (identical_order
 	// compares a push with it); zero: not known.
-	sent   [][]sentAt
+	sent   [][]store.Carried
 	n      uint64 // the sequences the blocks cover (dense)
 	sparse sparseAcks
 	top    uint64 // the highest sequence acked
@@ -39,10 +40,6 @@ type onlineAcked struct {
 	// lines' go with them).
 	midSpill, lineSpill, sentSpill columns.BlockSpill
 }
-
-// sentAt is what a persist sent: StringHash of its payload_hash, of its
-// sender and of its key, 0 where not given.
-type sentAt struct{ payload, sender, key uint64 }
 
 const (
 	ackShift = 10
@@ -86,27 +83,27 @@ func (a *onlineAcked) block(b int, make_ bool) ([]uint64, []uint32) {
 }
 
 // sentOf is what created seq's message sent, if known.
-func (a *onlineAcked) sentOf(seq uint64) (sentAt, bool) {
+func (a *onlineAcked) sentOf(seq uint64) (store.Carried, bool) {
 	if seq >= a.n {
-		return sentAt{}, false
+		return store.Carried{}, false
 	}
 	if _, lines := a.block(int(seq>>ackShift), false); lines != nil && a.sent[seq>>ackShift] != nil {
 		s := a.sent[seq>>ackShift][seq&(ackBlock-1)]
-		return s, s != sentAt{}
+		return s, s != store.Carried{}
 	}
-	return sentAt{}, false
+	return store.Carried{}, false
 }
 
 // note records an ack of seq at line for message id hash mid; an earlier
 // one stays, and is returned (ok) if there was one.
 func (a *onlineAcked) note(seq uint64, line int32, mid uint64, spill *columns.SpillFile) (onlineSeqAck, bool) {
-	return a.noteSent(seq, line, mid, sentAt{}, spill)
+	return a.noteSent(seq, line, mid, store.Carried{}, spill)
 }
 
 // noteSent is note for an ack whose persist sent sent and created its
 // message (zero: not known, or a replay), kept with the sequence's first
 // ack (dense sequences only: one kept apart is not compared).
-func (a *onlineAcked) noteSent(seq uint64, line int32, mid uint64, sent sentAt, spill *columns.SpillFile) (onlineSeqAck, bool) {
+func (a *onlineAcked) noteSent(seq uint64, line int32, mid uint64, sent store.Carried, spill *columns.SpillFile) (onlineSeqAck, bool) {
 	top := a.top
 	if seq > a.top {
 		a.top = seq
@@ -130,14 +127,14 @@ func (a *onlineAcked) noteSent(seq uint64, line int32, mid uint64, sent sentAt, 
 		}
 		// Acks kept apart that the blocks now cover move into them:
 		// a sequence is in one place, the blocks below n or the list.
-		a.sparse.takeBelow(a.n, func(s sparseAck) { a.putDense(s.seq, s.onlineSeqAck, sentAt{}) })
+		a.sparse.takeBelow(a.n, func(s sparseAck) { a.putDense(s.seq, s.onlineSeqAck, store.Carried{}) })
 	}
 	return a.putDense(seq, onlineSeqAck{mid, line}, sent)
 }
 
 // putDense records first at seq, below n, unless an ack is there, which
 // it returns (ok).
-func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck, sent sentAt) (onlineSeqAck, bool) {
+func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck, sent store.Carried) (onlineSeqAck, bool) {
 	b := int(seq >> ackShift)
 	if b > 0 && a.mids[b] == nil && !a.midSpill.IsSpilled(b) && a.midSpill.Active() {
 		// A block is made as an ack first reaches it (the slices grow
@@ -153,9 +150,9 @@ func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck, sent sentAt) (onl
 		return onlineSeqAck{mids[i], int32(l - 1)}, true
 	}
 	mids[i], lines[i] = first.mid, uint32(first.line)+1
-	if sent != (sentAt{}) {
+	if sent != (store.Carried{}) {
 		if a.sent[b] == nil {
-			a.sent[b] = make([]sentAt, ackBlock)
+			a.sent[b] = make([]store.Carried, ackBlock)
 		}
 		a.sent[b][i] = sent
 	}

@@ -33,7 +33,7 @@ func (o *Checker) syncedAsSent(op *openOp, e *history.Event) bool {
 		if !ok {
 			continue
 		}
-		why := store.Differs(said, store.Carried{Key: sent.key, Sender: sent.sender, Payload: sent.payload})
+		why := store.Differs(said, sent)
 		if why == "" {
 			continue
 		}

@@ -319,15 +319,7 @@ func (d *Delivery) push(r *history.Receiver) {
 }
 
 // pushedID is the hash of the id of the i-th message push r carried.
-func pushedID(r *history.Receiver, i int) uint64 {
-	switch {
-	case i < len(r.IDHashes):
-		return r.IDHashes[i]
-	case i < len(r.MessageIDs):
-		return StringHash(r.MessageIDs[i])
-	}
-	return 0
-}
+func pushedID(r *history.Receiver, i int) uint64 { return IDHashAt(r.IDHashes, r.MessageIDs, i) }
 
 // DeliveryView is what the delivery invariants share, made once: every
 // push sorted by device, chat, sequence and arrival (file order).

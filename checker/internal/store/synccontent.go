@@ -69,12 +69,17 @@ func Differs(said, sent Carried) string {
 }
 
 // SyncIDAt is the hash of the i-th message id sync answer r returned.
-func SyncIDAt(r *history.SyncResult, i int) uint64 {
+func SyncIDAt(r *history.SyncResult, i int) uint64 { return IDHashAt(r.IDHashes, r.MessageIDs, i) }
+
+// IDHashAt is the hash of the i-th message id of a sync answer or a push,
+// which the reader gives as hashes (an IDHasher's) or as the ids: 0 when
+// there is no i-th.
+func IDHashAt(hashes []uint64, ids []string, i int) uint64 {
 	switch {
-	case i < len(r.IDHashes):
-		return r.IDHashes[i]
-	case i < len(r.MessageIDs):
-		return StringHash(r.MessageIDs[i])
+	case i < len(hashes):
+		return hashes[i]
+	case i < len(ids):
+		return StringHash(ids[i])
 	}
 	return 0
 }
