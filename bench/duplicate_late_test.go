@@ -41,22 +41,25 @@ func (f *forgetfulTarget) Persist(ctx context.Context, req sequencer.Request, tr
 }
 
 // --duplicate-late resends acknowledged keys long after their acks: a
-// service that forgets its idempotency records after 100 ms fails
+// service that forgets its idempotency records after a second fails
 // idempotency_guarantee. It passed, chatseq's other duplicates coming
 // within milliseconds of their acks (an outside tester's, at 200 ms).
-// Without the late resends the same service passes.
+// Without the late resends the same service passes. The second is a
+// loaded machine's margin: at 100 ms a writer held off the CPU between
+// an ack and its duplicate made the run without late resends fail.
 func TestALateDuplicateFindsForgottenIdempotencyRecords(t *testing.T) {
 	run := func(late float64) checker.Result {
 		cfg := bench.DefaultConfig()
-		cfg.Writers, cfg.Chats, cfg.Duration = 2, 4, time.Second
+		cfg.Writers, cfg.Chats, cfg.Duration = 2, 4, 4*time.Second
+		cfg.Rate = 2000 // enough late resends, a small history
 		cfg.Faults = bench.FaultRates{}
 		cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate = 0.2, 0
-		cfg.DuplicateLate, cfg.DuplicateLateAfter = late, 300*time.Millisecond
+		cfg.DuplicateLate, cfg.DuplicateLateAfter = late, 2*time.Second
 		cfg.KafkaOff = true
 		cfg.HistoryPath = filepath.Join(t.TempDir(), "h.jsonl")
 		forgetful := func(ctx context.Context, env target.Env) (target.Target, error) {
 			tg, err := core.Factory(nil)(ctx, env)
-			return &forgetfulTarget{Target: tg, ttl: 100 * time.Millisecond, acked: map[[2]string]time.Time{}}, err
+			return &forgetfulTarget{Target: tg, ttl: time.Second, acked: map[[2]string]time.Time{}}, err
 		}
 		if _, err := bench.RunTarget(context.Background(), cfg, forgetful); err != nil {
 			t.Fatal(err)
