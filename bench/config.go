@@ -99,10 +99,16 @@ type Config struct {
 	// ADR-001 per client per chat). A service keying idempotency by the
 	// key alone answers it with the other chat's message.
 	KeyAcrossChats float64
-	SyncRatio      float64       // share of operations that are syncs
-	SyncLimit      int           // page size of a sync
-	Readers        int           // catch-up clients following every chat by cursor (reader.go)
-	ReaderPoll     time.Duration // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
+	// OutsiderSends is the probability a send comes from a user who is
+	// not a member of the chat (OutsiderID), which ADR-004 §3 refuses
+	// (not_a_member): a service that skips its membership check stores
+	// it. Each chat's members are recorded as join lines for
+	// send_authorization to judge by.
+	OutsiderSends float64
+	SyncRatio     float64       // share of operations that are syncs
+	SyncLimit     int           // page size of a sync
+	Readers       int           // catch-up clients following every chat by cursor (reader.go)
+	ReaderPoll    time.Duration // a reader's pause between rounds over its chats; 0 = DefaultReaderPoll
 	// Receivers are each chat's receiving members, one device each,
 	// on the target's push channel (receivers.go); 0: none.
 	Receivers int
@@ -191,7 +197,7 @@ func DefaultConfig() Config {
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
-		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, KeyAcrossChats: 0.02,
+		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, KeyAcrossChats: 0.02, OutsiderSends: 0.01,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,
@@ -345,6 +351,7 @@ func (c Config) Validate() error {
 		{"--sync-ratio", c.SyncRatio},
 		{"--reuse-key", c.ReuseKey},
 		{"--key-across-chats", c.KeyAcrossChats},
+		{"--outsider-sends", c.OutsiderSends},
 	}
 	for _, p := range probs {
 		if !(p.v >= 0 && p.v <= 1) {

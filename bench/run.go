@@ -106,6 +106,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		// to another would be their bug, not a test of the service.
 		cfg.KeyAcrossChats = 0
 	}
+	if cfg.Contract.SendMembership == history.SendMembershipUnchecked {
+		// The design refuses no one: a send from outside would be stored,
+		// as it says it is.
+		cfg.OutsiderSends = 0
+	}
 	res := &Result{Config: cfg, Kafka: "off"}
 
 	pub, brokers, stopKafka, err := startKafka(ctx, &cfg, res)
@@ -183,6 +188,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		}
 	}
 
+	if recv == nil && cfg.OutsiderSends > 0 {
+		// The members outsiders are told from (the receivers' run
+		// records them above).
+		recordJoins(rec, chats, chatMembers(&cfg, chats))
+	}
 	lat := newLatencies()
 	res.Started = time.Now()
 	if recv != nil {

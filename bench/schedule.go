@@ -30,6 +30,7 @@ type OpPlan struct {
 	DuplicateLate    bool // and again DuplicateLateAfter later
 	ReuseKey         bool // send with this client's previous key but other content
 	KeyAcrossChats   bool // send with the key this client last sent to another chat
+	Outsider         bool // sent by a user who is not a member of the chat
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
 	payloadHash      string // of content
@@ -90,6 +91,7 @@ func (pl *planner) plan(op int) OpPlan {
 	if cfg.KeyAcrossChats > 0 {
 		p.KeyAcrossChats = r.Float64() < cfg.KeyAcrossChats
 	}
+	p.Outsider = drawn(r, cfg.OutsiderSends)
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)
 	}
@@ -158,6 +160,10 @@ func chatID(prefix string, i int) string { return fmt.Sprintf("%s%04d", prefix, 
 
 // SenderID names writer w's user; every writer is a member of every chat.
 func SenderID(w int) string { return "user-" + strconv.Itoa(w) }
+
+// OutsiderID names the user writer w sends as when it sends from outside
+// a chat (--outsider-sends): a member of none.
+func OutsiderID(w int) string { return "outsider-" + strconv.Itoa(w) }
 
 // contentPrefix starts the content of every planned message; its key
 // follows, so one string holds both.

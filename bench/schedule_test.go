@@ -83,7 +83,11 @@ func TestRacedRunsFollowTheirPlan(t *testing.T) {
 			t.Fatalf("line %d: key %q: %v", e.Line, e.Key, err)
 		}
 		plan := bench.PlanOp(&cfg, writer, op)
-		if plan.Sync || bench.ChatID(plan.Chat) != e.Chat || e.Sender != bench.SenderID(writer) {
+		sender := bench.SenderID(writer)
+		if plan.Outsider {
+			sender = bench.OutsiderID(writer)
+		}
+		if plan.Sync || bench.ChatID(plan.Chat) != e.Chat || e.Sender != sender {
 			t.Fatalf("line %d: sent %s to %s, but writer %d's plan for op %d is %+v", e.Line, e.Key, e.Chat, writer, op, plan)
 		}
 	}

@@ -21,6 +21,7 @@ type Counts struct {
 	SyncFail, SyncInfo          int64 // of Fail and Info, the syncs'
 	KeysReused                  int64
 	KeysAcrossChats             int64 // sends with a key last sent to another chat
+	OutsiderSends               int64 // sends by a user not a member of the chat
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
 	ConcurrentDuplicates        int64
@@ -47,6 +48,7 @@ func (c *Counts) add(o Counts) {
 	c.Attempts += o.Attempts
 	c.KeysReused += o.KeysReused
 	c.KeysAcrossChats += o.KeysAcrossChats
+	c.OutsiderSends += o.OutsiderSends
 	c.MaxTxAttempts = max(c.MaxTxAttempts, o.MaxTxAttempts)
 	for k, v := range o.ErrorCodes {
 		if c.ErrorCodes == nil {
@@ -167,6 +169,10 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 // send delivers one logical message: first attempt, retries with the same
 // key while the outcome is unknown, and the configured duplicates.
 func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
+	if plan.Outsider {
+		w.sendAsOutsider(ctx, plan, intended)
+		return
+	}
 	chatIdx, key, content, hash := plan.Chat, plan.Key, plan.content, plan.payloadHash
 	switch {
 	case plan.ReuseKey && w.lastKey != "":
@@ -227,6 +233,33 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 			w.late = append(w.late, lateSend{due: w.rec.Now() + int64(w.cfg.DuplicateLateAfter), chatIdx: chatIdx, req: req})
 		}
 		return
+	}
+}
+
+// sendAsOutsider sends plan's message as a user who is not a member of
+// the chat: it must be refused (not_a_member), and an unknown outcome is
+// retried with the key until it is known. No duplicate, no twin, and the
+// key is not this client's last: the send is the test of the membership
+// check alone.
+func (w *writer) sendAsOutsider(ctx context.Context, plan *OpPlan, intended int64) {
+	w.count(func(c *Counts) { c.OutsiderSends++ })
+	req := sequencer.Request{
+		Chat: w.chats[plan.Chat], Key: plan.Key, Sender: OutsiderID(w.id),
+		Content: plan.content, PayloadHash: plan.payloadHash,
+	}
+	for attempt := 0; attempt < w.cfg.MaxAttempts; attempt++ {
+		if attempt > 0 {
+			if w.stopped(ctx) || !w.backOff(ctx, attempt) {
+				return
+			}
+			w.count(func(c *Counts) { c.Retries++ })
+			intended = atSend
+		}
+		req.Faults = plan.AttemptFaults()
+		if w.persistOnce(ctx, &w.tracer, w.pid, req, intended, plan.Chat) != history.KindInfo {
+			return
+		}
+		w.pid = w.newPID()
 	}
 }
 

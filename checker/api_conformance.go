@@ -42,10 +42,10 @@ func checkAPIConformance(x *index) Result {
 	if d := x.Delivery; d != nil && d.BadFrames.N > 0 {
 		v.fail(d.BadFrames.First, "%s ended on a push frame in breach of the push channel's API; the first at line %d: %s",
 			plural(d.BadFrames.N, "device connection"), d.BadFrames.First[0], d.BadFrameError)
-	} else if d != nil && d.Lines > 0 {
+	} else if d.Devices() {
 		frames = ", and every push frame read as the push API allows"
 	}
-	if completed == 0 && (x.Delivery == nil || x.Delivery.Lines == 0) {
+	if completed == 0 && !x.Delivery.Devices() {
 		v.notApplicable("no operation completed")
 	}
 	v.pass("%s, each answered as the API allows%s", plural(completed, "completed operation"), frames)

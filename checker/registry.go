@@ -40,6 +40,7 @@ var registry = []invariant{
 	{name: NameIdenticalOrder, reads: receiverLines | operations | finalMessages, judge: plain(checkIdenticalOrder)},
 	{name: NameDeliveryStateConsistency, reads: receiverLines | finalDeliveryState, judge: plain(checkDeliveryStateConsistency)},
 	{name: NamePushAuthorization, reads: receiverLines, judge: plain(checkPushAuthorization)},
+	{name: NameSendAuthorization, reads: receiverLines | operations, promise: sendMembershipPromise, judge: plain(checkSendAuthorization)},
 	{name: NameStreamContinuity, reads: receiverLines | finalEvents, judge: plain(checkStreamContinuity)},
 	{name: NameStreamCompleteness, reads: receiverLines | operations, judge: plain(checkStreamCompleteness)},
 	{name: NameLinearizability, reads: operations | bindsFinalMessages, promise: linearizabilityPromise, judge: judgeLinearizability, start: startFirst},

@@ -20,6 +20,7 @@ const (
 	FieldCatchUp    = "catch_up"
 	FieldEventOrder = "event_order"
 	FieldKeyScope   = "key_scope"
+	FieldSendMember = "send_membership"
 )
 
 // ContractFields is the contract, one row per field of Contract: every
@@ -90,6 +91,16 @@ var ContractFields = []ContractField{
 		ModelReads:    true,
 		MappingStates: true,
 		Of:            func(c *Contract) *string { return &c.KeyScope },
+	},
+	{
+		Name: FieldSendMember, Flag: "send-membership", Prose: "send membership",
+		Values: []ContractValue{
+			{SendMembershipChecked, "ADR-004 §3: a send from a user not a member of the chat is refused (not_a_member)"},
+			{SendMembershipUnchecked, "the design's send path reads no membership"},
+		},
+		Default:       SendMembershipChecked,
+		MappingStates: true,
+		Of:            func(c *Contract) *string { return &c.SendMembership },
 	},
 }
 

@@ -187,23 +187,30 @@ type Contract struct {
 	// once by its client, so no key reaches two chats; within a chat it
 	// is judged as KeyScopeClient).
 	KeyScope string `json:"key_scope,omitempty" yaml:"key_scope,omitempty"`
+	// SendMembership is whether a send from a user who is not a member of
+	// the chat must be refused: SendMembershipChecked (ADR-004 §3's step
+	// 2, not_a_member) or SendMembershipUnchecked (a design whose send
+	// path reads no membership).
+	SendMembership string `json:"send_membership,omitempty" yaml:"send_membership,omitempty"`
 }
 
 // Contract values.
 const (
-	GapsAllowed            = "allowed"
-	GapsForbidden          = "forbidden"
-	KeyReuseReturnOriginal = "return-original"
-	KeyReuseReject         = "reject"
-	EventsNone             = "none"
-	EventsAtLeastOnce      = "at-least-once"
-	CatchUpCursor          = "cursor"
-	CatchUpNone            = "none"
-	EventOrderPerChat      = "per-chat"
-	EventOrderNone         = "none"
-	KeyScopeChat           = "chat"
-	KeyScopeClient         = "client"
-	KeyScopeSender         = "sender"
+	GapsAllowed             = "allowed"
+	GapsForbidden           = "forbidden"
+	KeyReuseReturnOriginal  = "return-original"
+	KeyReuseReject          = "reject"
+	EventsNone              = "none"
+	EventsAtLeastOnce       = "at-least-once"
+	CatchUpCursor           = "cursor"
+	CatchUpNone             = "none"
+	EventOrderPerChat       = "per-chat"
+	EventOrderNone          = "none"
+	KeyScopeChat            = "chat"
+	KeyScopeClient          = "client"
+	KeyScopeSender          = "sender"
+	SendMembershipChecked   = "checked"
+	SendMembershipUnchecked = "unchecked"
 )
 
 // KeysPerSender: the key scope judges keys as their sender's within a

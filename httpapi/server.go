@@ -37,7 +37,10 @@ type Server struct {
 	// hooks: the test hooks answer (the counter paths, Chatseq-Faults,
 	// Chatseq-Race); off unless asked for (WithTestHooks).
 	hooks bool
-	push  *Push // nil: no push channel (WithPush)
+	// sendMembers: a send's membership is read here, the design behind
+	// reading none (WithSendMembership).
+	sendMembers bool
+	push        *Push // nil: no push channel (WithPush)
 	// kafkaOutage fails the server's produces for a while (the
 	// KafkaOutagePath test hook); nil: the server publishes to no Kafka.
 	kafkaOutage func(time.Duration)
@@ -60,6 +63,16 @@ func (s *Server) CountInto(r *metrics.Recorder) *Server {
 // fault header 400 (test_hooks.off); a race header is ignored.
 func (s *Server) WithTestHooks(on bool) *Server {
 	s.hooks = on
+	return s
+}
+
+// WithSendMembership makes the server refuse a non-member's send itself
+// (403 chat.not_a_member), for a design whose send path reads no
+// membership (the outbox's, the ledger's): the API promises the refusal
+// whatever the design. Off, the design's own check answers (ADR-004's
+// step 2), so a design that skips it shows through the API.
+func (s *Server) WithSendMembership(on bool) *Server {
+	s.sendMembers = on
 	return s
 }
 
@@ -192,6 +205,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, CodeSenderMismatch, "sender_id "+strconv.Quote(body.SenderID)+" is not the caller ("+HeaderUser+")", "")
 		return
 	}
+	if s.sendMembers && !s.member(w, r, chat, user) {
+		return
+	}
 	faults, ok := s.faults(w, r, chat, key)
 	if !ok {
 		return
@@ -255,19 +271,25 @@ func PayloadHash(b SendRequest) string {
 func (s *Server) memberChat(w http.ResponseWriter, r *http.Request) (chat string, ok bool) {
 	chat = r.PathValue("chat_id")
 	user := caller(w, r)
-	if user == "" {
-		return "", false
-	}
-	member, err := s.members.isMember(r.Context(), s.target, chat, user)
-	if err != nil {
-		writeUnavailable(w, err)
-		return "", false
-	}
-	if !member {
-		writeError(w, http.StatusForbidden, CodeNotAMember, user+" is not a member of "+chat, "")
+	if user == "" || !s.member(w, r, chat, user) {
 		return "", false
 	}
 	return chat, true
+}
+
+// member answers 403 (or 503 when the membership could not be read)
+// unless user is one of chat's members.
+func (s *Server) member(w http.ResponseWriter, r *http.Request, chat, user string) bool {
+	member, err := s.members.isMember(r.Context(), s.target, chat, user)
+	if err != nil {
+		writeUnavailable(w, err)
+		return false
+	}
+	if !member {
+		writeError(w, http.StatusForbidden, CodeNotAMember, user+" is not a member of "+chat, "")
+		return false
+	}
+	return true
 }
 
 func (s *Server) sync(w http.ResponseWriter, r *http.Request) {

@@ -51,6 +51,7 @@ type Scenario struct {
 	ConcurrentDuplicate float64
 	ReuseKey            float64
 	KeyAcrossChats      float64
+	OutsiderSends       float64
 	MaxAttempts         int
 	RepublishOnReplay   bool
 	// FailFast stops the writers at the online check's first violation
@@ -156,7 +157,7 @@ func (s *Scenario) Config() bench.Config {
 	cfg.Timed = append([]target.TimedFault(nil), s.Schedule...)
 	cfg.InitialCounter = s.InitialCounter
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
-	cfg.DuplicateLate, cfg.KeyAcrossChats = s.DuplicateLate, s.KeyAcrossChats
+	cfg.DuplicateLate, cfg.KeyAcrossChats, cfg.OutsiderSends = s.DuplicateLate, s.KeyAcrossChats, s.OutsiderSends
 	if s.DuplicateLateAfter > 0 {
 		cfg.DuplicateLateAfter = s.DuplicateLateAfter
 	}

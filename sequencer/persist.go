@@ -148,12 +148,14 @@ func (p *persistCall) run() error {
 	}
 
 	// Step 2: membership, strongly consistent; not a member is definite.
-	member, err := p.st().IsMember(p.ctx, p.req.Chat, p.req.Sender)
-	if err != nil {
-		return readFailed(err)
-	}
-	if !member {
-		return definite(CodeNotAMember, fmt.Errorf("%s is not a member of %s", p.req.Sender, p.req.Chat))
+	if p.core.variant() != SkipMembership {
+		member, err := p.st().IsMember(p.ctx, p.req.Chat, p.req.Sender)
+		if err != nil {
+			return readFailed(err)
+		}
+		if !member {
+			return definite(CodeNotAMember, fmt.Errorf("%s is not a member of %s", p.req.Sender, p.req.Chat))
+		}
 	}
 	// ADR-004 §10's first row: the server dies before step 3.
 	if p.req.Faults.CrashBeforeAllocate {

@@ -23,6 +23,8 @@ const (
 	// RetryReallocates answers a retry by allocating again and overwriting
 	// the idempotency record instead of returning the cached result.
 	RetryReallocates Variant = "retry-reallocates"
+	// SkipMembership leaves out step 2: a non-member's send is stored.
+	SkipMembership Variant = "skip-membership"
 	// SyncWatermark is not broken: syncs serve only below the lowest
 	// sequence still being committed (watermark.go).
 	SyncWatermark Variant = "sync-watermark"
@@ -41,6 +43,7 @@ var BrokenVariants = []BrokenVariant{
 	{AckBeforePersist, "ACK sent before the persist transaction commits", "ack_implies_persistence"},
 	{UnconditionalIdempotency, "idempotency record put without attribute_not_exists", "idempotency_guarantee"},
 	{RetryReallocates, "retry path allocates a new sequence and overwrites the idempotency record", "idempotency_guarantee"},
+	{SkipMembership, "membership read (step 2) left out: a send from a user not a member of the chat is stored", "send_authorization"},
 }
 
 // Alternatives are variants that are not broken: a change to the design

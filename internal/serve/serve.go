@@ -134,7 +134,10 @@ func Start(ctx context.Context, o Options) (_ *Serving, err error) {
 	s.Addr = ln.Addr().String()
 	live := o.Metrics.NewRecorder(0)
 	s.closers.Push(func() error { live.Close(); return nil })
-	api := httpapi.NewServer(target).CountInto(live).WithTestHooks(o.TestHooks).WithPush(push).WithKafkaOutage(outage)
+	// The API refuses a non-member's send whatever the design: where the
+	// design reads no membership, the server reads it.
+	checksNone := s.Contract.SendMembership == history.SendMembershipUnchecked
+	api := httpapi.NewServer(target).CountInto(live).WithTestHooks(o.TestHooks).WithPush(push).WithKafkaOutage(outage).WithSendMembership(checksNone)
 	// Before the target closes: devices get their 1001 and stop acking.
 	s.closers.Push(func() error {
 		drain, cancel := context.WithTimeout(context.Background(), drainPushFor)

@@ -18,11 +18,13 @@ const Name = "ledger"
 // clients catch up by cursor (ADR-001 §4), which apply-time assignment
 // keeps: a sequence is visible only once every lower one is. Keys are
 // scoped per client per chat: (ns_id, vault_id, client_id,
-// idempotency_key), the vault a chat, the client a sender.
+// idempotency_key), the vault a chat, the client a sender. Send
+// membership: unchecked; the document names no membership (chatseq
+// serve's API refuses a non-member's send before the design).
 var Contract = history.Contract{
 	Gaps: history.GapsForbidden, KeyReuse: history.KeyReuseReject, Events: history.EventsNone,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
-	KeyScope: history.KeyScopeClient,
+	KeyScope: history.KeyScopeClient, SendMembership: history.SendMembershipUnchecked,
 }
 
 func init() {

@@ -25,11 +25,13 @@ const Name = "postgres"
 // (key, user_id), so two senders' one key in a chat are two messages, and
 // the scope spans chats: §7's clients send each key (a UUID) once, so a run
 // sends no key to two chats (ADR-001's per-chat keys would: a run over
-// http stating --key-scope client shows what the design does then).
+// http stating --key-scope client shows what the design does then). Send
+// membership: unchecked; the document's send path reads no membership
+// (chatseq serve's API refuses a non-member's send before the design).
 var Contract = history.Contract{
 	Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderPerChat,
-	KeyScope: history.KeyScopeSender,
+	KeyScope: history.KeyScopeSender, SendMembership: history.SendMembershipUnchecked,
 }
 
 // Claims quote the document for the promises the contract states.

@@ -74,6 +74,11 @@ type Delivery struct {
 	view     *DeliveryView
 }
 
+// Devices says whether d holds a receiver line other than join and leave
+// lines (or a delivery_state row): membership alone, as a run records it
+// for send_authorization, is no delivery plane to judge.
+func (d *Delivery) Devices() bool { return d != nil && d.Lines > len(d.Members) }
+
 // LineCount counts violations found while reading, keeping the first's
 // lines.
 type LineCount struct {

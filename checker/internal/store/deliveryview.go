@@ -13,7 +13,10 @@ func (x *Index) LogChat(d *Delivery, c int32) int32 {
 
 // ReceiversAbsent says why a history holds no receiver line, or "".
 func (x *Index) ReceiversAbsent() string {
-	if x.Delivery == nil || x.Delivery.Lines == 0 {
+	if !x.Delivery.Devices() && x.Delivery != nil && len(x.Delivery.Members) > 0 {
+		return "no receiver lines but the chats' membership (connect, push, delivery_ack, settled: history FORMAT.md, \"Receivers\"; bench --receivers N records them)"
+	}
+	if !x.Delivery.Devices() {
 		return "no receiver lines (connect, push, delivery_ack, join, settled: history FORMAT.md, \"Receivers\"; bench --receivers N records them)"
 	}
 	return ""
@@ -23,7 +26,7 @@ func (x *Index) ReceiversAbsent() string {
 // (a delivery_state table read alone has none).
 func (x *Index) DeliveryStats() *render.DeliveryStats {
 	d := x.Delivery
-	if d == nil || d.Lines == 0 {
+	if !d.Devices() {
 		return nil
 	}
 	view := d.SortedView()

@@ -32,7 +32,8 @@ func notApplicable(format string, a ...any) verdict {
 	return verdict{na, fmt.Sprintf(format, a...), format}
 }
 
-// The six delivery invariants, by the names FORMAT.md gives them.
+// The seven invariants the receiver lines decide, by the names FORMAT.md
+// gives them.
 const (
 	invVisibility   = "eventual_visibility"
 	invOrder        = "identical_order"
@@ -40,9 +41,10 @@ const (
 	invAuth         = "push_authorization"
 	invContinuity   = "stream_continuity"
 	invCompleteness = "stream_completeness"
+	invSend         = "send_authorization"
 )
 
-var invariants = []string{invVisibility, invOrder, invState, invAuth, invContinuity, invCompleteness}
+var invariants = []string{invVisibility, invOrder, invState, invAuth, invContinuity, invCompleteness, invSend}
 
 // Applicability: FORMAT.md says an invariant is n/a when "the file,
 // complete, holds none of the evidence it reads", and a history without
@@ -63,6 +65,7 @@ func judge(d doc) map[string]verdict {
 		invAuth:         f.pushAuthorization(),
 		invContinuity:   f.streamContinuity(),
 		invCompleteness: f.streamCompleteness(),
+		invSend:         f.sendAuthorization(d.hdr),
 	}
 }
 

@@ -24,6 +24,9 @@ type header struct {
 	EndLine        bool    `json:"end_line,omitempty"`
 	InitialCounter *uint64 `json:"initial_counter,omitempty"`
 	SoleWriter     bool    `json:"sole_writer,omitempty"`
+	// Contract is the header's "contract" object: send_authorization
+	// reads its send_membership.
+	Contract map[string]string `json:"contract,omitempty"`
 }
 
 // line is any line after the header. Fields whose zero value must still

@@ -88,6 +88,10 @@ func simulate(r *rand.Rand) doc {
 			}
 		}
 	}
+	s.checksMembers = r.IntN(4) != 0
+	if !s.checksMembers && r.IntN(2) == 0 {
+		s.d.hdr.Contract = map[string]string{"send_membership": "unchecked"}
+	}
 	for n := 30 + r.IntN(50); n > 0; n-- {
 		s.act()
 	}
@@ -110,6 +114,9 @@ type simPersist struct {
 	chat, key, sender, hash string
 	msg                     *simMsg // set once committed (or found committed)
 	dedup                   bool
+	// outside: sent by a user not a member of the chat at its invoke, to a
+	// service that checks membership: refused (not_a_member).
+	outside bool
 }
 
 type simDevice struct {
@@ -138,6 +145,10 @@ type sim struct {
 	retryable   map[string][]*simPersist // per chat: persists that ended info or fail
 	state       map[[2]string]uint64     // the server's delivery_state
 	keys        int
+	// checksMembers: the service refuses a non-member's send (ADR-004
+	// §3); otherwise it stores it, which send_authorization fails unless
+	// the header states send_membership: unchecked.
+	checksMembers bool
 }
 
 // emit appends an operation or receiver line stamped with a fresh time:
@@ -201,6 +212,7 @@ func (s *sim) invoke() {
 		key := fmt.Sprintf("k%d", s.keys)
 		p = &simPersist{process: proc, chat: chat, key: key, sender: s.users[s.pick(len(s.users))], hash: "h-" + key}
 	}
+	p.outside = s.checksMembers && !s.member[[2]string{chat, p.sender}]
 	s.outstanding[proc] = p
 	s.emit(line{Type: tInvoke, Process: proc, F: "persist", Chat: chat, Key: p.key, Sender: p.sender, PayloadHash: p.hash})
 }
@@ -219,7 +231,7 @@ func (s *sim) oldKeys(chat string) []string {
 // commit writes the persist's message, or finds it already written under
 // its key (a replay).
 func (s *sim) commit(p *simPersist) {
-	if p.msg != nil {
+	if p.msg != nil || p.outside {
 		return
 	}
 	if m := s.byKey[[2]string{p.chat, p.key}]; m != nil {
@@ -291,6 +303,8 @@ func (s *sim) complete() {
 func (s *sim) completeOne(p *simPersist, outcome int) {
 	delete(s.outstanding, p.process)
 	switch {
+	case p.outside:
+		s.emit(line{Type: tFail, Process: p.process, F: "persist", Error: "not_a_member"})
 	case outcome < 8:
 		s.commit(p)
 		s.emit(line{Type: tOK, Process: p.process, F: "persist", Seq: u64(p.msg.seq), MessageID: p.msg.id, Dedup: flag(p.dedup)})

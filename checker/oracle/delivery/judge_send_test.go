@@ -1,0 +1,111 @@
+package delivery
+
+// sendAuthorization, FORMAT.md ("What the checker judges of them"): "under
+// send_membership: checked: a persist answered ok whose sender was not a
+// member of its chat when it was invoked (no join line of the user and
+// chat before the invoke line, or a leave after the last such join) and
+// did not join before the ok line fails, unless another persist of its
+// key (as key_scope scopes it), invoked before that ok line, was sent by
+// a user who was a member of the chat at some time between that
+// persist's invoke and its completion ... Only chats some join line names
+// are judged (their membership is recorded); a persist without a sender
+// is not judged." The contract table: send_membership "checked" (the
+// default) or "unchecked" ("the design's send path reads no membership").
+//
+// Readings (each rule below quotes the words it implements):
+//   - "its completion": the next ok, fail or info line of the invoke's
+//     process after it (FORMAT.md pairs an invoke with its process's next
+//     completion); a persist that never completed is a member's "at some
+//     time between" its invoke and the end of the file.
+//   - "a member ... when it was invoked": the last join or leave line of
+//     the chat and user before the invoke line (file order, which is
+//     time order) is a join (memberAt).
+//   - "did not join before the ok line": no join line of the chat and
+//     user between the invoke and the ok line.
+//   - "another persist of its key (as key_scope scopes it)": an invoke of
+//     the same chat and key, other than this one, before the ok line; the
+//     generated histories state no key_scope, so its default, chat, is
+//     the scope: the sender does not enter the key.
+//   - "Only chats some join line names": a chat with at least one join
+//     line anywhere in the file.
+//   - Applicability: n/a under send_membership: unchecked ("the contract
+//     does not require it"), with no join line anywhere ("the history
+//     records no membership"), and with no persist with a sender in a
+//     chat some join line names (none of its evidence).
+func (f *facts) sendAuthorization(hdr header) verdict {
+	if hdr.Contract["send_membership"] == "unchecked" {
+		return notApplicable("contract send_membership: unchecked")
+	}
+	recorded := map[string]bool{}
+	for _, l := range f.lines {
+		if l.Type == tJoin {
+			recorded[l.Chat] = true
+		}
+	}
+	if len(recorded) == 0 {
+		return notApplicable("no join line: the history records no membership")
+	}
+	// completion[i] is the index of the completion of the invoke at i, or
+	// len(lines) when it never completed.
+	completion := map[int]int{}
+	outstanding := map[int]int{}
+	for i, l := range f.lines {
+		if l.F != "persist" {
+			continue
+		}
+		switch l.Type {
+		case tInvoke:
+			outstanding[l.Process] = i
+			completion[i] = len(f.lines)
+		case tOK, tFail, tInfo:
+			if inv, ok := outstanding[l.Process]; ok {
+				completion[inv] = i
+				delete(outstanding, l.Process)
+			}
+		}
+	}
+	memberSometime := func(chat, user string, from, to int) bool {
+		if f.memberAt(chat, user, from) {
+			return true
+		}
+		for k := from + 1; k < to && k < len(f.lines); k++ {
+			if l := f.lines[k]; l.Type == tJoin && l.Chat == chat && l.User == user {
+				return true
+			}
+		}
+		return false
+	}
+	judged := 0
+	for i, l := range f.lines {
+		if l.Type != tInvoke || l.F != "persist" || l.Sender == "" || !recorded[l.Chat] {
+			continue
+		}
+		judged++
+		done := completion[i]
+		if done >= len(f.lines) || f.lines[done].Type != tOK {
+			continue
+		}
+		if memberSometime(l.Chat, l.Sender, i, done) {
+			continue
+		}
+		excused := false
+		for k, o := range f.lines {
+			if k >= done {
+				break
+			}
+			if k != i && o.Type == tInvoke && o.F == "persist" && o.Chat == l.Chat && o.Key == l.Key && o.Sender != "" &&
+				memberSometime(o.Chat, o.Sender, k, completion[k]) {
+				excused = true
+				break
+			}
+		}
+		if !excused {
+			return failed("persist invoked on line %d by %s, not a member of chat %s then nor joined before its ok on line %d, and no member sent its key before",
+				fileLine(i), l.Sender, l.Chat, fileLine(done))
+		}
+	}
+	if judged == 0 {
+		return notApplicable("no persist with a sender in a chat a join line names")
+	}
+	return passed("%d persists with a sender in chats whose membership is recorded: none answered ok to a non-member", judged)
+}
