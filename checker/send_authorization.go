@@ -71,7 +71,7 @@ func checkSendAuthorization(x *index) Result {
 			lines = append([]int{int(leave)}, lines...)
 			how = "it left at line " + strconv.Itoa(int(leave))
 		}
-		v.fail(lines, "%s by users not members of the chat answered ok (ADR-004 §3 refuses them: not_a_member); the first: %q sent to chat %q at line %d (%s) and was acknowledged seq %d at line %d",
+		v.fail(lines, "%s by users not members of the chat answered ok (ADR-004 §3 refuses them: not_a_member; a design that lets anyone send states send_membership: unchecked); the first: %q sent to chat %q at line %d (%s) and was acknowledged seq %d at line %d",
 			plural(bad, "persist"), x.SenderNames[op.Sender()], x.ChatNames[op.Chat], op.InvLine, how, x.AckSeq(first), op.DoneLine)
 	}
 	if unsent > 0 {
