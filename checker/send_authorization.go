@@ -16,7 +16,8 @@ const NameSendAuthorization = "send_authorization"
 // member of its chat (by the history's join and leave lines) at its
 // invoke, and did not join before its completion, fails, unless another
 // persist of its key (as key_scope scopes it) was invoked before that
-// completion by a sender who was a member then: ADR-004 §6/§7 look the
+// completion by a sender who was a member at its own invoke, or joined
+// between its invoke and that completion: ADR-004 §6/§7 look the
 // key up before the membership, so a retry of a member's key may get the
 // cached answer (INVARIANTS.md, "Step order"). Judged only in chats the
 // join lines name, whose membership the history records; a persist
@@ -82,9 +83,11 @@ func checkSendAuthorization(x *index) Result {
 }
 
 // keySentByMember says whether another persist of o's key was invoked
-// before o completed by a sender who was a member of the chat during
-// its call: o's answer may then be that persist's, looked up by key
-// before the membership.
+// before o completed by a sender who was a member of the chat at its
+// invoke or joined before o completed: o's answer may then be that
+// persist's, looked up by key before the membership. (Before o's
+// completion, not the other's: what excuses an answer is known when it
+// comes, which the online check needs.)
 func keySentByMember(x *index, m *store.MemberLines, o int32) bool {
 	op := x.Ops.At(o)
 	if op.Key < 0 {
@@ -95,11 +98,7 @@ func keySentByMember(x *index, m *store.MemberLines, o int32) bool {
 		if p == o || po.InvLine >= op.DoneLine {
 			continue
 		}
-		done := po.DoneLine
-		if done == 0 {
-			done = math.MaxInt32
-		}
-		if s := po.Sender(); s != store.NoSender && m.MemberDuring(po.Chat, s, po.InvLine, done) {
+		if s := po.Sender(); s != store.NoSender && m.MemberDuring(po.Chat, s, po.InvLine, op.DoneLine) {
 			return true
 		}
 	}

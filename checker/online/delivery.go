@@ -90,6 +90,7 @@ func (o *Checker) Receiver(r *history.Receiver) {
 	case history.KindJoin:
 		p.joins++
 		k := member{o.chat(r.Chat), r.User}
+		o.sendAuth.joined(k.chat, r.User, line, o.lastLine > 0)
 		if !p.joined[k] {
 			k.user = strings.Clone(k.user)
 			p.joined[k] = true

@@ -34,7 +34,7 @@ const (
 // goes: those a pair of operations proves broken the moment the second
 // completes. Every other invariant is judged after the run only
 // (checker/INVARIANTS.md, "The online check", says why for each).
-var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness, IdenticalOrder, PushAuthorization, DeliveryStateConsistency}
+var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness, IdenticalOrder, PushAuthorization, DeliveryStateConsistency, SendAuthorization}
 
 // Violation is an invariant the online check found broken while the
 // history was being written: the first counterexample, by the lines of
@@ -109,6 +109,8 @@ type Checker struct {
 	// pushes: identical_order's, push_authorization's and
 	// delivery_state_consistency's (delivery.go).
 	pushes pushes
+	// sendAuth: send_authorization's (sendauth.go).
+	sendAuth sendAuth
 	// header: the history's header was read (Header), and its
 	// initial_counter.
 	header         bool
@@ -257,6 +259,7 @@ func New(notify func(Violation)) *Checker {
 func (o *Checker) Header(h *history.Header) {
 	o.header, o.initialCounter = true, h.InitialCounter()
 	o.keyByText = h.Contract.WithDefaults(false).KeyScope == history.KeyScopeChat
+	o.sendAuth.checked = h.Contract.WithDefaults(false).SendMembership == history.SendMembershipChecked
 	o.noSender = hashSender("")
 }
 
@@ -369,12 +372,18 @@ func (o *Checker) Event(e *history.Event) {
 			if n := o.newest[chat].doneBefore(e.Time); n != nil {
 				op.hasNewest, op.newestSeq, op.newestLine = true, n.seq, n.doneLine
 			}
+			if o.sendAuth.recorded != nil {
+				o.sendInvoked(e.Process, op, e.Sender)
+			}
 		}
 		o.open.filled(e.Process)
 	case history.KindOK, history.KindFail, history.KindInfo:
 		op, ok := o.open.take(e.Process)
 		if !ok {
 			return
+		}
+		if op.persist && o.sendAuth.recorded != nil {
+			o.sendAnswered(e.Process, op, e)
 		}
 		switch {
 		case e.Kind == history.KindInfo && op.persist:

@@ -6,17 +6,16 @@ package delivery
 // chat before the invoke line, or a leave after the last such join) and
 // did not join before the ok line fails, unless another persist of its
 // key (as key_scope scopes it), invoked before that ok line, was sent by
-// a user who was a member of the chat at some time between that
-// persist's invoke and its completion ... Only chats some join line names
+// a user who was a member of the chat at that persist's invoke or joined
+// it between that invoke and the ok line ... Only chats some join line names
 // are judged (their membership is recorded); a persist without a sender
 // is not judged." The contract table: send_membership "checked" (the
 // default) or "unchecked" ("the design's send path reads no membership").
 //
 // Readings (each rule below quotes the words it implements):
-//   - "its completion": the next ok, fail or info line of the invoke's
-//     process after it (FORMAT.md pairs an invoke with its process's next
-//     completion); a persist that never completed is a member's "at some
-//     time between" its invoke and the end of the file.
+//   - "its ok line": the next completion line of the invoke's process
+//     after it (FORMAT.md pairs an invoke with its process's next
+//     completion), when that line is an ok.
 //   - "a member ... when it was invoked": the last join or leave line of
 //     the chat and user before the invoke line (file order, which is
 //     time order) is a join (memberAt).
@@ -94,7 +93,7 @@ func (f *facts) sendAuthorization(hdr header) verdict {
 				break
 			}
 			if k != i && o.Type == tInvoke && o.F == "persist" && o.Chat == l.Chat && o.Key == l.Key && o.Sender != "" &&
-				memberSometime(o.Chat, o.Sender, k, completion[k]) {
+				memberSometime(o.Chat, o.Sender, k, done) {
 				excused = true
 				break
 			}

@@ -1,0 +1,109 @@
+package online
+
+import (
+	"strings"
+
+	"github.com/chatseq/chatseq/history"
+)
+
+// SendAuthorization is ADR-004 §3's step 2 as chatseq's history format
+// names it: a non-member's send is refused.
+const SendAuthorization = "send_authorization"
+
+// sendAuth is send_authorization's online part: a persist answered ok
+// whose sender was not a member of its chat at its invoke, and did not
+// join before the answer, fails unless another persist of its key was
+// sent before by a member (checker/send_authorization.go). Whether a
+// member sent a key is a bit of a fixed filter (memberKeys: a key's hash
+// picks one bit), set at each member's invoke: a bit another key set only
+// hides a violation from the online check (the check after the run finds
+// it), never makes one, and the filter does not grow with the run. A chat
+// some user joins after an operation line is not judged online: a member
+// who joins while its send is in flight excuses a key not marked.
+type sendAuth struct {
+	checked    bool             // the contract is send_membership: checked
+	recorded   map[int32]bool   // chats a join line named
+	lateJoin   map[int32]bool   // chats joined after an operation line
+	lastJoin   map[member]int32 // each (chat, user)'s last join line
+	memberKeys []uint64         // the filter's bits, made at the first join
+	// outsiders: by process, the sender of its outstanding persist sent
+	// from outside its chat (few: the sends a run makes from outside).
+	outsiders map[int]string
+}
+
+// memberKeyBits is the filter's size: 2 MB.
+const memberKeyBits = 1 << 24
+
+func (s *sendAuth) joined(chat int32, user string, line int32, afterOps bool) {
+	if s.recorded == nil {
+		s.recorded, s.lateJoin, s.lastJoin = map[int32]bool{}, map[int32]bool{}, map[member]int32{}
+		s.memberKeys, s.outsiders = make([]uint64, memberKeyBits/64), map[int]string{}
+	}
+	s.recorded[chat] = true
+	if afterOps {
+		s.lateJoin[chat] = true
+	}
+	k := member{chat, user}
+	if _, ok := s.lastJoin[k]; !ok {
+		k.user = strings.Clone(user)
+	}
+	s.lastJoin[k] = line
+}
+
+func keyBit(chat int32, key uint64) uint64 {
+	return (key ^ uint64(chat)*0x9e3779b97f4a7c15) % memberKeyBits
+}
+
+// sendInvoked notes a persist's invoke in a chat whose membership is
+// recorded: a member's key is marked, a non-member's persist kept to be
+// judged at its answer.
+func (o *Checker) sendInvoked(process int, op *openOp, sender string) {
+	s := &o.sendAuth
+	delete(s.outsiders, process)
+	if !s.checked || !s.recorded[op.chat] || sender == "" {
+		return
+	}
+	k := member{op.chat, sender}
+	if o.pushes.joined[k] {
+		if _, left := o.pushes.left[k]; !left {
+			if op.keyed {
+				b := keyBit(op.chat, op.key)
+				s.memberKeys[b/64] |= 1 << (b % 64)
+			}
+			return
+		}
+	}
+	s.outsiders[process] = strings.Clone(sender)
+}
+
+// sendAnswered judges process's persist op answered by e: ok to a user
+// who was not a member at its invoke and has not joined since, with no
+// member's persist of its key before, breaks send_authorization.
+func (o *Checker) sendAnswered(process int, op *openOp, e *history.Event) {
+	s := &o.sendAuth
+	sender, outside := s.outsiders[process]
+	if !outside {
+		return
+	}
+	delete(s.outsiders, process)
+	if e.Kind != history.KindOK || s.lateJoin[op.chat] || o.disordered {
+		return
+	}
+	k := member{op.chat, sender}
+	if s.lastJoin[k] > op.line {
+		return // joined while the send was in flight
+	}
+	if op.keyed {
+		if b := keyBit(op.chat, op.key); s.memberKeys[b/64]&(1<<(b%64)) != 0 {
+			return // a member may have sent the key first
+		}
+	}
+	lines := []int{int(op.line), e.Line}
+	how := "never a member of it"
+	if leave, left := o.pushes.left[k]; left {
+		lines = append([]int{int(leave)}, lines...)
+		how = "it had left"
+	}
+	o.violate(SendAuthorization, lines, e.Time, "%q sent to chat %q at line %d (%s) and was acknowledged seq %d at line %d: a non-member's send (ADR-004 §3 refuses it: not_a_member)",
+		sender, o.names[op.chat], op.line, how, e.Seq, e.Line)
+}
