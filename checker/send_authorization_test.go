@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/chatseq/chatseq/history"
@@ -28,81 +29,142 @@ func sentByAnOutsider() (b *hb, invoke, ok int) {
 	return b, l.invoke, l.ok
 }
 
-func TestASendFromANonMemberAnsweredOKFails(t *testing.T) {
-	b, invoke, ok := sentByAnOutsider()
-	res := mustFail(t, b.check(t), NameSendAuthorization, invoke, ok)
-	mustContain(t, res.Detail, `"u2" sent to chat "A"`)
-	mustContain(t, res.Detail, "never a member")
-
-	// Refused as not_a_member, the same send keeps it.
-	b = newHB()
-	b.join("A", "u1")
-	b.send(1, "A", "k1", 1)
-	b.invoke(2, "A", "k2")
-	b.fail(2, "A", "k2", "not_a_member")
-	must(t, b.check(t), NameSendAuthorization, Pass)
+// sendCase is a history send_authorization judges, the verdict the check
+// after the run gives it (and the words its detail holds), and whether
+// the online check reports it, at which lines.
+type sendCase struct {
+	name    string
+	build   func() (b *hb, lines []int)
+	offline Status
+	detail  string
+	online  bool
 }
 
-// A user who left is refused from then on; one who joined while its
-// send was in flight may have been checked after the join.
-func TestASendAfterLeavingFailsAndOneWhileJoiningPasses(t *testing.T) {
-	b := newHB()
-	b.join("A", "u1")
-	b.join("A", "u2")
-	b.send(2, "A", "k1", 1)
-	leave := b.leave("A", "u2")
-	l := b.send(2, "A", "k2", 2)
-	res := mustFail(t, b.check(t), NameSendAuthorization, leave, l.invoke, l.ok)
-	mustContain(t, res.Detail, "left at line")
+// notApplicable is how a case says the invariant is listed n/a.
+const notApplicable Status = "n/a"
 
-	b = newHB()
-	b.join("A", "u1")
-	b.invoke(2, "A", "k1")
-	b.join("A", "u2")
-	b.ok(2, "A", "k1", 1, "m1")
-	must(t, b.check(t), NameSendAuthorization, Pass)
-
-	// Left while the send was in flight: checked before the leave.
-	b = newHB()
-	b.join("A", "u2")
-	b.invoke(2, "A", "k1")
-	b.leave("A", "u2")
-	b.ok(2, "A", "k1", 1, "m1")
-	must(t, b.check(t), NameSendAuthorization, Pass)
-}
-
-// ADR-004 §6/§7 look the key up before the membership: a non-member's
-// send of a key a member sent first may get the member's message back.
-func TestANonMembersRetryOfAMembersKeyPasses(t *testing.T) {
-	b := newHB()
-	b.join("A", "u1")
-	b.send(1, "A", "k1", 1)
-	b.invoke(2, "A", "k1")
-	b.dedup(2, "A", "k1", 1, "m-k1")
-	must(t, b.check(t), NameSendAuthorization, Pass)
-
+var sendCases = []sendCase{
+	{"an outsider answered ok", func() (*hb, []int) {
+		b, inv, ok := sentByAnOutsider()
+		return b, []int{inv, ok}
+	}, Fail, `"u2" sent to chat "A" at line 6 (never a member of it)`, true},
+	{"an outsider refused as not_a_member", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.send(1, "A", "k1", 1)
+		b.invoke(2, "A", "k2")
+		b.fail(2, "A", "k2", "not_a_member")
+		return b, nil
+	}, Pass, "1 of them by non-members", false},
+	// A user who left is refused from then on.
+	{"a member who left", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.join("A", "u2")
+		b.send(2, "A", "k1", 1)
+		leave := b.leave("A", "u2")
+		l := b.send(2, "A", "k2", 2)
+		return b, []int{leave, l.invoke, l.ok}
+	}, Fail, "it left at line", true},
+	// One who joined while its send was in flight may have been checked
+	// after the join; one who left then, before it.
+	{"joined while in flight", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.invoke(2, "A", "k1")
+		b.join("A", "u2")
+		b.ok(2, "A", "k1", 1, "m1")
+		return b, nil
+	}, Pass, "", false},
+	{"left while in flight", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u2")
+		b.invoke(2, "A", "k1")
+		b.leave("A", "u2")
+		b.ok(2, "A", "k1", 1, "m1")
+		return b, nil
+	}, Pass, "", false},
+	// ADR-004 §6/§7 look the key up before the membership: a non-member's
+	// send of a key a member sent first may get the member's message back.
+	{"an outsider given a member's key back", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.send(1, "A", "k1", 1)
+		b.invoke(2, "A", "k1")
+		b.dedup(2, "A", "k1", 1, "m-k1")
+		return b, nil
+	}, Pass, "", false},
 	// Under key_scope client the key is u2's own: no member sent it.
-	b = newHBContract(history.Contract{KeyScope: history.KeyScopeClient})
-	b.join("A", "u1")
-	b.send(1, "A", "k1", 1)
-	l := b.send(2, "A", "k1", 2)
-	mustFail(t, b.check(t), NameSendAuthorization, l.invoke, l.ok)
+	{"a member's key text under key_scope client", func() (*hb, []int) {
+		b := newHBContract(history.Contract{KeyScope: history.KeyScopeClient})
+		b.join("A", "u1")
+		b.send(1, "A", "k1", 1)
+		l := b.send(2, "A", "k1", 2)
+		return b, []int{l.invoke, l.ok}
+	}, Fail, `"u2" sent to chat "A"`, true},
+	// A chat joined after the first operation is left to the check after
+	// the run: a join while a member's send is in flight excuses a key the
+	// online check has not marked.
+	{"a chat joined after the first operation", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.send(1, "A", "k1", 1)
+		b.join("B", "u1")
+		b.send(2, "B", "k2", 1)
+		return b, nil
+	}, Fail, `"u2" sent to chat "B"`, false},
+	{"no join line", func() (*hb, []int) {
+		b := newHB()
+		b.send(2, "A", "k1", 1)
+		return b, nil
+	}, notApplicable, "no join line", false},
+	{"a chat no join line names", func() (*hb, []int) {
+		b := newHB()
+		b.join("B", "u1")
+		b.send(2, "A", "k1", 1)
+		return b, nil
+	}, notApplicable, "no persist with a sender", false},
+	{"a design that checks no membership", func() (*hb, []int) {
+		b, _, _ := sentByAnOutsider()
+		b.h.Header.Contract.SendMembership = history.SendMembershipUnchecked
+		return b, nil
+	}, notApplicable, "send_membership: unchecked", false},
 }
 
-func TestSendAuthorizationNeedsMembershipAndTheContract(t *testing.T) {
-	// No join line: the history records no membership.
-	b := newHB()
-	b.send(2, "A", "k1", 1)
-	mustContain(t, mustNA(t, b.check(t), NameSendAuthorization).Reason, "no join line")
+// Each case's verdict after the run, and its counterexample's lines.
+func TestSendAuthorization(t *testing.T) {
+	for _, tc := range sendCases {
+		b, lines := tc.build()
+		r := b.check(t)
+		if tc.offline == notApplicable {
+			mustContain(t, mustNA(t, r, NameSendAuthorization).Reason, tc.detail)
+			continue
+		}
+		var res Result
+		if tc.offline == Fail && lines != nil {
+			res = mustFail(t, r, NameSendAuthorization, lines...)
+		} else {
+			res = must(t, r, NameSendAuthorization, tc.offline)
+		}
+		mustContain(t, res.Detail, tc.detail)
+	}
+}
 
-	// A chat no join line names is not judged.
-	b = newHB()
-	b.join("B", "u1")
-	b.send(2, "A", "k1", 1)
-	mustContain(t, mustNA(t, b.check(t), NameSendAuthorization).Reason, "no persist with a sender")
-
-	// A design whose send path reads no membership does not promise it.
-	b, _, _ = sentByAnOutsider()
-	b.h.Header.Contract.SendMembership = history.SendMembershipUnchecked
-	mustContain(t, mustNA(t, b.check(t), NameSendAuthorization).Reason, "send_membership: unchecked")
+// A non-member's send answered ok is reported online at its answer, as
+// the check after the run fails it; what the check after the run passes
+// is never reported.
+func TestOnlineSendAuthorization(t *testing.T) {
+	for _, tc := range sendCases {
+		b, lines := tc.build()
+		vs := feedInLineOrder(NewOnline(nil), &b.h).Violations()
+		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameSendAuthorization })
+		switch {
+		case (i >= 0) != tc.online:
+			t.Errorf("%s: online found %v, want %v (%+v)", tc.name, i >= 0, tc.online, vs)
+		case i >= 0 && tc.offline != Fail:
+			t.Errorf("%s: online found what the check after the run does not", tc.name)
+		case i >= 0 && !slices.Equal(vs[i].Lines, lines):
+			t.Errorf("%s: online lines %v, want %v (%s)", tc.name, vs[i].Lines, lines, vs[i].Detail)
+		}
+	}
 }
