@@ -115,8 +115,10 @@ type simPersist struct {
 	msg                     *simMsg // set once committed (or found committed)
 	dedup                   bool
 	// outside: sent by a user not a member of the chat at its invoke, to a
-	// service that checks membership: refused (not_a_member).
-	outside bool
+	// service that checks membership: refused (not_a_member), unless
+	// keyFirst and its key is written: a service that looks the key up
+	// before the membership (ADR-004 §6/§7) answers it as a replay.
+	outside, keyFirst bool
 }
 
 type simDevice struct {
@@ -201,6 +203,12 @@ func (s *sim) invoke() {
 			}
 		}
 		p = &simPersist{process: proc, chat: chat, key: old.key, sender: old.sender, hash: old.hash}
+	} else if news := s.runMessages(chat); s.checksMembers && len(news) > 0 && s.pick(10) == 0 {
+		// Another user resends a message's key, with its content, as a
+		// client that shares the key would: a non-member among them is
+		// answered the message when the service looks the key up first.
+		m := news[s.pick(len(news))]
+		p = &simPersist{process: proc, chat: chat, key: m.key, sender: s.users[s.pick(len(s.users))], hash: m.hash, keyFirst: s.pick(2) == 0}
 	} else if olds := s.oldKeys(chat); len(olds) > 0 && s.pick(12) == 0 {
 		// A key from before the run sent again with other content: the
 		// store answers it as a replay of the original (ADR-001 Appendix
@@ -215,6 +223,18 @@ func (s *sim) invoke() {
 	p.outside = s.checksMembers && !s.member[[2]string{chat, p.sender}]
 	s.outstanding[proc] = p
 	s.emit(line{Type: tInvoke, Process: proc, F: "persist", Chat: chat, Key: p.key, Sender: p.sender, PayloadHash: p.hash})
+}
+
+// runMessages lists chat's messages written during the run, each by a
+// persist of the history.
+func (s *sim) runMessages(chat string) []*simMsg {
+	var out []*simMsg
+	for _, m := range s.store[chat] {
+		if m.seq > s.initial {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // oldKeys lists the keys of chat's messages from before the run.
@@ -303,6 +323,11 @@ func (s *sim) complete() {
 func (s *sim) completeOne(p *simPersist, outcome int) {
 	delete(s.outstanding, p.process)
 	switch {
+	case p.outside && p.keyFirst && s.byKey[[2]string{p.chat, p.key}] != nil:
+		m := s.byKey[[2]string{p.chat, p.key}]
+		p.msg, p.dedup = m, true
+		s.emit(line{Type: tOK, Process: p.process, F: "persist", Seq: u64(m.seq), MessageID: m.id, Dedup: flag(true)})
+		return
 	case p.outside:
 		s.emit(line{Type: tFail, Process: p.process, F: "persist", Error: "not_a_member"})
 	case outcome < 8:
