@@ -229,7 +229,7 @@ func (o *Outcome) UnmarshalYAML(n *yaml.Node) error {
 // DefaultAPI is chatseq's API as chatseq serve answers it.
 func DefaultAPI() *API {
 	return &API{
-		Contract:   ContractSpec{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal, KeyScope: history.KeyScopeChat, SendMembership: history.SendMembershipChecked},
+		Contract:   ContractSpec{Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal, KeyScope: history.KeyScopeChat},
 		CreateChat: CreateSpec{Method: http.MethodPut, Path: "/v1/chats/{chat}", MembersField: "members"},
 		Send: SendSpec{
 			Method: http.MethodPost, Path: "/v1/chats/{chat}/messages", KeyHeader: httpapi.HeaderIdempotencyKey,

@@ -114,6 +114,10 @@ func apiName(path string) string {
 // left to the checker, which finds none in an http target's history.
 func (a *API) contract() history.Contract {
 	c := a.Contract
+	if c.SendMembership == "" && a.UserHeader == "" && a.Send.SenderField == "" {
+		// Told no one's identity, the service cannot refuse a non-member.
+		c.SendMembership = history.SendMembershipUnchecked
+	}
 	for _, f := range history.ContractFields {
 		if v := f.Of(&c); *v == "" && f.DefaultWithEvents == "" {
 			*v = f.Default

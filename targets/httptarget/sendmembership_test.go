@@ -1,0 +1,51 @@
+package httptarget_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/httptarget"
+)
+
+// The http target states send_membership as the mapping says, checked by
+// default (chatseq's API refuses a non-member's send: 403), and unchecked
+// for a mapping that tells the service no one's identity (no user header,
+// no sender field): such a service cannot refuse a non-member, and
+// judging it so would be a false FAIL.
+func TestHTTPTargetStatesItsSendMembership(t *testing.T) {
+	open := func(mapping string) history.Contract {
+		t.Helper()
+		o := targets.Options{URL: "http://127.0.0.1:9"} // Open reaches nothing
+		if mapping != "" {
+			o.API = filepath.Join(t.TempDir(), "api.yaml")
+			if err := os.WriteFile(o.API, []byte(mapping), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opened, err := targets.Open(context.Background(), httptarget.Name, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer opened.Close()
+		return opened.Contract
+	}
+	// No user header (a device names its user in the handshake's query).
+	const noUser = "user_header: \"\"\npush:\n  user_param: user\n"
+	for _, tc := range []struct {
+		name, mapping, want string
+	}{
+		{"chatseq's API", "", history.SendMembershipChecked},
+		{"stated unchecked", "contract:\n  send_membership: unchecked\n", history.SendMembershipUnchecked},
+		{"no identity", noUser + "send:\n  sender_field: \"\"\n", history.SendMembershipUnchecked},
+		{"the sender in the body", noUser, history.SendMembershipChecked},
+		{"no identity, stated checked", "contract:\n  send_membership: checked\n" + noUser + "send:\n  sender_field: \"\"\n", history.SendMembershipChecked},
+	} {
+		if got := open(tc.mapping).SendMembership; got != tc.want {
+			t.Errorf("%s: send_membership %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
