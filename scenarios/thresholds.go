@@ -54,6 +54,8 @@ var countMetrics = map[string]string{
 	"duplicates_sent":       "keys resent after their ACK",
 	"concurrent_duplicates": "sends raced by a twin with the same key",
 	"keys_reused":           "sends that reused a key with other content",
+	"keys_across_chats":     "sends with the key their client last sent to another chat",
+	"outsider_sends":        "sends from a user who is not a member of the chat",
 	"tx_attempts":           "persist transactions tried (optimistic retries included)",
 	"max_tx_attempts":       "most transactions one persist needed",
 	"allocated":             "sequences allocated during the run",
