@@ -55,8 +55,8 @@ func checkSendAuthorization(x *index) Result {
 		if op.Status != store.StOK || keySentByMember(x, m, o) {
 			continue
 		}
-		if bad == 0 {
-			first = o
+		if bad == 0 || op.InvLine < x.Ops.At(first).InvLine {
+			first = o // operations come by chat: the earliest in the file
 		}
 		bad++
 	}

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -167,4 +168,20 @@ func TestOnlineSendAuthorization(t *testing.T) {
 			t.Errorf("%s: online lines %v, want %v (%s)", tc.name, vs[i].Lines, lines, vs[i].Detail)
 		}
 	}
+}
+
+// The counterexample is the earliest violation in the file, whichever
+// chat holds it: the operations are read chat by chat (a chat's first
+// 4,096 in blocks shared in line order, then blocks of its own), so a
+// chat's own block can be read before a shared block filled earlier.
+func TestSendAuthorizationNamesTheEarliest(t *testing.T) {
+	b := newHB()
+	b.join("A", "u1")
+	b.join("B", "u1")
+	for i := range 4097 { // A's last one opens A's own block
+		b.send(1, "A", fmt.Sprintf("a%d", i), uint64(i+1))
+	}
+	early := b.send(2, "B", "b1", 1) // a shared block after A's own
+	b.send(3, "A", "a-late", 4098)   // A's own block
+	mustFail(t, b.check(t), NameSendAuthorization, early.invoke, early.ok)
 }
