@@ -59,7 +59,7 @@ func TestRunPassingDirectoryWithJUnitAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("--format json is not JSON: %v\n%s", err, out)
 	}
-	if doc.Verdict != "pass" || doc.Passed != 8 || doc.Total != 8 || doc.OutDir != "" {
+	if doc.Verdict != "pass" || doc.Passed != 9 || doc.Total != 9 || doc.OutDir != "" {
 		t.Fatalf("summary %+v", doc)
 	}
 	if !strings.HasPrefix(doc.Scenarios[0].Repro, "chatseq run ../scenarios/adr004/d1-basic-allocation.yaml --seed 1") {
@@ -73,7 +73,7 @@ func TestRunPassingDirectoryWithJUnitAndJSON(t *testing.T) {
 	if err := xml.Unmarshal(data, &suites); err != nil {
 		t.Fatalf("--junit is not XML: %v", err)
 	}
-	if suites.Tests != 8 || suites.Failures != 0 || suites.Errors != 0 || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 8 {
+	if suites.Tests != 9 || suites.Failures != 0 || suites.Errors != 0 || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 9 {
 		t.Fatalf("junit %+v", suites)
 	}
 	// Every scenario passed, so the temporary histories were deleted:
