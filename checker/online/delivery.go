@@ -23,9 +23,10 @@ type pushes struct {
 	devices map[string]*device // devices that connected: the check ignores pushes to others
 	bySeq   map[chatSeq]pushSeen
 	byID    map[chatID]pushSeen
-	// joined: the (chat, user) pairs a join line named so far, and how
-	// many join lines there were (push_authorization).
-	joined map[member]bool
+	// joined: the (chat, user) pairs a join line named so far, with
+	// the last such line, and how many join lines there were
+	// (push_authorization, send_authorization).
+	joined map[member]int32
 	joins  int
 	// left: the leave line of a (chat, user) not a member now.
 	left map[member]int32
@@ -69,7 +70,7 @@ type pushSeen struct {
 func (o *Checker) Receiver(r *history.Receiver) {
 	p := &o.pushes
 	if p.devices == nil {
-		*p = pushes{devices: map[string]*device{}, bySeq: map[chatSeq]pushSeen{}, byID: map[chatID]pushSeen{}, joined: map[member]bool{},
+		*p = pushes{devices: map[string]*device{}, bySeq: map[chatSeq]pushSeen{}, byID: map[chatID]pushSeen{}, joined: map[member]int32{},
 			left: map[member]int32{}, received: map[devChat]uint64{}}
 	}
 	line := int32(r.Line)
@@ -90,16 +91,16 @@ func (o *Checker) Receiver(r *history.Receiver) {
 	case history.KindJoin:
 		p.joins++
 		k := member{o.chat(r.Chat), r.User}
-		o.sendAuth.joined(k.chat, r.User, line, o.lastLine > 0)
-		if !p.joined[k] {
+		o.sendAuth.joined(k.chat, o.lastLine > 0)
+		if _, seen := p.joined[k]; !seen {
 			k.user = strings.Clone(k.user)
-			p.joined[k] = true
 		}
+		p.joined[k] = line
 		delete(p.left, k)
 		return
 	case history.KindLeave:
 		k := member{o.chat(r.Chat), r.User}
-		if p.joined[k] {
+		if p.joined[k] > 0 {
 			p.left[member{k.chat, strings.Clone(k.user)}] = line
 		}
 		return
@@ -198,7 +199,7 @@ func (o *Checker) authorized(r *history.Receiver, dev *device, c int32) {
 	case !r.CatchUp && dev.refused:
 		o.violate(PushAuthorization, []int{int(dev.open), r.Line}, r.Time,
 			"the push at line %d went to device %q on a connection whose identity was refused (the connect at line %d)", r.Line, r.Device, dev.open)
-	case o.pushes.joins > 0 && !o.pushes.joined[member{c, dev.user}]:
+	case o.pushes.joins > 0 && o.pushes.joined[member{c, dev.user}] == 0:
 		o.violate(PushAuthorization, []int{int(dev.first), r.Line}, r.Time,
 			"the push at line %d gives chat %q to device %q, whose user %q had no join line for it before (its device connected at line %d)", r.Line, r.Chat, r.Device, dev.user, dev.first)
 	case !r.CatchUp && dev.open > 0 && o.pushes.left[member{c, dev.user}] > 0 && dev.open > o.pushes.left[member{c, dev.user}]:

@@ -20,12 +20,12 @@ const SendAuthorization = "send_authorization"
 // it), never makes one, and the filter does not grow with the run. A chat
 // some user joins after an operation line is not judged online: a member
 // who joins while its send is in flight excuses a key not marked.
+// Who joined when is push_authorization's record (pushes.joined, left).
 type sendAuth struct {
-	checked    bool             // the contract is send_membership: checked
-	recorded   map[int32]bool   // chats a join line named
-	lateJoin   map[int32]bool   // chats joined after an operation line
-	lastJoin   map[member]int32 // each (chat, user)'s last join line
-	memberKeys []uint64         // the filter's bits, made at the first join
+	checked    bool           // the contract is send_membership: checked
+	recorded   map[int32]bool // chats a join line named
+	lateJoin   map[int32]bool // chats joined after an operation line
+	memberKeys []uint64       // the filter's bits, made at the first join
 	// outsiders: by process, the sender of its outstanding persist sent
 	// from outside its chat (few: the sends a run makes from outside).
 	outsiders map[int]string
@@ -34,20 +34,15 @@ type sendAuth struct {
 // memberKeyBits is the filter's size: 2 MB.
 const memberKeyBits = 1 << 24
 
-func (s *sendAuth) joined(chat int32, user string, line int32, afterOps bool) {
+func (s *sendAuth) joined(chat int32, afterOps bool) {
 	if s.recorded == nil {
-		s.recorded, s.lateJoin, s.lastJoin = map[int32]bool{}, map[int32]bool{}, map[member]int32{}
+		s.recorded, s.lateJoin = map[int32]bool{}, map[int32]bool{}
 		s.memberKeys, s.outsiders = make([]uint64, memberKeyBits/64), map[int]string{}
 	}
 	s.recorded[chat] = true
 	if afterOps {
 		s.lateJoin[chat] = true
 	}
-	k := member{chat, user}
-	if _, ok := s.lastJoin[k]; !ok {
-		k.user = strings.Clone(user)
-	}
-	s.lastJoin[k] = line
 }
 
 func keyBit(chat int32, key uint64) uint64 {
@@ -59,12 +54,14 @@ func keyBit(chat int32, key uint64) uint64 {
 // judged at its answer.
 func (o *Checker) sendInvoked(process int, op *openOp, sender string) {
 	s := &o.sendAuth
-	delete(s.outsiders, process)
+	if len(s.outsiders) > 0 {
+		delete(s.outsiders, process) // an invoke never answered
+	}
 	if !s.checked || !s.recorded[op.chat] || sender == "" {
 		return
 	}
 	k := member{op.chat, sender}
-	if o.pushes.joined[k] {
+	if o.pushes.joined[k] > 0 {
 		if _, left := o.pushes.left[k]; !left {
 			if op.keyed {
 				b := keyBit(op.chat, op.key)
@@ -90,7 +87,7 @@ func (o *Checker) sendAnswered(process int, op *openOp, e *history.Event) {
 		return
 	}
 	k := member{op.chat, sender}
-	if s.lastJoin[k] > op.line {
+	if o.pushes.joined[k] > op.line {
 		return // joined while the send was in flight
 	}
 	if op.keyed {

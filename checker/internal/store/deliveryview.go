@@ -13,13 +13,13 @@ func (x *Index) LogChat(d *Delivery, c int32) int32 {
 
 // ReceiversAbsent says why a history holds no receiver line, or "".
 func (x *Index) ReceiversAbsent() string {
-	if !x.Delivery.Devices() && x.Delivery != nil && len(x.Delivery.Members) > 0 {
+	switch d := x.Delivery; {
+	case d.Devices():
+		return ""
+	case d != nil && len(d.Members) > 0:
 		return "no receiver lines but the chats' membership (connect, push, delivery_ack, settled: history FORMAT.md, \"Receivers\"; bench --receivers N records them)"
 	}
-	if !x.Delivery.Devices() {
-		return "no receiver lines (connect, push, delivery_ack, join, settled: history FORMAT.md, \"Receivers\"; bench --receivers N records them)"
-	}
-	return ""
+	return "no receiver lines (connect, push, delivery_ack, join, settled: history FORMAT.md, \"Receivers\"; bench --receivers N records them)"
 }
 
 // DeliveryStats are x's delivery statistics, nil without receiver lines

@@ -69,11 +69,7 @@ func (m *MemberLines) Recorded(c int32) bool {
 // Only for a chat whose membership is Recorded; a sender the receiver
 // lines never name was never a member.
 func (m *MemberLines) MemberDuring(c int32, s uint32, from, to int32) bool {
-	if int(s) >= len(m.userOf) || m.userOf[s] < 0 {
-		return false
-	}
-	ls := m.lines[MemberKey{Chat: m.chatOf[c], User: m.userOf[s]}]
-	i, _ := slices.BinarySearchFunc(ls, from, func(ms Membership, line int32) int { return cmp.Compare(ms.Line, line) })
+	ls, i := m.linesFrom(c, s, from)
 	if i > 0 && !ls[i-1].Leave {
 		return true
 	}
@@ -88,13 +84,20 @@ func (m *MemberLines) MemberDuring(c int32, s uint32, from, to int32) bool {
 // LastLeave is sender s's last leave line of chat c before line, 0:
 // none (it never was a member, or is one).
 func (m *MemberLines) LastLeave(c int32, s uint32, line int32) int32 {
-	if int(s) >= len(m.userOf) || m.userOf[s] < 0 {
-		return 0
-	}
-	ls := m.lines[MemberKey{Chat: m.chatOf[c], User: m.userOf[s]}]
-	i, _ := slices.BinarySearchFunc(ls, line, func(ms Membership, l int32) int { return cmp.Compare(ms.Line, l) })
-	if i > 0 && ls[i-1].Leave {
+	if ls, i := m.linesFrom(c, s, line); i > 0 && ls[i-1].Leave {
 		return ls[i-1].Line
 	}
 	return 0
+}
+
+// linesFrom is sender s's join and leave lines of chat c, and the index
+// of the first at or after line (those before it are ls[:i]); none for
+// a sender the receiver lines never name.
+func (m *MemberLines) linesFrom(c int32, s uint32, line int32) (ls []Membership, i int) {
+	if int(s) >= len(m.userOf) || m.userOf[s] < 0 {
+		return nil, 0
+	}
+	ls = m.lines[MemberKey{Chat: m.chatOf[c], User: m.userOf[s]}]
+	i, _ = slices.BinarySearchFunc(ls, line, func(ms Membership, l int32) int { return cmp.Compare(ms.Line, l) })
+	return ls, i
 }
