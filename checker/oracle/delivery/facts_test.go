@@ -19,6 +19,9 @@ type facts struct {
 	conns []conn
 	// acks are the persists answered ok, with the invoke they answer.
 	acks []ack
+	// completion: by a persist invoke's index, its completion's (the
+	// process's next ok, fail or info line), len(lines) if none came.
+	completion map[int]int
 }
 
 // conn is one connection of a device.
@@ -64,6 +67,7 @@ func newFacts(d doc) *facts {
 		}
 	}
 	outstanding := map[int]int{} // process -> index of its open invoke
+	f.completion = map[int]int{}
 	for i, l := range d.lines {
 		if l.F != "persist" {
 			continue
@@ -71,12 +75,14 @@ func newFacts(d doc) *facts {
 		switch l.Type {
 		case tInvoke:
 			outstanding[l.Process] = i
+			f.completion[i] = len(d.lines)
 		case tOK, tFail, tInfo:
 			inv, ok := outstanding[l.Process]
 			if !ok {
 				continue
 			}
 			delete(outstanding, l.Process)
+			f.completion[inv] = i
 			if l.Type != tOK {
 				continue
 			}

@@ -44,25 +44,6 @@ func (f *facts) sendAuthorization(hdr header) verdict {
 	if len(recorded) == 0 {
 		return notApplicable("no join line: the history records no membership")
 	}
-	// completion[i] is the index of the completion of the invoke at i, or
-	// len(lines) when it never completed.
-	completion := map[int]int{}
-	outstanding := map[int]int{}
-	for i, l := range f.lines {
-		if l.F != "persist" {
-			continue
-		}
-		switch l.Type {
-		case tInvoke:
-			outstanding[l.Process] = i
-			completion[i] = len(f.lines)
-		case tOK, tFail, tInfo:
-			if inv, ok := outstanding[l.Process]; ok {
-				completion[inv] = i
-				delete(outstanding, l.Process)
-			}
-		}
-	}
 	memberSometime := func(chat, user string, from, to int) bool {
 		if f.memberAt(chat, user, from) {
 			return true
@@ -80,7 +61,7 @@ func (f *facts) sendAuthorization(hdr header) verdict {
 			continue
 		}
 		judged++
-		done := completion[i]
+		done := f.completion[i]
 		if done >= len(f.lines) || f.lines[done].Type != tOK {
 			continue
 		}
