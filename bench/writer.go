@@ -169,12 +169,16 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 // send delivers one logical message: first attempt, retries with the same
 // key while the outcome is unknown, and the configured duplicates.
 func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
-	if plan.Outsider {
-		w.sendAsOutsider(ctx, plan, intended)
-		return
-	}
 	chatIdx, key, content, hash := plan.Chat, plan.Key, plan.content, plan.payloadHash
+	sender := w.sender
 	switch {
+	case plan.Outsider:
+		// From a user who is not a member of the chat: it must be refused
+		// (not_a_member). No duplicate and no twin, and the key is not
+		// this client's last: the send tests the membership check alone.
+		sender = OutsiderID(w.id)
+		plan.Raced, plan.DuplicateAfterOK, plan.DuplicateLate = false, false, false
+		w.count(func(c *Counts) { c.OutsiderSends++ })
 	case plan.ReuseKey && w.lastKey != "":
 		// A client bug: an old key with new content.
 		chatIdx, key, content = w.lastChat, w.lastKey, "other content under "+w.lastKey
@@ -186,9 +190,11 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		key = w.lastKey
 		w.count(func(c *Counts) { c.KeysAcrossChats++ })
 	}
-	w.lastChat, w.lastKey = chatIdx, key
+	if !plan.Outsider {
+		w.lastChat, w.lastKey = chatIdx, key
+	}
 	req := sequencer.Request{
-		Chat: w.chats[chatIdx], Key: key, Sender: w.sender,
+		Chat: w.chats[chatIdx], Key: key, Sender: sender,
 		Content: content, PayloadHash: hash,
 	}
 
@@ -233,33 +239,6 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 			w.late = append(w.late, lateSend{due: w.rec.Now() + int64(w.cfg.DuplicateLateAfter), chatIdx: chatIdx, req: req})
 		}
 		return
-	}
-}
-
-// sendAsOutsider sends plan's message as a user who is not a member of
-// the chat: it must be refused (not_a_member), and an unknown outcome is
-// retried with the key until it is known. No duplicate, no twin, and the
-// key is not this client's last: the send is the test of the membership
-// check alone.
-func (w *writer) sendAsOutsider(ctx context.Context, plan *OpPlan, intended int64) {
-	w.count(func(c *Counts) { c.OutsiderSends++ })
-	req := sequencer.Request{
-		Chat: w.chats[plan.Chat], Key: plan.Key, Sender: OutsiderID(w.id),
-		Content: plan.content, PayloadHash: plan.payloadHash,
-	}
-	for attempt := 0; attempt < w.cfg.MaxAttempts; attempt++ {
-		if attempt > 0 {
-			if w.stopped(ctx) || !w.backOff(ctx, attempt) {
-				return
-			}
-			w.count(func(c *Counts) { c.Retries++ })
-			intended = atSend
-		}
-		req.Faults = plan.AttemptFaults()
-		if w.persistOnce(ctx, &w.tracer, w.pid, req, intended, plan.Chat) != history.KindInfo {
-			return
-		}
-		w.pid = w.newPID()
 	}
 }
 
