@@ -83,15 +83,15 @@ func ReadFiles(paths []string) (*Merged, error) {
 	return mergeBodies(parts, header)
 }
 
-// disjointChats rejects two files that write or hold the same chat.
+// disjointChats rejects two files that write or hold the same chat. A
+// chat is claimed by every line that must name one (an invoke, a trace, a
+// final line, a receiver line of a chat), whatever its name, "" too: a
+// completion may leave its invoke's chat out, so its "" says nothing.
 func disjointChats(parts []*History) error {
 	owner := map[string]int{} // chat -> index of the first file naming it
 	where := map[string]int{} // chat -> a line naming it there
 	for i, h := range parts {
 		claim := func(chat string, line int) error {
-			if chat == "" {
-				return nil
-			}
 			j, seen := owner[chat]
 			if !seen {
 				owner[chat], where[chat] = i, line
@@ -104,8 +104,10 @@ func disjointChats(parts []*History) error {
 			return nil
 		}
 		for k := range h.Events {
-			if err := claim(h.Events[k].Chat, h.Events[k].Line); err != nil {
-				return err
+			if e := &h.Events[k]; e.Kind == KindInvoke || e.Kind == KindTrace {
+				if err := claim(e.Chat, e.Line); err != nil {
+					return err
+				}
 			}
 		}
 		for k := range h.Finals {
@@ -114,8 +116,10 @@ func disjointChats(parts []*History) error {
 			}
 		}
 		for k := range h.Receivers {
-			if err := claim(h.Receivers[k].Chat, h.Receivers[k].Line); err != nil {
-				return err
+			if rv := &h.Receivers[k]; namesChat(rv.Kind) {
+				if err := claim(rv.Chat, rv.Line); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -386,10 +390,13 @@ func eventRanges(h *History) ranges {
 // wrapped round, which would reorder its events and change what is judged.
 func placeAfter(r ranges, first bool, nextProc int, lastTime int64) (procOffset int, shift int64, err error) {
 	if !first {
-		procOffset = nextProc - r.minProc // both at least 0: cannot overflow
+		// Both at least 0: cannot overflow. Below 0 when the file's ids
+		// start above every id so far: its ids move down.
+		procOffset = nextProc - r.minProc
 	}
-	// The merged ids run to maxProc+procOffset, and the next file's from one more.
-	if r.maxProc >= math.MaxInt-procOffset {
+	// The merged ids run to maxProc+procOffset, and the next file's from
+	// one more: only an offset of 0 or more can take them past an int.
+	if procOffset >= 0 && r.maxProc >= math.MaxInt-procOffset {
 		return 0, 0, fmt.Errorf("its process ids %d to %d cannot follow the previous files' ids below %d without overflowing an int; check it on its own", r.minProc, r.maxProc, nextProc)
 	}
 	if first {

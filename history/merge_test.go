@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,5 +223,38 @@ func TestReadFilesRefusesTimesThatWouldOverflow(t *testing.T) {
 	d := writeHistory(t, dir, "d.jsonl", shard("chat-0002", shardHeader))
 	if _, err := ReadFiles([]string{a, c, d}); err == nil || !strings.Contains(err.Error(), d+": its times span 100 to 400") {
 		t.Fatalf("a file after one that ends at the top of the range: %v, want it refused", err)
+	}
+}
+
+// A file whose process ids start above every id of the files before it
+// follows them with its ids moved down: the offset below 0 is no overflow
+// (it was refused as one, "cannot follow the previous files' ids"). Its
+// processes stay distinct, and after the others'.
+func TestReadFilesMovesHighProcessIDsDown(t *testing.T) {
+	dir := t.TempDir()
+	a := writeHistory(t, dir, "a.jsonl", shard("chat-0000", shardHeader))
+	high := strings.NewReplacer(`"process":0,`, `"process":1000,`, `"process":1,`, `"process":1001,`).
+		Replace(shard("chat-0001", shardHeader))
+	b := writeHistory(t, dir, "b.jsonl", high)
+	m, err := ReadFiles([]string{a, b})
+	if err != nil {
+		t.Fatalf("merging a file with high process ids: %v", err)
+	}
+	var got []int
+	for _, e := range m.Events {
+		got = append(got, e.Process)
+	}
+	if want := []int{0, 0, 0, 1, 1, 2, 2, 2, 3, 3}; !slices.Equal(got, want) {
+		t.Errorf("merged process ids %v, want %v", got, want)
+	}
+	if m.Sources[1].ProcessOffset != -998 {
+		t.Errorf("the second file's offset is %d, want -998", m.Sources[1].ProcessOffset)
+	}
+	// A file of receivers alone, then one of operations: nothing to
+	// follow but its own ids.
+	c := writeHistory(t, dir, "c.jsonl", shardHeader+"\n"+`{"type":"join","time":1,"chat":"chat-0009","user":"u1"}`+"\n"+
+		`{"type":"table_read","table":"counters","lines":0}`+"\n"+`{"type":"table_read","table":"messages","lines":0}`+"\n")
+	if _, err := ReadFiles([]string{c, b}); err != nil {
+		t.Errorf("a file of operations after one of receivers alone: %v", err)
 	}
 }

@@ -11,8 +11,8 @@ func disjointDevices(parts []*History) error {
 	for i, h := range parts {
 		for k := range h.Receivers {
 			rv := &h.Receivers[k]
-			if rv.Device == "" {
-				continue
+			if !namesDevice(rv.Kind) {
+				continue // "" there is no device's name
 			}
 			first, seen := owner[rv.Device]
 			if !seen {
@@ -26,6 +26,17 @@ func disjointDevices(parts []*History) error {
 		}
 	}
 	return nil
+}
+
+// namesDevice and namesChat report whether a receiver line of kind k
+// must name a device, or a chat (FORMAT.md, "Receivers"): its "" is then a
+// name like any other.
+func namesDevice(k Kind) bool {
+	return k == KindConnect || k == KindDisconnect || k == KindPush || k == KindDeliveryAck || k == KindSettled
+}
+
+func namesChat(k Kind) bool {
+	return k == KindPush || k == KindDeliveryAck || k == KindJoin || k == KindLeave || k == KindFinal
 }
 
 // withReceiverTimes widens a file's ranges by its receiver lines' times,

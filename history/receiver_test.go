@@ -267,6 +267,25 @@ func TestMergeReceivers(t *testing.T) {
 	if _, err := ReadFiles([]string{a, d}); err == nil || !strings.Contains(err.Error(), `chat "c1" is in both`) {
 		t.Errorf("two files with one chat's membership: %v", err)
 	}
+	// "" is a device's or a chat's name like any other where the line
+	// must name one: two files sharing it are refused, not merged into
+	// one device (whose first user then judged the other's pushes) or
+	// one chat.
+	e := write("e.jsonl", lines(testHeader, `{"type":"join","time":1,"chat":"c5","user":"u1"}`, `{"type":"connect","time":2,"device":"","user":"u1"}`))
+	f := write("f.jsonl", lines(testHeader, `{"type":"join","time":1,"chat":"c6","user":"u1"}`, `{"type":"connect","time":2,"device":"","user":"u2"}`))
+	if _, err := ReadFiles([]string{e, f}); err == nil || !strings.Contains(err.Error(), `device "" is in both`) {
+		t.Errorf("two files with the device \"\": %v", err)
+	}
+	g := write("g.jsonl", lines(testHeader, `{"type":"join","time":1,"chat":"","user":"u3"}`))
+	k := write("k.jsonl", lines(testHeader, `{"type":"invoke","process":1,"f":"persist","time":10,"chat":"","key":"kb","sender":"u3"}`,
+		`{"type":"ok","process":1,"f":"persist","time":20,"seq":1,"message_id":"mb"}`))
+	if _, err := ReadFiles([]string{g, k}); err == nil || !strings.Contains(err.Error(), `chat "" is in both`) {
+		t.Errorf("two files with the chat \"\": %v", err)
+	}
+	// A completion that leaves its chat out claims none.
+	if _, err := ReadFiles([]string{e, k}); err != nil {
+		t.Errorf("a completion without its chat claimed one: %v", err)
+	}
 }
 
 // A known field on a receiver line that does not carry it is ignored
