@@ -130,7 +130,8 @@ type BatchSink interface {
 // IDHasher is a Sink that only compares the message ids of sync answers:
 // it gets them as HashID's values (SyncResult.IDHashes), computed as the
 // lines are parsed, instead of as strings. HashID must be safe to call from
-// another goroutine.
+// another goroutine, and give 0 for an empty id and never for another (the
+// reader refuses an empty id by it: idsNotEmpty).
 type IDHasher interface {
 	HashID(id []byte) uint64
 }

@@ -512,7 +512,7 @@ func TestReadLeavesUncompletedOperations(t *testing.T) {
 func TestReadAcceptsWhitespaceAndOddSpelling(t *testing.T) {
 	h := mustRead(t, "\r\n"+testHeader+"\r\n\r\n"+
 		"  { \"type\" : \"invoke\" , \"process\" : 1 , \"f\" : \"persist\", \"time\" : -5 , \"chat\" : \"c\\u0031\", \"k\\u0065y\" : \"\\ud83d\\ude00\\/\" }\t\r\n"+
-		`{"type":"ok","process":1,"f":"persist","time":-5,"seq":0,"message_id":"","dedup":true}`)
+		`{"type":"ok","process":1,"f":"persist","time":-5,"seq":0,"message_id":"m","dedup":true}`)
 	e := h.Events
 	if len(e) != 2 || e[0].Line != 4 || e[0].Time != -5 || e[0].Chat != "c1" || e[0].Key != "😀/" || e[1].Seq != 0 || !e[1].Dedup {
 		t.Fatalf("%+v", e)

@@ -113,6 +113,9 @@ func (b *builder) addReceiver(l *parsedLine) error {
 		if err := contentPairsUp(l); err != nil {
 			return err
 		}
+		if err := idsNotEmpty(l); err != nil {
+			return err
+		}
 		r.Seqs, r.MessageIDs, r.IDHashes, r.CatchUp = l.seqs, l.messageIDs, l.idHashes, l.catchUp
 		r.PayloadHashes, r.Senders = l.payloadHashes, l.senders
 	case KindDeliveryAck:

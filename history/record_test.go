@@ -133,13 +133,13 @@ func TestRecorderRoundTrip(t *testing.T) {
 		case 0:
 			record(Event{Kind: KindInvoke, Process: p, F: FPersist, Chat: chat, Key: key, Sender: s + "!", PayloadHash: s})
 			record(Event{Kind: KindTrace, Process: p, F: FAllocate, Chat: chat, Seq: uint64(i) << 40, Start: -1, HasStart: true})
-			record(Event{Kind: KindOK, Process: p, F: FPersist, Chat: chat, Key: key, Seq: 1<<64 - 1, MessageID: s, Dedup: i%2 == 0})
+			record(Event{Kind: KindOK, Process: p, F: FPersist, Chat: chat, Key: key, Seq: 1<<64 - 1, MessageID: "m" + s, Dedup: i%2 == 0})
 		case 1:
 			record(Event{Kind: KindInvoke, Process: p, F: FPersist, Chat: chat, Key: key})
 			record(Event{Kind: KindFail, Process: p, F: FPersist, Chat: chat, Key: key, Error: s})
 		case 2:
 			record(Event{Kind: KindInvoke, Process: p, F: FSync, Chat: chat, After: uint64(i), Limit: i})
-			record(Event{Kind: KindOK, Process: p, F: FSync, Chat: chat, Sync: &SyncResult{Seqs: []uint64{0, 1, 1 << 63}, MessageIDs: []string{s, "", s}}})
+			record(Event{Kind: KindOK, Process: p, F: FSync, Chat: chat, Sync: &SyncResult{Seqs: []uint64{0, 1, 1 << 63}, MessageIDs: []string{"m" + s, "n", "m" + s}}})
 		case 3:
 			record(Event{Kind: KindInvoke, Process: p, F: FSync, Chat: chat, After: 0, Limit: 0})
 			record(Event{Kind: KindInfo, Process: p, F: FSync, Chat: chat, Error: s})
@@ -150,9 +150,9 @@ func TestRecorderRoundTrip(t *testing.T) {
 		f := []Final{
 			{Table: TableCounters, Chat: s, Value: uint64(i)},
 			{Table: TableCounters, Chat: s, Missing: true},
-			{Table: TableMessages, Chat: s, Seq: uint64(i), MessageID: s, Key: s},
-			{Table: TableIdempotency, Chat: s, Key: s, Seq: uint64(i), MessageID: s},
-			{Table: TableEvents, Chat: s, Seq: uint64(i), MessageID: s, Partition: 1<<31 - 1, Offset: 1<<63 - 1},
+			{Table: TableMessages, Chat: s, Seq: uint64(i), MessageID: "m" + s, Key: s},
+			{Table: TableIdempotency, Chat: s, Key: s, Seq: uint64(i), MessageID: "m" + s},
+			{Table: TableEvents, Chat: s, Seq: uint64(i), MessageID: "m" + s, Partition: 1<<31 - 1, Offset: 1<<63 - 1},
 		}[i%5]
 		rec.RecordFinal(f)
 		finals = append(finals, f)

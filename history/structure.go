@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/chatseq/chatseq/history/internal/jsonscan"
@@ -266,12 +267,18 @@ func (b *builder) addCompletion(l *parsedLine) error {
 	case l.kind != KindOK:
 		e.Error = l.errorCode
 	case inv.F == FPersist:
+		if l.messageID == "" {
+			return emptyID(`"message_id"`)
+		}
 		e.Seq, e.MessageID, e.Dedup = l.seq, l.messageID, l.dedup
 	default:
 		if ids := len(l.messageIDs) + len(l.idHashes); len(l.seqs) != ids {
 			return contentErr(`"seqs" has %d items but "message_ids" has %d; they must pair up`, len(l.seqs), ids)
 		}
 		if err := contentPairsUp(l); err != nil {
+			return err
+		}
+		if err := idsNotEmpty(l); err != nil {
 			return err
 		}
 		e.Sync = &SyncResult{Seqs: l.seqs, MessageIDs: l.messageIDs, IDHashes: l.idHashes, Keys: l.keys, Senders: l.senders, PayloadHashes: l.payloadHashes}
@@ -336,6 +343,9 @@ func (b *builder) addFinal(l *parsedLine) error {
 		Table: l.table,
 		Chat:  l.chat,
 	}
+	if l.table != TableCounters && l.messageID == "" {
+		return emptyID(`"message_id"`)
+	}
 	switch l.table {
 	case TableCounters:
 		f.Value, f.Missing = l.value, l.missing
@@ -383,6 +393,26 @@ func tableIndex(table string) int {
 		return 4
 	}
 	return 3 // events: the reader accepts no other table
+}
+
+// emptyID is the error of a message id that is "" (the field's name, with
+// its index in an array): an id names one message (ADR-001's ack carries
+// it), and the checker tells messages apart by it, so an empty one would
+// stand for no message at all.
+func emptyID(field string) error {
+	return contentErr(`%s is empty: a message id names a message and is never ""`, field)
+}
+
+// idsNotEmpty refuses a push's or a sync ok's message id that is "" (as a
+// string, or as an IDHasher's 0).
+func idsNotEmpty(l *parsedLine) error {
+	if i := slices.Index(l.messageIDs, ""); i >= 0 {
+		return emptyID(fmt.Sprintf(`"message_ids"[%d]`, i))
+	}
+	if i := slices.Index(l.idHashes, 0); i >= 0 {
+		return emptyID(fmt.Sprintf(`"message_ids"[%d]`, i))
+	}
+	return nil
 }
 
 // contentPairsUp checks that what a push or a sync ok says each message

@@ -16,6 +16,9 @@ import (
 type hashSink struct{ collectSink }
 
 func (*hashSink) HashID(id []byte) uint64 {
+	if len(id) == 0 {
+		return 0 // IDHasher's contract
+	}
 	h := fnv.New64a()
 	h.Write(id)
 	return h.Sum64()
@@ -105,7 +108,7 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 						case 1:
 							r = &SyncResult{Seqs: []uint64{}, MessageIDs: []string{}}
 						case 2:
-							r = &SyncResult{Seqs: []uint64{after + 1, after + 2}, MessageIDs: []string{"m" + s, s}}
+							r = &SyncResult{Seqs: []uint64{after + 1, after + 2}, MessageIDs: []string{"m" + s, "n" + s}}
 						}
 						kind := []Kind{KindOK, KindOK, KindFail, KindInfo}[i%4]
 						rec.RecordAt(&Event{Kind: kind, Process: p, F: FSync, Chat: []string{"", chat}[i%2], Sync: r, Error: s}, rec.Now())
@@ -127,13 +130,13 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 		rec.Record(&Event{Kind: KindInvoke, Process: 1 << 40, F: FPersist, Chat: "c0", Key: "big", Sender: "s"})
 		rec.RecordAt(&Event{Kind: KindOK, Process: 1 << 40, F: FPersist, Seq: 7, MessageID: "mbig"}, rec.Now())
 		for i, s := range tapStrings {
-			rec.RecordFinal(Final{Table: TableEvents, Chat: "c1", Seq: uint64(i), MessageID: s, Partition: int32(i), Offset: int64(i)})
+			rec.RecordFinal(Final{Table: TableEvents, Chat: "c1", Seq: uint64(i), MessageID: "m" + s, Partition: int32(i), Offset: int64(i)})
 		}
 		var fs []Final
 		for i, s := range tapStrings {
 			fs = append(fs,
 				Final{Table: TableMessages, Chat: s, Seq: uint64(i), MessageID: "m" + s, Key: "k" + s, Sender: s, PayloadHash: s},
-				Final{Table: TableIdempotency, Chat: "c0", Seq: uint64(i), MessageID: s, Key: s, PayloadHash: "not written"},
+				Final{Table: TableIdempotency, Chat: "c0", Seq: uint64(i), MessageID: "m" + s, Key: s, PayloadHash: "not written"},
 				Final{Table: TableCounters, Chat: s, Value: uint64(i), Missing: i%2 == 0})
 		}
 		rec.RecordFinals(fs)

@@ -207,6 +207,26 @@ func TestAMessageIDTooLongForTheHistoryIsABadResponse(t *testing.T) {
 	}
 }
 
+// A 201 without a message id (absent, or "") is no answer of the API:
+// ADR-001's ack carries one. Recorded as "", it left a history the check
+// refuses (an id is never empty), and read as no id it hid a message
+// pushed at another sequence.
+func TestASendAnsweredWithoutAMessageIDIsABadResponse(t *testing.T) {
+	for _, answer := range []string{`{"sequence":1}`, `{"sequence":1,"message_id":""}`} {
+		tgt := openTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			w.Write([]byte(answer))
+		}))
+		_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
+		kind, code := target.Completion(err)
+		if kind != history.KindInfo || code != history.ErrorBadResponse || !strings.Contains(err.Error(), `without a message id (a string, not empty) at "message_id"`) {
+			t.Errorf("%s: recorded %s %q: %v; want info %q", answer, kind, code, err, history.ErrorBadResponse)
+		}
+	}
+}
+
 // A 201 naming another chat or key than the send's acknowledges another
 // message: a bad_response, of unknown outcome (a service answering so
 // passed, an outside tester's). One that names them as sent, or names

@@ -370,8 +370,8 @@ func (a *API) validate() *fieldError {
 	switch {
 	case (a.Send.KeyHeader == "") == (a.Send.KeyField == ""):
 		return bad("send: give key_header or key_field (where the idempotency key goes), one of them", "send")
-	case a.Send.Sequence == "":
-		return bad("send.sequence must say where a response holds the sequence", "send")
+	case a.Send.Sequence == "" || a.Send.MessageID == "":
+		return bad("send: sequence and message_id must say where a response holds them (ADR-001's ack carries both)", "send")
 	case a.Sync.Messages == "" || a.Sync.Sequence == "" || a.Sync.MessageID == "":
 		return bad("sync: messages, sequence and message_id must say where a page holds them", "sync")
 	case a.Sync.AfterParam == "" || a.Sync.LimitParam == "":

@@ -59,6 +59,7 @@ func TestMappingErrorsNameFileAndLine(t *testing.T) {
 		{"contract:\n  gaps: sometimes\n", "m.yaml:2: contract.gaps must be"},
 		{"contract: {}\nsync:\n  path: /messages\n", "m.yaml:3: sync.path \"/messages\" holds no {chat}"},
 		{"send:\n  key_field: k\n  key_header: K\n", "m.yaml:1: send: give key_header or key_field"},
+		{"send:\n  message_id: \"\"\n", "m.yaml:1: send: sequence and message_id must say where a response holds them"},
 		{"statuses:\n  404: ok\n", "m.yaml:2: statuses: 404 is not a success"},
 		{"sync: [1, 2]\n", "m.yaml:1: cannot unmarshal"},
 		{"contract: {}\n---\nb: 2\n", "m.yaml: holds more than one YAML document"},

@@ -53,6 +53,11 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 		}
 		msgs = append(msgs, m)
 	}
+	for _, m := range msgs {
+		if m.MessageID == "" {
+			return nil, nil, 0, fmt.Sprintf("with a message without a message id (a string, not empty) at %q", spec.MessageID)
+		}
+	}
 	if nextKey(spec) != "" && len(msgs) > 0 {
 		if v, ok := field(body, spec.NextAfter); ok && v != nil {
 			if n, ok := uintOf(v); !ok || n != msgs[len(msgs)-1].Seq {
@@ -210,14 +215,28 @@ func TestReadPageRefusesAStringTooLongForTheHistory(t *testing.T) {
 // null it says nothing.
 func TestAPageWhoseNextAfterIsNotItsLastSequenceIsRefused(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"messages":[{"sequence":1},{"sequence":2}],"next_after":3}`:     "with a next_after that is not its last sequence, 2",
-		`{"messages":[{"sequence":1},{"sequence":2}],"next_after":"abc"}`: "with a next_after that is not its last sequence, 2",
-		`{"messages":[{"sequence":1},{"sequence":2}],"next_after":2}`:     "",
-		`{"messages":[{"sequence":1},{"sequence":2}],"next_after":null}`:  "",
-		`{"messages":[{"sequence":1},{"sequence":2}]}`:                    "",
+		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":3}`:     "with a next_after that is not its last sequence, 2",
+		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":"abc"}`: "with a next_after that is not its last sequence, 2",
+		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":2}`:     "",
+		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":null}`:  "",
+		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}]}`:                    "",
 	} {
 		if _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != want {
 			t.Errorf("%s: problem %q, want %q", body, problem, want)
+		}
+	}
+}
+
+// A message of a page without a message id (absent, or "") is no answer
+// of the API: recorded, it left a history whose check refuses it (a
+// history's ids are never empty).
+func TestAPageMessageWithoutAMessageIDIsRefused(t *testing.T) {
+	for _, body := range []string{
+		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2}]}`,
+		`{"messages":[{"sequence":1,"message_id":""}]}`,
+	} {
+		if _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != `with a message without a message id (a string, not empty) at "message_id"` {
+			t.Errorf("%s: problem %q", body, problem)
 		}
 	}
 }

@@ -261,10 +261,13 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, fmt.Sprintf("without a sequence (a whole number from 1 to 2^64-1) at %q", spec.Sequence))
 	}
 	res := sequencer.Result{Seq: seq}
-	if spec.MessageID != "" {
-		if v, ok := doc.field(spec.MessageID); ok {
-			res.MessageID = rawString(v)
-		}
+	if v, ok := doc.field(spec.MessageID); ok {
+		res.MessageID = rawString(v)
+	}
+	if res.MessageID == "" {
+		// A history's ids are never empty: recorded, it left a file the
+		// check refuses, and read as no id it hid a moved message.
+		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, fmt.Sprintf("without a message id (a string, not empty) at %q", spec.MessageID))
 	}
 	if problem := history.TooLong("message id", res.MessageID); problem != "" {
 		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, "with "+problem)
@@ -414,6 +417,9 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 			}
 		}
 		m := &msgs[n]
+		if m.MessageID == "" {
+			return nil, nil, 0, fmt.Sprintf("with a message without a message id (a string, not empty) at %q", spec.MessageID)
+		}
 		for _, f := range [...]struct{ name, v string }{{"message id", m.MessageID}, {"key", m.Key}, {"sender", m.Sender}} {
 			if problem := history.TooLong(f.name, f.v); problem != "" {
 				return nil, nil, 0, "with a message with " + problem
