@@ -429,6 +429,12 @@ func (e *exactChat) placeSequences() (string, []int) {
 		if d, l := e.enoughCommitters(facts, top, topShown); d != "" {
 			return d, l
 		}
+		if top > e.m.Base && top-e.m.Base > maxHoles(len(m.Ops)) {
+			// Other writers could have filled the holes (enoughCommitters
+			// bounds them only under sole_writer): a node each would be
+			// memory without bound (a sync showing 10^18 took 24 GB).
+			return errFallback, nil
+		}
 	}
 	next := e.m.Base + 1 // gaps: forbidden: the next sequence to place
 	for lo := 0; lo < len(facts); {
@@ -469,6 +475,11 @@ func (e *exactChat) placeSequences() (string, []int) {
 	}
 	return e.linkKeys()
 }
+
+// maxHoles is the most sequences a chat of ops operations may need
+// placed under gaps: forbidden with other writers before the exact checker
+// leaves it to porcupine: a node each.
+func maxHoles(ops int) uint64 { return max(1<<20, 4*uint64(ops)) }
 
 // enoughCommitters refuses a gapless prefix longer than the operations that
 // could fill it, before a node is made for each of its sequences.
