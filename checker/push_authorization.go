@@ -107,7 +107,7 @@ func sentAfterLeave(x *index) lateAfterLeave {
 	}
 	for _, p := range d.AfterLeavePushes {
 		f, known := firstSent[msg{p.Chat, p.Seq, p.ID}]
-		if !known || x.Call(f.sent) < p.LeaveTime+subscribeGrace {
+		if !known || x.Call(f.sent) < afterGrace(p.LeaveTime) {
 			continue
 		}
 		if late.n == 0 {

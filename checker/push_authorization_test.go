@@ -135,3 +135,21 @@ func TestPushAfterTheLeaveOfWhatMayHaveBeenInFlightPasses(t *testing.T) {
 		}
 	}
 }
+
+// A line's time may be any int64: a leave near the top of the range plus
+// the grace wrapped round, and a push right after it, of a message sent
+// long before the leave, failed as "first sent -9223372036.9 s after" it
+// (a red-team's false FAIL). The grace now stops at the range's end.
+func TestPushRightAfterALeaveAtTheTopOfTimePasses(t *testing.T) {
+	h := `{"format":"chatseq-history","version":1}
+{"type":"join","time":1,"chat":"c1","user":"u1"}
+{"type":"join","time":2,"chat":"c1","user":"u2"}
+{"type":"connect","time":3,"device":"d2","user":"u2"}
+{"type":"invoke","process":1,"f":"persist","time":10,"chat":"c1","key":"k1","sender":"u1"}
+{"type":"ok","process":1,"f":"persist","time":20,"seq":1,"message_id":"m1","dedup":false}
+{"type":"leave","time":9223372036854775797,"chat":"c1","user":"u2"}
+{"type":"push","time":9223372036854775798,"device":"d2","chat":"c1","seqs":[1],"message_ids":["m1"]}
+`
+	res := must(t, mustExact(t, h), NamePushAuthorization, Pass)
+	mustContain(t, res.Detail, "1 message pushed to users after they left")
+}

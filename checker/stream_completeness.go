@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/chatseq/chatseq/checker/internal/store"
@@ -17,6 +18,24 @@ const NameStreamCompleteness = "stream_completeness"
 // ack to stream it before the device's settle, when the connection never
 // streamed the chat (so no push of it proves the gateway subscribed).
 const subscribeGrace = int64(time.Second)
+
+// afterGrace and beforeGrace are t moved subscribeGrace later or earlier,
+// held to int64's range: a line's time may be any int64, and wrapped
+// round, a leave near the top of the range read a push right after it as
+// first sent a century before it (a false FAIL).
+func afterGrace(t int64) int64 {
+	if t > math.MaxInt64-subscribeGrace {
+		return math.MaxInt64
+	}
+	return t + subscribeGrace
+}
+
+func beforeGrace(t int64) int64 {
+	if t < math.MinInt64+subscribeGrace {
+		return math.MinInt64
+	}
+	return t - subscribeGrace
+}
 
 // checkStreamCompleteness: on a device's connection that stayed open to
 // its settled line (store.LiveStreams), each chat its user was a member
@@ -68,7 +87,7 @@ func checkStreamCompleteness(x *index) Result {
 			if ls.First != 0 && sent < ls.First {
 				continue
 			}
-			if ls.First == 0 && (x.Call(first) < ls.ConnectTime+subscribeGrace || x.Ret(o) > ls.SettledTime-subscribeGrace) {
+			if ls.First == 0 && (x.Call(first) < afterGrace(ls.ConnectTime) || x.Ret(o) > beforeGrace(ls.SettledTime)) {
 				continue
 			}
 			if s == lastSeq && id == lastID {
