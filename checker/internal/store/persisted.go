@@ -65,4 +65,3 @@ func (x *Index) PersistedIn(c int32, buf []PersistedMsg) []PersistedMsg {
 // manyAtOneSeq is how many messages at one sequence PersistedIn looks
 // through before it keeps a set of their ids.
 const manyAtOneSeq = 16
-
