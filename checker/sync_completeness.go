@@ -148,7 +148,7 @@ func checkSyncCompleteness(x *index) (Result, int) {
 		v.note("%s returned by syncs could not be verified to exist (no final messages lines, never acknowledged)", plural(unverified, "sequence"))
 	}
 	if said, uncompared := x.syncContent(v); said > 0 {
-		v.note("key, sender or content hash given for %s: %d compared with what their persists sent", plural(said, "returned message"), said-uncompared)
+		v.note("key, sender or content hash given for %s: %d compared with what their persists sent or the final messages table stores", plural(said, "returned message"), said-uncompared)
 	}
 	if scan.late > 0 {
 		x.Warn("late commits below a cursor: %s got a sequence below one a sync had already returned without it (acknowledged only after that sync returned, or never: %d), e.g. %s; a client whose cursor passed such a message never sees it. A design that allocates a sequence before it commits the message allows this, and ADR-001's sync_completeness as written does not cover it",

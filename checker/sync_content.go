@@ -22,10 +22,26 @@ func (x *index) syncContent(v *verdict) (said, uncompared int) {
 		want[store.ChatMid{Chat: c.Chat, ID: c.ID}] = true
 	}
 	sent := x.SentOfSome(want)
+	var stored map[store.ChatMid]storedMsg
 	for _, c := range x.SyncClaims {
 		s, ok := sent[store.ChatMid{Chat: c.Chat, ID: c.ID}]
 		if !ok {
-			uncompared++
+			// No persist is known to have created it: the final messages
+			// table, where it stores the message at that sequence, says
+			// what it carries, and a message carries one key, sender and
+			// content however it is read.
+			if stored == nil {
+				stored = x.storedAs(want)
+			}
+			f, ok := stored[store.ChatMid{Chat: c.Chat, ID: c.ID}]
+			if !ok || f.seq != c.Seq {
+				uncompared++
+				continue
+			}
+			if why := store.Differs(c.Said, f.carried); why != "" {
+				v.fail([]int{int(c.Line), f.line}, "sync at line %d on chat %q returned seq %d with %s than the final messages table stores it with (line %d): a message carries one key, sender and content however it is read",
+					c.Line, x.ChatNames[c.Chat], c.Seq, why, f.line)
+			}
 			continue
 		}
 		sentWith := store.Carried{Sender: s.Sender, Payload: s.Payload}
@@ -40,4 +56,34 @@ func (x *index) syncContent(v *verdict) (said, uncompared int) {
 			c.Line, x.ChatNames[c.Chat], c.Seq, why, s.Line)
 	}
 	return said, uncompared
+}
+
+// storedMsg is what a final messages line says its message carries, at
+// which sequence, on which line.
+type storedMsg struct {
+	carried store.Carried
+	seq     uint64
+	line    int
+}
+
+// storedAs maps the messages in want to their first final messages line
+// (a second is sequence_uniqueness's or idempotency_guarantee's).
+func (x *index) storedAs(want map[store.ChatMid]bool) map[store.ChatMid]storedMsg {
+	out := map[store.ChatMid]storedMsg{}
+	for _, m := range x.Msgs {
+		f := x.Fin.At(m)
+		k := store.ChatMid{Chat: f.Chat, ID: x.MidHash[f.MessageID]}
+		if _, seen := out[k]; seen || !want[k] {
+			continue
+		}
+		c := store.Carried{Payload: x.FinPayload(m)}
+		if key := x.FinKeyName(f); key != "" {
+			c.Key = store.StringHash(key)
+		}
+		if sender := x.FinSender(m); sender != store.NoSender {
+			c.Sender = store.StringHash(x.SenderNames[sender])
+		}
+		out[k] = storedMsg{carried: c, seq: f.Seq, line: int(f.Line)}
+	}
+	return out
 }

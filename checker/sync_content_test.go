@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/chatseq/chatseq/history"
@@ -63,6 +64,42 @@ func TestSyncContentIsWhatThePersistSent(t *testing.T) {
 				res := mustFail(t, b.check(t), NameSyncCompleteness, so, inv)
 				mustContain(t, res.Detail, c.want)
 			})
+		}
+	}
+}
+
+// A message no persist is known to have created (its persist's answer was
+// lost) is held, where a sync says what it carried, to what the final
+// messages table stores it with at that sequence: the same message shown
+// with another key, sender or content than stored fails; as stored, it
+// passes (it passed either way, a red-team's false PASS: a sync showed
+// key F for the message the table holds under G).
+func TestSyncContentOfAMessageNoAckVouchesForIsWhatTheTableStores(t *testing.T) {
+	for _, c := range []struct {
+		name, said, want string
+	}{
+		{"as stored", `"keys":["G"],"senders":["u1"],"payload_hashes":["h1"]`, ""},
+		{"another key", `"keys":["F"]`, "another key than the final messages table stores it with (line 6)"},
+		{"another sender", `"senders":["u2"]`, "another sender than the final messages table stores"},
+		{"other content", `"payload_hashes":["h2"]`, "another content (payload hash) than the final messages table stores"},
+	} {
+		h := `{"format":"chatseq-history","version":1}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"G","sender":"u1","payload_hash":"h1"}
+{"type":"info","process":1,"f":"persist","time":1}
+{"type":"invoke","process":2,"f":"sync","time":2,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":3,"seqs":[1],"message_ids":["m1"],` + c.said + `}
+{"type":"final","table":"messages","chat":"c","seq":1,"message_id":"m1","key":"G","sender":"u1","payload_hash":"h1"}
+{"type":"table_read","table":"messages","lines":1}
+`
+		if c.want == "" {
+			res := must(t, mustExact(t, h), NameSyncCompleteness, Pass)
+			mustContain(t, res.Detail, "given for 1 returned message: 1 compared")
+			continue
+		}
+		res := must(t, mustExact(t, h), NameSyncCompleteness, Fail)
+		mustContain(t, res.Detail, c.want)
+		if !slices.Equal(res.Lines, []int{5, 6}) {
+			t.Errorf("%s: lines %v, want [5 6]", c.name, res.Lines)
 		}
 	}
 }

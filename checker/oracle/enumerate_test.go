@@ -176,7 +176,7 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 	if why := s.storedAsSent(chat, ops); why != "" {
 		return false, why
 	}
-	if why := s.shownAsSent(ops); why != "" {
+	if why := s.shownAsSent(chat, ops); why != "" {
 		return false, why
 	}
 	if why := s.refusedOnceHeld(ops); why != "" {
@@ -231,7 +231,13 @@ func (s *spec) storedAsSent(chat string, ops []operation) string {
 // held, field by field, to what all of its key's persists sent alike,
 // and only when the header says sole_writer and its sequence is above
 // initial_counter (FORMAT.md, the sync ok's fields and identical_order).
-func (s *spec) shownAsSent(ops []operation) string {
+//
+// A message no persist is known to have created is held instead to what
+// the first final messages line of its id says it carries (its key, its
+// sender, its payload_hash), when that line stores it at the sequence the
+// sync shows: a message carries one key, sender and content however it
+// is read (FORMAT.md, the sync ok's fields).
+func (s *spec) shownAsSent(chat string, ops []operation) string {
 	for _, y := range ops {
 		if y.kind != syncOK {
 			continue
@@ -240,6 +246,9 @@ func (s *spec) shownAsSent(ops []operation) string {
 			shown := [3]string{at(y.shownKeys, i), at(y.shownSenders, i), at(y.shownPayloads, i)}
 			sent, ok := s.sentWith(ops, y.mids[i])
 			if !ok {
+				if why := s.shownAsStored(chat, seq, y.mids[i], shown); why != "" {
+					return why
+				}
 				continue
 			}
 			for f, name := range [3]string{"key", "sender", "payload_hash"} {
@@ -248,6 +257,27 @@ func (s *spec) shownAsSent(ops []operation) string {
 				}
 			}
 		}
+	}
+	return ""
+}
+
+// shownAsStored compares what a sync showed message mid at seq carrying
+// with the first final messages line of mid in chat, if it is at seq.
+func (s *spec) shownAsStored(chat string, seq uint64, mid string, shown [3]string) string {
+	for _, f := range s.finals {
+		if f.table != "messages" || f.chat != chat || f.mid != mid {
+			continue
+		}
+		if f.seq != seq {
+			return ""
+		}
+		stored := [3]string{f.key, f.sender, f.payload}
+		for k, name := range [3]string{"key", "sender", "payload_hash"} {
+			if shown[k] != "" && stored[k] != "" && shown[k] != stored[k] {
+				return fmt.Sprintf("sync_completeness: a sync shows seq %d %q with %s %q, stored with %q", seq, mid, name, shown[k], stored[k])
+			}
+		}
+		return ""
 	}
 	return ""
 }
