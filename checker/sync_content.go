@@ -23,6 +23,7 @@ func (x *index) syncContent(v *verdict) (said, uncompared int) {
 	}
 	sent := x.SentOfSome(want)
 	var stored map[store.ChatMid]storedMsg
+	var replayed map[store.ChatMid]replayedKey
 	for _, c := range x.SyncClaims {
 		s, ok := sent[store.ChatMid{Chat: c.Chat, ID: c.ID}]
 		if !ok {
@@ -31,16 +32,24 @@ func (x *index) syncContent(v *verdict) (said, uncompared int) {
 			// what it carries, and a message carries one key, sender and
 			// content however it is read.
 			if stored == nil {
-				stored = x.storedAs(want)
+				stored, replayed = x.storedAs(want), x.replayedKeys(want)
 			}
-			f, ok := stored[store.ChatMid{Chat: c.Chat, ID: c.ID}]
-			if !ok || f.seq != c.Seq {
+			r, byReplay := replayed[store.ChatMid{Chat: c.Chat, ID: c.ID}]
+			f, byTable := stored[store.ChatMid{Chat: c.Chat, ID: c.ID}]
+			byTable = byTable && f.seq == c.Seq
+			switch {
+			case !byReplay && !byTable:
 				uncompared++
-				continue
-			}
-			if why := store.Differs(c.Said, f.carried); why != "" {
-				v.fail([]int{int(c.Line), f.line}, "sync at line %d on chat %q returned seq %d with %s than the final messages table stores it with (line %d): a message carries one key, sender and content however it is read",
-					c.Line, x.ChatNames[c.Chat], c.Seq, why, f.line)
+			case byReplay && c.Said.Key != 0 && c.Said.Key != r.key:
+				// A replay's answer names the message as its key's, whoever
+				// wrote it.
+				v.fail([]int{int(c.Line), r.line}, "sync at line %d on chat %q returned seq %d with another key than the replay at line %d answered it for: a message carries one key however it is read",
+					c.Line, x.ChatNames[c.Chat], c.Seq, r.line)
+			case byTable:
+				if why := store.Differs(c.Said, f.carried); why != "" {
+					v.fail([]int{int(c.Line), f.line}, "sync at line %d on chat %q returned seq %d with %s than the final messages table stores it with (line %d): a message carries one key, sender and content however it is read",
+						c.Line, x.ChatNames[c.Chat], c.Seq, why, f.line)
+				}
 			}
 			continue
 		}
@@ -84,6 +93,31 @@ func (x *index) storedAs(want map[store.ChatMid]bool) map[store.ChatMid]storedMs
 			c.Sender = store.StringHash(x.SenderNames[sender])
 		}
 		out[k] = storedMsg{carried: c, seq: f.Seq, line: int(f.Line)}
+	}
+	return out
+}
+
+// replayedKey is the key (StringHash of its text) whose replay answered
+// with a message, and that answer's line.
+type replayedKey struct {
+	key  uint64
+	line int
+}
+
+// replayedKeys maps the messages in want to the key of their first
+// replay's answer, at the sequence it answered.
+func (x *index) replayedKeys(want map[store.ChatMid]bool) map[store.ChatMid]replayedKey {
+	out := map[store.ChatMid]replayedKey{}
+	for _, o := range x.Acks {
+		op := x.Ops.At(o)
+		if !x.IsDedup(o) || op.Key < 0 {
+			continue
+		}
+		k := store.ChatMid{Chat: op.Chat, ID: x.MidHash[x.AckID(o)]}
+		if _, seen := out[k]; seen || !want[k] {
+			continue
+		}
+		out[k] = replayedKey{key: store.StringHash(x.KeyText(op.Key)), line: x.DoneLine(o)}
 	}
 	return out
 }

@@ -103,3 +103,33 @@ func TestSyncContentOfAMessageNoAckVouchesForIsWhatTheTableStores(t *testing.T) 
 		}
 	}
 }
+
+// A message acknowledged only by a replay, without sole_writer: the replay
+// names it as its key's whoever wrote it, so a sync that shows it with
+// another key fails; its sender and content, which another writer may have
+// chosen, are not compared (a red-team's false PASS: key Z shown for the
+// message key A's replay answered).
+func TestSyncShowsAReplayedMessageWithItsKey(t *testing.T) {
+	for _, c := range []struct{ said, want string }{
+		{`"keys":["A"],"senders":["u9"],"payload_hashes":["h9"]`, ""},
+		{`"keys":["Z"]`, "with another key than the replay at line 5 answered it for"},
+	} {
+		h := `{"format":"chatseq-history","version":1}
+{"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"A","sender":"u1","payload_hash":"h1"}
+{"type":"info","process":1,"f":"persist","time":1}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c","key":"A","sender":"u1","payload_hash":"h1"}
+{"type":"ok","process":1,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":true}
+{"type":"invoke","process":2,"f":"sync","time":4,"chat":"c","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":5,"seqs":[1],"message_ids":["m1"],` + c.said + `}
+`
+		if c.want == "" {
+			must(t, mustExact(t, h), NameSyncCompleteness, Pass)
+			continue
+		}
+		res := must(t, mustExact(t, h), NameSyncCompleteness, Fail)
+		mustContain(t, res.Detail, c.want)
+		if !slices.Equal(res.Lines, []int{5, 7}) {
+			t.Errorf("lines %v, want [5 7]", res.Lines)
+		}
+	}
+}

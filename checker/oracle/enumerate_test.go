@@ -232,8 +232,9 @@ func (s *spec) storedAsSent(chat string, ops []operation) string {
 // and only when the header says sole_writer and its sequence is above
 // initial_counter (FORMAT.md, the sync ok's fields and identical_order).
 //
-// A message no persist is known to have created is held instead to what
-// the first final messages line of its id says it carries (its key, its
+// A message no persist is known to have created is held instead to the
+// key of the first replay that answered with it, and to what the first
+// final messages line of its id says it carries (its key, its
 // sender, its payload_hash), when that line stores it at the sequence the
 // sync shows: a message carries one key, sender and content however it
 // is read (FORMAT.md, the sync ok's fields).
@@ -246,6 +247,9 @@ func (s *spec) shownAsSent(chat string, ops []operation) string {
 			shown := [3]string{at(y.shownKeys, i), at(y.shownSenders, i), at(y.shownPayloads, i)}
 			sent, ok := s.sentWith(ops, y.mids[i])
 			if !ok {
+				if why := shownAsReplayed(ops, seq, y.mids[i], shown[0]); why != "" {
+					return why
+				}
 				if why := s.shownAsStored(chat, seq, y.mids[i], shown); why != "" {
 					return why
 				}
@@ -256,6 +260,24 @@ func (s *spec) shownAsSent(chat string, ops []operation) string {
 					return fmt.Sprintf("sync_completeness: a sync shows seq %d %q with %s %q, sent with %q", seq, y.mids[i], name, shown[f], sent[f])
 				}
 			}
+		}
+	}
+	return ""
+}
+
+// shownAsReplayed: a replay's answer names its message as the replayed
+// key's, whoever wrote it, so a sync that shows that message with another
+// key (not "") contradicts it (FORMAT.md, the sync ok's fields).
+func shownAsReplayed(ops []operation, seq uint64, mid, key string) string {
+	if key == "" {
+		return ""
+	}
+	for _, op := range ops {
+		if op.kind == persistOK && op.dedup && op.mid == mid {
+			if op.key != key {
+				return fmt.Sprintf("sync_completeness: a sync shows seq %d %q with key %q, which a replay of %q answered", seq, mid, key, op.key)
+			}
+			return ""
 		}
 	}
 	return ""
