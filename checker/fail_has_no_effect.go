@@ -34,12 +34,17 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 			fails++
 		}
 	}
-	switch {
-	case fails == 0:
+	if fails == 0 {
 		v.notApplicable("no persist ended fail (other than a rejection of a reused key)")
 		return v.result()
-	case !x.HasMessages && !x.HasIdem:
-		v.notApplicable("%s but no final messages or idempotency lines: the history holds no final state to look for their effects in", plural(fails, "failed persist"))
+	}
+	shown := x.failedKeysShown(v, isRejection)
+	if !x.HasMessages && !x.HasIdem {
+		if shown == 0 {
+			v.notApplicable("%s but no final messages or idempotency lines: the history holds no final state to look for their effects in", plural(fails, "failed persist"))
+		} else {
+			v.pass("%s: no sync shows a key only they used (no final messages or idempotency lines)", plural(fails, "failed persist"))
+		}
 		return v.result()
 	}
 	keyed, keyless := x.KeyedFinals()
@@ -55,20 +60,10 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 	}
 	unseenTexts := map[chatText]bool{}
 	for k := range int32(len(x.KeyNames)) {
-		ops := x.KeyOps(k)
-		failed, onlyFails := 0, len(ops) > 0
-		for _, o := range ops {
-			switch {
-			case isRejection(o):
-			case x.Ops.At(o).Status == store.StFail:
-				failed++
-			default:
-				onlyFails = false
-			}
-		}
-		if !onlyFails || failed == 0 {
+		if !x.onlyFailed(k, isRejection) {
 			continue
 		}
+		ops := x.KeyOps(k)
 		f := x.LaterFinalOfKey(k)
 		if f < 0 {
 			unseen++
@@ -98,6 +93,22 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 	}
 	v.pass("%s: no final message or idempotency record carries a key only they used", plural(fails, "failed persist"))
 	return v.result()
+}
+
+// onlyFailed reports whether every persist of key k ended fail, a
+// rejection of a reused key aside, and one at least did.
+func (x *index) onlyFailed(k int32, isRejection func(int32) bool) bool {
+	failed := 0
+	for _, o := range x.KeyOps(k) {
+		switch {
+		case isRejection(o):
+		case x.Ops.At(o).Status == store.StFail:
+			failed++
+		default:
+			return false
+		}
+	}
+	return failed > 0
 }
 
 func judgeFailHasNoEffect(j *judging) Result {

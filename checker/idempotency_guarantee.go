@@ -23,7 +23,8 @@ func checkIdempotencyGuarantee(x *index, returnOriginal bool) Result {
 	if returnOriginal {
 		refused = x.refusedWhenHeld(v)
 	}
-	if len(x.Acks) == 0 && !x.HasMessages && refused == 0 {
+	shown := x.syncKeysHoldOneMessage(v)
+	if len(x.Acks) == 0 && !x.HasMessages && refused == 0 && shown == 0 {
 		v.notApplicable("no acknowledged persists and no final messages lines")
 		return v.result()
 	}

@@ -182,6 +182,12 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 	if why := s.refusedOnceHeld(ops); why != "" {
 		return false, why
 	}
+	if why := s.shownKeysHoldOne(chat, ops); why != "" {
+		return false, why
+	}
+	if why := s.shownFailedKeys(ops); why != "" {
+		return false, why
+	}
 	j := s.newJudge(chat, ops)
 	if j.search() {
 		return true, ""

@@ -612,3 +612,7 @@ func (x *Index) LargestChatShare() float64 {
 	}
 	return float64(most) / float64(x.Ops.Len())
 }
+
+// ClientScope reports whether keys are scoped per sender per chat
+// (key_scope client or sender), not per chat.
+func (x *Index) ClientScope() bool { return x.clientScope }
