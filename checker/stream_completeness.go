@@ -84,10 +84,13 @@ func checkStreamCompleteness(x *index) Result {
 			if s <= x.InitialCounter || int32(x.DoneLine(o)) > dev.Settled || sent < ls.Connect {
 				continue
 			}
-			if ls.First != 0 && sent < ls.First {
-				continue
-			}
-			if ls.First == 0 && (x.Call(first) < afterGrace(ls.ConnectTime) || x.Ret(o) > beforeGrace(ls.SettledTime)) {
+			// Owed: what was first sent after the stream began, and, whether
+			// or when it began, what was first sent a second after the
+			// connect and acknowledged a second before the settle (a stream
+			// that began a minute late owed what came in between).
+			afterStream := ls.First != 0 && sent >= ls.First
+			inGrace := x.Call(first) >= afterGrace(ls.ConnectTime) && x.Ret(o) <= beforeGrace(ls.SettledTime)
+			if !afterStream && !inGrace {
 				continue
 			}
 			if s == lastSeq && id == lastID {
@@ -114,13 +117,19 @@ func checkStreamCompleteness(x *index) Result {
 					dev.Name, ls.Connect, dev.Settled, seconds(ls.SettledTime-ls.ConnectTime), d.Chats[ls.Chat], s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), how, seconds(subscribeGrace))
 				continue
 			}
+			if !afterStream {
+				v.fail([]int{int(ls.Connect), int(sent), x.DoneLine(o), int(ls.First), int(dev.Settled)},
+					"device %q's connection opened at line %d began streaming chat %q only at line %d, and never streamed seq %d (%q, first sent at line %d, %s after the connect, acknowledged at line %d, %s before the settle at line %d), %s: a push channel has %s to begin streaming a connected member's chat",
+					dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), dev.Settled, how, seconds(subscribeGrace))
+				continue
+			}
 			v.fail([]int{int(ls.Connect), int(ls.First), int(sent), x.DoneLine(o), int(dev.Settled)},
 				"device %q's connection opened at line %d streamed chat %q from line %d (seq %d) and stayed open to its settled line %d, but never streamed seq %d (%q, first sent at line %d, after that, acknowledged at line %d), %s: a live connection held back a message sent while it streamed the chat",
 				dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, ls.FirstSeq, dev.Settled, s, x.MidName(id), sent, x.DoneLine(o), how)
 		}
 	}
 	if judged == 0 {
-		v.notApplicable("no message was acknowledged that was first sent after a live connection began streaming its chat, or, on one that streamed nothing of it, %s after the connect and %s before the settle (%s judged)", seconds(subscribeGrace), seconds(subscribeGrace), plural(len(streams), "live stream"))
+		v.notApplicable("no message was acknowledged that was first sent after a live connection began streaming its chat, or %s after its connect and acknowledged %s before its settle (%s judged)", seconds(subscribeGrace), seconds(subscribeGrace), plural(len(streams), "live stream"))
 		return v.result()
 	}
 	if unstreamed > 0 {

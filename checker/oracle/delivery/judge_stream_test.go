@@ -225,8 +225,8 @@ func (f *facts) streamed(c conn, chat string, before int) []entry {
 // to past the settled line: every acknowledged message of the chat whose
 // key was first sent (its first persist's invoke) after that connection's
 // first streamed push of the chat, and acknowledged before the settled
-// line, was streamed on the connection before that line. ... On such a
-// connection that streamed nothing of the chat, what it owes is every
+// line, was streamed on the connection before that line. ... Besides,
+// every such connection, whether it streamed the chat or not, owes every
 // message first sent at least a second (by the lines' time) after its
 // connect and acknowledged at least a second before its settled line".
 //
@@ -280,20 +280,27 @@ func (f *facts) streamCompleteness() verdict {
 				continue
 			}
 			start := run[0].at
+			connectT, settledT := f.lines[c.open].Time, f.lines[settled].Time
 			done := map[msgID]bool{}
 			for _, a := range f.acks {
 				m := msgID{a.seq, a.id}
-				if a.chat != chat || a.at >= settled || done[m] || a.seq <= f.initial || f.firstSent(chat, a.key) <= start {
+				if a.chat != chat || a.at >= settled || done[m] || a.seq <= f.initial {
 					continue
 				}
-				done[m] = true
+				done[m] = true // its first acknowledgement decides
+				first := f.firstSent(chat, a.key)
+				afterStart := first > start
+				inGrace := first < len(f.lines) && f.lines[first].Time-connectT >= second && settledT-f.lines[a.at].Time >= second
+				if !afterStart && !inGrace {
+					continue
+				}
 				judged++
 				got := false
 				for _, e := range run {
 					got = got || (e.seq == m.seq && e.id == m.id)
 				}
 				if !got {
-					return failed("message (%d, %q) of chat %s, first sent on line %d after the connection of device %s opened on line %d streamed the chat (line %d), was acknowledged on line %d but not streamed on it before its settle on line %d",
+					return failed("message (%d, %q) of chat %s, first sent on line %d after the connection of device %s opened on line %d streamed the chat (line %d), or a second after its connect, was acknowledged on line %d but not streamed on it before its settle on line %d",
 						m.seq, m.id, chat, fileLine(f.firstSent(chat, a.key)), dev, fileLine(c.open), fileLine(start), fileLine(a.at), fileLine(settled))
 				}
 			}
