@@ -86,7 +86,11 @@ func (x *index) storedAs(want map[store.ChatMid]bool) map[store.ChatMid]storedMs
 			continue
 		}
 		c := store.Carried{Payload: x.FinPayload(m)}
-		if key := x.FinKeyName(f); key != "" {
+		key := x.FinKeyName(f)
+		if key == "" {
+			key = x.SenderlessKey[m] // its text, under key_scope client
+		}
+		if key != "" {
 			c.Key = store.StringHash(key)
 		}
 		if sender := x.FinSender(m); sender != store.NoSender {

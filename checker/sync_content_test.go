@@ -2,6 +2,7 @@ package checker
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chatseq/chatseq/history"
@@ -132,4 +133,20 @@ func TestSyncShowsAReplayedMessageWithItsKey(t *testing.T) {
 			t.Errorf("lines %v, want [5 7]", res.Lines)
 		}
 	}
+}
+
+// Under key_scope client a final line without a sender names no key, but
+// its key text is what the stored message carries: a sync that shows the
+// message with another key text fails (the history oracle's seed
+// 15636293, which passed while the line's text was read only through an
+// attributed key).
+func TestSyncContentComparesAnUnattributedFinalLinesKeyText(t *testing.T) {
+	h := `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed","key_scope":"client"}}
+{"type":"invoke","process":1,"f":"sync","time":7,"chat":"c1","after":1,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":9,"seqs":[2],"message_ids":["m1"],"keys":["f1"],"senders":["sf"]}
+{"type":"final","table":"messages","chat":"c1","seq":2,"message_id":"m1","key":"kx0"}
+{"type":"table_read","table":"messages","lines":1}
+`
+	mustContain(t, must(t, mustExact(t, h), NameSyncCompleteness, Fail).Detail, "another key than the final messages table stores it with (line 4)")
+	must(t, mustExact(t, strings.Replace(h, `"keys":["f1"]`, `"keys":["kx0"]`, 1)), NameSyncCompleteness, Pass)
 }
