@@ -71,13 +71,7 @@ func checkFailHasNoEffect(x *index, reject bool) Result {
 			continue
 		}
 		fl := x.Fin.At(f)
-		lines := []int{int(fl.Line)}
-		for _, o := range ops {
-			if !isRejection(o) {
-				lines = append(lines, x.DoneLine(o))
-			}
-		}
-		v.fail(lines, "chat %q key %q: every persist of the key ended fail (e.g. %s at line %d), yet the final %s table holds it at seq %d (line %d): a fail must take no effect",
+		v.fail(x.failedKeyLines(int(fl.Line), ops, isRejection), "chat %q key %q: every persist of the key ended fail (e.g. %s at line %d), yet the final %s table holds it at seq %d (line %d): a fail must take no effect",
 			x.ChatNames[fl.Chat], x.KeyText(k), x.ErrCode(ops[0]), x.DoneLine(ops[0]), fl.Table, fl.Seq, fl.Line)
 	}
 	// Without sole_writer a line without a sender is another sender's key
@@ -109,6 +103,18 @@ func (x *index) onlyFailed(k int32, isRejection func(int32) bool) bool {
 		}
 	}
 	return failed > 0
+}
+
+// failedKeyLines is the counterexample of a failed key's effect: the line
+// showing it, then its persists' completions (rejections aside).
+func (x *index) failedKeyLines(shown int, ops []int32, isRejection func(int32) bool) []int {
+	lines := []int{shown}
+	for _, o := range ops {
+		if !isRejection(o) {
+			lines = append(lines, x.DoneLine(o))
+		}
+	}
+	return lines
 }
 
 func judgeFailHasNoEffect(j *judging) Result {

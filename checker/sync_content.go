@@ -27,10 +27,11 @@ func (x *index) syncContent(v *verdict) (said, uncompared int) {
 	for _, c := range x.SyncClaims {
 		s, ok := sent[store.ChatMid{Chat: c.Chat, ID: c.ID}]
 		if !ok {
-			// No persist is known to have created it: the final messages
-			// table, where it stores the message at that sequence, says
-			// what it carries, and a message carries one key, sender and
-			// content however it is read.
+			// No persist is known to have created it: a replay that
+			// answered with it says its key, and the final messages table,
+			// where it stores the message at that sequence, what it
+			// carries; a message carries one key, sender and content
+			// however it is read.
 			if stored == nil {
 				stored, replayed = x.storedAs(want), x.replayedKeys(want)
 			}

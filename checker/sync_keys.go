@@ -50,10 +50,16 @@ func (x *index) syncKeysHoldOneMessage(v *verdict) int {
 	if len(shown) == 0 {
 		return 0
 	}
+	// Only the chats a shown key is in: the keys' strings are hashed
+	// there alone, not for every ack of the history.
+	chats := map[int32]bool{}
+	for k := range shown {
+		chats[k.chat] = true
+	}
 	held := map[scopedKey]keyHeld{}
 	for _, o := range x.Acks {
 		op := x.Ops.At(o)
-		if op.Key < 0 {
+		if op.Key < 0 || !chats[op.Chat] {
 			continue
 		}
 		k, ok := x.scopeOf(op.Chat, store.StringHash(x.KeyText(op.Key)), store.StringHash(x.SenderNames[op.Sender()]))
@@ -64,6 +70,9 @@ func (x *index) syncKeysHoldOneMessage(v *verdict) int {
 	}
 	for _, m := range x.Msgs {
 		f := x.Fin.At(m)
+		if !chats[f.Chat] {
+			continue
+		}
 		key, sender := x.FinKeyName(f), uint64(0)
 		if s := x.FinSender(m); s != store.NoSender {
 			sender = store.StringHash(x.SenderNames[s])
@@ -120,13 +129,7 @@ func (x *index) failedKeysShown(v *verdict, isRejection func(int32) bool) int {
 		if !ok || !shown {
 			continue
 		}
-		lines := []int{int(c.Line)}
-		for _, o := range ops {
-			if !isRejection(o) {
-				lines = append(lines, x.DoneLine(o))
-			}
-		}
-		v.fail(lines, "chat %q key %q: every persist of the key ended fail (e.g. %s at line %d), yet the sync at line %d shows it on seq %d: a fail must take no effect",
+		v.fail(x.failedKeyLines(int(c.Line), ops, isRejection), "chat %q key %q: every persist of the key ended fail (e.g. %s at line %d), yet the sync at line %d shows it on seq %d: a fail must take no effect",
 			x.ChatNames[x.KeyChat[k]], x.KeyText(k), x.ErrCode(ops[0]), x.DoneLine(ops[0]), c.Line, c.Seq)
 	}
 	return looked
