@@ -130,7 +130,7 @@ stage "fuzz history FuzzRead" fuzz FuzzRead 300000 ./history/
 stage "fuzz jsonscan FuzzPlainArraysReadAsArrays" fuzz FuzzPlainArraysReadAsArrays 100000 ./history/internal/jsonscan/
 # The reader's JSON scanner against encoding/json, on what both accept.
 stage "fuzz jsonscan FuzzAgreesWithEncodingJSON" fuzz FuzzAgreesWithEncodingJSON 200000 ./history/internal/jsonscan/
-stage "fuzz scenarios FuzzDecode" fuzz FuzzDecode 40000 ./scenarios/
+stage "fuzz scenarios FuzzDecode" fuzz FuzzDecode 15000 ./scenarios/
 stage "fuzz scenarios FuzzParseSchedule" fuzz FuzzParseSchedule 10000 ./scenarios/
 # Every history the reader accepts is judged without a panic, under every
 # contract, by the exact checker and by porcupine.

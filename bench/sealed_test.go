@@ -14,7 +14,11 @@ import (
 // and counts past 32 bits included.
 func TestSealedHistogramOpensAsItWas(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	for round := range 200 {
+	rounds := 200
+	if raceEnabled {
+		rounds = 40
+	}
+	for round := range rounds {
 		h := NewIntervalHistogram()
 		switch round {
 		case 0: // empty

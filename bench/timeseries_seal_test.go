@@ -23,7 +23,10 @@ func TestSealedIntervalsComeOutAsHeld(t *testing.T) {
 	held.begin(clock, IntervalLength)
 	rng := rand.New(rand.NewPCG(30, 3))
 	sealedDuring := 0
-	const run = 90 * time.Second
+	run := 90 * time.Second
+	if raceEnabled {
+		run = 20 * time.Second
+	}
 	for now < int64(run) {
 		now += int64(time.Duration(rng.IntN(2000)) * time.Microsecond)
 		var values [stepCount]int64

@@ -17,3 +17,7 @@ var SpillKeepForTest = store.SpillKeepForTest
 func (f *Feed) SpilledForTest() (spilled, readBack int64) {
 	return f.log.SpilledBytes, f.log.ReadBackBytes
 }
+
+// RaceDetectorOn: the external tests shorten their long runs under the
+// race detector as the package's own do.
+const RaceDetectorOn = raceEnabled

@@ -153,6 +153,9 @@ func TestHashIDIsStringHash(t *testing.T) {
 func TestFeedSpilledJudgesAsCheckFile(t *testing.T) {
 	cfg := histgen.Default()
 	cfg.Persists, cfg.Chats, cfg.Partitions = 40_000, 3, 2
+	if checker.RaceDetectorOn {
+		cfg.Persists = 16_000 // still spills over a megabyte
+	}
 	valid := generated(t, cfg)
 	cfg.Chats, cfg.Hot, cfg.StaleSync, cfg.Partitions = 1, true, true, 0
 	stale := generated(t, cfg)

@@ -169,7 +169,7 @@ func TestOnlineNeverContradictsOffline(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 1))
 	caught := map[string]int{}
 	offlineFails := map[string]int{}
-	for i := range 10000 {
+	for i := range randomRuns(10000) {
 		h := randomOnlineHistory(rng)
 		if i%2 == 1 {
 			h.Header.Contract.KeyScope = history.KeyScopeClient

@@ -321,7 +321,11 @@ func TestAppenderReadsBackWhatItWrote(t *testing.T) {
 		}
 	}
 	line := 0
-	for round := range 40 {
+	rounds := 40
+	if raceEnabled {
+		rounds = 10
+	}
+	for round := range rounds {
 		for target := len(want) + rng.IntN(2*directChunkSize); len(want) < target; line++ {
 			l := streamLine(line)
 			if _, err := f.Write(l); err != nil {

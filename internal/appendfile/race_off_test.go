@@ -1,0 +1,5 @@
+//go:build !race
+
+package appendfile
+
+const raceEnabled = false
