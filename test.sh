@@ -139,6 +139,9 @@ stage "fuzz checker FuzzCheck" fuzz FuzzCheck 20000 ./checker/
 stage "fuzz columns FuzzSeqCode" fuzz FuzzSeqCode 20000 ./checker/internal/columns/
 # The JSON string encoder's word-at-a-time scan against its byte loop.
 stage "fuzz jsonstr FuzzAppend" fuzz FuzzAppend 200000 ./internal/jsonstr/
+# What in a service's answer its readers may take two ways (a name twice,
+# half a surrogate pair) against a walk of encoding/json's tokens.
+stage "fuzz jsonambig FuzzProblem" fuzz FuzzProblem 100000 ./internal/jsonambig/
 # The http target's --api mapping, and chatseq serve's Chatseq-Faults header.
 stage "fuzz httptarget FuzzParseAPI" fuzz FuzzParseAPI 20000 ./targets/httptarget/
 # A sync page read by scanning its bytes against decoding it whole.

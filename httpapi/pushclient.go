@@ -17,6 +17,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/chatseq/chatseq/gateway"
+	"github.com/chatseq/chatseq/internal/jsonambig"
 	"github.com/chatseq/chatseq/internal/jsonstr"
 	"github.com/chatseq/chatseq/internal/redact"
 )
@@ -187,6 +188,11 @@ func (c *PushConn) Next(ctx context.Context) ([]PushedMessage, error) {
 
 // decodeFrame reads a text frame's messages (FuzzDecodeFrame).
 func (c *PushConn) decodeFrame(b []byte) ([]PushedMessage, error) {
+	if problem := jsonambig.Problem(b); problem != "" {
+		// fastjson reads a name's first value, the service's own
+		// clients (JavaScript, encoding/json) its last.
+		return nil, badFrame("push channel: a frame with %s", problem)
+	}
 	v, err := c.parser.ParseBytes(b)
 	if err != nil {
 		// Quoted, not the parser's error: it shows the frame's tail cut

@@ -258,3 +258,27 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 	})
 }
+
+// A frame its readers may take two ways is a bad frame: fastjson, which
+// reads it, takes a repeated name's first value, a service's JavaScript
+// or encoding/json clients its last (a red-team's gateway pushed the
+// chat's messages first and another chat's second, and passed), and half
+// a surrogate pair reads as U+FFFD here, kept by the clients.
+func TestAnAmbiguousFrameIsABadFrame(t *testing.T) {
+	msg := strings.TrimSuffix(strings.TrimPrefix(wholeFrame, `{"type":"messages","messages":[`), "]}")
+	for _, frame := range []string{
+		strings.TrimSuffix(wholeFrame, "}") + `,"messages":[` + strings.Replace(msg, `"c"`, `"other"`, 1) + `]}`,
+		strings.Replace(wholeFrame, `"content":"hi"`, `"content":"hi","content":"forged"`, 1),
+		strings.Replace(wholeFrame, `"message_id":"m"`, `"message_id":"m\ud800"`, 1),
+	} {
+		var c PushConn
+		msgs, err := c.decodeFrame([]byte(frame))
+		if !errors.Is(err, gateway.ErrBadFrame) || !strings.Contains(err.Error(), "a frame with") {
+			t.Errorf("%s: %+v, %v; want a bad frame", frame, msgs, err)
+		}
+	}
+	var c PushConn
+	if msgs, err := c.decodeFrame([]byte(wholeFrame)); err != nil || len(msgs) != 1 {
+		t.Fatalf("the whole frame: %+v, %v", msgs, err)
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/jsonambig"
 )
 
 // API maps the calls chatseq makes onto a service's HTTP API (--api FILE);
@@ -586,6 +587,11 @@ func (a *API) offAPI(ans *answer, limit int64) string {
 	}
 	if !utf8.Valid(ans.body) {
 		return notUTF8
+	}
+	if problem := jsonambig.Problem(ans.body); problem != "" {
+		// chatseq would record one reading, the service's clients may
+		// take the other (a frame's second "messages" carried a lie).
+		return "with " + problem
 	}
 	return ""
 }

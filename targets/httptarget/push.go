@@ -2,7 +2,6 @@ package httptarget
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/jsonambig"
 )
 
 // PushChannel is the service's delivery plane as bench's receivers reach
@@ -66,23 +66,31 @@ func (p *pushChannel) CatchUp(ctx context.Context, user, chat string, after uint
 }
 
 // DeliveryStates reads the chat's delivery_state as the member the run
-// created it with.
+// created it with, at the mapping's paths or chatseq's: by exact names,
+// as its clients read it (decoded into a struct, "Last_Acked_Sequence"
+// was read as the row's last_acked_sequence, which a JavaScript client
+// finds absent).
 func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gateway.DeliveryState, error) {
-	if p.c.api.Push.DeliveryState != DefaultPush().DeliveryState {
-		return p.mappedDeliveryStates(ctx, chat)
-	}
-	to := p.c.url("/v1/chats/{chat}/delivery_state", chat, nil)
+	spec := p.c.api.Push.DeliveryState
+	to := p.c.url(spec.Path, chat, nil)
 	a, err := p.readDeliveryState(ctx, to, chat)
 	if err != nil {
 		return nil, err
 	}
-	var body httpapi.DeliveryStateResponse
-	if err := json.Unmarshal(a.body, &body); err != nil {
-		return nil, fmt.Errorf("GET %s: an answer that is not a delivery_state: %w", requestPath(to), err)
+	list, _ := field(a.body, spec.Rows)
+	rows, ok := list.([]any)
+	if !ok {
+		return nil, fmt.Errorf("GET %s: an answer without a list at %q", requestPath(to), spec.Rows)
 	}
-	out := make([]gateway.DeliveryState, len(body.DeliveryState))
-	for i, row := range body.DeliveryState {
-		out[i] = gateway.DeliveryState{ChatID: chat, UserID: row.UserID, LastAckedSequence: row.LastAckedSequence}
+	out := make([]gateway.DeliveryState, 0, len(rows))
+	for i, r := range rows {
+		u, _ := walk(r, spec.User)
+		sv, _ := walk(r, spec.Sequence)
+		seq, ok := uintOf(sv)
+		if stringOf(u) == "" || !ok {
+			return nil, fmt.Errorf("GET %s: row %d without a user at %q and a sequence at %q", requestPath(to), i, spec.User, spec.Sequence)
+		}
+		out = append(out, gateway.DeliveryState{ChatID: chat, UserID: stringOf(u), LastAckedSequence: seq})
 	}
 	return out, nil
 }
@@ -103,6 +111,9 @@ func (p *pushChannel) readDeliveryState(ctx context.Context, to, chat string) (*
 		return nil, fmt.Errorf("GET %s: an answer over %d bytes, read no further", requestPath(to), MaxCallAnswerBytes)
 	case !utf8.Valid(a.body):
 		return nil, fmt.Errorf("GET %s: an answer %s", requestPath(to), notUTF8)
+	}
+	if problem := jsonambig.Problem(a.body); problem != "" {
+		return nil, fmt.Errorf("GET %s: an answer with %s", requestPath(to), problem)
 	}
 	return a, nil
 }

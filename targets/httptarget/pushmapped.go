@@ -13,6 +13,7 @@ import (
 
 	"github.com/chatseq/chatseq/gateway"
 	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/internal/jsonambig"
 	"github.com/chatseq/chatseq/internal/redact"
 )
 
@@ -76,6 +77,9 @@ func (c *mappedConn) Next(ctx context.Context) ([]gateway.Message, error) {
 		}
 		if !utf8.Valid(data) {
 			return nil, fmt.Errorf("%w: push channel: a frame that is not valid UTF-8 (read on, two ids that differ in their invalid bytes would read as one)", gateway.ErrBadFrame)
+		}
+		if problem := jsonambig.Problem(data); problem != "" {
+			return nil, fmt.Errorf("%w: push channel: a frame with %s", gateway.ErrBadFrame, problem)
 		}
 		v, ok := decode(data)
 		if !ok {
@@ -151,30 +155,3 @@ func (c *mappedConn) Ack(ctx context.Context, chat string, seq uint64) error {
 
 func (c *mappedConn) Drop()  { _ = c.conn.CloseNow() }
 func (c *mappedConn) Close() { _ = httpapi.CloseConn(c.conn) }
-
-// mappedDeliveryStates reads a chat's delivery_state where the mapping
-// says, as the member the run created it with.
-func (p *pushChannel) mappedDeliveryStates(ctx context.Context, chat string) ([]gateway.DeliveryState, error) {
-	spec := p.c.api.Push.DeliveryState
-	to := p.c.url(spec.Path, chat, nil)
-	a, err := p.readDeliveryState(ctx, to, chat)
-	if err != nil {
-		return nil, err
-	}
-	list, _ := field(a.body, spec.Rows)
-	rows, ok := list.([]any)
-	if !ok {
-		return nil, fmt.Errorf("GET %s: an answer without a list at %q", requestPath(to), spec.Rows)
-	}
-	out := make([]gateway.DeliveryState, 0, len(rows))
-	for i, r := range rows {
-		u, _ := walk(r, spec.User)
-		sv, _ := walk(r, spec.Sequence)
-		seq, ok := uintOf(sv)
-		if stringOf(u) == "" || !ok {
-			return nil, fmt.Errorf("GET %s: row %d without a user at %q and a sequence at %q", requestPath(to), i, spec.User, spec.Sequence)
-		}
-		out = append(out, gateway.DeliveryState{ChatID: chat, UserID: stringOf(u), LastAckedSequence: seq})
-	}
-	return out, nil
-}
