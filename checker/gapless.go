@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"math"
 	"slices"
 
 	"github.com/chatseq/chatseq/checker/internal/store"
@@ -32,11 +33,12 @@ func checkGapless(x *index, reject bool) Result {
 	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
 		if x.HasMessages {
 			lo, hi := store.Span(x.MsgSpan, c)
-			// Sequences up to the initial counter predate the run.
-			want := x.InitialCounter + 1
+			// Sequences up to the initial counter predate the run; past
+			// 2^64-1 (full) none is left to place.
+			want, full := x.InitialCounter+1, x.InitialCounter == math.MaxUint64
 			for k := lo; k < hi; k++ {
 				m := x.Fin.At(x.Msgs[k])
-				if m.Seq < want { // repeated sequence: uniqueness's concern
+				if full || m.Seq < want { // repeated sequence: uniqueness's concern
 					continue
 				}
 				if m.Seq > want {
@@ -47,7 +49,7 @@ func checkGapless(x *index, reject bool) Result {
 					v.fail(lines, "chat %q: no message at seq %d, below the message at seq %d (line %d)", x.ChatNames[c], want, m.Seq, m.Line)
 					break
 				}
-				want++
+				want, full = want+1, want == math.MaxUint64
 			}
 			// Assigned at apply time, the counter is the highest message
 			// (or where it stood, with none).
@@ -55,7 +57,7 @@ func checkGapless(x *index, reject bool) Result {
 			if hi > lo {
 				top = max(top, x.Fin.At(x.Msgs[hi-1]).Seq)
 			}
-			if fi := x.Counter[c]; fi >= 0 && !x.Fin.At(fi).Missing && want > top {
+			if fi := x.Counter[c]; fi >= 0 && !x.Fin.At(fi).Missing && (full || want > top) {
 				if cv := x.Fin.At(fi).Value(); cv != top {
 					v.fail([]int{int(x.Fin.At(fi).Line)}, "chat %q: the counter is %d (line %d), but under gaps: forbidden it is the highest message's sequence, %d", x.ChatNames[c], cv, x.Fin.At(fi).Line, top)
 				}
@@ -131,15 +133,15 @@ func checkGapless(x *index, reject bool) Result {
 		if hi == lo {
 			continue
 		}
-		holes, want := uint64(0), x.InitialCounter+1
+		holes, want, full := uint64(0), x.InitialCounter+1, x.InitialCounter == math.MaxUint64
 		firstHole := uint64(0)
 		for _, o := range x.Acks[lo:hi] {
-			if s := x.AckSeq(o); s >= want {
+			if s := x.AckSeq(o); !full && s >= want {
 				if s > want && firstHole == 0 {
 					firstHole = want
 				}
 				holes += s - want
-				want = s + 1
+				want, full = s+1, s == math.MaxUint64
 			}
 		}
 		unknownOutcome := uint64(0)

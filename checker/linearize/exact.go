@@ -436,7 +436,9 @@ func (e *exactChat) placeSequences() (string, []int) {
 			return errFallback, nil
 		}
 	}
-	next := e.m.Base + 1 // gaps: forbidden: the next sequence to place
+	// gaps: forbidden: the next sequence to place, while one is left
+	// (past 2^64-1 none is: next+1 wrapped to 0 and placed without end).
+	next, left := e.m.Base+1, e.m.Base < math.MaxUint64
 	for lo := 0; lo < len(facts); {
 		hi := lo
 		for hi < len(facts) && facts[hi].seq == facts[lo].seq {
@@ -458,15 +460,16 @@ func (e *exactChat) placeSequences() (string, []int) {
 			for ; next < s; next++ {
 				e.addUnknown(next, -1)
 			}
-			next = s + 1
+			next, left = s+1, s < math.MaxUint64
 		}
 		if d, l := e.placeSequence(s, facts[lo:hi]); d != "" {
 			return d, l
 		}
 		lo = hi
 	}
-	for ; e.forbidden && next <= top; next++ {
+	for ; e.forbidden && left && next <= top; next++ {
 		e.addUnknown(next, -1)
+		left = next < math.MaxUint64
 	}
 	if e.forbidden {
 		for i := 1; i < len(e.leaves); i++ {

@@ -3,6 +3,7 @@ package store
 import (
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/chatseq/chatseq/checker/linearize"
@@ -270,7 +271,8 @@ func (x *Index) ChatModel(c int32, con history.Contract, forPorcupine bool) (*li
 				// Messages at or below the initial counter predate the
 				// run: what a sync shows of them is not the model's.
 				if m.Base > 0 && slices.IsSorted(seqs) {
-					k, _ := slices.BinarySearch(seqs, m.Base+1)
+					// The first above Base (Base+1 wraps at 2^64-1).
+					k := sort.Search(len(seqs), func(i int) bool { return seqs[i] > m.Base })
 					y.Pre, y.PreIDs = y.Seqs[:k], y.IDs[:k]
 					y.Seqs, y.IDs = y.Seqs[k:], y.IDs[k:]
 				}
