@@ -56,15 +56,23 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 	// Two events lines of a chat at one partition and offset: a partition
 	// holds one record at an offset, so the lines cannot both be what was
 	// read, and which came first is not known. Judged either way, the
-	// verdict followed the lines' order in the file.
+	// verdict followed the lines' order in the file. That chat is not
+	// judged; the others are (returning at the first such pair hid
+	// another chat's inversion behind unknown: a red-team's history).
+	unreadChats := map[int32]bool{}
 	for k := 1; k < len(order); k++ {
 		a, b := x.Fin.At(order[k-1]), x.Fin.At(order[k])
 		pa, pb := x.EvPos.At(a.EventPos), x.EvPos.At(b.EventPos)
-		if a.Chat == b.Chat && pa.Partition == pb.Partition && pa.Offset == pb.Offset {
-			v.unknown("the events lines %d (seq %d) and %d (seq %d) of chat %q are both at offset %d of partition %d: a partition holds one record at an offset, so the topic was not read as it is, and the order of the two is not known",
-				int(a.Line), a.Seq, int(b.Line), b.Seq, x.ChatNames[a.Chat], pa.Offset, pa.Partition)
-			return v.result(), 0, 0
+		if a.Chat == b.Chat && pa.Partition == pb.Partition && pa.Offset == pb.Offset && !unreadChats[a.Chat] {
+			if len(unreadChats) == 0 {
+				v.unknown("the events lines %d (seq %d) and %d (seq %d) of chat %q are both at offset %d of partition %d: a partition holds one record at an offset, so the topic was not read as it is, and the order of the two is not known",
+					int(a.Line), a.Seq, int(b.Line), b.Seq, x.ChatNames[a.Chat], pa.Offset, pa.Partition)
+			}
+			unreadChats[a.Chat] = true
 		}
+	}
+	if len(unreadChats) > 1 {
+		v.note("%s not judged: two events lines at one offset", plural(len(unreadChats), "chat"))
 	}
 	// A partition's events seen so far, to tell a repeat from a first
 	// event: those that raised its highest sequence (chain, ascending) and
@@ -75,11 +83,15 @@ func checkEventOrder(x *index) (res Result, inversions, split int) {
 	dups, chats := 0, 0
 	for i := 0; i < len(order); {
 		c := x.Fin.At(order[i]).Chat
-		chats++
 		first := x.Fin.At(order[i])
 		j := i
 		for ; j < len(order) && x.Fin.At(order[j]).Chat == c; j++ {
 		}
+		if unreadChats[c] {
+			i = j
+			continue
+		}
+		chats++
 		// Each partition of the chat in offset order.
 		for p := i; p < j; {
 			part := x.partition(order[p])

@@ -69,6 +69,26 @@ func TestEventOrderIsUnknownWhenTwoEventsShareAnOffset(t *testing.T) {
 	}
 }
 
+// A chat whose order is not known hides no other chat's: B's inversion
+// fails beside A's two events at one offset (it was unknown, the check
+// ending at A's pair: a red-team's history).
+func TestEventOrderJudgesTheOtherChatsBesideAnUnknownOne(t *testing.T) {
+	b := newHBContract(perChat)
+	for _, chat := range []string{"A", "B"} {
+		b.send(1, chat, chat+"1", 1)
+		b.send(1, chat, chat+"2", 2)
+	}
+	b.dump(false)
+	b.event("A", 1, "m-A1", 0, 0)
+	b.event("A", 1, "m-A1", 0, 0)
+	b.event("A", 2, "m-A2", 0, 1)
+	late := b.event("B", 2, "m-B2", 1, 0)
+	early := b.event("B", 1, "m-B1", 1, 1)
+	res := mustFail(t, b.check(t), NameEventOrder, late, early)
+	mustContain(t, res.Detail, `also not judged: the events lines`)
+	mustContain(t, res.Detail, `of chat "A" are both at offset 0 of partition 0`)
+}
+
 func TestEventOrderFailsWhenAChatSpansPartitions(t *testing.T) {
 	b := newHBContract(perChat)
 	b.send(1, "A", "k1", 1)
