@@ -45,7 +45,11 @@ func checkNoPhantomMessages(x *index) Result {
 			}
 		}
 	}
-	if judged == 0 && keyless > 0 {
+	if x.SoleWriter && x.HasMessages {
+		storedAsNoneSent(v, x)
+		keylessBeyondCould(v, x)
+	}
+	if judged == 0 && keyless > 0 && v.Fails() == 0 {
 		v.notApplicable("no final message or idempotency record above initial_counter carries a key that can be attributed (%d carry none): a message no client sent cannot be recognized", keyless)
 		return v.result()
 	}

@@ -176,6 +176,9 @@ func (s *spec) judgeChat(chat string) (bool, string) {
 	if why := s.storedAsSent(chat, ops); why != "" {
 		return false, why
 	}
+	if why := s.storedAsItsKeySent(chat, ops); why != "" {
+		return false, why
+	}
 	if why := s.shownAsSent(chat, ops); why != "" {
 		return false, why
 	}
