@@ -26,10 +26,11 @@ func checkEventCompleteness(x *index) (Result, int) {
 			v.fail([]int{x.DoneLine(o)}, "chat %q seq %d %q was acknowledged (line %d) but never published", x.ChatNames[c], x.AckSeq(o), x.MidName(x.AckID(o)), x.DoneLine(o))
 		}
 	}
-	dups := 0
+	dups, againstAcks := 0, 0
 	persisted := x.MsgCursor()
 	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
 		lo, hi := store.Span(x.EventSpan, c)
+		alo, ahi := store.Span(x.AckSpan, c)
 		for i := lo; i < hi; i++ {
 			e := x.Fin.At(x.Events[i])
 			if i > lo {
@@ -42,11 +43,25 @@ func checkEventCompleteness(x *index) (Result, int) {
 				if !persisted.Has(c, e.Seq, e.MessageID) {
 					v.fail([]int{int(e.Line)}, "event at line %d names chat %q seq %d %q, which is not in the final messages table", e.Line, x.ChatNames[e.Chat], e.Seq, x.MidName(e.MessageID))
 				}
+				continue
+			}
+			// Without the table, the acks say which message a sequence
+			// holds: an event naming another there is no message of the
+			// chat (it passed, phantom events "not judged": a red-team's).
+			for alo < ahi && x.AckSeq(x.Acks[alo]) < e.Seq {
+				alo++
+			}
+			if alo < ahi && x.AckSeq(x.Acks[alo]) == e.Seq {
+				againstAcks++
+				if o, named := ackNaming(x, x.Acks[alo:ahi], e.Seq, e.MessageID); !named {
+					v.fail([]int{int(e.Line), x.DoneLine(o)}, "event at line %d names chat %q seq %d %q, but seq %d was acknowledged as %q (line %d): a sequence holds one message",
+						e.Line, x.ChatNames[e.Chat], e.Seq, x.MidName(e.MessageID), e.Seq, x.MidName(x.AckID(o)), x.DoneLine(o))
+				}
 			}
 		}
 	}
 	if !x.HasMessages {
-		v.pass("%s published (no final messages lines: phantom events not judged)", plural(len(x.Acks), "ack"))
+		v.pass("%s published (no final messages lines: %s at an acknowledged sequence compared with its ack, the others not judged)", plural(len(x.Acks), "ack"), plural(againstAcks, "event"))
 	} else {
 		v.pass("%s published, %s: each names a persisted message", plural(len(x.Acks), "ack"), plural(len(x.Events), "event"))
 		silent := 0
@@ -91,4 +106,18 @@ func judgeEventCompleteness(j *judging) Result {
 	res, dups := checkEventCompleteness(j.x)
 	j.stats.dups = dups
 	return res
+}
+
+// ackNaming looks among acks (ascending by sequence, the first at seq)
+// for one of seq naming id; without one it returns the first at seq.
+func ackNaming(x *index, acks []int32, seq uint64, id uint32) (int32, bool) {
+	for _, o := range acks {
+		if x.AckSeq(o) != seq {
+			break
+		}
+		if x.AckID(o) == id {
+			return o, true
+		}
+	}
+	return acks[0], false
 }

@@ -32,6 +32,24 @@ func TestEventCompletenessPhantomEvent(t *testing.T) {
 	mustContain(t, res.Detail, "not in the final messages table")
 }
 
+// Without the final messages table the acks say which message a
+// sequence holds: an event naming another at an acked sequence is no
+// message of the chat (it passed, "phantom events not judged": a
+// red-team's history). One at a sequence no ack holds stays unjudged.
+func TestEventCompletenessComparesEventsWithAcksWithoutTheTable(t *testing.T) {
+	b := newHB()
+	b.send(1, "A", "k1", 1)
+	second := b.send(1, "A", "k2", 2)
+	b.event("A", 1, "m-k1", 0, 0)
+	b.event("A", 2, "m-k2", 0, 1)
+	b.event("A", 99, "m-elsewhere", 0, 2)
+	res := must(t, b.check(t), NameEventCompleteness, Pass)
+	mustContain(t, res.Detail, "2 events at an acknowledged sequence compared with its ack")
+	ghost := b.event("A", 2, "m-ghost", 0, 3)
+	res = mustFail(t, b.check(t), NameEventCompleteness, ghost, second.ok)
+	mustContain(t, res.Detail, `names chat "A" seq 2 "m-ghost", but seq 2 was acknowledged as "m-k2"`)
+}
+
 func TestEventCompletenessPassesWithDuplicatesAndDisorder(t *testing.T) {
 	b := newHB()
 	b.send(1, "A", "k1", 1)
