@@ -140,6 +140,11 @@ type Index struct {
 	// and that traced no allocation: each may have allocated a sequence
 	// whose answer never came back (a timeout on step 3).
 	UnknownUntraced []uint64
+	// UntracedNew[c] is chat c's persists answered ok as new that traced
+	// no allocation, in a history that traces some (trace lines are
+	// optional): each ack is an allocation of its sequence, somewhere in
+	// its persist's interval. nil in a history without traces.
+	UntracedNew [][]int32
 
 	warnMu sync.Mutex // invariants run concurrently and may warn
 }
@@ -396,10 +401,16 @@ func (x *Index) countUnknownUntraced() {
 		}
 	})
 	x.UnknownUntraced = make([]uint64, len(x.ChatNames))
+	if x.Allocs.Len() > 0 {
+		x.UntracedNew = make([][]int32, len(x.ChatNames))
+	}
 	i := 0
 	x.Ops.Each(func(o *Op) {
 		if o.Fn == FnPersist && (o.Status == StInfo || o.Status == StOpen) && !traced[i] {
 			x.UnknownUntraced[o.Chat]++
+		}
+		if x.UntracedNew != nil && o.Fn == FnPersist && o.Status == StOK && !o.dedup() && !traced[i] {
+			x.UntracedNew[o.Chat] = append(x.UntracedNew[o.Chat], int32(i))
 		}
 		i++
 	})
