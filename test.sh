@@ -125,13 +125,13 @@ stage "go test -race (scenarios' live check)" go test -count=1 -timeout 20m -rac
 # try shows in the output and the JUnit file.
 stage "scenarios" go run ./cmd/chatseq run scenarios --retries 2 --junit "${JUNIT_DIR:-.}/chatseq-scenarios.xml"
 
-stage "fuzz history FuzzRead" fuzz FuzzRead 300000 ./history/
+stage "fuzz history FuzzRead" fuzz FuzzRead 150000 ./history/
 # The reader's shortcuts for plainly written arrays against its general path.
 stage "fuzz jsonscan FuzzPlainArraysReadAsArrays" fuzz FuzzPlainArraysReadAsArrays 100000 ./history/internal/jsonscan/
 # The reader's JSON scanner against encoding/json, on what both accept.
 stage "fuzz jsonscan FuzzAgreesWithEncodingJSON" fuzz FuzzAgreesWithEncodingJSON 200000 ./history/internal/jsonscan/
 stage "fuzz scenarios FuzzDecode" fuzz FuzzDecode 15000 ./scenarios/
-stage "fuzz scenarios FuzzParseSchedule" fuzz FuzzParseSchedule 10000 ./scenarios/
+stage "fuzz scenarios FuzzParseSchedule" fuzz FuzzParseSchedule 5000 ./scenarios/
 # Every history the reader accepts is judged without a panic, under every
 # contract, by the exact checker and by porcupine.
 stage "fuzz checker FuzzCheck" fuzz FuzzCheck 20000 ./checker/
@@ -143,12 +143,12 @@ stage "fuzz jsonstr FuzzAppend" fuzz FuzzAppend 200000 ./internal/jsonstr/
 # half a surrogate pair) against a walk of encoding/json's tokens.
 stage "fuzz jsonambig FuzzProblem" fuzz FuzzProblem 100000 ./internal/jsonambig/
 # The http target's --api mapping, and chatseq serve's Chatseq-Faults header.
-stage "fuzz httptarget FuzzParseAPI" fuzz FuzzParseAPI 20000 ./targets/httptarget/
+stage "fuzz httptarget FuzzParseAPI" fuzz FuzzParseAPI 10000 ./targets/httptarget/
 # A sync page read by scanning its bytes against decoding it whole.
-stage "fuzz httptarget FuzzReadPage" fuzz FuzzReadPage 20000 ./targets/httptarget/
-stage "fuzz httpapi FuzzParseFaults" fuzz FuzzParseFaults 50000 ./httpapi/
+stage "fuzz httptarget FuzzReadPage" fuzz FuzzReadPage 10000 ./targets/httptarget/
+stage "fuzz httpapi FuzzParseFaults" fuzz FuzzParseFaults 25000 ./httpapi/
 # A push frame from a service, whatever its bytes: messages or a bad frame.
-stage "fuzz httpapi FuzzDecodeFrame" fuzz FuzzDecodeFrame 50000 ./httpapi/
+stage "fuzz httpapi FuzzDecodeFrame" fuzz FuzzDecodeFrame 25000 ./httpapi/
 
 # The summary closes the output, where CI and a reader look: one line per
 # stage, then the count.
