@@ -10,6 +10,7 @@ import (
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/history"
+	"github.com/chatseq/chatseq/internal/evidence"
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/targets"
 )
@@ -35,6 +36,20 @@ func TestADR004LosesLateCommitsToReceiversUnderDrops(t *testing.T) {
 			name = string(variant)
 		}
 		t.Run(name, func(t *testing.T) {
+			if raceEnabled && variant == sequencer.Correct {
+				// The race detector stretches the slow commits and the
+				// drops alike: a run may open no window, lose nothing
+				// and pass, proving nothing (ci-clone85's seed 1). A
+				// loss within the budget there; on every seed here.
+				evidence.Rerun(t, evidence.Default, func(n int) string {
+					rep := runLateCommitDrops(t, variant, int64(n))
+					if inv, ok := rep.Result(checker.NameEventualVisibility); !ok || inv.Status != checker.Fail {
+						return fmt.Sprintf("seed %d lost no late commit to a receiver (%s: %s)", n, checker.NameEventualVisibility, inv.Status)
+					}
+					return ""
+				})
+				return
+			}
 			for seed := int64(1); seed <= seeds; seed++ {
 				rep := runLateCommitDrops(t, variant, seed)
 				inv, ok := rep.Result(checker.NameEventualVisibility)
