@@ -22,9 +22,10 @@ import (
 // fails. The watermark design (--variant sync-watermark) serves a sync
 // only below the lowest sequence in flight, so no cursor passes n, and it
 // passes. Slow commits (--slow-commit) and receivers that stay offline
-// after a drop (--drop-connections-for) make the window certain rather
-// than a scheduler's accident: every seed fails as written, every seed
-// passes with the watermark.
+// after a drop (--drop-connections-for) make the window likely rather
+// than a scheduler's accident: as written a run loses a late commit
+// within a few seeds (a busy machine may open no window on one), and
+// every seed passes with the watermark.
 func TestADR004LosesLateCommitsToReceiversUnderDrops(t *testing.T) {
 	seeds := int64(5)
 	if raceEnabled {
@@ -36,11 +37,12 @@ func TestADR004LosesLateCommitsToReceiversUnderDrops(t *testing.T) {
 			name = string(variant)
 		}
 		t.Run(name, func(t *testing.T) {
-			if raceEnabled && variant == sequencer.Correct {
-				// The race detector stretches the slow commits and the
+			if variant == sequencer.Correct {
+				// A busy machine stretches the slow commits and the
 				// drops alike: a run may open no window, lose nothing
-				// and pass, proving nothing (ci-clone85's seed 1). A
-				// loss within the budget there; on every seed here.
+				// and pass, proving nothing (ci-clone85's seed 1, on a
+				// slow VM without the race detector). A loss within
+				// evidence's budget; the watermark passes every seed.
 				evidence.Rerun(t, evidence.Default, func(n int) string {
 					rep := runLateCommitDrops(t, variant, int64(n))
 					if inv, ok := rep.Result(checker.NameEventualVisibility); !ok || inv.Status != checker.Fail {
