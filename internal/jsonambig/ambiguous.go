@@ -80,7 +80,7 @@ func (s *scan) run(b []byte) string {
 				return problem // a string cut short ends the text
 			}
 			if n := len(s.stack); n > 0 && s.stack[n-1].object && s.stack[n-1].expectKey {
-				if dup := s.stack[n-1].add(b[i:end], escaped); dup != "" {
+				if dup, twice := s.stack[n-1].add(b[i:end], escaped); twice {
 					return fmt.Sprintf("an object that names %s twice (readers differ on which value counts)", strconv.Quote(dup))
 				}
 			}
@@ -91,36 +91,37 @@ func (s *scan) run(b []byte) string {
 }
 
 // add records an object member's name (quoted, as it stands in the text)
-// and returns it decoded if the object named it before.
-func (l *level) add(quoted []byte, escaped bool) string {
-	name := quoted[1 : len(quoted)-1]
+// and returns it decoded, twice true, if the object named it before (the
+// empty name is a name too).
+func (l *level) add(quoted []byte, escaped bool) (name string, twice bool) {
+	raw := quoted[1 : len(quoted)-1]
 	if escaped {
 		var decoded string
 		if json.Unmarshal(quoted, &decoded) != nil {
-			return "" // not a JSON string: the caller's parse refuses it
+			return "", false // not a JSON string: the caller's parse refuses it
 		}
-		name = []byte(decoded)
+		raw = []byte(decoded)
 	}
 	if l.set != nil {
-		if _, ok := l.set[string(name)]; ok {
-			return string(name)
+		if _, ok := l.set[string(raw)]; ok {
+			return string(raw), true
 		}
-		l.set[string(name)] = struct{}{}
-		return ""
+		l.set[string(raw)] = struct{}{}
+		return "", false
 	}
 	for _, n := range l.names {
-		if string(n) == string(name) {
-			return string(name)
+		if string(n) == string(raw) {
+			return string(raw), true
 		}
 	}
-	l.names = append(l.names, name)
+	l.names = append(l.names, raw)
 	if len(l.names) > setAfter {
 		l.set = make(map[string]struct{}, 2*setAfter)
 		for _, n := range l.names {
 			l.set[string(n)] = struct{}{}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // readString reads the string whose text starts at b[i] (after its

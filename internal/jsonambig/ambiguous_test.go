@@ -23,7 +23,9 @@ func TestProblem(t *testing.T) {
 		{`{"messages":[],"x":{"y":1},"messages":[1]}`, `names "messages" twice`},
 		{`[{"id":"m1","sender_id":"u","content":"c","sender_id":"v"}]`, `names "sender_id" twice`},
 		{`{"ab":1,"a\u0062":2}`, `names "ab" twice`}, // the same name, escaped
-		{`{"ab":1,"a\\b":2}`, ""}, // another name
+		{`{"ab":1,"a\\b":2}`, ""},         // another name
+		{`{"":1,"":2}`, `names "" twice`}, // the empty name is a name
+		{`{"":{"":1},"":[{"x":1,"x":2}]}`, `names "" twice`},
 		{`{"id":"m\ud800"}`, `\ud800 alone`},
 		{`{"id":"m\udc00"}`, `\udc00 alone`},
 		{`{"id":"m\ud800\u0041"}`, `\ud800 alone`},
@@ -60,7 +62,7 @@ func TestManyNames(t *testing.T) {
 // On any bytes Problem returns without a panic; on a JSON text it finds a
 // name twice exactly where a walk of encoding/json's tokens does.
 func FuzzProblem(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2}`, `{"a":"\ud800"}`, `[1,{"b":[{}]}]`, `"\`, `{"\u`, `{"a\u00":1}`, `{"a":{"a":1},"a\u0061":[{"x":1,"x":2}]}`} {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":"\ud800"}`, `[1,{"b":[{}]}]`, `"\`, `{"\u`, `{"a\u00":1}`, `{"a":{"a":1},"a\u0061":[{"x":1,"x":2}]}`, `{"":{"":1},"":[{"x":1,"x":2}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -68,16 +70,16 @@ func FuzzProblem(f *testing.F) {
 		if !json.Valid(b) || strings.Contains(p, "surrogate") || strings.Contains(p, "nested") {
 			return
 		}
-		dup := tokenDuplicate(t, b)
-		if (p != "") != (dup != "") || dup != "" && !strings.Contains(p, strconv.Quote(dup)) {
+		dup, twice := tokenDuplicate(t, b)
+		if (p != "") != twice || twice && !strings.Contains(p, strconv.Quote(dup)) {
 			t.Fatalf("%q: Problem says %q, the token walk finds %q twice", b, p, dup)
 		}
 	})
 }
 
 // tokenDuplicate walks b's tokens and returns the first name an object
-// gives twice, "" if none.
-func tokenDuplicate(t *testing.T, b []byte) string {
+// gives twice, twice false if none.
+func tokenDuplicate(t *testing.T, b []byte) (name string, twice bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // 1e700 is JSON, not a float64
 	type open struct {
@@ -89,7 +91,7 @@ func tokenDuplicate(t *testing.T, b []byte) string {
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
-			return ""
+			return "", false
 		}
 		if err != nil {
 			t.Fatalf("%q: %v", b, err)
@@ -110,7 +112,7 @@ func tokenDuplicate(t *testing.T, b []byte) string {
 		case string:
 			if isName {
 				if stack[top].names[v] {
-					return v
+					return v, true
 				}
 				stack[top].names[v] = true
 				stack[top].key = false
