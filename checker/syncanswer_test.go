@@ -17,7 +17,7 @@ func TestSyncAnswersReadBackAsWritten(t *testing.T) {
 	names := mutationNames()
 	rng := rand.New(rand.NewPCG(7, 11))
 	checked, fromAcks := 0, 0
-	for run := range 1500 {
+	for run := range randomRuns(1500) {
 		h := randomExactCase(rng, run, names).h
 		x := indexOf(h)
 		// The Log numbers operations in invoke order; find each sync's

@@ -19,7 +19,7 @@ func TestFinalHashesHoldWhatTheTableHolds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 13))
 	held, shared := 0, 0
 	var f finalHashes
-	for run := range 1500 {
+	for run := range randomRuns(1500) {
 		x := indexOf(randomExactCase(rng, run, names).h)
 		if !x.HasMessages {
 			continue
