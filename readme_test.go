@@ -26,8 +26,7 @@ import (
 //   - every line of every ```sh block is a command (a line ending in \
 //     goes on to the next), run in order with bash in the copy's root;
 //   - a block right after the line <!-- README test: not run … --> is left
-//     out (a benchmark that takes minutes, or what test.sh runs as a
-//     stage of its own);
+//     out (a benchmark that takes minutes, or what another test runs);
 //   - ./test.sh is left out: it runs this test;
 //   - a command must exit 0, unless its comment says "exits N" (or
 //     "exits N, or M"), which lists the statuses it may end with.

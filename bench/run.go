@@ -129,6 +129,12 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	if err != nil {
 		return nil, err
 	}
+	if _, served := tgt.(gateway.ChannelServer); cfg.Receivers > 0 && !served && cfg.Contract.StreamStart == "" {
+		// The in-process push channel is chatseq's gateway, which has
+		// subscribed a device when its Dial returns: what is sent after
+		// the connect line is streamed on it.
+		cfg.Contract.StreamStart = history.StreamStartAtConnect
+	}
 
 	f, err := history.Create(cfg.HistoryPath)
 	if err != nil {

@@ -42,7 +42,7 @@ var registry = []invariant{
 	{name: NamePushAuthorization, reads: receiverLines, judge: plain(checkPushAuthorization)},
 	{name: NameSendAuthorization, reads: receiverLines | operations, promise: sendMembershipPromise, judge: plain(checkSendAuthorization)},
 	{name: NameStreamContinuity, reads: receiverLines | finalEvents, judge: plain(checkStreamContinuity)},
-	{name: NameStreamCompleteness, reads: receiverLines | operations, judge: plain(checkStreamCompleteness)},
+	{name: NameStreamCompleteness, reads: receiverLines | operations, promise: streamStartPromise, judge: judgeStreamCompleteness},
 	{name: NameLinearizability, reads: operations | bindsFinalMessages, promise: linearizabilityPromise, judge: judgeLinearizability, start: startFirst},
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chatseq/chatseq/checker/internal/store"
+	"github.com/chatseq/chatseq/history"
 )
 
 // NameStreamCompleteness is ADR-001 §4's "continue streaming new
@@ -14,20 +15,47 @@ import (
 const NameStreamCompleteness = "stream_completeness"
 
 // subscribeGrace is how long a push channel has, from a connection's
-// connect, to begin streaming a member's chat on it, and from a message's
-// ack to stream it before the device's settle, when the connection never
-// streamed the chat (so no push of it proves the gateway subscribed).
+// connect, to begin streaming a member's chat on it (under stream_start
+// within-1s; at-connect allows none), and from a message's ack to stream
+// it before the device's settle, when the connection never streamed the
+// chat (so no push of it proves the gateway subscribed).
 const subscribeGrace = int64(time.Second)
+
+// streamStartPromise: both values promise a stream; a value HISTORY.md's
+// project format does not define leaves its start unknown.
+func streamStartPromise(j *judging) promise {
+	switch j.con.StreamStart {
+	case history.StreamStartWithinASecond, history.StreamStartAtConnect:
+		return promise{}
+	}
+	return undefinedValue(history.FieldStreamStart, j.con.StreamStart)
+}
+
+// startAllowance is how long after its connect a connection may begin
+// streaming under the contract's stream_start.
+func startAllowance(con history.Contract) int64 {
+	if con.StreamStart == history.StreamStartAtConnect {
+		return 0
+	}
+	return subscribeGrace
+}
+
+func judgeStreamCompleteness(j *judging) Result {
+	return checkStreamCompleteness(j.x, startAllowance(j.con))
+}
 
 // afterGrace and beforeGrace are t moved subscribeGrace later or earlier,
 // held to int64's range: a line's time may be any int64, and wrapped
 // round, a leave near the top of the range read a push right after it as
 // first sent a century before it (a false FAIL).
-func afterGrace(t int64) int64 {
-	if t > math.MaxInt64-subscribeGrace {
+func afterGrace(t int64) int64 { return after(t, subscribeGrace) }
+
+// after is t moved d ≥ 0 later, held to int64's range.
+func after(t, d int64) int64 {
+	if t > math.MaxInt64-d {
 		return math.MaxInt64
 	}
-	return t + subscribeGrace
+	return t + d
 }
 
 func beforeGrace(t int64) int64 {
@@ -45,8 +73,9 @@ func beforeGrace(t int64) int64 {
 // subscribed by then, so the message was published after it), and whose
 // ack came before the settled line, was streamed on the connection
 // before that line. On a connection that streamed nothing of the chat,
-// the messages judged are those first sent subscribeGrace after the
-// connect and acknowledged subscribeGrace before the settle: a fan-out
+// the messages judged are those first sent start after the connect (a
+// second, or none under stream_start at-connect) and acknowledged
+// subscribeGrace before the settle: a fan-out
 // that streams some members of a chat and skips the others (their syncs
 // bringing them everything) passed every other invariant. A catch-up
 // page does not stand in for the stream: a push channel holding back
@@ -54,7 +83,7 @@ func beforeGrace(t int64) int64 {
 // invariant without the topic, its devices' syncs filling the holes.
 // The counterexample is the connect line, the first streamed push (if
 // any), the message's invoke and ack, and the settled line.
-func checkStreamCompleteness(x *index) Result {
+func checkStreamCompleteness(x *index, start int64) Result {
 	v := newVerdict(NameStreamCompleteness)
 	if why := x.ReceiversAbsent(); why != "" {
 		v.notApplicable("%s", why)
@@ -89,7 +118,7 @@ func checkStreamCompleteness(x *index) Result {
 			// connect and acknowledged a second before the settle (a stream
 			// that began a minute late owed what came in between).
 			afterStream := ls.First != 0 && sent >= ls.First
-			inGrace := x.Call(first) >= afterGrace(ls.ConnectTime) && x.Ret(o) <= beforeGrace(ls.SettledTime)
+			inGrace := x.Call(first) >= after(ls.ConnectTime, start) && x.Ret(o) <= beforeGrace(ls.SettledTime)
 			if !afterStream && !inGrace {
 				continue
 			}
@@ -113,14 +142,14 @@ func checkStreamCompleteness(x *index) Result {
 				}
 				failed = true
 				v.fail([]int{int(ls.Connect), int(sent), x.DoneLine(o), int(dev.Settled)},
-					"device %q's connection opened at line %d stayed open to its settled line %d (%s) and streamed nothing of chat %q, its user's throughout, though seq %d (%q) was first sent at line %d, %s after the connect, and acknowledged at line %d, %s before the settle, %s: a connected member was never streamed its chat (a push channel has %s to begin)",
-					dev.Name, ls.Connect, dev.Settled, seconds(ls.SettledTime-ls.ConnectTime), d.Chats[ls.Chat], s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), how, seconds(subscribeGrace))
+					"device %q's connection opened at line %d stayed open to its settled line %d (%s) and streamed nothing of chat %q, its user's throughout, though seq %d (%q) was first sent at line %d, %s after the connect, and acknowledged at line %d, %s before the settle, %s: a connected member was never streamed its chat (%s)",
+					dev.Name, ls.Connect, dev.Settled, seconds(ls.SettledTime-ls.ConnectTime), d.Chats[ls.Chat], s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), how, beginText(start))
 				continue
 			}
 			if !afterStream {
 				v.fail([]int{int(ls.Connect), int(sent), x.DoneLine(o), int(ls.First), int(dev.Settled)},
-					"device %q's connection opened at line %d began streaming chat %q only at line %d, and never streamed seq %d (%q, first sent at line %d, %s after the connect, acknowledged at line %d, %s before the settle at line %d), %s: a push channel has %s to begin streaming a connected member's chat",
-					dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), dev.Settled, how, seconds(subscribeGrace))
+					"device %q's connection opened at line %d began streaming chat %q only at line %d, and never streamed seq %d (%q, first sent at line %d, %s after the connect, acknowledged at line %d, %s before the settle at line %d), %s: %s",
+					dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), dev.Settled, how, beginText(start))
 				continue
 			}
 			v.fail([]int{int(ls.Connect), int(ls.First), int(sent), x.DoneLine(o), int(dev.Settled)},
@@ -129,7 +158,7 @@ func checkStreamCompleteness(x *index) Result {
 		}
 	}
 	if judged == 0 {
-		v.notApplicable("no message was acknowledged that was first sent after a live connection began streaming its chat, or %s after its connect and acknowledged %s before its settle (%s judged)", seconds(subscribeGrace), seconds(subscribeGrace), plural(len(streams), "live stream"))
+		v.notApplicable("no message was acknowledged that was first sent after a live connection began streaming its chat, or %s its connect and acknowledged %s before its settle (%s judged)", sinceText(start), seconds(subscribeGrace), plural(len(streams), "live stream"))
 		return v.result()
 	}
 	if unstreamed > 0 {
@@ -141,6 +170,22 @@ func checkStreamCompleteness(x *index) Result {
 	v.pass("%s (a connection open to its device's settle, and a chat) were each streamed every message sent to the chat after they began (%s judged)",
 		plural(len(streams), "live stream"), plural(judged, "device-message pair"))
 	return v.result()
+}
+
+// beginText says how long a connection has to begin streaming.
+func beginText(start int64) string {
+	if start == 0 {
+		return "under stream_start at-connect a connection streams its user's chats from its open"
+	}
+	return "a push channel has " + seconds(start) + " to begin streaming a connected member's chat"
+}
+
+// sinceText places a first send after a connect: "after", or "1.0 s after".
+func sinceText(start int64) string {
+	if start == 0 {
+		return "after"
+	}
+	return seconds(start) + " after"
 }
 
 // seconds renders a duration in nanoseconds as seconds.

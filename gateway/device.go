@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Device is one subscribed device: a bounded queue of the messages routed
@@ -22,6 +23,9 @@ type Device struct {
 	err    error // why the device ended; nil while it runs
 	// held is HoldLast's: each chat's newest message, not yet queued.
 	held map[string]*Message
+	// streamsFrom is LateStart's: nothing is queued before it (set once,
+	// at Subscribe, before the device is routed to).
+	streamsFrom time.Time
 }
 
 // User is the user the device subscribed as.

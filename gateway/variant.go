@@ -3,6 +3,7 @@ package gateway
 import (
 	"hash/fnv"
 	"slices"
+	"time"
 )
 
 // Variant is a deliberately broken gateway, one of BrokenVariants, which
@@ -48,7 +49,19 @@ const (
 	// delivery invariant that compares (seq, message_id) passes;
 	// identical_order's content comparison fails.
 	StripContent Variant = "gateway-strip-content"
+	// LateStart streams a device nothing for LateStartDelay after it
+	// subscribed (a gateway that subscribes to the chats' streams after
+	// answering the handshake): what is sent meanwhile reaches the device
+	// only by its catch-up syncs, and once streaming begins nothing is
+	// held back or skipped. Under a second's allowance (stream_start
+	// within-1s) every invariant passes; chatseq's gateway and HTTP API
+	// promise at-connect, and stream_completeness fails it.
+	LateStart Variant = "gateway-late-start"
 )
+
+// LateStartDelay is how long LateStart streams a new device nothing:
+// under the second stream_start within-1s allows.
+const LateStartDelay = 700 * time.Millisecond
 
 // ForeignBuckets is how many buckets ForeignPush's index has.
 const ForeignBuckets = 16
@@ -73,6 +86,7 @@ var BrokenVariants = []BrokenVariant{
 	{HoldLast, "the push gateway holds each chat's newest message back from the stream until the next one comes: the last message of every chat reaches its members only by their catch-up syncs", "stream_completeness", 2},
 	{FirstDevice, "the push gateway's fan-out stops at the first member with a connected device: the chat's other members are streamed nothing and have its messages only by their catch-up syncs", "stream_completeness", 2},
 	{StripContent, "the push gateway pushes each message without its content (its frame leaves the field out): members see empty messages at the right sequences", "identical_order", 2},
+	{LateStart, "the push gateway begins streaming a device 0.7 s after its connect (it subscribes after answering the handshake): what is sent meanwhile comes only by catch-up, though chatseq's gateway promises a stream from the connect on (stream_start at-connect)", "stream_completeness", 2},
 }
 
 // IsVariant reports whether name is a broken gateway.

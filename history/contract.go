@@ -14,13 +14,14 @@ import (
 // every reader; the root package's TestContractOneTable fails on a field
 // name spelled as a string literal elsewhere.
 const (
-	FieldGaps       = "gaps"
-	FieldKeyReuse   = "key_reuse"
-	FieldEvents     = "events"
-	FieldCatchUp    = "catch_up"
-	FieldEventOrder = "event_order"
-	FieldKeyScope   = "key_scope"
-	FieldSendMember = "send_membership"
+	FieldGaps        = "gaps"
+	FieldKeyReuse    = "key_reuse"
+	FieldEvents      = "events"
+	FieldCatchUp     = "catch_up"
+	FieldEventOrder  = "event_order"
+	FieldKeyScope    = "key_scope"
+	FieldSendMember  = "send_membership"
+	FieldStreamStart = "stream_start"
 )
 
 // ContractFields is the contract, one row per field of Contract: every
@@ -101,6 +102,16 @@ var ContractFields = []ContractField{
 		Default:       SendMembershipChecked,
 		MappingStates: true,
 		Of:            func(c *Contract) *string { return &c.SendMembership },
+	},
+	{
+		Name: FieldStreamStart, Flag: "stream-start", Prose: "stream start",
+		Values: []ContractValue{
+			{StreamStartWithinASecond, "a push connection has a second to begin streaming its user's chats (ADR-001 states no bound)"},
+			{StreamStartAtConnect, "a device misses nothing first sent after its connection opened, as chatseq's HTTP API promises (subscribed before the 101)"},
+		},
+		Default:       StreamStartWithinASecond,
+		MappingStates: true,
+		Of:            func(c *Contract) *string { return &c.StreamStart },
 	},
 }
 

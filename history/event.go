@@ -192,25 +192,33 @@ type Contract struct {
 	// 2, not_a_member) or SendMembershipUnchecked (a design whose send
 	// path reads no membership).
 	SendMembership string `json:"send_membership,omitempty" yaml:"send_membership,omitempty"`
+	// StreamStart is when a push connection must begin streaming its
+	// user's chats: StreamStartWithinASecond (ADR-001 states no bound; a
+	// second's allowance) or StreamStartAtConnect (chatseq's HTTP API
+	// subscribes before the 101: a device misses nothing first sent after
+	// its connection opened).
+	StreamStart string `json:"stream_start,omitempty" yaml:"stream_start,omitempty"`
 }
 
 // Contract values.
 const (
-	GapsAllowed             = "allowed"
-	GapsForbidden           = "forbidden"
-	KeyReuseReturnOriginal  = "return-original"
-	KeyReuseReject          = "reject"
-	EventsNone              = "none"
-	EventsAtLeastOnce       = "at-least-once"
-	CatchUpCursor           = "cursor"
-	CatchUpNone             = "none"
-	EventOrderPerChat       = "per-chat"
-	EventOrderNone          = "none"
-	KeyScopeChat            = "chat"
-	KeyScopeClient          = "client"
-	KeyScopeSender          = "sender"
-	SendMembershipChecked   = "checked"
-	SendMembershipUnchecked = "unchecked"
+	GapsAllowed              = "allowed"
+	GapsForbidden            = "forbidden"
+	KeyReuseReturnOriginal   = "return-original"
+	KeyReuseReject           = "reject"
+	EventsNone               = "none"
+	EventsAtLeastOnce        = "at-least-once"
+	CatchUpCursor            = "cursor"
+	CatchUpNone              = "none"
+	EventOrderPerChat        = "per-chat"
+	EventOrderNone           = "none"
+	KeyScopeChat             = "chat"
+	KeyScopeClient           = "client"
+	KeyScopeSender           = "sender"
+	SendMembershipChecked    = "checked"
+	SendMembershipUnchecked  = "unchecked"
+	StreamStartWithinASecond = "within-1s"
+	StreamStartAtConnect     = "at-connect"
 )
 
 // KeysPerSender: the key scope judges keys as their sender's within a

@@ -15,9 +15,13 @@ import (
 )
 
 // TestShippedScenarios runs every scenario shipped in this directory, as
-// CI does with `chatseq run scenarios`, and requires each to meet its
-// expectation and thresholds. A negative scenario whose broken behaviour
-// stops being caught fails here.
+// CI does with `chatseq run scenarios --retries 2`, and requires each to
+// meet its expectation and thresholds. A negative scenario whose broken
+// behaviour stops being caught fails here. As there, a scenario that
+// missed only a threshold (what a loaded machine bends) runs again, up
+// to twice; an invariant never: adr001-delivery-served-kills delivered
+// 41 messages fully against its threshold of 50 once, beside three other
+// test binaries.
 func TestShippedScenarios(t *testing.T) {
 	files, err := Collect([]string{"."})
 	if err != nil {
@@ -33,7 +37,7 @@ func TestShippedScenarios(t *testing.T) {
 	opts := Options{OutDir: t.TempDir(), ServeCommand: serveThisBinary}
 	began := time.Now()
 	for _, sc := range scs {
-		o := Run(context.Background(), sc, opts)
+		o := RunRetrying(context.Background(), sc, opts, 2, nil)
 		if o.Verdict != Pass {
 			t.Errorf("%s (%s): %s\n  %s\n  reproduce: %s", sc.Name, sc.File, o.Verdict, strings.Join(o.Problems, "\n  "), o.Repro())
 		}

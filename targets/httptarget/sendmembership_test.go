@@ -17,22 +17,7 @@ import (
 // no sender field): such a service cannot refuse a non-member, and
 // judging it so would be a false FAIL.
 func TestHTTPTargetStatesItsSendMembership(t *testing.T) {
-	open := func(mapping string) history.Contract {
-		t.Helper()
-		o := targets.Options{URL: "http://127.0.0.1:9"} // Open reaches nothing
-		if mapping != "" {
-			o.API = filepath.Join(t.TempDir(), "api.yaml")
-			if err := os.WriteFile(o.API, []byte(mapping), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		opened, err := targets.Open(context.Background(), httptarget.Name, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer opened.Close()
-		return opened.Contract
-	}
+	open := func(mapping string) history.Contract { return openedContract(t, mapping) }
 	// No user header (a device names its user in the handshake's query).
 	const noUser = "user_header: \"\"\npush:\n  user_param: user\n"
 	for _, tc := range []struct {
@@ -46,6 +31,44 @@ func TestHTTPTargetStatesItsSendMembership(t *testing.T) {
 	} {
 		if got := open(tc.mapping).SendMembership; got != tc.want {
 			t.Errorf("%s: send_membership %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// openedContract is the contract the http target states over a service
+// described by mapping ("": chatseq's API).
+func openedContract(t *testing.T, mapping string) history.Contract {
+	t.Helper()
+	o := targets.Options{URL: "http://127.0.0.1:9"} // Open reaches nothing
+	if mapping != "" {
+		o.API = filepath.Join(t.TempDir(), "api.yaml")
+		if err := os.WriteFile(o.API, []byte(mapping), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opened, err := targets.Open(context.Background(), httptarget.Name, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opened.Close()
+	return opened.Contract
+}
+
+// chatseq's API streams from the 101 on (docs/http-api.md): the http
+// target states stream_start at-connect for it, so stream_completeness
+// owes a connection what was sent right after it opened (a served channel
+// that began streaming 0.9 s late passed under a second's allowance). A
+// service's own mapping is given the second, unless it states at-connect.
+func TestHTTPTargetStatesWhenItsStreamStarts(t *testing.T) {
+	for _, tc := range []struct {
+		name, mapping, want string
+	}{
+		{"chatseq's API", "", history.StreamStartAtConnect},
+		{"a mapping that says nothing of it", "contract:\n  key_scope: chat\n", history.StreamStartWithinASecond},
+		{"a mapping stating at-connect", "contract:\n  stream_start: at-connect\n", history.StreamStartAtConnect},
+	} {
+		if got := openedContract(t, tc.mapping).StreamStart; got != tc.want {
+			t.Errorf("%s: stream_start %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

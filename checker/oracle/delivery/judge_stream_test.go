@@ -254,7 +254,19 @@ func (f *facts) streamed(c conn, chat string, before int) []entry {
 //     the connection before the settled line. "A second" is 1e9 of the
 //     lines' nanoseconds, "at least" is inclusive, and "acknowledged" is
 //     the message's first ok line.
-func (f *facts) streamCompleteness() verdict {
+//   - The contract's stream_start: "at-connect" makes the first of those
+//     seconds none ("any time after its connect": a later line);
+//     absent or "within-1s" it is a second; any other value makes the
+//     invariant unknown.
+func (f *facts) streamCompleteness(hdr header) verdict {
+	allowance := int64(second)
+	switch v, stated := hdr.Contract["stream_start"]; {
+	case !stated || v == "within-1s":
+	case v == "at-connect":
+		allowance = 0
+	default:
+		return undecided("contract stream_start %q is not a value the table defines", v)
+	}
 	judged := 0
 	for _, dev := range f.devices() {
 		settled := f.settledAt(dev)
@@ -272,7 +284,7 @@ func (f *facts) streamCompleteness() verdict {
 				continue
 			}
 			if len(run) == 0 {
-				n, v := f.owedUnstreamed(dev, c, chat, settled)
+				n, v := f.owedUnstreamed(dev, c, chat, settled, allowance)
 				judged += n
 				if v != nil {
 					return *v
@@ -290,7 +302,7 @@ func (f *facts) streamCompleteness() verdict {
 				done[m] = true // its first acknowledgement decides
 				first := f.firstSent(chat, a.key)
 				afterStart := first > start
-				inGrace := first < len(f.lines) && f.lines[first].Time-connectT >= second && settledT-f.lines[a.at].Time >= second
+				inGrace := first < len(f.lines) && first > c.open && f.lines[first].Time-connectT >= allowance && settledT-f.lines[a.at].Time >= second
 				if !afterStart && !inGrace {
 					continue
 				}
@@ -316,10 +328,10 @@ func (f *facts) streamCompleteness() verdict {
 const second = int64(1e9)
 
 // owedUnstreamed judges a connection open to its device's settle that
-// streamed nothing of chat: it owed every message first sent a second or
+// streamed nothing of chat: it owed every message first sent allowance or
 // more after its connect and acknowledged a second or more before the
 // settle, and since it streamed none, any such message fails.
-func (f *facts) owedUnstreamed(dev string, c conn, chat string, settled int) (int, *verdict) {
+func (f *facts) owedUnstreamed(dev string, c conn, chat string, settled int, allowance int64) (int, *verdict) {
 	connectT, settledT := f.lines[c.open].Time, f.lines[settled].Time
 	done := map[msgID]bool{}
 	n := 0
@@ -333,11 +345,11 @@ func (f *facts) owedUnstreamed(dev string, c conn, chat string, settled int) (in
 			continue // first sent before the run
 		}
 		first := f.firstSent(chat, a.key)
-		if first >= len(f.lines) || f.lines[first].Time-connectT < second || settledT-f.lines[a.at].Time < second {
+		if first >= len(f.lines) || first < c.open || f.lines[first].Time-connectT < allowance || settledT-f.lines[a.at].Time < second {
 			continue
 		}
 		n++
-		v := failed("message (%d, %q) of chat %s, first sent on line %d a second or more after device %s connected (line %d) and acknowledged on line %d a second or more before its settle (line %d), was never streamed on that connection, which streamed nothing of the chat",
+		v := failed("message (%d, %q) of chat %s, first sent on line %d a second (at-connect: any time) or more after device %s connected (line %d) and acknowledged on line %d a second or more before its settle (line %d), was never streamed on that connection, which streamed nothing of the chat",
 			m.seq, m.id, chat, fileLine(first), dev, fileLine(c.open), fileLine(a.at), fileLine(settled))
 		return n, &v
 	}

@@ -64,7 +64,7 @@ func judge(d doc) map[string]verdict {
 		invState:        f.deliveryStateConsistency(),
 		invAuth:         f.pushAuthorization(),
 		invContinuity:   f.streamContinuity(),
-		invCompleteness: f.streamCompleteness(),
+		invCompleteness: f.streamCompleteness(d.hdr),
 		invSend:         f.sendAuthorization(d.hdr),
 	}
 }

@@ -90,12 +90,20 @@ func simulate(r *rand.Rand) doc {
 	}
 	s.checksMembers = r.IntN(4) != 0
 	if !s.checksMembers && r.IntN(2) == 0 {
-		s.d.hdr.Contract = map[string]string{"send_membership": "unchecked"}
+		s.stateContract("send_membership", "unchecked")
 	}
 	for n := 30 + r.IntN(50); n > 0; n-- {
 		s.act()
 	}
 	s.finish()
+	// Drawn after the lines, so that a seed's lines are what they were
+	// before the contract had stream_start.
+	switch r.IntN(4) {
+	case 0:
+		s.stateContract("stream_start", "at-connect")
+	case 1:
+		s.stateContract("stream_start", "within-1s")
+	}
 	return s.d
 }
 
@@ -593,4 +601,12 @@ func (s *sim) finalTables() {
 	// Final lines and table_read lines come in any order among themselves.
 	s.r.Shuffle(len(finals), func(i, j int) { finals[i], finals[j] = finals[j], finals[i] })
 	s.d.lines = append(s.d.lines, finals...)
+}
+
+// stateContract puts a field into the header's contract.
+func (s *sim) stateContract(field, value string) {
+	if s.d.hdr.Contract == nil {
+		s.d.hdr.Contract = map[string]string{}
+	}
+	s.d.hdr.Contract[field] = value
 }
