@@ -3,7 +3,7 @@ package gateway
 import (
 	"context"
 	"sync"
-	"time"
+	"sync/atomic"
 )
 
 // Device is one subscribed device: a bounded queue of the messages routed
@@ -23,9 +23,10 @@ type Device struct {
 	err    error // why the device ended; nil while it runs
 	// held is HoldLast's: each chat's newest message, not yet queued.
 	held map[string]*Message
-	// streamsFrom is LateStart's: nothing is queued before it (set once,
-	// at Subscribe, before the device is routed to).
-	streamsFrom time.Time
+	// lateStart is LateStart's: nothing is queued before this time (Unix
+	// nanoseconds), set by the first message routed to the device; 0
+	// until then.
+	lateStart atomic.Int64
 }
 
 // User is the user the device subscribed as.

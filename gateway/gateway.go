@@ -142,9 +142,6 @@ func (g *Gateway) Subscribe(user string) (*Device, error) {
 		return nil, ErrTooManyDevices
 	}
 	d := &Device{g: g, user: user, notify: make(chan struct{}, 1), done: make(chan struct{})}
-	if g.cfg.Variant == LateStart {
-		d.streamsFrom = time.Now().Add(LateStartDelay) // the broken gateway
-	}
 	g.devices[user] = append(g.devices[user], d)
 	g.count++
 	g.stats.subscribed.Add(1)
@@ -196,7 +193,7 @@ func (g *Gateway) Deliver(ctx context.Context, msgs []*Message) {
 		g.mu.RLock()
 		for _, u := range members {
 			for _, d := range g.devices[u] {
-				if !d.streamsFrom.IsZero() && time.Now().Before(d.streamsFrom) {
+				if g.cfg.Variant == LateStart && d.notStreamingYet() {
 					continue // the broken gateway: not subscribed yet
 				}
 				d.push(m)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // MaxDepth is how deeply Problem follows nested arrays and objects:
@@ -17,7 +18,8 @@ const MaxDepth = 10000
 // Problem says what in b a reader may take two ways, or "" if nothing:
 //   - an object that names a member twice (RFC 8259 §4 leaves which value
 //     counts to the reader: encoding/json and JavaScript take the last,
-//     fastjson the first), names compared as they decode, escapes and all;
+//     fastjson the first), names compared as they decode, escapes and
+//     invalid UTF-8 (each bad byte U+FFFD) and all;
 //   - a string escaping half a UTF-16 surrogate pair (\ud800 alone):
 //     encoding/json reads it as U+FFFD, JavaScript keeps it, so two ids
 //     that differ there read as one to chatseq and as two to the clients;
@@ -95,7 +97,9 @@ func (s *scan) run(b []byte) string {
 // empty name is a name too).
 func (l *level) add(quoted []byte, escaped bool) (name string, twice bool) {
 	raw := quoted[1 : len(quoted)-1]
-	if escaped {
+	if escaped || !utf8.Valid(raw) {
+		// Decoded as readers decode it: invalid UTF-8 reads as U+FFFD,
+		// so "\xf4" and "\xb7" are one name.
 		var decoded string
 		if json.Unmarshal(quoted, &decoded) != nil {
 			return "", false // not a JSON string: the caller's parse refuses it

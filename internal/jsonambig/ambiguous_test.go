@@ -23,8 +23,9 @@ func TestProblem(t *testing.T) {
 		{`{"messages":[],"x":{"y":1},"messages":[1]}`, `names "messages" twice`},
 		{`[{"id":"m1","sender_id":"u","content":"c","sender_id":"v"}]`, `names "sender_id" twice`},
 		{`{"ab":1,"a\u0062":2}`, `names "ab" twice`}, // the same name, escaped
-		{`{"ab":1,"a\\b":2}`, ""},         // another name
-		{`{"":1,"":2}`, `names "" twice`}, // the empty name is a name
+		{`{"ab":1,"a\\b":2}`, ""},                             // another name
+		{`{"":1,"":2}`, `names "" twice`},                     // the empty name is a name
+		{"{\"\xf4\":1,\"\xb7\":2}", "names \"\ufffd\" twice"}, // two invalid bytes, each read as U+FFFD
 		{`{"":{"":1},"":[{"x":1,"x":2}]}`, `names "" twice`},
 		{`{"id":"m\ud800"}`, `\ud800 alone`},
 		{`{"id":"m\udc00"}`, `\udc00 alone`},
