@@ -73,17 +73,16 @@ func beforeGrace(t int64) int64 {
 // subscribed by then, so the message was published after it), and whose
 // ack came before the settled line, was streamed on the connection
 // before that line. On a connection that streamed nothing of the chat,
-// the messages judged are those first sent start after the connect (a
-// second, or none under stream_start at-connect) and acknowledged
-// subscribeGrace before the settle: a fan-out
-// that streams some members of a chat and skips the others (their syncs
+// the messages judged are those first sent allowance after the connect
+// (a second, or none under stream_start at-connect) and acknowledged
+// subscribeGrace before the settle: a fan-out that streams some members of a chat and skips the others (their syncs
 // bringing them everything) passed every other invariant. A catch-up
 // page does not stand in for the stream: a push channel holding back
 // each chat's newest message, or dropping some, passed every other
 // invariant without the topic, its devices' syncs filling the holes.
 // The counterexample is the connect line, the first streamed push (if
 // any), the message's invoke and ack, and the settled line.
-func checkStreamCompleteness(x *index, start int64) Result {
+func checkStreamCompleteness(x *index, allowance int64) Result {
 	v := newVerdict(NameStreamCompleteness)
 	if why := x.ReceiversAbsent(); why != "" {
 		v.notApplicable("%s", why)
@@ -118,7 +117,7 @@ func checkStreamCompleteness(x *index, start int64) Result {
 			// connect and acknowledged a second before the settle (a stream
 			// that began a minute late owed what came in between).
 			afterStream := ls.First != 0 && sent >= ls.First
-			inGrace := x.Call(first) >= after(ls.ConnectTime, start) && x.Ret(o) <= beforeGrace(ls.SettledTime)
+			inGrace := x.Call(first) >= after(ls.ConnectTime, allowance) && x.Ret(o) <= beforeGrace(ls.SettledTime)
 			if !afterStream && !inGrace {
 				continue
 			}
@@ -143,13 +142,13 @@ func checkStreamCompleteness(x *index, start int64) Result {
 				failed = true
 				v.fail([]int{int(ls.Connect), int(sent), x.DoneLine(o), int(dev.Settled)},
 					"device %q's connection opened at line %d stayed open to its settled line %d (%s) and streamed nothing of chat %q, its user's throughout, though seq %d (%q) was first sent at line %d, %s after the connect, and acknowledged at line %d, %s before the settle, %s: a connected member was never streamed its chat (%s)",
-					dev.Name, ls.Connect, dev.Settled, seconds(ls.SettledTime-ls.ConnectTime), d.Chats[ls.Chat], s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), how, beginText(start))
+					dev.Name, ls.Connect, dev.Settled, seconds(ls.SettledTime-ls.ConnectTime), d.Chats[ls.Chat], s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), how, beginText(allowance))
 				continue
 			}
 			if !afterStream {
 				v.fail([]int{int(ls.Connect), int(sent), x.DoneLine(o), int(ls.First), int(dev.Settled)},
 					"device %q's connection opened at line %d began streaming chat %q only at line %d, and never streamed seq %d (%q, first sent at line %d, %s after the connect, acknowledged at line %d, %s before the settle at line %d), %s: %s",
-					dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), dev.Settled, how, beginText(start))
+					dev.Name, ls.Connect, d.Chats[ls.Chat], ls.First, s, x.MidName(id), sent, seconds(x.Call(first)-ls.ConnectTime), x.DoneLine(o), seconds(ls.SettledTime-x.Ret(o)), dev.Settled, how, beginText(allowance))
 				continue
 			}
 			v.fail([]int{int(ls.Connect), int(ls.First), int(sent), x.DoneLine(o), int(dev.Settled)},
@@ -158,7 +157,7 @@ func checkStreamCompleteness(x *index, start int64) Result {
 		}
 	}
 	if judged == 0 {
-		v.notApplicable("no message was acknowledged that was first sent after a live connection began streaming its chat, or %s its connect and acknowledged %s before its settle (%s judged)", sinceText(start), seconds(subscribeGrace), plural(len(streams), "live stream"))
+		v.notApplicable("no message was acknowledged that was first sent after a live connection began streaming its chat, or %s its connect and acknowledged %s before its settle (%s judged)", sinceText(allowance), seconds(subscribeGrace), plural(len(streams), "live stream"))
 		return v.result()
 	}
 	if unstreamed > 0 {
@@ -173,19 +172,19 @@ func checkStreamCompleteness(x *index, start int64) Result {
 }
 
 // beginText says how long a connection has to begin streaming.
-func beginText(start int64) string {
-	if start == 0 {
+func beginText(allowance int64) string {
+	if allowance == 0 {
 		return "under stream_start at-connect a connection streams its user's chats from its open"
 	}
-	return "a push channel has " + seconds(start) + " to begin streaming a connected member's chat"
+	return "a push channel has " + seconds(allowance) + " to begin streaming a connected member's chat"
 }
 
 // sinceText places a first send after a connect: "after", or "1.0 s after".
-func sinceText(start int64) string {
-	if start == 0 {
+func sinceText(allowance int64) string {
+	if allowance == 0 {
 		return "after"
 	}
-	return seconds(start) + " after"
+	return seconds(allowance) + " after"
 }
 
 // seconds renders a duration in nanoseconds as seconds.
