@@ -1,7 +1,6 @@
 package httptarget_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -14,20 +13,10 @@ import (
 // A service's key scope is chat unless its mapping or --key-scope says
 // client; a mapping's unknown scope is an error at its line.
 func TestHTTPTargetStatesItsKeyScope(t *testing.T) {
-	open := func(o targets.Options) history.Contract {
-		t.Helper()
-		o.URL = "http://127.0.0.1:9" // Open reaches nothing
-		opened, err := targets.Open(context.Background(), httptarget.Name, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer opened.Close()
-		return opened.Contract
-	}
-	if c := open(targets.Options{}); c.KeyScope != history.KeyScopeChat {
+	if c := openedContractWith(t, targets.Options{}); c.KeyScope != history.KeyScopeChat {
 		t.Errorf("default key_scope %q, want chat", c.KeyScope)
 	}
-	if c := open(targets.Options{KeyScope: history.KeyScopeClient}); c.KeyScope != history.KeyScopeClient {
+	if c := openedContractWith(t, targets.Options{KeyScope: history.KeyScopeClient}); c.KeyScope != history.KeyScopeClient {
 		t.Errorf("--key-scope client gave %q", c.KeyScope)
 	}
 	api, err := httptarget.ParseAPI("m.yaml", []byte("contract:\n  key_scope: client\n"))

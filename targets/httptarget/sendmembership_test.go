@@ -17,7 +17,6 @@ import (
 // no sender field): such a service cannot refuse a non-member, and
 // judging it so would be a false FAIL.
 func TestHTTPTargetStatesItsSendMembership(t *testing.T) {
-	open := func(mapping string) history.Contract { return openedContract(t, mapping) }
 	// No user header (a device names its user in the handshake's query).
 	const noUser = "user_header: \"\"\npush:\n  user_param: user\n"
 	for _, tc := range []struct {
@@ -29,7 +28,7 @@ func TestHTTPTargetStatesItsSendMembership(t *testing.T) {
 		{"the sender in the body", noUser, history.SendMembershipChecked},
 		{"no identity, stated checked", "contract:\n  send_membership: checked\n" + noUser + "send:\n  sender_field: \"\"\n", history.SendMembershipChecked},
 	} {
-		if got := open(tc.mapping).SendMembership; got != tc.want {
+		if got := openedContract(t, tc.mapping).SendMembership; got != tc.want {
 			t.Errorf("%s: send_membership %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -39,13 +38,21 @@ func TestHTTPTargetStatesItsSendMembership(t *testing.T) {
 // described by mapping ("": chatseq's API).
 func openedContract(t *testing.T, mapping string) history.Contract {
 	t.Helper()
-	o := targets.Options{URL: "http://127.0.0.1:9"} // Open reaches nothing
+	var o targets.Options
 	if mapping != "" {
 		o.API = filepath.Join(t.TempDir(), "api.yaml")
 		if err := os.WriteFile(o.API, []byte(mapping), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return openedContractWith(t, o)
+}
+
+// openedContractWith is the contract the http target states when opened
+// with o (its URL set to one Open reaches nothing at).
+func openedContractWith(t *testing.T, o targets.Options) history.Contract {
+	t.Helper()
+	o.URL = "http://127.0.0.1:9" // Open reaches nothing
 	opened, err := targets.Open(context.Background(), httptarget.Name, o)
 	if err != nil {
 		t.Fatal(err)
