@@ -99,6 +99,14 @@ type Config struct {
 	// ADR-001 per client per chat). A service keying idempotency by the
 	// key alone answers it with the other chat's message.
 	KeyAcrossChats float64
+	// KeyAcrossSenders is the probability a send is another member of
+	// the chat (the next writer's user) sending the key and content this
+	// client last sent there: under key_scope chat (ADR-004) a replay of
+	// that message, under client and sender (ADR-001, the Message
+	// Service) a new message, the other member's. Without it no key was
+	// ever sent by two senders, and a service keying by sender passed
+	// under chat, one keying by chat under client.
+	KeyAcrossSenders float64
 	// OutsiderSends is the probability a send comes from a user who is
 	// not a member of the chat (OutsiderID), which ADR-004 §3 refuses
 	// (not_a_member): a service that skips its membership check stores
@@ -197,7 +205,7 @@ func DefaultConfig() Config {
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
-		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, KeyAcrossChats: 0.02, OutsiderSends: 0.01,
+		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OutsiderSends: 0.01,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,
@@ -351,6 +359,7 @@ func (c Config) Validate() error {
 		{"--sync-ratio", c.SyncRatio},
 		{"--reuse-key", c.ReuseKey},
 		{"--key-across-chats", c.KeyAcrossChats},
+		{"--key-across-senders", c.KeyAcrossSenders},
 		{"--outsider-sends", c.OutsiderSends},
 	}
 	for _, p := range probs {

@@ -30,6 +30,7 @@ type OpPlan struct {
 	DuplicateLate    bool // and again DuplicateLateAfter later
 	ReuseKey         bool // send with this client's previous key but other content
 	KeyAcrossChats   bool // send with the key this client last sent to another chat
+	KeyAcrossSenders bool // another member sends the key this client last sent to its chat
 	Outsider         bool // sent by a user who is not a member of the chat
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
@@ -92,11 +93,38 @@ func (pl *planner) plan(op int) OpPlan {
 		p.KeyAcrossChats = r.Float64() < cfg.KeyAcrossChats
 	}
 	p.Outsider = drawn(r, cfg.OutsiderSends)
+	p.KeyAcrossSenders = pl.drawnApart(op, keyAcrossSendersSalt, cfg.KeyAcrossSenders)
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)
 	}
 	p.attempts = r
 	return p
+}
+
+// keyAcrossSendersSalt sets --key-across-senders' draws apart from any
+// other made apart.
+const keyAcrossSendersSalt = 0x6b65792d61637273
+
+// drawnApart is a draw at probability rate for operation op, made from
+// the operation's seed but not from the plan's random stream: a decision
+// added after the others, so that turning it on leaves every other
+// decision of a seed (chats, keys, faults, retries) as it was.
+func (pl *planner) drawnApart(op int, salt uint64, rate float64) bool {
+	if rate <= 0 {
+		return false
+	}
+	s1, s2 := opSeed(pl.cfg.Seed, pl.writer, op)
+	x := splitMix64(s1 ^ splitMix64(s2^salt))
+	return float64(x>>11)/(1<<53) < rate
+}
+
+// splitMix64 is SplitMix64's finaliser: every input bit reaches every
+// output bit.
+func splitMix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // AttemptFaults draws the faults of the next attempt, in attempt order.

@@ -18,9 +18,11 @@ func scheduleConfig(t *testing.T, seed int64, concurrentDuplicate float64) bench
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration, cfg.Seed = 4, 5, 800, 0, seed
 	cfg.Faults = bench.FaultRates{CrashAfterAllocate: 0.05, CrashInPersist: 0.05, CrashAfterPersist: 0.05, PublishFail: 0.05}
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.SyncRatio = 0.1, concurrentDuplicate, 0.1
-	// Each key names the op that planned it (w<writer>-m<op>): a key sent
-	// to another chat by a later op would not (TestAKeyAcrossChatsIsANewMessageOfItsChat).
-	cfg.KeyAcrossChats = 0
+	// Each key names the op that planned it (w<writer>-m<op>) and the
+	// writer that sends it: a key sent to another chat, or by another
+	// member, by a later op would not (TestAKeyAcrossChatsIsANewMessageOfItsChat,
+	// TestAKeyAcrossSendersIsOneMessageUnderChatScope).
+	cfg.KeyAcrossChats, cfg.KeyAcrossSenders = 0, 0
 	cfg.KafkaOff = true
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "h.jsonl")
 	return cfg
@@ -137,5 +139,80 @@ func TestAKeyAcrossChatsIsANewMessageOfItsChat(t *testing.T) {
 	rep := checker.Check(h, checker.Options{})
 	if rep.ExitCode() != 0 {
 		t.Fatalf("the correct core with %d keys sent to two chats: exit %d", across, rep.ExitCode())
+	}
+}
+
+// A send planned with KeyAcrossSenders is another member of the chat (the
+// next writer's user) sending the key and content its writer last sent
+// there: under ADR-004's per-chat scope the correct core answers it with
+// that message.
+func TestAKeyAcrossSendersIsOneMessageUnderChatScope(t *testing.T) {
+	cfg := scheduleConfig(t, 5, 0)
+	cfg.KeyAcrossSenders = 0.3
+	res, err := bench.Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.KeysAcrossSenders == 0 {
+		t.Fatal("no send used a key across senders")
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type chatKey struct{ chat, key string }
+	first := map[chatKey]history.Event{} // the key's first invoke in its chat
+	across := 0
+	for _, e := range h.Events {
+		if e.Kind != history.KindInvoke || e.F != history.FPersist {
+			continue
+		}
+		k := chatKey{e.Chat, e.Key}
+		f, seen := first[k]
+		if !seen {
+			first[k] = e
+			continue
+		}
+		if f.Sender == e.Sender {
+			continue
+		}
+		across++
+		var writer int
+		if _, err := fmt.Sscanf(e.Key, "w%d-", &writer); err != nil {
+			t.Fatalf("line %d: key %q: %v", e.Line, e.Key, err)
+		}
+		if f.Sender != bench.SenderID(writer) || e.Sender != bench.SenderID((writer+1)%cfg.Writers) || e.PayloadHash != f.PayloadHash {
+			t.Fatalf("line %d: key %q of writer %d sent by %s with %s after %s sent it with %s (line %d): want the next writer's user, with the same content",
+				e.Line, e.Key, writer, e.Sender, e.PayloadHash, f.Sender, f.PayloadHash, f.Line)
+		}
+	}
+	if across == 0 {
+		t.Fatal("no key was sent by two senders of one chat")
+	}
+	rep := checker.Check(h, checker.Options{})
+	if rep.ExitCode() != 0 {
+		t.Fatalf("the correct core with %d keys sent by two senders: exit %d", across, rep.ExitCode())
+	}
+}
+
+// Turning --key-across-senders on changes no other decision of a seed:
+// it is drawn apart from the plan's random stream.
+func TestKeyAcrossSendersLeavesEveryOtherDecision(t *testing.T) {
+	off := scheduleConfig(t, 3, 0.1)
+	on := off
+	on.KeyAcrossSenders = 0.5
+	drawn := 0
+	for op := range 2000 {
+		a, b := bench.PlanOp(&off, 1, op), bench.PlanOp(&on, 1, op)
+		if b.KeyAcrossSenders {
+			drawn++
+		}
+		if a.KeyAcrossSenders || a.Sync != b.Sync || a.Chat != b.Chat || a.Key != b.Key || a.Raced != b.Raced ||
+			a.DuplicateAfterOK != b.DuplicateAfterOK || a.Outsider != b.Outsider || a.TwinFaults != b.TwinFaults || a.AttemptFaults() != b.AttemptFaults() {
+			t.Fatalf("op %d planned %+v with it off and %+v with it on", op, a, b)
+		}
+	}
+	if drawn < 900 || drawn > 1100 {
+		t.Fatalf("%d of 2000 ops drawn at probability 0.5", drawn)
 	}
 }

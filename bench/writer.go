@@ -21,6 +21,7 @@ type Counts struct {
 	SyncFail, SyncInfo          int64 // of Fail and Info, the syncs'
 	KeysReused                  int64
 	KeysAcrossChats             int64 // sends with a key last sent to another chat
+	KeysAcrossSenders           int64 // sends by another member with a key last sent to its chat
 	OutsiderSends               int64 // sends by a user not a member of the chat
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
@@ -48,6 +49,7 @@ func (c *Counts) add(o Counts) {
 	c.Attempts += o.Attempts
 	c.KeysReused += o.KeysReused
 	c.KeysAcrossChats += o.KeysAcrossChats
+	c.KeysAcrossSenders += o.KeysAcrossSenders
 	c.OutsiderSends += o.OutsiderSends
 	c.MaxTxAttempts = max(c.MaxTxAttempts, o.MaxTxAttempts)
 	for k, v := range o.ErrorCodes {
@@ -79,8 +81,11 @@ type writer struct {
 	lastChat int
 	sender   string // this client's user id
 	lastKey  string // key of this client's previous send (to chat lastChat)
-	stop     <-chan struct{}
-	mu       sync.Mutex // guards cursor while a twin runs
+	// lastContent and lastHash are what lastKey's message was first sent
+	// with (a reuse of the key with other content leaves them).
+	lastContent, lastHash string
+	stop                  <-chan struct{}
+	mu                    sync.Mutex // guards cursor while a twin runs
 	// retryAfter is what the last answer to this client's own attempt
 	// asked it to wait before retrying (Retry-After); jitter spreads its
 	// back-off, from a source of its own so plans stay as seeded.
@@ -189,8 +194,20 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		// new message of this chat with its own content.
 		key = w.lastKey
 		w.count(func(c *Counts) { c.KeysAcrossChats++ })
+	case plan.KeyAcrossSenders && w.lastKey != "" && w.cfg.Writers > 1:
+		// Another member of the chat (every writer's user is one of
+		// every chat) sends this client's last key there, with its
+		// content: one message under key_scope chat, two under client
+		// and sender, each sender's own.
+		chatIdx, key, content, hash = w.lastChat, w.lastKey, w.lastContent, w.lastHash
+		sender = SenderID((w.id + 1) % w.cfg.Writers)
+		w.count(func(c *Counts) { c.KeysAcrossSenders++ })
 	}
 	if !plan.Outsider {
+		if chatIdx != w.lastChat || key != w.lastKey {
+			// A key's first message in a chat.
+			w.lastContent, w.lastHash = content, hash
+		}
 		w.lastChat, w.lastKey = chatIdx, key
 	}
 	req := sequencer.Request{

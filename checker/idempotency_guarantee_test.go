@@ -27,12 +27,15 @@ func TestIdempotencyGuaranteeOneMessagePerKey(t *testing.T) {
 	mustFail(t, b.check(t), NameIdempotencyGuarantee, m1, m2)
 }
 
-func TestIdempotencyGuaranteePassesAndWarns(t *testing.T) {
+func TestIdempotencyGuaranteePasses(t *testing.T) {
 	r := validHistory().check(t)
 	must(t, r, NameIdempotencyGuarantee, Pass)
 
 	// Keys are scoped per chat: the same key in two chats is two keys, and
-	// one key sent by two senders of one chat shares a message (warned).
+	// one key sent by two senders of one chat shares a message. That is
+	// no warning: chatseq's runs send such keys on purpose (bench
+	// --key-across-senders), and a service that keys by sender fails,
+	// naming the two senders (TestKeyScopeTwoSendersOneKey).
 	b := newHB()
 	b.send(1, "A", "k", 1)
 	b.send(2, "B", "k", 1)
@@ -43,11 +46,9 @@ func TestIdempotencyGuaranteePassesAndWarns(t *testing.T) {
 	// apply.
 	res := must(t, r, NameIdempotencyGuarantee, Pass)
 	mustContain(t, res.Detail, "every ok response agrees (no final messages lines: 'at most one message per key' not judged)")
-	found := false
 	for _, w := range r.Warnings {
-		found = found || strings.Contains(w, "more than one sender")
-	}
-	if !found {
-		t.Fatalf("no multi-sender warning in %q", r.Warnings)
+		if strings.Contains(w, "sender") {
+			t.Fatalf("a warning of one key's two senders: %q", w)
+		}
 	}
 }

@@ -54,7 +54,11 @@ func TestKeyScopeTwoSendersOneKey(t *testing.T) {
 				// The header states chat; then client, in the header
 				// and as an override of it (chatseq check --key-scope).
 				r := twoSendersOneKey(history.Contract{KeyReuse: reuse, KeyScope: history.KeyScopeChat}, finals).check(t)
-				must(t, r, NameIdempotencyGuarantee, Fail)
+				res := must(t, r, NameIdempotencyGuarantee, Fail)
+				// The detail names the two senders and what the scope
+				// says of them (a per-sender service under chat).
+				mustContain(t, res.Detail, `(sent by "u1" and "u2": under key_scope chat`)
+				mustContain(t, res.Detail, "states key_scope client")
 				must(t, r, NameLinearizability, Fail)
 				if reuse == history.KeyReuseReject {
 					must(t, r, NameKeyReuse, Fail)

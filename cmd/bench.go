@@ -109,6 +109,7 @@ once, naming the history for 'chatseq check'.`,
 	fl.Float64Var(&cfg.ConcurrentDuplicate, "concurrent-duplicate", cfg.ConcurrentDuplicate, "probability a send is raced by a second client with the same key (ADR-004 scenario 4)")
 	fl.Float64Var(&cfg.ReuseKey, "reuse-key", cfg.ReuseKey, "probability a client reuses its previous key with other content (a client bug; the contract says what must happen)")
 	fl.Float64Var(&cfg.KeyAcrossChats, "key-across-chats", cfg.KeyAcrossChats, "probability a send uses the key the client last sent to another chat: a new message (keys are unique within a chat), which a service keying idempotency by the key alone answers with the other chat's")
+	fl.Float64Var(&cfg.KeyAcrossSenders, "key-across-senders", cfg.KeyAcrossSenders, "probability a send is another member of the chat sending the key and content its client last sent there: under key_scope chat a replay of that message, under client and sender a new one, the other member's (a service keying idempotency otherwise than it states fails)")
 	fl.Float64Var(&cfg.OutsiderSends, "outsider-sends", cfg.OutsiderSends, "probability a send comes from a user who is not a member of the chat, which ADR-004 §3 refuses (not_a_member; judged by send_authorization, the chats' members recorded as join lines); none under send_membership: unchecked")
 	fl.Float64Var(&cfg.SyncRatio, "sync-ratio", cfg.SyncRatio, "share of operations that are syncs")
 	fl.IntVar(&cfg.SyncLimit, "sync-limit", cfg.SyncLimit, "page size of a sync")

@@ -149,6 +149,7 @@ func (d *decoder) topFields() map[string]field {
 		"concurrent_duplicate": prob(&sc.ConcurrentDuplicate),
 		"reuse_key":            prob(&sc.ReuseKey),
 		"key_across_chats":     prob(&sc.KeyAcrossChats),
+		"key_across_senders":   prob(&sc.KeyAcrossSenders),
 		"outsider_sends":       prob(&sc.OutsiderSends),
 		"sync_ratio":           prob(&sc.SyncRatio),
 		"retries":              count(&sc.Retries, 0, maxRetries),

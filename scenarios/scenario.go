@@ -51,6 +51,7 @@ type Scenario struct {
 	ConcurrentDuplicate float64
 	ReuseKey            float64
 	KeyAcrossChats      float64
+	KeyAcrossSenders    float64
 	OutsiderSends       float64
 	MaxAttempts         int
 	RepublishOnReplay   bool
@@ -158,6 +159,7 @@ func (s *Scenario) Config() bench.Config {
 	cfg.InitialCounter = s.InitialCounter
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
 	cfg.DuplicateLate, cfg.KeyAcrossChats, cfg.OutsiderSends = s.DuplicateLate, s.KeyAcrossChats, s.OutsiderSends
+	cfg.KeyAcrossSenders = s.KeyAcrossSenders
 	if s.DuplicateLateAfter > 0 {
 		cfg.DuplicateLateAfter = s.DuplicateLateAfter
 	}

@@ -41,7 +41,15 @@ func startServer(t *testing.T, variant sequencer.Variant, kafka bool) *serve.Ser
 // and checks the history.
 func runThroughHTTP(t *testing.T, s *serve.Serving, cfg bench.Config) checker.Report {
 	t.Helper()
-	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: "http://" + s.Addr})
+	return runThroughHTTPWith(t, s, cfg, targets.Options{})
+}
+
+// runThroughHTTPWith is runThroughHTTP with the http target opened with
+// o's settings (its URL is the served one).
+func runThroughHTTPWith(t *testing.T, s *serve.Serving, cfg bench.Config, o targets.Options) checker.Report {
+	t.Helper()
+	o.URL = "http://" + s.Addr
+	opened, err := targets.Open(context.Background(), httptarget.Name, o)
 	if err != nil {
 		t.Fatal(err)
 	}
