@@ -205,7 +205,7 @@ func DefaultConfig() Config {
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
-		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OutsiderSends: 0.01,
+		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OutsiderSends: 0.01,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/httpapi/apitest"
 	"github.com/chatseq/chatseq/internal/serve"
 	"github.com/chatseq/chatseq/sequencer"
@@ -41,21 +42,24 @@ func startServer(t *testing.T, variant sequencer.Variant, kafka bool) *serve.Ser
 // and checks the history.
 func runThroughHTTP(t *testing.T, s *serve.Serving, cfg bench.Config) checker.Report {
 	t.Helper()
-	return runThroughHTTPWith(t, s, cfg, targets.Options{})
+	return runThroughHTTPStating(t, s, cfg, nil)
 }
 
-// runThroughHTTPWith is runThroughHTTP with the http target opened with
-// o's settings (its URL is the served one).
-func runThroughHTTPWith(t *testing.T, s *serve.Serving, cfg bench.Config, o targets.Options) checker.Report {
+// runThroughHTTPStating is runThroughHTTP with the contract the run
+// states changed by state (nil: the http target's as opened), as a
+// mapping's contract or --key-scope would change it.
+func runThroughHTTPStating(t *testing.T, s *serve.Serving, cfg bench.Config, state func(*history.Contract)) checker.Report {
 	t.Helper()
-	o.URL = "http://" + s.Addr
-	opened, err := targets.Open(context.Background(), httptarget.Name, o)
+	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: "http://" + s.Addr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	base, _ := url.Parse("http://" + s.Addr)
 	validate := apitest.NewTransport(t, nil)
 	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
+	if state != nil {
+		state(&cfg.Contract)
+	}
 	cfg.Brokers, cfg.Topic = s.Brokers, s.Topic
 	if opened.NoTopicToRead(cfg.Brokers) {
 		cfg.KafkaOff = true
