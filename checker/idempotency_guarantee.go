@@ -70,10 +70,18 @@ func checkIdempotencyGuarantee(x *index, returnOriginal bool) Result {
 // A service that keys by sender is driven under the wrong contract, or
 // breaks ADR-004's. "" otherwise.
 func (x *index) twoSendersOfOneKey(a, b uint32) string {
-	if a == b || a == store.NoSender || b == store.NoSender || x.SenderNames[a] == "" || x.SenderNames[b] == "" {
+	if a == store.NoSender || b == store.NoSender {
 		return ""
 	}
-	return fmt.Sprintf(" (sent by %q and %q: under key_scope chat, as ADR-004 keys its table, two senders' sends of one key are one message; a service that keys by sender as well breaks that, or states key_scope client)", x.SenderNames[a], x.SenderNames[b])
+	return twoSendersText(x.SenderNames[a], x.SenderNames[b])
+}
+
+// twoSendersText is twoSendersOfOneKey's words for two senders' names.
+func twoSendersText(a, b string) string {
+	if a == b || a == "" || b == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (sent by %q and %q: under key_scope chat, as ADR-004 keys its table, two senders' sends of one key are one message; a service that keys by sender as well breaks that, or states key_scope client)", a, b)
 }
 
 func judgeIdempotencyGuarantee(j *judging) Result {

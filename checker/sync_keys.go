@@ -9,11 +9,12 @@ type scopedKey struct {
 	key, sender uint64
 }
 
-// keyHeld is the message a key was first seen to hold, and where.
+// keyHeld is the message a key was first seen to hold, where, and the
+// sender that line names (StringHash; 0: none).
 type keyHeld struct {
-	seq, id uint64
-	line    int
-	where   string
+	seq, id, sender uint64
+	line            int
+	where           string
 }
 
 // shownKeys gathers the keys sync answers said their messages carried (a
@@ -27,6 +28,37 @@ func (x *index) shownKeys() map[scopedKey]bool {
 		}
 	}
 	return out
+}
+
+// senderHash is sender s's StringHash, 0 for none.
+func (x *index) senderHash(s uint32) uint64 {
+	if s == store.NoSender || x.SenderNames[s] == "" {
+		return 0
+	}
+	return store.StringHash(x.SenderNames[s])
+}
+
+// senderNamer names a sender by its StringHash ("" for 0 or a hash no
+// persist's sender has). Made only to word a failure: the first call
+// hashes every sender's name once.
+type senderNamer struct {
+	x     *index
+	names map[uint64]string
+}
+
+func (n *senderNamer) name(h uint64) string {
+	if h == 0 {
+		return ""
+	}
+	if n.names == nil {
+		n.names = make(map[uint64]string, len(n.x.SenderNames))
+		for _, name := range n.x.SenderNames {
+			if name != "" {
+				n.names[store.StringHash(name)] = name
+			}
+		}
+	}
+	return n.names[h]
 }
 
 func (x *index) scopeOf(chat int32, key, sender uint64) (scopedKey, bool) {
@@ -66,7 +98,7 @@ func (x *index) syncKeysHoldOneMessage(v *verdict) int {
 		if _, seen := held[k]; !ok || seen || !shown[k] {
 			continue
 		}
-		held[k] = keyHeld{x.AckSeq(o), x.MidHash[x.AckID(o)], x.DoneLine(o), "the ok answer"}
+		held[k] = keyHeld{x.AckSeq(o), x.MidHash[x.AckID(o)], x.senderHash(op.Sender()), x.DoneLine(o), "the ok answer"}
 	}
 	for _, m := range x.Msgs {
 		f := x.Fin.At(m)
@@ -81,8 +113,9 @@ func (x *index) syncKeysHoldOneMessage(v *verdict) int {
 		if _, seen := held[k]; key == "" || !ok || seen || !shown[k] {
 			continue
 		}
-		held[k] = keyHeld{f.Seq, x.MidHash[f.MessageID], int(f.Line), "the final messages line"}
+		held[k] = keyHeld{f.Seq, x.MidHash[f.MessageID], sender, int(f.Line), "the final messages line"}
 	}
+	named := senderNamer{x: x}
 	for _, c := range x.SyncClaims {
 		k, ok := x.scopeOf(c.Chat, c.Said.Key, c.Said.Sender)
 		if !ok {
@@ -90,12 +123,12 @@ func (x *index) syncKeysHoldOneMessage(v *verdict) int {
 		}
 		h, seen := held[k]
 		if !seen {
-			held[k] = keyHeld{c.Seq, c.ID, int(c.Line), "a sync"}
+			held[k] = keyHeld{c.Seq, c.ID, c.Said.Sender, int(c.Line), "a sync"}
 			continue
 		}
 		if h.seq != c.Seq || h.id != c.ID {
-			v.fail([]int{h.line, int(c.Line)}, "chat %q: the sync at line %d shows seq %d with a key that %s at line %d gives seq %d: a key holds one message however it is read",
-				x.ChatNames[c.Chat], c.Line, c.Seq, h.where, h.line, h.seq)
+			v.fail([]int{h.line, int(c.Line)}, "chat %q: the sync at line %d shows seq %d with a key that %s at line %d gives seq %d: a key holds one message however it is read%s",
+				x.ChatNames[c.Chat], c.Line, c.Seq, h.where, h.line, h.seq, twoSendersText(named.name(h.sender), named.name(c.Said.Sender)))
 		}
 	}
 	return len(shown)

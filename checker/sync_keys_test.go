@@ -1,6 +1,9 @@
 package checker
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A key holds one message however it is read: a sync that shows a key on
 // another message than its ok answer gives it, or two syncs (or one) that
@@ -39,6 +42,12 @@ func TestSyncsShowAKeyOnOneMessage(t *testing.T) {
 {"type":"ok","process":2,"f":"sync","time":3,"seqs":[1,2],"message_ids":["m1","m2"],"keys":["A","A"],"senders":["u1","u2"]}
 `
 	must(t, mustExact(t, client), NameIdempotencyGuarantee, Pass)
+	// The same under key_scope chat is one key on two messages, and the
+	// failure names the two senders: a service keying by sender, driven
+	// under chat (bench --key-across-senders sends such keys).
+	chat := strings.Replace(client, `"key_scope":"client"`, `"key_scope":"chat"`, 1)
+	res := must(t, mustExact(t, chat), NameIdempotencyGuarantee, Fail)
+	mustContain(t, res.Detail, `gives seq 1: a key holds one message however it is read (sent by "u1" and "u2": under key_scope chat`)
 }
 
 // A fail takes no effect: a sync that shows, above initial_counter, a key

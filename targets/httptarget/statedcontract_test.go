@@ -37,17 +37,13 @@ func TestAServiceDrivenUnderAContractItBreaksFails(t *testing.T) {
 		breaks       func(*history.Contract) // the one field changed
 		send         func(*bench.Config, float64)
 		failing      string // the invariant that fails under the contract it breaks
-		// detail is what that invariant's detail says. The ledger's
-		// smallest idempotency_guarantee violation is a sync's, which
-		// names no sender (TestKeyScopeTwoSendersOneKey holds the
-		// wording of its answers and final lines).
-		detail string
+		detail       string // what that invariant's detail says
 	}{
 		{
 			"ledger as key_scope chat", ledger.Name, ledgerKeeps,
 			func(c *history.Contract) { c.KeyScope = history.KeyScopeChat },
 			func(cfg *bench.Config, p float64) { cfg.KeyAcrossSenders = p },
-			checker.NameIdempotencyGuarantee, "",
+			checker.NameIdempotencyGuarantee, `: under key_scope chat, as ADR-004 keys its table`,
 		},
 		{
 			"core as key_scope client", "memory", coreKeeps,
