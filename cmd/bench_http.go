@@ -20,8 +20,10 @@ import (
 type httpFlags struct {
 	url, api          string
 	serve, nemesisCmd string
-	keyScope          string
-	killEvery         time.Duration
+	// contract holds the contract flags, one a row of
+	// history.ContractFields that a mapping may state.
+	contract  history.Contract
+	killEvery time.Duration
 	// How requests reach the service: headers (credentials: never
 	// shown), TLS, the per-request timeout, the sync page's bound.
 	headers                       []string
@@ -37,7 +39,14 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&h.api, "api", "", "YAML file mapping chatseq's calls onto the service's HTTP API (default: chatseq's own, docs/http-api.md)")
 	fl.StringVar(&h.serve, "serve", "", "shell command that starts the service --target http drives (e.g. 'go run ./cmd/chatseq serve'): chatseq starts it, waits until it answers, and SIGKILLs and restarts it on kill_server faults")
 	fl.StringVar(&h.nemesisCmd, "nemesis-cmd", "", "shell command run on each kill_server fault instead (e.g. 'docker restart api'); chatseq then waits until the service answers")
-	fl.StringVar(&h.keyScope, "key-scope", "", "what the service behind --target http scopes an idempotency key to (contract.key_scope): "+keyScopeField.Glossed()+"; default: the --api mapping's, else "+keyScopeField.Default)
+	api := httptarget.DefaultAPI().Contract
+	for _, cf := range serviceStatedFields() {
+		def := *cf.Of(&api)
+		if def == "" {
+			def = cf.Default
+		}
+		fl.StringVar(cf.Of(&h.contract), cf.Flag, "", "what the service behind --target http promises of contract."+cf.Name+": "+cf.Glossed()+"; default: the --api mapping's, else chatseq's API's, "+def)
+	}
 	fl.DurationVar(&h.killEvery, "kill-every", 0, "kill_server every this long while the writers run (needs --duration, and --serve or --nemesis-cmd)")
 	fl.StringArrayVar(&h.headers, "header", nil, "a request header for --target http, 'Name: value' (e.g. 'Authorization: Bearer …'); repeat for several. Values are credentials: every report, results.json and command line shows them as 'Name: ***'")
 	fl.BoolVar(&h.insecure, "insecure", false, "--target http over https: accept any server certificate (a self-signed one); prefer --ca-cert")
@@ -48,13 +57,23 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 	fl.Int64Var(&h.maxAnswerBytes, "max-answer-bytes", httptarget.DefaultMaxPageBytes, "--target http: the most of a sync page's answer read (any other answer: 4 MiB); a longer one is a bad_response, which fails api_conformance")
 }
 
-// keyScopeField is the contract's key_scope, which --key-scope states.
-var keyScopeField = history.LookupContractField(history.FieldKeyScope)
+// serviceStatedFields are the contract's fields a service behind --target
+// http states (its mapping's contract, or a flag each): the rows of
+// history.ContractFields that a mapping may state.
+func serviceStatedFields() []*history.ContractField {
+	var out []*history.ContractField
+	for i := range history.ContractFields {
+		if cf := &history.ContractFields[i]; cf.MappingStates {
+			out = append(out, cf)
+		}
+	}
+	return out
+}
 
 // options are how the target is reached.
 func (h *httpFlags) options(o targets.Options) targets.Options {
 	o.URL, o.API, o.Serve, o.NemesisCmd = h.url, h.api, h.serve, h.nemesisCmd
-	o.KeyScope = h.keyScope
+	o.Contract = h.contract
 	o.HTTP = targets.HTTPOptions{
 		Header: h.header, Insecure: h.insecure, CACert: h.caCert, ClientCert: h.clientCert, ClientKey: h.clientKey,
 		Timeout: h.timeout, MaxAnswerBytes: h.maxAnswerBytes,
@@ -80,9 +99,12 @@ func (h *httpFlags) kills(d time.Duration, receivers int) []target.TimedFault {
 // resolve reads the mapping now, so a bad one exits 2 before anything
 // runs.
 func (h *httpFlags) resolve(cfg *bench.Config) error {
+	for _, cf := range serviceStatedFields() {
+		if v := *cf.Of(&h.contract); v != "" && !cf.Allows(v) {
+			return badInput("--%s must be %s, got %q", cf.Flag, cf.Choices(false, "or"), v)
+		}
+	}
 	switch {
-	case h.keyScope != "" && !keyScopeField.Allows(h.keyScope):
-		return badInput("--key-scope must be %s, got %q", keyScopeField.Choices(false, "or"), h.keyScope)
 	case h.killEvery < 0:
 		return badInput("--kill-every must not be negative, got %s", h.killEvery)
 	case h.killEvery > 0 && cfg.Duration <= 0:

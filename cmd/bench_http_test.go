@@ -1,11 +1,15 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatseq/chatseq/internal/serve"
+	"github.com/chatseq/chatseq/targets/ledger"
 )
 
 func TestHTTPTargetFlagsExitTwoWithTheProblemNamed(t *testing.T) {
@@ -76,5 +80,50 @@ func TestKillsOfAServiceWhoseStateARestartWipesAreRefused(t *testing.T) {
 	code, out, errOut := run(t, "bench", "--target", "http", "--serve", serveSelf(listen), "--kill-every", "300ms", "--duration", "1s", "--history", filepath.Join(t.TempDir(), "h.jsonl"))
 	if code != ExitBadInput || !strings.Contains(errOut, "the restarted service starts empty") || !strings.Contains(errOut, "ADR-004 core, embedded") {
 		t.Fatalf("exit %d, want %d saying a restart wipes the in-memory store:\nstdout:\n%s\nstderr:\n%s", code, ExitBadInput, out, errOut)
+	}
+}
+
+// chatseq serve says what its API promises and which bench flags state
+// it: driven with them the served ledger passes; driven as chatseq's own
+// API (per-chat keys, the original answer to a reused key, gaps allowed)
+// it fails, since every run sends keys from two senders and reuses some.
+// The served core needs no flag.
+func TestServeSaysHowToDriveIt(t *testing.T) {
+	core, err := serve.Start(context.Background(), serve.Options{Target: "memory", Kafka: serve.KafkaOff, Listen: "127.0.0.1:0", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coreLine := contractLine(core.HTTPContract())
+	core.Close()
+	if !strings.HasSuffix(coreLine, "bench --target http states it unasked") {
+		t.Errorf("the core's contract line %q", coreLine)
+	}
+	led, err := serve.Start(context.Background(), serve.Options{Target: ledger.Name, Kafka: serve.KafkaOff, Listen: "127.0.0.1:0", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := contractLine(led.HTTPContract())
+	led.Close()
+	const drive = "; drive it with bench --target http "
+	i := strings.Index(line, drive)
+	if i < 0 {
+		t.Fatalf("the ledger's contract line %q names no flags", line)
+	}
+	flags := strings.Fields(line[i+len(drive):])
+	for _, want := range []string{"--key-scope client", "--key-reuse reject", "--gaps forbidden"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the ledger's contract line %q lacks %s", line, want)
+		}
+	}
+	for _, stated := range []bool{false, true} {
+		listen := fmt.Sprintf("--target %s --listen 127.0.0.1:%d", ledger.Name, closedPort(t))
+		args := []string{"bench", "--target", "http", "--serve", serveSelf(listen), "--duration", "1s", "--history", filepath.Join(t.TempDir(), "h.jsonl")}
+		if stated {
+			args = append(args, flags...)
+		}
+		code, out, errOut := run(t, args...)
+		if want := map[bool]int{false: ExitViolation, true: ExitOK}[stated]; code != want {
+			t.Fatalf("served ledger, flags stated %v (%v): exit %d, want %d\nstdout:\n%s\nstderr:\n%s", stated, flags, code, want, out, errOut)
+		}
 	}
 }

@@ -154,8 +154,12 @@ func (f *runFlags) resolve(c *cobra.Command) error {
 		return err
 	}
 	// Flags a repro command must repeat to run against the same thing.
-	for _, name := range []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "key-scope", "serve", "nemesis-cmd",
-		"header", "insecure", "ca-cert", "client-cert", "client-key", "http-timeout", "max-answer-bytes", "brokers", "lin-checker", "lin-timeout", "lin-memory"} {
+	repeat := []string{"endpoint", "region", "profile", "sdk-max-attempts", "table-prefix", "dsn", "url", "api", "serve", "nemesis-cmd",
+		"header", "insecure", "ca-cert", "client-cert", "client-key", "http-timeout", "max-answer-bytes", "brokers", "lin-checker", "lin-timeout", "lin-memory"}
+	for _, cf := range serviceStatedFields() {
+		repeat = append(repeat, cf.Flag) // --key-scope, --key-reuse, …
+	}
+	for _, name := range repeat {
 		if flag := fl.Lookup(name); flag != nil && flag.Changed {
 			values := []string{flag.Value.String()}
 			if sv, ok := flag.Value.(pflag.SliceValue); ok {

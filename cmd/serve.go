@@ -16,6 +16,7 @@ import (
 	"github.com/chatseq/chatseq/sequencer"
 	"github.com/chatseq/chatseq/storeopen"
 	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
 func newServeCommand() *cobra.Command {
@@ -107,7 +108,7 @@ turns them on.`,
 			out := c.OutOrStdout()
 			// bench --serve reads this line to learn where it listens.
 			fmt.Fprintln(out, httpapi.ListeningLine(srv.Describe, srv.Addr, srv.Volatile))
-			fmt.Fprintln(out, "  "+keyScopeLine(srv.Contract.KeyScope))
+			fmt.Fprintln(out, "  "+contractLine(srv.HTTPContract()))
 			if o.TestHooks {
 				fmt.Fprintln(out, "  test hooks on: counter reads, resets and deletes, Chatseq-Faults and Chatseq-Race, POST /v1/test/settle and /v1/test/kafka_outage (for chatseq's runs only)")
 			}
@@ -152,20 +153,26 @@ func servable() []string {
 	return names
 }
 
-// keyScopeLine states the served target's key scope, and how a run that
-// drives it must say so.
-func keyScopeLine(scope string) string {
-	if scope == "" {
-		scope = keyScopeField.Default
+// contractLine states what the served API promises of the fields a run
+// driving it over HTTP states, and the flags that state what differs from
+// chatseq's API as bench --target http assumes it. Driven without them, a
+// run judges the service by a contract it does not keep (the ledger's
+// per-sender keys under key_scope chat fail idempotency_guarantee).
+func contractLine(served history.Contract) string {
+	assumed := httptarget.DefaultAPI().Contract.WithDefaults(false)
+	var states, flags []string
+	for _, cf := range serviceStatedFields() {
+		v := *cf.Of(&served)
+		states = append(states, cf.Name+" "+v)
+		if v != *cf.Of(&assumed) {
+			flags = append(flags, "--"+cf.Flag+" "+v)
+		}
 	}
-	what := "per chat (ADR-004)"
-	switch scope {
-	case history.KeyScopeClient:
-		what = "per sender per chat (ADR-001)"
-	case history.KeyScopeSender:
-		what = "per sender across chats (the Message Service's (key, user_id))"
+	line := "contract: " + strings.Join(states, ", ")
+	if len(flags) == 0 {
+		return line + "; bench --target http states it unasked"
 	}
-	return fmt.Sprintf("key_scope %s: idempotency keys are scoped %s; drive it with bench --target http --key-scope %s", scope, what, scope)
+	return line + "; drive it with bench --target http " + strings.Join(flags, " ")
 }
 
 // checkListen refuses a --listen that is no host:port before anything

@@ -66,7 +66,6 @@ var targetFlags = map[string]targetFlag{
 	"client-key":       {readers: httpOnly, who: httpWho},
 	"http-timeout":     {readers: httpOnly, who: httpWho},
 	"max-answer-bytes": {readers: httpOnly, who: httpWho},
-	"key-scope":        {readers: httpOnly, who: httpWho, setting: true, why: "the other targets state their own key scope (docs/targets.md)"},
 	// How PostgreSQL targets are reached and served.
 	"dsn":         {readers: postgreSQL, who: postgresWho},
 	"schema":      {readers: postgreSQL, who: postgresWho},
@@ -96,6 +95,14 @@ var targetFlags = map[string]targetFlag{
 	"slow-commit":          {readers: coreOnly, who: coreWho, setting: true, why: "the window between allocation and commit is two-phase allocation's"},
 	"slow-commit-delay":    {readers: coreOnly, who: coreWho, setting: true, why: "the window between allocation and commit is two-phase allocation's"},
 	"txn-cancelled-other":  {readers: coreOnly, who: coreWho, setting: true, why: "store errors are DynamoDB's, which it does not inject"},
+}
+
+// The contract's fields a service states (--key-scope, --key-reuse, …)
+// are --target http's: the other targets state their own contract.
+func init() {
+	for _, cf := range serviceStatedFields() {
+		targetFlags[cf.Flag] = targetFlag{readers: httpOnly, who: httpWho, setting: true, why: "the other targets state their own contract (docs/targets.md)"}
+	}
 }
 
 // refuseIgnoredFlags refuses a flag given on the command line that the

@@ -35,9 +35,11 @@ type Options struct {
 	// it on the run's kill_server faults; NemesisCmd is run on them
 	// instead, when set.
 	Serve, NemesisCmd string
-	// KeyScope is the key_scope the service behind target http states
-	// (--key-scope): "" keeps its mapping's (chat unless it says).
-	KeyScope string
+	// Contract is what the service behind target http states of the
+	// fields a mapping may state (bench --key-scope, --key-reuse, --gaps,
+	// --send-membership, --stream-start): each field given replaces its
+	// mapping's (chatseq's API's without one).
+	Contract history.Contract
 	// HTTP is how target http's requests reach the service.
 	HTTP HTTPOptions
 }

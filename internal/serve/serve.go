@@ -58,8 +58,8 @@ type Options struct {
 type Serving struct {
 	Addr     string // where it listens
 	Describe string // the target, as reports name it
-	// Contract is what the served target promises; its KeyScope is what
-	// bench --target http --key-scope must say to judge it.
+	// Contract is what the served target promises (HTTPContract: what
+	// its API promises, which a run driving it states).
 	Contract history.Contract
 	Brokers  []string // the Kafka it publishes to, nil when off
 	Topic    string
@@ -215,4 +215,21 @@ func (s *Serving) Close() error {
 		}
 	}
 	return errors.Join(err, s.closers.Close())
+}
+
+// HTTPContract is what the server's API promises of the fields a run
+// driving it over HTTP states (history.ContractField.MappingStates): the
+// target's, but that the API refuses a non-member's send whatever the
+// design reads (send_membership checked) and subscribes a device before
+// its 101 (stream_start at-connect).
+func (s *Serving) HTTPContract() history.Contract {
+	c := s.Contract
+	c.SendMembership, c.StreamStart = history.SendMembershipChecked, history.StreamStartAtConnect
+	var stated history.Contract
+	for _, f := range history.ContractFields {
+		if f.MappingStates {
+			*f.Of(&stated) = *f.Of(&c)
+		}
+	}
+	return stated.WithDefaults(false)
 }

@@ -16,7 +16,7 @@ func TestHTTPTargetStatesItsKeyScope(t *testing.T) {
 	if c := openedContractWith(t, targets.Options{}); c.KeyScope != history.KeyScopeChat {
 		t.Errorf("default key_scope %q, want chat", c.KeyScope)
 	}
-	if c := openedContractWith(t, targets.Options{KeyScope: history.KeyScopeClient}); c.KeyScope != history.KeyScopeClient {
+	if c := openedContractWith(t, targets.Options{Contract: history.Contract{KeyScope: history.KeyScopeClient}}); c.KeyScope != history.KeyScopeClient {
 		t.Errorf("--key-scope client gave %q", c.KeyScope)
 	}
 	api, err := httptarget.ParseAPI("m.yaml", []byte("contract:\n  key_scope: client\n"))

@@ -77,7 +77,7 @@ func killedRun(t *testing.T, o serve.Options, faults bench.FaultRates, seed int6
 	if o.Target == postgres.Name {
 		keyScope = postgres.Contract.KeyScope
 	}
-	opened, err := targets.Open(ctx, httptarget.Name, targets.Options{URL: "http://" + addr, Serve: command, KeyScope: keyScope})
+	opened, err := targets.Open(ctx, httptarget.Name, targets.Options{URL: "http://" + addr, Serve: command, Contract: history.Contract{KeyScope: keyScope}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,9 +43,7 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 			return nil, err
 		}
 	}
-	if opts.KeyScope != "" {
-		api.Contract.KeyScope = opts.KeyScope
-	}
+	api.Contract = opts.Contract.Over(api.Contract)
 	o := &targets.Opened{
 		Contract: api.contract(),
 		Topic:    sequencer.Topic,
