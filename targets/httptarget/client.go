@@ -71,13 +71,13 @@ type client struct {
 	retry     statusRetry
 	sendURLs  sync.Map // chat → its *chatSends (sendsTo)
 	firstBad  atomic.Pointer[string]
-	readers   sync.Map // chat → the member it reads the chat as (reader)
-	// everyChat are the users every chat this client created has among
-	// its members (the run's writers): a refusal of one as no member is
-	// a breach of the API (refusesAMember).
-	everyChatMu sync.Mutex
-	everyChat   map[string]bool
-	codes       serviceCodes
+	readers   sync.Map // chat → the member that created it (reader)
+	// members are the members each chat was created with (chat →
+	// []string): a refusal of one as no member is a breach of the API
+	// (refusesAMember), and syncs read a chat as each in turn.
+	members  sync.Map
+	syncTurn atomic.Uint64
+	codes    serviceCodes
 	// nemesis kills and restarts the service (--serve, --nemesis-cmd).
 	nemesis func(context.Context) error
 }

@@ -12,11 +12,11 @@ import (
 // readPageDecoded is how a sync page was read before readPage scanned
 // it: the body decoded whole into maps, each field walked; the
 // reference readPage must agree with.
-func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, []bool, int, string) {
+func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, []bool, int, nextAfter, string) {
 	list, ok := field(body, spec.Messages)
 	items, isList := list.([]any)
 	if !ok || !isList {
-		return nil, nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
+		return nil, nil, 0, nextAfter{}, fmt.Sprintf("without a list at %q", spec.Messages)
 	}
 	msgs := make([]store.Message, 0, len(items))
 	var given []bool
@@ -27,7 +27,7 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 		seqV, _ := walk(it, spec.Sequence)
 		seq, ok := uintOf(seqV)
 		if !ok {
-			return nil, nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
+			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
 		}
 		m := store.Message{Chat: chat, Seq: seq}
 		if v, ok := walk(it, spec.MessageID); ok {
@@ -55,23 +55,32 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 	}
 	for _, m := range msgs {
 		if m.MessageID == "" {
-			return nil, nil, 0, fmt.Sprintf("with a message without a message id (a string, not empty) at %q", spec.MessageID)
+			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message without a message id (a string, not empty) at %q", spec.MessageID)
 		}
 	}
-	if nextKey(spec) != "" && len(msgs) > 0 {
+	var next nextAfter
+	if nextKey(spec) != "" {
 		if v, ok := field(body, spec.NextAfter); ok && v != nil {
-			if n, ok := uintOf(v); !ok || n != msgs[len(msgs)-1].Seq {
-				return nil, nil, 0, fmt.Sprintf("with a %s that is not its last sequence, %d", spec.NextAfter, msgs[len(msgs)-1].Seq)
+			n, isSeq := uintOf(v)
+			switch {
+			case len(msgs) > 0 && (!isSeq || n != msgs[len(msgs)-1].Seq):
+				return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a %s that is not its last sequence, %d", spec.NextAfter, msgs[len(msgs)-1].Seq)
+			case len(msgs) == 0 && !isSeq:
+				return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a %s that is no sequence", spec.NextAfter)
 			}
+			next = nextAfter{given: true, seq: n}
 		}
 	}
-	return msgs, given, len(items), ""
+	return msgs, given, len(items), next, ""
 }
 
 var pageCases = []string{
 	`{"messages":[{"sequence":1,"content":""},{"sequence":2,"content":null},{"sequence":3,"content":5},{"sequence":4,"content":"a\u00e9"},{"sequence":5}]}`,
 	`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u1","content":"x"},{"sequence":2,"message_id":"m2"}],"next_after":2}`,
 	`{"messages":[]}`,
+	`{"messages":[],"next_after":7}`,
+	`{"messages":[],"next_after":"x"}`,
+	`{"messages":[],"next_after":null}`,
 	` { "messages" : [ { "sequence" : "3" , "message_id" : 4 } , {"sequence":5} ] } `,
 	`{"messages":[{"sequence":1},{"sequence":-1}]}`,
 	`{"messages":[{"sequence":1},{"message_id":"no seq"}]}`,
@@ -163,10 +172,10 @@ func FuzzReadPage(f *testing.F) {
 
 func checkReadPage(t *testing.T, body []byte, spec SyncSpec) {
 	t.Helper()
-	got, gotGiven, n, problem := readPage(body, spec, "c")
-	want, wantGiven, wantN, wantProblem := readPageDecoded(body, spec, "c")
-	if problem != wantProblem || n != wantN || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotGiven, wantGiven) {
-		t.Fatalf("%q (%+v):\nscan   %v %v %d %q\ndecode %v %v %d %q", body, spec, got, gotGiven, n, problem, want, wantGiven, wantN, wantProblem)
+	got, gotGiven, n, next, problem := readPage(body, spec, "c")
+	want, wantGiven, wantN, wantNext, wantProblem := readPageDecoded(body, spec, "c")
+	if problem != wantProblem || n != wantN || next != wantNext || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotGiven, wantGiven) {
+		t.Fatalf("%q (%+v):\nscan   %v %v %d %+v %q\ndecode %v %v %d %+v %q", body, spec, got, gotGiven, n, next, problem, want, wantGiven, wantN, wantNext, wantProblem)
 	}
 }
 
@@ -179,12 +188,12 @@ func BenchmarkReadPage(b *testing.B) {
 	spec := DefaultAPI().Sync
 	for _, read := range []struct {
 		name string
-		f    func([]byte, SyncSpec, string) ([]store.Message, []bool, int, string)
+		f    func([]byte, SyncSpec, string) ([]store.Message, []bool, int, nextAfter, string)
 	}{{"scan", readPage}, {"decode", readPageDecoded}} {
 		b.Run(read.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				if _, _, n, p := read.f(body, spec, "c"); n != 1000 || p != "" {
+				if _, _, n, _, p := read.f(body, spec, "c"); n != 1000 || p != "" {
 					b.Fatal(n, p)
 				}
 			}
@@ -201,7 +210,7 @@ func TestReadPageRefusesAStringTooLongForTheHistory(t *testing.T) {
 		m := map[string]string{"message_id": "m1", "client_message_id": "k1", "sender_id": "u1"}
 		m[field] = long
 		body := fmt.Sprintf(`{"messages":[{"sequence":1,"message_id":%q,"client_message_id":%q,"sender_id":%q}]}`, m["message_id"], m["client_message_id"], m["sender_id"])
-		_, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c")
+		_, _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c")
 		if !strings.Contains(problem, "of 65537 bytes, more than the 65536 a history's string may hold") {
 			t.Errorf("a %s of 65537 bytes: problem %q", field, problem)
 		}
@@ -221,7 +230,7 @@ func TestAPageWhoseNextAfterIsNotItsLastSequenceIsRefused(t *testing.T) {
 		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":null}`:  "",
 		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}]}`:                    "",
 	} {
-		if _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != want {
+		if _, _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != want {
 			t.Errorf("%s: problem %q, want %q", body, problem, want)
 		}
 	}
@@ -235,7 +244,7 @@ func TestAPageMessageWithoutAMessageIDIsRefused(t *testing.T) {
 		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2}]}`,
 		`{"messages":[{"sequence":1,"message_id":""}]}`,
 	} {
-		if _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != `with a message without a message id (a string, not empty) at "message_id"` {
+		if _, _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != `with a message without a message id (a string, not empty) at "message_id"` {
 			t.Errorf("%s: problem %q", body, problem)
 		}
 	}

@@ -51,13 +51,18 @@ func pagedService(t *testing.T, sizes []int, failing string) (*client, *atomic.I
 		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 		var b strings.Builder
 		b.WriteString(`{"messages":[`)
-		for s := after + 1; s <= min(after+limit, sizes[i]); s++ {
+		last := min(after+limit, sizes[i])
+		for s := after + 1; s <= last; s++ {
 			if s > after+1 {
 				b.WriteByte(',')
 			}
 			fmt.Fprintf(&b, `{"sequence":%d,"message_id":"m-%d-%d"}`, s, i, s)
 		}
-		b.WriteString(`]}`)
+		b.WriteString(`]`)
+		if last-after == limit { // a full page says where to ask again from
+			fmt.Fprintf(&b, `,"next_after":%d`, last)
+		}
+		b.WriteString(`}`)
 		w.Write([]byte(b.String()))
 	}))
 	t.Cleanup(srv.Close)

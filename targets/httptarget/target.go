@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,10 +34,11 @@ func (c *client) CreateChat(ctx context.Context, chat string, members []string) 
 	if err != nil {
 		return err
 	}
-	// A member creates the chat, and reads it afterwards.
+	// A member creates the chat; every member reads it afterwards, in
+	// turn (syncReader).
 	if len(members) > 0 {
 		c.readers.Store(chat, members[0])
-		c.memberOfEveryChat(members)
+		c.members.Store(chat, slices.Clone(members))
 	}
 	a, err := c.do(ctx, spec.Method, c.url(spec.Path, chat, nil), c.asUser(nil, c.reader(chat)), payload, MaxCallAnswerBytes)
 	if err != nil {
@@ -46,32 +48,6 @@ func (c *client) CreateChat(ctx context.Context, chat string, members []string) 
 		return fmt.Errorf("%s %s answered %d: %s", spec.Method, spec.Path, a.status, quoteAnswer(a))
 	}
 	return nil
-}
-
-// memberOfEveryChat keeps, of everyChat, the users members also holds:
-// the first chat's members, then those every later one has too.
-func (c *client) memberOfEveryChat(members []string) {
-	c.everyChatMu.Lock()
-	defer c.everyChatMu.Unlock()
-	if c.everyChat == nil {
-		c.everyChat = make(map[string]bool, len(members))
-		for _, m := range members {
-			c.everyChat[m] = true
-		}
-		return
-	}
-	if len(c.everyChat) == 0 {
-		return
-	}
-	in := make(map[string]bool, len(members))
-	for _, m := range members {
-		in[m] = true
-	}
-	for u := range c.everyChat {
-		if !in[u] {
-			delete(c.everyChat, u)
-		}
-	}
 }
 
 // refusesAMember says, unless "", that err, the answer to user's call on
@@ -84,16 +60,32 @@ func (c *client) refusesAMember(chat, user string, err error) string {
 	if user == "" || !errors.As(err, &se) || se.Code != sequencer.CodeNotAMember {
 		return ""
 	}
-	if _, created := c.readers.Load(chat); !created {
-		return ""
-	}
-	c.everyChatMu.Lock()
-	member := c.everyChat[user]
-	c.everyChatMu.Unlock()
-	if !member {
+	if !slices.Contains(c.membersOf(chat), user) {
 		return ""
 	}
 	return fmt.Sprintf("refusing %q as no member (%s), whom the chat was created with", user, sequencer.CodeNotAMember)
+}
+
+// membersOf are the members the client created chat with (nil for a
+// chat it did not create).
+func (c *client) membersOf(chat string) []string {
+	if ms, ok := c.members.Load(chat); ok {
+		return ms.([]string)
+	}
+	return nil
+}
+
+// syncReader is the member a sync of chat reads it as: each of its members
+// in turn, so that a service serving only the chat's creator, or each
+// member its own view, is read as every member (every sync was the
+// creator's, and a service refusing the others' passed: an outside
+// tester's). reader's for a chat the client did not create.
+func (c *client) syncReader(chat string) string {
+	ms := c.membersOf(chat)
+	if len(ms) == 0 {
+		return c.reader(chat)
+	}
+	return ms[c.syncTurn.Add(1)%uint64(len(ms))]
 }
 
 // reader is the member the client reads chat as: the first it created it
@@ -293,7 +285,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 // carried, and the check compares it with what was sent (a service whose
 // later pages altered messages passed).
 func (c *client) Sync(ctx context.Context, chat string, after uint64, limit int) ([]store.Message, error) {
-	msgs, given, _, err := c.pageAs(ctx, c.reader(chat), chat, after, min(limit, c.api.Sync.MaxLimit), noRetry)
+	msgs, given, _, err := c.pageAs(ctx, c.syncReader(chat), chat, after, min(limit, c.api.Sync.MaxLimit), noRetry)
 	markContent(msgs, given)
 	return msgs, err
 }
@@ -338,12 +330,36 @@ func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, li
 		}
 		return nil, nil, false, err
 	}
-	msgs, contentGiven, items, problem := readPage(a.body, spec, chat)
+	msgs, contentGiven, items, next, problem := readPage(a.body, spec, chat)
+	if problem == "" {
+		problem = cursorProblem(spec, next, after, items, limit)
+	}
 	if problem != "" {
 		return nil, nil, false, c.badAnswer(spec.Method, to, a, true, problem)
 	}
 	releaseBody(a.body) // the messages' strings are copies
-	return msgs, contentGiven, items >= limit, nil
+	// More may follow a full page, or one that says where to ask again
+	// from: a service may cap its pages below the limit asked for
+	// ("at most limit"), and the final state read back stopped at its
+	// first short page (an outside tester's false FAIL).
+	return msgs, contentGiven, items >= limit || next.given && items > 0, nil
+}
+
+// cursorProblem says, unless "", how a page's next_after breaks
+// docs/http-api.md's "Syncing" where the API has one (spec.NextAfter): a
+// full page carries it, and an empty page's, if given, moves nowhere (a
+// client following it skips the sequences it passes). A page's
+// next_after that is not its last sequence readPage refuses.
+func cursorProblem(spec SyncSpec, next nextAfter, after uint64, items, limit int) string {
+	switch {
+	case spec.NextAfter == "":
+		return ""
+	case items >= limit && !next.given:
+		return fmt.Sprintf("with %d messages, a full page, and no %s: a client following the API stops there", items, spec.NextAfter)
+	case items == 0 && next.given && next.seq != after:
+		return fmt.Sprintf("empty, with a %s of %d after %d: a client following it skips the sequences between", spec.NextAfter, next.seq, after)
+	}
+	return ""
 }
 
 // readPage reads a sync page's messages by scanning its bytes once
@@ -354,9 +370,10 @@ func (c *client) pageAs(ctx context.Context, user, chat string, after uint64, li
 // as any other (a page that stripped it passed as one that left it out);
 // where spec requires content, every message has it (empty if the page
 // gave none: a page that left it out passed).
-// items counts the list's entries; problem, unless "", says what the page
-// lacks.
-func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, contentGiven []bool, items int, problem string) {
+// items counts the list's entries; next says whether the page gave a
+// next_after (not null), and its value; problem, unless "", says what the
+// page lacks.
+func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, contentGiven []bool, items int, next nextAfter, problem string) {
 	s := newPageScan(spec)
 	defer s.done()
 	valid := s.scan(body)
@@ -370,7 +387,7 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 		}
 	}
 	if !valid || !s.found || !s.isList {
-		return nil, nil, 0, fmt.Sprintf("without a list at %q", spec.Messages)
+		return nil, nil, 0, nextAfter{}, fmt.Sprintf("without a list at %q", spec.Messages)
 	}
 	msgs = pageMessages(s.items())
 	if spec.Content != "" {
@@ -385,7 +402,7 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 		}
 		seq, ok := rawUint(found[0])
 		if !ok {
-			return nil, nil, 0, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
+			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
 		}
 		msgs[n] = store.Message{Chat: chat, Seq: seq}
 		for k := 1; k < len(found); k++ {
@@ -418,24 +435,36 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 		}
 		m := &msgs[n]
 		if m.MessageID == "" {
-			return nil, nil, 0, fmt.Sprintf("with a message without a message id (a string, not empty) at %q", spec.MessageID)
+			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message without a message id (a string, not empty) at %q", spec.MessageID)
 		}
 		for _, f := range [...]struct{ name, v string }{{"message id", m.MessageID}, {"key", m.Key}, {"sender", m.Sender}} {
 			if problem := history.TooLong(f.name, f.v); problem != "" {
-				return nil, nil, 0, "with a message with " + problem
+				return nil, nil, 0, nextAfter{}, "with a message with " + problem
 			}
 		}
 	}
-	if len(msgs) > 0 && s.nextRaw != nil && string(s.nextRaw) != "null" {
-		// A client that follows it (docs/http-api.md, "Syncing") skips or
-		// repeats messages when it is not the page's last sequence; one
-		// ahead of it passed (an outside tester's).
-		last := msgs[len(msgs)-1].Seq
-		if next, ok := rawUint(s.nextRaw); !ok || next != last {
-			return nil, nil, 0, fmt.Sprintf("with a %s that is not its last sequence, %d", spec.NextAfter, last)
+	if s.nextRaw != nil && string(s.nextRaw) != "null" {
+		v, ok := rawUint(s.nextRaw)
+		if len(msgs) > 0 {
+			// A client that follows it (docs/http-api.md, "Syncing")
+			// skips or repeats messages when it is not the page's last
+			// sequence; one ahead of it passed (an outside tester's).
+			last := msgs[len(msgs)-1].Seq
+			if !ok || v != last {
+				return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a %s that is not its last sequence, %d", spec.NextAfter, last)
+			}
+		} else if !ok {
+			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a %s that is no sequence", spec.NextAfter)
 		}
+		next = nextAfter{given: true, seq: v}
 	}
-	return msgs, contentGiven, len(msgs), ""
+	return msgs, contentGiven, len(msgs), next, ""
+}
+
+// nextAfter is a page's next_after: where it says to ask again from.
+type nextAfter struct {
+	given bool
+	seq   uint64
 }
 
 // setText sets a message's string at message path k (of pageScan's).
@@ -638,7 +667,7 @@ func (c *client) readChat(ctx context.Context, chat string, limit int, stop *ato
 		// With their content: the check compares what the service holds
 		// with what was sent (a service that stored every message
 		// altered passed).
-		msgs, given, full, err := c.pageAs(ctx, c.reader(chat), chat, after, limit, readBackRetry(c.retry))
+		msgs, given, full, err := c.pageAs(ctx, c.syncReader(chat), chat, after, limit, readBackRetry(c.retry))
 		if err != nil {
 			return fmt.Errorf("reading %s back after %d: %w", chat, after, err)
 		}

@@ -1,0 +1,218 @@
+package httptarget_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/targets/core"
+)
+
+// chatseqAPI is chatseq's own API over ADR-004's core in memory: a
+// correct service, which the services below each break in one way.
+func chatseqAPI(t *testing.T) http.Handler {
+	t.Helper()
+	backing, err := core.Factory(nil)(context.Background(), bench.DefaultConfig().TargetEnv(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { backing.Close() })
+	return httpapi.NewServer(backing).Handler()
+}
+
+// creatorOnly serves a chat's messages only to the member that created
+// it: any other member's sync is refused as no member (refuse), or
+// answered with an empty page (stale).
+type creatorOnly struct {
+	next    http.Handler
+	refuse  bool
+	mu      sync.Mutex
+	creator map[string]string // chat → the user that created it
+	others  int               // syncs by another member
+}
+
+func (s *creatorOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/") // v1 chats {chat} [messages]
+	user := r.Header.Get(httpapi.HeaderUser)
+	if len(parts) == 3 && r.Method == http.MethodPut {
+		s.mu.Lock()
+		s.creator[parts[2]] = user
+		s.mu.Unlock()
+	}
+	if len(parts) == 4 && parts[3] == "messages" && r.Method == http.MethodGet {
+		s.mu.Lock()
+		other := s.creator[parts[2]] != user
+		if other {
+			s.others++
+		}
+		s.mu.Unlock()
+		switch {
+		case other && s.refuse:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte(`{"error":{"code":"chat.not_a_member","message":"not a member"}}`))
+			return
+		case other:
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"messages":[]}`))
+			return
+		}
+	}
+	s.next.ServeHTTP(w, r)
+}
+
+// Every sync a run made, the writers' and the final state's read back,
+// was its chat's creator's: a service that served no other member (403,
+// or an empty page) passed (an outside tester's). Syncs now read a chat
+// as each of its members in turn: the refusal is a breach of the API
+// (api_conformance), the empty pages miss acknowledged messages.
+func TestASyncAsAnyMemberReadsWhatTheCreatorReads(t *testing.T) {
+	for _, refuse := range []bool{true, false} {
+		svc := &creatorOnly{next: chatseqAPI(t), refuse: refuse, creator: map[string]string{}}
+		_, path, err := runAgainst(t, svc, func(cfg *bench.Config) { cfg.SyncRatio = 0.3 })
+		if err != nil && !refuse {
+			t.Fatalf("run: %v", err)
+		}
+		rep, _, err := checker.CheckFile(path, checker.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		failing := checker.NameSyncCompleteness
+		if refuse {
+			failing = checker.NameAPIConformance
+		}
+		if r, _ := rep.Result(failing); r.Status != checker.Fail || svc.others == 0 {
+			t.Fatalf("refusing %v: %s is %s after %d syncs by other members (exit %d): %s", refuse, failing, r.Status, svc.others, rep.ExitCode(), r.Detail)
+		}
+	}
+}
+
+// cappedPages answers at most cap messages a page, whatever the limit,
+// and says where to ask again from while more follow: "at most limit"
+// allows it. The final state read back stopped at its first page shorter
+// than it asked for, and the run failed ack_implies_persistence for
+// messages the service held (an outside tester's false FAIL).
+type cappedPages struct {
+	next http.Handler
+	cap  int
+}
+
+func (s cappedPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/messages") {
+		s.next.ServeHTTP(w, r)
+		return
+	}
+	q := r.URL.Query()
+	asked, _ := strconv.Atoi(q.Get("limit"))
+	q.Set("limit", strconv.Itoa(s.cap+1)) // one more: whether more follow
+	r.URL.RawQuery = q.Encode()
+	rec := httptest.NewRecorder()
+	s.next.ServeHTTP(rec, r)
+	var page struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &page) != nil {
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		return
+	}
+	n := min(s.cap, len(page.Messages), max(asked, 1))
+	more := len(page.Messages) > n
+	var out bytes.Buffer
+	out.WriteString(`{"messages":[`)
+	out.Write(bytes.Join(func() [][]byte {
+		var b [][]byte
+		for _, m := range page.Messages[:n] {
+			b = append(b, m)
+		}
+		return b
+	}(), []byte(",")))
+	out.WriteString("]")
+	if more || n == asked {
+		var last struct {
+			Sequence uint64 `json:"sequence"`
+		}
+		json.Unmarshal(page.Messages[n-1], &last)
+		fmt.Fprintf(&out, `,"next_after":%d`, last.Sequence)
+	}
+	out.WriteString("}")
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out.Bytes())
+}
+
+func TestPagesCappedBelowTheLimitAreFollowed(t *testing.T) {
+	_, path, err := runAgainst(t, cappedPages{next: chatseqAPI(t), cap: 7}, func(cfg *bench.Config) {})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	rep, _, err := checker.CheckFile(path, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Invariants {
+		if r.Status == checker.Fail || r.Status == checker.Unknown {
+			t.Errorf("%s is %s: %s", r.Name, r.Status, r.Detail)
+		}
+	}
+}
+
+// badCursor breaks "Syncing"'s next_after: full pages leave it out
+// (missing), or empty pages say to ask again from 500 further on (jumps).
+type badCursor struct {
+	next http.Handler
+	how  string
+}
+
+func (s badCursor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/messages") {
+		s.next.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	s.next.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+	switch {
+	case s.how == "missing":
+		if i := bytes.Index(body, []byte(`,"next_after":`)); i >= 0 {
+			body = append(append([]byte{}, body[:i]...), []byte("}\n")...)
+		}
+	case s.how == "jumps" && bytes.HasPrefix(body, []byte(`{"messages":[]`)):
+		body = []byte(fmt.Sprintf(`{"messages":[],"next_after":%d}`, after+500))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rec.Code)
+	w.Write(body)
+}
+
+// A full page without next_after, or an empty one whose next_after skips
+// ahead, passed: next_after was checked only where a page with messages
+// gave one. Each is a bad_response (api_conformance).
+func TestAPageCursorThatMisleadsIsABadResponse(t *testing.T) {
+	for _, how := range []string{"missing", "jumps"} {
+		_, path, err := runAgainst(t, badCursor{next: chatseqAPI(t), how: how}, func(cfg *bench.Config) {
+			// Readers page through every chat 5 at a time: full pages.
+			cfg.SyncRatio, cfg.SyncLimit, cfg.Ops, cfg.Readers = 0.3, 5, 400, 2
+		})
+		if err != nil && how == "jumps" {
+			t.Fatalf("run: %v", err)
+		}
+		rep, _, err := checker.CheckFile(path, checker.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := rep.Result(checker.NameAPIConformance); r.Status != checker.Fail {
+			t.Errorf("next_after %s: api_conformance is %s: %s", how, r.Status, r.Detail)
+		}
+	}
+}
