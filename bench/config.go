@@ -107,6 +107,13 @@ type Config struct {
 	// ever sent by two senders, and a service keying by sender passed
 	// under chat, one keying by chat under client.
 	KeyAcrossSenders float64
+	// OddKeys is the probability a send's key is an unusual one, each a
+	// new message: the client's last key in the other case (keys are
+	// case-sensitive), or one of 118 characters (every such key of a run
+	// shares its first hundred). A service that folds keys' case, or cuts
+	// them short (a case-insensitive VARCHAR(16)), answers it with
+	// another message: keys were short and lower-case, and it passed.
+	OddKeys float64
 	// OutsiderSends is the probability a send comes from a user who is
 	// not a member of the chat (OutsiderID), which ADR-004 §3 refuses
 	// (not_a_member): a service that skips its membership check stores
@@ -205,7 +212,7 @@ func DefaultConfig() Config {
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
-		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OutsiderSends: 0.01,
+		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OddKeys: 0.01, OutsiderSends: 0.01,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,
@@ -360,6 +367,7 @@ func (c Config) Validate() error {
 		{"--reuse-key", c.ReuseKey},
 		{"--key-across-chats", c.KeyAcrossChats},
 		{"--key-across-senders", c.KeyAcrossSenders},
+		{"--odd-keys", c.OddKeys},
 		{"--outsider-sends", c.OutsiderSends},
 	}
 	for _, p := range probs {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/chatseq/chatseq/sequencer"
@@ -31,6 +32,8 @@ type OpPlan struct {
 	ReuseKey         bool // send with this client's previous key but other content
 	KeyAcrossChats   bool // send with the key this client last sent to another chat
 	KeyAcrossSenders bool // another member sends the key this client last sent to its chat
+	OddKey           bool // the key is an unusual one (oddKey): long on an odd op
+	oddLong          bool
 	Outsider         bool // sent by a user who is not a member of the chat
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
@@ -94,6 +97,8 @@ func (pl *planner) plan(op int) OpPlan {
 	}
 	p.Outsider = drawn(r, cfg.OutsiderSends)
 	p.KeyAcrossSenders = pl.drawnApart(op, keyAcrossSendersSalt, cfg.KeyAcrossSenders)
+	p.OddKey = pl.drawnApart(op, oddKeysSalt, cfg.OddKeys)
+	p.oddLong = p.OddKey && op%2 == 1
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)
 	}
@@ -101,9 +106,29 @@ func (pl *planner) plan(op int) OpPlan {
 	return p
 }
 
-// keyAcrossSendersSalt sets --key-across-senders' draws apart from any
-// other made apart.
-const keyAcrossSendersSalt = 0x6b65792d61637273
+// The salts set each decision drawn apart (drawnApart) apart from the
+// others.
+const (
+	keyAcrossSendersSalt = 0x6b65792d61637273
+	oddKeysSalt          = 0x6f64642d6b657973
+)
+
+// oddKeyPrefix starts every long odd key: their first hundred characters
+// are one, so a service that cuts keys short takes them for one key.
+var oddKeyPrefix = strings.Repeat("k", 100) + "-"
+
+// oddKey is an unusual key: long, key after oddKeyPrefix (118 characters
+// at most, under the API's 128); otherwise the client's last key (last)
+// in upper case, a key of its own that differs from that one only in
+// case. ok is false when last is "" or has no lower-case letter (turned
+// already: turned back it would be a key sent before).
+func oddKey(long bool, key, last string) (string, bool) {
+	if long {
+		return oddKeyPrefix + key, true
+	}
+	upper := strings.ToUpper(last)
+	return upper, upper != last
+}
 
 // drawnApart is a draw at probability rate for operation op, made from
 // the operation's seed but not from the plan's random stream: a decision

@@ -21,8 +21,9 @@ func scheduleConfig(t *testing.T, seed int64, concurrentDuplicate float64) bench
 	// Each key names the op that planned it (w<writer>-m<op>) and the
 	// writer that sends it: a key sent to another chat, or by another
 	// member, by a later op would not (TestAKeyAcrossChatsIsANewMessageOfItsChat,
-	// TestAKeyAcrossSendersIsOneMessageUnderChatScope).
-	cfg.KeyAcrossChats, cfg.KeyAcrossSenders = 0, 0
+	// TestAKeyAcrossSendersIsOneMessageUnderChatScope), nor an odd key
+	// (TestOddKeysAreNewMessages).
+	cfg.KeyAcrossChats, cfg.KeyAcrossSenders, cfg.OddKeys = 0, 0, 0
 	cfg.KafkaOff = true
 	cfg.HistoryPath = filepath.Join(t.TempDir(), "h.jsonl")
 	return cfg
@@ -214,5 +215,48 @@ func TestKeyAcrossSendersLeavesEveryOtherDecision(t *testing.T) {
 	}
 	if drawn < 900 || drawn > 1100 {
 		t.Fatalf("%d of 2000 ops drawn at probability 0.5", drawn)
+	}
+}
+
+// Odd keys are new messages: the client's last key in upper case, sent to
+// its chat, and long keys that share their first hundred characters. The
+// correct core keeps each apart.
+func TestOddKeysAreNewMessages(t *testing.T) {
+	cfg := scheduleConfig(t, 9, 0)
+	cfg.OddKeys = 0.3
+	res, err := bench.Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.ReadFile(cfg.HistoryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type chatKey struct{ chat, key string }
+	sent := map[chatKey]bool{}
+	upper, long := 0, 0
+	for _, e := range h.Events {
+		if e.Kind != history.KindInvoke || e.F != history.FPersist {
+			continue
+		}
+		sent[chatKey{e.Chat, e.Key}] = true
+		switch {
+		case len(e.Key) > 100:
+			long++
+			if len(e.Key) > 128 {
+				t.Fatalf("line %d: a key of %d characters, over the API's 128", e.Line, len(e.Key))
+			}
+		case e.Key != strings.ToLower(e.Key):
+			upper++
+			if !sent[chatKey{e.Chat, strings.ToLower(e.Key)}] {
+				t.Fatalf("line %d: key %q went to %s, where its lower case was never sent", e.Line, e.Key, e.Chat)
+			}
+		}
+	}
+	if upper == 0 || long < 2 || res.Counts.OddKeys == 0 {
+		t.Fatalf("%d upper-case keys, %d long ones (%d counted): the run sent too few to show anything", upper, long, res.Counts.OddKeys)
+	}
+	if rep := checker.Check(h, checker.Options{}); rep.ExitCode() != 0 {
+		t.Fatalf("the correct core with odd keys: exit %d", rep.ExitCode())
 	}
 }

@@ -22,6 +22,7 @@ type Counts struct {
 	KeysReused                  int64
 	KeysAcrossChats             int64 // sends with a key last sent to another chat
 	KeysAcrossSenders           int64 // sends by another member with a key last sent to its chat
+	OddKeys                     int64 // sends with an unusual key (--odd-keys)
 	OutsiderSends               int64 // sends by a user not a member of the chat
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
@@ -50,6 +51,7 @@ func (c *Counts) add(o Counts) {
 	c.KeysReused += o.KeysReused
 	c.KeysAcrossChats += o.KeysAcrossChats
 	c.KeysAcrossSenders += o.KeysAcrossSenders
+	c.OddKeys += o.OddKeys
 	c.OutsiderSends += o.OutsiderSends
 	c.MaxTxAttempts = max(c.MaxTxAttempts, o.MaxTxAttempts)
 	for k, v := range o.ErrorCodes {
@@ -202,6 +204,18 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		chatIdx, key, content, hash = w.lastChat, w.lastKey, w.lastContent, w.lastHash
 		sender = SenderID((w.id + 1) % w.cfg.Writers)
 		w.count(func(c *Counts) { c.KeysAcrossSenders++ })
+	case plan.OddKey:
+		// A new message under an unusual key: a long one, or the last
+		// key in the other case, sent to the chat that key went to.
+		odd, ok := oddKey(plan.oddLong, key, w.lastKey)
+		if !ok {
+			break
+		}
+		if !plan.oddLong {
+			chatIdx = w.lastChat
+		}
+		key = odd
+		w.count(func(c *Counts) { c.OddKeys++ })
 	}
 	if !plan.Outsider {
 		if chatIdx != w.lastChat || key != w.lastKey {

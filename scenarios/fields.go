@@ -150,6 +150,7 @@ func (d *decoder) topFields() map[string]field {
 		"reuse_key":            prob(&sc.ReuseKey),
 		"key_across_chats":     prob(&sc.KeyAcrossChats),
 		"key_across_senders":   prob(&sc.KeyAcrossSenders),
+		"odd_keys":             prob(&sc.OddKeys),
 		"outsider_sends":       prob(&sc.OutsiderSends),
 		"sync_ratio":           prob(&sc.SyncRatio),
 		"retries":              count(&sc.Retries, 0, maxRetries),

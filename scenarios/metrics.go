@@ -45,6 +45,7 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 		"faults_injected": float64(c.FaultsInjected), "duplicates_sent": float64(c.DuplicatesSent),
 		"concurrent_duplicates": float64(c.ConcurrentDuplicates), "keys_reused": float64(c.KeysReused),
 		"keys_across_chats": float64(c.KeysAcrossChats), "keys_across_senders": float64(c.KeysAcrossSenders),
+		"odd_keys":       float64(c.OddKeys),
 		"outsider_sends": float64(c.OutsiderSends),
 		"tx_attempts":    float64(c.Attempts), "max_tx_attempts": float64(c.MaxTxAttempts),
 		"allocated": float64(allocated), "persisted": float64(res.Persisted),

@@ -52,6 +52,7 @@ type Scenario struct {
 	ReuseKey            float64
 	KeyAcrossChats      float64
 	KeyAcrossSenders    float64
+	OddKeys             float64
 	OutsiderSends       float64
 	MaxAttempts         int
 	RepublishOnReplay   bool
@@ -159,7 +160,7 @@ func (s *Scenario) Config() bench.Config {
 	cfg.InitialCounter = s.InitialCounter
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
 	cfg.DuplicateLate, cfg.KeyAcrossChats, cfg.OutsiderSends = s.DuplicateLate, s.KeyAcrossChats, s.OutsiderSends
-	cfg.KeyAcrossSenders = s.KeyAcrossSenders
+	cfg.KeyAcrossSenders, cfg.OddKeys = s.KeyAcrossSenders, s.OddKeys
 	if s.DuplicateLateAfter > 0 {
 		cfg.DuplicateLateAfter = s.DuplicateLateAfter
 	}

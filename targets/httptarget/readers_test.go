@@ -216,3 +216,57 @@ func TestAPageCursorThatMisleadsIsABadResponse(t *testing.T) {
 		}
 	}
 }
+
+// keyFolding keys idempotency by the key in lower case, cut to 16
+// characters (a case-insensitive VARCHAR(16) column), and answers with
+// the key as sent. bench's keys were short and lower-case, so it passed.
+type keyFolding struct{ next http.Handler }
+
+func (s keyFolding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := r.Header.Get(httpapi.HeaderIdempotencyKey)
+	if key == "" {
+		s.next.ServeHTTP(w, r)
+		return
+	}
+	folded := strings.ToLower(key)
+	folded = folded[:min(len(folded), 16)]
+	r.Header.Set(httpapi.HeaderIdempotencyKey, folded)
+	rec := httptest.NewRecorder()
+	s.next.ServeHTTP(rec, r)
+	body := bytes.Replace(rec.Body.Bytes(), []byte(`"client_message_id":`+strconv.Quote(folded)), []byte(`"client_message_id":`+strconv.Quote(key)), 1)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rec.Code)
+	w.Write(body)
+}
+
+// At bench's defaults (--odd-keys 0.01) a service folding keys fails;
+// with no odd key sent it passes, its flaw unseen.
+func TestAServiceFoldingKeysFails(t *testing.T) {
+	for _, odd := range []float64{0, -1} {
+		_, path, err := runAgainst(t, keyFolding{next: chatseqAPI(t)}, func(cfg *bench.Config) {
+			cfg.Ops = 1500
+			if odd >= 0 {
+				cfg.OddKeys = odd
+			}
+		})
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		rep, _, err := checker.CheckFile(path, checker.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failing []string
+		for _, r := range rep.Invariants {
+			if r.Status == checker.Fail {
+				failing = append(failing, r.Name)
+			}
+		}
+		if want := map[bool]int{true: 0, false: 1}[odd == 0]; rep.ExitCode() != want {
+			t.Fatalf("odd keys %g: exit %d (failing %v), want %d", odd, rep.ExitCode(), failing, want)
+		}
+	}
+}
