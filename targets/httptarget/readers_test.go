@@ -30,6 +30,19 @@ func chatseqAPI(t *testing.T) http.Handler {
 	return httpapi.NewServer(backing).Handler()
 }
 
+// checkedRunAgainst is runAgainst, with the history checked: the run's
+// error (a run a hostile answer stops still leaves its history) and the
+// report.
+func checkedRunAgainst(t *testing.T, h http.Handler, set func(*bench.Config)) (checker.Report, error) {
+	t.Helper()
+	_, path, runErr := runAgainst(t, h, set)
+	rep, _, err := checker.CheckFile(path, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, runErr
+}
+
 // creatorOnly serves a chat's messages only to the member that created
 // it: any other member's sync is refused as no member (refuse), or
 // answered with an empty page (stale).
@@ -79,13 +92,9 @@ func (s *creatorOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestASyncAsAnyMemberReadsWhatTheCreatorReads(t *testing.T) {
 	for _, refuse := range []bool{true, false} {
 		svc := &creatorOnly{next: chatseqAPI(t), refuse: refuse, creator: map[string]string{}}
-		_, path, err := runAgainst(t, svc, func(cfg *bench.Config) { cfg.SyncRatio = 0.3 })
+		rep, err := checkedRunAgainst(t, svc, func(cfg *bench.Config) { cfg.SyncRatio = 0.3 })
 		if err != nil && !refuse {
 			t.Fatalf("run: %v", err)
-		}
-		rep, _, err := checker.CheckFile(path, checker.Options{})
-		if err != nil {
-			t.Fatal(err)
 		}
 		failing := checker.NameSyncCompleteness
 		if refuse {
@@ -151,13 +160,9 @@ func (s cappedPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestPagesCappedBelowTheLimitAreFollowed(t *testing.T) {
-	_, path, err := runAgainst(t, cappedPages{next: chatseqAPI(t), cap: 7}, func(cfg *bench.Config) {})
+	rep, err := checkedRunAgainst(t, cappedPages{next: chatseqAPI(t), cap: 7}, func(cfg *bench.Config) {})
 	if err != nil {
 		t.Fatalf("run: %v", err)
-	}
-	rep, _, err := checker.CheckFile(path, checker.Options{})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, r := range rep.Invariants {
 		if r.Status == checker.Fail || r.Status == checker.Unknown {
@@ -200,16 +205,12 @@ func (s badCursor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // gave one. Each is a bad_response (api_conformance).
 func TestAPageCursorThatMisleadsIsABadResponse(t *testing.T) {
 	for _, how := range []string{"missing", "jumps"} {
-		_, path, err := runAgainst(t, badCursor{next: chatseqAPI(t), how: how}, func(cfg *bench.Config) {
+		rep, err := checkedRunAgainst(t, badCursor{next: chatseqAPI(t), how: how}, func(cfg *bench.Config) {
 			// Readers page through every chat 5 at a time: full pages.
 			cfg.SyncRatio, cfg.SyncLimit, cfg.Ops, cfg.Readers = 0.3, 5, 400, 2
 		})
 		if err != nil && how == "jumps" {
 			t.Fatalf("run: %v", err)
-		}
-		rep, _, err := checker.CheckFile(path, checker.Options{})
-		if err != nil {
-			t.Fatal(err)
 		}
 		if r, _ := rep.Result(checker.NameAPIConformance); r.Status != checker.Fail {
 			t.Errorf("next_after %s: api_conformance is %s: %s", how, r.Status, r.Detail)
@@ -246,7 +247,7 @@ func (s keyFolding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // with no odd key sent it passes, its flaw unseen.
 func TestAServiceFoldingKeysFails(t *testing.T) {
 	for _, odd := range []float64{0, -1} {
-		_, path, err := runAgainst(t, keyFolding{next: chatseqAPI(t)}, func(cfg *bench.Config) {
+		rep, err := checkedRunAgainst(t, keyFolding{next: chatseqAPI(t)}, func(cfg *bench.Config) {
 			cfg.Ops = 1500
 			if odd >= 0 {
 				cfg.OddKeys = odd
@@ -254,10 +255,6 @@ func TestAServiceFoldingKeysFails(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatalf("run: %v", err)
-		}
-		rep, _, err := checker.CheckFile(path, checker.Options{})
-		if err != nil {
-			t.Fatal(err)
 		}
 		var failing []string
 		for _, r := range rep.Invariants {

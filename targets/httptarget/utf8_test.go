@@ -12,9 +12,7 @@ import (
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
-	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/targets"
-	"github.com/chatseq/chatseq/targets/core"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
@@ -48,12 +46,7 @@ func (s idSwapper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestIDsThatDifferInInvalidUTF8DoNotPass(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	backing, err := core.Factory(nil)(ctx, bench.DefaultConfig().TargetEnv(nil, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer backing.Close()
-	srv := httptest.NewServer(idSwapper{httpapi.NewServer(backing).Handler()})
+	srv := httptest.NewServer(idSwapper{chatseqAPI(t)})
 	defer srv.Close()
 	opened, err := targets.Open(ctx, httptarget.Name, targets.Options{URL: srv.URL})
 	if err != nil {
