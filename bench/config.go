@@ -120,6 +120,13 @@ type Config struct {
 	// it. Each chat's members are recorded as join lines for
 	// send_authorization to judge by.
 	OutsiderSends float64
+	// OutsiderSyncs is the probability a writer's sync reads as a user
+	// who is not a member of the chat (OutsiderID), which a service
+	// checking who reads refuses (not_a_member): one that serves anyone
+	// showed a chat to strangers and passed. Only on a target that reads
+	// as a user (target.UserReader: http with a user header), judged by
+	// read_authorization from the syncs' users and the join lines.
+	OutsiderSyncs float64
 	SyncRatio     float64       // share of operations that are syncs
 	SyncLimit     int           // page size of a sync
 	Readers       int           // catch-up clients following every chat by cursor (reader.go)
@@ -212,7 +219,7 @@ func DefaultConfig() Config {
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
-		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OddKeys: 0.01, OutsiderSends: 0.01,
+		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OddKeys: 0.01, OutsiderSends: 0.01, OutsiderSyncs: 0.01,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,
@@ -369,6 +376,7 @@ func (c Config) Validate() error {
 		{"--key-across-senders", c.KeyAcrossSenders},
 		{"--odd-keys", c.OddKeys},
 		{"--outsider-sends", c.OutsiderSends},
+		{"--outsider-syncs", c.OutsiderSyncs},
 	}
 	for _, p := range probs {
 		if !(p.v >= 0 && p.v <= 1) {

@@ -125,6 +125,12 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		return nil, err
 	}
 	defer tgt.Close()
+	if target.ReadsAsUser(tgt) == nil || cfg.Contract.ReadMembership == history.ReadMembershipUnchecked {
+		// Its syncs name no one, or the design lets anyone read: no read
+		// from outside would be refused.
+		cfg.OutsiderSyncs = 0
+		res.Config.OutsiderSyncs = 0
+	}
 	chats, err := createChats(ctx, tgt, cfg)
 	if err != nil {
 		return nil, err
@@ -194,7 +200,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		}
 	}
 
-	if recv == nil && cfg.OutsiderSends > 0 {
+	if recv == nil && (cfg.OutsiderSends > 0 || cfg.OutsiderSyncs > 0) {
 		// The members outsiders are told from (the receivers' run
 		// records them above).
 		recordJoins(rec, chats, chatMembers(&cfg, chats))

@@ -35,6 +35,7 @@ type OpPlan struct {
 	OddKey           bool // the key is an unusual one (oddKey): long on an odd op
 	oddLong          bool
 	Outsider         bool // sent by a user who is not a member of the chat
+	OutsiderSync     bool // a sync read as a user who is not a member of the chat
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
 	payloadHash      string // of content
@@ -99,6 +100,7 @@ func (pl *planner) plan(op int) OpPlan {
 	p.KeyAcrossSenders = pl.drawnApart(op, keyAcrossSendersSalt, cfg.KeyAcrossSenders)
 	p.OddKey = pl.drawnApart(op, oddKeysSalt, cfg.OddKeys)
 	p.oddLong = p.OddKey && op%2 == 1
+	p.OutsiderSync = p.Sync && pl.drawnApart(op, outsiderSyncsSalt, cfg.OutsiderSyncs)
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)
 	}
@@ -111,6 +113,7 @@ func (pl *planner) plan(op int) OpPlan {
 const (
 	keyAcrossSendersSalt = 0x6b65792d61637273
 	oddKeysSalt          = 0x6f64642d6b657973
+	outsiderSyncsSalt    = 0x6f75742d73796e63
 )
 
 // oddKeyPrefix starts every long odd key: their first hundred characters
@@ -214,8 +217,8 @@ func chatID(prefix string, i int) string { return fmt.Sprintf("%s%04d", prefix, 
 // SenderID names writer w's user; every writer is a member of every chat.
 func SenderID(w int) string { return "user-" + strconv.Itoa(w) }
 
-// OutsiderID names the user writer w sends as when it sends from outside
-// a chat (--outsider-sends): a member of none.
+// OutsiderID names the user writer w sends or reads as from outside a
+// chat (--outsider-sends, --outsider-syncs): a member of none.
 func OutsiderID(w int) string { return "outsider-" + strconv.Itoa(w) }
 
 // contentPrefix starts the content of every planned message; its key

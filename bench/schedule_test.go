@@ -260,3 +260,31 @@ func TestOddKeysAreNewMessages(t *testing.T) {
 		t.Fatalf("the correct core with odd keys: exit %d", rep.ExitCode())
 	}
 }
+
+// Reads from outside are drawn apart from the plan's stream too, and only
+// for syncs: turning them on leaves every other decision of a seed as it
+// was.
+func TestOutsiderSyncsLeaveEveryOtherDecision(t *testing.T) {
+	off := scheduleConfig(t, 5, 0.1)
+	off.SyncRatio, off.OutsiderSyncs = 0.3, 0
+	on := off
+	on.OutsiderSyncs = 0.5
+	drawn, syncs := 0, 0
+	for op := range 2000 {
+		a, b := bench.PlanOp(&off, 2, op), bench.PlanOp(&on, 2, op)
+		if b.Sync {
+			syncs++
+		}
+		if b.OutsiderSync {
+			drawn++
+		}
+		if a.OutsiderSync || b.OutsiderSync && !b.Sync || a.Sync != b.Sync || a.Chat != b.Chat || a.Key != b.Key || a.Raced != b.Raced ||
+			a.DuplicateAfterOK != b.DuplicateAfterOK || a.Outsider != b.Outsider || a.KeyAcrossSenders != b.KeyAcrossSenders ||
+			a.OddKey != b.OddKey || a.TwinFaults != b.TwinFaults || a.AttemptFaults() != b.AttemptFaults() {
+			t.Fatalf("op %d planned %+v with it off and %+v with it on", op, a, b)
+		}
+	}
+	if drawn < syncs*4/10 || drawn > syncs*6/10 {
+		t.Fatalf("%d of %d syncs drawn at probability 0.5", drawn, syncs)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/store"
 	"github.com/chatseq/chatseq/target"
 )
 
@@ -24,6 +25,7 @@ type Counts struct {
 	KeysAcrossSenders           int64 // sends by another member with a key last sent to its chat
 	OddKeys                     int64 // sends with an unusual key (--odd-keys)
 	OutsiderSends               int64 // sends by a user not a member of the chat
+	OutsiderSyncs               int64 // syncs read as a user not a member of the chat
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
 	ConcurrentDuplicates        int64
@@ -53,6 +55,7 @@ func (c *Counts) add(o Counts) {
 	c.KeysAcrossSenders += o.KeysAcrossSenders
 	c.OddKeys += o.OddKeys
 	c.OutsiderSends += o.OutsiderSends
+	c.OutsiderSyncs += o.OutsiderSyncs
 	c.MaxTxAttempts = max(c.MaxTxAttempts, o.MaxTxAttempts)
 	for k, v := range o.ErrorCodes {
 		if c.ErrorCodes == nil {
@@ -69,9 +72,11 @@ func (c *Counts) add(o Counts) {
 // Every time a writer reads is on the recorder's clock (monotonic
 // nanoseconds), so latencies, intervals and the history agree.
 type writer struct {
-	id       int
-	cfg      *Config
-	target   target.Target
+	id     int
+	cfg    *Config
+	target target.Target
+	// asUser reads as a named user (nil: the target's syncs name none).
+	asUser   target.UserReader
 	rec      *history.Recorder
 	lat      *latencyShard
 	planner  planner
@@ -107,9 +112,9 @@ type lateSend struct {
 	req     sequencer.Request
 }
 
-func newWriter(id int, cfg *Config, target target.Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
+func newWriter(id int, cfg *Config, tgt target.Target, rec *history.Recorder, lat *latencies, chats []string) *writer {
 	w := &writer{
-		id: id, cfg: cfg, target: target, rec: rec, lat: lat.shard(id),
+		id: id, cfg: cfg, target: tgt, asUser: target.ReadsAsUser(tgt), rec: rec, lat: lat.shard(id),
 		planner: newPlanner(cfg, id), chats: chats, tracer: history.ProcessTracer{Rec: rec},
 		cursor: make([]uint64, len(chats)), lastChat: -1, sender: SenderID(id),
 		jitter: rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(id))),
@@ -166,7 +171,7 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 		w.resendLate(ctx)
 		plan := w.planner.plan(op)
 		if plan.Sync {
-			w.sync(ctx, plan.Chat, intended)
+			w.sync(ctx, plan.Chat, plan.OutsiderSync, intended)
 		} else {
 			w.send(ctx, &plan, intended)
 		}
@@ -375,22 +380,38 @@ func (w *writer) advanceCursor(chatIdx int, seq uint64) {
 }
 
 // sync reads the writer's last chat after the last sequence it saw, then
-// advances its cursor as a real client would.
-func (w *writer) sync(ctx context.Context, plannedChat int, intended int64) {
+// advances its cursor as a real client would. On a target that reads as a
+// user it reads as the writer's user, or, from outside, as one who is a
+// member of no chat (its sync line names the user either way).
+func (w *writer) sync(ctx context.Context, plannedChat int, outsider bool, intended int64) {
 	chatIdx := w.lastChat
 	if chatIdx < 0 {
 		chatIdx = plannedChat
 	}
 	chat := w.chats[chatIdx]
 	after := w.cursor[chatIdx] // no twin runs now
+	var user string
+	if w.asUser != nil {
+		user = w.sender
+		if outsider {
+			user = OutsiderID(w.id)
+			w.count(func(c *Counts) { c.OutsiderSyncs++ })
+		}
+	}
 	sent := w.rec.Record(&history.Event{
 		Kind: history.KindInvoke, Process: w.pid, F: history.FSync, Chat: chat,
-		After: after, Limit: w.cfg.SyncLimit,
+		After: after, Limit: w.cfg.SyncLimit, Sender: user,
 	})
 	if intended == atSend {
 		intended = sent
 	}
-	msgs, err := w.target.Sync(ctx, chat, after, w.cfg.SyncLimit)
+	var msgs []store.Message
+	var err error
+	if user != "" {
+		msgs, err = w.asUser.SyncAs(ctx, user, chat, after, w.cfg.SyncLimit)
+	} else {
+		msgs, err = w.target.Sync(ctx, chat, after, w.cfg.SyncLimit)
+	}
 	done := w.rec.Now()
 	ev := history.Event{Process: w.pid, F: history.FSync, Chat: chat}
 	ev.Kind, ev.Error = target.Completion(err)

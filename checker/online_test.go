@@ -256,7 +256,7 @@ func BenchmarkOnline(b *testing.B) {
 // The online check (package checker/online) names its invariants as the
 // registry does, so a violation it reports names the verdict check gives.
 func TestOnlineNamesItsInvariantsAsTheRegistry(t *testing.T) {
-	want := []string{NameSequenceUniqueness, NameSequenceMonotonic, NameIdempotencyGuarantee, NameSyncCompleteness, NameIdenticalOrder, NamePushAuthorization, NameDeliveryStateConsistency, NameSendAuthorization}
+	want := []string{NameSequenceUniqueness, NameSequenceMonotonic, NameIdempotencyGuarantee, NameSyncCompleteness, NameIdenticalOrder, NamePushAuthorization, NameDeliveryStateConsistency, NameSendAuthorization, NameReadAuthorization}
 	if !slices.Equal(OnlineInvariants, want) {
 		t.Fatalf("online invariants %q, the registry's names %q", OnlineInvariants, want)
 	}

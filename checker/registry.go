@@ -41,6 +41,7 @@ var registry = []invariant{
 	{name: NameDeliveryStateConsistency, reads: receiverLines | finalDeliveryState, judge: plain(checkDeliveryStateConsistency)},
 	{name: NamePushAuthorization, reads: receiverLines, judge: plain(checkPushAuthorization)},
 	{name: NameSendAuthorization, reads: receiverLines | operations, promise: sendMembershipPromise, judge: plain(checkSendAuthorization)},
+	{name: NameReadAuthorization, reads: receiverLines | operations, promise: readMembershipPromise, judge: plain(checkReadAuthorization)},
 	{name: NameStreamContinuity, reads: receiverLines | finalEvents, judge: plain(checkStreamContinuity)},
 	{name: NameStreamCompleteness, reads: receiverLines | operations, promise: streamStartPromise, judge: judgeStreamCompleteness},
 	{name: NameLinearizability, reads: operations | bindsFinalMessages, promise: linearizabilityPromise, judge: judgeLinearizability, start: startFirst},

@@ -44,11 +44,7 @@ func checkSendAuthorization(x *index) Result {
 			continue
 		}
 		judged++
-		done := op.DoneLine
-		if done == 0 {
-			done = math.MaxInt32
-		}
-		if m.MemberDuring(op.Chat, s, op.InvLine, done) {
+		if m.MemberDuring(op.Chat, s, op.InvLine, doneOrEnd(op.DoneLine)) {
 			continue
 		}
 		outside++
@@ -115,4 +111,13 @@ func sendMembershipPromise(j *judging) promise {
 		return notPromised("contract send_membership: unchecked (the design's send path reads no membership)")
 	}
 	return undefinedValue(history.FieldSendMember, j.con.SendMembership)
+}
+
+// doneOrEnd is an operation's completion line, or past every line for
+// one never completed: a member may have joined at any time after.
+func doneOrEnd(line int32) int32 {
+	if line == 0 {
+		return math.MaxInt32
+	}
+	return line
 }

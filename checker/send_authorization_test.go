@@ -133,19 +133,24 @@ var sendCases = []sendCase{
 }
 
 // Each case's verdict after the run, and its counterexample's lines.
-func TestSendAuthorization(t *testing.T) {
-	for _, tc := range sendCases {
+func TestSendAuthorization(t *testing.T) { judgeMembershipCases(t, NameSendAuthorization, sendCases) }
+
+// judgeMembershipCases checks each case's verdict of invariant name after
+// the run, and its counterexample's lines.
+func judgeMembershipCases(t *testing.T, name string, cases []sendCase) {
+	t.Helper()
+	for _, tc := range cases {
 		b, lines := tc.build()
 		r := b.check(t)
 		if tc.offline == notApplicable {
-			mustContain(t, mustNA(t, r, NameSendAuthorization).Reason, tc.detail)
+			mustContain(t, mustNA(t, r, name).Reason, tc.detail)
 			continue
 		}
 		var res Result
 		if tc.offline == Fail && lines != nil {
-			res = mustFail(t, r, NameSendAuthorization, lines...)
+			res = mustFail(t, r, name, lines...)
 		} else {
-			res = must(t, r, NameSendAuthorization, tc.offline)
+			res = must(t, r, name, tc.offline)
 		}
 		mustContain(t, res.Detail, tc.detail)
 	}
@@ -155,10 +160,17 @@ func TestSendAuthorization(t *testing.T) {
 // the check after the run fails it; what the check after the run passes
 // is never reported.
 func TestOnlineSendAuthorization(t *testing.T) {
-	for _, tc := range sendCases {
+	judgeMembershipCasesOnline(t, NameSendAuthorization, sendCases)
+}
+
+// judgeMembershipCasesOnline checks that the online check reports
+// invariant name on exactly the cases that say so, at their lines.
+func judgeMembershipCasesOnline(t *testing.T, name string, cases []sendCase) {
+	t.Helper()
+	for _, tc := range cases {
 		b, lines := tc.build()
 		vs := feedInLineOrder(NewOnline(nil), &b.h).Violations()
-		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameSendAuthorization })
+		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == name })
 		switch {
 		case (i >= 0) != tc.online:
 			t.Errorf("%s: online found %v, want %v (%+v)", tc.name, i >= 0, tc.online, vs)

@@ -21,6 +21,7 @@ const (
 	FieldEventOrder  = "event_order"
 	FieldKeyScope    = "key_scope"
 	FieldSendMember  = "send_membership"
+	FieldReadMember  = "read_membership"
 	FieldStreamStart = "stream_start"
 )
 
@@ -102,6 +103,16 @@ var ContractFields = []ContractField{
 		Default:       SendMembershipChecked,
 		MappingStates: true,
 		Of:            func(c *Contract) *string { return &c.SendMembership },
+	},
+	{
+		Name: FieldReadMember, Flag: "read-membership", Prose: "read membership",
+		Values: []ContractValue{
+			{ReadMembershipChecked, "a sync by a user not a member of the chat is refused (chatseq's HTTP API: 403 chat.not_a_member)"},
+			{ReadMembershipUnchecked, "the design's read path reads no membership"},
+		},
+		Default:       ReadMembershipChecked,
+		MappingStates: true,
+		Of:            func(c *Contract) *string { return &c.ReadMembership },
 	},
 	{
 		Name: FieldStreamStart, Flag: "stream-start", Prose: "stream start",

@@ -59,6 +59,9 @@ func appendEventTail(b []byte, e *Event) (line []byte, plain bool) {
 			if e.Reader {
 				b = append(b, `,"reader":true`...)
 			}
+			if e.Sender != "" {
+				b = appendPlainField(b, `,"user":`, e.Sender, &plain)
+			}
 			break
 		}
 		b = appendPlainField(b, `,"key":`, e.Key, &plain)

@@ -84,13 +84,16 @@ const (
 // Event is one operation or trace line. Fields that a kind does not carry are
 // zero. Sync results live behind a pointer to keep the common event small.
 type Event struct {
-	Line        int // 1-based line in the file it was read from; 0 if recorded
-	Process     int
-	F           string
-	Time        int64
-	Start       int64 // trace allocate: when the call was issued; 0 if absent
-	Chat        string
-	Key         string
+	Line    int // 1-based line in the file it was read from; 0 if recorded
+	Process int
+	F       string
+	Time    int64
+	Start   int64 // trace allocate: when the call was issued; 0 if absent
+	Chat    string
+	Key     string
+	// Sender is a persist invoke's sender, and on a sync invoke the user
+	// the read was made as (the line's "user"): one field, since an event
+	// is one or the other and a history holds millions of them.
 	Sender      string
 	PayloadHash string
 	Seq         uint64 // persist ok; trace allocate
@@ -192,6 +195,11 @@ type Contract struct {
 	// 2, not_a_member) or SendMembershipUnchecked (a design whose send
 	// path reads no membership).
 	SendMembership string `json:"send_membership,omitempty" yaml:"send_membership,omitempty"`
+	// ReadMembership is whether a sync by a user who is not a member of
+	// the chat must be refused: ReadMembershipChecked (chatseq's HTTP
+	// API, 403 chat.not_a_member) or ReadMembershipUnchecked (a design
+	// whose read path reads no membership).
+	ReadMembership string `json:"read_membership,omitempty" yaml:"read_membership,omitempty"`
 	// StreamStart is when a push connection must begin streaming its
 	// user's chats: StreamStartWithinASecond (ADR-001 states no bound; a
 	// second's allowance) or StreamStartAtConnect (chatseq's HTTP API
@@ -217,6 +225,8 @@ const (
 	KeyScopeSender           = "sender"
 	SendMembershipChecked    = "checked"
 	SendMembershipUnchecked  = "unchecked"
+	ReadMembershipChecked    = "checked"
+	ReadMembershipUnchecked  = "unchecked"
 	StreamStartWithinASecond = "within-1s"
 	StreamStartAtConnect     = "at-connect"
 )

@@ -210,7 +210,7 @@ var (
 	persistOK     = newShape("persist ok", operation|fields(fieldSeq, fieldMessageID), persistCompletion|fields(fieldDedup))
 	persistFail   = newShape("persist fail", operation, persistCompletion|fields(fieldError))
 	persistInfo   = newShape("persist info", operation, persistCompletion|fields(fieldError))
-	syncInvoke    = newShape("sync invoke", operation|fields(fieldChat, fieldAfter, fieldLimit), fields(fieldReader))
+	syncInvoke    = newShape("sync invoke", operation|fields(fieldChat, fieldAfter, fieldLimit), fields(fieldReader, fieldUser))
 	syncOK        = newShape("sync ok", operation|fields(fieldSeqs, fieldMessageIDs), fields(fieldChat, fieldKeys, fieldSenders, fieldPayloadHashes))
 	syncFail      = newShape("sync fail", operation, fields(fieldChat, fieldError))
 	syncInfo      = newShape("sync info", operation, fields(fieldChat, fieldError))

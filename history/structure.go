@@ -232,6 +232,7 @@ func (b *builder) addInvoke(l *parsedLine) error {
 		e.PayloadHash = l.payloadHash
 	} else {
 		e.After, e.Limit, e.Reader = l.after, l.limit, l.reader
+		e.Sender = l.user
 	}
 	b.open.set(l.process, b.emit(e))
 	return nil

@@ -102,7 +102,7 @@ func TestTapHandsTheSinkWhatScanReads(t *testing.T) {
 					}
 					if i%5 == 4 {
 						after := uint64(i)
-						rec.Record(&Event{Kind: KindInvoke, Process: p, F: FSync, Chat: chat, After: after, Limit: i % 4, Reader: i%2 == 0})
+						rec.Record(&Event{Kind: KindInvoke, Process: p, F: FSync, Chat: chat, After: after, Limit: i % 4, Reader: i%2 == 0, Sender: []string{"", s}[i%3%2]})
 						var r *SyncResult
 						switch i % 3 {
 						case 1:
@@ -379,5 +379,36 @@ func TestTapLineKeepsCompact(t *testing.T) {
 		if got != want[i] {
 			t.Errorf("line %d reads back %v, want %v", i, got, want[i])
 		}
+	}
+}
+
+// A sync invoke's user reaches the tap's sink as Scan reads it from the
+// file, on the compact lines' way too (one writer, time in order, plain
+// strings: every line goes that way).
+func TestTapHandsOnASyncsUser(t *testing.T) {
+	h, err := sameAsScan(t, "sync user", false, func(rec *Recorder) {
+		for i := range 20 {
+			user := []string{"", "u1", "outsider-0"}[i%3]
+			rec.Record(&Event{Kind: KindInvoke, Process: i, F: FSync, Chat: "c1", After: uint64(i), Limit: 10, Sender: user})
+			rec.RecordAt(&Event{Kind: KindOK, Process: i, F: FSync, Sync: &SyncResult{Seqs: []uint64{}, MessageIDs: []string{}}}, rec.Now())
+		}
+		if err := rec.End(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err != nil || h.End == 0 {
+		t.Fatalf("%v, end %d", err, h.End)
+	}
+	var named int
+	_, scan, _, _, _, _ := tapped(t, false, func(rec *Recorder) {
+		rec.Record(&Event{Kind: KindInvoke, Process: 1, F: FSync, Chat: "c1", Limit: 10, Sender: "u1"})
+	})
+	for _, e := range scan.events {
+		if e.F == FSync && e.Kind == KindInvoke && e.Sender == "u1" {
+			named++
+		}
+	}
+	if named != 1 {
+		t.Fatalf("the file's sync invoke names its user %d times, want once: %+v", named, scan.events)
 	}
 }

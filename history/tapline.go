@@ -135,7 +135,7 @@ func (l *tapLine) compact(e *Event, t int64) bool {
 	switch e.Kind {
 	case KindInvoke:
 		if f == tapSync {
-			l.num, l.aux = e.After, int64(e.Limit)
+			l.num, l.aux, l.s1 = e.After, int64(e.Limit), e.Sender
 			if e.Reader {
 				l.flags = tapReader
 			}
@@ -173,7 +173,7 @@ func (l *tapLine) event() Event {
 	switch l.kind {
 	case KindInvoke:
 		if l.f == tapSync {
-			e.After, e.Limit, e.Reader = l.num, int(l.aux), l.flags&tapReader != 0
+			e.After, e.Limit, e.Reader, e.Sender = l.num, int(l.aux), l.flags&tapReader != 0, l.s1
 		} else {
 			e.Key, e.Sender, e.PayloadHash = l.key, l.s1, l.s2
 		}
@@ -270,6 +270,13 @@ func (d *tapDecoder) lineFast(l *tapLine, lineNo int, pl *parsedLine) bool {
 			pl.present |= fields(fieldAfter, fieldLimit)
 			if pl.reader {
 				pl.present |= fields(fieldReader)
+			}
+			if l.s1 != "" {
+				if !utf8.ValidString(l.s1) {
+					return false
+				}
+				pl.user = l.s1
+				pl.present |= fields(fieldUser)
 			}
 			return true
 		}
@@ -475,7 +482,10 @@ func (b *builder) addLine(l *tapLine, lineNo int) bool {
 			if l.aux < 0 {
 				return false
 			}
-			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FSync, Time: l.time, Chat: l.chat, After: l.num, Limit: int(l.aux), Reader: l.flags&tapReader != 0}
+			if !plain && !utf8.ValidString(l.s1) {
+				return false
+			}
+			*e = Event{Line: lineNo, Kind: KindInvoke, Process: p, F: FSync, Time: l.time, Chat: l.chat, After: l.num, Limit: int(l.aux), Reader: l.flags&tapReader != 0, Sender: l.s1}
 		} else {
 			if !plain && !validUTF8(l.key, l.s1, l.s2) {
 				return false

@@ -80,6 +80,7 @@ type RunConfig struct {
 	KeyAcrossSenders    float64          `json:"key_across_senders"`
 	OddKeys             float64          `json:"odd_keys"`
 	OutsiderSends       float64          `json:"outsider_sends"`
+	OutsiderSyncs       float64          `json:"outsider_syncs"`
 	SyncRatio           float64          `json:"sync_ratio"`
 	SyncLimit           int              `json:"sync_limit"`
 	Readers             int              `json:"readers"`
@@ -194,7 +195,7 @@ func NewResults(res *bench.Result, b Bench) Results {
 				SlowCommitDelayS: slowCommitDelay(cfg.Faults),
 			},
 			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
-			ReuseKey: cfg.ReuseKey, KeyAcrossChats: cfg.KeyAcrossChats, KeyAcrossSenders: cfg.KeyAcrossSenders, OddKeys: cfg.OddKeys, OutsiderSends: cfg.OutsiderSends, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
+			ReuseKey: cfg.ReuseKey, KeyAcrossChats: cfg.KeyAcrossChats, KeyAcrossSenders: cfg.KeyAcrossSenders, OddKeys: cfg.OddKeys, OutsiderSends: cfg.OutsiderSends, OutsiderSyncs: cfg.OutsiderSyncs, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
 			Receivers: cfg.Receivers, DropConnectionsS: cfg.DropConnectionsEvery.Seconds(),
 			DropConnectionsForS: cfg.DropConnectionsFor.Seconds(),
 			MaxAttempts:         cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),

@@ -152,6 +152,7 @@ func (d *decoder) topFields() map[string]field {
 		"key_across_senders":   prob(&sc.KeyAcrossSenders),
 		"odd_keys":             prob(&sc.OddKeys),
 		"outsider_sends":       prob(&sc.OutsiderSends),
+		"outsider_syncs":       prob(&sc.OutsiderSyncs),
 		"sync_ratio":           prob(&sc.SyncRatio),
 		"retries":              count(&sc.Retries, 0, maxRetries),
 		"serve": func(p string, v *yaml.Node) {

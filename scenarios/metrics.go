@@ -47,6 +47,7 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 		"keys_across_chats": float64(c.KeysAcrossChats), "keys_across_senders": float64(c.KeysAcrossSenders),
 		"odd_keys":       float64(c.OddKeys),
 		"outsider_sends": float64(c.OutsiderSends),
+		"outsider_syncs": float64(c.OutsiderSyncs),
 		"tx_attempts":    float64(c.Attempts), "max_tx_attempts": float64(c.MaxTxAttempts),
 		"allocated": float64(allocated), "persisted": float64(res.Persisted),
 		"gaps":   float64(max(allocated-res.Persisted, 0)),

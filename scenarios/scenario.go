@@ -54,6 +54,7 @@ type Scenario struct {
 	KeyAcrossSenders    float64
 	OddKeys             float64
 	OutsiderSends       float64
+	OutsiderSyncs       float64
 	MaxAttempts         int
 	RepublishOnReplay   bool
 	// FailFast stops the writers at the online check's first violation
@@ -160,7 +161,7 @@ func (s *Scenario) Config() bench.Config {
 	cfg.InitialCounter = s.InitialCounter
 	cfg.DuplicateAfterOK, cfg.ConcurrentDuplicate, cfg.ReuseKey = s.DuplicateAfterOK, s.ConcurrentDuplicate, s.ReuseKey
 	cfg.DuplicateLate, cfg.KeyAcrossChats, cfg.OutsiderSends = s.DuplicateLate, s.KeyAcrossChats, s.OutsiderSends
-	cfg.KeyAcrossSenders, cfg.OddKeys = s.KeyAcrossSenders, s.OddKeys
+	cfg.KeyAcrossSenders, cfg.OddKeys, cfg.OutsiderSyncs = s.KeyAcrossSenders, s.OddKeys, s.OutsiderSyncs
 	if s.DuplicateLateAfter > 0 {
 		cfg.DuplicateLateAfter = s.DuplicateLateAfter
 	}

@@ -58,6 +58,7 @@ var countMetrics = map[string]string{
 	"keys_across_senders":   "sends by another member of the chat with the key a client last sent there",
 	"odd_keys":              "sends with an unusual key (long, or another's in upper case)",
 	"outsider_sends":        "sends from a user who is not a member of the chat",
+	"outsider_syncs":        "syncs read as a user who is not a member of the chat",
 	"tx_attempts":           "persist transactions tried (optimistic retries included)",
 	"max_tx_attempts":       "most transactions one persist needed",
 	"allocated":             "sequences allocated during the run",

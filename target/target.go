@@ -42,6 +42,25 @@ type BadAnswerExampler interface {
 	BadAnswerExample() string
 }
 
+// UserReader is a target whose syncs can read as a user the runner names,
+// as a client of a service that checks who reads: each writer reads as
+// its own user, and now and then as a user who is a member of no chat,
+// whose read must be refused (read_authorization).
+type UserReader interface {
+	SyncAs(ctx context.Context, user, chat string, after uint64, limit int) ([]store.Message, error)
+	// ReadsAsUser says whether the service is told who reads (false: the
+	// API names no caller).
+	ReadsAsUser() bool
+}
+
+// ReadsAsUser is t's UserReader when it can name who reads, else nil.
+func ReadsAsUser(t Target) UserReader {
+	if r, ok := t.(UserReader); ok && r.ReadsAsUser() {
+		return r
+	}
+	return nil
+}
+
 // ServerKiller is a target that can kill and restart its server; it
 // returns once the server answers again.
 type ServerKiller interface {

@@ -173,11 +173,13 @@ func RunsCore(name string) bool { return slices.Contains(adr004Kinds, name) }
 // queries", ADR-001 §4), no order of events for consumers (ADR-001 §6:
 // clients "tolerate out-of-order transport delivery"), and keys scoped per
 // chat (its idempotency table is keyed by chat_id and client_message_id),
-// and a send refused to a user not a member of the chat (§3's step 2).
+// and a send refused to a user not a member of the chat (§3's step 2);
+// its reads name no user (ADR-004 checks membership on the send alone).
 var adr004Contract = history.Contract{
 	Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
 	KeyScope: history.KeyScopeChat, SendMembership: history.SendMembershipChecked,
+	ReadMembership: history.ReadMembershipUnchecked,
 }
 
 func init() {

@@ -34,7 +34,7 @@ const (
 // goes: those a pair of operations proves broken the moment the second
 // completes. Every other invariant is judged after the run only
 // (checker/INVARIANTS.md, "The online check", says why for each).
-var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness, IdenticalOrder, PushAuthorization, DeliveryStateConsistency, SendAuthorization}
+var Invariants = []string{SequenceUniqueness, SequenceMonotonic, IdempotencyGuarantee, SyncCompleteness, IdenticalOrder, PushAuthorization, DeliveryStateConsistency, SendAuthorization, ReadAuthorization}
 
 // Violation is an invariant the online check found broken while the
 // history was being written: the first counterexample, by the lines of
@@ -111,6 +111,8 @@ type Checker struct {
 	pushes pushes
 	// sendAuth: send_authorization's (sendauth.go).
 	sendAuth sendAuth
+	// readAuth: read_authorization's (readauth.go).
+	readAuth readAuth
 	// header: the history's header was read (Header), and its
 	// initial_counter.
 	header         bool
@@ -260,6 +262,7 @@ func (o *Checker) Header(h *history.Header) {
 	o.header, o.initialCounter = true, h.InitialCounter()
 	o.keyByText = h.Contract.WithDefaults(false).KeyScope == history.KeyScopeChat
 	o.sendAuth.checked = h.Contract.WithDefaults(false).SendMembership == history.SendMembershipChecked
+	o.readAuth.checked = h.Contract.WithDefaults(false).ReadMembership == history.ReadMembershipChecked
 	o.noSender = hashSender("")
 }
 
@@ -355,6 +358,9 @@ func (o *Checker) Event(e *history.Event) {
 		if !op.persist {
 			op.key, op.newestLine = e.After, int32(o.runStart)
 			op.limit = int32(min(max(e.Limit, math.MinInt32), math.MaxInt32))
+			if o.sendAuth.recorded != nil {
+				o.syncInvoked(e.Process, op, e.Sender)
+			}
 		} else {
 			sh := o.senderOf(e.Process, e.Sender)
 			if e.Key != "" {
@@ -384,6 +390,9 @@ func (o *Checker) Event(e *history.Event) {
 		}
 		if op.persist && o.sendAuth.recorded != nil {
 			o.sendAnswered(e.Process, op, e)
+		}
+		if !op.persist && o.readAuth.outsiders != nil {
+			o.syncAnswered(e.Process, op, e)
 		}
 		switch {
 		case e.Kind == history.KindInfo && op.persist:

@@ -81,10 +81,10 @@ func TestGeneratedHistoriesPassEveryInvariant(t *testing.T) {
 			// catch_up_completeness and event_order are n/a too; and no
 			// persist ends fail (the crashes are unknown outcomes); no
 			// receivers and no membership, so the delivery invariants and
-			// send_authorization are n/a.
+			// send_authorization and read_authorization are n/a.
 			want := []string{checker.NameCatchUpCompleteness, checker.NameEventCompleteness, checker.NameEventOrder, checker.NameFailHasNoEffect, checker.NameGapless, checker.NameKeyReuse,
 				checker.NameEventualVisibility, checker.NameIdenticalOrder, checker.NameDeliveryStateConsistency, checker.NamePushAuthorization, checker.NameStreamContinuity, checker.NameStreamCompleteness,
-				checker.NameSendAuthorization}
+				checker.NameSendAuthorization, checker.NameReadAuthorization}
 			slices.Sort(want)
 			if !slices.Equal(na, want) {
 				t.Errorf("not applicable: %v, want %v", na, want)

@@ -219,12 +219,13 @@ func (s *Serving) Close() error {
 
 // HTTPContract is what the server's API promises of the fields a run
 // driving it over HTTP states (history.ContractField.MappingStates): the
-// target's, but that the API refuses a non-member's send whatever the
-// design reads (send_membership checked) and subscribes a device before
-// its 101 (stream_start at-connect).
+// target's, but that the API refuses a non-member's send and read whatever
+// the design reads (send_membership and read_membership checked) and
+// subscribes a device before its 101 (stream_start at-connect).
 func (s *Serving) HTTPContract() history.Contract {
 	c := s.Contract
 	c.SendMembership, c.StreamStart = history.SendMembershipChecked, history.StreamStartAtConnect
+	c.ReadMembership = history.ReadMembershipChecked
 	var stated history.Contract
 	for _, f := range history.ContractFields {
 		if f.MappingStates {

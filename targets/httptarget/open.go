@@ -116,6 +116,10 @@ func (a *API) contract() history.Contract {
 		// Told no one's identity, the service cannot refuse a non-member.
 		c.SendMembership = history.SendMembershipUnchecked
 	}
+	if c.ReadMembership == "" && a.UserHeader == "" {
+		// A sync names no reader: the service cannot refuse one.
+		c.ReadMembership = history.ReadMembershipUnchecked
+	}
 	for _, f := range history.ContractFields {
 		if v := f.Of(&c); *v == "" && f.DefaultWithEvents == "" {
 			*v = f.Default

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
@@ -164,8 +165,15 @@ func (s cappedPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out.Bytes())
 }
 
+// A sync, too, is the messages after its cursor up to its limit, however
+// many pages the service gives them in: its line records the limit
+// asked, and a capped page alone was taken for the chat's end (a writer's
+// sync failed sync_completeness on a loaded machine; a reader pausing
+// between its rounds, as here, finds more than a page waiting on most).
 func TestPagesCappedBelowTheLimitAreFollowed(t *testing.T) {
-	rep, err := checkedRunAgainst(t, cappedPages{next: chatseqAPI(t), cap: 7}, func(cfg *bench.Config) {})
+	rep, err := checkedRunAgainst(t, cappedPages{next: chatseqAPI(t), cap: 7}, func(cfg *bench.Config) {
+		cfg.Ops, cfg.Readers, cfg.ReaderPoll = 400, 1, 20*time.Millisecond
+	})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -269,6 +277,52 @@ func TestAServiceFoldingKeysFails(t *testing.T) {
 		}
 		if want := map[bool]int{true: 0, false: 1}[odd == 0]; rep.ExitCode() != want {
 			t.Fatalf("odd keys %g: exit %d (failing %v), want %d", odd, rep.ExitCode(), failing, want)
+		}
+	}
+}
+
+// readsForAnyone is chatseq's API but that any user reads any chat: a
+// sync is served as the chat's first member whoever asks.
+type readsForAnyone struct{ next http.Handler }
+
+func (s readsForAnyone) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/messages") {
+		r.Header.Set(httpapi.HeaderUser, bench.SenderID(0))
+	}
+	s.next.ServeHTTP(w, r)
+}
+
+// A service that showed a chat to anyone passed: every sync a run made
+// was a member's, and no line said who read. Writers' syncs now name
+// their user, and some read as a member of no chat (--outsider-syncs),
+// which read_authorization judges by the join lines: chatseq's API
+// refuses them and passes, the service above fails. With no read from
+// outside it passes too: the case is what finds it.
+func TestAServiceShowingAChatToAnyoneFails(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		svc      func() http.Handler
+		outsider float64
+		want     checker.Status
+	}{
+		{"chatseq's API", func() http.Handler { return chatseqAPI(t) }, 0.2, checker.Pass},
+		{"reads for anyone", func() http.Handler { return readsForAnyone{chatseqAPI(t)} }, 0.2, checker.Fail},
+		{"reads for anyone, no read from outside", func() http.Handler { return readsForAnyone{chatseqAPI(t)} }, 0, checker.Pass},
+	} {
+		res, path, err := runAgainst(t, tc.svc(), func(cfg *bench.Config) { cfg.Ops, cfg.SyncRatio, cfg.OutsiderSyncs = 300, 0.3, tc.outsider })
+		if err != nil {
+			t.Fatalf("%s: run: %v", tc.name, err)
+		}
+		rep, _, err := checker.CheckFile(path, checker.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := rep.Result(checker.NameReadAuthorization)
+		if r.Status != tc.want || (tc.outsider > 0) != (res.Counts.OutsiderSyncs > 0) {
+			t.Errorf("%s: read_authorization %s after %d syncs from outside, want %s: %s", tc.name, r.Status, res.Counts.OutsiderSyncs, tc.want, r.Detail)
+		}
+		if tc.want == checker.Pass && rep.ExitCode() != 0 {
+			t.Errorf("%s: exit %d: %+v", tc.name, rep.ExitCode(), rep.Invariants)
 		}
 	}
 }

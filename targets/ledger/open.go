@@ -25,6 +25,7 @@ var Contract = history.Contract{
 	Gaps: history.GapsForbidden, KeyReuse: history.KeyReuseReject, Events: history.EventsNone,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderNone,
 	KeyScope: history.KeyScopeClient, SendMembership: history.SendMembershipUnchecked,
+	ReadMembership: history.ReadMembershipUnchecked,
 }
 
 func init() {

@@ -32,6 +32,7 @@ var Contract = history.Contract{
 	Gaps: history.GapsAllowed, KeyReuse: history.KeyReuseReturnOriginal,
 	CatchUp: history.CatchUpCursor, EventOrder: history.EventOrderPerChat,
 	KeyScope: history.KeyScopeSender, SendMembership: history.SendMembershipUnchecked,
+	ReadMembership: history.ReadMembershipUnchecked,
 }
 
 // Claims quote the document for the promises the contract states.

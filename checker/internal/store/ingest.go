@@ -91,14 +91,18 @@ type Log struct {
 	// SyncClaimed counts the answered messages that said anything.
 	SyncClaims  []SyncClaim
 	SyncClaimed int
-	Syncs       columns.Chunked[syncRef]
-	syncSeqs    columns.Slab[byte]   // each answer's sequences, coded (columns.AppendSeqs)
-	seqCode     []byte               // addSync's scratch
-	syncMids    columns.Slab[uint64] // stringHash of returned message ids the acks do not give
-	syncMiss    columns.Slab[byte]   // where in their answers those are (coded as sequences)
-	missAt      []uint64             // addSync's scratch
-	idScr       []uint64             // addSync's scratch
-	ackHash     ackHashes            // the index's: the first ack's message id hash by chat and sequence
+	// UserSyncs are the syncs that named their reader (usersyncs.go);
+	// openUserSync, by process, the one still open (its index).
+	UserSyncs    []UserSync
+	openUserSync map[int]int32
+	Syncs        columns.Chunked[syncRef]
+	syncSeqs     columns.Slab[byte]   // each answer's sequences, coded (columns.AppendSeqs)
+	seqCode      []byte               // addSync's scratch
+	syncMids     columns.Slab[uint64] // stringHash of returned message ids the acks do not give
+	syncMiss     columns.Slab[byte]   // where in their answers those are (coded as sequences)
+	missAt       []uint64             // addSync's scratch
+	idScr        []uint64             // addSync's scratch
+	ackHash      ackHashes            // the index's: the first ack's message id hash by chat and sequence
 
 	// Each process's open operation: by process in open (-1 none) for
 	// the dense process numbers a run hands out, in outstanding for the
@@ -543,6 +547,7 @@ func (l *Log) invoke(e *history.Event) {
 	}
 	if prev, ok := l.openOf(e.Process); ok {
 		l.warn("line %d: process %d invoked again while its operation from line %d was outstanding; that one counts as unfinished", e.Line, e.Process, l.Ops.At(prev).InvLine)
+		l.userSyncAbandoned(e.Process)
 	}
 	chat := l.Chat(e.Chat)
 	key, aux, payload := int32(-1), uint32(0), uint64(0)
@@ -556,6 +561,9 @@ func (l *Log) invoke(e *history.Event) {
 		payload = StringHash(e.PayloadHash)
 	} else {
 		aux = uint32(int32(min(max(e.Limit, math.MinInt32), math.MaxInt32)))
+		if e.Sender != "" {
+			l.userSyncInvoked(e.Process, chat, int32(e.Line), e.Sender)
+		}
 	}
 	// Written in place (Grouped.AddZero): copied in whole, the record was
 	// read back from where its fields had just been stored one by one.
@@ -613,6 +621,9 @@ func (l *Log) complete(e *history.Event) {
 		o.Status, o.ref = StFail, uint32(l.errCode(e.Error))
 	default:
 		o.Status, o.ref = StInfo, uint32(l.errCode(e.Error))
+	}
+	if o.Fn == FnSync {
+		l.userSyncDone(e.Process, o.DoneLine, o.Status)
 	}
 }
 

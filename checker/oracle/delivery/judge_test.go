@@ -32,7 +32,7 @@ func notApplicable(format string, a ...any) verdict {
 	return verdict{na, fmt.Sprintf(format, a...), format}
 }
 
-// The seven invariants the receiver lines decide, by the names FORMAT.md
+// The eight invariants the receiver lines decide, by the names FORMAT.md
 // gives them.
 const (
 	invVisibility   = "eventual_visibility"
@@ -42,9 +42,10 @@ const (
 	invContinuity   = "stream_continuity"
 	invCompleteness = "stream_completeness"
 	invSend         = "send_authorization"
+	invRead         = "read_authorization"
 )
 
-var invariants = []string{invVisibility, invOrder, invState, invAuth, invContinuity, invCompleteness, invSend}
+var invariants = []string{invVisibility, invOrder, invState, invAuth, invContinuity, invCompleteness, invSend, invRead}
 
 // Applicability: FORMAT.md says an invariant is n/a when "the file,
 // complete, holds none of the evidence it reads", and a history without
@@ -66,6 +67,7 @@ func judge(d doc) map[string]verdict {
 		invContinuity:   f.streamContinuity(),
 		invCompleteness: f.streamCompleteness(d.hdr),
 		invSend:         f.sendAuthorization(d.hdr),
+		invRead:         f.readAuthorization(d.hdr),
 	}
 }
 

@@ -25,7 +25,7 @@ type header struct {
 	InitialCounter *uint64 `json:"initial_counter,omitempty"`
 	SoleWriter     bool    `json:"sole_writer,omitempty"`
 	// Contract is the header's "contract" object: send_authorization
-	// reads its send_membership.
+	// reads its send_membership, read_authorization its read_membership.
 	Contract map[string]string `json:"contract,omitempty"`
 }
 
@@ -58,6 +58,10 @@ type line struct {
 	PayloadHashes []string `json:"payload_hashes,omitempty"`
 	Senders       []string `json:"senders,omitempty"`
 	LastAcked     *uint64  `json:"last_acked_sequence,omitempty"`
+	// After and Limit are a sync invoke's (required there: FORMAT.md's
+	// operation table).
+	After *uint64 `json:"after,omitempty"`
+	Limit *uint64 `json:"limit,omitempty"`
 }
 
 // Line types and persist completion types, as FORMAT.md spells them.
@@ -110,6 +114,7 @@ func (l line) clone() line {
 		return u64(*p)
 	}
 	c.Seq, c.Partition, c.Offset, c.Lines, c.LastAcked = cp(l.Seq), cp(l.Partition), cp(l.Offset), cp(l.Lines), cp(l.LastAcked)
+	c.After, c.Limit = cp(l.After), cp(l.Limit)
 	if l.Dedup != nil {
 		c.Dedup = flag(*l.Dedup)
 	}

@@ -59,6 +59,8 @@ var mutations = []mutation{
 	{"drop a membership", dropJoin},
 	{"drop every join and leave", dropAllMembership},
 	{"final message under another id", finalMessageWrongID},
+	{"a read as some user, answered", readAs(true)},
+	{"a read as some user, refused", readAs(false)},
 }
 
 // mutate applies up to two random mutations.
@@ -1037,4 +1039,55 @@ func dropAllMembership(r *rand.Rand, d *doc) bool {
 	}
 	d.lines = kept
 	return len(kept) < n
+}
+
+// --- reads ---
+
+// readAs inserts a sync of some chat by a user the history names (or one
+// it never names), answered ok with a page of a message acknowledged
+// before it, or refused as not_a_member, its answer up to four lines
+// after its invoke (a join or leave may fall between): read_authorization
+// fails it where the user was not a member and had not joined by the ok.
+func readAs(answered bool) func(r *rand.Rand, d *doc) bool {
+	return func(r *rand.Rand, d *doc) bool {
+		end := len(d.lines)
+		users := []string{"outsider"}
+		syncs := 0
+		for i, l := range d.lines {
+			switch {
+			case l.Type == tFinal || l.Type == tTableRead || l.Type == tEnd:
+				end = min(end, i)
+			case l.Type == tJoin && !containsString(users, l.User):
+				users = append(users, l.User)
+			case l.Type == tInvoke && l.F == "sync":
+				syncs++
+			}
+		}
+		at := r.IntN(end + 1)
+		var page *ack
+		for _, a := range newFacts(*d).acks {
+			if a.at < at && a.id != "" {
+				page = &a
+			}
+		}
+		if page == nil {
+			return false
+		}
+		chat := page.chat
+		process := 90 + syncs
+		done := line{Type: tOK, Process: process, F: "sync", Chat: chat, Seqs: []uint64{page.seq}, MessageIDs: []string{page.id}}
+		if !answered {
+			done = line{Type: tFail, Process: process, F: "sync", Chat: chat, Error: "not_a_member"}
+		}
+		invoke := line{Type: tInvoke, Process: process, F: "sync", Chat: chat, After: u64(0), Limit: u64(100), User: users[r.IntN(len(users))]}
+		insert(d, min(at+r.IntN(5), end), done)
+		insert(d, at, invoke)
+		if r.IntN(6) == 0 {
+			if d.hdr.Contract == nil {
+				d.hdr.Contract = map[string]string{}
+			}
+			d.hdr.Contract["read_membership"] = "unchecked"
+		}
+		return true
+	}
 }
