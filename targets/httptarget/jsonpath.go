@@ -3,6 +3,7 @@ package httptarget
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -211,4 +212,50 @@ func newKeyPaths(paths ...string) keyPaths {
 		k.plain[i] = utf8.ValidString(p) && !strings.ContainsRune(p, utf8.RuneError)
 	}
 	return k
+}
+
+// isJSONNumber and isJSONString say what a raw JSON value is, by its
+// first byte (the scan hands over whole values).
+func isJSONNumber(raw []byte) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+}
+
+func isJSONString(raw []byte) bool { return len(raw) > 0 && raw[0] == '"' }
+
+// jsonKind names a raw JSON value's type for a message.
+func jsonKind(raw []byte) string {
+	switch {
+	case len(raw) == 0:
+		return "nothing"
+	case isJSONString(raw):
+		return "string"
+	case isJSONNumber(raw):
+		return "number"
+	case raw[0] == '{':
+		return "object"
+	case raw[0] == '[':
+		return "array"
+	case raw[0] == 't' || raw[0] == 'f':
+		return "boolean"
+	}
+	return "null"
+}
+
+// untyped says, unless "", which of a page's message's values (found, in
+// keyPaths order: sequence, message id, key, sender, content) is not of
+// the type the API gives it: a sequence must be a number, the others
+// strings where given. A string sequence or a number id read as another
+// type by a typed client (JavaScript reads two ids of 2^53 and above as
+// one) passed.
+func untyped(spec SyncSpec, found [][]byte) string {
+	if len(found[0]) > 0 && !isJSONNumber(found[0]) {
+		return fmt.Sprintf("sequence at %q is a JSON %s: the API's is an integer", spec.Sequence, jsonKind(found[0]))
+	}
+	names := [...]string{1: spec.MessageID, 2: spec.Key, 3: spec.Sender, 4: spec.Content}
+	for k := 1; k < len(found) && k < len(names); k++ {
+		if len(found[k]) > 0 && !isJSONString(found[k]) && names[k] != "" {
+			return fmt.Sprintf("%s is a JSON %s: the API's is a string", strconv.Quote(names[k]), jsonKind(found[k]))
+		}
+	}
+	return ""
 }

@@ -159,6 +159,11 @@ type SendSpec struct {
 	// says, since a service's own answer may name them otherwise.
 	AnswerChat string `yaml:"answer_chat"`
 	AnswerKey  string `yaml:"answer_key"`
+	// Typed says the answer keeps its JSON types, as chatseq's OpenAPI
+	// document gives them: the sequence a number, the message id a
+	// string. Otherwise a string of digits is read as a sequence and a
+	// number as an id (a service may send 64-bit values as strings).
+	Typed bool `yaml:"typed"`
 }
 
 // SyncSpec reads a chat after a sequence, one page.
@@ -186,6 +191,10 @@ type SyncSpec struct {
 	ContentRequired bool `yaml:"content_required"`
 	// MaxLimit is the largest page the service serves.
 	MaxLimit int `yaml:"max_limit"`
+	// Typed says a page keeps its JSON types, as chatseq's OpenAPI
+	// document gives them: sequences and next_after numbers, a message's
+	// id, key, sender and content strings (SendSpec.Typed).
+	Typed bool `yaml:"typed"`
 }
 
 // CounterSpec reaches the reference server's counter hook.
@@ -238,11 +247,13 @@ func DefaultAPI() *API {
 			Method: http.MethodPost, Path: "/v1/chats/{chat}/messages", KeyHeader: httpapi.HeaderIdempotencyKey,
 			SenderField: "sender_id", ContentField: "content", Sequence: "sequence", MessageID: "message_id",
 			ReplayedHeader: httpapi.HeaderReplayed, AnswerChat: "chat_id", AnswerKey: "client_message_id",
+			Typed: true,
 		},
 		Sync: SyncSpec{
 			Method: http.MethodGet, Path: "/v1/chats/{chat}/messages", AfterParam: "after", LimitParam: "limit",
 			Messages: "messages", Sequence: "sequence", MessageID: "message_id", Key: "client_message_id", NextAfter: "next_after",
 			Sender: "sender_id", Content: "content", ContentRequired: true, MaxLimit: httpapi.MaxSyncLimit,
+			Typed: true,
 		},
 		Counter: CounterSpec{Path: "/v1/chats/{chat}/counter", Value: "value"},
 		Statuses: map[int]Outcome{
@@ -293,6 +304,9 @@ func ParseAPI(name string, data []byte) (*API, error) {
 	api := DefaultAPI()
 	api.TestHooks, api.Counter = false, CounterSpec{}
 	api.Sync.ContentRequired = false // a service's own pages: content if given back, unless the file says so
+	// A service's own answers may send 64-bit values as strings: read
+	// loosely, unless the file says typed.
+	api.Send.Typed, api.Sync.Typed = false, false
 	// The key goes where the file says; the header only by default.
 	api.Send.KeyHeader = ""
 	api.Send.AnswerChat, api.Send.AnswerKey = "", "" // compared where the file says

@@ -40,12 +40,18 @@ func TestContentIsRequiredOnlyWhereTheAPISaysSo(t *testing.T) {
 	if api.Sync.ContentRequired {
 		t.Error("a mapping that did not say so requires the content")
 	}
+	if api.Send.Typed || api.Sync.Typed {
+		t.Error("a mapping that did not say so reads its service's answers as typed")
+	}
 	example, err := httptarget.LoadAPI(filepath.Join("..", "..", "docs", "examples", "api-mapping.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !example.Sync.ContentRequired {
 		t.Error("the shipped example says content_required: true, read as false")
+	}
+	if !example.Send.Typed || !example.Sync.Typed {
+		t.Error("the shipped example says typed: true, read as false")
 	}
 }
 

@@ -1,6 +1,7 @@
 package httptarget
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -24,7 +25,22 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 		given = make([]bool, 0, len(items))
 	}
 	for _, it := range items {
-		seqV, _ := walk(it, spec.Sequence)
+		seqV, present := walk(it, spec.Sequence)
+		if spec.Typed {
+			if _, isNumber := seqV.(json.Number); present && !isNumber {
+				return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message whose sequence at %q is a JSON %s: the API's is an integer", spec.Sequence, decodedKind(seqV))
+			}
+			for _, path := range []string{spec.MessageID, spec.Key, spec.Sender, spec.Content} {
+				if path == "" {
+					continue
+				}
+				if v, ok := walk(it, path); ok {
+					if _, isString := v.(string); !isString {
+						return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message whose %q is a JSON %s: the API's is a string", path, decodedKind(v))
+					}
+				}
+			}
+		}
 		seq, ok := uintOf(seqV)
 		if !ok {
 			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
@@ -61,6 +77,9 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 	var next nextAfter
 	if nextKey(spec) != "" {
 		if v, ok := field(body, spec.NextAfter); ok && v != nil {
+			if _, isNumber := v.(json.Number); spec.Typed && !isNumber {
+				return nil, nil, 0, nextAfter{}, fmt.Sprintf("with its %s a JSON %s: the API's is an integer", spec.NextAfter, decodedKind(v))
+			}
 			n, isSeq := uintOf(v)
 			switch {
 			case len(msgs) > 0 && (!isSeq || n != msgs[len(msgs)-1].Seq):
@@ -72,6 +91,23 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 		}
 	}
 	return msgs, given, len(items), next, ""
+}
+
+// decodedKind names a decoded JSON value's type.
+func decodedKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case bool:
+		return "boolean"
+	}
+	return "null"
 }
 
 var pageCases = []string{
@@ -225,7 +261,7 @@ func TestReadPageRefusesAStringTooLongForTheHistory(t *testing.T) {
 func TestAPageWhoseNextAfterIsNotItsLastSequenceIsRefused(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":3}`:     "with a next_after that is not its last sequence, 2",
-		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":"abc"}`: "with a next_after that is not its last sequence, 2",
+		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":"abc"}`: "with its next_after a JSON string: the API's is an integer",
 		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":2}`:     "",
 		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":null}`:  "",
 		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}]}`:                    "",
@@ -246,6 +282,34 @@ func TestAPageMessageWithoutAMessageIDIsRefused(t *testing.T) {
 	} {
 		if _, _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != `with a message without a message id (a string, not empty) at "message_id"` {
 			t.Errorf("%s: problem %q", body, problem)
+		}
+	}
+}
+
+// chatseq's API types its answers (docs/openapi.yaml): a sequence or a
+// next_after sent as a string of digits, an id, key, sender or content
+// as a number, broke it and passed, read as the values they spell (a
+// JavaScript client reads two ids of 2^53 and above as one number). A
+// mapping reads them loosely unless it says typed.
+func TestAPageOfOtherTypesBreaksChatseqsAPI(t *testing.T) {
+	typed, loose := DefaultAPI().Sync, DefaultAPI().Sync
+	loose.Typed = false
+	ok := `{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u1","content":"x"}`
+	for body, want := range map[string]string{
+		`{"messages":[` + ok + `]}`:                                             "",
+		`{"messages":[{"sequence":"1","message_id":"m1"}]}`:                     `sequence at "sequence" is a JSON string`,
+		`{"messages":[{"sequence":1,"message_id":9007199254740993}]}`:           `"message_id" is a JSON number`,
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":7}]}`: `"client_message_id" is a JSON number`,
+		`{"messages":[{"sequence":1,"message_id":"m1","sender_id":true}]}`:      `"sender_id" is a JSON boolean`,
+		`{"messages":[{"sequence":1,"message_id":"m1","content":{"t":"x"}}]}`:   `"content" is a JSON object`,
+		`{"messages":[` + ok + `],"next_after":"1"}`:                            "with its next_after a JSON string",
+	} {
+		_, _, _, _, problem := readPage([]byte(body), typed, "c")
+		if want == "" && problem != "" || !strings.Contains(problem, want) {
+			t.Errorf("%s: problem %q, want %q", body, problem, want)
+		}
+		if _, _, _, _, problem := readPage([]byte(body), loose, "c"); problem != "" && !strings.Contains(body, "true") && !strings.Contains(body, "{\"t\"") {
+			t.Errorf("%s read loosely: problem %q", body, problem)
 		}
 	}
 }

@@ -247,6 +247,9 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	doc := readJSON(a.body)
 	seqV, ok1 := doc.field(spec.Sequence)
 	seq, ok2 := rawUint(seqV)
+	if ok1 && spec.Typed && !isJSONNumber(seqV) {
+		return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, fmt.Sprintf("with its sequence at %q a JSON %s: the API's is an integer", spec.Sequence, jsonKind(seqV)))
+	}
 	if !ok1 || !ok2 || seq == 0 {
 		// A success the client cannot read: it knows the write happened,
 		// not what it was given.
@@ -254,6 +257,9 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	}
 	res := sequencer.Result{Seq: seq}
 	if v, ok := doc.field(spec.MessageID); ok {
+		if spec.Typed && !isJSONString(v) {
+			return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, fmt.Sprintf("with its message id at %q a JSON %s: the API's is a string (JavaScript reads two ids of 2^53 and above as one number)", spec.MessageID, jsonKind(v)))
+		}
 		res.MessageID = rawString(v)
 	}
 	if res.MessageID == "" {
@@ -436,6 +442,11 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 			v := found[contentPath]
 			contentGiven[n] = spec.ContentRequired || len(v) > 0 && v[0] == '"'
 		}
+		if spec.Typed {
+			if problem := untyped(spec, found); problem != "" {
+				return nil, nil, 0, nextAfter{}, "with a message whose " + problem
+			}
+		}
 		seq, ok := rawUint(found[0])
 		if !ok {
 			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
@@ -480,6 +491,9 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 		}
 	}
 	if s.nextRaw != nil && string(s.nextRaw) != "null" {
+		if spec.Typed && !isJSONNumber(s.nextRaw) {
+			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with its %s a JSON %s: the API's is an integer", spec.NextAfter, jsonKind(s.nextRaw))
+		}
 		v, ok := rawUint(s.nextRaw)
 		if len(msgs) > 0 {
 			// A client that follows it (docs/http-api.md, "Syncing")
