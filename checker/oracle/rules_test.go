@@ -26,6 +26,30 @@ var ruleCases = []struct {
 {"type":"invoke","process":2,"f":"persist","time":2,"chat":"c","key":"b","payload_hash":"h"}
 {"type":"ok","process":2,"f":"persist","time":3,"seq":1,"message_id":"m1","dedup":false}
 `},
+	// A rejection proves k1 committed before it, so the sync after it
+	// shows k1's message; the one sequence it shows, an idempotency record
+	// gives another key no persist sent. Porcupine bound k1 there and
+	// passed (oracle seed 16826497); with the record k1's it is valid.
+	{"a rejected key's message at another key's recorded sequence", false, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject"}}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"k1","payload_hash":"hk1x"}
+{"type":"info","process":1,"f":"persist","time":3,"error":"timeout"}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"fail","process":1,"f":"persist","time":9,"error":"idempotency_key_reused"}
+{"type":"invoke","process":1,"f":"sync","time":10,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":12,"seqs":[1],"message_ids":["m1"]}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"kx0","seq":1,"message_id":"m1"}
+`},
+	{"a rejected key's message at its own recorded sequence", true, hdr + `,"contract":{"gaps":"allowed","key_reuse":"reject"}}
+{"type":"invoke","process":1,"f":"persist","time":2,"chat":"c1","key":"k1","payload_hash":"hk1x"}
+{"type":"info","process":1,"f":"persist","time":3,"error":"timeout"}
+{"type":"invoke","process":1,"f":"persist","time":4,"chat":"c1","key":"k1","payload_hash":"hk1"}
+{"type":"fail","process":1,"f":"persist","time":9,"error":"idempotency_key_reused"}
+{"type":"invoke","process":1,"f":"sync","time":10,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":1,"f":"sync","time":12,"seqs":[1],"message_ids":["m1"]}
+{"type":"table_read","table":"idempotency","lines":1}
+{"type":"final","table":"idempotency","chat":"c1","key":"k1","seq":1,"message_id":"m1","payload_hash":"hk1x"}
+`},
 	{"a table read and empty loses the ack", false, hdr + `}
 {"type":"invoke","process":1,"f":"persist","time":0,"chat":"c","key":"a","payload_hash":"h"}
 {"type":"ok","process":1,"f":"persist","time":1,"seq":1,"message_id":"m1","dedup":false}
