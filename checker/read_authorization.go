@@ -1,10 +1,6 @@
 package checker
 
-import (
-	"strconv"
-
-	"github.com/chatseq/chatseq/history"
-)
+import "github.com/chatseq/chatseq/history"
 
 // NameReadAuthorization: a chat's messages are read by its members
 // alone. chatseq's HTTP API refuses anyone else's sync (403
@@ -54,12 +50,7 @@ func checkReadAuthorization(x *index) Result {
 	}
 	if bad > 0 {
 		s := x.UserSyncs[first]
-		lines := []int{int(s.InvLine), int(s.DoneLine)}
-		how := "never a member of it"
-		if leave := m.LastLeave(s.Chat, s.User, s.InvLine); leave > 0 {
-			lines = append([]int{int(leave)}, lines...)
-			how = "it left at line " + strconv.Itoa(int(leave))
-		}
+		lines, how := outsiderLines(m, s.Chat, s.User, s.InvLine, []int{int(s.InvLine), int(s.DoneLine)})
 		v.fail(lines, "%s by users not members of the chat answered ok (the chat's messages are its members'; a design that lets anyone read states read_membership: unchecked); the first: %q read chat %q at line %d (%s) and was answered at line %d",
 			plural(bad, "sync"), x.SenderNames[s.User], x.ChatNames[s.Chat], s.InvLine, how, s.DoneLine)
 	}

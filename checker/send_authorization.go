@@ -62,12 +62,7 @@ func checkSendAuthorization(x *index) Result {
 	}
 	if bad > 0 {
 		op := x.Ops.At(first)
-		lines := x.OpLines(first)
-		how := "never a member of it"
-		if leave := m.LastLeave(op.Chat, op.Sender(), op.InvLine); leave > 0 {
-			lines = append([]int{int(leave)}, lines...)
-			how = "it left at line " + strconv.Itoa(int(leave))
-		}
+		lines, how := outsiderLines(m, op.Chat, op.Sender(), op.InvLine, x.OpLines(first))
 		v.fail(lines, "%s by users not members of the chat answered ok (ADR-004 §3 refuses them: not_a_member; a design that lets anyone send states send_membership: unchecked); the first: %q sent to chat %q at line %d (%s) and was acknowledged seq %d at line %d",
 			plural(bad, "persist"), x.SenderNames[op.Sender()], x.ChatNames[op.Chat], op.InvLine, how, x.AckSeq(first), op.DoneLine)
 	}
@@ -111,6 +106,17 @@ func sendMembershipPromise(j *judging) promise {
 		return notPromised("contract send_membership: unchecked (the design's send path reads no membership)")
 	}
 	return undefinedValue(history.FieldSendMember, j.con.SendMembership)
+}
+
+// outsiderLines is the counterexample of an operation at line inv by a
+// user not a member of chat (its lines, ops): the user's last leave line
+// before it first, if it had one, and how it was not a member.
+func outsiderLines(m *store.MemberLines, chat int32, user uint32, inv int32, ops []int) ([]int, string) {
+	leave := m.LastLeave(chat, user, inv)
+	if leave <= 0 {
+		return ops, "never a member of it"
+	}
+	return append([]int{int(leave)}, ops...), "it left at line " + strconv.Itoa(int(leave))
 }
 
 // doneOrEnd is an operation's completion line, or past every line for

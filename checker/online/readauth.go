@@ -34,11 +34,8 @@ func (o *Checker) syncInvoked(process int, op *openOp, user string) {
 	if !s.checked || user == "" || !o.sendAuth.recorded[op.chat] {
 		return
 	}
-	k := member{op.chat, user}
-	if o.pushes.joined[k] > 0 {
-		if _, left := o.pushes.left[k]; !left {
-			return
-		}
+	if o.memberNow(member{op.chat, user}) {
+		return
 	}
 	if s.outsiders == nil {
 		s.outsiders = map[int]string{}
@@ -60,12 +57,7 @@ func (o *Checker) syncAnswered(process int, op *openOp, e *history.Event) {
 	if e.Kind != history.KindOK || o.disordered || o.pushes.joined[k] > op.line {
 		return
 	}
-	lines := []int{int(op.line), e.Line}
-	how := "never a member of it"
-	if leave, left := o.pushes.left[k]; left {
-		lines = append([]int{int(leave)}, lines...)
-		how = "it had left"
-	}
+	lines, how := o.outsiderLines(k, []int{int(op.line), e.Line})
 	o.violate(ReadAuthorization, lines, e.Time, "%q read chat %q at line %d (%s) and was answered at line %d: a non-member's read (refused as not_a_member under read_membership: checked)",
 		user, o.names[op.chat], op.line, how, e.Line)
 }

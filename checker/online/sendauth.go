@@ -60,15 +60,12 @@ func (o *Checker) sendInvoked(process int, op *openOp, sender string) {
 	if !s.checked || !s.recorded[op.chat] || sender == "" {
 		return
 	}
-	k := member{op.chat, sender}
-	if o.pushes.joined[k] > 0 {
-		if _, left := o.pushes.left[k]; !left {
-			if op.keyed {
-				b := keyBit(op.chat, op.key)
-				s.memberKeys[b/64] |= 1 << (b % 64)
-			}
-			return
+	if o.memberNow(member{op.chat, sender}) {
+		if op.keyed {
+			b := keyBit(op.chat, op.key)
+			s.memberKeys[b/64] |= 1 << (b % 64)
 		}
+		return
 	}
 	s.outsiders[process] = strings.Clone(sender)
 }
@@ -95,12 +92,28 @@ func (o *Checker) sendAnswered(process int, op *openOp, e *history.Event) {
 			return // a member may have sent the key first
 		}
 	}
-	lines := []int{int(op.line), e.Line}
-	how := "never a member of it"
-	if leave, left := o.pushes.left[k]; left {
-		lines = append([]int{int(leave)}, lines...)
-		how = "it had left"
-	}
+	lines, how := o.outsiderLines(k, []int{int(op.line), e.Line})
 	o.violate(SendAuthorization, lines, e.Time, "%q sent to chat %q at line %d (%s) and was acknowledged seq %d at line %d: a non-member's send (ADR-004 §3 refuses it: not_a_member)",
 		sender, o.names[op.chat], op.line, how, e.Seq, e.Line)
+}
+
+// memberNow says whether k's user is a member of k's chat by the join and
+// leave lines so far.
+func (o *Checker) memberNow(k member) bool {
+	if o.pushes.joined[k] == 0 {
+		return false
+	}
+	_, left := o.pushes.left[k]
+	return !left
+}
+
+// outsiderLines is the counterexample of an operation (its lines, ops) by
+// k's user, not a member of k's chat: its leave line first, if it had
+// one, and how it was not a member.
+func (o *Checker) outsiderLines(k member, ops []int) ([]int, string) {
+	leave, left := o.pushes.left[k]
+	if !left {
+		return ops, "never a member of it"
+	}
+	return append([]int{int(leave)}, ops...), "it had left"
 }

@@ -149,14 +149,14 @@ func rawString(raw []byte) string {
 	switch {
 	case len(raw) == 0:
 		return ""
-	case raw[0] == '"':
+	case isJSONString(raw):
 		if plainString(raw[1 : len(raw)-1]) {
 			return string(raw[1 : len(raw)-1])
 		}
 		var s string
 		json.Unmarshal(raw, &s)
 		return s
-	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+	case isJSONNumber(raw):
 		return string(raw)
 	}
 	return ""
@@ -169,10 +169,10 @@ func verbatim(raw []byte) ([]byte, bool) {
 	switch {
 	case len(raw) == 0:
 		return nil, true
-	case raw[0] == '"':
+	case isJSONString(raw):
 		inner := raw[1 : len(raw)-1]
 		return inner, plainString(inner)
-	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+	case isJSONNumber(raw):
 		return raw, true
 	}
 	return nil, true
@@ -181,7 +181,7 @@ func verbatim(raw []byte) ([]byte, bool) {
 // rawUint is a raw JSON value as uintOf reads a decoded one: a number or
 // a string of digits.
 func rawUint(raw []byte) (uint64, bool) {
-	if len(raw) > 0 && (raw[0] == '"' || raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+	if isJSONString(raw) || isJSONNumber(raw) {
 		text, ok := verbatim(raw)
 		if !ok {
 			n, err := strconv.ParseUint(rawString(raw), 10, 64)

@@ -53,17 +53,7 @@ func (f *facts) readAuthorization(hdr header) verdict {
 		if done >= len(f.lines) || f.lines[done].Type != tOK {
 			continue
 		}
-		if f.memberAt(l.Chat, l.User, i) {
-			continue
-		}
-		joined := false
-		for k := i + 1; k < done; k++ {
-			if j := f.lines[k]; j.Type == tJoin && j.Chat == l.Chat && j.User == l.User {
-				joined = true
-				break
-			}
-		}
-		if !joined {
+		if !f.memberSometime(l.Chat, l.User, i, done) {
 			return failed("sync invoked on line %d as %s, not a member of chat %s then nor joined before its ok on line %d",
 				fileLine(i), l.User, l.Chat, fileLine(done))
 		}

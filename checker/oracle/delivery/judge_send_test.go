@@ -44,17 +44,6 @@ func (f *facts) sendAuthorization(hdr header) verdict {
 	if len(recorded) == 0 {
 		return notApplicable("no join line: the history records no membership")
 	}
-	memberSometime := func(chat, user string, from, to int) bool {
-		if f.memberAt(chat, user, from) {
-			return true
-		}
-		for k := from + 1; k < to && k < len(f.lines); k++ {
-			if l := f.lines[k]; l.Type == tJoin && l.Chat == chat && l.User == user {
-				return true
-			}
-		}
-		return false
-	}
 	judged := 0
 	for i, l := range f.lines {
 		if l.Type != tInvoke || l.F != "persist" || l.Sender == "" || !recorded[l.Chat] {
@@ -65,7 +54,7 @@ func (f *facts) sendAuthorization(hdr header) verdict {
 		if done >= len(f.lines) || f.lines[done].Type != tOK {
 			continue
 		}
-		if memberSometime(l.Chat, l.Sender, i, done) {
+		if f.memberSometime(l.Chat, l.Sender, i, done) {
 			continue
 		}
 		excused := false
@@ -74,7 +63,7 @@ func (f *facts) sendAuthorization(hdr header) verdict {
 				break
 			}
 			if k != i && o.Type == tInvoke && o.F == "persist" && o.Chat == l.Chat && o.Key == l.Key && o.Sender != "" &&
-				memberSometime(o.Chat, o.Sender, k, done) {
+				f.memberSometime(o.Chat, o.Sender, k, done) {
 				excused = true
 				break
 			}
@@ -88,4 +77,20 @@ func (f *facts) sendAuthorization(hdr header) verdict {
 		return notApplicable("no persist with a sender in a chat a join line names")
 	}
 	return passed("%d persists with a sender in chats whose membership is recorded: none answered ok to a non-member", judged)
+}
+
+// memberSometime: "a member of the chat when it was invoked ... or joined
+// it between that invoke and the ok line": user's last join or leave line
+// of chat before line from is a join, or a join of it lies between from
+// and to.
+func (f *facts) memberSometime(chat, user string, from, to int) bool {
+	if f.memberAt(chat, user, from) {
+		return true
+	}
+	for k := from + 1; k < to && k < len(f.lines); k++ {
+		if l := f.lines[k]; l.Type == tJoin && l.Chat == chat && l.User == user {
+			return true
+		}
+	}
+	return false
 }
