@@ -259,3 +259,117 @@ func untyped(spec SyncSpec, found [][]byte) string {
 	}
 	return ""
 }
+
+// caseTwin says, unless "", which member of the valid JSON object v is
+// named name but for case ("Sequence" beside "sequence"): a client that
+// matches names regardless of case, as Go's encoding/json does into a
+// struct, reads it for name (the later of the two where both are given)
+// while chatseq and JavaScript read name alone; an answer so read two
+// ways passed. Names are compared as they decode, escapes and all.
+func caseTwin(v []byte, name string) string {
+	twin := ""
+	eachMember(v, func(key, _ []byte) {
+		if twin == "" && !asciiOther(key[1:len(key)-1], name) {
+			twin = twinOf(keyName(key), name)
+		}
+	})
+	return twin
+}
+
+// asciiOther: raw, a key's bytes, is plain ASCII and so is name, and
+// they are not the same but for case (ASCII folds only within ASCII, and
+// byte for byte): said without decoding, as a send's answer is read on
+// its client's clock.
+func asciiOther(raw []byte, name string) bool {
+	if len(raw) != len(name) {
+		return plainASCII(raw) && plainASCII([]byte(name))
+	}
+	for i := range len(raw) {
+		c, d := raw[i], name[i]
+		if c >= 0x80 || d >= 0x80 || c == '\\' {
+			return false
+		}
+		if c != d && lowerASCII(c) != lowerASCII(d) {
+			return true
+		}
+	}
+	return false
+}
+
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// twinOf describes key when it is name but for case; "" otherwise.
+func twinOf(key, name string) string {
+	if key == name || !strings.EqualFold(key, name) {
+		return ""
+	}
+	return fmt.Sprintf("a member %q, which a client matching names regardless of case (Go's encoding/json) reads for the API's %q", key, name)
+}
+
+// keyName is a quoted key's name, escapes decoded.
+func keyName(quoted []byte) string {
+	if raw := quoted[1 : len(quoted)-1]; plainString(raw) {
+		return string(raw)
+	}
+	var s string
+	json.Unmarshal(quoted, &s)
+	return s
+}
+
+// twin is caseTwin at each object along a dotted path of the body: ""
+// when no object on the way names a twin of the path's key there.
+func (d jsonDoc) twin(path string) string {
+	if !d.valid || path == "" {
+		return ""
+	}
+	v := bytes.TrimSpace(d.body)
+	for more := true; more; {
+		var name string
+		name, path, more = strings.Cut(path, ".")
+		if t := caseTwin(v, name); t != "" {
+			return t
+		}
+		var ok bool
+		if v, ok = member(v, name); !ok {
+			return ""
+		}
+	}
+	return ""
+}
+
+// decodedTwin is twin on a decoded body (decode's maps).
+func decodedTwin(v any, path string) string {
+	for more := path != ""; more; {
+		var name string
+		name, path, more = strings.Cut(path, ".")
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		twin := "" // the first in order, whatever the map's
+		for key := range m {
+			if twinOf(key, name) != "" && (twin == "" || key < twin) {
+				twin = key
+			}
+		}
+		if twin != "" {
+			return twinOf(twin, name)
+		}
+		v = m[name]
+	}
+	return ""
+}

@@ -101,6 +101,13 @@ type DeliveryStateSpec struct {
 	Rows     string `yaml:"rows"`
 	User     string `yaml:"user"`
 	Sequence string `yaml:"sequence"`
+	// Chat, unless "", is where the answer names its chat: it must be
+	// the chat asked for (another chat's rows passed as this one's).
+	Chat string `yaml:"chat"`
+	// Typed: each row's user a JSON string and its sequence a number,
+	// names exact, as chatseq's OpenAPI document gives them
+	// (SendSpec.Typed).
+	Typed bool `yaml:"typed"`
 }
 
 // DefaultPush is chatseq's push channel (docs/asyncapi.yaml).
@@ -111,6 +118,7 @@ func DefaultPush() PushSpec {
 		Ack: `{"type":"ack","chat_id":{chat},"last_acked_sequence":{sequence}}`,
 		DeliveryState: DeliveryStateSpec{
 			Path: "/v1/chats/{chat}/delivery_state", Rows: "delivery_state", User: "user_id", Sequence: "last_acked_sequence",
+			Chat: "chat_id", Typed: true,
 		},
 	}
 }
@@ -161,8 +169,11 @@ type SendSpec struct {
 	AnswerKey  string `yaml:"answer_key"`
 	// Typed says the answer keeps its JSON types, as chatseq's OpenAPI
 	// document gives them: the sequence a number, the message id a
-	// string. Otherwise a string of digits is read as a sequence and a
-	// number as an id (a service may send 64-bit values as strings).
+	// string; and names its members exactly as the paths do (no
+	// "Sequence" beside "sequence", which clients matching names
+	// regardless of case read instead). Otherwise a string of digits is
+	// read as a sequence and a number as an id (a service may send 64-bit
+	// values as strings).
 	Typed bool `yaml:"typed"`
 }
 
@@ -193,7 +204,7 @@ type SyncSpec struct {
 	MaxLimit int `yaml:"max_limit"`
 	// Typed says a page keeps its JSON types, as chatseq's OpenAPI
 	// document gives them: sequences and next_after numbers, a message's
-	// id, key, sender and content strings (SendSpec.Typed).
+	// id, key, sender and content strings, names exact (SendSpec.Typed).
 	Typed bool `yaml:"typed"`
 }
 
@@ -306,7 +317,8 @@ func ParseAPI(name string, data []byte) (*API, error) {
 	api.Sync.ContentRequired = false // a service's own pages: content if given back, unless the file says so
 	// A service's own answers may send 64-bit values as strings: read
 	// loosely, unless the file says typed.
-	api.Send.Typed, api.Sync.Typed = false, false
+	api.Send.Typed, api.Sync.Typed, api.Push.DeliveryState.Typed = false, false, false
+	api.Push.DeliveryState.Chat = "" // compared where the file says
 	// The key goes where the file says; the header only by default.
 	api.Send.KeyHeader = ""
 	api.Send.AnswerChat, api.Send.AnswerKey = "", "" // compared where the file says

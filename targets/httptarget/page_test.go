@@ -1,9 +1,11 @@
 package httptarget
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +16,11 @@ import (
 // it: the body decoded whole into maps, each field walked; the
 // reference readPage must agree with.
 func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, []bool, int, nextAfter, string) {
+	if _, valid := decode(body); valid && spec.Typed {
+		if twin := pageTwinDecoded(body, spec); twin != "" {
+			return nil, nil, 0, nextAfter{}, "with " + twin
+		}
+	}
 	list, ok := field(body, spec.Messages)
 	items, isList := list.([]any)
 	if !ok || !isList {
@@ -93,6 +100,125 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 	return msgs, given, len(items), next, ""
 }
 
+// pageTwinDecoded is the first member, in the page's order, named but
+// for case as a name the page is read by where it stands: a key of the
+// messages path in the objects along it, next_after beside the list, a
+// message path of one key in each of the list's items (then a dotted
+// message path's, item by item). Read from encoding/json's tokens.
+func pageTwinDecoded(body []byte, spec SyncSpec) string {
+	var list []string
+	if spec.Messages != "" {
+		list = strings.Split(spec.Messages, ".")
+	}
+	next := nextKey(spec)
+	var keys, dotted []string
+	for _, p := range []string{spec.Sequence, spec.MessageID, spec.Key, spec.Sender, spec.Content} {
+		switch {
+		case p == "":
+		case strings.Contains(p, "."):
+			dotted = append(dotted, p)
+		default:
+			keys = append(keys, p)
+		}
+	}
+	const (
+		other = iota
+		onPath
+		theList
+		item
+	)
+	type frame struct {
+		object, expectKey bool
+		role, level       int
+		childRole, childL int // of the value after the last key
+	}
+	rootRole := onPath
+	if len(list) == 0 {
+		rootRole = theList
+	}
+	stack := []frame{{childRole: rootRole}} // the root's parent
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		top := &stack[len(stack)-1]
+		if key, isKey := tok.(string); isKey && top.object && top.expectKey {
+			top.expectKey, top.childRole, top.childL = false, other, 0
+			switch top.role {
+			case onPath:
+				switch {
+				case key == list[top.level] && top.level+1 == len(list):
+					top.childRole = theList
+				case key == list[top.level]:
+					top.childRole, top.childL = onPath, top.level+1
+				case top.level == len(list)-1 && key == next:
+				default:
+					if t := twinOf(key, list[top.level]); t != "" {
+						return t
+					}
+					if top.level == len(list)-1 && next != "" {
+						if t := twinOf(key, next); t != "" {
+							return t
+						}
+					}
+				}
+			case item:
+				if slices.Contains(keys, key) {
+					break
+				}
+				for _, p := range keys {
+					if t := twinOf(key, p); t != "" {
+						return t
+					}
+				}
+			}
+			continue
+		}
+		// A value: of the last key in an object, or an array's element.
+		role, level := top.childRole, top.childL
+		if !top.object && len(stack) > 1 {
+			role, level = other, 0
+			if top.role == theList {
+				role = item
+			}
+		}
+		if top.object {
+			top.expectKey = true
+		}
+		switch tok {
+		case json.Delim('{'):
+			if role == theList {
+				role = other
+			}
+			if role == onPath || role == item || role == other {
+				stack = append(stack, frame{object: true, expectKey: true, role: role, level: level})
+			}
+		case json.Delim('['):
+			if role != theList {
+				role = other
+			}
+			stack = append(stack, frame{role: role})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if len(dotted) > 0 {
+		listV, _ := field(body, spec.Messages)
+		items, _ := listV.([]any)
+		for _, it := range items {
+			for _, p := range dotted {
+				if t := decodedTwin(it, p); t != "" {
+					return t
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // decodedKind names a decoded JSON value's type.
 func decodedKind(v any) string {
 	switch v.(type) {
@@ -156,6 +282,14 @@ var pageCases = []string{
 	`{"messages":[],"next_after":9}`,
 	`{"data":{"items":[{"seq":{"n":4}}],"next":7},"data":{"items":[{"seq":{"n":4}}]}}`,
 	`{"data":{"items":[{"seq":{"n":4}}],"next":7}}`,
+	// Twins of a name but for case: read for it by a client matching
+	// names regardless of case; refused where the page is typed.
+	`{"messages":[{"sequence":1,"message_id":"m1","Sequence":9}],"Next_after":1}`,
+	`{"Messages":[{"sequence":1}],"messages":[{"Message_ID":"x","sequence":2}]}`,
+	`{"messages":[{"s\u0045quence":1,"sequence":2,"message_id":"m"}]}`,
+	`{"data":{"Items":[],"items":[{"seq":{"N":4},"Id":"x"}],"Next":3}}`,
+	`{"messages":[{"sequence":1,"message_id":"m","ſequence":2}],"next_after":1}`,
+	`{"messages":[{"sequence":1,"message_id":"m","SENDER_ID":2,"Content":"x"}]}`,
 }
 
 var pageSpecs = []SyncSpec{
@@ -309,6 +443,42 @@ func TestAPageOfOtherTypesBreaksChatseqsAPI(t *testing.T) {
 			t.Errorf("%s: problem %q, want %q", body, problem, want)
 		}
 		if _, _, _, _, problem := readPage([]byte(body), loose, "c"); problem != "" && !strings.Contains(body, "true") && !strings.Contains(body, "{\"t\"") {
+			t.Errorf("%s read loosely: problem %q", body, problem)
+		}
+	}
+}
+
+// A page of chatseq's API names its members exactly: a twin of a name but
+// for case ("Sequence" beside "sequence", "ſequence" by Unicode's
+// folding, an escaped "\u0053equence") is read for it by a client
+// matching names regardless of case, as Go's encoding/json does, so a
+// page read one way here and another by the service's clients passed.
+// Read loosely (a service's own mapping), a twin is a member like any.
+func TestAPageNamingATwinButForCaseBreaksChatseqsAPI(t *testing.T) {
+	typed, loose := DefaultAPI().Sync, DefaultAPI().Sync
+	loose.Typed = false
+	ok := `{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u1","content":"x"}`
+	nested := SyncSpec{Messages: "data.items", Sequence: "seq.n", MessageID: "id", Typed: true}
+	if _, _, _, _, problem := readPage([]byte(`{"data":{"items":[{"seq":{"n":4,"N":5},"id":"x"}]}}`), nested, "c"); !strings.Contains(problem, `a member "N"`) {
+		t.Errorf("a twin on a dotted path: problem %q", problem)
+	}
+	for body, want := range map[string]string{
+		`{"messages":[` + ok + `]}`:                                                "",
+		`{"messages":[{"sequence":1,"message_id":"m1","created_at":"t"}]}`:         "",
+		`{"messages":[{"sequence":1,"message_id":"m1","Sequence":1001}]}`:          `a member "Sequence", which a client matching names regardless of case (Go's encoding/json) reads for the API's "sequence"`,
+		`{"messages":[{"Sequence":1001,"sequence":1,"message_id":"m1"}]}`:          `a member "Sequence"`,
+		`{"messages":[{"sequence":1,"message_id":"m1","ſequence":1001}]}`:          `a member "ſequence"`,
+		`{"messages":[{"sequence":1,"message_id":"m1","\u0053equence":1001}]}`:     `a member "Sequence"`,
+		`{"messages":[{"sequence":1,"message_id":"m1","Content":"forged"}]}`:       `a member "Content"`,
+		`{"messages":[{"sequence":1,"message_id":"m1","CLIENT_MESSAGE_ID":"k9"}]}`: `a member "CLIENT_MESSAGE_ID"`,
+		`{"messages":[` + ok + `],"Messages":[]}`:                                  `a member "Messages"`,
+		`{"messages":[` + ok + `],"next_after":1,"Next_After":9}`:                  `a member "Next_After"`,
+	} {
+		_, _, _, _, problem := readPage([]byte(body), typed, "c")
+		if want == "" && problem != "" || !strings.Contains(problem, want) {
+			t.Errorf("%s: problem %q, want %q", body, problem, want)
+		}
+		if _, _, _, _, problem := readPage([]byte(body), loose, "c"); problem != "" {
 			t.Errorf("%s read loosely: problem %q", body, problem)
 		}
 	}

@@ -26,6 +26,10 @@ type pageScan struct {
 	paths   keyPaths // the message paths read in each item
 	// nested: some path is walked in each item after the scan (itemRaw).
 	nested bool
+	// typed: names must be the paths' exactly (SyncSpec.Typed); twin,
+	// unless "", describes the first member named one but for case.
+	typed bool
+	twin  string
 
 	found   bool     // a value at the messages path
 	isList  bool     // and it is an array
@@ -53,6 +57,7 @@ func newPageScan(spec SyncSpec) *pageScan {
 		s.list = strings.Split(spec.Messages, ".")
 	}
 	s.next = nextKey(spec)
+	s.typed = spec.Typed
 	for k := range s.paths.paths {
 		s.nested = s.nested || s.walked(k)
 	}
@@ -99,14 +104,14 @@ func (s *pageScan) done() {
 	}
 	clear(s.vals)
 	clear(s.itemRaw)
-	s.b, s.vals, s.itemRaw, s.nextRaw = nil, s.vals[:0], s.itemRaw[:0], nil
+	s.b, s.vals, s.itemRaw, s.nextRaw, s.twin = nil, s.vals[:0], s.itemRaw[:0], nil, ""
 	pageScans.Put(s)
 }
 
 // scan reads body; false if it is not one valid JSON value (then nothing
 // it found counts).
 func (s *pageScan) scan(body []byte) bool {
-	s.b, s.found, s.isList, s.vals, s.itemRaw, s.nextRaw = body, false, false, s.vals[:0], s.itemRaw[:0], nil
+	s.b, s.found, s.isList, s.vals, s.itemRaw, s.nextRaw, s.twin = body, false, false, s.vals[:0], s.itemRaw[:0], nil, ""
 	i := skipSpace(body, 0)
 	if i = s.onPath(i, 0, 0); i < 0 {
 		return false
@@ -152,6 +157,12 @@ func (s *pageScan) onPath(i, depth, level int) int {
 			return end
 		}
 		if !keyIs(key, s.list[level]) {
+			if s.typed {
+				s.noteTwin(key, s.list[level])
+				if level == len(s.list)-1 && s.next != "" {
+					s.noteTwin(key, s.next)
+				}
+			}
 			return s.value(v, depth+1)
 		}
 		s.found, s.isList, s.vals, s.itemRaw = false, false, s.vals[:0], s.itemRaw[:0]
@@ -266,6 +277,7 @@ func (s *pageScan) message(i, depth int) int {
 			return -1
 		}
 		escaped := strings.IndexByte(string(key), '\\') >= 0
+		matched := false
 		for n, p := range s.paths.paths {
 			if !s.paths.key[n] {
 				continue
@@ -278,6 +290,14 @@ func (s *pageScan) message(i, depth int) int {
 			}
 			if is {
 				s.vals[base+n] = s.b[v:end]
+				matched = true
+			}
+		}
+		if s.typed && !matched {
+			for n, p := range s.paths.paths {
+				if s.paths.key[n] {
+					s.noteTwin(key, p)
+				}
 			}
 		}
 		return end
@@ -291,9 +311,20 @@ func (s *pageScan) walkNested() {
 		vals := s.item(n)
 		for k, p := range s.paths.paths {
 			if s.walked(k) {
-				vals[k], _ = jsonDoc{raw, true}.field(p)
+				doc := jsonDoc{raw, true}
+				vals[k], _ = doc.field(p)
+				if s.typed && s.twin == "" {
+					s.twin = doc.twin(p)
+				}
 			}
 		}
+	}
+}
+
+// noteTwin keeps the first member named name but for case (caseTwin).
+func (s *pageScan) noteTwin(quoted []byte, name string) {
+	if s.twin == "" {
+		s.twin = twinOf(keyName(quoted), name)
 	}
 }
 

@@ -2,6 +2,7 @@ package httptarget
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -26,11 +27,19 @@ func (c *client) PushChannel(context.Context) (gateway.Channel, error) {
 	}
 	hc := &http.Client{Transport: tr, CheckRedirect: c.http.CheckRedirect}
 	p := &pushChannel{c: c, dial: httpapi.PushDialOptions{HTTPClient: hc, Header: c.settings.header}}
-	if c.api.Push != DefaultPush() {
+	if !chatseqsFrames(c.api.Push) {
 		// Another service's push channel, through the mapping.
 		return &mappedChannel{pushChannel: p}, nil
 	}
 	return p, nil
+}
+
+// chatseqsFrames: p reaches chatseq's push channel and its frames,
+// wherever and however it reads delivery_state (a mapping reads it
+// loosely unless it says typed).
+func chatseqsFrames(p PushSpec) bool {
+	p.DeliveryState = DefaultPush().DeliveryState
+	return p == DefaultPush()
 }
 
 type pushChannel struct {
@@ -77,7 +86,11 @@ func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gatewa
 	if err != nil {
 		return nil, err
 	}
-	list, _ := field(a.body, spec.Rows)
+	body, _ := decode(a.body)
+	if problem := deliveryStateProblem(body, spec, chat); problem != "" {
+		return nil, fmt.Errorf("GET %s: an answer %s", requestPath(to), problem)
+	}
+	list, _ := walk(body, spec.Rows)
 	rows, ok := list.([]any)
 	if !ok {
 		return nil, fmt.Errorf("GET %s: an answer without a list at %q", requestPath(to), spec.Rows)
@@ -86,6 +99,11 @@ func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gatewa
 	for i, r := range rows {
 		u, _ := walk(r, spec.User)
 		sv, _ := walk(r, spec.Sequence)
+		if spec.Typed {
+			if problem := untypedRow(r, u, sv, spec); problem != "" {
+				return nil, fmt.Errorf("GET %s: row %d %s", requestPath(to), i, problem)
+			}
+		}
 		seq, ok := uintOf(sv)
 		if stringOf(u) == "" || !ok {
 			return nil, fmt.Errorf("GET %s: row %d without a user at %q and a sequence at %q", requestPath(to), i, spec.User, spec.Sequence)
@@ -93,6 +111,44 @@ func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gatewa
 		out = append(out, gateway.DeliveryState{ChatID: chat, UserID: stringOf(u), LastAckedSequence: seq})
 	}
 	return out, nil
+}
+
+// deliveryStateProblem says, unless "", why a delivery_state answer is
+// not chat's: it names another chat where spec reads one, or, typed, a
+// twin of the name of its chat or its list.
+func deliveryStateProblem(body any, spec DeliveryStateSpec, chat string) string {
+	if spec.Typed {
+		for _, path := range [...]string{spec.Chat, spec.Rows} {
+			if twin := decodedTwin(body, path); twin != "" {
+				return "with " + twin
+			}
+		}
+	}
+	if spec.Chat == "" {
+		return ""
+	}
+	v, ok := walk(body, spec.Chat)
+	if _, isString := v.(string); !ok || spec.Typed && !isString || stringOf(v) != chat {
+		return fmt.Sprintf("not naming the chat asked for, %q, at %q", chat, spec.Chat)
+	}
+	return ""
+}
+
+// untypedRow says, unless "", how a typed row's user u or sequence sv is
+// not of the API's type, or names either by a twin.
+func untypedRow(row, u, sv any, spec DeliveryStateSpec) string {
+	for _, path := range [...]string{spec.User, spec.Sequence} {
+		if twin := decodedTwin(row, path); twin != "" {
+			return "with " + twin
+		}
+	}
+	if _, ok := u.(string); !ok && u != nil {
+		return fmt.Sprintf("with its user at %q not a JSON string: the API's is a string", spec.User)
+	}
+	if _, ok := sv.(json.Number); !ok && sv != nil {
+		return fmt.Sprintf("with its sequence at %q not a JSON number: the API's is an integer", spec.Sequence)
+	}
+	return ""
 }
 
 // readDeliveryState reads chat's delivery_state at to, as the member the

@@ -110,7 +110,7 @@ func foreignPush(t *testing.T, server string) *httptest.Server {
 		for i, row := range ds.DeliveryState {
 			rows[i] = map[string]any{"member": row.UserID, "read_up_to": row.LastAckedSequence}
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"receipts": rows})
+		_ = json.NewEncoder(w).Encode(map[string]any{"conversation": ds.ChatID, "receipts": rows})
 	})
 	// chatseq's own push channel and delivery_state are not this
 	// service's: only the mapping reaches the delivery plane.

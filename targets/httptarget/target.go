@@ -245,6 +245,13 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	}
 	// A body that is not JSON has no sequence.
 	doc := readJSON(a.body)
+	if spec.Typed {
+		for _, path := range [...]string{spec.Sequence, spec.MessageID, spec.AnswerChat, spec.AnswerKey} {
+			if twin := doc.twin(path); twin != "" {
+				return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, "with "+twin)
+			}
+		}
+	}
 	seqV, ok1 := doc.field(spec.Sequence)
 	seq, ok2 := rawUint(seqV)
 	if ok1 && spec.Typed && !isJSONNumber(seqV) {
@@ -427,6 +434,9 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 			body, _ = json.Marshal(v)
 			valid = s.scan(body)
 		}
+	}
+	if valid && s.twin != "" {
+		return nil, nil, 0, nextAfter{}, "with " + s.twin
 	}
 	if !valid || !s.found || !s.isList {
 		return nil, nil, 0, nextAfter{}, fmt.Sprintf("without a list at %q", spec.Messages)
