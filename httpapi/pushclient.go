@@ -199,6 +199,9 @@ func (c *PushConn) decodeFrame(b []byte) ([]PushedMessage, error) {
 		// anywhere, and a credential echoed there in pieces.
 		return nil, badFrame("push channel: a frame that is not JSON: %s", redact.Quote(b, shownRefusalBytes))
 	}
+	if twin := caseTwin(v, frameNames); twin != "" {
+		return nil, badFrame("push channel: a frame with %s", twin)
+	}
 	if t := v.GetStringBytes("type"); string(t) != FrameMessages {
 		return nil, badFrame("push channel: a frame of type %s", redact.Quote(t, shownRefusalBytes))
 	}
@@ -254,7 +257,41 @@ func (c *PushConn) decodeMessage(o *fastjson.Value) (PushedMessage, error) {
 	}
 	m.SenderID, m.Content = c.interned(sender), string(content)
 	m.ContentType = c.interned(o.GetStringBytes("content_type"))
+	if twin := caseTwin(o, messageNames); twin != "" {
+		return m, errors.New(twin)
+	}
 	return m, nil
+}
+
+// frameNames and messageNames are the members of a messages frame and of
+// each of its messages that asyncapi.yaml names, and decodeFrame reads.
+var (
+	frameNames   = []string{"type", "messages"}
+	messageNames = []string{"chat_id", "sequence", "message_id", "sender_id", "content", "content_type", "created_at"}
+)
+
+// caseTwin says, unless "", which member of the object o is named as one
+// of names but for case (jsonambig.CaseTwin): read exactly here, it is
+// read for that name by a client matching names regardless of case.
+func caseTwin(o *fastjson.Value, names []string) string {
+	obj, err := o.Object()
+	if err != nil {
+		return ""
+	}
+	twin := ""
+	obj.Visit(func(key []byte, _ *fastjson.Value) {
+		for _, name := range names {
+			if twin != "" || string(key) == name {
+				return
+			}
+		}
+		for _, name := range names {
+			if twin == "" && !jsonambig.PlainlyOther(key, name) {
+				twin = jsonambig.CaseTwin(string(key), name)
+			}
+		}
+	})
+	return twin
 }
 
 // stringField is o's field name if it is there and a string.

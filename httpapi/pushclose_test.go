@@ -282,3 +282,31 @@ func TestAnAmbiguousFrameIsABadFrame(t *testing.T) {
 		t.Fatalf("the whole frame: %+v, %v", msgs, err)
 	}
 }
+
+// A frame naming a member as one asyncapi.yaml names but for case is a
+// bad frame: read exactly here (fastjson), "Sequence" beside or instead
+// of "sequence" is read for the sequence by a client matching names
+// regardless of case, as Go's encoding/json does into a struct, so a
+// frame read one way by chatseq and another by the service's clients
+// passed.
+func TestAFrameNamingATwinButForCaseIsABadFrame(t *testing.T) {
+	for frame, want := range map[string]string{
+		strings.Replace(wholeFrame, `"sequence":1`, `"sequence":1,"Sequence":2`, 1):             `a member "Sequence"`,
+		strings.Replace(wholeFrame, `"content":"hi"`, `"Content":"forged","content":"hi"`, 1):   `a member "Content"`,
+		strings.Replace(wholeFrame, `"chat_id":"c"`, `"chat_id":"c","chat_ıd":"d"`, 1):          ``,
+		strings.Replace(wholeFrame, `"chat_id":"c"`, `"chat_id":"c","\u0043hat_id":"d"`, 1):     `a member "Chat_id"`,
+		strings.Replace(wholeFrame, `"sender_id":"u1"`, `"sender_id":"u1","ſender_id":"u2"`, 1): `a member "ſender_id"`,
+		strings.Replace(wholeFrame, `"type":"messages"`, `"type":"messages","Type":"ack"`, 1):   `a member "Type"`,
+		strings.TrimSuffix(wholeFrame, "}") + `,"MESSAGES":[]}`:                                 `a member "MESSAGES"`,
+		strings.Replace(wholeFrame, `"content":"hi"`, `"content":"hi","lang":"en"`, 1):          ``,
+	} {
+		var c PushConn
+		msgs, err := c.decodeFrame([]byte(frame))
+		switch {
+		case want == "" && (err != nil || len(msgs) != 1):
+			t.Errorf("%s: %+v, %v; want it decoded", frame, msgs, err)
+		case want != "" && (!errors.Is(err, gateway.ErrBadFrame) || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %+v, %v; want a bad frame naming %s", frame, msgs, err, want)
+		}
+	}
+}

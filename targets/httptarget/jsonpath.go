@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/chatseq/chatseq/internal/jsonambig"
 )
 
 // A send's answer is read by scanning its bytes for the mapped fields,
@@ -269,56 +271,15 @@ func untyped(spec SyncSpec, found [][]byte) string {
 func caseTwin(v []byte, name string) string {
 	twin := ""
 	eachMember(v, func(key, _ []byte) {
-		if twin == "" && !asciiOther(key[1:len(key)-1], name) {
+		if twin == "" && !jsonambig.PlainlyOther(key[1:len(key)-1], name) {
 			twin = twinOf(keyName(key), name)
 		}
 	})
 	return twin
 }
 
-// asciiOther: raw, a key's bytes, is plain ASCII and so is name, and
-// they are not the same but for case (ASCII folds only within ASCII, and
-// byte for byte): said without decoding, as a send's answer is read on
-// its client's clock.
-func asciiOther(raw []byte, name string) bool {
-	if len(raw) != len(name) {
-		return plainASCII(raw) && plainASCII([]byte(name))
-	}
-	for i := range len(raw) {
-		c, d := raw[i], name[i]
-		if c >= 0x80 || d >= 0x80 || c == '\\' {
-			return false
-		}
-		if c != d && lowerASCII(c) != lowerASCII(d) {
-			return true
-		}
-	}
-	return false
-}
-
-func plainASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
 // twinOf describes key when it is name but for case; "" otherwise.
-func twinOf(key, name string) string {
-	if key == name || !strings.EqualFold(key, name) {
-		return ""
-	}
-	return fmt.Sprintf("a member %q, which a client matching names regardless of case (Go's encoding/json) reads for the API's %q", key, name)
-}
+func twinOf(key, name string) string { return jsonambig.CaseTwin(key, name) }
 
 // keyName is a quoted key's name, escapes decoded.
 func keyName(quoted []byte) string {
