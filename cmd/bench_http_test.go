@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/serve"
 	"github.com/chatseq/chatseq/targets/ledger"
 )
@@ -87,7 +88,10 @@ func TestKillsOfAServiceWhoseStateARestartWipesAreRefused(t *testing.T) {
 // it: driven with them the served ledger passes; driven as chatseq's own
 // API (per-chat keys, the original answer to a reused key, gaps allowed)
 // it fails, since every run sends keys from two senders and reuses some.
-// The served core needs no flag.
+// The served core needs no flag. bench --serve adopts the line: without
+// flags it drives the ledger under the ledger's contract (it drove it as
+// chatseq's API, where a gap the ledger promises never to make passed),
+// and a flag still states its field.
 func TestServeSaysHowToDriveIt(t *testing.T) {
 	core, err := serve.Start(context.Background(), serve.Options{Target: "memory", Kafka: serve.KafkaOff, Listen: "127.0.0.1:0", Seed: 1})
 	if err != nil {
@@ -109,21 +113,36 @@ func TestServeSaysHowToDriveIt(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("the ledger's contract line %q names no flags", line)
 	}
-	flags := strings.Fields(line[i+len(drive):])
+	flagText, _, _ := strings.Cut(line[i+len(drive):], " (")
+	flags := strings.Fields(flagText)
 	for _, want := range []string{"--key-scope client", "--key-reuse reject", "--gaps forbidden"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("the ledger's contract line %q lacks %s", line, want)
 		}
 	}
-	for _, stated := range []bool{false, true} {
+	chatseqsAPI := []string{"--key-scope", "chat", "--key-reuse", "return-original", "--gaps", "allowed"}
+	for _, c := range []struct {
+		name  string
+		flags []string
+		want  int
+		gaps  string // the history header's
+	}{
+		{"no flags (the line adopted)", nil, ExitOK, history.GapsForbidden},
+		{"the line's flags", flags, ExitOK, history.GapsForbidden},
+		{"chatseq's API's flags", chatseqsAPI, ExitViolation, history.GapsAllowed},
+	} {
 		listen := fmt.Sprintf("--target %s --listen 127.0.0.1:%d", ledger.Name, closedPort(t))
-		args := []string{"bench", "--target", "http", "--serve", serveSelf(listen), "--duration", "1s", "--history", filepath.Join(t.TempDir(), "h.jsonl")}
-		if stated {
-			args = append(args, flags...)
-		}
+		file := filepath.Join(t.TempDir(), "h.jsonl")
+		args := append([]string{"bench", "--target", "http", "--serve", serveSelf(listen), "--duration", "1s", "--history", file}, c.flags...)
 		code, out, errOut := run(t, args...)
-		if want := map[bool]int{false: ExitViolation, true: ExitOK}[stated]; code != want {
-			t.Fatalf("served ledger, flags stated %v (%v): exit %d, want %d\nstdout:\n%s\nstderr:\n%s", stated, flags, code, want, out, errOut)
+		if code != c.want {
+			t.Fatalf("served ledger, %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.name, code, c.want, out, errOut)
+		}
+		if h, err := history.ReadFile(file); err != nil || h.Header.Contract.Gaps != c.gaps {
+			t.Errorf("served ledger, %s: the history's contract (%v) says gaps %q, want %q", c.name, err, h.Header.Contract.Gaps, c.gaps)
+		}
+		if adopted := strings.Contains(out, "under the contract it states: gaps forbidden, key_reuse reject, key_scope client"); adopted != (c.flags == nil) {
+			t.Errorf("served ledger, %s: the report says the stated contract is adopted: %v\n%s", c.name, adopted, out)
 		}
 	}
 }

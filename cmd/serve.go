@@ -155,24 +155,23 @@ func servable() []string {
 
 // contractLine states what the served API promises of the fields a run
 // driving it over HTTP states, and the flags that state what differs from
-// chatseq's API as bench --target http assumes it. Driven without them, a
-// run judges the service by a contract it does not keep (the ledger's
-// per-sender keys under key_scope chat fail idempotency_guarantee).
+// chatseq's API as bench --target http assumes it. Driven by --url without
+// them, a run judges the service by a contract it does not keep (the
+// ledger's per-sender keys under key_scope chat fail
+// idempotency_guarantee); bench --serve reads the line and adopts it.
 func contractLine(served history.Contract) string {
 	assumed := httptarget.DefaultAPI().Contract.WithDefaults(false)
-	var states, flags []string
+	var flags []string
 	for _, cf := range serviceStatedFields() {
-		v := *cf.Of(&served)
-		states = append(states, cf.Name+" "+v)
-		if v != *cf.Of(&assumed) {
+		if v := *cf.Of(&served); v != *cf.Of(&assumed) {
 			flags = append(flags, "--"+cf.Flag+" "+v)
 		}
 	}
-	line := "contract: " + strings.Join(states, ", ")
+	line := httptarget.StatedContract(served)
 	if len(flags) == 0 {
 		return line + "; bench --target http states it unasked"
 	}
-	return line + "; drive it with bench --target http " + strings.Join(flags, " ")
+	return line + "; drive it with bench --target http " + strings.Join(flags, " ") + " (bench --serve adopts it)"
 }
 
 // checkListen refuses a --listen that is no host:port before anything

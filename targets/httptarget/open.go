@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/internal/redact"
@@ -43,12 +44,7 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 			return nil, err
 		}
 	}
-	api.Contract = opts.Contract.Over(api.Contract)
-	o := &targets.Opened{
-		Contract: api.contract(),
-		Topic:    sequencer.Topic,
-		Remote:   true,
-	}
+	o := &targets.Opened{Topic: sequencer.Topic, Remote: true}
 	s, err := newSettings(opts.HTTP)
 	if err != nil {
 		return nil, err
@@ -72,9 +68,14 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		if p.served != "" {
 			started += ": " + p.served
 		}
+		if p.stated != nil && opts.API == "" {
+			started += adoptStated(api, *p.stated, opts.Contract)
+		}
 		o.Volatile = p.volatile
 		kill = p.restart
 	}
+	api.Contract = opts.Contract.Over(api.Contract)
+	o.Contract = api.contract()
 	secretUserinfo(base)
 	o.Describe = "HTTP service at " + redact.Text(base.String()) + apiName(opts.API) + started
 	if opts.NemesisCmd != "" {
@@ -86,6 +87,24 @@ func Open(ctx context.Context, opts targets.Options) (*targets.Opened, error) {
 		o.Factory = withNemesis(o.Factory, kill)
 	}
 	return o, nil
+}
+
+// adoptStated drives chatseq serve's design under the contract it keeps
+// (the line it printed, stated): where no flag (flagged) states a field,
+// the line does. It says, for the report, what that changed.
+func adoptStated(api *API, stated, flagged history.Contract) string {
+	assumed := api.contract()
+	var adopted []string
+	for _, f := range history.ContractFields {
+		if v := *f.Of(&stated); v != "" && *f.Of(&flagged) == "" && v != *f.Of(&assumed) {
+			adopted = append(adopted, f.Name+" "+v)
+		}
+	}
+	api.Contract = stated.Over(api.Contract)
+	if len(adopted) == 0 {
+		return ""
+	}
+	return ", under the contract it states: " + strings.Join(adopted, ", ")
 }
 
 // withNemesis gives the factory's clients a way to kill the service.

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chatseq/chatseq/history"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/internal/redact"
 )
@@ -40,11 +41,14 @@ type process struct {
 	// restart starts it empty.
 	served   string
 	volatile bool
-	log      *os.File
-	mu       sync.Mutex
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	starts   int
+	// stated is the contract the child stated on the line after its
+	// listening line (StatedContract), nil when it stated none.
+	stated *history.Contract
+	log    *os.File
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+	starts int
 }
 
 // startProcess runs command and waits until the service it starts
@@ -86,26 +90,76 @@ func (p *process) start(ctx context.Context) error {
 		stdout.Close()
 		return fmt.Errorf("--serve %q: %w", redact.Text(p.command), err)
 	}
-	announced := make(chan httpapi.Listening, 1)
-	go p.readStdout(stdout, announced)
+	announced, following := make(chan httpapi.Listening, 1), make(chan string, 1)
+	go p.readStdout(stdout, announced, following)
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	p.cmd, p.exited = cmd, exited
 	p.starts++
-	return p.waitReady(ctx, readiness{exited: exited, announced: announced, occupied: occupied})
+	r := readiness{exited: exited, announced: announced, occupied: occupied}
+	if err := p.waitReady(ctx, &r); err != nil {
+		return err
+	}
+	if p.starts == 1 {
+		p.readStated(ctx, r.announced, following, exited)
+	}
+	return nil
+}
+
+// statedWithin bounds the wait, once the service answers, for the lines
+// it prints on listening: chatseq serve prints both at once; a service
+// that prints neither costs its first start this long.
+const statedWithin = time.Second
+
+// readStated takes the contract the child stated on the line after its
+// listening line, if it printed one, and what the listening line says of
+// it when the service answered before bench read that line.
+func (p *process) readStated(ctx context.Context, announced <-chan httpapi.Listening, following <-chan string, exited <-chan struct{}) {
+	timeout := time.NewTimer(statedWithin)
+	defer timeout.Stop()
+	if announced != nil {
+		select {
+		case l := <-announced:
+			p.served, p.volatile = l.Describe, l.Volatile
+		case <-timeout.C:
+			return
+		case <-exited:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+	select {
+	case line := <-following:
+		if c, ok := parseStatedContract(line); ok {
+			p.stated = &c
+		}
+	case <-timeout.C:
+	case <-exited:
+	case <-ctx.Done():
+	}
 }
 
 // readStdout copies the child's stdout to the log, line by line, and
-// hands on the first address it says it listens at. It reads to the end,
-// so that a child never blocks on a full pipe.
-func (p *process) readStdout(r io.ReadCloser, announced chan<- httpapi.Listening) {
+// hands on the first address it says it listens at, and the line after
+// it (following). It reads to the end, so that a child never blocks on a
+// full pipe.
+func (p *process) readStdout(r io.ReadCloser, announced chan<- httpapi.Listening, following chan<- string) {
 	defer r.Close()
 	br := bufio.NewReader(r)
+	listened := false
 	for {
 		line, err := br.ReadString('\n')
 		if len(line) > 0 {
 			_, _ = p.log.WriteString(line)
-			if u, ok := httpapi.ParseListening(strings.TrimRight(line, "\r\n")); ok {
+			if listened {
+				select {
+				case following <- line:
+				default:
+				}
+			}
+			if u, ok := httpapi.ParseListening(strings.TrimRight(line, "\r\n")); ok && !listened {
+				listened = true
 				select {
 				case announced <- u:
 				default:
@@ -130,7 +184,7 @@ type readiness struct {
 
 // waitReady polls the service until it answers, the process exits or
 // ReadyTimeout passes.
-func (p *process) waitReady(parent context.Context, r readiness) error {
+func (p *process) waitReady(parent context.Context, r *readiness) error {
 	ctx, cancel := context.WithTimeout(parent, ReadyTimeout)
 	defer cancel()
 	client := &http.Client{Timeout: time.Second}
@@ -343,5 +397,5 @@ func runNemesis(ctx context.Context, command, probe string, tlsConf *tls.Config)
 		return fmt.Errorf("--nemesis-cmd %q: %w: %s", redact.Text(command), err, redact.Text(string(bytes.TrimSpace(out))))
 	}
 	p := &process{command: command, url: probe, fixed: true, tls: tlsConf}
-	return p.waitReady(ctx, readiness{})
+	return p.waitReady(ctx, &readiness{})
 }
