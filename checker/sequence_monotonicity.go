@@ -6,8 +6,8 @@ import "github.com/chatseq/chatseq/checker/internal/store"
 const NameSequenceMonotonicity = "sequence_monotonicity"
 
 // checkSequenceMonotonicity: the final counter is at least every persisted
-// (final messages and idempotency records), every acknowledged and every
-// synced sequence of its chat.
+// (final messages and idempotency records), every acknowledged, every
+// synced and every pushed sequence of its chat.
 func checkSequenceMonotonicity(x *index) Result {
 	v := newVerdict(NameSequenceMonotonicity)
 	if !x.HasCounters {
@@ -39,8 +39,9 @@ func checkSequenceMonotonicity(x *index) Result {
 			}
 		}
 	}
-	if len(x.Msgs) == 0 && len(x.Acks) == 0 && len(topRecord) == 0 && len(topSynced) == 0 {
-		v.notApplicable("no final messages, idempotency records, acks or synced messages to compare counters with")
+	topPushed := x.topPushed()
+	if len(x.Msgs) == 0 && len(x.Acks) == 0 && len(topRecord) == 0 && len(topSynced) == 0 && len(topPushed) == 0 {
+		v.notApplicable("no final messages, idempotency records, acks, synced or pushed messages to compare counters with")
 		return v.result()
 	}
 	u := unjudged{}
@@ -50,7 +51,8 @@ func checkSequenceMonotonicity(x *index) Result {
 		alo, ahi := store.Span(x.AckSpan, c)
 		rec, hasRec := topRecord[c]
 		top, hasSynced := topSynced[c]
-		if mhi == mlo && ahi == alo && !hasRec && !hasSynced {
+		pushed, hasPushed := topPushed[c]
+		if mhi == mlo && ahi == alo && !hasRec && !hasSynced && !hasPushed {
 			continue
 		}
 		fi, why := x.CounterOf(c)
@@ -76,6 +78,9 @@ func checkSequenceMonotonicity(x *index) Result {
 		if hasSynced && top.seq > f.Value() {
 			v.fail([]int{int(f.Line), x.DoneLine(top.op)}, "chat %q: final counter %d (line %d) is below the seq %d a sync returned (line %d)", x.ChatNames[f.Chat], f.Value(), f.Line, top.seq, x.DoneLine(top.op))
 		}
+		if hasPushed && pushed.Seq > f.Value() {
+			v.fail([]int{int(f.Line), int(pushed.Line)}, "chat %q: final counter %d (line %d) is below the seq %d pushed to a device (line %d): a sequence never allocated", x.ChatNames[f.Chat], f.Value(), f.Line, pushed.Seq, pushed.Line)
+		}
 		if ahi > alo {
 			if o := x.Acks[ahi-1]; x.AckSeq(o) > f.Value() {
 				v.fail([]int{int(f.Line), x.DoneLine(o)}, "chat %q: final counter %d (line %d) is below the acknowledged seq %d (line %d)", x.ChatNames[f.Chat], f.Value(), f.Line, x.AckSeq(o), x.DoneLine(o))
@@ -88,4 +93,25 @@ func checkSequenceMonotonicity(x *index) Result {
 	u.report(x, v)
 	v.pass("%s: counter ≥ every persisted and acknowledged sequence", plural(judged, "chat"))
 	return v.result()
+}
+
+// topPushed is, by the Log's chat, the push line of the highest sequence
+// pushed to a device: a pushed sequence was a message's too. Without the
+// messages table only (with it, identical_order holds each push to the
+// table): a push of a sequence above every allocation, in a history
+// without the table, passed (a red team's).
+func (x *index) topPushed() map[int32]store.Push {
+	d := x.Delivery
+	if x.HasMessages || d == nil || d.Pushes.Len() == 0 {
+		return nil
+	}
+	top := map[int32]store.Push{}
+	d.Pushes.Each(func(p *store.Push) {
+		if lc := x.LogChat(d, p.Chat); lc >= 0 {
+			if t, ok := top[lc]; !ok || p.Seq > t.Seq {
+				top[lc] = *p
+			}
+		}
+	})
+	return top
 }

@@ -31,3 +31,23 @@ func TestAnEmptyMessageIDIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A user is never "" on a join, leave or connect line: a sync or a send
+// naming "" names no user (an optional string is written only when not
+// empty), so "" as a member made a sync answered to "" pass unjudged
+// under read_membership: checked (a red team's).
+func TestAnEmptyUserIsRefused(t *testing.T) {
+	join := `{"type":"join","time":1,"chat":"c1","user":"u1"}`
+	for _, c := range []struct{ name, text, want string }{
+		{"join", lines(testHeader, `{"type":"join","time":1,"chat":"c1","user":""}`), `h.jsonl:2: "user" is empty`},
+		{"leave", lines(testHeader, join, `{"type":"leave","time":2,"chat":"c1","user":""}`), `h.jsonl:3: "user" is empty`},
+		{"connect", lines(testHeader, join, `{"type":"connect","time":2,"device":"d1","user":""}`), `h.jsonl:3: "user" is empty`},
+	} {
+		if _, err := Read(strings.NewReader(c.text), "h.jsonl"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	if _, err := Read(strings.NewReader(lines(testHeader, join, `{"type":"connect","time":2,"device":"d1","user":"u1"}`)), "h.jsonl"); err != nil {
+		t.Fatalf("a join and a connect naming their user: %v", err)
+	}
+}

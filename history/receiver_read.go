@@ -70,6 +70,12 @@ func (b *builder) addReceiver(l *parsedLine) error {
 	// Only the fields the kind carries: another is ignored with a warning.
 	r := Receiver{Line: l.lineNo, Kind: l.kind, Time: l.time}
 	carried := l.shape.allowed
+	if carried.has(fieldUser) && l.user == "" {
+		// A sync or a send naming "" names no user (an optional string
+		// is written only when not empty): "" as a member made an
+		// answered sync by "" pass unjudged (a red team's).
+		return contentErr(`"user" is empty: a user is a member or a device's identity, never ""`)
+	}
 	if carried.has(fieldDevice) {
 		r.Device = l.device
 	}
