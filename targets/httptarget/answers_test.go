@@ -229,14 +229,16 @@ func TestASendAnsweredWithoutAMessageIDIsABadResponse(t *testing.T) {
 
 // A 201 naming another chat or key than the send's acknowledges another
 // message: a bad_response, of unknown outcome (a service answering so
-// passed, an outside tester's). One that names them as sent, or names
-// neither, is an ack.
+// passed, an outside tester's). One that names them as sent is an ack;
+// one that names neither, as chatseq's API always does, breaks it.
 func TestASendAnsweredForAnotherChatOrKeyIsABadResponse(t *testing.T) {
 	for _, c := range []struct{ answer, want string }{
 		{`{"chat_id":"other","client_message_id":"k","sequence":1,"message_id":"m"}`, `naming another chat at "chat_id"`},
 		{`{"chat_id":"c","client_message_id":"k2","sequence":1,"message_id":"m"}`, `naming another idempotency key at "client_message_id"`},
 		{`{"chat_id":"c","client_message_id":"k","sequence":1,"message_id":"m"}`, ""},
-		{`{"sequence":1,"message_id":"m"}`, ""},
+		{`{"sequence":1,"message_id":"m"}`, `without the chat, a string, at "chat_id"`},
+		{`{"chat_id":"c","sequence":1,"message_id":"m"}`, `without the idempotency key, a string, at "client_message_id"`},
+		{`{"chat_id":"c","client_message_id":7,"sequence":1,"message_id":"m"}`, `without the idempotency key, a string, at "client_message_id"`},
 	} {
 		tgt := openTarget(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.Copy(io.Discard, r.Body)
@@ -309,7 +311,7 @@ func TestASuccessTheAPIDoesNotGiveASendIsABadResponse(t *testing.T) {
 			_, _ = io.Copy(io.Discard, r.Body)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
-			w.Write([]byte(`{"sequence":1,"message_id":"m1"}`))
+			w.Write([]byte(`{"chat_id":"c","client_message_id":"k","sequence":1,"message_id":"m1"}`))
 		})
 	}
 	req := sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}
@@ -373,7 +375,7 @@ func TestAnAnswerOfMoreThanOneJSONValueIsABadResponse(t *testing.T) {
 				return
 			}
 			w.WriteHeader(http.StatusCreated)
-			w.Write([]byte(`{"sequence":1,"message_id":"m1"}` + tail))
+			w.Write([]byte(`{"chat_id":"c","client_message_id":"k","sequence":1,"message_id":"m1"}` + tail))
 		}))
 		_, err := tgt.Persist(context.Background(), sequencer.Request{Chat: "c", Key: "k", Sender: "u", Content: "hi"}, nil)
 		if kind, code := target.Completion(err); kind != history.KindInfo || code != history.ErrorBadResponse {

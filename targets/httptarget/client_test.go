@@ -52,7 +52,7 @@ func TestASendIsOneWrite(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusCreated)
-		io.WriteString(w, `{"sequence":1,"message_id":"m1"}`)
+		io.WriteString(w, `{"chat_id":"c","client_message_id":"k1","sequence":1,"message_id":"m1"}`)
 	}))
 	defer srv.Close()
 	var writes atomic.Int64

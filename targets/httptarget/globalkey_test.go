@@ -18,11 +18,13 @@ import (
 // globalKeyService keeps each chat's messages and serves them honestly,
 // but keys idempotency by the key alone, not by chat and key (ADR-004's
 // table): a key first sent to one chat, sent to another, is answered as a
-// replay of the first chat's message. Its answers name no chat or key.
+// replay of the first chat's message. Its answers name the request's chat
+// and key, whatever message they acknowledge, so only the invariants can
+// show the flaw.
 type globalKeyService struct {
 	mu      sync.Mutex
 	msgs    map[string][]map[string]any // by chat
-	answers map[string][]byte           // by key alone
+	answers map[string]map[string]any   // by key alone
 }
 
 func (s *globalKeyService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -39,7 +41,9 @@ func (s *globalKeyService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if answer, replay := s.answers[key]; replay {
 			w.Header().Set(httpapi.HeaderReplayed, "true")
 			w.WriteHeader(http.StatusOK)
-			w.Write(answer)
+			answer["chat_id"] = chat
+			b, _ := json.Marshal(answer)
+			w.Write(b)
 			return
 		}
 		var body map[string]any
@@ -49,10 +53,11 @@ func (s *globalKeyService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m := map[string]any{"sequence": seq, "message_id": fmt.Sprintf("m-%s-%d", chat, seq), "client_message_id": key,
 			"sender_id": body["sender_id"], "content": body["content"]}
 		s.msgs[chat] = append(s.msgs[chat], m)
-		answer, _ := json.Marshal(map[string]any{"sequence": seq, "message_id": m["message_id"]})
+		answer := map[string]any{"chat_id": chat, "client_message_id": key, "sequence": seq, "message_id": m["message_id"]}
 		s.answers[key] = answer
 		w.WriteHeader(http.StatusCreated)
-		w.Write(answer)
+		b, _ = json.Marshal(answer)
+		w.Write(b)
 	case len(parts) == 4 && parts[3] == "messages" && r.Method == http.MethodGet:
 		after, _ := strconv.Atoi(r.URL.Query().Get("after"))
 		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
@@ -76,7 +81,7 @@ func (s *globalKeyService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // messages, which it answers with the other chat's: the run fails.
 func TestAServiceKeyingIdempotencyByKeyAloneFails(t *testing.T) {
 	for _, across := range []float64{0, 0.3} {
-		svc := &globalKeyService{msgs: map[string][]map[string]any{}, answers: map[string][]byte{}}
+		svc := &globalKeyService{msgs: map[string][]map[string]any{}, answers: map[string]map[string]any{}}
 		_, path, err := runAgainst(t, svc, func(cfg *bench.Config) {
 			// The service keeps no members: its one flaw here is the key.
 			cfg.KeyAcrossChats, cfg.OutsiderSends = across, 0

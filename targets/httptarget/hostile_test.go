@@ -43,7 +43,7 @@ func (s *forgetfulService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer, replay := s.answers[chat+"\x00"+key]
 		if !replay {
 			s.next[chat]++
-			answer, _ = json.Marshal(map[string]any{"sequence": s.next[chat], "message_id": fmt.Sprintf("m-%s-%d", chat, s.next[chat])})
+			answer, _ = json.Marshal(map[string]any{"chat_id": chat, "client_message_id": key, "sequence": s.next[chat], "message_id": fmt.Sprintf("m-%s-%d", chat, s.next[chat])})
 			s.answers[chat+"\x00"+key] = answer
 		}
 		s.mu.Unlock()

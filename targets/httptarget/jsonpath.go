@@ -262,6 +262,20 @@ func untyped(spec SyncSpec, found [][]byte) string {
 	return ""
 }
 
+// untold says, unless "", which of the key and sender a typed page's
+// message (found, in keyPaths order) leaves out: the API's messages carry
+// both, and a page that left the sender out kept the stored sender from
+// every comparison, so a service that forged senders passed where no
+// device was pushed (a red team's).
+func untold(spec SyncSpec, found [][]byte) string {
+	for k, name := range [...]string{2: spec.Key, 3: spec.Sender} {
+		if name != "" && k < len(found) && len(found[k]) == 0 {
+			return fmt.Sprintf("%s is missing: the API's messages carry it", strconv.Quote(name))
+		}
+	}
+	return ""
+}
+
 // caseTwin says, unless "", which member of the valid JSON object v is
 // named name but for case ("Sequence" beside "sequence"): a client that
 // matches names regardless of case, as Go's encoding/json does into a

@@ -171,7 +171,8 @@ type SendSpec struct {
 	// document gives them: the sequence a number, the message id a
 	// string; and names its members exactly as the paths do (no
 	// "Sequence" beside "sequence", which clients matching names
-	// regardless of case read instead). Otherwise a string of digits is
+	// regardless of case read instead), and gives back the chat and key
+	// where AnswerChat and AnswerKey say. Otherwise a string of digits is
 	// read as a sequence and a number as an id (a service may send 64-bit
 	// values as strings).
 	Typed bool `yaml:"typed"`
@@ -204,7 +205,8 @@ type SyncSpec struct {
 	MaxLimit int `yaml:"max_limit"`
 	// Typed says a page keeps its JSON types, as chatseq's OpenAPI
 	// document gives them: sequences and next_after numbers, a message's
-	// id, key, sender and content strings, names exact (SendSpec.Typed).
+	// id, key, sender and content strings, names exact (SendSpec.Typed);
+	// and each message gives its key and sender where Key and Sender say.
 	Typed bool `yaml:"typed"`
 }
 

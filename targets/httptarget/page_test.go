@@ -52,6 +52,11 @@ func readPageDecoded(body []byte, spec SyncSpec, chat string) ([]store.Message, 
 		if !ok {
 			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
 		}
+		for _, path := range []string{spec.Key, spec.Sender} {
+			if _, ok := walk(it, path); spec.Typed && path != "" && !ok {
+				return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message whose %q is missing: the API's messages carry it", path)
+			}
+		}
 		m := store.Message{Chat: chat, Seq: seq}
 		if v, ok := walk(it, spec.MessageID); ok {
 			m.MessageID = stringOf(v)
@@ -394,11 +399,11 @@ func TestReadPageRefusesAStringTooLongForTheHistory(t *testing.T) {
 // null it says nothing.
 func TestAPageWhoseNextAfterIsNotItsLastSequenceIsRefused(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":3}`:     "with a next_after that is not its last sequence, 2",
-		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":"abc"}`: "with its next_after a JSON string: the API's is an integer",
-		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":2}`:     "",
-		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}],"next_after":null}`:  "",
-		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2,"message_id":"m2"}]}`:                    "",
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u"},{"sequence":2,"message_id":"m2","client_message_id":"k2","sender_id":"u"}],"next_after":3}`:     "with a next_after that is not its last sequence, 2",
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u"},{"sequence":2,"message_id":"m2","client_message_id":"k2","sender_id":"u"}],"next_after":"abc"}`: "with its next_after a JSON string: the API's is an integer",
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u"},{"sequence":2,"message_id":"m2","client_message_id":"k2","sender_id":"u"}],"next_after":2}`:     "",
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u"},{"sequence":2,"message_id":"m2","client_message_id":"k2","sender_id":"u"}],"next_after":null}`:  "",
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u"},{"sequence":2,"message_id":"m2","client_message_id":"k2","sender_id":"u"}]}`:                    "",
 	} {
 		if _, _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != want {
 			t.Errorf("%s: problem %q, want %q", body, problem, want)
@@ -411,8 +416,8 @@ func TestAPageWhoseNextAfterIsNotItsLastSequenceIsRefused(t *testing.T) {
 // history's ids are never empty).
 func TestAPageMessageWithoutAMessageIDIsRefused(t *testing.T) {
 	for _, body := range []string{
-		`{"messages":[{"sequence":1,"message_id":"m1"},{"sequence":2}]}`,
-		`{"messages":[{"sequence":1,"message_id":""}]}`,
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u"},{"sequence":2,"client_message_id":"k2","sender_id":"u"}]}`,
+		`{"messages":[{"sequence":1,"message_id":"","client_message_id":"k1","sender_id":"u"}]}`,
 	} {
 		if _, _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); problem != `with a message without a message id (a string, not empty) at "message_id"` {
 			t.Errorf("%s: problem %q", body, problem)
@@ -426,6 +431,17 @@ func TestAPageMessageWithoutAMessageIDIsRefused(t *testing.T) {
 // JavaScript client reads two ids of 2^53 and above as one number). A
 // mapping reads them loosely unless it says typed.
 func TestAPageOfOtherTypesBreaksChatseqsAPI(t *testing.T) {
+	// And a message of chatseq's API carries its key and sender: a page
+	// that left the sender out kept the stored sender from every
+	// comparison, where no device was pushed (a red team's).
+	for body, want := range map[string]string{
+		`{"messages":[{"sequence":1,"message_id":"m1","sender_id":"u1"}]}`:         `"client_message_id" is missing`,
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1"}]}`: `"sender_id" is missing`,
+	} {
+		if _, _, _, _, problem := readPage([]byte(body), DefaultAPI().Sync, "c"); !strings.Contains(problem, want) {
+			t.Errorf("%s: problem %q, want %q", body, problem, want)
+		}
+	}
 	typed, loose := DefaultAPI().Sync, DefaultAPI().Sync
 	loose.Typed = false
 	ok := `{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u1","content":"x"}`
@@ -463,16 +479,16 @@ func TestAPageNamingATwinButForCaseBreaksChatseqsAPI(t *testing.T) {
 		t.Errorf("a twin on a dotted path: problem %q", problem)
 	}
 	for body, want := range map[string]string{
-		`{"messages":[` + ok + `]}`:                                                "",
-		`{"messages":[{"sequence":1,"message_id":"m1","created_at":"t"}]}`:         "",
-		`{"messages":[{"sequence":1,"message_id":"m1","Sequence":1001}]}`:          `a member "Sequence", which a client matching names regardless of case (Go's encoding/json) reads for the API's "sequence"`,
-		`{"messages":[{"Sequence":1001,"sequence":1,"message_id":"m1"}]}`:          `a member "Sequence"`,
-		`{"messages":[{"sequence":1,"message_id":"m1","ſequence":1001}]}`:          `a member "ſequence"`,
-		`{"messages":[{"sequence":1,"message_id":"m1","\u0053equence":1001}]}`:     `a member "Sequence"`,
-		`{"messages":[{"sequence":1,"message_id":"m1","Content":"forged"}]}`:       `a member "Content"`,
-		`{"messages":[{"sequence":1,"message_id":"m1","CLIENT_MESSAGE_ID":"k9"}]}`: `a member "CLIENT_MESSAGE_ID"`,
-		`{"messages":[` + ok + `],"Messages":[]}`:                                  `a member "Messages"`,
-		`{"messages":[` + ok + `],"next_after":1,"Next_After":9}`:                  `a member "Next_After"`,
+		`{"messages":[` + ok + `]}`: "",
+		`{"messages":[{"sequence":1,"message_id":"m1","client_message_id":"k1","sender_id":"u1","created_at":"t"}]}`: "",
+		`{"messages":[{"sequence":1,"message_id":"m1","Sequence":1001}]}`:                                            `a member "Sequence", which a client matching names regardless of case (Go's encoding/json) reads for the API's "sequence"`,
+		`{"messages":[{"Sequence":1001,"sequence":1,"message_id":"m1"}]}`:                                            `a member "Sequence"`,
+		`{"messages":[{"sequence":1,"message_id":"m1","ſequence":1001}]}`:                                            `a member "ſequence"`,
+		`{"messages":[{"sequence":1,"message_id":"m1","\u0053equence":1001}]}`:                                       `a member "Sequence"`,
+		`{"messages":[{"sequence":1,"message_id":"m1","Content":"forged"}]}`:                                         `a member "Content"`,
+		`{"messages":[{"sequence":1,"message_id":"m1","CLIENT_MESSAGE_ID":"k9"}]}`:                                   `a member "CLIENT_MESSAGE_ID"`,
+		`{"messages":[` + ok + `],"Messages":[]}`:                                                                    `a member "Messages"`,
+		`{"messages":[` + ok + `],"next_after":1,"Next_After":9}`:                                                    `a member "Next_After"`,
 	} {
 		_, _, _, _, problem := readPage([]byte(body), typed, "c")
 		if want == "" && problem != "" || !strings.Contains(problem, want) {

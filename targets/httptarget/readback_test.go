@@ -56,7 +56,7 @@ func pagedService(t *testing.T, sizes []int, failing string) (*client, *atomic.I
 			if s > after+1 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(&b, `{"sequence":%d,"message_id":"m-%d-%d"}`, s, i, s)
+			fmt.Fprintf(&b, `{"sequence":%d,"message_id":"m-%d-%d","client_message_id":"k-%d-%d","sender_id":"u"}`, s, i, s, i, s)
 		}
 		b.WriteString(`]`)
 		if last-after == limit { // a full page says where to ask again from

@@ -281,7 +281,12 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		if given.path == "" {
 			continue
 		}
-		if v, ok := doc.field(given.path); ok && rawString(v) != given.sent {
+		v, ok := doc.field(given.path)
+		if spec.Typed && (!ok || !isJSONString(v)) {
+			// The API's answer names both, as strings.
+			return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, fmt.Sprintf("without the %s, a string, at %q: the API's answer gives it back", given.what, given.path))
+		}
+		if ok && rawString(v) != given.sent {
 			// The acknowledgement is another message's: the send's own
 			// outcome is not known.
 			return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, fmt.Sprintf("naming another %s at %q than the request's", given.what, given.path))
@@ -460,6 +465,11 @@ func readPage(body []byte, spec SyncSpec, chat string) (msgs []store.Message, co
 		seq, ok := rawUint(found[0])
 		if !ok {
 			return nil, nil, 0, nextAfter{}, fmt.Sprintf("with a message without a sequence (a whole number) at %q", spec.Sequence)
+		}
+		if spec.Typed {
+			if problem := untold(spec, found); problem != "" {
+				return nil, nil, 0, nextAfter{}, "with a message whose " + problem
+			}
 		}
 		msgs[n] = store.Message{Chat: chat, Seq: seq}
 		for k := 1; k < len(found); k++ {
