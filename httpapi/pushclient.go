@@ -286,7 +286,7 @@ func caseTwin(o *fastjson.Value, names []string) string {
 			}
 		}
 		for _, name := range names {
-			if twin == "" && !jsonambig.PlainlyOther(key, name) {
+			if twin == "" && !jsonambig.PlainlyNoTwin(key, name) {
 				twin = jsonambig.CaseTwin(string(key), name)
 			}
 		}

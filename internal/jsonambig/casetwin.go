@@ -19,14 +19,19 @@ func CaseTwin(key, name string) string {
 	return fmt.Sprintf("a member %q, which a client matching names regardless of case (Go's encoding/json) reads for the API's %q", key, name)
 }
 
-// PlainlyOther says, without decoding, that raw, a member's name as its
-// bytes stand (escapes undecoded), is no CaseTwin of name: both are plain
-// ASCII (ASCII folds only within ASCII, byte for byte) and differ other
-// than by case. False when that takes decoding or they fold alike; it
-// spares the hot paths (a send's answer, a push frame) a string each.
-func PlainlyOther(raw []byte, name string) bool {
+// PlainlyNoTwin says, without decoding, that raw, a member's name as its
+// bytes stand (escapes undecoded), is no CaseTwin of name: it is name
+// byte for byte (without an escape, it decodes to itself), or both are
+// plain ASCII (ASCII folds only within ASCII, byte for byte) and differ
+// other than by case. False when that takes decoding or they fold alike;
+// it spares the hot paths (a send's answer, a push frame) a string a
+// member.
+func PlainlyNoTwin(raw []byte, name string) bool {
+	if string(raw) == name {
+		return plainASCII(raw) // else an escape or a byte that decodes otherwise
+	}
 	if len(raw) != len(name) {
-		return plainASCII(raw) && plainASCII([]byte(name))
+		return plainASCII(raw) && plainASCIIString(name)
 	}
 	for i := range len(raw) {
 		c, d := raw[i], name[i]
@@ -38,6 +43,15 @@ func PlainlyOther(raw []byte, name string) bool {
 		}
 	}
 	return false
+}
+
+func plainASCIIString(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func plainASCII(b []byte) bool {

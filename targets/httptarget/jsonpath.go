@@ -285,7 +285,7 @@ func untold(spec SyncSpec, found [][]byte) string {
 func caseTwin(v []byte, name string) string {
 	twin := ""
 	eachMember(v, func(key, _ []byte) {
-		if twin == "" && !jsonambig.PlainlyOther(key[1:len(key)-1], name) {
+		if twin == "" && !jsonambig.PlainlyNoTwin(key[1:len(key)-1], name) {
 			twin = twinOf(keyName(key), name)
 		}
 	})
