@@ -263,6 +263,15 @@ func (c *PushConn) decodeMessage(o *fastjson.Value) (PushedMessage, error) {
 	return m, nil
 }
 
+func isOneOf(key []byte, names []string) bool {
+	for _, name := range names {
+		if string(key) == name {
+			return true
+		}
+	}
+	return false
+}
+
 // frameNames and messageNames are the members of a messages frame and of
 // each of its messages that asyncapi.yaml names, and decodeFrame reads.
 var (
@@ -280,10 +289,8 @@ func caseTwin(o *fastjson.Value, names []string) string {
 	}
 	twin := ""
 	obj.Visit(func(key []byte, _ *fastjson.Value) {
-		for _, name := range names {
-			if twin != "" || string(key) == name {
-				return
-			}
+		if twin != "" || isOneOf(key, names) {
+			return
 		}
 		for _, name := range names {
 			if twin == "" && !jsonambig.PlainlyNoTwin(key, name) {

@@ -337,7 +337,7 @@ func decodedTwin(v any, path string) string {
 		}
 		twin := "" // the first in order, whatever the map's
 		for key := range m {
-			if twinOf(key, name) != "" && (twin == "" || key < twin) {
+			if key != name && strings.EqualFold(key, name) && (twin == "" || key < twin) {
 				twin = key
 			}
 		}
