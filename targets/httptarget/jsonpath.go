@@ -285,15 +285,22 @@ func untold(spec SyncSpec, found [][]byte) string {
 func caseTwin(v []byte, name string) string {
 	twin := ""
 	eachMember(v, func(key, _ []byte) {
-		if twin == "" && !jsonambig.PlainlyNoTwin(key[1:len(key)-1], name) {
-			twin = twinOf(keyName(key), name)
+		if twin == "" {
+			twin = quotedTwin(key, name)
 		}
 	})
 	return twin
 }
 
-// twinOf describes key when it is name but for case; "" otherwise.
-func twinOf(key, name string) string { return jsonambig.CaseTwin(key, name) }
+// quotedTwin is jsonambig.CaseTwin of a quoted key, decoded only where
+// its bytes do not plainly say it is no twin: a string a member was an
+// allocation a send on the client's clock.
+func quotedTwin(quoted []byte, name string) string {
+	if jsonambig.PlainlyNoTwin(quoted[1:len(quoted)-1], name) {
+		return ""
+	}
+	return jsonambig.CaseTwin(keyName(quoted), name)
+}
 
 // keyName is a quoted key's name, escapes decoded.
 func keyName(quoted []byte) string {
@@ -305,9 +312,18 @@ func keyName(quoted []byte) string {
 	return s
 }
 
-// twin is caseTwin at each object along a dotted path of the body: ""
-// when no object on the way names a twin of the path's key there.
-func (d jsonDoc) twin(path string) string {
+// twin is caseTwin at each object along each dotted path of the body, in
+// turn: "" when no object on the way names a twin of a path's key there.
+func (d jsonDoc) twin(paths ...string) string {
+	for _, path := range paths {
+		if t := d.pathTwin(path); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+func (d jsonDoc) pathTwin(path string) string {
 	if !d.valid || path == "" {
 		return ""
 	}
@@ -327,7 +343,16 @@ func (d jsonDoc) twin(path string) string {
 }
 
 // decodedTwin is twin on a decoded body (decode's maps).
-func decodedTwin(v any, path string) string {
+func decodedTwin(v any, paths ...string) string {
+	for _, path := range paths {
+		if t := decodedPathTwin(v, path); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+func decodedPathTwin(v any, path string) string {
 	for more := path != ""; more; {
 		var name string
 		name, path, more = strings.Cut(path, ".")
@@ -342,7 +367,7 @@ func decodedTwin(v any, path string) string {
 			}
 		}
 		if twin != "" {
-			return twinOf(twin, name)
+			return jsonambig.CaseTwin(twin, name)
 		}
 		v = m[name]
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chatseq/chatseq/internal/jsonambig"
 	"github.com/chatseq/chatseq/store"
 )
 
@@ -161,11 +162,11 @@ func pageTwinDecoded(body []byte, spec SyncSpec) string {
 					top.childRole, top.childL = onPath, top.level+1
 				case top.level == len(list)-1 && key == next:
 				default:
-					if t := twinOf(key, list[top.level]); t != "" {
+					if t := jsonambig.CaseTwin(key, list[top.level]); t != "" {
 						return t
 					}
 					if top.level == len(list)-1 && next != "" {
-						if t := twinOf(key, next); t != "" {
+						if t := jsonambig.CaseTwin(key, next); t != "" {
 							return t
 						}
 					}
@@ -175,7 +176,7 @@ func pageTwinDecoded(body []byte, spec SyncSpec) string {
 					break
 				}
 				for _, p := range keys {
-					if t := twinOf(key, p); t != "" {
+					if t := jsonambig.CaseTwin(key, p); t != "" {
 						return t
 					}
 				}
@@ -214,10 +215,8 @@ func pageTwinDecoded(body []byte, spec SyncSpec) string {
 		listV, _ := field(body, spec.Messages)
 		items, _ := listV.([]any)
 		for _, it := range items {
-			for _, p := range dotted {
-				if t := decodedTwin(it, p); t != "" {
-					return t
-				}
+			if t := decodedTwin(it, dotted...); t != "" {
+				return t
 			}
 		}
 	}

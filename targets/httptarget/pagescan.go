@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"strings"
 	"sync"
-
-	"github.com/chatseq/chatseq/internal/jsonambig"
 )
 
 // pageScan reads a sync page in one pass over its bytes: it checks that
@@ -324,11 +322,11 @@ func (s *pageScan) walkNested() {
 }
 
 // noteTwin keeps the first member named name but for case (caseTwin):
-// without a string a member where the name plainly is no twin, as a
-// page's messages may carry fields chatseq does not read.
+// a page's messages may carry fields chatseq does not read, each spared
+// a string by quotedTwin.
 func (s *pageScan) noteTwin(quoted []byte, name string) {
-	if s.twin == "" && !jsonambig.PlainlyNoTwin(quoted[1:len(quoted)-1], name) {
-		s.twin = twinOf(keyName(quoted), name)
+	if s.twin == "" {
+		s.twin = quotedTwin(quoted, name)
 	}
 }
 

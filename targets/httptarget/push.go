@@ -118,10 +118,8 @@ func (p *pushChannel) DeliveryStates(ctx context.Context, chat string) ([]gatewa
 // twin of the name of its chat or its list.
 func deliveryStateProblem(body any, spec DeliveryStateSpec, chat string) string {
 	if spec.Typed {
-		for _, path := range [...]string{spec.Chat, spec.Rows} {
-			if twin := decodedTwin(body, path); twin != "" {
-				return "with " + twin
-			}
+		if twin := decodedTwin(body, spec.Chat, spec.Rows); twin != "" {
+			return "with " + twin
 		}
 	}
 	if spec.Chat == "" {
@@ -137,10 +135,8 @@ func deliveryStateProblem(body any, spec DeliveryStateSpec, chat string) string 
 // untypedRow says, unless "", how a typed row's user u or sequence sv is
 // not of the API's type, or names either by a twin.
 func untypedRow(row, u, sv any, spec DeliveryStateSpec) string {
-	for _, path := range [...]string{spec.User, spec.Sequence} {
-		if twin := decodedTwin(row, path); twin != "" {
-			return "with " + twin
-		}
+	if twin := decodedTwin(row, spec.User, spec.Sequence); twin != "" {
+		return "with " + twin
 	}
 	if _, ok := u.(string); !ok && u != nil {
 		return fmt.Sprintf("with its user at %q not a JSON string: the API's is a string", spec.User)

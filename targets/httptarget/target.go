@@ -246,10 +246,8 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	// A body that is not JSON has no sequence.
 	doc := readJSON(a.body)
 	if spec.Typed {
-		for _, path := range [...]string{spec.Sequence, spec.MessageID, spec.AnswerChat, spec.AnswerKey} {
-			if twin := doc.twin(path); twin != "" {
-				return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, "with "+twin)
-			}
+		if twin := doc.twin(spec.Sequence, spec.MessageID, spec.AnswerChat, spec.AnswerKey); twin != "" {
+			return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, "with "+twin)
 		}
 	}
 	seqV, ok1 := doc.field(spec.Sequence)
