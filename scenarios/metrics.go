@@ -13,10 +13,16 @@ import (
 
 // Metrics are the figures of one run that thresholds and the summary read.
 type Metrics struct {
-	res    *bench.Result
-	stats  checker.Stats
-	counts map[string]float64
+	res   *bench.Result
+	stats checker.Stats
+	// counts are exact: a count compared as a float64 loses its last
+	// digits past 2^53, and max_seq reaches that with initial_counter.
+	counts map[string]uint64
 }
+
+// count is a tally as a count (none is negative; a negative one would
+// wrap to a huge count, so it reads as 0).
+func count[N int64 | int | uint64](n N) uint64 { return uint64(max(n, 0)) }
 
 // NewMetrics gathers the figures of a run, its history and its check.
 // initialCounter is the value every chat's counter started at, so
@@ -37,32 +43,32 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 	for _, n := range c.ErrorCodes {
 		errs += n
 	}
-	m.counts = map[string]float64{
-		"operations": float64(c.Operations), "persists": float64(c.Persists), "syncs": float64(c.Syncs),
-		"ok": float64(c.OK), "persist_ok": float64(c.PersistOK), "sync_ok": float64(c.SyncOK),
-		"dedup": float64(c.Dedup), "fail": float64(c.Fail), "info": float64(c.Info),
-		"unfinished": float64(rep.Stats.Unfinished), "retries": float64(c.Retries),
-		"faults_injected": float64(c.FaultsInjected), "duplicates_sent": float64(c.DuplicatesSent),
-		"concurrent_duplicates": float64(c.ConcurrentDuplicates), "keys_reused": float64(c.KeysReused),
-		"keys_across_chats": float64(c.KeysAcrossChats), "keys_across_senders": float64(c.KeysAcrossSenders),
-		"odd_keys":       float64(c.OddKeys),
-		"outsider_sends": float64(c.OutsiderSends),
-		"outsider_syncs": float64(c.OutsiderSyncs),
-		"tx_attempts":    float64(c.Attempts), "max_tx_attempts": float64(c.MaxTxAttempts),
-		"allocated": float64(allocated), "persisted": float64(res.Persisted),
-		"gaps":   float64(max(allocated-res.Persisted, 0)),
-		"events": float64(res.Events), "duplicate_events": float64(rep.Stats.DuplicateEvents),
-		"late_commits": float64(rep.Stats.LateCommits), "errors": float64(errs),
-		"catch_up_missed": float64(rep.Stats.CatchUpMissed), "events_out_of_order": float64(rep.Stats.EventsOutOfOrder),
-		"reader_syncs": float64(res.Readers.Syncs), "reader_received": float64(res.Readers.Received),
-		"late_starts": float64(res.Lateness.Late), "unsent_starts": float64(res.Lateness.Unsent),
-		"server_kills": float64(res.ServerKills), "server_kafka_outages": float64(res.ServerKafkaOutages),
+	m.counts = map[string]uint64{
+		"operations": count(c.Operations), "persists": count(c.Persists), "syncs": count(c.Syncs),
+		"ok": count(c.OK), "persist_ok": count(c.PersistOK), "sync_ok": count(c.SyncOK),
+		"dedup": count(c.Dedup), "fail": count(c.Fail), "info": count(c.Info),
+		"unfinished": count(rep.Stats.Unfinished), "retries": count(c.Retries),
+		"faults_injected": count(c.FaultsInjected), "duplicates_sent": count(c.DuplicatesSent),
+		"concurrent_duplicates": count(c.ConcurrentDuplicates), "keys_reused": count(c.KeysReused),
+		"keys_across_chats": count(c.KeysAcrossChats), "keys_across_senders": count(c.KeysAcrossSenders),
+		"odd_keys":       count(c.OddKeys),
+		"outsider_sends": count(c.OutsiderSends),
+		"outsider_syncs": count(c.OutsiderSyncs),
+		"tx_attempts":    count(c.Attempts), "max_tx_attempts": count(c.MaxTxAttempts),
+		"allocated": count(allocated), "persisted": count(res.Persisted),
+		"gaps":   count(max(allocated-res.Persisted, 0)),
+		"events": count(res.Events), "duplicate_events": count(rep.Stats.DuplicateEvents),
+		"late_commits": count(rep.Stats.LateCommits), "errors": count(errs),
+		"catch_up_missed": count(rep.Stats.CatchUpMissed), "events_out_of_order": count(rep.Stats.EventsOutOfOrder),
+		"reader_syncs": count(res.Readers.Syncs), "reader_received": count(res.Readers.Received),
+		"late_starts": count(res.Lateness.Late), "unsent_starts": count(res.Lateness.Unsent),
+		"server_kills": count(res.ServerKills), "server_kafka_outages": count(res.ServerKafkaOutages),
 	}
 	if r := res.Receivers; res.Config.Receivers > 0 {
-		m.counts["receiver_deliveries"], m.counts["receiver_duplicates"] = float64(r.Deliveries), float64(r.Duplicates)
-		m.counts["receiver_out_of_order"], m.counts["receiver_drops"] = float64(r.OutOfOrder), float64(r.Drops)
-		m.counts["receiver_reconnects"], m.counts["receiver_catch_ups"] = float64(r.Reconnects), float64(r.CatchUps)
-		m.counts["fully_visible"] = float64(r.FullyVisible)
+		m.counts["receiver_deliveries"], m.counts["receiver_duplicates"] = count(r.Deliveries), count(r.Duplicates)
+		m.counts["receiver_out_of_order"], m.counts["receiver_drops"] = count(r.OutOfOrder), count(r.Drops)
+		m.counts["receiver_reconnects"], m.counts["receiver_catch_ups"] = count(r.Reconnects), count(r.CatchUps)
+		m.counts["fully_visible"] = count(r.FullyVisible)
 	}
 	if !checked {
 		for _, name := range []string{"unfinished", "duplicate_events", "late_commits", "catch_up_missed", "events_out_of_order"} {
@@ -70,7 +76,7 @@ func NewMetrics(res *bench.Result, rep checker.Report, checked bool, initialCoun
 		}
 		return m
 	}
-	m.counts["max_seq"] = float64(rep.Stats.MaxAckedSeq)
+	m.counts["max_seq"] = rep.Stats.MaxAckedSeq
 	return m
 }
 
@@ -108,21 +114,18 @@ func (m *Metrics) misspeltErrorCode(code string) (string, int64) {
 // Value returns a metric by its threshold name, and false when the run
 // has no data for it (a latency step that never ran, a rate over nothing).
 func (m *Metrics) Value(name string) (float64, bool) {
-	if v, ok := m.counts[name]; ok {
-		return v, true
-	}
-	if code, ok := strings.CutPrefix(name, "errors."); ok {
-		return float64(m.res.Counts.ErrorCodes[code]), true
+	if n, ok := m.Count(name); ok {
+		return float64(n), true
 	}
 	switch name {
 	case "gap_rate":
 		if a := m.counts["allocated"]; a > 0 {
-			return m.counts["gaps"] / a, true
+			return float64(m.counts["gaps"]) / float64(a), true
 		}
 		return 0, false
 	case "idempotency_hit_rate":
 		if ok := m.counts["persist_ok"]; ok > 0 {
-			return m.counts["dedup"] / ok, true
+			return float64(m.counts["dedup"]) / float64(ok), true
 		}
 		return 0, false
 	case "throughput":
@@ -131,31 +134,52 @@ func (m *Metrics) Value(name string) (float64, bool) {
 	return m.latency(name)
 }
 
-// latency reads "<step>.<stat>" from the step's histogram.
-func (m *Metrics) latency(name string) (float64, bool) {
-	stepName, stat, _ := strings.Cut(name, ".")
-	var h *hdrhistogram.Histogram
+// Count returns a count metric exactly (a plain count, errors.CODE or a
+// step's count), and false for any other metric or a count the run has
+// no data for.
+func (m *Metrics) Count(name string) (uint64, bool) {
+	if n, ok := m.counts[name]; ok {
+		return n, true
+	}
+	if code, ok := strings.CutPrefix(name, "errors."); ok {
+		return count(m.res.Counts.ErrorCodes[code]), true
+	}
+	if stepName, stat, _ := strings.Cut(name, "."); stat == "count" {
+		if h, ok := m.histogram(stepName); ok {
+			if h == nil {
+				return 0, true
+			}
+			return count(h.TotalCount()), true
+		}
+	}
+	return 0, false
+}
+
+// histogram is a latency step's histogram (nil: no sample), false for a
+// name no step has.
+func (m *Metrics) histogram(stepName string) (*hdrhistogram.Histogram, bool) {
 	switch stepName {
 	case "fan_out":
-		h = m.res.FanOut
+		return m.res.FanOut, true
 	case "full_visibility":
-		h = m.res.FullVisibility
-	default:
-		step, ok := stepByName(stepName)
-		if !ok {
-			return 0, false
-		}
-		h = m.res.Latency[step]
+		return m.res.FullVisibility, true
 	}
-	if h == nil || h.TotalCount() == 0 {
-		if stat == "count" {
-			return 0, true
-		}
+	step, ok := stepByName(stepName)
+	if !ok {
+		return nil, false
+	}
+	return m.res.Latency[step], true
+}
+
+// latency reads "<step>.<stat>" from the step's histogram (a count is
+// Count's).
+func (m *Metrics) latency(name string) (float64, bool) {
+	stepName, stat, _ := strings.Cut(name, ".")
+	h, ok := m.histogram(stepName)
+	if !ok || h == nil || h.TotalCount() == 0 {
 		return 0, false
 	}
 	switch stat {
-	case "count":
-		return float64(h.TotalCount()), true
 	case "min":
 		return float64(h.Min()), true
 	case "max":

@@ -21,6 +21,7 @@ type Threshold struct {
 	Metric string // as written, trimmed
 	Op     string
 	Value  float64 // in the metric's unit: ns, a ratio, ops/s or a count
+	count  uint64  // a count's Value exactly (past 2^53 a float64 is not)
 	kind   metricKind
 }
 
@@ -179,6 +180,9 @@ func ParseThreshold(expr string) (Threshold, error) {
 	if t.Value, err = parseValue(kind, value); err != nil {
 		return t, fmt.Errorf("threshold %q: %w", expr, err)
 	}
+	if kind == kindCount {
+		t.count, _ = strconv.ParseUint(value, 10, 64) // parseValue took it
+	}
 	return t, nil
 }
 
@@ -314,6 +318,17 @@ func (t Threshold) Evaluate(m *Metrics) ThresholdResult {
 			return r
 		}
 	}
+	if t.kind == kindCount {
+		n, ok := m.Count(t.Metric)
+		if !ok {
+			r.Actual = "no data"
+			return r
+		}
+		r.Value = float64(n)
+		r.Actual = strconv.FormatUint(n, 10)
+		r.OK = compare(n, t.Op, t.count)
+		return r
+	}
 	v, ok := m.Value(t.Metric)
 	if !ok {
 		r.Actual = "no data"
@@ -325,7 +340,7 @@ func (t Threshold) Evaluate(m *Metrics) ThresholdResult {
 	return r
 }
 
-func compare(a float64, op string, b float64) bool {
+func compare[N float64 | uint64](a N, op string, b N) bool {
 	switch op {
 	case "<":
 		return a < b

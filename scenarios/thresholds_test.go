@@ -159,6 +159,32 @@ func TestEvaluateThresholds(t *testing.T) {
 	}
 }
 
+// A count is compared exactly: past 2^53, where a float64 holds only even
+// numbers, max_seq == 2^53 held of a run whose highest sequence was
+// 2^53+1 (an outside tester's, with initial_counter: 2^53).
+func TestCountsCompareExactlyPast2To53(t *testing.T) {
+	res := &bench.Result{Counts: bench.Counts{ErrorCodes: map[string]int64{}}}
+	m := NewMetrics(res, checker.Report{Stats: checker.Stats{MaxAckedSeq: 1<<53 + 1}}, true, 1<<53)
+	for _, c := range []struct {
+		expr string
+		ok   bool
+	}{
+		{"max_seq == 9007199254740992", false},
+		{"max_seq != 9007199254740993", false},
+		{"max_seq > 9007199254740992", true},
+		{"max_seq == 9007199254740993", true},
+		{"max_seq <= 18446744073709551615", true},
+	} {
+		th, err := ParseThreshold(c.expr)
+		if err != nil {
+			t.Fatalf("%q: %v", c.expr, err)
+		}
+		if r := th.Evaluate(m); r.OK != c.ok || r.Actual != "9007199254740993" {
+			t.Errorf("%q: ok %v, actual %q; want %v, 9007199254740993", c.expr, r.OK, r.Actual, c.ok)
+		}
+	}
+}
+
 // Without traces, this run's allocations are the counters less where they
 // started, so an initial_counter is not counted as gaps.
 func TestGapRateWithoutTraces(t *testing.T) {
