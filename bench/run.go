@@ -34,6 +34,11 @@ type Result struct {
 	Latency     map[Step]*hdrhistogram.Histogram
 	Allocations int64 // sequences handed out by step 3 (the counters' sum)
 	Persisted   int64 // messages in the store afterwards
+	// CountersRead and MessagesRead: the final state's counters and
+	// messages tables were read (a service without its test hooks
+	// gives no counter), so Allocations and Persisted are figures, not
+	// zeros by default.
+	CountersRead, MessagesRead bool
 	Events      int   // records read back from Kafka
 	Kafka       string
 	Intervals   []Interval // counts and latency per interval (timeseries.go)
@@ -611,6 +616,7 @@ func recordFinalState(ctx context.Context, t target.Target, chats []string, rec 
 	send()
 	close(batches)
 	encoders.Wait()
+	res.CountersRead, res.MessagesRead = read.read&store.CountersTable != 0, read.read&store.MessagesTable != 0
 	if err != nil {
 		return fmt.Errorf("reading final state: %w", err)
 	}

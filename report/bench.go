@@ -105,8 +105,12 @@ type Bench struct {
 	Persisted          int64            `json:"persisted_messages"`
 	Gaps               int64            `json:"gaps"`
 	GapRate            float64          `json:"gap_rate"`
-	IdempotencyHit     float64          `json:"idempotency_hit_rate"`
-	EventsRead         int              `json:"events_read"`
+	// GapsUnknown says why gaps and gap_rate are not figures (both then
+	// 0): the final state gave no counter or no message table. Left out
+	// when they are.
+	GapsUnknown    string  `json:"gaps_unknown,omitempty"`
+	IdempotencyHit float64 `json:"idempotency_hit_rate"`
+	EventsRead     int     `json:"events_read"`
 	// Readers are the catch-up clients' syncs (bench --readers), not
 	// counted in Operations; left out without readers.
 	Readers *bench.ReaderCounts `json:"readers,omitempty"`
@@ -184,6 +188,9 @@ func FromBench(res *bench.Result, storeName string, check checker.Report) Bench 
 		b.Gaps = max(res.Allocations-res.Persisted, 0)
 		b.GapRate = float64(b.Gaps) / float64(res.Allocations)
 	}
+	if why := gapsUnknown(res); why != "" {
+		b.Gaps, b.GapRate, b.GapsUnknown = 0, 0, why
+	}
 	if attempted := res.Allocations; attempted > 0 && c.Attempts > 0 {
 		b.AttemptsPerPersist = float64(c.Attempts) / float64(attempted)
 		b.MaxAttempts = c.MaxTxAttempts
@@ -241,4 +248,28 @@ func variantWindows(res *bench.Result) []string {
 		i++
 	}
 	return names
+}
+
+// gapsUnknown is why a run's gaps are not known, "" when they are: a gap
+// is an allocated sequence no message holds, so both tables must have
+// been read (a service without chatseq serve's test hooks gives no
+// counter; a run whose final state was not read gives neither).
+func gapsUnknown(res *bench.Result) string {
+	switch {
+	case !res.CountersRead && !res.MessagesRead:
+		return "the final state was not read"
+	case !res.CountersRead:
+		return "the final state gave no counter"
+	case !res.MessagesRead:
+		return "the final state gave no messages table"
+	}
+	return ""
+}
+
+// GapRateText is the gap rate as a percentage, "-" when it is unknown.
+func (b Bench) GapRateText() string {
+	if b.GapsUnknown != "" {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f%%", 100*b.GapRate)
 }

@@ -19,7 +19,7 @@ func writeComparison(w io.Writer, runs []Bench, width int) error {
 	rows := make([][]string, len(runs))
 	for i, b := range runs {
 		rows[i] = []string{b.Run.Target, formatRate(b.Throughput), fmt.Sprint(b.PersistOK), fmt.Sprint(b.PersistFail()), fmt.Sprint(b.PersistInfo()),
-			fmt.Sprintf("%.2f%%", 100*b.GapRate), p99Of(b, "allocate"), p99Of(b, "persist"), p99Of(b, "end_to_end"), Verdict(b.Check), ""}
+			b.GapRateText(), p99Of(b, "allocate"), p99Of(b, "persist"), p99Of(b, "end_to_end"), Verdict(b.Check), ""}
 	}
 	return fitTable(w, header, rows, width, true)
 }

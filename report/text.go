@@ -75,7 +75,11 @@ func writeText(w io.Writer, b Bench, width int) error {
 	if len(b.ErrorCodes) > 0 {
 		t.add("  errors", "", formatCodes(b.ErrorCodes))
 	}
-	t.add("  gap rate", fmt.Sprintf("%.2f%%", 100*b.GapRate), fmt.Sprintf("%s in %s", count(b.Gaps, "gap"), count(b.Allocated, "allocated sequence")))
+	if b.GapsUnknown != "" {
+		t.add("  gap rate", b.GapRateText(), "unknown: "+b.GapsUnknown)
+	} else {
+		t.add("  gap rate", b.GapRateText(), fmt.Sprintf("%s in %s", count(b.Gaps, "gap"), count(b.Allocated, "allocated sequence")))
+	}
 	t.add("  idempotency hit rate", fmt.Sprintf("%.2f%%", 100*b.IdempotencyHit), "")
 	if b.Run.Strategy == "occ" {
 		t.add("  optimistic attempts", fmt.Sprintf("%.2f", b.AttemptsPerPersist), fmt.Sprintf("per allocated sequence, at most %d for one persist", b.MaxAttempts))

@@ -102,7 +102,7 @@ func newFakeMetrics() *Metrics {
 			Operations: 1000, Persists: 900, Syncs: 100, OK: 950, PersistOK: 850, SyncOK: 100, Dedup: 85,
 			Fail: 10, Info: 40, Retries: 40, ErrorCodes: map[string]int64{"counter_missing": 10, "crash_after_allocate": 37, "http_503": 3},
 		},
-		Latency: lat, Allocations: 100 + 2*10, Persisted: 95,
+		Latency: lat, Allocations: 100 + 2*10, Persisted: 95, CountersRead: true, MessagesRead: true,
 		Lateness: bench.Lateness{Started: 900, Late: 300, Unsent: 1200},
 	}
 	rep := checker.Report{Stats: checker.Stats{Allocations: 100, MaxAckedSeq: 42}}
@@ -159,6 +159,42 @@ func TestEvaluateThresholds(t *testing.T) {
 	}
 }
 
+// A table the final state did not give leaves its figures without data:
+// gaps == 0 held of a service without its counter hook (no counter read)
+// whose messages table had 301 holes (an outside tester's).
+func TestFiguresOfUnreadTablesHaveNoData(t *testing.T) {
+	for _, c := range []struct {
+		name                       string
+		countersRead, messagesRead bool
+		traced                     int
+		noData                     []string
+		known                      []string
+	}{
+		{"no counter read", false, true, 0, []string{"allocated", "gaps", "gap_rate"}, []string{"persisted"}},
+		{"no message read", true, false, 0, []string{"persisted", "gaps", "gap_rate"}, []string{"allocated"}},
+		{"traced, no counter read", false, true, 70, nil, []string{"allocated", "gaps", "gap_rate", "persisted"}},
+		{"both read", true, true, 0, nil, []string{"allocated", "gaps", "gap_rate", "persisted"}},
+	} {
+		res := &bench.Result{Config: bench.Config{Chats: 2}, Allocations: 2*10 + 70, Persisted: 45,
+			CountersRead: c.countersRead, MessagesRead: c.messagesRead, Counts: bench.Counts{ErrorCodes: map[string]int64{}}}
+		m := NewMetrics(res, checker.Report{Stats: checker.Stats{Allocations: c.traced}}, true, 10)
+		for _, name := range c.noData {
+			th, err := ParseThreshold(name + " >= 0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := th.Evaluate(m); r.OK || r.Actual != "no data" {
+				t.Errorf("%s: %s >= 0: ok %v, actual %q; want no data", c.name, name, r.OK, r.Actual)
+			}
+		}
+		for _, name := range c.known {
+			if _, ok := m.Value(name); !ok {
+				t.Errorf("%s: %s has no data", c.name, name)
+			}
+		}
+	}
+}
+
 // A count is compared exactly: past 2^53, where a float64 holds only even
 // numbers, max_seq == 2^53 held of a run whose highest sequence was
 // 2^53+1 (an outside tester's, with initial_counter: 2^53).
@@ -188,7 +224,7 @@ func TestCountsCompareExactlyPast2To53(t *testing.T) {
 // Without traces, this run's allocations are the counters less where they
 // started, so an initial_counter is not counted as gaps.
 func TestGapRateWithoutTraces(t *testing.T) {
-	res := &bench.Result{Config: bench.Config{Chats: 2}, Allocations: 2*10 + 50, Persisted: 45, Counts: bench.Counts{ErrorCodes: map[string]int64{}}}
+	res := &bench.Result{Config: bench.Config{Chats: 2}, Allocations: 2*10 + 50, Persisted: 45, CountersRead: true, MessagesRead: true, Counts: bench.Counts{ErrorCodes: map[string]int64{}}}
 	m := NewMetrics(res, checker.Report{}, true, 10)
 	if v, ok := m.Value("gap_rate"); !ok || v != 0.1 {
 		t.Fatalf("gap_rate %v %v, want 0.1", v, ok)
