@@ -39,9 +39,9 @@ type Result struct {
 	// gives no counter), so Allocations and Persisted are figures, not
 	// zeros by default.
 	CountersRead, MessagesRead bool
-	Events      int   // records read back from Kafka
-	Kafka       string
-	Intervals   []Interval // counts and latency per interval (timeseries.go)
+	Events                     int // records read back from Kafka
+	Kafka                      string
+	Intervals                  []Interval // counts and latency per interval (timeseries.go)
 	// IntervalLength is the intervals' length: FineInterval, or
 	// IntervalLength for a long run.
 	IntervalLength time.Duration
