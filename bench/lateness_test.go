@@ -58,6 +58,17 @@ func TestAnOpenLoopThatCannotKeepItsRateSaysSo(t *testing.T) {
 		t.Fatalf("threshold %s, want 1ms (one 1ms interval)", l.Threshold)
 	}
 
+	// With --ops too, the duration ends the run first: the starts due
+	// before it, up to the quota, were never made (they went uncounted).
+	cfg.Ops = 600
+	res, err = bench.RunTarget(context.Background(), cfg, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := res.Lateness; !l.FellBehind() || l.Unsent < 400 || l.Started+l.Unsent > 600 {
+		t.Fatalf("lateness %+v under --ops 600: want most of the 600 due starts unsent, none past the quota", l)
+	}
+
 	// A closed loop has no schedule to fall behind.
 	cfg.Rate, cfg.Duration, cfg.Ops = 0, 0, 20
 	res, err = bench.RunTarget(context.Background(), cfg, slow)

@@ -103,6 +103,9 @@ type writer struct {
 	// late are the acknowledged sends due again DuplicateLateAfter after
 	// their ack, oldest first (resendLate).
 	late []lateSend
+	// acked, unless nil (no receivers), is told when each new message's
+	// persist was sent and answered ok: its fan-out is timed from there.
+	acked func(chat string, seq uint64, invoke, ack time.Time)
 }
 
 // lateSend is an acknowledged send to repeat once due (unix ns).
@@ -141,8 +144,16 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 	end := start + int64(w.cfg.Duration)
 	for op := 0; ops == 0 || op < ops; op++ {
 		if w.stopped(ctx) {
-			if pace != nil && ops == 0 && w.cfg.Duration > 0 {
-				w.lateness.Unsent += max(pace.due(min(end, w.rec.Now()))-int64(op), 0)
+			if pace != nil && w.cfg.Duration > 0 {
+				// The starts due before the end, up to the writer's
+				// quota under --ops as well: with both, the duration
+				// ended the run and its due starts went uncounted (an
+				// outside tester's: 596 of 2400 never made, unsent 0).
+				due := pace.due(min(end, w.rec.Now()))
+				if ops > 0 {
+					due = min(due, int64(ops))
+				}
+				w.lateness.Unsent += max(due-int64(op), 0)
 			}
 			return
 		}
@@ -343,6 +354,9 @@ func (w *writer) persistOnce(ctx context.Context, tr *history.ProcessTracer, pid
 	w.rec.RecordAt(&ev, done) // when the answer came, not when it was written down
 	if kind == history.KindOK {
 		w.advanceCursor(chatIdx, out.Seq)
+		if w.acked != nil && !out.Dedup {
+			w.acked(req.Chat, out.Seq, w.rec.Time(sent), w.rec.Time(done))
+		}
 	}
 	w.lat.record(done, [stepCount]int64{
 		StepAllocate: out.Timings.Allocate, StepPersist: out.Timings.Persist,
