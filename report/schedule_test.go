@@ -93,3 +93,23 @@ func TestTheVerdictLineOfAnInterruptedRun(t *testing.T) {
 		}
 	}
 }
+
+// A closed loop's latency table says what it cannot count (its end_to_end
+// is service: a stall counted once, not in the starts it delayed); an
+// open loop's, measured from intended starts, says nothing of the kind.
+func TestAClosedLoopSaysItsLatencyHidesStalls(t *testing.T) {
+	for _, rate := range []float64{0, 100} {
+		cfg := bench.DefaultConfig()
+		cfg.Rate = rate
+		res := &bench.Result{Config: cfg, Elapsed: time.Second}
+		res.Counts.Operations = 10
+		var text bytes.Buffer
+		if err := writeText(&text, FromBench(res, "memory", checker.Report{}), 400); err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(text.String(), "closed loop: a writer starts when its last operation ends, so end_to_end is service")
+		if said != (rate == 0) {
+			t.Errorf("rate %v: the closed-loop note printed %v:\n%s", rate, said, text.String())
+		}
+	}
+}
