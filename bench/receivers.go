@@ -49,13 +49,20 @@ type ReceiverCounts struct {
 	// message's creation): their fan-out is not measured, where it was
 	// taken as 1 ns, a perfect figure any threshold accepted.
 	CreatedAhead int64 `json:"created_ahead"`
-	Duplicates   int64 `json:"duplicates"`
-	OutOfOrder   int64 `json:"out_of_order"` // first receipts below a sequence the device already had
-	Foreign      int64 `json:"foreign"`      // messages of a chat the device's user is not a member of
-	Acks         int64 `json:"acks"`
-	CatchUps     int64 `json:"catch_ups"` // §4 catch-ups of a chat (after each connect, and the settle)
-	GapSyncs     int64 `json:"gap_syncs"` // syncs that settled a gap in the reorder buffer
-	SyncErrors   int64 `json:"sync_errors"`
+	// CreatedOutside are first receipts of a message a writer created
+	// whose created_at fell outside its send (before the persist was
+	// sent, or after its ok came on chatseq's clock): the service's clock
+	// is off. Their fan-out is timed from the send's nearer end, not
+	// from created_at (a clock 300 ms ahead took 300 ms off every figure
+	// and passed fan_out.p99 < 100ms over 300 ms of real fan-out).
+	CreatedOutside int64 `json:"created_outside"`
+	Duplicates     int64 `json:"duplicates"`
+	OutOfOrder     int64 `json:"out_of_order"` // first receipts below a sequence the device already had
+	Foreign        int64 `json:"foreign"`      // messages of a chat the device's user is not a member of
+	Acks           int64 `json:"acks"`
+	CatchUps       int64 `json:"catch_ups"` // §4 catch-ups of a chat (after each connect, and the settle)
+	GapSyncs       int64 `json:"gap_syncs"` // syncs that settled a gap in the reorder buffer
+	SyncErrors     int64 `json:"sync_errors"`
 	// CatchUpsCut are catch-ups cut short because the service paged for
 	// ever (a full page not past the one before, or more messages than
 	// the chat can hold); the device caught that chat up no more.
@@ -79,7 +86,7 @@ type receiverTally struct {
 	pushes, received, deliveries, duplicates, outOfOrder atomic.Int64
 	foreign, acks, catchUps, gapSyncs, syncErrors        atomic.Int64
 	catchUpsCut, pushesCut, ended                        atomic.Int64
-	fullyVisible, caughtUp, createdAhead                 atomic.Int64
+	fullyVisible, caughtUp, createdAhead, createdOutside atomic.Int64
 	streamOwing                                          atomic.Int64
 
 	perChat int // devices of each chat
@@ -123,6 +130,10 @@ type visibilityShard struct {
 	fanOut  *hdrhistogram.Histogram
 	full    *hdrhistogram.Histogram
 	waiting map[string]map[uint64]int
+	// sent are the send windows of the shard's chats' messages, by
+	// sequence, until the message is fully visible (or sendWindowsKept
+	// sequences later: one fully visible before its ok came).
+	sent map[string]map[uint64]sendWindow
 	// The share of the latency series this shard recorded, by interval;
 	// nil where it recorded nothing.
 	fanSeries, fullSeries []*hdrhistogram.PackedHistogram
@@ -133,7 +144,7 @@ var visibilitySeed = maphash.MakeSeed()
 func newReceiverTally(perChat int, every time.Duration, observe *metrics.Delivery) *receiverTally {
 	t := &receiverTally{perChat: perChat, every: every, observe: observe}
 	for i := range t.shards {
-		t.shards[i] = visibilityShard{fanOut: newHistogram(), full: newHistogram(), waiting: map[string]map[uint64]int{}}
+		t.shards[i] = visibilityShard{fanOut: newHistogram(), full: newHistogram(), waiting: map[string]map[uint64]int{}, sent: map[string]map[uint64]sendWindow{}}
 	}
 	return t
 }
@@ -145,6 +156,12 @@ func newReceiverTally(perChat int, every time.Duration, observe *metrics.Deliver
 func (t *receiverTally) firstReceipt(chat string, seq uint64, created, now time.Time) {
 	t.deliveries.Add(1)
 	sh := &t.shards[maphash.String(visibilitySeed, chat)%histShards]
+	i := t.intervalAt(now)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if w, ok := sh.sent[chat][seq]; ok {
+		created = w.created(created, &t.createdOutside)
+	}
 	lat := int64(-1)
 	switch {
 	case created.IsZero():
@@ -153,9 +170,6 @@ func (t *receiverTally) firstReceipt(chat string, seq uint64, created, now time.
 	default:
 		lat = max(now.Sub(created).Nanoseconds(), histLowest)
 	}
-	i := t.intervalAt(now)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	if lat > 0 {
 		_ = sh.fanOut.RecordValue(min(lat, histHighest))
 		_ = seriesAt(&sh.fanSeries, i).RecordValue(min(lat, histHighest))
@@ -175,10 +189,58 @@ func (t *receiverTally) firstReceipt(chat string, seq uint64, created, now time.
 		return
 	}
 	delete(seen, seq)
+	delete(sh.sent[chat], seq)
 	t.fullyVisible.Add(1)
 	if lat > 0 {
 		_ = sh.full.RecordValue(min(lat, histHighest))
 		_ = seriesAt(&sh.fullSeries, i).RecordValue(min(lat, histHighest))
+	}
+}
+
+// sendWindow is when a writer sent the persist that created a message
+// and when its ok came, on this process's clock: the message was created
+// in between, whatever the service's clock wrote in its created_at.
+type sendWindow struct{ invoke, ack time.Time }
+
+// sendWindowsKept bounds a chat's send windows: a message fully visible
+// before its ok came keeps its window until the chat's sequence is this
+// far past it.
+const sendWindowsKept = 4096
+
+// created is when the message was created as far as chatseq can tell:
+// createdAt (the service's) where it falls in the window, else the
+// window's nearer end (the ok, for a message without one), counted in
+// outside.
+func (w sendWindow) created(createdAt time.Time, outside *atomic.Int64) time.Time {
+	switch {
+	case createdAt.IsZero():
+		return w.ack
+	case createdAt.Before(w.invoke):
+		outside.Add(1)
+		return w.invoke
+	case createdAt.After(w.ack):
+		outside.Add(1)
+		return w.ack
+	}
+	return createdAt
+}
+
+// acked notes a new message's send window, the first ok's for its
+// sequence; receipts from then on are timed against it.
+func (t *receiverTally) acked(chat string, seq uint64, invoke, ack time.Time) {
+	sh := &t.shards[maphash.String(visibilitySeed, chat)%histShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	windows := sh.sent[chat]
+	if windows == nil {
+		windows = map[uint64]sendWindow{}
+		sh.sent[chat] = windows
+	}
+	if _, ok := windows[seq]; !ok {
+		windows[seq] = sendWindow{invoke: invoke, ack: ack}
+	}
+	if seq > sendWindowsKept {
+		delete(windows, seq-sendWindowsKept)
 	}
 }
 
@@ -286,7 +348,7 @@ func (t *receiverTally) counts(devices int) ReceiverCounts {
 		Devices: devices, Connects: t.connects.Load(), Drops: t.drops.Load(), Reconnects: t.reconnects.Load(),
 		DialErrors: t.dialErrors.Load(), Pushes: t.pushes.Load(), Received: t.received.Load(),
 		Deliveries: t.deliveries.Load(), Duplicates: t.duplicates.Load(), OutOfOrder: t.outOfOrder.Load(),
-		CaughtUp: t.caughtUp.Load(), CreatedAhead: t.createdAhead.Load(),
+		CaughtUp: t.caughtUp.Load(), CreatedAhead: t.createdAhead.Load(), CreatedOutside: t.createdOutside.Load(),
 		Foreign: t.foreign.Load(), Acks: t.acks.Load(), CatchUps: t.catchUps.Load(), GapSyncs: t.gapSyncs.Load(),
 		SyncErrors: t.syncErrors.Load(), CatchUpsCut: t.catchUpsCut.Load(), PushesCut: t.pushesCut.Load(), Ended: t.ended.Load(), FullyVisible: t.fullyVisible.Load(), StreamOwing: t.streamOwing.Load(),
 	}

@@ -71,6 +71,10 @@ type Result struct {
 	// StoppedForViolation says which violation stopped the writers early
 	// (Config.Stop, --fail-fast); empty otherwise.
 	StoppedForViolation string
+	// StoppedEarlyByStop: Config.Stop closed while the writers still
+	// ran, before their duration or operations were done, and stopped
+	// them; what closed it may set StoppedForViolation.
+	StoppedEarlyByStop bool
 	// Lateness is how far the open loop fell behind its rate (zero in a
 	// closed loop).
 	Lateness Lateness
@@ -238,7 +242,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		cfg.WritersStarting()
 	}
 	writing := timings.Phase("writers")
-	runWriters(ctx, cfg, tgt, rec, lat, chats, res)
+	var acked func(string, uint64, time.Time, time.Time)
+	if recv != nil {
+		acked = recv.tally.acked
+	}
+	runWriters(ctx, cfg, tgt, rec, lat, chats, res, acked)
 	writing()
 	afterWriters := time.Now()
 	if cfg.WritersStopped != nil {
@@ -482,23 +490,34 @@ func createChats(ctx context.Context, t target.Target, cfg Config) ([]string, er
 	return chats, nil
 }
 
-func runWriters(ctx context.Context, cfg Config, target target.Target, rec *history.Recorder, lat *latencies, chats []string, res *Result) {
+func runWriters(ctx context.Context, cfg Config, target target.Target, rec *history.Recorder, lat *latencies, chats []string, res *Result, acked func(string, uint64, time.Time, time.Time)) {
 	stop := make(chan struct{})
 	stopWriters := sync.OnceFunc(func() { close(stop) })
 	if cfg.Duration > 0 {
 		timer := time.AfterFunc(cfg.Duration, stopWriters)
 		defer timer.Stop()
 	}
+	writersDone := make(chan struct{})
 	if cfg.Stop != nil {
-		quit := make(chan struct{})
+		quit, exited := make(chan struct{}), make(chan struct{})
+		var early bool
 		go func() {
+			defer close(exited)
 			select {
 			case <-cfg.Stop:
+				// Early only if the writers were still at it: a violation
+				// found once their duration was over stopped nothing.
+				select {
+				case <-stop:
+				case <-writersDone:
+				default:
+					early = true
+				}
 				stopWriters()
 			case <-quit:
 			}
 		}()
-		defer close(quit)
+		defer func() { close(quit); <-exited; res.StoppedEarlyByStop = early }()
 	}
 	if cfg.MemoryCeiling > 0 {
 		quit, watched := make(chan struct{}), make(chan struct{})
@@ -509,7 +528,6 @@ func runWriters(ctx context.Context, cfg Config, target target.Target, rec *hist
 		defer func() { close(quit); <-watched }()
 	}
 	// Readers follow the chats until the writers are done.
-	writersDone := make(chan struct{})
 	waitReaders := startReaders(ctx, writersDone, stop, &cfg, target, rec, chats)
 	interval := cfg.Interval()
 	var ramp *Ramp
@@ -521,6 +539,7 @@ func runWriters(ctx context.Context, cfg Config, target target.Target, rec *hist
 	var wg sync.WaitGroup
 	for i := range writers {
 		writers[i] = newWriter(i, &cfg, target, rec, lat, chats)
+		writers[i].acked = acked
 		ops := 0
 		if cfg.Ops > 0 {
 			ops = cfg.Ops / cfg.Writers

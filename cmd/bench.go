@@ -398,7 +398,9 @@ func (f *benchFlags) runTarget(ctx context.Context, c *cobra.Command, name strin
 		}
 		return report.Bench{}, err
 	}
-	res.StoppedForViolation = watch.stoppedBy()
+	if res.StoppedEarlyByStop {
+		res.StoppedForViolation = watch.stoppedBy()
+	}
 	checked, rep, err := f.check(name, res, feed, progress)
 	if err != nil {
 		return report.Bench{}, err

@@ -167,6 +167,9 @@ func (r *Recorder) Now() int64 { return int64(time.Since(r.base)) }
 // At is t on the recorder's clock.
 func (r *Recorder) At(t time.Time) int64 { return int64(t.Sub(r.base)) }
 
+// Time is at, a time on the recorder's clock, as a time.Time (At's inverse).
+func (r *Recorder) Time(at int64) time.Time { return r.base.Add(time.Duration(at)) }
+
 // Record stamps e.Time with Now, appends e's line and returns the time. e.Line
 // is ignored. Only the fields e's kind carries are written (see FORMAT.md);
 // on completions, an empty Chat or Key is left out and so read back as the

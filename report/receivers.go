@@ -51,6 +51,9 @@ func (t *table) addReceivers(r *Receivers) {
 	}
 	t.add("  receivers", fmt.Sprint(r.Devices), fmt.Sprintf("devices (%d a chat), %s, %s%s", r.PerChat, count(r.Connects, "connect"), count(r.Reconnects, "reconnect"), drops))
 	t.add("    deliveries", fmt.Sprint(r.Deliveries), fmt.Sprintf("%s received in %s; %s, %d out of order; %s; %d streamed, %d only by catch-up", count(r.Received, "message"), count(r.Pushes, "push line"), count(r.Duplicates, "duplicate"), r.OutOfOrder, count(r.FullyVisible, "message")+" fully visible", r.Deliveries-r.CaughtUp, r.CaughtUp))
+	if r.CreatedOutside > 0 {
+		t.add("    created outside", fmt.Sprint(r.CreatedOutside), "first receipts whose created_at fell outside their send (before it was sent, or after its ok): the service's clock is off; their fan-out is timed from the send's nearer end")
+	}
 	if r.CreatedAhead > 0 {
 		t.add("    created ahead", fmt.Sprint(r.CreatedAhead), "first receipts whose created_at came after them: fan-out not measured for them (the service's clock runs ahead of chatseq's)")
 	}

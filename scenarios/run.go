@@ -246,7 +246,7 @@ func execute(ctx context.Context, sc *Scenario, cfg bench.Config, historyPath, v
 	}
 	// Read once the feed has every line: the online check judges the last
 	// of its keys from the tap's goroutine until then.
-	if vs := online.Violations(); sc.FailFast && len(vs) > 0 {
+	if vs := online.Violations(); sc.FailFast && res.StoppedEarlyByStop && len(vs) > 0 {
 		res.StoppedForViolation = fmt.Sprintf("the online check found %s violated at line %d", vs[0].Invariant, vs[0].Lines[len(vs[0].Lines)-1])
 	}
 	rep = report.JudgedRun(res, rep)
