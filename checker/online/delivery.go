@@ -169,7 +169,11 @@ func (o *Checker) pushedAsSent(r *history.Receiver, i int, c int32, seq, id uint
 	}
 	acked := &o.acked[c]
 	first, ok := acked.get(seq)
-	if !ok || first.mid != id {
+	if !ok {
+		o.claim(c, seq, contentClaim{id: id, said: store.Carried{Payload: payload, Sender: sender}, line: int32(r.Line), push: true})
+		return false
+	}
+	if first.mid != id {
 		return false
 	}
 	sent, ok := acked.sentOf(seq)

@@ -106,6 +106,9 @@ type Checker struct {
 	// syncsSay: a sync answer said what its messages carried
 	// (syncedAsSent): from then on each persist's is kept with its ack.
 	syncsSay bool
+	// claims: what pushes and syncs said of messages not yet acked
+	// (claims.go).
+	claims pendingClaims
 	// pushes: identical_order's, push_authorization's and
 	// delivery_state_consistency's (delivery.go).
 	pushes pushes
@@ -421,6 +424,9 @@ func (o *Checker) ack(op *openOp, e *history.Event) {
 	if earlier && first.mid != a.mid {
 		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)
+	}
+	if !earlier && o.claims.n > 0 && sent != (store.Carried{}) {
+		o.judgeClaims(op.chat, e.Seq, a.mid, sent, a.doneLine, e.Time)
 	}
 	if op.keyed {
 		if e.Dedup {

@@ -26,7 +26,11 @@ func (o *Checker) syncedAsSent(op *openOp, e *history.Event) bool {
 			continue
 		}
 		first, ok := acked.get(seq)
-		if !ok || first.mid != store.SyncIDAt(r, i) {
+		if !ok {
+			o.claim(op.chat, seq, contentClaim{id: store.SyncIDAt(r, i), said: said, line: int32(e.Line)})
+			continue
+		}
+		if first.mid != store.SyncIDAt(r, i) {
 			continue
 		}
 		sent, ok := acked.sentOf(seq)
