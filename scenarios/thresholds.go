@@ -246,11 +246,21 @@ func statKind(stat string) (metricKind, error) {
 }
 
 func parsePercentile(q string) (float64, error) {
-	v, err := strconv.ParseFloat(q, 64)
+	v, err := decimal(q)
 	if err != nil || strings.ContainsAny(q, "eE+-") || !(v > 0 && v <= 100) {
 		return 0, fmt.Errorf("percentile p%s must be pN with 0 < N ≤ 100, e.g. p99 or p99.9", q)
 	}
 	return v, nil
+}
+
+// decimal reads a number written in decimal: strconv.ParseFloat also
+// takes hexadecimal ("0x1p-2" is 25%, p0x1p6 was read as p64), which no
+// one means in a threshold.
+func decimal(s string) (float64, error) {
+	if strings.ContainsAny(s, "xX") {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 func parseValue(kind metricKind, s string) (float64, error) {
@@ -270,13 +280,13 @@ func parseValue(kind metricKind, s string) (float64, error) {
 		return float64(d), nil
 	case kindRatio:
 		if p, ok := strings.CutSuffix(s, "%"); ok {
-			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			v, err := decimal(strings.TrimSpace(p))
 			if err != nil || !(v >= 0 && v <= 100) {
 				return 0, fmt.Errorf("%q is not a percentage between 0%% and 100%%", s)
 			}
 			return v / 100, nil
 		}
-		v, err := strconv.ParseFloat(s, 64)
+		v, err := decimal(s)
 		if err != nil || !(v >= 0 && v <= 1) {
 			return 0, fmt.Errorf("%q is not a rate: write a percentage (5%%) or a fraction between 0 and 1 (0.05)", s)
 		}
@@ -287,7 +297,7 @@ func parseValue(kind metricKind, s string) (float64, error) {
 		}
 		return v, nil
 	case kindRate:
-		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "/s")), 64)
+		v, err := decimal(strings.TrimSpace(strings.TrimSuffix(s, "/s")))
 		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("%q is not a throughput in operations per second, e.g. 1000", s)
 		}

@@ -75,6 +75,11 @@ func TestParseThresholdErrors(t *testing.T) {
 		"gap_rate =! 5%":           `"=!" is not a comparison`,
 		"persisted = 1":            `"=" is not a comparison`,
 		"allocate.p99 < 5ms; wait": "not a duration",
+		// Hexadecimal, which strconv.ParseFloat takes: p0x1p6 was p64.
+		"allocate.p0x1p6 < 5ms": "0 < N ≤ 100",
+		"gap_rate < 0x1p-2":     "not a rate",
+		"gap_rate < 0x1p2%":     "not a percentage",
+		"throughput > 0x10":     "not a throughput",
 	}
 	for expr, want := range cases {
 		_, err := ParseThreshold(expr)
