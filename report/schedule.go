@@ -33,7 +33,7 @@ func scheduleOf(res *bench.Result) *Schedule {
 			// The interval changes with the rate: late_threshold_ms is the largest.
 			rate, late, lower = "the rates of its stages "+s.Stages, "their writer's interval there (at least 1ms)", "lower --stages rates"
 		}
-		s.Warning = fmt.Sprintf("the open loop did not keep %s: %d of %d operations started more than %s after their intended start (the latest %s after), and %d due before the run ended were never sent; latencies count from the intended start, so they include that wait. More --writers, or %s, keeps it",
+		s.Warning = fmt.Sprintf("the open loop did not keep %s: %d of %d operations started more than %s after their intended start (the latest %s after), and %d due before the run ended were never sent; latencies count from the intended start, so they include a late start's wait, while a start never sent has no latency (unsent_starts counts it). More --writers, or %s, keeps it",
 			rate, l.Late, l.Started, late, fms(s.MaxLagMs), l.Unsent, lower)
 	}
 	return s
