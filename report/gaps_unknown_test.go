@@ -34,8 +34,16 @@ func TestGapsOfAnUnreadCounterAreUnknown(t *testing.T) {
 		if !strings.Contains(text.String(), c.line) {
 			t.Errorf("counters read %v, messages read %v: want %q in\n%s", c.countersRead, c.messagesRead, c.line, text.String())
 		}
-		if unknown := !c.countersRead || !c.messagesRead; unknown != (b.GapsUnknown != "") || unknown && b.GapRateText() != "-" {
+		unknown := !c.countersRead || !c.messagesRead
+		if unknown != (b.GapsUnknown != "") || unknown && b.GapRateText() != "-" {
 			t.Errorf("counters read %v, messages read %v: gaps_unknown %q, gap rate %s", c.countersRead, c.messagesRead, b.GapsUnknown, b.GapRateText())
+		}
+		var page bytes.Buffer
+		if err := renderHTML(&page, Results{Bench: b}, newLatencySeries(0, 1), nil, time.Unix(0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if said := strings.Contains(page.String(), "Gap rate unknown: "+b.GapsUnknown); said != unknown {
+			t.Errorf("counters read %v, messages read %v: report.html says the gap rate is unknown: %v", c.countersRead, c.messagesRead, said)
 		}
 	}
 }
