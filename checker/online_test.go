@@ -200,6 +200,13 @@ func TestOnlineNeverContradictsOffline(t *testing.T) {
 		if (name == NameSequenceMonotonic || name == NameIdempotencyGuarantee) && caught[name] != offlineFails[name] {
 			t.Errorf("%s: online caught %d histories of the %d the offline check failed", name, caught[name], offlineFails[name])
 		}
+		// What the final table alone shows is the check after the
+		// run's; the acks' (two messages at a sequence, one id at two
+		// sequences) are seen online (61% before one id at two
+		// sequences was judged online, 97% since).
+		if name == NameSequenceUniqueness && caught[name] < offlineFails[name]*9/10 {
+			t.Errorf("%s: online caught %d histories of the %d the offline check failed", name, caught[name], offlineFails[name])
+		}
 		// The online check sees most of what the offline check fails
 		// on the acks: a check that found nothing would pass above.
 		if caught[name] < offlineFails[name]/2 {

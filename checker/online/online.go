@@ -95,6 +95,9 @@ type Checker struct {
 	// acked: per chat, each sequence's earliest (first) ack, with its
 	// message id's hash (sequence_uniqueness; sync.go).
 	acked []onlineAcked
+	// recentIDs: the newest acks' message ids by chat, for one id
+	// acknowledged at two sequences (recentids.go).
+	recentIDs recentIDs
 	// The file's order so far: the last event line and its time, and the
 	// first event line of that time (a sync invoked now counts the acks
 	// before it); disordered once a line went back in time or in number
@@ -424,6 +427,12 @@ func (o *Checker) ack(op *openOp, e *history.Event) {
 	if earlier && first.mid != a.mid {
 		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)
+	}
+	if !earlier {
+		if prev, twice := o.recentIDs.sight(idOfChat(op.chat, a.mid), e.Seq, a.doneLine); twice {
+			o.violate(SequenceUniqueness, []int{int(prev.line), int(a.doneLine)}, e.Time,
+				"chat %q message id %q names two sequences: %d (line %d) and %d (line %d)", chatName, e.MessageID, prev.seq, prev.line, e.Seq, a.doneLine)
+		}
 	}
 	if !earlier && o.claims.n > 0 && sent != (store.Carried{}) {
 		o.judgeClaims(op.chat, e.Seq, a.mid, sent, a.doneLine, e.Time)
