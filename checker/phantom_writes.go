@@ -10,8 +10,9 @@ import "github.com/chatseq/chatseq/checker/internal/store"
 // storedAsNoneSent fails each final message above initial_counter whose
 // key no ack created (no persist of it answered ok as new: the answers
 // were lost, or only replays came back) and which stores another
-// payload_hash, or sender, than every persist of its key sent, they all
-// sending one: one of them made it, so it holds what that one sent. (A
+// payload_hash, or sender, than every persist of its key sent but the
+// failed ones, they all sending one: one of them made it, so it holds
+// what that one sent. (A
 // message an ack created is ack_implies_persistence's to compare.) A
 // service that stored altered content under a key whose every send it
 // answered 500 passed: a red-team's.
@@ -23,20 +24,22 @@ func storedAsNoneSent(v *verdict, x *index) {
 			// one sender's key, however it is attributed.
 			continue
 		}
-		ops := x.KeyOps(f.Key)
+		// A failed persist wrote nothing: the message holds what one
+		// of the others sent.
+		ops := x.KeyOpsThatMayHaveWritten(f.Key)
 		if len(ops) == 0 || createdByAck(x, ops) {
 			continue
 		}
 		if held := x.FinPayload(i); held != 0 {
 			if sent, one := oneValue(ops, func(o int32) uint64 { return x.Ops.At(o).Payload }); one && sent != 0 && held != sent {
-				v.fail([]int{int(x.Ops.At(ops[0]).InvLine), int(f.Line)}, "chat %q seq %d: the final message %q (line %d) of %s stores other content than every persist of its key sent (its payload_hash differs from theirs, first sent at line %d), and no ack says which made it: under sole_writer one of them did, so it holds what they sent",
+				v.fail([]int{int(x.Ops.At(ops[0]).InvLine), int(f.Line)}, "chat %q seq %d: the final message %q (line %d) of %s stores other content than every persist of its key sent, but those that failed (its payload_hash differs from theirs, first sent at line %d), and no ack says which made it: under sole_writer one of them did, so it holds what they sent",
 					x.ChatNames[f.Chat], f.Seq, x.MidName(f.MessageID), f.Line, x.phantomKey(f), x.Ops.At(ops[0]).InvLine)
 				continue
 			}
 		}
 		if held := x.FinSender(i); held != store.NoSender && x.SenderNames[held] != "" {
 			if sent, one := oneValue(ops, func(o int32) uint32 { return x.Ops.At(o).Sender() }); one && sent != store.NoSender && x.SenderNames[sent] != "" && held != sent {
-				v.fail([]int{int(x.Ops.At(ops[0]).InvLine), int(f.Line)}, "chat %q seq %d: the final message %q (line %d) of %s names sender %q, and every persist of its key was sent by %q (first at line %d), and no ack says which made it: under sole_writer one of them did",
+				v.fail([]int{int(x.Ops.At(ops[0]).InvLine), int(f.Line)}, "chat %q seq %d: the final message %q (line %d) of %s names sender %q, and every persist of its key but those that failed was sent by %q (first at line %d), and no ack says which made it: under sole_writer one of them did",
 					x.ChatNames[f.Chat], f.Seq, x.MidName(f.MessageID), f.Line, x.phantomKey(f), x.SenderNames[held], x.SenderNames[sent], x.Ops.At(ops[0]).InvLine)
 			}
 		}

@@ -44,7 +44,7 @@ func TestAMessageNoAckCreatedHoldsWhatItsKeySent(t *testing.T) {
 	res := mustFail(t, checkText(t, head(true)+sends("h1")+stored("u1", "forged")), NameNoPhantomMessages, 2, 7)
 	mustContain(t, res.Detail, `stores other content than every persist of its key sent`)
 	res = mustFail(t, checkText(t, head(true)+sends("h1")+stored("u2", "h1")), NameNoPhantomMessages, 2, 7)
-	mustContain(t, res.Detail, `names sender "u2", and every persist of its key was sent by "u1"`)
+	mustContain(t, res.Detail, `names sender "u2", and every persist of its key but those that failed was sent by "u1"`)
 	must(t, checkText(t, head(true)+sends("h1")+stored("u1", "h1")), NameNoPhantomMessages, Pass)
 	must(t, checkText(t, head(true)+sends("h2")+stored("u1", "h2")), NameNoPhantomMessages, Pass)
 	mustNA(t, checkText(t, head(false)+sends("h1")+stored("u1", "forged")), NameNoPhantomMessages)
@@ -77,4 +77,55 @@ func TestMessagesWithoutAKeyBeyondWhatCouldHaveMadeThemFail(t *testing.T) {
 `+table), NameNoPhantomMessages)
 	mustNA(t, checkText(t, head+`{"type":"ok","process":0,"f":"persist","seq":1,"message_id":"m1","time":2}
 `+table), NameNoPhantomMessages)
+}
+
+// A persist that failed wrote nothing ("a fail took no effect"), so what
+// it sent is not among what the message's maker may have sent: a message
+// no ack created, of a key sent once with an unknown outcome and once
+// answered fail with other content, holds the first's content and
+// sender, in the final table, a sync's answer and a push. Counted among
+// the makers, the failed send's content made the key's persists differ,
+// and a message holding it passed all three (an outside tester's).
+func TestAFailedPersistIsNoMakerOfAMessage(t *testing.T) {
+	const head = `{"format":"chatseq-history","version":1,"sole_writer":true}
+{"type":"join","chat":"c1","user":"u1","time":1}
+{"type":"connect","device":"d1","user":"u1","time":2}
+{"type":"invoke","process":1,"f":"persist","chat":"c1","key":"k1","sender":"u1","payload_hash":"hA","time":3}
+{"type":"info","process":1,"f":"persist","error":"timeout","time":4}
+`
+	failed := func(sender string) string {
+		return `{"type":"invoke","process":2,"f":"persist","chat":"c1","key":"k1","sender":"` + sender + `","payload_hash":"hB","time":5}
+{"type":"fail","process":2,"f":"persist","error":"counter_missing","time":6}
+`
+	}
+	const replay = `{"type":"invoke","process":3,"f":"persist","chat":"c1","key":"k1","sender":"u1","payload_hash":"hA","time":7}
+{"type":"ok","process":3,"f":"persist","seq":1,"message_id":"m1","dedup":true,"time":8}
+`
+	stored := func(sender, hash string) string {
+		return `{"type":"table_read","table":"messages","lines":1}
+{"type":"final","table":"messages","chat":"c1","seq":1,"message_id":"m1","key":"k1","sender":"` + sender + `","payload_hash":"` + hash + `"}
+`
+	}
+	const synced = `{"type":"invoke","process":4,"f":"sync","chat":"c1","after":0,"limit":10,"time":9}
+{"type":"ok","process":4,"f":"sync","seqs":[1],"message_ids":["m1"],"payload_hashes":["hB"],"time":10}
+`
+	const pushed = `{"type":"push","device":"d1","chat":"c1","seqs":[1],"message_ids":["m1"],"payload_hashes":["hB"],"time":11}
+`
+	for _, tc := range []struct {
+		name, text string
+		invariant  string
+		fails      bool
+	}{
+		{"stored as the failed send's content", head + failed("u1") + stored("u1", "hB"), NameNoPhantomMessages, true},
+		{"stored as the failed send's sender", head + failed("u2") + stored("u2", "hA"), NameNoPhantomMessages, true},
+		{"stored as the unknown send's", head + failed("u2") + stored("u1", "hA"), NameNoPhantomMessages, false},
+		{"a sync showing the failed send's content", head + failed("u1") + replay + synced, NameSyncCompleteness, true},
+		{"a push of the failed send's content", head + failed("u1") + replay + pushed, NameIdenticalOrder, true},
+		{"a push of the unknown send's content", head + failed("u1") + replay + strings.ReplaceAll(pushed, `"hB"`, `"hA"`), NameIdenticalOrder, false},
+	} {
+		res, _ := checkText(t, tc.text).Result(tc.invariant)
+		if (res.Status == Fail) != tc.fails {
+			t.Errorf("%s: %s %s (%s)", tc.name, tc.invariant, res.Status, res.Detail)
+		}
+	}
 }

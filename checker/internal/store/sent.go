@@ -16,7 +16,8 @@ type SentMsg struct {
 // of the message id; the first such persist of a message wins. A
 // message acknowledged only as a replay (its creating attempt's answer
 // was lost) is, field by field, what its key's persists sent when they
-// all sent the same, where one of them created it: the history's clients
+// all sent the same (but those that failed: they wrote nothing), where
+// one of them created it: the history's clients
 // are its chats' only writers (sole_writer) and it lies above
 // initial_counter. Otherwise (a message from before the run or another
 // writer's) which one created it, if any, is not known, and it is left
@@ -56,13 +57,14 @@ func (x *Index) SentOfSome(want map[ChatMid]bool) map[ChatMid]SentMsg {
 	return out
 }
 
-// sentByKey is, field by field, what every persist of key k sent: its
-// payload hash if they all sent one, its sender if they all named one (0
-// where they differ: a key reused with other content still has its one
-// sender), and k; false when k has no persist. The line is the first
-// one's invoke.
+// sentByKey is, field by field, what every persist of key k that may
+// have written its message (not a failed one) sent: its payload hash if
+// they all sent one, its sender if they all named one (0 where they
+// differ: a key reused with other content still has its one sender), and
+// k; false when k has no such persist. The line is the first one's
+// invoke.
 func (x *Index) sentByKey(k int32) (SentMsg, bool) {
-	ops := x.KeyOps(k)
+	ops := x.KeyOpsThatMayHaveWritten(k)
 	if len(ops) == 0 {
 		return SentMsg{}, false
 	}
