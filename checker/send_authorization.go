@@ -48,7 +48,7 @@ func checkSendAuthorization(x *index) Result {
 			continue
 		}
 		outside++
-		if op.Status != store.StOK || keySentByMember(x, m, o) {
+		if op.Status != store.StOK || x.IsDedup(o) && keySentByMember(x, m, o) {
 			continue
 		}
 		if bad == 0 || op.InvLine < x.Ops.At(first).InvLine {
@@ -73,12 +73,16 @@ func checkSendAuthorization(x *index) Result {
 	return v.result()
 }
 
-// keySentByMember says whether another persist of o's key was invoked
-// before o completed by a sender who was a member of the chat at its
-// invoke or joined before o completed: o's answer may then be that
-// persist's, looked up by key before the membership. (Before o's
-// completion, not the other's: what excuses an answer is known when it
-// comes, which the online check needs.)
+// keySentByMember says whether another persist of o's key, not one that
+// failed, was invoked before o completed by a sender who was a member of
+// the chat at its invoke or joined before o completed: o's answer, a
+// replay, may then be that persist's, looked up by key before the
+// membership. A failed persist left no record to answer from (a fail
+// took no effect), and an answer as new (dedup false) came from none:
+// either excused a non-member's new message (an outside tester's). (Sent
+// before o's completion, not the other's: what excuses an answer is
+// known when it comes; the online check excuses any member's send of
+// the key, and so reports less, never more.)
 func keySentByMember(x *index, m *store.MemberLines, o int32) bool {
 	op := x.Ops.At(o)
 	if op.Key < 0 {
@@ -86,7 +90,7 @@ func keySentByMember(x *index, m *store.MemberLines, o int32) bool {
 	}
 	for _, p := range x.KeyOps(op.Key) {
 		po := x.Ops.At(p)
-		if p == o || po.InvLine >= op.DoneLine {
+		if p == o || po.InvLine >= op.DoneLine || po.Status == store.StFail {
 			continue
 		}
 		if s := po.Sender(); s != store.NoSender && m.MemberDuring(po.Chat, s, po.InvLine, op.DoneLine) {

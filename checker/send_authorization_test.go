@@ -95,6 +95,44 @@ var sendCases = []sendCase{
 		b.dedup(2, "A", "k1", 1, "m-k1")
 		return b, nil
 	}, Pass, "", false},
+	// Only a replay is answered from a record, and a failed send left
+	// none: a member's failed or in-flight send of the key excused an
+	// outsider's new message (an outside tester's). The online check
+	// excuses any member's send of the key: it leaves these to the check
+	// after the run.
+	{"an outsider's new message of a key a member's failed send used", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.invoke(1, "A", "k1")
+		b.fail(1, "A", "k1", "counter_missing")
+		inv := b.invoke(2, "A", "k1")
+		return b, []int{inv, b.ok(2, "A", "k1", 1, "m1")}
+	}, Fail, `"u2" sent to chat "A"`, false},
+	{"an outsider's replay of a key only a member's failed send used", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.invoke(1, "A", "k1")
+		b.fail(1, "A", "k1", "counter_missing")
+		inv := b.invoke(2, "A", "k1")
+		return b, []int{inv, b.dedup(2, "A", "k1", 1, "m1")}
+	}, Fail, `"u2" sent to chat "A"`, false},
+	{"an outsider's new message of a key a member's unanswered send used", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.invoke(1, "A", "k1")
+		b.info(1, "A", "k1", "timeout")
+		inv := b.invoke(2, "A", "k1")
+		return b, []int{inv, b.ok(2, "A", "k1", 1, "m1")}
+	}, Fail, `"u2" sent to chat "A"`, false},
+	{"an outsider's replay of a key a member's unanswered send used", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.invoke(1, "A", "k1")
+		b.info(1, "A", "k1", "timeout")
+		b.invoke(2, "A", "k1")
+		b.dedup(2, "A", "k1", 1, "m1")
+		return b, nil
+	}, Pass, "", false},
 	// Under key_scope client the key is u2's own: no member sent it.
 	{"a member's key text under key_scope client", func() (*hb, []int) {
 		b := newHBContract(history.Contract{KeyScope: history.KeyScopeClient})

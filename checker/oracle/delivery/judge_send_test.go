@@ -4,8 +4,9 @@ package delivery
 // send_membership: checked: a persist answered ok whose sender was not a
 // member of its chat when it was invoked (no join line of the user and
 // chat before the invoke line, or a leave after the last such join) and
-// did not join before the ok line fails, unless another persist of its
-// key (as key_scope scopes it), invoked before that ok line, was sent by
+// did not join before the ok line fails, unless the ok is a replay
+// ("dedup": true) and another persist of its key (as key_scope scopes
+// it), not one that ended fail, invoked before that ok line, was sent by
 // a user who was a member of the chat at that persist's invoke or joined
 // it between that invoke and the ok line ... Only chats some join line names
 // are judged (their membership is recorded); a persist without a sender
@@ -19,6 +20,8 @@ package delivery
 //   - "a member ... when it was invoked": the last join or leave line of
 //     the chat and user before the invoke line (file order, which is
 //     time order) is a join (memberAt).
+//   - "the ok is a replay": the ok line's dedup is true; "not one that
+//     ended fail": that persist's completion (if any) is not a fail line.
 //   - "did not join before the ok line": no join line of the chat and
 //     user between the invoke and the ok line.
 //   - "another persist of its key (as key_scope scopes it)": an invoke of
@@ -57,13 +60,15 @@ func (f *facts) sendAuthorization(hdr header) verdict {
 		if f.memberSometime(l.Chat, l.Sender, i, done) {
 			continue
 		}
+		replay := f.lines[done].Dedup != nil && *f.lines[done].Dedup
 		excused := false
 		for k, o := range f.lines {
-			if k >= done {
+			if k >= done || !replay {
 				break
 			}
+			failedSend := f.completion[k] < len(f.lines) && f.lines[f.completion[k]].Type == tFail
 			if k != i && o.Type == tInvoke && o.F == "persist" && o.Chat == l.Chat && o.Key == l.Key && o.Sender != "" &&
-				f.memberSometime(o.Chat, o.Sender, k, done) {
+				!failedSend && f.memberSometime(o.Chat, o.Sender, k, done) {
 				excused = true
 				break
 			}
