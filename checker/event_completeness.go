@@ -31,6 +31,7 @@ func checkEventCompleteness(x *index) (Result, int) {
 	for c := int32(0); c < int32(len(x.ChatNames)); c++ {
 		lo, hi := store.Span(x.EventSpan, c)
 		alo, ahi := store.Span(x.AckSpan, c)
+		unheld, firstUnheld, lastUnheld := 0, 0, uint64(0)
 		for i := lo; i < hi; i++ {
 			e := x.Fin.At(x.Events[i])
 			if i > lo {
@@ -57,7 +58,16 @@ func checkEventCompleteness(x *index) (Result, int) {
 					v.fail([]int{int(e.Line), x.DoneLine(o)}, "event at line %d names chat %q seq %d %q, but seq %d was acknowledged as %q (line %d): a sequence holds one message",
 						e.Line, x.ChatNames[e.Chat], e.Seq, x.MidName(e.MessageID), e.Seq, x.MidName(x.AckID(o)), x.DoneLine(o))
 				}
+			} else if e.Seq > x.InitialCounter && (unheld == 0 || e.Seq != lastUnheld) {
+				// Events of a chat come by sequence: a new one here.
+				if unheld == 0 || int(e.Line) < firstUnheld {
+					firstUnheld = int(e.Line)
+				}
+				unheld, lastUnheld = unheld+1, e.Seq
 			}
+		}
+		if why := beyondUnknownWriters(x, c, unheld, "events name"); why != "" {
+			v.fail([]int{firstUnheld}, "chat %q: %s (the first: the events line %d)", x.ChatNames[c], why, firstUnheld)
 		}
 	}
 	if !x.HasMessages {

@@ -1,6 +1,11 @@
 package checker
 
-import "github.com/chatseq/chatseq/checker/internal/store"
+import (
+	"maps"
+	"slices"
+
+	"github.com/chatseq/chatseq/checker/internal/store"
+)
 
 // NameIdenticalOrder is ADR-001's "Per-Chat Total Order": all
 // participants in a chat observe messages in identical order.
@@ -41,6 +46,9 @@ func checkIdenticalOrder(x *index) Result {
 	if d.WithContent > 0 {
 		sent = x.SentOf()
 	}
+	// unheld: per chat, the sequences pushed that no ack holds (without
+	// the messages table, under sole_writer), with their first push.
+	unheld := map[int32]map[uint64]int32{}
 	d.Pushes.Each(func(p *store.Push) {
 		cs := chatSeq{p.Chat, p.Seq}
 		if r, ok := ref.bySeq[cs]; ok {
@@ -69,6 +77,13 @@ func checkIdenticalOrder(x *index) Result {
 			// table read holds none of its messages.
 			v.fail([]int{int(p.Line)}, "the push at line %d gives chat %q seq %d, which the final messages table does not hold", p.Line, d.Chats[p.Chat], p.Seq)
 			return
+		} else if x.SoleWriter && p.Seq > x.InitialCounter {
+			if unheld[p.Chat] == nil {
+				unheld[p.Chat] = map[uint64]int32{}
+			}
+			if _, ok := unheld[p.Chat][p.Seq]; !ok {
+				unheld[p.Chat][p.Seq] = p.Line
+			}
 		}
 		if first, ok := bySeq[cs]; !ok {
 			bySeq[cs] = seen{id: p.ID, seq: p.Seq, line: p.Line}
@@ -83,6 +98,13 @@ func checkIdenticalOrder(x *index) Result {
 			v.fail([]int{int(first.line), int(p.Line)}, "the pushes at lines %d and %d give one message id of chat %q two sequences, %d and %d", first.line, p.Line, d.Chats[p.Chat], first.seq, p.Seq)
 		}
 	})
+	for c := range int32(len(d.Chats)) {
+		seqs := unheld[c]
+		if why := beyondUnknownWriters(x, x.LogChat(d, c), len(seqs), "pushes gave"); why != "" {
+			first := slices.Min(slices.Collect(maps.Values(seqs)))
+			v.fail([]int{int(first)}, "chat %q: %s (the first push of one: line %d)", d.Chats[c], why, first)
+		}
+	}
 	if !x.HasMessages {
 		v.note("no final messages lines: pushes compared with the acknowledgements and with each other")
 	}

@@ -53,6 +53,7 @@ func TestIdenticalOrderBetweenDevices(t *testing.T) {
 	b.join("A", "u1")
 	b.connect("d1", "u1")
 	b.invoke(1, "A", "k1")
+	b.invoke(2, "A", "k2") // two unknown outcomes: two messages no ack names
 	first = b.pushIDs("d1", "A", []uint64{1}, []string{"x"}, false)
 	second = b.pushIDs("d1", "A", []uint64{2}, []string{"x"}, false)
 	res = mustFail(t, b.check(t), NameIdenticalOrder, first, second)

@@ -1,6 +1,10 @@
 package checker
 
-import "github.com/chatseq/chatseq/checker/internal/store"
+import (
+	"fmt"
+
+	"github.com/chatseq/chatseq/checker/internal/store"
+)
 
 // What no_phantom_messages finds beside a key no persist sent, under
 // sole_writer, where every message above initial_counter is one of the
@@ -136,4 +140,44 @@ func keysThatCouldHaveWritten(x *index, c int32) int {
 		}
 	}
 	return could
+}
+
+// unknownWriters counts the persists of chat c (the Log's number) that
+// may have made a message no ack names: its keys that
+// keysThatCouldHaveWritten counts, and its persists without a key of
+// unknown outcome (each makes one message at most).
+func unknownWriters(x *index, c int32) int {
+	could := keysThatCouldHaveWritten(x, c)
+	olo, ohi := store.Span(x.OpChatSpan, c)
+	for _, o := range x.OpsByChat[olo:ohi] {
+		if op := x.Ops.At(o); op.Fn == store.FnPersist && op.Key < 0 && (op.Status == store.StInfo || op.Status == store.StOpen) {
+			could++
+		}
+	}
+	return could
+}
+
+// beyondUnknownWriters says, under sole_writer, why n sequences of chat
+// c above initial_counter that no ack holds, shown by what (pushes,
+// events), are more than its persists could have made ("" when they are
+// not): the history's clients are its chats' only writers, so each such
+// message is one a persist of unknown outcome made. A sync's answer is
+// linearizability's to judge (it places each persist in time); pushes
+// and events are judged by count alone, which any one order could meet.
+// Without it a device pushed, or a topic holding, a message no client
+// could have written passed, though a sync showing it failed (an outside
+// tester's).
+func beyondUnknownWriters(x *index, c int32, n int, what string) string {
+	if !x.SoleWriter || n == 0 {
+		return ""
+	}
+	could := 0
+	if c >= 0 {
+		could = unknownWriters(x, c)
+	}
+	if n <= could {
+		return ""
+	}
+	return fmt.Sprintf("%s %s above initial_counter that no ack holds, but the chat's persists of unknown outcome could have made only %d (a key makes one message), and the history says its clients are the chat's only writers (sole_writer): the others were written by no client, or by a failed persist",
+		what, plural(n, "sequence"), could)
 }

@@ -1,5 +1,7 @@
 package delivery
 
+import "fmt"
+
 // identicalOrder, FORMAT.md ("What the checker judges of them"): "no
 // device is pushed a (seq, message_id) of a chat that differs from the
 // final messages table (without it, from the acknowledgements): another id
@@ -12,10 +14,17 @@ package delivery
 // the persist that created the message (acknowledged with its id, not as
 // a replay) sent as its payload_hash and sender; a message acknowledged
 // only as a replay (its creating attempt's answer lost) is compared with
-// what its key's persists sent when they all sent the same, and only where
-// one of them created it: the header says sole_writer and it lies above
+// what its key's persists sent when they all sent the same (those that
+// ended fail left out: a fail took no effect), and only where one of them
+// created it: the header says sole_writer and it lies above
 // initial_counter. A push channel that leaks another chat's content under
-// a message's id, or forges its sender, fails".
+// a message's id, or forges its sender, fails. With sole_writer and
+// without the messages table, a chat's pushed sequences above
+// initial_counter that no acknowledgement holds, more than the chat's
+// persists of unknown outcome could have made (a key with a persist that
+// ended info or was never answered, none of its persists answered ok,
+// counts once; a persist without a key, so ended or unanswered, once),
+// fail".
 //
 // Readings (each rule below quotes the words it implements):
 //   - The reference is f.reference: the final messages table when it is
@@ -53,6 +62,17 @@ package delivery
 //     the field uncompared. (The text does not say whether an invoke that
 //     gave no payload_hash breaks "all sent the same"; generated histories
 //     always give one.)
+//   - "those that ended fail left out": a persist invoke whose completion
+//     (its process's next completion line) is a fail line is not among
+//     "its key's persists".
+//   - "pushed sequences ... that no acknowledgement holds": distinct
+//     sequences of pushes of the chat, above initial_counter, at which
+//     no persist ok of the chat (dedup or not) gives a sequence; counted
+//     per chat against "persists of unknown outcome": per key of the
+//     chat, one if some invoke of it has an info completion or none and
+//     no invoke of it has an ok completion; plus one per invoke without
+//     a key whose completion is info or none. Checked after every push
+//     passed the rules above (its line is the chat's first such push).
 //   - A message neither created nor replayed by an acknowledged persist of
 //     the history has nothing it "sent": its content is not compared.
 func (f *facts) identicalOrder() verdict {
@@ -120,8 +140,83 @@ func (f *facts) identicalOrder() verdict {
 				fileLine(e.at), e.id, e.chat, e.sender, from, sender)
 		}
 	}
+	if f.soleWriter && !table {
+		if why := f.pushedBeyondUnknownWriters(all); why != "" {
+			return failed("%s", why)
+		}
+	}
 	return passed("%d pushed messages agree with the %s and with each other; %d with content compared with their persists",
 		len(all), f.referenceName(), compared)
+}
+
+// pushedBeyondUnknownWriters: the sole_writer count rule of
+// identicalOrder's readings, "" when every chat's pushed sequences no
+// acknowledgement holds are within what its persists of unknown outcome
+// could have made.
+func (f *facts) pushedBeyondUnknownWriters(all []entry) string {
+	unheld := map[string]map[uint64]int{} // chat -> seq -> first push line
+	var chats []string
+	for _, e := range all {
+		if e.seq <= f.initial {
+			continue
+		}
+		held := false
+		for _, a := range f.acks {
+			if a.chat == e.chat && a.seq == e.seq {
+				held = true
+				break
+			}
+		}
+		if held {
+			continue
+		}
+		if unheld[e.chat] == nil {
+			unheld[e.chat] = map[uint64]int{}
+			chats = append(chats, e.chat)
+		}
+		if at, ok := unheld[e.chat][e.seq]; !ok || e.at < at {
+			unheld[e.chat][e.seq] = e.at
+		}
+	}
+	for _, chat := range chats {
+		could := f.unknownWriters(chat)
+		if len(unheld[chat]) > could {
+			return fmt.Sprintf("chat %s was pushed %d sequences above initial_counter no acknowledgement holds, but its persists of unknown outcome could have made %d (sole_writer)",
+				chat, len(unheld[chat]), could)
+		}
+	}
+	return ""
+}
+
+// unknownWriters counts chat's keys with an invoke that ended info or
+// was never answered and no invoke answered ok, and its keyless invokes
+// that ended info or were never answered.
+func (f *facts) unknownWriters(chat string) int {
+	unknownKey, okKey := map[string]bool{}, map[string]bool{}
+	keyless := 0
+	for i, l := range f.lines {
+		if l.Type != tInvoke || l.F != "persist" || l.Chat != chat {
+			continue
+		}
+		done := f.completion[i]
+		unknown := done >= len(f.lines) || f.lines[done].Type == tInfo
+		switch {
+		case l.Key == "" && unknown:
+			keyless++
+		case l.Key == "":
+		case unknown:
+			unknownKey[l.Key] = true
+		case f.lines[done].Type == tOK:
+			okKey[l.Key] = true
+		}
+	}
+	n := keyless
+	for k := range unknownKey {
+		if !okKey[k] {
+			n++
+		}
+	}
+	return n
 }
 
 // sentContent is what a pushed message's content is compared with: the
@@ -158,8 +253,9 @@ func (f *facts) sentContent(chat, id string) (hash, sender, from string, ok bool
 		}
 	}
 	var hs, ss []string
-	for _, l := range f.lines {
-		if l.Type == tInvoke && l.F == "persist" && l.Chat == chat && l.Key == key {
+	for i, l := range f.lines {
+		failedSend := f.completion[i] < len(f.lines) && f.lines[f.completion[i]].Type == tFail
+		if l.Type == tInvoke && l.F == "persist" && l.Chat == chat && l.Key == key && !failedSend {
 			hs, ss = append(hs, l.PayloadHash), append(ss, l.Sender)
 		}
 	}
