@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chatseq/chatseq/internal/redact"
 )
@@ -19,10 +20,36 @@ func secretHeader(h http.Header) {
 	for _, vs := range h {
 		for _, v := range vs {
 			redact.Secret(v)
-			if _, cred, ok := strings.Cut(v, " "); ok {
+			if scheme, cred, ok := strings.Cut(v, " "); ok {
 				redact.Secret(cred)
+				if strings.EqualFold(scheme, "Basic") {
+					secretBasic(strings.TrimSpace(cred))
+				}
 			}
 		}
+	}
+}
+
+// secretBasic hides what a "Basic" value's base64 stands for, as
+// secretUserinfo hides a URL's: a service echoing the decoded
+// user:password (a refusal naming who was refused) showed it in clear.
+func secretBasic(cred string) {
+	b, err := base64.StdEncoding.DecodeString(cred)
+	if err != nil {
+		// Some clients leave the padding out.
+		if b, err = base64.RawStdEncoding.DecodeString(cred); err != nil {
+			return
+		}
+	}
+	if !utf8.Valid(b) {
+		return // no user:password, a token that happens to be base64
+	}
+	redact.Secret(string(b))
+	user, pass, _ := strings.Cut(string(b), ":")
+	if pass != "" {
+		redact.Secret(pass)
+	} else {
+		redact.Secret(user)
 	}
 }
 
