@@ -22,7 +22,17 @@ const Mask = "***"
 // libpq or URL parameter (password, sslpassword), an environment variable
 // (PGPASSWORD, MYSQL_PWD, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, any
 // *_TOKEN or *_SECRET), a command's flag (--password, --api-key).
-const secretName = `[A-Za-z0-9_.-]*(?:(?i)password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|credentials?)[A-Za-z0-9_.-]*`
+//
+// A plain "pass" counts as the name's last word only (DB_PASS, SMTP_PASS,
+// --pass, --db-pass), as it begins or ends harmless words too (--passes,
+// PASSTHROUGH, bypass); an outside tester's "env DB_PASS=…" in --serve
+// reached results.json. The caller bounds the name on its left.
+const secretName = `(?:[A-Za-z0-9_.-]*(?:(?i)password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|credentials?)[A-Za-z0-9_.-]*` +
+	`|(?:[A-Za-z0-9_.-]*[_.-])?(?i:pass))`
+
+// nameStart is what comes before a setting's name: a match begun within
+// a word (bypass=1) would take its tail for the name.
+const nameStart = `(?:^|[^A-Za-z0-9_.-])`
 
 // A value ends at a space, a quote that closes what holds it, or a
 // separator of a URL query or a shell command; a quoted value (libpq's
@@ -41,7 +51,7 @@ var (
 	// often the secret (https://TOKEN:x-oauth-basic@host): both hidden.
 	urlBasic = regexp.MustCompile(`((?i:https?|wss?)://)[^\s/@:'"]*:[^\s@/'"]*@`)
 	// password=…, PGPASSWORD=…, --password=…, ?password=…&
-	assignment = regexp.MustCompile(`(` + secretName + `\s*=\s*)` + value)
+	assignment = regexp.MustCompile(`(` + nameStart + secretName + `\s*=\s*)` + value)
 	// --password VALUE, -password VALUE (a flag and its value as two words)
 	flagWord = regexp.MustCompile(`((?:^|\s)--?` + secretName + `\s+)` + value)
 	// An HTTP header that carries a credential, as a --header value or a

@@ -47,6 +47,29 @@ func TestTextHidesEveryFormOfCredential(t *testing.T) {
 	}
 }
 
+// A plain "pass" names a credential as a name's last word (DB_PASS,
+// --db-pass), and nowhere else: an outside tester's --serve "env
+// DB_PASS=hunter2 svc" reached results.json and the terminal, while
+// --passes, PASSTHROUGH or bypass are no credentials.
+func TestTextHidesAPassSettingButNotAPassWord(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"'--serve=env DB_PASS=S3cret svc -mode correct'", "'--serve=env DB_PASS=*** svc -mode correct'"},
+		{"connecting with DB_PASS=S3cret2 --db-pass S3cret4", "connecting with DB_PASS=*** --db-pass ***"},
+		{"SMTP_PASS=S3cret POSTGRES_PASS=S3cret mailer", "SMTP_PASS=*** POSTGRES_PASS=*** mailer"},
+		{"server --pass S3cret -pass S3cret --pass=S3cret", "server --pass *** -pass *** --pass=***"},
+		{"redis://h/0?user=app&pass=S3cret&db=1 redis.pass=S3cret db_Pass=S3cret", "redis://h/0?user=app&pass=***&db=1 redis.pass=*** db_Pass=***"},
+		{"gpg --passphrase S3cret GPG_PASSPHRASE=S3cret", "gpg --passphrase *** GPG_PASSPHRASE=***"},
+		// What must stay: words that begin or end with pass.
+		{"--passes 3 --bypass on --pass-through X-Trace --passive true", "--passes 3 --bypass on --pass-through X-Trace --passive true"},
+		{"PASSTHROUGH=1 PASS_THROUGH=1 BYPASS=yes compass=north --surpass=2", "PASSTHROUGH=1 PASS_THROUGH=1 BYPASS=yes compass=north --surpass=2"},
+	}
+	for _, c := range cases {
+		if got := Text(c.in); got != c.want {
+			t.Errorf("Text(%q)\n = %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestFlagHidesEveryHeaderValue(t *testing.T) {
 	if got := Flag("header", "X-Service-Key: S3cret"); got != "X-Service-Key: ***" {
 		t.Errorf("Flag(header) = %q", got)
