@@ -2,10 +2,8 @@ package checker
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
-	"github.com/chatseq/chatseq/checker/internal/store"
 	"github.com/chatseq/chatseq/history"
 )
 
@@ -38,41 +36,18 @@ type seqID struct {
 // higher sequence of their chat, and how many chats span partitions.
 func checkEventOrder(x *index) (res Result, inversions, split int) {
 	v := newVerdict(NameEventOrder)
-	// The events lines in the file's order, which is the topic's
-	// (partition, offset) as readers write it, so that the sort reads its
-	// keys in order rather than at random from x.Events' (chat, seq)
-	// order. The order sorted to is total (the line's index breaks ties):
-	// where it starts changes nothing.
-	order := make([]int32, 0, len(x.Events))
-	for i := range x.Fin.Count() {
-		if x.Fin.At(i).Table == store.TableEvents {
-			order = append(order, i)
-		}
+	// The events lines in the topic's order, chat by chat. Two events
+	// lines of a chat at one partition and offset (topicOrder): which came
+	// first is not known. That chat is not judged; the others are
+	// (returning at the first such pair hid another chat's inversion
+	// behind unknown: a red-team's history).
+	t := x.topicOrder()
+	order, unreadChats := t.order, t.unread
+	if len(t.collisions) > 0 {
+		v.unknown("%s, and the order of the two is not known", t.collisions[0].describe(x))
 	}
-	store.SortByKey(order, func(i int32) store.SortKey {
-		f := x.Fin.At(i)
-		return store.SortKey{Chat: f.Chat, A: uint64(int64(x.EvPos.At(f.EventPos).Partition) - math.MinInt32), B: x.EvPos.At(f.EventPos).Offset}
-	})
-	// Two events lines of a chat at one partition and offset: a partition
-	// holds one record at an offset, so the lines cannot both be what was
-	// read, and which came first is not known. Judged either way, the
-	// verdict followed the lines' order in the file. That chat is not
-	// judged; the others are (returning at the first such pair hid
-	// another chat's inversion behind unknown: a red-team's history).
-	unreadChats := map[int32]bool{}
-	for k := 1; k < len(order); k++ {
-		a, b := x.Fin.At(order[k-1]), x.Fin.At(order[k])
-		pa, pb := x.EvPos.At(a.EventPos), x.EvPos.At(b.EventPos)
-		if a.Chat == b.Chat && pa.Partition == pb.Partition && pa.Offset == pb.Offset && !unreadChats[a.Chat] {
-			if len(unreadChats) == 0 {
-				v.unknown("the events lines %d (seq %d) and %d (seq %d) of chat %q are both at offset %d of partition %d: a partition holds one record at an offset, so the topic was not read as it is, and the order of the two is not known",
-					int(a.Line), a.Seq, int(b.Line), b.Seq, x.ChatNames[a.Chat], pa.Offset, pa.Partition)
-			}
-			unreadChats[a.Chat] = true
-		}
-	}
-	if len(unreadChats) > 1 {
-		v.note("%s not judged: two events lines at one offset", plural(len(unreadChats), "chat"))
+	if len(t.collisions) > 1 {
+		v.note("%s not judged: two events lines at one offset", plural(len(t.collisions), "chat"))
 	}
 	// A partition's events seen so far, to tell a repeat from a first
 	// event: those that raised its highest sequence (chain, ascending) and

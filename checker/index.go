@@ -17,6 +17,12 @@ type index struct {
 	// counts, and the findings judge or count it too.
 	eventOrderOnce sync.Once
 	eventOrderRes  eventOrderResult
+
+	// topicOrder is the events in the topic's order and the chats two of
+	// whose events are at one offset: event_order and stream_continuity
+	// read it.
+	topicOrderOnce sync.Once
+	topicOrderRes  topicOrder
 }
 
 // Log takes a history's lines one at a time and keeps only what the

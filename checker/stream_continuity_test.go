@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chatseq/chatseq/checker/internal/store"
@@ -350,4 +351,140 @@ func TestStreamContinuityJudgesEachPartitionApart(t *testing.T) {
 
 	b, lines := overPartitions(4, []int32{0, 1, 0, 0}, 1, 2, 4)
 	mustFail(t, b.check(t), NameStreamContinuity, 3, lines[1], lines[4], lines[103])
+}
+
+// placed is one event of chat A's topic: its seq at an offset of
+// partition 0.
+type placed struct {
+	seq    uint64
+	offset int64
+}
+
+// streamedOverTopic: u1's device d1 is connected to chat A, whose seqs
+// 1 to 3 are sent; d1 is streamed the seqs streamed gives, one push line
+// each, and caught up the others; the topic holds A's events as topic
+// places them, in that file order. It returns the connect line, the push
+// lines by seq and the events lines in topic's order.
+func streamedOverTopic(streamed []uint64, topic ...placed) (b *hb, connect int, pushes map[uint64]int, events []int) {
+	b = newHB()
+	b.join("A", "u1")
+	connect = b.connect("d1", "u1")
+	sendSeqs(b, 3)
+	pushes = map[uint64]int{}
+	for _, s := range streamed {
+		pushes[s] = b.push("d1", "A", s)
+	}
+	for s := uint64(1); s <= 3; s++ {
+		if _, ok := pushes[s]; !ok {
+			b.catchUp("d1", "A", s)
+		}
+	}
+	b.settled("d1")
+	b.dump(false)
+	for _, e := range topic {
+		events = append(events, b.event("A", e.seq, b.idAt("A", e.seq), 0, e.offset))
+	}
+	return b, connect, pushes, events
+}
+
+// Two events lines of a chat at one offset of a partition cannot both be
+// what the topic holds, and which came first is not known, so a stream of
+// the chat is not judged: unknown, naming the two lines, as event_order
+// is. An outside tester's histories: seq 1 at offset 0, seqs 2 and 3 both
+// at offset 1; streamed 1, 3 failed as a skip of 2 in either file order
+// (c42), and streamed 1, 2 passed with 3 before 2 in the file (c43),
+// where the file's order made it a skip of 3.
+func TestStreamContinuityIsUnknownWhenTwoEventsShareAnOffset(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		streamed []uint64
+		atOne    [2]uint64 // the seqs at offset 1, in file order
+	}{
+		{"c42a", []uint64{1, 3}, [2]uint64{2, 3}},
+		{"c42b", []uint64{1, 3}, [2]uint64{3, 2}},
+		{"c43", []uint64{1, 2}, [2]uint64{3, 2}},
+		{"c43 the other way round", []uint64{1, 2}, [2]uint64{2, 3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, _, _, events := streamedOverTopic(c.streamed, placed{1, 0}, placed{c.atOne[0], 1}, placed{c.atOne[1], 1})
+			res := must(t, b.check(t), NameStreamContinuity, Unknown)
+			mustContain(t, res.Detail, fmt.Sprintf(`1 stream of a chat whose topic order is not known left unjudged: the events lines %d (seq %d) and %d (seq %d) of chat "A" are both at offset 1 of partition 0`,
+				events[1], c.atOne[0], events[2], c.atOne[1]))
+			if strings.Contains(res.Detail, "contiguous run") {
+				t.Errorf("no stream was judged, yet the detail says one passed: %s", res.Detail)
+			}
+		})
+	}
+}
+
+// The same streams over the topics without the collision are judged as
+// before: 1, 3 over 1, 2, 3 skipped 2 and over 1, 3, 2 did not; 1, 2
+// over 1, 3, 2 skipped 3 and over 1, 2, 3 did not.
+func TestStreamContinuityJudgesTheTwinsWithoutACollision(t *testing.T) {
+	b, connect, pushes, events := streamedOverTopic([]uint64{1, 3}, placed{1, 0}, placed{2, 1}, placed{3, 2})
+	mustContain(t, mustFail(t, b.check(t), NameStreamContinuity, connect, pushes[1], pushes[3], events[1]).Detail, "but not seq 2")
+	b, _, _, _ = streamedOverTopic([]uint64{1, 3}, placed{1, 0}, placed{3, 1}, placed{2, 2})
+	must(t, b.check(t), NameStreamContinuity, Pass)
+
+	b, connect, pushes, events = streamedOverTopic([]uint64{1, 2}, placed{1, 0}, placed{3, 1}, placed{2, 2})
+	mustContain(t, mustFail(t, b.check(t), NameStreamContinuity, connect, pushes[1], pushes[2], events[1]).Detail, "but not seq 3")
+	b, _, _, _ = streamedOverTopic([]uint64{1, 2}, placed{1, 0}, placed{2, 1}, placed{3, 2})
+	must(t, b.check(t), NameStreamContinuity, Pass)
+}
+
+// A chat whose order is not known hides no other chat's skip: a
+// connection streamed chats A and B seqs 1 and 3 each; one chat's seqs 2
+// and 3 are both at offset 1, the other's topic is 1, 2, 3 (partition 1):
+// its skip of 2 fails, whichever chat holds the collision. With no skip
+// in the other chat, the verdict is unknown, not a pass.
+func TestStreamContinuityJudgesTheOtherChatsBesideAnUnknownOne(t *testing.T) {
+	for _, collided := range []string{"A", "B"} {
+		for _, skip := range []bool{true, false} {
+			b := newHB()
+			b.join("A", "u1")
+			b.join("B", "u1")
+			connect := b.connect("d1", "u1")
+			for _, chat := range []string{"A", "B"} {
+				for s := uint64(1); s <= 3; s++ {
+					b.send(1, chat, fmt.Sprintf("%s%d", chat, s), s)
+				}
+			}
+			pushes := map[string][2]int{}
+			for _, chat := range []string{"A", "B"} {
+				if chat != collided && !skip {
+					pushes[chat] = [2]int{b.push("d1", chat, 1), b.push("d1", chat, 2)}
+					b.catchUp("d1", chat, 3)
+					continue
+				}
+				pushes[chat] = [2]int{b.push("d1", chat, 1), b.push("d1", chat, 3)}
+				b.catchUp("d1", chat, 2)
+			}
+			b.settled("d1")
+			b.dump(false)
+			var missing int
+			for p, chat := range []string{"A", "B"} {
+				b.event(chat, 1, b.idAt(chat, 1), int32(p), 0)
+				if chat == collided {
+					b.event(chat, 2, b.idAt(chat, 2), int32(p), 1)
+					b.event(chat, 3, b.idAt(chat, 3), int32(p), 1)
+					continue
+				}
+				missing = b.event(chat, 2, b.idAt(chat, 2), int32(p), 1)
+				b.event(chat, 3, b.idAt(chat, 3), int32(p), 2)
+			}
+			other := "B"
+			if collided == "B" {
+				other = "A"
+			}
+			r := b.check(t)
+			if skip {
+				res := mustFail(t, r, NameStreamContinuity, connect, pushes[other][0], pushes[other][1], missing)
+				mustContain(t, res.Detail, fmt.Sprintf(`chat %q seq 1`, other))
+				continue
+			}
+			res := must(t, r, NameStreamContinuity, Unknown)
+			mustContain(t, res.Detail, fmt.Sprintf(`of chat %q are both at offset 1 of partition`, collided))
+			mustContain(t, res.Detail, "otherwise 1 stream (a connection's chat each) of 1 device were each a contiguous run of the topic (2 streamed events judged)")
+		}
+	}
 }
