@@ -32,7 +32,8 @@ func TestAnEmptyMessageIDIsRefused(t *testing.T) {
 	}
 }
 
-// A user is never "" on a join, leave or connect line: a sync or a send
+// A user is never "" on a join, leave or connect line, nor a
+// delivery_state row: a sync or a send
 // naming "" names no user (an optional string is written only when not
 // empty), so "" as a member made a sync answered to "" pass unjudged
 // under read_membership: checked (a red team's).
@@ -42,6 +43,9 @@ func TestAnEmptyUserIsRefused(t *testing.T) {
 		{"join", lines(testHeader, `{"type":"join","time":1,"chat":"c1","user":""}`), `h.jsonl:2: "user" is empty`},
 		{"leave", lines(testHeader, join, `{"type":"leave","time":2,"chat":"c1","user":""}`), `h.jsonl:3: "user" is empty`},
 		{"connect", lines(testHeader, join, `{"type":"connect","time":2,"device":"d1","user":""}`), `h.jsonl:3: "user" is empty`},
+		// A delivery_state row is a member's (an outside tester's row of
+		// "" was accepted and judged).
+		{"delivery_state row", lines(testHeader, `{"type":"final","table":"delivery_state","chat":"c1","user":"","last_acked_sequence":1}`), `h.jsonl:2: "user" is empty`},
 	} {
 		if _, err := Read(strings.NewReader(c.text), "h.jsonl"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)

@@ -335,6 +335,11 @@ func (b *builder) addFinal(l *parsedLine) error {
 	}
 	b.finalsOf[tableIndex(l.table)]++
 	if l.table == TableDeliveryState {
+		if l.user == "" {
+			// A row is a member's: "" names no one (as on a join or
+			// a connect; a row of "" was accepted: an outside tester's).
+			return contentErr(`"user" is empty: a delivery_state row is a member's, and a user is never ""`)
+		}
 		b.emitReceiver(&Receiver{Line: l.lineNo, Kind: KindFinal, Chat: l.chat, User: l.user, Seq: l.lastAcked})
 		return nil
 	}
