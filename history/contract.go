@@ -213,7 +213,7 @@ func (f *ContractField) Glossed() string {
 // DefaultText says what the checker applies when no one states the field.
 func (f *ContractField) DefaultText() string {
 	if f.DefaultWithEvents != "" {
-		return f.Default + ", or " + f.DefaultWithEvents + " when the history has final events lines"
+		return f.Default + ", or " + f.DefaultWithEvents + " when the history has final events lines or read the events table (its table_read line)"
 	}
 	return f.Default
 }
