@@ -78,9 +78,14 @@ func checkLinearizability(x *index, con history.Contract, opt Options) (Result, 
 			decided++
 			passed++
 			passedOps += o.Ops
-			if len(o.Others) > 0 {
+			switch {
+			case o.OthersUnmade == 0:
+			case o.OthersUnmade == len(o.Others):
 				x.Warn("chat %q: %s no persist of the history could have committed in time; the header does not say \"sole_writer\", so they are taken as other writers' messages (chatseq check --sole-writer judges them as violations)",
 					x.ChatNames[o.Chat], seqList(o.Others))
+			default:
+				x.Warn("chat %q: of %s, which no ack created, %d no persist of the history could have committed in time; the header does not say \"sole_writer\", so they are taken as other writers' messages (chatseq check --sole-writer judges them as violations)",
+					x.ChatNames[o.Chat], seqList(o.Others), o.OthersUnmade)
 			}
 		}
 	}

@@ -35,9 +35,12 @@ type exactChat struct {
 	// replayed whose message no final line holds: committed at a
 	// sequence no one names (decideRejected).
 	rejected []int32
-	// others are sequences no persist of the history could have made in
-	// time, taken as other writers' (the header does not say sole_writer).
-	others []uint64
+	// others are sequences another writer may have made, taken as other
+	// writers' (the header does not say sole_writer); othersUnmade, how
+	// many of them no persist of the history could have made in time
+	// (the rest some could have).
+	others       []uint64
+	othersUnmade int
 }
 
 // exactKey gathers one key's operations. A key is committed by its persist
@@ -77,7 +80,7 @@ func Exact(m *Chat, draw *Drawings) Outcome {
 	switch {
 	case detail == "":
 		out.Status = Pass
-		out.Others = e.others
+		out.Others, out.OthersUnmade = e.others, e.othersUnmade
 	case detail == errFallback:
 		out.Status, out.Why = Unknown, "fallback"
 	default:
@@ -833,6 +836,7 @@ func (e *exactChat) matchUnknownsWith(lst []int64, taken []bool) (string, []int)
 		// Without "sole_writer" another writer may have made those that
 		// the final table, if read, holds under a key no persist of the
 		// history used (they need no persist of the history).
+		e.othersUnmade = unmatchedNeeds(need, lst, supply, order)
 		kept := need[:0]
 		for _, u := range need {
 			if e.m.othersMayHold(u.seq, u.id) || e.m.otherShows(u.seq, u.id) {
@@ -851,6 +855,26 @@ func (e *exactChat) matchUnknownsWith(lst []int64, taken []bool) (string, []int)
 		return e.explainUnmatched(need[:i+1], lst, supplyOp, order[:min(i, len(order))])
 	}
 	return "", nil
+}
+
+// unmatchedNeeds is how many of need (by deadline) the persists of
+// unknown outcome (supply, their releases; order, by release) cannot
+// all make in time, at most matched: each need takes the earliest
+// release left if that is in time (a later need takes any an earlier one
+// could). Once the check passed, that many of the needs another writer
+// may hold are another's for certain: the warning's count, which named
+// every such sequence, one a persist of the history could have made too
+// (an outside tester's).
+func unmatchedNeeds(need []exactUnknown, lst []int64, supply []int64, order []int) int {
+	unmatched, next := 0, 0
+	for _, u := range need {
+		if next < len(order) && supply[order[next]] <= lst[u.node] {
+			next++
+		} else {
+			unmatched++
+		}
+	}
+	return unmatched
 }
 
 // sortFacts orders facts by sequence, keeping the order of those with the

@@ -39,8 +39,10 @@ type Outcome struct {
 	Lines  []int  // the counterexample's lines (Fail)
 	Viz    string // visualization file written, or why not
 	// Others: sequences taken as other writers' (Exact, a passed chat of
-	// a history without sole_writer).
-	Others []uint64
+	// a history without sole_writer); OthersUnmade: how many of them no
+	// persist of the history could have made in time.
+	Others       []uint64
+	OthersUnmade int
 }
 
 // linkWaits fills the wait list of each persist that commits a known
