@@ -80,7 +80,7 @@ func checkIndex(x *index, h *history.History, opt Options, began time.Time, hasE
 	built := len(x.Warnings) // later warnings come from concurrent checkers
 	con, stated := resolveContract(h.Header.Contract, opt.Contract, hasEvents)
 	r := Report{Contract: con, Invariants: []Result{}, NotApplicable: []NotApplicable{}}
-	j := &judging{x: x, con: con, stated: stated, opt: opt, claims: claimsOf(h.Header, x)}
+	j := &judging{x: x, con: con, stated: stated, opt: opt, claims: claimsOf(h.Header, x), overHTTP: recordedOverHTTP(h.Header.Target)}
 
 	// Statistics that are no invariant's, counted beside them.
 	var ops Stats

@@ -35,7 +35,7 @@ var registry = []invariant{
 	{name: NameEventCompleteness, reads: operations | finalMessages | finalEvents, promise: eventCompletenessPromise, judge: judgeEventCompleteness, start: startThird},
 	{name: NameCatchUpCompleteness, reads: operations | finalMessages, promise: catchUpPromise, absent: catchUpEvidence, judge: judgeCatchUpCompleteness, tally: tallyCatchUp, cited: true},
 	{name: NameEventOrder, reads: finalEvents, promise: eventOrderPromise, absent: eventOrderEvidence, judge: judgeEventOrder, tally: tallyEventOrder, cited: true},
-	{name: NameAPIConformance, reads: operations, judge: plain(checkAPIConformance)},
+	{name: NameAPIConformance, reads: operations, judge: judgeAPIConformance},
 	{name: NameEventualVisibility, reads: receiverLines | operations | finalMessages, judge: plain(checkEventualVisibility)},
 	{name: NameIdenticalOrder, reads: receiverLines | operations | finalMessages, judge: plain(checkIdenticalOrder)},
 	{name: NameDeliveryStateConsistency, reads: receiverLines | finalDeliveryState, judge: plain(checkDeliveryStateConsistency)},
@@ -168,6 +168,10 @@ type judging struct {
 	stated bool // the contract states events (else they are inferred)
 	opt    Options
 	claims map[string]string
+	// overHTTP: the history was recorded over chatseq's HTTP API (its
+	// header's target is http), whose answers mark a replay
+	// (api_conformance).
+	overHTTP bool
 
 	readersOnce sync.Once
 	rs          []reader
