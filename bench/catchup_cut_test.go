@@ -73,8 +73,8 @@ func TestCatchUpOfAServiceThatPagesForEverIsCutShort(t *testing.T) {
 			d, tally := catchUpDevice(t, ch)
 			v := d.views["c"]
 			d.syncFrom(ctx, v, 0)
-			if ch.pages != tc.wantPages || !v.catchUpCut || tally.counts(1).CatchUpsCut != 1 {
-				t.Fatalf("read %d pages (cut %v, %d cut counted); want %d, cut, 1", ch.pages, v.catchUpCut, tally.counts(1).CatchUpsCut, tc.wantPages)
+			if ch.pages != tc.wantPages || !v.catchUpCut || tally.counts(1, 0).CatchUpsCut != 1 {
+				t.Fatalf("read %d pages (cut %v, %d cut counted); want %d, cut, 1", ch.pages, v.catchUpCut, tally.counts(1, 0).CatchUpsCut, tc.wantPages)
 			}
 			// Not read again: the next gap's sync, or the settle's, reads nothing.
 			d.syncFrom(ctx, v, v.shown)
@@ -92,7 +92,7 @@ func TestCatchUpOfManyPagesIsReadWhole(t *testing.T) {
 	d, tally := catchUpDevice(t, ch)
 	v := d.views["c"]
 	d.syncFrom(context.Background(), v, 0)
-	if v.catchUpCut || v.shown != 950 || tally.counts(1).CatchUpsCut != 0 {
+	if v.catchUpCut || v.shown != 950 || tally.counts(1, 0).CatchUpsCut != 0 {
 		t.Fatalf("shown up to %d, cut %v; want 950, not cut", v.shown, v.catchUpCut)
 	}
 }

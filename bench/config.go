@@ -134,6 +134,21 @@ type Config struct {
 	// Receivers are each chat's receiving members, one device each,
 	// on the target's push channel (receivers.go); 0: none.
 	Receivers int
+	// OutsiderDevices are devices connected to the push channel, with
+	// the receivers, as users who are members of no chat
+	// (OutsiderDeviceUser), held open through the run: a push channel
+	// that streams a chat to anyone pushes to them, and
+	// push_authorization fails it. Without them the only devices were
+	// members, and a service streaming every chat to any socket passed.
+	OutsiderDevices int
+	// AnonymousDevices are handshakes to the push channel naming no user
+	// (no X-User-Id), with the receivers, which the API refuses (401
+	// auth.required): recorded as a refused connect, or, answered 101,
+	// held open through the run as AnonymousDeviceUser, a member of no
+	// chat, so anything pushed on it fails push_authorization. Only on a
+	// push channel that names its users (gateway.Anonymous: the http
+	// target's).
+	AnonymousDevices int
 	// DropConnectionsEvery drops every device's connection on this clock
 	// (a nemesis); 0: never.
 	DropConnectionsEvery time.Duration
@@ -219,7 +234,7 @@ func DefaultConfig() Config {
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
-		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OddKeys: 0.01, OutsiderSends: 0.01, OutsiderSyncs: 0.01,
+		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OddKeys: 0.01, OutsiderSends: 0.01, OutsiderSyncs: 0.01, OutsiderDevices: 1, AnonymousDevices: 1,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,
@@ -244,7 +259,9 @@ const (
 	// MaxReceivers are a chat's receiving members; MaxDevices all of
 	// them, every one a connection.
 	MaxReceivers = 1_000
-	MaxDevices   = 100_000
+	// MaxOutsiderDevices bounds --outsider-devices and --anonymous-devices.
+	MaxOutsiderDevices = 100
+	MaxDevices         = 100_000
 )
 
 // Validate names the first bad setting.
@@ -273,6 +290,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--receivers %d a chat over %d chats is %d devices, more than %d", c.Receivers, c.Chats, int64(c.Receivers)*int64(c.Chats), MaxDevices)
 	case c.DropConnectionsEvery < 0:
 		return fmt.Errorf("--drop-connections-every must not be negative, got %s", c.DropConnectionsEvery)
+	case c.OutsiderDevices < 0 || c.OutsiderDevices > MaxOutsiderDevices:
+		return fmt.Errorf("--outsider-devices must be from 0 to %d, got %d", MaxOutsiderDevices, c.OutsiderDevices)
+	case c.AnonymousDevices < 0 || c.AnonymousDevices > MaxOutsiderDevices:
+		return fmt.Errorf("--anonymous-devices must be from 0 to %d, got %d", MaxOutsiderDevices, c.AnonymousDevices)
 	case c.DropConnectionsEvery > 0 && c.Receivers == 0:
 		return fmt.Errorf("--drop-connections-every drops the receivers' connections: give --receivers too")
 	case c.Faults.SlowCommit > 0 && c.Strategy == sequencer.Optimistic:

@@ -43,6 +43,14 @@ type device struct {
 	// firstDial, when set, hears how the device's first handshake ended
 	// (nil: it connected), once.
 	firstDial func(error)
+	// outsider: the device's user is a member of no chat (an outsider
+	// or anonymous device): the run owes it nothing, it never keeps the
+	// run from going on, and a handshake the service refuses
+	// (gateway.ErrRefused) is recorded as a refused connect and closed,
+	// and not tried again. anonymous: its handshake names no user
+	// (gateway.AnonymousDialer); its lines name user.
+	outsider, anonymous bool
+	refused             bool // its handshake was refused
 }
 
 // chatView is what a device has of one chat.
@@ -145,6 +153,10 @@ func (d *device) connect(ctx context.Context, quit <-chan struct{}, within time.
 			d.firstDial(err)
 			d.firstDial = nil
 		}
+		if err != nil && d.outsider && errors.Is(err, gateway.ErrRefused) {
+			d.refuse(err)
+			return false
+		}
 		if err == nil {
 			d.rec.RecordReceiver(&history.Receiver{Kind: history.KindConnect, Device: d.id, User: d.user})
 			lc := &liveConn{c: c, batches: make(chan []gateway.Message, 16), ended: make(chan error, 1), done: make(chan struct{})}
@@ -174,6 +186,20 @@ func (d *device) connect(ctx context.Context, quit <-chan struct{}, within time.
 	}
 }
 
+// refuse records an outsider's handshake the service refused, as the
+// format has it: a connect whose identity was refused, the refusal its
+// error, and its end. Nothing can be pushed on it; it is not dialled
+// again.
+func (d *device) refuse(err error) {
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindConnect, Device: d.id, User: d.user, Refused: true, Error: endReason(err)})
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindDisconnect, Device: d.id, Error: "refused"})
+	d.connected, d.refused = true, true
+	d.tally.refused.Add(1)
+	if d.ready != nil {
+		d.ready()
+	}
+}
+
 // dial is one handshake, waiting for a turn among the devices' dials.
 func (d *device) dial(ctx context.Context) (gateway.Conn, error) {
 	if d.dials != nil {
@@ -183,6 +209,9 @@ func (d *device) dial(ctx context.Context) (gateway.Conn, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+	}
+	if d.anonymous {
+		return gateway.Anonymous(d.ch).DialAnonymous(ctx)
 	}
 	return d.ch.Dial(ctx, d.user)
 }
@@ -339,6 +368,9 @@ func (d *device) stayOffline(ctx context.Context, offline time.Duration) bool {
 }
 
 func (d *device) reconnect(ctx context.Context) {
+	if d.outsider && !d.stayOffline(ctx, outsiderRedial) {
+		return // a service that ends an outsider's every connection is not dialled in a loop
+	}
 	d.tally.reconnects.Add(1)
 	if d.connect(ctx, d.settling, 0) {
 		d.catchUp(ctx)
@@ -628,6 +660,10 @@ func (d *device) settle(ctx context.Context) {
 	if !d.connected {
 		return // no line of it may stand in the history; the run fails
 	}
+	if d.refused {
+		d.rec.RecordReceiver(&history.Receiver{Kind: history.KindSettled, Device: d.id})
+		return
+	}
 	for try := 1; ; try++ {
 		if d.conn == nil {
 			d.connect(ctx, nil, settleDialWithin)
@@ -652,6 +688,9 @@ func (d *device) settle(ctx context.Context) {
 }
 
 const (
+	// outsiderRedial is how long an outsider device whose connection the
+	// service ended waits before it dials again.
+	outsiderRedial = 200 * time.Millisecond
 	// settleTries is how many connections a settling device tries to
 	// leave its acknowledgements on.
 	settleTries = 3

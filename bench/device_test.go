@@ -86,7 +86,7 @@ func TestReceiptsCreatedAheadAndCaughtUpAreCountedApart(t *testing.T) {
 	d.receive(v, 1, now.Add(time.Hour), now, false)         // created ahead
 	d.receive(v, 2, now.Add(-time.Millisecond), now, true)  // caught up, 1 ms
 	d.receive(v, 2, now.Add(-time.Millisecond), now, false) // a duplicate
-	c := tally.counts(1)
+	c := tally.counts(1, 0)
 	fanOut, _ := tally.histograms()
 	if c.CreatedAhead != 1 || c.CaughtUp != 1 || c.Deliveries != 2 || fanOut.TotalCount() != 1 || fanOut.Min() < int64(time.Millisecond)/2 {
 		t.Fatalf("created ahead %d, caught up %d, deliveries %d, fan-out count %d min %d; want 1, 1, 2, 1 at about 1 ms",

@@ -47,7 +47,7 @@ func TestPushesPastWhatAChatCanHoldAreCut(t *testing.T) {
 	for i := range 10 {
 		d.stream(ctx, batch("c", 1+100*i)) // a flood of the device's chat
 	}
-	counts := tally.counts(1)
+	counts := tally.counts(1, 0)
 	// 250 at most: two batches in, the third past the bound.
 	if counts.PushesCut != 800 || counts.Pushes != 2 {
 		t.Fatalf("cut %d messages, recorded %d pushes; want 800 cut, 2 pushes", counts.PushesCut, counts.Pushes)
@@ -56,7 +56,7 @@ func TestPushesPastWhatAChatCanHoldAreCut(t *testing.T) {
 	for i := range foreignPushBound/100 + 5 {
 		d.stream(ctx, batch(fmt.Sprintf("x%d", i), 1))
 	}
-	counts = tally.counts(1)
+	counts = tally.counts(1, 0)
 	if counts.PushesCut != 800+500 || counts.Pushes != 2+foreignPushBound/100 || len(d.conn.pushed) != 2 {
 		t.Fatalf("cut %d messages, recorded %d pushes, counted %d chats; want 1300 cut, %d pushes, 2 counts (the member chat, and the others together)",
 			counts.PushesCut, counts.Pushes, len(d.conn.pushed), 2+foreignPushBound/100)
@@ -69,7 +69,7 @@ func TestPushesPastWhatAChatCanHoldAreCut(t *testing.T) {
 	d.conn = &liveConn{c: quietConn{}}
 	d.stream(ctx, batch("c", 201))
 	want := int64(3 + foreignPushBound/100)
-	if counts := tally.counts(1); counts.Pushes != want || counts.PushesCut != 1300 {
+	if counts := tally.counts(1, 0); counts.Pushes != want || counts.PushesCut != 1300 {
 		t.Fatalf("after a reconnect: %d pushes recorded, %d cut; want %d, 1300", counts.Pushes, counts.PushesCut, want)
 	}
 	rec.Close()

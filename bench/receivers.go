@@ -31,7 +31,13 @@ func ReceiverUser(chat string, k int) string { return chat + "-m" + strconv.Itoa
 
 // ReceiverCounts are what the devices did and saw.
 type ReceiverCounts struct {
-	Devices    int   `json:"devices"`
+	Devices int `json:"devices"`
+	// Outsiders are the outsider and anonymous devices besides them
+	// (--outsider-devices, --anonymous-devices), users of no chat;
+	// Refused their handshakes the service refused. Their connects,
+	// pushes and foreign messages count with the devices'.
+	Outsiders  int   `json:"outsiders"`
+	Refused    int64 `json:"refused"`
 	Connects   int64 `json:"connects"`
 	Drops      int64 `json:"drops"`      // connections the nemesis dropped (--drop-connections-every)
 	Reconnects int64 `json:"reconnects"` // after a drop or a connection the service ended
@@ -87,7 +93,7 @@ type receiverTally struct {
 	foreign, acks, catchUps, gapSyncs, syncErrors        atomic.Int64
 	catchUpsCut, pushesCut, ended                        atomic.Int64
 	fullyVisible, caughtUp, createdAhead, createdOutside atomic.Int64
-	streamOwing                                          atomic.Int64
+	streamOwing, refused                                 atomic.Int64
 
 	perChat int // devices of each chat
 	shards  [histShards]visibilityShard
@@ -343,9 +349,9 @@ func (t *receiverTally) series() []DeliveryInterval {
 	return out
 }
 
-func (t *receiverTally) counts(devices int) ReceiverCounts {
+func (t *receiverTally) counts(devices, outsiders int) ReceiverCounts {
 	return ReceiverCounts{
-		Devices: devices, Connects: t.connects.Load(), Drops: t.drops.Load(), Reconnects: t.reconnects.Load(),
+		Devices: devices, Outsiders: outsiders, Refused: t.refused.Load(), Connects: t.connects.Load(), Drops: t.drops.Load(), Reconnects: t.reconnects.Load(),
 		DialErrors: t.dialErrors.Load(), Pushes: t.pushes.Load(), Received: t.received.Load(),
 		Deliveries: t.deliveries.Load(), Duplicates: t.duplicates.Load(), OutOfOrder: t.outOfOrder.Load(),
 		CaughtUp: t.caughtUp.Load(), CreatedAhead: t.createdAhead.Load(), CreatedOutside: t.createdOutside.Load(),
@@ -371,9 +377,13 @@ func (t *receiverTally) histograms() (fanOut, full *hdrhistogram.Histogram) {
 type receivers struct {
 	ch      gateway.Channel
 	devices []*device
-	tally   *receiverTally
-	settle  chan struct{}
-	ready   sync.WaitGroup // a device each, until its first connect and catch-up
+	// outsiders are the outsider and anonymous devices: dialled with the
+	// devices and settled with them, owed nothing, never struck by the
+	// nemesis.
+	outsiders []*device
+	tally     *receiverTally
+	settle    chan struct{}
+	ready     sync.WaitGroup // a device each, until its first connect and catch-up
 	// firstDials: a device each, until its first handshake ended;
 	// connected: one of them connected; firstRefusal: the first
 	// handshake's error when none did.
@@ -408,6 +418,14 @@ func chatMembers(cfg *Config, chats []string) map[string][]string {
 	return out
 }
 
+// newOutsider is a device of user, a member of no chat, on ch: an
+// outsider device, or, anonymous, one whose handshake names no user.
+func newOutsider(user string, anonymous bool, ch gateway.Channel, rec *history.Recorder, tally *receiverTally) *device {
+	d := newDevice(user, nil, ch, rec, tally, 1)
+	d.outsider, d.anonymous = true, anonymous
+	return d
+}
+
 // recordJoins writes a join line for every member of every chat: members
 // from the start, before the first operation.
 func recordJoins(rec *history.Recorder, chats []string, members map[string][]string) {
@@ -428,6 +446,25 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 		}
 	}
 	dials := make(chan struct{}, maxConcurrentDials)
+	for k := range cfg.OutsiderDevices {
+		r.outsiders = append(r.outsiders, newOutsider(OutsiderDeviceUser(k), false, ch, rec, r.tally))
+	}
+	if gateway.Anonymous(ch) != nil {
+		for k := range cfg.AnonymousDevices {
+			r.outsiders = append(r.outsiders, newOutsider(AnonymousDeviceUser(k), true, ch, rec, r.tally))
+		}
+	}
+	for _, d := range r.outsiders {
+		// The writers wait for them as for the devices, so that what
+		// they send reaches them too; a refusal is their connect.
+		r.ready.Add(1)
+		d.dials, d.ready = dials, sync.OnceFunc(r.ready.Done)
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			d.run(ctx, r.settle)
+		}()
+	}
 	for _, d := range r.devices {
 		r.ready.Add(1)
 		r.firstDials.Add(1)
@@ -576,12 +613,13 @@ func (r *receivers) Settle(ctx context.Context) (ReceiverCounts, error) {
 	if err != nil {
 		err = fmt.Errorf("receivers: %w", err)
 	}
+	counts := r.tally.counts(len(r.devices), len(r.outsiders))
 	for _, d := range r.devices {
 		if !d.connected {
-			return r.tally.counts(len(r.devices)), fmt.Errorf("receivers: device %s never connected to the push channel: %v", d.id, d.dialErr)
+			return counts, fmt.Errorf("receivers: device %s never connected to the push channel: %v", d.id, d.dialErr)
 		}
 	}
-	return r.tally.counts(len(r.devices)), err
+	return counts, err
 }
 
 // recordDeliveryState writes the final delivery_state table of chats and

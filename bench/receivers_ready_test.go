@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,13 +85,67 @@ func TestReceiversAreReadyBeforeTheWriters(t *testing.T) {
 	ch.mu.Lock()
 	done, most := ch.done, ch.most
 	ch.mu.Unlock()
-	if done != len(r.devices) {
-		t.Errorf("the writers would start with %d of %d devices connected", done, len(r.devices))
+	if all := len(r.devices) + len(r.outsiders); done != all {
+		t.Errorf("the writers would start with %d of %d devices connected (the outsider device among them)", done, all)
 	}
 	if most > maxConcurrentDials {
 		t.Errorf("%d handshakes in flight at once, want at most %d", most, maxConcurrentDials)
 	}
 	if _, err := r.Settle(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// refusingChannel refuses every handshake but members' (the users it
+// lets in), at once; it can dial naming no user, which it refuses too.
+type refusingChannel struct {
+	slowChannel
+	members func(string) bool
+}
+
+func (c *refusingChannel) Dial(ctx context.Context, user string) (gateway.Conn, error) {
+	if !c.members(user) {
+		return nil, fmt.Errorf("%w: 403", gateway.ErrRefused)
+	}
+	return &idleConn{closed: make(chan struct{})}, nil
+}
+func (c *refusingChannel) DialAnonymous(context.Context) (gateway.Conn, error) {
+	return nil, fmt.Errorf("%w: 401 auth.required", gateway.ErrRefused)
+}
+func (*refusingChannel) NamesUsers() bool { return true }
+
+// A push channel that refuses the outsider's and the anonymous
+// handshakes does as the API asks: each refusal is recorded as a refused
+// connect and its end, the devices are not dialled again, and the run
+// goes on (a device that never connected would otherwise stop it).
+func TestRefusedOutsidersAreRecordedAndDoNotStopTheRun(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Receivers, cfg.OutsiderDevices, cfg.AnonymousDevices = 1, 1, 1
+	var out bytes.Buffer
+	rec, err := history.NewRecorder(&out, header(cfg), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := &refusingChannel{members: func(u string) bool { return u == ReceiverUser("c1", 0) }}
+	r := startReceivers(t.Context(), &cfg, ch, rec, []string{"c1"})
+	if err := r.waitReady(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := r.Settle(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts.Outsiders != 2 || counts.Refused != 2 || counts.Devices != 1 {
+		t.Fatalf("counts %+v, want 1 device and 2 outsiders, both refused", counts)
+	}
+	rec.Close()
+	for _, want := range []string{
+		`"device":"outsider-push-0/d1","user":"outsider-push-0","refused":true,"error":"push channel refused: 403"}`,
+		`"device":"anonymous-0/d1","user":"anonymous-0","refused":true,"error":"push channel refused: 401 auth.required"}`,
+		`"device":"anonymous-0/d1","error":"refused"}`,
+	} {
+		if n := strings.Count(out.String(), want); n != 1 {
+			t.Errorf("%d lines with %s, want 1:\n%s", n, want, out.String())
+		}
 	}
 }

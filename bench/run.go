@@ -185,12 +185,21 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	}
 
 	var recv *receivers
+	if cfg.Receivers == 0 {
+		cfg.OutsiderDevices, cfg.AnonymousDevices = 0, 0
+		res.Config.OutsiderDevices, res.Config.AnonymousDevices = 0, 0
+	}
 	if cfg.Receivers > 0 {
 		ch, err := pushChannel(ctx, &cfg, tgt, brokers, startOffsets, tail, chats)
 		if err != nil {
 			return nil, err
 		}
 		defer ch.Close()
+		if gateway.Anonymous(ch) == nil {
+			// Its handshakes name no one (the in-process gateway's
+			// devices, a mapping without a user): none to leave out.
+			cfg.AnonymousDevices, res.Config.AnonymousDevices = 0, 0
+		}
 		recordJoins(rec, chats, chatMembers(&cfg, chats))
 		recv = startReceivers(ctx, &cfg, ch, rec, chats)
 		done := timings.Phase("receivers connected")

@@ -221,6 +221,15 @@ func SenderID(w int) string { return "user-" + strconv.Itoa(w) }
 // chat (--outsider-sends, --outsider-syncs): a member of none.
 func OutsiderID(w int) string { return "outsider-" + strconv.Itoa(w) }
 
+// OutsiderDeviceUser names the k-th outsider device's user
+// (--outsider-devices): a member of no chat.
+func OutsiderDeviceUser(k int) string { return "outsider-push-" + strconv.Itoa(k) }
+
+// AnonymousDeviceUser is the user the history names the k-th anonymous
+// device's lines by (--anonymous-devices): its handshake names no user,
+// and a history's user is never "". A member of no chat.
+func AnonymousDeviceUser(k int) string { return "anonymous-" + strconv.Itoa(k) }
+
 // contentPrefix starts the content of every planned message; its key
 // follows, so one string holds both.
 const contentPrefix = "message "

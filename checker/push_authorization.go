@@ -1,6 +1,10 @@
 package checker
 
-import "github.com/chatseq/chatseq/checker/internal/store"
+import (
+	"fmt"
+
+	"github.com/chatseq/chatseq/checker/internal/store"
+)
 
 // NamePushAuthorization is the push channel's security promise: a device
 // is pushed only chats its user is a member of, and nothing on a
@@ -56,8 +60,33 @@ func checkPushAuthorization(x *index) Result {
 	if d.AfterLeave > 0 {
 		v.note("%s pushed to users after they left the chat (not failed when first sent before the leave or within %s of it: they may have been in flight)", plural(d.AfterLeave, "message"), seconds(subscribeGrace))
 	}
-	v.pass("%s to %s: every one to a member, none on a refused connection", plural(d.PushLines, "push line"), plural(len(d.Devs), "device"))
+	v.pass("%s to %s%s: every one to a member, none on a refused connection", plural(d.PushLines, "push line"), plural(len(d.Devs), "device"), outsidersJudged(d))
 	return v.result()
+}
+
+// outsidersJudged says how many of d's devices are of users with no join
+// line (bench's outsider and anonymous devices) and how many connects
+// were refused, the promise's other half a pass stands on; "" when none.
+func outsidersJudged(d *store.Delivery) string {
+	joined := map[int32]bool{}
+	for _, m := range d.Members {
+		joined[m.User] = true
+	}
+	outsiders, refused := 0, 0
+	for i := range d.Devs {
+		if !joined[d.Devs[i].User] {
+			outsiders++
+		}
+		for _, c := range d.Devs[i].Conns {
+			if c.Refused {
+				refused++
+			}
+		}
+	}
+	if outsiders == 0 && refused == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of users a member of no chat, %s refused)", outsiders, plural(refused, "connect"))
 }
 
 // lateAfterLeave counts the messages pushed to a user after it left the

@@ -1,6 +1,9 @@
 package gateway
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // The device's side of a push channel: what a client of the delivery
 // plane (bench's receivers) needs of a service, whether the gateway is in
@@ -45,4 +48,28 @@ type MessageBound interface {
 // over HTTP).
 type ChannelServer interface {
 	PushChannel(ctx context.Context) (Channel, error)
+}
+
+// ErrRefused is a handshake the service answered with a refusal (an HTTP
+// error, not 101): errors.Is tells it from a dial that failed on the
+// way (a network error, a timeout).
+var ErrRefused = errors.New("push channel refused")
+
+// AnonymousDialer is a Channel that can open a connection naming no user
+// (a WebSocket handshake without the user header or parameter), which
+// the service must refuse: bench's anonymous devices. NamesUsers says
+// whether its other dials name one; if not, an anonymous dial is like
+// any other and is not made.
+type AnonymousDialer interface {
+	DialAnonymous(ctx context.Context) (Conn, error)
+	NamesUsers() bool
+}
+
+// Anonymous is ch's AnonymousDialer when it can dial naming no user,
+// else nil.
+func Anonymous(ch Channel) AnonymousDialer {
+	if a, ok := ch.(AnonymousDialer); ok && a.NamesUsers() {
+		return a
+	}
+	return nil
 }

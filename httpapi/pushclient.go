@@ -85,8 +85,12 @@ func (e *PushRefusedError) Error() string {
 	return fmt.Sprintf("push channel refused: %d %s: %s", e.Status, e.Code, e.Msg)
 }
 
+// Unwrap makes a refusal gateway.ErrRefused to errors.Is.
+func (e *PushRefusedError) Unwrap() error { return gateway.ErrRefused }
+
 // DialPush opens the push channel of the service at base (http or https
-// URL) as user. Once it returns, the device is subscribed: it receives
+// URL) as user; "" names no one (no user header: a handshake the server
+// must refuse). Once it returns, the device is subscribed: it receives
 // every message published afterwards.
 func DialPush(ctx context.Context, base, user string, o PushDialOptions) (*PushConn, error) {
 	u := strings.TrimSuffix(base, "/") + PushPath
@@ -94,7 +98,11 @@ func DialPush(ctx context.Context, base, user string, o PushDialOptions) (*PushC
 	if h == nil {
 		h = http.Header{}
 	}
-	h.Set(HeaderUser, user)
+	if user != "" {
+		h.Set(HeaderUser, user)
+	} else {
+		h.Del(HeaderUser)
+	}
 	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: o.HTTPClient, HTTPHeader: h})
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {

@@ -85,6 +85,8 @@ type RunConfig struct {
 	SyncLimit           int              `json:"sync_limit"`
 	Readers             int              `json:"readers"`
 	Receivers           int              `json:"receivers,omitempty"`
+	OutsiderDevices     int              `json:"outsider_devices,omitempty"`
+	AnonymousDevices    int              `json:"anonymous_devices,omitempty"`
 	DropConnectionsS    float64          `json:"drop_connections_every_s,omitempty"`
 	DropConnectionsForS float64          `json:"drop_connections_for_s,omitempty"`
 	MaxAttempts         int              `json:"max_attempts"`
@@ -196,7 +198,7 @@ func NewResults(res *bench.Result, b Bench) Results {
 			},
 			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
 			ReuseKey: cfg.ReuseKey, KeyAcrossChats: cfg.KeyAcrossChats, KeyAcrossSenders: cfg.KeyAcrossSenders, OddKeys: cfg.OddKeys, OutsiderSends: cfg.OutsiderSends, OutsiderSyncs: cfg.OutsiderSyncs, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
-			Receivers: cfg.Receivers, DropConnectionsS: cfg.DropConnectionsEvery.Seconds(),
+			Receivers: cfg.Receivers, OutsiderDevices: cfg.OutsiderDevices, AnonymousDevices: cfg.AnonymousDevices, DropConnectionsS: cfg.DropConnectionsEvery.Seconds(),
 			DropConnectionsForS: cfg.DropConnectionsFor.Seconds(),
 			MaxAttempts:         cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),
 			RepublishOnReplay: cfg.RepublishOnReplay, Partitions: cfg.Partitions, Contract: b.Check.Contract,

@@ -48,6 +48,22 @@ type pushChannel struct {
 }
 
 func (p *pushChannel) Dial(ctx context.Context, user string) (gateway.Conn, error) {
+	if user == "" {
+		return nil, fmt.Errorf("push channel: a device names its user")
+	}
+	return p.dialAs(ctx, user)
+}
+
+// DialAnonymous is a handshake without X-User-Id, which the API refuses
+// (401 auth.required): bench's anonymous device (gateway.AnonymousDialer).
+func (p *pushChannel) DialAnonymous(ctx context.Context) (gateway.Conn, error) {
+	return p.dialAs(ctx, "")
+}
+
+// NamesUsers: chatseq's handshake names its user in X-User-Id.
+func (p *pushChannel) NamesUsers() bool { return true }
+
+func (p *pushChannel) dialAs(ctx context.Context, user string) (gateway.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.c.settings.timeout)
 	defer cancel()
 	conn, err := httpapi.DialPush(ctx, p.c.base.String(), user, p.dial)

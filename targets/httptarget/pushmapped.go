@@ -25,11 +25,32 @@ type mappedChannel struct {
 }
 
 func (m *mappedChannel) Dial(ctx context.Context, user string) (gateway.Conn, error) {
+	if user == "" {
+		return nil, fmt.Errorf("push channel: a device names its user")
+	}
+	return m.dialAs(ctx, user)
+}
+
+// DialAnonymous is a handshake naming no user (neither the mapping's
+// user_param nor the API's user header), which the service must refuse
+// (gateway.AnonymousDialer).
+func (m *mappedChannel) DialAnonymous(ctx context.Context) (gateway.Conn, error) {
+	return m.dialAs(ctx, "")
+}
+
+// NamesUsers: the handshake names its user where the mapping gives a
+// user_param or the API a user header; else every handshake is anonymous.
+func (m *mappedChannel) NamesUsers() bool {
+	return m.c.api.Push.UserParam != "" || m.c.api.UserHeader != ""
+}
+
+// dialAs is the handshake as user; "" names none.
+func (m *mappedChannel) dialAs(ctx context.Context, user string) (gateway.Conn, error) {
 	spec := &m.c.api.Push
 	ctx, cancel := context.WithTimeout(ctx, m.c.settings.timeout)
 	defer cancel()
 	var q url.Values
-	if spec.UserParam != "" {
+	if spec.UserParam != "" && user != "" {
 		q = url.Values{spec.UserParam: {user}}
 	}
 	to := m.c.url(spec.Path, "", q)
@@ -40,7 +61,7 @@ func (m *mappedChannel) Dial(ctx context.Context, user string) (gateway.Conn, er
 	conn, resp, err := websocket.Dial(ctx, to, &websocket.DialOptions{HTTPClient: m.dial.HTTPClient, HTTPHeader: h})
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			return nil, fmt.Errorf("push channel refused: GET %s: %d", requestPath(to), resp.StatusCode)
+			return nil, fmt.Errorf("%w: GET %s: %d", gateway.ErrRefused, requestPath(to), resp.StatusCode)
 		}
 		return nil, fmt.Errorf("push channel: %w", err)
 	}
