@@ -127,6 +127,16 @@ type Config struct {
 	// as a user (target.UserReader: http with a user header), judged by
 	// read_authorization from the syncs' users and the join lines.
 	OutsiderSyncs float64
+	// ForgedSenders is the probability a send is made as a user who is
+	// not a member of the chat (OutsiderID) while its body's sender_id
+	// names the writer's own user, a member: the API refuses it (403
+	// auth.sender_mismatch, or chat.not_a_member), and a service that
+	// takes the sender from the body stores it as the member's, which
+	// send_authorization fails (the persist's sender is its caller). Only
+	// on a target that tells the caller from the body's sender
+	// (target.SenderClaimer: http with a user header), none under
+	// send_membership: unchecked.
+	ForgedSenders float64
 	SyncRatio     float64       // share of operations that are syncs
 	SyncLimit     int           // page size of a sync
 	Readers       int           // catch-up clients following every chat by cursor (reader.go)
@@ -234,7 +244,7 @@ func DefaultConfig() Config {
 			StaleRead: 0.01, CrashAfterAllocate: 0.01, CrashInPersist: 0.01,
 			CrashAfterPersist: 0.01, PublishFail: 0.01,
 		},
-		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OddKeys: 0.01, OutsiderSends: 0.01, OutsiderSyncs: 0.01, OutsiderDevices: 1, AnonymousDevices: 1,
+		DuplicateAfterOK: 0.02, ConcurrentDuplicate: 0.02, ReuseKey: 0.01, KeyAcrossChats: 0.02, KeyAcrossSenders: 0.02, OddKeys: 0.01, OutsiderSends: 0.01, OutsiderSyncs: 0.01, ForgedSenders: 0.01, OutsiderDevices: 1, AnonymousDevices: 1,
 		SyncRatio: 0.1, SyncLimit: 100, MaxAttempts: 20, RetryBackoff: 100 * time.Microsecond,
 		RepublishOnReplay: true, Strategy: sequencer.TwoPhase, ChatPrefix: DefaultChatPrefix,
 		Topic: sequencer.Topic, Partitions: 8,
@@ -398,6 +408,7 @@ func (c Config) Validate() error {
 		{"--odd-keys", c.OddKeys},
 		{"--outsider-sends", c.OutsiderSends},
 		{"--outsider-syncs", c.OutsiderSyncs},
+		{"--forged-senders", c.ForgedSenders},
 	}
 	for _, p := range probs {
 		if !(p.v >= 0 && p.v <= 1) {

@@ -118,7 +118,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 	if cfg.Contract.SendMembership == history.SendMembershipUnchecked {
 		// The design refuses no one: a send from outside would be stored,
 		// as it says it is.
-		cfg.OutsiderSends = 0
+		cfg.OutsiderSends, cfg.ForgedSenders = 0, 0
 	}
 	res := &Result{Config: cfg, Kafka: "off"}
 
@@ -139,6 +139,11 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		// from outside would be refused.
 		cfg.OutsiderSyncs = 0
 		res.Config.OutsiderSyncs = 0
+	}
+	if !target.ClaimsSenders(tgt) {
+		// Its sends name no caller apart from the body's sender: a
+		// forged one would be a plain send of the writer's.
+		cfg.ForgedSenders, res.Config.ForgedSenders = 0, 0
 	}
 	chats, err := createChats(ctx, tgt, cfg)
 	if err != nil {
@@ -218,7 +223,7 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		}
 	}
 
-	if recv == nil && (cfg.OutsiderSends > 0 || cfg.OutsiderSyncs > 0) {
+	if recv == nil && (cfg.OutsiderSends > 0 || cfg.OutsiderSyncs > 0 || cfg.ForgedSenders > 0) {
 		// The members outsiders are told from (the receivers' run
 		// records them above).
 		recordJoins(rec, chats, chatMembers(&cfg, chats))

@@ -36,6 +36,7 @@ type OpPlan struct {
 	oddLong          bool
 	Outsider         bool // sent by a user who is not a member of the chat
 	OutsiderSync     bool // a sync read as a user who is not a member of the chat
+	Forged           bool // sent as a user who is not a member, the body naming the writer's (--forged-senders)
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
 	payloadHash      string // of content
@@ -101,6 +102,7 @@ func (pl *planner) plan(op int) OpPlan {
 	p.OddKey = pl.drawnApart(op, oddKeysSalt, cfg.OddKeys)
 	p.oddLong = p.OddKey && op%2 == 1
 	p.OutsiderSync = p.Sync && pl.drawnApart(op, outsiderSyncsSalt, cfg.OutsiderSyncs)
+	p.Forged = !p.Sync && pl.drawnApart(op, forgedSendersSalt, cfg.ForgedSenders)
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)
 	}
@@ -114,6 +116,7 @@ const (
 	keyAcrossSendersSalt = 0x6b65792d61637273
 	oddKeysSalt          = 0x6f64642d6b657973
 	outsiderSyncsSalt    = 0x6f75742d73796e63
+	forgedSendersSalt    = 0x666f7267652d7364
 )
 
 // oddKeyPrefix starts every long odd key: their first hundred characters

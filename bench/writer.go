@@ -26,6 +26,7 @@ type Counts struct {
 	OddKeys                     int64 // sends with an unusual key (--odd-keys)
 	OutsiderSends               int64 // sends by a user not a member of the chat
 	OutsiderSyncs               int64 // syncs read as a user not a member of the chat
+	ForgedSends                 int64 // sends as a non-member whose body names a member (--forged-senders)
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
 	ConcurrentDuplicates        int64
@@ -56,6 +57,7 @@ func (c *Counts) add(o Counts) {
 	c.OddKeys += o.OddKeys
 	c.OutsiderSends += o.OutsiderSends
 	c.OutsiderSyncs += o.OutsiderSyncs
+	c.ForgedSends += o.ForgedSends
 	c.MaxTxAttempts = max(c.MaxTxAttempts, o.MaxTxAttempts)
 	for k, v := range o.ErrorCodes {
 		if c.ErrorCodes == nil {
@@ -193,8 +195,18 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 // key while the outcome is unknown, and the configured duplicates.
 func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 	chatIdx, key, content, hash := plan.Chat, plan.Key, plan.content, plan.payloadHash
-	sender := w.sender
+	sender, claimed := w.sender, ""
 	switch {
+	case plan.Forged:
+		// Made as a user who is not a member of the chat, the body naming
+		// the writer's own user, a member: the call's identity is the
+		// sender (the API takes it from the request, never the body), so
+		// it must be refused; a service trusting the body stores it as
+		// the member's. Recorded as the caller's, an outsider send.
+		sender, claimed = OutsiderID(w.id), w.sender
+		plan.Outsider = true
+		plan.Raced, plan.DuplicateAfterOK, plan.DuplicateLate = false, false, false
+		w.count(func(c *Counts) { c.ForgedSends++ })
 	case plan.Outsider:
 		// From a user who is not a member of the chat: it must be refused
 		// (not_a_member). No duplicate and no twin, and the key is not
@@ -241,7 +253,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		w.lastChat, w.lastKey = chatIdx, key
 	}
 	req := sequencer.Request{
-		Chat: w.chats[chatIdx], Key: key, Sender: sender,
+		Chat: w.chats[chatIdx], Key: key, Sender: sender, ClaimedSender: claimed,
 		Content: content, PayloadHash: hash,
 	}
 

@@ -100,7 +100,7 @@ func distribution(c RunConfig) string {
 }
 
 func duplicatesText(c RunConfig) string {
-	return fmt.Sprintf("after ok %g, concurrent %g, key reuse %g, key across chats %g, key across senders %g, odd keys %g, outsider sends %g, outsider syncs %g", c.DuplicateAfterOK, c.ConcurrentDuplicate, c.ReuseKey, c.KeyAcrossChats, c.KeyAcrossSenders, c.OddKeys, c.OutsiderSends, c.OutsiderSyncs)
+	return fmt.Sprintf("after ok %g, concurrent %g, key reuse %g, key across chats %g, key across senders %g, odd keys %g, outsider sends %g, outsider syncs %g, forged senders %g", c.DuplicateAfterOK, c.ConcurrentDuplicate, c.ReuseKey, c.KeyAcrossChats, c.KeyAcrossSenders, c.OddKeys, c.OutsiderSends, c.OutsiderSyncs, c.ForgedSenders)
 }
 
 func runLength(c RunConfig) string {

@@ -81,6 +81,7 @@ type RunConfig struct {
 	OddKeys             float64          `json:"odd_keys"`
 	OutsiderSends       float64          `json:"outsider_sends"`
 	OutsiderSyncs       float64          `json:"outsider_syncs"`
+	ForgedSenders       float64          `json:"forged_senders"`
 	SyncRatio           float64          `json:"sync_ratio"`
 	SyncLimit           int              `json:"sync_limit"`
 	Readers             int              `json:"readers"`
@@ -197,7 +198,7 @@ func NewResults(res *bench.Result, b Bench) Results {
 				SlowCommitDelayS: slowCommitDelay(cfg.Faults),
 			},
 			DuplicateAfterOK: cfg.DuplicateAfterOK, ConcurrentDuplicate: cfg.ConcurrentDuplicate,
-			ReuseKey: cfg.ReuseKey, KeyAcrossChats: cfg.KeyAcrossChats, KeyAcrossSenders: cfg.KeyAcrossSenders, OddKeys: cfg.OddKeys, OutsiderSends: cfg.OutsiderSends, OutsiderSyncs: cfg.OutsiderSyncs, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
+			ReuseKey: cfg.ReuseKey, KeyAcrossChats: cfg.KeyAcrossChats, KeyAcrossSenders: cfg.KeyAcrossSenders, OddKeys: cfg.OddKeys, OutsiderSends: cfg.OutsiderSends, OutsiderSyncs: cfg.OutsiderSyncs, ForgedSenders: cfg.ForgedSenders, SyncRatio: cfg.SyncRatio, SyncLimit: cfg.SyncLimit, Readers: cfg.Readers,
 			Receivers: cfg.Receivers, OutsiderDevices: cfg.OutsiderDevices, AnonymousDevices: cfg.AnonymousDevices, DropConnectionsS: cfg.DropConnectionsEvery.Seconds(),
 			DropConnectionsForS: cfg.DropConnectionsFor.Seconds(),
 			MaxAttempts:         cfg.MaxAttempts, InitialCounter: cfg.InitialCounter, Strategy: string(cfg.Strategy),

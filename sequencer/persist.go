@@ -19,7 +19,14 @@ type Request struct {
 	Content     string
 	ContentType string
 	PayloadHash string
-	Faults      FaultPlan
+	// ClaimedSender, when set, is the sender the request's body names in
+	// place of Sender, who makes the call: a send impersonating another
+	// user (bench --forged-senders), which the API refuses (403
+	// auth.sender_mismatch). Only a target that tells its caller from the
+	// body's sender sends it (target.SenderClaimer: the http target); the
+	// in-process core takes Sender alone.
+	ClaimedSender string
+	Faults        FaultPlan
 }
 
 // Result is the ACK.

@@ -53,6 +53,20 @@ type UserReader interface {
 	ReadsAsUser() bool
 }
 
+// SenderClaimer is a target whose sends tell the caller (the request's
+// identity) from the sender the body names: a Request's ClaimedSender is
+// sent as the body's, the call made as its Sender.
+type SenderClaimer interface {
+	ClaimsSenders() bool
+}
+
+// ClaimsSenders says whether t sends a Request's ClaimedSender apart
+// from its caller.
+func ClaimsSenders(t Target) bool {
+	c, ok := t.(SenderClaimer)
+	return ok && c.ClaimsSenders()
+}
+
 // ReadsAsUser is t's UserReader when it can name who reads, else nil.
 func ReadsAsUser(t Target) UserReader {
 	if r, ok := t.(UserReader); ok && r.ReadsAsUser() {

@@ -178,7 +178,11 @@ func (c *client) KafkaOutage(ctx context.Context, d time.Duration) error {
 // as the mapping reads it; no answer is a transport error.
 func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer.Tracer) (sequencer.Outcome, error) {
 	spec := c.api.Send
-	fields := sendFields{{spec.SenderField, req.Sender}, {spec.ContentField, req.Content}}
+	named := req.Sender
+	if req.ClaimedSender != "" {
+		named = req.ClaimedSender // a forged send: the call is still Sender's
+	}
+	fields := sendFields{{spec.SenderField, named}, {spec.ContentField, req.Content}}
 	if spec.ChatField != "" {
 		fields = fields.with(spec.ChatField, req.Chat)
 	}
@@ -188,7 +192,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 	} else {
 		fields = fields.with(spec.KeyField, req.Key)
 	}
-	body := fields.appendJSON(make([]byte, 0, 64+len(req.Sender)+len(req.Content)+len(req.Chat)+len(req.Key)))
+	body := fields.appendJSON(make([]byte, 0, 64+len(named)+len(req.Content)+len(req.Chat)+len(req.Key)))
 	sends := c.sendsTo(req.Chat)
 	to := sends.url
 	if c.faults {
@@ -337,6 +341,11 @@ func (c *client) syncPages(ctx context.Context, user, chat string, after uint64,
 		after = msgs[len(msgs)-1].Seq
 	}
 }
+
+// ClaimsSenders: the call names its caller in a header and the body its
+// sender (target.SenderClaimer), so a send can name another sender than
+// its caller.
+func (c *client) ClaimsSenders() bool { return c.api.UserHeader != "" && c.api.Send.SenderField != "" }
 
 // ReadsAsUser: the service is told who reads where the API names its
 // caller in a header.

@@ -1,0 +1,98 @@
+package httptarget_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatseq/chatseq/bench"
+	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/httpapi"
+	"github.com/chatseq/chatseq/sequencer"
+	"github.com/chatseq/chatseq/targets"
+	"github.com/chatseq/chatseq/targets/httptarget"
+)
+
+// bodyTruster stands in front of chatseq serve and takes a send's
+// sender from its body: a send whose sender_id names another user than
+// its caller (X-User-Id) is passed on as that user's, so it is stored as
+// theirs (one user posts as another).
+func bodyTruster(upstream *url.URL) http.Handler {
+	proxy := httputil.NewSingleHostReverseProxy(upstream)
+	proxy.Transport = &http.Transport{DisableKeepAlives: true}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") {
+			body, _ := io.ReadAll(r.Body)
+			var b struct {
+				SenderID string `json:"sender_id"`
+			}
+			if json.Unmarshal(body, &b) == nil && b.SenderID != "" {
+				r.Header.Set(httpapi.HeaderUser, b.SenderID)
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		}
+		proxy.ServeHTTP(w, r)
+	})
+}
+
+// runInFront runs cfg against front(chatseq serve) over the http target
+// and checks the history.
+func runInFront(t *testing.T, front func(*url.URL) http.Handler, cfg bench.Config) checker.Report {
+	t.Helper()
+	s := startServer(t, sequencer.Correct, false)
+	base, _ := url.Parse("http://" + s.Addr)
+	srv := httptest.NewServer(front(base))
+	t.Cleanup(srv.Close)
+	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
+	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { opened.Close() })
+	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
+	cfg.KafkaOff = true
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	u, _ := url.Parse(srv.URL)
+	if _, err := bench.RunTarget(ctx, cfg, httptarget.Factory(u, httptarget.DefaultAPI(), nil)); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// A service that takes a send's sender from its body, not from who is
+// calling, let anyone post as a member, and passed: bench's sends named
+// their caller in both, and its outsider sends named the outsider in
+// both, which the body's membership check refused (an outside tester's,
+// session 35). bench now sends 1% of its sends as outsider-N with a body
+// naming the writer's user (--forged-senders): stored as the member's,
+// send_authorization fails them (the persist's sender is its caller).
+// chatseq serve refuses them (403 auth.sender_mismatch) and passes.
+func TestAServiceTakingTheSenderFromTheBodyFails(t *testing.T) {
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 8, 3000, 0
+	cfg.OutsiderSends, cfg.Faults = 0, bench.FaultRates{}
+	rep := runInFront(t, bodyTruster, cfg)
+	r, _ := rep.Result(checker.NameSendAuthorization)
+	if r.Status != checker.Fail {
+		t.Fatalf("send_authorization %s (%s), want a fail: sends made as outsiders were stored as members'", r.Status, r.Detail)
+	}
+
+	direct := runInFront(t, func(u *url.URL) http.Handler { return httputil.NewSingleHostReverseProxy(u) }, cfg)
+	if r, _ := direct.Result(checker.NameSendAuthorization); r.Status != checker.Pass || !strings.Contains(r.Detail, "by non-members: none answered ok") {
+		t.Fatalf("chatseq serve: send_authorization %s (%s), want a pass judging the forged sends", r.Status, r.Detail)
+	}
+}
