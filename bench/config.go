@@ -159,6 +159,13 @@ type Config struct {
 	// push channel that names its users (gateway.Anonymous: the http
 	// target's).
 	AnonymousDevices int
+	// outsiderStateReads: each outsider device reads one chat's
+	// delivery_state as its user as it settles (a state_read line,
+	// judged by read_authorization), where the push channel reads as a
+	// named user (gateway.StateReaderAs) and the target names who reads
+	// (target.UserReader), unless read_membership: unchecked. RunTarget
+	// sets it.
+	outsiderStateReads bool
 	// DropConnectionsEvery drops every device's connection on this clock
 	// (a nemesis); 0: never.
 	DropConnectionsEvery time.Duration

@@ -51,6 +51,9 @@ type device struct {
 	// (gateway.AnonymousDialer); its lines name user.
 	outsider, anonymous bool
 	refused             bool // its handshake was refused
+	// stateChat, for an outsider device, is the chat whose delivery_state
+	// it reads as its user as it settles (readState); "": none.
+	stateChat string
 }
 
 // chatView is what a device has of one chat.
@@ -661,6 +664,7 @@ func (d *device) settle(ctx context.Context) {
 		return // no line of it may stand in the history; the run fails
 	}
 	if d.refused {
+		d.readState(ctx)
 		d.rec.RecordReceiver(&history.Receiver{Kind: history.KindSettled, Device: d.id})
 		return
 	}
@@ -683,8 +687,28 @@ func (d *device) settle(ctx context.Context) {
 			break
 		}
 	}
+	d.readState(ctx)
 	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindSettled, Device: d.id})
 	d.disconnect("settled", false)
+}
+
+// readState is an outsider device's read of its stateChat's
+// delivery_state as its user, once: a state_read line, refused or
+// answered (read_authorization fails an answer, the user a member of no
+// chat); a read that was neither (a network error, a 5xx) is counted in
+// sync errors, not recorded.
+func (d *device) readState(ctx context.Context) {
+	r, ok := d.ch.(gateway.StateReaderAs)
+	if d.stateChat == "" || !ok {
+		return
+	}
+	err := r.ReadStateAs(ctx, d.user, d.stateChat)
+	if err != nil && !errors.Is(err, gateway.ErrRefused) {
+		d.tally.syncErrors.Add(1)
+		return
+	}
+	d.rec.RecordReceiver(&history.Receiver{Kind: history.KindStateRead, Chat: d.stateChat, User: d.user, Refused: err != nil})
+	d.tally.stateReads.Add(1)
 }
 
 const (

@@ -38,6 +38,7 @@ type ReceiverCounts struct {
 	// pushes and foreign messages count with the devices'.
 	Outsiders  int   `json:"outsiders"`
 	Refused    int64 `json:"refused"`
+	StateReads int64 `json:"state_reads"` // their reads of a chat's delivery_state, answered or refused
 	Connects   int64 `json:"connects"`
 	Drops      int64 `json:"drops"`      // connections the nemesis dropped (--drop-connections-every)
 	Reconnects int64 `json:"reconnects"` // after a drop or a connection the service ended
@@ -93,7 +94,7 @@ type receiverTally struct {
 	foreign, acks, catchUps, gapSyncs, syncErrors        atomic.Int64
 	catchUpsCut, pushesCut, ended                        atomic.Int64
 	fullyVisible, caughtUp, createdAhead, createdOutside atomic.Int64
-	streamOwing, refused                                 atomic.Int64
+	streamOwing, refused, stateReads                     atomic.Int64
 
 	perChat int // devices of each chat
 	shards  [histShards]visibilityShard
@@ -351,7 +352,7 @@ func (t *receiverTally) series() []DeliveryInterval {
 
 func (t *receiverTally) counts(devices, outsiders int) ReceiverCounts {
 	return ReceiverCounts{
-		Devices: devices, Outsiders: outsiders, Refused: t.refused.Load(), Connects: t.connects.Load(), Drops: t.drops.Load(), Reconnects: t.reconnects.Load(),
+		Devices: devices, Outsiders: outsiders, Refused: t.refused.Load(), StateReads: t.stateReads.Load(), Connects: t.connects.Load(), Drops: t.drops.Load(), Reconnects: t.reconnects.Load(),
 		DialErrors: t.dialErrors.Load(), Pushes: t.pushes.Load(), Received: t.received.Load(),
 		Deliveries: t.deliveries.Load(), Duplicates: t.duplicates.Load(), OutOfOrder: t.outOfOrder.Load(),
 		CaughtUp: t.caughtUp.Load(), CreatedAhead: t.createdAhead.Load(), CreatedOutside: t.createdOutside.Load(),
@@ -446,8 +447,13 @@ func startReceivers(ctx context.Context, cfg *Config, ch gateway.Channel, rec *h
 		}
 	}
 	dials := make(chan struct{}, maxConcurrentDials)
+	_, readsState := ch.(gateway.StateReaderAs)
 	for k := range cfg.OutsiderDevices {
-		r.outsiders = append(r.outsiders, newOutsider(OutsiderDeviceUser(k), false, ch, rec, r.tally))
+		d := newOutsider(OutsiderDeviceUser(k), false, ch, rec, r.tally)
+		if readsState && cfg.outsiderStateReads && len(chats) > 0 {
+			d.stateChat = chats[k%len(chats)]
+		}
+		r.outsiders = append(r.outsiders, d)
 	}
 	if gateway.Anonymous(ch) != nil {
 		for k := range cfg.AnonymousDevices {

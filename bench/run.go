@@ -140,6 +140,9 @@ func RunTarget(ctx context.Context, cfg Config, newTarget target.Factory) (*Resu
 		cfg.OutsiderSyncs = 0
 		res.Config.OutsiderSyncs = 0
 	}
+	// An outsider device's read of a chat's delivery_state is refused as
+	// a non-member's sync is, where the service is told who reads.
+	cfg.outsiderStateReads = target.ReadsAsUser(tgt) != nil && cfg.Contract.ReadMembership != history.ReadMembershipUnchecked
 	if !target.ClaimsSenders(tgt) {
 		// Its sends name no caller apart from the body's sender: a
 		// forged one would be a plain send of the writer's.

@@ -1,6 +1,10 @@
 package checker
 
-import "github.com/chatseq/chatseq/history"
+import (
+	"fmt"
+
+	"github.com/chatseq/chatseq/history"
+)
 
 // NameReadAuthorization: a chat's messages are read by its members
 // alone. chatseq's HTTP API refuses anyone else's sync (403
@@ -17,8 +21,12 @@ const NameReadAuthorization = "read_authorization"
 // (if it had one), the sync's invoke and its ok.
 func checkReadAuthorization(x *index) Result {
 	v := newVerdict(NameReadAuthorization)
-	if len(x.UserSyncs) == 0 {
-		v.notApplicable("no sync names the user it read as (bench records it on the syncs of a target that reads as a user: http)")
+	states := x.Delivery
+	if states != nil && states.StateReads == 0 {
+		states = nil
+	}
+	if len(x.UserSyncs) == 0 && states == nil {
+		v.notApplicable("no sync names the user it read as (bench records it on the syncs of a target that reads as a user: http), and no state_read line")
 		return v.result()
 	}
 	m := x.MemberLinesOf()
@@ -44,8 +52,8 @@ func checkReadAuthorization(x *index) Result {
 		}
 		bad++
 	}
-	if judged == 0 {
-		v.notApplicable("no sync naming its user in a chat whose membership the join lines record")
+	if judged == 0 && (states == nil || states.StateReadsJudged == 0) {
+		v.notApplicable("no sync naming its user in a chat whose membership the join lines record, and no state_read of one")
 		return v.result()
 	}
 	if bad > 0 {
@@ -54,7 +62,16 @@ func checkReadAuthorization(x *index) Result {
 		v.fail(lines, "%s by users not members of the chat answered ok (the chat's messages are its members'; a design that lets anyone read states read_membership: unchecked); the first: %q read chat %q at line %d (%s) and was answered at line %d",
 			plural(bad, "sync"), x.SenderNames[s.User], x.ChatNames[s.Chat], s.InvLine, how, s.DoneLine)
 	}
-	v.pass("%s naming their user judged against the join and leave lines, %d of them by non-members: none answered ok", plural(judged, "sync"), outside)
+	if states != nil && states.StateReadAnswered.N > 0 {
+		a := states.StateReadAnswered
+		v.fail(a.First, "%s of a chat's delivery_state by users not members of it answered (a chat's delivery state is its members': docs/http-api.md, 403 otherwise); the first: %q read chat %q's at line %d",
+			plural(a.N, "read"), states.StateReadUser, states.StateReadChat, a.First[0])
+	}
+	detail := fmt.Sprintf("%s naming their user judged against the join and leave lines, %d of them by non-members: none answered ok", plural(judged, "sync"), outside)
+	if states != nil {
+		detail += fmt.Sprintf("; %s of a chat's delivery_state judged, %d of them by non-members: each refused", plural(states.StateReadsJudged, "read"), states.StateReadsOutside)
+	}
+	v.pass("%s", detail)
 	return v.result()
 }
 

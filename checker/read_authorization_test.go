@@ -137,3 +137,48 @@ func TestReadAuthorization(t *testing.T) { judgeMembershipCases(t, NameReadAutho
 func TestOnlineReadAuthorization(t *testing.T) {
 	judgeMembershipCasesOnline(t, NameReadAuthorization, readCases)
 }
+
+func (b *hb) stateRead(chat, user string, refused bool) int {
+	return b.recv(history.Receiver{Kind: history.KindStateRead, Chat: chat, User: user, Refused: refused})
+}
+
+// stateReadCases: a chat's delivery_state is its members' (docs/http-api.md:
+// 403 otherwise). A service answering it to anyone passed: bench never
+// read it as a non-member (an outside tester's, session 35). Judged after
+// the run only (bench reads it as its outsider devices settle).
+var stateReadCases = []sendCase{
+	{"an outsider answered a chat's delivery_state", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.send(1, "A", "k1", 1)
+		return b, []int{b.stateRead("A", "outsider-push-0", false)}
+	}, Fail, `1 read of a chat's delivery_state by users not members of it answered`, false},
+	{"an outsider refused it", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.stateRead("A", "outsider-push-0", true)
+		return b, nil
+	}, Pass, "1 read of a chat's delivery_state judged, 1 of them by non-members: each refused", false},
+	{"a member answered it", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.stateRead("A", "u1", false)
+		return b, nil
+	}, Pass, "1 read of a chat's delivery_state judged, 0 of them by non-members", false},
+	{"a member who left answered it", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		b.leave("A", "u1")
+		return b, []int{b.stateRead("A", "u1", false)}
+	}, Fail, `"u1" read chat "A"'s`, false},
+	{"a chat no join line names", func() (*hb, []int) {
+		b := newHB()
+		b.join("B", "u1")
+		b.stateRead("A", "outsider-push-0", false)
+		return b, nil
+	}, notApplicable, "no sync naming its user in a chat", false},
+}
+
+func TestReadAuthorizationJudgesDeliveryStateReads(t *testing.T) {
+	judgeMembershipCases(t, NameReadAuthorization, stateReadCases)
+}

@@ -73,3 +73,12 @@ func Anonymous(ch Channel) AnonymousDialer {
 	}
 	return nil
 }
+
+// StateReaderAs is a Channel that can read a chat's delivery_state as a
+// user it names (the http target, naming its caller): bench's outsider
+// devices each read one chat's, which the API answers to members alone
+// (403 otherwise). nil: it was answered; an error wrapping ErrRefused:
+// refused (an HTTP 4xx but 429); another error: neither is known.
+type StateReaderAs interface {
+	ReadStateAs(ctx context.Context, user, chat string) error
+}

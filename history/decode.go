@@ -185,7 +185,7 @@ func parseKind(v []byte) (Kind, error) {
 			return k, nil
 		}
 	}
-	return 0, contentErr(`unknown "type" %s; expected invoke, ok, fail, info, trace, final, table_read or end, or a receiver's connect, disconnect, push, delivery_ack, join, leave or settled`, jsonscan.QuoteBytes(v))
+	return 0, contentErr(`unknown "type" %s; expected invoke, ok, fail, info, trace, final, table_read or end, or a receiver's connect, disconnect, push, delivery_ack, join, leave, settled or state_read`, jsonscan.QuoteBytes(v))
 }
 
 func parseF(v []byte) (string, error) {
@@ -233,7 +233,7 @@ func lineShape(l *parsedLine, v *lineViews) (*shape, error) {
 		sh = endShape
 	case KindTableRead:
 		sh = tableReadShape
-	case KindConnect, KindDisconnect, KindPush, KindDeliveryAck, KindJoin, KindLeave, KindSettled:
+	case KindConnect, KindDisconnect, KindPush, KindDeliveryAck, KindJoin, KindLeave, KindSettled, KindStateRead:
 		sh = receiverShape(l.kind)
 	case KindFinal:
 		if !l.present.has(fieldTable) {

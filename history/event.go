@@ -34,13 +34,16 @@ const (
 	KindJoin
 	KindLeave
 	KindSettled
+	// KindStateRead is a state_read line: a user's read of a chat's
+	// delivery_state, answered or refused (FORMAT.md, "Receivers").
+	KindStateRead
 )
 
 // lastKind is the highest Kind a line may name.
-const lastKind = KindSettled
+const lastKind = KindStateRead
 
 var kindNames = [...]string{"", "invoke", "ok", "fail", "info", "trace", "final", "end", "table_read",
-	"connect", "disconnect", "push", "delivery_ack", "join", "leave", "settled"}
+	"connect", "disconnect", "push", "delivery_ack", "join", "leave", "settled", "state_read"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -12,8 +12,8 @@ type Receiver struct {
 	// final line.
 	Time   int64
 	Device string // connect, disconnect, push, delivery_ack, settled
-	User   string // connect, join, leave, final delivery_state
-	Chat   string // push, delivery_ack, join, leave, final delivery_state
+	User   string // connect, join, leave, state_read, final delivery_state
+	Chat   string // push, delivery_ack, join, leave, state_read, final delivery_state
 	// Seq is a delivery_ack's or a delivery_state row's
 	// last_acked_sequence.
 	Seq uint64
@@ -30,7 +30,8 @@ type Receiver struct {
 	PayloadHashes []string
 	Senders       []string
 	Error         string // connect (why it was refused), disconnect (why it dropped)
-	// Refused marks a connect whose identity the server refused.
+	// Refused marks a connect whose identity the server refused, or a
+	// state_read it refused.
 	Refused bool
 	// CatchUp marks a push the device fetched by a catch-up sync (ADR-001
 	// §4), not one streamed on its connection.
@@ -47,7 +48,7 @@ type ReceiverSink interface {
 
 // isReceiverKind reports whether k is one of the receivers' own line
 // types (a final delivery_state line is a final line).
-func isReceiverKind(k Kind) bool { return k >= KindConnect && k <= KindSettled }
+func isReceiverKind(k Kind) bool { return k >= KindConnect && k <= KindStateRead }
 
 // HasReceivers reports whether h holds any receiver line read into
 // History.Receivers.

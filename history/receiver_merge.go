@@ -36,7 +36,7 @@ func namesDevice(k Kind) bool {
 }
 
 func namesChat(k Kind) bool {
-	return k == KindPush || k == KindDeliveryAck || k == KindJoin || k == KindLeave || k == KindFinal
+	return k == KindPush || k == KindDeliveryAck || k == KindJoin || k == KindLeave || k == KindStateRead || k == KindFinal
 }
 
 // withReceiverTimes widens a file's ranges by its receiver lines' times,

@@ -15,6 +15,7 @@ var (
 	joinShape          = newShape("join", receiverLine|fields(fieldChat, fieldUser), 0)
 	leaveShape         = newShape("leave", receiverLine|fields(fieldChat, fieldUser), 0)
 	settledShape       = newShape("settled", receiverLine|fields(fieldDevice), 0)
+	stateReadShape     = newShape("state_read", receiverLine|fields(fieldChat, fieldUser), fields(fieldRefused))
 	finalDeliveryState = newShape("final delivery_state", finalRow|fields(fieldUser, fieldLastAcked), 0)
 )
 
@@ -32,6 +33,8 @@ func receiverShape(k Kind) *shape {
 		return joinShape
 	case KindLeave:
 		return leaveShape
+	case KindStateRead:
+		return stateReadShape
 	}
 	return settledShape
 }
@@ -149,6 +152,8 @@ func (b *builder) addReceiver(l *parsedLine) error {
 			return contentErr("leave of user %s from chat %s, of which it is not a member", jsonscan.Quote(l.user), jsonscan.Quote(l.chat))
 		}
 		delete(rr.members, m)
+	case KindStateRead:
+		r.Refused = l.refused
 	}
 	b.lastTime, b.lastTimeLine = l.time, l.lineNo
 	b.emitReceiver(&r)

@@ -55,6 +55,9 @@ var malformedReceivers = []struct {
 	{"delivery_state without user", lines(testHeader, `{"type":"final","table":"delivery_state","chat":"c1","last_acked_sequence":1}`), 2, `missing "user", which a final delivery_state line requires`},
 	{"delivery_state without sequence", lines(testHeader, `{"type":"final","table":"delivery_state","chat":"c1","user":"u1"}`), 2, `missing "last_acked_sequence"`},
 	{"second delivery_state table_read", lines(testHeader, `{"type":"table_read","table":"delivery_state","lines":0}`, `{"type":"table_read","table":"delivery_state","lines":0}`), 3, `a second table_read line for table "delivery_state"`},
+	{"state_read without user", lines(testHeader, `{"type":"state_read","time":1,"chat":"c1"}`), 2, `missing "user", which a state_read line requires`},
+	{"state_read of user \"\"", lines(testHeader, `{"type":"state_read","time":1,"chat":"c1","user":""}`), 2, `"user" is empty`},
+	{"state_read without chat", lines(testHeader, `{"type":"state_read","time":1,"user":"u1"}`), 2, `missing "chat", which a state_read line requires`},
 	{"receiver line after end", lines(`{"format":"chatseq-history","version":1,"end_line":true}`, `{"type":"end"}`, connectD1), 3, `connect line after the end line`},
 }
 
@@ -180,6 +183,8 @@ func TestRecordReceiversRoundTrip(t *testing.T) {
 		{Kind: KindDisconnect, Device: "d1", Error: "dropped"},
 		{Kind: KindSettled, Device: "d1"},
 		{Kind: KindLeave, Chat: "c1", User: "u1"},
+		{Kind: KindStateRead, Chat: "c1", User: "o1", Refused: true},
+		{Kind: KindStateRead, Chat: "c1", User: "o1"},
 	}
 	for i := range recorded {
 		if i == 4 {

@@ -62,6 +62,12 @@ func appendReceiverTail(b []byte, r *Receiver) []byte {
 		b = appendStringField(b, `,"user":`, r.User)
 	case KindSettled:
 		b = appendStringField(b, `,"device":`, r.Device)
+	case KindStateRead:
+		b = appendStringField(b, `,"chat":`, r.Chat)
+		b = appendStringField(b, `,"user":`, r.User)
+		if r.Refused {
+			b = append(b, `,"refused":true`...)
+		}
 	}
 	return append(b, "}\n"...)
 }

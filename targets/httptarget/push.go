@@ -186,6 +186,26 @@ func (p *pushChannel) readDeliveryState(ctx context.Context, to, chat string) (*
 	return a, nil
 }
 
+// ReadStateAs reads chat's delivery_state as user, answered or refused
+// (gateway.StateReaderAs): an outsider device's read, which the API
+// refuses to a non-member (403).
+func (p *pushChannel) ReadStateAs(ctx context.Context, user, chat string) error {
+	if p.c.api.UserHeader == "" {
+		return fmt.Errorf("the API names no caller: a read as %q is a read as anyone", user)
+	}
+	to := p.c.url(p.c.api.Push.DeliveryState.Path, chat, nil)
+	a, err := p.c.do(ctx, http.MethodGet, to, p.c.asUser(nil, user), nil, MaxCallAnswerBytes)
+	switch {
+	case err != nil:
+		return err
+	case a.status/100 == 2:
+		return nil
+	case a.status/100 == 4 && a.status != http.StatusTooManyRequests:
+		return fmt.Errorf("%w: GET %s: %d %s", gateway.ErrRefused, requestPath(to), a.status, errorCode(a.body))
+	}
+	return fmt.Errorf("GET %s: %d %s", requestPath(to), a.status, errorCode(a.body))
+}
+
 // Quiesce has nothing to wait on: the service's topic consumer is its
 // own, and each device's last catch-up brings what it has not pushed.
 func (p *pushChannel) Quiesce(context.Context) error { return nil }

@@ -29,11 +29,12 @@ import (
 // upstream streams them to user-0, a writer and so a member of every
 // chat. outsiders: a user who is a member of no chat gets it;
 // anonymous: a handshake naming no user does (else it is passed on, and
-// chatseq serve refuses it, 401).
+// chatseq serve refuses it, 401). states: a chat's delivery_state is
+// answered to anyone, read upstream as user-0.
 type firehose struct {
-	upstream             *url.URL
-	proxy                *httputil.ReverseProxy
-	outsiders, anonymous bool
+	upstream                     *url.URL
+	proxy                        *httputil.ReverseProxy
+	outsiders, anonymous, states bool
 }
 
 // memberOfSome: bench's writers (user-N) and receivers (CHAT-mK).
@@ -43,6 +44,9 @@ func memberOfSome(user string) bool {
 
 func (f *firehose) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != httpapi.PushPath {
+		if f.states && strings.HasSuffix(r.URL.Path, "/delivery_state") && !memberOfSome(r.Header.Get(httpapi.HeaderUser)) {
+			r.Header.Set(httpapi.HeaderUser, bench.SenderID(0))
+		}
 		f.proxy.ServeHTTP(w, r)
 		return
 	}
@@ -198,7 +202,26 @@ func TestServeRefusesTheAnonymousHandshakeAndStreamsOutsidersNothing(t *testing.
 	if !strings.Contains(h, `"user":"outsider-push-0"}`) {
 		t.Fatalf("no outsider device connected in the history")
 	}
+	if r, _ := rep.Result(checker.NameReadAuthorization); r.Status != checker.Pass || !strings.Contains(r.Detail, "1 read of a chat's delivery_state judged, 1 of them by non-members: each refused") {
+		t.Fatalf("read_authorization %s (%s), want a pass judging the outsider's delivery_state read", r.Status, r.Detail)
+	}
 	if rep.ExitCode() != 0 {
 		t.Fatalf("exit %d, want 0", rep.ExitCode())
+	}
+}
+
+// A service answering a chat's delivery_state (who has read up to
+// where) to anyone passed: bench read it only as a member (an outside
+// tester's, session 35). Each outsider device now reads one chat's as
+// itself as it settles, recorded as a state_read line; answered,
+// read_authorization fails it.
+func TestAServiceShowingADeliveryStateToANonMemberFails(t *testing.T) {
+	rep, h := runThroughFirehose(t, &firehose{states: true})
+	r, _ := rep.Result(checker.NameReadAuthorization)
+	if r.Status != checker.Fail || !strings.Contains(r.Detail, `"outsider-push-0" read chat "chat-0000"'s`) {
+		t.Fatalf("read_authorization %s (%s), want a fail: a non-member was shown a chat's delivery_state", r.Status, r.Detail)
+	}
+	if !strings.Contains(h, `{"type":"state_read",`) {
+		t.Fatalf("no state_read line in the history")
 	}
 }

@@ -65,6 +65,15 @@ type Delivery struct {
 	BadFrameError string
 	AnyRefused    bool // some connect line was refused
 
+	// StateReads are the state_read lines (read_authorization): of chats
+	// a join line named before them, StateReadsOutside by users not
+	// members then, and StateReadAnswered those of them answered, not
+	// refused (the state_read line; the first's chat and user).
+	StateReads, StateReadsJudged, StateReadsOutside int
+	StateReadAnswered                               LineCount
+	StateReadChat, StateReadUser                    string
+	joinedChats                                     map[int32]bool
+
 	// Set once the whole history is read (by checker, once the history is read).
 	Cut       bool    // the final state was cut short: rows dropped
 	LogChats  []int32 // the Log's number of each chat, -1: none
@@ -77,7 +86,7 @@ type Delivery struct {
 // Devices says whether d holds a receiver line other than join and leave
 // lines (or a delivery_state row): membership alone, as a run records it
 // for send_authorization, is no delivery plane to judge.
-func (d *Delivery) Devices() bool { return d != nil && d.Lines > len(d.Members) }
+func (d *Delivery) Devices() bool { return d != nil && d.Lines > len(d.Members)+d.StateReads }
 
 // LineCount counts violations found while reading, keeping the first's
 // lines.
@@ -187,6 +196,7 @@ func NewDelivery() *Delivery {
 	return &Delivery{
 		devIDs: map[string]int32{}, userIDs: map[string]int32{}, chatIDs: map[string]int32{},
 		membersNow: map[MemberKey]int32{}, everJoined: map[MemberKey]bool{}, leftAt: map[MemberKey]int32{}, leftTime: map[MemberKey]int64{}, recv: map[DevChat]uint64{},
+		joinedChats: map[int32]bool{},
 	}
 }
 
@@ -266,12 +276,15 @@ func (d *Delivery) Take(r *history.Receiver) {
 		d.Members = append(d.Members, Membership{MemberKey: k, Line: line})
 		d.membersNow[k] = line
 		d.everJoined[k] = true
+		d.joinedChats[k.Chat] = true
 		d.Joins++
 	case history.KindLeave:
 		k := MemberKey{d.chat(r.Chat), d.user(r.User)}
 		d.Members = append(d.Members, Membership{MemberKey: k, Line: line, Leave: true})
 		delete(d.membersNow, k)
 		d.leftAt[k], d.leftTime[k] = line, r.Time
+	case history.KindStateRead:
+		d.stateRead(r)
 	case history.KindFinal:
 		d.Rows = append(d.Rows, StateRow{MemberKey: MemberKey{d.chat(r.Chat), d.user(r.User)}, Seq: r.Seq, Line: line})
 	}
@@ -321,6 +334,29 @@ func (d *Delivery) push(r *history.Receiver) {
 		top = max(top, s)
 	}
 	d.recv[dc] = top
+}
+
+// stateRead judges a read of a chat's delivery_state: in a chat whose
+// membership a join line recorded before it, one answered to a user who
+// was not a member then is counted (read_authorization fails it).
+func (d *Delivery) stateRead(r *history.Receiver) {
+	d.StateReads++
+	c, u := d.chat(r.Chat), d.user(r.User)
+	if !d.joinedChats[c] {
+		return
+	}
+	d.StateReadsJudged++
+	if d.membersNow[MemberKey{c, u}] != 0 {
+		return
+	}
+	d.StateReadsOutside++
+	if r.Refused {
+		return
+	}
+	if d.StateReadAnswered.N == 0 {
+		d.StateReadChat, d.StateReadUser = r.Chat, r.User
+	}
+	d.StateReadAnswered.add(r.Line)
 }
 
 // pushedID is the hash of the id of the i-th message push r carried.
