@@ -51,7 +51,7 @@ func (t *table) addReceivers(r *Receivers) {
 	}
 	t.add("  receivers", fmt.Sprint(r.Devices), fmt.Sprintf("devices (%d a chat), %s, %s%s", r.PerChat, count(r.Connects, "connect"), count(r.Reconnects, "reconnect"), drops))
 	if r.Outsiders > 0 {
-		t.add("    outsiders", fmt.Sprint(r.Outsiders), fmt.Sprintf("devices of users of no chat (--outsider-devices, --anonymous-devices), held open through the run; %s refused; %s of chats not their user's pushed to the devices (push_authorization judges them); %s of a chat's delivery_state as them (read_authorization judges them)", count(r.Refused, "handshake"), count(r.Foreign, "message"), count(r.StateReads, "read")))
+		t.add("    outsiders", fmt.Sprint(r.Outsiders), fmt.Sprintf("devices of users of no chat (--outsider-devices, --anonymous-devices), held open through the run: push_authorization judges what they are pushed; %s refused; %s of a chat's delivery_state as them (read_authorization judges them); %s pushed to any device of a chat its user is not in", count(r.Refused, "handshake"), count(r.StateReads, "read"), count(r.Foreign, "message")))
 	}
 	t.add("    deliveries", fmt.Sprint(r.Deliveries), fmt.Sprintf("%s received in %s; %s, %d out of order; %s; %d streamed, %d only by catch-up", count(r.Received, "message"), count(r.Pushes, "push line"), count(r.Duplicates, "duplicate"), r.OutOfOrder, count(r.FullyVisible, "message")+" fully visible", r.Deliveries-r.CaughtUp, r.CaughtUp))
 	if r.CreatedOutside > 0 {
