@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -17,8 +16,6 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/sequencer"
-	"github.com/chatseq/chatseq/targets"
-	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
 // ackRefuser stands in front of chatseq serve: every request goes
@@ -76,33 +73,15 @@ func (a *ackRefuser) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestAServiceThatRefusesEveryDeliveryAckIsNotPassed(t *testing.T) {
 	s := startServer(t, sequencer.SyncWatermark, true)
 	base, _ := url.Parse("http://" + s.Addr)
-	proxy := httputil.NewSingleHostReverseProxy(base)
-	proxy.Transport = &http.Transport{DisableKeepAlives: true}
-	front := httptest.NewServer(&ackRefuser{upstream: base, proxy: proxy})
+	front := httptest.NewServer(&ackRefuser{upstream: base, proxy: proxyTo(base)})
 	t.Cleanup(front.Close)
 
 	cfg := bench.DefaultConfig()
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 2, 200, 0
 	cfg.Receivers = 2
 	cfg.Faults = bench.FaultRates{} // no crash the proxy would have to pass on
-	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
-	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: front.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { opened.Close() })
-	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
 	cfg.Brokers, cfg.Topic = s.Brokers, s.Topic
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	frontURL, _ := url.Parse(front.URL)
-	if _, err := bench.RunTarget(ctx, cfg, httptarget.Factory(frontURL, httptarget.DefaultAPI(), nil)); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, _ := benchThrough(t, front.URL, cfg)
 	r, _ := rep.Result(checker.NameDeliveryStateConsistency)
 	if r.Status != checker.Unknown || rep.ExitCode() != 3 {
 		t.Fatalf("delivery_state_consistency %s (%s), exit %d; want unknown, exit 3", r.Status, r.Detail, rep.ExitCode())

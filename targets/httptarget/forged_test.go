@@ -2,24 +2,19 @@ package httptarget_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/sequencer"
-	"github.com/chatseq/chatseq/targets"
-	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
 // bodyTruster stands in front of chatseq serve and takes a send's
@@ -27,8 +22,7 @@ import (
 // its caller (X-User-Id) is passed on as that user's, so it is stored as
 // theirs (one user posts as another).
 func bodyTruster(upstream *url.URL) http.Handler {
-	proxy := httputil.NewSingleHostReverseProxy(upstream)
-	proxy.Transport = &http.Transport{DisableKeepAlives: true}
+	proxy := proxyTo(upstream)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") {
 			body, _ := io.ReadAll(r.Body)
@@ -52,24 +46,8 @@ func runInFront(t *testing.T, front func(*url.URL) http.Handler, cfg bench.Confi
 	base, _ := url.Parse("http://" + s.Addr)
 	srv := httptest.NewServer(front(base))
 	t.Cleanup(srv.Close)
-	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
-	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { opened.Close() })
-	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
 	cfg.KafkaOff = true
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	u, _ := url.Parse(srv.URL)
-	if _, err := bench.RunTarget(ctx, cfg, httptarget.Factory(u, httptarget.DefaultAPI(), nil)); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, _ := benchThrough(t, srv.URL, cfg)
 	return rep
 }
 

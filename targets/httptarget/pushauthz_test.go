@@ -7,11 +7,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -19,8 +16,6 @@ import (
 	"github.com/chatseq/chatseq/checker"
 	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/sequencer"
-	"github.com/chatseq/chatseq/targets"
-	"github.com/chatseq/chatseq/targets/httptarget"
 )
 
 // firehose stands in front of chatseq serve: every request goes through,
@@ -113,8 +108,7 @@ func runThroughFirehose(t *testing.T, f *firehose) (checker.Report, string) {
 	s := startServer(t, sequencer.Correct, true)
 	base, _ := url.Parse("http://" + s.Addr)
 	f.upstream = base
-	f.proxy = httputil.NewSingleHostReverseProxy(base)
-	f.proxy.Transport = &http.Transport{DisableKeepAlives: true}
+	f.proxy = proxyTo(base)
 	front := httptest.NewServer(f)
 	t.Cleanup(front.Close)
 
@@ -122,29 +116,8 @@ func runThroughFirehose(t *testing.T, f *firehose) (checker.Report, string) {
 	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 4, 400, 0
 	cfg.Receivers = 2
 	cfg.Faults = bench.FaultRates{} // no crash the proxy would have to pass on
-	cfg.HistoryPath = filepath.Join(t.TempDir(), "history.jsonl")
-	opened, err := targets.Open(context.Background(), httptarget.Name, targets.Options{URL: front.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { opened.Close() })
-	cfg.Target, cfg.Contract = httptarget.Name, opened.Contract
 	cfg.Brokers, cfg.Topic = s.Brokers, s.Topic
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	frontURL, _ := url.Parse(front.URL)
-	if _, err := bench.RunTarget(ctx, cfg, httptarget.Factory(frontURL, httptarget.DefaultAPI(), nil)); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	rep, _, err := checker.CheckFile(cfg.HistoryPath, checker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := os.ReadFile(cfg.HistoryPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep, string(h)
+	return benchThrough(t, front.URL, cfg)
 }
 
 // A push channel that streams every chat to a device whose user is a
