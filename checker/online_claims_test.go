@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/chatseq/chatseq/history"
@@ -48,18 +47,6 @@ func TestOnlineJudgesWhatWasShownBeforeItsAck(t *testing.T) {
 		ack := b.ok(1, "A", "k2", 2, "m-k2")
 		b.settled("d1")
 		b.dump(false)
-		off, _ := b.check(t).Result(invariant)
-		vs := onlineInLineOrder(&b.h).Violations()
-		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == invariant })
-		switch {
-		case (off.Status == Fail) != tc.fails:
-			t.Errorf("%s: offline %s (%s)", tc.name, off.Status, off.Detail)
-		case !tc.fails && i >= 0:
-			t.Errorf("%s: online found %s", tc.name, vs[i].Detail)
-		case tc.fails && i < 0:
-			t.Errorf("%s: not found online; offline %s", tc.name, off.Detail)
-		case tc.fails && !slices.Equal(vs[i].Lines, []int{shown, ack}):
-			t.Errorf("%s: online lines %v, want what showed it and the ack %v (%s)", tc.name, vs[i].Lines, []int{shown, ack}, vs[i].Detail)
-		}
+		judgedAlike(t, tc.name, b, invariant, tc.fails, []int{shown, ack})
 	}
 }

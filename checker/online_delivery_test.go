@@ -358,19 +358,7 @@ func TestOnlineComparesWhatWasPushedWithWhatWasSent(t *testing.T) {
 		{"neither given", "", "", false},
 	} {
 		b, send, push := pushWithContent(tc.hash, tc.sender)
-		off, _ := b.check(t).Result(NameIdenticalOrder)
-		vs := onlineInLineOrder(&b.h).Violations()
-		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameIdenticalOrder })
-		switch {
-		case (off.Status == Fail) != tc.fails:
-			t.Errorf("%s: offline %s (%s)", tc.name, off.Status, off.Detail)
-		case !tc.fails && i >= 0:
-			t.Errorf("%s: online found %s", tc.name, vs[i].Detail)
-		case tc.fails && i < 0:
-			t.Errorf("%s: not found online; offline %s", tc.name, off.Detail)
-		case tc.fails && !slices.Equal(vs[i].Lines, []int{push, send.ok}):
-			t.Errorf("%s: online lines %v, want the push and the ack %v (%s)", tc.name, vs[i].Lines, []int{push, send.ok}, vs[i].Detail)
-		}
+		judgedAlike(t, tc.name, b, NameIdenticalOrder, tc.fails, []int{push, send.ok})
 	}
 }
 

@@ -47,19 +47,7 @@ func TestOnlineFindsOneIDAtTwoSequences(t *testing.T) {
 			second = b.ok(2, tc.chat2, "k2", seq, tc.id2)
 		}
 		b.dump(false)
-		off, _ := b.check(t).Result(NameSequenceUniqueness)
-		vs := onlineInLineOrder(&b.h).Violations()
-		i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == NameSequenceUniqueness })
-		switch {
-		case (off.Status == Fail) != tc.fails:
-			t.Errorf("%s: offline %s (%s)", tc.name, off.Status, off.Detail)
-		case !tc.fails && i >= 0:
-			t.Errorf("%s: online found %s", tc.name, vs[i].Detail)
-		case tc.fails && i < 0:
-			t.Errorf("%s: not found online; offline %s", tc.name, off.Detail)
-		case tc.fails && !slices.Equal(vs[i].Lines, []int{first, second}):
-			t.Errorf("%s: online lines %v, want the two acks %v (%s)", tc.name, vs[i].Lines, []int{first, second}, vs[i].Detail)
-		}
+		judgedAlike(t, tc.name, b, NameSequenceUniqueness, tc.fails, []int{first, second})
 	}
 }
 
@@ -88,5 +76,25 @@ func TestRecentIDsFindWithinTheirWindow(t *testing.T) {
 		if got != tc.found {
 			t.Errorf("%d acks between: found online %v, want %v", tc.between, got, tc.found)
 		}
+	}
+}
+
+// judgedAlike checks that the check after the run and the online check
+// judge invariant alike on b's history (case name): failed after the run
+// and found online at lines, when fails; else neither.
+func judgedAlike(t *testing.T, name string, b *hb, invariant string, fails bool, lines []int) {
+	t.Helper()
+	off, _ := b.check(t).Result(invariant)
+	vs := onlineInLineOrder(&b.h).Violations()
+	i := slices.IndexFunc(vs, func(v Violation) bool { return v.Invariant == invariant })
+	switch {
+	case (off.Status == Fail) != fails:
+		t.Errorf("%s: offline %s (%s)", name, off.Status, off.Detail)
+	case !fails && i >= 0:
+		t.Errorf("%s: online found %s", name, vs[i].Detail)
+	case fails && i < 0:
+		t.Errorf("%s: not found online; offline %s", name, off.Detail)
+	case fails && !slices.Equal(vs[i].Lines, lines):
+		t.Errorf("%s: online lines %v, want %v (%s)", name, vs[i].Lines, lines, vs[i].Detail)
 	}
 }
