@@ -386,8 +386,41 @@ var cases = []struct {
 ` + end, fail},
 }
 
+// read_authorization of state_read lines: "A state_read line not refused
+// whose user was not a member of its chat at that line (a chat some join
+// line before it names) fails it too".
+var stateReadCases = []struct {
+	name    string
+	inv     string
+	history string
+	want    status
+}{
+	{"a member's delivery_state read, answered", invRead, base +
+		`{"type":"state_read","time":5,"chat":"c1","user":"u2"}
+` + end, pass},
+	{"an outsider's delivery_state read, refused", invRead, base +
+		`{"type":"state_read","time":5,"chat":"c1","user":"outsider-1","refused":true}
+` + end, pass},
+	{"an outsider's delivery_state read, answered", invRead, base +
+		`{"type":"state_read","time":5,"chat":"c1","user":"outsider-1"}
+` + end, fail},
+	{"a former member's delivery_state read, answered", invRead, base +
+		`{"type":"leave","time":5,"chat":"c1","user":"u2"}
+{"type":"state_read","time":6,"chat":"c1","user":"u2"}
+` + end, fail},
+	{"an outsider's delivery_state read answered before any join of its chat", invRead,
+		`{"format":"chatseq-history","version":1,"end_line":true}
+{"type":"state_read","time":1,"chat":"c1","user":"outsider-1"}
+{"type":"join","time":1,"chat":"c1","user":"u1"}
+` + end, na},
+	{"a delivery_state read answered, then its user joins", invRead, base +
+		`{"type":"state_read","time":5,"chat":"c1","user":"u3"}
+{"type":"join","time":5,"chat":"c1","user":"u3"}
+` + end, fail},
+}
+
 func TestDeliveryCases(t *testing.T) {
-	for _, c := range cases {
+	for _, c := range append(cases, stateReadCases...) {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			data := []byte(c.history)
 			h, err := readable(data)

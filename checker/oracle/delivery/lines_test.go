@@ -77,6 +77,7 @@ const (
 	tPush       = "push"
 	tAck        = "delivery_ack"
 	tSettled    = "settled"
+	tStateRead  = "state_read"
 	tFinal      = "final"
 	tTableRead  = "table_read"
 	tEnd        = "end"

@@ -61,6 +61,9 @@ var mutations = []mutation{
 	{"final message under another id", finalMessageWrongID},
 	{"a read as some user, answered", readAs(true)},
 	{"a read as some user, refused", readAs(false)},
+	{"a delivery_state read by a non-member, answered", stateReadByNonMember},
+	{"a delivery_state read before its chat's first join, answered", stateReadBeforeJoins},
+	{"a refused delivery_state read answered", answerRefusedStateRead},
 }
 
 // mutate applies up to two random mutations.
@@ -1090,4 +1093,83 @@ func readAs(answered bool) func(r *rand.Rand, d *doc) bool {
 		}
 		return true
 	}
+}
+
+// operationsEnd is the index of the first final, table_read or end line:
+// operation and receiver lines come before it.
+func operationsEnd(d *doc) int {
+	for i, l := range d.lines {
+		if l.Type == tFinal || l.Type == tTableRead || l.Type == tEnd {
+			return i
+		}
+	}
+	return len(d.lines)
+}
+
+// stateReadByNonMember inserts an answered state_read of a chat some join
+// line before it names, by a user who is not a member of it there: one
+// the history's joins name (never joined, or left) or an outsider.
+// FORMAT.md: a state_read "not refused whose user was not a member of its
+// chat at that line ... fails" read_authorization.
+func stateReadByNonMember(r *rand.Rand, d *doc) bool {
+	end := operationsEnd(d)
+	at := r.IntN(end + 1)
+	f := newFacts(*d)
+	var chats, users []string
+	for i, l := range d.lines {
+		if l.Type != tJoin {
+			continue
+		}
+		if i < at && !containsString(chats, l.Chat) {
+			chats = append(chats, l.Chat)
+		}
+		if !containsString(users, l.User) {
+			users = append(users, l.User)
+		}
+	}
+	if len(chats) == 0 {
+		return false
+	}
+	chat := chats[r.IntN(len(chats))]
+	var outside []string
+	for _, u := range append(users, "outsider-9") {
+		if !f.memberAt(chat, u, at) {
+			outside = append(outside, u)
+		}
+	}
+	if len(outside) == 0 {
+		return false
+	}
+	insert(d, at, line{Type: tStateRead, Chat: chat, User: outside[r.IntN(len(outside))]})
+	return true
+}
+
+// stateReadBeforeJoins inserts an answered state_read of a chat by a
+// non-member at or before the chat's first join line: FORMAT.md judges
+// only "a chat some join line before it names", so it is not judged.
+func stateReadBeforeJoins(r *rand.Rand, d *doc) bool {
+	chats := chatsOf(d)
+	if len(chats) == 0 {
+		return false
+	}
+	chat := chats[r.IntN(len(chats))]
+	first := operationsEnd(d)
+	for i, l := range d.lines[:first] {
+		if l.Type == tJoin && l.Chat == chat {
+			first = i
+			break
+		}
+	}
+	insert(d, r.IntN(first+1), line{Type: tStateRead, Chat: chat, User: "outsider-9"})
+	return true
+}
+
+// answerRefusedStateRead turns a refused state_read into an answered one:
+// a service that stopped checking membership for it.
+func answerRefusedStateRead(r *rand.Rand, d *doc) bool {
+	i, ok := pickOne(r, indexes(d, func(_ int, l line) bool { return l.Type == tStateRead && l.Refused }))
+	if ok {
+		d.lines[i].Refused = false
+	}
+	return ok
 }

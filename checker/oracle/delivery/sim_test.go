@@ -25,6 +25,12 @@ import (
 //   - a refused connection is pushed nothing;
 //   - a device acknowledges the highest sequence it holds, and the server
 //     stores the highest acknowledgement of a user's devices;
+//   - a user now and then reads a chat's delivery_state (a state_read
+//     line): a member is answered; a non-member (a user of the history
+//     or an outsider no join line names) is refused by a service that
+//     checks membership and answered by one that does not, whose header
+//     then states read_membership: unchecked half the time (otherwise
+//     read_authorization fails it, as it should);
 //   - at the end the writers stop, and each settling device reconnects if
 //     it must, drains its queues, acknowledges and settles.
 func simulate(r *rand.Rand) doc {
@@ -91,6 +97,9 @@ func simulate(r *rand.Rand) doc {
 	s.checksMembers = r.IntN(4) != 0
 	if !s.checksMembers && r.IntN(2) == 0 {
 		s.stateContract("send_membership", "unchecked")
+	}
+	if !s.checksMembers && r.IntN(2) == 0 {
+		s.stateContract("read_membership", "unchecked")
 	}
 	for n := 30 + r.IntN(50); n > 0; n-- {
 		s.act()
@@ -172,6 +181,10 @@ func (s *sim) emit(l line) {
 func (s *sim) pick(n int) int { return s.r.IntN(n) }
 
 func (s *sim) act() {
+	if s.pick(20) == 0 {
+		s.stateRead("")
+		return
+	}
 	switch w := s.pick(100); {
 	case w < 18:
 		s.invoke()
@@ -513,6 +526,29 @@ func (s *sim) changeMembership() {
 	s.emit(line{Type: tJoin, Chat: chat, User: user})
 }
 
+// stateRead records a read of a chat's delivery_state as user (a user of
+// the history, or an outsider no join line names, when user is ""),
+// FORMAT.md's state_read line: "refused": true when the service refused
+// it, else it was answered. A member is answered (now and then refused
+// all the same, as a 4xx for another cause would be); a non-member is
+// refused by a service that checks membership, answered by one that
+// does not.
+func (s *sim) stateRead(user string) {
+	chat := s.chats[s.pick(len(s.chats))]
+	if user == "" {
+		user = "outsider-1"
+		if s.pick(4) != 0 {
+			user = s.users[s.pick(len(s.users))]
+		}
+	}
+	member := s.member[[2]string{chat, user}]
+	refused := !member && s.checksMembers
+	if member && s.pick(12) == 0 {
+		refused = true
+	}
+	s.emit(line{Type: tStateRead, Chat: chat, User: user, Refused: refused})
+}
+
 // copyEvent is a producer retry: the topic holds a message twice.
 func (s *sim) copyEvent() {
 	if len(s.topic) > 0 {
@@ -534,6 +570,11 @@ func (s *sim) finish() {
 		dv := s.devices[i]
 		if s.pick(7) == 0 {
 			continue // never settles
+		}
+		if s.pick(5) == 0 {
+			// As bench's outsider devices do, a user reads one chat's
+			// delivery_state as its device settles.
+			s.stateRead(dv.user)
 		}
 		if dv.connected && dv.refused {
 			s.disconnect(dv, "refused")
@@ -557,6 +598,11 @@ func (s *sim) finish() {
 		if s.pick(4) == 0 {
 			s.disconnect(dv, "")
 		}
+	}
+	if s.pick(3) == 0 {
+		// An outsider device (bench --outsider-devices) reads a chat's
+		// delivery_state as it settles: a user no join line names.
+		s.stateRead("outsider-2")
 	}
 	s.finalTables()
 	s.d.lines = append(s.d.lines, line{Type: tEnd})
