@@ -237,8 +237,8 @@ func (s *spec) storedAsSent(chat string, ops []operation) string {
 // keys, senders or payload_hashes entry, not ""), that is what the persist
 // acknowledged with the message's id, not as a replay, sent as its key,
 // sender and payload_hash. A message acknowledged only as replays is
-// held, field by field, to what all of its key's persists sent alike,
-// and only when the header says sole_writer and its sequence is above
+// held, field by field, to what all of its key's persists sent alike
+// (those that ended fail left out: a fail took no effect), and only when the header says sole_writer and its sequence is above
 // initial_counter (FORMAT.md, the sync ok's fields and identical_order).
 //
 // A message no persist is known to have created is held instead to the
@@ -335,7 +335,9 @@ func (s *spec) sentWith(ops []operation, mid string) ([3]string, bool) {
 	k := s.scoped(replay.key, replay.sender)
 	sent := [3]string{replay.key, replay.sender, replay.payload}
 	for _, op := range ops {
-		if op.kind != persistOK && op.kind != persistFail && op.kind != persistInfo {
+		// "(those that ended fail left out: a fail took no effect)",
+		// FORMAT.md's identical_order, which the sync ok's fields follow.
+		if op.kind != persistOK && op.kind != persistInfo {
 			continue
 		}
 		if s.scoped(op.key, op.sender).id() != k.id() {
