@@ -33,29 +33,17 @@ func (a *ackRefuser) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.proxy.ServeHTTP(w, r)
 		return
 	}
-	up := *a.upstream
-	up.Scheme, up.Path = "ws", httpapi.PushPath
-	server, _, err := websocket.Dial(r.Context(), up.String(), &websocket.DialOptions{HTTPHeader: http.Header{httpapi.HeaderUser: r.Header.Values(httpapi.HeaderUser)}})
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
+	server, device, ok := bridgePush(w, r, a.upstream, http.Header{httpapi.HeaderUser: r.Header.Values(httpapi.HeaderUser)})
+	if !ok {
 		return
 	}
 	defer server.CloseNow()
-	device, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		return
-	}
 	defer device.CloseNow()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { // the server's pushes, on to the device
 		defer cancel()
-		for {
-			typ, data, err := server.Read(ctx)
-			if err != nil || device.Write(ctx, typ, data) != nil {
-				return
-			}
-		}
+		relayPushes(ctx, server, device)
 	}()
 	if _, _, err := device.Read(ctx); err == nil {
 		device.Close(websocket.StatusPolicyViolation, "delivery ack refused")

@@ -2,6 +2,7 @@ package httptarget_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -10,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
+	"github.com/chatseq/chatseq/httpapi"
 	"github.com/chatseq/chatseq/targets"
 	"github.com/chatseq/chatseq/targets/httptarget"
 )
@@ -53,4 +57,43 @@ func proxyTo(upstream *url.URL) *httputil.ReverseProxy {
 	p := httputil.NewSingleHostReverseProxy(upstream)
 	p.Transport = &http.Transport{DisableKeepAlives: true}
 	return p
+}
+
+// bridgePush opens upstream's push channel with header and then accepts
+// the device's handshake, for a front that relays frames between the
+// two; a refusal upstream reaches the device as it was answered. ok
+// false: the handler has answered and has nothing to relay.
+func bridgePush(w http.ResponseWriter, r *http.Request, upstream *url.URL, header http.Header) (server, device *websocket.Conn, ok bool) {
+	up := *upstream
+	up.Scheme, up.Path = "ws", httpapi.PushPath
+	server, resp, err := websocket.Dial(r.Context(), up.String(), &websocket.DialOptions{HTTPHeader: header})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(resp.StatusCode)
+			if resp.Body != nil {
+				_, _ = io.Copy(w, resp.Body)
+			}
+			return nil, nil, false
+		}
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return nil, nil, false
+	}
+	device, err = websocket.Accept(w, r, nil)
+	if err != nil {
+		server.CloseNow()
+		return nil, nil, false
+	}
+	return server, device, true
+}
+
+// relayPushes passes the server's frames on to the device until either
+// connection ends or ctx is done.
+func relayPushes(ctx context.Context, server, device *websocket.Conn) {
+	for {
+		typ, data, err := server.Read(ctx)
+		if err != nil || device.Write(ctx, typ, data) != nil {
+			return
+		}
+	}
 }

@@ -2,15 +2,12 @@ package httptarget_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/coder/websocket"
 
 	"github.com/chatseq/chatseq/bench"
 	"github.com/chatseq/chatseq/checker"
@@ -51,30 +48,15 @@ func (f *firehose) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case user == "" && f.anonymous, user != "" && !memberOfSome(user) && f.outsiders:
 		as = bench.SenderID(0)
 	}
-	up := *f.upstream
-	up.Scheme, up.Path = "ws", httpapi.PushPath
 	h := http.Header{}
 	if as != "" {
 		h.Set(httpapi.HeaderUser, as)
 	}
-	server, resp, err := websocket.Dial(r.Context(), up.String(), &websocket.DialOptions{HTTPHeader: h})
-	if err != nil {
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(resp.StatusCode)
-			if resp.Body != nil {
-				_, _ = io.Copy(w, resp.Body)
-			}
-			return
-		}
-		http.Error(w, err.Error(), http.StatusBadGateway)
+	server, device, ok := bridgePush(w, r, f.upstream, h)
+	if !ok {
 		return
 	}
 	defer server.CloseNow()
-	device, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		return
-	}
 	defer device.CloseNow()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -93,12 +75,7 @@ func (f *firehose) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}()
-	for { // the server's pushes, on to the device
-		typ, data, err := server.Read(ctx)
-		if err != nil || device.Write(ctx, typ, data) != nil {
-			return
-		}
-	}
+	relayPushes(ctx, server, device)
 }
 
 // runThroughFirehose runs bench with its defaults and two receivers a
