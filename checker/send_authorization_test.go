@@ -98,8 +98,8 @@ var sendCases = []sendCase{
 	// Only a replay is answered from a record, and a failed send left
 	// none: a member's failed or in-flight send of the key excused an
 	// outsider's new message (an outside tester's). The online check
-	// excuses any member's send of the key: it leaves these to the check
-	// after the run.
+	// judges answers as new alone: it leaves replays to the check after
+	// the run.
 	{"an outsider's new message of a key a member's failed send used", func() (*hb, []int) {
 		b := newHB()
 		b.join("A", "u1")
@@ -107,7 +107,7 @@ var sendCases = []sendCase{
 		b.fail(1, "A", "k1", "counter_missing")
 		inv := b.invoke(2, "A", "k1")
 		return b, []int{inv, b.ok(2, "A", "k1", 1, "m1")}
-	}, Fail, `"u2" sent to chat "A"`, false},
+	}, Fail, `"u2" sent to chat "A"`, true},
 	{"an outsider's replay of a key only a member's failed send used", func() (*hb, []int) {
 		b := newHB()
 		b.join("A", "u1")
@@ -123,7 +123,7 @@ var sendCases = []sendCase{
 		b.info(1, "A", "k1", "timeout")
 		inv := b.invoke(2, "A", "k1")
 		return b, []int{inv, b.ok(2, "A", "k1", 1, "m1")}
-	}, Fail, `"u2" sent to chat "A"`, false},
+	}, Fail, `"u2" sent to chat "A"`, true},
 	{"an outsider's replay of a key a member's unanswered send used", func() (*hb, []int) {
 		b := newHB()
 		b.join("A", "u1")
@@ -141,16 +141,23 @@ var sendCases = []sendCase{
 		l := b.send(2, "A", "k1", 2)
 		return b, []int{l.invoke, l.ok}
 	}, Fail, `"u2" sent to chat "A"`, true},
-	// A chat joined after the first operation is left to the check after
-	// the run: a join while a member's send is in flight excuses a key the
-	// online check has not marked.
+	// A chat joined after the first operation is judged from its join on.
 	{"a chat joined after the first operation", func() (*hb, []int) {
 		b := newHB()
 		b.join("A", "u1")
 		b.send(1, "A", "k1", 1)
 		b.join("B", "u1")
-		b.send(2, "B", "k2", 1)
-		return b, nil
+		l := b.send(2, "B", "k2", 1)
+		return b, []int{l.invoke, l.ok}
+	}, Fail, `"u2" sent to chat "B"`, true},
+	// An outsider's persist invoked before its chat's first join is not
+	// judged online (the chat's membership was not known at its invoke).
+	{"a send invoked before its chat's first join", func() (*hb, []int) {
+		b := newHB()
+		b.join("A", "u1")
+		inv := b.invoke(2, "B", "k2")
+		b.join("B", "u1")
+		return b, []int{inv, b.ok(2, "B", "k2", 1, "m1")}
 	}, Fail, `"u2" sent to chat "B"`, false},
 	{"no join line", func() (*hb, []int) {
 		b := newHB()

@@ -91,7 +91,7 @@ func (o *Checker) Receiver(r *history.Receiver) {
 	case history.KindJoin:
 		p.joins++
 		k := member{o.chat(r.Chat), r.User}
-		o.sendAuth.joined(k.chat, o.lastLine > 0)
+		o.sendAuth.joined(k.chat)
 		if _, seen := p.joined[k]; !seen {
 			k.user = strings.Clone(k.user)
 		}

@@ -104,11 +104,24 @@ func (b *keyBatch) ordered(chats int) []keyAnswer {
 }
 
 // BatchDone is told that the tap handed over a write of lines
-// (history.BatchSink): the keys waiting are judged if the write was small
-// or the oldest has waited keyBatchWait.
+// (history.BatchSink): the keys (and the ids, recentids.go) waiting are
+// judged if the write was small or the oldest has waited keyBatchWait.
 func (o *Checker) BatchDone(lines int) {
 	if len(o.keyed.waiting) > 0 && (lines < keyBatchSmallWrite || time.Since(o.keyed.since) >= keyBatchWait) {
 		o.settleKeys()
+	}
+	if len(o.recentIDs.waiting) > 0 && (lines < keyBatchSmallWrite || time.Since(o.recentIDs.since) >= keyBatchWait) {
+		o.settleIDs()
+	}
+}
+
+// settleWaiting judges the keys and the ids waiting.
+func (o *Checker) settleWaiting() {
+	if len(o.keyed.waiting) > 0 {
+		o.settleKeys()
+	}
+	if len(o.recentIDs.waiting) > 0 {
+		o.settleIDs()
 	}
 }
 

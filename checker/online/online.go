@@ -299,9 +299,7 @@ func (o *Checker) Spilled() int64 {
 // error is a read back that failed, after which what the checker found
 // cannot be trusted (what failed to read reads as no ack).
 func (o *Checker) CloseSpill() error {
-	if len(o.keyed.waiting) > 0 {
-		o.settleKeys() // they may read it
-	}
+	o.settleWaiting() // the keys may read it
 	if o.spill == nil {
 		return nil
 	}
@@ -311,12 +309,10 @@ func (o *Checker) CloseSpill() error {
 }
 
 // Violations are the first violation of each invariant found so far,
-// the keys waiting judged first (keybatch.go): call it from the goroutine
+// the keys and ids waiting judged first (keybatch.go, recentids.go): call it from the goroutine
 // that hands the lines, or once they are all handed.
 func (o *Checker) Violations() []Violation {
-	if len(o.keyed.waiting) > 0 {
-		o.settleKeys()
-	}
+	o.settleWaiting()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return append([]Violation(nil), o.violations...)
@@ -425,13 +421,14 @@ func (o *Checker) ack(op *openOp, e *history.Event) {
 	}
 	first, earlier := o.acked[op.chat].noteSent(e.Seq, int32(e.Line), a.mid, sent, o.spill)
 	if earlier && first.mid != a.mid {
+		// An id's violation waiting in its batch came before this one.
+		o.settleIDs()
 		o.violate(SequenceUniqueness, []int{int(first.line), int(a.doneLine)}, e.Time,
 			"chat %q seq %d was acknowledged for two messages (lines %d and %d), the second %q", chatName, e.Seq, first.line, a.doneLine, e.MessageID)
 	}
 	if !earlier {
-		if prev, twice := o.recentIDs.sight(idOfChat(op.chat, a.mid), e.Seq, a.doneLine); twice {
-			o.violate(SequenceUniqueness, []int{int(prev.line), int(a.doneLine)}, e.Time,
-				"chat %q message id %q names two sequences: %d (line %d) and %d (line %d)", chatName, e.MessageID, prev.seq, prev.line, e.Seq, a.doneLine)
+		if o.recentIDs.add(op.chat, a.mid, e.Seq, a.doneLine, e.Time) {
+			o.settleIDs()
 		}
 	}
 	if !earlier && o.claims.n > 0 && sent != (store.Carried{}) {

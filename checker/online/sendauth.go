@@ -10,48 +10,32 @@ import (
 // names it: a non-member's send is refused.
 const SendAuthorization = "send_authorization"
 
-// sendAuth is send_authorization's online part: a persist answered ok
-// whose sender was not a member of its chat at its invoke, and did not
-// join before the answer, fails unless another persist of its key was
-// sent before by a member (checker/send_authorization.go). Whether a
-// member sent a key is a bit of a fixed filter (memberKeys: a key's hash
-// picks one bit), set at each member's invoke: a bit another key set only
-// hides a violation from the online check (the check after the run finds
-// it), never makes one, and the filter does not grow with the run. A chat
-// some user joins after an operation line is not judged online: a member
-// who joins while its send is in flight excuses a key not marked.
-// Who joined when is push_authorization's record (pushes.joined, left).
+// sendAuth is send_authorization's online part: a persist answered ok as
+// new (dedup false) whose sender was not a member of its chat at its
+// invoke, and did not join before the answer, fails
+// (checker/send_authorization.go). Only a replay (dedup true) may be
+// excused, by a member's earlier send of its key: replays are left to the
+// check after the run, so nothing is kept per key and what is kept does
+// not grow with the run. Who joined when is push_authorization's record
+// (pushes.joined, left).
 type sendAuth struct {
-	checked    bool           // the contract is send_membership: checked
-	recorded   map[int32]bool // chats a join line named
-	lateJoin   map[int32]bool // chats joined after an operation line
-	memberKeys []uint64       // the filter's bits, made at the first join
+	checked  bool           // the contract is send_membership: checked
+	recorded map[int32]bool // chats a join line named
 	// outsiders: by process, the sender of its outstanding persist sent
 	// from outside its chat (few: the sends a run makes from outside).
 	outsiders map[int]string
 }
 
-// memberKeyBits is the filter's size: 2 MB.
-const memberKeyBits = 1 << 24
-
-func (s *sendAuth) joined(chat int32, afterOps bool) {
+func (s *sendAuth) joined(chat int32) {
 	if s.recorded == nil {
-		s.recorded, s.lateJoin = map[int32]bool{}, map[int32]bool{}
-		s.memberKeys, s.outsiders = make([]uint64, memberKeyBits/64), map[int]string{}
+		s.recorded = map[int32]bool{}
+		s.outsiders = map[int]string{}
 	}
 	s.recorded[chat] = true
-	if afterOps {
-		s.lateJoin[chat] = true
-	}
-}
-
-func keyBit(chat int32, key uint64) uint64 {
-	return (key ^ uint64(chat)*0x9e3779b97f4a7c15) % memberKeyBits
 }
 
 // sendInvoked notes a persist's invoke in a chat whose membership is
-// recorded: a member's key is marked, a non-member's persist kept to be
-// judged at its answer.
+// recorded: a non-member's persist is kept to be judged at its answer.
 func (o *Checker) sendInvoked(process int, op *openOp, sender string) {
 	s := &o.sendAuth
 	if len(s.outsiders) > 0 {
@@ -60,19 +44,15 @@ func (o *Checker) sendInvoked(process int, op *openOp, sender string) {
 	if !s.checked || !s.recorded[op.chat] || sender == "" {
 		return
 	}
-	if o.memberNow(member{op.chat, sender}) {
-		if op.keyed {
-			b := keyBit(op.chat, op.key)
-			s.memberKeys[b/64] |= 1 << (b % 64)
-		}
-		return
+	if !o.memberNow(member{op.chat, sender}) {
+		s.outsiders[process] = strings.Clone(sender)
 	}
-	s.outsiders[process] = strings.Clone(sender)
 }
 
 // sendAnswered judges process's persist op answered by e: ok to a user
-// who was not a member at its invoke and has not joined since, with no
-// member's persist of its key before, breaks send_authorization.
+// who was not a member at its invoke and has not joined since, as new
+// (a replay is left to the check after the run), breaks
+// send_authorization.
 func (o *Checker) sendAnswered(process int, op *openOp, e *history.Event) {
 	s := &o.sendAuth
 	sender, outside := s.outsiders[process]
@@ -80,17 +60,12 @@ func (o *Checker) sendAnswered(process int, op *openOp, e *history.Event) {
 		return
 	}
 	delete(s.outsiders, process)
-	if e.Kind != history.KindOK || s.lateJoin[op.chat] || o.disordered {
+	if e.Kind != history.KindOK || e.Dedup || o.disordered {
 		return
 	}
 	k := member{op.chat, sender}
 	if o.pushes.joined[k] > op.line {
 		return // joined while the send was in flight
-	}
-	if op.keyed {
-		if b := keyBit(op.chat, op.key); s.memberKeys[b/64]&(1<<(b%64)) != 0 {
-			return // a member may have sent the key first
-		}
 	}
 	lines, how := o.outsiderLines(k, []int{int(op.line), e.Line})
 	o.violate(SendAuthorization, lines, e.Time, "%q sent to chat %q at line %d (%s) and was acknowledged seq %d at line %d: a non-member's send (ADR-004 §3 refuses it: not_a_member)",
