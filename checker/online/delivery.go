@@ -42,13 +42,38 @@ type devChat struct{ dev, chat int32 }
 type device struct {
 	id          int32  // in the order devices first connected
 	user        string // its first connect's
+	userID      int32  // user's number
 	first, open int32  // its first connect line; its open connection's (0: none)
 	refused     bool   // the open connection's identity was refused
 }
 
+// member is a (chat, user) pair, the user by its number (Checker.users):
+// looked up at every persist, a pair holding the user's name cost a
+// string hash each.
 type member struct {
-	chat int32
-	user string
+	chat, user int32
+}
+
+// userOf is the number of a user some join or connect line named, or -1:
+// one never named is a member of no chat.
+func (o *Checker) userOf(name string) int32 {
+	if id, ok := o.users[name]; ok {
+		return id
+	}
+	return -1
+}
+
+// namedUser is name's number, given it if it had none.
+func (o *Checker) namedUser(name string) int32 {
+	if id, ok := o.users[name]; ok {
+		return id
+	}
+	if o.users == nil {
+		o.users = map[string]int32{}
+	}
+	id := int32(len(o.users))
+	o.users[strings.Clone(name)] = id
+	return id
 }
 
 type chatID struct {
@@ -78,7 +103,7 @@ func (o *Checker) Receiver(r *history.Receiver) {
 	case history.KindConnect:
 		dev := p.devices[r.Device]
 		if dev == nil {
-			dev = &device{id: int32(len(p.devices)), user: strings.Clone(r.User), first: line}
+			dev = &device{id: int32(len(p.devices)), user: strings.Clone(r.User), userID: o.namedUser(r.User), first: line}
 			p.devices[strings.Clone(r.Device)] = dev
 		}
 		dev.open, dev.refused = line, r.Refused
@@ -90,18 +115,15 @@ func (o *Checker) Receiver(r *history.Receiver) {
 		return
 	case history.KindJoin:
 		p.joins++
-		k := member{o.chat(r.Chat), r.User}
+		k := member{o.chat(r.Chat), o.namedUser(r.User)}
 		o.sendAuth.joined(k.chat)
-		if _, seen := p.joined[k]; !seen {
-			k.user = strings.Clone(k.user)
-		}
 		p.joined[k] = line
 		delete(p.left, k)
 		return
 	case history.KindLeave:
-		k := member{o.chat(r.Chat), r.User}
+		k := member{o.chat(r.Chat), o.userOf(r.User)}
 		if p.joined[k] > 0 {
-			p.left[member{k.chat, strings.Clone(k.user)}] = line
+			p.left[k] = line
 		}
 		return
 	case history.KindDeliveryAck:
@@ -203,11 +225,11 @@ func (o *Checker) authorized(r *history.Receiver, dev *device, c int32) {
 	case !r.CatchUp && dev.refused:
 		o.violate(PushAuthorization, []int{int(dev.open), r.Line}, r.Time,
 			"the push at line %d went to device %q on a connection whose identity was refused (the connect at line %d)", r.Line, r.Device, dev.open)
-	case o.pushes.joins > 0 && o.pushes.joined[member{c, dev.user}] == 0:
+	case o.pushes.joins > 0 && o.pushes.joined[member{c, dev.userID}] == 0:
 		o.violate(PushAuthorization, []int{int(dev.first), r.Line}, r.Time,
 			"the push at line %d gives chat %q to device %q, whose user %q had no join line for it before (its device connected at line %d)", r.Line, r.Chat, r.Device, dev.user, dev.first)
-	case !r.CatchUp && dev.open > 0 && o.pushes.left[member{c, dev.user}] > 0 && dev.open > o.pushes.left[member{c, dev.user}]:
-		left := o.pushes.left[member{c, dev.user}]
+	case !r.CatchUp && dev.open > 0 && o.pushes.left[member{c, dev.userID}] > 0 && dev.open > o.pushes.left[member{c, dev.userID}]:
+		left := o.pushes.left[member{c, dev.userID}]
 		o.violate(PushAuthorization, []int{int(dev.open), r.Line}, r.Time,
 			"the push at line %d gives chat %q to device %q on a connection opened at line %d, after its user %q left the chat (line %d)", r.Line, r.Chat, r.Device, dev.open, dev.user, left)
 	}

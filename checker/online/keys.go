@@ -24,9 +24,11 @@ func hashSender(sender string) senderHash {
 	return senderHash{store.StringHash(sender), maphash.String(keySeed, sender)}
 }
 
-// keyHash is a (sender, key) pair's hash, never 0 (0 marks an empty slot).
-func (s senderHash) keyHash(key string) uint64 {
-	return max(s.h1*0x9E3779B97F4A7C15^store.StringHash(key), 1)
+// keyHash is a (sender, key) pair's hash, never 0 (0 marks an empty
+// slot), from the key's store.StringHash (hashed once for this and what
+// the persist carried).
+func (s senderHash) keyHash(keyHash uint64) uint64 {
+	return max(s.h1*0x9E3779B97F4A7C15^keyHash, 1)
 }
 
 // keyHash2 is a second hash of the pair, independent of keyHash (its own

@@ -115,6 +115,8 @@ type Checker struct {
 	// pushes: identical_order's, push_authorization's and
 	// delivery_state_consistency's (delivery.go).
 	pushes pushes
+	// users: the users join and connect lines named, numbered (member).
+	users map[string]int32
 	// sendAuth: send_authorization's (sendauth.go).
 	sendAuth sendAuth
 	// readAuth: read_authorization's (readauth.go).
@@ -203,6 +205,9 @@ type processSeen struct {
 	chat       int32
 	senderName string
 	sender     senderHash
+	// senderUser is the sender's user number (userOf), if it has one
+	// (-1: not looked up since the sender changed, or none then).
+	senderUser int32
 }
 
 // chatOf is chat(name), mostly from the process's cache.
@@ -219,9 +224,24 @@ func (o *Checker) chatOf(process int, name string) int32 {
 func (o *Checker) senderOf(process int, name string) senderHash {
 	c := &o.byProcess[uint(process)%processCache]
 	if c.senderName != name || c.senderName == "" {
-		c.senderName, c.sender = strings.Clone(name), hashSender(name)
+		c.senderName, c.sender, c.senderUser = strings.Clone(name), hashSender(name), -1
 	}
 	return c.sender
+}
+
+// senderUser is userOf(name) for process's sender name (senderOf called
+// first), mostly from the process's cache: a user once numbered keeps its
+// number, and one not yet numbered is looked up again.
+func (o *Checker) senderUser(process int, name string) int32 {
+	c := &o.byProcess[uint(process)%processCache]
+	if c.senderName != name || c.senderUser < 0 || name == "" {
+		id := o.userOf(name)
+		if c.senderName == name {
+			c.senderUser = id
+		}
+		return id
+	}
+	return c.senderUser
 }
 
 // openOp is an outstanding invoke, in 72 bytes: one is written and read
@@ -365,17 +385,18 @@ func (o *Checker) Event(e *history.Event) {
 			}
 		} else {
 			sh := o.senderOf(e.Process, e.Sender)
+			key := store.StringHash(e.Key)
 			if e.Key != "" {
 				kh := sh
 				if o.keyByText {
 					kh = o.noSender
 				}
-				op.keyed, op.key, op.key2 = true, kh.keyHash(e.Key), kh.keyHash2(e.Key)
+				op.keyed, op.key, op.key2 = true, kh.keyHash(key), kh.keyHash2(e.Key)
 			}
 			if o.pushes.devices != nil || o.syncsSay {
 				// Receiver lines came, or sync answers that say what
 				// their messages carried: they may be compared with it.
-				op.sent = store.Carried{Payload: store.StringHash(e.PayloadHash), Sender: sh.h1, Key: store.StringHash(e.Key)}
+				op.sent = store.Carried{Payload: store.StringHash(e.PayloadHash), Sender: sh.h1, Key: key}
 			}
 			if n := o.newest[chat].doneBefore(e.Time); n != nil {
 				op.hasNewest, op.newestSeq, op.newestLine = true, n.seq, n.doneLine

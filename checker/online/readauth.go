@@ -34,7 +34,7 @@ func (o *Checker) syncInvoked(process int, op *openOp, user string) {
 	if !s.checked || user == "" || !o.sendAuth.recorded[op.chat] {
 		return
 	}
-	if o.memberNow(member{op.chat, user}) {
+	if o.memberNow(member{op.chat, o.userOf(user)}) {
 		return
 	}
 	if s.outsiders == nil {
@@ -53,7 +53,7 @@ func (o *Checker) syncAnswered(process int, op *openOp, e *history.Event) {
 		return
 	}
 	delete(s.outsiders, process)
-	k := member{op.chat, user}
+	k := member{op.chat, o.userOf(user)}
 	if e.Kind != history.KindOK || o.disordered || o.pushes.joined[k] > op.line {
 		return
 	}

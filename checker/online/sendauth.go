@@ -44,7 +44,7 @@ func (o *Checker) sendInvoked(process int, op *openOp, sender string) {
 	if !s.checked || !s.recorded[op.chat] || sender == "" {
 		return
 	}
-	if !o.memberNow(member{op.chat, sender}) {
+	if !o.memberNow(member{op.chat, o.senderUser(process, sender)}) {
 		s.outsiders[process] = strings.Clone(sender)
 	}
 }
@@ -63,7 +63,7 @@ func (o *Checker) sendAnswered(process int, op *openOp, e *history.Event) {
 	if e.Kind != history.KindOK || e.Dedup || o.disordered {
 		return
 	}
-	k := member{op.chat, sender}
+	k := member{op.chat, o.userOf(sender)}
 	if o.pushes.joined[k] > op.line {
 		return // joined while the send was in flight
 	}
