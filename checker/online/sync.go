@@ -39,6 +39,37 @@ type onlineAcked struct {
 	// spilled: where each spilled block is (by the mids' blocks; the
 	// lines' go with them).
 	midSpill, lineSpill, sentSpill columns.BlockSpill
+	// free: blocks written to the file, each the next block made of its
+	// column. A block made anew for each one spilled was memory the
+	// system had to fault in and the cores to fetch cold: the online
+	// check's largest share of a run's page faults.
+	freeMids  [][]uint64
+	freeLines [][]uint32
+	freeSent  [][]store.Carried
+}
+
+// ackFreeKept is how many spilled blocks of a column a chat keeps for
+// its next ones (a block read back and spilled again adds one).
+const ackFreeKept = 2
+
+// reused is a block of ackBlock zeros: a spilled one from free, else new.
+func reused[T any](free *[][]T) []T {
+	if b := columns.TakeFree(free); b != nil {
+		b = b[:ackBlock]
+		clear(b)
+		return b
+	}
+	return make([]T, ackBlock)
+}
+
+// spillReusing spills blocks' block b as columns.SpillFull does, keeping
+// at most ackFreeKept of the blocks written out in free.
+func spillReusing[T any](s *columns.BlockSpill, blocks [][]T, b int, free *[][]T) {
+	columns.SpillFullReusing(s, blocks, b, free)
+	if len(*free) > ackFreeKept {
+		clear((*free)[ackFreeKept:])
+		*free = (*free)[:ackFreeKept]
+	}
 }
 
 const (
@@ -77,7 +108,7 @@ func (a *onlineAcked) block(b int, make_ bool) ([]uint64, []uint32) {
 		// Its sent column is made by the first ack that knows what was
 		// sent: without receivers, none does, and a column of zeros was a
 		// sixth of the bytes the check spilled.
-		a.mids[b], a.lines[b] = make([]uint64, ackBlock), make([]uint32, ackBlock)
+		a.mids[b], a.lines[b] = reused(&a.freeMids), reused(&a.freeLines)
 	}
 	return a.mids[b], a.lines[b]
 }
@@ -140,9 +171,9 @@ func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck, sent store.Carrie
 		// A block is made as an ack first reaches it (the slices grow
 		// ahead of the sequences): the one below it is full, and is
 		// spilled once newer ones are.
-		columns.SpillFull(&a.midSpill, a.mids, b-1)
-		columns.SpillFull(&a.lineSpill, a.lines, b-1)
-		columns.SpillFull(&a.sentSpill, a.sent, b-1)
+		spillReusing(&a.midSpill, a.mids, b-1, &a.freeMids)
+		spillReusing(&a.lineSpill, a.lines, b-1, &a.freeLines)
+		spillReusing(&a.sentSpill, a.sent, b-1, &a.freeSent)
 	}
 	mids, lines := a.block(b, true)
 	i := seq & (ackBlock - 1)
@@ -152,7 +183,7 @@ func (a *onlineAcked) putDense(seq uint64, first onlineSeqAck, sent store.Carrie
 	mids[i], lines[i] = first.mid, uint32(first.line)+1
 	if sent != (store.Carried{}) {
 		if a.sent[b] == nil {
-			a.sent[b] = make([]store.Carried, ackBlock)
+			a.sent[b] = reused(&a.freeSent)
 		}
 		a.sent[b][i] = sent
 	}
