@@ -66,7 +66,10 @@ func checkPushAuthorization(x *index) Result {
 
 // outsidersJudged says how many of d's devices are of users with no join
 // line (bench's outsider and anonymous devices) and how many connects
-// were refused, the promise's other half a pass stands on; "" when none.
+// were refused, the promise's other half a pass stands on; when none,
+// that only members' devices were judged (a pass then says nothing of
+// what a non-member's device is given: bench --outsider-devices 0
+// --anonymous-devices 0).
 func outsidersJudged(d *store.Delivery) string {
 	joined := map[int32]bool{}
 	for _, m := range d.Members {
@@ -84,7 +87,7 @@ func outsidersJudged(d *store.Delivery) string {
 		}
 	}
 	if outsiders == 0 && refused == 0 {
-		return ""
+		return " (only members' devices: none of a user a member of no chat, no connect refused)"
 	}
 	return fmt.Sprintf(" (%d of users a member of no chat, %s refused)", outsiders, plural(refused, "connect"))
 }

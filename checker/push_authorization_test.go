@@ -153,3 +153,17 @@ func TestPushRightAfterALeaveAtTheTopOfTimePasses(t *testing.T) {
 	res := must(t, mustExact(t, h), NamePushAuthorization, Pass)
 	mustContain(t, res.Detail, "1 message pushed to users after they left")
 }
+
+// A pass says what it stands on: with only members' devices connected it
+// says so (it judged nothing a non-member's device was given); with a
+// device of a user of no chat, how many such and refused connects.
+func TestPushAuthorizationSaysWhoseDevicesItJudged(t *testing.T) {
+	b, _ := deliveredChat()
+	res := must(t, b.check(t), NamePushAuthorization, Pass)
+	mustContain(t, res.Detail, "only members' devices")
+
+	b, _ = deliveredChat()
+	b.connect("d-out", "outsider-0")
+	res = must(t, b.check(t), NamePushAuthorization, Pass)
+	mustContain(t, res.Detail, "1 of users a member of no chat")
+}
