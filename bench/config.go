@@ -127,12 +127,16 @@ type Config struct {
 	// as a user (target.UserReader: http with a user header), judged by
 	// read_authorization from the syncs' users and the join lines.
 	OutsiderSyncs float64
-	// ForgedSenders is the probability a send is made as a user who is
+	// ForgedSenders is the probability a send's body names another user
+	// than its caller. On even operations it is made as a user who is
 	// not a member of the chat (OutsiderID) while its body's sender_id
 	// names the writer's own user, a member: the API refuses it (403
 	// auth.sender_mismatch, or chat.not_a_member), and a service that
 	// takes the sender from the body stores it as the member's, which
-	// send_authorization fails (the persist's sender is its caller). Only
+	// send_authorization fails (the persist's sender is its caller). On
+	// odd ones it is made as the writer's user naming another member:
+	// stored as the other's, ack_implies_persistence fails it, and a
+	// read showing it (sync_completeness, identical_order). Only
 	// on a target that tells the caller from the body's sender
 	// (target.SenderClaimer: http with a user header), none under
 	// send_membership: unchecked.

@@ -36,7 +36,8 @@ type OpPlan struct {
 	oddLong          bool
 	Outsider         bool // sent by a user who is not a member of the chat
 	OutsiderSync     bool // a sync read as a user who is not a member of the chat
-	Forged           bool // sent as a user who is not a member, the body naming the writer's (--forged-senders)
+	Forged           bool // the body names another user than the caller (--forged-senders):
+	forgedByMember   bool // on an odd op the caller is the writer's user, the body naming another member; else an outsider, the body naming the writer's
 	TwinFaults       sequencer.FaultPlan
 	content          string // contentPrefix + Key
 	payloadHash      string // of content
@@ -103,6 +104,7 @@ func (pl *planner) plan(op int) OpPlan {
 	p.oddLong = p.OddKey && op%2 == 1
 	p.OutsiderSync = p.Sync && pl.drawnApart(op, outsiderSyncsSalt, cfg.OutsiderSyncs)
 	p.Forged = !p.Sync && pl.drawnApart(op, forgedSendersSalt, cfg.ForgedSenders)
+	p.forgedByMember = p.Forged && op%2 == 1
 	if p.Raced {
 		p.TwinFaults = drawFaults(r, cfg.Faults)
 	}

@@ -26,7 +26,7 @@ type Counts struct {
 	OddKeys                     int64 // sends with an unusual key (--odd-keys)
 	OutsiderSends               int64 // sends by a user not a member of the chat
 	OutsiderSyncs               int64 // syncs read as a user not a member of the chat
-	ForgedSends                 int64 // sends as a non-member whose body names a member (--forged-senders)
+	ForgedSends                 int64 // sends whose body names another member than the caller, an outsider or a member (--forged-senders)
 	Attempts, MaxTxAttempts     int64 // optimistic transactions tried, in all and at most for one persist
 	Retries, DuplicatesSent     int64
 	ConcurrentDuplicates        int64
@@ -197,6 +197,17 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 	chatIdx, key, content, hash := plan.Chat, plan.Key, plan.content, plan.payloadHash
 	sender, claimed := w.sender, ""
 	switch {
+	case plan.Forged && plan.forgedByMember && w.otherMember(chatIdx) != "":
+		// Made as the writer's own user, a member, the body naming
+		// another member: refused as an outsider's forgery is (403
+		// auth.sender_mismatch); a service trusting the body stores it
+		// as the other member's, and what its pushes and syncs show of
+		// the message's sender is not the persist's (its caller's).
+		// Recorded as the caller's; no duplicate and no twin, and the key
+		// is not this client's last, as an outsider's.
+		claimed = w.otherMember(chatIdx)
+		plan.Raced, plan.DuplicateAfterOK, plan.DuplicateLate = false, false, false
+		w.count(func(c *Counts) { c.ForgedSends++ })
 	case plan.Forged:
 		// Made as a user who is not a member of the chat, the body naming
 		// the writer's own user, a member: the call's identity is the
@@ -245,7 +256,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		key = odd
 		w.count(func(c *Counts) { c.OddKeys++ })
 	}
-	if !plan.Outsider {
+	if !plan.Outsider && claimed == "" {
 		if chatIdx != w.lastChat || key != w.lastKey {
 			// A key's first message in a chat.
 			w.lastContent, w.lastHash = content, hash
@@ -299,6 +310,19 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		}
 		return
 	}
+}
+
+// otherMember is a member of chat chatIdx other than the writer's user:
+// the next writer's user (every writer's is a member of every chat), or
+// the chat's first receiver's; "" when there is none.
+func (w *writer) otherMember(chatIdx int) string {
+	switch {
+	case w.cfg.Writers > 1:
+		return SenderID((w.id + 1) % w.cfg.Writers)
+	case w.cfg.Receivers > 0:
+		return ReceiverUser(w.chats[chatIdx], 0)
+	}
+	return ""
 }
 
 // resendLate sends again, before the writer's next operation, the

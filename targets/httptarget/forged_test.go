@@ -73,4 +73,54 @@ func TestAServiceTakingTheSenderFromTheBodyFails(t *testing.T) {
 	if r, _ := direct.Result(checker.NameSendAuthorization); r.Status != checker.Pass || !strings.Contains(r.Detail, "by non-members: none answered ok") {
 		t.Fatalf("chatseq serve: send_authorization %s (%s), want a pass judging the forged sends", r.Status, r.Detail)
 	}
+	if direct.ExitCode() != 0 {
+		for _, r := range direct.Invariants {
+			if r.Status != checker.Pass {
+				t.Logf("%s %s %.400s", r.Name, r.Status, r.Detail)
+			}
+		}
+		t.Fatalf("chatseq serve: exit %d, want 0: it refuses every forged send, an outsider's or a member's", direct.ExitCode())
+	}
+}
+
+// memberBodyTruster is bodyTruster for members' sends alone: a send whose
+// caller is a writer's user is passed on as the user its body names; an
+// outsider's forgery reaches chatseq serve as sent, and is refused.
+func memberBodyTruster(upstream *url.URL) http.Handler {
+	trusting := bodyTruster(upstream)
+	proxy := proxyTo(upstream)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get(httpapi.HeaderUser), "user-") {
+			trusting.ServeHTTP(w, r)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	})
+}
+
+// A service that lets a member post as another member passed: bench's
+// forged sends were all an outsider's, which the body's membership check
+// refused (the last session's note left it open). Half of them are now a
+// member's whose body names another member: stored as that member's,
+// what a sync or the final table shows of the message's sender is not
+// the persist's (ack_implies_persistence: "a send's sender is its
+// caller"), and the run fails; chatseq serve refuses them (403
+// auth.sender_mismatch) and passes (TestAServiceTakingTheSenderFromTheBodyFails).
+func TestAServiceLettingAMemberPostAsAnotherFails(t *testing.T) {
+	cfg := bench.DefaultConfig()
+	cfg.Writers, cfg.Chats, cfg.Ops, cfg.Duration = 4, 8, 3000, 0
+	cfg.OutsiderSends, cfg.Faults, cfg.ForgedSenders = 0, bench.FaultRates{}, 0.05
+	rep := runInFront(t, memberBodyTruster, cfg)
+	if r, _ := rep.Result(checker.NameSendAuthorization); r.Status != checker.Pass {
+		t.Fatalf("send_authorization %s (%s), want a pass: every outsider's forgery was refused", r.Status, r.Detail)
+	}
+	failed := ""
+	for _, r := range rep.Invariants {
+		if r.Status == checker.Fail && strings.Contains(r.Detail, "sender") {
+			failed += r.Name + " "
+		}
+	}
+	if failed == "" {
+		t.Fatalf("nothing failed naming a sender: a member's sends stored as another member's passed")
+	}
 }
