@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"hash/maphash"
 	"testing"
 	"time"
 )
@@ -66,5 +67,23 @@ func TestSendWindowsAreBounded(t *testing.T) {
 	}
 	if n > sendWindowsKept {
 		t.Fatalf("%d send windows kept for one chat, want at most %d", n, sendWindowsKept)
+	}
+}
+
+// A chat's send windows stay bounded whatever its sequences: one whose
+// message was fully visible before its ok, in a chat stepping its
+// sequence by 3 (gaps allowed), was kept for the whole run (only the
+// window exactly sendWindowsKept back was dropped at each ack).
+func TestSendWindowsStayBoundedOverGaps(t *testing.T) {
+	tally := newReceiverTally(1, time.Second, nil)
+	now := time.Now()
+	for i := range uint64(100_000) {
+		seq := 3*i + 1
+		tally.firstReceipt("c", seq, now, now) // fully visible before its ok
+		tally.acked("c", seq, now, now)
+	}
+	sh := &tally.shards[maphash.String(visibilitySeed, "c")%histShards]
+	if n := len(sh.sent["c"]); n > 2*sendWindowsKept+1 {
+		t.Fatalf("%d send windows kept after 100,000 messages, want at most %d", n, 2*sendWindowsKept+1)
 	}
 }
