@@ -246,10 +246,12 @@ func (t *receiverTally) acked(chat string, seq uint64, invoke, ack time.Time) {
 	if _, ok := windows[seq]; !ok {
 		windows[seq] = sendWindow{invoke: invoke, ack: ack}
 	}
-	// Swept, not deleted one sequence back: a chat with gaps (a
-	// sequence stepping by 3, or by 65,536) kept every window whose
-	// message was fully visible before its ok, sequence-4096 missing
-	// the ones in between, for the whole run.
+	if seq > sendWindowsKept {
+		delete(windows, seq-sendWindowsKept)
+	}
+	// And swept: over gaps (a sequence stepping by 3, or by 65,536)
+	// sequence-4096 misses the windows in between, and each one whose
+	// message was fully visible before its ok was kept for the whole run.
 	if len(windows) > 2*sendWindowsKept && seq > sendWindowsKept {
 		for s := range windows {
 			if s < seq-sendWindowsKept {
