@@ -650,22 +650,34 @@ func (r *RecentAcks) Remember(chat int32, seq uint64, a AckAt) {
 		}
 		t.n = i + 1
 	}
-	b := int(i >> ackShift)
+	b, off := int(i>>ackShift), int(i&(ackBlock-1))
 	for b >= len(t.blocks) {
+		if len(t.blocks) == 1 && t.blocks[0] != nil {
+			// Only block 0 is ever short; a block below the newest is
+			// full, as the spill and its readers take it.
+			t.blocks[0] = growAcks(t.blocks[0], ackBlock)
+		}
 		t.blocks = append(t.blocks, nil)
 		if k := len(t.blocks) - 2; k >= 0 && t.spill.Active() {
 			columns.SpillFullReusing(&t.spill, t.blocks, k, &r.free)
 		}
 	}
-	if t.block(b) == nil {
-		if blk := columns.TakeFree(&r.free); blk != nil {
+	if blk := t.block(b); blk == nil {
+		if b == 0 && len(t.blocks) == 1 {
+			// A chat's first block starts small and doubles: a history of
+			// a million chats of one ack each made a block of ackBlock
+			// entries (40 KB) for each, 40 GB of heap for a 160 MB file.
+			t.blocks[0] = make([]AckAt, firstAckBlock(off))
+		} else if blk := columns.TakeFree(&r.free); blk != nil {
 			t.blocks[b] = blk[:ackBlock]
 			clear(t.blocks[b])
 		} else {
 			t.blocks[b] = make([]AckAt, ackBlock)
 		}
+	} else if off >= len(blk) {
+		t.blocks[b] = growAcks(blk, firstAckBlock(off))
 	}
-	if e := &t.blocks[b][i&(ackBlock-1)]; past || e.Mid == 0 {
+	if e := &t.blocks[b][off]; past || e.Mid == 0 {
 		// Field by field: as one copy, its 16-byte loads of a's fields,
 		// just stored as 8, waited for the cold stores ahead of them (a
 		// failed store forwarding).
@@ -684,10 +696,32 @@ func (r *RecentAcks) At(chat int32, seq uint64) *AckAt {
 		return nil
 	}
 	i := seq - t.base
-	if blk := t.block(int(i >> ackShift)); blk != nil && blk[i&(ackBlock-1)].Mid != 0 {
-		return &blk[i&(ackBlock-1)]
+	if blk, off := t.block(int(i>>ackShift)), int(i&(ackBlock-1)); off < len(blk) && blk[off].Mid != 0 {
+		return &blk[off]
 	}
 	return nil
+}
+
+// firstAckBlock is the length of a chat's first block that holds entry
+// off: a power of two from 8 to ackBlock.
+func firstAckBlock(off int) int {
+	n := 8
+	for n <= off && n < ackBlock {
+		n *= 2
+	}
+	return n
+}
+
+// growAcks is blk grown to at least n entries (at most ackBlock), doubled
+// at the least.
+func growAcks(blk []AckAt, n int) []AckAt {
+	if len(blk) >= n {
+		return blk
+	}
+	n = min(max(n, 2*len(blk)), ackBlock)
+	nb := make([]AckAt, n)
+	copy(nb, blk)
+	return nb
 }
 
 // ackHashes is what the check keeps of recentAcks: by chat, the message

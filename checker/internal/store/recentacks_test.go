@@ -72,3 +72,41 @@ func TestRecentAcksKeepsTheFirstAckAtEachSequence(t *testing.T) {
 		}
 	}
 }
+
+// A chat's table grows with its acks: a chat of one ack holds a few
+// entries, not a block of ackBlock. A history of a million chats of one
+// ack each (160 MB) made 40 GB of heap of such blocks and died of it
+// under an 8 GB address-space limit (a red-team's), 5 GB resident without.
+func TestRecentAcksOfManyChatsOfOneAckStaySmall(t *testing.T) {
+	var r RecentAcks
+	const chats = 10000
+	for c := range int32(chats) {
+		r.Remember(c, 1+uint64(c%3), AckAt{Mid: 1, MidHash: 7})
+	}
+	held := 0
+	for c := range r.chats {
+		for _, blk := range r.chats[c].blocks {
+			held += cap(blk)
+		}
+	}
+	if held > 16*chats {
+		t.Fatalf("%d chats of one ack each hold %d entries, want at most %d", chats, held, 16*chats)
+	}
+	for c := range int32(chats) {
+		if a := r.At(c, 1+uint64(c%3)); a == nil || a.Mid != 1 {
+			t.Fatalf("chat %d: its ack was not remembered", c)
+		}
+	}
+	// Growing the first block keeps what it held, up to and past a full one.
+	for s := uint64(2); s < 3*ackBlock; s += 7 {
+		r.Remember(0, s, AckAt{Mid: uint32(s), MidHash: s})
+	}
+	for s := uint64(2); s < 3*ackBlock; s += 7 {
+		if a := r.At(0, s); a == nil || a.Mid != uint32(s) {
+			t.Fatalf("chat 0 seq %d: ack lost as its table grew", s)
+		}
+	}
+	if a := r.At(0, 1); a == nil || a.Mid != 1 {
+		t.Fatal("chat 0 seq 1: the first ack was lost as its table grew")
+	}
+}
