@@ -153,10 +153,14 @@ func TestIdenticalOrderComparesWhatWasPushedWithWhatWasSent(t *testing.T) {
 // A message acknowledged only as a replay (its first attempt's answer was
 // lost) is compared with what its key's persists sent, when they all sent
 // the same and one of them created it (sole_writer, above
-// initial_counter); a key reused with other content leaves it
-// uncompared.
+// initial_counter); a key reused with other content by a persist of
+// unknown outcome leaves it uncompared. A persist answered as a replay
+// created nothing, whatever it sent: a retry of other content answered
+// so leaves the first send's content the message's (session
+// hostile36's: it was counted among the makers, and a push of the
+// retry's content passed).
 func TestIdenticalOrderComparesAMessageOnlyReplayed(t *testing.T) {
-	replayed := func(retryHash, pushed string) (*hb, int, int) {
+	replayed := func(retryHash, otherHash, pushed string) (*hb, int, int) {
 		b := newHB()
 		b.join("A", "u1")
 		b.connect("d1", "u1")
@@ -164,6 +168,10 @@ func TestIdenticalOrderComparesAMessageOnlyReplayed(t *testing.T) {
 		b.alloc(1, "A", 1)
 		b.commit("A", "k1", 1, "m-k1")
 		b.info(1, "A", "k1", "timeout")
+		if otherHash != "" {
+			b.invokeHash(1, "A", "k1", otherHash)
+			b.info(1, "A", "k1", "timeout")
+		}
 		b.invokeHash(1, "A", "k1", retryHash)
 		b.dedup(1, "A", "k1", 1, "m-k1")
 		push := b.recv(history.Receiver{Kind: history.KindPush, Device: "d1", Chat: "A", Seqs: []uint64{1}, MessageIDs: []string{"m-k1"},
@@ -172,19 +180,27 @@ func TestIdenticalOrderComparesAMessageOnlyReplayed(t *testing.T) {
 		b.dump(false)
 		return b, first, push
 	}
-	b, first, push := replayed("h:k1", "h:other-chat")
+	b, first, push := replayed("h:k1", "", "h:other-chat")
 	res := mustFail(t, b.check(t), NameIdenticalOrder, first, push)
 	mustContain(t, res.Detail, "another content (payload hash)")
 
-	b, _, _ = replayed("h:k1", "h:k1")
+	b, _, _ = replayed("h:k1", "", "h:k1")
 	mustContain(t, must(t, b.check(t), NameIdenticalOrder, Pass).Detail, "1 pushed message carried as their persist sent them")
 
-	// A key reused with other content: which content was kept is not
-	// known, and is not compared; its one sender is (field by field: the
-	// independent delivery oracle found a forged sender passing here).
-	b, _, _ = replayed("h:reused", "h:other-chat")
+	// The replayed retry sent other content: it made no message, so the
+	// message holds the first send's.
+	b, first, push = replayed("h:reused", "", "h:reused")
+	mustContain(t, mustFail(t, b.check(t), NameIdenticalOrder, first, push).Detail, "another content (payload hash)")
+	b, _, _ = replayed("h:reused", "", "h:k1")
 	must(t, b.check(t), NameIdenticalOrder, Pass)
-	b, _, push = replayed("h:reused", "h:k1")
+
+	// A key reused with other content by a persist of unknown outcome:
+	// which content was kept is not known, and is not compared; its one
+	// sender is (field by field: the independent delivery oracle found a
+	// forged sender passing here).
+	b, _, _ = replayed("h:k1", "h:reused", "h:other-chat")
+	must(t, b.check(t), NameIdenticalOrder, Pass)
+	b, first, push = replayed("h:k1", "h:reused", "h:k1")
 	for i := range b.h.Receivers {
 		if b.h.Receivers[i].Line == push {
 			b.h.Receivers[i].Senders = []string{"u9"}
@@ -195,7 +211,7 @@ func TestIdenticalOrderComparesAMessageOnlyReplayed(t *testing.T) {
 	// Without sole_writer another writer may have created the message
 	// under the key, with other content: its replays say nothing of it
 	// (the independent delivery oracle found it compared).
-	b, _, _ = replayed("h:k1", "h:other-chat")
+	b, _, _ = replayed("h:k1", "", "h:other-chat")
 	delete(b.h.Header.Extra, history.SoleWriterField)
 	if res := must(t, b.check(t), NameIdenticalOrder, Pass); strings.Contains(res.Detail, "carried as their persist sent them") {
 		t.Fatalf("without sole_writer, a message only replayed was compared: %s", res.Detail)

@@ -333,14 +333,22 @@ func (s *spec) sentWith(ops []operation, mid string) ([3]string, bool) {
 	}
 	// The key's persists, as key_scope scopes a key.
 	k := s.scoped(replay.key, replay.sender)
-	sent := [3]string{replay.key, replay.sender, replay.payload}
+	sent := [3]string{replay.key, "", ""}
+	first := true
 	for _, op := range ops {
 		// "(those that ended fail left out: a fail took no effect)",
 		// FORMAT.md's identical_order, which the sync ok's fields follow.
-		if op.kind != persistOK && op.kind != persistInfo {
+		// Nor those answered as a replay: a replay answers with a
+		// message an earlier persist made (sequence_monotonic's "not
+		// the replay").
+		if op.kind != persistOK && op.kind != persistInfo || op.kind == persistOK && op.dedup {
 			continue
 		}
 		if s.scoped(op.key, op.sender).id() != k.id() {
+			continue
+		}
+		if first {
+			sent[1], sent[2], first = op.sender, op.payload, false
 			continue
 		}
 		if op.sender != sent[1] {
@@ -349,6 +357,10 @@ func (s *spec) sentWith(ops []operation, mid string) ([3]string, bool) {
 		if op.payload != sent[2] {
 			sent[2] = ""
 		}
+	}
+	if first {
+		// Only replays and failures: none of them made the message.
+		return [3]string{}, false
 	}
 	return sent, true
 }

@@ -7,7 +7,7 @@ import "fmt"
 // (no persist of its key answered ok with dedup false: its key's answers
 // were lost, or only replays came back) stores the payload_hash and the
 // sender its key's persists all sent, where they all sent one (one of
-// them made it), those that failed left out: a fail took no effect. The key is as key_scope scopes it: under client, the
+// them made it), those that failed or were answered as a replay left out: a fail took no effect, and a replay answers with a message an earlier persist made. The key is as key_scope scopes it: under client, the
 // line's sender's; a line without a sender under client is not read here
 // (any sender's, it names no one key). An entry "" on either side is not
 // compared.
@@ -24,7 +24,9 @@ func (s *spec) storedAsItsKeySent(chat string, ops []operation) string {
 		for _, op := range ops {
 			// "A fail took no effect" (HISTORY.md): a failed persist
 			// made no message, so what it sent says nothing of one.
-			if op.kind != persistOK && op.kind != persistInfo {
+			// Nor did a persist answered as a replay: its answer is a
+			// message an earlier persist made.
+			if op.kind != persistOK && op.kind != persistInfo || op.kind == persistOK && op.dedup {
 				continue
 			}
 			if op.key != f.key || s.clientScope && op.sender != f.sender {

@@ -6,26 +6,38 @@ func (x *Index) KeyOps(k int32) []int32 {
 	return x.opsByKey[lo:hi]
 }
 
-// KeyOpsThatMayHaveWritten is k's persists but those that failed: a
-// fail took no effect (history/FORMAT.md), so none of them wrote the
-// key's message, whatever it sent. (Counted among its authors, a failed
-// persist's other content let a message holding that content pass: a
-// red-team's.)
+// KeyOpsThatMayHaveWritten is k's persists but those that failed and
+// those answered as a replay: a fail took no effect (history/FORMAT.md),
+// so none of them wrote the key's message, whatever it sent; and a
+// replay (`dedup`) answered with a message an earlier persist made, as
+// sequence_monotonic and the linearizability model read it ("not the
+// replay"). (Counted among its authors, a failed persist's other content
+// let a message holding that content pass: a red-team's; so did a
+// replay's, a retry with other content of a key whose first send timed
+// out, stored as the retry sent it and answered as a replay: session
+// hostile36's.)
 func (x *Index) KeyOpsThatMayHaveWritten(k int32) []int32 {
 	ops := x.KeyOps(k)
 	for i, o := range ops {
-		if x.Ops.At(o).Status != StFail {
+		if !x.cannotHaveWritten(o) {
 			continue
 		}
 		kept := append([]int32(nil), ops[:i]...)
 		for _, o := range ops[i+1:] {
-			if x.Ops.At(o).Status != StFail {
+			if !x.cannotHaveWritten(o) {
 				kept = append(kept, o)
 			}
 		}
 		return kept
 	}
 	return ops
+}
+
+// cannotHaveWritten is whether persist o wrote no message: it failed, or
+// was answered as a replay of one written before.
+func (x *Index) cannotHaveWritten(o int32) bool {
+	op := x.Ops.At(o)
+	return op.Status == StFail || op.dedup()
 }
 
 func (x *Index) IsRejection(o int32) bool {

@@ -254,8 +254,12 @@ func (f *facts) sentContent(chat, id string) (hash, sender, from string, ok bool
 	}
 	var hs, ss []string
 	for i, l := range f.lines {
-		failedSend := f.completion[i] < len(f.lines) && f.lines[f.completion[i]].Type == tFail
-		if l.Type == tInvoke && l.F == "persist" && l.Chat == chat && l.Key == key && !failedSend {
+		// A failed send took no effect, and a send answered as a replay
+		// made no message: its answer is one an earlier persist made.
+		done := f.completion[i] < len(f.lines)
+		failedSend := done && f.lines[f.completion[i]].Type == tFail
+		replayed := done && f.lines[f.completion[i]].Type == tOK && f.lines[f.completion[i]].Dedup != nil && *f.lines[f.completion[i]].Dedup
+		if l.Type == tInvoke && l.F == "persist" && l.Chat == chat && l.Key == key && !failedSend && !replayed {
 			hs, ss = append(hs, l.PayloadHash), append(ss, l.Sender)
 		}
 	}
