@@ -31,19 +31,19 @@ func storedAsNoneSent(v *verdict, x *index) {
 		// A failed persist wrote nothing: the message holds what one
 		// of the others sent.
 		ops := x.KeyOpsThatMayHaveWritten(f.Key)
-		if len(ops) == 0 || createdByAck(x, ops) {
+		if len(ops) == 0 || createdByAck(x, x.KeyOps(f.Key)) {
 			continue
 		}
 		if held := x.FinPayload(i); held != 0 {
 			if sent, one := oneValue(ops, func(o int32) uint64 { return x.Ops.At(o).Payload }); one && sent != 0 && held != sent {
-				v.fail([]int{int(x.Ops.At(ops[0]).InvLine), int(f.Line)}, "chat %q seq %d: the final message %q (line %d) of %s stores other content than every persist of its key sent, but those that failed or were answered as a replay (its payload_hash differs from theirs, first sent at line %d), and no ack says which made it: under sole_writer one of them did, so it holds what they sent",
+				v.fail([]int{int(x.Ops.At(ops[0]).InvLine), int(f.Line)}, "chat %q seq %d: the final message %q (line %d) of %s stores other content than every persist of its key sent, but those that failed, were answered as a replay or came after an ok answer (its payload_hash differs from theirs, first sent at line %d), and no ack says which made it: under sole_writer one of them did, so it holds what they sent",
 					x.ChatNames[f.Chat], f.Seq, x.MidName(f.MessageID), f.Line, x.phantomKey(f), x.Ops.At(ops[0]).InvLine)
 				continue
 			}
 		}
 		if held := x.FinSender(i); held != store.NoSender && x.SenderNames[held] != "" {
 			if sent, one := oneValue(ops, func(o int32) uint32 { return x.Ops.At(o).Sender() }); one && sent != store.NoSender && x.SenderNames[sent] != "" && held != sent {
-				v.fail([]int{int(x.Ops.At(ops[0]).InvLine), int(f.Line)}, "chat %q seq %d: the final message %q (line %d) of %s names sender %q, and every persist of its key but those that failed or were answered as a replay was sent by %q (first at line %d), and no ack says which made it: under sole_writer one of them did",
+				v.fail([]int{int(x.Ops.At(ops[0]).InvLine), int(f.Line)}, "chat %q seq %d: the final message %q (line %d) of %s names sender %q, and every persist of its key but those that failed, were answered as a replay or came after an ok answer was sent by %q (first at line %d), and no ack says which made it: under sole_writer one of them did",
 					x.ChatNames[f.Chat], f.Seq, x.MidName(f.MessageID), f.Line, x.phantomKey(f), x.SenderNames[held], x.SenderNames[sent], x.Ops.At(ops[0]).InvLine)
 			}
 		}

@@ -44,7 +44,7 @@ func TestAMessageNoAckCreatedHoldsWhatItsKeySent(t *testing.T) {
 	res := mustFail(t, checkText(t, head(true)+sends("h1")+stored("u1", "forged")), NameNoPhantomMessages, 2, 7)
 	mustContain(t, res.Detail, `stores other content than every persist of its key sent`)
 	res = mustFail(t, checkText(t, head(true)+sends("h1")+stored("u2", "h1")), NameNoPhantomMessages, 2, 7)
-	mustContain(t, res.Detail, `names sender "u2", and every persist of its key but those that failed or were answered as a replay was sent by "u1"`)
+	mustContain(t, res.Detail, `names sender "u2", and every persist of its key but those that failed, were answered as a replay or came after an ok answer was sent by "u1"`)
 	must(t, checkText(t, head(true)+sends("h1")+stored("u1", "h1")), NameNoPhantomMessages, Pass)
 	must(t, checkText(t, head(true)+sends("h2")+stored("u1", "h2")), NameNoPhantomMessages, Pass)
 	mustNA(t, checkText(t, head(false)+sends("h1")+stored("u1", "forged")), NameNoPhantomMessages)
@@ -191,4 +191,25 @@ func TestAReplayIsNoMakerOfAMessage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A send of a key invoked after an ok answer of the key (a replay here)
+// had completed made no message either: the message existed already. A
+// third send of other content after the replay left the stored content
+// uncompared (session hostile36's).
+func TestALaterSendIsNoMakerOfAMessage(t *testing.T) {
+	text := func(stored string) string {
+		return `{"format":"chatseq-history","version":1,"sole_writer":true}
+{"type":"invoke","process":1,"f":"persist","chat":"c","key":"k","sender":"u","payload_hash":"p1","time":1}
+{"type":"info","process":1,"f":"persist","error":"timeout","time":2}
+{"type":"invoke","process":2,"f":"persist","chat":"c","key":"k","sender":"u","payload_hash":"p1","time":3}
+{"type":"ok","process":2,"f":"persist","seq":1,"message_id":"m1","dedup":true,"time":4}
+{"type":"invoke","process":3,"f":"persist","chat":"c","key":"k","sender":"u","payload_hash":"p3","time":5}
+{"type":"info","process":3,"f":"persist","error":"timeout","time":6}
+{"type":"final","table":"messages","chat":"c","seq":1,"message_id":"m1","key":"k","payload_hash":"` + stored + `","sender":"u"}
+{"type":"table_read","table":"messages","lines":1}
+`
+	}
+	mustContain(t, mustFail(t, checkText(t, text("p3")), NameNoPhantomMessages, 2, 8).Detail, "stores other content")
+	must(t, checkText(t, text("p1")), NameNoPhantomMessages, Pass)
 }

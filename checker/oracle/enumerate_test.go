@@ -335,13 +335,16 @@ func (s *spec) sentWith(ops []operation, mid string) ([3]string, bool) {
 	k := s.scoped(replay.key, replay.sender)
 	sent := [3]string{replay.key, "", ""}
 	first := true
+	known := firstOKAnswer(ops, func(op operation) bool { return s.scoped(op.key, op.sender).id() == k.id() })
 	for _, op := range ops {
 		// "(those that ended fail left out: a fail took no effect)",
 		// FORMAT.md's identical_order, which the sync ok's fields follow.
 		// Nor those answered as a replay: a replay answers with a
 		// message an earlier persist made (sequence_monotonic's "not
 		// the replay").
-		if op.kind != persistOK && op.kind != persistInfo || op.kind == persistOK && op.dedup {
+		// Nor those invoked after an ok answer of the key had shown its
+		// message written.
+		if op.kind != persistOK && op.kind != persistInfo || op.kind == persistOK && op.dedup || op.invoke > known {
 			continue
 		}
 		if s.scoped(op.key, op.sender).id() != k.id() {

@@ -16,8 +16,8 @@ type SentMsg struct {
 // of the message id; the first such persist of a message wins. A
 // message acknowledged only as a replay (its creating attempt's answer
 // was lost) is, field by field, what its key's persists sent when they
-// all sent the same (but those that failed or were answered as a
-// replay: they wrote nothing), where
+// all sent the same (but those that failed, were answered as a replay
+// or came after an ok answer of the key: they wrote nothing), where
 // one of them created it: the history's clients
 // are its chats' only writers (sole_writer) and it lies above
 // initial_counter. Otherwise (a message from before the run or another

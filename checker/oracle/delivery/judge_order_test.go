@@ -1,6 +1,9 @@
 package delivery
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // identicalOrder, FORMAT.md ("What the checker judges of them"): "no
 // device is pushed a (seq, message_id) of a chat that differs from the
@@ -253,13 +256,24 @@ func (f *facts) sentContent(chat, id string) (hash, sender, from string, ok bool
 		}
 	}
 	var hs, ss []string
+	known := int64(math.MaxInt64) // when the key's first ok answer completed
 	for i, l := range f.lines {
-		// A failed send took no effect, and a send answered as a replay
-		// made no message: its answer is one an earlier persist made.
+		if done := f.completion[i] < len(f.lines); done && l.Type == tInvoke && l.F == "persist" && l.Chat == chat && l.Key == key {
+			if c := f.lines[f.completion[i]]; c.Type == tOK && c.Time < known {
+				known = c.Time
+			}
+		}
+	}
+	for i, l := range f.lines {
+		// A failed send took no effect, a send answered as a replay
+		// made no message (its answer is one an earlier persist made),
+		// and neither did one invoked after an ok answer of the key
+		// had shown the message written.
 		done := f.completion[i] < len(f.lines)
 		failedSend := done && f.lines[f.completion[i]].Type == tFail
 		replayed := done && f.lines[f.completion[i]].Type == tOK && f.lines[f.completion[i]].Dedup != nil && *f.lines[f.completion[i]].Dedup
-		if l.Type == tInvoke && l.F == "persist" && l.Chat == chat && l.Key == key && !failedSend && !replayed {
+		late := l.Time > known
+		if l.Type == tInvoke && l.F == "persist" && l.Chat == chat && l.Key == key && !failedSend && !replayed && !late {
 			hs, ss = append(hs, l.PayloadHash), append(ss, l.Sender)
 		}
 	}
