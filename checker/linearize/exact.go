@@ -22,6 +22,7 @@ import (
 type exactChat struct {
 	m         *Chat
 	forbidden bool
+	holes     *HoleBudget // the check's, shared by its chats (nil: no bound but the chat's own)
 
 	g pgraph // operation i is node i
 
@@ -73,8 +74,13 @@ const errFallback = "fallback"
 // Exact decides chat m without a search (see above); a chat outside its
 // reach is Unknown with Why "fallback", for Porcupine. A counterexample is
 // drawn when draw allows it.
-func Exact(m *Chat, draw *Drawings) Outcome {
-	e := &exactChat{m: m, forbidden: m.Forbidden}
+func Exact(m *Chat, draw *Drawings) Outcome { return ExactWithin(m, draw, nil) }
+
+// ExactWithin is Exact placing at most what is left of holes (a check's
+// HoleBudget) of gaps: forbidden's holes: a chat needing more goes to
+// porcupine.
+func ExactWithin(m *Chat, draw *Drawings, holes *HoleBudget) Outcome {
+	e := &exactChat{m: m, forbidden: m.Forbidden, holes: holes}
 	out := Outcome{Ops: len(m.Ops)}
 	detail, lines := e.decide()
 	switch {
@@ -438,6 +444,9 @@ func (e *exactChat) placeSequences() (string, []int) {
 			// memory without bound (a sync showing 10^18 took 24 GB).
 			return errFallback, nil
 		}
+		if !e.holes.take(holesBelow(facts, e.m.Base, top)) {
+			return errFallback, nil // the check's budget is spent (holebudget.go)
+		}
 	}
 	// gaps: forbidden: the next sequence to place, while one is left
 	// (past 2^64-1 none is: next+1 wrapped to 0 and placed without end).
@@ -480,6 +489,21 @@ func (e *exactChat) placeSequences() (string, []int) {
 		}
 	}
 	return e.linkKeys()
+}
+
+// holesBelow is how many sequences in (base, top] no fact names (facts
+// sorted by sequence): the holes gaps: forbidden places a node each.
+func holesBelow(facts []seqFact, base, top uint64) uint64 {
+	if top <= base {
+		return 0
+	}
+	named, last := uint64(0), base
+	for _, f := range facts {
+		if f.seq > base && f.seq <= top && f.seq != last {
+			named, last = named+1, f.seq
+		}
+	}
+	return top - base - named
 }
 
 // maxHoles is the most sequences a chat of ops operations may need

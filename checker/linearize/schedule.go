@@ -80,6 +80,7 @@ func Decide(jobs []Job, build func(chat int32, forPorcupine bool) (*Chat, []porc
 	d.MaxOps = PorcupineMaxOps(d.MemPerWorker)
 	outcomes := d.Outcomes
 	draw := NewDrawings(b.VisualizeDir, MaxDrawings)
+	holes := NewHoleBudget(HolesPerCheck)
 	queue := make([]int, len(jobs))
 	for i := range queue {
 		queue[i] = i
@@ -90,7 +91,7 @@ func Decide(jobs []Job, build func(chat int32, forPorcupine bool) (*Chat, []porc
 		}
 		parallel.ForEach(workers, len(jobs), func(i int) {
 			m, _ := build(jobs[i].Chat, false)
-			outcomes[i] = ChatOutcome{jobs[i].Chat, Exact(m, draw)}
+			outcomes[i] = ChatOutcome{jobs[i].Chat, ExactWithin(m, draw, holes)}
 		})
 		queue = queue[:0]
 		for i := range outcomes {
