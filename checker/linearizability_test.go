@@ -292,3 +292,17 @@ func TestLinearizabilityStaticContradiction(t *testing.T) {
 	res := mustFail(t, b.check(t), NameLinearizability, l1.invoke, l1.ok, l2.invoke, l2.ok)
 	mustContain(t, res.Detail, "a key is created once")
 }
+
+// A counterexample prints a sync's answer as given, what it showed at or
+// below the initial counter included: it printed "→ []" for a sync that
+// showed only a message from before the run (a red team's).
+func TestASyncsAnswerIsPrintedWhole(t *testing.T) {
+	h := `{"format":"chatseq-history","version":1,"contract":{"gaps":"allowed"},"initial_counter":1,"sole_writer":true}
+{"type":"invoke","process":3,"f":"persist","time":1,"chat":"c1","key":"k1"}
+{"type":"ok","process":3,"f":"persist","time":2,"seq":2,"message_id":"m2","dedup":false}
+{"type":"invoke","process":2,"f":"sync","time":3,"chat":"c1","after":0,"limit":0}
+{"type":"ok","process":2,"f":"sync","time":4,"seqs":[1],"message_ids":["m1"]}
+`
+	res := must(t, mustExact(t, h), NameLinearizability, Fail)
+	mustContain(t, res.Detail, "sync after 0 limit 0 → [1]")
+}

@@ -959,7 +959,11 @@ func (m *Chat) describe(i int) string {
 	var b strings.Builder
 	after, limit := x.Asked(o.Op)
 	fmt.Fprintf(&b, "sync after %d limit %d → [", after, limit)
-	seqs := m.SyncOf(o).Seqs
+	// The answer as given: what it showed at or below the initial counter
+	// (Pre, not the model's) first; left out, a counterexample printed a
+	// sync showing only such messages as an empty answer (a red team's).
+	y := m.SyncOf(o)
+	seqs := append(slices.Clip(y.Pre), y.Seqs...)
 	for j, q := range seqs {
 		if j == 12 {
 			fmt.Fprintf(&b, " …%d more", len(seqs)-12)
