@@ -67,22 +67,7 @@ func (b *keyBatch) add(k1, k2 uint64, a *ackSeen, chat int32, earlier bool) {
 // top byte, and otherwise in file order: two stable counting passes, the
 // second by chat (of chats).
 func (b *keyBatch) ordered(chats int) []keyAnswer {
-	var at [257]int
-	for i := range b.waiting {
-		at[b.waiting[i].k1>>56+1]++
-	}
-	for i := 1; i < len(at); i++ {
-		at[i] += at[i-1]
-	}
-	if cap(b.scratch) < len(b.waiting) {
-		b.scratch = make([]keyAnswer, len(b.waiting), cap(b.waiting))
-	}
-	byTop := b.scratch[:len(b.waiting)]
-	for i := range b.waiting {
-		top := b.waiting[i].k1 >> 56
-		byTop[at[top]] = b.waiting[i]
-		at[top]++
-	}
+	byTop := byTopByte(b.waiting, &b.scratch, func(a *keyAnswer) uint64 { return a.k1 })
 	if cap(b.perChat) < chats+1 {
 		b.perChat = make([]int, chats+1)
 	}
@@ -151,4 +136,27 @@ func (o *Checker) settleKeys() {
 		o.violate(IdempotencyGuarantee, []int{int(first.doneLine), int(a.doneLine)}, a.done,
 			"chat %q: one key (sender and key of the persist invoked at line %d) answered seq %d (line %d) and seq %d (line %d)", o.names[worst.chat], a.invLine, first.seq, first.doneLine, a.seq, a.doneLine)
 	}
+}
+
+// byTopByte is in ordered by the top byte of each one's hash, otherwise
+// in their order (a stable counting pass), written into *scratch (grown
+// to in's length as need be).
+func byTopByte[T any](in []T, scratch *[]T, hash func(*T) uint64) []T {
+	var at [257]int
+	for i := range in {
+		at[hash(&in[i])>>56+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	if cap(*scratch) < len(in) {
+		*scratch = make([]T, len(in), cap(in))
+	}
+	out := (*scratch)[:len(in)]
+	for i := range in {
+		top := hash(&in[i]) >> 56
+		out[at[top]] = in[i]
+		at[top]++
+	}
+	return out
 }

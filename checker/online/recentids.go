@@ -123,23 +123,7 @@ func (r *recentIDs) settle() (first idTwice, found bool) {
 // ordered is the acks waiting by their hash's top byte, otherwise in file
 // order (a stable counting pass).
 func (r *recentIDs) ordered() []idSighting {
-	var at [257]int
-	for i := range r.waiting {
-		at[r.waiting[i].id>>56+1]++
-	}
-	for i := 1; i < len(at); i++ {
-		at[i] += at[i-1]
-	}
-	if cap(r.scratch) < len(r.waiting) {
-		r.scratch = make([]idSighting, len(r.waiting), cap(r.waiting))
-	}
-	out := r.scratch[:len(r.waiting)]
-	for i := range r.waiting {
-		top := r.waiting[i].id >> 56
-		out[at[top]] = r.waiting[i]
-		at[top]++
-	}
-	return out
+	return byTopByte(r.waiting, &r.scratch, func(s *idSighting) uint64 { return s.id })
 }
 
 // sight takes an ack of id at seq on line, and returns an earlier ack of
