@@ -84,7 +84,7 @@ func (o *Checker) judgeClaims(c int32, seq, mid uint64, sent store.Carried, ackL
 			continue // another message's: sequence_uniqueness's or identical_order's
 		}
 		why := store.Differs(cl.said, sent)
-		if why == "" {
+		if why == "" || o.idElsewhere(c, mid, seq) {
 			continue
 		}
 		if cl.push {

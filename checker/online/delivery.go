@@ -176,8 +176,10 @@ func (o *Checker) Receiver(r *history.Receiver) {
 // the push line gives them, against what the persist that created it
 // sent: the first ack at its sequence, of its message id, not a replay
 // (the check after the run compares with the first such persist of the
-// id; they differ only when a service answered one id at two
-// sequences). It reports whether it found a violation.
+// id: at its lowest sequence, the first acknowledged; they differ only
+// when a service answered one id at two sequences, and a difference is
+// not reported when the id is known at another sequence, idElsewhere).
+// It reports whether it found a violation.
 func (o *Checker) pushedAsSent(r *history.Receiver, i int, c int32, seq, id uint64) bool {
 	var payload, sender uint64
 	if i < len(r.PayloadHashes) {
@@ -203,7 +205,7 @@ func (o *Checker) pushedAsSent(r *history.Receiver, i int, c int32, seq, id uint
 		return false
 	}
 	why := store.Differs(store.Carried{Payload: payload, Sender: sender}, sent)
-	if why == "" {
+	if why == "" || o.idElsewhere(c, id, seq) {
 		return false
 	}
 	o.violate(IdenticalOrder, []int{r.Line, int(first.line)}, r.Time,

@@ -168,3 +168,24 @@ func (o *Checker) settleIDs() {
 			"chat %q: one message id names two sequences: %d (line %d) and %d (line %d)", o.names[t.later.chat], t.earlier.seq, t.earlier.line, t.later.seq, t.later.line)
 	}
 }
+
+// idElsewhere says whether chat's message id mid was acknowledged at
+// another sequence than seq, as far as the newest acks' ids tell (the
+// ids waiting settled first): the message's creator is then not the one
+// persist a push's or a page's content is compared with (the check after
+// the run takes the id's lowest sequence's; sequence_uniqueness fails
+// it, and that is what is reported).
+func (o *Checker) idElsewhere(chat int32, mid, seq uint64) bool {
+	o.settleIDs()
+	r := &o.recentIDs
+	if r.cur.slots == nil {
+		return false
+	}
+	id := idOfChat(chat, mid)
+	for _, t := range []*idTable{&r.cur, &r.prev} {
+		if s := t.find(id); s.id == id && s.seq != seq {
+			return true
+		}
+	}
+	return false
+}

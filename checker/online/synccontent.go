@@ -38,7 +38,7 @@ func (o *Checker) syncedAsSent(op *openOp, e *history.Event) bool {
 			continue
 		}
 		why := store.Differs(said, sent)
-		if why == "" {
+		if why == "" || o.idElsewhere(op.chat, first.mid, seq) {
 			continue
 		}
 		o.violate(SyncCompleteness, []int{e.Line, int(first.line)}, e.Time,

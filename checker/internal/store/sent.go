@@ -1,5 +1,7 @@
 package store
 
+import "slices"
+
 // SentMsg is what the persist that created a message sent: its
 // payload_hash and sender (StringHash of each, 0: not given), and its
 // invoke line.
@@ -13,7 +15,8 @@ type SentMsg struct {
 
 // SentOf maps each message a persist created (acknowledged, not as a
 // replay) to what that persist sent, by chat (the Log's) and StringHash
-// of the message id; the first such persist of a message wins. A
+// of the message id; the first such persist of a message wins: at its
+// lowest sequence, the first acknowledged. A
 // message acknowledged only as a replay (its creating attempt's answer
 // was lost) is, field by field, what its key's persists sent when they
 // all sent the same (but those that failed, were answered as a replay
@@ -29,14 +32,38 @@ func (x *Index) SentOf() map[ChatMid]SentMsg { return x.SentOfSome(nil) }
 // SentOfSome is SentOf of the messages in want only (nil: all).
 func (x *Index) SentOfSome(want map[ChatMid]bool) map[ChatMid]SentMsg {
 	out := map[ChatMid]SentMsg{}
+	// The acks come by (chat, seq, call): of a message's creating acks
+	// at its lowest sequence, the first acknowledged (by line) wins, as
+	// the online check takes it (the sequence's first ack): by call, one
+	// invoked first and answered second won, and a push or page showing
+	// its content failed online and passed here (a red team's).
+	type pick struct {
+		k    ChatMid
+		done int32
+	}
+	var run []pick // the messages picked at the current (chat, seq)
+	var runChat int32 = -1
+	var runSeq uint64
 	for _, o := range x.Acks {
 		op := x.Ops.At(o)
+		if op.Chat != runChat || op.seq != runSeq {
+			run, runChat, runSeq = run[:0], op.Chat, op.seq
+		}
 		if op.dedup() {
 			continue
 		}
 		k := ChatMid{op.Chat, x.MidHash[op.mid()]}
-		if _, ok := out[k]; ok || want != nil && !want[k] {
+		if want != nil && !want[k] {
 			continue
+		}
+		if _, ok := out[k]; ok {
+			i := slices.IndexFunc(run, func(p pick) bool { return p.k == k })
+			if i < 0 || run[i].done <= op.DoneLine {
+				continue // picked at a lower sequence, or acknowledged first
+			}
+			run[i].done = op.DoneLine
+		} else {
+			run = append(run, pick{k, op.DoneLine})
 		}
 		out[k] = SentMsg{Payload: op.Payload, Sender: StringHash(x.SenderNames[op.aux]), Line: int(op.InvLine), Key: op.Key}
 	}
