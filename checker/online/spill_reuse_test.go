@@ -10,7 +10,7 @@ import (
 
 // Every noteSent, get and sentOf of a chat's first acks answers alike
 // with the blocks spilled (and reused) and held.
-func TestRT36AckedSpilledAnswersAsHeld(t *testing.T) {
+func TestReusedSpilledBlocksAnswerAsHeld(t *testing.T) {
 	for seed := range uint64(8) {
 		rng := rand.New(rand.NewPCG(seed, 36))
 		f, err := columns.NewCachedSpillFile(t.TempDir())
