@@ -82,27 +82,6 @@ func membershipHistory(rng *rand.Rand, disorder bool) string {
 	return sb.String()
 }
 
-// feedBatched feeds h in line order, calling BatchDone after every line
-// when each is set.
-func feedBatched(h *history.History, each bool) []Violation {
-	o := NewOnline(nil)
-	o.Header(&h.Header)
-	e, r := 0, 0
-	for e < len(h.Events) || r < len(h.Receivers) {
-		if r == len(h.Receivers) || e < len(h.Events) && h.Events[e].Line < h.Receivers[r].Line {
-			o.Event(&h.Events[e])
-			e++
-		} else {
-			o.Receiver(&h.Receivers[r])
-			r++
-		}
-		if each {
-			o.BatchDone(1)
-		}
-	}
-	return o.Violations()
-}
-
 // Random histories with join and leave lines between persists and syncs
 // naming their users, under each key_scope: what the online check reports
 // of send_authorization and read_authorization (answers as new alone,
@@ -125,7 +104,7 @@ func TestOnlineMembershipNeverContradictsOffline(t *testing.T) {
 				offFails[r.Name]++
 			}
 		}
-		a, b := feedBatched(h, true), feedBatched(h, false)
+		a, b := feedLines(NewOnline(nil), h, true).Violations(), feedLines(NewOnline(nil), h, false).Violations()
 		for _, v := range a {
 			if status[v.Invariant].Status != Fail {
 				t.Fatalf("history %d: online found %s (%s) lines %v, offline says %q (%s)\n%s", i, v.Invariant, v.Detail, v.Lines, status[v.Invariant].Status, status[v.Invariant].Detail, text)
@@ -172,7 +151,7 @@ func judgedOnlineAndAfter(t *testing.T, path string) (map[string]Result, []Viola
 	for _, r := range rep.Invariants {
 		status[r.Name] = r
 	}
-	a, b := feedBatched(h, true), feedBatched(h, false)
+	a, b := feedLines(NewOnline(nil), h, true).Violations(), feedLines(NewOnline(nil), h, false).Violations()
 	for _, v := range a {
 		t.Logf("online (each line): %s %v: %s; offline %s: %s", v.Invariant, v.Lines, v.Detail, status[v.Invariant].Status, status[v.Invariant].Detail)
 	}

@@ -327,17 +327,24 @@ func onlineInLineOrder(h *history.History) *Online { return feedInLineOrder(NewO
 
 // feedInLineOrder feeds h's operation and receiver lines to o in line
 // order.
-func feedInLineOrder(o *Online, h *history.History) *Online {
+func feedInLineOrder(o *Online, h *history.History) *Online { return feedLines(o, h, false) }
+
+// feedLines is feedInLineOrder, telling o after each line that a write
+// was handed whole (BatchDone) when batchEach is set.
+func feedLines(o *Online, h *history.History, batchEach bool) *Online {
 	o.Header(&h.Header)
 	e, r := 0, 0
 	for e < len(h.Events) || r < len(h.Receivers) {
 		if r == len(h.Receivers) || e < len(h.Events) && h.Events[e].Line < h.Receivers[r].Line {
 			o.Event(&h.Events[e])
 			e++
-			continue
+		} else {
+			o.Receiver(&h.Receivers[r])
+			r++
 		}
-		o.Receiver(&h.Receivers[r])
-		r++
+		if batchEach {
+			o.BatchDone(1)
+		}
 	}
 	return o
 }
