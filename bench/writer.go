@@ -196,8 +196,12 @@ func (w *writer) run(ctx context.Context, stop <-chan struct{}, ops int, start i
 func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 	chatIdx, key, content, hash := plan.Chat, plan.Key, plan.content, plan.payloadHash
 	sender, claimed := w.sender, ""
+	other := ""
+	if plan.Forged && plan.forgedByMember {
+		other = w.otherMember(chatIdx)
+	}
 	switch {
-	case plan.Forged && plan.forgedByMember && w.otherMember(chatIdx) != "":
+	case other != "":
 		// Made as the writer's own user, a member, the body naming
 		// another member: refused as an outsider's forgery is (403
 		// auth.sender_mismatch); a service trusting the body stores it
@@ -205,7 +209,7 @@ func (w *writer) send(ctx context.Context, plan *OpPlan, intended int64) {
 		// the message's sender is not the persist's (its caller's).
 		// Recorded as the caller's; no duplicate and no twin, and the key
 		// is not this client's last, as an outsider's.
-		claimed = w.otherMember(chatIdx)
+		claimed = other
 		plan.Raced, plan.DuplicateAfterOK, plan.DuplicateLate = false, false, false
 		w.count(func(c *Counts) { c.ForgedSends++ })
 	case plan.Forged:

@@ -244,7 +244,7 @@ func (c *client) Persist(ctx context.Context, req sequencer.Request, _ sequencer
 		err := c.statusError(a, o)
 		// A member's send whose body names another member is refused as
 		// the API refuses it (403): no breach.
-		if problem := c.refusesAMember(req.Chat, req.Sender, err); problem != "" && req.ClaimedSender == "" {
+		if problem := c.refusesAMember(req.Chat, req.Sender, err); req.ClaimedSender == "" && problem != "" {
 			return sequencer.Outcome{}, c.badAnswer(spec.Method, to, a, false, problem)
 		}
 		return sequencer.Outcome{}, err
